@@ -1,0 +1,428 @@
+//! The production engine: one DynamoDB table (`pk` S HASH, `sk` S RANGE, TTL on `expiresAt`).
+//!
+//! DynamoDB's TTL deletes lazily, so expiry is enforced here: reads drop expired items, and
+//! every condition is evaluated against the live item (see `expr`).
+
+mod convert;
+mod expr;
+mod schema;
+mod tx;
+
+use crate::{
+    validate_attrs, validate_ops, validate_tx, Clock, Cond, Item, Key, Query, Store, StoreError,
+    TxOp, Update,
+};
+use async_trait::async_trait;
+use aws_config::meta::region::RegionProviderChain;
+use aws_config::{BehaviorVersion, Region};
+use aws_sdk_dynamodb::config::{AsyncSleep, Credentials};
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, KeysAndAttributes, ReturnValue, ReturnValuesOnConditionCheckFailure,
+};
+use aws_sdk_dynamodb::Client;
+use convert::{build_error, item_from_map, item_map, key_map, live_item, sdk_error, AvMap};
+use expr::{Expr, Placeholders};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where the table is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DynamoConfig {
+    pub table: String,
+    /// A custom endpoint, e.g. DynamoDB Local (`http://127.0.0.1:8000`).
+    pub endpoint: Option<String>,
+    /// Defaults to the environment's region, then `us-east-1`.
+    pub region: Option<String>,
+}
+
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+    clock: Arc<dyn Clock>,
+}
+
+/// BatchGetItem reads at most this many keys per request.
+const BATCH_GET_MAX: usize = 100;
+/// Attempts at keys DynamoDB left unprocessed (throttling) before giving up.
+const UNPROCESSED_ATTEMPTS: u32 = 8;
+
+impl DynamoStore {
+    pub fn new(client: Client, table: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
+        DynamoStore {
+            client,
+            table: table.into(),
+            clock,
+        }
+    }
+
+    /// Loads the AWS configuration from the environment and builds the store. With an endpoint
+    /// (DynamoDB Local) and no credentials in the environment, static dummy credentials are used.
+    pub async fn connect(cfg: DynamoConfig, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        let region = RegionProviderChain::first_try(cfg.region.clone().map(Region::new))
+            .or_default_provider()
+            .or_else(Region::new("us-east-1"));
+        let mut loader = aws_config::defaults(BehaviorVersion::latest()).region(region);
+        if let Some(endpoint) = &cfg.endpoint {
+            loader = loader.endpoint_url(endpoint.clone());
+            if !env_has_credentials() {
+                loader = loader.credentials_provider(Credentials::new(
+                    "local",
+                    "local",
+                    None,
+                    None,
+                    "ciam-local",
+                ));
+            }
+        }
+        let sdk = loader.load().await;
+        Ok(DynamoStore::new(Client::new(&sdk), cfg.table, clock))
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    async fn pause(&self, attempt: u32) {
+        if let Some(sleep) = self.client.config().sleep_impl() {
+            let ms = 25u64.saturating_mul(1 << attempt.min(6));
+            sleep.sleep(Duration::from_millis(ms)).await;
+        }
+    }
+
+    /// One UpdateItem: `Ok(Err(old))` when the condition failed, with the old item if any.
+    async fn update_once(
+        &self,
+        key: &Key,
+        ops: &[Update],
+        cond: Option<&Cond>,
+        now: i64,
+    ) -> Result<Result<Item, Option<AvMap>>, StoreError> {
+        let mut p = Placeholders::default();
+        let update = expr::update(ops, &mut p)?;
+        let guard = Expr::and(vec![
+            expr::not_stale(&mut p, now),
+            expr::cond(cond, &mut p, now),
+        ]);
+        let condition = guard.condition(&mut p);
+        let (names, values) = p.into_parts();
+        let res = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_map(key)))
+            .update_expression(update)
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .return_values(ReturnValue::AllNew)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        match res {
+            Ok(out) => match out.attributes() {
+                Some(m) => Ok(Ok(item_from_map(m)?)),
+                None => Ok(Ok(Item::new(key.clone()))),
+            },
+            Err(e) => match e.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(c)) => {
+                    Ok(Err(c.item().cloned()))
+                }
+                _ => Err(sdk_error("UpdateItem", &e)),
+            },
+        }
+    }
+
+    /// Removes an expired leftover, if it is still expired.
+    async fn purge_expired(&self, key: &Key, now: i64) -> Result<(), StoreError> {
+        let mut p = Placeholders::default();
+        let condition = expr::expired(&mut p, now).condition(&mut p);
+        let (names, values) = p.into_parts();
+        let res = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key_map(key)))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .send()
+            .await;
+        match res {
+            Ok(_) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(sdk_error("DeleteItem", &e)),
+        }
+    }
+}
+
+/// Whether the environment names AWS credentials of its own.
+fn env_has_credentials() -> bool {
+    [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_PROFILE",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+#[async_trait]
+impl Store for DynamoStore {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        let now = self.clock.now();
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key_map(key)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| sdk_error("GetItem", &e))?;
+        live_item(out.item(), now)
+    }
+
+    async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
+        let now = self.clock.now();
+        // BatchGetItem refuses duplicate keys: read each distinct key once.
+        let mut distinct: Vec<&Key> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for k in keys {
+            if seen.insert(k) {
+                distinct.push(k);
+            }
+        }
+        let mut found: HashMap<Key, Item> = HashMap::new();
+        for chunk in distinct.chunks(BATCH_GET_MAX) {
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(chunk.iter().map(|k| key_map(k)).collect()))
+                .consistent_read(true)
+                .build()
+                .map_err(build_error)?;
+            let mut pending = Some(HashMap::from([(self.table.clone(), request)]));
+            let mut attempt = 0;
+            while let Some(items) = pending.take() {
+                if attempt > 0 {
+                    if attempt >= UNPROCESSED_ATTEMPTS {
+                        return Err(StoreError::Conflict);
+                    }
+                    self.pause(attempt).await;
+                }
+                attempt += 1;
+                let out = self
+                    .client
+                    .batch_get_item()
+                    .set_request_items(Some(items))
+                    .send()
+                    .await
+                    .map_err(|e| sdk_error("BatchGetItem", &e))?;
+                for m in out
+                    .responses()
+                    .and_then(|r| r.get(&self.table))
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(item) = live_item(Some(m), now)? {
+                        found.insert(item.key.clone(), item);
+                    }
+                }
+                pending = out
+                    .unprocessed_keys
+                    .filter(|u| u.values().any(|k| !k.keys().is_empty()));
+            }
+        }
+        Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
+    }
+
+    async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
+        validate_attrs(&item.attrs)?;
+        let now = self.clock.now();
+        let mut p = Placeholders::default();
+        let condition = expr::cond(cond.as_ref(), &mut p, now).condition(&mut p);
+        let (names, values) = p.into_parts();
+        let res = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item_map(&item)))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .send()
+            .await;
+        match res {
+            Ok(_) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+            {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(e) => Err(sdk_error("PutItem", &e)),
+        }
+    }
+
+    async fn update(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Item, StoreError> {
+        validate_ops(&ops)?;
+        let now = self.clock.now();
+        let old = match self.update_once(key, &ops, cond.as_ref(), now).await? {
+            Ok(item) => return Ok(item),
+            Err(old) => old,
+        };
+        // The condition failed. When the stored item is an expired leftover and the condition
+        // holds for an absent item, the update must start from an empty item: remove the
+        // leftover (only if still expired) and try once more.
+        let stale = match old.as_ref().map(item_from_map).transpose()? {
+            Some(item) => !item.is_live(now),
+            None => false,
+        };
+        if !stale || !cond.as_ref().is_none_or(Cond::holds_when_absent) {
+            return Err(StoreError::ConditionFailed);
+        }
+        self.purge_expired(key, now).await?;
+        match self.update_once(key, &ops, cond.as_ref(), now).await? {
+            Ok(item) => Ok(item),
+            Err(_) => Err(StoreError::ConditionFailed),
+        }
+    }
+
+    async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
+        let now = self.clock.now();
+        let mut p = Placeholders::default();
+        let condition = expr::cond(cond.as_ref(), &mut p, now).condition(&mut p);
+        let (names, values) = p.into_parts();
+        let res = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key_map(key)))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .send()
+            .await;
+        match res {
+            Ok(_) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
+            {
+                Err(StoreError::ConditionFailed)
+            }
+            Err(e) => Err(sdk_error("DeleteItem", &e)),
+        }
+    }
+
+    async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
+        validate_tx(&ops)?;
+        let now = self.clock.now();
+        let items = ops
+            .iter()
+            .map(|op| tx::item(&self.table, op, now))
+            .collect::<Result<Vec<_>, _>>()?;
+        let res = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await;
+        match res {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
+                    Err(tx::canceled(c, ops.len()))
+                }
+                _ => Err(sdk_error("TransactWriteItems", &e)),
+            },
+        }
+    }
+
+    async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError> {
+        if q.limit == Some(0) {
+            return Ok(Vec::new());
+        }
+        let now = self.clock.now();
+        let mut p = Placeholders::default();
+        let pk = p.name(crate::PK);
+        let pk_value = p.value(AttributeValue::S(q.pk.clone()));
+        let mut key_cond = format!("{pk} = {pk_value}");
+        if let Some(prefix) = q.sk_prefix.as_deref().filter(|s| !s.is_empty()) {
+            let sk = p.name(crate::SK);
+            let v = p.value(AttributeValue::S(prefix.to_owned()));
+            key_cond = format!("{key_cond} AND begins_with({sk}, {v})");
+        }
+        let (exp, now_v) = (p.name(crate::EXPIRES_AT), p.now(now));
+        let filter = format!("attribute_not_exists({exp}) OR {exp} > {now_v}");
+        let (names, values) = p.into_parts();
+
+        let mut out = Vec::new();
+        let mut start: Option<AvMap> = None;
+        let mut page_limit: Option<i32> = None;
+        loop {
+            // DynamoDB applies Limit before the filter: ask for what is missing, more each page
+            // (expired items may come first), until enough live items are read.
+            if let Some(limit) = q.limit {
+                let missing = limit.saturating_sub(out.len()).max(1);
+                let grown = page_limit.map_or(0, |l| l.saturating_mul(2));
+                page_limit = Some(
+                    i32::try_from(missing)
+                        .unwrap_or(i32::MAX)
+                        .max(grown)
+                        .min(1000),
+                );
+            }
+            let page = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression(&key_cond)
+                .filter_expression(&filter)
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .scan_index_forward(q.forward)
+                .consistent_read(true)
+                .set_limit(page_limit)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| sdk_error("Query", &e))?;
+            for m in page.items() {
+                if let Some(item) = live_item(Some(m), now)? {
+                    out.push(item);
+                }
+            }
+            if let Some(limit) = q.limit {
+                if out.len() >= limit {
+                    out.truncate(limit);
+                    break;
+                }
+            }
+            match page.last_evaluated_key {
+                Some(k) if !k.is_empty() => start = Some(k),
+                _ => break,
+            }
+        }
+        Ok(out)
+    }
+
+    async fn ensure_schema(&self) -> Result<(), StoreError> {
+        schema::ensure(self).await
+    }
+}

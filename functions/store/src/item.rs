@@ -1,0 +1,106 @@
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// An attribute value. Numbers are integers: the domain stores times as unix seconds and
+/// counters as counts, never fractions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Value {
+    S(String),
+    N(i64),
+    Bool(bool),
+    B(Vec<u8>),
+    L(Vec<Value>),
+    M(BTreeMap<String, Value>),
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::S(s.to_owned())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::S(s)
+    }
+}
+impl From<i64> for Value {
+    fn from(n: i64) -> Self {
+        Value::N(n)
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+pub type Attrs = BTreeMap<String, Value>;
+
+/// The primary key of the single table: partition key and sort key.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl Key {
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
+        Key { pk: pk.into(), sk: sk.into() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub key: Key,
+    pub attrs: Attrs,
+    /// Unix seconds at which the item stops existing for every reader.
+    pub expires_at: Option<i64>,
+}
+
+impl Item {
+    pub fn new(key: Key) -> Self {
+        Item { key, attrs: Attrs::new(), expires_at: None }
+    }
+    pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.attrs.insert(name.to_owned(), value.into());
+        self
+    }
+    /// Sets an attribute only when a value is present.
+    pub fn with_opt(self, name: &str, value: Option<impl Into<Value>>) -> Self {
+        match value {
+            Some(v) => self.with(name, v),
+            None => self,
+        }
+    }
+    pub fn expires(mut self, at: i64) -> Self {
+        self.expires_at = Some(at);
+        self
+    }
+    pub fn is_live(&self, now: i64) -> bool {
+        self.expires_at.is_none_or(|t| t > now)
+    }
+    pub fn s(&self, name: &str) -> Option<&str> {
+        match self.attrs.get(name) {
+            Some(Value::S(s)) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn n(&self, name: &str) -> Option<i64> {
+        match self.attrs.get(name) {
+            Some(Value::N(n)) => Some(*n),
+            _ => None,
+        }
+    }
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        match self.attrs.get(name) {
+            Some(Value::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+    pub fn b(&self, name: &str) -> Option<&[u8]> {
+        match self.attrs.get(name) {
+            Some(Value::B(b)) => Some(b),
+            _ => None,
+        }
+    }
+}

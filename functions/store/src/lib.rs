@@ -1,0 +1,175 @@
+//! The item-store contract of Ciam's single table, and its engines.
+//!
+//! The domain speaks in items, keys and conditions, never in SQL or SDK types. Two engines
+//! implement the contract: `sqlite` (embedded, the local default) and `dynamodb` (production).
+//! The conformance suite (`conformance`, feature `testing`) runs the same cases on both, and is
+//! the proof that they agree where the domain relies on it: conditions, transactions, ordering,
+//! counters and expiry.
+//!
+//! Expiry: an item whose `expires_at` is at or before the store clock's `now` is treated as
+//! absent by every operation (reads, queries, conditions), even while it still physically exists
+//! (DynamoDB TTL deletes lazily; it is garbage collection only).
+
+mod clock;
+mod cond;
+mod error;
+mod item;
+
+#[cfg(feature = "dynamodb")]
+pub mod dynamodb;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
+
+#[cfg(feature = "testing")]
+pub mod conformance;
+#[cfg(all(feature = "testing", feature = "dynamodb"))]
+pub mod dynamo_local;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use cond::Cond;
+pub use error::{CancelReason, StoreError};
+pub use item::{Attrs, Item, Key, Value};
+
+use async_trait::async_trait;
+
+/// Attribute names the engines own. Items must not use them in `attrs`.
+pub const PK: &str = "pk";
+pub const SK: &str = "sk";
+/// The expiry attribute (unix seconds); DynamoDB's TTL is configured on it.
+pub const EXPIRES_AT: &str = "expiresAt";
+
+/// A change to one attribute, applied by `update` or inside a transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    Set(String, Value),
+    /// Atomic counter: adds to a number attribute, starting from 0 when it is missing.
+    Add(String, i64),
+    Remove(String),
+    /// Sets (Some) or clears (None) the item's expiry.
+    Expires(Option<i64>),
+}
+
+/// One operation of an all-or-nothing transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TxOp {
+    Put { item: Item, cond: Option<Cond> },
+    Update { key: Key, ops: Vec<Update>, cond: Option<Cond> },
+    Delete { key: Key, cond: Option<Cond> },
+    /// Only checks a condition; writes nothing.
+    Check { key: Key, cond: Cond },
+}
+
+impl TxOp {
+    pub fn key(&self) -> &Key {
+        match self {
+            TxOp::Put { item, .. } => &item.key,
+            TxOp::Update { key, .. } | TxOp::Delete { key, .. } | TxOp::Check { key, .. } => key,
+        }
+    }
+}
+
+/// Items of one partition, ordered by sort key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Query {
+    pub pk: String,
+    pub sk_prefix: Option<String>,
+    /// true: ascending sort keys; false: descending.
+    pub forward: bool,
+    pub limit: Option<usize>,
+}
+
+impl Query {
+    pub fn partition(pk: impl Into<String>) -> Self {
+        Query { pk: pk.into(), sk_prefix: None, forward: true, limit: None }
+    }
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.sk_prefix = Some(prefix.into());
+        self
+    }
+    pub fn descending(mut self) -> Self {
+        self.forward = false;
+        self
+    }
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+}
+
+/// Most items a transaction may hold (DynamoDB's limit).
+pub const MAX_TX_ITEMS: usize = 100;
+
+/// The contract both engines implement. Every method is one round trip to the backend.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// A strongly consistent read of one live item.
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError>;
+    /// Several live items in one round trip, in the order of `keys`.
+    async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError>;
+    /// Writes a whole item, replacing any previous one, if `cond` holds.
+    async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError>;
+    /// Changes attributes if `cond` holds, creating the item when absent; returns the new item.
+    /// An expired item is absent: the update starts from an empty item.
+    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>)
+        -> Result<Item, StoreError>;
+    /// Removes an item if `cond` holds. Deleting an absent item succeeds.
+    async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError>;
+    /// All operations apply or none does. On failure, `StoreError::TxCanceled` carries one
+    /// reason per operation, in order. Inside a transaction an `Update` of an expired item that
+    /// still exists is cancelled with `ConditionFailed` (it cannot start afresh atomically).
+    async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError>;
+    /// Live items of one partition with an optional sort-key prefix, ordered and limited.
+    async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError>;
+    /// Creates the table or schema when missing.
+    async fn ensure_schema(&self) -> Result<(), StoreError>;
+}
+
+#[cfg_attr(not(any(feature = "sqlite", feature = "dynamodb")), allow(dead_code))]
+pub(crate) fn validate_attrs(attrs: &Attrs) -> Result<(), StoreError> {
+    for name in [PK, SK, EXPIRES_AT] {
+        if attrs.contains_key(name) {
+            return Err(StoreError::Invalid(format!("attribute {name} is reserved")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg_attr(not(any(feature = "sqlite", feature = "dynamodb")), allow(dead_code))]
+pub(crate) fn validate_ops(ops: &[Update]) -> Result<(), StoreError> {
+    for op in ops {
+        let name = match op {
+            Update::Set(n, _) | Update::Add(n, _) | Update::Remove(n) => n,
+            Update::Expires(_) => continue,
+        };
+        if name == PK || name == SK || name == EXPIRES_AT {
+            return Err(StoreError::Invalid(format!("attribute {name} is reserved")));
+        }
+    }
+    if ops.is_empty() {
+        return Err(StoreError::Invalid("an update needs at least one change".into()));
+    }
+    Ok(())
+}
+
+#[cfg_attr(not(any(feature = "sqlite", feature = "dynamodb")), allow(dead_code))]
+pub(crate) fn validate_tx(ops: &[TxOp]) -> Result<(), StoreError> {
+    if ops.is_empty() || ops.len() > MAX_TX_ITEMS {
+        return Err(StoreError::Invalid(format!(
+            "a transaction holds 1 to {MAX_TX_ITEMS} operations"
+        )));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for op in ops {
+        if !seen.insert(op.key().clone()) {
+            return Err(StoreError::Invalid(
+                "a transaction may touch each item only once".into(),
+            ));
+        }
+        match op {
+            TxOp::Put { item, .. } => validate_attrs(&item.attrs)?,
+            TxOp::Update { ops, .. } => validate_ops(ops)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}

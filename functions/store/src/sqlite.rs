@@ -1,0 +1,281 @@
+//! The embedded engine: one SQLite file, one connection behind a mutex, every operation in its
+//! own immediate transaction on a blocking thread. Serialising writes through one connection is
+//! what makes conditional writes atomic here, the way DynamoDB makes them atomic per item.
+
+use crate::{
+    validate_attrs, validate_ops, validate_tx, Attrs, CancelReason, Clock, Cond, Item, Key,
+    Query, Store, StoreError, TxOp, Update, Value,
+};
+use async_trait::async_trait;
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+    clock: Arc<dyn Clock>,
+}
+
+fn backend(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+impl SqliteStore {
+    /// Opens (creating when missing) the database file at `path`.
+    pub fn open(path: &Path, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(backend)?;
+        }
+        Self::with_connection(Connection::open(path).map_err(backend)?, clock)
+    }
+
+    /// A private in-memory database, for tests.
+    pub fn in_memory(clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        Self::with_connection(Connection::open_in_memory().map_err(backend)?, clock)
+    }
+
+    fn with_connection(conn: Connection, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        // WAL keeps readers off the writer's back; FULL sync makes each commit durable, so a
+        // Ctrl-C or crash after an answer never loses what the answer promised.
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
+        conn.pragma_update(None, "synchronous", "FULL").map_err(backend)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(backend)?;
+        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)), clock })
+    }
+
+    async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, i64) -> Result<T, StoreError> + Send + 'static,
+    {
+        let conn = self.conn.clone();
+        let now = self.clock.now();
+        tokio_blocking(move || {
+            let mut guard = conn.lock().map_err(|_| backend("sqlite connection poisoned"))?;
+            f(&mut guard, now)
+        })
+        .await
+    }
+}
+
+async fn tokio_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r,
+        Err(e) => Err(backend(e)),
+    }
+}
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS items (
+    pk TEXT NOT NULL,
+    sk TEXT NOT NULL,
+    attrs TEXT NOT NULL,
+    expires_at INTEGER,
+    PRIMARY KEY (pk, sk)
+) WITHOUT ROWID";
+
+/// Reads the stored item, live or not (None when there is no row).
+fn load(conn: &Connection, key: &Key) -> Result<Option<Item>, StoreError> {
+    conn.query_row(
+        "SELECT attrs, expires_at FROM items WHERE pk = ?1 AND sk = ?2",
+        params![key.pk, key.sk],
+        |row| Ok((row.get::<_, String>(0)?, row.get::<_, Option<i64>>(1)?)),
+    )
+    .optional()
+    .map_err(backend)?
+    .map(|(attrs, expires_at)| {
+        let attrs: Attrs = serde_json::from_str(&attrs).map_err(backend)?;
+        Ok(Item { key: key.clone(), attrs, expires_at })
+    })
+    .transpose()
+}
+
+fn load_live(conn: &Connection, key: &Key, now: i64) -> Result<Option<Item>, StoreError> {
+    Ok(load(conn, key)?.filter(|i| i.is_live(now)))
+}
+
+fn save(conn: &Connection, item: &Item) -> Result<(), StoreError> {
+    let attrs = serde_json::to_string(&item.attrs).map_err(backend)?;
+    conn.execute(
+        "INSERT OR REPLACE INTO items (pk, sk, attrs, expires_at) VALUES (?1, ?2, ?3, ?4)",
+        params![item.key.pk, item.key.sk, attrs, item.expires_at],
+    )
+    .map_err(backend)?;
+    Ok(())
+}
+
+fn remove(conn: &Connection, key: &Key) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM items WHERE pk = ?1 AND sk = ?2", params![key.pk, key.sk])
+        .map_err(backend)?;
+    Ok(())
+}
+
+fn holds(cond: &Option<Cond>, live: Option<&Item>) -> bool {
+    cond.as_ref().is_none_or(|c| c.eval(live))
+}
+
+fn apply(base: Option<Item>, key: &Key, ops: &[Update]) -> Result<Item, StoreError> {
+    let mut item = base.unwrap_or_else(|| Item::new(key.clone()));
+    for op in ops {
+        match op {
+            Update::Set(n, v) => {
+                item.attrs.insert(n.clone(), v.clone());
+            }
+            Update::Add(n, d) => {
+                let cur = match item.attrs.get(n) {
+                    None => 0,
+                    Some(Value::N(x)) => *x,
+                    Some(_) => {
+                        return Err(StoreError::Invalid(format!("{n} is not a number")));
+                    }
+                };
+                let next = cur
+                    .checked_add(*d)
+                    .ok_or_else(|| StoreError::Invalid(format!("{n} overflows")))?;
+                item.attrs.insert(n.clone(), Value::N(next));
+            }
+            Update::Remove(n) => {
+                item.attrs.remove(n);
+            }
+            Update::Expires(t) => item.expires_at = *t,
+        }
+    }
+    Ok(item)
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        let key = key.clone();
+        self.run(move |c, now| load_live(c, &key, now)).await
+    }
+
+    async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
+        let keys = keys.to_vec();
+        self.run(move |c, now| keys.iter().map(|k| load_live(c, k, now)).collect()).await
+    }
+
+    async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
+        validate_attrs(&item.attrs)?;
+        self.run(move |c, now| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            if !holds(&cond, load_live(&tx, &item.key, now)?.as_ref()) {
+                return Err(StoreError::ConditionFailed);
+            }
+            save(&tx, &item)?;
+            tx.commit().map_err(backend)
+        })
+        .await
+    }
+
+    async fn update(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Item, StoreError> {
+        validate_ops(&ops)?;
+        let key = key.clone();
+        self.run(move |c, now| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            let live = load_live(&tx, &key, now)?;
+            if !holds(&cond, live.as_ref()) {
+                return Err(StoreError::ConditionFailed);
+            }
+            let item = apply(live, &key, &ops)?;
+            save(&tx, &item)?;
+            tx.commit().map_err(backend)?;
+            Ok(item)
+        })
+        .await
+    }
+
+    async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
+        let key = key.clone();
+        self.run(move |c, now| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            if !holds(&cond, load_live(&tx, &key, now)?.as_ref()) {
+                return Err(StoreError::ConditionFailed);
+            }
+            remove(&tx, &key)?;
+            tx.commit().map_err(backend)
+        })
+        .await
+    }
+
+    async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
+        validate_tx(&ops)?;
+        self.run(move |c, now| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            // Check every condition first, against the state before the transaction, as
+            // DynamoDB does; only then write.
+            let mut reasons = Vec::with_capacity(ops.len());
+            let mut stored = Vec::with_capacity(ops.len());
+            for op in &ops {
+                let raw = load(&tx, op.key())?;
+                let live = raw.clone().filter(|i| i.is_live(now));
+                let ok = match op {
+                    TxOp::Put { cond, .. } | TxOp::Delete { cond, .. } => holds(cond, live.as_ref()),
+                    TxOp::Update { cond, .. } => {
+                        let stale = raw.is_some() && live.is_none();
+                        !stale && holds(cond, live.as_ref())
+                    }
+                    TxOp::Check { cond, .. } => cond.eval(live.as_ref()),
+                };
+                reasons.push(if ok { CancelReason::None } else { CancelReason::ConditionFailed });
+                stored.push(live);
+            }
+            if reasons.iter().any(|r| *r != CancelReason::None) {
+                return Err(StoreError::TxCanceled(reasons));
+            }
+            for (op, live) in ops.iter().zip(stored) {
+                match op {
+                    TxOp::Put { item, .. } => save(&tx, item)?,
+                    TxOp::Update { key, ops, .. } => save(&tx, &apply(live, key, ops)?)?,
+                    TxOp::Delete { key, .. } => remove(&tx, key)?,
+                    TxOp::Check { .. } => {}
+                }
+            }
+            tx.commit().map_err(backend)
+        })
+        .await
+    }
+
+    async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError> {
+        self.run(move |c, now| {
+            let prefix = q.sk_prefix.clone().unwrap_or_default();
+            // Sort keys compare as bytes (BINARY collation), the same order DynamoDB uses.
+            let sql = format!(
+                "SELECT sk, attrs, expires_at FROM items
+                 WHERE pk = ?1 AND substr(sk, 1, length(?2)) = ?2
+                   AND (expires_at IS NULL OR expires_at > ?3)
+                 ORDER BY sk {} LIMIT ?4",
+                if q.forward { "ASC" } else { "DESC" }
+            );
+            let limit = q.limit.map(|l| l as i64).unwrap_or(-1);
+            let mut stmt = c.prepare_cached(&sql).map_err(backend)?;
+            let rows = stmt
+                .query_map(params![q.pk, prefix, now, limit], |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<i64>>(2)?,
+                    ))
+                })
+                .map_err(backend)?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (sk, attrs, expires_at) = row.map_err(backend)?;
+                let attrs: Attrs = serde_json::from_str(&attrs).map_err(backend)?;
+                out.push(Item { key: Key::new(q.pk.clone(), sk), attrs, expires_at });
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn ensure_schema(&self) -> Result<(), StoreError> {
+        self.run(|c, _| c.execute_batch(SCHEMA).map_err(backend)).await
+    }
+}

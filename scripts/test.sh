@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Every test of the project. Called by `npm test` (and so by CI).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+echo "== cfn-lint template.yaml"
+.venv/bin/cfn-lint template.yaml
+
+echo "== cargo test (workspace: core, both storage engines, api, lambdas, the ciam binary)"
+cargo test --workspace --all-targets --locked
