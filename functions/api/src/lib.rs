@@ -1,1 +1,46 @@
+//! Ciam's HTTP layer. One module per /ciam/v1 route (request type, response type, handler), the
+//! bearer-session extractor, the error body and X-Request-ID. The same router serves the local
+//! `ciam` binary (all routes) and each Lambda (one route).
 
+mod error;
+mod extract;
+mod middleware;
+pub mod openapi;
+pub mod routes;
+
+pub use error::ApiError;
+pub use routes::{RouteDef, ROUTES};
+
+use axum::Router;
+use ciam_core::Ciam;
+
+pub const BASE: &str = "/ciam/v1";
+/// Request bodies larger than this are refused with 413 before they are read whole.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub ciam: Ciam,
+}
+
+/// Every route under `/ciam/v1`, with the request-id, body-limit and fallback layers.
+pub fn router(ciam: Ciam) -> Router {
+    build(ciam, |_| true)
+}
+
+/// Only the route `id` (a Lambda serves one route). None for an unknown id.
+pub fn router_for(id: &str, ciam: Ciam) -> Option<Router> {
+    ROUTES
+        .iter()
+        .any(|r| r.id == id)
+        .then(|| build(ciam, |r| r.id == id))
+}
+
+fn build(ciam: Ciam, keep: impl Fn(&RouteDef) -> bool) -> Router {
+    let mut api = Router::new();
+    for def in ROUTES.iter().filter(|d| keep(d)) {
+        api = api.route(def.path, routes::handler(def.id));
+    }
+    let api = api.fallback(error::not_found).with_state(AppState { ciam });
+    middleware::wrap(Router::new().nest(BASE, api))
+}

@@ -1,1 +1,80 @@
+//! Ciam's domain: accounts, sessions, verification codes, the captcha, the account lock and the
+//! Reason catalogue. No HTTP, no AWS, no SQL: storage is the `ciam_store::Store` contract, and
+//! time (`Clock`), randomness (`Entropy`), secrets (`Keys`) and delivery (`Notifier`) are ports.
 
+pub mod accounts;
+pub mod captcha;
+pub mod codes;
+mod error;
+mod keys;
+mod lang;
+pub mod lock;
+pub mod notifier;
+pub mod password;
+mod reason;
+pub mod sessions;
+pub mod user;
+pub mod validate;
+
+pub use ciam_store::{Clock, ManualClock, SystemClock};
+pub use error::{Error, Message, Result};
+pub use keys::{random, random_digits, Entropy, Keys, OsEntropy};
+pub use lang::Lang;
+pub use notifier::{CodeMessage, Notifier, Purpose};
+pub use reason::Reason;
+
+use ciam_store::Store;
+use std::sync::Arc;
+
+/// Settings an operator may change. Defaults are the product's documented policy.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Mail domains of internal staff (spec §6): such addresses are internal accounts.
+    pub internal_domains: Vec<String>,
+    /// Proof-of-work difficulty: the largest number the captcha solver may have to try.
+    pub captcha_max_number: u64,
+    /// Codes sent per identity per UTC day.
+    pub code_daily_cap: i64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            internal_domains: vec!["staff.ciam.example".to_owned()],
+            captcha_max_number: 50_000,
+            code_daily_cap: 10,
+        }
+    }
+}
+
+/// Everything a request handler needs: the store and the ports, cheap to clone.
+#[derive(Clone)]
+pub struct Ciam {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub entropy: Arc<dyn Entropy>,
+    pub keys: Keys,
+    pub notifier: Arc<dyn Notifier>,
+    pub config: Config,
+}
+
+impl Ciam {
+    pub fn now(&self) -> i64 {
+        self.clock.now()
+    }
+
+    pub fn is_internal_mail(&self, mail: &validate::Email) -> bool {
+        let d = mail.domain();
+        self.config
+            .internal_domains
+            .iter()
+            .any(|x| x.eq_ignore_ascii_case(d))
+    }
+
+    pub(crate) fn new_id(&self) -> String {
+        uuid::Builder::from_random_bytes(random::<16>(self.entropy.as_ref()))
+            .into_uuid()
+            .simple()
+            .to_string()
+    }
+}

@@ -2,7 +2,10 @@
 //! returns; the first broken case panics with its name. Each case works in partitions of its
 //! own (a random namespace), so one store serves the whole run.
 
-use crate::{CancelReason, Clock, Cond, Item, Key, ManualClock, Query, Store, StoreError, TxOp, Update, Value};
+use crate::{
+    CancelReason, Clock, Cond, Item, Key, ManualClock, Query, Store, StoreError, TxOp, Update,
+    Value,
+};
 use std::sync::Arc;
 
 struct Ctx {
@@ -30,7 +33,10 @@ type CaseFn = fn(Arc<Ctx>) -> std::pin::Pin<Box<dyn std::future::Future<Output =
 
 pub async fn run_all(store: Arc<dyn Store>, clock: ManualClock) {
     store.ensure_schema().await.expect("ensure_schema");
-    store.ensure_schema().await.expect("ensure_schema is idempotent");
+    store
+        .ensure_schema()
+        .await
+        .expect("ensure_schema is idempotent");
     let cases: Vec<(&str, CaseFn)> = vec![
         case!(put_then_get_round_trips_every_value_type),
         case!(get_of_a_missing_item_is_none),
@@ -96,25 +102,46 @@ async fn get_of_a_missing_item_is_none(c: Arc<Ctx>) {
 
 async fn conditional_put_if_absent_succeeds_once(c: Arc<Ctx>) {
     let k = c.key("u", "1");
-    c.store.put(Item::new(k.clone()).with("v", 1), Some(Cond::NotExists)).await.unwrap();
-    let err = c.store.put(Item::new(k.clone()).with("v", 2), Some(Cond::NotExists)).await;
+    c.store
+        .put(Item::new(k.clone()).with("v", 1), Some(Cond::NotExists))
+        .await
+        .unwrap();
+    let err = c
+        .store
+        .put(Item::new(k.clone()).with("v", 2), Some(Cond::NotExists))
+        .await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
     assert_eq!(c.store.get(&k).await.unwrap().unwrap().n("v"), Some(1));
     // Exists holds now; on a missing item it does not.
-    c.store.put(Item::new(k.clone()).with("v", 3), Some(Cond::Exists)).await.unwrap();
-    let err = c.store.put(Item::new(c.key("u", "2")), Some(Cond::Exists)).await;
+    c.store
+        .put(Item::new(k.clone()).with("v", 3), Some(Cond::Exists))
+        .await
+        .unwrap();
+    let err = c
+        .store
+        .put(Item::new(c.key("u", "2")), Some(Cond::Exists))
+        .await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
     assert_eq!(c.store.get(&c.key("u", "2")).await.unwrap(), None);
 }
 
 async fn conditional_put_on_attribute_values(c: Arc<Ctx>) {
     let k = c.key("v", "1");
-    c.store.put(Item::new(k.clone()).with("n", 10).with("s", "m"), None).await.unwrap();
+    c.store
+        .put(Item::new(k.clone()).with("n", 10).with("s", "m"), None)
+        .await
+        .unwrap();
     let check = |cond: Cond, want: bool| {
         let c = c.clone();
         let k = k.clone();
         async move {
-            let got = c.store.put(Item::new(k.clone()).with("n", 10).with("s", "m"), Some(cond.clone())).await;
+            let got = c
+                .store
+                .put(
+                    Item::new(k.clone()).with("n", 10).with("s", "m"),
+                    Some(cond.clone()),
+                )
+                .await;
             match (want, got) {
                 (true, Ok(())) | (false, Err(StoreError::ConditionFailed)) => {}
                 (_, other) => panic!("condition {cond:?}: wanted {want}, got {other:?}"),
@@ -147,25 +174,64 @@ async fn conditional_put_on_attribute_values(c: Arc<Ctx>) {
 
 async fn conditional_update_and_delete(c: Arc<Ctx>) {
     let k = c.key("w", "1");
-    c.store.put(Item::new(k.clone()).with("state", "open"), None).await.unwrap();
-    let err = c.store.update(&k, vec![Update::Set("state".into(), "shut".into())], Some(Cond::eq("state", "x"))).await;
+    c.store
+        .put(Item::new(k.clone()).with("state", "open"), None)
+        .await
+        .unwrap();
+    let err = c
+        .store
+        .update(
+            &k,
+            vec![Update::Set("state".into(), "shut".into())],
+            Some(Cond::eq("state", "x")),
+        )
+        .await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
-    let it = c.store.update(&k, vec![Update::Set("state".into(), "shut".into())], Some(Cond::eq("state", "open"))).await.unwrap();
+    let it = c
+        .store
+        .update(
+            &k,
+            vec![Update::Set("state".into(), "shut".into())],
+            Some(Cond::eq("state", "open")),
+        )
+        .await
+        .unwrap();
     assert_eq!(it.s("state"), Some("shut"));
     let err = c.store.delete(&k, Some(Cond::eq("state", "open"))).await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
     assert!(c.store.get(&k).await.unwrap().is_some());
-    c.store.delete(&k, Some(Cond::eq("state", "shut"))).await.unwrap();
+    c.store
+        .delete(&k, Some(Cond::eq("state", "shut")))
+        .await
+        .unwrap();
     assert_eq!(c.store.get(&k).await.unwrap(), None);
     // An update guarded by Exists does not create the item.
-    let err = c.store.update(&k, vec![Update::Set("x".into(), 1.into())], Some(Cond::Exists)).await;
+    let err = c
+        .store
+        .update(
+            &k,
+            vec![Update::Set("x".into(), 1.into())],
+            Some(Cond::Exists),
+        )
+        .await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
     assert_eq!(c.store.get(&k).await.unwrap(), None);
 }
 
 async fn update_creates_missing_items_and_returns_the_new_item(c: Arc<Ctx>) {
     let k = c.key("x", "1");
-    let it = c.store.update(&k, vec![Update::Set("a".into(), "b".into()), Update::Add("n".into(), 5)], None).await.unwrap();
+    let it = c
+        .store
+        .update(
+            &k,
+            vec![
+                Update::Set("a".into(), "b".into()),
+                Update::Add("n".into(), 5),
+            ],
+            None,
+        )
+        .await
+        .unwrap();
     assert_eq!(it.key, k);
     assert_eq!(it.s("a"), Some("b"));
     assert_eq!(it.n("n"), Some(5));
@@ -175,36 +241,80 @@ async fn update_creates_missing_items_and_returns_the_new_item(c: Arc<Ctx>) {
 async fn atomic_counters_add_and_subtract(c: Arc<Ctx>) {
     let k = c.key("ctr", "1");
     for want in 1..=3 {
-        let it = c.store.update(&k, vec![Update::Add("n".into(), 1)], None).await.unwrap();
+        let it = c
+            .store
+            .update(&k, vec![Update::Add("n".into(), 1)], None)
+            .await
+            .unwrap();
         assert_eq!(it.n("n"), Some(want));
     }
-    let it = c.store.update(&k, vec![Update::Add("n".into(), -10)], None).await.unwrap();
+    let it = c
+        .store
+        .update(&k, vec![Update::Add("n".into(), -10)], None)
+        .await
+        .unwrap();
     assert_eq!(it.n("n"), Some(-7));
     // A counter bounded by a condition: the add applies only below the cap.
     let capped = |c: Arc<Ctx>| async move {
-        c.store.update(&c.key("ctr", "2"), vec![Update::Add("n".into(), 1)], Some(Cond::attr_not_exists("n").or(Cond::lt("n", 2)))).await
+        c.store
+            .update(
+                &c.key("ctr", "2"),
+                vec![Update::Add("n".into(), 1)],
+                Some(Cond::attr_not_exists("n").or(Cond::lt("n", 2))),
+            )
+            .await
     };
     assert!(capped(c.clone()).await.is_ok());
     assert!(capped(c.clone()).await.is_ok());
-    assert!(matches!(capped(c.clone()).await, Err(StoreError::ConditionFailed)));
+    assert!(matches!(
+        capped(c.clone()).await,
+        Err(StoreError::ConditionFailed)
+    ));
 }
 
 async fn remove_and_expiry_updates(c: Arc<Ctx>) {
     let k = c.key("rm", "1");
     let now = c.clock.now();
-    c.store.put(Item::new(k.clone()).with("a", 1).with("b", 2).expires(now + 50), None).await.unwrap();
-    let it = c.store.update(&k, vec![Update::Remove("a".into()), Update::Expires(None)], None).await.unwrap();
+    c.store
+        .put(
+            Item::new(k.clone())
+                .with("a", 1)
+                .with("b", 2)
+                .expires(now + 50),
+            None,
+        )
+        .await
+        .unwrap();
+    let it = c
+        .store
+        .update(
+            &k,
+            vec![Update::Remove("a".into()), Update::Expires(None)],
+            None,
+        )
+        .await
+        .unwrap();
     assert_eq!(it.n("a"), None);
     assert_eq!(it.n("b"), Some(2));
     assert_eq!(it.expires_at, None);
-    let it = c.store.update(&k, vec![Update::Expires(Some(now + 10))], None).await.unwrap();
+    let it = c
+        .store
+        .update(&k, vec![Update::Expires(Some(now + 10))], None)
+        .await
+        .unwrap();
     assert_eq!(it.expires_at, Some(now + 10));
-    assert_eq!(c.store.get(&k).await.unwrap().unwrap().expires_at, Some(now + 10));
+    assert_eq!(
+        c.store.get(&k).await.unwrap().unwrap().expires_at,
+        Some(now + 10)
+    );
 }
 
 async fn delete_of_a_missing_item_succeeds(c: Arc<Ctx>) {
     c.store.delete(&c.key("gone", "1"), None).await.unwrap();
-    let err = c.store.delete(&c.key("gone", "1"), Some(Cond::Exists)).await;
+    let err = c
+        .store
+        .delete(&c.key("gone", "1"), Some(Cond::Exists))
+        .await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
 }
 
@@ -216,7 +326,12 @@ async fn get_many_keeps_order_and_hides_missing_and_expired(c: Arc<Ctx>) {
     for it in [&a, &b, &d] {
         c.store.put(it.clone(), None).await.unwrap();
     }
-    let keys = vec![d.key.clone(), c.key("gm", "missing"), b.key.clone(), a.key.clone()];
+    let keys = vec![
+        d.key.clone(),
+        c.key("gm", "missing"),
+        b.key.clone(),
+        a.key.clone(),
+    ];
     let got = c.store.get_many(&keys).await.unwrap();
     assert_eq!(got, vec![Some(d), None, None, Some(a)]);
     assert_eq!(c.store.get_many(&[]).await.unwrap(), vec![]);
@@ -225,26 +340,54 @@ async fn get_many_keeps_order_and_hides_missing_and_expired(c: Arc<Ctx>) {
 async fn expired_items_are_absent_everywhere(c: Arc<Ctx>) {
     let now = c.clock.now();
     let k = c.key("exp", "1");
-    c.store.put(Item::new(k.clone()).with("v", 1).expires(now + 30), None).await.unwrap();
+    c.store
+        .put(Item::new(k.clone()).with("v", 1).expires(now + 30), None)
+        .await
+        .unwrap();
     assert!(c.store.get(&k).await.unwrap().is_some());
     c.clock.advance(30); // expires_at == now: expired.
     assert_eq!(c.store.get(&k).await.unwrap(), None);
-    assert!(c.store.query(Query::partition(c.pk("exp"))).await.unwrap().is_empty());
+    assert!(c
+        .store
+        .query(Query::partition(c.pk("exp")))
+        .await
+        .unwrap()
+        .is_empty());
     let err = c.store.put(Item::new(k.clone()), Some(Cond::Exists)).await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
     let err = c.store.delete(&k, Some(Cond::eq("v", 1))).await;
     assert!(matches!(err, Err(StoreError::ConditionFailed)), "{err:?}");
     // Absent means a put-if-absent takes the key over.
-    c.store.put(Item::new(k.clone()).with("v", 2), Some(Cond::NotExists)).await.unwrap();
+    c.store
+        .put(Item::new(k.clone()).with("v", 2), Some(Cond::NotExists))
+        .await
+        .unwrap();
     assert_eq!(c.store.get(&k).await.unwrap().unwrap().n("v"), Some(2));
 }
 
 async fn update_of_an_expired_item_starts_afresh(c: Arc<Ctx>) {
     let now = c.clock.now();
     let k = c.key("exp2", "1");
-    c.store.put(Item::new(k.clone()).with("n", 5).with("old", "x").expires(now + 1), None).await.unwrap();
+    c.store
+        .put(
+            Item::new(k.clone())
+                .with("n", 5)
+                .with("old", "x")
+                .expires(now + 1),
+            None,
+        )
+        .await
+        .unwrap();
     c.clock.advance(2);
-    let it = c.store.update(&k, vec![Update::Add("n".into(), 1)], Some(Cond::NotExists.or(Cond::lt("n", 100)))).await.unwrap();
+    let it = c
+        .store
+        .update(
+            &k,
+            vec![Update::Add("n".into(), 1)],
+            Some(Cond::NotExists.or(Cond::lt("n", 100))),
+        )
+        .await
+        .unwrap();
     assert_eq!(it.n("n"), Some(1), "the stale count must not carry over");
     assert_eq!(it.s("old"), None);
     assert_eq!(it.expires_at, None);
@@ -255,51 +398,118 @@ async fn transaction_applies_all_operations(c: Arc<Ctx>) {
     let mail = c.key("mail", "UNIQUE");
     let old = c.key("old", "UNIQUE");
     let ctr = c.key("ctr", "TX");
-    c.store.put(Item::new(old.clone()).with("owner", "u1"), None).await.unwrap();
-    c.store.transact(vec![
-        TxOp::Put { item: Item::new(user.clone()).with("name", "n"), cond: Some(Cond::NotExists) },
-        TxOp::Put { item: Item::new(mail.clone()).with("owner", "u1"), cond: Some(Cond::NotExists) },
-        TxOp::Delete { key: old.clone(), cond: Some(Cond::eq("owner", "u1")) },
-        TxOp::Update { key: ctr.clone(), ops: vec![Update::Add("n".into(), 2)], cond: None },
-    ]).await.unwrap();
+    c.store
+        .put(Item::new(old.clone()).with("owner", "u1"), None)
+        .await
+        .unwrap();
+    c.store
+        .transact(vec![
+            TxOp::Put {
+                item: Item::new(user.clone()).with("name", "n"),
+                cond: Some(Cond::NotExists),
+            },
+            TxOp::Put {
+                item: Item::new(mail.clone()).with("owner", "u1"),
+                cond: Some(Cond::NotExists),
+            },
+            TxOp::Delete {
+                key: old.clone(),
+                cond: Some(Cond::eq("owner", "u1")),
+            },
+            TxOp::Update {
+                key: ctr.clone(),
+                ops: vec![Update::Add("n".into(), 2)],
+                cond: None,
+            },
+        ])
+        .await
+        .unwrap();
     assert!(c.store.get(&user).await.unwrap().is_some());
-    assert_eq!(c.store.get(&mail).await.unwrap().unwrap().s("owner"), Some("u1"));
+    assert_eq!(
+        c.store.get(&mail).await.unwrap().unwrap().s("owner"),
+        Some("u1")
+    );
     assert_eq!(c.store.get(&old).await.unwrap(), None);
     assert_eq!(c.store.get(&ctr).await.unwrap().unwrap().n("n"), Some(2));
 }
 
 async fn transaction_is_all_or_nothing_with_per_item_reasons(c: Arc<Ctx>) {
     let taken = c.key("name", "UNIQUE");
-    c.store.put(Item::new(taken.clone()).with("owner", "someone"), None).await.unwrap();
+    c.store
+        .put(Item::new(taken.clone()).with("owner", "someone"), None)
+        .await
+        .unwrap();
     let user = c.key("user2", "PROFILE");
     let mail = c.key("mail2", "UNIQUE");
     let ctr = c.key("ctr2", "TX");
-    let err = c.store.transact(vec![
-        TxOp::Put { item: Item::new(user.clone()), cond: Some(Cond::NotExists) },
-        TxOp::Put { item: Item::new(mail.clone()), cond: Some(Cond::NotExists) },
-        TxOp::Put { item: Item::new(taken.clone()).with("owner", "me"), cond: Some(Cond::NotExists) },
-        TxOp::Update { key: ctr.clone(), ops: vec![Update::Add("n".into(), 1)], cond: None },
-    ]).await.unwrap_err();
+    let err = c
+        .store
+        .transact(vec![
+            TxOp::Put {
+                item: Item::new(user.clone()),
+                cond: Some(Cond::NotExists),
+            },
+            TxOp::Put {
+                item: Item::new(mail.clone()),
+                cond: Some(Cond::NotExists),
+            },
+            TxOp::Put {
+                item: Item::new(taken.clone()).with("owner", "me"),
+                cond: Some(Cond::NotExists),
+            },
+            TxOp::Update {
+                key: ctr.clone(),
+                ops: vec![Update::Add("n".into(), 1)],
+                cond: None,
+            },
+        ])
+        .await
+        .unwrap_err();
     match &err {
         StoreError::TxCanceled(r) => assert_eq!(
             r,
-            &vec![CancelReason::None, CancelReason::None, CancelReason::ConditionFailed, CancelReason::None]
+            &vec![
+                CancelReason::None,
+                CancelReason::None,
+                CancelReason::ConditionFailed,
+                CancelReason::None
+            ]
         ),
         other => panic!("expected TxCanceled, got {other:?}"),
     }
     assert!(err.condition_failed_at(2));
     assert!(!err.condition_failed_at(0));
     for k in [&user, &mail, &ctr] {
-        assert_eq!(c.store.get(k).await.unwrap(), None, "nothing half-written: {k:?}");
+        assert_eq!(
+            c.store.get(k).await.unwrap(),
+            None,
+            "nothing half-written: {k:?}"
+        );
     }
-    assert_eq!(c.store.get(&taken).await.unwrap().unwrap().s("owner"), Some("someone"));
+    assert_eq!(
+        c.store.get(&taken).await.unwrap().unwrap().s("owner"),
+        Some("someone")
+    );
     // Several failing conditions are all reported.
-    let err = c.store.transact(vec![
-        TxOp::Check { key: c.key("nope", "1"), cond: Cond::Exists },
-        TxOp::Put { item: Item::new(taken.clone()), cond: Some(Cond::NotExists) },
-    ]).await.unwrap_err();
+    let err = c
+        .store
+        .transact(vec![
+            TxOp::Check {
+                key: c.key("nope", "1"),
+                cond: Cond::Exists,
+            },
+            TxOp::Put {
+                item: Item::new(taken.clone()),
+                cond: Some(Cond::NotExists),
+            },
+        ])
+        .await
+        .unwrap_err();
     match err {
-        StoreError::TxCanceled(r) => assert_eq!(r, vec![CancelReason::ConditionFailed, CancelReason::ConditionFailed]),
+        StoreError::TxCanceled(r) => assert_eq!(
+            r,
+            vec![CancelReason::ConditionFailed, CancelReason::ConditionFailed]
+        ),
         other => panic!("expected TxCanceled, got {other:?}"),
     }
 }
@@ -307,26 +517,72 @@ async fn transaction_is_all_or_nothing_with_per_item_reasons(c: Arc<Ctx>) {
 async fn transaction_check_on_expired_items(c: Arc<Ctx>) {
     let now = c.clock.now();
     let k = c.key("txexp", "1");
-    c.store.put(Item::new(k.clone()).with("v", 1).expires(now + 5), None).await.unwrap();
-    c.store.transact(vec![TxOp::Check { key: k.clone(), cond: Cond::Exists }]).await.unwrap();
+    c.store
+        .put(Item::new(k.clone()).with("v", 1).expires(now + 5), None)
+        .await
+        .unwrap();
+    c.store
+        .transact(vec![TxOp::Check {
+            key: k.clone(),
+            cond: Cond::Exists,
+        }])
+        .await
+        .unwrap();
     c.clock.advance(5);
-    let err = c.store.transact(vec![TxOp::Check { key: k.clone(), cond: Cond::Exists }]).await;
+    let err = c
+        .store
+        .transact(vec![TxOp::Check {
+            key: k.clone(),
+            cond: Cond::Exists,
+        }])
+        .await;
     assert!(matches!(err, Err(StoreError::TxCanceled(_))), "{err:?}");
-    c.store.transact(vec![TxOp::Check { key: k.clone(), cond: Cond::NotExists }]).await.unwrap();
+    c.store
+        .transact(vec![TxOp::Check {
+            key: k.clone(),
+            cond: Cond::NotExists,
+        }])
+        .await
+        .unwrap();
     // An update of a stale item inside a transaction is refused, not merged into stale data.
-    let err = c.store.transact(vec![TxOp::Update { key: k.clone(), ops: vec![Update::Add("v".into(), 1)], cond: None }]).await;
-    assert!(matches!(&err, Err(e) if e.condition_failed_at(0)), "{err:?}");
+    let err = c
+        .store
+        .transact(vec![TxOp::Update {
+            key: k.clone(),
+            ops: vec![Update::Add("v".into(), 1)],
+            cond: None,
+        }])
+        .await;
+    assert!(
+        matches!(&err, Err(e) if e.condition_failed_at(0)),
+        "{err:?}"
+    );
     // A put over it is fine: it replaces the whole item.
-    c.store.transact(vec![TxOp::Put { item: Item::new(k.clone()).with("v", 9), cond: Some(Cond::NotExists) }]).await.unwrap();
+    c.store
+        .transact(vec![TxOp::Put {
+            item: Item::new(k.clone()).with("v", 9),
+            cond: Some(Cond::NotExists),
+        }])
+        .await
+        .unwrap();
     assert_eq!(c.store.get(&k).await.unwrap().unwrap().n("v"), Some(9));
 }
 
 async fn transaction_rejects_touching_one_item_twice(c: Arc<Ctx>) {
     let k = c.key("twice", "1");
-    let err = c.store.transact(vec![
-        TxOp::Put { item: Item::new(k.clone()), cond: None },
-        TxOp::Delete { key: k.clone(), cond: None },
-    ]).await;
+    let err = c
+        .store
+        .transact(vec![
+            TxOp::Put {
+                item: Item::new(k.clone()),
+                cond: None,
+            },
+            TxOp::Delete {
+                key: k.clone(),
+                cond: None,
+            },
+        ])
+        .await;
     assert!(matches!(err, Err(StoreError::Invalid(_))), "{err:?}");
     let err = c.store.transact(vec![]).await;
     assert!(matches!(err, Err(StoreError::Invalid(_))), "{err:?}");
@@ -334,21 +590,69 @@ async fn transaction_rejects_touching_one_item_twice(c: Arc<Ctx>) {
 
 async fn query_orders_filters_by_prefix_and_limits(c: Arc<Ctx>) {
     let pk = "q";
-    for sk in ["SESSION#b", "SESSION#a", "SESSION#c", "PROFILE", "SESSIOM", "SESSION#a#x"] {
-        c.store.put(Item::new(c.key(pk, sk)).with("name", sk), None).await.unwrap();
+    for sk in [
+        "SESSION#b",
+        "SESSION#a",
+        "SESSION#c",
+        "PROFILE",
+        "SESSIOM",
+        "SESSION#a#x",
+    ] {
+        c.store
+            .put(Item::new(c.key(pk, sk)).with("name", sk), None)
+            .await
+            .unwrap();
     }
-    c.store.put(Item::new(c.key("q-other", "SESSION#z")), None).await.unwrap();
+    c.store
+        .put(Item::new(c.key("q-other", "SESSION#z")), None)
+        .await
+        .unwrap();
     let names = |items: Vec<Item>| items.into_iter().map(|i| i.key.sk).collect::<Vec<_>>();
     let all = c.store.query(Query::partition(c.pk(pk))).await.unwrap();
-    assert_eq!(names(all), ["PROFILE", "SESSIOM", "SESSION#a", "SESSION#a#x", "SESSION#b", "SESSION#c"]);
-    let pre = c.store.query(Query::partition(c.pk(pk)).prefix("SESSION#")).await.unwrap();
+    assert_eq!(
+        names(all),
+        [
+            "PROFILE",
+            "SESSIOM",
+            "SESSION#a",
+            "SESSION#a#x",
+            "SESSION#b",
+            "SESSION#c"
+        ]
+    );
+    let pre = c
+        .store
+        .query(Query::partition(c.pk(pk)).prefix("SESSION#"))
+        .await
+        .unwrap();
     assert_eq!(pre[0].s("name"), Some("SESSION#a"));
-    assert_eq!(names(pre), ["SESSION#a", "SESSION#a#x", "SESSION#b", "SESSION#c"]);
-    let desc = c.store.query(Query::partition(c.pk(pk)).prefix("SESSION#").descending().limit(2)).await.unwrap();
+    assert_eq!(
+        names(pre),
+        ["SESSION#a", "SESSION#a#x", "SESSION#b", "SESSION#c"]
+    );
+    let desc = c
+        .store
+        .query(
+            Query::partition(c.pk(pk))
+                .prefix("SESSION#")
+                .descending()
+                .limit(2),
+        )
+        .await
+        .unwrap();
     assert_eq!(names(desc), ["SESSION#c", "SESSION#b"]);
-    let asc = c.store.query(Query::partition(c.pk(pk)).prefix("SESSION#").limit(1)).await.unwrap();
+    let asc = c
+        .store
+        .query(Query::partition(c.pk(pk)).prefix("SESSION#").limit(1))
+        .await
+        .unwrap();
     assert_eq!(names(asc), ["SESSION#a"]);
-    assert!(c.store.query(Query::partition(c.pk("q-empty"))).await.unwrap().is_empty());
+    assert!(c
+        .store
+        .query(Query::partition(c.pk("q-empty")))
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 async fn query_skips_expired_items_and_still_fills_the_limit(c: Arc<Ctx>) {
@@ -360,15 +664,29 @@ async fn query_skips_expired_items_and_still_fills_the_limit(c: Arc<Ctx>) {
         }
         c.store.put(it, None).await.unwrap();
     }
-    let got = c.store.query(Query::partition(c.pk("qe")).prefix("E#").limit(3)).await.unwrap();
+    let got = c
+        .store
+        .query(Query::partition(c.pk("qe")).prefix("E#").limit(3))
+        .await
+        .unwrap();
     let idx: Vec<_> = got.iter().filter_map(|i| i.n("i")).collect();
     assert_eq!(idx, vec![25, 26, 27]);
 }
 
 async fn reserved_attribute_names_are_rejected(c: Arc<Ctx>) {
-    let err = c.store.put(Item::new(c.key("r", "1")).with("pk", "x"), None).await;
+    let err = c
+        .store
+        .put(Item::new(c.key("r", "1")).with("pk", "x"), None)
+        .await;
     assert!(matches!(err, Err(StoreError::Invalid(_))), "{err:?}");
-    let err = c.store.update(&c.key("r", "1"), vec![Update::Set("expiresAt".into(), 1.into())], None).await;
+    let err = c
+        .store
+        .update(
+            &c.key("r", "1"),
+            vec![Update::Set("expiresAt".into(), 1.into())],
+            None,
+        )
+        .await;
     assert!(matches!(err, Err(StoreError::Invalid(_))), "{err:?}");
     assert_eq!(c.store.get(&c.key("r", "1")).await.unwrap(), None);
 }
@@ -381,7 +699,9 @@ async fn racing_conditional_puts_have_exactly_one_winner(c: Arc<Ctx>) {
     for i in 0..RACERS {
         let (store, k) = (c.store.clone(), k.clone());
         tasks.push(tokio::spawn(async move {
-            store.put(Item::new(k).with("owner", i as i64), Some(Cond::NotExists)).await
+            store
+                .put(Item::new(k).with("owner", i as i64), Some(Cond::NotExists))
+                .await
         }));
     }
     let mut winners = Vec::new();
@@ -393,18 +713,30 @@ async fn racing_conditional_puts_have_exactly_one_winner(c: Arc<Ctx>) {
         }
     }
     assert_eq!(winners.len(), 1, "exactly one winner: {winners:?}");
-    assert_eq!(c.store.get(&k).await.unwrap().unwrap().n("owner"), Some(winners[0]));
+    assert_eq!(
+        c.store.get(&k).await.unwrap().unwrap().n("owner"),
+        Some(winners[0])
+    );
 }
 
 async fn racing_conditional_updates_have_exactly_one_winner(c: Arc<Ctx>) {
     // A single-use token: consumed by flipping `used` from false to true.
     let k = c.key("once", "TOKEN");
-    c.store.put(Item::new(k.clone()).with("used", false), None).await.unwrap();
+    c.store
+        .put(Item::new(k.clone()).with("used", false), None)
+        .await
+        .unwrap();
     let mut tasks = Vec::new();
     for _ in 0..RACERS {
         let (store, k) = (c.store.clone(), k.clone());
         tasks.push(tokio::spawn(async move {
-            store.update(&k, vec![Update::Set("used".into(), true.into())], Some(Cond::eq("used", false))).await
+            store
+                .update(
+                    &k,
+                    vec![Update::Set("used".into(), true.into())],
+                    Some(Cond::eq("used", false)),
+                )
+                .await
         }));
     }
     let mut wins = 0;
@@ -423,12 +755,24 @@ async fn racing_transactions_have_exactly_one_winner(c: Arc<Ctx>) {
     let name = c.key("uname", "UNIQUE");
     let mut tasks = Vec::new();
     for i in 0..RACERS {
-        let (store, name, user) = (c.store.clone(), name.clone(), c.key(&format!("racer{i}"), "PROFILE"));
+        let (store, name, user) = (
+            c.store.clone(),
+            name.clone(),
+            c.key(&format!("racer{i}"), "PROFILE"),
+        );
         tasks.push(tokio::spawn(async move {
-            store.transact(vec![
-                TxOp::Put { item: Item::new(user), cond: Some(Cond::NotExists) },
-                TxOp::Put { item: Item::new(name).with("owner", i as i64), cond: Some(Cond::NotExists) },
-            ]).await
+            store
+                .transact(vec![
+                    TxOp::Put {
+                        item: Item::new(user),
+                        cond: Some(Cond::NotExists),
+                    },
+                    TxOp::Put {
+                        item: Item::new(name).with("owner", i as i64),
+                        cond: Some(Cond::NotExists),
+                    },
+                ])
+                .await
         }));
     }
     let mut winners = Vec::new();
@@ -436,7 +780,10 @@ async fn racing_transactions_have_exactly_one_winner(c: Arc<Ctx>) {
         match t.await.expect("task") {
             Ok(()) => winners.push(i),
             Err(StoreError::TxCanceled(r)) => {
-                assert!(r[1] != CancelReason::None, "the loser's name item is named: {r:?}");
+                assert!(
+                    r[1] != CancelReason::None,
+                    "the loser's name item is named: {r:?}"
+                );
             }
             Err(StoreError::Conflict) => {}
             Err(e) => panic!("unexpected error: {e}"),
@@ -444,8 +791,17 @@ async fn racing_transactions_have_exactly_one_winner(c: Arc<Ctx>) {
     }
     assert_eq!(winners.len(), 1, "exactly one winner: {winners:?}");
     for i in 0..RACERS {
-        let exists = c.store.get(&c.key(&format!("racer{i}"), "PROFILE")).await.unwrap().is_some();
-        assert_eq!(exists, winners[0] == i, "only the winner's user exists (racer {i})");
+        let exists = c
+            .store
+            .get(&c.key(&format!("racer{i}"), "PROFILE"))
+            .await
+            .unwrap()
+            .is_some();
+        assert_eq!(
+            exists,
+            winners[0] == i,
+            "only the winner's user exists (racer {i})"
+        );
     }
 }
 
@@ -454,10 +810,17 @@ async fn concurrent_counter_increments_are_not_lost(c: Arc<Ctx>) {
     let mut tasks = Vec::new();
     for _ in 0..RACERS {
         let (store, k) = (c.store.clone(), k.clone());
-        tasks.push(tokio::spawn(async move { store.update(&k, vec![Update::Add("n".into(), 1)], None).await }));
+        tasks.push(tokio::spawn(async move {
+            store
+                .update(&k, vec![Update::Add("n".into(), 1)], None)
+                .await
+        }));
     }
     for t in tasks {
         t.await.expect("task").expect("increment");
     }
-    assert_eq!(c.store.get(&k).await.unwrap().unwrap().n("n"), Some(RACERS as i64));
+    assert_eq!(
+        c.store.get(&k).await.unwrap().unwrap().n("n"),
+        Some(RACERS as i64)
+    );
 }

@@ -45,7 +45,10 @@ pub struct Key {
 
 impl Key {
     pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Self {
-        Key { pk: pk.into(), sk: sk.into() }
+        Key {
+            pk: pk.into(),
+            sk: sk.into(),
+        }
     }
 }
 
@@ -59,7 +62,11 @@ pub struct Item {
 
 impl Item {
     pub fn new(key: Key) -> Self {
-        Item { key, attrs: Attrs::new(), expires_at: None }
+        Item {
+            key,
+            attrs: Attrs::new(),
+            expires_at: None,
+        }
     }
     pub fn with(mut self, name: &str, value: impl Into<Value>) -> Self {
         self.attrs.insert(name.to_owned(), value.into());

@@ -52,11 +52,24 @@ pub enum Update {
 /// One operation of an all-or-nothing transaction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TxOp {
-    Put { item: Item, cond: Option<Cond> },
-    Update { key: Key, ops: Vec<Update>, cond: Option<Cond> },
-    Delete { key: Key, cond: Option<Cond> },
+    Put {
+        item: Item,
+        cond: Option<Cond>,
+    },
+    Update {
+        key: Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    },
+    Delete {
+        key: Key,
+        cond: Option<Cond>,
+    },
     /// Only checks a condition; writes nothing.
-    Check { key: Key, cond: Cond },
+    Check {
+        key: Key,
+        cond: Cond,
+    },
 }
 
 impl TxOp {
@@ -80,7 +93,12 @@ pub struct Query {
 
 impl Query {
     pub fn partition(pk: impl Into<String>) -> Self {
-        Query { pk: pk.into(), sk_prefix: None, forward: true, limit: None }
+        Query {
+            pk: pk.into(),
+            sk_prefix: None,
+            forward: true,
+            limit: None,
+        }
     }
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.sk_prefix = Some(prefix.into());
@@ -110,8 +128,12 @@ pub trait Store: Send + Sync {
     async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError>;
     /// Changes attributes if `cond` holds, creating the item when absent; returns the new item.
     /// An expired item is absent: the update starts from an empty item.
-    async fn update(&self, key: &Key, ops: Vec<Update>, cond: Option<Cond>)
-        -> Result<Item, StoreError>;
+    async fn update(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Item, StoreError>;
     /// Removes an item if `cond` holds. Deleting an absent item succeeds.
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError>;
     /// All operations apply or none does. On failure, `StoreError::TxCanceled` carries one
@@ -146,7 +168,9 @@ pub(crate) fn validate_ops(ops: &[Update]) -> Result<(), StoreError> {
         }
     }
     if ops.is_empty() {
-        return Err(StoreError::Invalid("an update needs at least one change".into()));
+        return Err(StoreError::Invalid(
+            "an update needs at least one change".into(),
+        ));
     }
     Ok(())
 }

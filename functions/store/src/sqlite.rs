@@ -3,8 +3,8 @@
 //! what makes conditional writes atomic here, the way DynamoDB makes them atomic per item.
 
 use crate::{
-    validate_attrs, validate_ops, validate_tx, Attrs, CancelReason, Clock, Cond, Item, Key,
-    Query, Store, StoreError, TxOp, Update, Value,
+    validate_attrs, validate_ops, validate_tx, Attrs, CancelReason, Clock, Cond, Item, Key, Query,
+    Store, StoreError, TxOp, Update, Value,
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -37,10 +37,16 @@ impl SqliteStore {
     fn with_connection(conn: Connection, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
         // WAL keeps readers off the writer's back; FULL sync makes each commit durable, so a
         // Ctrl-C or crash after an answer never loses what the answer promised.
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(backend)?;
-        conn.pragma_update(None, "synchronous", "FULL").map_err(backend)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(backend)?;
-        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)), clock })
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(backend)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(backend)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(backend)?;
+        Ok(SqliteStore {
+            conn: Arc::new(Mutex::new(conn)),
+            clock,
+        })
     }
 
     async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
@@ -51,7 +57,9 @@ impl SqliteStore {
         let conn = self.conn.clone();
         let now = self.clock.now();
         tokio_blocking(move || {
-            let mut guard = conn.lock().map_err(|_| backend("sqlite connection poisoned"))?;
+            let mut guard = conn
+                .lock()
+                .map_err(|_| backend("sqlite connection poisoned"))?;
             f(&mut guard, now)
         })
         .await
@@ -86,7 +94,11 @@ fn load(conn: &Connection, key: &Key) -> Result<Option<Item>, StoreError> {
     .map_err(backend)?
     .map(|(attrs, expires_at)| {
         let attrs: Attrs = serde_json::from_str(&attrs).map_err(backend)?;
-        Ok(Item { key: key.clone(), attrs, expires_at })
+        Ok(Item {
+            key: key.clone(),
+            attrs,
+            expires_at,
+        })
     })
     .transpose()
 }
@@ -106,8 +118,11 @@ fn save(conn: &Connection, item: &Item) -> Result<(), StoreError> {
 }
 
 fn remove(conn: &Connection, key: &Key) -> Result<(), StoreError> {
-    conn.execute("DELETE FROM items WHERE pk = ?1 AND sk = ?2", params![key.pk, key.sk])
-        .map_err(backend)?;
+    conn.execute(
+        "DELETE FROM items WHERE pk = ?1 AND sk = ?2",
+        params![key.pk, key.sk],
+    )
+    .map_err(backend)?;
     Ok(())
 }
 
@@ -153,13 +168,16 @@ impl Store for SqliteStore {
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
         let keys = keys.to_vec();
-        self.run(move |c, now| keys.iter().map(|k| load_live(c, k, now)).collect()).await
+        self.run(move |c, now| keys.iter().map(|k| load_live(c, k, now)).collect())
+            .await
     }
 
     async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
         validate_attrs(&item.attrs)?;
         self.run(move |c, now| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
             if !holds(&cond, load_live(&tx, &item.key, now)?.as_ref()) {
                 return Err(StoreError::ConditionFailed);
             }
@@ -178,7 +196,9 @@ impl Store for SqliteStore {
         validate_ops(&ops)?;
         let key = key.clone();
         self.run(move |c, now| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
             let live = load_live(&tx, &key, now)?;
             if !holds(&cond, live.as_ref()) {
                 return Err(StoreError::ConditionFailed);
@@ -194,7 +214,9 @@ impl Store for SqliteStore {
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
         let key = key.clone();
         self.run(move |c, now| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
             if !holds(&cond, load_live(&tx, &key, now)?.as_ref()) {
                 return Err(StoreError::ConditionFailed);
             }
@@ -207,7 +229,9 @@ impl Store for SqliteStore {
     async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
         validate_tx(&ops)?;
         self.run(move |c, now| {
-            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate).map_err(backend)?;
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
             // Check every condition first, against the state before the transaction, as
             // DynamoDB does; only then write.
             let mut reasons = Vec::with_capacity(ops.len());
@@ -216,14 +240,20 @@ impl Store for SqliteStore {
                 let raw = load(&tx, op.key())?;
                 let live = raw.clone().filter(|i| i.is_live(now));
                 let ok = match op {
-                    TxOp::Put { cond, .. } | TxOp::Delete { cond, .. } => holds(cond, live.as_ref()),
+                    TxOp::Put { cond, .. } | TxOp::Delete { cond, .. } => {
+                        holds(cond, live.as_ref())
+                    }
                     TxOp::Update { cond, .. } => {
                         let stale = raw.is_some() && live.is_none();
                         !stale && holds(cond, live.as_ref())
                     }
                     TxOp::Check { cond, .. } => cond.eval(live.as_ref()),
                 };
-                reasons.push(if ok { CancelReason::None } else { CancelReason::ConditionFailed });
+                reasons.push(if ok {
+                    CancelReason::None
+                } else {
+                    CancelReason::ConditionFailed
+                });
                 stored.push(live);
             }
             if reasons.iter().any(|r| *r != CancelReason::None) {
@@ -268,7 +298,11 @@ impl Store for SqliteStore {
             for row in rows {
                 let (sk, attrs, expires_at) = row.map_err(backend)?;
                 let attrs: Attrs = serde_json::from_str(&attrs).map_err(backend)?;
-                out.push(Item { key: Key::new(q.pk.clone(), sk), attrs, expires_at });
+                out.push(Item {
+                    key: Key::new(q.pk.clone(), sk),
+                    attrs,
+                    expires_at,
+                });
             }
             Ok(out)
         })
@@ -276,6 +310,7 @@ impl Store for SqliteStore {
     }
 
     async fn ensure_schema(&self) -> Result<(), StoreError> {
-        self.run(|c, _| c.execute_batch(SCHEMA).map_err(backend)).await
+        self.run(|c, _| c.execute_batch(SCHEMA).map_err(backend))
+            .await
     }
 }

@@ -26,7 +26,12 @@ async fn the_sqlite_file_keeps_items_across_reopening() {
     {
         let s = SqliteStore::open(&path, clock.clone()).unwrap();
         s.ensure_schema().await.unwrap();
-        s.put(ciam_store::Item::new(ciam_store::Key::new("a", "b")).with("v", 1), None).await.unwrap();
+        s.put(
+            ciam_store::Item::new(ciam_store::Key::new("a", "b")).with("v", 1),
+            None,
+        )
+        .await
+        .unwrap();
     }
     let s = SqliteStore::open(&path, clock).unwrap();
     s.ensure_schema().await.unwrap();

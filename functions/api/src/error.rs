@@ -1,0 +1,82 @@
+//! The error body `{reason, message, code}`: the one place where a domain error becomes a
+//! response. The cause goes to the log with the request id, never into the body.
+
+use crate::middleware::RequestLang;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use ciam_core::{Error, Lang, Message, Reason};
+use serde::Serialize;
+
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        ApiError(e)
+    }
+}
+
+impl From<Reason> for ApiError {
+    fn from(r: Reason) -> Self {
+        ApiError(Error::new(r))
+    }
+}
+
+#[derive(Serialize)]
+pub struct ErrorBody {
+    pub reason: &'static str,
+    pub message: String,
+    pub code: u16,
+    /// The field at fault, for INVALID_PARAMETER and the other validation reasons.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// For NEED_TOTP_VERIFY: the single-use challenge of the second step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<String>,
+}
+
+pub fn body(e: &Error, lang: Lang) -> ErrorBody {
+    let message = match &e.message {
+        Some(Message::Text { zh, en }) => lang.pick(zh, en).to_owned(),
+        Some(Message::Raw(s)) => s.clone(),
+        None => e.reason.message(lang).to_owned(),
+    };
+    ErrorBody {
+        reason: e.reason.code(),
+        message,
+        code: e.reason.status(),
+        field: e.field.as_deref().map(str::to_owned),
+        challenge: e.challenge.clone(),
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.0.reason.status())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if status.is_server_error() {
+            tracing::error!(reason = %self.0.reason, cause = self.0.cause.as_deref().unwrap_or(""), "request failed");
+        } else {
+            tracing::info!(reason = %self.0.reason, field = self.0.field.as_deref().unwrap_or(""), cause = self.0.cause.as_deref().unwrap_or(""), "request refused");
+        }
+        // The language is applied by the middleware, which knows the request; stash the error.
+        let mut res = status.into_response();
+        res.extensions_mut().insert(PendingError(self.0));
+        res
+    }
+}
+
+/// An error waiting for the middleware to render it in the request's language.
+#[derive(Clone)]
+pub struct PendingError(pub Error);
+
+pub fn render(e: &Error, lang: RequestLang) -> Response {
+    let status =
+        StatusCode::from_u16(e.reason.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, Json(body(e, lang.0))).into_response()
+}
+
+pub async fn not_found() -> ApiError {
+    Reason::NOT_FOUND.into()
+}

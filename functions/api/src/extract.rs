@@ -1,0 +1,129 @@
+//! Extractors: JSON bodies parsed into request types with errors that name the field, and the
+//! bearer session.
+
+use crate::error::ApiError;
+use crate::AppState;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use ciam_core::sessions::{self, Session};
+use ciam_core::{Error, Reason};
+use serde::de::DeserializeOwned;
+
+/// A JSON body. Malformed JSON, wrong types, unknown fields or values and missing fields are
+/// 400 INVALID_PARAMETER naming the field; a body over the limit is 413.
+pub struct Json<T>(pub T);
+
+/// Bodies over the limit are refused as 400 INVALID_PARAMETER on `body`.
+pub fn too_large() -> ApiError {
+    invalid("body".into(), "larger than 64 KiB")
+}
+
+fn invalid(field: String, detail: &str) -> ApiError {
+    ApiError(Error {
+        message: Some(ciam_core::Message::Raw(format!("{field}: {detail}"))),
+        field: Some(field.into()),
+        ..Error::new(Reason::INVALID_PARAMETER)
+    })
+}
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let json_type = req
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.trim()
+                    .to_ascii_lowercase()
+                    .starts_with("application/json")
+            });
+        if !json_type {
+            return Err(invalid(
+                "body".into(),
+                "send JSON with Content-Type: application/json",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                too_large()
+            } else {
+                invalid("body".into(), "unreadable body")
+            }
+        })?;
+        parse(&bytes).map(Json)
+    }
+}
+
+pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.inner();
+        let msg = inner.to_string();
+        // serde reports a missing field at its parent; take its name from the message.
+        let field = msg
+            .strip_prefix("missing field `")
+            .and_then(|r| r.split('`').next())
+            .map(|f| {
+                if path == "." {
+                    f.to_owned()
+                } else {
+                    format!("{path}.{f}")
+                }
+            })
+            .or_else(|| {
+                msg.strip_prefix("unknown field `")
+                    .and_then(|r| r.split('`').next())
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| if path == "." { "body".to_owned() } else { path });
+        let detail = match inner.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                "malformed JSON"
+            }
+            _ => msg.split(" at line").next().unwrap_or("invalid"),
+        };
+        invalid(field, detail)
+    })
+}
+
+/// The session behind `Authorization: Bearer <token>`; 401 AUTHORIZATION_FAILED otherwise.
+pub struct Authed(pub Session);
+
+impl FromRequestParts<AppState> for Authed {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let bearer = parts
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        Ok(Authed(sessions::authenticate(&state.ciam, bearer).await?))
+    }
+}
+
+/// The request's language, for handlers that write localised text.
+pub struct Lang(pub ciam_core::Lang);
+
+impl<S: Send + Sync> FromRequestParts<S> for Lang {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Lang(
+            parts
+                .extensions
+                .get::<crate::middleware::RequestLang>()
+                .map(|l| l.0)
+                .unwrap_or_default(),
+        ))
+    }
+}

@@ -1,0 +1,265 @@
+//! The route table and one handler per route. Each handler's doc comment states its sequential
+//! store round trips (see docs/data-model.md).
+
+use crate::error::ApiError;
+use crate::extract::{Authed, Json, Lang};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, patch, post, MethodRouter};
+use ciam_core::accounts::{self, ProfilePatch, Registration};
+use ciam_core::validate::Identity;
+use ciam_core::{captcha, codes, sessions, Purpose};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// One route: its id (also its Lambda binary and template function), method and path under
+/// `/ciam/v1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteDef {
+    pub id: &'static str,
+    pub method: &'static str,
+    pub path: &'static str,
+}
+
+const fn r(id: &'static str, method: &'static str, path: &'static str) -> RouteDef {
+    RouteDef { id, method, path }
+}
+
+pub const ROUTES: &[RouteDef] = &[
+    r("auth_location", "GET", "/auth/location"),
+    r("auth_captcha", "GET", "/auth/captcha"),
+    r("auth_identity", "POST", "/auth/identity"),
+    r("auth_register", "POST", "/auth/register"),
+    r("auth_login_password", "POST", "/auth/login/password"),
+    r("auth_login_code", "POST", "/auth/login/code"),
+    r("auth_info_get", "GET", "/auth/info"),
+    r("auth_info_patch", "PATCH", "/auth/info"),
+    r("auth_pwd", "PATCH", "/auth/pwd"),
+    r("auth_logout", "POST", "/auth/logout"),
+    r("openapi", "GET", "/openapi.json"),
+];
+
+pub fn handler(id: &str) -> MethodRouter<AppState> {
+    match id {
+        "auth_location" => get(location),
+        "auth_captcha" => get(captcha_challenge),
+        "auth_identity" => post(identity),
+        "auth_register" => post(register),
+        "auth_login_password" => post(login_password),
+        "auth_login_code" => post(login_code),
+        "auth_info_get" => get(info),
+        "auth_info_patch" => patch(update_info),
+        "auth_pwd" => patch(password),
+        "auth_logout" => post(logout),
+        _ => get(openapi),
+    }
+}
+
+type ApiResult = Result<Response, ApiError>;
+
+fn ok() -> Response {
+    axum::Json(json!({ "ok": true })).into_response()
+}
+
+#[derive(Serialize)]
+struct Location {
+    country: Option<String>,
+    language: &'static str,
+}
+
+/// `GET /auth/location`. Round trips: 0.
+async fn location(headers: HeaderMap, Lang(lang): Lang) -> Response {
+    let country = headers
+        .get("cloudfront-viewer-country")
+        .and_then(|v| v.to_str().ok())
+        .map(|c| c.trim().to_ascii_uppercase())
+        .filter(|c| c.len() == 2 && c.chars().all(|x| x.is_ascii_uppercase()));
+    axum::Json(Location {
+        country,
+        language: lang.tag(),
+    })
+    .into_response()
+}
+
+/// `GET /auth/captcha`: a fresh proof-of-work challenge. Round trips: 0.
+async fn captcha_challenge(State(s): State<AppState>) -> ApiResult {
+    Ok(axum::Json(captcha::challenge(&s.ciam)?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SendCode {
+    account: String,
+    purpose: Purpose,
+    captcha: Option<String>,
+}
+
+/// `POST /auth/identity`: sends a code. Answers alike whether or not the identity is registered.
+/// Round trips: 1 transaction (+1 read when refused for a limit).
+async fn identity(
+    State(s): State<AppState>,
+    Lang(lang): Lang,
+    Json(b): Json<SendCode>,
+) -> ApiResult {
+    let id = Identity::parse(&b.account).map_err(|mut e| {
+        e.field = Some("account".into());
+        e
+    })?;
+    codes::send(&s.ciam, &id, b.purpose, b.captcha.as_deref(), lang).await?;
+    Ok(axum::Json(json!({ "sent": true, "resendAfter": codes::RESEND_AFTER })).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Register {
+    user_name: String,
+    company: String,
+    account: String,
+    code: String,
+    password: String,
+    confirm_password: String,
+    country: String,
+    accept_terms: bool,
+}
+
+/// `POST /auth/register`. Round trips: 2 (code read, one transaction).
+async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> ApiResult {
+    let user_id = accounts::register(
+        &s.ciam,
+        Registration {
+            user_name: b.user_name,
+            company: b.company,
+            identity: b.account,
+            code: b.code,
+            password: b.password,
+            confirm_password: b.confirm_password,
+            country: b.country,
+            accept_terms: b.accept_terms,
+        },
+    )
+    .await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({ "userId": user_id })),
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PasswordLogin {
+    account: String,
+    password: String,
+}
+
+/// `POST /auth/login/password`. Round trips: 3 (identity, user, session write).
+async fn login_password(State(s): State<AppState>, Json(b): Json<PasswordLogin>) -> ApiResult {
+    Ok(
+        axum::Json(accounts::login_password(&s.ciam, &b.account, &b.password).await?)
+            .into_response(),
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CodeLogin {
+    account: String,
+    code: String,
+}
+
+/// `POST /auth/login/code`. Round trips: 5 (identity, user, code read, code delete, session).
+async fn login_code(State(s): State<AppState>, Json(b): Json<CodeLogin>) -> ApiResult {
+    Ok(axum::Json(accounts::login_code(&s.ciam, &b.account, &b.code).await?).into_response())
+}
+
+/// `GET /auth/info`. Round trips: 1 (session and user together; +1 idle refresh a minute).
+async fn info(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    Ok(axum::Json(sess.user.info(&s.ciam)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct InfoPatch {
+    company: Option<String>,
+    duty: Option<String>,
+    address: Option<String>,
+    display_name: Option<String>,
+    country: Option<String>,
+}
+
+/// `PATCH /auth/info`. Round trips: 2 (authentication, one conditional update).
+async fn update_info(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Json(b): Json<InfoPatch>,
+) -> ApiResult {
+    let patch = ProfilePatch {
+        company: b.company,
+        duty: b.duty,
+        address: b.address,
+        display_name: b.display_name,
+        country: b.country,
+    };
+    Ok(axum::Json(accounts::update_info(&s.ciam, &sess, patch).await?).into_response())
+}
+
+/// Both shapes of `PATCH /auth/pwd`: with a session and `oldPassword` (change), or with
+/// `account` and `code` and no session (find password).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct PasswordChange {
+    old_password: Option<String>,
+    account: Option<String>,
+    code: Option<String>,
+    password: String,
+    confirm_password: String,
+}
+
+/// `PATCH /auth/pwd`. Change: round trips 2 (authentication, one transaction). Reset: 4.
+async fn password(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Json(b): Json<PasswordChange>,
+) -> ApiResult {
+    match (b.old_password, b.account, b.code) {
+        (Some(old), None, None) => {
+            let bearer = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "));
+            let sess = sessions::authenticate(&s.ciam, bearer).await?;
+            accounts::change_password(&s.ciam, &sess, &old, &b.password, &b.confirm_password)
+                .await?;
+        }
+        (None, Some(account), Some(code)) => {
+            accounts::reset_password(&s.ciam, &account, &code, &b.password, &b.confirm_password)
+                .await?;
+        }
+        _ => {
+            return Err(ApiError(ciam_core::Error::field(
+                ciam_core::Reason::INVALID_PARAMETER,
+                "oldPassword",
+                "请提供当前密码，或账号和验证码",
+                "Give oldPassword, or account and code",
+            )))
+        }
+    }
+    Ok(ok())
+}
+
+/// `POST /auth/logout`: the session is revoked on the server. Round trips: 2.
+async fn logout(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    sessions::revoke(&s.ciam, &sess).await?;
+    Ok(ok())
+}
+
+/// `GET /openapi.json`: the API description partner apps read. Round trips: 0.
+async fn openapi() -> Response {
+    (
+        [("content-type", "application/json")],
+        crate::openapi::DOCUMENT,
+    )
+        .into_response()
+}

@@ -1,0 +1,371 @@
+//! Sign-up, sign-in, the profile and passwords.
+
+use crate::error::{Error, Result};
+use crate::lock::{clear_ops, ensure_unlocked, fail};
+use crate::sessions::{self, Session};
+use crate::user::{profile_key, unique_key, username_pk, User, UserInfo};
+use crate::validate::{self, Identity};
+use crate::{codes, password, random, Ciam, Purpose, Reason};
+use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
+use serde::Serialize;
+
+pub struct Registration {
+    pub user_name: String,
+    pub company: String,
+    pub identity: String,
+    pub code: String,
+    pub password: String,
+    pub confirm_password: String,
+    pub country: String,
+    pub accept_terms: bool,
+}
+
+/// `POST /auth/register`. Every rule of spec §5 first, then the code, then one transaction that
+/// creates the user and takes the identity and the username (and consumes the code), so nothing
+/// is half-written. MAIL_EXIST/PHONE_EXIST only after the code checked out: only the owner of the
+/// address ever learns it is registered. Round trips: 2 (code read, transaction).
+pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
+    let user_name = validate::username(&r.user_name)?;
+    let company = validate::company(&r.company)?;
+    let id = Identity::parse(&r.identity)?;
+    if let Identity::Mail(m) = &id {
+        if ciam.is_internal_mail(m) {
+            return Err(Error::field(
+                Reason::EIAM_MAIL_PERMISSION_DENIED,
+                "mail",
+                "员工邮箱请使用员工登录",
+                "Staff addresses sign in through staff login",
+            ));
+        }
+    }
+    let code = validate::code("code", &r.code)?;
+    password::check_new(&r.password)?;
+    validate::confirm_matches(&r.password, &r.confirm_password)?;
+    let country = validate::country(&r.country)?;
+    validate::accept_terms(r.accept_terms)?;
+
+    let verified = codes::check(ciam, &id, Purpose::Register, &code).await?;
+    let now = ciam.now();
+    let user = User {
+        id: ciam.new_id(),
+        user_name: user_name.clone(),
+        mail: matches!(id, Identity::Mail(_)).then(|| id.as_str().to_owned()),
+        phone: matches!(id, Identity::Phone(_)).then(|| id.as_str().to_owned()),
+        company: Some(company),
+        country: Some(country),
+        advertisement: "unsubscribe".into(),
+        pwd_hash: Some(password::hash(r.password, random::<16>(ciam.entropy.as_ref())).await?),
+        created_at: now,
+        ..User::default()
+    };
+    let owner = |pk: String| Item::new(unique_key(pk)).with("userId", user.id.as_str());
+    let ops = vec![
+        TxOp::Put {
+            item: user.to_item(),
+            cond: Some(Cond::NotExists),
+        },
+        TxOp::Put {
+            item: owner(id.unique_pk()),
+            cond: Some(Cond::NotExists),
+        },
+        TxOp::Put {
+            item: owner(username_pk(&user_name)),
+            cond: Some(Cond::NotExists),
+        },
+        verified.consume,
+    ];
+    match ciam.store.transact(ops).await {
+        Ok(()) => Ok(user.id),
+        Err(e) if e.condition_failed_at(3) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(e) if e.condition_failed_at(1) => Err(id.exists_reason().into()),
+        Err(e) if e.condition_failed_at(2) => Err(Error::field(
+            Reason::USERNAME_EXIST,
+            "userName",
+            "用户名已被占用",
+            "The username is already taken",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What a successful sign-in returns.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignedIn {
+    pub token: String,
+    pub user_id: String,
+    pub expires_at: i64,
+}
+
+/// The owner of an identity, if any. Round trips: 2 (uniqueness item, then user).
+async fn find_user(ciam: &Ciam, id: &Identity) -> Result<Option<User>> {
+    let Some(owner) = ciam.store.get(&unique_key(id.unique_pk())).await? else {
+        return Ok(None);
+    };
+    let Some(uid) = owner.s("userId") else {
+        return Ok(None);
+    };
+    Ok(ciam
+        .store
+        .get(&profile_key(uid))
+        .await?
+        .as_ref()
+        .and_then(User::from_item)
+        .filter(|u| !u.deactivated))
+}
+
+/// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one
+/// and a wrong password, each after one argon2 verification. Round trips: 2 reads, then 1 write.
+pub async fn login_password(ciam: &Ciam, account: &str, pw: &str) -> Result<SignedIn> {
+    let user = match Identity::parse(account) {
+        Ok(id) => find_user(ciam, &id).await?,
+        Err(_) => None,
+    };
+    let Some(user) = user else {
+        password::verify(pw.to_owned(), None).await?;
+        return Err(Reason::PASSWORD_ERROR.into());
+    };
+    ensure_unlocked(&user, ciam.now())?;
+    if user.pwd_hash.is_none() {
+        password::verify(pw.to_owned(), None).await?;
+        return Err(if user.eiam_uid.is_some() {
+            Reason::EIAM_PASSWORD_UNSET
+        } else {
+            Reason::PASSWORD_ERROR
+        }
+        .into());
+    }
+    if !password::verify(pw.to_owned(), user.pwd_hash.clone()).await? {
+        return Err(fail(ciam, &user.id, Reason::PASSWORD_ERROR.into()).await);
+    }
+    finish_login(ciam, user).await
+}
+
+/// `POST /auth/login/code`. Round trips: 2 reads for the user, 1 for the code, 1 write.
+pub async fn login_code(ciam: &Ciam, account: &str, code: &str) -> Result<SignedIn> {
+    let id = Identity::parse(account)?;
+    let code = validate::code("code", code)?;
+    let user = find_user(ciam, &id).await?;
+    if let Some(u) = &user {
+        ensure_unlocked(u, ciam.now())?;
+    }
+    let verified = match codes::check(ciam, &id, Purpose::Login, &code).await {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(match (&user, e.reason) {
+                (Some(u), Reason::CODE_ERROR | Reason::VERIFICATION_CODE_LIMIT) => {
+                    fail(ciam, &u.id, e).await
+                }
+                _ => e,
+            })
+        }
+    };
+    codes::consume(ciam, verified).await?;
+    let user = user.ok_or_else(|| Error::new(id.not_found_reason()))?;
+    finish_login(ciam, user).await
+}
+
+pub const MFA_TTL: i64 = 300;
+
+/// Issues the session, or, with two-factor on, a single-use challenge for the second step
+/// (`NEED_TOTP_VERIFY`) and no session.
+async fn finish_login(ciam: &Ciam, user: User) -> Result<SignedIn> {
+    if user.enable_totp {
+        let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
+        let key = Key::new(
+            format!("MFA#{}", ciam.keys.keyed_hash("mfa", secret.as_bytes())),
+            "CHALLENGE",
+        );
+        let item = Item::new(key)
+            .with("userId", user.id.as_str())
+            .expires(ciam.now() + MFA_TTL);
+        ciam.store.put(item, Some(Cond::NotExists)).await?;
+        return Err(Error {
+            challenge: Some(secret),
+            ..Error::new(Reason::NEED_TOTP_VERIFY)
+        });
+    }
+    let (token, item) = sessions::mint(ciam, &user);
+    let expires_at = item.expires_at.unwrap_or_default();
+    match clear_ops(&user) {
+        Some(ops) => {
+            let cond = Some(Cond::Exists);
+            ciam.store
+                .transact(vec![
+                    TxOp::Put { item, cond: None },
+                    TxOp::Update {
+                        key: profile_key(&user.id),
+                        ops,
+                        cond,
+                    },
+                ])
+                .await?
+        }
+        None => ciam.store.put(item, None).await?,
+    }
+    Ok(SignedIn {
+        token,
+        user_id: user.id,
+        expires_at,
+    })
+}
+
+/// `PATCH /auth/info`: only the fields given change; an empty string clears an optional one.
+#[derive(Default)]
+pub struct ProfilePatch {
+    pub company: Option<String>,
+    pub duty: Option<String>,
+    pub address: Option<String>,
+    pub display_name: Option<String>,
+    pub country: Option<String>,
+}
+
+/// Round trips: 1 conditional update (the user must still be on the same session generation).
+pub async fn update_info(ciam: &Ciam, s: &Session, p: ProfilePatch) -> Result<UserInfo> {
+    let mut ops = Vec::new();
+    let mut set = |name: &str, v: Option<String>| match v {
+        Some(v) => ops.push(Update::Set(name.into(), v.into())),
+        None => ops.push(Update::Remove(name.into())),
+    };
+    if let Some(c) = p.company {
+        set("company", Some(validate::company(&c)?));
+    }
+    if let Some(d) = p.duty {
+        set("duty", validate::optional_text("duty", &d, 100)?);
+    }
+    if let Some(a) = p.address {
+        set("address", validate::optional_text("address", &a, 200)?);
+    }
+    if let Some(n) = p.display_name {
+        set(
+            "displayName",
+            validate::optional_text("displayName", &n, 50)?,
+        );
+    }
+    if let Some(c) = p.country {
+        set("country", Some(validate::country(&c)?));
+    }
+    if ops.is_empty() {
+        return Ok(s.user.info(ciam));
+    }
+    let cond = Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen));
+    let item = match ciam
+        .store
+        .update(&profile_key(&s.user.id), ops, Some(cond))
+        .await
+    {
+        Ok(i) => i,
+        Err(StoreError::ConditionFailed) => return Err(Reason::AUTHORIZATION_FAILED.into()),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(User::from_item(&item)
+        .ok_or_else(|| Error::internal("user item unreadable"))?
+        .info(ciam))
+}
+
+fn new_password_ops(hash: String, next_gen: i64) -> Vec<Update> {
+    vec![
+        Update::Set("pwdHash".into(), hash.into()),
+        Update::Set("sessGen".into(), next_gen.into()),
+        Update::Set("fails".into(), 0.into()),
+        Update::Remove("lockedUntil".into()),
+    ]
+}
+
+/// `PATCH /auth/pwd` with a session: the current password is required, the new one must differ.
+/// Every other session of the account is revoked; this one stays. Round trips: 1 transaction.
+pub async fn change_password(
+    ciam: &Ciam,
+    s: &Session,
+    old: &str,
+    new: &str,
+    confirm: &str,
+) -> Result<()> {
+    if old.is_empty() {
+        return Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "oldPassword",
+            "请输入当前密码",
+            "Enter your current password",
+        ));
+    }
+    password::check_new(new)?;
+    validate::confirm_matches(new, confirm)?;
+    ensure_unlocked(&s.user, ciam.now())?;
+    if !password::verify(old.to_owned(), s.user.pwd_hash.clone()).await? {
+        return Err(fail(ciam, &s.user.id, Reason::PASSWORD_ERROR.into()).await);
+    }
+    if old == new {
+        return Err(Reason::PASSWORD_SAME_ERROR.into());
+    }
+    let hash = password::hash(new.to_owned(), random::<16>(ciam.entropy.as_ref())).await?;
+    let gen = s.user.sess_gen + 1;
+    let ops = vec![
+        TxOp::Update {
+            key: profile_key(&s.user.id),
+            ops: new_password_ops(hash, gen),
+            cond: Some(Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))),
+        },
+        TxOp::Update {
+            key: s.key.clone(),
+            ops: vec![Update::Set("gen".into(), gen.into())],
+            cond: Some(Cond::Exists),
+        },
+    ];
+    match ciam.store.transact(ops).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::TxCanceled(_)) => Err(Reason::AUTHORIZATION_FAILED.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `PATCH /auth/pwd` with a code (find password). Clears the lock and revokes every session.
+/// Staff accounts cannot reset through their company mail once they have a password (spec §6);
+/// a staff account without one sets its first password here. Round trips: 2 reads for the
+/// user, 1 for the code, 1 transaction.
+pub async fn reset_password(
+    ciam: &Ciam,
+    account: &str,
+    code: &str,
+    new: &str,
+    confirm: &str,
+) -> Result<()> {
+    let id = Identity::parse(account)?;
+    let code = validate::code("code", code)?;
+    password::check_new(new)?;
+    validate::confirm_matches(new, confirm)?;
+    let user = find_user(ciam, &id).await?;
+    let verified = match codes::check(ciam, &id, Purpose::ResetPassword, &code).await {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(match (&user, e.reason) {
+                (Some(u), Reason::CODE_ERROR) => fail(ciam, &u.id, e).await,
+                _ => e,
+            })
+        }
+    };
+    let user = user.ok_or_else(|| Error::new(id.not_found_reason()))?;
+    if let Identity::Mail(m) = &id {
+        if user.eiam_uid.is_some() && user.pwd_hash.is_some() && ciam.is_internal_mail(m) {
+            return Err(Reason::EIAM_MAIL_PERMISSION_DENIED.into());
+        }
+    }
+    if user.pwd_hash.is_some() && password::verify(new.to_owned(), user.pwd_hash.clone()).await? {
+        return Err(Reason::PASSWORD_SAME_ERROR.into());
+    }
+    let hash = password::hash(new.to_owned(), random::<16>(ciam.entropy.as_ref())).await?;
+    let ops = vec![
+        TxOp::Update {
+            key: profile_key(&user.id),
+            ops: new_password_ops(hash, user.sess_gen + 1),
+            cond: Some(Cond::Exists.and(Cond::eq("sessGen", user.sess_gen))),
+        },
+        verified.consume,
+    ];
+    match ciam.store.transact(ops).await {
+        Ok(()) => Ok(()),
+        Err(e) if e.condition_failed_at(1) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,181 @@
+//! Verification codes: 6 digits, stored as a keyed hash, valid 10 minutes, one live code per
+//! purpose and identity (a resend replaces it), resend after 60 s, a daily cap per identity, and
+//! at most 5 wrong tries per code; the fifth burns the code and holds the identity's checks and
+//! sends for five minutes (VERIFICATION_CODE_LIMIT).
+//!
+//! Items: `CODE#<purpose>#<identity>` / `CODE` {hash, sentAt, tries, lockedUntil?} and
+//! `SENDS#<identity>` / `DAY#<unix day>` {n}.
+
+use crate::captcha;
+use crate::error::{Error, Result};
+use crate::validate::Identity;
+use crate::{random_digits, Ciam, CodeMessage, Lang, Purpose, Reason};
+use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
+use subtle::ConstantTimeEq;
+
+pub const CODE_TTL: i64 = 600;
+pub const RESEND_AFTER: i64 = 60;
+pub const MAX_TRIES: i64 = 5;
+pub const CHECK_LOCK: i64 = 300;
+const DAY: i64 = 86_400;
+
+pub fn code_key(purpose: Purpose, id: &Identity) -> Key {
+    Key::new(format!("CODE#{}#{}", purpose.as_str(), id.as_str()), "CODE")
+}
+
+fn sends_key(id: &Identity, now: i64) -> Key {
+    Key::new(
+        format!("SENDS#{}", id.as_str()),
+        format!("DAY#{}", now.div_euclid(DAY)),
+    )
+}
+
+fn hash(ciam: &Ciam, purpose: Purpose, id: &Identity, code: &str) -> String {
+    ciam.keys.keyed_hash(
+        "code",
+        format!("{}|{}|{code}", purpose.as_str(), id.as_str()).as_bytes(),
+    )
+}
+
+/// `POST /auth/identity`. Round trips: 1 transaction (code, daily counter, captcha), then the
+/// notifier; a second read only on the refusal path to tell which limit applied.
+pub async fn send(
+    ciam: &Ciam,
+    id: &Identity,
+    purpose: Purpose,
+    captcha: Option<&str>,
+    lang: Lang,
+) -> Result<()> {
+    let solved = captcha::verify(ciam, captcha)?;
+    let now = ciam.now();
+    let code = random_digits(ciam.entropy.as_ref(), 6);
+    let key = code_key(purpose, id);
+    let item = Item::new(key.clone())
+        .with("hash", hash(ciam, purpose, id, &code))
+        .with("sentAt", now)
+        .with("tries", 0)
+        .expires(now + CODE_TTL);
+    let free = Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now));
+    let may_send = Cond::NotExists.or(Cond::le("sentAt", now - RESEND_AFTER).and(free));
+    let day_end = (now.div_euclid(DAY) + 1) * DAY;
+    let ops = vec![
+        TxOp::Put {
+            item,
+            cond: Some(may_send),
+        },
+        TxOp::Update {
+            key: sends_key(id, now),
+            ops: vec![
+                Update::Add("n".into(), 1),
+                Update::Expires(Some(day_end + DAY)),
+            ],
+            cond: Some(Cond::attr_not_exists("n").or(Cond::lt("n", ciam.config.code_daily_cap))),
+        },
+        solved.consume,
+    ];
+    match ciam.store.transact(ops).await {
+        Ok(()) => {}
+        Err(e) if e.condition_failed_at(2) => return Err(Reason::VERIFYCAPTCHA_NOT_FOUND.into()),
+        Err(e) if e.condition_failed_at(0) => {
+            let held = ciam
+                .store
+                .get(&key)
+                .await?
+                .and_then(|i| i.n("lockedUntil"))
+                .is_some_and(|t| t > now);
+            return Err(if held {
+                Reason::VERIFICATION_CODE_LIMIT
+            } else {
+                Reason::VERIFYCODE_SENDING_TOO_QUICKLY
+            }
+            .into());
+        }
+        Err(e) if e.condition_failed_at(1) => return Err(Reason::VERIFYCODE_SENDING_LIMIT.into()),
+        Err(e) => return Err(e.into()),
+    }
+    let msg = CodeMessage {
+        to: id.clone(),
+        purpose,
+        code,
+        lang,
+    };
+    if let Err(cause) = ciam.notifier.send_code(&msg).await {
+        // Undelivered: withdraw it so the person may ask again at once.
+        let _ = ciam.store.delete(&key, Some(Cond::eq("sentAt", now))).await;
+        return Err(Error::internal(format!("notifier: {cause}")));
+    }
+    Ok(())
+}
+
+/// A code that checked out; consuming it (deleting it if still the same code) is left to the
+/// caller, inside its own transaction when it has one.
+#[derive(Debug)]
+pub struct Verified {
+    pub consume: TxOp,
+}
+
+/// Checks a code without consuming it. Round trips: 1 read, plus 1 write on a wrong code.
+pub async fn check(ciam: &Ciam, id: &Identity, purpose: Purpose, code: &str) -> Result<Verified> {
+    let key = code_key(purpose, id);
+    let now = ciam.now();
+    let item = ciam
+        .store
+        .get(&key)
+        .await?
+        .ok_or(Reason::VERIFYCODE_NOT_FOUND)?;
+    if item.n("lockedUntil").is_some_and(|t| t > now) {
+        return Err(Reason::VERIFICATION_CODE_LIMIT.into());
+    }
+    let stored = item
+        .s("hash")
+        .ok_or(Reason::VERIFYCODE_NOT_FOUND)?
+        .to_owned();
+    let given = hash(ciam, purpose, id, code);
+    if bool::from(stored.as_bytes().ct_eq(given.as_bytes())) {
+        return Ok(Verified {
+            consume: TxOp::Delete {
+                key,
+                cond: Some(Cond::eq("hash", stored)),
+            },
+        });
+    }
+    let same_code = Some(Cond::eq("hash", stored.as_str()));
+    let after = match ciam
+        .store
+        .update(
+            &key,
+            vec![Update::Add("tries".into(), 1)],
+            same_code.clone(),
+        )
+        .await
+    {
+        Ok(i) => i,
+        Err(StoreError::ConditionFailed) => return Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(e) => return Err(e.into()),
+    };
+    if after.n("tries").unwrap_or(0) < MAX_TRIES {
+        return Err(Reason::CODE_ERROR.into());
+    }
+    let until = now + CHECK_LOCK;
+    let burn = vec![
+        Update::Remove("hash".into()),
+        Update::Set("lockedUntil".into(), until.into()),
+        Update::Expires(Some(after.expires_at.unwrap_or(until).max(until))),
+    ];
+    match ciam.store.update(&key, burn, same_code).await {
+        Ok(_) | Err(StoreError::ConditionFailed) => Err(Reason::VERIFICATION_CODE_LIMIT.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Consumes a verified code on its own (when the caller has no transaction to put it in).
+pub async fn consume(ciam: &Ciam, v: Verified) -> Result<()> {
+    let TxOp::Delete { key, cond } = v.consume else {
+        return Err(Error::internal("a code is consumed by a delete"));
+    };
+    match ciam.store.delete(&key, cond).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,90 @@
+use crate::Reason;
+use ciam_store::StoreError;
+use std::borrow::Cow;
+
+/// A domain failure: a stable reason for the client, and optionally the field at fault, a
+/// message that replaces the catalogue text (the unlock time of a lock, the rule a field broke),
+/// extra data for the client, and an internal cause that only reaches the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    pub reason: Reason,
+    pub field: Option<Cow<'static, str>>,
+    pub message: Option<Message>,
+    pub challenge: Option<String>,
+    pub cause: Option<String>,
+}
+
+/// A message tailored to the failure, in both languages, or a fixed value (e.g. unix seconds).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Text { zh: &'static str, en: &'static str },
+    Raw(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(reason: Reason) -> Self {
+        Error {
+            reason,
+            field: None,
+            message: None,
+            challenge: None,
+            cause: None,
+        }
+    }
+
+    /// INVALID_PARAMETER (or another reason) naming the field and the rule it broke.
+    pub fn field(reason: Reason, field: &'static str, zh: &'static str, en: &'static str) -> Self {
+        Error {
+            field: Some(Cow::Borrowed(field)),
+            message: Some(Message::Text { zh, en }),
+            ..Error::new(reason)
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Error {
+            cause: Some(cause.to_string()),
+            ..Error::new(Reason::INTERNAL_SERVER_ERROR)
+        }
+    }
+
+    pub fn raw_message(mut self, m: impl Into<String>) -> Self {
+        self.message = Some(Message::Raw(m.into()));
+        self
+    }
+}
+
+impl From<Reason> for Error {
+    fn from(r: Reason) -> Self {
+        Error::new(r)
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Conflict => Error {
+                cause: Some(e.to_string()),
+                ..Error::new(Reason::SERVICE_UNAVAILABLE)
+            },
+            other => Error::internal(other),
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.reason)?;
+        if let Some(field) = &self.field {
+            write!(f, " ({field})")?;
+        }
+        if let Some(c) = &self.cause {
+            write!(f, ": {c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,109 @@
+//! Sessions: an opaque token `<userId>.<43 chars of base64url>` (256 random bits), stored only as
+//! a keyed hash under the user's partition (`USER#<id>` / `SESSION#<hash>`), so validating reads
+//! the session and the user in one round trip. 30 minutes idle and a 12-hour absolute cap, both
+//! enforced here; the idle refresh writes at most once a minute. Revocation of every session of
+//! a user is one write: bump the user's `sessGen`; sessions stamped with an older one are dead.
+
+use crate::error::{Error, Result};
+use crate::user::{profile_key, user_pk, User};
+use crate::{random, Ciam, Reason};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use ciam_store::{Cond, Item, Key, StoreError, Update};
+
+pub const IDLE_SECS: i64 = 30 * 60;
+pub const ABSOLUTE_SECS: i64 = 12 * 60 * 60;
+pub const REFRESH_AFTER: i64 = 60;
+
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub user: User,
+    pub key: Key,
+    pub created_at: i64,
+}
+
+fn session_key(ciam: &Ciam, user_id: &str, secret: &[u8]) -> Key {
+    Key::new(
+        user_pk(user_id),
+        format!("SESSION#{}", ciam.keys.keyed_hash("session", secret)),
+    )
+}
+
+fn expiry(created: i64, last_seen: i64) -> i64 {
+    (last_seen + IDLE_SECS).min(created + ABSOLUTE_SECS)
+}
+
+/// A new session for `user`: the token to hand out once and the item to write.
+pub fn mint(ciam: &Ciam, user: &User) -> (String, Item) {
+    let secret = random::<32>(ciam.entropy.as_ref());
+    let now = ciam.now();
+    let token = format!("{}.{}", user.id, URL_SAFE_NO_PAD.encode(secret));
+    let item = Item::new(session_key(ciam, &user.id, &secret))
+        .with("createdAt", now)
+        .with("lastSeen", now)
+        .with("gen", user.sess_gen)
+        .expires(expiry(now, now));
+    (token, item)
+}
+
+fn unauthorized(cause: &str) -> Error {
+    Error {
+        cause: Some(cause.to_owned()),
+        ..Error::new(Reason::AUTHORIZATION_FAILED)
+    }
+}
+
+fn parse(token: &str) -> Option<(&str, Vec<u8>)> {
+    let (uid, secret) = token.split_once('.')?;
+    let ok_uid = uid.len() == 32 && uid.bytes().all(|b| b.is_ascii_hexdigit());
+    let secret = URL_SAFE_NO_PAD
+        .decode(secret)
+        .ok()
+        .filter(|s| s.len() == 32)?;
+    ok_uid.then_some((uid, secret))
+}
+
+/// Validates a bearer token. Round trips: 1 read of session and user together, plus 1 write at
+/// most once a minute to move the idle deadline.
+pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> {
+    let token = bearer.ok_or_else(|| unauthorized("no bearer token"))?;
+    let (uid, secret) = parse(token).ok_or_else(|| unauthorized("malformed token"))?;
+    let key = session_key(ciam, uid, &secret);
+    let got = ciam
+        .store
+        .get_many(&[profile_key(uid), key.clone()])
+        .await?;
+    let (Some(user_item), Some(sess)) = (&got[0], &got[1]) else {
+        return Err(unauthorized("unknown or expired session"));
+    };
+    let user = User::from_item(user_item).ok_or_else(|| unauthorized("bad user item"))?;
+    if user.deactivated || sess.n("gen") != Some(user.sess_gen) {
+        return Err(unauthorized("revoked session"));
+    }
+    let now = ciam.now();
+    let created = sess.n("createdAt").unwrap_or(0);
+    let last = sess.n("lastSeen").unwrap_or(0);
+    if now - last >= REFRESH_AFTER {
+        let ops = vec![
+            Update::Set("lastSeen".into(), now.into()),
+            Update::Expires(Some(expiry(created, now))),
+        ];
+        match ciam.store.update(&key, ops, Some(Cond::Exists)).await {
+            Ok(_) => {}
+            Err(StoreError::ConditionFailed) => {
+                return Err(unauthorized("session ended meanwhile"))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(Session {
+        user,
+        key,
+        created_at: created,
+    })
+}
+
+/// Logout: the session is gone on the server. Round trips: 1.
+pub async fn revoke(ciam: &Ciam, s: &Session) -> Result<()> {
+    Ok(ciam.store.delete(&s.key, None).await?)
+}

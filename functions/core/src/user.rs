@@ -1,0 +1,177 @@
+//! The user item (`USER#<id>` / `PROFILE`) and the user info of spec §3.
+
+use crate::validate::{Email, Identity, Phone};
+use crate::Ciam;
+use ciam_store::{Item, Key};
+use serde::Serialize;
+
+pub const PROFILE: &str = "PROFILE";
+
+pub fn user_pk(id: &str) -> String {
+    format!("USER#{id}")
+}
+
+pub fn profile_key(id: &str) -> Key {
+    Key::new(user_pk(id), PROFILE)
+}
+
+/// The item that holds an identity (mail, phone or username) for its owner.
+pub fn unique_key(pk: String) -> Key {
+    Key::new(pk, "UNIQUE")
+}
+
+pub fn username_pk(name: &str) -> String {
+    format!("USERNAME#{}", name.to_lowercase())
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct User {
+    pub id: String,
+    pub user_name: String,
+    pub mail: Option<String>,
+    pub phone: Option<String>,
+    pub company: Option<String>,
+    pub duty: Option<String>,
+    pub address: Option<String>,
+    pub display_name: Option<String>,
+    pub country: Option<String>,
+    pub advertisement: String,
+    pub avatar: Option<String>,
+    pub pwd_hash: Option<String>,
+    pub eiam_uid: Option<String>,
+    pub enable_totp: bool,
+    pub deactivated: bool,
+    /// Session generation: sessions stamped with an older one are revoked.
+    pub sess_gen: i64,
+    /// Consecutive failed verifications (password, codes) since the last success or lock.
+    pub fails: i64,
+    pub locked_until: Option<i64>,
+    pub created_at: i64,
+}
+
+impl User {
+    pub fn from_item(item: &Item) -> Option<User> {
+        let s = |n: &str| item.s(n).map(str::to_owned);
+        Some(User {
+            id: s("userId")?,
+            user_name: s("userName").unwrap_or_default(),
+            mail: s("mail"),
+            phone: s("phone"),
+            company: s("company"),
+            duty: s("duty"),
+            address: s("address"),
+            display_name: s("displayName"),
+            country: s("country"),
+            advertisement: s("advertisement").unwrap_or_else(|| "unsubscribe".to_owned()),
+            avatar: s("avatar"),
+            pwd_hash: s("pwdHash"),
+            eiam_uid: s("eiamUid"),
+            enable_totp: item.bool("enableTotp").unwrap_or(false),
+            deactivated: item.s("status") == Some("deactivated"),
+            sess_gen: item.n("sessGen").unwrap_or(0),
+            fails: item.n("fails").unwrap_or(0),
+            locked_until: item.n("lockedUntil"),
+            created_at: item.n("createdAt").unwrap_or(0),
+        })
+    }
+
+    pub fn to_item(&self) -> Item {
+        Item::new(profile_key(&self.id))
+            .with("userId", self.id.as_str())
+            .with("userName", self.user_name.as_str())
+            .with_opt("mail", self.mail.clone())
+            .with_opt("phone", self.phone.clone())
+            .with_opt("company", self.company.clone())
+            .with_opt("duty", self.duty.clone())
+            .with_opt("address", self.address.clone())
+            .with_opt("displayName", self.display_name.clone())
+            .with_opt("country", self.country.clone())
+            .with("advertisement", self.advertisement.as_str())
+            .with_opt("avatar", self.avatar.clone())
+            .with_opt("pwdHash", self.pwd_hash.clone())
+            .with_opt("eiamUid", self.eiam_uid.clone())
+            .with("enableTotp", self.enable_totp)
+            .with(
+                "status",
+                if self.deactivated {
+                    "deactivated"
+                } else {
+                    "active"
+                },
+            )
+            .with("sessGen", self.sess_gen)
+            .with("fails", self.fails)
+            .with_opt("lockedUntil", self.locked_until)
+            .with("createdAt", self.created_at)
+    }
+
+    pub fn identities(&self) -> Vec<Identity> {
+        let mut v = Vec::new();
+        if let Some(m) = self.mail.as_deref().and_then(|m| Email::parse(m).ok()) {
+            v.push(Identity::Mail(m));
+        }
+        if let Some(p) = self.phone.as_deref().and_then(|p| Phone::parse(p).ok()) {
+            v.push(Identity::Phone(p));
+        }
+        v
+    }
+
+    pub fn info(&self, ciam: &Ciam) -> UserInfo {
+        let mail = self.mail.as_deref().and_then(|m| Email::parse(m).ok());
+        let is_eiam =
+            self.eiam_uid.is_some() && mail.as_ref().is_some_and(|m| ciam.is_internal_mail(m));
+        let present = |o: &Option<String>| o.as_deref().is_some_and(|s| !s.is_empty());
+        UserInfo {
+            user_id: self.id.clone(),
+            user_name: self.user_name.clone(),
+            mail: mail.as_ref().map(Email::masked),
+            phone: self
+                .phone
+                .as_deref()
+                .and_then(|p| Phone::parse(p).ok())
+                .map(|p| p.masked()),
+            company: self.company.clone(),
+            duty: self.duty.clone(),
+            address: self.address.clone(),
+            display_name: self.display_name.clone(),
+            country: self.country.clone(),
+            avatar: self.avatar.clone(),
+            advertisement: self.advertisement.clone(),
+            tag: Tag {
+                eiam_uid: self.eiam_uid.clone(),
+            },
+            enable_totp: self.enable_totp,
+            is_complete: present(&self.address) && present(&self.company) && present(&self.duty),
+            is_subscribe: self.advertisement == "subscribe",
+            is_eiam_user: is_eiam,
+        }
+    }
+}
+
+/// `GET /auth/info`: what the owner sees. Phone and mail are masked; no hash or secret.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct UserInfo {
+    pub user_id: String,
+    pub user_name: String,
+    pub mail: Option<String>,
+    pub phone: Option<String>,
+    pub company: Option<String>,
+    pub duty: Option<String>,
+    pub address: Option<String>,
+    pub display_name: Option<String>,
+    pub country: Option<String>,
+    pub avatar: Option<String>,
+    pub advertisement: String,
+    pub tag: Tag,
+    pub enable_totp: bool,
+    pub is_complete: bool,
+    pub is_subscribe: bool,
+    pub is_eiam_user: bool,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Tag {
+    pub eiam_uid: Option<String>,
+}

@@ -1,0 +1,175 @@
+//! The local server: every route of `ciam_api` on one port, the built SPA, the embedded store,
+//! and a dev outbox that shows the codes a real deployment would mail or text.
+
+mod outbox;
+
+pub use outbox::{DevOutbox, OutboxEntry};
+
+use axum::Router;
+use ciam_core::{Ciam, Config, Keys, OsEntropy, SystemClock};
+use ciam_store::dynamodb::{DynamoConfig, DynamoStore};
+use ciam_store::sqlite::SqliteStore;
+use ciam_store::{Clock, Store};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tower_http::services::{ServeDir, ServeFile};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StoreChoice {
+    Sqlite,
+    Dynamodb,
+}
+
+pub struct ServeOptions {
+    pub addr: SocketAddr,
+    pub data: PathBuf,
+    pub store: StoreChoice,
+    pub table: String,
+    pub endpoint: Option<String>,
+    pub dev_outbox: bool,
+    pub web_dist: PathBuf,
+    pub internal_domains: Option<Vec<String>>,
+}
+
+/// The root secret, generated on first start into the data folder (owner-only permissions).
+pub fn load_or_create_keys(data: &Path) -> Result<Keys, String> {
+    let path = data.join("secret.key");
+    if let Ok(s) = std::fs::read_to_string(&path) {
+        return Keys::from_hex(&s)
+            .ok_or_else(|| format!("{} is not 64 hex characters", path.display()));
+    }
+    std::fs::create_dir_all(data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+    let root = ciam_core::random::<32>(&OsEntropy);
+    let hex = hex::encode(root);
+    write_private(&path, &hex).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(Keys::from_root(root))
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(content.as_bytes())?;
+    f.sync_all()
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    std::fs::write(path, content)
+}
+
+pub async fn open_store(
+    opts: &ServeOptions,
+    clock: Arc<dyn Clock>,
+) -> Result<Arc<dyn Store>, String> {
+    let store: Arc<dyn Store> = match opts.store {
+        StoreChoice::Sqlite => Arc::new(
+            SqliteStore::open(&opts.data.join("ciam.db"), clock).map_err(|e| e.to_string())?,
+        ),
+        StoreChoice::Dynamodb => {
+            let cfg = DynamoConfig {
+                table: opts.table.clone(),
+                endpoint: opts.endpoint.clone(),
+                region: None,
+            };
+            Arc::new(
+                DynamoStore::connect(cfg, clock)
+                    .await
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+    };
+    store.ensure_schema().await.map_err(|e| e.to_string())?;
+    Ok(store)
+}
+
+/// The whole app: API, dev outbox (when on) and the SPA.
+pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
+    let mut app = ciam_api::router(ciam);
+    if let Some(outbox) = outbox {
+        app = app.merge(outbox.router());
+    }
+    let index = web_dist.join("index.html");
+    if index.exists() {
+        // Unknown paths get index.html, so the SPA's own router handles /zh-CN/... deep links.
+        app.fallback_service(ServeDir::new(web_dist).fallback(ServeFile::new(index)))
+    } else {
+        app.fallback(|| async {
+            axum::response::Html(
+                "<!doctype html><meta charset=utf-8><title>Ciam</title><h1>Ciam API is running</h1>\
+                 <p>The web app is not built (npm run build). API: <a href=/ciam/v1/openapi.json>/ciam/v1/openapi.json</a></p>",
+            )
+        })
+    }
+}
+
+pub async fn serve(opts: ServeOptions) -> Result<(), String> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let keys = load_or_create_keys(&opts.data)?;
+    let store = open_store(&opts, clock.clone()).await?;
+    let outbox = DevOutbox::default();
+    let mut config = Config::default();
+    if let Some(d) = &opts.internal_domains {
+        config.internal_domains = d
+            .iter()
+            .map(|s| s.trim().to_lowercase())
+            .filter(|s| !s.is_empty())
+            .collect();
+    }
+    let ciam = Ciam {
+        store,
+        clock,
+        entropy: Arc::new(OsEntropy),
+        keys,
+        notifier: Arc::new(outbox.clone()),
+        config,
+    };
+    let app = app(
+        ciam,
+        opts.dev_outbox.then(|| outbox.clone()),
+        &opts.web_dist,
+    );
+    let listener = tokio::net::TcpListener::bind(opts.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    println!(
+        "ciam: serving http://{local}/ (API at /ciam/v1, store: {:?}, data: {})",
+        opts.store,
+        opts.data.display()
+    );
+    if opts.dev_outbox {
+        println!("ciam: dev outbox at http://{local}/ciam/dev/outbox");
+    }
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| e.to_string())?;
+    // Every answered write was committed (SQLite FULL sync) before its answer; nothing to flush.
+    println!("ciam: stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
