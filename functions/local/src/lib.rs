@@ -92,9 +92,13 @@ pub async fn open_store(
 /// The whole app: API, dev outbox (when on) and the SPA.
 pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     let mut app = ciam_api::router(ciam);
-    if let Some(outbox) = outbox {
-        app = app.merge(outbox.router());
-    }
+    app = match outbox {
+        Some(outbox) => app.merge(outbox.router()),
+        None => app.route(
+            "/ciam/dev/outbox",
+            axum::routing::get(|| async { axum::http::StatusCode::NOT_FOUND }),
+        ),
+    };
     let index = web_dist.join("index.html");
     if index.exists() {
         // Unknown paths get index.html, so the SPA's own router handles /zh-CN/... deep links.

@@ -1,0 +1,159 @@
+//! The OpenAPI document must stay true to the code: the same routes, the same reasons, and the
+//! request fields the handlers accept.
+
+use ciam_api::ROUTES;
+use ciam_core::Reason;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+fn doc() -> Value {
+    serde_json::from_str(ciam_api::openapi::DOCUMENT).expect("docs/openapi.json is JSON")
+}
+
+#[test]
+fn the_document_lists_exactly_the_routes_of_the_router() {
+    let doc = doc();
+    let mut documented = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in item.as_object().expect("path item").keys() {
+            documented.insert((method.to_uppercase(), path.clone()));
+        }
+    }
+    let routed: BTreeSet<_> = ROUTES
+        .iter()
+        .map(|r| (r.method.to_owned(), r.path.to_owned()))
+        .collect();
+    assert_eq!(
+        documented, routed,
+        "docs/openapi.json and ciam_api::ROUTES disagree"
+    );
+}
+
+#[test]
+fn the_document_lists_exactly_the_reason_catalogue() {
+    let doc = doc();
+    let documented: BTreeSet<String> = doc["components"]["schemas"]["Reason"]["enum"]
+        .as_array()
+        .expect("Reason enum")
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    let code: BTreeSet<String> = Reason::ALL.iter().map(|r| r.code().to_owned()).collect();
+    assert_eq!(
+        documented, code,
+        "docs/openapi.json Reason enum and ciam_core::Reason disagree"
+    );
+}
+
+#[test]
+fn every_documented_error_status_is_one_a_reason_can_have() {
+    let statuses: BTreeSet<String> = Reason::ALL.iter().map(|r| r.status().to_string()).collect();
+    let doc = doc();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("ops") {
+            for code in op["responses"].as_object().expect("responses").keys() {
+                if code.starts_with('4') || code.starts_with('5') {
+                    assert!(
+                        statuses.contains(code),
+                        "{method} {path} documents {code}, which no reason has"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_documented_request_fields_are_the_ones_the_handlers_accept() {
+    use tower::ServiceExt;
+    let (app, token) = test_router().await;
+    let doc = doc();
+    for r in ROUTES {
+        let op = &doc["paths"][r.path][r.method.to_lowercase()];
+        let Some(schema) = op["requestBody"]["content"]["application/json"]["schema"].as_object()
+        else {
+            continue;
+        };
+        // A body with every documented property (as a string) must not be refused as an
+        // unknown field; one undocumented property must be.
+        let props = schema["properties"].as_object().expect("properties");
+        let mut body = serde_json::Map::new();
+        for (name, p) in props {
+            let v = match p["type"].as_str() {
+                Some("boolean") => Value::Bool(true),
+                _ => Value::String("x".into()),
+            };
+            body.insert(name.clone(), v);
+        }
+        let send = |b: Value| {
+            let app = app.clone();
+            let token = token.clone();
+            async move {
+                let req = http::Request::builder()
+                    .method(r.method)
+                    .uri(format!("/ciam/v1{}", r.path))
+                    .header("content-type", "application/json")
+                    .header("authorization", format!("Bearer {token}"))
+                    .body(axum::body::Body::from(b.to_string()))
+                    .expect("request");
+                let res = app.oneshot(req).await.expect("response");
+                let bytes = http_body_util::BodyExt::collect(res.into_body())
+                    .await
+                    .expect("body")
+                    .to_bytes();
+                serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null)
+            }
+        };
+        let res = send(Value::Object(body.clone())).await;
+        let unknown = res["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("unknown field");
+        assert!(
+            !unknown,
+            "{} {}: a documented field is refused: {res}",
+            r.method, r.path
+        );
+        body.insert("notDocumented".into(), Value::String("x".into()));
+        let res = send(Value::Object(body)).await;
+        assert_eq!(
+            res["field"], "notDocumented",
+            "{} {}: an undocumented field is accepted: {res}",
+            r.method, r.path
+        );
+    }
+}
+
+async fn test_router() -> (axum::Router, String) {
+    use ciam_core::*;
+    use std::sync::Arc;
+    struct Nobody;
+    #[async_trait::async_trait]
+    impl Notifier for Nobody {
+        async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
+            Ok(())
+        }
+    }
+    let clock = ManualClock::new(1_800_000_000);
+    let store = ciam_store::sqlite::SqliteStore::in_memory(Arc::new(clock.clone())).expect("store");
+    ciam_store::Store::ensure_schema(&store)
+        .await
+        .expect("schema");
+    let ciam = Ciam {
+        store: Arc::new(store),
+        clock: Arc::new(clock),
+        entropy: Arc::new(OsEntropy),
+        keys: Keys::from_root([1; 32]),
+        notifier: Arc::new(Nobody),
+        config: Config::default(),
+    };
+    let user = user::User {
+        id: "0123456789abcdef0123456789abcdef".into(),
+        user_name: "doc".into(),
+        ..Default::default()
+    };
+    ciam.store.put(user.to_item(), None).await.expect("user");
+    let (token, session) = sessions::mint(&ciam, &user);
+    ciam.store.put(session, None).await.expect("session");
+    (ciam_api::router(ciam), token)
+}

@@ -1,0 +1,261 @@
+//! The README's run command, over real HTTP: `ciam serve` on the embedded store, the sign-up
+//! journey through the dev outbox, durability across a restart, and a clean Ctrl-C.
+
+use base64::Engine;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn start(data: &Path, extra: &[&str]) -> Server {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_ciam"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--data"])
+        .arg(data)
+        .args(["--web-dist", "/nonexistent-web-dist"])
+        .args(extra)
+        .env("CIAM_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ciam starts");
+    let server = Server {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if reqwest::get(format!("{}/ciam/v1/auth/location", server.base))
+            .await
+            .is_ok()
+        {
+            return server;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("ciam serve did not come up");
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ciam-serve-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Client {
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let url = format!("{}/ciam/v1{path}", self.base);
+        let mut req = self.http.request(method.parse().unwrap(), url);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let res = req.send().await.expect("response");
+        assert!(
+            res.headers().contains_key("x-request-id"),
+            "every response has X-Request-ID"
+        );
+        let status = res.status().as_u16();
+        (status, res.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn solved_captcha(&self) -> String {
+        let (_, c) = self.call("GET", "/auth/captcha", None, None).await;
+        let (challenge, salt) = (
+            c["challenge"].as_str().unwrap(),
+            c["salt"].as_str().unwrap(),
+        );
+        let number =
+            altcha_lib_rs::solve_challenge(challenge, salt, None, c["maxnumber"].as_u64(), 0)
+                .expect("solvable");
+        let payload = json!({"algorithm": "SHA-256", "challenge": challenge, "number": number, "salt": salt, "signature": c["signature"]});
+        base64::engine::general_purpose::STANDARD.encode(payload.to_string())
+    }
+
+    async fn code_from_outbox(&self, to: &str, purpose: &str) -> String {
+        let out: Value = self
+            .http
+            .get(format!("{}/ciam/dev/outbox", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        out.as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["to"] == to && e["purpose"] == purpose)
+            .and_then(|e| e["code"].as_str())
+            .expect("a code in the outbox")
+            .to_owned()
+    }
+}
+
+const PW: &str = "Ciam-Journey-2026!";
+
+#[tokio::test]
+async fn a_person_signs_up_and_in_over_http_with_the_dev_outbox_and_stays_after_a_restart() {
+    let data = temp_dir("journey");
+    let server = start(&data, &[]).await;
+    let c = Client {
+        http: reqwest::Client::new(),
+        base: server.base.clone(),
+    };
+
+    let captcha = c.solved_captcha().await;
+    let (s, _) = c
+        .call(
+            "POST",
+            "/auth/identity",
+            None,
+            Some(json!({"account": "ann@example.com", "purpose": "register", "captcha": captcha})),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let code = c.code_from_outbox("ann@example.com", "register").await;
+    assert_eq!(code.len(), 6);
+
+    let reg = json!({"userName": "ann", "company": "Acme", "account": "ann@example.com", "code": code,
+        "password": PW, "confirmPassword": PW, "country": "CN", "acceptTerms": true});
+    let (s, body) = c.call("POST", "/auth/register", None, Some(reg)).await;
+    assert_eq!(s, 201, "{body}");
+
+    let (s, login) = c
+        .call(
+            "POST",
+            "/auth/login/password",
+            None,
+            Some(json!({"account": "ann@example.com", "password": PW})),
+        )
+        .await;
+    assert_eq!(s, 200, "{login}");
+    let token = login["token"].as_str().unwrap().to_owned();
+
+    let (s, info) = c.call("GET", "/auth/info", Some(&token), None).await;
+    assert_eq!(s, 200);
+    assert_eq!(info["userName"], "ann");
+    assert_eq!(info["mail"], "an***@example.com");
+    assert_eq!(info["isComplete"], false);
+
+    let (s, info) = c
+        .call(
+            "PATCH",
+            "/auth/info",
+            Some(&token),
+            Some(json!({"duty": "Engineer", "address": "1 Road"})),
+        )
+        .await;
+    assert_eq!(s, 200, "{info}");
+    assert_eq!(info["isComplete"], true);
+
+    let (s, _) = c.call("POST", "/auth/logout", Some(&token), None).await;
+    assert_eq!(s, 200);
+    let (s, body) = c.call("GET", "/auth/info", Some(&token), None).await;
+    assert_eq!(
+        (s, body["reason"].as_str()),
+        (401, Some("AUTHORIZATION_FAILED"))
+    );
+
+    // Ctrl-C stops it cleanly, and what it answered is still there after a restart.
+    let mut server = server;
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(st) = server.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "ciam did not stop on SIGINT");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "graceful exit: {status:?}");
+
+    let server = start(&data, &[]).await;
+    let c = Client {
+        http: reqwest::Client::new(),
+        base: server.base.clone(),
+    };
+    let (s, login) = c
+        .call(
+            "POST",
+            "/auth/login/password",
+            None,
+            Some(json!({"account": "ann@example.com", "password": PW})),
+        )
+        .await;
+    assert_eq!(s, 200, "the account survived the restart: {login}");
+    let (s, info) = c
+        .call("GET", "/auth/info", login["token"].as_str(), None)
+        .await;
+    assert_eq!((s, info["duty"].as_str()), (200, Some("Engineer")));
+    drop(server);
+    let _ = std::fs::remove_dir_all(data);
+}
+
+#[tokio::test]
+async fn the_dev_outbox_can_be_turned_off() {
+    let data = temp_dir("no-outbox");
+    let server = start(&data, &["--no-dev-outbox"]).await;
+    let res = reqwest::get(format!("{}/ciam/dev/outbox", server.base))
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 404);
+    drop(server);
+    let _ = std::fs::remove_dir_all(data);
+}
+
+#[tokio::test]
+async fn the_secret_key_is_generated_once_and_kept_private() {
+    let data = temp_dir("key");
+    let first = ciam_local::load_or_create_keys(&data).unwrap();
+    let again = ciam_local::load_or_create_keys(&data).unwrap();
+    assert_eq!(first.derive("x"), again.derive("x"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(data.join("secret.key"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let _ = std::fs::remove_dir_all(data);
+}
