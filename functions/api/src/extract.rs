@@ -59,7 +59,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
 
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.inner();
         let msg = inner.to_string();
@@ -80,14 +80,18 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                     .map(str::to_owned)
             })
             .unwrap_or_else(|| if path == "." { "body".to_owned() } else { path });
-        let detail = match inner.classify() {
+        match inner.classify() {
+            // Broken JSON is the body's fault, not that of the field where parsing stopped.
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                "malformed JSON"
+                invalid("body".into(), "malformed JSON")
             }
-            _ => msg.split(" at line").next().unwrap_or("invalid"),
-        };
-        invalid(field, detail)
-    })
+            _ => invalid(field, msg.split(" at line").next().unwrap_or("invalid")),
+        }
+    })?;
+    // Nothing but whitespace may follow the value.
+    de.end()
+        .map_err(|_| invalid("body".into(), "malformed JSON"))?;
+    Ok(value)
 }
 
 /// The session behind `Authorization: Bearer <token>`; 401 AUTHORIZATION_FAILED otherwise.

@@ -96,6 +96,14 @@ struct SendCode {
     captcha: Option<String>,
 }
 
+/// The identity rules name the field `mail` or `phone`; on the wire it is `account`.
+fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
+    if matches!(e.field.as_deref(), Some("mail" | "phone")) {
+        e.field = Some("account".into());
+    }
+    e
+}
+
 /// `POST /auth/identity`: sends a code. Answers alike whether or not the identity is registered.
 /// Round trips: 1 transaction (+1 read when refused for a limit).
 async fn identity(
@@ -103,10 +111,7 @@ async fn identity(
     Lang(lang): Lang,
     Json(b): Json<SendCode>,
 ) -> ApiResult {
-    let id = Identity::parse(&b.account).map_err(|mut e| {
-        e.field = Some("account".into());
-        e
-    })?;
+    let id = Identity::parse(&b.account).map_err(on_account)?;
     codes::send(&s.ciam, &id, b.purpose, b.captcha.as_deref(), lang).await?;
     Ok(axum::Json(json!({ "sent": true, "resendAfter": codes::RESEND_AFTER })).into_response())
 }
@@ -139,7 +144,8 @@ async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> ApiResu
             accept_terms: b.accept_terms,
         },
     )
-    .await?;
+    .await
+    .map_err(on_account)?;
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({ "userId": user_id })),
@@ -171,7 +177,10 @@ struct CodeLogin {
 
 /// `POST /auth/login/code`. Round trips: 5 (identity, user, code read, code delete, session).
 async fn login_code(State(s): State<AppState>, Json(b): Json<CodeLogin>) -> ApiResult {
-    Ok(axum::Json(accounts::login_code(&s.ciam, &b.account, &b.code).await?).into_response())
+    let signed_in = accounts::login_code(&s.ciam, &b.account, &b.code)
+        .await
+        .map_err(on_account)?;
+    Ok(axum::Json(signed_in).into_response())
 }
 
 /// `GET /auth/info`. Round trips: 1 (session and user together; +1 idle refresh a minute).
@@ -235,7 +244,8 @@ async fn password(
         }
         (None, Some(account), Some(code)) => {
             accounts::reset_password(&s.ciam, &account, &code, &b.password, &b.confirm_password)
-                .await?;
+                .await
+                .map_err(on_account)?;
         }
         _ => {
             return Err(ApiError(ciam_core::Error::field(

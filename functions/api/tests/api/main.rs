@@ -1,0 +1,15 @@
+//! Black-box tests of the /ciam/v1 API: requests in, responses out, through the same router the
+//! Lambdas and the local binary serve. Each test builds its own `TestApp` over a fresh store.
+
+mod bodies;
+mod captcha;
+mod codes;
+mod conventions;
+mod helpers;
+mod journey;
+mod login;
+mod passwords;
+mod races;
+mod registration;
+mod sessions;
+mod validation;
