@@ -1,1 +1,112 @@
+//! One AWS Lambda per /ciam/v1 route. Each binary in `src/bin/` is `run("<route id>")`: the same
+//! `ciam_api` router the local server uses, restricted to that route, over `lambda_http`.
+//!
+//! Everything slow happens once per execution environment, during init, never per request:
+//! configuration, the AWS SDK clients, the router. A bad configuration fails the init (logged,
+//! nonzero exit), so a misdeployed function never serves with half a configuration.
 
+mod notifier;
+mod settings;
+
+pub use notifier::AwsNotifier;
+pub use settings::Settings;
+
+use aws_config::meta::region::RegionProviderChain;
+use aws_config::BehaviorVersion;
+use ciam_core::{Ciam, Config, OsEntropy, SystemClock};
+use ciam_store::dynamodb::{DynamoConfig, DynamoStore};
+use ciam_store::{Clock, Store};
+use std::sync::Arc;
+use tracing::Instrument;
+
+/// Initialises and serves the route `route_id` until the Lambda environment is shut down.
+pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
+    init_tracing();
+    let ready = match Settings::from_env() {
+        Ok(settings) => init(settings).await,
+        Err(e) => Err(e),
+    };
+    let ciam = match ready {
+        Ok(ciam) => ciam,
+        Err(e) => {
+            tracing::error!(route = route_id, error = %e, "init failed");
+            return Err(e.into());
+        }
+    };
+    let Some(router) = ciam_api::router_for(route_id, ciam) else {
+        let e = format!("no route with id {route_id}");
+        tracing::error!(route = route_id, error = %e, "init failed");
+        return Err(e.into());
+    };
+    // Every log line names its route, so lines stay attributable wherever they are gathered.
+    lambda_http::run(router)
+        .instrument(tracing::info_span!("lambda", route = route_id))
+        .await
+}
+
+/// Builds the domain's ports from the settings: DynamoDB, SES and SNS clients share one AWS
+/// configuration, loaded once.
+async fn init(settings: Settings) -> Result<Ciam, String> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let region = RegionProviderChain::default_provider().or_else("us-east-1");
+    let sdk = aws_config::defaults(BehaviorVersion::latest())
+        .region(region)
+        .load()
+        .await;
+    let store: Arc<dyn Store> = match &settings.dynamodb_endpoint {
+        // DynamoDB Local (tests): `connect` knows its region and dummy-credential defaults.
+        Some(endpoint) => {
+            let cfg = DynamoConfig {
+                table: settings.table,
+                endpoint: Some(endpoint.clone()),
+                region: None,
+            };
+            Arc::new(
+                DynamoStore::connect(cfg, clock.clone())
+                    .await
+                    .map_err(|e| format!("cannot set up DynamoDB at {endpoint}: {e}"))?,
+            )
+        }
+        None => Arc::new(DynamoStore::new(
+            aws_sdk_dynamodb::Client::new(&sdk),
+            settings.table,
+            clock.clone(),
+        )),
+    };
+    let notifier = AwsNotifier::new(
+        aws_sdk_sesv2::Client::new(&sdk),
+        aws_sdk_sns::Client::new(&sdk),
+        settings.mail_from,
+    );
+    let mut config = Config::default();
+    if let Some(domains) = settings.internal_domains {
+        config.internal_domains = domains;
+    }
+    Ok(Ciam {
+        store,
+        clock,
+        entropy: Arc::new(OsEntropy),
+        keys: settings.keys,
+        notifier: Arc::new(notifier),
+        config,
+    })
+}
+
+/// JSON lines on stdout, which Lambda forwards to CloudWatch Logs. The level comes from
+/// `RUST_LOG`, else from the function's `AWS_LAMBDA_LOG_LEVEL`, else `info`.
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_from_env("AWS_LAMBDA_LOG_LEVEL"))
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    // A second call (tests) keeps the first subscriber; that is fine.
+    let _ = tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::io::stdout)
+        .with_target(false)
+        .with_current_span(false)
+        .with_span_list(true)
+        .try_init();
+}
