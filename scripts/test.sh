@@ -8,4 +8,9 @@ echo "== cfn-lint template.yaml"
 .venv/bin/cfn-lint template.yaml
 
 echo "== cargo test (workspace: core, both storage engines, api, lambdas, the ciam binary)"
-cargo test --workspace --all-targets --locked
+log=$(mktemp)
+cargo test --workspace --all-targets --locked 2>&1 | tee "$log"
+
+# One closing line for the whole run.
+awk '/^test result:/ { p += $4; f += $6 } END { printf "all tests: %d passed, %d failed\n", p, f }' "$log"
+rm -f "$log"
