@@ -1,0 +1,100 @@
+// The routes of spec §2. Every redirect keeps the query string (serviceUrl unless it carries an
+// encoded '=' or '/').
+import { createBrowserRouter, Navigate, Outlet, useLocation, useParams } from 'react-router';
+import { Lazy, screen } from '../components/lazy-screen';
+import { asLocale, detect } from '../i18n/locale';
+import { keepQuery } from '../lib/redirect';
+import * as session from '../lib/session';
+import { Shell } from './shell';
+
+const SignIn = screen('signin', () => import('../features/auth/signin'));
+const Register = screen('register', () => import('../features/auth/register'));
+const Authorize = screen('authorize', () => import('../features/auth/authorize'));
+const FindPassword = screen('find-password', () => import('../features/auth/find-password'));
+const EmbeddedSignIn = screen('embedded-signin', () => import('../features/auth/embedded-signin'));
+const Info = screen('info', () => import('../features/personal/info'));
+const Secure = screen('secure', () => import('../features/personal/secure'));
+const Agreement = screen('agreement', () => import('../features/agreement/agreement'));
+const Logout = screen('logout', () => import('../features/logout/logout'));
+const SignOut = screen('signout', () => import('../features/logout/signout'));
+
+/** Redirects to `to` (relative to the language root when it does not start with '/'). */
+function Go({ to }: { to: string }) {
+  const { search } = useLocation();
+  const { language } = useParams();
+  const lang = asLocale(language) ?? detect();
+  const target = to.startsWith('/') ? to : `/${lang}/${to}`;
+  return <Navigate replace to={`${target}${keepQuery(search)}`} />;
+}
+
+/** `/:language/...`: a path without a valid language goes to the same path under the locale. */
+function LanguageRoot() {
+  const { language } = useParams();
+  const { pathname, search } = useLocation();
+  if (language !== 'zh-CN' && language !== 'en-US') {
+    return <Navigate replace to={`/${detect()}${pathname}${keepQuery(search)}`} />;
+  }
+  return <Outlet />;
+}
+
+/** Personal pages need a session; without one, go to sign-in keeping the query string. */
+function RequireSession() {
+  const { search } = useLocation();
+  const { language } = useParams();
+  if (!session.isLoggedIn()) {
+    return <Navigate replace to={`/${asLocale(language) ?? detect()}/passport/signin${keepQuery(search)}`} />;
+  }
+  return <Outlet />;
+}
+
+const lazy = (el: React.ReactNode) => <Lazy>{el}</Lazy>;
+
+export function createRouter() {
+  return createBrowserRouter([
+    {
+      element: <Shell />,
+      children: [
+        { path: '/', element: <Go to={`/${detect()}/passport/signin`} /> },
+        { path: '/signout', element: lazy(<SignOut />) },
+        {
+          path: '/:language',
+          element: <LanguageRoot />,
+          children: [
+            { index: true, element: <Go to="passport/signin" /> },
+            {
+              path: 'passport',
+              children: [
+                { index: true, element: <Go to="passport/signin" /> },
+                { path: 'signin', element: lazy(<SignIn />) },
+                { path: 'register', element: lazy(<Register />) },
+                { path: 'authorize', element: lazy(<Authorize />) },
+                { path: '*', element: <Go to="passport/signin" /> },
+              ],
+            },
+            {
+              path: 'personal',
+              element: <RequireSession />,
+              children: [
+                { index: true, element: <Go to="personal/info" /> },
+                { path: 'info', element: lazy(<Info />) },
+                { path: 'secure', element: lazy(<Secure />) },
+                { path: '*', element: <Go to="personal/info" /> },
+              ],
+            },
+            {
+              path: 'agreement',
+              children: [
+                { index: true, element: <Go to="agreement/privacy" /> },
+                { path: ':doc', element: lazy(<Agreement />) },
+              ],
+            },
+            { path: 'find/password', element: lazy(<FindPassword />) },
+            { path: 'logout', element: lazy(<Logout />) },
+            { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },
+            { path: '*', element: <Go to="passport/signin" /> },
+          ],
+        },
+      ],
+    },
+  ]);
+}

@@ -1,0 +1,58 @@
+// The frame around every screen: header with the language switch, toasts, the idle-session
+// watch, and the multi-factor modal when a sign-in needs a second step.
+import { useEffect } from 'react';
+import { useIntl } from 'react-intl';
+import { Outlet, useNavigate } from 'react-router';
+import { Toasts } from '../components/toasts';
+import { common } from '../i18n/common';
+import { type Locale, switchTo } from '../i18n/locale';
+import * as session from '../lib/session';
+import * as toast from '../lib/toast';
+import { MfaHost } from '../components/mfa-modal';
+
+const CHECK_EVERY_MS = 30_000;
+
+function useIdleWatch() {
+  const intl = useIntl();
+  const navigate = useNavigate();
+  useEffect(() => {
+    const expire = () => {
+      toast.show('info', intl.formatMessage(common.sessionExpired));
+      navigate(`/${intl.locale}/passport/signin${window.location.search}`);
+    };
+    const onActivity = () => {
+      if (!session.isLoggedIn()) return;
+      if (!session.checkIdle(expire)) session.touch();
+    };
+    session.checkIdle(expire);
+    const timer = setInterval(() => session.checkIdle(expire), CHECK_EVERY_MS);
+    window.addEventListener('click', onActivity);
+    window.addEventListener('keydown', onActivity);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('click', onActivity);
+      window.removeEventListener('keydown', onActivity);
+    };
+  }, [intl, navigate]);
+}
+
+export function Shell() {
+  const intl = useIntl();
+  useIdleWatch();
+  const other: Locale = intl.locale === 'en-US' ? 'zh-CN' : 'en-US';
+  return (
+    <>
+      <header className="top">
+        <span className="brand">Ciam</span>
+        <button type="button" className="lang" lang={other} onClick={() => switchTo(other)} aria-label={intl.formatMessage(common.languageSwitch)}>
+          {other === 'en-US' ? 'English' : '简体中文'}
+        </button>
+      </header>
+      <main id="main">
+        <Outlet />
+      </main>
+      <Toasts />
+      <MfaHost />
+    </>
+  );
+}

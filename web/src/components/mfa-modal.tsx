@@ -1,0 +1,91 @@
+// The multi-factor modal (spec §2): an authenticator code (6 digits) or a backup code (8 digits).
+// Its frame opens on NEED_TOTP_VERIFY; the second-step calls arrive with the security centre.
+import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
+import { useNavigate } from 'react-router';
+import { api } from '../lib/api';
+import * as mfa from '../lib/mfa';
+import * as session from '../lib/session';
+import { common } from '../i18n/common';
+
+const m = defineMessages({
+  title: { id: 'mfa.title', defaultMessage: 'Two-step verification' },
+  totpTab: { id: 'mfa.totp', defaultMessage: 'Authenticator code' },
+  backupTab: { id: 'mfa.backup', defaultMessage: 'Backup code' },
+  totpLabel: { id: 'mfa.totpLabel', defaultMessage: '6-digit code from your authenticator app' },
+  backupLabel: { id: 'mfa.backupLabel', defaultMessage: '8-digit backup code' },
+  six: { id: 'mfa.sixDigits', defaultMessage: 'Please enter 6 digits' },
+  eight: { id: 'mfa.eightDigits', defaultMessage: 'Please enter 8 digits' },
+  verify: { id: 'mfa.verify', defaultMessage: 'Verify' },
+  cancel: { id: 'mfa.cancel', defaultMessage: 'Cancel' },
+});
+
+export function MfaHost() {
+  const challenge = useSyncExternalStore(mfa.subscribe, mfa.current, mfa.current);
+  return challenge === null ? null : <MfaModal challenge={challenge} />;
+}
+
+function MfaModal({ challenge }: { challenge: string }) {
+  const intl = useIntl();
+  const navigate = useNavigate();
+  const [mode, setMode] = useState<'totp' | 'backup'>('totp');
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const inputId = useId();
+  const errorId = useId();
+  useEffect(() => {
+    const d = dialog.current;
+    if (d && !d.open) d.showModal?.();
+  }, []);
+  const digits = mode === 'totp' ? 6 : 8;
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (!new RegExp(`^\\d{${digits}}$`).test(code)) {
+      setError(intl.formatMessage(mode === 'totp' ? m.six : m.eight));
+      return;
+    }
+    setError(null);
+    const res =
+      mode === 'totp'
+        ? await api.post<{ token: string }>('/auth/login/totp', { challenge, code })
+        : await api.post<{ token: string }>('/auth/unlockCode', { challenge, code }, { skipErrorHandler: true });
+    if (res.success) {
+      session.start(res.data.token);
+      mfa.close();
+      navigate(`/${intl.locale}/personal/info`);
+    } else if (mode === 'backup') {
+      setError(intl.formatMessage(common.unlockInvalid));
+    }
+  };
+  return (
+    <dialog ref={dialog} className="modal" aria-labelledby={`${inputId}-title`} onCancel={() => mfa.close()}>
+      <form onSubmit={submit} noValidate>
+        <h2 id={`${inputId}-title`}>
+          <FormattedMessage {...m.title} />
+        </h2>
+        <div role="tablist">
+          {(['totp', 'backup'] as const).map((k) => (
+            <button key={k} type="button" role="tab" aria-selected={mode === k} onClick={() => { setMode(k); setCode(''); setError(null); }}>
+              <FormattedMessage {...(k === 'totp' ? m.totpTab : m.backupTab)} />
+            </button>
+          ))}
+        </div>
+        <label htmlFor={inputId}>
+          <FormattedMessage {...(mode === 'totp' ? m.totpLabel : m.backupLabel)} />
+        </label>
+        <input id={inputId} inputMode="numeric" autoComplete="one-time-code" maxLength={digits} value={code}
+          aria-invalid={error !== null} aria-describedby={errorId} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />
+        <p id={errorId} className="field-error" role="alert">{error ?? ''}</p>
+        <div className="actions">
+          <button type="button" onClick={() => mfa.close()}>
+            <FormattedMessage {...m.cancel} />
+          </button>
+          <button type="submit" className="primary">
+            <FormattedMessage {...m.verify} />
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

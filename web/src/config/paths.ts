@@ -1,0 +1,17 @@
+// The route table (spec §2) with typed href builders. Every href carries the language prefix.
+import type { Locale } from '../i18n/locale';
+
+export const paths = {
+  signin: (l: Locale) => `/${l}/passport/signin`,
+  register: (l: Locale) => `/${l}/passport/register`,
+  authorize: (l: Locale) => `/${l}/passport/authorize`,
+  info: (l: Locale) => `/${l}/personal/info`,
+  secure: (l: Locale) => `/${l}/personal/secure`,
+  privacy: (l: Locale) => `/${l}/agreement/privacy`,
+  protocols: (l: Locale) => `/${l}/agreement/protocols`,
+  manual: (l: Locale) => `/${l}/agreement/manual`,
+  findPassword: (l: Locale) => `/${l}/find/password`,
+  logout: (l: Locale) => `/${l}/logout`,
+  embeddedSignin: (l: Locale) => `/${l}/embedded/signin`,
+  signout: () => '/signout',
+} as const;

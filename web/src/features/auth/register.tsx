@@ -1,0 +1,4 @@
+// Placeholder: replaced by the real screen.
+export default function Screen() {
+  return <div className="card" data-screen="register" />;
+}

@@ -1,0 +1,51 @@
+// Locale detection (spec §4): the stored umi_locale, then the browser language, then zh-CN. Only
+// en-US and zh-CN are accepted; anything else becomes zh-CN.
+import { KEYS, read, write } from '../lib/storage';
+
+export const LOCALES = ['zh-CN', 'en-US'] as const;
+export type Locale = (typeof LOCALES)[number];
+export const DEFAULT_LOCALE: Locale = 'zh-CN';
+
+export function asLocale(value: string | null | undefined): Locale | null {
+  if (!value) return null;
+  const v = value.trim().toLowerCase();
+  if (v === 'zh-cn') return 'zh-CN';
+  if (v === 'en-us') return 'en-US';
+  return null;
+}
+
+export function normalize(value: string | null | undefined): Locale {
+  return asLocale(value) ?? DEFAULT_LOCALE;
+}
+
+export function detect(stored = read(KEYS.locale), browser: readonly string[] = navigatorLanguages()): Locale {
+  if (stored) return normalize(stored);
+  const first = browser[0];
+  return first ? normalize(first) : DEFAULT_LOCALE;
+}
+
+function navigatorLanguages(): readonly string[] {
+  if (typeof navigator === 'undefined') return [];
+  return navigator.languages?.length ? navigator.languages : navigator.language ? [navigator.language] : [];
+}
+
+/** Right-to-left scripts, as the spec notes (he, ar, fa, ku). */
+export function isRtl(lang: string): boolean {
+  return ['he', 'ar', 'fa', 'ku'].includes(lang.toLowerCase().split('-')[0] ?? '');
+}
+
+export function dirOf(lang: string): 'rtl' | 'ltr' {
+  return isRtl(lang) ? 'rtl' : 'ltr';
+}
+
+/** The same path and query with the language segment replaced. */
+export function swapLanguage(pathname: string, search: string, to: Locale): string {
+  const rest = pathname.replace(/^\/(zh-CN|en-US)(?=\/|$)/i, '');
+  return `/${to}${rest}${search}`;
+}
+
+/** Switching language is stored and reloads the page at the swapped url. */
+export function switchTo(to: Locale): void {
+  write(KEYS.locale, to);
+  window.location.assign(swapLanguage(window.location.pathname, window.location.search, to));
+}

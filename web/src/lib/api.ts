@@ -1,0 +1,140 @@
+// The API client: one module. Every request sends the stored bearer token and a fresh UUID as
+// X-Request-ID; errors are read as {reason, message, code} and handled as spec §8 says, unless
+// the caller skips the default handling.
+import * as session from './session';
+import * as toast from './toast';
+import { embeddedInfo, keepQuery, originOf } from './redirect';
+
+export const BASE = '/ciam/v1';
+
+export interface ApiError {
+  reason: string;
+  message: string;
+  code: number;
+  field?: string;
+  challenge?: string;
+}
+
+export type Result<T> = { success: true; data: T } | { success: false; error: ApiError };
+
+export interface RequestOptions {
+  /** Skip the default error handling (toasts, redirects); the caller handles the error. */
+  skipErrorHandler?: boolean;
+}
+
+/** What the UI provides to the client: translation and navigation. */
+export interface ApiHost {
+  locale(): string;
+  /** The localised text of a message id, or null when the catalogue has none. */
+  translate(id: string, values?: Record<string, string | number>): string | null;
+  navigate(to: string): void;
+  onNeedTotp(challenge: string | undefined): void;
+  onTotpEnabled(): void;
+}
+
+let host: ApiHost | null = null;
+export function configure(h: ApiHost): void {
+  host = h;
+}
+
+function uuid(): string {
+  return crypto.randomUUID();
+}
+
+export async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<Result<T>> {
+  const headers: Record<string, string> = { 'X-Request-ID': uuid(), 'Accept-Language': host?.locale() ?? 'zh-CN' };
+  const t = session.token();
+  if (t) headers.Authorization = `Bearer ${t}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    return fail({ reason: 'NETWORK_ERROR', message: '', code: 0 }, opts);
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (res.ok) return { success: true, data: json as T };
+  const e = (json ?? {}) as Partial<ApiError>;
+  const error: ApiError = {
+    reason: typeof e.reason === 'string' ? e.reason : 'INTERNAL_SERVER_ERROR',
+    message: typeof e.message === 'string' ? e.message : '',
+    code: typeof e.code === 'number' ? e.code : res.status,
+    field: e.field,
+    challenge: e.challenge,
+  };
+  return fail(error, opts);
+}
+
+function fail<T>(error: ApiError, opts: RequestOptions): Result<T> {
+  if (!opts.skipErrorHandler) handleError(error);
+  return { success: false, error };
+}
+
+/** Minutes left until `unlockSeconds` (unix seconds), rounded up; null when invalid or past. */
+export function lockMinutes(message: string, now = Date.now()): number | null {
+  const until = Number(message);
+  if (!message || !Number.isFinite(until) || until <= 0) return null;
+  const left = until * 1000 - now;
+  return left > 0 ? Math.ceil(left / 60000) : null;
+}
+
+/** The user-visible text of an error: the catalogue's, else the server's, else the reason. */
+export function errorText(e: ApiError, now = Date.now()): string {
+  const tr = (id: string, v?: Record<string, string | number>) => host?.translate(id, v) ?? null;
+  if (e.reason === 'VERIFICATION_ATTEMPT_CODE_LIMIT') {
+    const n = lockMinutes(e.message, now);
+    return (n === null ? tr('error.locked') : tr('error.lockedFor', { n })) ?? e.reason;
+  }
+  if (e.reason === 'INVALID_PARAMETER' && e.message) return e.message;
+  return tr(`error.${e.reason}`) ?? (e.message || e.reason);
+}
+
+const PASSWORD_UNSET_DELAY_MS = 1200;
+
+/** The default handling of spec §8. */
+export function handleError(e: ApiError, now = Date.now()): void {
+  const loc = typeof window === 'undefined' ? null : window.location;
+  const info = loc ? embeddedInfo(loc.pathname, loc.search) : { embedded: false, serviceUrl: null, validateMsg: null };
+  const lang = host?.locale() ?? 'zh-CN';
+  switch (e.reason) {
+    case 'AUTHORIZATION_FAILED':
+      session.clear();
+      if (!info.embedded && loc) host?.navigate(`/${lang}/passport/signin${keepQuery(loc.search, { dropServiceUrl: true })}`);
+      return;
+    case 'USER_TOTP_ENABLED':
+      host?.onTotpEnabled();
+      return;
+    case 'NEED_TOTP_VERIFY':
+      host?.onNeedTotp(e.challenge);
+      return;
+    case 'EIAM_PASSWORD_UNSET': {
+      const id = toast.show('loading', errorText(e, now), PASSWORD_UNSET_DELAY_MS);
+      setTimeout(() => {
+        toast.dismiss(id);
+        host?.navigate(`/${lang}/find/password${loc ? keepQuery(loc.search, { dropServiceUrl: true }) : ''}`);
+      }, PASSWORD_UNSET_DELAY_MS);
+      return;
+    }
+  }
+  if (info.embedded) {
+    // No toast when embedded: tell the host page, but only at the serviceUrl's own origin.
+    const origin = originOf(info.serviceUrl);
+    if (origin && info.validateMsg === 'notice' && window.parent !== window) {
+      window.parent.postMessage({ ...e, errMsg: errorText(e, now) }, origin);
+    }
+    return;
+  }
+  toast.show('error', errorText(e, now));
+}
+
+export const api = {
+  get: <T>(path: string, opts?: RequestOptions) => request<T>('GET', path, undefined, opts),
+  post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, body ?? {}, opts),
+  patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PATCH', path, body ?? {}, opts),
+};

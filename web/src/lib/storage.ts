@@ -1,0 +1,35 @@
+// The local-storage keys of spec §3, in one place.
+export const KEYS = {
+  token: 'ciam_token',
+  originUrl: 'ciam_origin_url',
+  locale: 'umi_locale',
+  country: 'country',
+  lastActionTime: 'lastActionTime',
+  accounts: 'ciam_accounts',
+} as const;
+
+type Key = (typeof KEYS)[keyof typeof KEYS];
+
+export function read(key: Key): string | null {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+export function write(key: Key, value: string): void {
+  try {
+    window.localStorage.setItem(key, value);
+  } catch {
+    // Storage disabled (private mode, cookies blocked): the app still works for this page.
+  }
+}
+
+export function remove(key: Key): void {
+  try {
+    window.localStorage.removeItem(key);
+  } catch {
+    // see write()
+  }
+}
