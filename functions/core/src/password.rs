@@ -6,10 +6,12 @@
 
 use crate::error::{Error, Result};
 use crate::Reason;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use argon2::password_hash::PasswordHash;
+use argon2::{Algorithm, Argon2, Block, Params, Version};
+use base64::Engine;
 use std::collections::HashSet;
 use std::sync::OnceLock;
+use subtle::ConstantTimeEq;
 
 pub const MIN_LEN: usize = 8;
 pub const MAX_LEN: usize = 128;
@@ -72,23 +74,144 @@ pub fn check_new(pw: &str) -> Result<()> {
     Ok(())
 }
 
-fn hasher() -> Result<Argon2<'static>> {
-    // OWASP's argon2id floor: m=19 MiB, t=2, p=1.
-    let params = Params::new(19 * 1024, 2, 1, None).map_err(Error::internal)?;
+const M_KIB: u32 = 19 * 1024;
+const T: u32 = 2;
+const P: u32 = 1;
+const OUT_LEN: usize = 32;
+
+fn argon(m: u32, t: u32, p: u32, out: usize) -> Result<Argon2<'static>> {
+    let params = Params::new(m, t, p, Some(out)).map_err(Error::internal)?;
     Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
 }
 
-/// Hashes on a blocking thread: argon2 is deliberately slow and must not stall the runtime.
-pub async fn hash(pw: String, salt: [u8; 16]) -> Result<String> {
-    tokio::task::spawn_blocking(move || {
-        let salt = SaltString::encode_b64(&salt).map_err(Error::internal)?;
-        Ok(hasher()?
-            .hash_password(pw.as_bytes(), &salt)
-            .map_err(Error::internal)?
-            .to_string())
+// Argon2 runs on a small fixed pool of threads, one per core, each reusing one preallocated
+// 19 MiB work area. Memory therefore stays bounded (cores x 19 MiB) however many sign-ins
+// arrive at once, instead of growing with every blocking thread the runtime starts, and a flood
+// of sign-ins queues for CPU rather than starving every other request.
+
+enum Job {
+    Hash {
+        pw: String,
+        salt: [u8; 16],
+        reply: oneshot::Sender<Result<String>>,
+    },
+    Verify {
+        pw: String,
+        phc: String,
+        reply: oneshot::Sender<Result<bool>>,
+    },
+}
+
+mod oneshot {
+    pub use tokio::sync::oneshot::{channel, Sender};
+}
+
+fn pool() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<Job>> {
+    static POOL: OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Job>>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 8);
+        for i in 0..workers {
+            let rx = rx.clone();
+            let _ = std::thread::Builder::new()
+                .name(format!("argon2-{i}"))
+                .spawn(move || worker(&rx));
+        }
+        std::sync::Mutex::new(tx)
     })
-    .await
-    .map_err(Error::internal)?
+}
+
+fn worker(rx: &std::sync::Mutex<std::sync::mpsc::Receiver<Job>>) {
+    let mut memory: Vec<Block> = Vec::new();
+    loop {
+        let job = match rx.lock() {
+            Ok(guard) => match guard.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            },
+            Err(_) => return,
+        };
+        match job {
+            Job::Hash { pw, salt, reply } => {
+                let _ = reply.send(hash_now(&pw, &salt, &mut memory));
+            }
+            Job::Verify { pw, phc, reply } => {
+                let _ = reply.send(verify_now(&pw, &phc, &mut memory));
+            }
+        }
+    }
+}
+
+fn compute(
+    pw: &str,
+    salt: &[u8],
+    m: u32,
+    t: u32,
+    p: u32,
+    out: &mut [u8],
+    memory: &mut Vec<Block>,
+) -> Result<()> {
+    let a = argon(m, t, p, out.len())?;
+    let blocks = a.params().block_count();
+    if memory.len() != blocks {
+        *memory = vec![Block::default(); blocks];
+    }
+    a.hash_password_into_with_memory(pw.as_bytes(), salt, out, memory.as_mut_slice())
+        .map_err(Error::internal)
+}
+
+fn hash_now(pw: &str, salt: &[u8; 16], memory: &mut Vec<Block>) -> Result<String> {
+    let mut out = [0u8; OUT_LEN];
+    compute(pw, salt, M_KIB, T, P, &mut out, memory)?;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD_NO_PAD.encode(b);
+    Ok(format!(
+        "$argon2id$v=19$m={M_KIB},t={T},p={P}${}${}",
+        b64(salt),
+        b64(&out)
+    ))
+}
+
+fn verify_now(pw: &str, phc: &str, memory: &mut Vec<Block>) -> Result<bool> {
+    let parsed = PasswordHash::new(phc).map_err(Error::internal)?;
+    if parsed.algorithm.as_str() != "argon2id" {
+        return Err(Error::internal("unsupported password hash algorithm"));
+    }
+    let num = |k: &str| {
+        parsed
+            .params
+            .get_decimal(k)
+            .ok_or_else(|| Error::internal("bad argon2 params"))
+    };
+    let (m, t, p) = (num("m")?, num("t")?, num("p")?);
+    let mut salt_buf = [0u8; 64];
+    let salt = parsed
+        .salt
+        .ok_or_else(|| Error::internal("no salt"))?
+        .decode_b64(&mut salt_buf)
+        .map_err(Error::internal)?;
+    let expected = parsed.hash.ok_or_else(|| Error::internal("no hash"))?;
+    let mut out = vec![0u8; expected.len()];
+    compute(pw, salt, m, t, p, &mut out, memory)?;
+    Ok(bool::from(out.as_slice().ct_eq(expected.as_bytes())))
+}
+
+async fn submit<T>(make: impl FnOnce(oneshot::Sender<Result<T>>) -> Job) -> Result<T> {
+    let (tx, rx) = oneshot::channel();
+    pool()
+        .lock()
+        .map_err(|_| Error::internal("argon2 pool poisoned"))?
+        .send(make(tx))
+        .map_err(Error::internal)?;
+    rx.await.map_err(Error::internal)?
+}
+
+/// Hashes with argon2id (m=19 MiB, t=2, p=1) off the async runtime.
+pub async fn hash(pw: String, salt: [u8; 16]) -> Result<String> {
+    submit(|reply| Job::Hash { pw, salt, reply }).await
 }
 
 /// A fixed hash to verify against when the account does not exist, so that an unknown account
@@ -96,17 +219,12 @@ pub async fn hash(pw: String, salt: [u8; 16]) -> Result<String> {
 const DUMMY_HASH: &str =
     "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$Rj1lOmkL1fjmmEmdpnlIi9jqNStrGaM9Hbe6H35Wxso";
 
-/// Verifies on a blocking thread. `None` verifies against a dummy hash and returns false.
+/// Verifies off the async runtime. `None` verifies against a dummy hash and returns false.
 pub async fn verify(pw: String, stored: Option<String>) -> Result<bool> {
-    tokio::task::spawn_blocking(move || {
-        let real = stored.is_some();
-        let phc = stored.unwrap_or_else(|| DUMMY_HASH.to_owned());
-        let parsed = PasswordHash::new(&phc).map_err(Error::internal)?;
-        let ok = hasher()?.verify_password(pw.as_bytes(), &parsed).is_ok();
-        Ok(real && ok)
-    })
-    .await
-    .map_err(Error::internal)?
+    let real = stored.is_some();
+    let phc = stored.unwrap_or_else(|| DUMMY_HASH.to_owned());
+    let ok = submit(|reply| Job::Verify { pw, phc, reply }).await?;
+    Ok(real && ok)
 }
 
 #[cfg(test)]
@@ -150,6 +268,43 @@ mod tests {
         assert!(is_common("password"));
         assert!(is_common("PASSWORD"));
         assert!(!is_common("Str0ng!Passw-unlikely"));
+    }
+
+    #[tokio::test]
+    async fn hashes_are_standard_phc_strings_that_other_argon2_verifiers_accept() {
+        use argon2::password_hash::PasswordVerifier;
+        let h = hash("Aa1!standard".into(), [5; 16]).await.unwrap();
+        let parsed = PasswordHash::new(&h).unwrap();
+        assert!(Argon2::default()
+            .verify_password(b"Aa1!standard", &parsed)
+            .is_ok());
+        assert!(Argon2::default()
+            .verify_password(b"Aa1!standarD", &parsed)
+            .is_err());
+    }
+
+    #[tokio::test]
+    async fn many_concurrent_verifications_all_complete_correctly() {
+        let h = hash("Aa1!concurrent".into(), [6; 16]).await.unwrap();
+        let tasks: Vec<_> = (0..12)
+            .map(|i| {
+                let h = h.clone();
+                tokio::spawn(async move {
+                    verify(
+                        if i % 2 == 0 {
+                            "Aa1!concurrent".into()
+                        } else {
+                            "wrong".into()
+                        },
+                        Some(h),
+                    )
+                    .await
+                })
+            })
+            .collect();
+        for (i, t) in tasks.into_iter().enumerate() {
+            assert_eq!(t.await.unwrap().unwrap(), i % 2 == 0, "task {i}");
+        }
     }
 
     #[tokio::test]

@@ -81,6 +81,7 @@ async fn main() {
         notifier: Arc::new(Quiet),
         config: Config::default(),
     };
+    println!("after start-up                     peak RSS {:>7} KiB", peak_rss_kib());
     let pw = "Bench-Passw0rd!";
     let started = Instant::now();
     let hash = ciam_core::password::hash(pw.into(), [3; 16])
@@ -114,6 +115,7 @@ async fn main() {
         t.push(s.elapsed());
     }
     report("POST /auth/login/password", t);
+    println!("after sign-ins                     peak RSS {:>7} KiB", peak_rss_kib());
 
     let (token, item) = sessions::mint(&ciam, &user);
     ciam.store.put(item, None).await.expect("session");
@@ -139,6 +141,7 @@ async fn main() {
             t.push(s.elapsed());
         }
         report(name, t);
+        println!("after {name:<28} peak RSS {:>7} KiB", peak_rss_kib());
     }
     println!(
         "peak resident memory               {:>8} KiB",
