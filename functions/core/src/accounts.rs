@@ -167,6 +167,14 @@ pub async fn login_code(ciam: &Ciam, account: &str, code: &str) -> Result<Signed
 
 pub const MFA_TTL: i64 = 300;
 
+/// The item of a second-step challenge, found by a keyed hash of the challenge.
+pub fn mfa_key(ciam: &Ciam, challenge: &str) -> Key {
+    Key::new(
+        format!("MFA#{}", ciam.keys.keyed_hash("mfa", challenge.as_bytes())),
+        "CHALLENGE",
+    )
+}
+
 /// Issues the session, or, with two-factor on, a single-use challenge for the second step
 /// (`NEED_TOTP_VERIFY`) and no session.
 async fn finish_login(ciam: &Ciam, user: User) -> Result<SignedIn> {

@@ -13,6 +13,7 @@ pub mod notifier;
 pub mod password;
 mod reason;
 pub mod sessions;
+pub mod totp;
 pub mod user;
 pub mod validate;
 

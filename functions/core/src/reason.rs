@@ -81,6 +81,7 @@ reasons! {
     // Added by Ciam (documented in docs/api.md).
     NOT_FOUND = 404, "Not found", "资源不存在";
     METHOD_NOT_ALLOWED = 405, "Method not allowed", "不支持的请求方法";
+    REAUTH_REQUIRED = 403, "Please confirm it is you (password or two-factor code) and try again", "请先验证身份（密码或两步验证码）后重试";
     SERVICE_UNAVAILABLE = 503, "Service busy, please retry", "服务繁忙，请重试";
 }
 

@@ -20,6 +20,8 @@ pub struct Session {
     pub user: User,
     pub key: Key,
     pub created_at: i64,
+    /// When this session last proved who it is (sign-in, password, two-factor code).
+    pub auth_at: i64,
 }
 
 fn session_key(ciam: &Ciam, user_id: &str, secret: &[u8]) -> Key {
@@ -42,6 +44,7 @@ pub fn mint(ciam: &Ciam, user: &User) -> (String, Item) {
         .with("createdAt", now)
         .with("lastSeen", now)
         .with("gen", user.sess_gen)
+        .with("authAt", now)
         .expires(expiry(now, now));
     (token, item)
 }
@@ -96,11 +99,23 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
             Err(e) => return Err(e.into()),
         }
     }
+    let auth_at = sess.n("authAt").unwrap_or(created);
     Ok(Session {
         user,
         key,
         created_at: created,
+        auth_at,
     })
+}
+
+/// Records a fresh proof of identity on the session. Round trips: 1.
+pub async fn mark_fresh(ciam: &Ciam, s: &Session) -> Result<()> {
+    let ops = vec![Update::Set("authAt".into(), ciam.now().into())];
+    match ciam.store.update(&s.key, ops, Some(Cond::Exists)).await {
+        Ok(_) => Ok(()),
+        Err(StoreError::ConditionFailed) => Err(unauthorized("session ended meanwhile")),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Logout: the session is gone on the server. Round trips: 1.

@@ -2,7 +2,7 @@
 
 use crate::validate::{Email, Identity, Phone};
 use crate::Ciam;
-use ciam_store::{Item, Key};
+use ciam_store::{Item, Key, Value};
 use serde::Serialize;
 
 pub const PROFILE: &str = "PROFILE";
@@ -47,6 +47,14 @@ pub struct User {
     pub fails: i64,
     pub locked_until: Option<i64>,
     pub created_at: i64,
+    /// The sealed (AES-GCM) authenticator secret, once two-factor is on.
+    pub totp_secret: Option<Vec<u8>>,
+    /// An enrolment in progress: the sealed secret and when it was made.
+    pub totp_pending: Option<(Vec<u8>, i64)>,
+    /// The last accepted time step (replay protection).
+    pub totp_last_step: Option<i64>,
+    /// Backup codes of other generations are invalid.
+    pub backup_gen: i64,
 }
 
 impl User {
@@ -72,6 +80,13 @@ impl User {
             fails: item.n("fails").unwrap_or(0),
             locked_until: item.n("lockedUntil"),
             created_at: item.n("createdAt").unwrap_or(0),
+            totp_secret: item.b("totpSecret").map(<[u8]>::to_vec),
+            totp_pending: item
+                .b("totpPending")
+                .map(<[u8]>::to_vec)
+                .zip(item.n("totpPendingAt")),
+            totp_last_step: item.n("totpLastStep"),
+            backup_gen: item.n("backupGen").unwrap_or(0),
         })
     }
 
@@ -103,6 +118,17 @@ impl User {
             .with("fails", self.fails)
             .with_opt("lockedUntil", self.locked_until)
             .with("createdAt", self.created_at)
+            .with_opt("totpSecret", self.totp_secret.clone().map(Value::B))
+            .with_opt(
+                "totpPending",
+                self.totp_pending.clone().map(|(b, _)| Value::B(b)),
+            )
+            .with_opt(
+                "totpPendingAt",
+                self.totp_pending.as_ref().map(|(_, at)| *at),
+            )
+            .with_opt("totpLastStep", self.totp_last_step)
+            .with("backupGen", self.backup_gen)
     }
 
     pub fn identities(&self) -> Vec<Identity> {

@@ -45,6 +45,7 @@ export const errors = defineMessages({
   USER_TOTP_NOT_ENABLED: { id: 'error.USER_TOTP_NOT_ENABLED', defaultMessage: 'Two-factor authentication is not enabled' },
   NOT_FOUND: { id: 'error.NOT_FOUND', defaultMessage: 'Not found' },
   METHOD_NOT_ALLOWED: { id: 'error.METHOD_NOT_ALLOWED', defaultMessage: 'Method not allowed' },
+  REAUTH_REQUIRED: { id: 'error.REAUTH_REQUIRED', defaultMessage: 'Please confirm it is you (password or two-factor code) and try again' },
   SERVICE_UNAVAILABLE: { id: 'error.SERVICE_UNAVAILABLE', defaultMessage: 'Service busy, please retry' },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },

@@ -12,4 +12,5 @@ mod passwords;
 mod races;
 mod registration;
 mod sessions;
+mod two_factor;
 mod validation;

@@ -14,6 +14,8 @@ use ciam_core::{captcha, codes, sessions, Purpose};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+mod two_factor;
+
 /// One route: its id (also its Lambda binary and template function), method and path under
 /// `/ciam/v1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +40,13 @@ pub const ROUTES: &[RouteDef] = &[
     r("auth_info_patch", "PATCH", "/auth/info"),
     r("auth_pwd", "PATCH", "/auth/pwd"),
     r("auth_logout", "POST", "/auth/logout"),
+    r("auth_totp_url", "GET", "/auth/totp/url"),
+    r("auth_totp_enable", "POST", "/auth/totp/enable"),
+    r("auth_totp_verify", "POST", "/auth/totp/verify"),
+    r("auth_totp_backup_codes", "POST", "/auth/totp/backupCodes"),
+    r("auth_totp_disable", "POST", "/auth/totp/disable"),
+    r("auth_login_totp", "POST", "/auth/login/totp"),
+    r("auth_unlock_code", "POST", "/auth/unlockCode"),
     r("openapi", "GET", "/openapi.json"),
 ];
 
@@ -53,6 +62,13 @@ pub fn handler(id: &str) -> MethodRouter<AppState> {
         "auth_info_patch" => patch(update_info),
         "auth_pwd" => patch(password),
         "auth_logout" => post(logout),
+        "auth_totp_url" => get(two_factor::url),
+        "auth_totp_enable" => post(two_factor::enable),
+        "auth_totp_verify" => post(two_factor::verify),
+        "auth_totp_backup_codes" => post(two_factor::backup_codes),
+        "auth_totp_disable" => post(two_factor::disable),
+        "auth_login_totp" => post(two_factor::login_totp),
+        "auth_unlock_code" => post(two_factor::unlock_code),
         _ => get(openapi),
     }
 }
