@@ -133,6 +133,9 @@ async fn test_router() -> (axum::Router, String) {
         async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
             Ok(())
         }
+        async fn send_notice(&self, _: &NoticeMessage) -> Result<(), String> {
+            Ok(())
+        }
     }
     let clock = ManualClock::new(1_800_000_000);
     let store = ciam_store::sqlite::SqliteStore::in_memory(Arc::new(clock.clone())).expect("store");

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod captcha;
+pub mod changes;
 pub mod codes;
 mod error;
 mod keys;
@@ -21,7 +22,7 @@ pub use ciam_store::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Message, Result};
 pub use keys::{random, random_digits, Entropy, Keys, OsEntropy};
 pub use lang::Lang;
-pub use notifier::{CodeMessage, Notifier, Purpose};
+pub use notifier::{CodeMessage, Notice, NoticeMessage, Notifier, Purpose};
 pub use reason::Reason;
 
 use ciam_store::Store;

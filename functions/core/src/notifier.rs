@@ -51,4 +51,64 @@ impl CodeMessage {
 #[async_trait]
 pub trait Notifier: Send + Sync {
     async fn send_code(&self, msg: &CodeMessage) -> Result<(), String>;
+    async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String>;
+}
+
+/// Something that happened to an account, told to an address of it (not a code).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The account's mail moved to another address (masked).
+    MailChanged { new: String },
+    /// The account's phone moved to another number (masked).
+    PhoneChanged { new: String },
+    /// The account was deactivated.
+    Deactivated,
+}
+
+impl Notice {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Notice::MailChanged { .. } => "mailChanged",
+            Notice::PhoneChanged { .. } => "phoneChanged",
+            Notice::Deactivated => "deactivated",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct NoticeMessage {
+    pub to: Identity,
+    pub notice: Notice,
+    pub lang: Lang,
+}
+
+impl NoticeMessage {
+    pub fn subject(&self) -> &'static str {
+        self.lang
+            .pick("Ciam 账号安全提醒", "Ciam account security notice")
+    }
+    pub fn text(&self) -> String {
+        let tail = self.lang.pick(
+            "如非本人操作，请立即联系客服。",
+            " If this was not you, contact support at once.",
+        );
+        match (&self.notice, self.lang) {
+            (Notice::MailChanged { new }, Lang::ZhCn) => {
+                format!("您的 Ciam 账号邮箱已更换为 {new}。{tail}")
+            }
+            (Notice::MailChanged { new }, Lang::EnUs) => {
+                format!("The e-mail of your Ciam account was changed to {new}.{tail}")
+            }
+            (Notice::PhoneChanged { new }, Lang::ZhCn) => {
+                format!("您的 Ciam 账号手机号已更换为 {new}。{tail}")
+            }
+            (Notice::PhoneChanged { new }, Lang::EnUs) => {
+                format!("The phone number of your Ciam account was changed to {new}.{tail}")
+            }
+            (Notice::Deactivated, Lang::ZhCn) => format!("您的 Ciam 账号已注销。{tail}"),
+            (Notice::Deactivated, Lang::EnUs) => {
+                format!("Your Ciam account was deactivated.{tail}")
+            }
+        }
+    }
 }

@@ -221,7 +221,7 @@ async fn new_backup_codes(
 }
 
 /// Removes backup-code items of older generations; they are already invalid, this is tidying.
-async fn sweep_backup_codes(ciam: &Ciam, user_id: &str, keep_gen: Option<i64>) {
+pub(crate) async fn sweep_backup_codes(ciam: &Ciam, user_id: &str, keep_gen: Option<i64>) {
     let Ok(items) = ciam
         .store
         .query(Query::partition(user_pk(user_id)).prefix("BACKUP#"))

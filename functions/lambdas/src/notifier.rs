@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
 use aws_sdk_sns::types::MessageAttributeValue;
 use ciam_core::validate::Identity;
-use ciam_core::{CodeMessage, Notifier};
+use ciam_core::{CodeMessage, NoticeMessage, Notifier};
 
 /// SNS delivers transactional SMS with higher reliability (and ignores quiet hours);
 /// a sign-in code is exactly that.
@@ -34,7 +34,7 @@ impl AwsNotifier {
         }
     }
 
-    async fn send_mail(&self, to: &str, msg: &CodeMessage) -> Result<(), String> {
+    async fn send_mail(&self, to: &str, subject: &str, text: &str) -> Result<(), String> {
         let from = self
             .mail_from
             .as_deref()
@@ -42,8 +42,8 @@ impl AwsNotifier {
         let content = EmailContent::builder()
             .simple(
                 Message::builder()
-                    .subject(utf8(msg.subject())?)
-                    .body(Body::builder().text(utf8(&msg.text())?).build())
+                    .subject(utf8(subject)?)
+                    .body(Body::builder().text(utf8(text)?).build())
                     .build(),
             )
             .build();
@@ -63,7 +63,7 @@ impl AwsNotifier {
             })
     }
 
-    async fn send_sms(&self, phone: &str, msg: &CodeMessage) -> Result<(), String> {
+    async fn send_sms(&self, phone: &str, text: &str) -> Result<(), String> {
         let sms_type = MessageAttributeValue::builder()
             .data_type("String")
             .string_value(TRANSACTIONAL)
@@ -72,7 +72,7 @@ impl AwsNotifier {
         self.sns
             .publish()
             .phone_number(e164_cn(phone))
-            .message(msg.text())
+            .message(text)
             .message_attributes(SMS_TYPE, sms_type)
             .send()
             .await
@@ -86,19 +86,29 @@ impl AwsNotifier {
     }
 }
 
-#[async_trait]
-impl Notifier for AwsNotifier {
-    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
-        match &msg.to {
+impl AwsNotifier {
+    async fn deliver(&self, to: &Identity, subject: &str, text: &str) -> Result<(), String> {
+        match to {
             Identity::Mail(mail) => self
-                .send_mail(mail.as_str(), msg)
+                .send_mail(mail.as_str(), subject, text)
                 .await
                 .map_err(|e| format!("{e} (to {})", mail.masked())),
             Identity::Phone(phone) => self
-                .send_sms(phone.as_str(), msg)
+                .send_sms(phone.as_str(), text)
                 .await
                 .map_err(|e| format!("{e} (to {})", phone.masked())),
         }
+    }
+}
+
+#[async_trait]
+impl Notifier for AwsNotifier {
+    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
+        self.deliver(&msg.to, msg.subject(), &msg.text()).await
+    }
+
+    async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String> {
+        self.deliver(&msg.to, msg.subject(), &msg.text()).await
     }
 }
 

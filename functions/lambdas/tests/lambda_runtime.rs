@@ -38,6 +38,9 @@ impl Notifier for NoMail {
     async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
         Err("no notifier in this test".into())
     }
+    async fn send_notice(&self, _: &ciam_core::NoticeMessage) -> Result<(), String> {
+        Err("no notifier in this test".into())
+    }
 }
 
 /// What the function posted for one invocation: its response, or an error report.

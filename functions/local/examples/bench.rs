@@ -3,7 +3,7 @@
 //! back the memory sizes in template.yaml and the round-trip counts in docs/data-model.md.
 
 use ciam_core::{
-    sessions, user::User, Ciam, CodeMessage, Config, Keys, Notifier, OsEntropy, SystemClock,
+    sessions, user::User, Ciam, CodeMessage, Config, Keys, NoticeMessage, Notifier, OsEntropy, SystemClock,
 };
 use ciam_store::{sqlite::SqliteStore, Item, Store};
 use std::sync::Arc;
@@ -14,6 +14,9 @@ struct Quiet;
 #[async_trait::async_trait]
 impl Notifier for Quiet {
     async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
+        Ok(())
+    }
+    async fn send_notice(&self, _: &NoticeMessage) -> Result<(), String> {
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use axum::routing::get;
 use axum::{Json, Router};
-use ciam_core::{CodeMessage, Notifier};
+use ciam_core::{CodeMessage, NoticeMessage, Notifier};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 
@@ -15,6 +15,8 @@ pub struct OutboxEntry {
     pub to: String,
     pub purpose: &'static str,
     pub code: String,
+    /// The whole text as it would be mailed or texted.
+    pub text: String,
     pub sent_at: i64,
 }
 
@@ -44,20 +46,37 @@ impl DevOutbox {
 #[async_trait]
 impl Notifier for DevOutbox {
     async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
-        let sent_at = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(0);
-        let entry = OutboxEntry {
+        println!("ciam dev outbox: {} code for {}: {}", msg.purpose.as_str(), msg.to.as_str(), msg.code);
+        self.push(OutboxEntry {
             to: msg.to.as_str().to_owned(),
             purpose: msg.purpose.as_str(),
             code: msg.code.clone(),
-            sent_at,
-        };
-        println!(
-            "ciam dev outbox: {} code for {}: {}",
-            entry.purpose, entry.to, entry.code
-        );
+            text: msg.text(),
+            sent_at: now(),
+        })
+    }
+
+    async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String> {
+        println!("ciam dev outbox: {} notice for {}", msg.notice.kind(), msg.to.as_str());
+        self.push(OutboxEntry {
+            to: msg.to.as_str().to_owned(),
+            purpose: msg.notice.kind(),
+            code: String::new(),
+            text: msg.text(),
+            sent_at: now(),
+        })
+    }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl DevOutbox {
+    fn push(&self, entry: OutboxEntry) -> Result<(), String> {
         let mut v = self.0.lock().map_err(|_| "outbox poisoned".to_owned())?;
         v.push(entry);
         if v.len() > KEEP {

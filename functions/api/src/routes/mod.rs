@@ -14,6 +14,7 @@ use ciam_core::{captcha, codes, sessions, Purpose};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+mod account;
 mod two_factor;
 
 /// One route: its id (also its Lambda binary and template function), method and path under
@@ -47,6 +48,10 @@ pub const ROUTES: &[RouteDef] = &[
     r("auth_totp_disable", "POST", "/auth/totp/disable"),
     r("auth_login_totp", "POST", "/auth/login/totp"),
     r("auth_unlock_code", "POST", "/auth/unlockCode"),
+    r("auth_advertisement", "PATCH", "/auth/advertisement"),
+    r("auth_mail", "PATCH", "/auth/mail"),
+    r("auth_phone", "PATCH", "/auth/phone"),
+    r("auth_deactivation", "PATCH", "/auth/deactivation"),
     r("openapi", "GET", "/openapi.json"),
 ];
 
@@ -69,6 +74,10 @@ pub fn handler(id: &str) -> MethodRouter<AppState> {
         "auth_totp_disable" => post(two_factor::disable),
         "auth_login_totp" => post(two_factor::login_totp),
         "auth_unlock_code" => post(two_factor::unlock_code),
+        "auth_advertisement" => patch(account::advertisement),
+        "auth_mail" => patch(account::mail),
+        "auth_phone" => patch(account::phone),
+        "auth_deactivation" => patch(account::deactivation),
         _ => get(openapi),
     }
 }

@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, Method, Request, StatusCode};
 use base64::Engine;
 use ciam_core::user::{profile_key, unique_key, user_pk, username_pk, User};
 use ciam_core::validate::Identity;
-use ciam_core::{Ciam, CodeMessage, Config, Keys, ManualClock, Notifier, OsEntropy};
+use ciam_core::{Ciam, CodeMessage, Config, Keys, ManualClock, NoticeMessage, Notifier, OsEntropy};
 use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
 use http_body_util::BodyExt;
@@ -27,12 +27,17 @@ pub const NEW_PASSWORD: &str = "An0ther#Secret9";
 #[derive(Default)]
 pub struct Outbox {
     sent: Mutex<Vec<CodeMessage>>,
+    notices: Mutex<Vec<NoticeMessage>>,
     failing: AtomicBool,
 }
 
 impl Outbox {
     pub fn fail_deliveries(&self, fail: bool) {
         self.failing.store(fail, Ordering::SeqCst);
+    }
+
+    pub fn notices(&self) -> Vec<NoticeMessage> {
+        self.notices.lock().expect("outbox lock").clone()
     }
 
     pub fn messages(&self) -> Vec<CodeMessage> {
@@ -57,6 +62,14 @@ impl Notifier for Outbox {
             return Err("smtp relay unreachable".into());
         }
         self.sent.lock().expect("outbox lock").push(msg.clone());
+        Ok(())
+    }
+
+    async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String> {
+        if self.failing.load(Ordering::SeqCst) {
+            return Err("smtp relay unreachable".into());
+        }
+        self.notices.lock().expect("outbox lock").push(msg.clone());
         Ok(())
     }
 }
@@ -507,6 +520,32 @@ impl TestApp {
     pub async fn unlock_code(&self, challenge: &str, code: &str) -> TestResponse {
         let body = serde_json::json!({ "challenge": challenge, "code": code });
         self.send_json(Method::POST, "/auth/unlockCode", None, &body)
+            .await
+    }
+}
+
+/// The account-change endpoints.
+impl TestApp {
+    pub async fn patch_advertisement(&self, token: &str, value: &str) -> TestResponse {
+        let body = serde_json::json!({ "advertisement": value });
+        self.send_json(Method::PATCH, "/auth/advertisement", Some(token), &body)
+            .await
+    }
+
+    pub async fn patch_mail(&self, token: &str, mail: &str, code: &str) -> TestResponse {
+        let body = serde_json::json!({ "mail": mail, "code": code });
+        self.send_json(Method::PATCH, "/auth/mail", Some(token), &body)
+            .await
+    }
+
+    pub async fn patch_phone(&self, token: &str, phone: &str, code: &str) -> TestResponse {
+        let body = serde_json::json!({ "phone": phone, "code": code });
+        self.send_json(Method::PATCH, "/auth/phone", Some(token), &body)
+            .await
+    }
+
+    pub async fn deactivate(&self, token: &str, body: &Value) -> TestResponse {
+        self.send_json(Method::PATCH, "/auth/deactivation", Some(token), body)
             .await
     }
 }

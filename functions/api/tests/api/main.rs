@@ -3,6 +3,7 @@
 
 mod bodies;
 mod captcha;
+mod changes;
 mod codes;
 mod conventions;
 mod helpers;

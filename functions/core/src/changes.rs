@@ -1,0 +1,207 @@
+//! Changes to an account from the security and personal centres: marketing opt-in, binding or
+//! replacing the mail or phone, and deactivation.
+
+use crate::codes;
+use crate::error::{Error, Result};
+use crate::sessions::Session;
+use crate::totp::{require_fresh, verify_fresh};
+use crate::user::{profile_key, unique_key, User, UserInfo};
+use crate::validate::Identity;
+use crate::{Ciam, Lang, Notice, NoticeMessage, Purpose, Reason};
+use ciam_store::{Cond, Item, StoreError, TxOp, Update};
+
+fn same_session(s: &Session) -> Cond {
+    Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))
+}
+
+/// `PATCH /auth/advertisement`: "subscribe" or "unsubscribe". Round trips: 1 update.
+pub async fn set_advertisement(ciam: &Ciam, s: &Session, value: &str) -> Result<UserInfo> {
+    if value != "subscribe" && value != "unsubscribe" {
+        return Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "advertisement",
+            "只能是 subscribe 或 unsubscribe",
+            "Use subscribe or unsubscribe",
+        ));
+    }
+    let ops = vec![Update::Set("advertisement".into(), value.into())];
+    let item = match ciam
+        .store
+        .update(&profile_key(&s.user.id), ops, Some(same_session(s)))
+        .await
+    {
+        Ok(i) => i,
+        Err(StoreError::ConditionFailed) => return Err(Reason::AUTHORIZATION_FAILED.into()),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(User::from_item(&item)
+        .ok_or_else(|| Error::internal("user item unreadable"))?
+        .info(ciam))
+}
+
+/// `PATCH /auth/mail` and `PATCH /auth/phone`: binds a new identity, verified by a code sent to
+/// it (purpose "bind"), in place of the old one. The uniqueness moves in one transaction: the new
+/// item is taken (of two users racing for one address exactly one wins) and the old one
+/// released. The old address is told. Needs a fresh proof. Round trips: 1 code read, 1
+/// transaction, then the notice.
+pub async fn bind(
+    ciam: &Ciam,
+    s: &Session,
+    new: Identity,
+    code: &str,
+    lang: Lang,
+) -> Result<UserInfo> {
+    let code = crate::validate::code("code", code)?;
+    let is_mail = matches!(new, Identity::Mail(_));
+    let (field, current) = if is_mail {
+        ("mail", s.user.mail.clone())
+    } else {
+        ("phone", s.user.phone.clone())
+    };
+    if is_mail && s.user.eiam_uid.is_some() {
+        return Err(Reason::EIAM_MAIL_PERMISSION_DENIED.into());
+    }
+    if let Identity::Mail(m) = &new {
+        if ciam.is_internal_mail(m) {
+            return Err(Reason::EIAM_MAIL_PERMISSION_DENIED.into());
+        }
+    }
+    if current.as_deref() == Some(new.as_str()) {
+        return Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            field,
+            "不能与当前的相同",
+            "Must differ from the current one",
+        ));
+    }
+    require_fresh(ciam, s)?;
+    let verified = codes::check(ciam, &new, Purpose::Bind, &code).await?;
+    let old = current.as_deref().and_then(|c| Identity::parse(c).ok());
+    let mut ops = vec![
+        TxOp::Put {
+            item: Item::new(unique_key(new.unique_pk())).with("userId", s.user.id.as_str()),
+            cond: Some(Cond::NotExists),
+        },
+        TxOp::Update {
+            key: profile_key(&s.user.id),
+            ops: vec![Update::Set(field.into(), new.as_str().into())],
+            cond: Some(same_session(s)),
+        },
+        verified.consume,
+    ];
+    if let Some(old) = &old {
+        ops.push(TxOp::Delete {
+            key: unique_key(old.unique_pk()),
+            cond: Some(Cond::eq("userId", s.user.id.as_str())),
+        });
+    }
+    match ciam.store.transact(ops).await {
+        Ok(()) => {}
+        Err(e) if e.condition_failed_at(0) => return Err(new.exists_reason().into()),
+        Err(e) if e.condition_failed_at(2) => return Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(StoreError::TxCanceled(_)) => return Err(Reason::AUTHORIZATION_FAILED.into()),
+        Err(e) => return Err(e.into()),
+    }
+    if let Some(old) = old {
+        let masked = match &new {
+            Identity::Mail(m) => Notice::MailChanged { new: m.masked() },
+            Identity::Phone(p) => Notice::PhoneChanged { new: p.masked() },
+        };
+        if let Err(cause) = ciam
+            .notifier
+            .send_notice(&NoticeMessage {
+                to: old,
+                notice: masked,
+                lang,
+            })
+            .await
+        {
+            // The change is made; a lost notice must not undo it. It is logged for follow-up.
+            tracing::warn!(cause = %cause, "could not notify the previous address");
+        }
+    }
+    let mut user = s.user.clone();
+    if is_mail {
+        user.mail = Some(new.as_str().to_owned());
+    } else {
+        user.phone = Some(new.as_str().to_owned());
+    }
+    Ok(user.info(ciam))
+}
+
+/// `PATCH /auth/deactivation`. Needs a proof in the body (password, or the authenticator code
+/// when two-factor is on) or one from the last 5 minutes. Staff accounts cannot deactivate.
+///
+/// Policy (docs/api.md): the profile is emptied to a tombstone (user name, status, time), every
+/// session ends (sessGen), the mail and phone items are released at once, so the person may sign
+/// up again with them, while the username stays reserved so nobody can take a name others knew.
+/// Pending codes and backup codes are deleted. A later sign-in answers PASSWORD_ERROR.
+pub async fn deactivate(
+    ciam: &Ciam,
+    s: &Session,
+    pw: Option<&str>,
+    code: Option<&str>,
+    lang: Lang,
+) -> Result<()> {
+    if s.user.eiam_uid.is_some() {
+        return Err(Reason::EIAM_DEACTIVATE_ERROR.into());
+    }
+    if pw.is_some() || code.is_some() {
+        verify_fresh(ciam, s, code, pw).await?;
+    } else {
+        require_fresh(ciam, s)?;
+    }
+    let u = &s.user;
+    let tombstone = User {
+        id: u.id.clone(),
+        user_name: u.user_name.clone(),
+        deactivated: true,
+        sess_gen: u.sess_gen + 1,
+        backup_gen: u.backup_gen + 1,
+        created_at: u.created_at,
+        advertisement: "unsubscribe".into(),
+        ..User::default()
+    };
+    let mut ops = vec![TxOp::Put {
+        item: tombstone.to_item().with("deactivatedAt", ciam.now()),
+        cond: Some(same_session(s)),
+    }];
+    let ids = u.identities();
+    for id in &ids {
+        ops.push(TxOp::Delete {
+            key: unique_key(id.unique_pk()),
+            cond: Some(Cond::eq("userId", u.id.as_str())),
+        });
+    }
+    match ciam.store.transact(ops).await {
+        Ok(()) => {}
+        Err(StoreError::TxCanceled(_)) => return Err(Reason::AUTHORIZATION_FAILED.into()),
+        Err(e) => return Err(e.into()),
+    }
+    // Tidying after the fact: these are unusable already (released identities, bumped gens).
+    for id in &ids {
+        for p in [
+            Purpose::Register,
+            Purpose::Login,
+            Purpose::ResetPassword,
+            Purpose::Bind,
+        ] {
+            let _ = ciam.store.delete(&codes::code_key(p, id), None).await;
+        }
+    }
+    crate::totp::sweep_backup_codes(ciam, &u.id, None).await;
+    if let Some(to) = ids.into_iter().next() {
+        if let Err(cause) = ciam
+            .notifier
+            .send_notice(&NoticeMessage {
+                to,
+                notice: Notice::Deactivated,
+                lang,
+            })
+            .await
+        {
+            tracing::warn!(cause = %cause, "could not send the deactivation notice");
+        }
+    }
+    Ok(())
+}
