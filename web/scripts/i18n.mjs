@@ -4,7 +4,8 @@
 //  3. compile: both to ASTs in src/i18n/compiled/ (no ICU parser ships to the browser)
 // `--check` only reports ids present in one language and not the other (exit 1 if any).
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const here = new URL('..', import.meta.url).pathname;
@@ -29,6 +30,23 @@ if (missingZh.length || extraZh.length) {
 }
 const sorted = Object.fromEntries(Object.keys(zh).sort().map((k) => [k, zh[k]]));
 writeFileSync(join(here, 'src/i18n/messages/zh-CN.json'), JSON.stringify(sorted, null, 2) + '\n');
-for (const l of ['en-US', 'zh-CN']) {
-  run('compile', `src/i18n/messages/${l}.json`, '--format', 'simple', '--ast', '--out-file', `src/i18n/compiled/${l}.json`);
+
+// Catalogues are split by bundle, so a screen's long texts travel with its chunk instead of
+// with every page: `core` loads at boot; the others load with their screens (WithMessages).
+// Page titles (`*.title`) stay in core.
+const BUNDLES = {
+  docs: ['privacy.', 'protocols.', 'manual.', 'agreement.'],
+  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.'],
+};
+const bundleOf = (id) =>
+  id.endsWith('.title') ? 'core' : (Object.entries(BUNDLES).find(([, ps]) => ps.some((p) => id.startsWith(p)))?.[0] ?? 'core');
+for (const [l, all] of [['en-US', en], ['zh-CN', sorted]]) {
+  for (const b of ['core', ...Object.keys(BUNDLES)]) {
+    const part = Object.fromEntries(Object.entries(all).filter(([k]) => bundleOf(k) === b));
+    const src = join(tmpdir(), `ciam-i18n-${process.pid}-${l}-${b}.json`);
+    writeFileSync(src, JSON.stringify(part));
+    const out = b === 'core' ? `src/i18n/compiled/${l}.json` : `src/i18n/compiled/${l}.${b}.json`;
+    run('compile', src, '--format', 'simple', '--ast', '--out-file', out);
+    rmSync(src);
+  }
 }

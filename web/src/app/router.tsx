@@ -2,6 +2,7 @@
 // encoded '=' or '/').
 import { createBrowserRouter, Navigate, Outlet, useLocation, useParams } from 'react-router';
 import { Lazy, screen } from '../components/lazy-screen';
+import { WithMessages } from '../components/with-messages';
 import { asLocale, detect } from '../i18n/locale';
 import { keepQuery } from '../lib/redirect';
 import * as session from '../lib/session';
@@ -55,7 +56,7 @@ export function createRouter() {
       element: <Shell />,
       children: [
         { path: '/', element: <Go to={`/${detect()}/passport/signin`} /> },
-        { path: '/signout', element: lazy(<SignOut />) },
+        { path: '/signout', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },
         {
           path: '/:language',
           element: <LanguageRoot />,
@@ -76,8 +77,8 @@ export function createRouter() {
               element: <RequireSession />,
               children: [
                 { index: true, element: <Go to="personal/info" /> },
-                { path: 'info', element: lazy(<Info />) },
-                { path: 'secure', element: lazy(<Secure />) },
+                { path: 'info', element: lazy(<WithMessages bundle="personal"><Info /></WithMessages>) },
+                { path: 'secure', element: lazy(<WithMessages bundle="personal"><Secure /></WithMessages>) },
                 { path: '*', element: <Go to="personal/info" /> },
               ],
             },
@@ -85,11 +86,12 @@ export function createRouter() {
               path: 'agreement',
               children: [
                 { index: true, element: <Go to="agreement/privacy" /> },
-                { path: ':doc', element: lazy(<Agreement />) },
+                { path: ':doc', element: lazy(<WithMessages bundle="docs"><Agreement /></WithMessages>) },
+                { path: '*', element: <Go to="agreement/privacy" /> },
               ],
             },
             { path: 'find/password', element: lazy(<FindPassword />) },
-            { path: 'logout', element: lazy(<Logout />) },
+            { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
             { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },
             { path: '*', element: <Go to="passport/signin" /> },
           ],

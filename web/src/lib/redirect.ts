@@ -15,12 +15,17 @@ export function serviceUrlIsKept(search: string): boolean {
   return raw === null || !/%3d|%2f/i.test(raw);
 }
 
-/** The query to carry over on a redirect. */
+/**
+ * The query to carry over on a redirect. The parameters are kept as they came (still encoded):
+ * re-encoding would turn the '/' of a kept serviceUrl into %2F and a second redirect would drop it.
+ */
 export function keepQuery(search: string, opts: { dropServiceUrl?: boolean } = {}): string {
-  const params = new URLSearchParams(search);
-  if (opts.dropServiceUrl || !serviceUrlIsKept(search)) params.delete('serviceUrl');
-  const s = params.toString();
-  return s ? `?${s}` : '';
+  const drop = opts.dropServiceUrl || !serviceUrlIsKept(search);
+  const parts = search
+    .replace(/^\?/, '')
+    .split('&')
+    .filter((p) => p !== '' && !(drop && p.split('=')[0] === 'serviceUrl'));
+  return parts.length ? `?${parts.join('&')}` : '';
 }
 
 export interface Embedded {

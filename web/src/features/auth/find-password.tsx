@@ -1,4 +1,72 @@
-// Placeholder: replaced by the real screen.
-export default function Screen() {
-  return <div className="card" data-screen="find-password" />;
+// Password recovery (spec §2): a code sent to the account, then a new password. Also the first
+// password of a staff account (EIAM_PASSWORD_UNSET leads here).
+import { useState } from 'react';
+import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { Field } from '../../components/field';
+import { useTitle } from '../../components/use-title';
+import { paths } from '../../config/paths';
+import type { Locale } from '../../i18n/locale';
+import { titles } from '../../i18n/titles';
+import { api } from '../../lib/api';
+import { keepQuery } from '../../lib/redirect';
+import * as toast from '../../lib/toast';
+import * as v from '../../lib/validate';
+import { CodeField } from './code-field';
+import { labels } from './messages';
+import { useForm } from './use-form';
+
+const m = defineMessages({
+  newPassword: { id: 'find.newPassword', defaultMessage: 'New password' },
+  submit: { id: 'find.submit', defaultMessage: 'Reset password' },
+  done: { id: 'find.done', defaultMessage: 'Your password has been reset. Please sign in.' },
+});
+
+export default function FindPassword() {
+  useTitle(titles.find);
+  const intl = useIntl();
+  const lang = intl.locale as Locale;
+  const navigate = useNavigate();
+  const q = keepQuery(useLocation().search);
+  const f = useForm({ account: '', code: '', password: '', confirmPassword: '' });
+  const [busy, setBusy] = useState(false);
+  const x = f.values;
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const ok = f.check({
+      account: v.identity(x.account),
+      code: v.code(x.code),
+      password: v.password(x.password),
+      confirmPassword: v.confirm(x.password, x.confirmPassword),
+    });
+    if (!ok) return;
+    setBusy(true);
+    const res = await api.patch('/auth/pwd', { ...x, account: x.account.trim(), code: x.code.trim() }, { skipErrorHandler: true });
+    setBusy(false);
+    if (!res.success) return f.fail(res.error);
+    toast.show('success', intl.formatMessage(m.done));
+    navigate(paths.signin(lang) + q);
+  };
+  return (
+    <div className="card">
+      <h1>
+        <FormattedMessage {...titles.find} />
+      </h1>
+      <form ref={f.ref} data-testid="find-password" noValidate onSubmit={submit}>
+        <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
+        <CodeField {...f.bind('code')} purpose="resetPassword"
+          account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
+        <Field {...f.bind('password')} label={m.newPassword} type="password" autoComplete="new-password" hint={v.rules.passwordRule} />
+        <Field {...f.bind('confirmPassword')} label={labels.confirmPassword} type="password" autoComplete="new-password" />
+        <button type="submit" className="primary" disabled={busy}>
+          <FormattedMessage {...m.submit} />
+        </button>
+      </form>
+      <div className="links">
+        <Link to={paths.signin(lang) + q}>
+          <FormattedMessage {...labels.backToSignin} />
+        </Link>
+      </div>
+    </div>
+  );
 }

@@ -1,4 +1,119 @@
-// Placeholder: replaced by the real screen.
-export default function Screen() {
-  return <div className="card" data-screen="register" />;
+// Sign-up (spec §2, every rule of §5 checked here and again on the server).
+import { useMemo, useState } from 'react';
+import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { ErrorText, Field } from '../../components/field';
+import { useTitle } from '../../components/use-title';
+import { paths } from '../../config/paths';
+import type { Locale } from '../../i18n/locale';
+import { titles } from '../../i18n/titles';
+import { api } from '../../lib/api';
+import { keepQuery } from '../../lib/redirect';
+import { countryOptions, isCountry } from '../../lib/countries';
+import { KEYS, read } from '../../lib/storage';
+import * as toast from '../../lib/toast';
+import * as v from '../../lib/validate';
+import { CodeField } from './code-field';
+import { labels } from './messages';
+import { useForm } from './use-form';
+
+const m = defineMessages({
+  userName: { id: 'register.userName', defaultMessage: 'Username' },
+  company: { id: 'register.company', defaultMessage: 'Company name' },
+  country: { id: 'register.country', defaultMessage: 'Country or region' },
+  choose: { id: 'register.choose', defaultMessage: 'Choose…' },
+  terms: { id: 'register.terms', defaultMessage: 'I have read and accept the {protocols} and the {privacy}' },
+  submit: { id: 'register.submit', defaultMessage: 'Sign up' },
+  done: { id: 'register.done', defaultMessage: 'Your account has been created. Please sign in.' },
+  haveAccount: { id: 'register.haveAccount', defaultMessage: 'Already have an account? Sign in' },
+});
+
+function storedCountry(): string {
+  const c = read(KEYS.country)?.toUpperCase() ?? '';
+  return isCountry(c) ? c : '';
+}
+
+export default function Register() {
+  useTitle(titles.register);
+  const intl = useIntl();
+  const lang = intl.locale as Locale;
+  const navigate = useNavigate();
+  const q = keepQuery(useLocation().search);
+  const options = useMemo(() => countryOptions(lang).map((o): [string, string] => [o.code, o.name]), [lang]);
+  const f = useForm({
+    userName: '', company: '', account: '', code: '', password: '', confirmPassword: '', country: storedCountry(), acceptTerms: false as boolean,
+  });
+  const [busy, setBusy] = useState(false);
+  const x = f.values;
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const ok = f.check({
+      userName: v.username(x.userName),
+      company: v.company(x.company),
+      account: v.identity(x.account),
+      code: v.code(x.code),
+      country: v.country(x.country),
+      password: v.password(x.password),
+      confirmPassword: v.confirm(x.password, x.confirmPassword),
+      acceptTerms: v.terms(x.acceptTerms),
+    });
+    if (!ok) return;
+    setBusy(true);
+    const body = { ...x, userName: x.userName.trim(), company: x.company.trim(), account: x.account.trim(), code: x.code.trim() };
+    const res = await api.post('/auth/register', body, { skipErrorHandler: true });
+    setBusy(false);
+    if (!res.success) return f.fail(res.error);
+    toast.show('success', intl.formatMessage(m.done));
+    navigate(paths.signin(lang) + q);
+  };
+  const doc = (to: string, title: typeof m.done) => (
+    <Link to={to} target="_blank" rel="noopener">
+      <FormattedMessage {...title} />
+    </Link>
+  );
+  return (
+    <div className="card">
+      <h1>
+        <FormattedMessage {...titles.register} />
+      </h1>
+      <form ref={f.ref} data-testid="register" noValidate onSubmit={submit}>
+        <Field {...f.bind('userName')} label={m.userName} autoComplete="username" />
+        <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
+        <Field {...f.bind('account')} label={labels.account} autoComplete="email" />
+        <CodeField {...f.bind('code')} purpose="register"
+          account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
+        <label htmlFor="reg-country">
+          <FormattedMessage {...m.country} />
+        </label>
+        <select id="reg-country" name="country" value={x.country} onChange={(e) => f.set('country', e.target.value)}
+          aria-invalid={!!f.errors.country} aria-describedby="reg-country-e" autoComplete="country">
+          <option value="">{intl.formatMessage(m.choose)}</option>
+          {options.map(([c, name]) => (
+            <option key={c} value={c}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <ErrorText id="reg-country-e" error={f.errors.country} />
+        <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="new-password" hint={v.rules.passwordRule} />
+        <Field {...f.bind('confirmPassword')} label={labels.confirmPassword} type="password" autoComplete="new-password" />
+        <div className="check">
+          <input id="reg-terms" type="checkbox" name="acceptTerms" checked={x.acceptTerms} onChange={(e) => f.set('acceptTerms', e.target.checked)}
+            aria-invalid={!!f.errors.acceptTerms} aria-describedby="reg-terms-e" />
+          <label htmlFor="reg-terms">
+            <FormattedMessage {...m.terms} values={{ protocols: doc(paths.protocols(lang), titles.protocols), privacy: doc(paths.privacy(lang), titles.privacy) }} />
+          </label>
+        </div>
+        <ErrorText id="reg-terms-e" error={f.errors.acceptTerms} />
+        <button type="submit" className="primary" disabled={busy}>
+          <FormattedMessage {...m.submit} />
+        </button>
+      </form>
+      <div className="links">
+        <Link to={paths.signin(lang) + q}>
+          <FormattedMessage {...m.haveAccount} />
+        </Link>
+      </div>
+    </div>
+  );
 }

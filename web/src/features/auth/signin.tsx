@@ -1,4 +1,129 @@
-// Placeholder: replaced by the real screen.
-export default function Screen() {
-  return <div className="card" data-screen="signin" />;
+// Sign-in (spec §2): password or verification code, the staff entry, and "choose account" from
+// the accounts remembered on this browser.
+import { lazy, useRef, useState } from 'react';
+import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { Lazy } from '../../components/lazy-screen';
+import { useTitle } from '../../components/use-title';
+import { paths } from '../../config/paths';
+import type { Locale } from '../../i18n/locale';
+import { titles } from '../../i18n/titles';
+import * as accounts from '../../lib/accounts';
+import { keepQuery } from '../../lib/redirect';
+import * as session from '../../lib/session';
+import { PasswordForm } from './password-form';
+
+const m = defineMessages({
+  byPassword: { id: 'signin.byPassword', defaultMessage: 'Password' },
+  byCode: { id: 'signin.byCode', defaultMessage: 'One-time code' },
+  staff: { id: 'signin.staff', defaultMessage: 'Staff login' },
+  staffPrompt: { id: 'signin.staffPrompt', defaultMessage: 'Company staff?' },
+  choose: { id: 'signin.choose', defaultMessage: 'Choose an account' },
+  another: { id: 'signin.another', defaultMessage: 'Use another account' },
+  remove: { id: 'signin.remove', defaultMessage: 'Remove {account}' },
+  forgot: { id: 'signin.forgot', defaultMessage: 'Forgot password?' },
+  register: { id: 'signin.register', defaultMessage: 'Sign up' },
+});
+
+type Mode = 'password' | 'code' | 'staff';
+export type Done = (account: string, token: string) => void;
+
+// The code mode (captcha, countdown) loads when chosen: the first screen stays small.
+const loadCodeForm = () => import('./code-signin');
+const CodeForm = lazy(loadCodeForm);
+
+function Picker({ onPick }: { onPick: (account: string) => void }) {
+  const intl = useIntl();
+  const [saved, setSaved] = useState(accounts.list);
+  const another = useRef<HTMLButtonElement>(null);
+  const forget = (account: string) => {
+    const rest = accounts.forget(account);
+    setSaved(rest);
+    if (rest.length) another.current?.focus();
+    else onPick('');
+  };
+  return (
+    <>
+      <h2>
+        <FormattedMessage {...m.choose} />
+      </h2>
+      <ul className="accounts">
+        {saved.map(({ account }) => (
+          <li key={account} data-testid="remembered-account">
+            <button type="button" onClick={() => onPick(account)}>
+              {account}
+            </button>
+            <button type="button" className="remove" aria-label={intl.formatMessage(m.remove, { account })}
+              onClick={() => forget(account)} />
+          </li>
+        ))}
+      </ul>
+      <button ref={another} type="button" className="link" data-testid="another-account" onClick={() => onPick('')}>
+        <FormattedMessage {...m.another} />
+      </button>
+    </>
+  );
+}
+
+export default function SignIn() {
+  useTitle(titles.signin);
+  const lang = useIntl().locale as Locale;
+  const navigate = useNavigate();
+  const q = keepQuery(useLocation().search);
+  const [picking, setPicking] = useState(() => accounts.list().length > 0);
+  const [account, setAccount] = useState('');
+  const [mode, setMode] = useState<Mode>('password');
+  const done: Done = (acc, token) => {
+    session.start(token);
+    accounts.remember(acc);
+    navigate(paths.info(lang) + q);
+  };
+  const switchTo = (to: Mode) => {
+    setMode(to);
+    setPicking(false);
+  };
+  const tab = (to: Mode, label: typeof m.byCode) => (
+    <button type="button" data-testid={`signin-mode-${to}`} aria-pressed={mode === to} onClick={() => switchTo(to)}
+      onPointerEnter={to === 'code' ? loadCodeForm : undefined}>
+      <FormattedMessage {...label} />
+    </button>
+  );
+  return (
+    <div className="card">
+      <h1>
+        <FormattedMessage {...(mode === 'staff' ? m.staff : titles.signin)} />
+      </h1>
+      {picking ? (
+        <Picker onPick={(a) => { setAccount(a); setPicking(false); }} />
+      ) : (
+        <>
+          <div className="modes">
+            {tab('password', m.byPassword)}
+            {tab('code', m.byCode)}
+          </div>
+          {mode === 'code' ? (
+            <Lazy>
+              <CodeForm key={account} account={account} onSignedIn={done} />
+            </Lazy>
+          ) : (
+            <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} onSignedIn={done} />
+          )}
+        </>
+      )}
+      <div className="links">
+        <Link to={paths.findPassword(lang) + q} data-testid="link-find-password">
+          <FormattedMessage {...m.forgot} />
+        </Link>
+        <Link to={paths.register(lang) + q} data-testid="link-register">
+          <FormattedMessage {...m.register} />
+        </Link>
+      </div>
+      <p className="signin-staff muted">
+        <FormattedMessage {...m.staffPrompt} />{' '}
+        <button type="button" className="link" data-testid="signin-staff" aria-pressed={mode === 'staff'} onClick={() => switchTo('staff')}>
+          <FormattedMessage {...m.staff} />
+        </button>
+      </p>
+    </div>
+  );
 }

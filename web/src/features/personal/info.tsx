@@ -1,4 +1,327 @@
-// Placeholder: replaced by the real screen.
-export default function Screen() {
-  return <div className="card" data-screen="info" />;
+// The Personal Center (/{lang}/personal/info): who I am, the profile form, and the FAQ.
+// Avatar, apps and mail/phone binding arrive with a later issue.
+import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
+import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { Link } from 'react-router';
+import { useTitle } from '../../components/use-title';
+import { paths } from '../../config/paths';
+import { titles } from '../../i18n/titles';
+import { asLocale } from '../../i18n/locale';
+import { api, errorText, handleError } from '../../lib/api';
+import * as toast from '../../lib/toast';
+import { ErrorText, Field, type Msg } from '../../components/field';
+import * as v from '../../lib/validate';
+import { countryOptions, regionName } from '../../lib/countries';
+import { PersonalNav } from './personal-nav';
+import type { UserInfo } from './user-info';
+import './personal.css';
+
+const m = defineMessages({
+  loading: { id: 'info.loading', defaultMessage: 'Loading your profile…' },
+  loadFailed: { id: 'info.loadFailed', defaultMessage: 'Your profile could not be loaded.' },
+  retry: { id: 'info.retry', defaultMessage: 'Try again' },
+  about: { id: 'info.about', defaultMessage: 'About me' },
+  userName: { id: 'info.userName', defaultMessage: 'User name' },
+  mail: { id: 'info.mail', defaultMessage: 'Email' },
+  phone: { id: 'info.phone', defaultMessage: 'Mobile number' },
+  notBound: { id: 'info.notBound', defaultMessage: 'Not bound' },
+  countryShown: { id: 'info.countryShown', defaultMessage: 'Country or region' },
+  notSet: { id: 'info.notSet', defaultMessage: 'Not set' },
+  accountType: { id: 'info.accountType', defaultMessage: 'Account type' },
+  customer: { id: 'info.customer', defaultMessage: 'Customer' },
+  staff: { id: 'info.staff', defaultMessage: 'Internal staff' },
+  incomplete: {
+    id: 'info.incomplete',
+    defaultMessage: 'Your profile is incomplete. Add your company, position and address below so our teams can serve you.',
+  },
+  completeLink: { id: 'info.completeLink', defaultMessage: 'Complete my profile' },
+  update: { id: 'info.update', defaultMessage: 'Update personal info' },
+  company: { id: 'info.company', defaultMessage: 'Company name' },
+  duty: { id: 'info.duty', defaultMessage: 'Position' },
+  address: { id: 'info.address', defaultMessage: 'Address' },
+  displayName: { id: 'info.displayName', defaultMessage: 'Display name' },
+  country: { id: 'info.country', defaultMessage: 'Country or region' },
+  chooseCountry: { id: 'info.chooseCountry', defaultMessage: 'Choose a country or region' },
+  save: { id: 'info.save', defaultMessage: 'Save' },
+  saved: { id: 'info.saved', defaultMessage: 'Your profile has been saved' },
+  unchanged: { id: 'info.unchanged', defaultMessage: 'Nothing has changed' },
+  securityHeading: { id: 'info.securityHeading', defaultMessage: 'Account security' },
+  security: { id: 'info.security', defaultMessage: 'Password, two-factor authentication and account deactivation are in the Security Center.' },
+  securityLink: { id: 'info.securityLink', defaultMessage: 'Go to the Security Center' },
+  faq: { id: 'info.faq', defaultMessage: 'Frequently asked questions' },
+  faqForgotQ: { id: 'info.faq.forgotQ', defaultMessage: 'I forgot my password. What can I do?' },
+  faqForgotA: {
+    id: 'info.faq.forgotA',
+    defaultMessage: 'Reset it with a verification code sent to your email or mobile number. Resetting signs you out on every device.',
+  },
+  faqForgotLink: { id: 'info.faq.forgotLink', defaultMessage: 'Retrieve my password' },
+});
+
+const FIELDS = ['company', 'duty', 'address', 'displayName', 'country'] as const;
+type FieldName = (typeof FIELDS)[number];
+type Values = Record<FieldName, string>;
+type Errors = Partial<Record<FieldName, Msg>>;
+
+const LABELS: Record<FieldName, MessageDescriptor> = {
+  company: m.company,
+  duty: m.duty,
+  address: m.address,
+  displayName: m.displayName,
+  country: m.country,
+};
+// The server's limits (functions/core/src/validate.rs), so typing stops rather than failing.
+const MAX: Record<Exclude<FieldName, 'country'>, number> = { company: 100, duty: 100, address: 200, displayName: 50 };
+const AUTOCOMPLETE: Record<Exclude<FieldName, 'country'>, string> = {
+  company: 'organization',
+  duty: 'organization-title',
+  address: 'street-address',
+  displayName: 'nickname',
+};
+
+function valuesOf(u: UserInfo): Values {
+  return { company: u.company ?? '', duty: u.duty ?? '', address: u.address ?? '', displayName: u.displayName ?? '', country: u.country ?? '' };
+}
+
+/** Only the fields whose (trimmed) value differs from the stored one. */
+function changedFields(u: UserInfo, x: Values): Partial<Values> {
+  const out: Partial<Values> = {};
+  for (const f of FIELDS) {
+    const next = x[f].trim();
+    if (next !== (u[f] ?? '')) out[f] = next;
+  }
+  return out;
+}
+
+/** The client's checks of the changed fields (the server checks again). */
+function problems(diff: Partial<Values>): Errors {
+  const out: Errors = {};
+  const optional = (s: string, max: number) => (s ? v.requiredText(s, max) : null);
+  if (diff.company !== undefined) out.company = v.company(diff.company);
+  if (diff.duty !== undefined) out.duty = optional(diff.duty, MAX.duty);
+  if (diff.address !== undefined) out.address = optional(diff.address, MAX.address);
+  if (diff.displayName !== undefined) out.displayName = optional(diff.displayName, MAX.displayName);
+  if (diff.country !== undefined) out.country = v.country(diff.country);
+  return out;
+}
+
+function isField(f: string | undefined): f is FieldName {
+  return f !== undefined && (FIELDS as readonly string[]).includes(f);
+}
+
+export default function Info() {
+  useTitle(titles.info);
+  const [info, setInfo] = useState<UserInfo | null>(null);
+  const [failed, setFailed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    let alive = true;
+    setFailed(false);
+    void api.get<UserInfo>('/auth/info').then((r) => {
+      if (!alive) return;
+      if (r.success) setInfo(r.data);
+      else setFailed(true);
+    });
+    return () => {
+      alive = false;
+    };
+  }, [attempt]);
+  return (
+    <div className="personal">
+      <PersonalNav />
+      <h1>
+        <FormattedMessage {...titles.info} />
+      </h1>
+      {info ? (
+        <Profile info={info} onSaved={setInfo} />
+      ) : failed ? (
+        <div className="card" role="alert">
+          <p>
+            <FormattedMessage {...m.loadFailed} />
+          </p>
+          <button type="button" onClick={() => setAttempt((n) => n + 1)}>
+            <FormattedMessage {...m.retry} />
+          </button>
+        </div>
+      ) : (
+        <p className="loading" aria-live="polite">
+          <FormattedMessage {...m.loading} />
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => void }) {
+  const intl = useIntl();
+  const lang = asLocale(intl.locale) ?? 'zh-CN';
+  const formTitle = useId();
+  return (
+    <>
+      {!info.isComplete && (
+        <p className="notice" data-testid="profile-incomplete">
+          <FormattedMessage {...m.incomplete} /> <a href="#profile-form">{intl.formatMessage(m.completeLink)}</a>
+        </p>
+      )}
+      <section className="card" aria-labelledby="about-title">
+        <h2 id="about-title">
+          <FormattedMessage {...m.about} />
+        </h2>
+        <dl className="facts">
+          <div>
+            <dt>
+              <FormattedMessage {...m.userName} />
+            </dt>
+            <dd data-testid="info-username">{info.userName}</dd>
+          </div>
+          <div>
+            <dt>
+              <FormattedMessage {...m.mail} />
+            </dt>
+            <dd>{info.mail ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
+          </div>
+          <div>
+            <dt>
+              <FormattedMessage {...m.phone} />
+            </dt>
+            <dd>{info.phone ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
+          </div>
+          <div>
+            <dt>
+              <FormattedMessage {...m.countryShown} />
+            </dt>
+            <dd>{info.country ? regionName(info.country, intl.locale) : <span className="muted">{intl.formatMessage(m.notSet)}</span>}</dd>
+          </div>
+          <div>
+            <dt>
+              <FormattedMessage {...m.accountType} />
+            </dt>
+            <dd>
+              <FormattedMessage {...(info.isEiamUser ? m.staff : m.customer)} />
+            </dd>
+          </div>
+        </dl>
+      </section>
+      <section className="card" aria-labelledby={formTitle}>
+        <h2 id={formTitle}>
+          <FormattedMessage {...m.update} />
+        </h2>
+        <ProfileForm info={info} onSaved={onSaved} />
+      </section>
+      <section className="card" aria-labelledby="security-title">
+        <h2 id="security-title">
+          <FormattedMessage {...m.securityHeading} />
+        </h2>
+        <p>
+          <FormattedMessage {...m.security} />
+        </p>
+        <p>
+          <Link to={paths.secure(lang)}>
+            <FormattedMessage {...m.securityLink} />
+          </Link>
+        </p>
+      </section>
+      <section className="card" aria-labelledby="faq-title">
+        <h2 id="faq-title">
+          <FormattedMessage {...m.faq} />
+        </h2>
+        <h3>
+          <FormattedMessage {...m.faqForgotQ} />
+        </h3>
+        <p>
+          <FormattedMessage {...m.faqForgotA} />
+        </p>
+        <p>
+          <Link to={paths.findPassword(lang)}>
+            <FormattedMessage {...m.faqForgotLink} />
+          </Link>
+        </p>
+      </section>
+    </>
+  );
+}
+
+function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => void }) {
+  const intl = useIntl();
+  const [values, setValues] = useState<Values>(() => valuesOf(info));
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const countryId = useId();
+  const set = (f: FieldName) => (value: string) => {
+    setValues((x) => ({ ...x, [f]: value }));
+    setErrors((er) => ({ ...er, [f]: undefined }));
+  };
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const focus = (f: FieldName) => (form.elements.namedItem(f) as HTMLElement | null)?.focus();
+    const diff = changedFields(info, values);
+    const found = problems(diff);
+    const first = FIELDS.find((f) => found[f]);
+    if (first) {
+      setErrors(found);
+      focus(first);
+      return;
+    }
+    if (Object.keys(diff).length === 0) {
+      toast.show('info', intl.formatMessage(m.unchanged));
+      return;
+    }
+    setBusy(true);
+    const res = await api.patch<UserInfo>('/auth/info', diff, { skipErrorHandler: true });
+    setBusy(false);
+    if (res.success) {
+      setErrors({});
+      setValues(valuesOf(res.data));
+      onSaved(res.data);
+      toast.show('success', intl.formatMessage(m.saved));
+    } else if (isField(res.error.field)) {
+      const f = res.error.field;
+      setErrors({ [f]: errorText(res.error) });
+      focus(f);
+    } else {
+      handleError(res.error);
+    }
+  };
+  const options = useMemo(() => countryOptions(intl.locale, info.country), [intl.locale, info.country]);
+  return (
+    <form id="profile-form" data-testid="profile-form" onSubmit={(e) => void submit(e)} noValidate>
+      {(['company', 'duty', 'address', 'displayName'] as const).map((f) => (
+        <Field
+          key={f}
+          name={f}
+          label={LABELS[f]}
+          value={values[f]}
+          onChange={set(f)}
+          error={errors[f]}
+          maxLength={MAX[f]}
+          autoComplete={AUTOCOMPLETE[f]}
+          required={f === 'company'}
+        />
+      ))}
+      <div>
+        <label htmlFor={countryId}>
+          <FormattedMessage {...m.country} />
+        </label>
+        <select
+          id={countryId}
+          name="country"
+          value={values.country}
+          onChange={(e) => set('country')(e.target.value)}
+          aria-invalid={errors.country ? true : undefined}
+          aria-describedby={`${countryId}-error`}
+        >
+          {!info.country && <option value="">{intl.formatMessage(m.chooseCountry)}</option>}
+          {options.map((o) => (
+            <option key={o.code} value={o.code}>
+              {o.name}
+            </option>
+          ))}
+        </select>
+        <ErrorText id={`${countryId}-error`} error={errors.country} />
+      </div>
+      <button type="submit" className="primary" disabled={busy}>
+        <FormattedMessage {...m.save} />
+      </button>
+    </form>
+  );
 }

@@ -1,0 +1,120 @@
+// The shell's idle watch (spec §4/§9): 30 minutes without an action ends the session with
+// 'Your session has expired. Please log in again'; an action in any tab of the origin keeps it.
+import { act, cleanup, fireEvent, render } from '@testing-library/react';
+import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { RouterProvider } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { en as en, zh as zh } from '../testing/messages';
+import * as toast from '../lib/toast';
+import { createRouter } from './router';
+
+const MIN = 60_000;
+const realWait = (ms: number) => act(async () => void (await new Promise((r) => setTimeout(r, ms))));
+
+async function open(url: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
+  window.history.replaceState(null, '', url);
+  const router = createRouter();
+  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
+  const intl = createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
+  const r = render(
+    <RawIntlProvider value={intl}>
+      <RouterProvider router={router} />
+    </RawIntlProvider>,
+  );
+  for (let i = 0; i < 5; i++) await realWait(5);
+  return { router, ...r, path: () => `${router.state.location.pathname}${router.state.location.search}` };
+}
+const advance = (ms: number) => act(() => void vi.advanceTimersByTime(ms));
+
+beforeEach(() => {
+  // Only the clock and the interval are fake: lazy chunks and toasts run on real time.
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+  vi.setSystemTime(new Date('2026-03-01T10:00:00Z'));
+  localStorage.clear();
+  localStorage.setItem('umi_locale', 'en-US');
+  localStorage.setItem('ciam_token', 'u1.token');
+  localStorage.setItem('lastActionTime', String(Date.now()));
+  vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+});
+afterEach(() => {
+  cleanup();
+  for (const t of toast.current()) toast.dismiss(t.id);
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+  localStorage.clear();
+});
+
+describe('idle watch', () => {
+  it('ends the session after 30 minutes without an action, with the message, keeping the query', async () => {
+    const app = await open('/en-US/personal/info?serviceUrl=https://app.example.com');
+    expect(app.path()).toBe('/en-US/personal/info?serviceUrl=https://app.example.com');
+    await advance(30 * MIN);
+    expect(localStorage.getItem('ciam_token')).toBe('u1.token');
+    await advance(30_000);
+    await realWait(10);
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(localStorage.getItem('lastActionTime')).toBeNull();
+    expect(app.router.state.location.pathname).toBe('/en-US/passport/signin');
+    expect(new URLSearchParams(app.router.state.location.search).get('serviceUrl')).toBe('https://app.example.com');
+    expect(toast.current().map((t) => t.text)).toContain('Your session has expired. Please log in again');
+  });
+
+  it('in Chinese', async () => {
+    localStorage.setItem('umi_locale', 'zh-CN');
+    const app = await open('/zh-CN/personal/secure', 'zh-CN');
+    await advance(31 * MIN);
+    await realWait(10);
+    expect(app.router.state.location.pathname).toBe('/zh-CN/passport/signin');
+    expect(toast.current()).toHaveLength(1);
+    expect(toast.current()[0]!.text).not.toBe('Your session has expired. Please log in again');
+  });
+
+  it('an expired session is ended at once when the app opens', async () => {
+    localStorage.setItem('lastActionTime', String(Date.now() - 31 * MIN));
+    await open('/en-US/passport/signin');
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(toast.current().map((t) => t.text)).toEqual(['Your session has expired. Please log in again']);
+  });
+
+  it('a click or a key press counts as an action', async () => {
+    const app = await open('/en-US/personal/info');
+    await advance(20 * MIN);
+    fireEvent.click(document.body);
+    await advance(20 * MIN);
+    fireEvent.keyDown(document.body, { key: 'a' });
+    await advance(20 * MIN);
+    expect(localStorage.getItem('ciam_token')).toBe('u1.token');
+    expect(app.path()).toBe('/en-US/personal/info');
+    await advance(11 * MIN);
+    await realWait(10);
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(app.router.state.location.pathname).toBe('/en-US/passport/signin');
+  });
+
+  it('an action in another tab (shared localStorage) keeps this tab signed in', async () => {
+    const app = await open('/en-US/personal/info');
+    for (let i = 0; i < 4; i++) {
+      await advance(20 * MIN);
+      localStorage.setItem('lastActionTime', String(Date.now())); // the other tab
+    }
+    expect(localStorage.getItem('ciam_token')).toBe('u1.token');
+    expect(app.path()).toBe('/en-US/personal/info');
+    expect(toast.current()).toEqual([]);
+  });
+
+  it('a click after the 30 minutes does not revive the session', async () => {
+    await open('/en-US/passport/signin');
+    vi.setSystemTime(Date.now() + 45 * MIN); // the machine slept: no interval ran
+    fireEvent.click(document.body);
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(localStorage.getItem('lastActionTime')).toBeNull();
+  });
+
+  it('no session: no message, ever', async () => {
+    localStorage.removeItem('ciam_token');
+    await open('/en-US/passport/signin');
+    await advance(120 * MIN);
+    fireEvent.click(document.body);
+    expect(toast.current()).toEqual([]);
+  });
+});

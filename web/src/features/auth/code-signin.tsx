@@ -1,0 +1,35 @@
+// Sign-in with a verification code: the account, the captcha, the code with its send button.
+import { useState } from 'react';
+import { FormattedMessage } from 'react-intl';
+import { Field } from '../../components/field';
+import { api } from '../../lib/api';
+import { code, identity } from '../../lib/validate';
+import { CodeField } from './code-field';
+import { labels } from './messages';
+import { type SignedIn, signinMessages } from './password-form';
+import type { Done } from './signin';
+import { useForm } from './use-form';
+
+export default function CodeForm({ account, onSignedIn }: { account: string; onSignedIn: Done }) {
+  const f = useForm({ account, code: '' });
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const { account, code: c } = f.values;
+    if (!f.check({ account: identity(account), code: code(c) })) return;
+    setBusy(true);
+    const res = await api.post<SignedIn>('/auth/login/code', { account: account.trim(), code: c.trim() });
+    setBusy(false);
+    if (res.success) onSignedIn(account.trim(), res.data.token);
+  };
+  return (
+    <form ref={f.ref} data-testid="signin-code" noValidate onSubmit={submit}>
+      <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
+      <CodeField {...f.bind('code')} purpose="login"
+        account={() => (f.flag('account', identity(f.values.account)) ? f.values.account.trim() : null)} />
+      <button type="submit" className="primary" disabled={busy}>
+        <FormattedMessage {...signinMessages.submit} />
+      </button>
+    </form>
+  );
+}

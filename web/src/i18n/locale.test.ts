@@ -1,0 +1,78 @@
+// Spec §4 locale detection and §9 right-to-left scripts.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { asLocale, DEFAULT_LOCALE, detect, dirOf, isRtl, normalize, swapLanguage, switchTo } from './locale';
+
+afterEach(() => {
+  localStorage.clear();
+  vi.restoreAllMocks();
+});
+
+describe('detect', () => {
+  it('prefers the stored locale', () => {
+    expect(detect('en-US', ['zh-CN'])).toBe('en-US');
+    expect(detect('zh-CN', ['en-US'])).toBe('zh-CN');
+  });
+  it('then the browser language', () => {
+    expect(detect(null, ['en-US', 'zh-CN'])).toBe('en-US');
+    expect(detect(null, ['zh-CN'])).toBe('zh-CN');
+  });
+  it('then zh-CN', () => {
+    expect(detect(null, [])).toBe('zh-CN');
+    expect(DEFAULT_LOCALE).toBe('zh-CN');
+  });
+  it('accepts only en-US and zh-CN; anything else is zh-CN', () => {
+    expect(detect('fr-FR', ['en-US'])).toBe('zh-CN');
+    expect(detect(null, ['en-GB', 'en-US'])).toBe('zh-CN');
+    expect(detect(null, ['ar'])).toBe('zh-CN');
+    expect(normalize('EN-us')).toBe('en-US');
+    expect(normalize(' zh-cn ')).toBe('zh-CN');
+    expect(normalize(undefined)).toBe('zh-CN');
+    expect(asLocale('en')).toBeNull();
+  });
+  it('reads umi_locale from local storage by default', () => {
+    localStorage.setItem('umi_locale', 'en-US');
+    expect(detect()).toBe('en-US');
+    localStorage.setItem('umi_locale', 'zh-CN');
+    expect(detect()).toBe('zh-CN');
+  });
+  it('falls back to navigator.languages without a stored locale', () => {
+    vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['en-US']);
+    expect(detect()).toBe('en-US');
+    vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['de-DE']);
+    expect(detect()).toBe('zh-CN');
+  });
+});
+
+describe('right-to-left', () => {
+  it.each(['he', 'ar', 'fa', 'ku', 'he-IL', 'ar-EG', 'fa-IR', 'ku-IQ', 'AR'])('%s is rtl', (l) => {
+    expect(isRtl(l)).toBe(true);
+    expect(dirOf(l)).toBe('rtl');
+  });
+  it.each(['zh-CN', 'en-US', 'de', 'ja', 'ur-x', 'hex', 'kur', ''])('%s is ltr', (l) => {
+    expect(isRtl(l)).toBe(false);
+    expect(dirOf(l)).toBe('ltr');
+  });
+});
+
+describe('swapLanguage / switchTo', () => {
+  it('replaces the language segment and keeps path and query', () => {
+    expect(swapLanguage('/zh-CN/passport/signin', '?serviceUrl=x', 'en-US')).toBe('/en-US/passport/signin?serviceUrl=x');
+    expect(swapLanguage('/en-US', '', 'zh-CN')).toBe('/zh-CN');
+    expect(swapLanguage('/en-US/', '', 'zh-CN')).toBe('/zh-CN/');
+  });
+  it('prefixes a path without a language', () => {
+    expect(swapLanguage('/passport/signin', '', 'en-US')).toBe('/en-US/passport/signin');
+    expect(swapLanguage('/zh-CNx/a', '', 'en-US')).toBe('/en-US/zh-CNx/a');
+  });
+  it('switchTo stores the choice and reloads at the swapped url', () => {
+    const assign = vi.fn();
+    vi.stubGlobal('location', { ...window.location, pathname: '/zh-CN/personal/info', search: '?a=1', assign });
+    try {
+      switchTo('en-US');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(localStorage.getItem('umi_locale')).toBe('en-US');
+    expect(assign).toHaveBeenCalledWith('/en-US/personal/info?a=1');
+  });
+});

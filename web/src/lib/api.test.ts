@@ -1,0 +1,380 @@
+// The API client (spec §7) and the default error handling of spec §8, against a mocked fetch.
+import { createIntl, createIntlCache, type MessageFormatElement } from 'react-intl';
+import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
+import { en as enUS, zh as zhCN } from '../testing/messages';
+import { type ApiHost, api, configure, errorText, handleError, lockMinutes, request } from './api';
+import * as mfa from './mfa';
+import * as session from './session';
+import * as toast from './toast';
+
+type Catalogue = Record<string, MessageFormatElement[]>;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+const NOW = new Date('2026-03-01T10:00:00Z').getTime();
+
+let navigate: Mock<(to: string) => void>;
+let onTotpEnabled: Mock<() => void>;
+let fetchMock: Mock<(url: string, init?: RequestInit) => Promise<Response>>;
+
+/** The same host the app configures (app/app.tsx), on the real compiled catalogue. */
+function hostFor(locale: 'en-US' | 'zh-CN'): ApiHost {
+  const messages = (locale === 'en-US' ? enUS : zhCN) as unknown as Catalogue;
+  const intl = createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
+  return {
+    locale: () => locale,
+    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
+    navigate: (to) => navigate(to),
+    onNeedTotp: (c) => mfa.open(c),
+    onTotpEnabled: () => onTotpEnabled(),
+  };
+}
+
+function reply(status: number, body: unknown) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return Promise.resolve(new Response(text, { status, headers: { 'content-type': 'application/json' } }));
+}
+function failWith(reason: string, message = '', code = 400, extra: Record<string, unknown> = {}) {
+  fetchMock.mockImplementationOnce(() => reply(code, { reason, message, code, ...extra }));
+}
+function at(path: string) {
+  window.history.replaceState(null, '', path);
+}
+const texts = () => toast.current().map((t) => t.text);
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  vi.setSystemTime(NOW);
+  localStorage.clear();
+  navigate = vi.fn<(to: string) => void>();
+  onTotpEnabled = vi.fn<() => void>();
+  fetchMock = vi.fn((_url: string, _init?: RequestInit) => reply(200, { ok: true }));
+  vi.stubGlobal('fetch', fetchMock);
+  configure(hostFor('en-US'));
+  at('/en-US/passport/signin');
+});
+afterEach(() => {
+  for (const t of toast.current()) toast.dismiss(t.id);
+  mfa.close();
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+describe('every request', () => {
+  it('sends Authorization: Bearer <stored token> and a fresh UUID X-Request-ID', async () => {
+    localStorage.setItem('ciam_token', 'u1.secret-token');
+    await api.get('/auth/info');
+    await api.post('/auth/login/password', { account: 'a@example.com', password: 'x' });
+    await api.patch('/auth/info', { company: 'Acme' });
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+    const ids = new Set<string>();
+    for (const [url, init] of fetchMock.mock.calls as [string, RequestInit][]) {
+      expect(url.startsWith('/ciam/v1/')).toBe(true);
+      const h = init.headers as Record<string, string>;
+      expect(h.Authorization).toBe('Bearer u1.secret-token');
+      expect(h['X-Request-ID']).toMatch(UUID);
+      ids.add(h['X-Request-ID']!);
+    }
+    expect(ids.size).toBe(3);
+  });
+
+  it('reads the token at request time (a new sign-in is used at once)', async () => {
+    localStorage.setItem('ciam_token', 'old');
+    await api.get('/auth/info');
+    session.start('new');
+    await api.get('/auth/info');
+    const auth = (fetchMock.mock.calls as [string, RequestInit][]).map(([, i]) => (i.headers as Record<string, string>).Authorization);
+    expect(auth).toEqual(['Bearer old', 'Bearer new']);
+  });
+
+  it('sends JSON bodies with the method and the language', async () => {
+    await api.patch('/auth/info', { company: 'Acme' });
+    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(url).toBe('/ciam/v1/auth/info');
+    expect(init.method).toBe('PATCH');
+    expect(init.body).toBe('{"company":"Acme"}');
+    const h = init.headers as Record<string, string>;
+    expect(h['Content-Type']).toBe('application/json');
+    expect(h['Accept-Language']).toBe('en-US');
+    await api.get('/auth/info');
+    const [, get] = fetchMock.mock.calls[1] as [string, RequestInit];
+    expect(get.body).toBeUndefined();
+    expect((get.headers as Record<string, string>)['Content-Type']).toBeUndefined();
+  });
+
+  it('returns success with the data on 2xx', async () => {
+    fetchMock.mockImplementationOnce(() => reply(200, { token: 't' }));
+    expect(await api.post('/auth/login/password', {})).toEqual({ success: true, data: { token: 't' } });
+  });
+});
+
+describe('errors: the message', () => {
+  it('maps the reason to the localised text', async () => {
+    failWith('PASSWORD_ERROR', 'server text', 401);
+    const r = await api.post('/auth/login/password', {});
+    expect(r).toMatchObject({ success: false, error: { reason: 'PASSWORD_ERROR', code: 401 } });
+    expect(texts()).toEqual(['Incorrect account or password']);
+  });
+
+  it('in Chinese too', async () => {
+    configure(hostFor('zh-CN'));
+    failWith('PASSWORD_ERROR', '', 401);
+    await api.post('/auth/login/password', {});
+    expect(texts()).toEqual(['账号或密码错误']);
+  });
+
+  it('falls back to the server message, then to the raw reason', () => {
+    expect(errorText({ reason: 'SOMETHING_NEW', message: 'Server says', code: 400 })).toBe('Server says');
+    expect(errorText({ reason: 'SOMETHING_NEW', message: '', code: 400 })).toBe('SOMETHING_NEW');
+  });
+
+  it('INVALID_PARAMETER shows the server message (it names the field)', () => {
+    expect(errorText({ reason: 'INVALID_PARAMETER', message: 'account: invalid', code: 400 })).toBe('account: invalid');
+    expect(errorText({ reason: 'INVALID_PARAMETER', message: '', code: 400 })).toBe('Invalid parameter');
+  });
+
+  it('a body that is not JSON is an internal error with the HTTP status', async () => {
+    fetchMock.mockImplementationOnce(() => Promise.resolve(new Response('<html>bad gateway</html>', { status: 502 })));
+    const r = await api.get('/auth/info');
+    expect(r).toEqual({ success: false, error: expect.objectContaining({ reason: 'INTERNAL_SERVER_ERROR', code: 502 }) });
+    expect(texts()).toEqual(['Internal server error']);
+  });
+
+  it('a network failure is NETWORK_ERROR', async () => {
+    fetchMock.mockImplementationOnce(() => Promise.reject(new TypeError('Failed to fetch')));
+    const r = await api.get('/auth/info');
+    expect(r).toMatchObject({ success: false, error: { reason: 'NETWORK_ERROR' } });
+    expect(texts()).toEqual(['Network error, please check your connection']);
+  });
+
+  it('shows at most 2 toasts at a time', async () => {
+    failWith('PASSWORD_ERROR');
+    failWith('CODE_ERROR');
+    failWith('TICKET_NOT_FOUND');
+    await api.post('/a', {});
+    await api.post('/b', {});
+    await api.post('/c', {});
+    expect(texts()).toEqual(['Invalid verification code', 'Ticket not found']);
+  });
+});
+
+describe('AUTHORIZATION_FAILED', () => {
+  it('clears the session and goes to sign-in keeping the query minus serviceUrl, without a message', async () => {
+    session.start('tok');
+    localStorage.setItem('umi_locale', 'en-US');
+    at('/en-US/personal/info?serviceUrl=https://app.example.com/cb&from=mail&validateMsg=notice');
+    failWith('AUTHORIZATION_FAILED', '', 401);
+    const r = await api.get('/auth/info');
+    expect(r.success).toBe(false);
+    expect(session.isLoggedIn()).toBe(false);
+    expect(localStorage.getItem('lastActionTime')).toBeNull();
+    expect(localStorage.getItem('umi_locale')).toBe('en-US');
+    expect(navigate).toHaveBeenCalledTimes(1);
+    const to = navigate.mock.calls[0]![0] as string;
+    const u = new URL(to, 'http://x');
+    expect(u.pathname).toBe('/en-US/passport/signin');
+    expect(u.searchParams.has('serviceUrl')).toBe(false);
+    expect(u.searchParams.get('from')).toBe('mail');
+    expect(u.searchParams.get('validateMsg')).toBe('notice');
+    expect(texts()).toEqual([]);
+  });
+
+  it('uses the current locale in the path', async () => {
+    configure(hostFor('zh-CN'));
+    session.start('tok');
+    at('/zh-CN/personal/secure');
+    failWith('AUTHORIZATION_FAILED', '', 401);
+    await api.get('/auth/info');
+    expect(navigate).toHaveBeenCalledWith('/zh-CN/passport/signin');
+  });
+
+  it('when embedded: clears the session, stays, no toast', async () => {
+    session.start('tok');
+    at('/en-US/embedded/signin?serviceUrl=https://host.example.com/page&validateMsg=notice');
+    failWith('AUTHORIZATION_FAILED', '', 401);
+    await api.get('/auth/info');
+    expect(session.isLoggedIn()).toBe(false);
+    expect(navigate).not.toHaveBeenCalled();
+    expect(texts()).toEqual([]);
+  });
+
+  it('skipErrorHandler: nothing happens, the caller gets the error', async () => {
+    session.start('tok');
+    failWith('AUTHORIZATION_FAILED', '', 401);
+    const r = await api.get('/auth/info', { skipErrorHandler: true });
+    expect(r).toMatchObject({ success: false, error: { reason: 'AUTHORIZATION_FAILED', code: 401 } });
+    expect(session.isLoggedIn()).toBe(true);
+    expect(navigate).not.toHaveBeenCalled();
+    expect(texts()).toEqual([]);
+  });
+});
+
+describe('VERIFICATION_ATTEMPT_CODE_LIMIT', () => {
+  const nowS = NOW / 1000;
+  it.each([
+    [nowS + 1, 1],
+    [nowS + 60, 1],
+    [nowS + 61, 2],
+    [nowS + 90, 2],
+    [nowS + 15 * 60, 15],
+    [nowS + 14 * 60 + 59.5, 15],
+  ])('unlock at %s -> %s minute(s), rounded up', async (until, n) => {
+    expect(lockMinutes(String(until), NOW)).toBe(n);
+    failWith('VERIFICATION_ATTEMPT_CODE_LIMIT', String(until), 423);
+    await api.post('/auth/login/password', {});
+    expect(texts()).toEqual([`Your account has been locked, please try it in ${n} minute`]);
+  });
+
+  it.each([['', 'empty'], ['abc', 'not a number'], [String(nowS), 'now'], [String(nowS - 60), 'past'], ['0', 'zero'], ['-5', 'negative'], ['Infinity', 'infinite']])(
+    "'%s' (%s) -> try again later",
+    async (message) => {
+      expect(lockMinutes(message, NOW)).toBeNull();
+      failWith('VERIFICATION_ATTEMPT_CODE_LIMIT', message, 423);
+      await api.post('/auth/login/password', {});
+      expect(texts()).toEqual(['Your account has been locked, please try again later']);
+    },
+  );
+
+  it('in Chinese', async () => {
+    configure(hostFor('zh-CN'));
+    failWith('VERIFICATION_ATTEMPT_CODE_LIMIT', String(nowS + 125), 423);
+    await api.post('/auth/login/password', {});
+    failWith('VERIFICATION_ATTEMPT_CODE_LIMIT', 'x', 423);
+    await api.post('/auth/login/password', {});
+    expect(texts()).toEqual(['您的账号已被锁定，请 3 分钟后再试', '您的账号已被锁定，请稍后再试']);
+  });
+});
+
+describe('EIAM_PASSWORD_UNSET', () => {
+  it('shows a loading message for 1200 ms, then goes to find-password keeping the query minus serviceUrl', async () => {
+    at('/en-US/passport/signin?serviceUrl=https://app.example.com&ref=portal');
+    failWith('EIAM_PASSWORD_UNSET', '', 403);
+    await api.post('/auth/login/password', {});
+    expect(toast.current()).toEqual([expect.objectContaining({ kind: 'loading', text: 'Please set a password for your staff account first…' })]);
+    vi.advanceTimersByTime(1199);
+    expect(navigate).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(navigate).toHaveBeenCalledWith('/en-US/find/password?ref=portal');
+    expect(toast.current()).toEqual([]);
+  });
+
+  it('uses the current locale', async () => {
+    configure(hostFor('zh-CN'));
+    at('/zh-CN/passport/signin');
+    failWith('EIAM_PASSWORD_UNSET', '', 403);
+    await api.post('/auth/login/password', {});
+    vi.advanceTimersByTime(1200);
+    expect(navigate).toHaveBeenCalledWith('/zh-CN/find/password');
+  });
+});
+
+describe('two-factor reasons', () => {
+  it('USER_TOTP_ENABLED marks TOTP enabled, without a toast', async () => {
+    failWith('USER_TOTP_ENABLED', '', 409);
+    await api.post('/auth/totp/enable', {});
+    expect(onTotpEnabled).toHaveBeenCalledOnce();
+    expect(texts()).toEqual([]);
+  });
+
+  it('NEED_TOTP_VERIFY opens the MFA step with the challenge', async () => {
+    expect(mfa.current()).toBeNull();
+    failWith('NEED_TOTP_VERIFY', '', 403, { challenge: 'ch-123' });
+    const r = await api.post('/auth/login/password', {});
+    expect(r).toMatchObject({ success: false, error: { reason: 'NEED_TOTP_VERIFY', challenge: 'ch-123' } });
+    expect(mfa.current()).toBe('ch-123');
+    expect(texts()).toEqual([]);
+    mfa.close();
+    expect(mfa.current()).toBeNull();
+  });
+
+  it('mfa notifies subscribers', () => {
+    const l = vi.fn();
+    const off = mfa.subscribe(l);
+    mfa.open(undefined);
+    expect(mfa.current()).toBe('');
+    off();
+    mfa.close();
+    expect(l).toHaveBeenCalledOnce();
+  });
+});
+
+describe('embedded mode', () => {
+  let post: Mock<(msg: unknown, origin: string) => void>;
+  beforeEach(() => {
+    post = vi.fn();
+    Object.defineProperty(window, 'parent', { configurable: true, value: { postMessage: post } });
+  });
+  afterEach(() => {
+    Object.defineProperty(window, 'parent', { configurable: true, value: window });
+  });
+
+  it('no toast; posts the error with errMsg to the parent at the serviceUrl origin when validateMsg is notice', async () => {
+    at('/en-US/embedded/signin?serviceUrl=https%3A%2F%2Fhost.example.com%3A8443%2Fapp%3Fx%3D1&validateMsg=notice');
+    failWith('PASSWORD_ERROR', '', 401);
+    const r = await api.post('/auth/login/password', {});
+    expect(r.success).toBe(false);
+    expect(texts()).toEqual([]);
+    expect(post).toHaveBeenCalledOnce();
+    const [msg, origin] = post.mock.calls[0]!;
+    expect(origin).toBe('https://host.example.com:8443');
+    expect(msg).toMatchObject({ reason: 'PASSWORD_ERROR', code: 401, errMsg: 'Incorrect account or password' });
+  });
+
+  it.each([
+    ['validateMsg missing', '?serviceUrl=https://host.example.com/'],
+    ['validateMsg other', '?serviceUrl=https://host.example.com/&validateMsg=yes'],
+    ['serviceUrl missing', '?validateMsg=notice'],
+    ['serviceUrl relative', '?serviceUrl=/cb&validateMsg=notice'],
+    ['serviceUrl not http', '?serviceUrl=javascript:alert(1)&validateMsg=notice'],
+  ])('no post, no toast: %s', async (_, search) => {
+    at(`/en-US/embedded/signin${search}`);
+    failWith('CODE_ERROR');
+    await api.post('/auth/login/code', {});
+    expect(post).not.toHaveBeenCalled();
+    expect(texts()).toEqual([]);
+  });
+
+  it('never posts to "*"', async () => {
+    for (const s of ['?serviceUrl=*&validateMsg=notice', '?serviceUrl=https://h.example.com&validateMsg=notice']) {
+      at(`/zh-CN/embedded/signin${s}`);
+      failWith('CODE_ERROR');
+      await api.post('/auth/login/code', {});
+    }
+    for (const call of post.mock.calls) expect(call[1]).not.toBe('*');
+    expect(post).toHaveBeenCalledTimes(1);
+  });
+
+  it('not embedded: a toast, no post', async () => {
+    at('/en-US/passport/signin?serviceUrl=https://host.example.com/&validateMsg=notice');
+    failWith('CODE_ERROR');
+    await api.post('/auth/login/code', {});
+    expect(post).not.toHaveBeenCalled();
+    expect(texts()).toEqual(['Invalid verification code']);
+  });
+
+  it('skipErrorHandler: no post either', async () => {
+    at('/en-US/embedded/signin?serviceUrl=https://host.example.com/&validateMsg=notice');
+    failWith('CODE_ERROR');
+    const r = await request('POST', '/auth/login/code', {}, { skipErrorHandler: true });
+    expect(r.success).toBe(false);
+    expect(post).not.toHaveBeenCalled();
+  });
+});
+
+describe('skipErrorHandler', () => {
+  it('returns the error without a toast, redirect or timer', async () => {
+    failWith('EIAM_PASSWORD_UNSET', '', 403);
+    failWith('CODE_ERROR');
+    failWith('NEED_TOTP_VERIFY', '', 403, { challenge: 'c' });
+    expect((await api.post('/auth/login/password', {}, { skipErrorHandler: true })).success).toBe(false);
+    expect((await api.post('/auth/login/code', {}, { skipErrorHandler: true })).success).toBe(false);
+    expect((await api.post('/auth/login/password', {}, { skipErrorHandler: true })).success).toBe(false);
+    vi.advanceTimersByTime(5000);
+    expect(texts()).toEqual([]);
+    expect(navigate).not.toHaveBeenCalled();
+    expect(mfa.current()).toBeNull();
+  });
+
+  it('handleError can be called directly by a caller that skipped it', () => {
+    handleError({ reason: 'CODE_ERROR', message: '', code: 400 });
+    expect(texts()).toEqual(['Invalid verification code']);
+  });
+});

@@ -1,0 +1,82 @@
+// Spec §2: serviceUrl is kept on redirects unless its value contains an encoded '=' or '/'.
+import { describe, expect, it } from 'vitest';
+import { embeddedInfo, keepQuery, originOf, serviceUrlIsKept } from './redirect';
+
+describe('serviceUrlIsKept', () => {
+  it.each([
+    ['', true],
+    ['?a=1', true],
+    ['?serviceUrl=https://app.example.com/x', true],
+    ['?serviceUrl=https%3A%2F%2Fapp.example.com', false],
+    ['?serviceUrl=https://app.example.com/cb%3Fx%3D1', false],
+    ['?serviceUrl=abc%3d', false],
+    ['?serviceUrl=abc%2f', false],
+    ['?serviceUrl=https%3A//app.example.com', true],
+    ['?serviceUrl=a%20b', true],
+    ['?x=%2F&serviceUrl=plain', true],
+    ['?serviceUrl=https://a.example.com/?next=1', true],
+  ])('%s -> %s', (search, kept) => {
+    expect(serviceUrlIsKept(search)).toBe(kept);
+  });
+});
+
+describe('keepQuery', () => {
+  it('is empty for an empty query', () => {
+    expect(keepQuery('')).toBe('');
+    expect(keepQuery('?')).toBe('');
+  });
+  it('keeps every parameter, serviceUrl included, when it carries no encoded = or /', () => {
+    const q = keepQuery('?serviceUrl=https://app.example.com&lang=1');
+    const p = new URLSearchParams(q);
+    expect(q.startsWith('?')).toBe(true);
+    expect(p.get('serviceUrl')).toBe('https://app.example.com');
+    expect(p.get('lang')).toBe('1');
+  });
+  it('drops serviceUrl (only it) when it contains %3D or %2F, in either case', () => {
+    for (const bad of ['https%3A%2F%2Fa.example.com', 'x%3dy', 'x%2fy', 'x%3Dy']) {
+      const p = new URLSearchParams(keepQuery(`?a=1&serviceUrl=${bad}&b=2`));
+      expect(p.has('serviceUrl')).toBe(false);
+      expect(p.get('a')).toBe('1');
+      expect(p.get('b')).toBe('2');
+    }
+  });
+  it('keeps the parameters as they came, so a kept serviceUrl stays kept on the next redirect', () => {
+    const once = keepQuery('?serviceUrl=https://app.example.com/cb&q=a%20b&e=%C3%A9');
+    expect(once).toBe('?serviceUrl=https://app.example.com/cb&q=a%20b&e=%C3%A9');
+    expect(keepQuery(once)).toBe(once);
+    expect(serviceUrlIsKept(once)).toBe(true);
+  });
+  it('drops serviceUrl on request (authorization failure, password unset)', () => {
+    const p = new URLSearchParams(keepQuery('?serviceUrl=https://a.example.com&validateMsg=notice', { dropServiceUrl: true }));
+    expect(p.has('serviceUrl')).toBe(false);
+    expect(p.get('validateMsg')).toBe('notice');
+    expect(keepQuery('?serviceUrl=https://a.example.com', { dropServiceUrl: true })).toBe('');
+  });
+});
+
+describe('embeddedInfo', () => {
+  it('is embedded only under /{lang}/embedded/', () => {
+    expect(embeddedInfo('/zh-CN/embedded/signin', '').embedded).toBe(true);
+    expect(embeddedInfo('/en-US/embedded/signin', '').embedded).toBe(true);
+    expect(embeddedInfo('/en-US/passport/signin', '').embedded).toBe(false);
+    expect(embeddedInfo('/embedded/signin', '').embedded).toBe(false);
+  });
+  it('reads serviceUrl and validateMsg', () => {
+    const i = embeddedInfo('/en-US/embedded/signin', '?serviceUrl=https%3A%2F%2Fhost.example.com%2Fp&validateMsg=notice');
+    expect(i.serviceUrl).toBe('https://host.example.com/p');
+    expect(i.validateMsg).toBe('notice');
+    expect(embeddedInfo('/en-US/embedded/signin', '').serviceUrl).toBeNull();
+  });
+});
+
+describe('originOf', () => {
+  it('is the origin of an absolute http(s) url, else null', () => {
+    expect(originOf('https://host.example.com:8443/a?b=c')).toBe('https://host.example.com:8443');
+    expect(originOf('http://localhost:3000/')).toBe('http://localhost:3000');
+    expect(originOf('javascript:alert(1)')).toBeNull();
+    expect(originOf('data:text/html,hi')).toBeNull();
+    expect(originOf('/relative/path')).toBeNull();
+    expect(originOf('')).toBeNull();
+    expect(originOf(null)).toBeNull();
+  });
+});

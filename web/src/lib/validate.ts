@@ -1,0 +1,111 @@
+// The client's copy of the rules of spec §5. The server (functions/core/src/validate.rs and
+// password.rs) is the source of truth and checks everything again; both sides are tested against
+// functions/core/tests/validation_vectors.json. Each validator returns null when the input is
+// valid, else the message to show.
+import { defineMessages, type MessageDescriptor } from 'react-intl';
+
+export const rules = defineMessages({
+  mail: { id: 'validate.mail', defaultMessage: 'Invalid e-mail' },
+  phone: { id: 'validate.phone', defaultMessage: 'Invalid phone: only mainland China numbers are supported' },
+  password: { id: 'validate.password', defaultMessage: 'The password does not meet the rules' },
+  passwordRule: {
+    id: 'validate.passwordRule',
+    defaultMessage: '8 to 128 characters with upper and lower case letters, digits and special characters, without ` \\ \'\' " /',
+  },
+  confirm: { id: 'validate.confirm', defaultMessage: 'Password does not match' },
+  company: { id: 'validate.company', defaultMessage: 'Please enter the company name' },
+  empty: { id: 'validate.empty', defaultMessage: 'The field cannot be empty' },
+  special: { id: 'validate.special', defaultMessage: 'It cannot contain special characters' },
+  tooLong: { id: 'validate.tooLong', defaultMessage: 'Too long' },
+  username: { id: 'validate.username', defaultMessage: 'Username: 2 to 32 characters, no spaces' },
+  codeEmpty: { id: 'validate.codeEmpty', defaultMessage: 'Verification code cannot be empty' },
+  codeDigits: { id: 'validate.codeDigits', defaultMessage: 'Please enter 6 digits' },
+  country: { id: 'validate.country', defaultMessage: 'Please choose a country or region' },
+  terms: { id: 'validate.terms', defaultMessage: 'You have to accept the above terms' },
+});
+
+export type Problem = MessageDescriptor | null;
+
+const chars = (s: string) => [...s].length;
+
+// The local part's characters (RFC 5322 atext), dots only between them; lower-case labels of
+// letters, digits and inner hyphens; an alphabetic top-level label.
+const LOCAL = /^[\w!#$%&'*+\-/=?^`{|}~]+(\.[\w!#$%&'*+\-/=?^`{|}~]+)*$/;
+const DOMAIN = /^([a-z\d]([a-z\d-]{0,61}[a-z\d])?\.)+[a-z]{2,63}$/;
+
+export function mail(raw: string): Problem {
+  const s = raw.trim().toLowerCase();
+  const at = s.lastIndexOf('@');
+  const local = s.slice(0, at);
+  const ok = at > 0 && s.length <= 254 && local.length <= 64 && LOCAL.test(local) && DOMAIN.test(s.slice(at + 1));
+  return ok ? null : rules.mail;
+}
+
+/** Mainland-China mobiles: 11 digits 1[3-9]…, with an optional +86/0086, spaces and dashes. */
+export function phone(raw: string): Problem {
+  const s = raw.trim().replace(/[ -]/g, '').replace(/^(\+86|0086)/, '');
+  return /^1[3-9]\d{9}$/.test(s) ? null : rules.phone;
+}
+
+/** A sign-in identifier: a mail when it contains '@', else a phone number. */
+export function identity(raw: string): Problem {
+  if (!raw.trim()) return rules.empty;
+  return raw.includes('@') ? mail(raw) : phone(raw);
+}
+
+/**
+ * The character rules only: the server also refuses the 10,000 most common passwords, a list too
+ * big to ship to the browser.
+ */
+export function password(pw: string): Problem {
+  const n = chars(pw);
+  const ok =
+    n >= 8 &&
+    n <= 128 &&
+    !/[`\\'"/\p{Cc}]/u.test(pw) &&
+    /\p{Uppercase}/u.test(pw) &&
+    /\p{Lowercase}/u.test(pw) &&
+    /\d/.test(pw) &&
+    /[^\p{Alphabetic}\p{N}\p{White_Space}]/u.test(pw);
+  return ok ? null : rules.password;
+}
+
+export function confirm(pw: string, again: string): Problem {
+  return pw === again ? null : rules.confirm;
+}
+
+export function noSpecial(s: string): Problem {
+  return /[<>"`\\/{}[\]|;$%^*=~!?@#+\p{Cc}]/u.test(s) ? rules.special : null;
+}
+
+/** A required free-text field: not blank, at most `max` characters, no special characters. */
+export function requiredText(raw: string, max: number): Problem {
+  const s = raw.trim();
+  if (!s) return rules.empty;
+  if (chars(s) > max) return rules.tooLong;
+  return noSpecial(s);
+}
+
+export function company(raw: string): Problem {
+  return raw.trim() ? requiredText(raw, 100) : rules.company;
+}
+
+/** 2 to 32 characters, no spaces, no special characters. */
+export function username(raw: string): Problem {
+  const s = raw.trim();
+  return requiredText(s, 32) ?? (chars(s) < 2 || /\s/.test(s) ? rules.username : null);
+}
+
+export function code(raw: string): Problem {
+  const s = raw.trim();
+  if (!s) return rules.codeEmpty;
+  return /^\d{6}$/.test(s) ? null : rules.codeDigits;
+}
+
+export function country(value: string): Problem {
+  return value ? null : rules.country;
+}
+
+export function terms(accepted: boolean): Problem {
+  return accepted ? null : rules.terms;
+}
