@@ -47,5 +47,8 @@ export function swapLanguage(pathname: string, search: string, to: Locale): stri
 /** Switching language is stored and reloads the page at the swapped url. */
 export function switchTo(to: Locale): void {
   write(KEYS.locale, to);
-  window.location.assign(swapLanguage(window.location.pathname, window.location.search, to));
+  const { pathname, search } = window.location;
+  // Pages outside the language prefix (/signout) keep their url and just reload.
+  if (/^\/(zh-CN|en-US)(\/|$)/.test(pathname)) window.location.assign(swapLanguage(pathname, search, to));
+  else window.location.reload();
 }
