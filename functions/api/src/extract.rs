@@ -131,3 +131,18 @@ impl<S: Send + Sync> FromRequestParts<S> for Lang {
         ))
     }
 }
+
+/// The caller's device and approximate country, for sessions and the activity trail.
+pub struct Client(pub ciam_core::client::ClientInfo);
+
+impl<S: Send + Sync> FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let h = |n: &str| parts.headers.get(n).and_then(|v| v.to_str().ok());
+        Ok(Client(ciam_core::client::ClientInfo::from_headers(
+            h("user-agent"),
+            h("cloudfront-viewer-country"),
+        )))
+    }
+}

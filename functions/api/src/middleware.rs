@@ -19,6 +19,18 @@ pub fn wrap(router: Router) -> Router {
     router.layer(axum::middleware::from_fn(conventions))
 }
 
+/// The body limit of a path, and the error for a body over it: the avatar upload carries an
+/// image (1 MiB); every other body is JSON (64 KiB).
+fn body_limit(path: &str) -> (usize, fn() -> Error) {
+    if path.strip_prefix(crate::BASE) == Some("/auth/avatar") {
+        (ciam_core::avatar::MAX_BYTES, || {
+            Error::new(Reason::AVATAR_TOO_LARGE)
+        })
+    } else {
+        (BODY_LIMIT, || crate::extract::too_large().0)
+    }
+}
+
 /// The request id is the client's X-Request-ID when it is a UUID, else a fresh one; it is on
 /// every log line of the request (the span) and on the response.
 async fn conventions(mut req: Request, next: Next) -> Response {
@@ -38,21 +50,21 @@ async fn conventions(mut req: Request, next: Next) -> Response {
     req.extensions_mut().insert(lang);
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path());
     async move {
+        let (limit, too_large) = body_limit(req.uri().path());
         let too_big = req
             .headers()
             .get("content-length")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|n| n > BODY_LIMIT);
+            .is_some_and(|n| n > limit);
         let mut res = if too_big {
-            render(&crate::extract::too_large().0, lang)
+            render(&too_large(), lang)
         } else {
             let (parts, body) = req.into_parts();
-            // Streamed bodies are cut at the limit too, whatever Content-Length said.
-            let req = Request::from_parts(
-                parts,
-                Body::new(http_body_util::Limited::new(body, BODY_LIMIT)),
-            );
+            // Streamed bodies are cut at the limit too, whatever Content-Length said; the
+            // handler that reads the body answers for the cut.
+            let req =
+                Request::from_parts(parts, Body::new(http_body_util::Limited::new(body, limit)));
             next.run(req).await
         };
         if let Some(PendingError(e)) = res.extensions_mut().remove::<PendingError>() {
@@ -64,8 +76,11 @@ async fn conventions(mut req: Request, next: Next) -> Response {
         if let Ok(v) = HeaderValue::from_str(&id) {
             res.headers_mut().insert("x-request-id", v);
         }
-        res.headers_mut()
-            .insert("cache-control", HeaderValue::from_static("no-store"));
+        // A handler that chose its caching (the immutable avatar images) keeps it.
+        if !res.headers().contains_key("cache-control") {
+            res.headers_mut()
+                .insert("cache-control", HeaderValue::from_static("no-store"));
+        }
         res
     }
     .instrument(span)

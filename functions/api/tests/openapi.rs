@@ -148,6 +148,7 @@ async fn test_router() -> (axum::Router, String) {
         entropy: Arc::new(OsEntropy),
         keys: Keys::from_root([1; 32]),
         notifier: Arc::new(Nobody),
+        blobs: Arc::new(MemoryBlobs::default()),
         config: Config::default(),
     };
     let user = user::User {
@@ -156,7 +157,7 @@ async fn test_router() -> (axum::Router, String) {
         ..Default::default()
     };
     ciam.store.put(user.to_item(), None).await.expect("user");
-    let (token, session) = sessions::mint(&ciam, &user);
+    let (token, session) = sessions::mint(&ciam, &user, &Default::default());
     ciam.store.put(session, None).await.expect("session");
     (ciam_api::router(ciam), token)
 }

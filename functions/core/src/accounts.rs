@@ -1,11 +1,12 @@
 //! Sign-up, sign-in, the profile and passwords.
 
+use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked, fail};
 use crate::sessions::{self, Session};
 use crate::user::{profile_key, unique_key, username_pk, User, UserInfo};
 use crate::validate::{self, Identity};
-use crate::{codes, password, random, Ciam, Purpose, Reason};
+use crate::{audit, codes, password, random, Ciam, Purpose, Reason};
 use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
 use serde::Serialize;
 
@@ -116,7 +117,12 @@ async fn find_user(ciam: &Ciam, id: &Identity) -> Result<Option<User>> {
 
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one
 /// and a wrong password, each after one argon2 verification. Round trips: 2 reads, then 1 write.
-pub async fn login_password(ciam: &Ciam, account: &str, pw: &str) -> Result<SignedIn> {
+pub async fn login_password(
+    ciam: &Ciam,
+    account: &str,
+    pw: &str,
+    client: &ClientInfo,
+) -> Result<SignedIn> {
     let user = match Identity::parse(account) {
         Ok(id) => find_user(ciam, &id).await?,
         Err(_) => None,
@@ -138,11 +144,16 @@ pub async fn login_password(ciam: &Ciam, account: &str, pw: &str) -> Result<Sign
     if !password::verify(pw.to_owned(), user.pwd_hash.clone()).await? {
         return Err(fail(ciam, &user.id, Reason::PASSWORD_ERROR.into()).await);
     }
-    finish_login(ciam, user).await
+    finish_login(ciam, user, client).await
 }
 
 /// `POST /auth/login/code`. Round trips: 2 reads for the user, 1 for the code, 1 write.
-pub async fn login_code(ciam: &Ciam, account: &str, code: &str) -> Result<SignedIn> {
+pub async fn login_code(
+    ciam: &Ciam,
+    account: &str,
+    code: &str,
+    client: &ClientInfo,
+) -> Result<SignedIn> {
     let id = Identity::parse(account)?;
     let code = validate::code("code", code)?;
     let user = find_user(ciam, &id).await?;
@@ -162,7 +173,7 @@ pub async fn login_code(ciam: &Ciam, account: &str, code: &str) -> Result<Signed
     };
     codes::consume(ciam, verified).await?;
     let user = user.ok_or_else(|| Error::new(id.not_found_reason()))?;
-    finish_login(ciam, user).await
+    finish_login(ciam, user, client).await
 }
 
 pub const MFA_TTL: i64 = 300;
@@ -177,13 +188,10 @@ pub fn mfa_key(ciam: &Ciam, challenge: &str) -> Key {
 
 /// Issues the session, or, with two-factor on, a single-use challenge for the second step
 /// (`NEED_TOTP_VERIFY`) and no session.
-async fn finish_login(ciam: &Ciam, user: User) -> Result<SignedIn> {
+async fn finish_login(ciam: &Ciam, user: User, client: &ClientInfo) -> Result<SignedIn> {
     if user.enable_totp {
         let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
-        let key = Key::new(
-            format!("MFA#{}", ciam.keys.keyed_hash("mfa", secret.as_bytes())),
-            "CHALLENGE",
-        );
+        let key = mfa_key(ciam, &secret);
         let item = Item::new(key)
             .with("userId", user.id.as_str())
             .expires(ciam.now() + MFA_TTL);
@@ -193,24 +201,20 @@ async fn finish_login(ciam: &Ciam, user: User) -> Result<SignedIn> {
             ..Error::new(Reason::NEED_TOTP_VERIFY)
         });
     }
-    let (token, item) = sessions::mint(ciam, &user);
+    let (token, item) = sessions::mint(ciam, &user, client);
     let expires_at = item.expires_at.unwrap_or_default();
-    match clear_ops(&user) {
-        Some(ops) => {
-            let cond = Some(Cond::Exists);
-            ciam.store
-                .transact(vec![
-                    TxOp::Put { item, cond: None },
-                    TxOp::Update {
-                        key: profile_key(&user.id),
-                        ops,
-                        cond,
-                    },
-                ])
-                .await?
-        }
-        None => ciam.store.put(item, None).await?,
+    let mut ops = vec![
+        TxOp::Put { item, cond: None },
+        audit::record(ciam, &user.id, audit::Event::SignIn, client),
+    ];
+    if let Some(clear) = clear_ops(&user) {
+        ops.push(TxOp::Update {
+            key: profile_key(&user.id),
+            ops: clear,
+            cond: Some(Cond::Exists),
+        });
     }
+    ciam.store.transact(ops).await?;
     Ok(SignedIn {
         token,
         user_id: user.id,
@@ -288,6 +292,7 @@ pub async fn change_password(
     old: &str,
     new: &str,
     confirm: &str,
+    client: &ClientInfo,
 ) -> Result<()> {
     if old.is_empty() {
         return Err(Error::field(
@@ -308,7 +313,7 @@ pub async fn change_password(
     }
     let hash = password::hash(new.to_owned(), random::<16>(ciam.entropy.as_ref())).await?;
     let gen = s.user.sess_gen + 1;
-    let ops = vec![
+    let mut ops = vec![
         TxOp::Update {
             key: profile_key(&s.user.id),
             ops: new_password_ops(hash, gen),
@@ -320,6 +325,12 @@ pub async fn change_password(
             cond: Some(Cond::Exists),
         },
     ];
+    ops.push(audit::record(
+        ciam,
+        &s.user.id,
+        audit::Event::PasswordChanged,
+        client,
+    ));
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(()),
         Err(StoreError::TxCanceled(_)) => Err(Reason::AUTHORIZATION_FAILED.into()),
@@ -337,6 +348,7 @@ pub async fn reset_password(
     code: &str,
     new: &str,
     confirm: &str,
+    client: &ClientInfo,
 ) -> Result<()> {
     let id = Identity::parse(account)?;
     let code = validate::code("code", code)?;
@@ -369,6 +381,7 @@ pub async fn reset_password(
             cond: Some(Cond::Exists.and(Cond::eq("sessGen", user.sess_gen))),
         },
         verified.consume,
+        audit::record(ciam, &user.id, audit::Event::PasswordReset, client),
     ];
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(()),

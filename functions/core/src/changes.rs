@@ -1,12 +1,13 @@
 //! Changes to an account from the security and personal centres: marketing opt-in, binding or
 //! replacing the mail or phone, and deactivation.
 
-use crate::codes;
+use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::sessions::Session;
 use crate::totp::{require_fresh, verify_fresh};
 use crate::user::{profile_key, unique_key, User, UserInfo};
 use crate::validate::Identity;
+use crate::{audit, codes};
 use crate::{Ciam, Lang, Notice, NoticeMessage, Purpose, Reason};
 use ciam_store::{Cond, Item, StoreError, TxOp, Update};
 
@@ -50,6 +51,7 @@ pub async fn bind(
     new: Identity,
     code: &str,
     lang: Lang,
+    client: &ClientInfo,
 ) -> Result<UserInfo> {
     let code = crate::validate::code("code", code)?;
     let is_mail = matches!(new, Identity::Mail(_));
@@ -88,6 +90,16 @@ pub async fn bind(
             cond: Some(same_session(s)),
         },
         verified.consume,
+        audit::record(
+            ciam,
+            &s.user.id,
+            if is_mail {
+                audit::Event::MailChanged
+            } else {
+                audit::Event::PhoneChanged
+            },
+            client,
+        ),
     ];
     if let Some(old) = &old {
         ops.push(TxOp::Delete {

@@ -3,13 +3,18 @@
 //! time (`Clock`), randomness (`Entropy`), secrets (`Keys`) and delivery (`Notifier`) are ports.
 
 pub mod accounts;
+pub mod audit;
+pub mod avatar;
+pub mod blob;
 pub mod captcha;
 pub mod changes;
+pub mod client;
 pub mod codes;
 mod error;
 mod keys;
 mod lang;
 pub mod lock;
+pub mod me;
 pub mod notifier;
 pub mod password;
 mod reason;
@@ -18,6 +23,7 @@ pub mod totp;
 pub mod user;
 pub mod validate;
 
+pub use blob::{Blob, BlobStore, MemoryBlobs};
 pub use ciam_store::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Message, Result};
 pub use keys::{random, random_digits, Entropy, Keys, OsEntropy};
@@ -57,6 +63,8 @@ pub struct Ciam {
     pub entropy: Arc<dyn Entropy>,
     pub keys: Keys,
     pub notifier: Arc<dyn Notifier>,
+    /// Avatars: S3 in AWS, a folder locally.
+    pub blobs: Arc<dyn BlobStore>,
     pub config: Config,
 }
 

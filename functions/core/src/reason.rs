@@ -83,6 +83,8 @@ reasons! {
     METHOD_NOT_ALLOWED = 405, "Method not allowed", "不支持的请求方法";
     REAUTH_REQUIRED = 403, "Please confirm it is you (password or two-factor code) and try again", "请先验证身份（密码或两步验证码）后重试";
     SERVICE_UNAVAILABLE = 503, "Service busy, please retry", "服务繁忙，请重试";
+    AVATAR_TOO_LARGE = 400, "The image is larger than 1 MB", "图片不能超过 1 MB";
+    AVATAR_INVALID = 400, "Use a PNG, JPEG or WebP image", "请使用 PNG、JPEG 或 WebP 图片";
 }
 
 impl std::fmt::Display for Reason {

@@ -36,7 +36,7 @@ fn expiry(created: i64, last_seen: i64) -> i64 {
 }
 
 /// A new session for `user`: the token to hand out once and the item to write.
-pub fn mint(ciam: &Ciam, user: &User) -> (String, Item) {
+pub fn mint(ciam: &Ciam, user: &User, client: &crate::client::ClientInfo) -> (String, Item) {
     let secret = random::<32>(ciam.entropy.as_ref());
     let now = ciam.now();
     let token = format!("{}.{}", user.id, URL_SAFE_NO_PAD.encode(secret));
@@ -45,6 +45,8 @@ pub fn mint(ciam: &Ciam, user: &User) -> (String, Item) {
         .with("lastSeen", now)
         .with("gen", user.sess_gen)
         .with("authAt", now)
+        .with_opt("device", client.device.clone())
+        .with_opt("country", client.country.clone())
         .expires(expiry(now, now));
     (token, item)
 }

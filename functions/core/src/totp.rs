@@ -12,11 +12,12 @@
 //!   the item in one read. Consumed by a conditional delete: exactly one of many concurrent
 //!   redemptions wins. Regenerating bumps `backupGen`; older codes are invalid at once.
 
+use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked, fail};
 use crate::sessions::{self, Session};
 use crate::user::{profile_key, user_pk, User};
-use crate::{password, random, random_digits, Ciam, Reason};
+use crate::{audit, password, random, random_digits, Ciam, Reason};
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
@@ -260,7 +261,12 @@ fn with_session_restamp(s: &Session, mut user_ops: Vec<Update>, extra: Vec<TxOp>
 
 /// `POST /auth/totp/enable`: confirms the pending secret with a code; returns the backup codes,
 /// shown once. Round trips: 1 transaction.
-pub async fn enable(ciam: &Ciam, s: &Session, code: &str) -> Result<Vec<String>> {
+pub async fn enable(
+    ciam: &Ciam,
+    s: &Session,
+    code: &str,
+    client: &ClientInfo,
+) -> Result<Vec<String>> {
     let code = digits("code", code, DIGITS)?;
     if s.user.enable_totp {
         return Err(Reason::USER_TOTP_ENABLED.into());
@@ -275,7 +281,13 @@ pub async fn enable(ciam: &Ciam, s: &Session, code: &str) -> Result<Vec<String>>
     let secret = open(ciam, &s.user.id, &sealed)?;
     let step = matching_step(&secret, &code, ciam.now()).ok_or(Reason::TOTP_SECRET_ERROR)?;
     let gen = s.user.backup_gen + 1;
-    let (codes, puts) = new_backup_codes(ciam, &s.user.id, gen).await?;
+    let (codes, mut puts) = new_backup_codes(ciam, &s.user.id, gen).await?;
+    puts.push(audit::record(
+        ciam,
+        &s.user.id,
+        audit::Event::TotpEnabled,
+        client,
+    ));
     let user_ops = vec![
         Update::Set("enableTotp".into(), true.into()),
         Update::Set("totpSecret".into(), Value::B(sealed)),
@@ -296,7 +308,7 @@ pub async fn enable(ciam: &Ciam, s: &Session, code: &str) -> Result<Vec<String>>
 }
 
 /// `POST /auth/totp/backupCodes`: new codes; the old ones stop working at once.
-pub async fn regenerate(ciam: &Ciam, s: &Session) -> Result<Vec<String>> {
+pub async fn regenerate(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<Vec<String>> {
     if !s.user.enable_totp {
         return Err(Reason::USER_TOTP_NOT_ENABLED.into());
     }
@@ -309,6 +321,12 @@ pub async fn regenerate(ciam: &Ciam, s: &Session) -> Result<Vec<String>> {
         cond: Some(same_session(s).and(Cond::eq("backupGen", s.user.backup_gen))),
     }];
     ops.extend(puts);
+    ops.push(audit::record(
+        ciam,
+        &s.user.id,
+        audit::Event::BackupCodesRegenerated,
+        client,
+    ));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(StoreError::TxCanceled(_)) => return Err(stale()),
@@ -319,7 +337,7 @@ pub async fn regenerate(ciam: &Ciam, s: &Session) -> Result<Vec<String>> {
 }
 
 /// `POST /auth/totp/disable`.
-pub async fn disable(ciam: &Ciam, s: &Session) -> Result<()> {
+pub async fn disable(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<()> {
     if !s.user.enable_totp {
         return Err(Reason::USER_TOTP_NOT_ENABLED.into());
     }
@@ -332,7 +350,16 @@ pub async fn disable(ciam: &Ciam, s: &Session) -> Result<()> {
     ];
     match ciam
         .store
-        .transact(with_session_restamp(s, user_ops, vec![]))
+        .transact(with_session_restamp(
+            s,
+            user_ops,
+            vec![audit::record(
+                ciam,
+                &s.user.id,
+                audit::Event::TotpDisabled,
+                client,
+            )],
+        ))
         .await
     {
         Ok(()) => {}
@@ -438,8 +465,10 @@ fn finish(
     user: &User,
     challenge: Key,
     mut ops: Vec<TxOp>,
+    client: &ClientInfo,
 ) -> (crate::accounts::SignedIn, Vec<TxOp>) {
-    let (token, session) = sessions::mint(ciam, user);
+    let (token, session) = sessions::mint(ciam, user, client);
+    ops.push(audit::record(ciam, &user.id, audit::Event::SignIn, client));
     let expires_at = session.expires_at.unwrap_or_default();
     ops.push(TxOp::Delete {
         key: challenge,
@@ -464,6 +493,7 @@ pub async fn login_totp(
     ciam: &Ciam,
     challenge: &str,
     code: &str,
+    client: &ClientInfo,
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, DIGITS)?;
     let (ch_key, user) = challenged_user(ciam, challenge).await?;
@@ -487,7 +517,7 @@ pub async fn login_totp(
         ops: user_ops,
         cond: Some(cond),
     };
-    let (signed, ops) = finish(ciam, &user, ch_key, vec![first]);
+    let (signed, ops) = finish(ciam, &user, ch_key, vec![first], client);
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(signed),
         Err(StoreError::TxCanceled(_)) => Err(Reason::TOTP_VERIFY_FAILED.into()),
@@ -501,6 +531,7 @@ pub async fn login_backup(
     ciam: &Ciam,
     challenge: &str,
     code: &str,
+    client: &ClientInfo,
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, BACKUP_DIGITS)?;
     let (ch_key, user) = challenged_user(ciam, challenge).await?;
@@ -525,7 +556,7 @@ pub async fn login_backup(
             cond: Some(Cond::Exists),
         });
     }
-    let (signed, ops) = finish(ciam, &user, ch_key, ops);
+    let (signed, ops) = finish(ciam, &user, ch_key, ops, client);
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(signed),
         Err(StoreError::TxCanceled(_)) => Err(Reason::UNLOCKCODE_NOT_FOUND.into()),

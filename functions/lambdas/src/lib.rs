@@ -5,9 +5,11 @@
 //! configuration, the AWS SDK clients, the router. A bad configuration fails the init (logged,
 //! nonzero exit), so a misdeployed function never serves with half a configuration.
 
+mod blob;
 mod notifier;
 mod settings;
 
+pub use blob::S3Blobs;
 pub use notifier::AwsNotifier;
 pub use settings::Settings;
 
@@ -88,6 +90,7 @@ async fn init(settings: Settings) -> Result<Ciam, String> {
         entropy: Arc::new(OsEntropy),
         keys: settings.keys,
         notifier: Arc::new(notifier),
+        blobs: Arc::new(S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk))),
         config,
     })
 }

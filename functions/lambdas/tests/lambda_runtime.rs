@@ -218,6 +218,7 @@ async fn seed(store: Arc<dyn Store>) -> String {
         entropy: Arc::new(OsEntropy),
         keys: Keys::from_hex(KEY).unwrap(),
         notifier: Arc::new(NoMail),
+        blobs: Arc::new(ciam_core::MemoryBlobs::default()),
         config: Config::default(),
     };
     let user = User {
@@ -226,7 +227,7 @@ async fn seed(store: Arc<dyn Store>) -> String {
         ..Default::default()
     };
     store.put(user.to_item(), None).await.unwrap();
-    let (token, session) = ciam_core::sessions::mint(&ciam, &user);
+    let (token, session) = ciam_core::sessions::mint(&ciam, &user, &Default::default());
     store.put(session, None).await.unwrap();
     token
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Routes that never read or write the table.
-const NO_TABLE: &[&str] = &["auth_location", "auth_captcha", "openapi"];
+const NO_TABLE: &[&str] = &["auth_location", "auth_captcha", "avatar_get", "openapi"];
 /// The only routes that send mail or SMS: codes, and notices to an account's old address.
 const SENDS_MESSAGES: &[&str] = &[
     "auth_identity",

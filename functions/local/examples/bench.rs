@@ -82,6 +82,7 @@ async fn main() {
         entropy: Arc::new(OsEntropy),
         keys: Keys::from_root([9; 32]),
         notifier: Arc::new(Quiet),
+        blobs: Arc::new(ciam_core::MemoryBlobs::default()),
         config: Config::default(),
     };
     println!("after start-up                     peak RSS {:>7} KiB", peak_rss_kib());
@@ -120,7 +121,7 @@ async fn main() {
     report("POST /auth/login/password", t);
     println!("after sign-ins                     peak RSS {:>7} KiB", peak_rss_kib());
 
-    let (token, item) = sessions::mint(&ciam, &user);
+    let (token, item) = sessions::mint(&ciam, &user, &Default::default());
     ciam.store.put(item, None).await.expect("session");
     for (name, method, path, body) in [
         ("GET /auth/info", "GET", "/auth/info", None),

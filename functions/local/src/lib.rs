@@ -1,8 +1,10 @@
 //! The local server: every route of `ciam_api` on one port, the built SPA, the embedded store,
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 
+mod blob;
 mod outbox;
 
+pub use blob::FolderBlobs;
 pub use outbox::{DevOutbox, OutboxEntry};
 
 use axum::Router;
@@ -132,8 +134,10 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         entropy: Arc::new(OsEntropy),
         keys,
         notifier: Arc::new(outbox.clone()),
+        blobs: Arc::new(FolderBlobs::new(opts.data.join("avatars"))),
         config,
     };
+    let app_ciam = ciam.clone();
     let app = app(
         ciam,
         opts.dev_outbox.then(|| outbox.clone()),
@@ -143,6 +147,10 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
+    // The registry is the partner-apps issue's; locally a demo app keeps the apps section alive.
+    ciam_core::me::seed_demo_app(&app_ciam, &format!("http://{local}/"))
+        .await
+        .map_err(|e| e.to_string())?;
     println!(
         "ciam: serving http://{local}/ (API at /ciam/v1, store: {:?}, data: {})",
         opts.store,

@@ -47,6 +47,8 @@ export const errors = defineMessages({
   METHOD_NOT_ALLOWED: { id: 'error.METHOD_NOT_ALLOWED', defaultMessage: 'Method not allowed' },
   REAUTH_REQUIRED: { id: 'error.REAUTH_REQUIRED', defaultMessage: 'Please confirm it is you (password or two-factor code) and try again' },
   SERVICE_UNAVAILABLE: { id: 'error.SERVICE_UNAVAILABLE', defaultMessage: 'Service busy, please retry' },
+  AVATAR_TOO_LARGE: { id: 'error.AVATAR_TOO_LARGE', defaultMessage: 'The image is larger than 1 MB' },
+  AVATAR_INVALID: { id: 'error.AVATAR_INVALID', defaultMessage: 'Use a PNG, JPEG or WebP image' },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },
   lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try it in {n} minute' },

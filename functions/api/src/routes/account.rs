@@ -1,7 +1,7 @@
 //! Account changes: marketing opt-in, mail and phone binding, deactivation.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Json, Lang};
+use crate::extract::{Authed, Client, Json, Lang};
 use crate::AppState;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -41,11 +41,15 @@ pub struct NewMail {
 pub async fn mail(
     State(s): State<AppState>,
     Authed(sess): Authed,
+    Client(client): Client,
     Lang(lang): Lang,
     Json(b): Json<NewMail>,
 ) -> ApiResult {
     let new = Identity::Mail(Email::parse(&b.mail)?);
-    Ok(axum::Json(changes::bind(&s.ciam, &sess, new, &b.code, lang).await?).into_response())
+    Ok(
+        axum::Json(changes::bind(&s.ciam, &sess, new, &b.code, lang, &client).await?)
+            .into_response(),
+    )
 }
 
 #[derive(Deserialize)]
@@ -59,11 +63,15 @@ pub struct NewPhone {
 pub async fn phone(
     State(s): State<AppState>,
     Authed(sess): Authed,
+    Client(client): Client,
     Lang(lang): Lang,
     Json(b): Json<NewPhone>,
 ) -> ApiResult {
     let new = Identity::Phone(Phone::parse(&b.phone)?);
-    Ok(axum::Json(changes::bind(&s.ciam, &sess, new, &b.code, lang).await?).into_response())
+    Ok(
+        axum::Json(changes::bind(&s.ciam, &sess, new, &b.code, lang, &client).await?)
+            .into_response(),
+    )
 }
 
 #[derive(Deserialize)]

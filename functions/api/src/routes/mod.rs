@@ -2,12 +2,12 @@
 //! store round trips (see docs/data-model.md).
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Json, Lang};
+use crate::extract::{Authed, Client, Json, Lang};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, patch, post, MethodRouter};
+use axum::routing::{delete, get, patch, post, MethodRouter};
 use ciam_core::accounts::{self, ProfilePatch, Registration};
 use ciam_core::validate::Identity;
 use ciam_core::{captcha, codes, sessions, Purpose};
@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 mod account;
+mod avatar;
+mod me;
 mod two_factor;
 
 /// One route: its id (also its Lambda binary and template function), method and path under
@@ -52,6 +54,15 @@ pub const ROUTES: &[RouteDef] = &[
     r("auth_mail", "PATCH", "/auth/mail"),
     r("auth_phone", "PATCH", "/auth/phone"),
     r("auth_deactivation", "PATCH", "/auth/deactivation"),
+    r("auth_privacy_get", "GET", "/auth/privacy"),
+    r("auth_privacy_patch", "PATCH", "/auth/privacy"),
+    r("auth_sessions", "GET", "/auth/sessions"),
+    r("auth_session_delete", "DELETE", "/auth/sessions/{id}"),
+    r("auth_activity", "GET", "/auth/activity"),
+    r("auth_apps", "GET", "/auth/apps"),
+    r("app_language", "GET", "/app/language/{language}"),
+    r("auth_avatar", "PATCH", "/auth/avatar"),
+    r("avatar_get", "GET", "/avatar/{key}"),
     r("openapi", "GET", "/openapi.json"),
 ];
 
@@ -78,6 +89,15 @@ pub fn handler(id: &str) -> MethodRouter<AppState> {
         "auth_mail" => patch(account::mail),
         "auth_phone" => patch(account::phone),
         "auth_deactivation" => patch(account::deactivation),
+        "auth_privacy_get" => get(me::privacy),
+        "auth_privacy_patch" => patch(me::set_privacy),
+        "auth_sessions" => get(me::sessions),
+        "auth_session_delete" => delete(me::revoke_session),
+        "auth_activity" => get(me::activity),
+        "auth_apps" => get(me::recent_apps),
+        "app_language" => get(me::apps_in),
+        "auth_avatar" => patch(avatar::upload),
+        "avatar_get" => get(avatar::serve),
         _ => get(openapi),
     }
 }
@@ -186,9 +206,13 @@ struct PasswordLogin {
 }
 
 /// `POST /auth/login/password`. Round trips: 3 (identity, user, session write).
-async fn login_password(State(s): State<AppState>, Json(b): Json<PasswordLogin>) -> ApiResult {
+async fn login_password(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<PasswordLogin>,
+) -> ApiResult {
     Ok(
-        axum::Json(accounts::login_password(&s.ciam, &b.account, &b.password).await?)
+        axum::Json(accounts::login_password(&s.ciam, &b.account, &b.password, &client).await?)
             .into_response(),
     )
 }
@@ -201,8 +225,12 @@ struct CodeLogin {
 }
 
 /// `POST /auth/login/code`. Round trips: 5 (identity, user, code read, code delete, session).
-async fn login_code(State(s): State<AppState>, Json(b): Json<CodeLogin>) -> ApiResult {
-    let signed_in = accounts::login_code(&s.ciam, &b.account, &b.code)
+async fn login_code(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<CodeLogin>,
+) -> ApiResult {
+    let signed_in = accounts::login_code(&s.ciam, &b.account, &b.code, &client)
         .await
         .map_err(on_account)?;
     Ok(axum::Json(signed_in).into_response())
@@ -255,6 +283,7 @@ struct PasswordChange {
 async fn password(
     State(s): State<AppState>,
     headers: HeaderMap,
+    Client(client): Client,
     Json(b): Json<PasswordChange>,
 ) -> ApiResult {
     match (b.old_password, b.account, b.code) {
@@ -264,13 +293,27 @@ async fn password(
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.strip_prefix("Bearer "));
             let sess = sessions::authenticate(&s.ciam, bearer).await?;
-            accounts::change_password(&s.ciam, &sess, &old, &b.password, &b.confirm_password)
-                .await?;
+            accounts::change_password(
+                &s.ciam,
+                &sess,
+                &old,
+                &b.password,
+                &b.confirm_password,
+                &client,
+            )
+            .await?;
         }
         (None, Some(account), Some(code)) => {
-            accounts::reset_password(&s.ciam, &account, &code, &b.password, &b.confirm_password)
-                .await
-                .map_err(on_account)?;
+            accounts::reset_password(
+                &s.ciam,
+                &account,
+                &code,
+                &b.password,
+                &b.confirm_password,
+                &client,
+            )
+            .await
+            .map_err(on_account)?;
         }
         _ => {
             return Err(ApiError(ciam_core::Error::field(

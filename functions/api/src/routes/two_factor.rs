@@ -1,7 +1,7 @@
 //! Two-factor routes: enrolment, fresh proofs, backup codes, and the sign-in second step.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Json};
+use crate::extract::{Authed, Client, Json};
 use crate::AppState;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -28,9 +28,10 @@ pub struct Code {
 pub async fn enable(
     State(s): State<AppState>,
     Authed(sess): Authed,
+    Client(client): Client,
     Json(b): Json<Code>,
 ) -> ApiResult {
-    let codes = totp::enable(&s.ciam, &sess, &b.code).await?;
+    let codes = totp::enable(&s.ciam, &sess, &b.code, &client).await?;
     Ok(axum::Json(json!({ "backupCodes": codes })).into_response())
 }
 
@@ -55,14 +56,22 @@ pub async fn verify(
 
 /// `POST /auth/totp/backupCodes`: new codes; the old ones stop working at once.
 /// Round trips: 2 (authentication, one transaction) plus tidying of the old items.
-pub async fn backup_codes(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    let codes = totp::regenerate(&s.ciam, &sess).await?;
+pub async fn backup_codes(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Client(client): Client,
+) -> ApiResult {
+    let codes = totp::regenerate(&s.ciam, &sess, &client).await?;
     Ok(axum::Json(json!({ "backupCodes": codes })).into_response())
 }
 
 /// `POST /auth/totp/disable`. Round trips: 2 plus tidying of the backup codes.
-pub async fn disable(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    totp::disable(&s.ciam, &sess).await?;
+pub async fn disable(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Client(client): Client,
+) -> ApiResult {
+    totp::disable(&s.ciam, &sess, &client).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }
 
@@ -74,12 +83,26 @@ pub struct SecondStep {
 }
 
 /// `POST /auth/login/totp {challenge, code}`. Round trips: 3 (challenge, user, transaction).
-pub async fn login_totp(State(s): State<AppState>, Json(b): Json<SecondStep>) -> ApiResult {
-    Ok(axum::Json(totp::login_totp(&s.ciam, &b.challenge, &b.code).await?).into_response())
+pub async fn login_totp(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<SecondStep>,
+) -> ApiResult {
+    Ok(
+        axum::Json(totp::login_totp(&s.ciam, &b.challenge, &b.code, &client).await?)
+            .into_response(),
+    )
 }
 
 /// `POST /auth/unlockCode {challenge, code}`: sign in with an 8-digit backup code.
 /// Round trips: 4 (challenge, user, backup code, transaction).
-pub async fn unlock_code(State(s): State<AppState>, Json(b): Json<SecondStep>) -> ApiResult {
-    Ok(axum::Json(totp::login_backup(&s.ciam, &b.challenge, &b.code).await?).into_response())
+pub async fn unlock_code(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<SecondStep>,
+) -> ApiResult {
+    Ok(
+        axum::Json(totp::login_backup(&s.ciam, &b.challenge, &b.code, &client).await?)
+            .into_response(),
+    )
 }

@@ -1,6 +1,7 @@
 //! Black-box tests of the /ciam/v1 API: requests in, responses out, through the same router the
 //! Lambdas and the local binary serve. Each test builds its own `TestApp` over a fresh store.
 
+mod avatar;
 mod bodies;
 mod captcha;
 mod changes;
@@ -9,6 +10,7 @@ mod conventions;
 mod helpers;
 mod journey;
 mod login;
+mod me;
 mod passwords;
 mod races;
 mod registration;

@@ -1,0 +1,65 @@
+//! The avatar: upload (`PATCH /auth/avatar`) and serving (`GET /avatar/{key}`). The image work
+//! and the storage are `ciam_core::avatar`'s; here are the body and the response headers.
+
+use crate::error::ApiError;
+use crate::extract::Authed;
+use crate::AppState;
+use axum::body::Bytes;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{FromRequest, Path, Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use ciam_core::{avatar, Error, Reason};
+use serde_json::json;
+
+/// `PATCH /auth/avatar`: the raw image is the body. Its Content-Type is not trusted (the magic
+/// bytes decide), so a missing or generic one is fine. The middleware caps the body at 1 MiB by
+/// Content-Length and while streaming; a cut stream surfaces here as a 413 from the reader.
+/// Round trips: 1 authentication, 1 blob put, 1 conditional update, 1 blob delete.
+pub async fn upload(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    req: Request,
+) -> Result<Response, ApiError> {
+    let body = Bytes::from_request(req, &s).await.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Error::new(Reason::AVATAR_TOO_LARGE)
+        } else {
+            Error {
+                cause: Some(format!("unreadable body: {e}")),
+                ..Error::new(Reason::AVATAR_INVALID)
+            }
+        }
+    })?;
+    let path = avatar::upload(&s.ciam, &sess, body.to_vec()).await?;
+    Ok(axum::Json(json!({ "avatar": path })).into_response())
+}
+
+/// `GET /avatar/{key}`: the stored PNG, public (an `<img>` sends no bearer token; the key has
+/// 128 random bits) and immutable (a new upload gets a new key). `nosniff` and a sandboxing CSP
+/// keep a browser from treating it as anything but an image. Unknown or malformed keys: 404.
+/// Round trips: 1 blob get (no table access).
+pub async fn serve(
+    State(s): State<AppState>,
+    key: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let Ok(Path(key)) = key else {
+        return Err(Reason::NOT_FOUND.into());
+    };
+    let png = avatar::fetch(&s.ciam, &key)
+        .await?
+        .ok_or(Reason::NOT_FOUND)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, avatar::CONTENT_TYPE),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; sandbox",
+            ),
+        ],
+        png,
+    )
+        .into_response())
+}

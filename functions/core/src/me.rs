@@ -1,0 +1,322 @@
+//! What the account owner sees of their own account beyond the profile: privacy choices and
+//! their history, the active sessions (each revocable), the security activity, and their apps.
+
+use crate::error::{Error, Result};
+use crate::sessions::Session;
+use crate::user::{profile_key, user_pk};
+use crate::{random, Ciam, Reason};
+use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The privacy choices a person can make (cookies and data use), all off by default.
+pub const PRIVACY_CHOICES: [&str; 2] = ["analytics", "marketing"];
+const HISTORY_SHOWN: usize = 50;
+
+fn attr(choice: &str) -> String {
+    format!("privacy_{choice}")
+}
+
+#[derive(Debug, Serialize)]
+pub struct PrivacyChange {
+    pub at: i64,
+    pub changes: BTreeMap<String, bool>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Privacy {
+    pub settings: BTreeMap<String, bool>,
+    pub history: Vec<PrivacyChange>,
+}
+
+fn settings_of(item: Option<&Item>) -> BTreeMap<String, bool> {
+    PRIVACY_CHOICES
+        .iter()
+        .map(|c| {
+            (
+                c.to_string(),
+                item.and_then(|i| i.bool(&attr(c))).unwrap_or(false),
+            )
+        })
+        .collect()
+}
+
+async fn history(ciam: &Ciam, user_id: &str) -> Result<Vec<PrivacyChange>> {
+    let q = Query::partition(user_pk(user_id))
+        .prefix("PRIVACY#")
+        .descending()
+        .limit(HISTORY_SHOWN);
+    Ok(ciam
+        .store
+        .query(q)
+        .await?
+        .iter()
+        .map(|i| PrivacyChange {
+            at: i.n("at").unwrap_or(0),
+            changes: match i.attrs.get("changes") {
+                Some(Value::M(m)) => m
+                    .iter()
+                    .filter_map(|(k, v)| match v {
+                        Value::Bool(b) => Some((k.clone(), *b)),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => BTreeMap::new(),
+            },
+        })
+        .collect())
+}
+
+/// `GET /auth/privacy`. Round trips: 2 (the user, the history).
+pub async fn privacy(ciam: &Ciam, s: &Session) -> Result<Privacy> {
+    let item = ciam.store.get(&profile_key(&s.user.id)).await?;
+    Ok(Privacy {
+        settings: settings_of(item.as_ref()),
+        history: history(ciam, &s.user.id).await?,
+    })
+}
+
+/// `PATCH /auth/privacy`: stores the changed choices and one history entry of what changed.
+/// Round trips: 1 read, 1 transaction, 1 query.
+pub async fn set_privacy(
+    ciam: &Ciam,
+    s: &Session,
+    wanted: BTreeMap<String, bool>,
+) -> Result<Privacy> {
+    if let Some(bad) = wanted
+        .keys()
+        .find(|k| !PRIVACY_CHOICES.contains(&k.as_str()))
+    {
+        return Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "body",
+            "未知的隐私选项",
+            "Unknown privacy choice",
+        )
+        .raw_message(format!("{bad}: unknown privacy choice")));
+    }
+    let current = settings_of(ciam.store.get(&profile_key(&s.user.id)).await?.as_ref());
+    let changes: BTreeMap<String, bool> = wanted
+        .into_iter()
+        .filter(|(k, v)| current.get(k) != Some(v))
+        .collect();
+    if !changes.is_empty() {
+        let now = ciam.now();
+        let ops: Vec<Update> = changes
+            .iter()
+            .map(|(k, v)| Update::Set(attr(k), (*v).into()))
+            .collect();
+        let sk = format!(
+            "PRIVACY#{now:012}#{}",
+            hex::encode(random::<4>(ciam.entropy.as_ref()))
+        );
+        let entry = Item::new(Key::new(user_pk(&s.user.id), sk))
+            .with("at", now)
+            .with(
+                "changes",
+                Value::M(
+                    changes
+                        .iter()
+                        .map(|(k, v)| (k.clone(), Value::Bool(*v)))
+                        .collect(),
+                ),
+            );
+        let tx = vec![
+            TxOp::Update {
+                key: profile_key(&s.user.id),
+                ops,
+                cond: Some(Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))),
+            },
+            TxOp::Put {
+                item: entry,
+                cond: None,
+            },
+        ];
+        match ciam.store.transact(tx).await {
+            Ok(()) => {}
+            Err(StoreError::TxCanceled(_)) => return Err(Reason::AUTHORIZATION_FAILED.into()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    privacy(ciam, s).await
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    pub id: String,
+    pub created_at: i64,
+    pub last_seen: i64,
+    pub device: Option<String>,
+    pub country: Option<String>,
+    pub current: bool,
+}
+
+fn session_id(sk: &str) -> String {
+    sk.trim_start_matches("SESSION#").chars().take(16).collect()
+}
+
+async fn live_sessions(ciam: &Ciam, s: &Session) -> Result<Vec<Item>> {
+    let items = ciam
+        .store
+        .query(Query::partition(user_pk(&s.user.id)).prefix("SESSION#"))
+        .await?;
+    Ok(items
+        .into_iter()
+        .filter(|i| i.n("gen") == Some(s.user.sess_gen))
+        .collect())
+}
+
+/// `GET /auth/sessions`: the account's live sessions, most recently active first. Round trips: 2.
+pub async fn sessions(ciam: &Ciam, s: &Session) -> Result<Vec<SessionView>> {
+    let mut v: Vec<SessionView> = live_sessions(ciam, s)
+        .await?
+        .iter()
+        .map(|i| SessionView {
+            id: session_id(&i.key.sk),
+            created_at: i.n("createdAt").unwrap_or(0),
+            last_seen: i.n("lastSeen").unwrap_or(0),
+            device: i.s("device").map(str::to_owned),
+            country: i.s("country").map(str::to_owned),
+            current: i.key == s.key,
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.current
+            .cmp(&a.current)
+            .then(b.last_seen.cmp(&a.last_seen))
+    });
+    Ok(v)
+}
+
+/// `DELETE /auth/sessions/{id}`: ends one session (the current one too). Round trips: 3.
+pub async fn revoke_session(ciam: &Ciam, s: &Session, id: &str) -> Result<()> {
+    let found = live_sessions(ciam, s)
+        .await?
+        .into_iter()
+        .find(|i| session_id(&i.key.sk) == id);
+    let item = found.ok_or(Reason::NOT_FOUND)?;
+    match ciam.store.delete(&item.key, Some(Cond::Exists)).await {
+        Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct EventView {
+    pub at: i64,
+    pub kind: String,
+    pub device: Option<String>,
+    pub country: Option<String>,
+}
+
+/// `GET /auth/activity`: the latest 50 security events, newest first. Round trips: 2.
+pub async fn activity(ciam: &Ciam, s: &Session) -> Result<Vec<EventView>> {
+    let q = Query::partition(user_pk(&s.user.id))
+        .prefix("EVENT#")
+        .descending()
+        .limit(50);
+    Ok(ciam
+        .store
+        .query(q)
+        .await?
+        .iter()
+        .map(|i| EventView {
+            at: i.n("at").unwrap_or(0),
+            kind: i.s("kind").unwrap_or_default().to_owned(),
+            device: i.s("device").map(str::to_owned),
+            country: i.s("country").map(str::to_owned),
+        })
+        .collect())
+}
+
+// ---- applications ----
+
+/// The registry partition: `APPS` / `APP#<appId>` {appId, name_zh-CN, name_en-US, url,
+/// recommended}. The partner-apps issue manages it; `seed_demo_app` fills it locally.
+pub const APPS_PK: &str = "APPS";
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppView {
+    pub app_id: String,
+    pub name: String,
+    pub url: String,
+    pub recommended: bool,
+}
+
+/// `GET /app/language/{language}`: the common and recommended apps, names in that language.
+/// Round trips: 1.
+pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>> {
+    let items = ciam
+        .store
+        .query(Query::partition(APPS_PK).prefix("APP#"))
+        .await?;
+    let mut v: Vec<AppView> = items
+        .iter()
+        .map(|i| AppView {
+            app_id: i.s("appId").unwrap_or_default().to_owned(),
+            name: i
+                .s(&format!("name_{}", language.tag()))
+                .or_else(|| i.s("name_zh-CN"))
+                .unwrap_or_default()
+                .to_owned(),
+            url: i.s("url").unwrap_or_default().to_owned(),
+            recommended: i.bool("recommended").unwrap_or(false),
+        })
+        .collect();
+    v.sort_by(|a, b| b.recommended.cmp(&a.recommended).then(a.name.cmp(&b.name)));
+    Ok(v)
+}
+
+/// Puts the demo app into the registry when it is missing (the local server, at start-up).
+pub async fn seed_demo_app(ciam: &Ciam, url: &str) -> Result<()> {
+    let item = Item::new(Key::new(APPS_PK, "APP#demo-factory"))
+        .with("appId", "demo-factory")
+        .with("name_zh-CN", "演示工厂门户")
+        .with("name_en-US", "Demo factory portal")
+        .with("url", url)
+        .with("recommended", true);
+    match ciam.store.put(item, Some(Cond::NotExists)).await {
+        Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecentApp {
+    pub app_id: String,
+    pub name: String,
+    pub url: String,
+    pub last_login_time: i64,
+}
+
+/// `GET /auth/apps`: the 2 apps this account signed into most recently, newest first, from the
+/// `USER#<id>` / `APPLOGIN#<appId>` items written when an app's ticket is issued. Round trips: 2.
+pub async fn recent_apps(
+    ciam: &Ciam,
+    s: &Session,
+    language: crate::Lang,
+) -> Result<Vec<RecentApp>> {
+    let items = ciam
+        .store
+        .query(Query::partition(user_pk(&s.user.id)).prefix("APPLOGIN#"))
+        .await?;
+    let mut v: Vec<RecentApp> = items
+        .iter()
+        .map(|i| RecentApp {
+            app_id: i.s("appId").unwrap_or_default().to_owned(),
+            name: i
+                .s(&format!("name_{}", language.tag()))
+                .or_else(|| i.s("name_zh-CN"))
+                .unwrap_or_default()
+                .to_owned(),
+            url: i.s("url").unwrap_or_default().to_owned(),
+            last_login_time: i.n("lastLoginTime").unwrap_or(0),
+        })
+        .collect();
+    v.sort_by(|a, b| b.last_login_time.cmp(&a.last_login_time));
+    v.truncate(2);
+    Ok(v)
+}
