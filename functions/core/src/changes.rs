@@ -202,6 +202,11 @@ pub async fn deactivate(
         }
     }
     crate::totp::sweep_backup_codes(ciam, &u.id, None).await;
+    if let Some(key) = u.avatar.as_deref().and_then(crate::avatar::key_of) {
+        if let Err(cause) = ciam.blobs.delete(key).await {
+            tracing::warn!(cause = %cause, "could not delete the avatar of a deactivated account");
+        }
+    }
     if let Some(to) = ids.into_iter().next() {
         if let Err(cause) = ciam
             .notifier

@@ -316,7 +316,7 @@ pub async fn recent_apps(
             last_login_time: i.n("lastLoginTime").unwrap_or(0),
         })
         .collect();
-    v.sort_by(|a, b| b.last_login_time.cmp(&a.last_login_time));
+    v.sort_by_key(|a| std::cmp::Reverse(a.last_login_time));
     v.truncate(2);
     Ok(v)
 }

@@ -4,7 +4,9 @@ import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react'
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
 import { api } from '../lib/api';
+import * as accounts from '../lib/accounts';
 import * as mfa from '../lib/mfa';
+import { keepQuery } from '../lib/redirect';
 import * as session from '../lib/session';
 import { common } from '../i18n/common';
 
@@ -52,8 +54,10 @@ function MfaModal({ challenge }: { challenge: string }) {
         : await api.post<{ token: string }>('/auth/unlockCode', { challenge, code }, { skipErrorHandler: true });
     if (res.success) {
       session.start(res.data.token);
+      const account = mfa.pendingAccount();
+      if (account) accounts.remember(account);
       mfa.close();
-      navigate(`/${intl.locale}/personal/info`);
+      navigate(`/${intl.locale}/personal/info${keepQuery(window.location.search)}`);
     } else if (mode === 'backup') {
       setError(intl.formatMessage(common.unlockInvalid));
     }

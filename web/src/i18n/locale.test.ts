@@ -75,4 +75,17 @@ describe('swapLanguage / switchTo', () => {
     expect(localStorage.getItem('umi_locale')).toBe('en-US');
     expect(assign).toHaveBeenCalledWith('/en-US/personal/info?a=1');
   });
+  it('switchTo on a page outside the language prefix (/signout) stores the choice and reloads in place', () => {
+    const assign = vi.fn();
+    const reload = vi.fn();
+    vi.stubGlobal('location', { ...window.location, pathname: '/signout', search: '', assign, reload });
+    try {
+      switchTo('zh-CN');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(localStorage.getItem('umi_locale')).toBe('zh-CN');
+    expect(assign).not.toHaveBeenCalled();
+    expect(reload).toHaveBeenCalledOnce();
+  });
 });

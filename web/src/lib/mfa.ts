@@ -1,5 +1,15 @@
 // The multi-factor step: NEED_TOTP_VERIFY opens it with the server's single-use challenge.
 let challenge: string | null = null;
+/** The account whose password step is under way, remembered when its second step succeeds. */
+let account: string | null = null;
+
+export function signingIn(a: string): void {
+  account = a;
+}
+
+export function pendingAccount(): string | null {
+  return account;
+}
 const listeners = new Set<() => void>();
 
 export function open(c: string | undefined): void {

@@ -351,3 +351,18 @@ async fn keys_that_are_not_ours_are_not_found_not_followed() {
         assert_eq!(res.header("cache-control"), "no-store", "{bad}");
     }
 }
+
+#[tokio::test]
+async fn deactivation_deletes_the_avatar_image() {
+    let app = TestApp::spawn().await;
+    let (_, token) = signed_in(&app).await;
+    let png = encode(&gradient(300, 300), ImageFormat::Png);
+    let url = app.patch_avatar(Some(&token), png, None).await.ok(200)["avatar"]
+        .as_str()
+        .expect("path")
+        .to_owned();
+    assert_eq!(app.get_avatar(&url).await.status.as_u16(), 200);
+    let proof = serde_json::json!({ "password": crate::helpers::PASSWORD });
+    app.deactivate(&token, &proof).await.ok(200);
+    app.get_avatar(&url).await.as_text().error(404, "NOT_FOUND");
+}

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
 import { Field } from '../../components/field';
+import * as mfa from '../../lib/mfa';
 import { api, errorText } from '../../lib/api';
 import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
@@ -38,6 +39,7 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn }: Props)
     if (!ok) return;
     setBusy(true);
     setRefusal(null);
+    mfa.signingIn(account.trim());
     const res = await api.post<SignedIn>('/auth/login/password', { account: account.trim(), password });
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);

@@ -1,13 +1,22 @@
-// /signout and /{lang}/logout: the session ends on the server and here.
+// /signout and /{lang}/logout: the session ends on the server and here; deactivation.
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as api from '../../lib/api';
+import * as toast from '../../lib/toast';
 import { en as en, zh as zh } from '../../testing/messages';
-import Logout from './logout';
+import Logout, { proofBody } from './logout';
 import SignOut from './signout';
 
 let fetchMock: ReturnType<typeof vi.fn>;
+let answers: Record<string, () => [number, unknown]>;
+
+const INFO = { userId: 'u1', userName: 'ann', enableTotp: false, isEiamUser: false };
+
+async function settle() {
+  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
+}
 
 async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
   const router = createMemoryRouter(
@@ -20,12 +29,22 @@ async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
   );
   const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
   const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
+  api.configure({
+    locale: () => locale,
+    translate: (id, values) => {
+      const descriptor = { id };
+      return messages[id] ? intl.formatMessage(descriptor, values) : null;
+    },
+    navigate: (to) => void router.navigate(to, { replace: true }),
+    onNeedTotp: () => {},
+    onTotpEnabled: () => {},
+  });
   render(
     <RawIntlProvider value={intl}>
       <RouterProvider router={router} />
     </RawIntlProvider>,
   );
-  await act(async () => new Promise((r) => setTimeout(r, 10)));
+  await settle();
   return router;
 }
 
@@ -33,14 +52,24 @@ const signIn = () => {
   localStorage.setItem('ciam_token', 'u1.token');
   localStorage.setItem('lastActionTime', String(Date.now()));
 };
-const authOf = (call: unknown[]) => new Headers((call[1] as RequestInit).headers).get('authorization');
+type Init = RequestInit & { method?: string };
+const callsTo = (method: string, path: string) =>
+  fetchMock.mock.calls.filter(([url, init]) => url === `/ciam/v1${path}` && ((init as Init)?.method ?? 'GET') === method) as [string, Init][];
+const bodyOf = (call: [string, Init] | undefined) => JSON.parse(String(call?.[1].body));
+const errorOf = (el: HTMLElement) => document.getElementById((el.getAttribute('aria-describedby') ?? '').split(' ').pop() ?? '')?.textContent;
 
 beforeEach(() => {
-  fetchMock = vi.fn(async () => new Response('{"reason":"AUTHORIZATION_FAILED","message":"","code":401}', { status: 401 }));
+  answers = { 'GET /auth/info': () => [200, INFO] };
+  fetchMock = vi.fn(async (url: string, init: Init = {}) => {
+    const key = `${init.method ?? 'GET'} ${url.replace('/ciam/v1', '')}`;
+    const [status, body] = answers[key]?.() ?? [401, { reason: 'AUTHORIZATION_FAILED', message: '', code: 401 }];
+    return new Response(JSON.stringify(body), { status });
+  });
   vi.stubGlobal('fetch', fetchMock);
 });
 afterEach(() => {
   cleanup();
+  for (const t of toast.current()) toast.dismiss(t.id);
   vi.unstubAllGlobals();
   localStorage.clear();
 });
@@ -52,7 +81,7 @@ describe('/signout', () => {
     const router = await show('/signout', 'zh-CN');
     expect(fetchMock).toHaveBeenCalledTimes(1);
     expect(fetchMock.mock.calls[0]?.[0]).toBe('/ciam/v1/auth/logout');
-    expect(authOf(fetchMock.mock.calls[0] ?? [])).toBe('Bearer u1.token');
+    expect(new Headers((fetchMock.mock.calls[0]?.[1] as Init).headers).get('authorization')).toBe('Bearer u1.token');
     expect(localStorage.getItem('ciam_token')).toBeNull();
     expect(localStorage.getItem('lastActionTime')).toBeNull();
     expect(localStorage.getItem('umi_locale')).toBe('zh-CN');
@@ -71,19 +100,102 @@ describe('/signout', () => {
 describe('/{lang}/logout', () => {
   it('logs out of this browser and goes to sign-in', async () => {
     signIn();
+    answers['POST /auth/logout'] = () => [200, { ok: true }];
     const router = await show('/en-US/logout');
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Deactivate account');
     fireEvent.click(screen.getByRole('button', { name: 'Log out of this browser' }));
-    await act(async () => new Promise((r) => setTimeout(r, 10)));
-    expect(fetchMock.mock.calls[0]?.[0]).toBe('/ciam/v1/auth/logout');
+    await settle();
+    const [call] = callsTo('POST', '/auth/logout');
+    expect(new Headers(call?.[1].headers).get('authorization')).toBe('Bearer u1.token');
     expect(localStorage.getItem('ciam_token')).toBeNull();
     expect(router.state.location.pathname).toBe('/en-US/passport/signin');
   });
 
   it('offers sign-in instead of a log-out button without a session, and no deactivation form', async () => {
     await show('/en-US/logout');
+    expect(fetchMock).not.toHaveBeenCalled();
     expect(screen.queryByRole('button')).toBeNull();
     expect(document.querySelector('form')).toBeNull();
     expect(screen.getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe('/en-US/passport/signin');
+  });
+});
+
+describe('deactivation', () => {
+  it('needs the password and the confirmation before calling the server', async () => {
+    signIn();
+    await show('/en-US/logout');
+    const f = screen.getByTestId('deactivate') as HTMLFormElement;
+    fireEvent.submit(f);
+    await settle();
+    const pw = f.elements.namedItem('password') as HTMLInputElement;
+    expect(errorOf(pw)).toBe('Enter your current password');
+    expect(document.activeElement).toBe(pw);
+    fireEvent.change(pw, { target: { value: 'Ciam-Demo-2026!' } });
+    fireEvent.submit(f);
+    await settle();
+    const confirm = f.elements.namedItem('confirm') as HTMLInputElement;
+    expect(confirm.getAttribute('aria-invalid')).toBe('true');
+    expect(errorOf(confirm)).toBe('Please confirm that you understand');
+    expect(callsTo('PATCH', '/auth/deactivation')).toEqual([]);
+  });
+
+  it('sends {password} only, ends the session and goes to sign-in', async () => {
+    signIn();
+    answers['PATCH /auth/deactivation'] = () => [200, { ok: true }];
+    const router = await show('/en-US/logout');
+    const f = screen.getByTestId('deactivate') as HTMLFormElement;
+    fireEvent.change(f.elements.namedItem('password') as HTMLInputElement, { target: { value: 'Ciam-Demo-2026!' } });
+    fireEvent.click(f.elements.namedItem('confirm') as HTMLInputElement);
+    fireEvent.submit(f);
+    await settle();
+    expect(callsTo('PATCH', '/auth/deactivation').map(bodyOf)).toEqual([{ password: 'Ciam-Demo-2026!' }]);
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(router.state.location.pathname).toBe('/en-US/passport/signin');
+    expect(toast.current().map((t) => t.text)).toEqual(['Your account has been deactivated']);
+  });
+
+  it('asks for the authenticator code when two-factor is on and sends {code} only', async () => {
+    signIn();
+    answers['GET /auth/info'] = () => [200, { ...INFO, enableTotp: true }];
+    answers['PATCH /auth/deactivation'] = () => [400, { reason: 'TOTP_VERIFY_FAILED', message: '', code: 400 }];
+    await show('/zh-CN/logout', 'zh-CN');
+    const f = screen.getByTestId('deactivate') as HTMLFormElement;
+    expect(f.elements.namedItem('password')).toBeNull();
+    const code = f.elements.namedItem('code') as HTMLInputElement;
+    fireEvent.change(code, { target: { value: '123456' } });
+    fireEvent.click(f.elements.namedItem('confirm') as HTMLInputElement);
+    fireEvent.submit(f);
+    await settle();
+    expect(callsTo('PATCH', '/auth/deactivation').map(bodyOf)).toEqual([{ code: '123456' }]);
+    expect(errorOf(code)).toBeTruthy();
+    expect(localStorage.getItem('ciam_token')).toBe('u1.token');
+    expect(toast.current()).toEqual([]);
+  });
+
+  it('shows a wrong password at its field', async () => {
+    signIn();
+    answers['PATCH /auth/deactivation'] = () => [401, { reason: 'PASSWORD_ERROR', message: '', code: 401 }];
+    await show('/en-US/logout');
+    const f = screen.getByTestId('deactivate') as HTMLFormElement;
+    const pw = f.elements.namedItem('password') as HTMLInputElement;
+    fireEvent.change(pw, { target: { value: 'wrong-Pass-1!' } });
+    fireEvent.click(f.elements.namedItem('confirm') as HTMLInputElement);
+    fireEvent.submit(f);
+    await settle();
+    expect(errorOf(pw)).toBe('The password is not correct');
+  });
+
+  it('explains that a staff account cannot be deactivated, with no form', async () => {
+    signIn();
+    answers['GET /auth/info'] = () => [200, { ...INFO, isEiamUser: true }];
+    await show('/en-US/logout');
+    expect(screen.queryByTestId('deactivate')).toBeNull();
+    expect(screen.getByTestId('deactivate-staff').textContent).toMatch(/cannot be deactivated here/);
+  });
+
+  it('removes empty proof fields from the body', () => {
+    expect(proofBody({ password: 'pw', code: '' })).toEqual({ password: 'pw' });
+    expect(proofBody({ password: '', code: '123456' })).toEqual({ code: '123456' });
+    expect(proofBody({ password: ' ' })).toEqual({});
   });
 });

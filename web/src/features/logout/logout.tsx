@@ -1,14 +1,18 @@
-// /{lang}/logout: what deactivating an account means, and signing out of this browser. The
-// deactivation request itself arrives with the security-centre issue.
-import { useState } from 'react';
+// /{lang}/logout: what deactivating an account means, the deactivation form (signed in only:
+// the current password, or the authenticator code when two-factor is on, and a confirmation),
+// and signing out of this browser.
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useNavigate } from 'react-router';
+import { ErrorText, Field, type Msg } from '../../components/field';
 import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
-import { api } from '../../lib/api';
+import { api, type ApiError, errorText, handleError } from '../../lib/api';
 import * as session from '../../lib/session';
+import * as toast from '../../lib/toast';
+import * as v from '../../lib/validate';
 import './logout.css';
 
 const m = defineMessages({
@@ -23,7 +27,8 @@ const m = defineMessages({
   staff: { id: 'logout.means.staff', defaultMessage: 'Internal staff accounts cannot be deactivated here; they are closed through the company.' },
   policy: { id: 'logout.policy', defaultMessage: 'Privacy policy' },
   howHeading: { id: 'logout.how.heading', defaultMessage: 'How to deactivate' },
-  how: { id: 'logout.how.text', defaultMessage: 'Deactivation will be available in the Security Center, after confirming your identity.' },
+  how: { id: 'logout.how.text', defaultMessage: 'Confirm it is you and that you understand the consequences, then deactivate.' },
+  howSignedOut: { id: 'logout.how.signedOut', defaultMessage: 'Sign in first: only a signed-in account can be deactivated.' },
   back: { id: 'logout.back', defaultMessage: 'Back to the Personal Center' },
   browserHeading: { id: 'logout.browser.heading', defaultMessage: 'Only leaving this browser?' },
   browserText: { id: 'logout.browser.text', defaultMessage: 'Log out to end your session here; your account stays as it is.' },
@@ -38,6 +43,15 @@ export default function Logout() {
   const lang = asLocale(intl.locale) ?? 'zh-CN';
   const [busy, setBusy] = useState(false);
   const signedIn = session.isLoggedIn();
+  const [account, setAccount] = useState<Account | null>(null);
+  useEffect(() => {
+    if (!session.isLoggedIn()) return;
+    let alive = true;
+    void api.get<Account>('/auth/info').then((r) => alive && r.success && setAccount(r.data));
+    return () => {
+      alive = false;
+    };
+  }, []);
   const logout = async () => {
     setBusy(true);
     if (session.isLoggedIn()) await api.post('/auth/logout', {}, { skipErrorHandler: true });
@@ -72,9 +86,18 @@ export default function Logout() {
       <h2>
         <FormattedMessage {...m.howHeading} />
       </h2>
-      <p>
-        <FormattedMessage {...m.how} />
-      </p>
+      {signedIn ? (
+        <>
+          <p>
+            <FormattedMessage {...m.how} />
+          </p>
+          {account && <Deactivate account={account} />}
+        </>
+      ) : (
+        <p>
+          <FormattedMessage {...m.howSignedOut} />
+        </p>
+      )}
       <p>
         <Link to={paths.info(lang)}>
           <FormattedMessage {...m.back} />
@@ -100,5 +123,132 @@ export default function Logout() {
         </p>
       )}
     </article>
+  );
+}
+
+const dm = defineMessages({
+  password: { id: 'logout.deactivate.password', defaultMessage: 'Current password' },
+  code: { id: 'logout.deactivate.code', defaultMessage: 'Code from your authenticator app' },
+  passwordRequired: { id: 'logout.deactivate.passwordRequired', defaultMessage: 'Enter your current password' },
+  wrongPassword: { id: 'logout.deactivate.wrongPassword', defaultMessage: 'The password is not correct' },
+  confirm: { id: 'logout.deactivate.confirm', defaultMessage: 'I understand that my account and its data will be removed and that this cannot be undone' },
+  confirmRequired: { id: 'logout.deactivate.confirmRequired', defaultMessage: 'Please confirm that you understand' },
+  submit: { id: 'logout.deactivate.submit', defaultMessage: 'Deactivate my account' },
+  done: { id: 'logout.deactivate.done', defaultMessage: 'Your account has been deactivated' },
+  staff: { id: 'logout.deactivate.staff', defaultMessage: 'This is an internal staff account: it cannot be deactivated here. Please contact your administrator.' },
+});
+
+/** The parts of GET /auth/info the form needs. */
+export interface Account {
+  enableTotp: boolean;
+  isEiamUser: boolean;
+}
+
+/** A copy of `body` without blank fields (spec §7: empty fields removed). */
+export function proofBody(body: { password?: string; code?: string }): { password?: string; code?: string } {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+}
+
+const AT_FIELD = new Set(['PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT']);
+
+function Deactivate({ account }: { account: Account }) {
+  const intl = useIntl();
+  const navigate = useNavigate();
+  const form = useRef<HTMLFormElement>(null);
+  const confirmId = useId();
+  const twoFactor = account.enableTotp;
+  const name = twoFactor ? 'code' : 'password';
+  const [value, setValue] = useState('');
+  const [agreed, setAgreed] = useState(false);
+  const [errors, setErrors] = useState<{ proof?: Msg; confirm?: Msg; form?: Msg }>({});
+  const [busy, setBusy] = useState(false);
+  if (account.isEiamUser) {
+    return (
+      <p className="notice" data-testid="deactivate-staff">
+        <FormattedMessage {...dm.staff} />
+      </p>
+    );
+  }
+  const focus = (n: string) => (form.current?.elements.namedItem(n) as HTMLElement | null)?.focus();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const proof: Msg = twoFactor ? (/^\d{6}$/.test(value) ? null : v.rules.codeDigits) : value ? null : dm.passwordRequired;
+    const confirm: Msg = agreed ? null : dm.confirmRequired;
+    setErrors({ proof, confirm });
+    if (proof) return focus(name);
+    if (confirm) return focus('confirm');
+    setBusy(true);
+    const res = await api.patch('/auth/deactivation', proofBody(twoFactor ? { code: value } : { password: value }), { skipErrorHandler: true });
+    setBusy(false);
+    if (res.success) {
+      session.clear();
+      toast.show('success', intl.formatMessage(dm.done), 6000);
+      navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });
+      return;
+    }
+    const err: ApiError = res.error;
+    if (AT_FIELD.has(err.reason) || err.field === name) {
+      setErrors({ proof: err.reason === 'PASSWORD_ERROR' ? dm.wrongPassword : errorText(err) });
+      focus(name);
+    } else if (err.reason === 'EIAM_DEACTIVATE_ERROR') {
+      setErrors({ form: errorText(err) });
+    } else handleError(err);
+  };
+  return (
+    <form ref={form} data-testid="deactivate" onSubmit={(e) => void submit(e)} noValidate>
+      {twoFactor ? (
+        <Field
+          name="code"
+          label={dm.code}
+          value={value}
+          onChange={(x) => {
+            setValue(x.replace(/\D/g, '').slice(0, 6));
+            setErrors((er) => ({ ...er, proof: null }));
+          }}
+          error={errors.proof}
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          required
+        />
+      ) : (
+        <Field
+          name="password"
+          type="password"
+          label={dm.password}
+          value={value}
+          onChange={(x) => {
+            setValue(x);
+            setErrors((er) => ({ ...er, proof: null }));
+          }}
+          error={errors.proof}
+          autoComplete="current-password"
+          required
+        />
+      )}
+      <div className="check">
+        <input
+          id={confirmId}
+          type="checkbox"
+          name="confirm"
+          checked={agreed}
+          onChange={(x) => {
+            setAgreed(x.target.checked);
+            setErrors((er) => ({ ...er, confirm: null }));
+          }}
+          aria-invalid={!!errors.confirm}
+          aria-describedby={`${confirmId}-e`}
+          required
+        />
+        <label htmlFor={confirmId}>
+          <FormattedMessage {...dm.confirm} />
+        </label>
+      </div>
+      <ErrorText id={`${confirmId}-e`} error={errors.confirm} />
+      {errors.form && <ErrorText id={`${confirmId}-f`} error={errors.form} />}
+      <button type="submit" className="primary" disabled={busy}>
+        <FormattedMessage {...dm.submit} />
+      </button>
+    </form>
   );
 }

@@ -1,6 +1,6 @@
-// The Personal Center (/{lang}/personal/info): who I am, the profile form, and the FAQ.
-// Avatar, apps and mail/phone binding arrive with a later issue.
-import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
+// The Personal Center (/{lang}/personal/info): who I am and my photo, the profile form, binding
+// the mail and the phone, my applications, and the FAQ.
+import { type FormEvent, useId, useMemo, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Link } from 'react-router';
 import { useTitle } from '../../components/use-title';
@@ -12,14 +12,17 @@ import * as toast from '../../lib/toast';
 import { ErrorText, Field, type Msg } from '../../components/field';
 import * as v from '../../lib/validate';
 import { countryOptions, regionName } from '../../lib/countries';
+import { Apps } from './apps';
+import { Avatar } from './avatar';
+import { BindIdentity } from './bind-identity';
+import { LoadState } from './load-state';
 import { PersonalNav } from './personal-nav';
+import { useReauth } from './reauth';
+import { useUserInfo } from './use-user-info';
 import type { UserInfo } from './user-info';
 import './personal.css';
 
 const m = defineMessages({
-  loading: { id: 'info.loading', defaultMessage: 'Loading your profile…' },
-  loadFailed: { id: 'info.loadFailed', defaultMessage: 'Your profile could not be loaded.' },
-  retry: { id: 'info.retry', defaultMessage: 'Try again' },
   about: { id: 'info.about', defaultMessage: 'About me' },
   userName: { id: 'info.userName', defaultMessage: 'User name' },
   mail: { id: 'info.mail', defaultMessage: 'Email' },
@@ -45,6 +48,11 @@ const m = defineMessages({
   save: { id: 'info.save', defaultMessage: 'Save' },
   saved: { id: 'info.saved', defaultMessage: 'Your profile has been saved' },
   unchanged: { id: 'info.unchanged', defaultMessage: 'Nothing has changed' },
+  contact: { id: 'info.contact', defaultMessage: 'E-mail and mobile number' },
+  contactIntro: {
+    id: 'info.contactIntro',
+    defaultMessage: 'Both can be used to sign in and to receive verification codes. A code sent to the new address confirms it is yours.',
+  },
   securityHeading: { id: 'info.securityHeading', defaultMessage: 'Account security' },
   security: { id: 'info.security', defaultMessage: 'Password, two-factor authentication and account deactivation are in the Security Center.' },
   securityLink: { id: 'info.securityLink', defaultMessage: 'Go to the Security Center' },
@@ -110,43 +118,14 @@ function isField(f: string | undefined): f is FieldName {
 
 export default function Info() {
   useTitle(titles.info);
-  const [info, setInfo] = useState<UserInfo | null>(null);
-  const [failed, setFailed] = useState(false);
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    let alive = true;
-    setFailed(false);
-    void api.get<UserInfo>('/auth/info').then((r) => {
-      if (!alive) return;
-      if (r.success) setInfo(r.data);
-      else setFailed(true);
-    });
-    return () => {
-      alive = false;
-    };
-  }, [attempt]);
+  const { info, setInfo, failed, reload } = useUserInfo();
   return (
     <div className="personal">
       <PersonalNav />
       <h1>
         <FormattedMessage {...titles.info} />
       </h1>
-      {info ? (
-        <Profile info={info} onSaved={setInfo} />
-      ) : failed ? (
-        <div className="card" role="alert">
-          <p>
-            <FormattedMessage {...m.loadFailed} />
-          </p>
-          <button type="button" onClick={() => setAttempt((n) => n + 1)}>
-            <FormattedMessage {...m.retry} />
-          </button>
-        </div>
-      ) : (
-        <p className="loading" aria-live="polite">
-          <FormattedMessage {...m.loading} />
-        </p>
-      )}
+      {info ? <Profile info={info} onSaved={setInfo} /> : <LoadState failed={failed} onRetry={reload} />}
     </div>
   );
 }
@@ -155,6 +134,7 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
   const intl = useIntl();
   const lang = asLocale(intl.locale) ?? 'zh-CN';
   const formTitle = useId();
+  const { guard, dialog } = useReauth(info.enableTotp);
   return (
     <>
       {!info.isComplete && (
@@ -166,6 +146,7 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
         <h2 id="about-title">
           <FormattedMessage {...m.about} />
         </h2>
+        <Avatar info={info} onInfo={onSaved} />
         <dl className="facts">
           <div>
             <dt>
@@ -207,6 +188,17 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
         </h2>
         <ProfileForm info={info} onSaved={onSaved} />
       </section>
+      <section className="card" aria-labelledby="contact-title">
+        <h2 id="contact-title">
+          <FormattedMessage {...m.contact} />
+        </h2>
+        <p className="muted">
+          <FormattedMessage {...m.contactIntro} />
+        </p>
+        <BindIdentity kind="mail" info={info} onInfo={onSaved} guard={guard} />
+        <BindIdentity kind="phone" info={info} onInfo={onSaved} guard={guard} />
+      </section>
+      <Apps />
       <section className="card" aria-labelledby="security-title">
         <h2 id="security-title">
           <FormattedMessage {...m.securityHeading} />
@@ -236,6 +228,7 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
           </Link>
         </p>
       </section>
+      {dialog}
     </>
   );
 }

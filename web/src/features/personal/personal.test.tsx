@@ -1,72 +1,33 @@
-// The personal pages against a mocked API: what they send, and where the answers show.
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { en as en, zh as zh } from '../../testing/messages';
+// The Personal Center against a mocked API: what it sends, and where the answers show.
+import { cleanup, fireEvent, screen } from '@testing-library/react';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as toast from '../../lib/toast';
 import { countryOptions, regionName } from '../../lib/countries';
-import Info from './info';
-import Secure from './secure';
-import type { UserInfo } from './user-info';
+import { callsTo, errorOf, form, input, mockFetch, settle, show, state, user } from './test-kit';
 
-const user: UserInfo = {
-  userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null, company: 'Acme', duty: null, address: null,
-  displayName: null, country: 'CN', avatar: null, advertisement: 'unsubscribe', tag: { eiamUid: null }, enableTotp: false,
-  isComplete: false, isSubscribe: false, isEiamUser: false,
+const APPS = {
+  apps: [
+    { appId: 'old', name: 'Old Portal', url: 'https://old.example.com', lastLoginTime: 1_700_000_000 },
+    { appId: 'new', name: 'New Portal', url: 'https://new.example.com', lastLoginTime: 1_760_000_000 },
+    { appId: 'mid', name: 'Mid Portal', url: 'javascript:alert(1)', lastLoginTime: 1_750_000_000 },
+  ],
 };
-
-type Call = { method: string; path: string; body: unknown; auth: string | null };
-let calls: Call[];
-let answers: Record<string, () => [number, unknown]>;
-
-function reply(status: number, body: unknown) {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
-}
-
-async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
-  const router = createMemoryRouter(
-    [
-      { path: '/:language/personal/info', element: <Info /> },
-      { path: '/:language/personal/secure', element: <Secure /> },
-      { path: '/:language/passport/signin', element: <p>sign-in page</p> },
-    ],
-    { initialEntries: [path] },
-  );
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
-  await settle();
-  return router;
-}
-
-const form = (testId: string) => screen.getByTestId(testId) as HTMLFormElement;
-const input = (f: HTMLFormElement, name: string) => f.elements.namedItem(name) as HTMLInputElement;
-const errorOf = (el: HTMLElement) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent;
+const CATALOGUE = {
+  apps: [
+    { appId: 'demo-factory', name: 'Demo factory portal', url: 'https://demo.example.com', recommended: true },
+    { appId: 'docs', name: 'Documentation', url: 'https://docs.example.com', recommended: false },
+  ],
+};
 
 beforeEach(() => {
   localStorage.setItem('ciam_token', 'u1.token');
   localStorage.setItem('lastActionTime', String(Date.now()));
-  calls = [];
-  answers = { 'GET /auth/info': () => [200, user] };
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string, init: RequestInit) => {
-      const path = url.replace('/ciam/v1', '');
-      const method = init.method ?? 'GET';
-      calls.push({ method, path, body: init.body ? JSON.parse(String(init.body)) : undefined, auth: new Headers(init.headers).get('authorization') });
-      const [status, body] = answers[`${method} ${path}`]?.() ?? [200, { ok: true }];
-      return reply(status, body);
-    }),
-  );
+  mockFetch({
+    'GET /auth/info': () => [200, user],
+    'GET /auth/apps': () => [200, APPS],
+    'GET /app/language/en-US': () => [200, CATALOGUE],
+    'GET /app/language/zh-CN': () => [200, CATALOGUE],
+  });
 });
 afterEach(() => {
   cleanup();
@@ -79,32 +40,31 @@ describe('personal info', () => {
   it('shows the account from GET /auth/info and asks to complete the profile', async () => {
     await show('/en-US/personal/info');
     expect(screen.getByTestId('info-username').textContent).toBe('ann');
-    expect(screen.getByText('an***@example.com')).toBeTruthy();
+    expect(screen.getByText('an***@example.com', { selector: 'dd' })).toBeTruthy();
     expect(screen.getByText('China', { selector: 'dd' })).toBeTruthy();
     expect(screen.getByTestId('profile-incomplete')).toBeTruthy();
   });
 
   it('has no completion prompt when the profile is complete', async () => {
-    answers['GET /auth/info'] = () => [200, { ...user, duty: 'Engineer', address: '1 Road', isComplete: true }];
+    state.answers['GET /auth/info'] = () => [200, { ...user, duty: 'Engineer', address: '1 Road', isComplete: true }];
     await show('/en-US/personal/info');
     expect(screen.queryByTestId('profile-incomplete')).toBeNull();
   });
 
   it('sends only the fields that changed, trimmed', async () => {
-    answers['PATCH /auth/info'] = () => [200, { ...user, duty: 'Engineer', country: 'DE' }];
+    state.answers['PATCH /auth/info'] = () => [200, { ...user, duty: 'Engineer', country: 'DE' }];
     await show('/en-US/personal/info');
     const f = form('profile-form');
     fireEvent.change(input(f, 'duty'), { target: { value: '  Engineer ' } });
     fireEvent.change(f.elements.namedItem('country') as HTMLSelectElement, { target: { value: 'DE' } });
     fireEvent.submit(f);
     await settle();
-    expect(calls.at(-1)).toMatchObject({ method: 'PATCH', path: '/auth/info' });
-    expect(calls.at(-1)?.body).toEqual({ duty: 'Engineer', country: 'DE' });
+    expect(callsTo('PATCH', '/auth/info').map((c) => c.body)).toEqual([{ duty: 'Engineer', country: 'DE' }]);
     expect(toast.current().map((t) => t.text)).toContain('Your profile has been saved');
   });
 
   it('shows a server field error at its field and not as a toast', async () => {
-    answers['PATCH /auth/info'] = () => [400, { reason: 'INVALID_PARAMETER', message: 'Too long', code: 400, field: 'address' }];
+    state.answers['PATCH /auth/info'] = () => [400, { reason: 'INVALID_PARAMETER', message: 'Too long', code: 400, field: 'address' }];
     await show('/en-US/personal/info');
     const f = form('profile-form');
     fireEvent.change(input(f, 'address'), { target: { value: '1 Factory Road' } });
@@ -123,7 +83,7 @@ describe('personal info', () => {
     fireEvent.change(input(f, 'company'), { target: { value: '  ' } });
     fireEvent.submit(f);
     await settle();
-    expect(calls.filter((c) => c.method === 'PATCH')).toEqual([]);
+    expect(state.calls.filter((c) => c.method === 'PATCH')).toEqual([]);
     expect(input(f, 'company').getAttribute('aria-invalid')).toBe('true');
   });
 
@@ -131,43 +91,184 @@ describe('personal info', () => {
     const router = await show('/zh-CN/personal/info', 'zh-CN');
     fireEvent.click(screen.getByTestId('logout'));
     await settle();
-    expect(calls.at(-1)).toMatchObject({ method: 'POST', path: '/auth/logout', auth: 'Bearer u1.token' });
+    const logout = callsTo('POST', '/auth/logout');
+    expect(logout).toHaveLength(1);
+    expect(logout[0]?.headers.get('authorization')).toBe('Bearer u1.token');
     expect(localStorage.getItem('ciam_token')).toBeNull();
     expect(router.state.location.pathname).toBe('/zh-CN/passport/signin');
   });
 });
 
-describe('security center', () => {
-  it('refuses a confirmation that does not match before calling the server', async () => {
-    await show('/en-US/personal/secure');
-    const f = form('change-password');
-    fireEvent.change(input(f, 'oldPassword'), { target: { value: 'Ciam-Demo-2026!' } });
-    fireEvent.change(input(f, 'password'), { target: { value: 'Ciam-Demo-2027!' } });
-    fireEvent.change(input(f, 'confirmPassword'), { target: { value: 'Ciam-Demo-2028!' } });
-    fireEvent.submit(f);
+describe('avatar', () => {
+  const choose = (file: File) => fireEvent.change(screen.getByTestId('avatar-input'), { target: { files: [file] } });
+  const png = (size = 68) => new File([new Uint8Array(size)], 'me.png', { type: 'image/png' });
+
+  it('uploads the chosen image as the raw body and shows the new avatar', async () => {
+    state.answers['PATCH /auth/avatar'] = () => [200, { avatar: '/ciam/v1/avatar/u1-abc.png' }];
+    await show('/en-US/personal/info');
+    expect(screen.queryByTestId('avatar-img')).toBeNull();
+    const input = screen.getByTestId('avatar-input') as HTMLInputElement;
+    expect(input.type).toBe('file');
+    expect(input.accept).toBe('image/png,image/jpeg,image/webp');
+    const file = png();
+    choose(file);
     await settle();
-    expect(calls.filter((c) => c.path === '/auth/pwd')).toEqual([]);
-    expect(errorOf(input(f, 'confirmPassword'))).toBe('Password does not match');
+    const [call] = callsTo('PATCH', '/auth/avatar');
+    expect(call?.raw).toBe(file);
+    expect(call?.headers.get('content-type')).toBe('image/png');
+    expect(call?.headers.get('authorization')).toBe('Bearer u1.token');
+    const img = screen.getByTestId('avatar-img') as HTMLImageElement;
+    expect(img.getAttribute('src')).toBe('/ciam/v1/avatar/u1-abc.png');
+    expect(img.alt).toBe('Your profile photo');
   });
 
-  it('sends the change and shows the server field error at the new password', async () => {
-    answers['PATCH /auth/pwd'] = () => [400, { reason: 'PASSWORD_COMPLEXITY_ERROR', message: 'Too common', code: 400, field: 'password' }];
-    await show('/en-US/personal/secure');
-    const f = form('change-password');
-    fireEvent.change(input(f, 'oldPassword'), { target: { value: 'Ciam-Demo-2026!' } });
-    fireEvent.change(input(f, 'password'), { target: { value: 'P@ssw0rd' } });
-    fireEvent.change(input(f, 'confirmPassword'), { target: { value: 'P@ssw0rd' } });
-    fireEvent.submit(f);
+  it('refuses an image over 1 MB and an SVG before uploading', async () => {
+    await show('/en-US/personal/info');
+    choose(png(1024 * 1024 + 1));
     await settle();
-    expect(calls.at(-1)).toMatchObject({ method: 'PATCH', path: '/auth/pwd' });
-    expect(calls.at(-1)?.body).toEqual({ oldPassword: 'Ciam-Demo-2026!', password: 'P@ssw0rd', confirmPassword: 'P@ssw0rd' });
-    expect(input(f, 'password').getAttribute('aria-invalid')).toBe('true');
-    expect(errorOf(input(f, 'password'))).toBeTruthy();
+    const el = screen.getByTestId('avatar-input');
+    expect(errorOf(el)).toBe('The image is larger than 1 MB. Please choose a smaller one.');
+    expect(el.getAttribute('aria-invalid')).toBe('true');
+    choose(new File(['<svg xmlns="http://www.w3.org/2000/svg"/>'], 'x.svg', { type: 'image/svg+xml' }));
+    await settle();
+    expect(errorOf(el)).toBe('Please choose a PNG, JPEG or WebP image.');
+    expect(callsTo('PATCH', '/auth/avatar')).toEqual([]);
   });
 
-  it('links the deactivation section to the deactivation page', async () => {
-    await show('/en-US/personal/secure');
-    expect(screen.getByRole('link', { name: 'What deactivation means' }).getAttribute('href')).toBe('/en-US/logout');
+  it('shows the server refusals at the field and a failure as "upload error"', async () => {
+    state.answers['PATCH /auth/avatar'] = () => [400, { reason: 'AVATAR_INVALID', message: 'not an image', code: 400 }];
+    await show('/en-US/personal/info');
+    choose(png());
+    await settle();
+    expect(errorOf(screen.getByTestId('avatar-input'))).toBe('Please choose a PNG, JPEG or WebP image.');
+    state.answers['PATCH /auth/avatar'] = () => [500, { reason: 'INTERNAL_SERVER_ERROR', message: '', code: 500 }];
+    choose(png());
+    await settle();
+    expect(errorOf(screen.getByTestId('avatar-input'))).toBe('Upload error, please try later');
+    expect(toast.current().map((t) => t.text)).toEqual(['Upload error, please try later']);
+  });
+});
+
+describe('binding mail and phone', () => {
+  // A captcha challenge whose answer is 3, so the widget solves it at once.
+  const salt = 'salt-';
+  let hash = '';
+  beforeAll(async () => {
+    const h = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${salt}3`)));
+    hash = Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
+  });
+  const challenge = (): [number, unknown] => [200, { algorithm: 'SHA-256', challenge: hash, maxnumber: 10, salt, signature: 'sig' }];
+
+  it('sends a bind code to the new address after the captcha, then binds it with the code', async () => {
+    state.answers['GET /auth/captcha'] = challenge;
+    state.answers['POST /auth/identity'] = () => [200, { resendAfter: 60 }];
+    state.answers['PATCH /auth/mail'] = () => [200, { ...user, mail: 'bo***@example.com' }];
+    await show('/en-US/personal/info');
+    const f = form('bind-mail');
+    fireEvent.change(input(f, 'mail'), { target: { value: ' Bob@Example.com ' } });
+    const send = f.querySelector('[data-testid="send-code"]') as HTMLButtonElement;
+    fireEvent.click(send);
+    await settle();
+    expect(callsTo('POST', '/auth/identity')).toEqual([]);
+    expect(f.querySelector('[data-testid="captcha"]')?.getAttribute('aria-invalid')).toBe('true');
+    fireEvent.click(f.querySelector('[data-testid="captcha"]') as HTMLElement);
+    await settle(10);
+    expect(f.querySelector('[data-testid="captcha"]')?.getAttribute('data-state')).toBe('verified');
+    fireEvent.click(send);
+    await settle();
+    const [sent] = callsTo('POST', '/auth/identity');
+    expect(sent?.body).toMatchObject({ account: 'bob@example.com', purpose: 'bind' });
+    expect(typeof (sent?.body as { captcha: string }).captcha).toBe('string');
+    expect(send.disabled).toBe(true);
+    expect(send.textContent).toMatch(/^Resend in \d+s$/);
+    fireEvent.change(input(f, 'code'), { target: { value: '123456' } });
+    fireEvent.submit(f);
+    await settle();
+    expect(callsTo('PATCH', '/auth/mail').map((c) => c.body)).toEqual([{ mail: 'bob@example.com', code: '123456' }]);
+    expect(screen.getByText('bo***@example.com', { selector: 'dd' })).toBeTruthy();
+    expect(toast.current().map((t) => t.text)).toContain('Your e-mail address has been updated');
+  });
+
+  it('refuses the current address on the client when this browser signed in with it', async () => {
+    localStorage.setItem('ciam_accounts', JSON.stringify([{ account: 'ann@example.com', lastUsed: Date.now() }]));
+    await show('/en-US/personal/info');
+    const f = form('bind-mail');
+    fireEvent.change(input(f, 'mail'), { target: { value: 'ANN@example.com' } });
+    fireEvent.change(input(f, 'code'), { target: { value: '123456' } });
+    fireEvent.submit(f);
+    await settle();
+    expect(errorOf(input(f, 'mail'))).toBe('The new value must differ from the current one');
+    expect(callsTo('PATCH', '/auth/mail')).toEqual([]);
+  });
+
+  it('shows a taken number and a wrong code at their fields', async () => {
+    state.answers['PATCH /auth/phone'] = () => [409, { reason: 'PHONE_EXIST', message: '', code: 409 }];
+    await show('/en-US/personal/info');
+    const f = form('bind-phone');
+    fireEvent.change(input(f, 'phone'), { target: { value: '+86 138 0013 8000' } });
+    fireEvent.change(input(f, 'code'), { target: { value: '123456' } });
+    fireEvent.submit(f);
+    await settle();
+    expect(callsTo('PATCH', '/auth/phone').map((c) => c.body)).toEqual([{ phone: '13800138000', code: '123456' }]);
+    expect(errorOf(input(f, 'phone'))).toBe('The phone number has already been bound');
+    state.answers['PATCH /auth/phone'] = () => [400, { reason: 'VERIFYCODE_NOT_FOUND', message: '', code: 400 }];
+    fireEvent.submit(f);
+    await settle();
+    expect(errorOf(input(f, 'code'))).toBe('Verification code incorrect');
+    expect(toast.current()).toEqual([]);
+  });
+
+  it('asks to confirm identity when the server wants a fresh proof, then binds', async () => {
+    let n = 0;
+    state.answers['PATCH /auth/phone'] = () =>
+      n++ === 0 ? [403, { reason: 'REAUTH_REQUIRED', message: '', code: 403 }] : [200, { ...user, phone: '138****8000' }];
+    await show('/en-US/personal/info');
+    const f = form('bind-phone');
+    fireEvent.change(input(f, 'phone'), { target: { value: '13800138000' } });
+    fireEvent.change(input(f, 'code'), { target: { value: '123456' } });
+    fireEvent.submit(f);
+    await settle();
+    const dialog = screen.getByTestId('reauth-dialog');
+    fireEvent.change(dialog.querySelector('input[name="password"]') as HTMLInputElement, { target: { value: 'Ciam-Demo-2026!' } });
+    fireEvent.submit(dialog.querySelector('form') as HTMLFormElement);
+    await settle();
+    expect(callsTo('POST', '/auth/totp/verify').map((c) => c.body)).toEqual([{ password: 'Ciam-Demo-2026!' }]);
+    expect(callsTo('PATCH', '/auth/phone')).toHaveLength(2);
+    expect(screen.getByText('138****8000', { selector: 'dd' })).toBeTruthy();
+  });
+
+  it('hides the mail form of a staff account with a note, and keeps the phone form', async () => {
+    state.answers['GET /auth/info'] = () => [200, { ...user, isEiamUser: true, tag: { eiamUid: 'e1' } }];
+    await show('/en-US/personal/info');
+    expect(screen.queryByTestId('bind-mail')).toBeNull();
+    expect(screen.getByTestId('bind-mail-staff').textContent).toMatch(/cannot be changed here/);
+    expect(screen.getByTestId('bind-phone')).toBeTruthy();
+  });
+});
+
+describe('applications', () => {
+  it('shows the 2 most recent apps, newest first, and links only http(s) addresses', async () => {
+    await show('/en-US/personal/info');
+    const recent = screen.getByTestId('apps-recent');
+    const items = [...recent.querySelectorAll('li')];
+    expect(items.map((li) => li.textContent?.split(' (')[0]?.split('Last')[0]?.trim())).toEqual(['New Portal', 'Mid Portal']);
+    expect(items[0]?.querySelector('a')?.getAttribute('href')).toBe('https://new.example.com/');
+    expect(items[1]?.querySelector('a')).toBeNull();
+    expect(items[0]?.querySelector('time')?.getAttribute('dateTime')).toBe(new Date(1_760_000_000_000).toISOString());
+  });
+
+  it('asks for the catalogue in the page language and splits recommended from common', async () => {
+    await show('/zh-CN/personal/info', 'zh-CN');
+    expect(callsTo('GET', '/app/language/zh-CN')).toHaveLength(1);
+    expect(screen.getByTestId('apps-recommended').textContent).toContain('Demo factory portal');
+    expect(screen.getByTestId('apps-common').textContent).toContain('Documentation');
+  });
+
+  it('says so when the lists cannot be loaded, without a toast', async () => {
+    state.answers['GET /auth/apps'] = () => [404, { reason: 'NOT_FOUND', message: '', code: 404 }];
+    await show('/en-US/personal/info');
+    expect(screen.getByTestId('apps').textContent).toContain('The applications could not be loaded.');
+    expect(toast.current()).toEqual([]);
   });
 });
 

@@ -1,0 +1,157 @@
+// The size budget: for each route, what a cold browser downloads to show it, gzipped.
+//
+//   initial JS  = the entry chunk and its static imports
+//               + the route's lazy chunk and its static imports
+//               + the current locale's messages chunk (main.tsx awaits it before the first render)
+//               + the route's own message bundle in that locale, if its screen is wrapped in
+//                 <WithMessages bundle="..."> in src/app/router.tsx (loaded with the screen)
+//   initial CSS = the CSS of every chunk above (and index.html's stylesheet)
+//
+// Read from dist/.vite/manifest.json (vite `build.manifest: true`). Each file is gzipped on its
+// own with zlib at level 9 (what a server's static gzip would send), and a file shared by two
+// parts is counted once. KB = 1,000 bytes (as vite prints). The check fails (exit 1) when the
+// sign-in route's initial JS exceeds 120 KB gzipped, in either locale.
+//
+// Usage: node scripts/budget.mjs [--dist <dir>] [--json | --markdown] [--limit-kb <n>]
+//        [--write <file.md>]  (rewrites the tables between <!-- budget:start --> and <!-- budget:end -->)
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+const args = process.argv.slice(2);
+const opt = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const here = new URL('..', import.meta.url).pathname;
+const dist = resolve(opt('--dist') ?? join(here, 'dist'));
+export const LIMIT_KB = Number(opt('--limit-kb') ?? 120);
+const GZIP_LEVEL = 9;
+
+/** The routes of spec §2 and the lazy chunk that shows each. */
+export const ROUTES = [
+  ['/{lang}/passport/signin', 'src/features/auth/signin.tsx'],
+  ['/{lang}/passport/register', 'src/features/auth/register.tsx'],
+  ['/{lang}/passport/authorize', 'src/features/auth/authorize.tsx'],
+  ['/{lang}/find/password', 'src/features/auth/find-password.tsx'],
+  ['/{lang}/embedded/signin', 'src/features/auth/embedded-signin.tsx'],
+  ['/{lang}/personal/info', 'src/features/personal/info.tsx'],
+  ['/{lang}/personal/secure', 'src/features/personal/secure.tsx'],
+  ['/{lang}/agreement/{privacy,protocols,manual}', 'src/features/agreement/agreement.tsx'],
+  ['/{lang}/logout', 'src/features/logout/logout.tsx'],
+  ['/signout', 'src/features/logout/signout.tsx'],
+];
+const LOCALES = { 'zh-CN': 'src/i18n/compiled/zh-CN.json', 'en-US': 'src/i18n/compiled/en-US.json' };
+
+/** Which message bundle each lazy screen loads, read from the router: src -> bundle. */
+function screenBundles() {
+  const router = readFileSync(join(here, 'src/app/router.tsx'), 'utf8');
+  const srcOf = {};
+  for (const m of router.matchAll(/const (\w+) = screen\(\s*'[^']*',\s*\(\) => import\('\.\.\/([^']+)'\)/g)) {
+    srcOf[m[1]] = `src/${m[2]}.tsx`;
+  }
+  const out = {};
+  for (const m of router.matchAll(/<WithMessages bundle="(\w+)">\s*<(\w+)\s*\/>/g)) {
+    if (srcOf[m[2]]) out[srcOf[m[2]]] = m[1];
+  }
+  return out;
+}
+const BUNDLE_OF = screenBundles();
+
+const manifest = JSON.parse(readFileSync(join(dist, '.vite', 'manifest.json'), 'utf8'));
+const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
+if (!entryKey) throw new Error('budget: no entry in the manifest');
+
+const gzCache = new Map();
+function gz(file) {
+  if (!gzCache.has(file)) {
+    const raw = readFileSync(join(dist, file));
+    gzCache.set(file, { raw: raw.length, gz: gzipSync(raw, { level: GZIP_LEVEL }).length });
+  }
+  return gzCache.get(file);
+}
+
+/** The chunk `key` and its static imports, transitively: the JS files and the CSS files. */
+function closure(key, js = new Set(), css = new Set()) {
+  const c = manifest[key];
+  if (!c) throw new Error(`budget: ${key} is not in the manifest (is the route still lazy?)`);
+  if (js.has(c.file)) return { js, css };
+  if (c.file.endsWith('.js')) js.add(c.file);
+  for (const f of c.css ?? []) css.add(f);
+  for (const i of c.imports ?? []) closure(i, js, css);
+  return { js, css };
+}
+
+function measure(routeKey, locale) {
+  const { js, css } = closure(entryKey);
+  closure(routeKey, js, css);
+  closure(LOCALES[locale], js, css);
+  const bundle = BUNDLE_OF[routeKey];
+  if (bundle) closure(`src/i18n/compiled/${locale}.${bundle}.json`, js, css);
+  const sum = (files) => [...files].reduce((a, f) => ({ raw: a.raw + gz(f).raw, gz: a.gz + gz(f).gz }), { raw: 0, gz: 0 });
+  return { js: sum(js), css: sum(css), jsFiles: js.size, cssFiles: css.size, files: [...js, ...css].sort() };
+}
+
+export function report() {
+  const rows = ROUTES.map(([route, key]) => {
+    const per = Object.fromEntries(Object.keys(LOCALES).map((l) => [l, measure(key, l)]));
+    return { route, chunk: manifest[key].file, bundle: BUNDLE_OF[key] ?? null, ...per };
+  });
+  const entry = closure(entryKey);
+  const entryJs = [...entry.js].reduce((a, f) => a + gz(f).gz, 0);
+  const signin = rows[0];
+  const signinMax = Math.max(signin['zh-CN'].js.gz, signin['en-US'].js.gz);
+  return { gzipLevel: GZIP_LEVEL, kb: 1000, limitKb: LIMIT_KB, entryJsGz: entryJs, rows, signinJsGz: signinMax, ok: signinMax <= LIMIT_KB * 1000 };
+}
+
+const kb = (n) => (n / 1000).toFixed(1);
+
+function markdown(r) {
+  const out = [
+    '| Route | Initial JS, zh-CN (gz) | Initial JS, en-US (gz) | JS raw (en-US) | Initial CSS (gz) | Files (JS + CSS) | Message bundle |',
+    '|---|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const row of r.rows) {
+    const z = row['zh-CN'];
+    const e = row['en-US'];
+    out.push(`| \`${row.route}\` | ${kb(z.js.gz)} KB | ${kb(e.js.gz)} KB | ${kb(e.js.raw)} KB | ${kb(e.css.gz)} KB | ${e.jsFiles} + ${e.cssFiles} | ${row.bundle ?? 'core only'} |`);
+  }
+  const z = r.rows[0]['zh-CN'];
+  out.push('', `Sign-in in zh-CN, file by file (${z.files.length} files):`, '', '| File | Raw | Gzipped |', '|---|---:|---:|');
+  for (const f of [...z.files].sort((a, b) => gz(b).gz - gz(a).gz)) out.push(`| \`${f.replace(/-[\w-]{8}\.(js|css)$/, '.$1')}\` | ${kb(gz(f).raw)} KB | ${kb(gz(f).gz)} KB |`);
+  return out.join('\n');
+}
+
+/** Replaces the text between the budget markers of a Markdown file with the tables. */
+function writeInto(file, r) {
+  const start = '<!-- budget:start -->';
+  const end = '<!-- budget:end -->';
+  const doc = readFileSync(file, 'utf8');
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`budget: ${file} has no ${start} ... ${end} section`);
+  const body = `${start}\n${markdown(r)}\n\nSign-in initial JS: **${kb(r.signinJsGz)} KB** gzipped (limit ${r.limitKb} KB).\n${end}`;
+  writeFileSync(file, doc.slice(0, i) + body + doc.slice(j + end.length));
+}
+
+const isMain = process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname);
+if (isMain) {
+  const r = report();
+  if (opt('--write')) writeInto(resolve(opt('--write')), r);
+  if (args.includes('--json')) console.log(JSON.stringify(r, null, 2));
+  else if (args.includes('--markdown')) console.log(markdown(r));
+  else {
+    console.log(`budget: initial download per route (gzip level ${GZIP_LEVEL}, KB = 1,000 bytes), dist ${dist}`);
+    const w = Math.max(...r.rows.map((x) => x.route.length));
+    console.log(`${'route'.padEnd(w)}  JS zh-CN  JS en-US     CSS`);
+    for (const row of r.rows) {
+      console.log(
+        `${row.route.padEnd(w)}  ${kb(row['zh-CN'].js.gz).padStart(5)} KB  ${kb(row['en-US'].js.gz).padStart(5)} KB  ${kb(row['en-US'].css.gz).padStart(4)} KB`,
+      );
+    }
+  }
+  const verdict = `budget: sign-in initial JS ${kb(r.signinJsGz)} KB gzipped (limit ${LIMIT_KB} KB): ${r.ok ? 'ok' : 'OVER BUDGET'}`;
+  // With --json/--markdown stdout carries only the report.
+  (r.ok && !args.includes('--json') && !args.includes('--markdown') ? console.log : console.error)(verdict);
+  process.exit(r.ok ? 0 : 1);
+}

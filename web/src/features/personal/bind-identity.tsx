@@ -1,0 +1,190 @@
+// Bind or replace the mail address or the mobile number: the new value, the captcha, a code sent
+// to the new value (purpose "bind", 60 s resend countdown), then PATCH /auth/mail or /auth/phone.
+// Staff accounts keep their company mail (spec §6): that form is replaced by a note.
+import { type FormEvent, useRef, useState } from 'react';
+import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { Captcha } from '../../components/captcha';
+import { Field, type Msg } from '../../components/field';
+import { api, type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
+import * as toast from '../../lib/toast';
+import * as v from '../../lib/validate';
+import { type IdentityKind, lastSignIn, normalizeIdentity, sameAsCurrent } from './identity';
+import type { UserInfo } from './user-info';
+
+const m = defineMessages({
+  mailHeading: { id: 'info.bind.mailHeading', defaultMessage: 'E-mail address' },
+  phoneHeading: { id: 'info.bind.phoneHeading', defaultMessage: 'Mobile number' },
+  current: { id: 'info.bind.current', defaultMessage: 'Current: {value}' },
+  notBound: { id: 'info.bind.notBound', defaultMessage: 'Not bound yet' },
+  newMail: { id: 'info.bind.newMail', defaultMessage: 'New e-mail address' },
+  newPhone: { id: 'info.bind.newPhone', defaultMessage: 'New mobile number (mainland China)' },
+  code: { id: 'info.bind.code', defaultMessage: 'Verification code sent to the new address' },
+  send: { id: 'info.bind.send', defaultMessage: 'Send code' },
+  resendIn: { id: 'info.bind.resendIn', defaultMessage: 'Resend in {n}s' },
+  sent: { id: 'info.bind.sent', defaultMessage: 'The verification code has been sent' },
+  captchaFirst: { id: 'info.bind.captchaFirst', defaultMessage: 'Please confirm that you are not a robot first' },
+  same: { id: 'info.bind.same', defaultMessage: 'The new value must differ from the current one' },
+  bindMail: { id: 'info.bind.bindMail', defaultMessage: 'Bind e-mail address' },
+  changeMail: { id: 'info.bind.changeMail', defaultMessage: 'Change e-mail address' },
+  bindPhone: { id: 'info.bind.bindPhone', defaultMessage: 'Bind mobile number' },
+  changePhone: { id: 'info.bind.changePhone', defaultMessage: 'Change mobile number' },
+  mailDone: { id: 'info.bind.mailDone', defaultMessage: 'Your e-mail address has been updated' },
+  phoneDone: { id: 'info.bind.phoneDone', defaultMessage: 'Your mobile number has been updated' },
+  staff: {
+    id: 'info.bind.staff',
+    defaultMessage: 'Internal staff accounts use their company e-mail address, which cannot be changed here.',
+  },
+});
+
+type Guard = <T>(action: () => Promise<Result<T>>) => Promise<Result<T> | null>;
+type FieldName = 'address' | 'code';
+
+const TEXT: Record<IdentityKind, { heading: MessageDescriptor; label: MessageDescriptor; bind: MessageDescriptor; change: MessageDescriptor; done: MessageDescriptor }> = {
+  mail: { heading: m.mailHeading, label: m.newMail, bind: m.bindMail, change: m.changeMail, done: m.mailDone },
+  phone: { heading: m.phoneHeading, label: m.newPhone, bind: m.bindPhone, change: m.changePhone, done: m.phoneDone },
+};
+
+/** Server errors that belong to the address or the code field. */
+const ADDRESS_REASONS = new Set(['MAIL_EXIST', 'PHONE_EXIST', 'INVALID_MAIL', 'INVALID_PHONE', 'EIAM_MAIL_PERMISSION_DENIED']);
+const CODE_REASONS = new Set(['VERIFYCODE_NOT_FOUND', 'CODE_ERROR', 'CODE_KIND_ERROR', 'VERIFICATION_CODE_LIMIT']);
+
+function fieldOf(kind: IdentityKind, e: ApiError): FieldName | null {
+  if (e.field === kind || e.field === 'account' || ADDRESS_REASONS.has(e.reason)) return 'address';
+  if (e.field === 'code' || CODE_REASONS.has(e.reason)) return 'code';
+  return null;
+}
+
+export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind; info: UserInfo; onInfo: (u: UserInfo) => void; guard: Guard }) {
+  const intl = useIntl();
+  const form = useRef<HTMLFormElement>(null);
+  const text = TEXT[kind];
+  const current = kind === 'mail' ? info.mail : info.phone;
+  const [address, setAddress] = useState('');
+  const [code, setCode] = useState('');
+  const [errors, setErrors] = useState<Partial<Record<FieldName, Msg>>>({});
+  const [captcha, setCaptcha] = useState<string | null>(null);
+  const [round, setRound] = useState(0);
+  const [captchaError, setCaptchaError] = useState<MessageDescriptor | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { left, start } = useCountdown(RESEND_SECONDS);
+  const focus = (f: FieldName) => (form.current?.elements.namedItem(f === 'address' ? kind : 'code') as HTMLElement | null)?.focus();
+  const flag = (f: FieldName, msg: Msg) => {
+    setErrors((e) => ({ ...e, [f]: msg }));
+    focus(f);
+  };
+  const addressProblem = (): Msg => {
+    const p = kind === 'mail' ? v.mail(address) : v.phone(address);
+    if (p) return address.trim() ? p : v.rules.empty;
+    return sameAsCurrent(kind, address, current, lastSignIn()) ? m.same : null;
+  };
+  const send = async () => {
+    const p = addressProblem();
+    if (p) return flag('address', p);
+    if (!captcha) {
+      setCaptchaError(m.captchaFirst);
+      form.current?.querySelector<HTMLElement>('[data-testid="captcha"]')?.focus();
+      return;
+    }
+    setBusy(true);
+    const res = await api.post<{ resendAfter?: number }>(
+      '/auth/identity',
+      { account: normalizeIdentity(kind, address), purpose: 'bind', captcha },
+      { skipErrorHandler: true },
+    );
+    setBusy(false);
+    // A captcha solution is single-use: the next send needs a fresh one.
+    setCaptcha(null);
+    setRound((r) => r + 1);
+    if (res.success) {
+      start(res.data?.resendAfter || RESEND_SECONDS);
+      toast.show('success', intl.formatMessage(m.sent));
+    } else if (fieldOf(kind, res.error) === 'address') flag('address', errorText(res.error));
+    else handleError(res.error);
+  };
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const found = { address: addressProblem(), code: v.code(code) };
+    setErrors(found);
+    if (found.address) return focus('address');
+    if (found.code) return focus('code');
+    setBusy(true);
+    const value = normalizeIdentity(kind, address);
+    const res = await guard(() => api.patch<UserInfo>(`/auth/${kind}`, { [kind]: value, code: code.trim() }, { skipErrorHandler: true }));
+    setBusy(false);
+    if (!res) return;
+    if (res.success) {
+      onInfo(res.data);
+      setAddress('');
+      setCode('');
+      setErrors({});
+      toast.show('success', intl.formatMessage(text.done));
+      return;
+    }
+    const f = fieldOf(kind, res.error);
+    if (f) flag(f, errorText(res.error));
+    else handleError(res.error);
+  };
+  return (
+    <div className="bind">
+      <h3>
+        <FormattedMessage {...text.heading} />
+      </h3>
+      <p>
+        {current ? <FormattedMessage {...m.current} values={{ value: <span className="value">{current}</span> }} /> : <FormattedMessage {...m.notBound} />}
+      </p>
+      {kind === 'mail' && info.isEiamUser ? (
+        <p className="notice" data-testid="bind-mail-staff">
+          <FormattedMessage {...m.staff} />
+        </p>
+      ) : (
+        <form ref={form} data-testid={`bind-${kind}`} onSubmit={(e) => void submit(e)} noValidate>
+          <Field
+            name={kind}
+            type={kind === 'mail' ? 'email' : 'tel'}
+            label={text.label}
+            value={address}
+            onChange={(x) => {
+              setAddress(x);
+              setErrors((er) => ({ ...er, address: null }));
+            }}
+            error={errors.address}
+            autoComplete={kind === 'mail' ? 'email' : 'tel'}
+            maxLength={kind === 'mail' ? 254 : 20}
+            required
+          />
+          <Captcha
+            key={round}
+            error={captchaError}
+            onSolved={(p) => {
+              setCaptcha(p);
+              setCaptchaError(null);
+            }}
+          />
+          <Field
+            name="code"
+            label={m.code}
+            value={code}
+            onChange={(x) => {
+              setCode(x.replace(/\D/g, '').slice(0, 6));
+              setErrors((er) => ({ ...er, code: null }));
+            }}
+            error={errors.code}
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={6}
+            required
+            after={
+              <button type="button" className="send" data-testid="send-code" disabled={busy || left > 0} onClick={() => void send()}>
+                {left > 0 ? <FormattedMessage {...m.resendIn} values={{ n: left }} /> : <FormattedMessage {...m.send} />}
+              </button>
+            }
+          />
+          <button type="submit" className="primary" disabled={busy}>
+            <FormattedMessage {...(current ? text.change : text.bind)} />
+          </button>
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,174 @@
+// Cookies and privacy settings: the choices (GET/PATCH /auth/privacy) and the history of every
+// change, newest first, with its local date and time.
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { Link } from 'react-router';
+import { paths } from '../../config/paths';
+import { asLocale } from '../../i18n/locale';
+import { api, handleError } from '../../lib/api';
+import * as toast from '../../lib/toast';
+import { When } from './when';
+
+const m = defineMessages({
+  heading: { id: 'secure.cookies.heading', defaultMessage: 'Cookies and privacy' },
+  intro: {
+    id: 'secure.cookies.intro',
+    defaultMessage: 'Choose how we may use data about your visits. Cookies needed for signing in are always on.',
+  },
+  link: { id: 'secure.cookies.link', defaultMessage: 'Read the privacy policy' },
+  choices: { id: 'secure.cookies.choices', defaultMessage: 'Your choices' },
+  analytics: { id: 'secure.cookies.analytics', defaultMessage: 'Analytics: help us improve the portal with usage statistics' },
+  marketing: { id: 'secure.cookies.marketing', defaultMessage: 'Marketing: personalised content and offers' },
+  save: { id: 'secure.cookies.save', defaultMessage: 'Save choices' },
+  saved: { id: 'secure.cookies.saved', defaultMessage: 'Your privacy choices have been saved' },
+  unchanged: { id: 'secure.cookies.unchanged', defaultMessage: 'Nothing has changed' },
+  history: { id: 'secure.cookies.history', defaultMessage: 'History of your choices' },
+  noHistory: { id: 'secure.cookies.noHistory', defaultMessage: 'You have not changed your choices yet.' },
+  analyticsOn: { id: 'secure.cookies.analyticsOn', defaultMessage: 'Analytics turned on' },
+  analyticsOff: { id: 'secure.cookies.analyticsOff', defaultMessage: 'Analytics turned off' },
+  marketingOn: { id: 'secure.cookies.marketingOn', defaultMessage: 'Marketing turned on' },
+  marketingOff: { id: 'secure.cookies.marketingOff', defaultMessage: 'Marketing turned off' },
+  loading: { id: 'secure.cookies.loading', defaultMessage: 'Loading your choices…' },
+  failed: { id: 'secure.cookies.failed', defaultMessage: 'Your privacy choices could not be loaded.' },
+  retry: { id: 'secure.cookies.retry', defaultMessage: 'Try again' },
+});
+
+export const CHOICES = ['analytics', 'marketing'] as const;
+export type Choice = (typeof CHOICES)[number];
+type Settings = Record<Choice, boolean>;
+export interface Privacy {
+  settings: Settings;
+  history: { at: number; changes: Partial<Settings> }[];
+}
+
+const LABEL: Record<Choice, MessageDescriptor> = { analytics: m.analytics, marketing: m.marketing };
+const CHANGE: Record<Choice, [MessageDescriptor, MessageDescriptor]> = {
+  analytics: [m.analyticsOff, m.analyticsOn],
+  marketing: [m.marketingOff, m.marketingOn],
+};
+
+/** The answer, with absent fields as "off" and no history (an old server, a partial answer). */
+export function readPrivacy(raw: unknown): Privacy {
+  const r = (raw ?? {}) as Partial<Privacy>;
+  const s = (r.settings ?? {}) as Partial<Settings>;
+  const history = Array.isArray(r.history) ? r.history.filter((h) => h && typeof h.at === 'number') : [];
+  return { settings: { analytics: s.analytics === true, marketing: s.marketing === true }, history };
+}
+
+/** The choices that differ from the stored ones (the PATCH body). */
+export function changedChoices(stored: Settings, wanted: Settings): Partial<Settings> {
+  return Object.fromEntries(CHOICES.filter((c) => stored[c] !== wanted[c]).map((c) => [c, wanted[c]]));
+}
+
+export function PrivacySettings() {
+  const intl = useIntl();
+  const lang = asLocale(intl.locale) ?? 'zh-CN';
+  const [data, setData] = useState<Privacy | null>(null);
+  const [wanted, setWanted] = useState<Settings | null>(null);
+  const [failed, setFailed] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const load = useCallback(async () => {
+    setFailed(false);
+    const res = await api.get<Privacy>('/auth/privacy', { skipErrorHandler: true });
+    if (res.success) {
+      const p = readPrivacy(res.data);
+      setData(p);
+      setWanted(p.settings);
+    } else {
+      if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+      setFailed(true);
+    }
+  }, []);
+  useEffect(() => void load(), [load]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!data || !wanted) return;
+    const diff = changedChoices(data.settings, wanted);
+    if (Object.keys(diff).length === 0) {
+      toast.show('info', intl.formatMessage(m.unchanged));
+      return;
+    }
+    setBusy(true);
+    const res = await api.patch<Privacy>('/auth/privacy', diff);
+    setBusy(false);
+    if (res.success) {
+      const p = readPrivacy(res.data);
+      setData(p);
+      setWanted(p.settings);
+      toast.show('success', intl.formatMessage(m.saved));
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="cookies-title" data-testid="privacy">
+      <h2 id="cookies-title">
+        <FormattedMessage {...m.heading} />
+      </h2>
+      <p className="muted">
+        <FormattedMessage {...m.intro} /> <Link to={paths.privacy(lang)}>{intl.formatMessage(m.link)}</Link>
+      </p>
+      {data && wanted ? (
+        <>
+          <form data-testid="privacy-form" onSubmit={(e) => void submit(e)}>
+            <fieldset>
+              <legend>
+                <FormattedMessage {...m.choices} />
+              </legend>
+              {CHOICES.map((c) => (
+                <div className="check" key={c}>
+                  <input
+                    id={`privacy-${c}`}
+                    type="checkbox"
+                    name={c}
+                    checked={wanted[c]}
+                    onChange={(e) => setWanted({ ...wanted, [c]: e.target.checked })}
+                  />
+                  <label htmlFor={`privacy-${c}`}>
+                    <FormattedMessage {...LABEL[c]} />
+                  </label>
+                </div>
+              ))}
+            </fieldset>
+            <button type="submit" className="primary" disabled={busy}>
+              <FormattedMessage {...m.save} />
+            </button>
+          </form>
+          <h3>
+            <FormattedMessage {...m.history} />
+          </h3>
+          {data.history.length === 0 ? (
+            <p className="muted">
+              <FormattedMessage {...m.noHistory} />
+            </p>
+          ) : (
+            <ul className="events" data-testid="privacy-history">
+              {data.history.map((h, i) => (
+                <li key={`${h.at}-${i}`}>
+                  <When at={h.at} />
+                  <span>
+                    {intl.formatList(
+                      CHOICES.filter((c) => typeof h.changes?.[c] === 'boolean').map((c) => intl.formatMessage(CHANGE[c][h.changes[c] ? 1 : 0])),
+                      { type: 'conjunction' },
+                    )}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      ) : failed ? (
+        <div role="alert">
+          <p>
+            <FormattedMessage {...m.failed} />
+          </p>
+          <button type="button" onClick={() => void load()}>
+            <FormattedMessage {...m.retry} />
+          </button>
+        </div>
+      ) : (
+        <p className="muted" aria-live="polite">
+          <FormattedMessage {...m.loading} />
+        </p>
+      )}
+    </section>
+  );
+}

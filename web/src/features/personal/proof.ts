@@ -1,0 +1,13 @@
+// Bodies that prove who the person is (spec §7: POST /auth/totp/verify "empty fields removed"):
+// `{password}` or `{code}`, never a field holding "". The server tells a missing proof from a
+// wrong one, so an empty string must not reach it.
+
+/** A copy of `body` without the fields that are undefined, null or blank strings. */
+export function withoutEmpty<T extends Record<string, unknown>>(body: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(body) as [keyof T, T[keyof T]][]) {
+    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) continue;
+    out[k] = v;
+  }
+  return out;
+}

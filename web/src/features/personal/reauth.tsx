@@ -1,0 +1,145 @@
+// Re-authentication for sensitive changes. The server answers 403 REAUTH_REQUIRED when the last
+// proof of identity is older than 5 minutes; then a small dialog asks for the current password
+// (or, with two-factor on, the authenticator code), POST /auth/totp/verify records a fresh proof,
+// and the action is sent again by itself. Actions are called with skipErrorHandler, so the caller
+// decides what the other errors do.
+import { type FormEvent, useCallback, useRef, useState } from 'react';
+import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
+import { Field, type Msg } from '../../components/field';
+import { api, type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { Dialog } from './dialog';
+import { withoutEmpty } from './proof';
+
+const m = defineMessages({
+  title: { id: 'personal.reauth.heading', defaultMessage: 'Confirm it is you' },
+  withPassword: { id: 'personal.reauth.password', defaultMessage: 'For your security, enter your current password to continue.' },
+  withCode: { id: 'personal.reauth.code', defaultMessage: 'For your security, enter the 6-digit code from your authenticator app to continue.' },
+  password: { id: 'personal.reauth.passwordLabel', defaultMessage: 'Current password' },
+  code: { id: 'personal.reauth.codeLabel', defaultMessage: 'Authenticator code' },
+  passwordRequired: { id: 'personal.reauth.passwordRequired', defaultMessage: 'Enter your current password' },
+  sixDigits: { id: 'personal.reauth.sixDigits', defaultMessage: 'Please enter 6 digits' },
+  wrongPassword: { id: 'personal.reauth.wrongPassword', defaultMessage: 'The password is not correct' },
+  cancel: { id: 'personal.reauth.cancel', defaultMessage: 'Cancel' },
+  confirm: { id: 'personal.reauth.confirm', defaultMessage: 'Continue' },
+});
+
+export const REAUTH_REQUIRED = 'REAUTH_REQUIRED';
+
+/**
+ * Runs `action`; when it answers REAUTH_REQUIRED, asks `prove` for a fresh proof and runs it once
+ * more. Null when the person cancelled the proof.
+ */
+export async function withReauth<T>(action: () => Promise<Result<T>>, prove: () => Promise<boolean>): Promise<Result<T> | null> {
+  const first = await action();
+  if (first.success || first.error.reason !== REAUTH_REQUIRED) return first;
+  if (!(await prove())) return null;
+  return action();
+}
+
+/** `guard(action)` is withReauth with the dialog as the proof; render `dialog` in the page. */
+export function useReauth(twoFactor: boolean) {
+  const [open, setOpen] = useState(false);
+  const pending = useRef<((ok: boolean) => void) | null>(null);
+  const prove = useCallback(
+    () =>
+      new Promise<boolean>((resolve) => {
+        pending.current = resolve;
+        setOpen(true);
+      }),
+    [],
+  );
+  const guard = useCallback(<T,>(action: () => Promise<Result<T>>) => withReauth(action, prove), [prove]);
+  const done = (ok: boolean) => {
+    setOpen(false);
+    pending.current?.(ok);
+    pending.current = null;
+  };
+  const dialog = open ? <ReauthDialog twoFactor={twoFactor} onDone={done} /> : null;
+  return { guard, dialog };
+}
+
+/** Errors the dialog shows at its field; the others get the default handling. */
+const AT_FIELD = new Set(['PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT']);
+
+function fieldText(e: ApiError): Msg {
+  return e.reason === 'PASSWORD_ERROR' ? m.wrongPassword : errorText(e);
+}
+
+export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone: (ok: boolean) => void }) {
+  const intl = useIntl();
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<Msg>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const input = e.currentTarget.elements.namedItem(twoFactor ? 'code' : 'password') as HTMLInputElement | null;
+    const problem = twoFactor ? (/^\d{6}$/.test(value.trim()) ? null : m.sixDigits) : value ? null : m.passwordRequired;
+    if (problem) {
+      setError(problem);
+      input?.focus();
+      return;
+    }
+    setBusy(true);
+    const body = withoutEmpty(twoFactor ? { code: value.trim() } : { password: value });
+    const res = await api.post('/auth/totp/verify', body, { skipErrorHandler: true });
+    setBusy(false);
+    if (res.success) {
+      onDone(true);
+    } else if (AT_FIELD.has(res.error.reason)) {
+      setError(fieldText(res.error));
+      input?.focus();
+    } else {
+      handleError(res.error);
+      if (res.error.reason === 'AUTHORIZATION_FAILED') onDone(false);
+    }
+  };
+  return (
+    <Dialog
+      testId="reauth-dialog"
+      title={<FormattedMessage {...m.title} />}
+      description={<FormattedMessage {...(twoFactor ? m.withCode : m.withPassword)} />}
+      onCancel={() => onDone(false)}
+    >
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        {twoFactor ? (
+          <Field
+            name="code"
+            label={m.code}
+            value={value}
+            onChange={(v) => {
+              setValue(v.replace(/\D/g, ''));
+              setError(null);
+            }}
+            error={error}
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={6}
+            required
+          />
+        ) : (
+          <Field
+            name="password"
+            type="password"
+            label={m.password}
+            value={value}
+            onChange={(v) => {
+              setValue(v);
+              setError(null);
+            }}
+            error={error}
+            autoComplete="current-password"
+            required
+          />
+        )}
+        <div className="actions">
+          <button type="button" onClick={() => onDone(false)}>
+            {intl.formatMessage(m.cancel)}
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            <FormattedMessage {...m.confirm} />
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

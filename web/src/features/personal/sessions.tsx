@@ -1,0 +1,207 @@
+// Where the account is signed in (GET /auth/sessions, each revocable with DELETE
+// /auth/sessions/{id}; revoking this one signs out here) and the security activity
+// (GET /auth/activity), each with device, country or region, and local date and time.
+import { useCallback, useEffect, useState } from 'react';
+import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { useNavigate } from 'react-router';
+import { paths } from '../../config/paths';
+import { asLocale } from '../../i18n/locale';
+import { api, handleError, request, type Result } from '../../lib/api';
+import { regionName } from '../../lib/countries';
+import * as session from '../../lib/session';
+import * as toast from '../../lib/toast';
+import { When } from './when';
+
+const m = defineMessages({
+  sessionsHeading: { id: 'secure.sessions.heading', defaultMessage: 'Where you are signed in' },
+  sessionsIntro: { id: 'secure.sessions.intro', defaultMessage: 'Sign out of any device you do not recognise, then change your password.' },
+  thisDevice: { id: 'secure.sessions.this', defaultMessage: 'This device' },
+  unknownDevice: { id: 'secure.sessions.unknownDevice', defaultMessage: 'Unknown device' },
+  unknownPlace: { id: 'secure.sessions.unknownPlace', defaultMessage: 'Unknown location' },
+  signedIn: { id: 'secure.sessions.signedIn', defaultMessage: 'Signed in {when}' },
+  lastSeen: { id: 'secure.sessions.lastSeen', defaultMessage: 'Last active {when}' },
+  revoke: { id: 'secure.sessions.revoke', defaultMessage: 'Sign out' },
+  revokeHere: { id: 'secure.sessions.revokeHere', defaultMessage: 'Sign out here' },
+  revoked: { id: 'secure.sessions.revoked', defaultMessage: 'That device has been signed out' },
+  activityHeading: { id: 'secure.activity.heading', defaultMessage: 'Security activity' },
+  activityIntro: { id: 'secure.activity.intro', defaultMessage: 'Recent sign-ins and changes to your account security.' },
+  none: { id: 'secure.activity.none', defaultMessage: 'Nothing to show yet.' },
+  loading: { id: 'secure.sessions.loading', defaultMessage: 'Loading…' },
+  failed: { id: 'secure.sessions.failed', defaultMessage: 'This list could not be loaded.' },
+  retry: { id: 'secure.sessions.retry', defaultMessage: 'Try again' },
+  signIn: { id: 'secure.activity.signIn', defaultMessage: 'Signed in' },
+  passwordChanged: { id: 'secure.activity.passwordChanged', defaultMessage: 'Password changed' },
+  passwordReset: { id: 'secure.activity.passwordReset', defaultMessage: 'Password reset with a verification code' },
+  totpEnabled: { id: 'secure.activity.totpEnabled', defaultMessage: 'Two-factor authentication turned on' },
+  totpDisabled: { id: 'secure.activity.totpDisabled', defaultMessage: 'Two-factor authentication turned off' },
+  backupCodesRegenerated: { id: 'secure.activity.backupCodesRegenerated', defaultMessage: 'Backup codes regenerated' },
+  mailChanged: { id: 'secure.activity.mailChanged', defaultMessage: 'E-mail address changed' },
+  phoneChanged: { id: 'secure.activity.phoneChanged', defaultMessage: 'Mobile number changed' },
+});
+
+export const EVENT_KINDS = [
+  'signIn',
+  'passwordChanged',
+  'passwordReset',
+  'totpEnabled',
+  'totpDisabled',
+  'backupCodesRegenerated',
+  'mailChanged',
+  'phoneChanged',
+] as const;
+const KIND: Record<string, MessageDescriptor> = Object.fromEntries(EVENT_KINDS.map((k) => [k, m[k]]));
+
+interface SessionView {
+  id: string;
+  createdAt: number;
+  lastSeen: number;
+  device: string | null;
+  country: string | null;
+  current: boolean;
+}
+interface EventView {
+  at: number;
+  kind: string;
+  device: string | null;
+  country: string | null;
+}
+
+/** A list loaded once (skipping the default error handling except for a lost session). */
+function useList<T>(path: string, pick: (data: unknown) => T[] | undefined) {
+  const [items, setItems] = useState<T[] | null>(null);
+  const [failed, setFailed] = useState(false);
+  const load = useCallback(async () => {
+    setFailed(false);
+    const res = await api.get<unknown>(path, { skipErrorHandler: true });
+    if (res.success) setItems(pick(res.data) ?? []);
+    else {
+      if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+      setFailed(true);
+    }
+  }, [path, pick]);
+  useEffect(() => void load(), [load]);
+  return { items, setItems, failed, load };
+}
+
+function Status({ failed, onRetry }: { failed: boolean; onRetry: () => void }) {
+  return failed ? (
+    <div role="alert">
+      <p>
+        <FormattedMessage {...m.failed} />
+      </p>
+      <button type="button" onClick={onRetry}>
+        <FormattedMessage {...m.retry} />
+      </button>
+    </div>
+  ) : (
+    <p className="muted" aria-live="polite">
+      <FormattedMessage {...m.loading} />
+    </p>
+  );
+}
+
+function Place({ device, country }: { device: string | null; country: string | null }) {
+  const intl = useIntl();
+  return (
+    <>
+      {device || intl.formatMessage(m.unknownDevice)} · {country ? regionName(country, intl.locale) : intl.formatMessage(m.unknownPlace)}
+    </>
+  );
+}
+
+const pickSessions = (d: unknown) => (d as { sessions?: SessionView[] })?.sessions?.filter((s) => s && typeof s.id === 'string');
+const pickEvents = (d: unknown) => (d as { events?: EventView[] })?.events?.filter((e) => e && typeof e.kind === 'string');
+
+export function Sessions() {
+  const intl = useIntl();
+  const navigate = useNavigate();
+  const { items, setItems, failed, load } = useList<SessionView>('/auth/sessions', pickSessions);
+  const [busy, setBusy] = useState<string | null>(null);
+  const revoke = async (s: SessionView) => {
+    setBusy(s.id);
+    const res: Result<unknown> = await request('DELETE', `/auth/sessions/${encodeURIComponent(s.id)}`, undefined, { skipErrorHandler: true });
+    setBusy(null);
+    // NOT_FOUND: that session has ended already, which is what was asked.
+    if (!res.success && res.error.reason !== 'NOT_FOUND') return handleError(res.error);
+    if (s.current) {
+      session.clear();
+      navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });
+      return;
+    }
+    setItems((list) => list?.filter((x) => x.id !== s.id) ?? null);
+    toast.show('success', intl.formatMessage(m.revoked));
+  };
+  return (
+    <section className="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">
+        <FormattedMessage {...m.sessionsHeading} />
+      </h2>
+      <p className="muted">
+        <FormattedMessage {...m.sessionsIntro} />
+      </p>
+      {items ? (
+        <ul className="items" data-testid="sessions">
+          {items.map((s) => (
+            <li key={s.id} data-current={s.current || undefined}>
+              <div>
+                <strong id={`session-${s.id}`}>
+                  <Place device={s.device} country={s.country} />
+                </strong>
+                {s.current && (
+                  <span className="badge">
+                    <FormattedMessage {...m.thisDevice} />
+                  </span>
+                )}
+                <p className="muted">
+                  <FormattedMessage {...m.signedIn} values={{ when: <When at={s.createdAt} /> }} />
+                  <br />
+                  <FormattedMessage {...m.lastSeen} values={{ when: <When at={s.lastSeen} /> }} />
+                </p>
+              </div>
+              <button type="button" aria-describedby={`session-${s.id}`} disabled={busy !== null} onClick={() => void revoke(s)}>
+                <FormattedMessage {...(s.current ? m.revokeHere : m.revoke)} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <Status failed={failed} onRetry={() => void load()} />
+      )}
+    </section>
+  );
+}
+
+export function Activity() {
+  const intl = useIntl();
+  const { items, failed, load } = useList<EventView>('/auth/activity', pickEvents);
+  return (
+    <section className="card" aria-labelledby="activity-title">
+      <h2 id="activity-title">
+        <FormattedMessage {...m.activityHeading} />
+      </h2>
+      <p className="muted">
+        <FormattedMessage {...m.activityIntro} />
+      </p>
+      {items ? (
+        items.length === 0 ? (
+          <p className="muted">
+            <FormattedMessage {...m.none} />
+          </p>
+        ) : (
+          <ul className="events" data-testid="activity">
+            {items.map((e, i) => (
+              <li key={`${e.at}-${i}`} data-kind={e.kind}>
+                <strong>{KIND[e.kind] ? intl.formatMessage(KIND[e.kind] as MessageDescriptor) : e.kind}</strong>
+                <span className="muted">
+                  <When at={e.at} /> · <Place device={e.device} country={e.country} />
+                </span>
+              </li>
+            ))}
+          </ul>
+        )
+      ) : (
+        <Status failed={failed} onRetry={() => void load()} />
+      )}
+    </section>
+  );
+}
