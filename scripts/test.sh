@@ -1,16 +1,89 @@
 #!/usr/bin/env bash
 # Every test of the project. Called by `npm test` (and so by CI).
+#   1. cfn-lint template.yaml
+#   2. cargo test (workspace), then cargo build -p ciam-local (the binary e2e serves) -> "test result:" lines
+#   3. web message catalogues (i18n --check) and unit tests (vitest, jsdom) -> vitest JSON report
+#   4. web build (vite, with the manifest)
+#   5. budget check (scripts/budget.mjs)
+#   6. node:test suites: the budget test and the end-to-end suite (real Chromium against
+#      `ciam serve`)                               -> TAP report
+# Every step runs even when an earlier one failed, and the run ends with ONE line summing every
+# test: `all tests: N passed, M failed`. The exit status is non-zero when any step failed.
+# The e2e suite needs /usr/bin/chromium (setup.sh installs it when root) and target/debug/ciam;
+# with CI=true a missing one fails the suite instead of skipping it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
-echo "== cfn-lint template.yaml"
-.venv/bin/cfn-lint template.yaml
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed_steps=()
+step() { echo; echo "== $*"; }
+fail() { failed_steps+=("$1"); echo "!! step failed: $1" >&2; }
 
-echo "== cargo test (workspace: core, both storage engines, api, lambdas, the ciam binary)"
-log=$(mktemp)
-cargo test --workspace --all-targets --locked 2>&1 | tee "$log"
+step "cfn-lint template.yaml"
+.venv/bin/cfn-lint template.yaml || fail cfn-lint
 
-# One closing line for the whole run.
-awk '/^test result:/ { p += $4; f += $6 } END { printf "all tests: %d passed, %d failed\n", p, f }' "$log"
-rm -f "$log"
+step "cargo test (workspace: core, both storage engines, api, lambdas, the ciam binary)"
+cargo test --workspace --all-targets --locked 2>&1 | tee "$work/cargo.log" || fail "cargo test"
+
+step "cargo build -p ciam-local (the binary the end-to-end suite serves)"
+cargo build -p ciam-local --locked --bin ciam || fail "cargo build"
+
+step "web: message catalogues (extract, merge, compile; ids present in both languages)"
+npm run i18n --workspace web -- --check || fail "i18n check"
+
+step "web: unit tests (vitest, jsdom)"
+(cd web && npx vitest run --reporter=default --reporter=json --outputFile.json="$work/vitest.json") || fail "vitest"
+
+step "web: build"
+npm run build --workspace web || fail "web build"
+
+step "web: size budget (initial JS and CSS per route, gzipped)"
+node web/scripts/budget.mjs || fail "budget"
+
+step "web: node:test suites (budget test; end to end in Chromium against ciam serve)"
+node --test --test-concurrency=1 \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=tap --test-reporter-destination="$work/node.tap" \
+  web/tests/ || fail "node:test (budget, e2e)"
+
+if [ ${#failed_steps[@]} -gt 0 ]; then
+  echo "failed steps: ${failed_steps[*]}" >&2
+fi
+
+# One closing line for the whole run: cargo's "test result:" lines, vitest's JSON report and the
+# TAP summary of node:test. A vitest file that cannot load, node:test tests cancelled by a failed
+# set-up, and a missing report count as failed.
+node - "$work" <<'EOF'
+const fs = require('fs');
+const dir = process.argv[2];
+const read = (f) => { try { return fs.readFileSync(`${dir}/${f}`, 'utf8'); } catch { return ''; } };
+const sums = [];
+{
+  let p = 0, f = 0;
+  for (const m of read('cargo.log').matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed/gm)) { p += +m[1]; f += +m[2]; }
+  sums.push(['cargo', p, f]);
+}
+{
+  let p = 0, f = 1;
+  try {
+    const j = JSON.parse(read('vitest.json'));
+    const unloadable = j.testResults.filter((r) => r.status === 'failed' && r.assertionResults.length === 0).length;
+    p = j.numPassedTests;
+    f = j.numFailedTests + unloadable;
+  } catch {}
+  sums.push(['vitest', p, f]);
+}
+{
+  const tap = read('node.tap');
+  const n = (k) => +(tap.match(new RegExp(`^# ${k} (\\d+)$`, 'm'))?.[1] ?? 0);
+  sums.push(['node:test', n('pass'), tap ? n('fail') + n('cancelled') : 1]);
+}
+console.log(`(${sums.map(([k, p, f]) => `${k}: ${p} passed, ${f} failed`).join('; ')})`);
+const passed = sums.reduce((a, s) => a + s[1], 0);
+const failed = sums.reduce((a, s) => a + s[2], 0);
+console.log(`all tests: ${passed} passed, ${failed} failed`);
+EOF
+
+[ ${#failed_steps[@]} -eq 0 ]

@@ -61,7 +61,7 @@ export async function startServer() {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const base = await new Promise((resolve, reject) => {
+  const started = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`ciam serve did not start in 30 s:\n${log}`)), 30_000);
     const onData = () => {
       const m = /serving (http:\/\/127\.0\.0\.1:\d+)\//.exec(log);
@@ -81,6 +81,14 @@ export async function startServer() {
       reject(new Error(`ciam serve could not start: ${e.message}`));
     });
   });
+  let base;
+  try {
+    base = await started;
+  } catch (e) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(data, { recursive: true, force: true });
+    throw e;
+  }
   const server = {
     base,
     data,
