@@ -3,6 +3,7 @@
 //! time (`Clock`), randomness (`Entropy`), secrets (`Keys`) and delivery (`Notifier`) are ports.
 
 pub mod accounts;
+pub mod apps;
 pub mod audit;
 pub mod avatar;
 pub mod blob;
@@ -19,6 +20,7 @@ pub mod notifier;
 pub mod password;
 mod reason;
 pub mod sessions;
+pub mod tickets;
 pub mod totp;
 pub mod user;
 pub mod validate;

@@ -85,6 +85,7 @@ reasons! {
     SERVICE_UNAVAILABLE = 503, "Service busy, please retry", "服务繁忙，请重试";
     AVATAR_TOO_LARGE = 400, "The image is larger than 1 MB", "图片不能超过 1 MB";
     AVATAR_INVALID = 400, "Use a PNG, JPEG or WebP image", "请使用 PNG、JPEG 或 WebP 图片";
+    PERMISSION_DENIED = 403, "You do not have permission to do this", "您没有执行此操作的权限";
 }
 
 impl std::fmt::Display for Reason {

@@ -439,23 +439,40 @@ async fn accept_step(ciam: &Ciam, user: &User, secret: &[u8], code: &str) -> Res
     }
 }
 
+/// The reasons a second step answers when its challenge or its account does not qualify: the
+/// authenticator route says TOTP_VERIFY_FAILED for both; the backup-code route tells the
+/// password step's challenge (UNLOCKCODE_PWD_NOT_FOUND) from an account without two-factor
+/// (UNLOCKCODE_TOTP_NOT_FOUND).
+struct StepReasons {
+    no_challenge: Reason,
+    no_two_factor: Reason,
+}
+
+const TOTP_STEP: StepReasons = StepReasons {
+    no_challenge: Reason::TOTP_VERIFY_FAILED,
+    no_two_factor: Reason::TOTP_VERIFY_FAILED,
+};
+const BACKUP_STEP: StepReasons = StepReasons {
+    no_challenge: Reason::UNLOCKCODE_PWD_NOT_FOUND,
+    no_two_factor: Reason::UNLOCKCODE_TOTP_NOT_FOUND,
+};
+
 /// The user behind a sign-in challenge (from the password step), if it is still valid.
-async fn challenged_user(ciam: &Ciam, challenge: &str) -> Result<(Key, User)> {
+async fn challenged_user(ciam: &Ciam, challenge: &str, r: StepReasons) -> Result<(Key, User)> {
     let key = crate::accounts::mfa_key(ciam, challenge);
-    let ch = ciam
-        .store
-        .get(&key)
-        .await?
-        .ok_or(Reason::TOTP_VERIFY_FAILED)?;
-    let uid = ch.s("userId").ok_or(Reason::TOTP_VERIFY_FAILED)?;
+    let ch = ciam.store.get(&key).await?.ok_or(r.no_challenge)?;
+    let uid = ch.s("userId").ok_or(r.no_challenge)?;
     let item = ciam
         .store
         .get(&profile_key(uid))
         .await?
-        .ok_or(Reason::TOTP_VERIFY_FAILED)?;
+        .ok_or(r.no_challenge)?;
     let user = User::from_item(&item)
-        .filter(|u| !u.deactivated && u.enable_totp)
-        .ok_or(Reason::TOTP_VERIFY_FAILED)?;
+        .filter(|u| !u.deactivated)
+        .ok_or(r.no_challenge)?;
+    if !user.enable_totp {
+        return Err(r.no_two_factor.into());
+    }
     ensure_unlocked(&user, ciam.now())?;
     Ok((key, user))
 }
@@ -496,7 +513,7 @@ pub async fn login_totp(
     client: &ClientInfo,
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, DIGITS)?;
-    let (ch_key, user) = challenged_user(ciam, challenge).await?;
+    let (ch_key, user) = challenged_user(ciam, challenge, TOTP_STEP).await?;
     let secret = open(
         ciam,
         &user.id,
@@ -534,7 +551,7 @@ pub async fn login_backup(
     client: &ClientInfo,
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, BACKUP_DIGITS)?;
-    let (ch_key, user) = challenged_user(ciam, challenge).await?;
+    let (ch_key, user) = challenged_user(ciam, challenge, BACKUP_STEP).await?;
     let key = backup_key(ciam, &user.id, &code);
     let found = ciam
         .store

@@ -6,6 +6,8 @@ use ciam_store::{Item, Key, Value};
 use serde::Serialize;
 
 pub const PROFILE: &str = "PROFILE";
+/// The role that may manage the partner-app registry.
+pub const ADMIN: &str = "admin";
 
 pub fn user_pk(id: &str) -> String {
     format!("USER#{id}")
@@ -55,6 +57,8 @@ pub struct User {
     pub totp_last_step: Option<i64>,
     /// Backup codes of other generations are invalid.
     pub backup_gen: i64,
+    /// Granted roles, e.g. `admin` (by `ciam admin grant`).
+    pub roles: Vec<String>,
 }
 
 impl User {
@@ -87,6 +91,16 @@ impl User {
                 .zip(item.n("totpPendingAt")),
             totp_last_step: item.n("totpLastStep"),
             backup_gen: item.n("backupGen").unwrap_or(0),
+            roles: match item.attrs.get("roles") {
+                Some(Value::L(l)) => l
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::S(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
         })
     }
 
@@ -129,6 +143,15 @@ impl User {
             )
             .with_opt("totpLastStep", self.totp_last_step)
             .with("backupGen", self.backup_gen)
+            .with_opt(
+                "roles",
+                (!self.roles.is_empty())
+                    .then(|| Value::L(self.roles.iter().cloned().map(Value::S).collect())),
+            )
+    }
+
+    pub fn is_admin(&self) -> bool {
+        self.roles.iter().any(|r| r == ADMIN)
     }
 
     pub fn identities(&self) -> Vec<Identity> {

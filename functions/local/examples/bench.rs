@@ -3,7 +3,8 @@
 //! back the memory sizes in template.yaml and the round-trip counts in docs/data-model.md.
 
 use ciam_core::{
-    sessions, user::User, Ciam, CodeMessage, Config, Keys, NoticeMessage, Notifier, OsEntropy, SystemClock,
+    sessions, user::User, Ciam, CodeMessage, Config, Keys, NoticeMessage, Notifier, OsEntropy,
+    SystemClock,
 };
 use ciam_store::{sqlite::SqliteStore, Item, Store};
 use std::sync::Arc;
@@ -85,7 +86,10 @@ async fn main() {
         blobs: Arc::new(ciam_core::MemoryBlobs::default()),
         config: Config::default(),
     };
-    println!("after start-up                     peak RSS {:>7} KiB", peak_rss_kib());
+    println!(
+        "after start-up                     peak RSS {:>7} KiB",
+        peak_rss_kib()
+    );
     let pw = "Bench-Passw0rd!";
     let started = Instant::now();
     let hash = ciam_core::password::hash(pw.into(), [3; 16])
@@ -119,7 +123,10 @@ async fn main() {
         t.push(s.elapsed());
     }
     report("POST /auth/login/password", t);
-    println!("after sign-ins                     peak RSS {:>7} KiB", peak_rss_kib());
+    println!(
+        "after sign-ins                     peak RSS {:>7} KiB",
+        peak_rss_kib()
+    );
 
     let (token, item) = sessions::mint(&ciam, &user, &Default::default());
     ciam.store.put(item, None).await.expect("session");

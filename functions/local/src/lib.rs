@@ -91,6 +91,35 @@ pub async fn open_store(
     Ok(store)
 }
 
+/// `ciam admin grant <mail>`: the admin role for the account with that mail, in the same store
+/// `ciam serve` would open with these options. Answers the user id.
+pub async fn grant_admin(
+    mail: &str,
+    data: PathBuf,
+    store: StoreChoice,
+    table: String,
+    endpoint: Option<String>,
+) -> Result<String, String> {
+    let opts = ServeOptions {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        data,
+        store,
+        table,
+        endpoint,
+        dev_outbox: false,
+        web_dist: PathBuf::new(),
+        internal_domains: None,
+    };
+    if opts.store == StoreChoice::Sqlite {
+        std::fs::create_dir_all(&opts.data)
+            .map_err(|e| format!("cannot create {}: {e}", opts.data.display()))?;
+    }
+    let store = open_store(&opts, Arc::new(SystemClock)).await?;
+    ciam_core::apps::grant_admin(store.as_ref(), mail)
+        .await
+        .map_err(|e| format!("{mail}: {}", e.reason.message(ciam_core::Lang::EnUs)))
+}
+
 /// The whole app: API, dev outbox (when on) and the SPA.
 pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     let mut app = ciam_api::router(ciam);

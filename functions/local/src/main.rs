@@ -1,6 +1,6 @@
 //! `ciam`: the whole product on one port, on the embedded store by default.
 
-use ciam_local::{serve, ServeOptions, StoreChoice};
+use ciam_local::{grant_admin, serve, ServeOptions, StoreChoice};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -43,6 +43,27 @@ enum Command {
         #[arg(long, env = "CIAM_INTERNAL_DOMAINS", value_delimiter = ',')]
         internal_domains: Option<Vec<String>>,
     },
+    /// Manage roles of existing accounts.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Makes the account with this mail an admin of the partner-app registry.
+    Grant {
+        mail: String,
+        #[arg(long, default_value = "./.ciam", env = "CIAM_DATA")]
+        data: PathBuf,
+        #[arg(long, value_enum, default_value = "sqlite", env = "CIAM_STORE")]
+        store: StoreChoice,
+        #[arg(long, default_value = "ciam", env = "CIAM_TABLE")]
+        table: String,
+        #[arg(long, env = "CIAM_DYNAMODB_ENDPOINT")]
+        endpoint: Option<String>,
+    },
 }
 
 #[tokio::main]
@@ -54,16 +75,49 @@ async fn main() -> std::process::ExitCode {
         )
         .init();
     let Cli { command } = Cli::parse();
-    let Command::Serve {
-        addr,
-        data,
-        store,
-        table,
-        endpoint,
-        no_dev_outbox,
-        web_dist,
-        internal_domains,
-    } = command;
+    let (addr, data, store, table, endpoint, no_dev_outbox, web_dist, internal_domains) =
+        match command {
+            Command::Admin {
+                command:
+                    AdminCommand::Grant {
+                        mail,
+                        data,
+                        store,
+                        table,
+                        endpoint,
+                    },
+            } => {
+                return match grant_admin(&mail, data, store, table, endpoint).await {
+                    Ok(user_id) => {
+                        println!("{mail} ({user_id}) is an admin");
+                        std::process::ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("ciam: {e}");
+                        std::process::ExitCode::FAILURE
+                    }
+                };
+            }
+            Command::Serve {
+                addr,
+                data,
+                store,
+                table,
+                endpoint,
+                no_dev_outbox,
+                web_dist,
+                internal_domains,
+            } => (
+                addr,
+                data,
+                store,
+                table,
+                endpoint,
+                no_dev_outbox,
+                web_dist,
+                internal_domains,
+            ),
+        };
     let opts = ServeOptions {
         addr,
         data,

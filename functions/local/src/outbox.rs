@@ -46,7 +46,12 @@ impl DevOutbox {
 #[async_trait]
 impl Notifier for DevOutbox {
     async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
-        println!("ciam dev outbox: {} code for {}: {}", msg.purpose.as_str(), msg.to.as_str(), msg.code);
+        println!(
+            "ciam dev outbox: {} code for {}: {}",
+            msg.purpose.as_str(),
+            msg.to.as_str(),
+            msg.code
+        );
         self.push(OutboxEntry {
             to: msg.to.as_str().to_owned(),
             purpose: msg.purpose.as_str(),
@@ -57,7 +62,11 @@ impl Notifier for DevOutbox {
     }
 
     async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String> {
-        println!("ciam dev outbox: {} notice for {}", msg.notice.kind(), msg.to.as_str());
+        println!(
+            "ciam dev outbox: {} notice for {}",
+            msg.notice.kind(),
+            msg.to.as_str()
+        );
         self.push(OutboxEntry {
             to: msg.to.as_str().to_owned(),
             purpose: msg.notice.kind(),

@@ -49,6 +49,7 @@ export const errors = defineMessages({
   SERVICE_UNAVAILABLE: { id: 'error.SERVICE_UNAVAILABLE', defaultMessage: 'Service busy, please retry' },
   AVATAR_TOO_LARGE: { id: 'error.AVATAR_TOO_LARGE', defaultMessage: 'The image is larger than 1 MB' },
   AVATAR_INVALID: { id: 'error.AVATAR_INVALID', defaultMessage: 'Use a PNG, JPEG or WebP image' },
+  PERMISSION_DENIED: { id: 'error.PERMISSION_DENIED', defaultMessage: 'You do not have permission to do this' },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },
   lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try it in {n} minute' },

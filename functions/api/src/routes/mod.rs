@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 mod account;
+mod apps;
 mod avatar;
 mod me;
 mod two_factor;
@@ -63,6 +64,13 @@ pub const ROUTES: &[RouteDef] = &[
     r("app_language", "GET", "/app/language/{language}"),
     r("auth_avatar", "PATCH", "/auth/avatar"),
     r("avatar_get", "GET", "/avatar/{key}"),
+    r("app_list", "GET", "/app"),
+    r("app_create", "POST", "/app"),
+    r("app_get", "GET", "/app/{appId}"),
+    r("app_patch", "PATCH", "/app/{appId}"),
+    r("app_delete", "DELETE", "/app/{appId}"),
+    r("auth_login_token", "POST", "/auth/login/token"),
+    r("auth_login_token_verify", "GET", "/auth/login/token/verify"),
     r("openapi", "GET", "/openapi.json"),
 ];
 
@@ -98,6 +106,13 @@ pub fn handler(id: &str) -> MethodRouter<AppState> {
         "app_language" => get(me::apps_in),
         "auth_avatar" => patch(avatar::upload),
         "avatar_get" => get(avatar::serve),
+        "app_list" => get(apps::list),
+        "app_create" => post(apps::create),
+        "app_get" => get(apps::get),
+        "app_patch" => patch(apps::update),
+        "app_delete" => delete(apps::remove),
+        "auth_login_token" => post(apps::issue_ticket),
+        "auth_login_token_verify" => get(apps::verify_ticket),
         _ => get(openapi),
     }
 }

@@ -77,7 +77,7 @@ impl Notifier for Outbox {
 /// The SQLite engine, plus a record of every key a successful write touched, so tests can see
 /// what a request left behind (and how often it wrote).
 pub struct SpyStore {
-    inner: SqliteStore,
+    inner: Arc<dyn Store>,
     writes: Mutex<Vec<Key>>,
 }
 
@@ -256,8 +256,25 @@ pub fn new_user_id() -> String {
 
 impl TestApp {
     pub async fn spawn() -> TestApp {
+        Self::spawn_on(|clock| {
+            Box::pin(async move {
+                let store: Arc<dyn Store> =
+                    Arc::new(SqliteStore::in_memory(Arc::new(clock)).expect("in-memory store"));
+                store
+            })
+        })
+        .await
+    }
+
+    /// The same app over another engine (the races are run on DynamoDB Local too).
+    pub async fn spawn_on(
+        make: impl FnOnce(
+            ManualClock,
+        )
+            -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>,
+    ) -> TestApp {
         let clock = ManualClock::new(START);
-        let inner = SqliteStore::in_memory(Arc::new(clock.clone())).expect("in-memory store");
+        let inner = make(clock.clone()).await;
         let store = Arc::new(SpyStore {
             inner,
             writes: Mutex::new(Vec::new()),
@@ -680,4 +697,105 @@ impl TestApp {
             bytes,
         }
     }
+}
+
+/// The partner-app endpoints: the registry (admins) and tickets.
+impl TestApp {
+    /// Gives an account the admin role, as `ciam admin grant` does.
+    pub async fn make_admin(&self, mail: &str) {
+        ciam_core::apps::grant_admin(self.store.as_ref(), mail)
+            .await
+            .expect("grant admin");
+    }
+
+    /// A signed-up admin's session token.
+    pub async fn admin_token(&self) -> String {
+        self.sign_up("admin", "admin@example.com").await;
+        self.make_admin("admin@example.com").await;
+        self.sign_in("admin@example.com", PASSWORD).await
+    }
+
+    pub async fn list_registry(&self, token: &str) -> TestResponse {
+        self.get("/app", Some(token)).await
+    }
+
+    pub async fn create_app(&self, token: &str, body: &Value) -> TestResponse {
+        self.send_json(Method::POST, "/app", Some(token), body)
+            .await
+    }
+
+    pub async fn get_app(&self, token: &str, app_id: &str) -> TestResponse {
+        self.get(&format!("/app/{app_id}"), Some(token)).await
+    }
+
+    pub async fn patch_app(&self, token: &str, app_id: &str, body: &Value) -> TestResponse {
+        self.send_json(Method::PATCH, &format!("/app/{app_id}"), Some(token), body)
+            .await
+    }
+
+    pub async fn delete_app(&self, token: &str, app_id: &str) -> TestResponse {
+        let req = request(Method::DELETE, &format!("/app/{app_id}"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+
+    pub async fn issue_ticket(&self, token: &str, app_id: &str, service_url: &str) -> TestResponse {
+        let body = json!({ "appId": app_id, "serviceUrl": service_url });
+        self.send_json(Method::POST, "/auth/login/token", Some(token), &body)
+            .await
+    }
+
+    /// Redeems a ticket with the app's credentials in the query string.
+    pub async fn verify_ticket(
+        &self,
+        app_id: &str,
+        secret: &str,
+        ticket: &str,
+        service_url: &str,
+    ) -> TestResponse {
+        let enc = |s: &str| url_encode(s);
+        let p = format!(
+            "/auth/login/token/verify?appId={}&appSecret={}&cTicket={}&serviceUrl={}",
+            enc(app_id),
+            enc(secret),
+            enc(ticket),
+            enc(service_url)
+        );
+        self.get(&p, None).await
+    }
+
+    /// Redeems a ticket with the app's credentials by HTTP Basic.
+    pub async fn verify_ticket_basic(
+        &self,
+        app_id: &str,
+        secret: &str,
+        ticket: &str,
+        service_url: &str,
+    ) -> TestResponse {
+        let p = format!(
+            "/auth/login/token/verify?cTicket={}&serviceUrl={}",
+            url_encode(ticket),
+            url_encode(service_url)
+        );
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{app_id}:{secret}"));
+        let req = request(Method::GET, &p)
+            .header("authorization", format!("Basic {basic}"))
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+}
+
+/// Percent-encodes everything but unreserved characters.
+pub fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

@@ -1,12 +1,14 @@
 //! Black-box tests of the /ciam/v1 API: requests in, responses out, through the same router the
 //! Lambdas and the local binary serve. Each test builds its own `TestApp` over a fresh store.
 
+mod apps;
 mod avatar;
 mod bodies;
 mod captcha;
 mod changes;
 mod codes;
 mod conventions;
+mod dynamo;
 mod helpers;
 mod journey;
 mod login;

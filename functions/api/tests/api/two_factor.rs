@@ -17,23 +17,23 @@ fn secret_of(url: &str) -> Vec<u8> {
         .expect("base32")
 }
 
-struct Enrolled {
-    app: TestApp,
-    token: String,
+pub struct Enrolled {
+    pub app: TestApp,
+    pub token: String,
     secret: Vec<u8>,
-    backup: Vec<String>,
+    pub backup: Vec<String>,
     user_id: String,
 }
 
 impl Enrolled {
-    fn code(&self) -> String {
+    pub fn code(&self) -> String {
         code_at(&self.secret, self.app.now().div_euclid(STEP_SECS))
     }
     /// Moves to the next time step, so a new code exists.
-    fn next_step(&self) {
+    pub fn next_step(&self) {
         self.app.clock.advance(STEP_SECS);
     }
-    async fn challenge(&self) -> String {
+    pub async fn challenge(&self) -> String {
         let r = self.app.login_password(MAIL, PASSWORD).await;
         let body = r.error(403, "NEED_TOTP_VERIFY");
         assert!(
@@ -45,7 +45,10 @@ impl Enrolled {
 }
 
 async fn enrolled() -> Enrolled {
-    let app = TestApp::spawn().await;
+    enrolled_in(TestApp::spawn().await).await
+}
+
+pub async fn enrolled_in(app: TestApp) -> Enrolled {
     let user_id = app.sign_up("tfa", MAIL).await;
     let token = app.sign_in(MAIL, PASSWORD).await;
     let url = app.get_totp_url(&token).await.ok(200)["url"]
@@ -346,4 +349,30 @@ async fn second_step_codes_must_have_the_right_number_of_digits() {
         .totp_enable(&e.token, "abcdef")
         .await
         .error(400, "INVALID_PARAMETER");
+}
+
+#[tokio::test]
+async fn backup_code_sign_in_tells_a_dead_challenge_from_an_account_without_two_factor() {
+    let e = enrolled().await;
+    let ch = e.challenge().await;
+    e.app.clock.advance(300);
+    e.app
+        .unlock_code(&ch, &e.backup[0])
+        .await
+        .error(400, "UNLOCKCODE_PWD_NOT_FOUND");
+    e.app
+        .unlock_code("not-a-challenge", &e.backup[0])
+        .await
+        .error(400, "UNLOCKCODE_PWD_NOT_FOUND");
+    // Two-factor turned off between the password step and the backup code.
+    let ch = e.challenge().await;
+    e.app
+        .totp_verify(&e.token, &json!({ "code": e.code() }))
+        .await
+        .ok(200);
+    e.app.totp_disable(&e.token).await.ok(200);
+    e.app
+        .unlock_code(&ch, &e.backup[1])
+        .await
+        .error(400, "UNLOCKCODE_TOTP_NOT_FOUND");
 }

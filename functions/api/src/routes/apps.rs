@@ -1,0 +1,189 @@
+//! Partner apps: the registry (admins only) and CAS-style tickets.
+
+use crate::error::ApiError;
+use crate::extract::{Authed, Json};
+use crate::AppState;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use ciam_core::apps::{self, AppFields, Names};
+use ciam_core::{tickets, Error, Reason};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+type ApiResult = Result<Response, ApiError>;
+
+/// The registry body. Lists and the names object arrive as raw JSON and are typed here, so that
+/// each wrong value is reported on its own field.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AppBody {
+    name: Option<Value>,
+    description: Option<String>,
+    logo: Option<String>,
+    service_urls: Option<Value>,
+    frame_origins: Option<Value>,
+    scopes: Option<Value>,
+    recommended: Option<bool>,
+    rotate_secret: Option<bool>,
+}
+
+fn typed<T: DeserializeOwned>(field: &'static str, v: Option<Value>) -> Result<Option<T>, Error> {
+    v.map(|v| {
+        serde_json::from_value(v).map_err(|e| {
+            Error::field(
+                Reason::INVALID_PARAMETER,
+                field,
+                "格式不正确",
+                "Wrong shape",
+            )
+            .raw_message(format!("{field}: {e}"))
+        })
+    })
+    .transpose()
+}
+
+impl AppBody {
+    fn fields(self) -> Result<(AppFields, bool), Error> {
+        Ok((
+            AppFields {
+                name: typed::<Names>("name", self.name)?,
+                description: self.description,
+                logo: self.logo,
+                service_urls: typed("serviceUrls", self.service_urls)?,
+                frame_origins: typed("frameOrigins", self.frame_origins)?,
+                scopes: typed("scopes", self.scopes)?,
+                recommended: self.recommended,
+            },
+            self.rotate_secret.unwrap_or(false),
+        ))
+    }
+}
+
+/// `GET /app`: every registered app. Round trips: 2 (authentication, the registry).
+pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    Ok(axum::Json(json!({ "apps": apps::list_all(&s.ciam, &sess).await? })).into_response())
+}
+
+/// `POST /app`: registers an app; its secret is in this answer only. Round trips: 2.
+pub async fn create(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Json(b): Json<AppBody>,
+) -> ApiResult {
+    apps::require_admin(&sess)?;
+    let (fields, rotate) = b.fields()?;
+    if rotate {
+        return Err(ApiError(Error::field(
+            Reason::INVALID_PARAMETER,
+            "rotateSecret",
+            "新应用无需更换密钥",
+            "A new app has no secret to rotate",
+        )));
+    }
+    let created = apps::create(&s.ciam, &sess, fields).await?;
+    Ok((StatusCode::CREATED, axum::Json(created)).into_response())
+}
+
+/// `GET /app/{appId}`. Round trips: 2.
+pub async fn get(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Path(app_id): Path<String>,
+) -> ApiResult {
+    Ok(axum::Json(apps::get(&s.ciam, &sess, &app_id).await?).into_response())
+}
+
+/// `PATCH /app/{appId}`: changes fields; `rotateSecret` answers a new secret once. Round trips: 4.
+pub async fn update(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Path(app_id): Path<String>,
+    Json(b): Json<AppBody>,
+) -> ApiResult {
+    apps::require_admin(&sess)?;
+    let (fields, rotate) = b.fields()?;
+    Ok(axum::Json(apps::update(&s.ciam, &sess, &app_id, fields, rotate).await?).into_response())
+}
+
+/// `DELETE /app/{appId}`. Round trips: 3.
+pub async fn remove(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Path(app_id): Path<String>,
+) -> ApiResult {
+    apps::delete(&s.ciam, &sess, &app_id).await?;
+    Ok(axum::Json(json!({ "ok": true })).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TicketRequest {
+    app_id: String,
+    service_url: String,
+}
+
+/// `POST /auth/login/token`: a ticket for a registered service URL. Round trips: 3.
+pub async fn issue_ticket(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Json(b): Json<TicketRequest>,
+) -> ApiResult {
+    Ok(
+        axum::Json(tickets::issue(&s.ciam, &sess, &b.app_id, &b.service_url).await?)
+            .into_response(),
+    )
+}
+
+/// `appId:appSecret` from `Authorization: Basic …`, if given.
+fn basic(headers: &HeaderMap) -> Option<(String, String)> {
+    let v = headers.get("authorization")?.to_str().ok()?;
+    let b64 = v
+        .strip_prefix("Basic ")
+        .or_else(|| v.strip_prefix("basic "))?;
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(b64.trim())
+        .ok()?;
+    let text = String::from_utf8(raw).ok()?;
+    let (id, secret) = text.split_once(':')?;
+    Some((id.to_owned(), secret.to_owned()))
+}
+
+/// `GET /auth/login/token/verify?appId&appSecret&cTicket&serviceUrl` (or the app's credentials
+/// by HTTP Basic): the user's claims, once per ticket. Round trips: 3.
+pub async fn verify_ticket(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    q: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> ApiResult {
+    let Query(q) = q.map_err(|_| {
+        Error::field(
+            Reason::INVALID_PARAMETER,
+            "query",
+            "查询参数格式不正确",
+            "Malformed query string",
+        )
+    })?;
+    let param = |name: &'static str| {
+        q.get(name).cloned().ok_or_else(|| {
+            ApiError(Error::field(
+                Reason::INVALID_PARAMETER,
+                name,
+                "缺少参数",
+                "Missing parameter",
+            ))
+        })
+    };
+    let (app_id, secret) = match basic(&headers) {
+        Some(creds) => creds,
+        None => (param("appId")?, param("appSecret")?),
+    };
+    let ticket = param("cTicket")?;
+    let service = param("serviceUrl")?;
+    let claims = tickets::verify(&s.ciam, &app_id, &secret, &ticket, &service).await?;
+    Ok(axum::Json(claims).into_response())
+}

@@ -1,0 +1,198 @@
+//! CAS-style tickets for partner apps. A signed-in user asks for a ticket to one of an app's
+//! registered service URLs (matched exactly); the app redeems it once, server to server, with
+//! its secret, for the user's claims limited to the app's scopes. The ticket is stored only as
+//! a keyed hash (`TICKET#<hash>` / `TICKET`), lives 5 minutes, and is burned by its one
+//! validation attempt (a conditional delete), whatever the outcome.
+
+use crate::apps::{self, app_key};
+use crate::error::Result;
+use crate::sessions::Session;
+use crate::user::{profile_key, user_pk, User};
+use crate::validate::{Email, Phone};
+use crate::{random, Ciam, Reason};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use ciam_store::{Cond, Item, Key, StoreError, TxOp, Value};
+use serde::Serialize;
+
+pub const TICKET_SECS: i64 = 5 * 60;
+const PREFIX: &str = "ST-";
+
+fn ticket_key(ciam: &Ciam, ticket: &str) -> Key {
+    Key::new(
+        format!(
+            "TICKET#{}",
+            ciam.keys.keyed_hash("ticket", ticket.as_bytes())
+        ),
+        "TICKET",
+    )
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Issued {
+    pub c_ticket: String,
+    pub redirect: String,
+}
+
+fn with_ticket(service_url: &str, ticket: &str) -> String {
+    let sep = if service_url.contains('?') { '&' } else { '?' };
+    format!("{service_url}{sep}cTicket={ticket}")
+}
+
+fn bad_service() -> crate::Error {
+    crate::Error::field(
+        Reason::INVALID_PARAMETER,
+        "serviceUrl",
+        "该服务地址未在应用中登记",
+        "The serviceUrl is not registered for this app",
+    )
+}
+
+/// `POST /auth/login/token`: a ticket for `service_url` of `app_id`, and the app recorded among
+/// the user's recent apps in the same transaction. Round trips: 1 read (the app), 1 transaction.
+pub async fn issue(ciam: &Ciam, s: &Session, app_id: &str, service_url: &str) -> Result<Issued> {
+    let app = apps::find(ciam, app_id).await?;
+    // Exact string equality: no normalisation, so no open redirect through look-alike URLs.
+    if !apps::service_urls(&app).iter().any(|u| u == service_url) {
+        return Err(bad_service());
+    }
+    let ticket = format!(
+        "{PREFIX}{}",
+        URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
+    );
+    let now = ciam.now();
+    let scopes = Value::L(apps::scopes(&app).into_iter().map(Value::S).collect());
+    let item = Item::new(ticket_key(ciam, &ticket))
+        .with("userId", s.user.id.as_str())
+        .with("appId", app_id)
+        .with("serviceUrl", service_url)
+        .with("scopes", scopes)
+        .with("createdAt", now)
+        .expires(now + TICKET_SECS);
+    let s_attr = |n: &str| app.s(n).unwrap_or_default().to_owned();
+    let recent = Item::new(Key::new(user_pk(&s.user.id), format!("APPLOGIN#{app_id}")))
+        .with("appId", app_id)
+        .with("name_zh-CN", s_attr("name_zh-CN"))
+        .with("name_en-US", s_attr("name_en-US"))
+        .with("url", s_attr("url"))
+        .with("lastLoginTime", now);
+    let tx = vec![
+        TxOp::Put {
+            item,
+            cond: Some(Cond::NotExists),
+        },
+        TxOp::Put {
+            item: recent,
+            cond: None,
+        },
+    ];
+    match ciam.store.transact(tx).await {
+        Ok(()) => Ok(Issued {
+            redirect: with_ticket(service_url, &ticket),
+            c_ticket: ticket,
+        }),
+        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What an app learns about the user: only what its scopes allow. Phone and mail are full.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Claims {
+    pub user_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nickname: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub company: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+}
+
+fn claims(user: &User, scopes: &[String]) -> Claims {
+    let has = |s: &str| scopes.iter().any(|x| x == s);
+    let nickname = user
+        .display_name
+        .clone()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| user.user_name.clone());
+    Claims {
+        user_id: user.id.clone(),
+        nickname: has("nickname").then_some(nickname),
+        avatar: user.avatar.clone().filter(|_| has("avatar")),
+        company: user.company.clone().filter(|_| has("company")),
+        phone: user
+            .phone
+            .as_deref()
+            .and_then(|p| Phone::parse(p).ok())
+            .map(|p| p.as_str().to_owned())
+            .filter(|_| has("phone")),
+        email: user
+            .mail
+            .as_deref()
+            .and_then(|m| Email::parse(m).ok())
+            .map(|m| m.as_str().to_owned())
+            .filter(|_| has("email")),
+    }
+}
+
+fn not_found(cause: &str) -> crate::Error {
+    crate::Error {
+        cause: Some(cause.to_owned()),
+        ..crate::Error::new(Reason::TICKET_NOT_FOUND)
+    }
+}
+
+/// `GET /auth/login/token/verify`: the app redeems a ticket. Wrong credentials are refused
+/// without touching the ticket; otherwise the ticket is burned by this one attempt (a
+/// conditional delete: of concurrent attempts exactly one wins), and only then compared.
+/// Round trips: 1 read (app and ticket together), 1 conditional delete, 1 read (the user).
+pub async fn verify(
+    ciam: &Ciam,
+    app_id: &str,
+    app_secret: &str,
+    ticket: &str,
+    service_url: &str,
+) -> Result<Claims> {
+    let secret_error = || crate::Error::new(Reason::APPSECRET_ERROR);
+    if app_id.is_empty() || app_id.len() > 64 {
+        return Err(secret_error());
+    }
+    let tkey = ticket_key(ciam, ticket);
+    let got = ciam
+        .store
+        .get_many(&[app_key(app_id), tkey.clone()])
+        .await?;
+    let Some(app) = &got[0] else {
+        return Err(secret_error());
+    };
+    if !apps::secret_matches(ciam, app, app_secret) {
+        return Err(secret_error());
+    }
+    let Some(t) = &got[1] else {
+        return Err(not_found("unknown, expired or used ticket"));
+    };
+    match ciam.store.delete(&tkey, Some(Cond::Exists)).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(not_found("ticket already used")),
+        Err(e) => return Err(e.into()),
+    }
+    if t.s("appId") != Some(app_id) || t.s("serviceUrl") != Some(service_url) {
+        return Err(not_found("ticket of another app or service"));
+    }
+    let user_id = t.s("userId").unwrap_or_default();
+    let user = ciam
+        .store
+        .get(&profile_key(user_id))
+        .await?
+        .as_ref()
+        .and_then(User::from_item)
+        .filter(|u| !u.deactivated)
+        .ok_or_else(|| not_found("user gone"))?;
+    Ok(claims(&user, &apps::scopes(app)))
+}

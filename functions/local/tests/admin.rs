@@ -1,0 +1,80 @@
+//! `ciam admin grant <mail>`: the admin role lands on the account found by its mail.
+
+use ciam_core::user::{profile_key, unique_key, User};
+use ciam_core::validate::Identity;
+use ciam_store::sqlite::SqliteStore;
+use ciam_store::{Item, Store, SystemClock};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ciam-admin-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn store_in(data: &Path) -> SqliteStore {
+    SqliteStore::open(&data.join("ciam.db"), Arc::new(SystemClock)).unwrap()
+}
+
+async fn seed(data: &Path, id: &str, mail: &str) {
+    let store = store_in(data);
+    store.ensure_schema().await.unwrap();
+    let user = User {
+        id: id.to_owned(),
+        user_name: "ann".into(),
+        mail: Some(mail.to_owned()),
+        ..Default::default()
+    };
+    store.put(user.to_item(), None).await.unwrap();
+    let pk = Identity::parse(mail).unwrap().unique_pk();
+    store
+        .put(Item::new(unique_key(pk)).with("userId", id), None)
+        .await
+        .unwrap();
+}
+
+fn grant(data: &Path, mail: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ciam"))
+        .args(["admin", "grant", mail, "--data"])
+        .arg(data)
+        .output()
+        .expect("ciam runs")
+}
+
+async fn roles(data: &Path, id: &str) -> Vec<String> {
+    let item = store_in(data).get(&profile_key(id)).await.unwrap().unwrap();
+    User::from_item(&item).unwrap().roles
+}
+
+#[tokio::test]
+async fn granting_admin_adds_the_role_to_the_account_with_that_mail_once() {
+    let data = temp_dir("grant");
+    let id = "0123456789abcdef0123456789abcdef";
+    seed(&data, id, "ann@example.com").await;
+    assert!(roles(&data, id).await.is_empty());
+
+    let out = grant(&data, "Ann@Example.com");
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(id));
+    assert_eq!(roles(&data, id).await, vec!["admin".to_owned()]);
+
+    // Granting again changes nothing.
+    assert!(grant(&data, "ann@example.com").status.success());
+    assert_eq!(roles(&data, id).await, vec!["admin".to_owned()]);
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[tokio::test]
+async fn granting_admin_to_an_unknown_or_malformed_mail_fails() {
+    let data = temp_dir("unknown");
+    seed(&data, "0123456789abcdef0123456789abcdef", "ann@example.com").await;
+    for mail in ["bob@example.com", "not-a-mail"] {
+        let out = grant(&data, mail);
+        assert!(!out.status.success(), "{mail}: {out:?}");
+        assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}
