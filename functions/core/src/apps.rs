@@ -290,7 +290,7 @@ fn name_keys(n: &Names) -> Vec<Key> {
 }
 
 fn name_taken(e: &StoreError, first_name_op: usize) -> bool {
-    matches!(e, StoreError::TxCanceled(r) if r.iter().skip(first_name_op).any(|c| *c == ciam_store::CancelReason::ConditionFailed))
+    matches!(e, StoreError::TxCanceled(r) if r.get(first_name_op..).is_some_and(|rest| rest.contains(&ciam_store::CancelReason::ConditionFailed)))
 }
 
 /// An app and its secret, shown this once.
