@@ -23,12 +23,25 @@ pub enum StoreChoice {
     Dynamodb,
 }
 
+/// Where the accounts live; shared by every `ciam` command that opens the store.
+#[derive(Clone, Debug, clap::Args)]
+pub struct StoreOptions {
+    /// Data folder: the SQLite file, the generated secret key and the avatars.
+    #[arg(long, default_value = "./.ciam", env = "CIAM_DATA")]
+    pub data: PathBuf,
+    #[arg(long, value_enum, default_value = "sqlite", env = "CIAM_STORE")]
+    pub store: StoreChoice,
+    /// DynamoDB table (with --store dynamodb).
+    #[arg(long, default_value = "ciam", env = "CIAM_TABLE")]
+    pub table: String,
+    /// DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local.
+    #[arg(long, env = "CIAM_DYNAMODB_ENDPOINT")]
+    pub endpoint: Option<String>,
+}
+
 pub struct ServeOptions {
     pub addr: SocketAddr,
-    pub data: PathBuf,
-    pub store: StoreChoice,
-    pub table: String,
-    pub endpoint: Option<String>,
+    pub store: StoreOptions,
     pub dev_outbox: bool,
     pub web_dist: PathBuf,
     pub internal_domains: Option<Vec<String>>,
@@ -67,7 +80,7 @@ fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
 }
 
 pub async fn open_store(
-    opts: &ServeOptions,
+    opts: &StoreOptions,
     clock: Arc<dyn Clock>,
 ) -> Result<Arc<dyn Store>, String> {
     let store: Arc<dyn Store> = match opts.store {
@@ -93,28 +106,12 @@ pub async fn open_store(
 
 /// `ciam admin grant <mail>`: the admin role for the account with that mail, in the same store
 /// `ciam serve` would open with these options. Answers the user id.
-pub async fn grant_admin(
-    mail: &str,
-    data: PathBuf,
-    store: StoreChoice,
-    table: String,
-    endpoint: Option<String>,
-) -> Result<String, String> {
-    let opts = ServeOptions {
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        data,
-        store,
-        table,
-        endpoint,
-        dev_outbox: false,
-        web_dist: PathBuf::new(),
-        internal_domains: None,
-    };
+pub async fn grant_admin(mail: &str, opts: &StoreOptions) -> Result<String, String> {
     if opts.store == StoreChoice::Sqlite {
         std::fs::create_dir_all(&opts.data)
             .map_err(|e| format!("cannot create {}: {e}", opts.data.display()))?;
     }
-    let store = open_store(&opts, Arc::new(SystemClock)).await?;
+    let store = open_store(opts, Arc::new(SystemClock)).await?;
     ciam_core::apps::grant_admin(store.as_ref(), mail)
         .await
         .map_err(|e| format!("{mail}: {}", e.reason.message(ciam_core::Lang::EnUs)))
@@ -146,8 +143,8 @@ pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
 
 pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let keys = load_or_create_keys(&opts.data)?;
-    let store = open_store(&opts, clock.clone()).await?;
+    let keys = load_or_create_keys(&opts.store.data)?;
+    let store = open_store(&opts.store, clock.clone()).await?;
     let outbox = DevOutbox::default();
     let mut config = Config::default();
     if let Some(d) = &opts.internal_domains {
@@ -163,7 +160,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         entropy: Arc::new(OsEntropy),
         keys,
         notifier: Arc::new(outbox.clone()),
-        blobs: Arc::new(FolderBlobs::new(opts.data.join("avatars"))),
+        blobs: Arc::new(FolderBlobs::new(opts.store.data.join("avatars"))),
         config,
     };
     let app_ciam = ciam.clone();
@@ -182,8 +179,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     println!(
         "ciam: serving http://{local}/ (API at /ciam/v1, store: {:?}, data: {})",
-        opts.store,
-        opts.data.display()
+        opts.store.store,
+        opts.store.data.display()
     );
     if opts.dev_outbox {
         println!("ciam: dev outbox at http://{local}/ciam/dev/outbox");

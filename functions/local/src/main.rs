@@ -1,6 +1,6 @@
 //! `ciam`: the whole product on one port, on the embedded store by default.
 
-use ciam_local::{grant_admin, serve, ServeOptions, StoreChoice};
+use ciam_local::{grant_admin, serve, ServeOptions, StoreOptions};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -22,17 +22,8 @@ enum Command {
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080", env = "CIAM_ADDR")]
         addr: SocketAddr,
-        /// Data folder: the SQLite file and the generated secret key.
-        #[arg(long, default_value = "./.ciam", env = "CIAM_DATA")]
-        data: PathBuf,
-        #[arg(long, value_enum, default_value = "sqlite", env = "CIAM_STORE")]
-        store: StoreChoice,
-        /// DynamoDB table (with --store dynamodb).
-        #[arg(long, default_value = "ciam", env = "CIAM_TABLE")]
-        table: String,
-        /// DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local.
-        #[arg(long, env = "CIAM_DYNAMODB_ENDPOINT")]
-        endpoint: Option<String>,
+        #[command(flatten)]
+        store: StoreOptions,
         /// Do not serve GET /ciam/dev/outbox (codes are still printed on the console).
         #[arg(long)]
         no_dev_outbox: bool,
@@ -55,14 +46,8 @@ enum AdminCommand {
     /// Makes the account with this mail an admin of the partner-app registry.
     Grant {
         mail: String,
-        #[arg(long, default_value = "./.ciam", env = "CIAM_DATA")]
-        data: PathBuf,
-        #[arg(long, value_enum, default_value = "sqlite", env = "CIAM_STORE")]
-        store: StoreChoice,
-        #[arg(long, default_value = "ciam", env = "CIAM_TABLE")]
-        table: String,
-        #[arg(long, env = "CIAM_DYNAMODB_ENDPOINT")]
-        endpoint: Option<String>,
+        #[command(flatten)]
+        store: StoreOptions,
     },
 }
 
@@ -75,58 +60,34 @@ async fn main() -> std::process::ExitCode {
         )
         .init();
     let Cli { command } = Cli::parse();
-    let (addr, data, store, table, endpoint, no_dev_outbox, web_dist, internal_domains) =
-        match command {
-            Command::Admin {
-                command:
-                    AdminCommand::Grant {
-                        mail,
-                        data,
-                        store,
-                        table,
-                        endpoint,
-                    },
-            } => {
-                return match grant_admin(&mail, data, store, table, endpoint).await {
-                    Ok(user_id) => {
-                        println!("{mail} ({user_id}) is an admin");
-                        std::process::ExitCode::SUCCESS
-                    }
-                    Err(e) => {
-                        eprintln!("ciam: {e}");
-                        std::process::ExitCode::FAILURE
-                    }
-                };
-            }
-            Command::Serve {
-                addr,
-                data,
-                store,
-                table,
-                endpoint,
-                no_dev_outbox,
-                web_dist,
-                internal_domains,
-            } => (
-                addr,
-                data,
-                store,
-                table,
-                endpoint,
-                no_dev_outbox,
-                web_dist,
-                internal_domains,
-            ),
-        };
-    let opts = ServeOptions {
-        addr,
-        data,
-        store,
-        table,
-        endpoint,
-        dev_outbox: !no_dev_outbox,
-        web_dist,
-        internal_domains,
+    let opts = match command {
+        Command::Admin {
+            command: AdminCommand::Grant { mail, store },
+        } => {
+            return match grant_admin(&mail, &store).await {
+                Ok(user_id) => {
+                    println!("{mail} ({user_id}) is an admin");
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
+        Command::Serve {
+            addr,
+            store,
+            no_dev_outbox,
+            web_dist,
+            internal_domains,
+        } => ServeOptions {
+            addr,
+            store,
+            dev_outbox: !no_dev_outbox,
+            web_dist,
+            internal_domains,
+        },
     };
     match serve(opts).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
