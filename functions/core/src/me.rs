@@ -77,7 +77,7 @@ pub async fn privacy(ciam: &Ciam, s: &Session) -> Result<Privacy> {
 }
 
 /// `PATCH /auth/privacy`: stores the changed choices and one history entry of what changed.
-/// Round trips: 1 read, 1 transaction, 1 query.
+/// Round trips: 1 read, 1 transaction, 1 query (the history).
 pub async fn set_privacy(
     ciam: &Ciam,
     s: &Session,
@@ -95,7 +95,8 @@ pub async fn set_privacy(
         )
         .raw_message(format!("{bad}: unknown privacy choice")));
     }
-    let current = settings_of(ciam.store.get(&profile_key(&s.user.id)).await?.as_ref());
+    let mut settings = settings_of(ciam.store.get(&profile_key(&s.user.id)).await?.as_ref());
+    let current = settings.clone();
     let changes: BTreeMap<String, bool> = wanted
         .into_iter()
         .filter(|(k, v)| current.get(k) != Some(v))
@@ -137,8 +138,13 @@ pub async fn set_privacy(
             Err(StoreError::TxCanceled(_)) => return Err(Reason::AUTHORIZATION_FAILED.into()),
             Err(e) => return Err(e.into()),
         }
+        settings.extend(changes);
     }
-    privacy(ciam, s).await
+    // The settings are known now; only the history needs reading back.
+    Ok(Privacy {
+        settings,
+        history: history(ciam, &s.user.id).await?,
+    })
 }
 
 #[derive(Debug, Serialize)]
