@@ -11,6 +11,7 @@ pub mod captcha;
 pub mod changes;
 pub mod client;
 pub mod codes;
+pub mod consents;
 mod error;
 mod keys;
 mod lang;
@@ -45,6 +46,9 @@ pub struct Config {
     pub captcha_max_number: u64,
     /// Codes sent per identity per UTC day.
     pub code_daily_cap: i64,
+    /// Where browsers reach this deployment (scheme, host, port; no trailing slash): the issuer
+    /// of the OpenID Connect provider and the base of redirect URIs given to other parties.
+    pub public_url: String,
 }
 
 impl Default for Config {
@@ -53,6 +57,7 @@ impl Default for Config {
             internal_domains: vec!["staff.ciam.example".to_owned()],
             captcha_max_number: 50_000,
             code_daily_cap: 10,
+            public_url: "http://127.0.0.1:8080".to_owned(),
         }
     }
 }

@@ -84,6 +84,9 @@ async fn init(settings: Settings) -> Result<Ciam, String> {
     if let Some(domains) = settings.internal_domains {
         config.internal_domains = domains;
     }
+    if let Some(url) = settings.public_url {
+        config.public_url = url;
+    }
     Ok(Ciam {
         store,
         clock,

@@ -15,6 +15,8 @@ pub struct Settings {
     pub internal_domains: Option<Vec<String>>,
     /// `CIAM_DYNAMODB_ENDPOINT`: DynamoDB Local, for tests.
     pub dynamodb_endpoint: Option<String>,
+    /// `CIAM_PUBLIC_URL`: where browsers reach the deployment (the CloudFront domain).
+    pub public_url: Option<String>,
 }
 
 impl Settings {
@@ -47,6 +49,7 @@ impl Settings {
             mail_from: present("CIAM_MAIL_FROM"),
             internal_domains,
             dynamodb_endpoint: present("CIAM_DYNAMODB_ENDPOINT"),
+            public_url: present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned()),
         })
     }
 }

@@ -45,6 +45,8 @@ pub struct ServeOptions {
     pub dev_outbox: bool,
     pub web_dist: PathBuf,
     pub internal_domains: Option<Vec<String>>,
+    /// Where browsers reach this server; `http://<bound address>` when not given.
+    pub public_url: Option<String>,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -146,7 +148,18 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     let keys = load_or_create_keys(&opts.store.data)?;
     let store = open_store(&opts.store, clock.clone()).await?;
     let outbox = DevOutbox::default();
-    let mut config = Config::default();
+    let listener = tokio::net::TcpListener::bind(opts.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut config = Config {
+        public_url: opts
+            .public_url
+            .clone()
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .unwrap_or_else(|| format!("http://{local}")),
+        ..Config::default()
+    };
     if let Some(d) = &opts.internal_domains {
         config.internal_domains = d
             .iter()
@@ -169,10 +182,6 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         opts.dev_outbox.then(|| outbox.clone()),
         &opts.web_dist,
     );
-    let listener = tokio::net::TcpListener::bind(opts.addr)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
     // The registry is the partner-apps issue's; locally a demo app keeps the apps section alive.
     ciam_core::me::seed_demo_app(&app_ciam, &format!("http://{local}/"))
         .await

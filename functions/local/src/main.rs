@@ -33,6 +33,10 @@ enum Command {
         /// Mail domains of internal staff, comma-separated.
         #[arg(long, env = "CIAM_INTERNAL_DOMAINS", value_delimiter = ',')]
         internal_domains: Option<Vec<String>>,
+        /// Where browsers reach this server (e.g. https://id.example.com); default
+        /// http://<bound address>.
+        #[arg(long, env = "CIAM_PUBLIC_URL")]
+        public_url: Option<String>,
     },
     /// Manage roles of existing accounts.
     Admin {
@@ -81,12 +85,14 @@ async fn main() -> std::process::ExitCode {
             no_dev_outbox,
             web_dist,
             internal_domains,
+            public_url,
         } => ServeOptions {
             addr,
             store,
             dev_outbox: !no_dev_outbox,
             web_dist,
             internal_domains,
+            public_url,
         },
     };
     match serve(opts).await {
