@@ -2,7 +2,7 @@
 // headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core with a fresh profile,
 // and axe-core for accessibility. With CI=true a missing browser, binary or build FAILS the suite;
 // elsewhere the suite is skipped with the reason.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,10 +49,10 @@ export function requirements() {
 }
 
 /** `ciam serve` on 127.0.0.1 with a port chosen by the OS and a fresh data folder. */
-export async function startServer() {
+export async function startServer({ args = [], env = {} } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'ciam-e2e-data-'));
-  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--web-dist', DIST], {
-    env: { ...process.env, CIAM_LOG: process.env.CIAM_LOG ?? 'warn' },
+  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--web-dist', DIST, ...args], {
+    env: { ...process.env, CIAM_LOG: process.env.CIAM_LOG ?? 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -109,6 +109,11 @@ export async function startServer() {
         await sleep(100);
       }
       throw new Error(`no code for ${to} in the outbox`);
+    },
+    /** `ciam admin grant <mail>` on this server's data folder (the account must exist). */
+    grantAdmin(mail) {
+      const r = spawnSync(BIN, ['admin', 'grant', mail, '--data', data], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `ciam admin grant ${mail}: ${r.stderr}`);
     },
     async stop() {
       if (child.exitCode === null) {
@@ -260,14 +265,14 @@ export async function createAccount(server, { account = uniqueMail('api'), passw
 }
 
 /** One server and one browser for a test file, closed after it. */
-export function suite({ locale = 'en-US' } = {}) {
+export function suite({ locale = 'en-US', server = {} } = {}) {
   const ctx = { server: null, browser: null };
   const skip = requirements();
   before(async () => {
     if (skip) return;
     const m = missing();
     if (m.length) throw new Error(`e2e: missing ${m.join('; ')}`);
-    ctx.server = await startServer();
+    ctx.server = await startServer(server);
     ctx.browser = await launchBrowser({ locale });
   });
   after(async () => {
