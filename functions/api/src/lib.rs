@@ -4,6 +4,7 @@
 
 mod error;
 mod extract;
+mod federation;
 mod middleware;
 pub mod openapi;
 pub mod routes;

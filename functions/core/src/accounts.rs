@@ -188,7 +188,7 @@ pub fn mfa_key(ciam: &Ciam, challenge: &str) -> Key {
 
 /// Issues the session, or, with two-factor on, a single-use challenge for the second step
 /// (`NEED_TOTP_VERIFY`) and no session.
-async fn finish_login(ciam: &Ciam, user: User, client: &ClientInfo) -> Result<SignedIn> {
+pub(crate) async fn finish_login(ciam: &Ciam, user: User, client: &ClientInfo) -> Result<SignedIn> {
     if user.enable_totp {
         let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
         let key = mfa_key(ciam, &secret);

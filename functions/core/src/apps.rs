@@ -524,3 +524,34 @@ pub async fn grant_admin(store: &dyn ciam_store::Store, mail: &str) -> Result<St
         .await?;
     Ok(owner)
 }
+
+/// The `frame-ancestors` value for the embedded sign-in of `app_id`: the app's registered frame
+/// origins, space-separated, or `'none'` for an unknown app or one without any. Read on every
+/// request (nothing cached), so an admin's change applies to the next page load. Values that are
+/// not plain origins (never stored by `check`) are left out, so the header cannot be widened or
+/// split. Round trips: 1 (none for an id that cannot exist).
+pub async fn frame_ancestors(ciam: &Ciam, app_id: &str) -> Result<String> {
+    let item = match find(ciam, app_id).await {
+        Ok(item) => item,
+        Err(e) if e.reason == Reason::APPID_NOT_FOUND => return Ok(NO_FRAMING.to_owned()),
+        Err(e) => return Err(e),
+    };
+    let plain = |o: &String| {
+        !o.is_empty()
+            && o.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b':' | b'/' | b'.' | b'-' | b'[' | b']')
+            })
+    };
+    let origins: Vec<String> = strings(&item, "frameOrigins")
+        .into_iter()
+        .filter(plain)
+        .collect();
+    Ok(if origins.is_empty() {
+        NO_FRAMING.to_owned()
+    } else {
+        origins.join(" ")
+    })
+}
+
+/// `frame-ancestors` for every page but the embedded sign-in.
+pub const NO_FRAMING: &str = "'none'";

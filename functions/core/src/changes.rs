@@ -147,7 +147,8 @@ pub async fn bind(
 /// Policy (docs/api.md): the profile is emptied to a tombstone (user name, status, time), every
 /// session ends (sessGen), the mail and phone items are released at once, so the person may sign
 /// up again with them, while the username stays reserved so nobody can take a name others knew.
-/// Pending codes and backup codes are deleted. A later sign-in answers PASSWORD_ERROR.
+/// Pending codes, backup codes and remembered consents are deleted. A later sign-in answers
+/// PASSWORD_ERROR; a ticket issued before is refused at verification (the user is read there).
 pub async fn deactivate(
     ciam: &Ciam,
     s: &Session,
@@ -202,6 +203,7 @@ pub async fn deactivate(
         }
     }
     crate::totp::sweep_backup_codes(ciam, &u.id, None).await;
+    crate::consents::forget_all(ciam, &u.id).await;
     if let Some(key) = u.avatar.as_deref().and_then(crate::avatar::key_of) {
         if let Err(cause) = ciam.blobs.delete(key).await {
             tracing::warn!(cause = %cause, "could not delete the avatar of a deactivated account");

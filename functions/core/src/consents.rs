@@ -3,12 +3,17 @@
 //! counts only while it covers every scope the app asks for now: an app that adds a scope asks
 //! again. The ticket flow and the OpenID Connect flow both write it in the transaction that
 //! issues the ticket or the code, and both read it to skip the consent screen.
+//!
+//! The personal centre lists them (`GET /auth/consents`) and revokes them
+//! (`DELETE /auth/consents/{appId}`); deactivation deletes them all.
 
-use crate::apps;
+use crate::apps::{self, app_key};
 use crate::error::Result;
+use crate::sessions::Session;
 use crate::user::user_pk;
-use crate::Ciam;
-use ciam_store::{Item, Key, TxOp, Value};
+use crate::{Ciam, Lang};
+use ciam_store::{Item, Key, Query, TxOp, Value};
+use serde::Serialize;
 
 pub const PREFIX: &str = "CONSENT#";
 
@@ -50,9 +55,180 @@ pub fn covers(consent: &Item, app: &Item) -> bool {
 /// Whether the user has allowed `app` its current scopes. Round trips: 1.
 pub async fn granted(ciam: &Ciam, user_id: &str, app: &Item) -> Result<bool> {
     let key = consent_key(user_id, app.s("appId").unwrap_or_default());
+    Ok(ciam.store.get(&key).await?.is_some_and(|c| covers(&c, app)))
+}
+
+/// An app's name in `lang`, falling back to the Chinese one (as `GET /auth/apps` does).
+pub fn localized_name(app: &Item, lang: Lang) -> String {
+    app.s(&format!("name_{}", lang.tag()))
+        .filter(|n| !n.is_empty())
+        .or_else(|| app.s("name_zh-CN"))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `url` with `cError=access_denied` appended: where Cancel on the consent screen leads, built
+/// from a service URL already matched against the registry (never one the browser chose).
+pub fn cancel_url(service_url: &str) -> String {
+    let sep = if service_url.contains('?') { '&' } else { '?' };
+    format!("{service_url}{sep}cError=access_denied")
+}
+
+/// What the consent screen shows (`GET /auth/consent`, and the OpenID Connect request view).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Context {
+    pub app_id: String,
+    pub name: String,
+    pub logo: String,
+    pub scopes: Vec<String>,
+    pub granted: bool,
+    pub service_url: String,
+    pub cancel_url: String,
+}
+
+impl Context {
+    /// The screen for `app` (an app item) asking for its current scopes.
+    pub fn of(
+        app: &Item,
+        lang: Lang,
+        granted: bool,
+        service_url: &str,
+        cancel_url: String,
+    ) -> Self {
+        Context {
+            app_id: app.s("appId").unwrap_or_default().to_owned(),
+            name: localized_name(app, lang),
+            logo: app.s("logo").unwrap_or_default().to_owned(),
+            scopes: apps::scopes(app),
+            granted,
+            service_url: service_url.to_owned(),
+            cancel_url,
+        }
+    }
+}
+
+/// `GET /auth/consent?appId&serviceUrl`: the app (APPID_NOT_FOUND), the serviceUrl matched
+/// exactly against its registered ones (INVALID_PARAMETER `serviceUrl`), and whether the user
+/// already allowed its current scopes. Round trips: 1 (the app and the consent together).
+pub async fn context(
+    ciam: &Ciam,
+    s: &Session,
+    app_id: &str,
+    service_url: &str,
+    lang: Lang,
+) -> Result<Context> {
+    if app_id.is_empty() || app_id.len() > 64 {
+        return Err(crate::Reason::APPID_NOT_FOUND.into());
+    }
+    let got = ciam
+        .store
+        .get_many(&[app_key(app_id), consent_key(&s.user.id, app_id)])
+        .await?;
+    let Some(app) = &got[0] else {
+        return Err(crate::Reason::APPID_NOT_FOUND.into());
+    };
+    crate::tickets::check_service(app, service_url)?;
+    let granted = got[1].as_ref().is_some_and(|c| covers(c, app));
+    Ok(Context::of(
+        app,
+        lang,
+        granted,
+        service_url,
+        cancel_url(service_url),
+    ))
+}
+
+/// One remembered consent, as the personal centre lists it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Granted {
+    pub app_id: String,
+    pub name: String,
+    pub logo: String,
+    pub scopes: Vec<String>,
+    pub granted_at: i64,
+}
+
+fn strings(item: &Item, name: &str) -> Vec<String> {
+    match item.attrs.get(name) {
+        Some(Value::L(l)) => l
+            .iter()
+            .filter_map(|v| match v {
+                Value::S(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+async fn consent_items(ciam: &Ciam, user_id: &str) -> Result<Vec<Item>> {
     Ok(ciam
         .store
-        .get(&key)
-        .await?
-        .is_some_and(|c| covers(&c, app)))
+        .query(Query::partition(user_pk(user_id)).prefix(PREFIX))
+        .await?)
+}
+
+/// `GET /auth/consents`: the apps the user allowed, newest first, with the scopes allowed; an
+/// app deleted since is left out. Round trips: 2 (the consents, then their apps together).
+pub async fn list(ciam: &Ciam, s: &Session, lang: Lang) -> Result<Vec<Granted>> {
+    let consents = consent_items(ciam, &s.user.id).await?;
+    if consents.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<Key> = consents
+        .iter()
+        .map(|c| app_key(c.s("appId").unwrap_or_default()))
+        .collect();
+    let apps = ciam.store.get_many(&keys).await?;
+    let mut v: Vec<Granted> = consents
+        .iter()
+        .zip(apps.iter())
+        .filter_map(|(c, app)| {
+            let app = app.as_ref()?;
+            Some(Granted {
+                app_id: c.s("appId").unwrap_or_default().to_owned(),
+                name: localized_name(app, lang),
+                logo: app.s("logo").unwrap_or_default().to_owned(),
+                scopes: strings(c, "scopes"),
+                granted_at: c.n("grantedAt").unwrap_or(0),
+            })
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.granted_at
+            .cmp(&a.granted_at)
+            .then_with(|| a.app_id.cmp(&b.app_id))
+    });
+    Ok(v)
+}
+
+/// `DELETE /auth/consents/{appId}`: forgets the decision, so the next visit asks again.
+/// Idempotent. Round trips: 1 (a delete).
+pub async fn revoke(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
+    if app_id.is_empty() || app_id.len() > 64 {
+        return Ok(());
+    }
+    ciam.store
+        .delete(&consent_key(&s.user.id, app_id), None)
+        .await?;
+    Ok(())
+}
+
+/// Deletes every consent of a user (deactivation, after its transaction). Best effort: a failure
+/// is logged. Round trips: 1 query, then 1 delete per consent.
+pub async fn forget_all(ciam: &Ciam, user_id: &str) {
+    let items = match consent_items(ciam, user_id).await {
+        Ok(items) => items,
+        Err(cause) => {
+            tracing::warn!(cause = %cause, "could not list the consents of a deactivated account");
+            return;
+        }
+    };
+    for c in items {
+        if let Err(cause) = ciam.store.delete(&c.key, None).await {
+            tracing::warn!(cause = %cause, "could not delete a consent of a deactivated account");
+        }
+    }
 }

@@ -85,3 +85,124 @@ pub fn random_digits(e: &dyn Entropy, n: usize) -> String {
     }
     out
 }
+
+/// An ES256 (ECDSA P-256, SHA-256) signing key of the OpenID Connect provider, derived from the
+/// root for one key version, so every instance of every function signs with the same key and a
+/// rotation is a change of `Config::oidc_key_version`, not a stored secret.
+#[derive(Clone)]
+pub struct Es256Key {
+    version: u32,
+    kid: String,
+    key: p256::ecdsa::SigningKey,
+}
+
+impl std::fmt::Debug for Es256Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Es256Key({})", self.kid)
+    }
+}
+
+impl Es256Key {
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// `<version>-<base64url of 9 bytes of SHA-256(version, public point)>`.
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// The signature `r || s` (64 bytes) of `data`, as JWS ES256 wants it.
+    pub fn sign(&self, data: &[u8]) -> [u8; 64] {
+        use p256::ecdsa::signature::Signer;
+        let sig: p256::ecdsa::Signature = self.key.sign(data);
+        let mut out = [0u8; 64];
+        out.copy_from_slice(&sig.to_bytes());
+        out
+    }
+
+    pub fn verifying_key(&self) -> p256::ecdsa::VerifyingKey {
+        *self.key.verifying_key()
+    }
+
+    /// The public key as a JWK: `{kty, crv, x, y, kid, use, alg}`.
+    pub fn public_jwk(&self) -> serde_json::Value {
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        use base64::Engine;
+        let point = self.key.verifying_key().to_encoded_point(false);
+        let coord = |c: Option<&p256::FieldBytes>| {
+            URL_SAFE_NO_PAD.encode(c.map(|b| b.as_slice()).unwrap_or_default())
+        };
+        serde_json::json!({
+            "kty": "EC",
+            "crv": "P-256",
+            "x": coord(point.x()),
+            "y": coord(point.y()),
+            "kid": self.kid,
+            "use": "sig",
+            "alg": "ES256",
+        })
+    }
+}
+
+impl Keys {
+    /// The ES256 key of `version`: the scalar is `derive("oidc-es256-v<version>")`, or, in the
+    /// negligible case that it is zero or not below the curve order, the first valid
+    /// `derive("oidc-es256-v<version>-<n>")`.
+    pub fn es256(&self, version: u32) -> Es256Key {
+        let mut counter = 0u32;
+        let key = loop {
+            let label = if counter == 0 {
+                format!("oidc-es256-v{version}")
+            } else {
+                format!("oidc-es256-v{version}-{counter}")
+            };
+            let scalar = self.derive(&label);
+            if let Ok(k) = p256::ecdsa::SigningKey::from_bytes(&scalar.into()) {
+                break k;
+            }
+            counter += 1;
+        };
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        use base64::Engine;
+        use sha2::Digest;
+        let point = key.verifying_key().to_encoded_point(false);
+        let mut h = Sha256::new();
+        h.update(version.to_be_bytes());
+        h.update(point.as_bytes());
+        let digest = h.finalize();
+        let kid = format!("{version}-{}", URL_SAFE_NO_PAD.encode(&digest[..9]));
+        Es256Key { version, kid, key }
+    }
+}
+
+#[cfg(test)]
+mod es256_tests {
+    use super::*;
+    use p256::ecdsa::signature::Verifier;
+
+    #[test]
+    fn keys_are_deterministic_per_root_and_version() {
+        let a = Keys::from_root([1; 32]);
+        let b = Keys::from_root([2; 32]);
+        assert_eq!(a.es256(1).kid(), a.es256(1).kid());
+        assert_eq!(a.es256(1).public_jwk(), a.es256(1).public_jwk());
+        assert_ne!(a.es256(1).kid(), a.es256(2).kid());
+        assert_ne!(a.es256(1).kid(), b.es256(1).kid());
+        assert!(a.es256(3).kid().starts_with("3-"));
+    }
+
+    #[test]
+    fn signatures_verify_with_the_public_key_only() {
+        let k = Keys::from_root([3; 32]).es256(1);
+        let sig = k.sign(b"header.payload");
+        let sig = p256::ecdsa::Signature::from_slice(&sig).unwrap();
+        assert!(k.verifying_key().verify(b"header.payload", &sig).is_ok());
+        assert!(k.verifying_key().verify(b"header.payloaD", &sig).is_err());
+        let jwk = k.public_jwk();
+        assert_eq!(jwk["kty"], "EC");
+        assert_eq!(jwk["crv"], "P-256");
+        assert_eq!(jwk["x"].as_str().unwrap().len(), 43);
+        assert_eq!(jwk["y"].as_str().unwrap().len(), 43);
+    }
+}

@@ -18,9 +18,11 @@ mod lang;
 pub mod lock;
 pub mod me;
 pub mod notifier;
+pub mod oidc;
 pub mod password;
 mod reason;
 pub mod sessions;
+pub mod staff;
 pub mod tickets;
 pub mod totp;
 pub mod user;
@@ -29,7 +31,7 @@ pub mod validate;
 pub use blob::{Blob, BlobStore, MemoryBlobs};
 pub use ciam_store::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Message, Result};
-pub use keys::{random, random_digits, Entropy, Keys, OsEntropy};
+pub use keys::{random, random_digits, Entropy, Es256Key, Keys, OsEntropy};
 pub use lang::Lang;
 pub use notifier::{CodeMessage, Notice, NoticeMessage, Notifier, Purpose};
 pub use reason::Reason;
@@ -49,6 +51,11 @@ pub struct Config {
     /// Where browsers reach this deployment (scheme, host, port; no trailing slash): the issuer
     /// of the OpenID Connect provider and the base of redirect URIs given to other parties.
     pub public_url: String,
+    /// The OpenID Connect signing key in use (`oidc::` signs with it; JWKS also publishes the
+    /// one before it). Raising it by one rotates the key.
+    pub oidc_key_version: u32,
+    /// The company's OpenID Connect identity provider for staff sign-in; None: not offered.
+    pub staff_idp: Option<staff::StaffIdp>,
 }
 
 impl Default for Config {
@@ -58,6 +65,8 @@ impl Default for Config {
             captcha_max_number: 50_000,
             code_daily_cap: 10,
             public_url: "http://127.0.0.1:8080".to_owned(),
+            oidc_key_version: 1,
+            staff_idp: None,
         }
     }
 }

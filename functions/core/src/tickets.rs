@@ -49,14 +49,24 @@ fn bad_service() -> crate::Error {
     )
 }
 
-/// `POST /auth/login/token`: a ticket for `service_url` of `app_id`, and the app recorded among
-/// the user's recent apps in the same transaction. Round trips: 1 read (the app), 1 transaction.
+/// Refuses (INVALID_PARAMETER `serviceUrl`) a service URL that is not one of the app's
+/// registered ones. Exact string equality: no normalisation, so no open redirect through
+/// look-alike URLs.
+pub fn check_service(app: &Item, service_url: &str) -> Result<()> {
+    if apps::service_urls(app).iter().any(|u| u == service_url) {
+        Ok(())
+    } else {
+        Err(bad_service())
+    }
+}
+
+/// `POST /auth/login/token`: a ticket for `service_url` of `app_id`; in the same transaction the
+/// app is recorded among the user's recent apps and the user's consent to its current scopes is
+/// remembered (this call is the consent screen's Allow). Round trips: 1 read (the app),
+/// 1 transaction.
 pub async fn issue(ciam: &Ciam, s: &Session, app_id: &str, service_url: &str) -> Result<Issued> {
     let app = apps::find(ciam, app_id).await?;
-    // Exact string equality: no normalisation, so no open redirect through look-alike URLs.
-    if !apps::service_urls(&app).iter().any(|u| u == service_url) {
-        return Err(bad_service());
-    }
+    check_service(&app, service_url)?;
     let ticket = format!(
         "{PREFIX}{}",
         URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
@@ -86,6 +96,7 @@ pub async fn issue(ciam: &Ciam, s: &Session, app_id: &str, service_url: &str) ->
             item: recent,
             cond: None,
         },
+        crate::consents::grant_op(ciam, &s.user.id, &app),
     ];
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(Issued {
@@ -114,7 +125,9 @@ pub struct Claims {
     pub email: Option<String>,
 }
 
-fn claims(user: &User, scopes: &[String]) -> Claims {
+/// The claims of `user` that `scopes` allow (tickets, and the OpenID Connect id_token and
+/// userinfo).
+pub fn claims(user: &User, scopes: &[String]) -> Claims {
     let has = |s: &str| scopes.iter().any(|x| x == s);
     let nickname = user
         .display_name
@@ -195,4 +208,20 @@ pub async fn verify(
         .filter(|u| !u.deactivated)
         .ok_or_else(|| not_found("user gone"))?;
     Ok(claims(&user, &apps::scopes(app)))
+}
+
+/// The write that records `app` among the user's recent apps (`APPLOGIN#<appId>`, with its
+/// `lastLoginTime`); goes into the transaction that issues a ticket or an OpenID Connect code.
+pub fn recent_app_op(ciam: &Ciam, user_id: &str, app: &Item) -> TxOp {
+    let s_attr = |n: &str| app.s(n).unwrap_or_default().to_owned();
+    let app_id = s_attr("appId");
+    TxOp::Put {
+        item: Item::new(Key::new(user_pk(user_id), format!("APPLOGIN#{app_id}")))
+            .with("appId", app_id.as_str())
+            .with("name_zh-CN", s_attr("name_zh-CN"))
+            .with("name_en-US", s_attr("name_en-US"))
+            .with("url", s_attr("url"))
+            .with("lastLoginTime", ciam.now()),
+        cond: None,
+    }
 }

@@ -7,6 +7,7 @@
 
 mod blob;
 mod notifier;
+pub mod page;
 mod settings;
 
 pub use blob::S3Blobs;
@@ -35,6 +36,12 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
             return Err(e.into());
         }
     };
+    // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
+    if route_id == page::EMBEDDED_PAGE {
+        return page::run(ciam)
+            .instrument(tracing::info_span!("lambda", route = route_id))
+            .await;
+    }
     let Some(router) = ciam_api::router_for(route_id, ciam) else {
         let e = format!("no route with id {route_id}");
         tracing::error!(route = route_id, error = %e, "init failed");
@@ -87,6 +94,10 @@ async fn init(settings: Settings) -> Result<Ciam, String> {
     if let Some(url) = settings.public_url {
         config.public_url = url;
     }
+    if let Some(v) = settings.oidc_key_version {
+        config.oidc_key_version = v;
+    }
+    config.staff_idp = settings.staff_idp;
     Ok(Ciam {
         store,
         clock,

@@ -17,6 +17,12 @@ pub struct Settings {
     pub dynamodb_endpoint: Option<String>,
     /// `CIAM_PUBLIC_URL`: where browsers reach the deployment (the CloudFront domain).
     pub public_url: Option<String>,
+    /// `CIAM_OIDC_KEY_VERSION`: the OpenID Connect signing-key version (a whole number from 1;
+    /// unset keeps 1). Raising it by one rotates the key.
+    pub oidc_key_version: Option<u32>,
+    /// `CIAM_STAFF_ISSUER`, `CIAM_STAFF_CLIENT_ID`, `CIAM_STAFF_CLIENT_SECRET`: staff sign-in
+    /// through the company identity provider; all three or none.
+    pub staff_idp: Option<ciam_core::staff::StaffIdp>,
 }
 
 impl Settings {
@@ -43,6 +49,22 @@ impl Settings {
                 .filter(|d| !d.is_empty())
                 .collect()
         });
+        let staff_idp = ciam_core::staff::StaffIdp::from_parts(
+            present("CIAM_STAFF_ISSUER"),
+            present("CIAM_STAFF_CLIENT_ID"),
+            present("CIAM_STAFF_CLIENT_SECRET"),
+        )
+        .map_err(|e| {
+            format!("CIAM_STAFF_ISSUER, CIAM_STAFF_CLIENT_ID, CIAM_STAFF_CLIENT_SECRET: {e}")
+        })?;
+        let oidc_key_version = present("CIAM_OIDC_KEY_VERSION")
+            .map(|v| {
+                v.parse::<u32>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or("CIAM_OIDC_KEY_VERSION must be a whole number from 1")
+            })
+            .transpose()?;
         Ok(Settings {
             table,
             keys,
@@ -50,6 +72,8 @@ impl Settings {
             internal_domains,
             dynamodb_endpoint: present("CIAM_DYNAMODB_ENDPOINT"),
             public_url: present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned()),
+            oidc_key_version,
+            staff_idp,
         })
     }
 }
@@ -145,8 +169,47 @@ mod tests {
     }
 
     #[test]
+    fn the_oidc_key_version_is_a_whole_number_from_one() {
+        let base = [("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", KEY)];
+        assert_eq!(settings(&base).unwrap().oidc_key_version, None);
+        let with = |v: &str| {
+            let mut vars = base.to_vec();
+            vars.push(("CIAM_OIDC_KEY_VERSION", v));
+            settings(&vars)
+        };
+        assert_eq!(with(" 3 ").unwrap().oidc_key_version, Some(3));
+        for bad in ["0", "-1", "two"] {
+            let err = with(bad).unwrap_err();
+            assert!(err.contains("CIAM_OIDC_KEY_VERSION"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn debug_output_hides_the_key() {
         let s = settings(&[("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", KEY)]).unwrap();
         assert!(!format!("{s:?}").contains("0011"));
+    }
+
+    #[test]
+    fn staff_sign_in_needs_all_three_variables_and_hides_the_secret() {
+        let s = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_SECRET_KEY", KEY),
+            ("CIAM_STAFF_ISSUER", "https://login.corp.example"),
+            ("CIAM_STAFF_CLIENT_ID", "ciam"),
+            ("CIAM_STAFF_CLIENT_SECRET", "hush-hush"),
+        ])
+        .unwrap();
+        let idp = s.staff_idp.as_ref().unwrap();
+        assert_eq!(idp.issuer, "https://login.corp.example");
+        assert_eq!(idp.client_id, "ciam");
+        assert!(!format!("{s:?}").contains("hush-hush"));
+        let err = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_SECRET_KEY", KEY),
+            ("CIAM_STAFF_ISSUER", "https://login.corp.example"),
+        ])
+        .unwrap_err();
+        assert!(err.contains("CIAM_STAFF_CLIENT_SECRET"));
     }
 }

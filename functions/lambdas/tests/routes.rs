@@ -2,11 +2,19 @@
 //! Lambda binary and one template function, with the same method and path, and no more.
 
 use ciam_api::{BASE, ROUTES};
+use ciam_lambdas::page::PAGE_ROUTES;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Routes that never read or write the table.
-const NO_TABLE: &[&str] = &["auth_location", "auth_captcha", "avatar_get", "openapi"];
+const NO_TABLE: &[&str] = &[
+    "auth_location",
+    "auth_captcha",
+    "avatar_get",
+    "openapi",
+    "oidc_discovery",
+    "oidc_jwks",
+];
 /// The only routes that send mail or SMS: codes, and notices to an account's old address.
 const SENDS_MESSAGES: &[&str] = &[
     "auth_identity",
@@ -120,8 +128,15 @@ fn binaries_on_disk(dir: &Path) -> BTreeSet<String> {
 
 #[test]
 fn every_route_has_a_binary_and_a_template_function() {
-    let ids: BTreeSet<String> = ROUTES.iter().map(|r| r.id.to_owned()).collect();
+    let mut ids: BTreeSet<String> = ROUTES.iter().map(|r| r.id.to_owned()).collect();
     assert_eq!(ids.len(), ROUTES.len(), "route ids must be unique");
+    // Pages served outside /ciam/v1 (the embedded sign-in) have their binary and function too.
+    for (id, _, _) in PAGE_ROUTES {
+        assert!(
+            ids.insert((*id).to_owned()),
+            "{id}: page ids are not route ids"
+        );
+    }
 
     let bins = binaries_on_disk(&bin_dir());
     assert_eq!(
@@ -171,6 +186,26 @@ fn every_route_has_a_binary_and_a_template_function() {
             "{}",
             route.id
         );
+    }
+    for (id, method, path) in PAGE_ROUTES {
+        let f = &functions[*id];
+        assert_eq!(f.values("Method"), vec![*method], "{id}: method");
+        assert_eq!(f.values("Path"), vec![*path], "{id}: path");
+        assert_eq!(
+            f.values("ApiId"),
+            vec!["!Ref Api"],
+            "{id}: the one HTTP API"
+        );
+        assert!(
+            f.text.contains("dynamodb:GetItem"),
+            "{id}: reads the app item"
+        );
+        assert!(!f.text.contains("DynamoDBCrudPolicy"), "{id}: never writes");
+        assert!(
+            f.text.contains("/index.html"),
+            "{id}: reads index.html only"
+        );
+        assert!(!f.text.contains("ses:SendEmail") && !f.text.contains("sns:Publish"));
     }
 }
 

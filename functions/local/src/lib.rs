@@ -47,6 +47,10 @@ pub struct ServeOptions {
     pub internal_domains: Option<Vec<String>>,
     /// Where browsers reach this server; `http://<bound address>` when not given.
     pub public_url: Option<String>,
+    /// The OpenID Connect signing-key version (1 or more).
+    pub oidc_key_version: u32,
+    /// The company identity provider for staff sign-in (`--staff-issuer` and the client).
+    pub staff_idp: Option<ciam_core::staff::StaffIdp>,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -119,8 +123,17 @@ pub async fn grant_admin(mail: &str, opts: &StoreOptions) -> Result<String, Stri
         .map_err(|e| format!("{mail}: {}", e.reason.message(ciam_core::Lang::EnUs)))
 }
 
-/// The whole app: API, dev outbox (when on) and the SPA.
+/// The whole app: API, dev outbox (when on) and the SPA, every HTML answer under the frame
+/// policy (`frame_policy`).
 pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
+    let policy_ciam = ciam.clone();
+    spa(ciam, outbox, web_dist).layer(axum::middleware::from_fn_with_state(
+        policy_ciam,
+        frame_policy,
+    ))
+}
+
+fn spa(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     let mut app = ciam_api::router(ciam);
     app = match outbox {
         Some(outbox) => app.merge(outbox.router()),
@@ -143,6 +156,75 @@ pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     }
 }
 
+/// The embedded sign-in page, the only page another site may frame: `/{zh-CN|en-US}/embedded/signin`.
+pub fn is_embedded_signin(path: &str) -> bool {
+    matches!(
+        path.trim_end_matches('/'),
+        "/zh-CN/embedded/signin" | "/en-US/embedded/signin"
+    )
+}
+
+/// The `appId` of a query string (first occurrence, as written: app ids are plain hex, so an
+/// encoded one names no app anyway).
+fn app_id_of(query: Option<&str>) -> Option<String> {
+    query?
+        .split('&')
+        .find_map(|p| p.strip_prefix("appId="))
+        .map(str::to_owned)
+}
+
+/// Every HTML answer: `Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options: DENY`
+/// and `Cache-Control: no-cache` (index.html must be revalidated; hashed assets keep theirs).
+/// The embedded sign-in instead gets `frame-ancestors` with the frame origins registered for its
+/// `appId` (`apps::frame_ancestors`, read per request) and no X-Frame-Options (it cannot name
+/// origins). A failed lookup answers 'none': the page is never framable by mistake.
+async fn frame_policy(
+    axum::extract::State(ciam): axum::extract::State<Ciam>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
+    let embedded = req.method() == axum::http::Method::GET && is_embedded_signin(req.uri().path());
+    let app_id = embedded.then(|| app_id_of(req.uri().query())).flatten();
+    let mut res = next.run(req).await;
+    let html = res
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("text/html"));
+    if !html {
+        return res;
+    }
+    let ancestors = match (embedded, app_id) {
+        (true, Some(id)) => ciam_core::apps::frame_ancestors(&ciam, &id)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(reason = ?e.reason, "frame-ancestors lookup failed");
+                ciam_core::apps::NO_FRAMING.to_owned()
+            }),
+        _ => ciam_core::apps::NO_FRAMING.to_owned(),
+    };
+    let h = res.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!("frame-ancestors {ancestors}")) {
+        h.insert(CONTENT_SECURITY_POLICY, v);
+    } else {
+        h.insert(
+            CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("frame-ancestors 'none'"),
+        );
+    }
+    if embedded {
+        h.remove(axum::http::header::X_FRAME_OPTIONS);
+    } else {
+        h.insert(
+            axum::http::header::X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        );
+    }
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    res
+}
+
 pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let keys = load_or_create_keys(&opts.store.data)?;
@@ -158,6 +240,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .clone()
             .map(|u| u.trim_end_matches('/').to_owned())
             .unwrap_or_else(|| format!("http://{local}")),
+        oidc_key_version: opts.oidc_key_version.max(1),
+        staff_idp: opts.staff_idp.clone(),
         ..Config::default()
     };
     if let Some(d) = &opts.internal_domains {

@@ -37,6 +37,21 @@ enum Command {
         /// http://<bound address>.
         #[arg(long, env = "CIAM_PUBLIC_URL")]
         public_url: Option<String>,
+        /// The OpenID Connect signing-key version; raising it by one rotates the key (the JWKS
+        /// keeps publishing the previous one).
+        #[arg(long, env = "CIAM_OIDC_KEY_VERSION", default_value_t = 1,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        oidc_key_version: u32,
+        /// Staff sign-in: the company OpenID Connect provider's issuer URL (with the client id
+        /// and secret; redirect URI <public url>/ciam/v1/auth/staff/callback).
+        #[arg(long, env = "CIAM_STAFF_ISSUER")]
+        staff_issuer: Option<String>,
+        /// Staff sign-in: Ciam's client id at the company identity provider.
+        #[arg(long, env = "CIAM_STAFF_CLIENT_ID")]
+        staff_client_id: Option<String>,
+        /// Staff sign-in: Ciam's client secret at the company identity provider.
+        #[arg(long, env = "CIAM_STAFF_CLIENT_SECRET", hide_env_values = true)]
+        staff_client_secret: Option<String>,
     },
     /// Manage roles of existing accounts.
     Admin {
@@ -86,6 +101,10 @@ async fn main() -> std::process::ExitCode {
             web_dist,
             internal_domains,
             public_url,
+            staff_issuer,
+            staff_client_id,
+            staff_client_secret,
+            oidc_key_version,
         } => ServeOptions {
             addr,
             store,
@@ -93,6 +112,18 @@ async fn main() -> std::process::ExitCode {
             web_dist,
             internal_domains,
             public_url,
+            oidc_key_version,
+            staff_idp: match ciam_core::staff::StaffIdp::from_parts(
+                staff_issuer,
+                staff_client_id,
+                staff_client_secret,
+            ) {
+                Ok(idp) => idp,
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    return std::process::ExitCode::FAILURE;
+                }
+            },
         },
     };
     match serve(opts).await {

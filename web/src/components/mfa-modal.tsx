@@ -6,7 +6,7 @@ import { useNavigate } from 'react-router';
 import { api } from '../lib/api';
 import * as accounts from '../lib/accounts';
 import * as mfa from '../lib/mfa';
-import { keepQuery } from '../lib/redirect';
+import { afterSignIn } from '../lib/redirect';
 import * as session from '../lib/session';
 import { common } from '../i18n/common';
 
@@ -57,7 +57,7 @@ function MfaModal({ challenge }: { challenge: string }) {
       const account = mfa.pendingAccount();
       if (account) accounts.remember(account);
       mfa.close();
-      navigate(`/${intl.locale}/personal/info${keepQuery(window.location.search)}`);
+      navigate(afterSignIn(intl.locale, window.location.search));
     } else if (mode === 'backup') {
       setError(intl.formatMessage(common.unlockInvalid));
     }

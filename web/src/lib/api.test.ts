@@ -2,7 +2,7 @@
 import { createIntl, createIntlCache, type MessageFormatElement } from 'react-intl';
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { en as enUS, zh as zhCN } from '../testing/messages';
-import { type ApiHost, api, configure, errorText, handleError, lockMinutes, request } from './api';
+import { type ApiHost, api, configure, errorText, handleError, lockMinutes, postToHost, request, setFrameToken } from './api';
 import * as mfa from './mfa';
 import * as session from './session';
 import * as toast from './toast';
@@ -298,15 +298,21 @@ describe('two-factor reasons', () => {
 
 describe('embedded mode', () => {
   let post: Mock<(msg: unknown, origin: string) => void>;
+  /** The framing page: its origin, as the browser reports it (ancestorOrigins or referrer). */
+  const framedBy = (origin: string) => Object.defineProperty(document, 'referrer', { configurable: true, value: origin ? `${origin}/` : '' });
   beforeEach(() => {
     post = vi.fn();
     Object.defineProperty(window, 'parent', { configurable: true, value: { postMessage: post } });
+    framedBy('https://host.example.com');
   });
   afterEach(() => {
     Object.defineProperty(window, 'parent', { configurable: true, value: window });
+    framedBy('');
+    setFrameToken(null);
   });
 
-  it('no toast; posts the error with errMsg to the parent at the serviceUrl origin when validateMsg is notice', async () => {
+  it('no toast; posts the typed error to the parent at the serviceUrl origin when validateMsg is notice', async () => {
+    framedBy('https://host.example.com:8443');
     at('/en-US/embedded/signin?serviceUrl=https%3A%2F%2Fhost.example.com%3A8443%2Fapp%3Fx%3D1&validateMsg=notice');
     failWith('PASSWORD_ERROR', '', 401);
     const r = await api.post('/auth/login/password', {});
@@ -315,7 +321,17 @@ describe('embedded mode', () => {
     expect(post).toHaveBeenCalledOnce();
     const [msg, origin] = post.mock.calls[0]!;
     expect(origin).toBe('https://host.example.com:8443');
-    expect(msg).toMatchObject({ reason: 'PASSWORD_ERROR', code: 401, errMsg: 'Incorrect account or password' });
+    // Exactly the documented shape: nothing else travels.
+    expect(msg).toEqual({ type: 'ciam:error', reason: 'PASSWORD_ERROR', errMsg: 'Incorrect account or password' });
+  });
+
+  it('no post when the framing page is at another origin than the serviceUrl', async () => {
+    framedBy('https://evil.example.net');
+    at('/en-US/embedded/signin?appId=a&serviceUrl=https://host.example.com/app&validateMsg=notice');
+    failWith('PASSWORD_ERROR', '', 401);
+    await api.post('/auth/login/password', {});
+    expect(post).not.toHaveBeenCalled();
+    expect(texts()).toEqual([]);
   });
 
   it.each([
@@ -333,7 +349,7 @@ describe('embedded mode', () => {
   });
 
   it('never posts to "*"', async () => {
-    for (const s of ['?serviceUrl=*&validateMsg=notice', '?serviceUrl=https://h.example.com&validateMsg=notice']) {
+    for (const s of ['?serviceUrl=*&validateMsg=notice', '?validateMsg=notice&serviceUrl=https://host.example.com']) {
       at(`/zh-CN/embedded/signin${s}`);
       failWith('CODE_ERROR');
       await api.post('/auth/login/code', {});
@@ -356,6 +372,29 @@ describe('embedded mode', () => {
     const r = await request('POST', '/auth/login/code', {}, { skipErrorHandler: true });
     expect(r.success).toBe(false);
     expect(post).not.toHaveBeenCalled();
+  });
+
+  it('postToHost: the given message at the serviceUrl origin, only to a parent at that origin', () => {
+    expect(postToHost({ type: 'ciam:ticket', cTicket: 'ST-1', serviceUrl: 'https://host.example.com/cb' }, 'https://host.example.com/cb')).toBe(true);
+    expect(post).toHaveBeenCalledWith({ type: 'ciam:ticket', cTicket: 'ST-1', serviceUrl: 'https://host.example.com/cb' }, 'https://host.example.com');
+    expect(postToHost({ type: 'ciam:cancel' }, 'https://other.example.com/cb')).toBe(false);
+    Object.defineProperty(window, 'parent', { configurable: true, value: window });
+    expect(postToHost({ type: 'ciam:cancel' }, 'https://host.example.com/cb')).toBe(false);
+    expect(post).toHaveBeenCalledOnce();
+  });
+
+  it('the session is in memory only: the frame token is sent, storage is neither read nor written', async () => {
+    session.start('stored-token');
+    at('/en-US/embedded/signin?appId=a&serviceUrl=https://host.example.com/cb');
+    await api.get('/auth/consent');
+    expect((fetchMock.mock.calls[0]![1]!.headers as Record<string, string>).Authorization).toBeUndefined();
+    setFrameToken('frame-token');
+    await api.get('/auth/consent');
+    expect((fetchMock.mock.calls[1]![1]!.headers as Record<string, string>).Authorization).toBe('Bearer frame-token');
+    expect(session.token()).toBe('stored-token');
+    at('/en-US/personal/info');
+    await api.get('/auth/info');
+    expect((fetchMock.mock.calls[2]![1]!.headers as Record<string, string>).Authorization).toBe('Bearer stored-token');
   });
 });
 

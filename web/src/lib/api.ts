@@ -43,7 +43,7 @@ function uuid(): string {
 
 export async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<Result<T>> {
   const headers: Record<string, string> = { 'X-Request-ID': uuid(), 'Accept-Language': host?.locale() ?? 'zh-CN' };
-  const t = session.token();
+  const t = inFrame() ? frameToken : session.token();
   if (t) headers.Authorization = `Bearer ${t}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
@@ -105,6 +105,7 @@ export function handleError(e: ApiError, now = Date.now()): void {
   switch (e.reason) {
     case 'AUTHORIZATION_FAILED':
       session.clear();
+      frameToken = null;
       if (!info.embedded && loc) host?.navigate(`/${lang}/passport/signin${keepQuery(loc.search, { dropServiceUrl: true })}`);
       return;
     case 'USER_TOTP_ENABLED':
@@ -123,14 +124,56 @@ export function handleError(e: ApiError, now = Date.now()): void {
     }
   }
   if (info.embedded) {
-    // No toast when embedded: tell the host page, but only at the serviceUrl's own origin.
-    const origin = originOf(info.serviceUrl);
-    if (origin && info.validateMsg === 'notice' && window.parent !== window) {
-      window.parent.postMessage({ ...e, errMsg: errorText(e, now) }, origin);
-    }
+    // No toast when embedded: tell the host page when it asked (validateMsg=notice), only at the
+    // serviceUrl's own origin. The shape is fixed: never a token, ticket, mail or phone.
+    if (info.validateMsg === 'notice') postToHost({ type: 'ciam:error', reason: e.reason, errMsg: errorText(e, now) }, info.serviceUrl);
     return;
   }
   toast.show('error', errorText(e, now));
+}
+
+/**
+ * What the embedded sign-in posts to the page that frames it (docs/partners.md). Nothing else is
+ * ever posted, and never to '*'.
+ */
+export type EmbeddedMessage =
+  /** A refusal, only with validateMsg=notice. An unknown account reads as a wrong password. */
+  | { type: 'ciam:error'; reason: string; errMsg: string }
+  /** Signed in and allowed: verify the ticket server to server with this serviceUrl. */
+  | { type: 'ciam:ticket'; cTicket: string; serviceUrl: string }
+  /** The user declined the app's request on the consent step. */
+  | { type: 'ciam:cancel' };
+
+/** The session token of the embedded sign-in: memory only (a third-party frame may have no storage). */
+let frameToken: string | null = null;
+
+/** True on the embedded sign-in, whose session lives in memory (see setFrameToken). */
+function inFrame(): boolean {
+  return typeof window !== 'undefined' && embeddedInfo(window.location.pathname, window.location.search).embedded;
+}
+
+/** Keeps the embedded sign-in's session token in memory (null forgets it). */
+export function setFrameToken(token: string | null): void {
+  frameToken = token;
+}
+
+/** The origin of the page that frames this one: `location.ancestorOrigins`, else the referrer's. */
+export function parentOrigin(): string | null {
+  if (typeof window === 'undefined' || window.parent === window) return null;
+  const ancestors = window.location.ancestorOrigins;
+  if (ancestors && ancestors.length > 0) return ancestors[0] ?? null;
+  return originOf(document.referrer || null);
+}
+
+/**
+ * Posts `msg` to the framing page, with targetOrigin = the origin of `serviceUrl`, and only when
+ * the framing page is at that origin. Answers whether it was posted.
+ */
+export function postToHost(msg: EmbeddedMessage, serviceUrl: string | null): boolean {
+  const origin = originOf(serviceUrl);
+  if (!origin || parentOrigin() !== origin) return false;
+  window.parent.postMessage(msg, origin);
+  return true;
 }
 
 export const api = {

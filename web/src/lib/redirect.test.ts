@@ -1,6 +1,6 @@
 // Spec §2: serviceUrl is kept on redirects unless its value contains an encoded '=' or '/'.
 import { describe, expect, it } from 'vitest';
-import { embeddedInfo, keepQuery, originOf, serviceUrlIsKept } from './redirect';
+import { afterSignIn, embeddedInfo, keepQuery, originOf, partnerRequest, serviceUrlIsKept, serviceUrlOf } from './redirect';
 
 describe('serviceUrlIsKept', () => {
   it.each([
@@ -51,6 +51,51 @@ describe('keepQuery', () => {
     expect(p.has('serviceUrl')).toBe(false);
     expect(p.get('validateMsg')).toBe('notice');
     expect(keepQuery('?serviceUrl=https://a.example.com', { dropServiceUrl: true })).toBe('');
+  });
+});
+
+describe('serviceUrlOf', () => {
+  it('is the decoded value, or the raw one when it does not decode, or null when absent', () => {
+    expect(serviceUrlOf('?serviceUrl=https://a.example.com/cb')).toBe('https://a.example.com/cb');
+    expect(serviceUrlOf('?serviceUrl=https%3A//a.example.com/a%20b')).toBe('https://a.example.com/a b');
+    expect(serviceUrlOf('?serviceUrl=https://a.example.com/%E0%A4%A')).toBe('https://a.example.com/%E0%A4%A');
+    expect(serviceUrlOf('?appId=x')).toBeNull();
+    expect(serviceUrlOf('?serviceUrl=')).toBe('');
+  });
+});
+
+describe('partnerRequest', () => {
+  it('is an OpenID Connect request when oidcRequest is given (it wins over appId)', () => {
+    expect(partnerRequest('?oidcRequest=r1&appId=a&serviceUrl=https://a.example.com')).toEqual({ kind: 'oidc', id: 'r1' });
+  });
+  it('is a ticket request with appId and serviceUrl', () => {
+    expect(partnerRequest('?appId=a1&serviceUrl=https://a.example.com/cb?x=1')).toEqual({
+      kind: 'ticket', appId: 'a1', serviceUrl: 'https://a.example.com/cb?x=1',
+    });
+  });
+  it('is nothing when a half is missing or empty', () => {
+    for (const q of ['', '?appId=a1', '?serviceUrl=https://a.example.com', '?appId=&serviceUrl=https://a.example.com', '?appId=a1&serviceUrl=', '?oidcRequest=']) {
+      expect(partnerRequest(q)).toBeNull();
+    }
+  });
+});
+
+describe('afterSignIn', () => {
+  it.each([
+    ['', '/en-US/personal/info'],
+    ['?foo=1', '/en-US/personal/info?foo=1'],
+    ['?appId=a1', '/en-US/personal/info?appId=a1'],
+    ['?serviceUrl=https://a.example.com/cb', '/en-US/personal/info?serviceUrl=https://a.example.com/cb'],
+    ['?appId=a1&serviceUrl=https://a.example.com/cb', '/en-US/passport/authorize?appId=a1&serviceUrl=https://a.example.com/cb'],
+    ['?appId=a1&serviceUrl=https://a.example.com/cb?x=1&k=v', '/en-US/passport/authorize?appId=a1&serviceUrl=https://a.example.com/cb?x=1&k=v'],
+    ['?oidcRequest=r1', '/en-US/passport/authorize?oidcRequest=r1'],
+    // Spec §2: an encoded '/' or '=' drops serviceUrl, and without it there is no partner to go back to.
+    ['?appId=a1&serviceUrl=https%3A%2F%2Fa.example.com', '/en-US/personal/info?appId=a1'],
+  ])('%s -> %s', (search, to) => {
+    expect(afterSignIn('en-US', search)).toBe(to);
+  });
+  it('keeps the language it is given', () => {
+    expect(afterSignIn('zh-CN', '?oidcRequest=r1')).toBe('/zh-CN/passport/authorize?oidcRequest=r1');
   });
 });
 

@@ -1,5 +1,7 @@
 // Query-string rules of spec §2: serviceUrl is preserved on every redirect unless its value
-// contains an encoded '=' or '/'.
+// contains an encoded '=' or '/'. Partners write serviceUrl unencoded and last
+// (`?appId=…&serviceUrl=https://app.example.com/cb`); its value ends at the next '&', so a
+// serviceUrl cannot carry more than one query parameter of its own.
 
 /** The raw (still encoded) value of serviceUrl in a query string, if any. */
 function rawServiceUrl(search: string): string | null {
@@ -15,6 +17,17 @@ export function serviceUrlIsKept(search: string): boolean {
   return raw === null || !/%3d|%2f/i.test(raw);
 }
 
+/** The serviceUrl of a query string, decoded (a value that does not decode is taken as it is). */
+export function serviceUrlOf(search: string): string | null {
+  const raw = rawServiceUrl(search);
+  if (raw === null) return null;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 /**
  * The query to carry over on a redirect. The parameters are kept as they came (still encoded):
  * re-encoding would turn the '/' of a kept serviceUrl into %2F and a second redirect would drop it.
@@ -28,6 +41,28 @@ export function keepQuery(search: string, opts: { dropServiceUrl?: boolean } = {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
+/** What a partner asked for in the query: a ticket for appId + serviceUrl, or an OpenID Connect request. */
+export type PartnerRequest = { kind: 'ticket'; appId: string; serviceUrl: string } | { kind: 'oidc'; id: string };
+
+export function partnerRequest(search: string): PartnerRequest | null {
+  const q = new URLSearchParams(search);
+  const id = q.get('oidcRequest')?.trim();
+  if (id) return { kind: 'oidc', id };
+  const appId = q.get('appId')?.trim();
+  const serviceUrl = serviceUrlOf(search);
+  return appId && serviceUrl ? { kind: 'ticket', appId, serviceUrl } : null;
+}
+
+/**
+ * Where a completed sign-in goes (password, code, the two-factor step, staff login): the consent
+ * screen when a partner sent the user (it goes straight on when consent exists), else the
+ * personal centre. The query is carried over by the rules above.
+ */
+export function afterSignIn(lang: string, search: string): string {
+  const q = keepQuery(search);
+  return `/${lang}/${partnerRequest(q) ? 'passport/authorize' : 'personal/info'}${q}`;
+}
+
 export interface Embedded {
   embedded: boolean;
   serviceUrl: string | null;
@@ -38,7 +73,7 @@ export function embeddedInfo(pathname: string, search: string): Embedded {
   const params = new URLSearchParams(search);
   return {
     embedded: /^\/(zh-CN|en-US)\/embedded\//.test(pathname),
-    serviceUrl: params.get('serviceUrl'),
+    serviceUrl: serviceUrlOf(search),
     validateMsg: params.get('validateMsg'),
   };
 }

@@ -1,40 +1,14 @@
-// Spec §8 error handling in a real browser: authorization failure, the account lock message, and
-// the embedded mode (no toast; the error is posted to the host page at the serviceUrl's origin).
+// Spec §8 error handling in a real browser: authorization failure and the account lock message.
+// The embedded mode (no toast; typed messages to the host) is covered by embedded.test.mjs.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createAccount, expectLanding, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
+import { createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 
-
-/**
- * A host page at another origin (localhost instead of 127.0.0.1: same server, another site) with
- * the embedded sign-in in a frame. Chromium denies storage to such a third-party frame, so the
- * frame's locale comes from the browser language: each language gets a browser speaking it.
- */
-async function hostWithFrame(L, query) {
-  const browser = await launchBrowser({ locale: L });
-  const page = await browser.page();
-  const frameOrigin = ctx.server.base;
-  const hostOrigin = frameOrigin.replace('127.0.0.1', 'localhost');
-  await page.goto(`${hostOrigin}/ciam/dev/outbox`);
-  await page.evaluate((s) => {
-    window.__messages = [];
-    window.addEventListener('message', (e) => window.__messages.push({ origin: e.origin, data: e.data }));
-    const f = document.createElement('iframe');
-    f.src = s;
-    f.width = '600';
-    f.height = '600';
-    document.body.append(f);
-  }, `${frameOrigin}/${L}/embedded/signin${query(hostOrigin)}`);
-  const frame = page.frameLocator('iframe');
-  await frame.locator('form[data-testid="signin-password"]').waitFor();
-  return { browser, page, frame, frameOrigin, hostOrigin };
-}
 
 for (const L of LOCALES) {
   describe(`error handling (${L})`, { skip }, () => {
@@ -72,49 +46,6 @@ for (const L of LOCALES) {
       await page.locator('.toast', { hasText: locked }).first().waitFor();
       assert.equal(await storage(page, 'ciam_token'), null);
       assert.ok(where(page).startsWith(`/${L}/passport/signin`));
-    });
-
-    it('embedded: no toast; the error goes to the host page at the serviceUrl origin only', async () => {
-      const user = await createAccount(ctx.server);
-      const { browser, page, frame, frameOrigin } = await hostWithFrame(L, (host) => `?serviceUrl=${host}/app&validateMsg=notice`);
-      try {
-        const form = frame.locator('form[data-testid="signin-password"]');
-        await form.locator('[name="account"]').fill(user.account);
-        await form.locator('[name="password"]').fill('Wrong-Password-1!');
-        await form.locator('button[type="submit"]').click();
-        await page.waitForFunction(() => window.__messages.length > 0);
-        const [msg] = await page.evaluate(() => window.__messages);
-        assert.equal(msg.origin, frameOrigin);
-        assert.equal(msg.data.reason, 'PASSWORD_ERROR');
-        assert.equal(msg.data.errMsg, t['error.PASSWORD_ERROR']);
-        assert.equal(await frame.locator('.toast').count(), 0, 'no toast when embedded');
-        // The refusal shows in the form itself.
-        await frame.locator('[role="alert"]', { hasText: t['error.PASSWORD_ERROR'] }).first().waitFor();
-        // Signing in tells the host too, at its origin.
-        await form.locator('[name="password"]').fill(user.password);
-        await form.locator('button[type="submit"]').click();
-        await page.waitForFunction(() => window.__messages.some((m) => m.data?.type === 'ciam:signed-in'));
-        assert.ok((await page.evaluate(() => window.__messages)).every((m) => m.origin === frameOrigin));
-        assert.deepEqual(browser.errors, [], 'no uncaught errors in the frame (storage is denied there)');
-      } finally {
-        await browser.close();
-      }
-    });
-
-    it('embedded without validateMsg=notice: nothing is posted', async () => {
-      const user = await createAccount(ctx.server);
-      const { browser, page, frame } = await hostWithFrame(L, (host) => `?serviceUrl=${host}/app`);
-      try {
-        const form = frame.locator('form[data-testid="signin-password"]');
-        await form.locator('[name="account"]').fill(user.account);
-        await form.locator('[name="password"]').fill('Wrong-Password-1!');
-        await form.locator('button[type="submit"]').click();
-        await frame.locator('[role="alert"]', { hasText: t['error.PASSWORD_ERROR'] }).first().waitFor();
-        await sleep(300);
-        assert.deepEqual(await page.evaluate(() => window.__messages.filter((m) => m.data?.reason)), []);
-      } finally {
-        await browser.close();
-      }
     });
   });
 }

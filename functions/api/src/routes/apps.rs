@@ -127,7 +127,8 @@ pub struct TicketRequest {
     service_url: String,
 }
 
-/// `POST /auth/login/token`: a ticket for a registered service URL. Round trips: 3.
+/// `POST /auth/login/token`: a ticket for a registered service URL; also the consent screen's
+/// Allow (the decision is remembered in the same transaction). Round trips: 3.
 pub async fn issue_ticket(
     State(s): State<AppState>,
     Authed(sess): Authed,

@@ -17,7 +17,10 @@ use serde_json::json;
 mod account;
 mod apps;
 mod avatar;
+mod consents;
 mod me;
+mod oidc;
+mod staff;
 mod two_factor;
 
 /// One route: its id (also its Lambda binary and template function), method and path under
@@ -71,6 +74,24 @@ pub const ROUTES: &[RouteDef] = &[
     r("app_delete", "DELETE", "/app/{appId}"),
     r("auth_login_token", "POST", "/auth/login/token"),
     r("auth_login_token_verify", "GET", "/auth/login/token/verify"),
+    r("auth_consent", "GET", "/auth/consent"),
+    r("auth_consents", "GET", "/auth/consents"),
+    r("auth_consent_delete", "DELETE", "/auth/consents/{appId}"),
+    r("auth_staff_start", "GET", "/auth/staff/start"),
+    r("auth_staff_callback", "GET", "/auth/staff/callback"),
+    r("auth_login_staff", "POST", "/auth/login/staff"),
+    r(
+        "oidc_discovery",
+        "GET",
+        "/oidc/.well-known/openid-configuration",
+    ),
+    r("oidc_authorize", "GET", "/oidc/authorize"),
+    r("oidc_request_get", "GET", "/oidc/requests/{id}"),
+    r("oidc_request_post", "POST", "/oidc/requests/{id}"),
+    r("oidc_token", "POST", "/oidc/token"),
+    r("oidc_userinfo", "GET", "/oidc/userinfo"),
+    r("oidc_userinfo_post", "POST", "/oidc/userinfo"),
+    r("oidc_jwks", "GET", "/oidc/jwks"),
     r("openapi", "GET", "/openapi.json"),
 ];
 
@@ -113,6 +134,20 @@ pub fn handler(id: &str) -> MethodRouter<AppState> {
         "app_delete" => delete(apps::remove),
         "auth_login_token" => post(apps::issue_ticket),
         "auth_login_token_verify" => get(apps::verify_ticket),
+        "auth_consent" => get(consents::context),
+        "auth_consents" => get(consents::list),
+        "auth_consent_delete" => delete(consents::revoke),
+        "auth_staff_start" => get(staff::start),
+        "auth_staff_callback" => get(staff::callback),
+        "auth_login_staff" => post(staff::login),
+        "oidc_discovery" => get(oidc::discovery),
+        "oidc_authorize" => get(oidc::authorize),
+        "oidc_request_get" => get(oidc::request_get),
+        "oidc_request_post" => post(oidc::request_post),
+        "oidc_token" => post(oidc::token),
+        "oidc_userinfo" => get(oidc::userinfo),
+        "oidc_userinfo_post" => post(oidc::userinfo_post),
+        "oidc_jwks" => get(oidc::jwks),
         _ => get(openapi),
     }
 }

@@ -3,9 +3,9 @@
 use crate::helpers::{TestApp, PASSWORD};
 use serde_json::{json, Value};
 
-const SERVICE: &str = "https://factory.example.com/cas/login";
+pub(crate) const SERVICE: &str = "https://factory.example.com/cas/login";
 
-fn new_app(name: &str) -> Value {
+pub(crate) fn new_app(name: &str) -> Value {
     json!({
         "name": { "zh-CN": format!("{name} 工厂"), "en-US": name },
         "description": "Orders and machines",
@@ -16,18 +16,39 @@ fn new_app(name: &str) -> Value {
     })
 }
 
+/// The adversarial corpus: look-alikes of `SERVICE`, each of which must be refused.
+pub(crate) const LOOK_ALIKES: &[&str] = &[
+    "https://factory.example.com/cas/login/",
+    "https://Factory.example.com/cas/login",
+    "https://factory.example.com/CAS/login",
+    "https://evil@factory.example.com/cas/login",
+    "https://factory.example.com.evil.com/cas/login",
+    "//factory.example.com/cas/login",
+    "javascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "https://factory.example.com/cas/login?x=1",
+    "http://factory.example.com/cas/login",
+    "https:%2F%2Ffactory.example.com/cas/login",
+    "https://factory.example.com%2Fcas%2Flogin",
+    "https://factory.example.com/cas%2Flogin",
+];
+
 /// An admin, an app (id and secret) and a signed-in ordinary user.
-struct World {
-    app: TestApp,
-    admin: String,
-    app_id: String,
-    secret: String,
-    user: String,
-    user_id: String,
+pub(crate) struct World {
+    pub app: TestApp,
+    pub admin: String,
+    pub app_id: String,
+    pub secret: String,
+    pub user: String,
+    pub user_id: String,
 }
 
-async fn world() -> World {
-    let app = TestApp::spawn().await;
+pub(crate) async fn world() -> World {
+    world_on(TestApp::spawn().await).await
+}
+
+/// The same world over a given app (another engine).
+pub(crate) async fn world_on(app: TestApp) -> World {
     let admin = app.admin_token().await;
     let created = app.create_app(&admin, &new_app("Factory")).await.ok(201);
     let user_id = app.sign_up("ann", "ann@example.com").await;
@@ -42,7 +63,7 @@ async fn world() -> World {
     }
 }
 
-async fn ticket(w: &World, service: &str) -> String {
+pub(crate) async fn ticket(w: &World, service: &str) -> String {
     let t = w
         .app
         .issue_ticket(&w.user, &w.app_id, service)
@@ -209,9 +230,10 @@ async fn a_ticket_is_redeemed_once_for_the_claims_the_app_may_see() {
 }
 
 #[tokio::test]
-async fn a_ticket_for_another_service_or_app_is_not_found_and_burned() {
+async fn reusing_a_ticket_after_a_failed_verification_is_refused() {
     let w = world().await;
     let c = ticket(&w, SERVICE).await;
+    // Registered for the app, but not the service this ticket was issued for: refused, burned.
     let other = "https://factory.example.com/cb?x=1";
     let (id, secret) = (&w.app_id, &w.secret);
     w.app
@@ -222,11 +244,27 @@ async fn a_ticket_for_another_service_or_app_is_not_found_and_burned() {
         .verify_ticket(id, secret, &c, SERVICE)
         .await
         .error(404, "TICKET_NOT_FOUND");
+    // A look-alike of the right service burns it just the same.
+    let c = ticket(&w, SERVICE).await;
+    w.app
+        .verify_ticket(id, secret, &c, &format!("{SERVICE}/"))
+        .await
+        .error(404, "TICKET_NOT_FOUND");
+    w.app
+        .verify_ticket_basic(id, secret, &c, SERVICE)
+        .await
+        .error(404, "TICKET_NOT_FOUND");
+}
 
+#[tokio::test]
+async fn a_ticket_of_app_a_cannot_be_verified_by_app_b() {
+    let w = world().await;
+    let (id, secret) = (&w.app_id, &w.secret);
     let created = w.app.create_app(&w.admin, &new_app("Rival")).await.ok(201);
     let rival = created["app"]["appId"].as_str().expect("id");
     let rival_secret = created["appSecret"].as_str().expect("secret");
     let c = ticket(&w, SERVICE).await;
+    // App B, with its own valid credentials: refused, and the ticket is burned.
     w.app
         .verify_ticket(rival, rival_secret, &c, SERVICE)
         .await
@@ -235,6 +273,13 @@ async fn a_ticket_for_another_service_or_app_is_not_found_and_burned() {
         .verify_ticket(id, secret, &c, SERVICE)
         .await
         .error(404, "TICKET_NOT_FOUND");
+    // App B's secret under app A's id is a wrong secret, and leaves the ticket alone.
+    let c = ticket(&w, SERVICE).await;
+    w.app
+        .verify_ticket(id, rival_secret, &c, SERVICE)
+        .await
+        .error(401, "APPSECRET_ERROR");
+    w.app.verify_ticket(id, secret, &c, SERVICE).await.ok(200);
 }
 
 #[tokio::test]
@@ -267,6 +312,16 @@ async fn a_wrong_secret_is_refused_without_burning_the_ticket() {
         .verify_ticket("ffffffffffffffff", &w.secret, &c, SERVICE)
         .await
         .error(401, "APPSECRET_ERROR");
+    w.app
+        .verify_ticket_basic(&w.app_id, &wrong, &c, SERVICE)
+        .await
+        .error(401, "APPSECRET_ERROR");
+    w.app
+        .verify_ticket(&w.app_id, "", &c, SERVICE)
+        .await
+        .error(401, "APPSECRET_ERROR");
+    // What the code does: credentials are checked before the ticket is touched, so a wrong
+    // secret does not burn it (nobody without the secret can burn another app's tickets).
     w.app
         .verify_ticket(&w.app_id, &w.secret, &c, SERVICE)
         .await
@@ -306,20 +361,39 @@ async fn a_rotated_secret_is_shown_once_and_the_old_one_works_for_a_day() {
         .ok(200);
 }
 
-#[tokio::test]
-async fn of_twenty_concurrent_redemptions_exactly_one_succeeds() {
-    let w = world().await;
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_fifty_concurrent_verifications_exactly_one_succeeds() {
+    fifty_verifications_one_winner(TestApp::spawn().await).await;
+}
+
+/// 50 verifications of one ticket at once, on the engine of `app`: exactly one answers the
+/// claims, every other one TICKET_NOT_FOUND, and the ticket is gone afterwards.
+pub(crate) async fn fifty_verifications_one_winner(app: TestApp) {
+    let w = world_on(app).await;
     let c = ticket(&w, SERVICE).await;
-    let tries = (0..20).map(|_| {
+    let tries = (0..50).map(|_| {
         let (app, id, secret, c) = (w.app.clone(), w.app_id.clone(), w.secret.clone(), c.clone());
         async move { app.verify_ticket(&id, &secret, &c, SERVICE).await }
     });
     let results = spawn_all(tries).await;
-    let ok = results.iter().filter(|r| r.status.as_u16() == 200).count();
-    assert_eq!(ok, 1);
+    let ok: Vec<_> = results
+        .iter()
+        .filter(|r| r.status.as_u16() == 200)
+        .collect();
+    assert_eq!(
+        ok.len(),
+        1,
+        "{:?}",
+        results.iter().map(|r| r.reason()).collect::<Vec<_>>()
+    );
+    assert_eq!(ok[0].json()["userId"], w.user_id.as_str());
     for r in results.iter().filter(|r| r.status.as_u16() != 200) {
         r.error(404, "TICKET_NOT_FOUND");
     }
+    w.app
+        .verify_ticket(&w.app_id, &w.secret, &c, SERVICE)
+        .await
+        .error(404, "TICKET_NOT_FOUND");
 }
 
 /// Runs every future on its own task, so they truly overlap.
@@ -350,18 +424,7 @@ async fn the_app_appears_among_recent_apps_after_a_ticket() {
 #[tokio::test]
 async fn look_alike_service_urls_get_no_ticket() {
     let w = world().await;
-    for bad in [
-        "https://factory.example.com/cas/login/",
-        "https://Factory.example.com/cas/login",
-        "https://factory.example.com/CAS/login",
-        "https://evil@factory.example.com/cas/login",
-        "https://factory.example.com.evil.com/cas/login",
-        "//factory.example.com/cas/login",
-        "javascript:alert(1)",
-        "data:text/html,<script>alert(1)</script>",
-        "https://factory.example.com/cas/login?x=1",
-        "http://factory.example.com/cas/login",
-    ] {
+    for bad in LOOK_ALIKES {
         let v = w
             .app
             .issue_ticket(&w.user, &w.app_id, bad)

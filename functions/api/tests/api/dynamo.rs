@@ -1,4 +1,4 @@
-//! The races of the two-factor and binding work, run again over DynamoDB Local: the domain's
+//! The races of the two-factor, binding and ticket work, run again over DynamoDB Local: the domain's
 //! single-use guarantees must hold on the production engine, not only on SQLite.
 
 use crate::helpers::{TestApp, PASSWORD};
@@ -62,4 +62,8 @@ async fn on_dynamodb_one_backup_code_one_totp_code_and_one_address_each_have_exa
     let wins = [&a, &b].iter().filter(|r| r.status == 200).count();
     assert_eq!(wins, 1, "binding: {} / {}", a.text, b.text);
     assert!(app.owner_of("shared@example.com").await.is_some());
+
+    // 50 concurrent verifications of one partner-app ticket.
+    crate::apps::fifty_verifications_one_winner(app_on(&local, "races-ticket").await).await;
+    crate::consents::consent_life_cycle(app_on(&local, "consents").await).await;
 }

@@ -799,3 +799,52 @@ pub fn url_encode(s: &str) -> String {
         })
         .collect()
 }
+
+/// The consent endpoints.
+impl TestApp {
+    /// `GET /auth/consent`; `query` is the raw query string (so tests can omit or mangle it).
+    pub async fn get_consent_raw(&self, token: &str, query: &str, lang: &str) -> TestResponse {
+        let req = request(Method::GET, &format!("/auth/consent?{query}"))
+            .header("authorization", format!("Bearer {token}"))
+            .header("accept-language", lang)
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+
+    /// `GET /auth/consent` for an app and a service URL (encoded), in zh-CN.
+    pub async fn get_consent(&self, token: &str, app_id: &str, service_url: &str) -> TestResponse {
+        let q = format!(
+            "appId={}&serviceUrl={}",
+            url_encode(app_id),
+            url_encode(service_url)
+        );
+        self.get_consent_raw(token, &q, "zh-CN").await
+    }
+
+    pub async fn get_consents(&self, token: &str, lang: &str) -> TestResponse {
+        let req = request(Method::GET, "/auth/consents")
+            .header("authorization", format!("Bearer {token}"))
+            .header("accept-language", lang)
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+
+    pub async fn delete_consent(&self, token: &str, app_id: &str) -> TestResponse {
+        let req = request(Method::DELETE, &format!("/auth/consents/{app_id}"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+}
+
+impl TestApp {
+    /// The same app with a changed configuration (e.g. the staff identity provider).
+    pub fn configure(mut self, change: impl FnOnce(&mut Config)) -> TestApp {
+        change(&mut self.ciam.config);
+        self.router = ciam_api::router(self.ciam.clone());
+        self
+    }
+}

@@ -1,56 +1,174 @@
-// The OAuth consent screen's frame (spec §2): what the app asks for, Cancel and Allow. The grant
-// itself arrives with the partner-apps issue; until then Allow says so.
+// The consent screen (spec §2): a partner sends the user here with appId + serviceUrl (or an
+// OpenID Connect request). Signed out, the user signs in first (the query travels along);
+// signed in, the server says what the app is, what it asks for and whether the user already
+// allowed it. Allow asks for a ticket (or code) and follows the server's redirect; Cancel goes to
+// the server-made cancelUrl; an unknown app or an unregistered serviceUrl shows the error here and
+// never leaves Ciam.
+import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { useLocation, useNavigate } from 'react-router';
+import { Link, Navigate, useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
+import { type ApiError, errorText, handleError } from '../../lib/api';
+import {
+  approve,
+  type ConsentContext,
+  knownScopes,
+  leave,
+  loadContext,
+  logoUrl,
+  type PartnerRequest,
+  partnerRequest,
+  scopeMessages,
+} from '../../lib/partner';
 import { keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
-import * as toast from '../../lib/toast';
 
 const m = defineMessages({
-  someApp: { id: 'authorize.someApp', defaultMessage: 'An application' },
+  loading: { id: 'authorize.loading', defaultMessage: 'Checking the application…' },
+  continuing: { id: 'authorize.continuing', defaultMessage: 'Taking you to {app}…' },
   asks: { id: 'authorize.asks', defaultMessage: '{app} would like to use your Ciam account and access:' },
-  avatar: { id: 'authorize.avatar', defaultMessage: 'Your avatar' },
-  nickname: { id: 'authorize.nickname', defaultMessage: 'Your nickname' },
-  company: { id: 'authorize.company', defaultMessage: 'Your company name' },
-  contact: { id: 'authorize.contact', defaultMessage: 'Your phone number and/or e-mail' },
+  identityOnly: { id: 'authorize.identityOnly', defaultMessage: '{app} would like to know who you are. It asks for nothing else.' },
+  logoAlt: { id: 'authorize.logoAlt', defaultMessage: 'Logo of {app}' },
   cancel: { id: 'authorize.cancel', defaultMessage: 'Cancel' },
   allow: { id: 'authorize.allow', defaultMessage: 'Allow' },
-  notAvailable: { id: 'authorize.notAvailable', defaultMessage: 'Authorization is not available yet' },
+  allowing: { id: 'authorize.allowing', defaultMessage: 'Allowing…' },
+  incomplete: { id: 'authorize.incomplete', defaultMessage: 'This link does not say which application is asking. Please go back to the application and try again.' },
+  failed: { id: 'authorize.failed', defaultMessage: 'The application cannot be authorized' },
+  toPersonal: { id: 'authorize.toPersonal', defaultMessage: 'Go to your Personal Center' },
 });
+
+type State =
+  | { at: 'loading' }
+  | { at: 'failed'; error: string }
+  | { at: 'ask'; ctx: ConsentContext }
+  | { at: 'leaving'; ctx: ConsentContext };
 
 export default function Authorize() {
   useTitle(titles.authorize);
-  const intl = useIntl();
-  const navigate = useNavigate();
+  const lang = useIntl().locale as Locale;
   const { search } = useLocation();
-  const app = new URLSearchParams(search).get('appName')?.trim().slice(0, 64) || intl.formatMessage(m.someApp);
-  const toSignin = () => navigate(paths.signin(intl.locale as Locale) + keepQuery(search));
-  const allow = () => (session.isLoggedIn() ? toast.show('info', intl.formatMessage(m.notAvailable)) : toSignin());
+  const req = partnerRequest(search);
+  if (!req) return <Failed lang={lang} />;
+  if (!session.isLoggedIn()) return <Navigate replace to={paths.signin(lang) + keepQuery(search)} />;
+  return <Consent key={search} lang={lang} req={req} />;
+}
+
+function Failed({ lang, error }: { lang: Locale; error?: string }) {
   return (
-    <div className="card">
+    <div className="card" data-testid="authorize-error">
       <h1>
         <FormattedMessage {...titles.authorize} />
       </h1>
-      <p>
-        <FormattedMessage {...m.asks} values={{ app: <strong>{app}</strong> }} />
-      </p>
-      <ul>
-        {[m.avatar, m.nickname, m.company, m.contact].map((d) => (
-          <li key={d.id}>
-            <FormattedMessage {...d} />
-          </li>
-        ))}
-      </ul>
+      <div role="alert">
+        <p>
+          <strong>
+            <FormattedMessage {...m.failed} />
+          </strong>
+        </p>
+        <p>{error ?? <FormattedMessage {...m.incomplete} />}</p>
+      </div>
+      <div className="links">
+        <Link to={paths.info(lang)} data-testid="authorize-personal">
+          <FormattedMessage {...m.toPersonal} />
+        </Link>
+      </div>
+    </div>
+  );
+}
+
+function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
+  const intl = useIntl();
+  const [state, setState] = useState<State>({ at: 'loading' });
+  const [busy, setBusy] = useState<'allow' | 'cancel' | null>(null);
+  // One ticket per visit, even when an effect runs twice (React's strict mode in development).
+  const started = useRef(false);
+
+  const refuse = (e: ApiError) => {
+    // A lost session goes to sign-in (spec §8); anything else stays here, on this screen.
+    if (e.reason === 'AUTHORIZATION_FAILED') handleError(e);
+    else setState({ at: 'failed', error: errorText(e) });
+  };
+
+  const go = async (ctx: ConsentContext) => {
+    setBusy('allow');
+    const res = await approve(req, { skipErrorHandler: true });
+    if (!res.success) {
+      setBusy(null);
+      return refuse(res.error);
+    }
+    setState({ at: 'leaving', ctx });
+    if (!leave(res.data.redirect)) {
+      setBusy(null);
+      setState({ at: 'failed', error: intl.formatMessage(m.failed) });
+    }
+  };
+
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    void loadContext(req, { skipErrorHandler: true }).then((res) => {
+      if (!res.success) return refuse(res.error);
+      if (res.data.granted) void go(res.data);
+      else setState({ at: 'ask', ctx: res.data });
+    });
+    // Once per request: a new query remounts this component (its key).
+  }, []);
+
+  if (state.at === 'failed') return <Failed lang={lang} error={state.error} />;
+  if (state.at === 'loading' || (state.at === 'leaving' && state.ctx.granted)) {
+    return (
+      <div className="card">
+        <h1>
+          <FormattedMessage {...titles.authorize} />
+        </h1>
+        <p className="muted" role="status" data-testid="authorize-busy">
+          {state.at === 'loading' ? <FormattedMessage {...m.loading} /> : <FormattedMessage {...m.continuing} values={{ app: state.ctx.name }} />}
+        </p>
+      </div>
+    );
+  }
+  const { ctx } = state;
+  const logo = logoUrl(ctx.logo);
+  const scopes = knownScopes(ctx.scopes);
+  const app = <strong data-testid="authorize-app">{ctx.name}</strong>;
+  const cancel = () => {
+    setBusy('cancel');
+    if (!leave(ctx.cancelUrl)) setBusy(null);
+  };
+  return (
+    <div className="card" data-testid="authorize">
+      <h1>
+        <FormattedMessage {...titles.authorize} />
+      </h1>
+      {logo && <img className="app-logo" src={logo} alt={intl.formatMessage(m.logoAlt, { app: ctx.name })} width={64} height={64} />}
+      {scopes.length ? (
+        <>
+          <p id="authorize-asks">
+            <FormattedMessage {...m.asks} values={{ app }} />
+          </p>
+          <ul aria-labelledby="authorize-asks" data-testid="authorize-scopes">
+            {scopes.map((s) => (
+              <li key={s} data-scope={s}>
+                <FormattedMessage {...scopeMessages[s]} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p>
+          <FormattedMessage {...m.identityOnly} values={{ app }} />
+        </p>
+      )}
       <div className="actions">
-        <button type="button" onClick={toSignin}>
+        <button type="button" data-testid="authorize-cancel" disabled={busy !== null} onClick={cancel}>
           <FormattedMessage {...m.cancel} />
         </button>
-        <button type="button" className="primary" onClick={allow}>
-          <FormattedMessage {...m.allow} />
+        <button type="button" className="primary" data-testid="authorize-allow" disabled={busy !== null} aria-busy={busy === 'allow'}
+          onClick={() => void go(ctx)}>
+          <FormattedMessage {...(busy === 'allow' ? m.allowing : m.allow)} />
         </button>
       </div>
     </div>

@@ -1,41 +1,167 @@
-// Sign-in inside a host page's frame (spec §2): the password form only, no links out of the
-// frame. Refusals show in the form (lib/api.ts posts them to the host when asked); success is
-// told to the host at the serviceUrl's own origin, never to '*'.
+// Sign-in inside a partner's frame (spec §2, issue 5 §5): `/{lang}/embedded/signin?appId=…&
+// serviceUrl=…&validateMsg=notice`. The password form only, no links out of the frame. The
+// session lives in memory (a third-party frame may have no storage). After sign-in the server
+// confirms the serviceUrl is registered for the app (`GET /auth/consent`); only then is anything
+// but a sign-in refusal posted to the host: the consent step shows in the frame when needed, and
+// the ticket is posted as `{type:'ciam:ticket', cTicket, serviceUrl}`. The frame never navigates
+// to the serviceUrl. Every message goes to the serviceUrl's origin only, and only when the framing
+// page is at that origin (lib/api.ts postToHost); refusals only with validateMsg=notice.
 import { useState } from 'react';
-import { defineMessages, FormattedMessage } from 'react-intl';
+import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { titles } from '../../i18n/titles';
-import { embeddedInfo, originOf } from '../../lib/redirect';
-import * as session from '../../lib/session';
+import { type ApiError, errorText, handleError, postToHost, setFrameToken } from '../../lib/api';
+import { type ConsentContext, consentContext, issueTicket, knownScopes, logoUrl, scopeMessages } from '../../lib/partner';
+import { embeddedInfo } from '../../lib/redirect';
 import { PasswordForm } from './password-form';
 
 const m = defineMessages({
   done: { id: 'embedded.done', defaultMessage: 'You are signed in.' },
+  checking: { id: 'embedded.checking', defaultMessage: 'Checking the application…' },
+  asks: { id: 'embedded.asks', defaultMessage: '{app} would like to use your Ciam account and access:' },
+  identityOnly: { id: 'embedded.identityOnly', defaultMessage: '{app} would like to know who you are. It asks for nothing else.' },
+  logoAlt: { id: 'embedded.logoAlt', defaultMessage: 'Logo of {app}' },
+  cancel: { id: 'embedded.cancel', defaultMessage: 'Cancel' },
+  allow: { id: 'embedded.allow', defaultMessage: 'Allow' },
+  cancelled: { id: 'embedded.cancelled', defaultMessage: 'You did not allow the application.' },
+  incomplete: { id: 'embedded.incomplete', defaultMessage: 'This sign-in does not say which application is asking.' },
+  failed: { id: 'embedded.failed', defaultMessage: 'The application cannot be authorized' },
 });
+
+type Step =
+  | { at: 'signin' }
+  | { at: 'checking' }
+  | { at: 'ask'; ctx: ConsentContext; busy: boolean }
+  | { at: 'done' }
+  | { at: 'cancelled' }
+  | { at: 'failed'; error: string };
 
 export default function EmbeddedSignIn() {
   useTitle(titles.signin);
+  const intl = useIntl();
   const { pathname, search } = useLocation();
-  const [done, setDone] = useState(false);
-  const onSignedIn = (_account: string, token: string) => {
-    session.start(token);
-    const origin = originOf(embeddedInfo(pathname, search).serviceUrl);
-    if (origin && window.parent !== window) window.parent.postMessage({ type: 'ciam:signed-in' }, origin);
-    setDone(true);
+  const appId = new URLSearchParams(search).get('appId')?.trim() ?? '';
+  const { serviceUrl, validateMsg } = embeddedInfo(pathname, search);
+  const [step, setStep] = useState<Step>({ at: 'signin' });
+
+  const refuse = (e: ApiError, confirmed: boolean) => {
+    if (e.reason === 'AUTHORIZATION_FAILED') {
+      handleError(e); // forgets the in-memory session
+      setStep({ at: 'signin' });
+      return;
+    }
+    // Only a serviceUrl the server confirmed may receive a refusal that came after sign-in.
+    if (confirmed && validateMsg === 'notice') postToHost({ type: 'ciam:error', reason: e.reason, errMsg: errorText(e) }, serviceUrl);
+    setStep({ at: 'failed', error: errorText(e) });
   };
+
+  const allow = async (ctx: ConsentContext) => {
+    if (!serviceUrl) return;
+    setStep({ at: 'ask', ctx, busy: true });
+    const res = await issueTicket(appId, serviceUrl, { skipErrorHandler: true });
+    if (!res.success) return refuse(res.error, true);
+    const cTicket = res.data.cTicket ?? ticketOf(res.data.redirect);
+    if (!cTicket) return setStep({ at: 'failed', error: intl.formatMessage(m.failed) });
+    postToHost({ type: 'ciam:ticket', cTicket, serviceUrl }, serviceUrl);
+    setStep({ at: 'done' });
+  };
+
+  const onSignedIn = async (_account: string, token: string) => {
+    setFrameToken(token);
+    if (!appId || !serviceUrl) return setStep({ at: 'failed', error: intl.formatMessage(m.incomplete) });
+    setStep({ at: 'checking' });
+    const res = await consentContext(appId, serviceUrl, { skipErrorHandler: true });
+    if (!res.success) return refuse(res.error, false);
+    if (res.data.granted) await allow(res.data);
+    else setStep({ at: 'ask', ctx: res.data, busy: false });
+  };
+
+  const cancel = () => {
+    postToHost({ type: 'ciam:cancel' }, serviceUrl);
+    setStep({ at: 'cancelled' });
+  };
+
   return (
-    <div className="card">
+    <div className="card" data-testid="embedded-signin">
       <h1>
-        <FormattedMessage {...titles.signin} />
+        <FormattedMessage {...(step.at === 'ask' ? titles.authorize : titles.signin)} />
       </h1>
-      {done ? (
-        <p role="status">
+      {step.at === 'signin' && <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} />}
+      {step.at === 'checking' && (
+        <p className="muted" role="status">
+          <FormattedMessage {...m.checking} />
+        </p>
+      )}
+      {step.at === 'ask' && <Ask ctx={step.ctx} busy={step.busy} onAllow={() => void allow(step.ctx)} onCancel={cancel} />}
+      {step.at === 'done' && (
+        <p role="status" data-testid="embedded-done">
           <FormattedMessage {...m.done} />
         </p>
-      ) : (
-        <PasswordForm inline onSignedIn={onSignedIn} />
+      )}
+      {step.at === 'cancelled' && (
+        <p role="status" data-testid="embedded-cancelled">
+          <FormattedMessage {...m.cancelled} />
+        </p>
+      )}
+      {step.at === 'failed' && (
+        <div role="alert" data-testid="embedded-error">
+          <p>
+            <strong>
+              <FormattedMessage {...m.failed} />
+            </strong>
+          </p>
+          <p>{step.error}</p>
+        </div>
       )}
     </div>
   );
+}
+
+function Ask({ ctx, busy, onAllow, onCancel }: { ctx: ConsentContext; busy: boolean; onAllow: () => void; onCancel: () => void }) {
+  const intl = useIntl();
+  const logo = logoUrl(ctx.logo);
+  const scopes = knownScopes(ctx.scopes);
+  const app = <strong data-testid="embedded-app">{ctx.name}</strong>;
+  return (
+    <div data-testid="embedded-consent">
+      {logo && <img className="app-logo" src={logo} alt={intl.formatMessage(m.logoAlt, { app: ctx.name })} width={64} height={64} />}
+      {scopes.length ? (
+        <>
+          <p id="embedded-asks">
+            <FormattedMessage {...m.asks} values={{ app }} />
+          </p>
+          <ul aria-labelledby="embedded-asks">
+            {scopes.map((s) => (
+              <li key={s} data-scope={s}>
+                <FormattedMessage {...scopeMessages[s]} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p>
+          <FormattedMessage {...m.identityOnly} values={{ app }} />
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" data-testid="embedded-cancel" disabled={busy} onClick={onCancel}>
+          <FormattedMessage {...m.cancel} />
+        </button>
+        <button type="button" className="primary" data-testid="embedded-allow" disabled={busy} aria-busy={busy} onClick={onAllow}>
+          <FormattedMessage {...m.allow} />
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The cTicket parameter of a redirect URL, if any. */
+function ticketOf(redirect: string | undefined): string | null {
+  if (!redirect) return null;
+  try {
+    return new URL(redirect).searchParams.get('cTicket');
+  } catch {
+    return null;
+  }
 }

@@ -9,9 +9,10 @@ import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import * as accounts from '../../lib/accounts';
-import { keepQuery } from '../../lib/redirect';
+import { afterSignIn, keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { PasswordForm } from './password-form';
+import { StaffReturn, StaffSignIn } from './staff-signin';
 
 const m = defineMessages({
   byPassword: { id: 'signin.byPassword', defaultMessage: 'Password' },
@@ -69,14 +70,16 @@ export default function SignIn() {
   useTitle(titles.signin);
   const lang = useIntl().locale as Locale;
   const navigate = useNavigate();
-  const q = keepQuery(useLocation().search);
+  const { search } = useLocation();
+  const q = keepQuery(search);
   const [picking, setPicking] = useState(() => accounts.list().length > 0);
   const [account, setAccount] = useState('');
   const [mode, setMode] = useState<Mode>('password');
   const done: Done = (acc, token) => {
     session.start(token);
     accounts.remember(acc);
-    navigate(paths.info(lang) + q);
+    // Back to the partner's consent screen when one sent the user here, else the personal centre.
+    navigate(afterSignIn(lang, search));
   };
   const switchTo = (to: Mode) => {
     setMode(to);
@@ -93,6 +96,7 @@ export default function SignIn() {
       <h1>
         <FormattedMessage {...(mode === 'staff' ? m.staff : titles.signin)} />
       </h1>
+      <StaffReturn onSignedIn={done} />
       {picking ? (
         <Picker onPick={(a) => { setAccount(a); setPicking(false); }} />
       ) : (
@@ -106,7 +110,10 @@ export default function SignIn() {
               <CodeForm key={account} account={account} onSignedIn={done} />
             </Lazy>
           ) : (
-            <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} onSignedIn={done} />
+            <>
+              {mode === 'staff' && <StaffSignIn />}
+              <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} onSignedIn={done} />
+            </>
           )}
         </>
       )}

@@ -1,8 +1,10 @@
-// The applications of the personal centre: the 2 used most recently (GET /auth/apps) and the
-// common and recommended ones in the page's language (GET /app/language/{language}).
+// The applications of the personal centre: the 2 used most recently (GET /auth/apps), the ones
+// the user allowed on the consent screen (consents.tsx), and the common and recommended ones in
+// the page's language (GET /app/language/{language}).
 import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { api, handleError } from '../../lib/api';
+import { AuthorizedApps } from './consents';
 import { type CatalogueApp, type RecentApp, recentApps, safeHref, splitCatalogue } from './recent-apps';
 import { When } from './when';
 
@@ -100,6 +102,7 @@ export function Apps() {
       ) : (
         <Pending failed={recent === 'failed'} />
       )}
+      <AuthorizedApps />
       {split ? (
         split.recommended.length + split.common.length === 0 ? (
           <p className="muted">

@@ -1,0 +1,64 @@
+//! Remembered consents: the consent screen's context, and the personal centre's list and
+//! revocation. Allow itself is `POST /auth/login/token` (apps.rs), which remembers the decision.
+
+use crate::error::ApiError;
+use crate::extract::{Authed, Lang};
+use crate::AppState;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use ciam_core::{consents, Error, Reason};
+use serde_json::json;
+use std::collections::HashMap;
+
+type ApiResult = Result<Response, ApiError>;
+
+/// `GET /auth/consent?appId&serviceUrl`: what the consent screen shows (the app's localised name,
+/// logo and scopes, whether the user already allowed them, and where Cancel leads). Round trips:
+/// 2 (authentication, the app and the consent together).
+pub async fn context(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Lang(lang): Lang,
+    q: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> ApiResult {
+    let Query(q) = q.map_err(|_| {
+        Error::field(
+            Reason::INVALID_PARAMETER,
+            "query",
+            "查询参数格式不正确",
+            "Malformed query string",
+        )
+    })?;
+    let param = |name: &'static str| {
+        q.get(name).cloned().ok_or_else(|| {
+            ApiError(Error::field(
+                Reason::INVALID_PARAMETER,
+                name,
+                "缺少参数",
+                "Missing parameter",
+            ))
+        })
+    };
+    let (app_id, service_url) = (param("appId")?, param("serviceUrl")?);
+    let ctx = consents::context(&s.ciam, &sess, &app_id, &service_url, lang).await?;
+    Ok(axum::Json(ctx).into_response())
+}
+
+/// `GET /auth/consents`: the apps the user allowed, newest first. Round trips: 3
+/// (authentication, the consents, their apps together).
+pub async fn list(State(s): State<AppState>, Authed(sess): Authed, Lang(lang): Lang) -> ApiResult {
+    let apps = consents::list(&s.ciam, &sess, lang).await?;
+    Ok(axum::Json(json!({ "apps": apps })).into_response())
+}
+
+/// `DELETE /auth/consents/{appId}`: forgets the decision; idempotent. Round trips: 2
+/// (authentication, one delete).
+pub async fn revoke(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Path(app_id): Path<String>,
+) -> ApiResult {
+    consents::revoke(&s.ciam, &sess, &app_id).await?;
+    Ok(axum::Json(json!({ "ok": true })).into_response())
+}

@@ -1,0 +1,229 @@
+//! The OpenID Connect provider under `/oidc` (see `ciam_core::oidc`). The protocol endpoints
+//! (authorize refusals that go back to the client, token, userinfo) speak RFC 6749 / 6750; the
+//! two request endpoints the consent screen calls speak the Reason catalogue like every other
+//! signed-in route.
+
+use crate::error::ApiError;
+use crate::extract::{Authed, Lang};
+use crate::AppState;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use ciam_core::oidc::{self, OAuthError, TokenRequest};
+
+type ApiResult = Result<Response, ApiError>;
+
+/// Public, briefly cacheable documents that browsers of other origins may read.
+fn public_json(v: serde_json::Value) -> Response {
+    (
+        [
+            (header::CACHE_CONTROL, "public, max-age=300"),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
+        axum::Json(v),
+    )
+        .into_response()
+}
+
+/// `GET /oidc/.well-known/openid-configuration`: the provider's metadata. Round trips: 0.
+pub async fn discovery(State(s): State<AppState>) -> Response {
+    public_json(oidc::discovery(&s.ciam))
+}
+
+/// `GET /oidc/jwks`: the current signing key and the previous one. Round trips: 0.
+pub async fn jwks(State(s): State<AppState>) -> Response {
+    public_json(oidc::jwks(&s.ciam))
+}
+
+fn pairs(raw: &[u8]) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(raw)
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+/// `GET /oidc/authorize`: a bad `client_id` or `redirect_uri` is a 400 answered here; any other
+/// refusal is a 302 back to the client with `error`; a valid request is stored and the browser
+/// sent to the consent screen (302 to `/{lang}/passport/authorize?oidcRequest=<id>`).
+/// Round trips: 2 (the app, the request).
+pub async fn authorize(
+    State(s): State<AppState>,
+    Lang(lang): Lang,
+    RawQuery(q): RawQuery,
+) -> ApiResult {
+    let params = pairs(q.unwrap_or_default().as_bytes());
+    let next = oidc::authorize(&s.ciam, &params, lang).await?;
+    let location = HeaderValue::from_str(&next.location())
+        .map_err(|e| ApiError(ciam_core::Error::internal(e)))?;
+    Ok((StatusCode::FOUND, [(header::LOCATION, location)]).into_response())
+}
+
+/// `GET /oidc/requests/{id}`: the consent screen's view of a stored request.
+/// Round trips: 3 (authentication, the request, the app and consent together).
+pub async fn request_get(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Lang(lang): Lang,
+    Path(id): Path<String>,
+) -> ApiResult {
+    Ok(axum::Json(oidc::request_context(&s.ciam, &sess, &id, lang).await?).into_response())
+}
+
+/// `POST /oidc/requests/{id}`: Allow. Consumes the request, issues the code, remembers the
+/// consent; answers `{redirect}`. Any body is ignored. Round trips: 4 (authentication, the
+/// request, the app, one transaction).
+pub async fn request_post(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Path(id): Path<String>,
+) -> ApiResult {
+    Ok(axum::Json(oidc::approve(&s.ciam, &sess, &id).await?).into_response())
+}
+
+/// An RFC 6749 error response; `invalid_client` carries the Basic challenge, `invalid_token`
+/// the Bearer one (RFC 6750).
+fn oauth_error(e: &OAuthError) -> Response {
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut res = (status, axum::Json(e.body())).into_response();
+    let challenge = match e.error {
+        "invalid_client" => Some(r#"Basic realm="ciam""#.to_owned()),
+        "invalid_token" => Some(format!(
+            r#"Bearer realm="ciam", error="invalid_token", error_description="{}""#,
+            e.description.replace(['"', '\\'], "")
+        )),
+        _ => None,
+    };
+    if let Some(v) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    res.headers_mut()
+        .insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
+    res
+}
+
+fn form_type(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim()
+                .to_ascii_lowercase()
+                .starts_with("application/x-www-form-urlencoded")
+        })
+}
+
+/// The form of a POST: every parameter at most once (RFC 6749 §3.2).
+fn form(headers: &HeaderMap, body: &[u8]) -> Result<Vec<(String, String)>, OAuthError> {
+    if !form_type(headers) {
+        return Err(OAuthError::new(
+            "invalid_request",
+            "send application/x-www-form-urlencoded",
+        ));
+    }
+    let p = pairs(body);
+    if let Some((k, _)) = p
+        .iter()
+        .find(|(k, _)| p.iter().filter(|(x, _)| x == k).count() > 1)
+    {
+        return Err(OAuthError::new(
+            "invalid_request",
+            format!("{k} is repeated"),
+        ));
+    }
+    Ok(p)
+}
+
+fn take(p: &[(String, String)], name: &str) -> Option<String> {
+    p.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}
+
+/// `client_id:client_secret` from `Authorization: Basic`, each form-decoded (RFC 6749 §2.3.1).
+/// Some(Err) when the header is Basic but unreadable.
+fn basic(headers: &HeaderMap) -> Option<Result<(String, String), OAuthError>> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = v.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let bad = || OAuthError::new("invalid_client", "malformed Basic credentials");
+    let parsed = base64::engine::general_purpose::STANDARD
+        .decode(rest.trim())
+        .ok()
+        .and_then(|raw| String::from_utf8(raw).ok())
+        .and_then(|text| {
+            let (id, secret) = text.split_once(':')?;
+            let dec = |s: &str| {
+                url::form_urlencoded::parse(format!("x={s}").as_bytes())
+                    .next()
+                    .map(|(_, v)| v.into_owned())
+            };
+            Some((dec(id)?, dec(secret)?))
+        });
+    Some(parsed.ok_or_else(bad))
+}
+
+/// `POST /oidc/token` (form): the authorization code and PKCE verifier for an access token and
+/// an id_token, with `Cache-Control: no-store`. Errors are RFC 6749 JSON. Round trips: 4 (app
+/// and code together, the code's conditional delete, the user, the access token).
+pub async fn token(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let run = async {
+        let p = form(&headers, &body)?;
+        let basic = basic(&headers).transpose()?;
+        let req = TokenRequest {
+            grant_type: take(&p, "grant_type"),
+            code: take(&p, "code"),
+            redirect_uri: take(&p, "redirect_uri"),
+            code_verifier: take(&p, "code_verifier"),
+            client_id: take(&p, "client_id"),
+            client_secret: take(&p, "client_secret"),
+        };
+        oidc::token(&s.ciam, &req, basic).await
+    };
+    match run.await {
+        Ok(tokens) => (
+            [
+                (header::CACHE_CONTROL, "no-store"),
+                (header::PRAGMA, "no-cache"),
+            ],
+            axum::Json(tokens),
+        )
+            .into_response(),
+        Err(e) => oauth_error(&e),
+    }
+}
+
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_owned())
+}
+
+async fn answer_userinfo(s: &AppState, token: Option<String>) -> Response {
+    match oidc::userinfo(&s.ciam, token.as_deref()).await {
+        Ok(claims) => axum::Json(claims).into_response(),
+        Err(e) => oauth_error(&e),
+    }
+}
+
+/// `GET /oidc/userinfo` with `Authorization: Bearer <access token>`: `sub` and the granted
+/// claims. Round trips: 2 (the token, the user).
+pub async fn userinfo(State(s): State<AppState>, headers: HeaderMap) -> Response {
+    answer_userinfo(&s, bearer(&headers)).await
+}
+
+/// `POST /oidc/userinfo`: the same, the token also accepted as the form field `access_token`
+/// (RFC 6750 §2.2). Round trips: 2.
+pub async fn userinfo_post(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let token = match bearer(&headers) {
+        Some(t) => Some(t),
+        None if form_type(&headers) => match form(&headers, &body) {
+            Ok(p) => take(&p, "access_token"),
+            Err(e) => return oauth_error(&e),
+        },
+        None => None,
+    };
+    answer_userinfo(&s, token).await
+}

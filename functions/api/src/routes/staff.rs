@@ -1,0 +1,194 @@
+//! Staff sign-in federated to the company's OpenID Connect identity provider (spec §6): the
+//! browser leaves from `start`, comes back to `callback`, and the SPA redeems the one-time login
+//! code with `POST /auth/login/staff`. Every answer of `start` and `callback` is a redirect to
+//! the SPA's sign-in screen: with `staffCode` on success, `staffError=<REASON>` otherwise; never
+//! a token in a URL.
+
+use crate::error::ApiError;
+use crate::extract::{Client, Json, Lang};
+use crate::federation;
+use crate::AppState;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use ciam_core::staff::{self, Pending, StaffIdp};
+use ciam_core::{Ciam, Error, Reason};
+use serde::Deserialize;
+
+fn redirect(to: String) -> Response {
+    (
+        StatusCode::FOUND,
+        [
+            (header::LOCATION, to),
+            (header::CACHE_CONTROL, "no-store".to_owned()),
+            (header::REFERRER_POLICY, "no-referrer".to_owned()),
+        ],
+    )
+        .into_response()
+}
+
+fn refused(lang: ciam_core::Lang, reason: &str, query: &str) -> Response {
+    redirect(staff::signin_url(lang, "staffError", reason, query))
+}
+
+fn log(e: &Error) {
+    if e.reason.status() >= 500 {
+        tracing::error!(reason = %e.reason, cause = e.cause.as_deref().unwrap_or(""), "staff sign-in failed");
+    } else {
+        tracing::info!(reason = %e.reason, cause = e.cause.as_deref().unwrap_or(""), "staff sign-in refused");
+    }
+}
+
+#[derive(Deserialize)]
+pub struct StartQuery {
+    lang: Option<String>,
+    /// The SPA's query to return to (e.g. `appId=…&serviceUrl=…`), URL-encoded once.
+    query: Option<String>,
+}
+
+/// `GET /auth/staff/start?lang=&query=`: 302 to the company identity provider's authorization
+/// endpoint (code flow, PKCE S256, state and nonce); 302 back to sign-in with
+/// `staffError=UNAVAILABLE` when staff sign-in is not configured. Round trips: 1 (the state),
+/// plus the provider's discovery document when not cached.
+pub async fn start(
+    State(s): State<AppState>,
+    Lang(req_lang): Lang,
+    q: Result<Query<StartQuery>, QueryRejection>,
+) -> Response {
+    let (lang, query) = match q {
+        Ok(Query(q)) => (
+            q.lang
+                .as_deref()
+                .and_then(ciam_core::Lang::parse_tag)
+                .unwrap_or(req_lang),
+            staff::return_query(q.query.as_deref().unwrap_or("")),
+        ),
+        Err(_) => (req_lang, String::new()),
+    };
+    let Some(idp) = &s.ciam.config.staff_idp else {
+        return refused(lang, "UNAVAILABLE", &query);
+    };
+    match authorization_request(&s.ciam, idp, lang, &query).await {
+        Ok(url) => redirect(url),
+        Err(e) => {
+            log(&e);
+            refused(lang, e.reason.code(), &query)
+        }
+    }
+}
+
+async fn authorization_request(
+    ciam: &Ciam,
+    idp: &StaffIdp,
+    lang: ciam_core::Lang,
+    query: &str,
+) -> Result<String, Error> {
+    let meta = federation::discover(idp).await?;
+    let started = staff::start(ciam, lang, query).await?;
+    federation::authorization_url(
+        &meta,
+        idp,
+        &staff::redirect_uri(ciam),
+        &started.state,
+        &started.nonce,
+        &started.code_challenge,
+    )
+}
+
+#[derive(Deserialize)]
+pub struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    /// RFC 9207: the issuer of the answer, when the provider sends it.
+    iss: Option<String>,
+}
+
+/// `GET /auth/staff/callback?code&state`: consumes the state (single use), exchanges the code,
+/// checks the id_token, links or creates the internal account and 302s to sign-in with a
+/// one-time `staffCode` (60 s). Round trips: 2 (state read and delete), 2 or 3 to link (mail,
+/// user, maybe a write), 1 (the login code); plus the token request (and userinfo when the
+/// id_token has no mail).
+pub async fn callback(
+    State(s): State<AppState>,
+    Lang(req_lang): Lang,
+    q: Result<Query<CallbackQuery>, QueryRejection>,
+) -> Response {
+    let Ok(Query(q)) = q else {
+        return refused(req_lang, Reason::AUTHORIZATION_FAILED.code(), "");
+    };
+    let pending = match staff::take_state(&s.ciam, q.state.as_deref().unwrap_or("")).await {
+        Ok(p) => p,
+        Err(e) => {
+            log(&e);
+            return refused(req_lang, e.reason.code(), "");
+        }
+    };
+    match finish(&s.ciam, &pending, q).await {
+        Ok(code) => redirect(staff::signin_url(
+            pending.lang,
+            "staffCode",
+            &code,
+            &pending.query,
+        )),
+        Err(e) => {
+            log(&e);
+            refused(pending.lang, e.reason.code(), &pending.query)
+        }
+    }
+}
+
+async fn finish(ciam: &Ciam, pending: &Pending, q: CallbackQuery) -> Result<String, Error> {
+    let idp = ciam
+        .config
+        .staff_idp
+        .as_ref()
+        .ok_or_else(|| Error::new(Reason::SERVICE_UNAVAILABLE))?;
+    let denied = |cause: String| Error {
+        cause: Some(cause),
+        ..Error::new(Reason::AUTHORIZATION_FAILED)
+    };
+    if let Some(err) = q.error {
+        return Err(denied(format!("the identity provider answered {err}")));
+    }
+    if q.iss.as_deref().is_some_and(|iss| iss != idp.issuer) {
+        return Err(denied("the answer names another issuer".into()));
+    }
+    let code = q
+        .code
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| denied("no code".into()))?;
+    let meta = federation::discover(idp).await?;
+    let redirect_uri = staff::redirect_uri(ciam);
+    let tokens = federation::exchange(&meta, idp, &redirect_uri, &code, &pending.verifier).await?;
+    let mut claims = staff::check_id_token(ciam, idp, &tokens.id_token, &pending.nonce)?;
+    if claims.email.is_none() {
+        if let Some(at) = &tokens.access_token {
+            let more = federation::userinfo(&meta, at, &claims.sub).await?;
+            claims.email = more.email;
+            claims.email_verified = more.email_verified;
+            claims.name = claims.name.or(more.name);
+        }
+    }
+    let mail = staff::staff_mail(ciam, &claims)?;
+    let user_id = staff::link(ciam, &claims, &mail).await?;
+    staff::issue_login_code(ciam, &user_id).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaffLogin {
+    code: String,
+}
+
+/// `POST /auth/login/staff {code}`: redeems the one-time login code once; answers like
+/// `POST /auth/login/password` (a session, or NEED_TOTP_VERIFY with a challenge). Round trips:
+/// 4 (code read, code delete, user, session write).
+pub async fn login(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<StaffLogin>,
+) -> Result<Response, ApiError> {
+    Ok(axum::Json(staff::redeem(&s.ciam, &b.code, &client).await?).into_response())
+}

@@ -1,0 +1,299 @@
+// The consent screen and the way back to it after sign-in, against a mocked API: what is asked,
+// what is shown, and where the browser is sent (only where the server said).
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MfaHost } from '../../components/mfa-modal';
+import * as api from '../../lib/api';
+import * as mfa from '../../lib/mfa';
+import { leave } from '../../lib/partner';
+import * as toast from '../../lib/toast';
+import { en, zh } from '../../testing/messages';
+import Authorize from './authorize';
+import SignIn from './signin';
+
+vi.mock('../../lib/partner', async (original) => ({ ...(await original<typeof import('../../lib/partner')>()), leave: vi.fn(() => true) }));
+const left = vi.mocked(leave);
+
+type Call = { method: string; path: string; body: unknown };
+let calls: Call[] = [];
+let answers: Record<string, () => [number, unknown]> = {};
+const callsTo = (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path);
+
+const SERVICE = 'https://app.example.com/cb';
+const Q = `?appId=a1&serviceUrl=${SERVICE}`;
+const CONTEXT_PATH = `/auth/consent?appId=a1&serviceUrl=${encodeURIComponent(SERVICE)}`;
+const CTX = {
+  appId: 'a1', name: 'Factory Portal', logo: 'https://cdn.example.com/logo.png', scopes: ['email', 'avatar', 'unknown', 'nickname'],
+  granted: false, serviceUrl: SERVICE, cancelUrl: `${SERVICE}?cError=access_denied`,
+};
+const ISSUED = { cTicket: 'CT-1', redirect: `${SERVICE}?cTicket=CT-1` };
+
+function mockFetch() {
+  calls = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit = {}) => {
+      const path = url.replace('/ciam/v1', '');
+      const method = init.method ?? 'GET';
+      const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
+      calls.push({ method, path, body });
+      const [status, answer] = answers[`${method} ${path}`]?.() ?? [404, { reason: 'NOT_FOUND', message: '', code: 404 }];
+      return new Response(JSON.stringify(answer), { status, headers: { 'content-type': 'application/json' } });
+    }),
+  );
+}
+
+async function settle() {
+  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
+}
+
+async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
+  const router = createMemoryRouter(
+    [
+      { path: '/:language/passport/authorize', element: <Authorize /> },
+      { path: '/:language/passport/signin', element: <><SignIn /><MfaHost /></> },
+      { path: '/:language/personal/info', element: <p>personal centre</p> },
+    ],
+    { initialEntries: [path] },
+  );
+  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
+  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
+  api.configure({
+    locale: () => locale,
+    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
+    navigate: (to) => void router.navigate(to, { replace: true }),
+    onNeedTotp: (c) => mfa.open(c),
+    onTotpEnabled: () => {},
+  });
+  render(
+    <RawIntlProvider value={intl}>
+      <RouterProvider router={router} />
+    </RawIntlProvider>,
+  );
+  await settle();
+  return router;
+}
+
+const at = (router: Awaited<ReturnType<typeof show>>) => router.state.location.pathname + router.state.location.search;
+const signedIn = () => {
+  localStorage.setItem('ciam_token', 'u1.token');
+  localStorage.setItem('lastActionTime', String(Date.now()));
+};
+const button = (id: string) => screen.getByTestId(id) as HTMLButtonElement;
+
+beforeEach(() => {
+  answers = {
+    [`GET ${CONTEXT_PATH}`]: () => [200, CTX],
+    'POST /auth/login/token': () => [200, ISSUED],
+    'GET /oidc/requests/r%201': () => [200, { ...CTX, cancelUrl: `${SERVICE}?error=access_denied&state=s1` }],
+    'POST /oidc/requests/r%201': () => [200, { redirect: `${SERVICE}?code=C1&state=s1` }],
+    'POST /auth/login/password': () => [200, { token: 'u1.new' }],
+  };
+  mockFetch();
+  left.mockClear();
+});
+afterEach(() => {
+  cleanup();
+  for (const t of toast.current()) toast.dismiss(t.id);
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+describe('the consent screen', () => {
+  it('sends a signed-out visitor to sign-in with the whole query, and asks the server nothing', async () => {
+    const router = await show(`/en-US/passport/authorize${Q}`);
+    expect(at(router)).toBe(`/en-US/passport/signin${Q}`);
+    expect(calls.filter((c) => c.path.startsWith('/auth/consent'))).toHaveLength(0);
+  });
+
+  it('shows the app, its logo and the scopes it asks for in words, and waits for the user', async () => {
+    signedIn();
+    await show(`/en-US/passport/authorize${Q}`);
+    expect(callsTo('GET', CONTEXT_PATH)).toHaveLength(1);
+    expect(screen.getByTestId('authorize-app').textContent).toBe('Factory Portal');
+    const logo = screen.getByRole('img') as HTMLImageElement;
+    expect(logo.src).toBe(CTX.logo);
+    expect(logo.alt).toBe('Logo of Factory Portal');
+    const items = [...screen.getByTestId('authorize-scopes').querySelectorAll('li')].map((li) => li.textContent);
+    expect(items).toEqual(['Your avatar', 'Your nickname', 'Your e-mail address']);
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(0);
+    expect(left).not.toHaveBeenCalled();
+  });
+
+  it('speaks Chinese in zh-CN', async () => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, scopes: ['company', 'phone'] }];
+    await show(`/zh-CN/passport/authorize${Q}`, 'zh-CN');
+    const items = [...screen.getByTestId('authorize-scopes').querySelectorAll('li')].map((li) => li.textContent);
+    expect(items).toEqual(['您的公司名称', '您的手机号']);
+    expect(button('authorize-allow').textContent).toBe('允许');
+    expect(button('authorize-cancel').textContent).toBe('取消');
+  });
+
+  it('Allow asks for a ticket for this app and serviceUrl, then follows the answer', async () => {
+    signedIn();
+    let release: () => void = () => {};
+    answers['POST /auth/login/token'] = () => [200, ISSUED];
+    const gate = new Promise<void>((r) => (release = r));
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal('fetch', vi.fn(async (url: string, init?: RequestInit) => {
+      if (init?.method === 'POST') await gate;
+      return realFetch(url, init);
+    }));
+    await show(`/en-US/passport/authorize${Q}`);
+    fireEvent.click(button('authorize-allow'));
+    await settle();
+    expect(button('authorize-allow').disabled).toBe(true);
+    expect(button('authorize-cancel').disabled).toBe(true);
+    expect(button('authorize-allow').getAttribute('aria-busy')).toBe('true');
+    release();
+    await settle();
+    expect(callsTo('POST', '/auth/login/token').map((c) => c.body)).toEqual([{ appId: 'a1', serviceUrl: SERVICE }]);
+    expect(left.mock.calls).toEqual([[ISSUED.redirect]]);
+  });
+
+  it('goes straight on when the user already allowed the app: no screen, one ticket', async () => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    await show(`/en-US/passport/authorize${Q}`);
+    expect(screen.queryByTestId('authorize-allow')).toBeNull();
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(1);
+    expect(left.mock.calls).toEqual([[ISSUED.redirect]]);
+    expect(screen.getByTestId('authorize-busy').textContent).toContain('Factory Portal');
+  });
+
+  it('Cancel goes to the cancelUrl the server made, and asks for no ticket', async () => {
+    signedIn();
+    await show(`/en-US/passport/authorize${Q}`);
+    fireEvent.click(button('authorize-cancel'));
+    await settle();
+    expect(left.mock.calls).toEqual([[CTX.cancelUrl]]);
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(0);
+  });
+
+  it.each([
+    ['an unknown app', [404, { reason: 'APPID_NOT_FOUND', message: 'no such app', code: 404 }]],
+    ['an unregistered serviceUrl', [400, { reason: 'INVALID_PARAMETER', message: 'serviceUrl is not registered for this app', code: 400, field: 'serviceUrl' }]],
+  ] as const)('shows the error for %s with a link to the personal centre, and never leaves', async (_, answer) => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [answer[0], answer[1]];
+    const router = await show(`/en-US/passport/authorize${Q}`);
+    const box = screen.getByTestId('authorize-error');
+    expect(box.querySelector('[role="alert"]')?.textContent).toContain('The application cannot be authorized');
+    if (answer[1].reason === 'INVALID_PARAMETER') expect(box.textContent).toContain('serviceUrl is not registered for this app');
+    expect(screen.getByTestId('authorize-personal').getAttribute('href')).toBe('/en-US/personal/info');
+    expect(screen.queryByTestId('authorize-allow')).toBeNull();
+    expect(left).not.toHaveBeenCalled();
+    expect(toast.current()).toHaveLength(0);
+    expect(at(router)).toBe(`/en-US/passport/authorize${Q}`);
+  });
+
+  it('shows a refused ticket on the screen and stays', async () => {
+    signedIn();
+    answers['POST /auth/login/token'] = () => [404, { reason: 'APPID_NOT_FOUND', message: '', code: 404 }];
+    await show(`/en-US/passport/authorize${Q}`);
+    fireEvent.click(button('authorize-allow'));
+    await settle();
+    expect(screen.getByTestId('authorize-error')).toBeTruthy();
+    expect(left).not.toHaveBeenCalled();
+  });
+
+  it('sends a lost session to sign-in without the serviceUrl (spec §8)', async () => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [401, { reason: 'AUTHORIZATION_FAILED', message: '', code: 401 }];
+    // lib/api reads the browser's own location (a memory router does not move it).
+    window.history.replaceState(null, '', `/en-US/passport/authorize${Q}`);
+    try {
+      const router = await show(`/en-US/passport/authorize${Q}`);
+      expect(at(router)).toBe('/en-US/passport/signin?appId=a1');
+      expect(localStorage.getItem('ciam_token')).toBeNull();
+    } finally {
+      window.history.replaceState(null, '', '/');
+    }
+  });
+
+  it('draws no logo that is not an http(s) URL', async () => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, logo: 'javascript:alert(1)' }];
+    await show(`/en-US/passport/authorize${Q}`);
+    expect(screen.queryByRole('img')).toBeNull();
+  });
+
+  it('says the app only learns who the user is when it asks for no scope', async () => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, scopes: [] }];
+    await show(`/en-US/passport/authorize${Q}`);
+    expect(screen.queryByTestId('authorize-scopes')).toBeNull();
+    expect(screen.getByTestId('authorize').textContent).toContain('would like to know who you are');
+  });
+
+  it('serves an OpenID Connect request through its own endpoints', async () => {
+    signedIn();
+    await show('/en-US/passport/authorize?oidcRequest=r%201');
+    expect(callsTo('GET', '/oidc/requests/r%201')).toHaveLength(1);
+    fireEvent.click(button('authorize-allow'));
+    await settle();
+    expect(callsTo('POST', '/oidc/requests/r%201')).toHaveLength(1);
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(0);
+    expect(left.mock.calls).toEqual([[`${SERVICE}?code=C1&state=s1`]]);
+  });
+
+  it('explains a link that names no app, signed in or not', async () => {
+    await show('/en-US/passport/authorize?appId=a1');
+    expect(screen.getByTestId('authorize-error').textContent).toContain('does not say which application');
+    expect(calls).toHaveLength(0);
+  });
+});
+
+describe('signing in from a partner', () => {
+  const signInWithPassword = async () => {
+    const f = screen.getByTestId('signin-password') as HTMLFormElement;
+    fireEvent.change(f.elements.namedItem('account') as HTMLInputElement, { target: { value: 'ann@example.com' } });
+    fireEvent.change(f.elements.namedItem('password') as HTMLInputElement, { target: { value: 'Secret-2026!' } });
+    fireEvent.submit(f);
+    await settle();
+  };
+
+  it('comes back to the consent screen with the query', async () => {
+    const router = await show(`/en-US/passport/authorize${Q}`);
+    await signInWithPassword();
+    expect(localStorage.getItem('ciam_token')).toBe('u1.new');
+    expect(at(router)).toBe(`/en-US/passport/authorize${Q}`);
+    expect(screen.getByTestId('authorize-app').textContent).toBe('Factory Portal');
+  });
+
+  it('keeps the query on the links to sign-up and find password', async () => {
+    await show(`/en-US/passport/signin${Q}`);
+    expect(screen.getByTestId('link-register').getAttribute('href')).toBe(`/en-US/passport/register${Q}`);
+    expect(screen.getByTestId('link-find-password').getAttribute('href')).toBe(`/en-US/find/password${Q}`);
+  });
+
+  it('comes back to the consent screen after the two-factor step', async () => {
+    answers['POST /auth/login/password'] = () => [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch1' }];
+    answers['POST /auth/login/totp'] = () => [200, { token: 'u1.totp' }];
+    // The modal reads the browser's own location (a memory router does not move it).
+    window.history.replaceState(null, '', `/en-US/passport/signin${Q}`);
+    try {
+      const router = await show(`/en-US/passport/signin${Q}`);
+      await signInWithPassword();
+      const code = screen.getByLabelText('6-digit code from your authenticator app');
+      fireEvent.change(code, { target: { value: '123456' } });
+      fireEvent.submit(code.closest('form') as HTMLFormElement);
+      await settle();
+      expect(callsTo('POST', '/auth/login/totp').map((c) => c.body)).toEqual([{ challenge: 'ch1', code: '123456' }]);
+      expect(localStorage.getItem('ciam_token')).toBe('u1.totp');
+      expect(at(router)).toBe(`/en-US/passport/authorize${Q}`);
+    } finally {
+      window.history.replaceState(null, '', '/');
+      mfa.close();
+    }
+  });
+
+  it('goes to the personal centre when no partner sent the user', async () => {
+    const router = await show('/en-US/passport/signin');
+    await signInWithPassword();
+    expect(at(router)).toBe('/en-US/personal/info');
+  });
+});

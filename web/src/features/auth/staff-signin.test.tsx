@@ -1,0 +1,156 @@
+// Staff sign-in through the company identity provider, on the sign-in screen, against a mocked
+// API: the company button's address, the one-time code redeemed once and removed from the address,
+// the errors shown in words (never words from the address), and the second step.
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as api from '../../lib/api';
+import * as mfa from '../../lib/mfa';
+import * as toast from '../../lib/toast';
+import { en, zh } from '../../testing/messages';
+import SignIn from './signin';
+import { staffStartUrl, withoutStaffParams } from './staff-signin';
+
+type Call = { method: string; path: string; body: unknown };
+let calls: Call[] = [];
+let answers: Record<string, () => [number, unknown]> = {};
+
+function mockFetch() {
+  calls = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit = {}) => {
+      const path = url.replace('/ciam/v1', '');
+      const method = init.method ?? 'GET';
+      const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
+      calls.push({ method, path, body });
+      const [status, answer] = answers[`${method} ${path}`]?.() ?? [404, { reason: 'NOT_FOUND', message: '', code: 404 }];
+      return new Response(JSON.stringify(answer), { status, headers: { 'content-type': 'application/json' } });
+    }),
+  );
+}
+
+async function settle() {
+  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
+}
+
+async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
+  const router = createMemoryRouter(
+    [
+      { path: '/:language/passport/signin', element: <SignIn /> },
+      { path: '/:language/passport/authorize', element: <p>consent screen</p> },
+      { path: '/:language/personal/info', element: <p>personal centre</p> },
+    ],
+    { initialEntries: [path] },
+  );
+  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
+  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
+  api.configure({
+    locale: () => locale,
+    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
+    navigate: (to) => void router.navigate(to, { replace: true }),
+    onNeedTotp: (c) => mfa.open(c),
+    onTotpEnabled: () => {},
+  });
+  render(
+    <RawIntlProvider value={intl}>
+      <RouterProvider router={router} />
+    </RawIntlProvider>,
+  );
+  await settle();
+  return router;
+}
+
+const at = (router: Awaited<ReturnType<typeof show>>) => router.state.location.pathname + router.state.location.search;
+const staffCalls = () => calls.filter((c) => c.path === '/auth/login/staff');
+
+beforeEach(() => {
+  answers = { 'POST /auth/login/staff': () => [200, { token: 'u1.staff', userId: 'u1', expiresAt: 1 }] };
+  mockFetch();
+});
+afterEach(() => {
+  cleanup();
+  mfa.close();
+  for (const t of toast.current()) toast.dismiss(t.id);
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+describe('the query around staff sign-in', () => {
+  it('drops staffCode and staffError and keeps the rest as it came', () => {
+    expect(withoutStaffParams('?staffCode=c1&appId=a1&serviceUrl=https://p.example/cb?x=1&staffCode=y')).toBe(
+      '?appId=a1&serviceUrl=https://p.example/cb?x=1&staffCode=y',
+    );
+    expect(withoutStaffParams('?staffError=EIAM_INVALID_MAIL')).toBe('');
+    expect(withoutStaffParams('?serviceUrl=https://p.example/cb')).toBe('?serviceUrl=https://p.example/cb');
+    expect(withoutStaffParams('')).toBe('');
+  });
+
+  it('sends the language and the query, encoded once, to the server', () => {
+    expect(staffStartUrl('zh-CN', '?staffError=X&appId=a1&serviceUrl=https://p.example/cb')).toBe(
+      '/ciam/v1/auth/staff/start?lang=zh-CN&query=appId%3Da1%26serviceUrl%3Dhttps%3A%2F%2Fp.example%2Fcb',
+    );
+    expect(staffStartUrl('en-US', '')).toBe('/ciam/v1/auth/staff/start?lang=en-US&query=');
+  });
+});
+
+describe('the staff mode of the sign-in screen', () => {
+  it('offers the company account first and keeps the password form below', async () => {
+    await show('/en-US/passport/signin');
+    expect(screen.queryByTestId('staff-company')).toBeNull();
+    fireEvent.click(screen.getByTestId('signin-staff'));
+    const company = screen.getByTestId('staff-company');
+    expect(company.textContent).toBe('Sign in with the company account');
+    expect(company.compareDocumentPosition(screen.getByTestId('signin-password')) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('speaks Chinese in zh-CN', async () => {
+    await show('/zh-CN/passport/signin', 'zh-CN');
+    fireEvent.click(screen.getByTestId('signin-staff'));
+    expect(screen.getByTestId('staff-company').textContent).toBe('使用公司账号登录');
+  });
+});
+
+describe('coming back from the company identity provider', () => {
+  it('redeems the code once, removes it from the address and goes on like a password sign-in', async () => {
+    const router = await show('/en-US/passport/signin?staffCode=c1&from=x');
+    expect(staffCalls()).toEqual([{ method: 'POST', path: '/auth/login/staff', body: { code: 'c1' } }]);
+    expect(localStorage.getItem('ciam_token')).toBe('u1.staff');
+    expect(at(router)).toBe('/en-US/personal/info?from=x');
+  });
+
+  it('goes on to the consent screen when a partner sent the user', async () => {
+    const router = await show('/en-US/passport/signin?staffCode=c1&appId=a1&serviceUrl=https://p.example/cb');
+    expect(staffCalls()).toHaveLength(1);
+    expect(at(router)).toBe('/en-US/passport/authorize?appId=a1&serviceUrl=https://p.example/cb');
+  });
+
+  it('opens the second step when two-factor is on', async () => {
+    answers['POST /auth/login/staff'] = () => [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch1' }];
+    const router = await show('/en-US/passport/signin?staffCode=c1');
+    expect(mfa.current()).toBe('ch1');
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(at(router)).toBe('/en-US/passport/signin');
+  });
+
+  it('shows a used or expired code on the screen and stays', async () => {
+    answers['POST /auth/login/staff'] = () => [401, { reason: 'AUTHORIZATION_FAILED', message: '', code: 401 }];
+    const router = await show('/en-US/passport/signin?staffCode=c1&appId=a1&serviceUrl=https://p.example/cb');
+    expect(screen.getByTestId('staff-error').textContent).not.toBe('');
+    expect(at(router)).toBe('/en-US/passport/signin?appId=a1&serviceUrl=https://p.example/cb');
+  });
+
+  it('shows the error the server sent back, in words of the catalogue only', async () => {
+    const router = await show('/en-US/passport/signin?staffError=EIAM_INVALID_MAIL&appId=a1');
+    expect(screen.getByTestId('staff-error').textContent).toBe('This is not a staff e-mail address');
+    expect(at(router)).toBe('/en-US/passport/signin?appId=a1');
+    expect(staffCalls()).toHaveLength(0);
+    cleanup();
+    await show('/zh-CN/passport/signin?staffError=UNAVAILABLE', 'zh-CN');
+    expect(screen.getByTestId('staff-error').textContent).toBe('暂不支持使用公司账号登录，请使用公司邮箱和密码。');
+    cleanup();
+    await show('/en-US/passport/signin?staffError=Call%20%2B1-555%20now');
+    expect(screen.getByTestId('staff-error').textContent).toBe('Sign-in with the company account failed. Please try again.');
+  });
+});

@@ -1,0 +1,181 @@
+// Staff sign-in federated to a real OpenID Connect provider: `oidc-provider` plays the company's
+// identity provider in this process (its development login and consent pages), `ciam serve` is
+// configured with it, and Chromium goes sign-in -> staff mode -> company button -> provider login
+// -> consent -> back to Ciam, signed in on the personal page, in both languages. Then: the account
+// is internal, a second sign-in finds the same account, a password sign-in asks to set a password,
+// a non-company mail is refused with a visible error, and a replayed callback is refused.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { before, after, describe, it } from 'node:test';
+import Provider from 'oidc-provider';
+import { apiCall, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
+
+const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const DOMAIN = 'staff.ciam.example';
+const CLIENT_ID = 'ciam-staff';
+const CLIENT_SECRET = 'staff-secret-of-the-e2e-test-0123456789';
+
+/** A port the OS says is free now. */
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const idpPort = await freePort();
+const ISSUER = `http://127.0.0.1:${idpPort}`;
+const { skip, ctx } = suite({
+  server: {
+    args: ['--staff-issuer', ISSUER, '--staff-client-id', CLIENT_ID, '--staff-client-secret', CLIENT_SECRET, '--internal-domains', DOMAIN],
+  },
+});
+
+/** The provider's people: any login works; `outsider` has a mail outside the company. */
+const mailOf = (login) => (login.startsWith('outsider') ? `${login}@gmail.example` : `${login}@${DOMAIN}`);
+
+let idp = null;
+/** The stand-in company provider, once ciam's address (its redirect URI) is known. */
+async function startProvider() {
+  const provider = new Provider(ISSUER, {
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        redirect_uris: [`${ctx.server.base}/ciam/v1/auth/staff/callback`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    async findAccount(_ctx, id) {
+      return {
+        accountId: id,
+        async claims() {
+          return { sub: id, email: mailOf(id), email_verified: true, name: `Staff ${id}` };
+        },
+      };
+    },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    pkce: { required: () => true },
+    features: { devInteractions: { enabled: true } },
+    cookies: { keys: ['e2e-cookie-key-0123456789abcdef'] },
+  });
+  provider.on('server_error', (_ctx, e) => console.error('oidc-provider:', e));
+  await new Promise((resolve) => {
+    idp = provider.listen(idpPort, '127.0.0.1', resolve);
+  });
+}
+
+/** Every callback URL the browser visited (to replay one). */
+const callbacks = [];
+
+/** Sign-in screen -> staff mode -> company button -> provider login and consent (when asked). */
+async function staffSignIn(page, L, login, { query = '' } = {}) {
+  const { base } = ctx.server;
+  page.on('request', (r) => {
+    if (r.url().includes('/ciam/v1/auth/staff/callback')) callbacks.push(r.url());
+  });
+  await setStorage(page, base, { umi_locale: L });
+  await page.goto(`${base}/${L}/passport/signin${query}`);
+  await settled(page);
+  await page.locator('[data-testid="signin-staff"]').click();
+  const company = page.locator('[data-testid="staff-company"]');
+  assert.equal((await company.textContent())?.trim(), messages[L]['signin.staffCompany']);
+  await company.click();
+  await page.waitForURL((u) => u.href.startsWith(ISSUER) || u.href.startsWith(base), { timeout: 20_000 });
+  for (let step = 0; step < 3; step++) {
+    await page.waitForLoadState();
+    if (!page.url().startsWith(ISSUER)) break;
+    const loginField = page.locator('input[name="login"]');
+    if (await loginField.count()) {
+      await loginField.fill(login);
+      await page.locator('input[name="password"]').fill('anything');
+    }
+    await Promise.all([page.waitForNavigation({ timeout: 20_000 }), page.locator('button[type="submit"]').first().click()]);
+  }
+}
+
+async function signedInInfo(page) {
+  const token = await storage(page, 'ciam_token');
+  assert.ok(token, 'a session token is stored');
+  const info = await apiCall(ctx.server.base, 'GET', '/auth/info', undefined, token);
+  assert.equal(info.status, 200, JSON.stringify(info.json));
+  return info.json;
+}
+
+describe('staff sign-in through the company identity provider', { skip }, () => {
+  // Inside the suite: runs after the harness started ciam.
+  before(startProvider);
+  after(async () => {
+    if (process.env.STAFF_DEBUG) console.error(ctx.server?.log());
+    await new Promise((resolve) => (idp ? idp.close(resolve) : resolve()));
+  });
+
+  for (const L of LOCALES) {
+    it(`signs a staff member in through the provider (${L}), then again into the same account`, async () => {
+      // A fresh browser per person: the provider remembers who signed in there.
+      const browser = await launchBrowser({ locale: L });
+      try {
+        const page = await browser.page();
+        const login = `lilei-${L.toLowerCase()}`;
+        await staffSignIn(page, L, login, { query: '?from=staff' });
+        await page.waitForURL(`**/${L}/personal/info**`, { timeout: 20_000 });
+        assert.equal(where(page), `/${L}/personal/info?from=staff`, 'the code left the address and the query came along');
+        await page.locator('[data-testid="info-username"]').waitFor();
+        const info = await signedInInfo(page);
+        assert.equal(info.isEiamUser, true, 'the account is internal');
+        assert.equal(info.tag.eiamUid, login);
+        // No password yet: a password sign-in leads to setting one.
+        const pw = await apiCall(ctx.server.base, 'POST', '/auth/login/password', { account: mailOf(login), password: 'Whatever-2026!' });
+        assert.equal(pw.status, 403);
+        assert.equal(pw.json.reason, 'EIAM_PASSWORD_UNSET');
+
+        // Signed out of Ciam; the provider's session stays, so it answers at once this time.
+        await page.evaluate(() => localStorage.removeItem('ciam_token'));
+        await staffSignIn(page, L, login);
+        await page.waitForURL(`**/${L}/personal/info**`, { timeout: 20_000 });
+        const again = await signedInInfo(page);
+        assert.equal(again.userId, info.userId, 'the second sign-in finds the same account');
+        assert.deepEqual(browser.errors, []);
+      } finally {
+        await browser.close();
+      }
+    });
+  }
+
+  it('refuses a replayed callback', async () => {
+    assert.ok(callbacks.length > 0, 'a callback was seen');
+    const res = await fetch(callbacks[0], { redirect: 'manual' });
+    assert.equal(res.status, 302);
+    const to = res.headers.get('location') ?? '';
+    assert.match(to, /\/passport\/signin\?staffError=AUTHORIZATION_FAILED/);
+    assert.doesNotMatch(to, /staffCode/);
+  });
+
+  for (const L of LOCALES) {
+    it(`refuses a provider account with a non-company mail, visibly (${L})`, async () => {
+      // A fresh browser: no provider session, so its login page asks who this is.
+      const browser = await launchBrowser({ locale: L });
+      try {
+        const page = await browser.page();
+        await staffSignIn(page, L, `outsider-${L.toLowerCase()}`);
+        await page.waitForURL(`**/${L}/passport/signin**`, { timeout: 20_000 });
+        const error = page.locator('[data-testid="staff-error"]');
+        await error.waitFor();
+        assert.equal((await error.textContent())?.trim(), messages[L]['error.EIAM_INVALID_MAIL']);
+        assert.equal(where(page), `/${L}/passport/signin`, 'the error left the address');
+        assert.equal(await storage(page, 'ciam_token'), null);
+        assert.deepEqual(browser.errors, []);
+      } finally {
+        await browser.close();
+      }
+    });
+  }
+});
