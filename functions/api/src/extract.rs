@@ -1,5 +1,5 @@
-//! Extractors: JSON bodies parsed into request types with errors that name the field, and the
-//! bearer session.
+//! Extractors: JSON bodies parsed into request types with errors that name the field, query
+//! parameters, and the bearer session.
 
 use crate::error::ApiError;
 use crate::AppState;
@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use ciam_core::sessions::{self, Session};
 use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
+use std::collections::HashMap;
 
 /// A JSON body. Malformed JSON, wrong types, unknown fields or values and missing fields are
 /// 400 INVALID_PARAMETER naming the field; a body over the limit is 413.
@@ -92,6 +93,41 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     de.end()
         .map_err(|_| invalid("body".into(), "malformed JSON"))?;
     Ok(value)
+}
+
+/// The query string as names and values; a malformed one is 400 INVALID_PARAMETER on `query`.
+pub struct Params(pub HashMap<String, String>);
+
+impl Params {
+    /// The value of `name`; a missing one is 400 INVALID_PARAMETER naming it.
+    pub fn get(&self, name: &'static str) -> Result<String, ApiError> {
+        self.0.get(name).cloned().ok_or_else(|| {
+            ApiError(Error::field(
+                Reason::INVALID_PARAMETER,
+                name,
+                "缺少参数",
+                "Missing parameter",
+            ))
+        })
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Params {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let axum::extract::Query(q) = axum::extract::Query::from_request_parts(parts, state)
+            .await
+            .map_err(|_| {
+                ApiError(Error::field(
+                    Reason::INVALID_PARAMETER,
+                    "query",
+                    "查询参数格式不正确",
+                    "Malformed query string",
+                ))
+            })?;
+        Ok(Params(q))
+    }
 }
 
 /// The session behind `Authorization: Bearer <token>`; 401 AUTHORIZATION_FAILED otherwise.

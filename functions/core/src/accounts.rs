@@ -4,7 +4,7 @@ use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked, fail};
 use crate::sessions::{self, Session};
-use crate::user::{profile_key, unique_key, username_pk, User, UserInfo};
+use crate::user::{active_user, profile_key, unique_key, username_pk, User, UserInfo};
 use crate::validate::{self, Identity};
 use crate::{audit, codes, password, random, Ciam, Purpose, Reason};
 use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
@@ -49,7 +49,7 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     let now = ciam.now();
     let user = User {
         id: ciam.new_id(),
-        user_name: user_name.clone(),
+        user_name,
         mail: matches!(id, Identity::Mail(_)).then(|| id.as_str().to_owned()),
         phone: matches!(id, Identity::Phone(_)).then(|| id.as_str().to_owned()),
         company: Some(company),
@@ -59,22 +59,8 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
         created_at: now,
         ..User::default()
     };
-    let owner = |pk: String| Item::new(unique_key(pk)).with("userId", user.id.as_str());
-    let ops = vec![
-        TxOp::Put {
-            item: user.to_item(),
-            cond: Some(Cond::NotExists),
-        },
-        TxOp::Put {
-            item: owner(id.unique_pk()),
-            cond: Some(Cond::NotExists),
-        },
-        TxOp::Put {
-            item: owner(username_pk(&user_name)),
-            cond: Some(Cond::NotExists),
-        },
-        verified.consume,
-    ];
+    let mut ops = create_ops(&user, &id);
+    ops.push(verified.consume);
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(user.id),
         Err(e) if e.condition_failed_at(3) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
@@ -87,6 +73,24 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
         )),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The writes that create the account `user` signing up with `id`, each only if new: the user
+/// item (0), the identity's uniqueness item (1: a failed condition means the identity is taken)
+/// and the username's (2: the username is taken). Registration and the first staff sign-in.
+pub(crate) fn create_ops(user: &User, id: &Identity) -> Vec<TxOp> {
+    let owner = |pk: String| Item::new(unique_key(pk)).with("userId", user.id.as_str());
+    [
+        user.to_item(),
+        owner(id.unique_pk()),
+        owner(username_pk(&user.user_name)),
+    ]
+    .into_iter()
+    .map(|item| TxOp::Put {
+        item,
+        cond: Some(Cond::NotExists),
+    })
+    .collect()
 }
 
 /// What a successful sign-in returns.
@@ -106,13 +110,7 @@ async fn find_user(ciam: &Ciam, id: &Identity) -> Result<Option<User>> {
     let Some(uid) = owner.s("userId") else {
         return Ok(None);
     };
-    Ok(ciam
-        .store
-        .get(&profile_key(uid))
-        .await?
-        .as_ref()
-        .and_then(User::from_item)
-        .filter(|u| !u.deactivated))
+    Ok(active_user(ciam, uid).await?)
 }
 
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one

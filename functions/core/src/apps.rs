@@ -66,23 +66,6 @@ pub struct AppDetail {
     pub created_at: i64,
 }
 
-fn strings(item: &Item, name: &str) -> Vec<String> {
-    match item.attrs.get(name) {
-        Some(Value::L(l)) => l
-            .iter()
-            .filter_map(|v| match v {
-                Value::S(s) => Some(s.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn list(v: &[String]) -> Value {
-    Value::L(v.iter().cloned().map(Value::S).collect())
-}
-
 impl AppDetail {
     pub fn from_item(i: &Item) -> AppDetail {
         let s = |n: &str| i.s(n).unwrap_or_default().to_owned();
@@ -94,23 +77,33 @@ impl AppDetail {
             },
             description: s("description"),
             logo: s("logo"),
-            service_urls: strings(i, "serviceUrls"),
-            frame_origins: strings(i, "frameOrigins"),
-            scopes: strings(i, "scopes"),
+            service_urls: i.strings("serviceUrls"),
+            frame_origins: i.strings("frameOrigins"),
+            scopes: i.strings("scopes"),
             recommended: i.bool("recommended").unwrap_or(false),
             created_at: i.n("createdAt").unwrap_or(0),
         }
     }
 }
 
+/// An app's name in `lang`, falling back to the Chinese one when it has none in that language.
+/// Works on registry items and on the recent-app items (`APPLOGIN#`) that copy their names.
+pub fn localized_name(app: &Item, lang: crate::Lang) -> String {
+    app.s(&format!("name_{}", lang.tag()))
+        .filter(|n| !n.is_empty())
+        .or_else(|| app.s("name_zh-CN"))
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// The registered service URLs of an app item.
 pub fn service_urls(i: &Item) -> Vec<String> {
-    strings(i, "serviceUrls")
+    i.strings("serviceUrls")
 }
 
 /// The scopes of an app item.
 pub fn scopes(i: &Item) -> Vec<String> {
-    strings(i, "scopes")
+    i.strings("scopes")
 }
 
 fn invalid(field: &'static str, zh: &'static str, en: &'static str) -> Error {
@@ -319,9 +312,12 @@ pub async fn create(ciam: &Ciam, s: &Session, f: AppFields) -> Result<WithSecret
         .with("recommended", f.recommended.unwrap_or(false))
         .with("description", f.description.unwrap_or_default())
         .with("logo", f.logo.unwrap_or_default())
-        .with("serviceUrls", list(&urls))
-        .with("frameOrigins", list(&f.frame_origins.unwrap_or_default()))
-        .with("scopes", list(&f.scopes.unwrap_or_default()))
+        .with("serviceUrls", Value::strings(&urls))
+        .with(
+            "frameOrigins",
+            Value::strings(f.frame_origins.unwrap_or_default()),
+        )
+        .with("scopes", Value::strings(f.scopes.unwrap_or_default()))
         .with("secretHash", hash)
         .with("createdAt", ciam.now());
     let mut tx = vec![TxOp::Put {
@@ -406,14 +402,14 @@ pub async fn update(
         }
     }
     if let Some(urls) = &f.service_urls {
-        ops.push(Update::Set("serviceUrls".into(), list(urls)));
+        ops.push(Update::Set("serviceUrls".into(), Value::strings(urls)));
         ops.push(Update::Set("url".into(), urls[0].as_str().into()));
     }
     if let Some(v) = &f.frame_origins {
-        ops.push(Update::Set("frameOrigins".into(), list(v)));
+        ops.push(Update::Set("frameOrigins".into(), Value::strings(v)));
     }
     if let Some(v) = &f.scopes {
-        ops.push(Update::Set("scopes".into(), list(v)));
+        ops.push(Update::Set("scopes".into(), Value::strings(v)));
     }
     if let Some(v) = f.description {
         ops.push(Update::Set("description".into(), v.into()));
@@ -518,7 +514,7 @@ pub async fn grant_admin(store: &dyn ciam_store::Store, mail: &str) -> Result<St
     store
         .update(
             &key,
-            vec![Update::Set("roles".into(), list(&roles))],
+            vec![Update::Set("roles".into(), Value::strings(&roles))],
             Some(Cond::Exists),
         )
         .await?;
@@ -542,7 +538,8 @@ pub async fn frame_ancestors(ciam: &Ciam, app_id: &str) -> Result<String> {
                 b.is_ascii_alphanumeric() || matches!(b, b':' | b'/' | b'.' | b'-' | b'[' | b']')
             })
     };
-    let origins: Vec<String> = strings(&item, "frameOrigins")
+    let origins: Vec<String> = item
+        .strings("frameOrigins")
         .into_iter()
         .filter(plain)
         .collect();

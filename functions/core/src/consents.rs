@@ -25,7 +25,7 @@ pub fn consent_key(user_id: &str, app_id: &str) -> Key {
 /// transaction that issues the ticket or code.
 pub fn grant_op(ciam: &Ciam, user_id: &str, app: &Item) -> TxOp {
     let app_id = app.s("appId").unwrap_or_default();
-    let scopes = Value::L(apps::scopes(app).into_iter().map(Value::S).collect());
+    let scopes = Value::strings(apps::scopes(app));
     TxOp::Put {
         item: Item::new(consent_key(user_id, app_id))
             .with("appId", app_id)
@@ -37,34 +37,14 @@ pub fn grant_op(ciam: &Ciam, user_id: &str, app: &Item) -> TxOp {
 
 /// Whether a stored consent item covers every scope `app` asks for now.
 pub fn covers(consent: &Item, app: &Item) -> bool {
-    let granted = match consent.attrs.get("scopes") {
-        Some(Value::L(l)) => l
-            .iter()
-            .filter_map(|v| match v {
-                Value::S(s) => Some(s.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>(),
-        _ => Vec::new(),
-    };
-    apps::scopes(app)
-        .iter()
-        .all(|s| granted.contains(&s.as_str()))
+    let granted = consent.strings("scopes");
+    apps::scopes(app).iter().all(|s| granted.contains(s))
 }
 
 /// Whether the user has allowed `app` its current scopes. Round trips: 1.
 pub async fn granted(ciam: &Ciam, user_id: &str, app: &Item) -> Result<bool> {
     let key = consent_key(user_id, app.s("appId").unwrap_or_default());
     Ok(ciam.store.get(&key).await?.is_some_and(|c| covers(&c, app)))
-}
-
-/// An app's name in `lang`, falling back to the Chinese one (as `GET /auth/apps` does).
-pub fn localized_name(app: &Item, lang: Lang) -> String {
-    app.s(&format!("name_{}", lang.tag()))
-        .filter(|n| !n.is_empty())
-        .or_else(|| app.s("name_zh-CN"))
-        .unwrap_or_default()
-        .to_owned()
 }
 
 /// `url` with `cError=access_denied` appended: where Cancel on the consent screen leads, built
@@ -98,7 +78,7 @@ impl Context {
     ) -> Self {
         Context {
             app_id: app.s("appId").unwrap_or_default().to_owned(),
-            name: localized_name(app, lang),
+            name: apps::localized_name(app, lang),
             logo: app.s("logo").unwrap_or_default().to_owned(),
             scopes: apps::scopes(app),
             granted,
@@ -150,19 +130,6 @@ pub struct Granted {
     pub granted_at: i64,
 }
 
-fn strings(item: &Item, name: &str) -> Vec<String> {
-    match item.attrs.get(name) {
-        Some(Value::L(l)) => l
-            .iter()
-            .filter_map(|v| match v {
-                Value::S(s) => Some(s.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 async fn consent_items(ciam: &Ciam, user_id: &str) -> Result<Vec<Item>> {
     Ok(ciam
         .store
@@ -189,9 +156,9 @@ pub async fn list(ciam: &Ciam, s: &Session, lang: Lang) -> Result<Vec<Granted>> 
             let app = app.as_ref()?;
             Some(Granted {
                 app_id: c.s("appId").unwrap_or_default().to_owned(),
-                name: localized_name(app, lang),
+                name: apps::localized_name(app, lang),
                 logo: app.s("logo").unwrap_or_default().to_owned(),
-                scopes: strings(c, "scopes"),
+                scopes: c.strings("scopes"),
                 granted_at: c.n("grantedAt").unwrap_or(0),
             })
         })

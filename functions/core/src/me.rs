@@ -251,14 +251,6 @@ pub struct AppView {
     pub recommended: bool,
 }
 
-/// An app's name in `language`, falling back to the Chinese one.
-fn localized_name(item: &Item, language: crate::Lang) -> String {
-    item.s(&format!("name_{}", language.tag()))
-        .or_else(|| item.s("name_zh-CN"))
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// `GET /app/language/{language}`: the common and recommended apps, names in that language.
 /// Round trips: 1.
 pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>> {
@@ -270,7 +262,7 @@ pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>>
         .iter()
         .map(|i| AppView {
             app_id: i.s("appId").unwrap_or_default().to_owned(),
-            name: localized_name(i, language),
+            name: crate::apps::localized_name(i, language),
             url: i.s("url").unwrap_or_default().to_owned(),
             recommended: i.bool("recommended").unwrap_or(false),
         })
@@ -317,7 +309,7 @@ pub async fn recent_apps(
         .iter()
         .map(|i| RecentApp {
             app_id: i.s("appId").unwrap_or_default().to_owned(),
-            name: localized_name(i, language),
+            name: crate::apps::localized_name(i, language),
             url: i.s("url").unwrap_or_default().to_owned(),
             last_login_time: i.n("lastLoginTime").unwrap_or(0),
         })

@@ -21,7 +21,7 @@ use crate::consents::{self, consent_key};
 use crate::error::Result;
 use crate::sessions::Session;
 use crate::tickets;
-use crate::user::{profile_key, User};
+use crate::user::{active_user, User};
 use crate::{random, Ciam, Error, Es256Key, Lang, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -92,23 +92,6 @@ impl From<StoreError> for OAuthError {
 
 fn b64(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
-}
-
-fn strings(item: &Item, name: &str) -> Vec<String> {
-    match item.attrs.get(name) {
-        Some(Value::L(l)) => l
-            .iter()
-            .filter_map(|v| match v {
-                Value::S(s) => Some(s.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn list(v: &[String]) -> Value {
-    Value::L(v.iter().cloned().map(Value::S).collect())
 }
 
 /// `{public_url}/ciam/v1/oidc`.
@@ -363,7 +346,7 @@ pub async fn authorize(
     let item = Item::new(request_key(&id))
         .with("appId", client_id)
         .with("redirectUri", redirect_uri)
-        .with("scopes", list(&scopes))
+        .with("scopes", Value::strings(&scopes))
         .with_opt("state", state)
         .with_opt("nonce", nonce)
         .with("codeChallenge", challenge)
@@ -465,7 +448,7 @@ pub async fn request_context(
         uri,
         cancel_url(ciam, uri, req.s("state")),
     );
-    ctx.scopes = strings(&req, "scopes");
+    ctx.scopes = req.strings("scopes");
     Ok(ctx)
 }
 
@@ -497,7 +480,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
         .with("userId", s.user.id.as_str())
         .with("appId", req.s("appId").unwrap_or_default())
         .with("redirectUri", uri)
-        .with("scopes", list(&strings(&req, "scopes")))
+        .with("scopes", Value::strings(req.strings("scopes")))
         .with_opt("nonce", req.s("nonce"))
         .with("codeChallenge", req.s("codeChallenge").unwrap_or_default())
         .with("authTime", s.auth_at)
@@ -662,21 +645,16 @@ pub async fn token(
         ));
     }
     let user_id = c.s("userId").unwrap_or_default();
-    let user = ciam
-        .store
-        .get(&profile_key(user_id))
+    let user = active_user(ciam, user_id)
         .await?
-        .as_ref()
-        .and_then(User::from_item)
-        .filter(|u| !u.deactivated)
         .ok_or_else(|| invalid_grant("the account is gone"))?;
-    let scopes = strings(c, "scopes");
+    let scopes = c.strings("scopes");
     let access_token = b64(&random::<32>(ciam.entropy.as_ref()));
     let now = ciam.now();
     let item = Item::new(token_key(ciam, &access_token))
         .with("userId", user.id.as_str())
         .with("appId", client_id.as_str())
-        .with("scopes", list(&scopes))
+        .with("scopes", Value::strings(&scopes))
         .with("gen", user.sess_gen)
         .with("createdAt", now)
         .expires(now + TOKEN_SECS);
@@ -767,17 +745,13 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
         .get(&token_key(ciam, token))
         .await?
         .ok_or_else(|| bad("unknown or expired access token"))?;
-    let user = ciam
-        .store
-        .get(&profile_key(item.s("userId").unwrap_or_default()))
+    let user = active_user(ciam, item.s("userId").unwrap_or_default())
         .await?
-        .as_ref()
-        .and_then(User::from_item)
-        .filter(|u| !u.deactivated && item.n("gen") == Some(u.sess_gen))
+        .filter(|u| item.n("gen") == Some(u.sess_gen))
         .ok_or_else(|| bad("the access token was revoked"))?;
     let mut m = Map::new();
     m.insert("sub".into(), user.id.clone().into());
-    m.extend(claims(ciam, &user, &strings(&item, "scopes")));
+    m.extend(claims(ciam, &user, &item.strings("scopes")));
     Ok(Json::Object(m))
 }
 

@@ -9,16 +9,16 @@
 //!
 //! Both are consumed by a conditional delete, so each works once even under concurrency.
 
-use crate::accounts::{finish_login, SignedIn};
+use crate::accounts::{create_ops, finish_login, SignedIn};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::ensure_unlocked;
-use crate::user::{profile_key, unique_key, username_pk, User};
+use crate::user::{active_user, profile_key, unique_key, User};
 use crate::validate::{self, Email, Identity};
 use crate::{random, random_digits, Ciam, Lang, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
+use ciam_store::{Cond, Item, Key, StoreError, Update};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -203,14 +203,7 @@ pub async fn take_state(ciam: &Ciam, state: &str) -> Result<Pending> {
     if state.is_empty() || state.len() > 200 {
         return Err(Reason::AUTHORIZATION_FAILED.into());
     }
-    let key = state_key(ciam, state);
-    let item = ciam
-        .store
-        .get(&key)
-        .await?
-        .filter(|i| i.is_live(ciam.now()))
-        .ok_or(Reason::AUTHORIZATION_FAILED)?;
-    consume(ciam, &key).await?;
+    let item = take(ciam, &state_key(ciam, state)).await?;
     let s = |n: &str| item.s(n).unwrap_or_default().to_owned();
     Ok(Pending {
         nonce: s("nonce"),
@@ -220,10 +213,18 @@ pub async fn take_state(ciam: &Ciam, state: &str) -> Result<Pending> {
     })
 }
 
-/// Single use: of two concurrent consumers only one deletes the item.
-async fn consume(ciam: &Ciam, key: &Key) -> Result<()> {
+/// The live item at `key`, consumed: of two concurrent takers only one deletes it. A missing,
+/// expired or already taken one is AUTHORIZATION_FAILED. Round trips: 2 (read, conditional
+/// delete).
+async fn take(ciam: &Ciam, key: &Key) -> Result<Item> {
+    let item = ciam
+        .store
+        .get(key)
+        .await?
+        .filter(|i| i.is_live(ciam.now()))
+        .ok_or(Reason::AUTHORIZATION_FAILED)?;
     match ciam.store.delete(key, Some(Cond::Exists)).await {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(item),
         Err(StoreError::ConditionFailed) => Err(Reason::AUTHORIZATION_FAILED.into()),
         Err(e) => Err(e.into()),
     }
@@ -378,17 +379,10 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
     for attempt in 0..5 {
         if let Some(owner) = ciam.store.get(&unique_key(id.unique_pk())).await? {
             let uid = owner.s("userId").unwrap_or_default();
-            let user = ciam
-                .store
-                .get(&profile_key(uid))
-                .await?
-                .as_ref()
-                .and_then(User::from_item)
-                .filter(|u| !u.deactivated)
-                .ok_or_else(|| Error {
-                    cause: Some("the mail's owner is gone".into()),
-                    ..Error::new(Reason::AUTHORIZATION_FAILED)
-                })?;
+            let user = active_user(ciam, uid).await?.ok_or_else(|| Error {
+                cause: Some("the mail's owner is gone".into()),
+                ..Error::new(Reason::AUTHORIZATION_FAILED)
+            })?;
             return match user.eiam_uid.as_deref() {
                 Some(linked) if linked == sub => Ok(user.id),
                 Some(_) => Err(Error {
@@ -422,10 +416,9 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
             .name
             .as_deref()
             .and_then(|n| validate::optional_text("displayName", n, 50).ok().flatten());
-        let user_name = username_candidate(ciam, mail, attempt);
         let user = User {
             id: ciam.new_id(),
-            user_name: user_name.clone(),
+            user_name: username_candidate(ciam, mail, attempt),
             mail: Some(mail.as_str().to_owned()),
             display_name,
             advertisement: "unsubscribe".into(),
@@ -433,22 +426,7 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
             created_at: ciam.now(),
             ..User::default()
         };
-        let owner = |pk: String| Item::new(unique_key(pk)).with("userId", user.id.as_str());
-        let ops = vec![
-            TxOp::Put {
-                item: user.to_item(),
-                cond: Some(Cond::NotExists),
-            },
-            TxOp::Put {
-                item: owner(id.unique_pk()),
-                cond: Some(Cond::NotExists),
-            },
-            TxOp::Put {
-                item: owner(username_pk(&user_name)),
-                cond: Some(Cond::NotExists),
-            },
-        ];
-        match ciam.store.transact(ops).await {
+        match ciam.store.transact(create_ops(&user, &id)).await {
             Ok(()) => return Ok(user.id),
             // Someone took the mail meanwhile (a concurrent first sign-in): link to it.
             Err(e) if e.condition_failed_at(1) => continue,
@@ -483,22 +461,11 @@ pub async fn redeem(ciam: &Ciam, code: &str, client: &ClientInfo) -> Result<Sign
             "Invalid login code",
         ));
     }
-    let key = login_code_key(ciam, code);
-    let item = ciam
-        .store
-        .get(&key)
-        .await?
-        .filter(|i| i.is_live(ciam.now()))
-        .ok_or(Reason::AUTHORIZATION_FAILED)?;
-    consume(ciam, &key).await?;
+    let item = take(ciam, &login_code_key(ciam, code)).await?;
     let uid = item.s("userId").unwrap_or_default();
-    let user = ciam
-        .store
-        .get(&profile_key(uid))
+    let user = active_user(ciam, uid)
         .await?
-        .as_ref()
-        .and_then(User::from_item)
-        .filter(|u| !u.deactivated && u.eiam_uid.is_some())
+        .filter(|u| u.eiam_uid.is_some())
         .ok_or(Reason::AUTHORIZATION_FAILED)?;
     ensure_unlocked(&user, ciam.now())?;
     finish_login(ciam, user, client).await

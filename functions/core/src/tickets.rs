@@ -7,7 +7,7 @@
 use crate::apps::{self, app_key};
 use crate::error::Result;
 use crate::sessions::Session;
-use crate::user::{profile_key, user_pk, User};
+use crate::user::{active_user, user_pk, User};
 use crate::validate::{Email, Phone};
 use crate::{random, Ciam, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -72,7 +72,7 @@ pub async fn issue(ciam: &Ciam, s: &Session, app_id: &str, service_url: &str) ->
         URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
     );
     let now = ciam.now();
-    let scopes = Value::L(apps::scopes(&app).into_iter().map(Value::S).collect());
+    let scopes = Value::strings(apps::scopes(&app));
     let item = Item::new(ticket_key(ciam, &ticket))
         .with("userId", s.user.id.as_str())
         .with("appId", app_id)
@@ -80,22 +80,12 @@ pub async fn issue(ciam: &Ciam, s: &Session, app_id: &str, service_url: &str) ->
         .with("scopes", scopes)
         .with("createdAt", now)
         .expires(now + TICKET_SECS);
-    let s_attr = |n: &str| app.s(n).unwrap_or_default().to_owned();
-    let recent = Item::new(Key::new(user_pk(&s.user.id), format!("APPLOGIN#{app_id}")))
-        .with("appId", app_id)
-        .with("name_zh-CN", s_attr("name_zh-CN"))
-        .with("name_en-US", s_attr("name_en-US"))
-        .with("url", s_attr("url"))
-        .with("lastLoginTime", now);
     let tx = vec![
         TxOp::Put {
             item,
             cond: Some(Cond::NotExists),
         },
-        TxOp::Put {
-            item: recent,
-            cond: None,
-        },
+        recent_app_op(ciam, &s.user.id, &app),
         crate::consents::grant_op(ciam, &s.user.id, &app),
     ];
     match ciam.store.transact(tx).await {
@@ -199,13 +189,8 @@ pub async fn verify(
         return Err(not_found("ticket of another app or service"));
     }
     let user_id = t.s("userId").unwrap_or_default();
-    let user = ciam
-        .store
-        .get(&profile_key(user_id))
+    let user = active_user(ciam, user_id)
         .await?
-        .as_ref()
-        .and_then(User::from_item)
-        .filter(|u| !u.deactivated)
         .ok_or_else(|| not_found("user gone"))?;
     Ok(claims(&user, &apps::scopes(app)))
 }

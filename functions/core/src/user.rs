@@ -2,7 +2,7 @@
 
 use crate::validate::{Email, Identity, Phone};
 use crate::Ciam;
-use ciam_store::{Item, Key, Value};
+use ciam_store::{Item, Key, StoreError, Value};
 use serde::Serialize;
 
 pub const PROFILE: &str = "PROFILE";
@@ -24,6 +24,17 @@ pub fn unique_key(pk: String) -> Key {
 
 pub fn username_pk(name: &str) -> String {
     format!("USERNAME#{}", name.to_lowercase())
+}
+
+/// The account `user_id`, unless it is gone or deactivated. Round trips: 1.
+pub async fn active_user(ciam: &Ciam, user_id: &str) -> Result<Option<User>, StoreError> {
+    Ok(ciam
+        .store
+        .get(&profile_key(user_id))
+        .await?
+        .as_ref()
+        .and_then(User::from_item)
+        .filter(|u| !u.deactivated))
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -91,16 +102,7 @@ impl User {
                 .zip(item.n("totpPendingAt")),
             totp_last_step: item.n("totpLastStep"),
             backup_gen: item.n("backupGen").unwrap_or(0),
-            roles: match item.attrs.get("roles") {
-                Some(Value::L(l)) => l
-                    .iter()
-                    .filter_map(|v| match v {
-                        Value::S(s) => Some(s.clone()),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            },
+            roles: item.strings("roles"),
         })
     }
 
@@ -145,8 +147,7 @@ impl User {
             .with("backupGen", self.backup_gen)
             .with_opt(
                 "roles",
-                (!self.roles.is_empty())
-                    .then(|| Value::L(self.roles.iter().cloned().map(Value::S).collect())),
+                (!self.roles.is_empty()).then(|| Value::strings(&self.roles)),
             )
     }
 

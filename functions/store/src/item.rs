@@ -13,6 +13,17 @@ pub enum Value {
     M(BTreeMap<String, Value>),
 }
 
+impl Value {
+    /// A list of strings (`L` of `S`), the way string lists are stored.
+    pub fn strings<I>(items: I) -> Value
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        Value::L(items.into_iter().map(|s| Value::S(s.into())).collect())
+    }
+}
+
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
         Value::S(s.to_owned())
@@ -109,5 +120,36 @@ impl Item {
             Some(Value::B(b)) => Some(b),
             _ => None,
         }
+    }
+    /// The strings of a list attribute (see [`Value::strings`]); empty when it is missing or
+    /// not a list, other members skipped.
+    pub fn strings(&self, name: &str) -> Vec<String> {
+        match self.attrs.get(name) {
+            Some(Value::L(l)) => l
+                .iter()
+                .filter_map(|v| match v {
+                    Value::S(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_lists_round_trip_and_skip_other_members() {
+        let item = Item::new(Key::new("P", "S"))
+            .with("l", Value::strings(["a", "b"]))
+            .with("mixed", Value::L(vec![Value::N(1), "c".into()]))
+            .with("s", "not a list");
+        assert_eq!(item.strings("l"), ["a", "b"]);
+        assert_eq!(item.strings("mixed"), ["c"]);
+        assert!(item.strings("s").is_empty());
+        assert!(item.strings("missing").is_empty());
     }
 }

@@ -1,10 +1,9 @@
 //! Partner apps: the registry (admins only) and CAS-style tickets.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Json};
+use crate::extract::{Authed, Json, Params};
 use crate::AppState;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
@@ -13,7 +12,6 @@ use ciam_core::{tickets, Error, Reason};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 
 type ApiResult = Result<Response, ApiError>;
 
@@ -156,35 +154,13 @@ fn basic(headers: &HeaderMap) -> Option<(String, String)> {
 
 /// `GET /auth/login/token/verify?appId&appSecret&cTicket&serviceUrl` (or the app's credentials
 /// by HTTP Basic): the user's claims, once per ticket. Round trips: 3.
-pub async fn verify_ticket(
-    State(s): State<AppState>,
-    headers: HeaderMap,
-    q: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> ApiResult {
-    let Query(q) = q.map_err(|_| {
-        Error::field(
-            Reason::INVALID_PARAMETER,
-            "query",
-            "查询参数格式不正确",
-            "Malformed query string",
-        )
-    })?;
-    let param = |name: &'static str| {
-        q.get(name).cloned().ok_or_else(|| {
-            ApiError(Error::field(
-                Reason::INVALID_PARAMETER,
-                name,
-                "缺少参数",
-                "Missing parameter",
-            ))
-        })
-    };
+pub async fn verify_ticket(State(s): State<AppState>, headers: HeaderMap, q: Params) -> ApiResult {
     let (app_id, secret) = match basic(&headers) {
         Some(creds) => creds,
-        None => (param("appId")?, param("appSecret")?),
+        None => (q.get("appId")?, q.get("appSecret")?),
     };
-    let ticket = param("cTicket")?;
-    let service = param("serviceUrl")?;
+    let ticket = q.get("cTicket")?;
+    let service = q.get("serviceUrl")?;
     let claims = tickets::verify(&s.ciam, &app_id, &secret, &ticket, &service).await?;
     Ok(axum::Json(claims).into_response())
 }

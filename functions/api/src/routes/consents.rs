@@ -2,14 +2,12 @@
 //! revocation. Allow itself is `POST /auth/login/token` (apps.rs), which remembers the decision.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Lang};
+use crate::extract::{Authed, Lang, Params};
 use crate::AppState;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use ciam_core::{consents, Error, Reason};
+use ciam_core::consents;
 use serde_json::json;
-use std::collections::HashMap;
 
 type ApiResult = Result<Response, ApiError>;
 
@@ -20,27 +18,9 @@ pub async fn context(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Lang(lang): Lang,
-    q: Result<Query<HashMap<String, String>>, QueryRejection>,
+    q: Params,
 ) -> ApiResult {
-    let Query(q) = q.map_err(|_| {
-        Error::field(
-            Reason::INVALID_PARAMETER,
-            "query",
-            "查询参数格式不正确",
-            "Malformed query string",
-        )
-    })?;
-    let param = |name: &'static str| {
-        q.get(name).cloned().ok_or_else(|| {
-            ApiError(Error::field(
-                Reason::INVALID_PARAMETER,
-                name,
-                "缺少参数",
-                "Missing parameter",
-            ))
-        })
-    };
-    let (app_id, service_url) = (param("appId")?, param("serviceUrl")?);
+    let (app_id, service_url) = (q.get("appId")?, q.get("serviceUrl")?);
     let ctx = consents::context(&s.ciam, &sess, &app_id, &service_url, lang).await?;
     Ok(axum::Json(ctx).into_response())
 }

@@ -32,12 +32,14 @@ fn refused(lang: ciam_core::Lang, reason: &str, query: &str) -> Response {
     redirect(staff::signin_url(lang, "staffError", reason, query))
 }
 
-fn log(e: &Error) {
+/// Logs why the staff sign-in stopped, then goes back to sign-in with `staffError=<REASON>`.
+fn failed(lang: ciam_core::Lang, e: &Error, query: &str) -> Response {
     if e.reason.status() >= 500 {
         tracing::error!(reason = %e.reason, cause = e.cause.as_deref().unwrap_or(""), "staff sign-in failed");
     } else {
         tracing::info!(reason = %e.reason, cause = e.cause.as_deref().unwrap_or(""), "staff sign-in refused");
     }
+    refused(lang, e.reason.code(), query)
 }
 
 #[derive(Deserialize)]
@@ -71,10 +73,7 @@ pub async fn start(
     };
     match authorization_request(&s.ciam, idp, lang, &query).await {
         Ok(url) => redirect(url),
-        Err(e) => {
-            log(&e);
-            refused(lang, e.reason.code(), &query)
-        }
+        Err(e) => failed(lang, &e, &query),
     }
 }
 
@@ -120,10 +119,7 @@ pub async fn callback(
     };
     let pending = match staff::take_state(&s.ciam, q.state.as_deref().unwrap_or("")).await {
         Ok(p) => p,
-        Err(e) => {
-            log(&e);
-            return refused(req_lang, e.reason.code(), "");
-        }
+        Err(e) => return failed(req_lang, &e, ""),
     };
     match finish(&s.ciam, &pending, q).await {
         Ok(code) => redirect(staff::signin_url(
@@ -132,10 +128,7 @@ pub async fn callback(
             &code,
             &pending.query,
         )),
-        Err(e) => {
-            log(&e);
-            refused(pending.lang, e.reason.code(), &pending.query)
-        }
+        Err(e) => failed(pending.lang, &e, &pending.query),
     }
 }
 

@@ -66,4 +66,8 @@ async fn on_dynamodb_one_backup_code_one_totp_code_and_one_address_each_have_exa
     // 50 concurrent verifications of one partner-app ticket.
     crate::apps::fifty_verifications_one_winner(app_on(&local, "races-ticket").await).await;
     crate::consents::consent_life_cycle(app_on(&local, "consents").await).await;
+    // Staff federation: the first sign-in creates the account, the second links the same one,
+    // a replayed state is refused.
+    let staff = crate::staff::Staff::spawn_with(app_on(&local, "staff").await).await;
+    crate::staff::staff_linking(staff).await;
 }

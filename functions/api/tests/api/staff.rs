@@ -144,16 +144,21 @@ async fn userinfo(State(idp): State<Idp>, headers: HeaderMap) -> Response {
 }
 
 /// The Ciam app with staff sign-in configured, and its stand-in provider.
-struct Staff {
+pub(crate) struct Staff {
     app: TestApp,
     idp: Idp,
 }
 
 impl Staff {
     async fn spawn() -> Staff {
+        Self::spawn_with(TestApp::spawn().await).await
+    }
+
+    /// The same over the engine of `app` (dynamo.rs passes one on DynamoDB Local).
+    pub(crate) async fn spawn_with(app: TestApp) -> Staff {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let app = TestApp::spawn().await.configure(|c| {
+        let app = app.configure(|c| {
             c.public_url = "https://id.ciam.example".into();
             c.staff_idp = Some(StaffIdp {
                 issuer: issuer.clone(),
@@ -279,7 +284,13 @@ async fn without_a_configured_provider_start_goes_back_with_unavailable() {
 
 #[tokio::test]
 async fn a_first_sign_in_creates_an_internal_account_and_a_second_finds_it() {
-    let s = Staff::spawn().await;
+    staff_linking(Staff::spawn().await).await;
+}
+
+/// The linking flow on the engine of `s` (run on DynamoDB Local by dynamo.rs): the first sign-in
+/// creates the internal account, the login code and the state work once, the second sign-in lands
+/// in the same account.
+pub(crate) async fn staff_linking(s: Staff) {
     let auth = s
         .start("lang=en-US&query=appId%3Da1%26serviceUrl%3Dhttps%3A%2F%2Fp.example%2Fcb%3Fx%3D1")
         .await;

@@ -12,29 +12,14 @@ import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import { type ApiError, errorText, handleError } from '../../lib/api';
-import {
-  approve,
-  type ConsentContext,
-  knownScopes,
-  leave,
-  loadContext,
-  logoUrl,
-  type PartnerRequest,
-  partnerRequest,
-  scopeMessages,
-} from '../../lib/partner';
+import { approve, type ConsentContext, leave, loadContext, type PartnerRequest, partnerRequest } from '../../lib/partner';
 import { keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
+import { ConsentCard } from './consent-card';
 
 const m = defineMessages({
   loading: { id: 'authorize.loading', defaultMessage: 'Checking the application…' },
   continuing: { id: 'authorize.continuing', defaultMessage: 'Taking you to {app}…' },
-  asks: { id: 'authorize.asks', defaultMessage: '{app} would like to use your Ciam account and access:' },
-  identityOnly: { id: 'authorize.identityOnly', defaultMessage: '{app} would like to know who you are. It asks for nothing else.' },
-  logoAlt: { id: 'authorize.logoAlt', defaultMessage: 'Logo of {app}' },
-  cancel: { id: 'authorize.cancel', defaultMessage: 'Cancel' },
-  allow: { id: 'authorize.allow', defaultMessage: 'Allow' },
-  allowing: { id: 'authorize.allowing', defaultMessage: 'Allowing…' },
   incomplete: { id: 'authorize.incomplete', defaultMessage: 'This link does not say which application is asking. Please go back to the application and try again.' },
   failed: { id: 'authorize.failed', defaultMessage: 'The application cannot be authorized' },
   toPersonal: { id: 'authorize.toPersonal', defaultMessage: 'Go to your Personal Center' },
@@ -131,9 +116,6 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
     );
   }
   const { ctx } = state;
-  const logo = logoUrl(ctx.logo);
-  const scopes = knownScopes(ctx.scopes);
-  const app = <strong data-testid="authorize-app">{ctx.name}</strong>;
   const cancel = () => {
     setBusy('cancel');
     if (!leave(ctx.cancelUrl)) setBusy(null);
@@ -143,34 +125,7 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
       <h1>
         <FormattedMessage {...titles.authorize} />
       </h1>
-      {logo && <img className="app-logo" src={logo} alt={intl.formatMessage(m.logoAlt, { app: ctx.name })} width={64} height={64} />}
-      {scopes.length ? (
-        <>
-          <p id="authorize-asks">
-            <FormattedMessage {...m.asks} values={{ app }} />
-          </p>
-          <ul aria-labelledby="authorize-asks" data-testid="authorize-scopes">
-            {scopes.map((s) => (
-              <li key={s} data-scope={s}>
-                <FormattedMessage {...scopeMessages[s]} />
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : (
-        <p>
-          <FormattedMessage {...m.identityOnly} values={{ app }} />
-        </p>
-      )}
-      <div className="actions">
-        <button type="button" data-testid="authorize-cancel" disabled={busy !== null} onClick={cancel}>
-          <FormattedMessage {...m.cancel} />
-        </button>
-        <button type="button" className="primary" data-testid="authorize-allow" disabled={busy !== null} aria-busy={busy === 'allow'}
-          onClick={() => void go(ctx)}>
-          <FormattedMessage {...(busy === 'allow' ? m.allowing : m.allow)} />
-        </button>
-      </div>
+      <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void go(ctx)} onCancel={cancel} />
     </div>
   );
 }

@@ -12,18 +12,14 @@ import { useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { titles } from '../../i18n/titles';
 import { type ApiError, errorText, handleError, postToHost, setFrameToken } from '../../lib/api';
-import { type ConsentContext, consentContext, issueTicket, knownScopes, logoUrl, scopeMessages } from '../../lib/partner';
+import { type ConsentContext, consentContext, issueTicket } from '../../lib/partner';
 import { embeddedInfo } from '../../lib/redirect';
+import { ConsentCard } from './consent-card';
 import { PasswordForm } from './password-form';
 
 const m = defineMessages({
   done: { id: 'embedded.done', defaultMessage: 'You are signed in.' },
   checking: { id: 'embedded.checking', defaultMessage: 'Checking the application…' },
-  asks: { id: 'embedded.asks', defaultMessage: '{app} would like to use your Ciam account and access:' },
-  identityOnly: { id: 'embedded.identityOnly', defaultMessage: '{app} would like to know who you are. It asks for nothing else.' },
-  logoAlt: { id: 'embedded.logoAlt', defaultMessage: 'Logo of {app}' },
-  cancel: { id: 'embedded.cancel', defaultMessage: 'Cancel' },
-  allow: { id: 'embedded.allow', defaultMessage: 'Allow' },
   cancelled: { id: 'embedded.cancelled', defaultMessage: 'You did not allow the application.' },
   incomplete: { id: 'embedded.incomplete', defaultMessage: 'This sign-in does not say which application is asking.' },
   failed: { id: 'embedded.failed', defaultMessage: 'The application cannot be authorized' },
@@ -93,7 +89,11 @@ export default function EmbeddedSignIn() {
           <FormattedMessage {...m.checking} />
         </p>
       )}
-      {step.at === 'ask' && <Ask ctx={step.ctx} busy={step.busy} onAllow={() => void allow(step.ctx)} onCancel={cancel} />}
+      {step.at === 'ask' && (
+        <div data-testid="embedded-consent">
+          <ConsentCard ctx={step.ctx} prefix="embedded" busy={step.busy ? 'allow' : null} onAllow={() => void allow(step.ctx)} onCancel={cancel} />
+        </div>
+      )}
       {step.at === 'done' && (
         <p role="status" data-testid="embedded-done">
           <FormattedMessage {...m.done} />
@@ -114,44 +114,6 @@ export default function EmbeddedSignIn() {
           <p>{step.error}</p>
         </div>
       )}
-    </div>
-  );
-}
-
-function Ask({ ctx, busy, onAllow, onCancel }: { ctx: ConsentContext; busy: boolean; onAllow: () => void; onCancel: () => void }) {
-  const intl = useIntl();
-  const logo = logoUrl(ctx.logo);
-  const scopes = knownScopes(ctx.scopes);
-  const app = <strong data-testid="embedded-app">{ctx.name}</strong>;
-  return (
-    <div data-testid="embedded-consent">
-      {logo && <img className="app-logo" src={logo} alt={intl.formatMessage(m.logoAlt, { app: ctx.name })} width={64} height={64} />}
-      {scopes.length ? (
-        <>
-          <p id="embedded-asks">
-            <FormattedMessage {...m.asks} values={{ app }} />
-          </p>
-          <ul aria-labelledby="embedded-asks">
-            {scopes.map((s) => (
-              <li key={s} data-scope={s}>
-                <FormattedMessage {...scopeMessages[s]} />
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : (
-        <p>
-          <FormattedMessage {...m.identityOnly} values={{ app }} />
-        </p>
-      )}
-      <div className="actions">
-        <button type="button" data-testid="embedded-cancel" disabled={busy} onClick={onCancel}>
-          <FormattedMessage {...m.cancel} />
-        </button>
-        <button type="button" className="primary" data-testid="embedded-allow" disabled={busy} aria-busy={busy} onClick={onAllow}>
-          <FormattedMessage {...m.allow} />
-        </button>
-      </div>
     </div>
   );
 }

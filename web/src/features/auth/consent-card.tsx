@@ -1,0 +1,62 @@
+// What an app asks for and the Cancel / Allow buttons: the consent screen and the embedded
+// sign-in's consent step show the same card. Only those lazy screens import it, never sign-in.
+import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
+import { type ConsentContext, knownScopes, logoUrl, scopeMessages } from '../../lib/partner';
+
+const m = defineMessages({
+  asks: { id: 'consent.asks', defaultMessage: '{app} would like to use your Ciam account and access:' },
+  identityOnly: { id: 'consent.identityOnly', defaultMessage: '{app} would like to know who you are. It asks for nothing else.' },
+  logoAlt: { id: 'consent.logoAlt', defaultMessage: 'Logo of {app}' },
+  cancel: { id: 'consent.cancel', defaultMessage: 'Cancel' },
+  allow: { id: 'consent.allow', defaultMessage: 'Allow' },
+  allowing: { id: 'consent.allowing', defaultMessage: 'Allowing…' },
+});
+
+interface Props {
+  ctx: ConsentContext;
+  /** Prefix of the test ids and element ids: `<prefix>-app`, `-asks`, `-scopes`, `-cancel`, `-allow`. */
+  prefix: 'authorize' | 'embedded';
+  /** The decision under way, if any: both buttons wait for it. */
+  busy: 'allow' | 'cancel' | null;
+  onAllow: () => void;
+  onCancel: () => void;
+}
+
+export function ConsentCard({ ctx, prefix, busy, onAllow, onCancel }: Props) {
+  const intl = useIntl();
+  const logo = logoUrl(ctx.logo);
+  const scopes = knownScopes(ctx.scopes);
+  const app = <strong data-testid={`${prefix}-app`}>{ctx.name}</strong>;
+  return (
+    <>
+      {logo && <img className="app-logo" src={logo} alt={intl.formatMessage(m.logoAlt, { app: ctx.name })} width={64} height={64} />}
+      {scopes.length ? (
+        <>
+          <p id={`${prefix}-asks`}>
+            <FormattedMessage {...m.asks} values={{ app }} />
+          </p>
+          <ul aria-labelledby={`${prefix}-asks`} data-testid={`${prefix}-scopes`}>
+            {scopes.map((s) => (
+              <li key={s} data-scope={s}>
+                <FormattedMessage {...scopeMessages[s]} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p>
+          <FormattedMessage {...m.identityOnly} values={{ app }} />
+        </p>
+      )}
+      <div className="actions">
+        <button type="button" data-testid={`${prefix}-cancel`} disabled={busy !== null} onClick={onCancel}>
+          <FormattedMessage {...m.cancel} />
+        </button>
+        <button type="button" className="primary" data-testid={`${prefix}-allow`} disabled={busy !== null}
+          aria-busy={busy === 'allow'} onClick={onAllow}>
+          <FormattedMessage {...(busy === 'allow' ? m.allowing : m.allow)} />
+        </button>
+      </div>
+    </>
+  );
+}
