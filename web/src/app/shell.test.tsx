@@ -118,3 +118,25 @@ describe('idle watch', () => {
     expect(toast.current()).toEqual([]);
   });
 });
+
+describe('in another site\'s frame', () => {
+  const framed = (on: boolean) => Object.defineProperty(window, 'top', { configurable: true, value: on ? {} : window });
+  afterEach(() => framed(false));
+
+  it('only the embedded sign-in renders; any other screen offers to open in its own window', async () => {
+    framed(true);
+    const app = await open('/en-US/find/password?appId=a');
+    expect(app.getByRole('alert').textContent).toContain('This page opens in its own window.');
+    const link = app.getByRole('link', { name: 'Open Ciam' });
+    expect(link.getAttribute('target')).toBe('_top');
+    expect(app.container.querySelector('form')).toBeNull();
+    cleanup();
+    const embedded = await open('/en-US/embedded/signin?appId=a&serviceUrl=https://host.example.com/cb');
+    expect(embedded.queryByText('This page opens in its own window.')).toBeNull();
+  });
+
+  it('not framed: screens render as usual', async () => {
+    const app = await open('/en-US/find/password');
+    expect(app.queryByText('This page opens in its own window.')).toBeNull();
+  });
+});

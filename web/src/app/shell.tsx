@@ -2,10 +2,11 @@
 // watch, and the multi-factor modal when a sign-in needs a second step.
 import { useEffect } from 'react';
 import { useIntl } from 'react-intl';
-import { Outlet, useNavigate } from 'react-router';
+import { Outlet, useLocation, useNavigate } from 'react-router';
 import { Toasts } from '../components/toasts';
 import { common } from '../i18n/common';
 import { type Locale, switchTo } from '../i18n/locale';
+import { embeddedInfo } from '../lib/redirect';
 import * as session from '../lib/session';
 import * as toast from '../lib/toast';
 import { MfaHost } from '../components/mfa-modal';
@@ -36,8 +37,27 @@ function useIdleWatch() {
   }, [intl, navigate]);
 }
 
+/**
+ * Only the embedded sign-in may live in another site's frame (its HTML carries the app's
+ * frame-ancestors). A navigation inside the frame to any other screen (find password, the
+ * personal centre...) would escape that policy, so those screens refuse to render framed.
+ */
+function FramedNotice() {
+  const intl = useIntl();
+  return (
+    <div className="card" role="alert">
+      <p>{intl.formatMessage(common.framed)}</p>
+      <a href={window.location.href} target="_top" rel="noopener">
+        {intl.formatMessage(common.openTop)}
+      </a>
+    </div>
+  );
+}
+
 export function Shell() {
   const intl = useIntl();
+  const { pathname } = useLocation();
+  const framed = typeof window !== 'undefined' && window.top !== window.self && !embeddedInfo(pathname, '').embedded;
   useIdleWatch();
   const other: Locale = intl.locale === 'en-US' ? 'zh-CN' : 'en-US';
   return (
@@ -49,7 +69,7 @@ export function Shell() {
         </button>
       </header>
       <main id="main">
-        <Outlet />
+        {framed ? <FramedNotice /> : <Outlet />}
       </main>
       <Toasts />
       <MfaHost />

@@ -14,4 +14,6 @@ export const common = defineMessages({
   uploadError: { id: 'app.uploadError', defaultMessage: 'Upload error, please try later' },
   unlockInvalid: { id: 'app.unlockInvalid', defaultMessage: 'Unlock code invalid' },
   close: { id: 'app.close', defaultMessage: 'Close' },
+  framed: { id: 'app.framed', defaultMessage: 'This page opens in its own window.' },
+  openTop: { id: 'app.openTop', defaultMessage: 'Open Ciam' },
 });

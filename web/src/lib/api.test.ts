@@ -348,6 +348,19 @@ describe('embedded mode', () => {
     expect(texts()).toEqual([]);
   });
 
+  it.each(['EIAM_PASSWORD_UNSET', 'NEED_TOTP_VERIFY'])('%s in the frame: posted as a refusal, the frame never navigates', async (reason) => {
+    at('/en-US/embedded/signin?appId=a&serviceUrl=https://host.example.com/cb&validateMsg=notice');
+    failWith(reason, '', 401, { challenge: 'c-1' });
+    await api.post('/auth/login/password', {});
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(navigate).not.toHaveBeenCalled();
+    expect(mfa.current()).toBeNull();
+    expect(post).toHaveBeenCalledOnce();
+    const [msg] = post.mock.calls[0]!;
+    expect(Object.keys(msg as object).sort()).toEqual(['errMsg', 'reason', 'type']);
+    expect((msg as { reason: string }).reason).toBe(reason);
+  });
+
   it('never posts to "*"', async () => {
     for (const s of ['?serviceUrl=*&validateMsg=notice', '?validateMsg=notice&serviceUrl=https://host.example.com']) {
       at(`/zh-CN/embedded/signin${s}`);

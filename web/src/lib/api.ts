@@ -111,16 +111,22 @@ export function handleError(e: ApiError, now = Date.now()): void {
     case 'USER_TOTP_ENABLED':
       host?.onTotpEnabled();
       return;
-    case 'NEED_TOTP_VERIFY':
-      host?.onNeedTotp(e.challenge);
-      return;
-    case 'EIAM_PASSWORD_UNSET': {
-      const id = toast.show('loading', errorText(e, now), PASSWORD_UNSET_DELAY_MS);
-      setTimeout(() => {
-        toast.dismiss(id);
-        host?.navigate(`/${lang}/find/password${loc ? keepQuery(loc.search, { dropServiceUrl: true }) : ''}`);
-      }, PASSWORD_UNSET_DELAY_MS);
-      return;
+  }
+  // In a partner's frame nothing navigates: the second step and the password set-up happen in
+  // the full sign-in, so these are refusals like any other there (docs/partners.md).
+  if (!info.embedded) {
+    switch (e.reason) {
+      case 'NEED_TOTP_VERIFY':
+        host?.onNeedTotp(e.challenge);
+        return;
+      case 'EIAM_PASSWORD_UNSET': {
+        const id = toast.show('loading', errorText(e, now), PASSWORD_UNSET_DELAY_MS);
+        setTimeout(() => {
+          toast.dismiss(id);
+          host?.navigate(`/${lang}/find/password${loc ? keepQuery(loc.search, { dropServiceUrl: true }) : ''}`);
+        }, PASSWORD_UNSET_DELAY_MS);
+        return;
+      }
     }
   }
   if (info.embedded) {
