@@ -2,7 +2,7 @@
 //! identity provider (discovery, the authorization request, the token exchange, userinfo). The
 //! rules (state, id_token claims, linking) are `ciam_core::staff`'s.
 
-use ciam_core::staff::{StaffClaims, StaffIdp};
+use ciam_core::staff::{self, StaffClaims, StaffIdp};
 use ciam_core::{Error, Reason};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -47,7 +47,8 @@ fn unavailable(cause: impl std::fmt::Display) -> Error {
 }
 
 /// `{issuer}/.well-known/openid-configuration`, whose `issuer` must be the configured one
-/// (OpenID Connect Discovery §4.3).
+/// (OpenID Connect Discovery §4.3) and whose endpoints must be https (http only on loopback):
+/// the id_token's signature is not checked because it comes from the token endpoint over TLS.
 pub async fn discover(idp: &StaffIdp) -> Result<Metadata, Error> {
     if let Ok(c) = cache().lock() {
         if let Some((m, at)) = c.get(&idp.issuer) {
@@ -67,6 +68,17 @@ pub async fn discover(idp: &StaffIdp) -> Result<Metadata, Error> {
     let meta: Metadata = res.json().await.map_err(unavailable)?;
     if meta.issuer != idp.issuer {
         return Err(unavailable("the discovery document names another issuer"));
+    }
+    for (name, endpoint) in [
+        ("authorization_endpoint", Some(&meta.authorization_endpoint)),
+        ("token_endpoint", Some(&meta.token_endpoint)),
+        ("userinfo_endpoint", meta.userinfo_endpoint.as_ref()),
+    ] {
+        if endpoint.is_some_and(|e| !staff::secure_url(e)) {
+            return Err(unavailable(format!(
+                "the discovery document's {name} is not an https URL"
+            )));
+        }
     }
     if let Ok(mut c) = cache().lock() {
         c.insert(idp.issuer.clone(), (meta.clone(), Instant::now()));

@@ -1,7 +1,9 @@
 //! Remembered consent: the user's decision to let an app see the scopes it asks for, one item
-//! per user and app, `USER#<id>` / `CONSENT#<appId>` {appId, scopes, grantedAt}. A consent
-//! counts only while it covers every scope the app asks for now: an app that adds a scope asks
-//! again. The ticket flow and the OpenID Connect flow both write it in the transaction that
+//! per user and app, `USER#<id>` / `CONSENT#<appId>` {appId, scopes, grantedAt, since}. `scopes` are
+//! the scopes the user actually approved on a consent screen, merged with those approved before.
+//! A consent counts only while it covers every scope asked for now (a ticket: the app's current
+//! scopes; an OpenID Connect request: the request's scopes): an app that adds a scope, or a
+//! request for a scope never shown, asks again. The ticket flow and the OpenID Connect flow both write it in the transaction that
 //! issues the ticket or the code, and both read it to skip the consent screen.
 //!
 //! The personal centre lists them (`GET /auth/consents`) and revokes them
@@ -21,30 +23,52 @@ pub fn consent_key(user_id: &str, app_id: &str) -> Key {
     Key::new(user_pk(user_id), format!("{PREFIX}{app_id}"))
 }
 
-/// The write that remembers the user's "Allow" for `app` (its current scopes); goes into the
+/// The write that remembers the user's "Allow" of `approved` (the scopes the screen showed)
+/// for `app_id`, merged with the scopes allowed before (`previous`, the consent item read with
+/// the app): a consent only grows until it is revoked. `since` keeps the time of the first
+/// Allow after the last revocation: access tokens issued before it stay revoked. Goes into the
 /// transaction that issues the ticket or code.
-pub fn grant_op(ciam: &Ciam, user_id: &str, app: &Item) -> TxOp {
-    let app_id = app.s("appId").unwrap_or_default();
-    let scopes = Value::strings(apps::scopes(app));
+pub fn grant_op(
+    ciam: &Ciam,
+    user_id: &str,
+    app_id: &str,
+    approved: &[String],
+    previous: Option<&Item>,
+) -> TxOp {
+    let mut scopes = previous.map(|c| c.strings("scopes")).unwrap_or_default();
+    for s in approved {
+        if !scopes.contains(s) {
+            scopes.push(s.clone());
+        }
+    }
+    scopes.sort();
+    // A consent written before `since` existed binds nothing.
+    let since = previous.map_or(ciam.now(), |c| c.n("since").unwrap_or(0));
     TxOp::Put {
         item: Item::new(consent_key(user_id, app_id))
             .with("appId", app_id)
-            .with("scopes", scopes)
-            .with("grantedAt", ciam.now()),
+            .with("scopes", Value::strings(scopes))
+            .with("grantedAt", ciam.now())
+            .with("since", since),
         cond: None,
     }
 }
 
-/// Whether a stored consent item covers every scope `app` asks for now.
-pub fn covers(consent: &Item, app: &Item) -> bool {
+/// Whether a stored consent item covers every scope `asked` now (for a ticket the app's current
+/// scopes, for an OpenID Connect request the request's scopes).
+pub fn covers(consent: &Item, asked: &[String]) -> bool {
     let granted = consent.strings("scopes");
-    apps::scopes(app).iter().all(|s| granted.contains(s))
+    asked.iter().all(|s| granted.contains(s))
 }
 
-/// Whether the user has allowed `app` its current scopes. Round trips: 1.
-pub async fn granted(ciam: &Ciam, user_id: &str, app: &Item) -> Result<bool> {
-    let key = consent_key(user_id, app.s("appId").unwrap_or_default());
-    Ok(ciam.store.get(&key).await?.is_some_and(|c| covers(&c, app)))
+/// Whether the user has allowed `app_id` every scope of `asked`. Round trips: 1.
+pub async fn granted(ciam: &Ciam, user_id: &str, app_id: &str, asked: &[String]) -> Result<bool> {
+    let key = consent_key(user_id, app_id);
+    Ok(ciam
+        .store
+        .get(&key)
+        .await?
+        .is_some_and(|c| covers(&c, asked)))
 }
 
 /// `url` with `cError=access_denied` appended: where Cancel on the consent screen leads, built
@@ -109,7 +133,9 @@ pub async fn context(
         return Err(crate::Reason::APPID_NOT_FOUND.into());
     };
     crate::tickets::check_service(app, service_url)?;
-    let granted = got[1].as_ref().is_some_and(|c| covers(c, app));
+    let granted = got[1]
+        .as_ref()
+        .is_some_and(|c| covers(c, &apps::scopes(app)));
     Ok(Context::of(
         app,
         lang,

@@ -7,11 +7,19 @@
 //!   to the consent screen with its id; `approve` consumes it (single use) and, in one
 //!   transaction, writes the code (`OIDCCODE#<keyed hash>` / `OIDCCODE`, 5 minutes), the
 //!   remembered consent and the recent-app item.
-//! - `token` burns the code by a conditional delete (of concurrent redemptions one wins), then
-//!   checks client, redirect URI and PKCE verifier, and writes an access token
-//!   (`OIDCTOKEN#<keyed hash>` / `OIDCTOKEN`, 1 hour) for `userinfo`.
+//! - `token` checks client, redirect URI and PKCE verifier, writes an access token
+//!   (`OIDCTOKEN#<keyed hash>` / `OIDCTOKEN`, 1 hour) for `userinfo`, and burns the code by a
+//!   conditional update (of concurrent redemptions one wins) that turns it into a tombstone
+//!   naming the token's hash and living as long as the token. A failed attempt deletes the code;
+//!   a second redemption finds the tombstone and deletes the token (RFC 6749 §4.1.2).
+//! - `userinfo` serves a token only while its user is active, not signed out everywhere since,
+//!   and the consent to the app still stands (revoking it stops the app's tokens).
 //! - Signing keys are derived from the `Keys` root per version (`Keys::es256`): id_tokens are
-//!   signed with `config.oidc_key_version`, and the JWKS publishes it and the version before it.
+//!   signed with `config.oidc_key_version` (N), and the JWKS publishes N-1, N and N+1, so that a
+//!   rotation switches to a key that clients have already cached and old id_tokens still verify.
+//! - The provider needs `config.public_url` (its issuer): while it is empty (a Lambda deployed
+//!   without `CIAM_PUBLIC_URL`) discovery, authorize, the request views, token and userinfo answer
+//!   503 SERVICE_UNAVAILABLE (`configured`).
 //!
 //! Errors of the protocol endpoints are RFC 6749 `{error, error_description}` (`OAuthError`),
 //! which partners' libraries expect; the endpoints the SPA calls use the Reason catalogue.
@@ -21,11 +29,11 @@ use crate::consents::{self, consent_key};
 use crate::error::Result;
 use crate::sessions::Session;
 use crate::tickets;
-use crate::user::{active_user, User};
+use crate::user::{active_user, profile_key, User};
 use crate::{random, Ciam, Error, Es256Key, Lang, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, StoreError, TxOp, Value};
+use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update, Value};
 use serde::Serialize;
 use serde_json::{json, Map, Value as Json};
 use sha2::{Digest, Sha256};
@@ -94,6 +102,18 @@ fn b64(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// SERVICE_UNAVAILABLE while the deployment does not know its public URL: the issuer would be
+/// wrong, so the provider does not answer at all.
+pub fn configured(ciam: &Ciam) -> Result<()> {
+    if ciam.config.public_url.trim().is_empty() {
+        return Err(Error {
+            cause: Some("the public URL (CIAM_PUBLIC_URL) is not configured".to_owned()),
+            ..Error::new(Reason::SERVICE_UNAVAILABLE)
+        });
+    }
+    Ok(())
+}
+
 /// `{public_url}/ciam/v1/oidc`.
 pub fn issuer(ciam: &Ciam) -> String {
     format!("{}{PATH}", ciam.config.public_url.trim_end_matches('/'))
@@ -136,15 +156,20 @@ pub fn discovery(ciam: &Ciam) -> Json {
     })
 }
 
-/// `GET /jwks`: the current key and the one before it, so that id_tokens signed just before a
-/// rotation still verify.
+/// `GET /jwks`: the current key (N), the next one (N+1) and the one before (N-1): after a
+/// rotation to N+1, clients that cached this document (5 minutes) already know the new key, and
+/// id_tokens signed just before the rotation still verify.
 pub fn jwks(ciam: &Ciam) -> Json {
     let current = ciam.config.oidc_key_version.max(1);
-    let keys: Vec<Json> = [Some(current), current.checked_sub(1).filter(|v| *v >= 1)]
-        .into_iter()
-        .flatten()
-        .map(|v| ciam.keys.es256(v).public_jwk())
-        .collect();
+    let keys: Vec<Json> = [
+        Some(current),
+        current.checked_add(1),
+        current.checked_sub(1).filter(|v| *v >= 1),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|v| ciam.keys.es256(v).public_jwk())
+    .collect();
     json!({ "keys": keys })
 }
 
@@ -377,14 +402,16 @@ fn code_key(ciam: &Ciam, code: &str) -> Key {
     )
 }
 
+fn token_hash(ciam: &Ciam, token: &str) -> String {
+    ciam.keys.keyed_hash(TOKEN_LABEL, token.as_bytes())
+}
+
+fn token_key_of(hash: &str) -> Key {
+    Key::new(format!("OIDCTOKEN#{hash}"), "OIDCTOKEN")
+}
+
 fn token_key(ciam: &Ciam, token: &str) -> Key {
-    Key::new(
-        format!(
-            "OIDCTOKEN#{}",
-            ciam.keys.keyed_hash(TOKEN_LABEL, token.as_bytes())
-        ),
-        "OIDCTOKEN",
-    )
+    token_key_of(&token_hash(ciam, token))
 }
 
 fn request_gone(cause: &str) -> Error {
@@ -405,6 +432,15 @@ async fn load_request(ciam: &Ciam, id: &str) -> Result<Item> {
         .ok_or_else(|| request_gone("unknown, expired or used request"))
 }
 
+/// The scopes a request asks for that its app still has (an app may have dropped one since).
+fn asked(req: &Item, app: &Item) -> Vec<String> {
+    let current = apps::scopes(app);
+    req.strings("scopes")
+        .into_iter()
+        .filter(|s| current.contains(s))
+        .collect()
+}
+
 /// The request's app, still registered with the request's redirect URI.
 fn check_app(app: Option<&Item>, req: &Item) -> Result<()> {
     let app = app.ok_or(Reason::APPID_NOT_FOUND)?;
@@ -420,8 +456,9 @@ fn check_app(app: Option<&Item>, req: &Item) -> Result<()> {
 }
 
 /// `GET /requests/{id}`: what the consent screen shows for a stored request, in the shape of
-/// `GET /auth/consent`; `scopes` are the app's scopes the request asked for, `serviceUrl` is
-/// its redirect URI and `cancelUrl` goes back to it with `error=access_denied`.
+/// `GET /auth/consent`; `scopes` are the app's scopes the request asked for, `granted` whether
+/// the user already allowed all of those, `serviceUrl` is its redirect URI and `cancelUrl` goes
+/// back to it with `error=access_denied`.
 /// Round trips: 2 (the request; the app and the consent together).
 pub async fn request_context(
     ciam: &Ciam,
@@ -439,7 +476,10 @@ pub async fn request_context(
     let Some(app) = &got[0] else {
         return Err(Reason::APPID_NOT_FOUND.into());
     };
-    let granted = got[1].as_ref().is_some_and(|c| consents::covers(c, app));
+    let scopes = asked(&req, app);
+    let granted = got[1]
+        .as_ref()
+        .is_some_and(|c| consents::covers(c, &scopes));
     let uri = req.s("redirectUri").unwrap_or_default();
     let mut ctx = consents::Context::of(
         app,
@@ -448,7 +488,7 @@ pub async fn request_context(
         uri,
         cancel_url(ciam, uri, req.s("state")),
     );
-    ctx.scopes = req.strings("scopes");
+    ctx.scopes = scopes;
     Ok(ctx)
 }
 
@@ -460,19 +500,23 @@ pub struct Approved {
 
 /// `POST /requests/{id}`: the user allows the request. The request is consumed (single use)
 /// and, in the same transaction, the code is written (bound to the user, app, redirect URI,
-/// scopes, nonce, PKCE challenge and the session's last proof of identity), the consent
-/// remembered and the app recorded among the user's recent apps. Answers the redirect URI with
-/// `code`, `state` and `iss`. Round trips: 2 reads (the request, the app), 1 transaction.
+/// scopes, nonce, PKCE challenge and the session's last proof of identity), the consent to the
+/// request's scopes (those the screen showed) remembered, merged with what was allowed before,
+/// and the app recorded among the user's recent apps. Answers the redirect URI with `code`,
+/// `state` and `iss`. Round trips: 2 reads (the request; the app and the consent together),
+/// 1 transaction.
 pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
     let req = load_request(ciam, id).await?;
-    let app = ciam
+    let app_id = req.s("appId").unwrap_or_default();
+    let got = ciam
         .store
-        .get(&app_key(req.s("appId").unwrap_or_default()))
+        .get_many(&[app_key(app_id), consent_key(&s.user.id, app_id)])
         .await?;
-    check_app(app.as_ref(), &req)?;
-    let Some(app) = app else {
+    check_app(got[0].as_ref(), &req)?;
+    let Some(app) = &got[0] else {
         return Err(Reason::APPID_NOT_FOUND.into());
     };
+    let scopes = asked(&req, app);
     let code = b64(&random::<32>(ciam.entropy.as_ref()));
     let now = ciam.now();
     let uri = req.s("redirectUri").unwrap_or_default();
@@ -480,7 +524,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
         .with("userId", s.user.id.as_str())
         .with("appId", req.s("appId").unwrap_or_default())
         .with("redirectUri", uri)
-        .with("scopes", Value::strings(req.strings("scopes")))
+        .with("scopes", Value::strings(&scopes))
         .with_opt("nonce", req.s("nonce"))
         .with("codeChallenge", req.s("codeChallenge").unwrap_or_default())
         .with("authTime", s.auth_at)
@@ -495,8 +539,8 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
             item,
             cond: Some(Cond::NotExists),
         },
-        consents::grant_op(ciam, &s.user.id, &app),
-        tickets::recent_app_op(ciam, &s.user.id, &app),
+        consents::grant_op(ciam, &s.user.id, app_id, &scopes, got[1].as_ref()),
+        tickets::recent_app_op(ciam, &s.user.id, app),
     ];
     match ciam.store.transact(tx).await {
         Ok(()) => {}
@@ -550,13 +594,60 @@ fn pkce_matches(verifier: &str, challenge: &str) -> bool {
     well_formed && bool::from(computed.as_bytes().ct_eq(challenge.as_bytes()))
 }
 
+/// The condition of a code not redeemed yet (live, and not a tombstone).
+fn unused() -> Cond {
+    Cond::Exists.and(Cond::attr_not_exists("usedAt"))
+}
+
+/// A redemption of a code already redeemed: deletes the access token the first redemption
+/// issued (RFC 6749 §4.1.2), named by the code's tombstone (`tombstone`, or read again when
+/// None). Best effort: a failure is logged. Round trips: 0 or 1 read, 1 delete.
+async fn revoke_issued(ciam: &Ciam, ckey: &Key, tombstone: Option<&Item>) {
+    let read;
+    let tomb = match tombstone {
+        Some(t) => Some(t),
+        None => {
+            read = ciam.store.get(ckey).await;
+            match &read {
+                Ok(t) => t.as_ref(),
+                Err(cause) => {
+                    tracing::warn!(cause = %cause, "oidc: could not read a replayed code");
+                    None
+                }
+            }
+        }
+    };
+    let Some(hash) = tomb.and_then(|t| t.s("tokenHash")) else {
+        return;
+    };
+    tracing::warn!("oidc: authorization code redeemed twice; its access token is revoked");
+    if let Err(cause) = ciam.store.delete(&token_key_of(hash), None).await {
+        tracing::warn!(cause = %cause, "oidc: could not revoke the token of a replayed code");
+    }
+}
+
+/// Burns a code after a refused redemption (a conditional delete). If it was redeemed
+/// meanwhile, this attempt is a replay: the token issued for it is revoked.
+async fn burn(ciam: &Ciam, ckey: &Key) -> std::result::Result<(), OAuthError> {
+    match ciam.store.delete(ckey, Some(unused())).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed) => {
+            revoke_issued(ciam, ckey, None).await;
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// `POST /token` (grant_type=authorization_code). The client authenticates by HTTP Basic
 /// (`basic`, already decoded) or by `client_id` and `client_secret` in the form, not both; wrong
-/// credentials are `invalid_client` and leave the code alone. Otherwise the code is burned by
-/// this one attempt (a conditional delete: of concurrent redemptions exactly one wins) and only
-/// then compared: another client's code, another redirect URI or a wrong verifier is
-/// `invalid_grant`. Round trips: 1 read (app and code together), 1 conditional delete, 1 read
-/// (the user), 1 write (the access token).
+/// credentials are `invalid_client` and leave the code alone. Otherwise this one attempt burns
+/// the code: another client's code, another redirect URI or a wrong verifier is `invalid_grant`
+/// and deletes it; a good one writes the access token, then turns the code into a tombstone
+/// naming it (a conditional update: of concurrent redemptions exactly one wins). A code already
+/// redeemed is `invalid_grant` and revokes the access token of its first redemption.
+/// Round trips: 1 read (app and code together), 1 read (the user), 1 write (the access token),
+/// 1 conditional update (the code).
 pub async fn token(
     ciam: &Ciam,
     form: &TokenRequest,
@@ -622,36 +713,38 @@ pub async fn token(
     let Some(c) = &got[1] else {
         return Err(invalid_grant("unknown, expired or used code"));
     };
-    match ciam.store.delete(&ckey, Some(Cond::Exists)).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(invalid_grant("code already used")),
-        Err(e) => return Err(e.into()),
-    }
-    if c.s("appId") != Some(client_id.as_str()) {
-        return Err(invalid_grant("code of another client"));
-    }
-    if form.redirect_uri.as_deref() != c.s("redirectUri") {
-        return Err(invalid_grant(
-            "redirect_uri differs from the authorization request",
-        ));
+    if c.attrs.contains_key("usedAt") {
+        revoke_issued(ciam, &ckey, Some(c)).await;
+        return Err(invalid_grant("code already used"));
     }
     let verified = form
         .code_verifier
         .as_deref()
         .is_some_and(|v| pkce_matches(v, c.s("codeChallenge").unwrap_or_default()));
-    if !verified {
-        return Err(invalid_grant(
-            "code_verifier does not match the code_challenge",
-        ));
+    let refusal = if c.s("appId") != Some(client_id.as_str()) {
+        Some("code of another client")
+    } else if form.redirect_uri.as_deref() != c.s("redirectUri") {
+        Some("redirect_uri differs from the authorization request")
+    } else if !verified {
+        Some("code_verifier does not match the code_challenge")
+    } else {
+        None
+    };
+    if let Some(why) = refusal {
+        burn(ciam, &ckey).await?;
+        return Err(invalid_grant(why));
     }
     let user_id = c.s("userId").unwrap_or_default();
-    let user = active_user(ciam, user_id)
-        .await?
-        .ok_or_else(|| invalid_grant("the account is gone"))?;
+    let Some(user) = active_user(ciam, user_id).await? else {
+        burn(ciam, &ckey).await?;
+        return Err(invalid_grant("the account is gone"));
+    };
     let scopes = c.strings("scopes");
     let access_token = b64(&random::<32>(ciam.entropy.as_ref()));
+    let hash = token_hash(ciam, &access_token);
+    let tkey = token_key_of(&hash);
     let now = ciam.now();
-    let item = Item::new(token_key(ciam, &access_token))
+    let item = Item::new(tkey.clone())
         .with("userId", user.id.as_str())
         .with("appId", client_id.as_str())
         .with("scopes", Value::strings(&scopes))
@@ -659,6 +752,24 @@ pub async fn token(
         .with("createdAt", now)
         .expires(now + TOKEN_SECS);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
+    // The token exists before the tombstone names it: whoever sees the tombstone can revoke it.
+    let tomb = vec![
+        Update::Set("usedAt".into(), now.into()),
+        Update::Set("tokenHash".into(), hash.as_str().into()),
+        Update::Expires(Some(now + TOKEN_SECS)),
+    ];
+    if let Err(e) = ciam.store.update(&ckey, tomb, Some(unused())).await {
+        if let Err(cause) = ciam.store.delete(&tkey, None).await {
+            tracing::warn!(cause = %cause, "oidc: could not delete an access token never given");
+        }
+        return match e {
+            StoreError::ConditionFailed => {
+                revoke_issued(ciam, &ckey, None).await;
+                Err(invalid_grant("code already used"))
+            }
+            e => Err(e.into()),
+        };
+    }
     let mut payload = Map::new();
     payload.insert("iss".into(), issuer(ciam).into());
     payload.insert("sub".into(), user.id.clone().into());
@@ -733,8 +844,9 @@ fn claims(ciam: &Ciam, user: &User, scopes: &[String]) -> Map<String, Json> {
 }
 
 /// `GET|POST /userinfo`: `sub` and the claims the token's scopes allow. An unknown or expired
-/// token, or one of an account deactivated or signed out everywhere since, is `invalid_token`.
-/// Round trips: 2 (the token, the user).
+/// token, one of an account deactivated or signed out everywhere since, or one whose consent the
+/// user revoked (`DELETE /auth/consents/{appId}`) is `invalid_token`.
+/// Round trips: 2 (the token; the user and the consent together).
 pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<Json, OAuthError> {
     let bad = |d: &str| OAuthError::new("invalid_token", d);
     let token = token
@@ -745,13 +857,32 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
         .get(&token_key(ciam, token))
         .await?
         .ok_or_else(|| bad("unknown or expired access token"))?;
-    let user = active_user(ciam, item.s("userId").unwrap_or_default())
-        .await?
-        .filter(|u| item.n("gen") == Some(u.sess_gen))
+    let (user_id, app_id) = (
+        item.s("userId").unwrap_or_default(),
+        item.s("appId").unwrap_or_default(),
+    );
+    let scopes = item.strings("scopes");
+    let got = ciam
+        .store
+        .get_many(&[profile_key(user_id), consent_key(user_id, app_id)])
+        .await?;
+    let user = got[0]
+        .as_ref()
+        .and_then(User::from_item)
+        .filter(|u| !u.deactivated && item.n("gen") == Some(u.sess_gen))
         .ok_or_else(|| bad("the access token was revoked"))?;
+    // The consent must still cover the token, and date from before it (a revocation followed
+    // by a new Allow does not revive older tokens).
+    let created = item.n("createdAt").unwrap_or(0);
+    if !got[1]
+        .as_ref()
+        .is_some_and(|c| consents::covers(c, &scopes) && c.n("since").unwrap_or(0) <= created)
+    {
+        return Err(bad("the user revoked the consent"));
+    }
     let mut m = Map::new();
     m.insert("sub".into(), user.id.clone().into());
-    m.extend(claims(ciam, &user, &item.strings("scopes")));
+    m.extend(claims(ciam, &user, &scopes));
     Ok(Json::Object(m))
 }
 

@@ -4,10 +4,19 @@
 //! linking the company identity to a Ciam account, and the one-time login code the SPA redeems.
 //!
 //! Items:
-//! - `STAFFSTATE#<keyed hash of state>` / `STATE` {nonce, verifier, lang, query}, 10 minutes;
-//! - `STAFFCODE#<keyed hash of code>` / `CODE` {userId}, 60 seconds.
+//! - `STAFFSTATE#<keyed hash of state>` / `STATE` {nonce, verifier, lang, query, bindHash},
+//!   10 minutes;
+//! - `STAFFCODE#<keyed hash of code>` / `CODE` {userId, bindHash}, 60 seconds.
 //!
 //! Both are consumed by a conditional delete, so each works once even under concurrency.
+//!
+//! Login CSRF: a sign-in is bound to the browser that started it. The SPA keeps a random `bind`
+//! (256 bits, sessionStorage) and sends only `bindHash = base64url(SHA-256(bind))` to `start`; the
+//! state carries the hash to the login code, and redeeming the code needs `bind` itself. So a
+//! callback or `staffCode` URL sent to someone else does not sign them in as its sender.
+//!
+//! Linking by mail trusts the company identity provider: it is authoritative for the company
+//! mail domains, and its claims must say `email_verified: true`.
 
 use crate::accounts::{create_ops, finish_login, SignedIn};
 use crate::client::ClientInfo;
@@ -52,7 +61,7 @@ impl StaffIdp {
         match (clean(issuer), clean(client_id), clean(client_secret)) {
             (None, None, None) => Ok(None),
             (Some(issuer), Some(client_id), Some(client_secret)) => {
-                if !secure_issuer(&issuer) {
+                if !secure_url(&issuer) {
                     return Err(
                         "the staff issuer must be an https URL (http only on localhost)".into(),
                     );
@@ -69,9 +78,10 @@ impl StaffIdp {
 }
 
 /// The id_token's signature is not checked (see [`check_id_token`]): that rests on TLS to the
-/// issuer, so only https is accepted, and http only for a provider on this machine (tests).
-fn secure_issuer(issuer: &str) -> bool {
-    match url::Url::parse(issuer) {
+/// provider, so its issuer and the endpoints of its discovery document must be https URLs, http
+/// only for a provider on this machine (tests).
+pub fn secure_url(url: &str) -> bool {
+    match url::Url::parse(url) {
         Ok(u) => match u.scheme() {
             "https" => u.host().is_some(),
             "http" => matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")),
@@ -117,6 +127,29 @@ fn login_code_key(ciam: &Ciam, code: &str) -> Key {
 
 fn token(ciam: &Ciam) -> String {
     URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
+}
+
+/// `base64url(SHA-256(bind))`, what `start` receives of the browser's `bind`.
+pub fn bind_hash(bind: &str) -> String {
+    pkce_challenge(bind)
+}
+
+/// A `bindHash` is a base64url SHA-256 (43 characters); else INVALID_PARAMETER naming it.
+pub fn check_bind_hash(bind_hash: &str) -> Result<()> {
+    let ok = bind_hash.len() == 43
+        && bind_hash
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "bindHash",
+            "浏览器绑定值无效",
+            "Invalid browser binding",
+        ))
+    }
 }
 
 /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
@@ -168,8 +201,10 @@ pub struct Started {
     pub code_challenge: String,
 }
 
-/// Stores the state of a new staff sign-in (10 minutes). Round trips: 1.
-pub async fn start(ciam: &Ciam, lang: Lang, query: &str) -> Result<Started> {
+/// Stores the state of a new staff sign-in (10 minutes), bound to the browser's `bind_hash`.
+/// Round trips: 1.
+pub async fn start(ciam: &Ciam, lang: Lang, query: &str, bind_hash: &str) -> Result<Started> {
+    check_bind_hash(bind_hash)?;
     let state = token(ciam);
     let nonce = token(ciam);
     let verifier = token(ciam);
@@ -178,6 +213,7 @@ pub async fn start(ciam: &Ciam, lang: Lang, query: &str) -> Result<Started> {
         .with("verifier", verifier.as_str())
         .with("lang", lang.tag())
         .with("query", return_query(query))
+        .with("bindHash", bind_hash)
         .expires(ciam.now() + STATE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
     Ok(Started {
@@ -195,6 +231,8 @@ pub struct Pending {
     pub lang: Lang,
     /// Already safe for [`signin_url`].
     pub query: String,
+    /// The hash of the `bind` of the browser that started the sign-in.
+    pub bind_hash: String,
 }
 
 /// Consumes the state: a second callback with it (a replay), an unknown or an expired one is
@@ -210,6 +248,7 @@ pub async fn take_state(ciam: &Ciam, state: &str) -> Result<Pending> {
         verifier: s("verifier"),
         lang: item.s("lang").and_then(Lang::parse_tag).unwrap_or_default(),
         query: s("query"),
+        bind_hash: s("bindHash"),
     })
 }
 
@@ -331,8 +370,9 @@ pub fn check_id_token(
     Ok(c)
 }
 
-/// The staff mail of `claims`: present, not declared unverified, and in a company domain; else
-/// EIAM_INVALID_MAIL.
+/// The staff mail of `claims`: present, declared verified (`email_verified: true`), and in a
+/// company domain; else EIAM_INVALID_MAIL. The company identity provider is authoritative for
+/// the company domains: [`link`] joins an existing account by this mail on its word.
 pub fn staff_mail(ciam: &Ciam, claims: &StaffClaims) -> Result<Email> {
     let refuse = |cause: &str| Error {
         cause: Some(cause.to_owned()),
@@ -343,7 +383,7 @@ pub fn staff_mail(ciam: &Ciam, claims: &StaffClaims) -> Result<Email> {
         .as_deref()
         .ok_or_else(|| refuse("the identity provider gave no email"))?;
     let mail = Email::parse(mail).map_err(|_| refuse("the email is not valid"))?;
-    if claims.email_verified == Some(false) {
+    if claims.email_verified != Some(true) {
         return Err(refuse("the email is not verified"));
     }
     if !ciam.is_internal_mail(&mail) {
@@ -438,11 +478,13 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
     Err(Reason::SERVICE_UNAVAILABLE.into())
 }
 
-/// A one-time login code for the account (60 s, stored as a keyed hash). Round trips: 1.
-pub async fn issue_login_code(ciam: &Ciam, user_id: &str) -> Result<String> {
+/// A one-time login code for the account (60 s, stored as a keyed hash), bound to the browser
+/// that started the sign-in (the state's `bind_hash`). Round trips: 1.
+pub async fn issue_login_code(ciam: &Ciam, user_id: &str, bind_hash: &str) -> Result<String> {
     let code = token(ciam);
     let item = Item::new(login_code_key(ciam, &code))
         .with("userId", user_id)
+        .with("bindHash", bind_hash)
         .expires(ciam.now() + LOGIN_CODE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
     Ok(code)
@@ -450,9 +492,10 @@ pub async fn issue_login_code(ciam: &Ciam, user_id: &str) -> Result<String> {
 
 /// `POST /auth/login/staff`: redeems the login code once; then exactly what a password sign-in
 /// does (a session, or NEED_TOTP_VERIFY with a challenge when two-factor is on). An unknown,
-/// expired or used code is AUTHORIZATION_FAILED. Round trips: 3 (code read, conditional
-/// delete, user) and the sign-in's write.
-pub async fn redeem(ciam: &Ciam, code: &str, client: &ClientInfo) -> Result<SignedIn> {
+/// expired or used code, or a `bind` that is not the one of the browser that started the
+/// sign-in, is AUTHORIZATION_FAILED (the code is used up either way). Round trips: 3 (code read,
+/// conditional delete, user) and the sign-in's write.
+pub async fn redeem(ciam: &Ciam, code: &str, bind: &str, client: &ClientInfo) -> Result<SignedIn> {
     if code.is_empty() || code.len() > 200 {
         return Err(Error::field(
             Reason::INVALID_PARAMETER,
@@ -461,7 +504,28 @@ pub async fn redeem(ciam: &Ciam, code: &str, client: &ClientInfo) -> Result<Sign
             "Invalid login code",
         ));
     }
+    if bind.is_empty() || bind.len() > 200 {
+        return Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "bind",
+            "浏览器绑定值无效",
+            "Invalid browser binding",
+        ));
+    }
     let item = take(ciam, &login_code_key(ciam, code)).await?;
+    let expected = item.s("bindHash").unwrap_or_default();
+    let presented = bind_hash(bind);
+    if expected.is_empty()
+        || !bool::from(subtle::ConstantTimeEq::ct_eq(
+            presented.as_bytes(),
+            expected.as_bytes(),
+        ))
+    {
+        return Err(Error {
+            cause: Some("the login code was started by another browser".into()),
+            ..Error::new(Reason::AUTHORIZATION_FAILED)
+        });
+    }
     let uid = item.s("userId").unwrap_or_default();
     let user = active_user(ciam, uid)
         .await?
@@ -523,5 +587,53 @@ mod tests {
             Some("s".into())
         )
         .is_ok());
+    }
+
+    #[test]
+    fn staff_urls_are_https_or_loopback_http() {
+        for ok in [
+            "https://idp.example/token",
+            "http://127.0.0.1:9000/token",
+            "http://localhost/me",
+            "http://[::1]:8080/auth",
+        ] {
+            assert!(secure_url(ok), "{ok}");
+        }
+        for bad in [
+            "http://idp.example/token",
+            "http://10.0.0.1/token",
+            "http://localhost.evil.example/me",
+            "ftp://idp.example/auth",
+            "/token",
+            "",
+        ] {
+            assert!(!secure_url(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_bind_hash_is_a_base64url_sha256() {
+        let h = bind_hash("a random bind");
+        assert_eq!(h.len(), 43);
+        assert!(check_bind_hash(&h).is_ok());
+        for bad in [
+            "",
+            "short",
+            &"a".repeat(44),
+            &format!("{}=", &h[..42]),
+            &"+".repeat(43),
+        ] {
+            assert!(check_bind_hash(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn email_verified_may_be_a_boolean_or_a_string() {
+        let from_strings = StaffClaims::from_json(&serde_json::json!({
+            "sub": "E-1", "email": "a@b", "email_verified": "TRUE"
+        }));
+        assert_eq!(from_strings.email_verified, Some(true));
+        let missing = StaffClaims::from_json(&serde_json::json!({ "sub": "E-1", "email": "a@b" }));
+        assert_eq!(missing.email_verified, None);
     }
 }

@@ -1,6 +1,6 @@
 //! CAS-style tickets for partner apps. A signed-in user asks for a ticket to one of an app's
 //! registered service URLs (matched exactly); the app redeems it once, server to server, with
-//! its secret, for the user's claims limited to the app's scopes. The ticket is stored only as
+//! its secret, for the user's claims limited to the scopes the ticket was issued for. The ticket is stored only as
 //! a keyed hash (`TICKET#<hash>` / `TICKET`), lives 5 minutes, and is burned by its one
 //! validation attempt (a conditional delete), whatever the outcome.
 
@@ -60,24 +60,66 @@ pub fn check_service(app: &Item, service_url: &str) -> Result<()> {
     }
 }
 
+/// Refuses (INVALID_PARAMETER `scopes`) an Allow for other scopes than the app asks for now:
+/// the app changed while the consent screen was open, and the screen must be shown again.
+fn check_shown(app: &Item, shown: Option<&[String]>) -> Result<()> {
+    let Some(shown) = shown else {
+        return Ok(());
+    };
+    let current = apps::scopes(app);
+    let same =
+        shown.iter().all(|s| current.contains(s)) && current.iter().all(|s| shown.contains(s));
+    if same {
+        Ok(())
+    } else {
+        Err(crate::Error::field(
+            Reason::INVALID_PARAMETER,
+            "scopes",
+            "应用请求的权限已变更，请重新确认",
+            "The app's scopes changed since the consent screen was shown; review them again",
+        ))
+    }
+}
+
 /// `POST /auth/login/token`: a ticket for `service_url` of `app_id`; in the same transaction the
 /// app is recorded among the user's recent apps and the user's consent to its current scopes is
-/// remembered (this call is the consent screen's Allow). Round trips: 1 read (the app),
-/// 1 transaction.
-pub async fn issue(ciam: &Ciam, s: &Session, app_id: &str, service_url: &str) -> Result<Issued> {
-    let app = apps::find(ciam, app_id).await?;
-    check_service(&app, service_url)?;
+/// remembered, merged with what was allowed before (this call is the consent screen's Allow).
+/// `shown`, when given, are the scopes the screen showed: they must be the app's current scopes
+/// (as a set), else INVALID_PARAMETER `scopes`. The ticket keeps the scopes it was issued for.
+/// Round trips: 1 read (the app and the consent together), 1 transaction.
+pub async fn issue(
+    ciam: &Ciam,
+    s: &Session,
+    app_id: &str,
+    service_url: &str,
+    shown: Option<&[String]>,
+) -> Result<Issued> {
+    if app_id.is_empty() || app_id.len() > 64 {
+        return Err(Reason::APPID_NOT_FOUND.into());
+    }
+    let got = ciam
+        .store
+        .get_many(&[
+            app_key(app_id),
+            crate::consents::consent_key(&s.user.id, app_id),
+        ])
+        .await?;
+    let Some(app) = &got[0] else {
+        return Err(Reason::APPID_NOT_FOUND.into());
+    };
+    check_service(app, service_url)?;
+    check_shown(app, shown)?;
     let ticket = format!(
         "{PREFIX}{}",
         URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
     );
     let now = ciam.now();
-    let scopes = Value::strings(apps::scopes(&app));
+    let scopes = apps::scopes(app);
     let item = Item::new(ticket_key(ciam, &ticket))
         .with("userId", s.user.id.as_str())
         .with("appId", app_id)
         .with("serviceUrl", service_url)
-        .with("scopes", scopes)
+        .with("scopes", Value::strings(&scopes))
         .with("createdAt", now)
         .expires(now + TICKET_SECS);
     let tx = vec![
@@ -85,8 +127,8 @@ pub async fn issue(ciam: &Ciam, s: &Session, app_id: &str, service_url: &str) ->
             item,
             cond: Some(Cond::NotExists),
         },
-        recent_app_op(ciam, &s.user.id, &app),
-        crate::consents::grant_op(ciam, &s.user.id, &app),
+        recent_app_op(ciam, &s.user.id, app),
+        crate::consents::grant_op(ciam, &s.user.id, app_id, &scopes, got[1].as_ref()),
     ];
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(Issued {
@@ -151,10 +193,12 @@ fn not_found(cause: &str) -> crate::Error {
     }
 }
 
-/// `GET /auth/login/token/verify`: the app redeems a ticket. Wrong credentials are refused
-/// without touching the ticket; otherwise the ticket is burned by this one attempt (a
-/// conditional delete: of concurrent attempts exactly one wins), and only then compared.
-/// Round trips: 1 read (app and ticket together), 1 conditional delete, 1 read (the user).
+/// `GET /auth/login/token/verify`: the app redeems a ticket. A single validation attempt:
+/// any attempt that names a live ticket burns it first (a conditional delete: of concurrent
+/// attempts exactly one wins), whatever follows — wrong app credentials (APPSECRET_ERROR),
+/// another app or service (TICKET_NOT_FOUND). The claims are those of the scopes the ticket was
+/// issued for. Round trips: 1 read (app and ticket together), 1 conditional delete (when the
+/// ticket exists), 1 read (the user).
 pub async fn verify(
     ciam: &Ciam,
     app_id: &str,
@@ -163,28 +207,30 @@ pub async fn verify(
     service_url: &str,
 ) -> Result<Claims> {
     let secret_error = || crate::Error::new(Reason::APPSECRET_ERROR);
-    if app_id.is_empty() || app_id.len() > 64 {
-        return Err(secret_error());
-    }
     let tkey = ticket_key(ciam, ticket);
-    let got = ciam
-        .store
-        .get_many(&[app_key(app_id), tkey.clone()])
-        .await?;
-    let Some(app) = &got[0] else {
-        return Err(secret_error());
+    let id_ok = !app_id.is_empty() && app_id.len() <= 64;
+    let keys = if id_ok {
+        vec![tkey.clone(), app_key(app_id)]
+    } else {
+        vec![tkey.clone()]
     };
-    if !apps::secret_matches(ciam, app, app_secret) {
+    let got = ciam.store.get_many(&keys).await?;
+    let burned = match &got[0] {
+        None => Err(not_found("unknown, expired or used ticket")),
+        Some(_) => match ciam.store.delete(&tkey, Some(Cond::Exists)).await {
+            Ok(()) => Ok(()),
+            Err(StoreError::ConditionFailed) => Err(not_found("ticket already used")),
+            Err(e) => return Err(e.into()),
+        },
+    };
+    let app = got.get(1).and_then(Option::as_ref);
+    if !app.is_some_and(|a| apps::secret_matches(ciam, a, app_secret)) {
         return Err(secret_error());
     }
-    let Some(t) = &got[1] else {
+    burned?;
+    let Some(t) = &got[0] else {
         return Err(not_found("unknown, expired or used ticket"));
     };
-    match ciam.store.delete(&tkey, Some(Cond::Exists)).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(not_found("ticket already used")),
-        Err(e) => return Err(e.into()),
-    }
     if t.s("appId") != Some(app_id) || t.s("serviceUrl") != Some(service_url) {
         return Err(not_found("ticket of another app or service"));
     }
@@ -192,7 +238,7 @@ pub async fn verify(
     let user = active_user(ciam, user_id)
         .await?
         .ok_or_else(|| not_found("user gone"))?;
-    Ok(claims(&user, &apps::scopes(app)))
+    Ok(claims(&user, &t.strings("scopes")))
 }
 
 /// The write that records `app` among the user's recent apps (`APPLOGIN#<appId>`, with its

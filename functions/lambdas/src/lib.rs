@@ -91,9 +91,9 @@ async fn init(settings: Settings) -> Result<Ciam, String> {
     if let Some(domains) = settings.internal_domains {
         config.internal_domains = domains;
     }
-    if let Some(url) = settings.public_url {
-        config.public_url = url;
-    }
+    // No local default in AWS: without CIAM_PUBLIC_URL the OpenID Connect provider answers 503
+    // rather than advertise a wrong issuer.
+    config.public_url = settings.public_url.unwrap_or_default();
     if let Some(v) = settings.oidc_key_version {
         config.oidc_key_version = v;
     }

@@ -46,6 +46,188 @@ fn report(name: &str, mut t: Vec<Duration>) {
     );
 }
 
+/// One request with any headers; the status and the body.
+async fn send(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
+    let mut req = http::Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req
+        .body(axum::body::Body::from(body.to_owned()))
+        .expect("request");
+    let res = app.clone().oneshot(req).await.expect("answer");
+    let status = res.status().as_u16();
+    let location = res
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20)
+        .await
+        .expect("body");
+    // A redirect's target is what the caller needs.
+    let text = location.unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned());
+    (status, text)
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("json")
+}
+
+/// The partner routes: a ticket issued and verified, and the OpenID Connect code flow.
+async fn partners(app: &axum::Router, token: &str) {
+    let bearer = format!("Bearer {token}");
+    let auth = [
+        ("authorization", bearer.as_str()),
+        ("content-type", "application/json"),
+    ];
+    let service = "https://partner.example.com/cb";
+    let (status, created) = send(
+        app,
+        "POST",
+        "/ciam/v1/app",
+        &auth,
+        &format!(
+            r#"{{"name":{{"zh-CN":"基准","en-US":"Bench"}},"serviceUrls":["{service}"],"scopes":["nickname","email"]}}"#
+        ),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let created = json(&created);
+    let app_id = created["app"]["appId"].as_str().expect("appId").to_owned();
+    let secret = created["appSecret"].as_str().expect("secret").to_owned();
+    let basic = format!(
+        "Basic {}",
+        base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            format!("{app_id}:{secret}")
+        )
+    );
+    let (mut issue, mut verify) = (Vec::new(), Vec::new());
+    for _ in 0..500 {
+        let s = Instant::now();
+        let (status, body) = send(
+            app,
+            "POST",
+            "/ciam/v1/auth/login/token",
+            &auth,
+            &format!(r#"{{"appId":"{app_id}","serviceUrl":"{service}"}}"#),
+        )
+        .await;
+        issue.push(s.elapsed());
+        assert_eq!(status, 200, "{body}");
+        let ticket = json(&body)["cTicket"].as_str().expect("ticket").to_owned();
+        let s = Instant::now();
+        let (status, body) = send(
+            app,
+            "GET",
+            &format!("/ciam/v1/auth/login/token/verify?cTicket={ticket}&serviceUrl={service}"),
+            &[("authorization", basic.as_str())],
+            "",
+        )
+        .await;
+        verify.push(s.elapsed());
+        assert_eq!(status, 200, "{body}");
+    }
+    report("POST /auth/login/token", issue);
+    report("GET /auth/login/token/verify", verify);
+
+    let (mut authorize, mut approve, mut exchange, mut userinfo) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // PKCE: verifier "a"x43 and its S256 challenge.
+    let verifier = "a".repeat(43);
+    let challenge = {
+        use sha2::Digest;
+        base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            sha2::Sha256::digest(verifier.as_bytes()),
+        )
+    };
+    for _ in 0..200 {
+        let s = Instant::now();
+        let (status, location) = send(
+            app,
+            "GET",
+            &format!(
+                "/ciam/v1/oidc/authorize?response_type=code&client_id={app_id}&redirect_uri={service}\
+                 &scope=openid%20email&state=s1&nonce=n1&code_challenge={challenge}&code_challenge_method=S256"
+            ),
+            &[],
+            "",
+        )
+        .await;
+        authorize.push(s.elapsed());
+        assert_eq!(status, 302, "{location}");
+        let request = location
+            .split("oidcRequest=")
+            .nth(1)
+            .expect("oidcRequest")
+            .to_owned();
+        let s = Instant::now();
+        let (status, body) = send(
+            app,
+            "POST",
+            &format!("/ciam/v1/oidc/requests/{request}"),
+            &auth,
+            "{}",
+        )
+        .await;
+        approve.push(s.elapsed());
+        assert_eq!(status, 200, "{body}");
+        let redirect = json(&body)["redirect"]
+            .as_str()
+            .expect("redirect")
+            .to_owned();
+        let code = redirect
+            .split("code=")
+            .nth(1)
+            .and_then(|c| c.split('&').next())
+            .expect("code")
+            .to_owned();
+        let s = Instant::now();
+        let (status, body) = send(
+            app,
+            "POST",
+            "/ciam/v1/oidc/token",
+            &[
+                ("authorization", basic.as_str()),
+                ("content-type", "application/x-www-form-urlencoded"),
+            ],
+            &format!(
+                "grant_type=authorization_code&code={code}&redirect_uri={service}&code_verifier={verifier}"
+            ),
+        )
+        .await;
+        exchange.push(s.elapsed());
+        assert_eq!(status, 200, "{body}");
+        let access = json(&body)["access_token"]
+            .as_str()
+            .expect("access token")
+            .to_owned();
+        let s = Instant::now();
+        let (status, body) = send(
+            app,
+            "GET",
+            "/ciam/v1/oidc/userinfo",
+            &[("authorization", format!("Bearer {access}").as_str())],
+            "",
+        )
+        .await;
+        userinfo.push(s.elapsed());
+        assert_eq!(status, 200, "{body}");
+    }
+    report("GET /oidc/authorize", authorize);
+    report("POST /oidc/requests/{id}", approve);
+    report("POST /oidc/token (ES256 id_token)", exchange);
+    report("GET /oidc/userinfo", userinfo);
+}
+
 async fn call(
     app: &axum::Router,
     method: &str,
@@ -104,6 +286,7 @@ async fn main() {
         user_name: "bench".into(),
         mail: Some("bench@example.com".into()),
         pwd_hash: Some(hash),
+        roles: vec![ciam_core::user::ADMIN.to_owned()],
         ..Default::default()
     };
     ciam.store.put(user.to_item(), None).await.expect("user");
@@ -154,6 +337,11 @@ async fn main() {
         report(name, t);
         println!("after {name:<28} peak RSS {:>7} KiB", peak_rss_kib());
     }
+    partners(&app, &token).await;
+    println!(
+        "after partner routes               peak RSS {:>7} KiB",
+        peak_rss_kib()
+    );
     println!(
         "peak resident memory               {:>8} KiB",
         peak_rss_kib()

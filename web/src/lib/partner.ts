@@ -4,7 +4,7 @@
 // where a browser may go: a redirect or a Cancel address is followed only as it answered it, and
 // only when it is an http(s) URL.
 import { defineMessages, type MessageDescriptor } from 'react-intl';
-import { api, request, type RequestOptions, type Result } from './api';
+import { api, type ApiError, request, type RequestOptions, type Result } from './api';
 import { originOf, type PartnerRequest } from './redirect';
 
 export { afterSignIn, partnerRequest, type PartnerRequest } from './redirect';
@@ -48,9 +48,18 @@ export function consentContext(appId: string, serviceUrl: string, opts?: Request
   return api.get<ConsentContext>(`/auth/consent?appId=${enc(appId)}&serviceUrl=${enc(serviceUrl)}`, opts);
 }
 
-/** A ticket for the app (the server remembers the consent); `redirect` is serviceUrl + cTicket. */
-export function issueTicket(appId: string, serviceUrl: string, opts?: RequestOptions): Promise<Result<Approved>> {
-  return api.post<Approved>('/auth/login/token', { appId, serviceUrl }, opts);
+/**
+ * A ticket for the app (the server remembers the consent); `redirect` is serviceUrl + cTicket.
+ * `scopes` are those the consent screen showed: the server refuses them (INVALID_PARAMETER,
+ * field `scopes`) when the app changed its scopes meanwhile — see `scopesChanged`.
+ */
+export function issueTicket(appId: string, serviceUrl: string, scopes?: readonly string[], opts?: RequestOptions): Promise<Result<Approved>> {
+  return api.post<Approved>('/auth/login/token', scopes ? { appId, serviceUrl, scopes } : { appId, serviceUrl }, opts);
+}
+
+/** Allow was refused because the app's scopes changed while the screen was open: reload the context. */
+export function scopesChanged(e: ApiError): boolean {
+  return e.reason === 'INVALID_PARAMETER' && e.field === 'scopes';
 }
 
 /** The context of a request, whichever kind it is. */
@@ -60,9 +69,14 @@ export function loadContext(req: PartnerRequest, opts?: RequestOptions): Promise
     : consentContext(req.appId, req.serviceUrl, opts);
 }
 
-/** Allow: a ticket, or the OpenID Connect code; answers where the browser goes next. */
-export function approve(req: PartnerRequest, opts?: RequestOptions): Promise<Result<Approved>> {
-  return req.kind === 'oidc' ? api.post<Approved>(`/oidc/requests/${enc(req.id)}`, {}, opts) : issueTicket(req.appId, req.serviceUrl, opts);
+/**
+ * Allow of what `ctx` showed: a ticket, or the OpenID Connect code (whose request fixed its
+ * scopes); answers where the browser goes next.
+ */
+export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Approved>> {
+  return req.kind === 'oidc'
+    ? api.post<Approved>(`/oidc/requests/${enc(req.id)}`, {}, opts)
+    : issueTicket(req.appId, req.serviceUrl, Array.isArray(ctx.scopes) ? ctx.scopes : [], opts);
 }
 
 /** The apps the user allowed (personal centre), newest first. */

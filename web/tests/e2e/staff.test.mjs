@@ -3,7 +3,8 @@
 // configured with it, and Chromium goes sign-in -> staff mode -> company button -> provider login
 // -> consent -> back to Ciam, signed in on the personal page, in both languages. Then: the account
 // is internal, a second sign-in finds the same account, a password sign-in asks to set a password,
-// a non-company mail is refused with a visible error, and a replayed callback is refused.
+// a non-company mail is refused with a visible error, and a replayed callback is refused. Last,
+// login CSRF: a callback or staffCode URL another browser started signs no one in.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -41,6 +42,11 @@ const { skip, ctx } = suite({
 const mailOf = (login) => (login.startsWith('outsider') ? `${login}@gmail.example` : `${login}@${DOMAIN}`);
 
 let idp = null;
+/**
+ * While set, the provider keeps the redirect to ciam's callback here instead of sending the
+ * browser there (what an attacker does with their own sign-in before sending the URL on).
+ */
+let hold = null;
 /** The stand-in company provider, once ciam's address (its redirect URI) is known. */
 async function startProvider() {
   const provider = new Provider(ISSUER, {
@@ -68,6 +74,16 @@ async function startProvider() {
     cookies: { keys: ['e2e-cookie-key-0123456789abcdef'] },
   });
   provider.on('server_error', (_ctx, e) => console.error('oidc-provider:', e));
+  provider.use(async (kctx, next) => {
+    await next();
+    const to = String(kctx.response.get('location') ?? '');
+    if (hold && to.startsWith(`${ctx.server.base}/ciam/v1/auth/staff/callback`)) {
+      hold.push(to);
+      kctx.status = 200;
+      kctx.type = 'text/plain';
+      kctx.body = 'held';
+    }
+  });
   await new Promise((resolve) => {
     idp = provider.listen(idpPort, '127.0.0.1', resolve);
   });
@@ -93,6 +109,8 @@ async function staffSignIn(page, L, login, { query = '' } = {}) {
   for (let step = 0; step < 3; step++) {
     await page.waitForLoadState();
     if (!page.url().startsWith(ISSUER)) break;
+    // A held callback: the browser stays at the provider.
+    if ((await page.locator('button[type="submit"]').count()) === 0) break;
     const loginField = page.locator('input[name="login"]');
     if (await loginField.count()) {
       await loginField.fill(login);
@@ -178,4 +196,63 @@ describe('staff sign-in through the company identity provider', { skip }, () => 
       }
     });
   }
+
+  it('binds a sign-in to the browser that started it: a forwarded callback or staffCode URL signs no one in', async () => {
+    const { base } = ctx.server;
+    const attacker = await launchBrowser({ locale: 'en-US' });
+    const victim = await launchBrowser({ locale: 'en-US' });
+    try {
+      // The attacker signs in with their own company account and keeps the callback URLs.
+      const a = await attacker.page();
+      hold = [];
+      await staffSignIn(a, 'en-US', 'attacker-csrf');
+      await staffSignIn(a, 'en-US', 'attacker-csrf');
+      const [first, second] = hold;
+      hold = null;
+      assert.ok(first && second, 'two callbacks were held');
+      await a.goto(`${base}/ciam/dev/outbox`);
+      assert.notEqual(await a.evaluate(() => sessionStorage.getItem('ciam_staff_bind')), null, 'the attacker tab holds its bind');
+
+      const v = await victim.page();
+      const notSignedIn = async (label) => {
+        const error = v.locator('[data-testid="staff-error"]');
+        await error.waitFor();
+        assert.ok((await error.textContent())?.trim(), `${label}: an error is shown`);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal(await storage(v, 'ciam_token'), null, `${label}: not signed in`);
+        assert.equal(where(v), '/en-US/passport/signin', `${label}: the code left the address`);
+      };
+
+      // 1. The victim opens the attacker's callback URL: the code is made, but for the
+      //    attacker's browser; the victim's tab has no bind and does not redeem it.
+      await setStorage(v, base, { umi_locale: 'en-US' });
+      let redeemed = 0;
+      v.on('request', (r) => {
+        if (r.url().endsWith('/ciam/v1/auth/login/staff')) redeemed++;
+      });
+      await v.goto(first);
+      await v.waitForURL('**/en-US/passport/signin**');
+      await notSignedIn('callback URL');
+      assert.equal(redeemed, 0, 'no bind: the code is not redeemed');
+
+      // 2. The staffCode URL itself, opened by a victim whose tab holds a bind of its own: the
+      //    server refuses the other browser's bind.
+      const res = await fetch(second, { redirect: 'manual' });
+      assert.equal(res.status, 302);
+      const to = res.headers.get('location') ?? '';
+      assert.match(to, /^\/en-US\/passport\/signin\?staffCode=/);
+      await v.evaluate(() => sessionStorage.setItem('ciam_staff_bind', 'the-victims-own-bind-from-an-earlier-try'));
+      const answer = v.waitForResponse((r) => r.url().endsWith('/ciam/v1/auth/login/staff'));
+      await v.goto(`${base}${to}`);
+      assert.equal((await answer).status(), 401);
+      await notSignedIn('staffCode URL');
+      assert.equal(await v.evaluate(() => sessionStorage.getItem('ciam_staff_bind')), null, 'the bind served once');
+      assert.deepEqual(victim.errors, []);
+      assert.deepEqual(attacker.errors, []);
+    } finally {
+      hold = null;
+      await attacker.close();
+      await victim.close();
+    }
+  });
 });

@@ -123,19 +123,23 @@ pub async fn remove(
 pub struct TicketRequest {
     app_id: String,
     service_url: String,
+    /// The scopes the consent screen showed; refused (INVALID_PARAMETER `scopes`) when they are
+    /// no longer the app's scopes.
+    scopes: Option<Value>,
 }
 
 /// `POST /auth/login/token`: a ticket for a registered service URL; also the consent screen's
-/// Allow (the decision is remembered in the same transaction). Round trips: 3.
+/// Allow (the decision is remembered in the same transaction). Round trips: 3
+/// (authentication, the app and the consent together, one transaction).
 pub async fn issue_ticket(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Json(b): Json<TicketRequest>,
 ) -> ApiResult {
-    Ok(
-        axum::Json(tickets::issue(&s.ciam, &sess, &b.app_id, &b.service_url).await?)
-            .into_response(),
-    )
+    let shown: Option<Vec<String>> = typed("scopes", b.scopes)?;
+    let issued =
+        tickets::issue(&s.ciam, &sess, &b.app_id, &b.service_url, shown.as_deref()).await?;
+    Ok(axum::Json(issued).into_response())
 }
 
 /// `appId:appSecret` from `Authorization: Basic …`, if given.

@@ -27,12 +27,22 @@ fn public_json(v: serde_json::Value) -> Response {
         .into_response()
 }
 
+/// 503 SERVICE_UNAVAILABLE while the deployment does not know its public URL (the issuer).
+fn unconfigured(s: &AppState) -> Option<Response> {
+    oidc::configured(&s.ciam)
+        .err()
+        .map(|e| ApiError(e).into_response())
+}
+
 /// `GET /oidc/.well-known/openid-configuration`: the provider's metadata. Round trips: 0.
 pub async fn discovery(State(s): State<AppState>) -> Response {
+    if let Some(res) = unconfigured(&s) {
+        return res;
+    }
     public_json(oidc::discovery(&s.ciam))
 }
 
-/// `GET /oidc/jwks`: the current signing key and the previous one. Round trips: 0.
+/// `GET /oidc/jwks`: the signing keys of versions N-1, N (current) and N+1. Round trips: 0.
 pub async fn jwks(State(s): State<AppState>) -> Response {
     public_json(oidc::jwks(&s.ciam))
 }
@@ -52,6 +62,7 @@ pub async fn authorize(
     Lang(lang): Lang,
     RawQuery(q): RawQuery,
 ) -> ApiResult {
+    oidc::configured(&s.ciam)?;
     let params = pairs(q.unwrap_or_default().as_bytes());
     let next = oidc::authorize(&s.ciam, &params, lang).await?;
     let location = HeaderValue::from_str(&next.location())
@@ -67,17 +78,19 @@ pub async fn request_get(
     Lang(lang): Lang,
     Path(id): Path<String>,
 ) -> ApiResult {
+    oidc::configured(&s.ciam)?;
     Ok(axum::Json(oidc::request_context(&s.ciam, &sess, &id, lang).await?).into_response())
 }
 
 /// `POST /oidc/requests/{id}`: Allow. Consumes the request, issues the code, remembers the
 /// consent; answers `{redirect}`. Any body is ignored. Round trips: 4 (authentication, the
-/// request, the app, one transaction).
+/// request, the app and the consent together, one transaction).
 pub async fn request_post(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Path(id): Path<String>,
 ) -> ApiResult {
+    oidc::configured(&s.ciam)?;
     Ok(axum::Json(oidc::approve(&s.ciam, &sess, &id).await?).into_response())
 }
 
@@ -165,8 +178,12 @@ fn basic(headers: &HeaderMap) -> Option<Result<(String, String), OAuthError>> {
 
 /// `POST /oidc/token` (form): the authorization code and PKCE verifier for an access token and
 /// an id_token, with `Cache-Control: no-store`. Errors are RFC 6749 JSON. Round trips: 4 (app
-/// and code together, the code's conditional delete, the user, the access token).
+/// and code together, the user, the access token, the code's conditional update into a
+/// tombstone).
 pub async fn token(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(res) = unconfigured(&s) {
+        return res;
+    }
     let run = async {
         let p = form(&headers, &body)?;
         let basic = basic(&headers).transpose()?;
@@ -202,6 +219,9 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
 }
 
 async fn answer_userinfo(s: &AppState, token: Option<String>) -> Response {
+    if let Some(res) = unconfigured(s) {
+        return res;
+    }
     match oidc::userinfo(&s.ciam, token.as_deref()).await {
         Ok(claims) => axum::Json(claims).into_response(),
         Err(e) => oauth_error(&e),
@@ -209,7 +229,8 @@ async fn answer_userinfo(s: &AppState, token: Option<String>) -> Response {
 }
 
 /// `GET /oidc/userinfo` with `Authorization: Bearer <access token>`: `sub` and the granted
-/// claims. Round trips: 2 (the token, the user).
+/// claims, while the user's consent to the app stands. Round trips: 2 (the token; the user and
+/// the consent together).
 pub async fn userinfo(State(s): State<AppState>, headers: HeaderMap) -> Response {
     answer_userinfo(&s, bearer(&headers)).await
 }

@@ -3,6 +3,10 @@
 //! code with `POST /auth/login/staff`. Every answer of `start` and `callback` is a redirect to
 //! the SPA's sign-in screen: with `staffCode` on success, `staffError=<REASON>` otherwise; never
 //! a token in a URL.
+//!
+//! Each sign-in is bound to the browser that started it (against login CSRF): `start` takes the
+//! hash of a random `bind` the SPA keeps in sessionStorage, and redeeming the login code needs
+//! that `bind`.
 
 use crate::error::ApiError;
 use crate::extract::{Client, Json, Lang};
@@ -47,31 +51,43 @@ pub struct StartQuery {
     lang: Option<String>,
     /// The SPA's query to return to (e.g. `appId=…&serviceUrl=…`), URL-encoded once.
     query: Option<String>,
+    /// `base64url(SHA-256(bind))` of the browser's random `bind` (required).
+    #[serde(rename = "bindHash")]
+    bind_hash: Option<String>,
 }
 
-/// `GET /auth/staff/start?lang=&query=`: 302 to the company identity provider's authorization
-/// endpoint (code flow, PKCE S256, state and nonce); 302 back to sign-in with
-/// `staffError=UNAVAILABLE` when staff sign-in is not configured. Round trips: 1 (the state),
-/// plus the provider's discovery document when not cached.
+/// `GET /auth/staff/start?lang=&query=&bindHash=`: 302 to the company identity provider's
+/// authorization endpoint (code flow, PKCE S256, state and nonce); 302 back to sign-in with
+/// `staffError=UNAVAILABLE` when staff sign-in is not configured, `staffError=INVALID_PARAMETER`
+/// without a valid `bindHash`. Round trips: 1 (the state), plus the provider's discovery
+/// document when not cached.
 pub async fn start(
     State(s): State<AppState>,
     Lang(req_lang): Lang,
     q: Result<Query<StartQuery>, QueryRejection>,
 ) -> Response {
-    let (lang, query) = match q {
+    let (lang, query, bind_hash) = match q {
         Ok(Query(q)) => (
             q.lang
                 .as_deref()
                 .and_then(ciam_core::Lang::parse_tag)
                 .unwrap_or(req_lang),
             staff::return_query(q.query.as_deref().unwrap_or("")),
+            q.bind_hash.unwrap_or_default(),
         ),
-        Err(_) => (req_lang, String::new()),
+        Err(_) => (req_lang, String::new(), String::new()),
     };
-    let Some(idp) = &s.ciam.config.staff_idp else {
+    // Without a public URL (CIAM_PUBLIC_URL unset on AWS) there is no callback to register.
+    let Some(idp) = s
+        .ciam
+        .config
+        .staff_idp
+        .as_ref()
+        .filter(|_| !s.ciam.config.public_url.is_empty())
+    else {
         return refused(lang, "UNAVAILABLE", &query);
     };
-    match authorization_request(&s.ciam, idp, lang, &query).await {
+    match authorization_request(&s.ciam, idp, lang, &query, &bind_hash).await {
         Ok(url) => redirect(url),
         Err(e) => failed(lang, &e, &query),
     }
@@ -82,9 +98,11 @@ async fn authorization_request(
     idp: &StaffIdp,
     lang: ciam_core::Lang,
     query: &str,
+    bind_hash: &str,
 ) -> Result<String, Error> {
+    staff::check_bind_hash(bind_hash)?;
     let meta = federation::discover(idp).await?;
-    let started = staff::start(ciam, lang, query).await?;
+    let started = staff::start(ciam, lang, query, bind_hash).await?;
     federation::authorization_url(
         &meta,
         idp,
@@ -106,7 +124,7 @@ pub struct CallbackQuery {
 
 /// `GET /auth/staff/callback?code&state`: consumes the state (single use), exchanges the code,
 /// checks the id_token, links or creates the internal account and 302s to sign-in with a
-/// one-time `staffCode` (60 s). Round trips: 2 (state read and delete), 2 or 3 to link (mail,
+/// one-time `staffCode` (60 s, bound to the state's `bindHash`). Round trips: 2 (state read and delete), 2 or 3 to link (mail,
 /// user, maybe a write), 1 (the login code); plus the token request (and userinfo when the
 /// id_token has no mail).
 pub async fn callback(
@@ -156,26 +174,32 @@ async fn finish(ciam: &Ciam, pending: &Pending, q: CallbackQuery) -> Result<Stri
     let redirect_uri = staff::redirect_uri(ciam);
     let tokens = federation::exchange(&meta, idp, &redirect_uri, &code, &pending.verifier).await?;
     let mut claims = staff::check_id_token(ciam, idp, &tokens.id_token, &pending.nonce)?;
-    if claims.email.is_none() {
+    // The mail and its verification come as a pair: from the id_token, else from userinfo.
+    if claims.email.is_none() || claims.email_verified != Some(true) {
         if let Some(at) = &tokens.access_token {
             let more = federation::userinfo(&meta, at, &claims.sub).await?;
-            claims.email = more.email;
-            claims.email_verified = more.email_verified;
+            if more.email.is_some() {
+                claims.email = more.email;
+                claims.email_verified = more.email_verified;
+            }
             claims.name = claims.name.or(more.name);
         }
     }
     let mail = staff::staff_mail(ciam, &claims)?;
     let user_id = staff::link(ciam, &claims, &mail).await?;
-    staff::issue_login_code(ciam, &user_id).await
+    staff::issue_login_code(ciam, &user_id, &pending.bind_hash).await
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StaffLogin {
     code: String,
+    /// The random value whose hash went to `start` (the browser's binding).
+    bind: String,
 }
 
-/// `POST /auth/login/staff {code}`: redeems the one-time login code once; answers like
+/// `POST /auth/login/staff {code, bind}`: redeems the one-time login code once; `bind` must hash
+/// to the `bindHash` given to `start` (else AUTHORIZATION_FAILED, the code used up); answers like
 /// `POST /auth/login/password` (a session, or NEED_TOTP_VERIFY with a challenge). Round trips:
 /// 4 (code read, code delete, user, session write).
 pub async fn login(
@@ -183,5 +207,5 @@ pub async fn login(
     Client(client): Client,
     Json(b): Json<StaffLogin>,
 ) -> Result<Response, ApiError> {
-    Ok(axum::Json(staff::redeem(&s.ciam, &b.code, &client).await?).into_response())
+    Ok(axum::Json(staff::redeem(&s.ciam, &b.code, &b.bind, &client).await?).into_response())
 }

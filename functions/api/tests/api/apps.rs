@@ -273,13 +273,16 @@ async fn a_ticket_of_app_a_cannot_be_verified_by_app_b() {
         .verify_ticket(id, secret, &c, SERVICE)
         .await
         .error(404, "TICKET_NOT_FOUND");
-    // App B's secret under app A's id is a wrong secret, and leaves the ticket alone.
+    // App B's secret under app A's id is a wrong secret, and burns the ticket too.
     let c = ticket(&w, SERVICE).await;
     w.app
         .verify_ticket(id, rival_secret, &c, SERVICE)
         .await
         .error(401, "APPSECRET_ERROR");
-    w.app.verify_ticket(id, secret, &c, SERVICE).await.ok(200);
+    w.app
+        .verify_ticket(id, secret, &c, SERVICE)
+        .await
+        .error(404, "TICKET_NOT_FOUND");
 }
 
 #[tokio::test]
@@ -300,32 +303,36 @@ async fn a_ticket_expires_after_five_minutes() {
 }
 
 #[tokio::test]
-async fn a_wrong_secret_is_refused_without_burning_the_ticket() {
+async fn a_wrong_secret_is_refused_and_burns_the_ticket() {
     let w = world().await;
-    let c = ticket(&w, SERVICE).await;
     let wrong = "A".repeat(43);
+    // Issue §3: a single validation attempt; success or failure burns the ticket. Every kind of
+    // wrong credentials is APPSECRET_ERROR, and the ticket it named is gone afterwards.
+    let attempts: [(&str, &str, bool); 5] = [
+        (&w.app_id, &wrong, false),
+        ("ffffffffffffffff", &w.secret, false),
+        (&w.app_id, &wrong, true),
+        (&w.app_id, "", false),
+        ("", &w.secret, false),
+    ];
+    for (id, secret, basic) in attempts {
+        let c = ticket(&w, SERVICE).await;
+        let res = if basic {
+            w.app.verify_ticket_basic(id, secret, &c, SERVICE).await
+        } else {
+            w.app.verify_ticket(id, secret, &c, SERVICE).await
+        };
+        res.error(401, "APPSECRET_ERROR");
+        w.app
+            .verify_ticket(&w.app_id, &w.secret, &c, SERVICE)
+            .await
+            .error(404, "TICKET_NOT_FOUND");
+    }
+    // Wrong credentials with an unknown ticket are still APPSECRET_ERROR.
     w.app
-        .verify_ticket(&w.app_id, &wrong, &c, SERVICE)
+        .verify_ticket(&w.app_id, &wrong, "ST-unknown", SERVICE)
         .await
         .error(401, "APPSECRET_ERROR");
-    w.app
-        .verify_ticket("ffffffffffffffff", &w.secret, &c, SERVICE)
-        .await
-        .error(401, "APPSECRET_ERROR");
-    w.app
-        .verify_ticket_basic(&w.app_id, &wrong, &c, SERVICE)
-        .await
-        .error(401, "APPSECRET_ERROR");
-    w.app
-        .verify_ticket(&w.app_id, "", &c, SERVICE)
-        .await
-        .error(401, "APPSECRET_ERROR");
-    // What the code does: credentials are checked before the ticket is touched, so a wrong
-    // secret does not burn it (nobody without the secret can burn another app's tickets).
-    w.app
-        .verify_ticket(&w.app_id, &w.secret, &c, SERVICE)
-        .await
-        .ok(200);
 }
 
 #[tokio::test]
@@ -355,6 +362,8 @@ async fn a_rotated_secret_is_shown_once_and_the_old_one_works_for_a_day() {
         .verify_ticket(&w.app_id, &w.secret, &c, SERVICE)
         .await
         .error(401, "APPSECRET_ERROR");
+    let t = w.app.issue_ticket(&user, &w.app_id, SERVICE).await.ok(200);
+    let c = t["cTicket"].as_str().expect("ticket").to_owned();
     w.app
         .verify_ticket(&w.app_id, &new, &c, SERVICE)
         .await

@@ -2,7 +2,7 @@
 //! decision, the personal centre's list and revocation, and deactivation forgetting them.
 
 use crate::apps::{new_app, ticket, world, LOOK_ALIKES, SERVICE};
-use crate::helpers::{request, TestApp, PASSWORD};
+use crate::helpers::{json_request, request, TestApp, TestResponse, PASSWORD};
 use axum::body::Body;
 use axum::http::Method;
 use ciam_core::user::user_pk;
@@ -146,6 +146,129 @@ async fn allow_is_remembered_until_the_app_asks_for_more() {
     );
     ticket(&w, SERVICE).await;
     assert_eq!(granted(&w).await, json!(true));
+}
+
+/// Allow on the consent screen: `POST /auth/login/token` with the scopes the screen showed.
+async fn allow_shown(w: &crate::apps::World, scopes: serde_json::Value) -> TestResponse {
+    let body = json!({ "appId": w.app_id, "serviceUrl": SERVICE, "scopes": scopes });
+    w.app
+        .call(json_request(
+            Method::POST,
+            "/auth/login/token",
+            Some(&w.user),
+            &body,
+        ))
+        .await
+}
+
+async fn listed_scopes(w: &crate::apps::World) -> serde_json::Value {
+    w.app.get_consents(&w.user, "en-US").await.ok(200)["apps"][0]["scopes"].clone()
+}
+
+#[tokio::test]
+async fn a_consent_grows_with_each_allow_and_keeps_what_was_allowed_before() {
+    let w = world().await;
+    let set = |scopes: serde_json::Value| {
+        let (app, admin, id) = (w.app.clone(), w.admin.clone(), w.app_id.clone());
+        async move {
+            app.patch_app(&admin, &id, &json!({ "scopes": scopes }))
+                .await
+                .ok(200);
+        }
+    };
+    set(json!(["nickname", "email"])).await;
+    ticket(&w, SERVICE).await;
+    assert_eq!(listed_scopes(&w).await, json!(["email", "nickname"]));
+    // The app now asks for something else only: the new Allow adds it to the old one.
+    set(json!(["phone"])).await;
+    let ctx = w.app.get_consent(&w.user, &w.app_id, SERVICE).await.ok(200);
+    assert_eq!(ctx["granted"], false);
+    ticket(&w, SERVICE).await;
+    assert_eq!(
+        listed_scopes(&w).await,
+        json!(["email", "nickname", "phone"])
+    );
+    // Back to what was allowed first: still covered, no screen.
+    set(json!(["nickname", "email"])).await;
+    let ctx = w.app.get_consent(&w.user, &w.app_id, SERVICE).await.ok(200);
+    assert_eq!(ctx["granted"], true);
+}
+
+#[tokio::test]
+async fn allow_names_the_scopes_shown_and_is_refused_when_the_app_changed_meanwhile() {
+    let w = world().await;
+    // The scopes the screen showed, in any order: a ticket.
+    let ctx = w.app.get_consent(&w.user, &w.app_id, SERVICE).await.ok(200);
+    assert_eq!(ctx["scopes"], json!(["company", "email", "nickname"]));
+    let t = allow_shown(&w, json!(["nickname", "company", "email"]))
+        .await
+        .ok(200);
+    assert!(t["cTicket"].is_string());
+    // The app asks for more while a second screen is open: that Allow is refused, and neither a
+    // ticket nor a consent to the new scope comes out of it.
+    w.app.delete_consent(&w.user, &w.app_id).await.ok(200);
+    let shown = w.app.get_consent(&w.user, &w.app_id, SERVICE).await.ok(200)["scopes"].clone();
+    w.app
+        .patch_app(
+            &w.admin,
+            &w.app_id,
+            &json!({ "scopes": ["nickname", "email", "company", "phone"] }),
+        )
+        .await
+        .ok(200);
+    for stale in [
+        shown.clone(),
+        json!(["email"]),
+        json!([]),
+        json!(["company", "email", "nickname", "phone", "avatar"]),
+    ] {
+        let v = allow_shown(&w, stale.clone())
+            .await
+            .error(400, "INVALID_PARAMETER");
+        assert_eq!(v["field"], "scopes", "{stale}: {v}");
+    }
+    let v = allow_shown(&w, json!("email"))
+        .await
+        .error(400, "INVALID_PARAMETER");
+    assert_eq!(v["field"], "scopes", "{v}");
+    assert_eq!(consent_items(&w.app, &w.user_id).await, 0);
+    // The screen reloads the context and shows the new scopes; that Allow goes through.
+    let ctx = w.app.get_consent(&w.user, &w.app_id, SERVICE).await.ok(200);
+    allow_shown(&w, ctx["scopes"].clone()).await.ok(200);
+    assert_eq!(
+        listed_scopes(&w).await,
+        json!(["company", "email", "nickname", "phone"])
+    );
+    // Without `scopes` (API clients): the app's current scopes, as before.
+    w.app
+        .issue_ticket(&w.user, &w.app_id, SERVICE)
+        .await
+        .ok(200);
+}
+
+#[tokio::test]
+async fn a_ticket_answers_the_claims_of_the_scopes_it_was_issued_for() {
+    let w = world().await;
+    w.app
+        .patch_app(&w.admin, &w.app_id, &json!({ "scopes": ["nickname"] }))
+        .await
+        .ok(200);
+    let c = ticket(&w, SERVICE).await;
+    // The app widens its scopes before redeeming: the user never allowed those for this ticket.
+    w.app
+        .patch_app(
+            &w.admin,
+            &w.app_id,
+            &json!({ "scopes": ["nickname", "email", "company"] }),
+        )
+        .await
+        .ok(200);
+    let claims = w
+        .app
+        .verify_ticket(&w.app_id, &w.secret, &c, SERVICE)
+        .await
+        .ok(200);
+    assert_eq!(claims, json!({ "userId": w.user_id, "nickname": "ann" }));
 }
 
 #[tokio::test]

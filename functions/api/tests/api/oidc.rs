@@ -291,9 +291,16 @@ async fn discovery_and_jwks_describe_the_provider() {
     let res = get(&app, "/oidc/jwks", &[]).await;
     let jwks = res.ok(200);
     let keys = jwks["keys"].as_array().unwrap();
-    assert_eq!(keys.len(), 1, "version 1 has no predecessor: {jwks}");
-    assert_eq!(keys[0]["kid"], app.ciam.keys.es256(1).kid());
-    assert!(keys[0].get("d").is_none(), "never the private part");
+    let kids: Vec<&str> = keys.iter().map(|k| k["kid"].as_str().unwrap()).collect();
+    assert_eq!(
+        kids,
+        [app.ciam.keys.es256(1).kid(), app.ciam.keys.es256(2).kid()],
+        "the current key and the next one; version 1 has no predecessor: {jwks}"
+    );
+    assert!(
+        keys.iter().all(|k| k.get("d").is_none()),
+        "never the private part"
+    );
     assert!(res.headers["cache-control"]
         .to_str()
         .unwrap()
@@ -754,18 +761,32 @@ fn jwks_request() -> axum::http::Request<Body> {
         .unwrap()
 }
 
+fn kids(jwks: &Value) -> Vec<String> {
+    jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kid"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[tokio::test]
-async fn after_a_rotation_old_id_tokens_verify_and_after_two_they_do_not() {
+async fn a_rotation_switches_to_a_key_already_published_and_old_id_tokens_verify_once_more() {
     let w = world().await;
+    let kid = |v: u32| w.app.ciam.keys.es256(v).kid().to_owned();
+    // Before the rotation: versions 1 and 2 (the next one) are published, and cached by clients.
+    let jwks1 = with_key_version(&w, 1, jwks_request()).await.ok(200);
+    assert_eq!(kids(&jwks1), [kid(1), kid(2)]);
     let code = w.code().await;
     let tokens = w.redeem(&code, VERIFIER, CB).await.ok(200);
     let old = tokens["id_token"].as_str().unwrap().to_owned();
 
+    // After it: N-1, N and N+1.
     let jwks2 = with_key_version(&w, 2, jwks_request()).await.ok(200);
-    assert_eq!(jwks2["keys"].as_array().unwrap().len(), 2);
+    assert_eq!(kids(&jwks2), [kid(2), kid(3), kid(1)]);
     verify_jwt(&old, &jwks2).expect("one rotation later the old key is still published");
 
-    // New tokens are signed with version 2.
+    // New tokens are signed with version 2, which a client holding the old JWKS already knows.
     let code = w.code().await;
     let body = query(&[
         ("grant_type", "authorization_code"),
@@ -779,17 +800,196 @@ async fn after_a_rotation_old_id_tokens_verify_and_after_two_they_do_not() {
         .body(Body::from(body))
         .unwrap();
     let new = with_key_version(&w, 2, req).await.ok(200);
-    let (header, _) = verify_jwt(new["id_token"].as_str().unwrap(), &jwks2).unwrap();
-    assert_eq!(header["kid"], w.app.ciam.keys.es256(2).kid());
-    assert_ne!(
-        w.app.ciam.keys.es256(2).kid(),
-        w.app.ciam.keys.es256(1).kid()
-    );
+    let new = new["id_token"].as_str().unwrap().to_owned();
+    let (header, _) = verify_jwt(&new, &jwks2).unwrap();
+    assert_eq!(header["kid"], kid(2));
+    assert_ne!(kid(2), kid(1));
+    verify_jwt(&new, &jwks1).expect("the cached JWKS of before the rotation has the new key");
 
+    // Two rotations later the first key is gone.
     let jwks3 = with_key_version(&w, 3, jwks_request()).await.ok(200);
+    assert_eq!(kids(&jwks3), [kid(3), kid(4), kid(2)]);
     let err = verify_jwt(&old, &jwks3).unwrap_err();
     assert!(err.contains("not in the JWKS"), "{err}");
-    verify_jwt(new["id_token"].as_str().unwrap(), &jwks3).expect("version 2 is still there");
+    verify_jwt(&new, &jwks3).expect("version 2 is still there");
+}
+
+#[tokio::test]
+async fn an_allow_remembers_only_the_scopes_the_screen_showed() {
+    let w = world().await;
+    let view = |scope: &'static str| {
+        let w = &w;
+        async move {
+            let id = w.request_id(&[("scope", Some(scope))]).await;
+            (id.clone(), w.view(&id).await.ok(200))
+        }
+    };
+    let (id, v) = view("openid email").await;
+    assert_eq!(
+        (v["scopes"].clone(), v["granted"].clone()),
+        (json!(["email"]), json!(false))
+    );
+    w.allow(&id).await.ok(200);
+    // The same scopes again: no screen. Anything more: the screen again.
+    assert_eq!(view("openid email").await.1["granted"], true);
+    assert_eq!(view("openid").await.1["granted"], true);
+    let (id, v) = view("openid email company").await;
+    assert_eq!(v["granted"], false, "company was never shown: {v}");
+    // The ticket flow asks for all the app's scopes: not allowed either.
+    let ctx = w.app.get_consent(&w.user, &w.app_id, CB).await.ok(200);
+    assert_eq!(ctx["granted"], false);
+    let consents = w.app.get_consents(&w.user, "en-US").await.ok(200);
+    assert_eq!(consents["apps"][0]["scopes"], json!(["email"]));
+
+    // Allowing more adds to what was allowed before.
+    w.allow(&id).await.ok(200);
+    let consents = w.app.get_consents(&w.user, "en-US").await.ok(200);
+    assert_eq!(consents["apps"][0]["scopes"], json!(["company", "email"]));
+    assert_eq!(view("openid company").await.1["granted"], true);
+    assert_eq!(view("openid nickname email").await.1["granted"], false);
+
+    // A scope the app dropped since the request is neither shown nor granted.
+    let (id, _) = view("openid nickname email").await;
+    let admin = w.app.sign_in("admin@example.com", PASSWORD).await;
+    w.app
+        .patch_app(
+            &admin,
+            &w.app_id,
+            &json!({ "scopes": ["email", "company"] }),
+        )
+        .await
+        .ok(200);
+    let v = w.view(&id).await.ok(200);
+    assert_eq!(
+        (v["scopes"].clone(), v["granted"].clone()),
+        (json!(["email"]), json!(true))
+    );
+    let to = w.allow(&id).await.ok(200)["redirect"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let tokens = w
+        .redeem(&param(&to, "code").unwrap(), VERIFIER, CB)
+        .await
+        .ok(200);
+    assert_eq!(tokens["scope"], "openid email");
+}
+
+#[tokio::test]
+async fn redeeming_a_code_twice_revokes_the_access_token_of_the_first_redemption() {
+    let w = world().await;
+    let app = &w.app;
+    let code = w.code().await;
+    let tokens = w.redeem(&code, VERIFIER, CB).await.ok(200);
+    let access = tokens["access_token"].as_str().unwrap().to_owned();
+    userinfo(app, &access).await.ok(200);
+    // Later than the code itself would have lived: the spent code remembers its token.
+    app.clock.advance(20 * 60);
+    oauth_error(&w.redeem(&code, VERIFIER, CB).await, 400, "invalid_grant");
+    oauth_error(&userinfo(app, &access).await, 401, "invalid_token");
+    // Only that code's token: another one stays.
+    let keep = w.redeem(&w.code().await, VERIFIER, CB).await.ok(200);
+    let keep = keep["access_token"].as_str().unwrap().to_owned();
+
+    // A replay that fails its checks revokes just the same; wrong client credentials do not.
+    let code = w.code().await;
+    let access = w.redeem(&code, VERIFIER, CB).await.ok(200)["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bad = STANDARD.encode(format!("{}:{}", w.app_id, "not-the-secret"));
+    let body = query(&[
+        ("grant_type", "authorization_code"),
+        ("code", &code),
+        ("redirect_uri", CB),
+        ("code_verifier", VERIFIER),
+    ]);
+    oauth_error(&token(app, Some(&bad), &body).await, 401, "invalid_client");
+    userinfo(app, &access).await.ok(200);
+    oauth_error(&w.redeem(&code, "", OTHER_CB).await, 400, "invalid_grant");
+    oauth_error(&userinfo(app, &access).await, 401, "invalid_token");
+    userinfo(app, &keep).await.ok(200);
+    // The token is stored as a keyed hash, also on the spent code.
+    assert!(!format!("{:?}", app.store.written()).contains(&access));
+}
+
+#[tokio::test]
+async fn revoking_the_consent_stops_the_apps_access_tokens() {
+    let w = world().await;
+    let code = w.code().await;
+    let access = w.redeem(&code, VERIFIER, CB).await.ok(200)["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    userinfo(&w.app, &access).await.ok(200);
+    w.app.delete_consent(&w.user, &w.app_id).await.ok(200);
+    let res = userinfo(&w.app, &access).await;
+    oauth_error(&res, 401, "invalid_token");
+    // Allowing again later gives new tokens; the old one stays revoked.
+    w.app.clock.advance(1);
+    let id = w.request_id(&[]).await;
+    assert_eq!(w.view(&id).await.ok(200)["granted"], false);
+    let to = w.allow(&id).await.ok(200)["redirect"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let fresh = w
+        .redeem(&param(&to, "code").unwrap(), VERIFIER, CB)
+        .await
+        .ok(200);
+    userinfo(&w.app, fresh["access_token"].as_str().unwrap())
+        .await
+        .ok(200);
+    oauth_error(&userinfo(&w.app, &access).await, 401, "invalid_token");
+}
+
+#[tokio::test]
+async fn without_a_public_url_the_provider_answers_503_rather_than_a_wrong_issuer() {
+    let w = world().await;
+    let code = w.code().await;
+    let access = w.redeem(&code, VERIFIER, CB).await.ok(200)["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = w.request_id(&[]).await;
+    let app = w.app.clone().configure(|c| c.public_url = String::new());
+    let unavailable = |res: TestResponse| {
+        res.error(503, "SERVICE_UNAVAILABLE");
+    };
+    unavailable(get(&app, "/oidc/.well-known/openid-configuration", &[]).await);
+    let q = w.authorize_query(&[]);
+    unavailable(get(&app, &format!("/oidc/authorize?{q}"), &[]).await);
+    let auth = format!("Bearer {}", w.user);
+    unavailable(
+        get(
+            &app,
+            &format!("/oidc/requests/{id}"),
+            &[("authorization", &auth)],
+        )
+        .await,
+    );
+    unavailable(
+        app.call(json_request(
+            Method::POST,
+            &format!("/oidc/requests/{id}"),
+            Some(&w.user),
+            &json!({}),
+        ))
+        .await,
+    );
+    let body = query(&[
+        ("grant_type", "authorization_code"),
+        ("code", "whatever"),
+        ("redirect_uri", CB),
+        ("code_verifier", VERIFIER),
+    ]);
+    unavailable(token(&app, Some(&w.basic()), &body).await);
+    unavailable(userinfo(&app, &access).await);
+    // The keys do not depend on the issuer.
+    get(&app, "/oidc/jwks", &[]).await.ok(200);
+    // Nothing was consumed: the configured deployment still serves them.
+    userinfo(&w.app, &access).await.ok(200);
+    w.view(&id).await.ok(200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -826,10 +1026,16 @@ async fn the_whole_flow_and_the_single_use_code_hold_on_dynamodb() {
     let jwks = get(&w.app, "/oidc/jwks", &[]).await.ok(200);
     let (_, claims) = verify_jwt(tokens["id_token"].as_str().unwrap(), &jwks).unwrap();
     assert_eq!(claims["sub"], w.user_id.as_str());
+    // The other redemptions were replays: the winner's access token is revoked.
+    let res = userinfo(&w.app, tokens["access_token"].as_str().unwrap()).await;
+    oauth_error(&res, 401, "invalid_token");
+    // A code redeemed once serves userinfo.
+    let tokens = w.redeem(&w.code().await, VERIFIER, CB).await.ok(200);
     let info = userinfo(&w.app, tokens["access_token"].as_str().unwrap())
         .await
         .ok(200);
     assert_eq!(info["email"], "ann@example.com");
+    oauth_error(&w.redeem(&code, VERIFIER, CB).await, 400, "invalid_grant");
     let id = w.request_id(&[]).await;
     assert_eq!(w.view(&id).await.ok(200)["granted"], true);
     drop(keep);

@@ -20,6 +20,8 @@ use std::sync::{Arc, Mutex};
 const CLIENT_ID: &str = "ciam";
 const CLIENT_SECRET: &str = "s3cret:&=";
 const STAFF_MAIL: &str = "li.lei@staff.ciam.example";
+/// The random value the SPA keeps in sessionStorage while the browser is at the provider.
+const BIND: &str = "bind-of-the-browser-that-started-0123456789";
 
 /// What the stand-in provider will say about the next person to sign in.
 #[derive(Clone)]
@@ -30,6 +32,9 @@ struct Person {
     mail_in_id_token: bool,
     /// Tamper with the id_token.
     tamper: Option<(&'static str, Value)>,
+    /// The `email_verified` of the id_token (with the mail) and of userinfo; null leaves it out.
+    id_token_verified: Value,
+    userinfo_verified: Value,
 }
 
 fn staff(sub: &str, email: &str) -> Person {
@@ -38,6 +43,8 @@ fn staff(sub: &str, email: &str) -> Person {
         email: Some(email.into()),
         mail_in_id_token: true,
         tamper: None,
+        id_token_verified: json!(true),
+        userinfo_verified: json!(true),
     }
 }
 
@@ -54,16 +61,30 @@ struct Idp {
     now: Arc<dyn Fn() -> i64 + Send + Sync>,
     grants: Arc<Mutex<HashMap<String, Grant>>>,
     tokens: Arc<Mutex<HashMap<String, Person>>>,
+    /// Endpoints the discovery document names instead of its own.
+    endpoints: Arc<Mutex<HashMap<&'static str, String>>>,
 }
 
 async fn discovery(State(idp): State<Idp>) -> Response {
-    axum::Json(json!({
+    let mut doc = json!({
         "issuer": idp.issuer,
         "authorization_endpoint": format!("{}/auth", idp.issuer),
         "token_endpoint": format!("{}/token", idp.issuer),
         "userinfo_endpoint": format!("{}/me", idp.issuer),
-    }))
-    .into_response()
+    });
+    for (k, v) in idp.endpoints.lock().unwrap().iter() {
+        doc[*k] = json!(v);
+    }
+    axum::Json(doc).into_response()
+}
+
+/// Sets `claims[name]` to `v`, or leaves it out when `v` is null.
+fn set_or_omit(claims: &mut Value, name: &str, v: &Value) {
+    if v.is_null() {
+        claims.as_object_mut().unwrap().remove(name);
+    } else {
+        claims[name] = v.clone();
+    }
 }
 
 fn form(body: &str) -> HashMap<String, String> {
@@ -117,7 +138,7 @@ async fn token(State(idp): State<Idp>, headers: HeaderMap, body: String) -> Resp
     });
     if p.mail_in_id_token {
         claims["email"] = json!(p.email);
-        claims["email_verified"] = json!(true);
+        set_or_omit(&mut claims, "email_verified", &p.id_token_verified);
     }
     if let Some((k, v)) = &p.tamper {
         claims[*k] = v.clone();
@@ -137,8 +158,11 @@ async fn userinfo(State(idp): State<Idp>, headers: HeaderMap) -> Response {
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or("");
     match idp.tokens.lock().unwrap().get(at) {
-        Some(p) => axum::Json(json!({ "sub": p.sub, "email": p.email, "email_verified": true }))
-            .into_response(),
+        Some(p) => {
+            let mut claims = json!({ "sub": p.sub, "email": p.email });
+            set_or_omit(&mut claims, "email_verified", &p.userinfo_verified);
+            axum::Json(claims).into_response()
+        }
         None => StatusCode::UNAUTHORIZED.into_response(),
     }
 }
@@ -175,6 +199,7 @@ impl Staff {
             }),
             grants: Arc::default(),
             tokens: Arc::default(),
+            endpoints: Arc::default(),
         };
         let router = axum::Router::new()
             .route("/.well-known/openid-configuration", get(discovery))
@@ -191,9 +216,10 @@ impl Staff {
             .await
     }
 
-    /// `GET /auth/staff/start`: the provider's authorization request, as query parameters.
+    /// `GET /auth/staff/start` from the browser holding [`BIND`]: the provider's authorization
+    /// request, as query parameters.
     async fn start(&self, q: &str) -> HashMap<String, String> {
-        let res = self.get(&format!("/auth/staff/start?{q}")).await;
+        let res = self.get(&start_path(q)).await;
         assert_eq!(res.status, StatusCode::FOUND, "{}", res.text);
         let to = header(&res, "location");
         let (endpoint, query) = to.split_once('?').expect("a query");
@@ -236,15 +262,28 @@ impl Staff {
     }
 
     async fn redeem(&self, code: &str) -> TestResponse {
+        self.redeem_with(code, BIND).await
+    }
+
+    /// Redeems the code from a browser holding `bind`.
+    async fn redeem_with(&self, code: &str, bind: &str) -> TestResponse {
         self.app
             .call(json_request(
                 Method::POST,
                 "/auth/login/staff",
                 None,
-                &json!({ "code": code }),
+                &json!({ "code": code, "bind": bind }),
             ))
             .await
     }
+}
+
+/// `/auth/staff/start?<q>&bindHash=<hash of BIND>`.
+fn start_path(q: &str) -> String {
+    format!(
+        "/auth/staff/start?{q}&bindHash={}",
+        ciam_core::staff::bind_hash(BIND)
+    )
 }
 
 fn header<'a>(res: &'a TestResponse, name: &str) -> &'a str {
@@ -279,6 +318,37 @@ async fn without_a_configured_provider_start_goes_back_with_unavailable() {
     assert_eq!(
         header(&res, "location"),
         "/en-US/passport/signin?staffError=UNAVAILABLE&appId=a1&serviceUrl=https://p.example/cb"
+    );
+}
+
+#[tokio::test]
+async fn without_a_public_url_start_goes_back_with_unavailable() {
+    // A deployment whose CIAM_PUBLIC_URL is unset has no callback to offer the provider.
+    let app = TestApp::spawn().await.configure(|c| {
+        c.public_url = String::new();
+        c.staff_idp = Some(StaffIdp {
+            issuer: "https://idp.example.com".into(),
+            client_id: CLIENT_ID.into(),
+            client_secret: CLIENT_SECRET.into(),
+        });
+    });
+    let res = app
+        .call(
+            request(
+                Method::GET,
+                &format!(
+                    "/auth/staff/start?lang=zh-CN&bindHash={}&query=",
+                    "A".repeat(43)
+                ),
+            )
+            .body(Body::empty())
+            .unwrap(),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::FOUND);
+    assert_eq!(
+        header(&res, "location"),
+        "/zh-CN/passport/signin?staffError=UNAVAILABLE"
     );
 }
 
@@ -487,4 +557,166 @@ async fn with_two_factor_on_the_code_leads_to_the_second_step_like_a_password() 
         .error(403, "NEED_TOTP_VERIFY");
     assert!(body["challenge"].as_str().is_some_and(|c| c.len() >= 32));
     assert!(s.app.sessions_of(&user.id).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_login_code_only_works_in_the_browser_that_started_the_sign_in() {
+    let s = Staff::spawn().await;
+    let user = User {
+        id: new_user_id(),
+        user_name: "lilei".into(),
+        mail: Some(STAFF_MAIL.into()),
+        eiam_uid: Some("E-10".into()),
+        ..User::default()
+    };
+    s.app.seed_user(&user).await;
+    // The attacker's own sign-in, its staffCode URL sent to a victim whose browser holds
+    // another bind (or none): refused, and the code is used up.
+    let to = s.sign_in_at_idp(staff("E-10", STAFF_MAIL)).await;
+    let code = staff_code(&to);
+    s.redeem_with(&code, "bind-of-the-victims-browser")
+        .await
+        .error(401, "AUTHORIZATION_FAILED");
+    s.redeem(&code).await.error(401, "AUTHORIZATION_FAILED");
+    // The hash itself is not the bind.
+    let to = s.sign_in_at_idp(staff("E-10", STAFF_MAIL)).await;
+    s.redeem_with(&staff_code(&to), &ciam_core::staff::bind_hash(BIND))
+        .await
+        .error(401, "AUTHORIZATION_FAILED");
+    // No bind at all is a bad request.
+    let to = s.sign_in_at_idp(staff("E-10", STAFF_MAIL)).await;
+    let body = s
+        .redeem_with(&staff_code(&to), "")
+        .await
+        .error(400, "INVALID_PARAMETER");
+    assert!(body.to_string().contains("bind"), "{body}");
+    let res = s
+        .app
+        .call(json_request(
+            Method::POST,
+            "/auth/login/staff",
+            None,
+            &json!({ "code": staff_code(&to) }),
+        ))
+        .await;
+    assert_eq!(res.status, StatusCode::BAD_REQUEST, "{}", res.text);
+    assert!(s.app.sessions_of(&user.id).await.is_empty());
+    // The right bind signs in.
+    let to = s.sign_in_at_idp(staff("E-10", STAFF_MAIL)).await;
+    let signed_in = s.redeem(&staff_code(&to)).await.ok(200);
+    assert_eq!(signed_in["userId"], json!(user.id));
+}
+
+#[tokio::test]
+async fn start_needs_the_hash_of_the_browsers_bind() {
+    let s = Staff::spawn().await;
+    for bad in [
+        String::new(),
+        "&bindHash=".into(),
+        "&bindHash=short".into(),
+        format!("&bindHash={}", "+".repeat(43)),
+    ] {
+        let res = s
+            .get(&format!(
+                "/auth/staff/start?lang=en-US&query=appId%3Da1{bad}"
+            ))
+            .await;
+        assert_eq!(res.status, StatusCode::FOUND, "{bad}");
+        assert_eq!(
+            header(&res, "location"),
+            "/en-US/passport/signin?staffError=INVALID_PARAMETER&appId=a1",
+            "{bad}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_mail_must_be_declared_verified_by_the_provider() {
+    let s = Staff::spawn().await;
+    // An existing account the provider's unverified claim would take over.
+    let victim = User {
+        id: new_user_id(),
+        user_name: "lilei".into(),
+        mail: Some(STAFF_MAIL.into()),
+        pwd_hash: Some(password_hash(PASSWORD).await),
+        ..User::default()
+    };
+    s.app.seed_user(&victim).await;
+    for (id_token, userinfo) in [
+        (Value::Null, Value::Null),
+        (Value::Null, json!(false)),
+        (json!(false), json!(false)),
+        (json!("false"), Value::Null),
+    ] {
+        let to = s
+            .sign_in_at_idp(Person {
+                id_token_verified: id_token.clone(),
+                userinfo_verified: userinfo.clone(),
+                ..staff("E-11", STAFF_MAIL)
+            })
+            .await;
+        assert_eq!(
+            to, "/en-US/passport/signin?staffError=EIAM_INVALID_MAIL",
+            "{id_token} / {userinfo}"
+        );
+    }
+    // Only in userinfo, and then only the mail userinfo gives with it.
+    let to = s
+        .sign_in_at_idp(Person {
+            mail_in_id_token: false,
+            userinfo_verified: Value::Null,
+            ..staff("E-11", STAFF_MAIL)
+        })
+        .await;
+    assert_eq!(to, "/en-US/passport/signin?staffError=EIAM_INVALID_MAIL");
+    assert_eq!(
+        s.app.user_item(&victim.id).await.unwrap().s("eiamUid"),
+        None
+    );
+
+    // The id_token leaves the flag out, userinfo says true: linked.
+    let to = s
+        .sign_in_at_idp(Person {
+            id_token_verified: Value::Null,
+            ..staff("E-11", STAFF_MAIL)
+        })
+        .await;
+    let signed_in = s.redeem(&staff_code(&to)).await.ok(200);
+    assert_eq!(signed_in["userId"], json!(victim.id));
+}
+
+#[tokio::test]
+async fn a_discovery_document_with_plain_http_endpoints_is_refused() {
+    for endpoint in [
+        "authorization_endpoint",
+        "token_endpoint",
+        "userinfo_endpoint",
+    ] {
+        let s = Staff::spawn().await;
+        s.idp
+            .endpoints
+            .lock()
+            .unwrap()
+            .insert(endpoint, "http://idp.example/x".into());
+        let res = s.get(&start_path("lang=en-US")).await;
+        assert_eq!(res.status, StatusCode::FOUND, "{endpoint}");
+        assert_eq!(
+            header(&res, "location"),
+            "/en-US/passport/signin?staffError=SERVICE_UNAVAILABLE",
+            "{endpoint}"
+        );
+    }
+    // https, or http on this machine (the stand-in's own), is fine.
+    let s = Staff::spawn().await;
+    s.idp
+        .endpoints
+        .lock()
+        .unwrap()
+        .insert("authorization_endpoint", "https://idp.example/auth".into());
+    let res = s.get(&start_path("lang=en-US")).await;
+    assert!(
+        header(&res, "location").starts_with("https://idp.example/auth?response_type=code"),
+        "{}",
+        header(&res, "location")
+    );
 }

@@ -150,8 +150,42 @@ describe('the consent screen', () => {
     expect(button('authorize-allow').getAttribute('aria-busy')).toBe('true');
     release();
     await settle();
-    expect(callsTo('POST', '/auth/login/token').map((c) => c.body)).toEqual([{ appId: 'a1', serviceUrl: SERVICE }]);
+    expect(callsTo('POST', '/auth/login/token').map((c) => c.body)).toEqual([{ appId: 'a1', serviceUrl: SERVICE, scopes: CTX.scopes }]);
     expect(left.mock.calls).toEqual([[ISSUED.redirect]]);
+  });
+
+  it('shows the new scopes when the app changed them while the screen was open, and Allow sends those', async () => {
+    signedIn();
+    const changed = { ...CTX, scopes: ['email', 'phone'] };
+    let contexts = 0;
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, contexts++ ? changed : CTX];
+    answers['POST /auth/login/token'] = () =>
+      callsTo('POST', '/auth/login/token').length === 1
+        ? [400, { reason: 'INVALID_PARAMETER', message: 'scopes changed', code: 400, field: 'scopes' }]
+        : [200, ISSUED];
+    await show(`/en-US/passport/authorize${Q}`);
+    fireEvent.click(button('authorize-allow'));
+    await settle();
+    expect(callsTo('GET', CONTEXT_PATH)).toHaveLength(2);
+    expect(left).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('authorize-error')).toBeNull();
+    const items = [...screen.getByTestId('authorize-scopes').querySelectorAll('li')].map((li) => li.textContent);
+    expect(items).toEqual(['Your phone number', 'Your e-mail address']);
+    fireEvent.click(button('authorize-allow'));
+    await settle();
+    expect(callsTo('POST', '/auth/login/token').map((c) => (c.body as { scopes: string[] }).scopes)).toEqual([CTX.scopes, changed.scopes]);
+    expect(left.mock.calls).toEqual([[ISSUED.redirect]]);
+  });
+
+  it('reloads the context only once when the scopes keep changing', async () => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    answers['POST /auth/login/token'] = () => [400, { reason: 'INVALID_PARAMETER', message: 'scopes changed', code: 400, field: 'scopes' }];
+    await show(`/en-US/passport/authorize${Q}`);
+    expect(callsTo('GET', CONTEXT_PATH)).toHaveLength(2);
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(2);
+    expect(screen.getByTestId('authorize-error').textContent).toContain('scopes changed');
+    expect(left).not.toHaveBeenCalled();
   });
 
   it('goes straight on when the user already allowed the app: no screen, one ticket', async () => {

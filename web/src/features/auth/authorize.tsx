@@ -12,7 +12,7 @@ import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import { type ApiError, errorText, handleError } from '../../lib/api';
-import { approve, type ConsentContext, leave, loadContext, type PartnerRequest, partnerRequest } from '../../lib/partner';
+import { approve, type ConsentContext, leave, loadContext, type PartnerRequest, partnerRequest, scopesChanged } from '../../lib/partner';
 import { keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { ConsentCard } from './consent-card';
@@ -77,11 +77,24 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
     else setState({ at: 'failed', error: errorText(e) });
   };
 
-  const go = async (ctx: ConsentContext) => {
+  // The context from the server: go straight on when already allowed, else ask.
+  const load = async (retried: boolean) => {
+    const res = await loadContext(req, { skipErrorHandler: true });
+    if (!res.success) return refuse(res.error);
+    if (res.data.granted) void go(res.data, retried);
+    else setState({ at: 'ask', ctx: res.data });
+  };
+
+  const go = async (ctx: ConsentContext, retried = false) => {
     setBusy('allow');
-    const res = await approve(req, { skipErrorHandler: true });
+    const res = await approve(req, ctx, { skipErrorHandler: true });
     if (!res.success) {
       setBusy(null);
+      // The app changed its scopes while the screen was open: show what it asks for now (once).
+      if (!retried && scopesChanged(res.error)) {
+        setState({ at: 'loading' });
+        return load(true);
+      }
       return refuse(res.error);
     }
     setState({ at: 'leaving', ctx });
@@ -94,11 +107,7 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    void loadContext(req, { skipErrorHandler: true }).then((res) => {
-      if (!res.success) return refuse(res.error);
-      if (res.data.granted) void go(res.data);
-      else setState({ at: 'ask', ctx: res.data });
-    });
+    void load(false);
     // Once per request: a new query remounts this component (its key).
   }, []);
 

@@ -12,7 +12,7 @@ import { useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { titles } from '../../i18n/titles';
 import { type ApiError, errorText, handleError, postToHost, setFrameToken } from '../../lib/api';
-import { type ConsentContext, consentContext, issueTicket } from '../../lib/partner';
+import { type ConsentContext, consentContext, issueTicket, scopesChanged } from '../../lib/partner';
 import { embeddedInfo } from '../../lib/redirect';
 import { ConsentCard } from './consent-card';
 import { PasswordForm } from './password-form';
@@ -52,10 +52,22 @@ export default function EmbeddedSignIn() {
     setStep({ at: 'failed', error: errorText(e) });
   };
 
-  const allow = async (ctx: ConsentContext) => {
+  // The context (the server confirms the serviceUrl): straight on when already allowed, else ask.
+  const check = async (retried: boolean) => {
+    if (!serviceUrl) return;
+    setStep({ at: 'checking' });
+    const res = await consentContext(appId, serviceUrl, { skipErrorHandler: true });
+    if (!res.success) return refuse(res.error, false);
+    if (res.data.granted) await allow(res.data, retried);
+    else setStep({ at: 'ask', ctx: res.data, busy: false });
+  };
+
+  const allow = async (ctx: ConsentContext, retried = false) => {
     if (!serviceUrl) return;
     setStep({ at: 'ask', ctx, busy: true });
-    const res = await issueTicket(appId, serviceUrl, { skipErrorHandler: true });
+    const res = await issueTicket(appId, serviceUrl, Array.isArray(ctx.scopes) ? ctx.scopes : [], { skipErrorHandler: true });
+    // The app changed its scopes while the consent step was shown: show what it asks for now.
+    if (!res.success && !retried && scopesChanged(res.error)) return check(true);
     if (!res.success) return refuse(res.error, true);
     const cTicket = res.data.cTicket ?? ticketOf(res.data.redirect);
     if (!cTicket) return setStep({ at: 'failed', error: intl.formatMessage(m.failed) });
@@ -66,11 +78,7 @@ export default function EmbeddedSignIn() {
   const onSignedIn = async (_account: string, token: string) => {
     setFrameToken(token);
     if (!appId || !serviceUrl) return setStep({ at: 'failed', error: intl.formatMessage(m.incomplete) });
-    setStep({ at: 'checking' });
-    const res = await consentContext(appId, serviceUrl, { skipErrorHandler: true });
-    if (!res.success) return refuse(res.error, false);
-    if (res.data.granted) await allow(res.data);
-    else setStep({ at: 'ask', ctx: res.data, busy: false });
+    await check(false);
   };
 
   const cancel = () => {

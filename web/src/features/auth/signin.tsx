@@ -12,7 +12,6 @@ import * as accounts from '../../lib/accounts';
 import { afterSignIn, keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { PasswordForm } from './password-form';
-import { StaffReturn, StaffSignIn } from './staff-signin';
 
 const m = defineMessages({
   byPassword: { id: 'signin.byPassword', defaultMessage: 'Password' },
@@ -32,6 +31,12 @@ export type Done = (account: string, token: string) => void;
 // The code mode (captcha, countdown) loads when chosen: the first screen stays small.
 const loadCodeForm = () => import('./code-signin');
 const CodeForm = lazy(loadCodeForm);
+// Staff sign-in (the company button, and the return from the company's provider) loads only when
+// it is used: most visitors are customers.
+const loadStaff = () => import('./staff-signin');
+const StaffSignIn = lazy(() => loadStaff().then((x) => ({ default: x.StaffSignIn })));
+const StaffReturn = lazy(() => loadStaff().then((x) => ({ default: x.StaffReturn })));
+const STAFF_RETURN = /[?&]staff(Code|Error)=/;
 
 function Picker({ onPick }: { onPick: (account: string) => void }) {
   const intl = useIntl();
@@ -75,6 +80,8 @@ export default function SignIn() {
   const [picking, setPicking] = useState(() => accounts.list().length > 0);
   const [account, setAccount] = useState('');
   const [mode, setMode] = useState<Mode>('password');
+  // Decided once: the return cleans staffCode/staffError from the address before it goes on.
+  const [staffReturn] = useState(() => STAFF_RETURN.test(search));
   const done: Done = (acc, token) => {
     session.start(token);
     accounts.remember(acc);
@@ -96,7 +103,11 @@ export default function SignIn() {
       <h1>
         <FormattedMessage {...(mode === 'staff' ? m.staff : titles.signin)} />
       </h1>
-      <StaffReturn onSignedIn={done} />
+      {staffReturn && (
+        <Lazy>
+          <StaffReturn onSignedIn={done} />
+        </Lazy>
+      )}
       {picking ? (
         <Picker onPick={(a) => { setAccount(a); setPicking(false); }} />
       ) : (
@@ -111,7 +122,11 @@ export default function SignIn() {
             </Lazy>
           ) : (
             <>
-              {mode === 'staff' && <StaffSignIn />}
+              {mode === 'staff' && (
+                <Lazy>
+                  <StaffSignIn />
+                </Lazy>
+              )}
               <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} onSignedIn={done} />
             </>
           )}
@@ -127,7 +142,7 @@ export default function SignIn() {
       </div>
       <p className="signin-staff muted">
         <FormattedMessage {...m.staffPrompt} />{' '}
-        <button type="button" className="link" data-testid="signin-staff" aria-pressed={mode === 'staff'} onClick={() => switchTo('staff')}>
+        <button type="button" className="link" data-testid="signin-staff" aria-pressed={mode === 'staff'} onClick={() => switchTo('staff')} onPointerEnter={loadStaff}>
           <FormattedMessage {...m.staff} />
         </button>
       </p>

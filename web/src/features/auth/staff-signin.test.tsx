@@ -1,6 +1,7 @@
 // Staff sign-in through the company identity provider, on the sign-in screen, against a mocked
 // API: the company button's address, the one-time code redeemed once and removed from the address,
-// the errors shown in words (never words from the address), and the second step.
+// the errors shown in words (never words from the address), the second step, and the binding to the
+// tab that started the sign-in (login CSRF).
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
 import { createMemoryRouter, RouterProvider } from 'react-router';
@@ -10,7 +11,7 @@ import * as mfa from '../../lib/mfa';
 import * as toast from '../../lib/toast';
 import { en, zh } from '../../testing/messages';
 import SignIn from './signin';
-import { staffStartUrl, withoutStaffParams } from './staff-signin';
+import { BIND_KEY, bindHash, newBind, staffStartUrl, withoutStaffParams } from './staff-signin';
 
 type Call = { method: string; path: string; body: unknown };
 let calls: Call[] = [];
@@ -68,6 +69,8 @@ const staffCalls = () => calls.filter((c) => c.path === '/auth/login/staff');
 beforeEach(() => {
   answers = { 'POST /auth/login/staff': () => [200, { token: 'u1.staff', userId: 'u1', expiresAt: 1 }] };
   mockFetch();
+  // This tab started the sign-in.
+  sessionStorage.setItem(BIND_KEY, 'b1');
 });
 afterEach(() => {
   cleanup();
@@ -75,6 +78,7 @@ afterEach(() => {
   for (const t of toast.current()) toast.dismiss(t.id);
   vi.unstubAllGlobals();
   localStorage.clear();
+  sessionStorage.clear();
 });
 
 describe('the query around staff sign-in', () => {
@@ -87,11 +91,28 @@ describe('the query around staff sign-in', () => {
     expect(withoutStaffParams('')).toBe('');
   });
 
-  it('sends the language and the query, encoded once, to the server', () => {
-    expect(staffStartUrl('zh-CN', '?staffError=X&appId=a1&serviceUrl=https://p.example/cb')).toBe(
-      '/ciam/v1/auth/staff/start?lang=zh-CN&query=appId%3Da1%26serviceUrl%3Dhttps%3A%2F%2Fp.example%2Fcb',
+  it('sends the language, the bind hash and the query, encoded once, to the server', () => {
+    expect(staffStartUrl('zh-CN', '?staffError=X&appId=a1&serviceUrl=https://p.example/cb', 'h-1_')).toBe(
+      '/ciam/v1/auth/staff/start?lang=zh-CN&bindHash=h-1_&query=appId%3Da1%26serviceUrl%3Dhttps%3A%2F%2Fp.example%2Fcb',
     );
-    expect(staffStartUrl('en-US', '')).toBe('/ciam/v1/auth/staff/start?lang=en-US&query=');
+    expect(staffStartUrl('en-US', '', 'h')).toBe('/ciam/v1/auth/staff/start?lang=en-US&bindHash=h&query=');
+  });
+});
+
+describe('the binding of a staff sign-in to this tab', () => {
+  it('hashes the bind with SHA-256 in base64url', async () => {
+    expect(await bindHash('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+  });
+
+  it('keeps a new random 256-bit bind in sessionStorage and gives only its hash away', async () => {
+    const hash = await newBind();
+    const bind = sessionStorage.getItem(BIND_KEY) ?? '';
+    expect(bind).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(bind).not.toBe('b1');
+    expect(hash).toBe(await bindHash(bind));
+    expect(hash).not.toBe(bind);
+    await newBind();
+    expect(sessionStorage.getItem(BIND_KEY)).not.toBe(bind);
   });
 });
 
@@ -100,7 +121,7 @@ describe('the staff mode of the sign-in screen', () => {
     await show('/en-US/passport/signin');
     expect(screen.queryByTestId('staff-company')).toBeNull();
     fireEvent.click(screen.getByTestId('signin-staff'));
-    const company = screen.getByTestId('staff-company');
+    const company = await screen.findByTestId('staff-company');
     expect(company.textContent).toBe('Sign in with the company account');
     expect(company.compareDocumentPosition(screen.getByTestId('signin-password')) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
@@ -108,16 +129,26 @@ describe('the staff mode of the sign-in screen', () => {
   it('speaks Chinese in zh-CN', async () => {
     await show('/zh-CN/passport/signin', 'zh-CN');
     fireEvent.click(screen.getByTestId('signin-staff'));
-    expect(screen.getByTestId('staff-company').textContent).toBe('使用公司账号登录');
+    expect((await screen.findByTestId('staff-company')).textContent).toBe('使用公司账号登录');
   });
 });
 
 describe('coming back from the company identity provider', () => {
   it('redeems the code once, removes it from the address and goes on like a password sign-in', async () => {
     const router = await show('/en-US/passport/signin?staffCode=c1&from=x');
-    expect(staffCalls()).toEqual([{ method: 'POST', path: '/auth/login/staff', body: { code: 'c1' } }]);
+    expect(staffCalls()).toEqual([{ method: 'POST', path: '/auth/login/staff', body: { code: 'c1', bind: 'b1' } }]);
     expect(localStorage.getItem('ciam_token')).toBe('u1.staff');
     expect(at(router)).toBe('/en-US/personal/info?from=x');
+    expect(sessionStorage.getItem(BIND_KEY), 'the bind serves once').toBeNull();
+  });
+
+  it('never redeems a code this tab did not start (a link someone sent)', async () => {
+    sessionStorage.clear();
+    const router = await show('/en-US/passport/signin?staffCode=c1&appId=a1');
+    expect(staffCalls()).toHaveLength(0);
+    expect(screen.getByTestId('staff-error').textContent).toBe('Sign-in with the company account failed. Please try again.');
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(at(router)).toBe('/en-US/passport/signin?appId=a1');
   });
 
   it('goes on to the consent screen when a partner sent the user', async () => {
@@ -146,6 +177,7 @@ describe('coming back from the company identity provider', () => {
     expect(screen.getByTestId('staff-error').textContent).toBe('This is not a staff e-mail address');
     expect(at(router)).toBe('/en-US/passport/signin?appId=a1');
     expect(staffCalls()).toHaveLength(0);
+    expect(sessionStorage.getItem(BIND_KEY), 'the bind is dropped').toBeNull();
     cleanup();
     await show('/zh-CN/passport/signin?staffError=UNAVAILABLE', 'zh-CN');
     expect(screen.getByTestId('staff-error').textContent).toBe('暂不支持使用公司账号登录，请使用公司邮箱和密码。');

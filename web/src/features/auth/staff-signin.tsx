@@ -3,6 +3,9 @@
 // to sign-in with a one-time `staffCode` (redeemed here, once, then removed from the address) or
 // a `staffError` (shown here). Redeeming answers like a password sign-in, so the second step
 // (NEED_TOTP_VERIFY) and the way on (`onSignedIn`) are the password form's.
+// Against login CSRF the sign-in is bound to this tab: the button keeps a random `bind` in
+// sessionStorage and sends only its SHA-256 to the server; the code is redeemed with the `bind`, so
+// a `staffCode` (or callback) URL someone else started never signs this browser in.
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation, useNavigate } from 'react-router';
@@ -35,19 +38,54 @@ export function withoutStaffParams(search: string): string {
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
-/** Where the company button goes: the server's start, with the language and the query to return to. */
-export function staffStartUrl(lang: string, search: string): string {
+/**
+ * Where the company button goes: the server's start, with the language, the hash of this tab's
+ * bind and the query to return to.
+ */
+export function staffStartUrl(lang: string, search: string, bindHash: string): string {
   const q = keepQuery(withoutStaffParams(search)).replace(/^\?/, '');
-  return `${BASE}/auth/staff/start?lang=${encodeURIComponent(lang)}&query=${encodeURIComponent(q)}`;
+  return `${BASE}/auth/staff/start?lang=${encodeURIComponent(lang)}&bindHash=${encodeURIComponent(bindHash)}&query=${encodeURIComponent(q)}`;
+}
+
+/** Where this tab keeps its bind while it is at the identity provider. */
+export const BIND_KEY = 'ciam_staff_bind';
+
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/=+$/, '')
+    .replace(/[+/]/g, (c) => (c === '+' ? '-' : '_'));
+
+/** base64url(SHA-256(bind)): what the server gets to see of the bind. */
+export async function bindHash(bind: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(bind))));
+}
+
+/** A new random bind (256 bits) kept in this tab's sessionStorage; answers its hash. */
+export async function newBind(): Promise<string> {
+  const bind = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  sessionStorage.setItem(BIND_KEY, bind);
+  return bindHash(bind);
+}
+
+/** This tab's bind, removed (it serves once); null when there is none. */
+export function takeBind(): string | null {
+  try {
+    const bind = sessionStorage.getItem(BIND_KEY);
+    sessionStorage.removeItem(BIND_KEY);
+    return bind;
+  } catch {
+    return null;
+  }
 }
 
 /** The staff mode's first choice: sign in through the company identity provider. */
 export function StaffSignIn() {
   const lang = useIntl().locale;
   const { search } = useLocation();
+  const go = () => void newBind().then((hash) => window.location.assign(staffStartUrl(lang, search, hash)));
   return (
     <div className="staff-company">
-      <button type="button" className="primary" data-testid="staff-company" onClick={() => window.location.assign(staffStartUrl(lang, search))}>
+      <button type="button" className="primary" data-testid="staff-company" onClick={go}>
         <FormattedMessage {...m.company} />
       </button>
       <p className="muted">
@@ -89,14 +127,20 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
     if (code === null && error === null) return;
     handled.current = true;
     navigate({ search: withoutStaffParams(search) }, { replace: true });
+    const bind = takeBind();
     if (code === null) {
       setState({ busy: false, error: staffErrorText(error ?? '') });
+      return;
+    }
+    if (!bind) {
+      // Not started in this tab (e.g. a link someone sent): never redeemed here.
+      setState({ busy: false, error: intl.formatMessage(m.failed) });
       return;
     }
     setState({ busy: true, error: null });
     // No account name to remember: the company identity is not typed here.
     mfa.signingIn('');
-    void api.post<SignedIn>('/auth/login/staff', { code }, { skipErrorHandler: true }).then((res) => {
+    void api.post<SignedIn>('/auth/login/staff', { code, bind }, { skipErrorHandler: true }).then((res) => {
       if (res.success) {
         setState({ busy: false, error: null, token: res.data.token });
       } else if (res.error.reason === 'NEED_TOTP_VERIFY') {
