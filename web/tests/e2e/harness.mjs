@@ -81,7 +81,8 @@ export function missingDynamo() {
   return m;
 }
 
-const freeLoopbackPort = () =>
+/** A loopback port the OS says is free now. */
+export const freePort = () =>
   new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -111,7 +112,7 @@ export async function startDynamoLocal() {
   if (m.length) throw new Error(`e2e: DynamoDB Local is required: missing ${m.join('; ')}`);
   const jar = findDynamoJar();
   const dir = dirname(jar);
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   const child = spawn(
     findJava(),
     [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', 'DynamoDBLocal.jar', '-inMemory', '-disableTelemetry', '-port', String(port)],

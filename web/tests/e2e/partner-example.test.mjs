@@ -4,20 +4,9 @@
 // The same flow runs twice: `ciam serve` on SQLite, then on the official DynamoDB Local.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { apiCall, createAccount, launchBrowser, requirements, ROOT, suite } from './harness.mjs';
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
+import { apiCall, createAccount, freePort, launchBrowser, requirements, ROOT, suite } from './harness.mjs';
 
 /** Registers the example as an app of `server` (by a fresh admin) and starts it; returns it. */
 async function startExample(server) {

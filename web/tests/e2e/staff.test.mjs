@@ -7,28 +7,16 @@
 // login CSRF: a callback or staffCode URL another browser started signs no one in.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
 import Provider from 'oidc-provider';
-import { apiCall, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
+import { apiCall, freePort, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const DOMAIN = 'staff.ciam.example';
 const CLIENT_ID = 'ciam-staff';
 const CLIENT_SECRET = 'staff-secret-of-the-e2e-test-0123456789';
 
-/** A port the OS says is free now. */
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const idpPort = await freePort();
 const ISSUER = `http://127.0.0.1:${idpPort}`;
