@@ -20,7 +20,30 @@ use ciam_core::{Ciam, Config, OsEntropy, SystemClock};
 use ciam_store::dynamodb::{DynamoConfig, DynamoStore};
 use ciam_store::{Clock, Store};
 use std::sync::Arc;
+use std::time::Duration;
 use tracing::Instrument;
+
+/// The routes that never touch the table (their template functions get no table policy).
+pub const NO_TABLE: &[&str] = &[
+    "auth_location",
+    "auth_captcha",
+    "avatar_get",
+    "openapi",
+    "oidc_discovery",
+    "oidc_jwks",
+];
+
+/// Opens the SDK's connection to DynamoDB during init (DNS, TCP, TLS), so the first request of
+/// a fresh execution environment does not pay for it: one GetItem of a key that never exists.
+/// Its outcome does not matter and never fails the init.
+pub async fn warm_up(ciam: &Ciam) {
+    let key = ciam_store::Key::new("WARMUP", "WARMUP");
+    match tokio::time::timeout(Duration::from_secs(2), ciam.store.get(&key)).await {
+        Ok(Ok(_)) => tracing::debug!("store connection warmed"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "store warm-up failed"),
+        Err(_) => tracing::warn!("store warm-up timed out"),
+    }
+}
 
 /// Initialises and serves the route `route_id` until the Lambda environment is shut down.
 pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
@@ -36,6 +59,9 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
             return Err(e.into());
         }
     };
+    if !NO_TABLE.contains(&route_id) {
+        warm_up(&ciam).await;
+    }
     // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
     if route_id == page::EMBEDDED_PAGE {
         return page::run(ciam)
@@ -126,4 +152,47 @@ fn init_tracing() {
         .with_current_span(false)
         .with_span_list(true)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ciam_core::{Keys, MemoryBlobs, OsEntropy};
+
+    struct NoMail;
+    #[async_trait::async_trait]
+    impl ciam_core::Notifier for NoMail {
+        async fn send_code(&self, _: &ciam_core::CodeMessage) -> Result<(), String> {
+            Ok(())
+        }
+        async fn send_notice(&self, _: &ciam_core::NoticeMessage) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_store_never_fails_or_stalls_the_init() {
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        // Nothing listens on port 9 of the loopback: the warm-up's request fails at once.
+        let cfg = DynamoConfig {
+            table: "t".into(),
+            endpoint: Some("http://127.0.0.1:9".into()),
+            region: None,
+        };
+        let store = DynamoStore::connect(cfg, clock.clone())
+            .await
+            .expect("client");
+        let ciam = Ciam {
+            store: Arc::new(store),
+            clock,
+            entropy: Arc::new(OsEntropy),
+            keys: Keys::from_root([1; 32]),
+            notifier: Arc::new(NoMail),
+            blobs: Arc::new(MemoryBlobs::default()),
+            config: Config::default(),
+        };
+        let started = std::time::Instant::now();
+        warm_up(&ciam).await;
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
 }

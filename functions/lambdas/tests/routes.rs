@@ -3,18 +3,10 @@
 
 use ciam_api::{BASE, ROUTES};
 use ciam_lambdas::page::PAGE_ROUTES;
+use ciam_lambdas::NO_TABLE;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Routes that never read or write the table.
-const NO_TABLE: &[&str] = &[
-    "auth_location",
-    "auth_captcha",
-    "avatar_get",
-    "openapi",
-    "oidc_discovery",
-    "oidc_jwks",
-];
 /// The only routes that send mail or SMS: codes, and notices to an account's old address.
 const SENDS_MESSAGES: &[&str] = &[
     "auth_identity",
