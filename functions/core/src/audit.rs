@@ -19,6 +19,8 @@ pub enum Event {
     BackupCodesRegenerated,
     MailChanged,
     PhoneChanged,
+    /// The user revoked a partner app's access (its remembered consent).
+    AppRevoked,
 }
 
 impl Event {
@@ -32,6 +34,7 @@ impl Event {
             Event::BackupCodesRegenerated => "backupCodesRegenerated",
             Event::MailChanged => "mailChanged",
             Event::PhoneChanged => "phoneChanged",
+            Event::AppRevoked => "appRevoked",
         }
     }
 }

@@ -197,16 +197,30 @@ pub async fn list(ciam: &Ciam, s: &Session, lang: Lang) -> Result<Vec<Granted>> 
     Ok(v)
 }
 
-/// `DELETE /auth/consents/{appId}`: forgets the decision, so the next visit asks again.
-/// Idempotent. Round trips: 1 (a delete).
-pub async fn revoke(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
+/// `DELETE /auth/consents/{appId}`: forgets the decision, so the next visit asks again, and
+/// records `appRevoked` in the security activity. Idempotent. Round trips: 1 (a transaction).
+pub async fn revoke(
+    ciam: &Ciam,
+    s: &Session,
+    app_id: &str,
+    client: &crate::client::ClientInfo,
+) -> Result<()> {
     if app_id.is_empty() || app_id.len() > 64 {
         return Ok(());
     }
-    ciam.store
-        .delete(&consent_key(&s.user.id, app_id), None)
-        .await?;
-    Ok(())
+    // The delete and its line in the security activity, together; nothing to revoke, no line.
+    let tx = vec![
+        TxOp::Delete {
+            key: consent_key(&s.user.id, app_id),
+            cond: Some(ciam_store::Cond::Exists),
+        },
+        crate::audit::record(ciam, &s.user.id, crate::audit::Event::AppRevoked, client),
+    ];
+    match ciam.store.transact(tx).await {
+        Ok(()) => Ok(()),
+        Err(e) if e.condition_failed_at(0) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Deletes every consent of a user (deactivation, after its transaction). Best effort: a failure

@@ -2,7 +2,7 @@
 //! revocation. Allow itself is `POST /auth/login/token` (apps.rs), which remembers the decision.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Lang, Params};
+use crate::extract::{Authed, Client, Lang, Params};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
@@ -32,13 +32,14 @@ pub async fn list(State(s): State<AppState>, Authed(sess): Authed, Lang(lang): L
     Ok(axum::Json(json!({ "apps": apps })).into_response())
 }
 
-/// `DELETE /auth/consents/{appId}`: forgets the decision; idempotent. Round trips: 2
-/// (authentication, one delete).
+/// `DELETE /auth/consents/{appId}`: forgets the decision and records it in the security
+/// activity; idempotent. Round trips: 2 (authentication, one transaction).
 pub async fn revoke(
     State(s): State<AppState>,
     Authed(sess): Authed,
+    Client(client): Client,
     Path(app_id): Path<String>,
 ) -> ApiResult {
-    consents::revoke(&s.ciam, &sess, &app_id).await?;
+    consents::revoke(&s.ciam, &sess, &app_id, &client).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }

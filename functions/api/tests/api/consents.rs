@@ -329,6 +329,21 @@ async fn consents_are_listed_newest_first_and_revoked_per_user() {
         .delete_consent(&w.user, "0000000000000000")
         .await
         .ok(200);
+    // The security activity shows the one revocation that happened, not the no-ops.
+    let kinds = |events: serde_json::Value| -> Vec<String> {
+        events["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter_map(|e| e["kind"].as_str().map(str::to_owned))
+            .filter(|k| k == "appRevoked")
+            .collect()
+    };
+    assert_eq!(
+        kinds(w.app.get_activity(&w.user).await.ok(200)),
+        ["appRevoked"]
+    );
+    assert!(kinds(w.app.get_activity(&bob).await.ok(200)).is_empty());
     let req = request(Method::DELETE, &format!("/auth/consents/{}", w.app_id))
         .body(Body::empty())
         .expect("request");

@@ -37,6 +37,7 @@ const m = defineMessages({
   backupCodesRegenerated: { id: 'secure.activity.backupCodesRegenerated', defaultMessage: 'Backup codes regenerated' },
   mailChanged: { id: 'secure.activity.mailChanged', defaultMessage: 'E-mail address changed' },
   phoneChanged: { id: 'secure.activity.phoneChanged', defaultMessage: 'Mobile number changed' },
+  appRevoked: { id: 'secure.activity.appRevoked', defaultMessage: "An app's access was revoked" },
 });
 
 export const EVENT_KINDS = [
@@ -48,6 +49,7 @@ export const EVENT_KINDS = [
   'backupCodesRegenerated',
   'mailChanged',
   'phoneChanged',
+  'appRevoked',
 ] as const;
 const KIND: Record<string, MessageDescriptor> = Object.fromEntries(EVENT_KINDS.map((k) => [k, m[k]]));
 
