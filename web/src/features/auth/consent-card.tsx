@@ -10,6 +10,10 @@ const m = defineMessages({
   cancel: { id: 'consent.cancel', defaultMessage: 'Cancel' },
   allow: { id: 'consent.allow', defaultMessage: 'Allow' },
   allowing: { id: 'consent.allowing', defaultMessage: 'Allowing…' },
+  revocable: {
+    id: 'consent.revocable',
+    defaultMessage: 'Ciam remembers your choice. You can revoke it at any time under Applications in your Personal Center.',
+  },
 });
 
 interface Props {
@@ -48,6 +52,9 @@ export function ConsentCard({ ctx, prefix, busy, onAllow, onCancel }: Props) {
           <FormattedMessage {...m.identityOnly} values={{ app }} />
         </p>
       )}
+      <p className="muted">
+        <FormattedMessage {...m.revocable} />
+      </p>
       <div className="actions">
         <button type="button" data-testid={`${prefix}-cancel`} disabled={busy !== null} onClick={onCancel}>
           <FormattedMessage {...m.cancel} />
