@@ -521,17 +521,22 @@ pub async fn grant_admin(store: &dyn ciam_store::Store, mail: &str) -> Result<St
     Ok(owner)
 }
 
-/// The `frame-ancestors` value for the embedded sign-in of `app_id`: the app's registered frame
-/// origins, space-separated, or `'none'` for an unknown app or one without any. Read on every
-/// request (nothing cached), so an admin's change applies to the next page load. Values that are
-/// not plain origins (never stored by `check`) are left out, so the header cannot be widened or
-/// split. Round trips: 1 (none for an id that cannot exist).
-pub async fn frame_ancestors(ciam: &Ciam, app_id: &str) -> Result<String> {
+/// The `frame-ancestors` value for the embedded sign-in of `app_id` framed for `service_url`:
+/// the app's registered frame origins, space-separated, or `'none'` for an unknown app, one
+/// without any, or a serviceUrl that is not exactly one of the app's registered ones (so a frame
+/// that could post to an unregistered origin never renders). Read on every request (nothing
+/// cached), so an admin's change applies to the next page load. Values that are not plain
+/// origins (never stored by `check`) are left out, so the header cannot be widened or split.
+/// Round trips: 1 (none for an id that cannot exist).
+pub async fn frame_ancestors(ciam: &Ciam, app_id: &str, service_url: &str) -> Result<String> {
     let item = match find(ciam, app_id).await {
         Ok(item) => item,
         Err(e) if e.reason == Reason::APPID_NOT_FOUND => return Ok(NO_FRAMING.to_owned()),
         Err(e) => return Err(e),
     };
+    if !service_urls(&item).iter().any(|u| u == service_url) {
+        return Ok(NO_FRAMING.to_owned());
+    }
     let plain = |o: &String| {
         !o.is_empty()
             && o.bytes().all(|b| {

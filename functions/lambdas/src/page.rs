@@ -74,15 +74,17 @@ pub async fn handle(ciam: &Ciam, web: &dyn BlobStore, req: Request) -> Response<
     if !is_embedded_signin(req.uri().path()) {
         return plain(StatusCode::NOT_FOUND, "Not found");
     }
-    let app_id = req
-        .query_string_parameters_ref()
-        .and_then(|q| q.first("appId").map(str::to_owned))
-        .unwrap_or_default();
+    let param = |name: &str| {
+        req.query_string_parameters_ref()
+            .and_then(|q| q.first(name).map(str::to_owned))
+            .unwrap_or_default()
+    };
+    let (app_id, service_url) = (param("appId"), param("serviceUrl"));
     let ancestors = async {
         if app_id.is_empty() {
             return apps::NO_FRAMING.to_owned();
         }
-        apps::frame_ancestors(ciam, &app_id)
+        apps::frame_ancestors(ciam, &app_id, &service_url)
             .await
             .unwrap_or_else(|e| {
                 tracing::error!(reason = ?e.reason, "frame-ancestors lookup failed");
@@ -142,10 +144,17 @@ mod tests {
         }
     }
 
+    const SERVICE: &str = "https://a.example.com/cb";
+
     fn request(path: &str, app_id: Option<&str>) -> Request {
-        let params: std::collections::HashMap<String, String> = app_id
+        with_service(path, app_id, SERVICE)
+    }
+
+    fn with_service(path: &str, app_id: Option<&str>, service_url: &str) -> Request {
+        let mut params: std::collections::HashMap<String, String> = app_id
             .map(|a| [("appId".to_owned(), a.to_owned())].into())
             .unwrap_or_default();
+        params.insert("serviceUrl".to_owned(), service_url.to_owned());
         lambda_http::http::Request::get(path)
             .body(Body::Empty)
             .unwrap()
@@ -204,10 +213,12 @@ mod tests {
         };
         store
             .put(
-                Item::new(apps::app_key("a1")).with(
-                    "frameOrigins",
-                    Value::L(vec![Value::S("https://a.example.com".into())]),
-                ),
+                Item::new(apps::app_key("a1"))
+                    .with(
+                        "frameOrigins",
+                        Value::L(vec![Value::S("https://a.example.com".into())]),
+                    )
+                    .with("serviceUrls", Value::L(vec![Value::S(SERVICE.into())])),
                 None,
             )
             .await
@@ -233,6 +244,24 @@ mod tests {
                 csp(&r).as_deref(),
                 Some("frame-ancestors 'none'"),
                 "{app:?}"
+            );
+        }
+        // A serviceUrl the app did not register: the frame never renders anywhere.
+        for service in [
+            "https://a.example.com/cb/",
+            "https://evil.example.net/cb",
+            "",
+        ] {
+            let r = handle(
+                &ciam,
+                &web,
+                with_service("/zh-CN/embedded/signin", Some("a1"), service),
+            )
+            .await;
+            assert_eq!(
+                csp(&r).as_deref(),
+                Some("frame-ancestors 'none'"),
+                "{service}"
             );
         }
         let r = handle(&ciam, &web, request("/en-US/passport/signin", Some("a1"))).await;

@@ -166,18 +166,26 @@ pub fn is_embedded_signin(path: &str) -> bool {
 
 /// The `appId` of a query string (first occurrence, as written: app ids are plain hex, so an
 /// encoded one names no app anyway).
-fn app_id_of(query: Option<&str>) -> Option<String> {
-    query?
-        .split('&')
-        .find_map(|p| p.strip_prefix("appId="))
-        .map(str::to_owned)
+/// The `appId` and `serviceUrl` of the embedded sign-in's query, decoded as the browser's
+/// URLSearchParams decodes them (the page's own code reads them that way).
+fn frame_params(query: Option<&str>) -> Option<(String, String)> {
+    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query?.as_bytes())
+        .into_owned()
+        .collect();
+    let get = |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    Some((get("appId")?, get("serviceUrl").unwrap_or_default()))
 }
 
 /// Every HTML answer: `Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options: DENY`
 /// and `Cache-Control: no-cache` (index.html must be revalidated; hashed assets keep theirs).
 /// The embedded sign-in instead gets `frame-ancestors` with the frame origins registered for its
-/// `appId` (`apps::frame_ancestors`, read per request) and no X-Frame-Options (it cannot name
-/// origins). A failed lookup answers 'none': the page is never framable by mistake.
+/// `appId`, when its `serviceUrl` is one the app registered (`apps::frame_ancestors`, read per
+/// request), and no X-Frame-Options (it cannot name origins). A failed lookup answers 'none': the page is never framable by mistake.
 async fn frame_policy(
     axum::extract::State(ciam): axum::extract::State<Ciam>,
     req: axum::extract::Request,
@@ -185,7 +193,7 @@ async fn frame_policy(
 ) -> axum::response::Response {
     use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
     let embedded = req.method() == axum::http::Method::GET && is_embedded_signin(req.uri().path());
-    let app_id = embedded.then(|| app_id_of(req.uri().query())).flatten();
+    let app = embedded.then(|| frame_params(req.uri().query())).flatten();
     let mut res = next.run(req).await;
     let html = res
         .headers()
@@ -195,8 +203,8 @@ async fn frame_policy(
     if !html {
         return res;
     }
-    let ancestors = match (embedded, app_id) {
-        (true, Some(id)) => ciam_core::apps::frame_ancestors(&ciam, &id)
+    let ancestors = match (embedded, app) {
+        (true, Some((id, service))) => ciam_core::apps::frame_ancestors(&ciam, &id, &service)
             .await
             .unwrap_or_else(|e| {
                 tracing::warn!(reason = ?e.reason, "frame-ancestors lookup failed");

@@ -41,7 +41,8 @@ async fn register(ciam: &Ciam, app_id: &str, origins: &[&str]) {
         .put(
             Item::new(ciam_core::apps::app_key(app_id))
                 .with("appId", app_id)
-                .with("frameOrigins", list),
+                .with("frameOrigins", list)
+                .with("serviceUrls", Value::L(vec![Value::S(SERVICE.to_owned())])),
             None,
         )
         .await
@@ -71,6 +72,7 @@ async fn get(ciam: &Ciam, dist: &std::path::Path, uri: &str) -> Answer {
 }
 
 const NONE: &str = "frame-ancestors 'none'";
+const SERVICE: &str = "https://partner.example.com/cb";
 
 #[tokio::test]
 async fn every_page_but_the_embedded_sign_in_refuses_every_frame() {
@@ -128,6 +130,11 @@ async fn the_embedded_sign_in_may_be_framed_by_its_apps_registered_origins_only(
         "/zh-CN/embedded/signin?appId=",
         "/zh-CN/embedded/signin",
         "/zh-CN/embedded/signin?serviceUrl=https://partner.example.com/cb",
+        // The app is known but the serviceUrl is not exactly one it registered.
+        "/zh-CN/embedded/signin?appId=a1",
+        "/zh-CN/embedded/signin?appId=a1&serviceUrl=https://partner.example.com/cb/",
+        "/zh-CN/embedded/signin?appId=a1&serviceUrl=https://evil.example.net/cb",
+        "/zh-CN/embedded/signin?appId=a1&serviceUrl=https://partner.example.com/cb?x=1",
     ] {
         let a = get(&c, &d, uri).await;
         assert_eq!(a.csp.as_deref(), Some(NONE), "{uri}");
@@ -145,7 +152,12 @@ async fn the_embedded_sign_in_may_be_framed_by_its_apps_registered_origins_only(
         )
         .await
         .unwrap();
-    let a = get(&c, &d, "/en-US/embedded/signin?appId=a1").await;
+    let a = get(
+        &c,
+        &d,
+        &format!("/en-US/embedded/signin?appId=a1&serviceUrl={SERVICE}"),
+    )
+    .await;
     assert_eq!(
         a.csp.as_deref(),
         Some("frame-ancestors https://other.example.com")
@@ -158,7 +170,12 @@ async fn the_embedded_sign_in_may_be_framed_by_its_apps_registered_origins_only(
         &["https://ok.example.com", "*; script-src *", "*"],
     )
     .await;
-    let a = get(&c, &d, "/en-US/embedded/signin?appId=a3").await;
+    let a = get(
+        &c,
+        &d,
+        &format!("/en-US/embedded/signin?appId=a3&serviceUrl={SERVICE}"),
+    )
+    .await;
     assert_eq!(
         a.csp.as_deref(),
         Some("frame-ancestors https://ok.example.com")
