@@ -21,7 +21,7 @@ export function App({ locale, messages }: { locale: Locale; messages: Messages }
       },
       navigate: (to) => void router.navigate(to, { replace: true }),
       onNeedTotp: (c) => mfa.open(c),
-      onTotpEnabled: () => window.dispatchEvent(new CustomEvent('ciam:totp-enabled')),
+      onTotpEnabled: () => window.dispatchEvent(new CustomEvent(mfa.TOTP_ENABLED_EVENT)),
     });
     return { intl, router };
   }, [locale, messages]);

@@ -53,3 +53,20 @@ export function Field({ label, error, hint, after, onChange, ...input }: FieldPr
     </>
   );
 }
+
+type OtpFieldProps = Omit<FieldProps, 'name' | 'inputMode' | 'autoComplete' | 'maxLength' | 'after' | 'hint'> & { name?: string };
+
+/** The 6-digit code from an authenticator app: digits only (anything else typed is dropped), at most 6. */
+export function OtpField({ name = 'code', onChange, ...props }: OtpFieldProps) {
+  return (
+    <Field
+      name={name}
+      {...props}
+      onChange={(x) => onChange(x.replace(/\D/g, '').slice(0, 6))}
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      maxLength={6}
+      required
+    />
+  );
+}

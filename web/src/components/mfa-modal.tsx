@@ -8,6 +8,7 @@ import * as accounts from '../lib/accounts';
 import * as mfa from '../lib/mfa';
 import { afterSignIn } from '../lib/redirect';
 import * as session from '../lib/session';
+import * as v from '../lib/validate';
 import { common } from '../i18n/common';
 
 const m = defineMessages({
@@ -16,7 +17,6 @@ const m = defineMessages({
   backupTab: { id: 'mfa.backup', defaultMessage: 'Backup code' },
   totpLabel: { id: 'mfa.totpLabel', defaultMessage: '6-digit code from your authenticator app' },
   backupLabel: { id: 'mfa.backupLabel', defaultMessage: '8-digit backup code' },
-  six: { id: 'mfa.sixDigits', defaultMessage: 'Please enter 6 digits' },
   eight: { id: 'mfa.eightDigits', defaultMessage: 'Please enter 8 digits' },
   verify: { id: 'mfa.verify', defaultMessage: 'Verify' },
   cancel: { id: 'mfa.cancel', defaultMessage: 'Cancel' },
@@ -43,8 +43,9 @@ function MfaModal({ challenge }: { challenge: string }) {
   const digits = mode === 'totp' ? 6 : 8;
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    if (!new RegExp(`^\\d{${digits}}$`).test(code)) {
-      setError(intl.formatMessage(mode === 'totp' ? m.six : m.eight));
+    const problem = mode === 'totp' ? v.code(code) && v.rules.codeDigits : /^\d{8}$/.test(code) ? null : m.eight;
+    if (problem) {
+      setError(intl.formatMessage(problem));
       return;
     }
     setError(null);

@@ -1,4 +1,8 @@
 // The multi-factor step: NEED_TOTP_VERIFY opens it with the server's single-use challenge.
+
+/** Dispatched on window when a server answer says two-factor is already on (app.tsx wires lib/api.ts to it). */
+export const TOTP_ENABLED_EVENT = 'ciam:totp-enabled';
+
 let challenge: string | null = null;
 /** The account whose password step is under way, remembered when its second step succeeds. */
 let account: string | null = null;

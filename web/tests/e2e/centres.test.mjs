@@ -185,7 +185,7 @@ for (const L of LOCALES) {
       assert.equal(await code.getAttribute('name'), 'code');
       await code.fill('12345');
       await p.locator('form[data-testid="totp-form"] button[type="submit"]').click();
-      await p.locator('form[data-testid="totp-form"] .field-error', { hasText: t['secure.totp.sixDigits'] }).waitFor();
+      await p.locator('form[data-testid="totp-form"] .field-error', { hasText: t['validate.codeDigits'] }).waitFor();
       await code.fill(await s.totp.next());
       await p.locator('form[data-testid="totp-form"] button[type="submit"]').click();
 

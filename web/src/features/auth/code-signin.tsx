@@ -8,7 +8,7 @@ import { CodeField } from './code-field';
 import { labels } from './messages';
 import { type SignedIn, signinMessages } from './password-form';
 import type { Done } from './signin';
-import { useForm } from './use-form';
+import { useForm } from '../../components/use-form';
 
 export default function CodeForm({ account, onSignedIn }: { account: string; onSignedIn: Done }) {
   const f = useForm({ account, code: '' });

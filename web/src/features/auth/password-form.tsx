@@ -7,7 +7,7 @@ import * as mfa from '../../lib/mfa';
 import { api, errorText } from '../../lib/api';
 import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
-import { useForm } from './use-form';
+import { useForm } from '../../components/use-form';
 
 export const signinMessages = defineMessages({
   submit: { id: 'signin.submit', defaultMessage: 'Sign in' },

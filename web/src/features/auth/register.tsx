@@ -15,7 +15,7 @@ import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { CodeField } from './code-field';
 import { labels } from './messages';
-import { useForm } from './use-form';
+import { useForm } from '../../components/use-form';
 
 const m = defineMessages({
   userName: { id: 'register.userName', defaultMessage: 'Username' },

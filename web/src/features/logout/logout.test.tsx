@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as api from '../../lib/api';
 import * as toast from '../../lib/toast';
 import { en as en, zh as zh } from '../../testing/messages';
-import Logout, { proofBody } from './logout';
+import Logout from './logout';
 import SignOut from './signout';
 
 let fetchMock: ReturnType<typeof vi.fn>;
@@ -191,11 +191,5 @@ describe('deactivation', () => {
     await show('/en-US/logout');
     expect(screen.queryByTestId('deactivate')).toBeNull();
     expect(screen.getByTestId('deactivate-staff').textContent).toMatch(/cannot be deactivated here/);
-  });
-
-  it('removes empty proof fields from the body', () => {
-    expect(proofBody({ password: 'pw', code: '' })).toEqual({ password: 'pw' });
-    expect(proofBody({ password: '', code: '123456' })).toEqual({ code: '123456' });
-    expect(proofBody({ password: ' ' })).toEqual({});
   });
 });

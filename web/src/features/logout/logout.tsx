@@ -1,10 +1,10 @@
 // /{lang}/logout: what deactivating an account means, the deactivation form (signed in only:
 // the current password, or the authenticator code when two-factor is on, and a confirmation),
 // and signing out of this browser.
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useNavigate } from 'react-router';
-import { ErrorText, Field, type Msg } from '../../components/field';
+import { ErrorText, Field, type Msg, OtpField } from '../../components/field';
 import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import { titles } from '../../i18n/titles';
@@ -13,6 +13,9 @@ import { api, type ApiError, errorText, handleError } from '../../lib/api';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
+import { useLogout } from '../personal/personal-nav';
+import { AT_FIELD, withoutEmpty } from '../personal/proof';
+import { useUserInfo } from '../personal/use-user-info';
 import './logout.css';
 
 const m = defineMessages({
@@ -39,25 +42,9 @@ const m = defineMessages({
 export default function Logout() {
   useTitle(titles.logout);
   const intl = useIntl();
-  const navigate = useNavigate();
   const lang = asLocale(intl.locale) ?? 'zh-CN';
-  const [busy, setBusy] = useState(false);
   const signedIn = session.isLoggedIn();
-  const [account, setAccount] = useState<Account | null>(null);
-  useEffect(() => {
-    if (!session.isLoggedIn()) return;
-    let alive = true;
-    void api.get<Account>('/auth/info').then((r) => alive && r.success && setAccount(r.data));
-    return () => {
-      alive = false;
-    };
-  }, []);
-  const logout = async () => {
-    setBusy(true);
-    if (session.isLoggedIn()) await api.post('/auth/logout', {}, { skipErrorHandler: true });
-    session.clear();
-    navigate(paths.signin(lang), { replace: true });
-  };
+  const { busy, logout } = useLogout();
   return (
     <article className="card logout" aria-labelledby="logout-title">
       <h1 id="logout-title">
@@ -91,7 +78,7 @@ export default function Logout() {
           <p>
             <FormattedMessage {...m.how} />
           </p>
-          {account && <Deactivate account={account} />}
+          <SignedInDeactivate />
         </>
       ) : (
         <p>
@@ -144,12 +131,11 @@ export interface Account {
   isEiamUser: boolean;
 }
 
-/** A copy of `body` without blank fields (spec §7: empty fields removed). */
-export function proofBody(body: { password?: string; code?: string }): { password?: string; code?: string } {
-  return Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string' && v.trim() !== ''));
+/** The deactivation form once GET /auth/info has answered (rendered for a signed-in person only). */
+function SignedInDeactivate() {
+  const { info } = useUserInfo();
+  return info && <Deactivate account={info} />;
 }
-
-const AT_FIELD = new Set(['PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT']);
 
 function Deactivate({ account }: { account: Account }) {
   const intl = useIntl();
@@ -172,13 +158,13 @@ function Deactivate({ account }: { account: Account }) {
   const focus = (n: string) => (form.current?.elements.namedItem(n) as HTMLElement | null)?.focus();
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const proof: Msg = twoFactor ? (/^\d{6}$/.test(value) ? null : v.rules.codeDigits) : value ? null : dm.passwordRequired;
+    const proof: Msg = twoFactor ? v.code(value) && v.rules.codeDigits : value ? null : dm.passwordRequired;
     const confirm: Msg = agreed ? null : dm.confirmRequired;
     setErrors({ proof, confirm });
     if (proof) return focus(name);
     if (confirm) return focus('confirm');
     setBusy(true);
-    const res = await api.patch('/auth/deactivation', proofBody(twoFactor ? { code: value } : { password: value }), { skipErrorHandler: true });
+    const res = await api.patch('/auth/deactivation', withoutEmpty(twoFactor ? { code: value } : { password: value }), { skipErrorHandler: true });
     setBusy(false);
     if (res.success) {
       session.clear();
@@ -197,19 +183,14 @@ function Deactivate({ account }: { account: Account }) {
   return (
     <form ref={form} data-testid="deactivate" onSubmit={(e) => void submit(e)} noValidate>
       {twoFactor ? (
-        <Field
-          name="code"
+        <OtpField
           label={dm.code}
           value={value}
           onChange={(x) => {
-            setValue(x.replace(/\D/g, '').slice(0, 6));
+            setValue(x);
             setErrors((er) => ({ ...er, proof: null }));
           }}
           error={errors.proof}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={6}
-          required
         />
       ) : (
         <Field

@@ -4,7 +4,8 @@ import { type FormEvent, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { api, type ApiError, errorText, handleError } from '../../lib/api';
 import * as toast from '../../lib/toast';
-import { Field, type Msg } from '../../components/field';
+import { Field } from '../../components/field';
+import { useForm } from '../../components/use-form';
 import * as v from '../../lib/validate';
 
 const m = defineMessages({
@@ -20,8 +21,7 @@ const m = defineMessages({
 
 const FIELDS = ['oldPassword', 'password', 'confirmPassword'] as const;
 type FieldName = (typeof FIELDS)[number];
-type Values = Record<FieldName, string>;
-const EMPTY: Values = { oldPassword: '', password: '', confirmPassword: '' };
+const EMPTY: Record<FieldName, string> = { oldPassword: '', password: '', confirmPassword: '' };
 
 function isField(f: string | undefined): f is FieldName {
   return f !== undefined && (FIELDS as readonly string[]).includes(f);
@@ -37,74 +37,50 @@ function fieldOf(e: ApiError): FieldName | null {
 
 export function ChangePassword() {
   const intl = useIntl();
-  const [values, setValues] = useState<Values>(EMPTY);
-  const [errors, setErrors] = useState<Partial<Record<FieldName, Msg>>>({});
+  const { ref, values, set, check, flag, bind } = useForm(EMPTY);
   const [busy, setBusy] = useState(false);
-  const set = (f: FieldName) => (value: string) => {
-    setValues((x) => ({ ...x, [f]: value }));
-    setErrors((er) => ({ ...er, [f]: undefined }));
-  };
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    const form = e.currentTarget;
-    const focus = (f: FieldName) => (form.elements.namedItem(f) as HTMLElement | null)?.focus();
-    const found: Partial<Record<FieldName, Msg>> = {
+    const ok = check({
       oldPassword: values.oldPassword ? null : m.oldRequired,
       password: !values.password ? m.newRequired : values.password === values.oldPassword ? m.same : v.password(values.password),
       confirmPassword: v.confirm(values.password, values.confirmPassword),
-    };
-    const first = FIELDS.find((f) => found[f]);
-    if (first) {
-      setErrors(found);
-      focus(first);
-      return;
-    }
+    });
+    if (!ok) return;
     setBusy(true);
     const res = await api.patch('/auth/pwd', values, { skipErrorHandler: true });
     setBusy(false);
     if (res.success) {
-      setValues(EMPTY);
-      setErrors({});
+      FIELDS.forEach((name) => set(name, ''));
       toast.show('success', intl.formatMessage(m.changed));
-    } else if (fieldOf(res.error)) {
-      const f = fieldOf(res.error) as FieldName;
-      setErrors({ [f]: errorText(res.error) });
-      focus(f);
-    } else {
-      handleError(res.error);
+      return;
     }
+    const f = fieldOf(res.error);
+    if (f) flag(f, errorText(res.error));
+    else handleError(res.error);
   };
   return (
-    <form data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate>
+    <form ref={ref} data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate>
       <Field
-        name="oldPassword"
+        {...bind('oldPassword')}
         type="password"
         autoComplete="current-password"
         label={m.oldPassword}
-        value={values.oldPassword}
-        onChange={set('oldPassword')}
-        error={errors.oldPassword}
         required
       />
       <Field
-        name="password"
+        {...bind('password')}
         type="password"
         autoComplete="new-password"
         label={m.password}
-        value={values.password}
-        onChange={set('password')}
-        error={errors.password}
         maxLength={128}
         required
       />
       <Field
-        name="confirmPassword"
+        {...bind('confirmPassword')}
         type="password"
         autoComplete="new-password"
         label={m.confirmPassword}
-        value={values.confirmPassword}
-        onChange={set('confirmPassword')}
-        error={errors.confirmPassword}
         maxLength={128}
         required
       />

@@ -23,4 +23,10 @@ describe('removing the empty fields of a proof', () => {
     withoutEmpty(body);
     expect(body).toEqual({ password: '', code: '1' });
   });
+
+  it('removes empty proof fields from the body (the deactivation form)', () => {
+    expect(withoutEmpty({ password: 'pw', code: '' })).toEqual({ password: 'pw' });
+    expect(withoutEmpty({ password: '', code: '123456' })).toEqual({ code: '123456' });
+    expect(withoutEmpty({ password: ' ' })).toEqual({});
+  });
 });

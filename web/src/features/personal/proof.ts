@@ -11,3 +11,6 @@ export function withoutEmpty<T extends Record<string, unknown>>(body: T): Partia
   }
   return out;
 }
+
+/** Errors of a proof shown at its field (password or code); the others get the default handling. */
+export const AT_FIELD: ReadonlySet<string> = new Set(['PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT']);

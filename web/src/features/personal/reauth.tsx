@@ -5,10 +5,11 @@
 // decides what the other errors do.
 import { type FormEvent, useCallback, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Field, type Msg } from '../../components/field';
+import { Field, type Msg, OtpField } from '../../components/field';
 import { api, type ApiError, errorText, handleError, type Result } from '../../lib/api';
 import { Dialog } from './dialog';
-import { withoutEmpty } from './proof';
+import * as v from '../../lib/validate';
+import { AT_FIELD, withoutEmpty } from './proof';
 
 const m = defineMessages({
   title: { id: 'personal.reauth.heading', defaultMessage: 'Confirm it is you' },
@@ -17,7 +18,6 @@ const m = defineMessages({
   password: { id: 'personal.reauth.passwordLabel', defaultMessage: 'Current password' },
   code: { id: 'personal.reauth.codeLabel', defaultMessage: 'Authenticator code' },
   passwordRequired: { id: 'personal.reauth.passwordRequired', defaultMessage: 'Enter your current password' },
-  sixDigits: { id: 'personal.reauth.sixDigits', defaultMessage: 'Please enter 6 digits' },
   wrongPassword: { id: 'personal.reauth.wrongPassword', defaultMessage: 'The password is not correct' },
   cancel: { id: 'personal.reauth.cancel', defaultMessage: 'Cancel' },
   confirm: { id: 'personal.reauth.confirm', defaultMessage: 'Continue' },
@@ -58,9 +58,6 @@ export function useReauth(twoFactor: boolean) {
   return { guard, dialog };
 }
 
-/** Errors the dialog shows at its field; the others get the default handling. */
-const AT_FIELD = new Set(['PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT']);
-
 function fieldText(e: ApiError): Msg {
   return e.reason === 'PASSWORD_ERROR' ? m.wrongPassword : errorText(e);
 }
@@ -73,7 +70,7 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const input = e.currentTarget.elements.namedItem(twoFactor ? 'code' : 'password') as HTMLInputElement | null;
-    const problem = twoFactor ? (/^\d{6}$/.test(value.trim()) ? null : m.sixDigits) : value ? null : m.passwordRequired;
+    const problem = twoFactor ? v.code(value) && v.rules.codeDigits : value ? null : m.passwordRequired;
     if (problem) {
       setError(problem);
       input?.focus();
@@ -102,19 +99,14 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
     >
       <form onSubmit={(e) => void submit(e)} noValidate>
         {twoFactor ? (
-          <Field
-            name="code"
+          <OtpField
             label={m.code}
             value={value}
-            onChange={(v) => {
-              setValue(v.replace(/\D/g, ''));
+            onChange={(x) => {
+              setValue(x);
               setError(null);
             }}
             error={error}
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
-            required
           />
         ) : (
           <Field
@@ -122,8 +114,8 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
             type="password"
             label={m.password}
             value={value}
-            onChange={(v) => {
-              setValue(v);
+            onChange={(x) => {
+              setValue(x);
               setError(null);
             }}
             error={error}

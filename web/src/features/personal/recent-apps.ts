@@ -2,6 +2,8 @@
 // lastLoginTime, descending"). The server already sorts and cuts; the client does it again so
 // that the page is right whatever order or length arrives.
 
+import { originOf } from '../../lib/redirect';
+
 export interface RecentApp {
   appId: string;
   name: string;
@@ -39,8 +41,8 @@ export function splitCatalogue(apps: readonly CatalogueApp[] | null | undefined)
 export function safeHref(url: string | null | undefined, base = typeof window === 'undefined' ? 'http://localhost/' : window.location.href): string | null {
   if (!url) return null;
   try {
-    const u = new URL(url, base);
-    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : null;
+    const href = new URL(url, base).href;
+    return originOf(href) ? href : null;
   } catch {
     return null;
   }

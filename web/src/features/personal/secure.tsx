@@ -8,6 +8,7 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
+import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { ChangePassword } from './change-password';
 import { LoadState } from './load-state';
 import { Marketing } from './marketing';
@@ -30,9 +31,6 @@ const m = defineMessages({
   deactivateText: { id: 'secure.deactivate.text', defaultMessage: 'Close your account for good; this cannot be undone.' },
   deactivateLink: { id: 'secure.deactivate.link', defaultMessage: 'What deactivation means' },
 });
-
-/** lib/api.ts dispatches this when a server answer says two-factor is already on. */
-export const TOTP_ENABLED_EVENT = 'ciam:totp-enabled';
 
 export default function Secure() {
   useTitle(titles.secure);

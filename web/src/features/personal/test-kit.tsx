@@ -5,6 +5,7 @@ import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
 import * as api from '../../lib/api';
+import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { en, zh } from '../../testing/messages';
 import Info from './info';
 import Secure from './secure';
@@ -71,7 +72,7 @@ export async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
     },
     navigate: (to) => void router.navigate(to, { replace: true }),
     onNeedTotp: () => {},
-    onTotpEnabled: () => window.dispatchEvent(new CustomEvent('ciam:totp-enabled')),
+    onTotpEnabled: () => window.dispatchEvent(new CustomEvent(TOTP_ENABLED_EVENT)),
   });
   render(
     <RawIntlProvider value={intl}>

@@ -4,9 +4,10 @@
 // regenerating and turning off need a fresh proof of identity (the re-authentication dialog).
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Field, type Msg } from '../../components/field';
+import { type Msg, OtpField } from '../../components/field';
 import { api, errorText, handleError, type Result } from '../../lib/api';
 import * as toast from '../../lib/toast';
+import * as v from '../../lib/validate';
 import { BackupCodes } from './backup-codes';
 import { Dialog } from './dialog';
 import { groupKey, secretOf } from './otpauth';
@@ -37,7 +38,6 @@ const m = defineMessages({
   copyFailed: { id: 'secure.totp.copyFailed', defaultMessage: 'The key could not be copied; select it and copy it by hand' },
   step2: { id: 'secure.totp.step2', defaultMessage: '2. Enter the 6-digit code the app shows.' },
   code: { id: 'secure.totp.code', defaultMessage: 'Authenticator code' },
-  sixDigits: { id: 'secure.totp.sixDigits', defaultMessage: 'Please enter 6 digits' },
   confirm: { id: 'secure.totp.confirm', defaultMessage: 'Turn on' },
   cancel: { id: 'secure.totp.cancel', defaultMessage: 'Cancel' },
   badUrl: { id: 'secure.totp.badUrl', defaultMessage: 'The setup key could not be read. Please try again.' },
@@ -222,8 +222,8 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const input = e.currentTarget.elements.namedItem('code') as HTMLInputElement | null;
-    if (!/^\d{6}$/.test(code)) {
-      setError(m.sixDigits);
+    if (v.code(code)) {
+      setError(v.rules.codeDigits);
       input?.focus();
       return;
     }
@@ -258,20 +258,15 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
         <p>
           <FormattedMessage {...m.step2} />
         </p>
-        <Field
-          name="code"
+        <OtpField
           data-testid="totp-code"
           label={m.code}
           value={code}
-          onChange={(v) => {
-            setCode(v.replace(/\D/g, '').slice(0, 6));
+          onChange={(x) => {
+            setCode(x);
             setError(null);
           }}
           error={error}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={6}
-          required
         />
         <div className="actions">
           <button type="button" onClick={onCancel}>

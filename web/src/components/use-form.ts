@@ -1,7 +1,8 @@
-// Form state for the auth screens: values, per-field errors, and the checks run on submit.
+// Form state for the auth screens and the personal forms: values, per-field errors, and the
+// checks run on submit.
 import { useRef, useState } from 'react';
-import type { Msg } from '../../components/field';
-import { type ApiError, errorText, handleError } from '../../lib/api';
+import type { Msg } from './field';
+import { type ApiError, errorText, handleError } from '../lib/api';
 
 type Values = Record<string, string | boolean>;
 
