@@ -2,7 +2,7 @@
 import { createIntl, createIntlCache, type MessageFormatElement } from 'react-intl';
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { en as enUS, zh as zhCN } from '../testing/messages';
-import { type ApiHost, api, configure, errorText, handleError, lockMinutes, postToHost, request, setFrameToken } from './api';
+import { type ApiHost, api, configure, errorText, handleError, lockMinutes, postToHost, request } from './api';
 import * as mfa from './mfa';
 import * as session from './session';
 import * as toast from './toast';
@@ -308,7 +308,7 @@ describe('embedded mode', () => {
   afterEach(() => {
     Object.defineProperty(window, 'parent', { configurable: true, value: window });
     framedBy('');
-    setFrameToken(null);
+    session.memoryOnly(false);
   });
 
   it('no toast; posts the typed error to the parent at the serviceUrl origin when validateMsg is notice', async () => {
@@ -399,11 +399,14 @@ describe('embedded mode', () => {
   it('the session is in memory only: the frame token is sent, storage is neither read nor written', async () => {
     session.start('stored-token');
     at('/en-US/embedded/signin?appId=a&serviceUrl=https://host.example.com/cb');
+    session.memoryOnly(true); // what the embedded screen switches on
     await api.get('/auth/consent');
     expect((fetchMock.mock.calls[0]![1]!.headers as Record<string, string>).Authorization).toBeUndefined();
-    setFrameToken('frame-token');
+    session.start('frame-token');
     await api.get('/auth/consent');
     expect((fetchMock.mock.calls[1]![1]!.headers as Record<string, string>).Authorization).toBe('Bearer frame-token');
+    expect(localStorage.getItem('ciam_token')).toBe('stored-token');
+    session.memoryOnly(false); // the embedded screen is left
     expect(session.token()).toBe('stored-token');
     at('/en-US/personal/info');
     await api.get('/auth/info');

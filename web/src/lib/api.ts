@@ -1,5 +1,5 @@
-// The API client: one module. Every request sends the stored bearer token and a fresh UUID as
-// X-Request-ID; errors are read as {reason, message, code} and handled as spec §8 says, unless
+// The API client: one module. Every request sends the session's bearer token (lib/session.ts:
+// memory only on the embedded sign-in) and a fresh UUID as X-Request-ID; errors are read as {reason, message, code} and handled as spec §8 says, unless
 // the caller skips the default handling.
 import * as session from './session';
 import * as toast from './toast';
@@ -43,7 +43,7 @@ function uuid(): string {
 
 export async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<Result<T>> {
   const headers: Record<string, string> = { 'X-Request-ID': uuid(), 'Accept-Language': host?.locale() ?? 'zh-CN' };
-  const t = inFrame() ? frameToken : session.token();
+  const t = session.token();
   if (t) headers.Authorization = `Bearer ${t}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
@@ -105,7 +105,6 @@ export function handleError(e: ApiError, now = Date.now()): void {
   switch (e.reason) {
     case 'AUTHORIZATION_FAILED':
       session.clear();
-      frameToken = null;
       if (!info.embedded && loc) host?.navigate(`/${lang}/passport/signin${keepQuery(loc.search, { dropServiceUrl: true })}`);
       return;
     case 'USER_TOTP_ENABLED':
@@ -149,19 +148,6 @@ export type EmbeddedMessage =
   | { type: 'ciam:ticket'; cTicket: string; serviceUrl: string }
   /** The user declined the app's request on the consent step. */
   | { type: 'ciam:cancel' };
-
-/** The session token of the embedded sign-in: memory only (a third-party frame may have no storage). */
-let frameToken: string | null = null;
-
-/** True on the embedded sign-in, whose session lives in memory (see setFrameToken). */
-function inFrame(): boolean {
-  return typeof window !== 'undefined' && embeddedInfo(window.location.pathname, window.location.search).embedded;
-}
-
-/** Keeps the embedded sign-in's session token in memory (null forgets it). */
-export function setFrameToken(token: string | null): void {
-  frameToken = token;
-}
 
 /** The origin of the page that frames this one: `location.ancestorOrigins`, else the referrer's. */
 export function parentOrigin(): string | null {

@@ -26,11 +26,18 @@ export interface ConsentContext {
   cancelUrl: string;
 }
 
-/** `POST /auth/login/token` (with cTicket) and `POST /oidc/requests/{id}`. */
-export interface Approved {
+/** Where the browser goes after Allow: `POST /oidc/requests/{id}` (the code travels in it). */
+export interface Redirect {
   redirect: string;
-  cTicket?: string;
 }
+
+/** `POST /auth/login/token`: the ticket (always sent) and the serviceUrl + cTicket to go to. */
+export interface Approved extends Redirect {
+  cTicket: string;
+}
+
+/** A request for a ticket (appId + serviceUrl), as opposed to an OpenID Connect request. */
+export type TicketRequest = Extract<PartnerRequest, { kind: 'ticket' }>;
 
 /** One remembered consent of `GET /auth/consents`. */
 export interface GrantedApp {
@@ -73,10 +80,54 @@ export function loadContext(req: PartnerRequest, opts?: RequestOptions): Promise
  * Allow of what `ctx` showed: a ticket, or the OpenID Connect code (whose request fixed its
  * scopes); answers where the browser goes next.
  */
-export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Approved>> {
+export function approve(req: TicketRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Approved>>;
+export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Redirect>>;
+export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Redirect>> {
   return req.kind === 'oidc'
-    ? api.post<Approved>(`/oidc/requests/${enc(req.id)}`, {}, opts)
+    ? api.post<Redirect>(`/oidc/requests/${enc(req.id)}`, {}, opts)
     : issueTicket(req.appId, req.serviceUrl, Array.isArray(ctx.scopes) ? ctx.scopes : [], opts);
+}
+
+/** What a consent screen shows while the flow runs (see `consentFlow`). */
+export interface ConsentSteps<A extends Redirect> {
+  /** The context is being asked for (again). */
+  loading(): void;
+  /** Not allowed yet: ask the user. */
+  ask(ctx: ConsentContext): void;
+  /** Allow of `ctx` is under way (straight on when it was already allowed). */
+  approving(ctx: ConsentContext): void;
+  approved(ctx: ConsentContext, answer: A): void;
+  /**
+   * A refusal; `confirmed` once the server accepted the request's context (for a ticket: the
+   * serviceUrl is registered for the app).
+   */
+  refused(e: ApiError, confirmed: boolean): void;
+}
+
+/**
+ * The consent screen's logic, shared by the consent screen and the embedded sign-in: `load` asks
+ * for the context and goes straight on when the user already allowed it, else asks; `allow`
+ * approves what the context showed. When the app changed its scopes meanwhile (`scopesChanged`),
+ * the context is loaded again, once, to show what it asks for now. The server's errors are the
+ * caller's to handle (`refused`).
+ */
+export function consentFlow<R extends PartnerRequest>(req: R, on: ConsentSteps<R extends TicketRequest ? Approved : Redirect>) {
+  type A = R extends TicketRequest ? Approved : Redirect;
+  const load = async (retried: boolean): Promise<void> => {
+    on.loading();
+    const res = await loadContext(req, { skipErrorHandler: true });
+    if (!res.success) return on.refused(res.error, false);
+    if (res.data.granted) await allow(res.data, retried);
+    else on.ask(res.data);
+  };
+  const allow = async (ctx: ConsentContext, retried = false): Promise<void> => {
+    on.approving(ctx);
+    const res = await approve(req as PartnerRequest, ctx, { skipErrorHandler: true });
+    if (!res.success && !retried && scopesChanged(res.error)) return load(true);
+    if (!res.success) return on.refused(res.error, true);
+    on.approved(ctx, res.data as A);
+  };
+  return { load: () => load(false), allow: (ctx: ConsentContext) => allow(ctx) };
 }
 
 /** The apps the user allowed (personal centre), newest first. */
@@ -103,6 +154,12 @@ export function leave(url: string | null | undefined): boolean {
 export function logoUrl(logo: string | null | undefined): string | null {
   return logo && originOf(logo) ? logo : null;
 }
+
+/** The words of the consent screen that the embedded sign-in shows too. */
+export const consentMessages = defineMessages({
+  loading: { id: 'authorize.loading', defaultMessage: 'Checking the application…' },
+  failed: { id: 'authorize.failed', defaultMessage: 'The application cannot be authorized' },
+});
 
 export const scopeMessages: Record<Scope, MessageDescriptor> = defineMessages({
   avatar: { id: 'scope.avatar', defaultMessage: 'Your avatar' },

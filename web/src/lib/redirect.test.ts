@@ -40,6 +40,11 @@ describe('keepQuery', () => {
       expect(p.get('b')).toBe('2');
     }
   });
+  it('drops the parameters named in drop, by the same rule', () => {
+    expect(keepQuery('?code=1&a=1&serviceUrl=https://app.example.com/cb?x=1&code=2', { drop: ['code'] })).toBe('?a=1&serviceUrl=https://app.example.com/cb?x=1');
+    expect(keepQuery('?code=1', { drop: ['code'] })).toBe('');
+    expect(keepQuery('?a=1&serviceUrl=x%2Fy', { drop: ['a'] })).toBe('');
+  });
   it('keeps the parameters as they came, so a kept serviceUrl stays kept on the next redirect', () => {
     const once = keepQuery('?serviceUrl=https://app.example.com/cb&q=a%20b&e=%C3%A9');
     expect(once).toBe('?serviceUrl=https://app.example.com/cb&q=a%20b&e=%C3%A9');

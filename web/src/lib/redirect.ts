@@ -31,13 +31,16 @@ export function serviceUrlOf(search: string): string | null {
 /**
  * The query to carry over on a redirect. The parameters are kept as they came (still encoded):
  * re-encoding would turn the '/' of a kept serviceUrl into %2F and a second redirect would drop it.
+ * `drop` names parameters to leave out (e.g. a one-time code already handled); `dropServiceUrl`
+ * leaves out the serviceUrl too.
  */
-export function keepQuery(search: string, opts: { dropServiceUrl?: boolean } = {}): string {
-  const drop = opts.dropServiceUrl || !serviceUrlIsKept(search);
+export function keepQuery(search: string, opts: { dropServiceUrl?: boolean; drop?: readonly string[] } = {}): string {
+  const drop = new Set(opts.drop ?? []);
+  if (opts.dropServiceUrl || !serviceUrlIsKept(search)) drop.add('serviceUrl');
   const parts = search
     .replace(/^\?/, '')
     .split('&')
-    .filter((p) => p !== '' && !(drop && p.split('=')[0] === 'serviceUrl'));
+    .filter((p) => p !== '' && !drop.has(p.split('=')[0]!));
   return parts.length ? `?${parts.join('&')}` : '';
 }
 

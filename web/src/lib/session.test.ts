@@ -102,4 +102,26 @@ describe('session', () => {
     expect(expired).toHaveBeenCalledOnce();
     clearInterval(timer);
   });
+
+  it('memory-only mode (the embedded sign-in): the token lives in memory, storage is neither read nor written', () => {
+    session.start('stored');
+    const last = localStorage.getItem('lastActionTime');
+    session.memoryOnly(true);
+    try {
+      expect(session.token()).toBeNull();
+      expect(session.isLoggedIn()).toBe(false);
+      session.start('frame');
+      session.touch();
+      expect(session.token()).toBe('frame');
+      vi.advanceTimersByTime(31 * MIN);
+      expect(session.isIdleExpired()).toBe(false);
+      session.clear();
+      expect(session.token()).toBeNull();
+      expect(localStorage.getItem('ciam_token')).toBe('stored');
+      expect(localStorage.getItem('lastActionTime')).toBe(last);
+    } finally {
+      session.memoryOnly(false);
+    }
+    expect(session.token()).toBe('stored');
+  });
 });

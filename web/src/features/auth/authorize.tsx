@@ -12,16 +12,14 @@ import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import { type ApiError, errorText, handleError } from '../../lib/api';
-import { approve, type ConsentContext, leave, loadContext, type PartnerRequest, partnerRequest, scopesChanged } from '../../lib/partner';
+import { type ConsentContext, consentFlow, consentMessages, leave, type PartnerRequest, partnerRequest } from '../../lib/partner';
 import { keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { ConsentCard } from './consent-card';
 
 const m = defineMessages({
-  loading: { id: 'authorize.loading', defaultMessage: 'Checking the application…' },
   continuing: { id: 'authorize.continuing', defaultMessage: 'Taking you to {app}…' },
   incomplete: { id: 'authorize.incomplete', defaultMessage: 'This link does not say which application is asking. Please go back to the application and try again.' },
-  failed: { id: 'authorize.failed', defaultMessage: 'The application cannot be authorized' },
   toPersonal: { id: 'authorize.toPersonal', defaultMessage: 'Go to your Personal Center' },
 });
 
@@ -50,7 +48,7 @@ function Failed({ lang, error }: { lang: Locale; error?: string }) {
       <div role="alert">
         <p>
           <strong>
-            <FormattedMessage {...m.failed} />
+            <FormattedMessage {...consentMessages.failed} />
           </strong>
         </p>
         <p>{error ?? <FormattedMessage {...m.incomplete} />}</p>
@@ -77,37 +75,31 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
     else setState({ at: 'failed', error: errorText(e) });
   };
 
-  // The context from the server: go straight on when already allowed, else ask.
-  const load = async (retried: boolean) => {
-    const res = await loadContext(req, { skipErrorHandler: true });
-    if (!res.success) return refuse(res.error);
-    if (res.data.granted) void go(res.data, retried);
-    else setState({ at: 'ask', ctx: res.data });
-  };
-
-  const go = async (ctx: ConsentContext, retried = false) => {
-    setBusy('allow');
-    const res = await approve(req, ctx, { skipErrorHandler: true });
-    if (!res.success) {
+  // The context from the server: straight on when already allowed, else ask (lib/partner.ts).
+  const flow = consentFlow(req, {
+    loading: () => {
       setBusy(null);
-      // The app changed its scopes while the screen was open: show what it asks for now (once).
-      if (!retried && scopesChanged(res.error)) {
-        setState({ at: 'loading' });
-        return load(true);
+      setState({ at: 'loading' });
+    },
+    ask: (ctx) => setState({ at: 'ask', ctx }),
+    approving: () => setBusy('allow'),
+    approved: (ctx, res) => {
+      setState({ at: 'leaving', ctx });
+      if (!leave(res.redirect)) {
+        setBusy(null);
+        setState({ at: 'failed', error: intl.formatMessage(consentMessages.failed) });
       }
-      return refuse(res.error);
-    }
-    setState({ at: 'leaving', ctx });
-    if (!leave(res.data.redirect)) {
+    },
+    refused: (e) => {
       setBusy(null);
-      setState({ at: 'failed', error: intl.formatMessage(m.failed) });
-    }
-  };
+      refuse(e);
+    },
+  });
 
   useEffect(() => {
     if (started.current) return;
     started.current = true;
-    void load(false);
+    void flow.load();
     // Once per request: a new query remounts this component (its key).
   }, []);
 
@@ -119,7 +111,7 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
           <FormattedMessage {...titles.authorize} />
         </h1>
         <p className="muted" role="status" data-testid="authorize-busy">
-          {state.at === 'loading' ? <FormattedMessage {...m.loading} /> : <FormattedMessage {...m.continuing} values={{ app: state.ctx.name }} />}
+          {state.at === 'loading' ? <FormattedMessage {...consentMessages.loading} /> : <FormattedMessage {...m.continuing} values={{ app: state.ctx.name }} />}
         </p>
       </div>
     );
@@ -134,7 +126,7 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
       <h1>
         <FormattedMessage {...titles.authorize} />
       </h1>
-      <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void go(ctx)} onCancel={cancel} />
+      <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void flow.allow(ctx)} onCancel={cancel} />
     </div>
   );
 }

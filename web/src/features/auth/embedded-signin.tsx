@@ -6,23 +6,22 @@
 // the ticket is posted as `{type:'ciam:ticket', cTicket, serviceUrl}`. The frame never navigates
 // to the serviceUrl. Every message goes to the serviceUrl's origin only, and only when the framing
 // page is at that origin (lib/api.ts postToHost); refusals only with validateMsg=notice.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { titles } from '../../i18n/titles';
-import { type ApiError, errorText, handleError, postToHost, setFrameToken } from '../../lib/api';
-import { type ConsentContext, consentContext, issueTicket, scopesChanged } from '../../lib/partner';
+import { type ApiError, errorText, handleError, postToHost } from '../../lib/api';
+import { type ConsentContext, consentFlow, consentMessages, type TicketRequest } from '../../lib/partner';
 import { embeddedInfo } from '../../lib/redirect';
+import * as session from '../../lib/session';
 import { ConsentCard } from './consent-card';
 import { PasswordForm } from './password-form';
 
 const m = defineMessages({
   done: { id: 'embedded.done', defaultMessage: 'You are signed in.' },
-  checking: { id: 'embedded.checking', defaultMessage: 'Checking the application…' },
   cancelled: { id: 'embedded.cancelled', defaultMessage: 'You did not allow the application.' },
   incomplete: { id: 'embedded.incomplete', defaultMessage: 'This sign-in does not say which application is asking.' },
-  failed: { id: 'embedded.failed', defaultMessage: 'The application cannot be authorized' },
 });
 
 type Step =
@@ -40,6 +39,13 @@ export default function EmbeddedSignIn() {
   const appId = new URLSearchParams(search).get('appId')?.trim() ?? '';
   const { serviceUrl, validateMsg } = embeddedInfo(pathname, search);
   const [step, setStep] = useState<Step>({ at: 'signin' });
+  const req: TicketRequest | null = appId && serviceUrl ? { kind: 'ticket', appId, serviceUrl } : null;
+
+  // The session of this screen lives in memory only: storage is neither read nor written.
+  useEffect(() => {
+    session.memoryOnly(true);
+    return () => session.memoryOnly(false);
+  }, []);
 
   const refuse = (e: ApiError, confirmed: boolean) => {
     if (e.reason === 'AUTHORIZATION_FAILED') {
@@ -53,32 +59,23 @@ export default function EmbeddedSignIn() {
   };
 
   // The context (the server confirms the serviceUrl): straight on when already allowed, else ask.
-  const check = async (retried: boolean) => {
-    if (!serviceUrl) return;
-    setStep({ at: 'checking' });
-    const res = await consentContext(appId, serviceUrl, { skipErrorHandler: true });
-    if (!res.success) return refuse(res.error, false);
-    if (res.data.granted) await allow(res.data, retried);
-    else setStep({ at: 'ask', ctx: res.data, busy: false });
-  };
-
-  const allow = async (ctx: ConsentContext, retried = false) => {
-    if (!serviceUrl) return;
-    setStep({ at: 'ask', ctx, busy: true });
-    const res = await issueTicket(appId, serviceUrl, Array.isArray(ctx.scopes) ? ctx.scopes : [], { skipErrorHandler: true });
-    // The app changed its scopes while the consent step was shown: show what it asks for now.
-    if (!res.success && !retried && scopesChanged(res.error)) return check(true);
-    if (!res.success) return refuse(res.error, true);
-    const cTicket = res.data.cTicket ?? ticketOf(res.data.redirect);
-    if (!cTicket) return setStep({ at: 'failed', error: intl.formatMessage(m.failed) });
-    postToHost({ type: 'ciam:ticket', cTicket, serviceUrl }, serviceUrl);
-    setStep({ at: 'done' });
-  };
+  const flow =
+    req &&
+    consentFlow(req, {
+      loading: () => setStep({ at: 'checking' }),
+      ask: (ctx) => setStep({ at: 'ask', ctx, busy: false }),
+      approving: (ctx) => setStep({ at: 'ask', ctx, busy: true }),
+      approved: (_ctx, { cTicket }) => {
+        postToHost({ type: 'ciam:ticket', cTicket, serviceUrl: req.serviceUrl }, req.serviceUrl);
+        setStep({ at: 'done' });
+      },
+      refused: refuse,
+    });
 
   const onSignedIn = async (_account: string, token: string) => {
-    setFrameToken(token);
-    if (!appId || !serviceUrl) return setStep({ at: 'failed', error: intl.formatMessage(m.incomplete) });
-    await check(false);
+    session.start(token);
+    if (!flow) return setStep({ at: 'failed', error: intl.formatMessage(m.incomplete) });
+    await flow.load();
   };
 
   const cancel = () => {
@@ -94,12 +91,12 @@ export default function EmbeddedSignIn() {
       {step.at === 'signin' && <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} />}
       {step.at === 'checking' && (
         <p className="muted" role="status">
-          <FormattedMessage {...m.checking} />
+          <FormattedMessage {...consentMessages.loading} />
         </p>
       )}
       {step.at === 'ask' && (
         <div data-testid="embedded-consent">
-          <ConsentCard ctx={step.ctx} prefix="embedded" busy={step.busy ? 'allow' : null} onAllow={() => void allow(step.ctx)} onCancel={cancel} />
+          <ConsentCard ctx={step.ctx} prefix="embedded" busy={step.busy ? 'allow' : null} onAllow={() => void flow?.allow(step.ctx)} onCancel={cancel} />
         </div>
       )}
       {step.at === 'done' && (
@@ -116,7 +113,7 @@ export default function EmbeddedSignIn() {
         <div role="alert" data-testid="embedded-error">
           <p>
             <strong>
-              <FormattedMessage {...m.failed} />
+              <FormattedMessage {...consentMessages.failed} />
             </strong>
           </p>
           <p>{step.error}</p>
@@ -124,14 +121,4 @@ export default function EmbeddedSignIn() {
       )}
     </div>
   );
-}
-
-/** The cTicket parameter of a redirect URL, if any. */
-function ticketOf(redirect: string | undefined): string | null {
-  if (!redirect) return null;
-  try {
-    return new URL(redirect).searchParams.get('cTicket');
-  } catch {
-    return null;
-  }
 }

@@ -21,29 +21,15 @@ const m = defineMessages({
   failed: { id: 'signin.staffFailed', defaultMessage: 'Sign-in with the company account failed. Please try again.' },
 });
 
-const STAFF_PARAMS = new Set(['staffCode', 'staffError']);
-
-/**
- * The query without `staffCode`/`staffError`, kept as it came (still encoded). A serviceUrl is
- * written unencoded and last, so everything from `serviceUrl=` on is kept verbatim.
- */
-export function withoutStaffParams(search: string): string {
-  const raw = search.replace(/^\?/, '');
-  const amp = raw.indexOf('&serviceUrl=');
-  const at = raw.startsWith('serviceUrl=') ? 0 : amp < 0 ? raw.length : amp + 1;
-  const head = raw.slice(0, at);
-  const tail = raw.slice(at);
-  const parts = head.split('&').filter((p) => p !== '' && !STAFF_PARAMS.has(p.split('=')[0]));
-  if (tail) parts.push(tail);
-  return parts.length ? `?${parts.join('&')}` : '';
-}
+/** The one-time parameters the server's return adds: handled here, never carried over. */
+export const STAFF_PARAMS = ['staffCode', 'staffError'] as const;
 
 /**
  * Where the company button goes: the server's start, with the language, the hash of this tab's
  * bind and the query to return to.
  */
 export function staffStartUrl(lang: string, search: string, bindHash: string): string {
-  const q = keepQuery(withoutStaffParams(search)).replace(/^\?/, '');
+  const q = keepQuery(search, { drop: STAFF_PARAMS }).replace(/^\?/, '');
   return `${BASE}/auth/staff/start?lang=${encodeURIComponent(lang)}&bindHash=${encodeURIComponent(bindHash)}&query=${encodeURIComponent(q)}`;
 }
 
@@ -126,7 +112,7 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
     const error = params.get('staffError');
     if (code === null && error === null) return;
     handled.current = true;
-    navigate({ search: withoutStaffParams(search) }, { replace: true });
+    navigate({ search: keepQuery(search, { drop: STAFF_PARAMS }) }, { replace: true });
     const bind = takeBind();
     if (code === null) {
       setState({ busy: false, error: staffErrorText(error ?? '') });

@@ -1,0 +1,167 @@
+// The embedded sign-in against a mocked API: what is posted to the framing page (and only to the
+// serviceUrl's origin), and the consent step's reload when the app changed its scopes.
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
+import * as api from '../../lib/api';
+import * as mfa from '../../lib/mfa';
+import * as toast from '../../lib/toast';
+import { en } from '../../testing/messages';
+import EmbeddedSignIn from './embedded-signin';
+
+type Call = { method: string; path: string; body: unknown; auth: string | undefined };
+let calls: Call[] = [];
+let answers: Record<string, () => [number, unknown]> = {};
+let post: Mock<(msg: unknown, origin: string) => void>;
+const callsTo = (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path);
+
+const ORIGIN = 'https://host.example.com';
+const SERVICE = `${ORIGIN}/cb`;
+const PATH = `/en-US/embedded/signin?appId=a1&serviceUrl=${SERVICE}&validateMsg=notice`;
+const CONTEXT_PATH = `/auth/consent?appId=a1&serviceUrl=${encodeURIComponent(SERVICE)}`;
+const CTX = {
+  appId: 'a1', name: 'Factory Portal', logo: 'https://cdn.example.com/logo.png', scopes: ['email', 'nickname'],
+  granted: false, serviceUrl: SERVICE, cancelUrl: `${SERVICE}?cError=access_denied`,
+};
+const SCOPES_CHANGED: [number, unknown] = [400, { reason: 'INVALID_PARAMETER', message: 'scopes changed', code: 400, field: 'scopes' }];
+
+function mockFetch() {
+  calls = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit = {}) => {
+      const path = url.replace('/ciam/v1', '');
+      const method = init.method ?? 'GET';
+      const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
+      calls.push({ method, path, body, auth: (init.headers as Record<string, string>).Authorization });
+      const [status, answer] = answers[`${method} ${path}`]?.() ?? [404, { reason: 'NOT_FOUND', message: '', code: 404 }];
+      return new Response(JSON.stringify(answer), { status, headers: { 'content-type': 'application/json' } });
+    }),
+  );
+}
+
+async function settle() {
+  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
+}
+
+async function show() {
+  window.history.replaceState(null, '', PATH);
+  const router = createMemoryRouter([{ path: '/:language/embedded/signin', element: <EmbeddedSignIn /> }], { initialEntries: [PATH] });
+  const messages = en as unknown as Record<string, MessageFormatElement[]>;
+  const intl = createIntl({ locale: 'en-US', messages, onError: () => {} }, createIntlCache());
+  api.configure({
+    locale: () => 'en-US',
+    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
+    navigate: (to) => void router.navigate(to, { replace: true }),
+    onNeedTotp: (c) => mfa.open(c),
+    onTotpEnabled: () => {},
+  });
+  render(
+    <RawIntlProvider value={intl}>
+      <RouterProvider router={router} />
+    </RawIntlProvider>,
+  );
+  await settle();
+}
+
+async function signIn() {
+  const f = screen.getByTestId('signin-password') as HTMLFormElement;
+  fireEvent.change(f.elements.namedItem('account') as HTMLInputElement, { target: { value: 'ann@example.com' } });
+  fireEvent.change(f.elements.namedItem('password') as HTMLInputElement, { target: { value: 'Secret-2026!' } });
+  fireEvent.submit(f);
+  await settle();
+}
+
+const button = (id: string) => screen.getByTestId(id) as HTMLButtonElement;
+const scopesShown = () => [...screen.getByTestId('embedded-scopes').querySelectorAll('li')].map((li) => li.textContent);
+
+beforeEach(() => {
+  answers = {
+    [`GET ${CONTEXT_PATH}`]: () => [200, CTX],
+    'POST /auth/login/token': () => [200, { cTicket: 'CT-1', redirect: `${SERVICE}?cTicket=CT-1` }],
+    'POST /auth/login/password': () => [200, { token: 'u1.frame' }],
+  };
+  mockFetch();
+  localStorage.setItem('ciam_token', 'u9.stored');
+  post = vi.fn();
+  // Framed by the serviceUrl's origin.
+  Object.defineProperty(window, 'parent', { configurable: true, value: { postMessage: post } });
+  Object.defineProperty(document, 'referrer', { configurable: true, value: `${ORIGIN}/` });
+});
+afterEach(() => {
+  cleanup();
+  mfa.close();
+  for (const t of toast.current()) toast.dismiss(t.id);
+  vi.unstubAllGlobals();
+  Object.defineProperty(window, 'parent', { configurable: true, value: window });
+  Object.defineProperty(document, 'referrer', { configurable: true, value: '' });
+  localStorage.clear();
+});
+
+describe('the embedded sign-in', () => {
+  it('Cancel on the consent step posts exactly {type:"ciam:cancel"} to the serviceUrl origin', async () => {
+    await show();
+    await signIn();
+    expect(screen.getByTestId('embedded-consent')).toBeTruthy();
+    expect(post).not.toHaveBeenCalled();
+    fireEvent.click(button('embedded-cancel'));
+    await settle();
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:cancel' }, ORIGIN]]);
+    expect(screen.getByTestId('embedded-cancelled')).toBeTruthy();
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(0);
+  });
+
+  it('Allow posts {type:"ciam:ticket", cTicket, serviceUrl} to the serviceUrl origin; the session stays in memory', async () => {
+    await show();
+    await signIn();
+    fireEvent.click(button('embedded-allow'));
+    await settle();
+    expect(callsTo('POST', '/auth/login/token').map((c) => c.body)).toEqual([{ appId: 'a1', serviceUrl: SERVICE, scopes: CTX.scopes }]);
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
+    expect(screen.getByTestId('embedded-done')).toBeTruthy();
+    // The frame's token is sent, the stored one never; storage is not written.
+    expect(callsTo('POST', '/auth/login/password')[0]!.auth).toBeUndefined();
+    expect(calls.filter((c) => c.path !== '/auth/login/password').map((c) => c.auth)).toEqual(['Bearer u1.frame', 'Bearer u1.frame']);
+    expect(localStorage.getItem('ciam_token')).toBe('u9.stored');
+  });
+
+  it('an already allowed app: the ticket is posted straight after sign-in', async () => {
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    await show();
+    await signIn();
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
+    expect(screen.getByTestId('embedded-done')).toBeTruthy();
+  });
+
+  it('a 400 INVALID_PARAMETER on field scopes reloads the context once and shows the new scopes', async () => {
+    const changed = { ...CTX, scopes: ['email', 'phone'] };
+    let contexts = 0;
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, contexts++ === 0 ? CTX : changed];
+    let tickets = 0;
+    answers['POST /auth/login/token'] = () => (tickets++ === 0 ? SCOPES_CHANGED : [200, { cTicket: 'CT-2', redirect: `${SERVICE}?cTicket=CT-2` }]);
+    await show();
+    await signIn();
+    expect(scopesShown()).toEqual(['Your nickname', 'Your e-mail address']);
+    fireEvent.click(button('embedded-allow'));
+    await settle();
+    expect(callsTo('GET', CONTEXT_PATH)).toHaveLength(2);
+    expect(scopesShown()).toEqual(['Your phone number', 'Your e-mail address']);
+    expect(post).not.toHaveBeenCalled();
+    fireEvent.click(button('embedded-allow'));
+    await settle();
+    expect(callsTo('POST', '/auth/login/token').map((c) => (c.body as { scopes: string[] }).scopes)).toEqual([CTX.scopes, changed.scopes]);
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-2', serviceUrl: SERVICE }, ORIGIN]]);
+  });
+
+  it('reloads only once when the scopes keep changing: then the refusal is shown (and posted)', async () => {
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    answers['POST /auth/login/token'] = () => SCOPES_CHANGED;
+    await show();
+    await signIn();
+    expect(callsTo('GET', CONTEXT_PATH)).toHaveLength(2);
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(2);
+    expect(screen.getByTestId('embedded-error').textContent).toContain('scopes changed');
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:error', reason: 'INVALID_PARAMETER', errMsg: 'scopes changed' }, ORIGIN]]);
+  });
+});
