@@ -174,4 +174,14 @@ async fn a_staff_account_without_a_password_is_told_to_set_one() {
         (&info["isEiamUser"], &info["tag"]["eiamUid"]),
         (&json!(true), &json!("E1001"))
     );
+
+    // Once set, the company mail cannot reset it again (spec §6): the code is right, the
+    // reset is refused, and the password stays.
+    app.clock.advance(61);
+    let code = app.fresh_code(mail, "resetPassword").await;
+    let again = json!({ "account": mail, "code": code, "password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD });
+    app.patch_pwd(None, &again)
+        .await
+        .error(403, "EIAM_MAIL_PERMISSION_DENIED");
+    app.sign_in(mail, PASSWORD).await;
 }

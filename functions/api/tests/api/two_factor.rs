@@ -2,6 +2,7 @@
 
 use crate::helpers::{TestApp, PASSWORD};
 use ciam_core::totp::{code_at, STEP_SECS};
+use ciam_store::Store;
 use serde_json::{json, Value};
 
 const MAIL: &str = "tfa@example.com";
@@ -375,4 +376,42 @@ async fn backup_code_sign_in_tells_a_dead_challenge_from_an_account_without_two_
         .unlock_code(&ch, &e.backup[1])
         .await
         .error(400, "UNLOCKCODE_TOTP_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn deactivation_takes_the_authenticator_code_as_proof_and_leaves_no_codes_behind() {
+    let e = enrolled().await;
+    // A pending sign-in code for the account's own address, and ten unused backup codes.
+    e.app.fresh_code(MAIL, "login").await;
+    let identity = ciam_core::validate::Identity::parse(MAIL).expect("mail");
+    let login_code = ciam_core::codes::code_key(ciam_core::Purpose::Login, &identity);
+    assert!(e.app.store.get(&login_code).await.expect("get").is_some());
+    let backup = || async {
+        e.app
+            .store
+            .query(
+                ciam_store::Query::partition(ciam_core::user::user_pk(&e.user_id))
+                    .prefix("BACKUP#"),
+            )
+            .await
+            .expect("query")
+    };
+    assert_eq!(backup().await.len(), 10);
+    // The last proof is old: the authenticator code in the body is the proof.
+    e.app.clock.advance(301);
+    e.next_step();
+    e.app
+        .deactivate(&e.token, &json!({ "code": "000000" }))
+        .await
+        .error(400, "TOTP_VERIFY_FAILED");
+    e.app
+        .deactivate(&e.token, &json!({ "code": e.code() }))
+        .await
+        .ok(200);
+    assert!(e.app.store.get(&login_code).await.expect("get").is_none());
+    assert!(backup().await.is_empty());
+    e.app
+        .login_password(MAIL, PASSWORD)
+        .await
+        .error(401, "PASSWORD_ERROR");
 }
