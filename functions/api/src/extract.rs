@@ -6,6 +6,8 @@ use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
+use base64::Engine;
 use ciam_core::sessions::{self, Session};
 use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
@@ -137,18 +139,41 @@ impl FromRequestParts<AppState> for Authed {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let bearer = parts
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .map(str::trim)
-            .filter(|t| !t.is_empty());
-        Ok(Authed(sessions::authenticate(&state.ciam, bearer).await?))
+        let token = bearer(&parts.headers).filter(|t| !t.is_empty());
+        Ok(Authed(sessions::authenticate(&state.ciam, token).await?))
     }
+}
+
+/// The token of `Authorization: Bearer <token>` (scheme case-insensitive), trimmed; possibly
+/// empty.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// `id:secret` from `Authorization: Basic …` (scheme case-insensitive), each form-decoded
+/// (RFC 6749 §2.3.1). None without a Basic header; Some(None) when it is Basic but unreadable.
+pub fn basic(headers: &HeaderMap) -> Option<Option<(String, String)>> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, rest) = v.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let parsed = base64::engine::general_purpose::STANDARD
+        .decode(rest.trim())
+        .ok()
+        .and_then(|raw| String::from_utf8(raw).ok())
+        .and_then(|text| {
+            let (id, secret) = text.split_once(':')?;
+            let dec = |s: &str| {
+                url::form_urlencoded::parse(format!("x={s}").as_bytes())
+                    .next()
+                    .map(|(_, v)| v.into_owned())
+            };
+            Some((dec(id)?, dec(secret)?))
+        });
+    Some(parsed)
 }
 
 /// The request's language, for handlers that write localised text.

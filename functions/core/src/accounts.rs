@@ -3,7 +3,7 @@
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked, fail};
-use crate::sessions::{self, Session};
+use crate::sessions::{self, same_session, Session};
 use crate::user::{active_user, profile_key, unique_key, username_pk, User, UserInfo};
 use crate::validate::{self, Identity};
 use crate::{audit, codes, password, random, Ciam, Purpose, Reason};
@@ -258,7 +258,7 @@ pub async fn update_info(ciam: &Ciam, s: &Session, p: ProfilePatch) -> Result<Us
     if ops.is_empty() {
         return Ok(s.user.info(ciam));
     }
-    let cond = Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen));
+    let cond = same_session(s);
     let item = match ciam
         .store
         .update(&profile_key(&s.user.id), ops, Some(cond))
@@ -315,7 +315,7 @@ pub async fn change_password(
         TxOp::Update {
             key: profile_key(&s.user.id),
             ops: new_password_ops(hash, gen),
-            cond: Some(Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))),
+            cond: Some(same_session(s)),
         },
         TxOp::Update {
             key: s.key.clone(),

@@ -101,6 +101,23 @@ pub fn service_urls(i: &Item) -> Vec<String> {
     i.strings("serviceUrls")
 }
 
+/// `url` with the query parameters appended, each form-encoded: how
+/// tickets, cancel URLs and OpenID Connect answers are added to a registered service URL.
+pub fn with_params(url: &str, params: &[(&str, &str)]) -> String {
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in params {
+        q.append_pair(k, v);
+    }
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{}", q.finish())
+}
+
+/// Whether `url` is exactly (string equality, no normalisation) one of the app's registered
+/// service URLs, so no open redirect through look-alike URLs.
+pub fn registers(app: &Item, url: &str) -> bool {
+    service_urls(app).iter().any(|u| u == url)
+}
+
 /// The scopes of an app item.
 pub fn scopes(i: &Item) -> Vec<String> {
     i.strings("scopes")
@@ -534,7 +551,7 @@ pub async fn frame_ancestors(ciam: &Ciam, app_id: &str, service_url: &str) -> Re
         Err(e) if e.reason == Reason::APPID_NOT_FOUND => return Ok(NO_FRAMING.to_owned()),
         Err(e) => return Err(e),
     };
-    if !service_urls(&item).iter().any(|u| u == service_url) {
+    if !registers(&item, service_url) {
         return Ok(NO_FRAMING.to_owned());
     }
     let plain = |o: &String| {
@@ -557,3 +574,28 @@ pub async fn frame_ancestors(ciam: &Ciam, app_id: &str, service_url: &str) -> Re
 
 /// `frame-ancestors` for every page but the embedded sign-in.
 pub const NO_FRAMING: &str = "'none'";
+
+/// The `Content-Security-Policy` value for every page but the embedded sign-in.
+pub const NO_FRAMING_CSP: &str = "frame-ancestors 'none'";
+
+/// The `Content-Security-Policy` value for `ancestors` (from `frame_ancestors`), or
+/// `NO_FRAMING_CSP` if it holds a byte a header value cannot carry.
+pub fn frame_ancestors_csp(ancestors: &str) -> String {
+    if ancestors
+        .bytes()
+        .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+    {
+        format!("frame-ancestors {ancestors}")
+    } else {
+        NO_FRAMING_CSP.to_owned()
+    }
+}
+
+/// The embedded sign-in page, the only page another site may frame:
+/// `/{zh-CN|en-US}/embedded/signin` (a trailing slash allowed).
+pub fn is_embedded_signin(path: &str) -> bool {
+    matches!(
+        path.trim_end_matches('/'),
+        "/zh-CN/embedded/signin" | "/en-US/embedded/signin"
+    )
+}

@@ -3,17 +3,13 @@
 
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
-use crate::sessions::Session;
+use crate::sessions::{same_session, Session};
 use crate::totp::{require_fresh, verify_fresh};
 use crate::user::{profile_key, unique_key, User, UserInfo};
 use crate::validate::Identity;
 use crate::{audit, codes};
 use crate::{Ciam, Lang, Notice, NoticeMessage, Purpose, Reason};
 use ciam_store::{Cond, Item, StoreError, TxOp, Update};
-
-fn same_session(s: &Session) -> Cond {
-    Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))
-}
 
 /// `PATCH /auth/advertisement`: "subscribe" or "unsubscribe". Round trips: 1 update.
 pub async fn set_advertisement(ciam: &Ciam, s: &Session, value: &str) -> Result<UserInfo> {

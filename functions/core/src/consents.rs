@@ -61,21 +61,10 @@ pub fn covers(consent: &Item, asked: &[String]) -> bool {
     asked.iter().all(|s| granted.contains(s))
 }
 
-/// Whether the user has allowed `app_id` every scope of `asked`. Round trips: 1.
-pub async fn granted(ciam: &Ciam, user_id: &str, app_id: &str, asked: &[String]) -> Result<bool> {
-    let key = consent_key(user_id, app_id);
-    Ok(ciam
-        .store
-        .get(&key)
-        .await?
-        .is_some_and(|c| covers(&c, asked)))
-}
-
 /// `url` with `cError=access_denied` appended: where Cancel on the consent screen leads, built
 /// from a service URL already matched against the registry (never one the browser chose).
 pub fn cancel_url(service_url: &str) -> String {
-    let sep = if service_url.contains('?') { '&' } else { '?' };
-    format!("{service_url}{sep}cError=access_denied")
+    apps::with_params(service_url, &[("cError", "access_denied")])
 }
 
 /// What the consent screen shows (`GET /auth/consent`, and the OpenID Connect request view).

@@ -6,11 +6,17 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 type HmacSha256 = Hmac<Sha256>;
 
 #[derive(Clone)]
 pub struct Keys {
     root: [u8; 32],
+    /// ES256 keys already derived, by version: each is derived once per process (shared by
+    /// clones, which have the same root).
+    es256: Arc<Mutex<HashMap<u32, Es256Key>>>,
 }
 
 impl std::fmt::Debug for Keys {
@@ -21,15 +27,16 @@ impl std::fmt::Debug for Keys {
 
 impl Keys {
     pub fn from_root(root: [u8; 32]) -> Self {
-        Keys { root }
+        Keys {
+            root,
+            es256: Arc::default(),
+        }
     }
 
     /// Parses 64 hex characters.
     pub fn from_hex(s: &str) -> Option<Self> {
         let bytes = hex::decode(s.trim()).ok()?;
-        Some(Keys {
-            root: bytes.try_into().ok()?,
-        })
+        Some(Keys::from_root(bytes.try_into().ok()?))
     }
 
     pub fn derive(&self, label: &str) -> [u8; 32] {
@@ -148,8 +155,16 @@ impl Es256Key {
 impl Keys {
     /// The ES256 key of `version`: the scalar is `derive("oidc-es256-v<version>")`, or, in the
     /// negligible case that it is zero or not below the curve order, the first valid
-    /// `derive("oidc-es256-v<version>-<n>")`.
+    /// `derive("oidc-es256-v<version>-<n>")`. Derived once per version, then cached.
     pub fn es256(&self, version: u32) -> Es256Key {
+        let mut cache = self.es256.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(version)
+            .or_insert_with(|| self.derive_es256(version))
+            .clone()
+    }
+
+    fn derive_es256(&self, version: u32) -> Es256Key {
         let mut counter = 0u32;
         let key = loop {
             let label = if counter == 0 {

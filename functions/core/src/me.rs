@@ -2,8 +2,8 @@
 //! their history, the active sessions (each revocable), the security activity, and their apps.
 
 use crate::error::{Error, Result};
-use crate::sessions::Session;
-use crate::user::{profile_key, user_pk};
+use crate::sessions::{same_session, Session};
+use crate::user::{profile_key, user_pk, User};
 use crate::{random, Ciam, Reason};
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
 use serde::Serialize;
@@ -29,13 +29,14 @@ pub struct Privacy {
     pub history: Vec<PrivacyChange>,
 }
 
-fn settings_of(item: Option<&Item>) -> BTreeMap<String, bool> {
+/// Every choice, those never made off.
+fn settings_of(user: &User) -> BTreeMap<String, bool> {
     PRIVACY_CHOICES
         .iter()
         .map(|c| {
             (
                 c.to_string(),
-                item.and_then(|i| i.bool(&attr(c))).unwrap_or(false),
+                user.privacy.get(*c).copied().unwrap_or(false),
             )
         })
         .collect()
@@ -67,17 +68,18 @@ async fn history(ciam: &Ciam, user_id: &str) -> Result<Vec<PrivacyChange>> {
         .collect())
 }
 
-/// `GET /auth/privacy`. Round trips: 2 (the user, the history).
+/// `GET /auth/privacy`: the settings from the profile the session loaded. Round trips: 1 (the
+/// history).
 pub async fn privacy(ciam: &Ciam, s: &Session) -> Result<Privacy> {
-    let item = ciam.store.get(&profile_key(&s.user.id)).await?;
     Ok(Privacy {
-        settings: settings_of(item.as_ref()),
+        settings: settings_of(&s.user),
         history: history(ciam, &s.user.id).await?,
     })
 }
 
 /// `PATCH /auth/privacy`: stores the changed choices and one history entry of what changed.
-/// Round trips: 1 read, 1 transaction, 1 query (the history).
+/// The current settings are those of the profile the session loaded. Round trips: 1
+/// transaction, 1 query (the history).
 pub async fn set_privacy(
     ciam: &Ciam,
     s: &Session,
@@ -95,7 +97,7 @@ pub async fn set_privacy(
         )
         .raw_message(format!("{bad}: unknown privacy choice")));
     }
-    let mut settings = settings_of(ciam.store.get(&profile_key(&s.user.id)).await?.as_ref());
+    let mut settings = settings_of(&s.user);
     let current = settings.clone();
     let changes: BTreeMap<String, bool> = wanted
         .into_iter()
@@ -126,7 +128,7 @@ pub async fn set_privacy(
             TxOp::Update {
                 key: profile_key(&s.user.id),
                 ops,
-                cond: Some(Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))),
+                cond: Some(same_session(s)),
             },
             TxOp::Put {
                 item: entry,

@@ -24,7 +24,7 @@
 //! Errors of the protocol endpoints are RFC 6749 `{error, error_description}` (`OAuthError`),
 //! which partners' libraries expect; the endpoints the SPA calls use the Reason catalogue.
 
-use crate::apps::{self, app_key};
+use crate::apps::{self, app_key, with_params};
 use crate::consents::{self, consent_key};
 use crate::error::Result;
 use crate::sessions::Session;
@@ -173,26 +173,19 @@ pub fn jwks(ciam: &Ciam) -> Json {
     json!({ "keys": keys })
 }
 
-/// `url` with the query parameters appended, each form-encoded.
-fn with_params(url: &str, params: &[(&str, &str)]) -> String {
-    let mut q = url::form_urlencoded::Serializer::new(String::new());
-    for (k, v) in params {
-        q.append_pair(k, v);
-    }
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}{}", q.finish())
-}
-
 /// The redirect that carries an error back to the client (RFC 6749 §4.1.2.1, RFC 9207 `iss`).
 fn error_redirect(
     ciam: &Ciam,
     redirect_uri: &str,
     error: &str,
-    description: &str,
+    description: Option<&str>,
     state: Option<&str>,
 ) -> String {
     let iss = issuer(ciam);
-    let mut p = vec![("error", error), ("error_description", description)];
+    let mut p = vec![("error", error)];
+    if let Some(d) = description {
+        p.push(("error_description", d));
+    }
     if let Some(s) = state {
         p.push(("state", s));
     }
@@ -203,13 +196,7 @@ fn error_redirect(
 /// Where Cancel on the consent screen leads: the request's redirect URI with
 /// `error=access_denied` and its `state`.
 pub fn cancel_url(ciam: &Ciam, redirect_uri: &str, state: Option<&str>) -> String {
-    let iss = issuer(ciam);
-    let mut p = vec![("error", "access_denied")];
-    if let Some(s) = state {
-        p.push(("state", s));
-    }
-    p.push(("iss", iss.as_str()));
-    with_params(redirect_uri, &p)
+    error_redirect(ciam, redirect_uri, "access_denied", None, state)
 }
 
 fn bad_param(field: &'static str, zh: &'static str, en: &'static str) -> Error {
@@ -276,7 +263,7 @@ pub async fn authorize(
         )
     })?;
     let redirect_uri = match (count("redirect_uri"), get("redirect_uri")) {
-        (1, Some(u)) if apps::service_urls(&app).iter().any(|r| r == u) => u,
+        (1, Some(u)) if apps::registers(&app, u) => u,
         _ => {
             return Err(bad_param(
                 "redirect_uri",
@@ -292,7 +279,7 @@ pub async fn authorize(
             ciam,
             redirect_uri,
             error,
-            description,
+            Some(description),
             state,
         )))
     };
@@ -445,7 +432,7 @@ fn asked(req: &Item, app: &Item) -> Vec<String> {
 fn check_app(app: Option<&Item>, req: &Item) -> Result<()> {
     let app = app.ok_or(Reason::APPID_NOT_FOUND)?;
     let uri = req.s("redirectUri").unwrap_or_default();
-    if !apps::service_urls(app).iter().any(|u| u == uri) {
+    if !apps::registers(app, uri) {
         return Err(bad_param(
             "redirect_uri",
             "redirect_uri 已不再登记",
@@ -453,6 +440,26 @@ fn check_app(app: Option<&Item>, req: &Item) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The stored request `id`, its app (still registering the request's redirect URI) and the
+/// user's consent to that app, if any. Round trips: 2 (the request; the app and the consent
+/// together).
+async fn load_request_with_app(
+    ciam: &Ciam,
+    s: &Session,
+    id: &str,
+) -> Result<(Item, Item, Option<Item>)> {
+    let req = load_request(ciam, id).await?;
+    let app_id = req.s("appId").unwrap_or_default();
+    let mut got = ciam
+        .store
+        .get_many(&[app_key(app_id), consent_key(&s.user.id, app_id)])
+        .await?;
+    check_app(got[0].as_ref(), &req)?;
+    let consent = got.pop().flatten();
+    let app = got.pop().flatten().ok_or(Reason::APPID_NOT_FOUND)?;
+    Ok((req, app, consent))
 }
 
 /// `GET /requests/{id}`: what the consent screen shows for a stored request, in the shape of
@@ -466,23 +473,14 @@ pub async fn request_context(
     id: &str,
     lang: Lang,
 ) -> Result<consents::Context> {
-    let req = load_request(ciam, id).await?;
-    let app_id = req.s("appId").unwrap_or_default();
-    let got = ciam
-        .store
-        .get_many(&[app_key(app_id), consent_key(&s.user.id, app_id)])
-        .await?;
-    check_app(got[0].as_ref(), &req)?;
-    let Some(app) = &got[0] else {
-        return Err(Reason::APPID_NOT_FOUND.into());
-    };
-    let scopes = asked(&req, app);
-    let granted = got[1]
+    let (req, app, consent) = load_request_with_app(ciam, s, id).await?;
+    let scopes = asked(&req, &app);
+    let granted = consent
         .as_ref()
         .is_some_and(|c| consents::covers(c, &scopes));
     let uri = req.s("redirectUri").unwrap_or_default();
     let mut ctx = consents::Context::of(
-        app,
+        &app,
         lang,
         granted,
         uri,
@@ -506,23 +504,15 @@ pub struct Approved {
 /// `state` and `iss`. Round trips: 2 reads (the request; the app and the consent together),
 /// 1 transaction.
 pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
-    let req = load_request(ciam, id).await?;
+    let (req, app, consent) = load_request_with_app(ciam, s, id).await?;
     let app_id = req.s("appId").unwrap_or_default();
-    let got = ciam
-        .store
-        .get_many(&[app_key(app_id), consent_key(&s.user.id, app_id)])
-        .await?;
-    check_app(got[0].as_ref(), &req)?;
-    let Some(app) = &got[0] else {
-        return Err(Reason::APPID_NOT_FOUND.into());
-    };
-    let scopes = asked(&req, app);
+    let scopes = asked(&req, &app);
     let code = b64(&random::<32>(ciam.entropy.as_ref()));
     let now = ciam.now();
     let uri = req.s("redirectUri").unwrap_or_default();
     let item = Item::new(code_key(ciam, &code))
         .with("userId", s.user.id.as_str())
-        .with("appId", req.s("appId").unwrap_or_default())
+        .with("appId", app_id)
         .with("redirectUri", uri)
         .with("scopes", Value::strings(&scopes))
         .with_opt("nonce", req.s("nonce"))
@@ -539,8 +529,8 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
             item,
             cond: Some(Cond::NotExists),
         },
-        consents::grant_op(ciam, &s.user.id, app_id, &scopes, got[1].as_ref()),
-        tickets::recent_app_op(ciam, &s.user.id, app),
+        consents::grant_op(ciam, &s.user.id, app_id, &scopes, consent.as_ref()),
+        tickets::recent_app_op(ciam, &s.user.id, &app),
     ];
     match ciam.store.transact(tx).await {
         Ok(()) => {}

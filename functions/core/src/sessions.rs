@@ -24,6 +24,12 @@ pub struct Session {
     pub auth_at: i64,
 }
 
+/// Condition for writes made on behalf of `s`: the profile exists and no sign-out-everywhere or
+/// password change has happened since the session was loaded.
+pub fn same_session(s: &Session) -> Cond {
+    Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))
+}
+
 fn session_key(ciam: &Ciam, user_id: &str, secret: &[u8]) -> Key {
     Key::new(
         user_pk(user_id),

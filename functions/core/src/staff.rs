@@ -260,7 +260,6 @@ async fn take(ciam: &Ciam, key: &Key) -> Result<Item> {
         .store
         .get(key)
         .await?
-        .filter(|i| i.is_live(ciam.now()))
         .ok_or(Reason::AUTHORIZATION_FAILED)?;
     match ciam.store.delete(key, Some(Cond::Exists)).await {
         Ok(()) => Ok(item),

@@ -35,11 +35,6 @@ pub struct Issued {
     pub redirect: String,
 }
 
-fn with_ticket(service_url: &str, ticket: &str) -> String {
-    let sep = if service_url.contains('?') { '&' } else { '?' };
-    format!("{service_url}{sep}cTicket={ticket}")
-}
-
 fn bad_service() -> crate::Error {
     crate::Error::field(
         Reason::INVALID_PARAMETER,
@@ -53,7 +48,7 @@ fn bad_service() -> crate::Error {
 /// registered ones. Exact string equality: no normalisation, so no open redirect through
 /// look-alike URLs.
 pub fn check_service(app: &Item, service_url: &str) -> Result<()> {
-    if apps::service_urls(app).iter().any(|u| u == service_url) {
+    if apps::registers(app, service_url) {
         Ok(())
     } else {
         Err(bad_service())
@@ -132,7 +127,7 @@ pub async fn issue(
     ];
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(Issued {
-            redirect: with_ticket(service_url, &ticket),
+            redirect: apps::with_params(service_url, &[("cTicket", &ticket)]),
             c_ticket: ticket,
         }),
         Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),

@@ -15,7 +15,7 @@
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked, fail};
-use crate::sessions::{self, Session};
+use crate::sessions::{self, same_session, Session};
 use crate::user::{profile_key, user_pk, User};
 use crate::{audit, password, random, random_digits, Ciam, Reason};
 use aes_gcm::aead::{Aead, KeyInit, Payload};
@@ -135,10 +135,6 @@ fn account_label(user: &User) -> String {
         .clone()
         .or_else(|| user.phone.clone())
         .unwrap_or_else(|| user.user_name.clone())
-}
-
-fn same_session(s: &Session) -> Cond {
-    Cond::Exists.and(Cond::eq("sessGen", s.user.sess_gen))
 }
 
 fn stale() -> Error {
@@ -462,13 +458,8 @@ async fn challenged_user(ciam: &Ciam, challenge: &str, r: StepReasons) -> Result
     let key = crate::accounts::mfa_key(ciam, challenge);
     let ch = ciam.store.get(&key).await?.ok_or(r.no_challenge)?;
     let uid = ch.s("userId").ok_or(r.no_challenge)?;
-    let item = ciam
-        .store
-        .get(&profile_key(uid))
+    let user = crate::user::active_user(ciam, uid)
         .await?
-        .ok_or(r.no_challenge)?;
-    let user = User::from_item(&item)
-        .filter(|u| !u.deactivated)
         .ok_or(r.no_challenge)?;
     if !user.enable_totp {
         return Err(r.no_two_factor.into());

@@ -4,6 +4,7 @@ use crate::validate::{Email, Identity, Phone};
 use crate::Ciam;
 use ciam_store::{Item, Key, StoreError, Value};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 pub const PROFILE: &str = "PROFILE";
 /// The role that may manage the partner-app registry.
@@ -70,6 +71,9 @@ pub struct User {
     pub backup_gen: i64,
     /// Granted roles, e.g. `admin` (by `ciam admin grant`).
     pub roles: Vec<String>,
+    /// The privacy choices made (`me::PRIVACY_CHOICES`, attributes `privacy_<choice>`); a
+    /// choice never made is absent (off).
+    pub privacy: BTreeMap<String, bool>,
 }
 
 impl User {
@@ -103,11 +107,15 @@ impl User {
             totp_last_step: item.n("totpLastStep"),
             backup_gen: item.n("backupGen").unwrap_or(0),
             roles: item.strings("roles"),
+            privacy: crate::me::PRIVACY_CHOICES
+                .iter()
+                .filter_map(|c| Some((c.to_string(), item.bool(&format!("privacy_{c}"))?)))
+                .collect(),
         })
     }
 
     pub fn to_item(&self) -> Item {
-        Item::new(profile_key(&self.id))
+        let mut item = Item::new(profile_key(&self.id))
             .with("userId", self.id.as_str())
             .with("userName", self.user_name.as_str())
             .with_opt("mail", self.mail.clone())
@@ -148,7 +156,11 @@ impl User {
             .with_opt(
                 "roles",
                 (!self.roles.is_empty()).then(|| Value::strings(&self.roles)),
-            )
+            );
+        for (choice, on) in &self.privacy {
+            item = item.with(&format!("privacy_{choice}"), *on);
+        }
+        item
     }
 
     pub fn is_admin(&self) -> bool {

@@ -52,8 +52,8 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
         Ok(settings) => init(settings).await,
         Err(e) => Err(e),
     };
-    let ciam = match ready {
-        Ok(ciam) => ciam,
+    let (ciam, sdk) = match ready {
+        Ok(ready) => ready,
         Err(e) => {
             tracing::error!(route = route_id, error = %e, "init failed");
             return Err(e.into());
@@ -64,7 +64,7 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
     }
     // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
     if route_id == page::EMBEDDED_PAGE {
-        return page::run(ciam)
+        return page::run(ciam, &sdk)
             .instrument(tracing::info_span!("lambda", route = route_id))
             .await;
     }
@@ -80,8 +80,8 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
 }
 
 /// Builds the domain's ports from the settings: DynamoDB, SES and SNS clients share one AWS
-/// configuration, loaded once.
-async fn init(settings: Settings) -> Result<Ciam, String> {
+/// configuration, loaded once and also returned (the embedded page reads the web bucket with it).
+async fn init(settings: Settings) -> Result<(Ciam, aws_config::SdkConfig), String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let region = RegionProviderChain::default_provider().or_else("us-east-1");
     let sdk = aws_config::defaults(BehaviorVersion::latest())
@@ -124,7 +124,7 @@ async fn init(settings: Settings) -> Result<Ciam, String> {
         config.oidc_key_version = v;
     }
     config.staff_idp = settings.staff_idp;
-    Ok(Ciam {
+    let ciam = Ciam {
         store,
         clock,
         entropy: Arc::new(OsEntropy),
@@ -132,7 +132,8 @@ async fn init(settings: Settings) -> Result<Ciam, String> {
         notifier: Arc::new(notifier),
         blobs: Arc::new(S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk))),
         config,
-    })
+    };
+    Ok((ciam, sdk))
 }
 
 /// JSON lines on stdout, which Lambda forwards to CloudWatch Logs. The level comes from

@@ -6,7 +6,8 @@
 //! Round trips per request: 1 table read and 1 S3 read, concurrently. Nothing is cached.
 
 use crate::S3Blobs;
-use ciam_core::{apps, BlobStore, Ciam};
+use ciam_core::apps::{self, is_embedded_signin};
+use ciam_core::{BlobStore, Ciam};
 use lambda_http::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
 use lambda_http::http::{HeaderValue, Method, StatusCode};
 use lambda_http::{Body, Request, RequestExt, Response};
@@ -30,8 +31,8 @@ pub fn page_response(html: Option<Vec<u8>>, ancestors: &str) -> Response<Body> {
             "The web app is not deployed",
         );
     };
-    let csp = HeaderValue::from_str(&format!("frame-ancestors {ancestors}"))
-        .unwrap_or_else(|_| HeaderValue::from_static("frame-ancestors 'none'"));
+    let csp = HeaderValue::from_str(&apps::frame_ancestors_csp(ancestors))
+        .unwrap_or_else(|_| HeaderValue::from_static(apps::NO_FRAMING_CSP));
     let mut res = Response::new(Body::Binary(html));
     let h = res.headers_mut();
     h.insert(
@@ -53,17 +54,9 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     );
     res.headers_mut().insert(
         CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("frame-ancestors 'none'"),
+        HeaderValue::from_static(apps::NO_FRAMING_CSP),
     );
     res
-}
-
-/// Whether `path` is the embedded sign-in of a supported language.
-pub fn is_embedded_signin(path: &str) -> bool {
-    matches!(
-        path.trim_end_matches('/'),
-        "/zh-CN/embedded/signin" | "/en-US/embedded/signin"
-    )
 }
 
 /// Answers one request for the embedded page.
@@ -101,8 +94,9 @@ pub async fn handle(ciam: &Ciam, web: &dyn BlobStore, req: Request) -> Response<
     }
 }
 
-/// Serves the embedded page until the Lambda environment is shut down.
-pub async fn run(ciam: Ciam) -> Result<(), lambda_http::Error> {
+/// Serves the embedded page until the Lambda environment is shut down, reading the web bucket
+/// with the AWS configuration `init` loaded.
+pub async fn run(ciam: Ciam, sdk: &aws_config::SdkConfig) -> Result<(), lambda_http::Error> {
     let bucket = std::env::var("CIAM_WEB_BUCKET")
         .ok()
         .filter(|b| !b.trim().is_empty());
@@ -111,11 +105,8 @@ pub async fn run(ciam: Ciam) -> Result<(), lambda_http::Error> {
         tracing::error!(route = EMBEDDED_PAGE, error = e, "init failed");
         return Err(e.into());
     };
-    let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
-        .load()
-        .await;
     let web: Arc<dyn BlobStore> =
-        Arc::new(S3Blobs::new(aws_sdk_s3::Client::new(&sdk), Some(bucket)));
+        Arc::new(S3Blobs::new(aws_sdk_s3::Client::new(sdk), Some(bucket)));
     let ciam = Arc::new(ciam);
     lambda_http::run(lambda_http::service_fn(move |req: Request| {
         let (ciam, web) = (ciam.clone(), web.clone());

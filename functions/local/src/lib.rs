@@ -156,16 +156,6 @@ fn spa(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     }
 }
 
-/// The embedded sign-in page, the only page another site may frame: `/{zh-CN|en-US}/embedded/signin`.
-pub fn is_embedded_signin(path: &str) -> bool {
-    matches!(
-        path.trim_end_matches('/'),
-        "/zh-CN/embedded/signin" | "/en-US/embedded/signin"
-    )
-}
-
-/// The `appId` of a query string (first occurrence, as written: app ids are plain hex, so an
-/// encoded one names no app anyway).
 /// The `appId` and `serviceUrl` of the embedded sign-in's query, decoded as the browser's
 /// URLSearchParams decodes them (the page's own code reads them that way).
 fn frame_params(query: Option<&str>) -> Option<(String, String)> {
@@ -192,7 +182,8 @@ async fn frame_policy(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
-    let embedded = req.method() == axum::http::Method::GET && is_embedded_signin(req.uri().path());
+    let embedded = req.method() == axum::http::Method::GET
+        && ciam_core::apps::is_embedded_signin(req.uri().path());
     let app = embedded.then(|| frame_params(req.uri().query())).flatten();
     let mut res = next.run(req).await;
     let html = res
@@ -213,14 +204,12 @@ async fn frame_policy(
         _ => ciam_core::apps::NO_FRAMING.to_owned(),
     };
     let h = res.headers_mut();
-    if let Ok(v) = HeaderValue::from_str(&format!("frame-ancestors {ancestors}")) {
-        h.insert(CONTENT_SECURITY_POLICY, v);
-    } else {
-        h.insert(
-            CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("frame-ancestors 'none'"),
-        );
-    }
+    let csp = ciam_core::apps::frame_ancestors_csp(&ancestors);
+    h.insert(
+        CONTENT_SECURITY_POLICY,
+        HeaderValue::from_str(&csp)
+            .unwrap_or_else(|_| HeaderValue::from_static(ciam_core::apps::NO_FRAMING_CSP)),
+    );
     if embedded {
         h.remove(axum::http::header::X_FRAME_OPTIONS);
     } else {

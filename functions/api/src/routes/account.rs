@@ -82,7 +82,7 @@ pub struct Deactivation {
 }
 
 /// `PATCH /auth/deactivation`. Round trips: 2-3 (authentication, proof, one transaction) plus
-/// tidying of codes and backup codes.
+/// tidying of codes, backup codes, consents and the avatar blob.
 pub async fn deactivation(
     State(s): State<AppState>,
     Authed(sess): Authed,

@@ -1,12 +1,11 @@
 //! Partner apps: the registry (admins only) and CAS-style tickets.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Json, Params};
+use crate::extract::{basic, Authed, Json, Params};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
 use ciam_core::apps::{self, AppFields, Names};
 use ciam_core::{tickets, Error, Reason};
 use serde::de::DeserializeOwned;
@@ -142,24 +141,10 @@ pub async fn issue_ticket(
     Ok(axum::Json(issued).into_response())
 }
 
-/// `appId:appSecret` from `Authorization: Basic …`, if given.
-fn basic(headers: &HeaderMap) -> Option<(String, String)> {
-    let v = headers.get("authorization")?.to_str().ok()?;
-    let b64 = v
-        .strip_prefix("Basic ")
-        .or_else(|| v.strip_prefix("basic "))?;
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(b64.trim())
-        .ok()?;
-    let text = String::from_utf8(raw).ok()?;
-    let (id, secret) = text.split_once(':')?;
-    Some((id.to_owned(), secret.to_owned()))
-}
-
 /// `GET /auth/login/token/verify?appId&appSecret&cTicket&serviceUrl` (or the app's credentials
 /// by HTTP Basic): the user's claims, once per ticket. Round trips: 3.
 pub async fn verify_ticket(State(s): State<AppState>, headers: HeaderMap, q: Params) -> ApiResult {
-    let (app_id, secret) = match basic(&headers) {
+    let (app_id, secret) = match basic(&headers).flatten() {
         Some(creds) => creds,
         None => (q.get("appId")?, q.get("appSecret")?),
     };

@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 
 type ApiResult = Result<Response, ApiError>;
 
-/// `GET /auth/privacy`. Round trips: 3 (authentication, the user, the history).
+/// `GET /auth/privacy`. Round trips: 2 (authentication, which loads the settings; the history).
 pub async fn privacy(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
     Ok(axum::Json(me::privacy(&s.ciam, &sess).await?).into_response())
 }
 
-/// `PATCH /auth/privacy {analytics?, marketing?}`. Round trips: 4.
+/// `PATCH /auth/privacy {analytics?, marketing?}`. Round trips: 3.
 pub async fn set_privacy(
     State(s): State<AppState>,
     Authed(sess): Authed,

@@ -4,13 +4,12 @@
 //! signed-in route.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Lang};
+use crate::extract::{basic, bearer, Authed, Lang};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
 use ciam_core::oidc::{self, OAuthError, TokenRequest};
 
 type ApiResult = Result<Response, ApiError>;
@@ -151,31 +150,6 @@ fn take(p: &[(String, String)], name: &str) -> Option<String> {
     p.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
 }
 
-/// `client_id:client_secret` from `Authorization: Basic`, each form-decoded (RFC 6749 §2.3.1).
-/// Some(Err) when the header is Basic but unreadable.
-fn basic(headers: &HeaderMap) -> Option<Result<(String, String), OAuthError>> {
-    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, rest) = v.split_once(' ')?;
-    if !scheme.eq_ignore_ascii_case("basic") {
-        return None;
-    }
-    let bad = || OAuthError::new("invalid_client", "malformed Basic credentials");
-    let parsed = base64::engine::general_purpose::STANDARD
-        .decode(rest.trim())
-        .ok()
-        .and_then(|raw| String::from_utf8(raw).ok())
-        .and_then(|text| {
-            let (id, secret) = text.split_once(':')?;
-            let dec = |s: &str| {
-                url::form_urlencoded::parse(format!("x={s}").as_bytes())
-                    .next()
-                    .map(|(_, v)| v.into_owned())
-            };
-            Some((dec(id)?, dec(secret)?))
-        });
-    Some(parsed.ok_or_else(bad))
-}
-
 /// `POST /oidc/token` (form): the authorization code and PKCE verifier for an access token and
 /// an id_token, with `Cache-Control: no-store`. Errors are RFC 6749 JSON. Round trips: 4 (app
 /// and code together, the user, the access token, the code's conditional update into a
@@ -186,7 +160,11 @@ pub async fn token(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -
     }
     let run = async {
         let p = form(&headers, &body)?;
-        let basic = basic(&headers).transpose()?;
+        let basic = basic(&headers)
+            .map(|b| {
+                b.ok_or_else(|| OAuthError::new("invalid_client", "malformed Basic credentials"))
+            })
+            .transpose()?;
         let req = TokenRequest {
             grant_type: take(&p, "grant_type"),
             code: take(&p, "code"),
@@ -210,14 +188,6 @@ pub async fn token(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -
     }
 }
 
-fn bearer(headers: &HeaderMap) -> Option<String> {
-    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = v.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then(|| token.trim().to_owned())
-}
-
 async fn answer_userinfo(s: &AppState, token: Option<String>) -> Response {
     if let Some(res) = unconfigured(s) {
         return res;
@@ -232,14 +202,14 @@ async fn answer_userinfo(s: &AppState, token: Option<String>) -> Response {
 /// claims, while the user's consent to the app stands. Round trips: 2 (the token; the user and
 /// the consent together).
 pub async fn userinfo(State(s): State<AppState>, headers: HeaderMap) -> Response {
-    answer_userinfo(&s, bearer(&headers)).await
+    answer_userinfo(&s, bearer(&headers).map(str::to_owned)).await
 }
 
 /// `POST /oidc/userinfo`: the same, the token also accepted as the form field `access_token`
 /// (RFC 6750 §2.2). Round trips: 2.
 pub async fn userinfo_post(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let token = match bearer(&headers) {
-        Some(t) => Some(t),
+        Some(t) => Some(t.to_owned()),
         None if form_type(&headers) => match form(&headers, &body) {
             Ok(p) => take(&p, "access_token"),
             Err(e) => return oauth_error(&e),
