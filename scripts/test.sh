@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every test of the project. Called by `npm test` (and so by CI).
-#   1. cfn-lint template.yaml
+#   1. cfn-lint on template.yaml and every template under infra/; `sam validate --lint`
+#   1b. the infra suite (pytest, infra/tests): the SAM transform, policies, deploy steps
+#       against emulators (moto)                  -> JUnit report
 #   2. cargo test (workspace), then cargo build -p ciam-local (the binary e2e serves) -> "test result:" lines
 #   3. web message catalogues (i18n --check) and unit tests (vitest, jsdom) -> vitest JSON report
 #   4. web build (vite, with the manifest)
@@ -21,8 +23,12 @@ failed_steps=()
 step() { echo; echo "== $*"; }
 fail() { failed_steps+=("$1"); echo "!! step failed: $1" >&2; }
 
-step "cfn-lint template.yaml"
-.venv/bin/cfn-lint template.yaml || fail cfn-lint
+step "cfn-lint (template.yaml, infra/*.yaml) and sam validate --lint"
+.venv/bin/cfn-lint template.yaml infra/*.yaml || fail cfn-lint
+AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 .venv/bin/sam validate --lint -t template.yaml || fail "sam validate"
+
+step "infra: the transformed template, policies and deploy steps (pytest, emulators from moto)"
+.venv/bin/python -m pytest -q infra/tests --junitxml="$work/pytest.xml" || fail "infra tests"
 
 step "cargo test (workspace: core, both storage engines, api, lambdas, the ciam binary)"
 cargo test --workspace --all-targets --locked 2>&1 | tee "$work/cargo.log" || fail "cargo test"
@@ -52,8 +58,8 @@ if [ ${#failed_steps[@]} -gt 0 ]; then
   echo "failed steps: ${failed_steps[*]}" >&2
 fi
 
-# One closing line for the whole run: cargo's "test result:" lines, vitest's JSON report and the
-# TAP summary of node:test. A vitest file that cannot load, node:test tests cancelled by a failed
+# One closing line for the whole run: cargo's "test result:" lines, pytest's JUnit report,
+# vitest's JSON report and the TAP summary of node:test. A vitest file that cannot load, node:test tests cancelled by a failed
 # set-up, and a missing report count as failed.
 node - "$work" <<'EOF'
 const fs = require('fs');
@@ -64,6 +70,14 @@ const sums = [];
   let p = 0, f = 0;
   for (const m of read('cargo.log').matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed/gm)) { p += +m[1]; f += +m[2]; }
   sums.push(['cargo', p, f]);
+}
+{
+  // <testsuite name="pytest" errors=".." failures=".." skipped=".." tests="..">
+  const xml = read('pytest.xml');
+  const m = xml.match(/<testsuite [^>]*>/);
+  const a = (k) => +((m?.[0].match(new RegExp(` ${k}="(\\d+)"`)) ?? [])[1] ?? 0);
+  const bad = a('errors') + a('failures') + a('skipped');
+  sums.push(['pytest', m ? a('tests') - bad : 0, m ? bad : 1]);
 }
 {
   let p = 0, f = 1;
