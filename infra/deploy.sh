@@ -175,14 +175,16 @@ missing = [k for k in wanted if not outputs.get(k)]
 if missing:
     sys.exit("stack output(s) missing: " + ", ".join(missing) + " (deploy a template.yaml that has them)")
 print("\t".join(outputs[k] for k in wanted))
-print("PublicBaseUrl" in params and not params["PublicBaseUrl"] and "unset" or "ok")
+# Parameters a production stack should not leave empty (absent ones belong to an older template).
+if "PublicBaseUrl" in params and not params["PublicBaseUrl"] and not params.get("DomainName"):
+    print("note: PublicBaseUrl and DomainName are empty; the OpenID Connect issuer and links need one:")
+    print("      infra/deploy.sh --parameter-overrides PublicBaseUrl=" + outputs["PublicUrl"])
+if "WebAclArn" in params and not params["WebAclArn"]:
+    print("note: WebAclArn is empty: no web ACL in front of the distribution (docs/operations.md section 8)")
 ' <<<"$json")" || die "stack $STACK_NAME: see above"
   IFS=$'\t' read -r WEB_BUCKET DISTRIBUTION_ID PUBLIC_URL <<<"$(head -n1 <<<"$values")"
   log "WebBucketName=$WEB_BUCKET DistributionId=$DISTRIBUTION_ID PublicUrl=$PUBLIC_URL"
-  if [ "$(tail -n1 <<<"$values")" = unset ]; then
-    log "note: PublicBaseUrl is empty; the OpenID Connect issuer and links need it:"
-    log "      infra/deploy.sh --parameter-overrides PublicBaseUrl=$PUBLIC_URL"
-  fi
+  tail -n +2 <<<"$values"
 }
 
 build_web() {

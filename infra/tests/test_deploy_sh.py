@@ -49,7 +49,12 @@ STUBS = {
 }
 
 
-def outputs(bucket="ciam-web-test", distribution="E2EXAMPLE", public_base_url="https://d1.cloudfront.net"):
+def outputs(
+    bucket="ciam-web-test",
+    distribution="E2EXAMPLE",
+    public_base_url="https://d1.cloudfront.net",
+    web_acl="arn:aws:wafv2:us-east-1:123456789012:global/webacl/ciam/1",
+):
     return json.dumps(
         {
             "Outputs": [
@@ -57,7 +62,11 @@ def outputs(bucket="ciam-web-test", distribution="E2EXAMPLE", public_base_url="h
                 {"OutputKey": "DistributionId", "OutputValue": distribution},
                 {"OutputKey": "PublicUrl", "OutputValue": "https://d1.cloudfront.net"},
             ],
-            "Parameters": [{"ParameterKey": "PublicBaseUrl", "ParameterValue": public_base_url}],
+            "Parameters": [
+                {"ParameterKey": "PublicBaseUrl", "ParameterValue": public_base_url},
+                {"ParameterKey": "DomainName", "ParameterValue": ""},
+                {"ParameterKey": "WebAclArn", "ParameterValue": web_acl},
+            ],
         }
     )
 
@@ -181,12 +190,13 @@ def test_guided_lets_sam_ask_for_the_parameters(repo, stubs):
     assert "/sam deploy --stack-name ciam --region eu-west-1 --guided\n" in done.stdout
 
 
-def test_an_empty_public_base_url_is_pointed_out(repo, stubs):
-    done, _ = deploy(
-        repo, stubs, "--dry-run", "--web-only", "--region", "eu-west-1",
-        env={"STUB_OUTPUTS": outputs(public_base_url="")},
-    )
+def test_an_empty_public_base_url_and_web_acl_are_pointed_out(repo, stubs):
+    args = (repo, stubs, "--dry-run", "--web-only", "--region", "eu-west-1")
+    done, _ = deploy(*args, env={"STUB_OUTPUTS": outputs(public_base_url="", web_acl="")})
     assert "--parameter-overrides PublicBaseUrl=https://d1.cloudfront.net" in done.stdout
+    assert "WebAclArn is empty" in done.stdout
+    done, _ = deploy(*args)
+    assert "note:" not in done.stdout
 
 
 def test_a_whole_run_deploys_then_uploads_to_the_bucket_then_invalidates_index_html(repo, stubs, endpoint):  # noqa: F811
