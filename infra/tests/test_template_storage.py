@@ -77,7 +77,7 @@ def test_only_the_password_hashing_functions_reserve_concurrency(template):
         else:
             assert "ReservedConcurrentExecutions" not in props, name
     assert template["Conditions"]["ReservesHashingConcurrency"] == {
-        "Fn::Not": [{"Fn::Equals": [{"Ref": "PasswordHashingConcurrency"}, 0]}]
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "PasswordHashingConcurrency"}, "0"]}]
     }
 
 
