@@ -1,0 +1,139 @@
+"""CloudFront: one door (the origin header from the secret), one response headers policy with
+the values of infra/security-headers.json on every behaviour, the domain and its TLS floor,
+IPv6, the price class, the web ACL and the access logs."""
+
+import json
+
+import pytest
+
+from template_facts import ROOT
+
+HEADERS_FILE = ROOT / "infra" / "security-headers.json"
+
+
+@pytest.fixture(scope="module")
+def distribution(template):
+    return template["Resources"]["Distribution"]["Properties"]["DistributionConfig"]
+
+
+def behaviours(distribution):
+    return [distribution["DefaultCacheBehavior"], *distribution["CacheBehaviors"]]
+
+
+def headers_of(policy):
+    """The response headers a ResponseHeadersPolicy sets, as name -> (value, override)."""
+    config = policy["Properties"]["ResponseHeadersPolicyConfig"]
+    security = config.get("SecurityHeadersConfig", {})
+    out = {}
+    if "ContentSecurityPolicy" in security:
+        c = security["ContentSecurityPolicy"]
+        out["Content-Security-Policy"] = (c["ContentSecurityPolicy"], c["Override"])
+    if "ReferrerPolicy" in security:
+        c = security["ReferrerPolicy"]
+        out["Referrer-Policy"] = (c["ReferrerPolicy"], c["Override"])
+    if "StrictTransportSecurity" in security:
+        c = security["StrictTransportSecurity"]
+        value = f"max-age={c['AccessControlMaxAgeSec']}"
+        if c.get("IncludeSubdomains"):
+            value += "; includeSubDomains"
+        if c.get("Preload"):
+            value += "; preload"
+        out["Strict-Transport-Security"] = (value, c["Override"])
+    if "ContentTypeOptions" in security:
+        out["X-Content-Type-Options"] = ("nosniff", security["ContentTypeOptions"]["Override"])
+    if "FrameOptions" in security:
+        c = security["FrameOptions"]
+        out["X-Frame-Options"] = (c["FrameOption"], c["Override"])
+    if "XSSProtection" in security:
+        out["X-XSS-Protection"] = ("(set)", security["XSSProtection"]["Override"])
+    for item in config.get("CustomHeadersConfig", {}).get("Items", []):
+        out[item["Header"]] = (item["Value"], item["Override"])
+    return out
+
+
+def test_one_headers_policy_carries_exactly_the_values_of_security_headers_json(template):
+    wanted = json.loads(HEADERS_FILE.read_text())
+    policies = {n: r for n, r in template["Resources"].items() if r["Type"] == "AWS::CloudFront::ResponseHeadersPolicy"}
+    assert list(policies) == ["SecurityHeaders"]
+    got = headers_of(policies["SecurityHeaders"])
+    assert {k: v for k, (v, _) in got.items()} == wanted
+    # The embedded page's own CSP (its app's frame-ancestors) must pass through; every other
+    # header is CloudFront's.
+    assert got["Content-Security-Policy"][1] is False
+    assert all(override for name, (_, override) in got.items() if name != "Content-Security-Policy")
+
+
+def test_every_behaviour_uses_the_headers_policy(distribution):
+    paths = ["default"] + [b["PathPattern"] for b in distribution["CacheBehaviors"]]
+    assert {"/ciam/*", "/zh-CN/embedded/*", "/en-US/embedded/*"} <= set(paths)
+    for path, b in zip(paths, behaviours(distribution)):
+        assert b.get("ResponseHeadersPolicyId") == {"Ref": "SecurityHeaders"}, path
+
+
+def test_cloudfront_sends_the_origin_header_from_the_secret_to_the_api_only(template, distribution):
+    origins = {o["Id"]: o for o in distribution["Origins"]}
+    headers = origins["api"]["OriginCustomHeaders"]
+    assert headers == [
+        {
+            "HeaderName": "X-Ciam-Origin-Verify",
+            "HeaderValue": {"Fn::Sub": "{{resolve:secretsmanager:${OriginSecret}:SecretString:originVerify}}"},
+        }
+    ]
+    assert "OriginCustomHeaders" not in origins["web"]
+    # Every behaviour that reaches the API goes through that origin.
+    for b in behaviours(distribution):
+        if b.get("PathPattern", "").startswith(("/ciam/", "/zh-CN/embedded", "/en-US/embedded")):
+            assert b["TargetOriginId"] == "api"
+    assert "ApiUrl" not in template["Outputs"]
+
+
+def test_ipv6_is_on_and_the_price_class_defaults_to_every_edge(template, distribution):
+    assert distribution["IPV6Enabled"] is True
+    assert distribution["PriceClass"] == {"Ref": "PriceClass"}
+    assert template["Parameters"]["PriceClass"]["Default"] == "PriceClass_All"
+
+
+def test_an_own_domain_brings_its_certificate_with_tls_1_2_at_least(template, distribution):
+    conditions = template["Conditions"]
+    assert conditions["HasDomain"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "DomainName"}, ""]}]}
+    assert conditions["HasCertificate"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "CertificateArn"}, ""]}]}
+    # The two parameters come together or not at all.
+    rules = template["Rules"]
+    assert rules["DomainNeedsCertificate"]["RuleCondition"] == conditions["HasDomain"]
+    assert rules["CertificateNeedsDomain"]["RuleCondition"] == conditions["HasCertificate"]
+    assert distribution["Aliases"] == {"Fn::If": ["HasDomain", [{"Ref": "DomainName"}], {"Ref": "AWS::NoValue"}]}
+    cond, own, default = distribution["ViewerCertificate"]["Fn::If"]
+    assert cond == "HasCertificate"
+    assert own == {
+        "AcmCertificateArn": {"Ref": "CertificateArn"},
+        "SslSupportMethod": "sni-only",
+        "MinimumProtocolVersion": "TLSv1.2_2021",
+    }
+    assert default == {"CloudFrontDefaultCertificate": True}
+
+
+def test_the_issuer_and_the_public_url_follow_the_domain(template):
+    public_url = template["Globals"]["Function"]["Environment"]["Variables"]["CIAM_PUBLIC_URL"]
+    assert public_url == {"Fn::If": ["HasDomain", {"Fn::Sub": "https://${DomainName}"}, {"Ref": "PublicBaseUrl"}]}
+    output = template["Outputs"]["PublicUrl"]["Value"]
+    assert output["Fn::If"][0] == "HasDomain"
+    assert output["Fn::If"][1] == {"Fn::Sub": "https://${DomainName}"}
+    for name in ("WebBucketName", "DistributionId", "PublicUrl"):
+        assert name in template["Outputs"], name
+
+
+def test_the_web_acl_is_optional_and_attached_when_given(template, distribution):
+    assert template["Parameters"]["WebAclArn"]["Default"] == ""
+    assert distribution["WebACLId"] == {"Fn::If": ["HasWebAcl", {"Ref": "WebAclArn"}, {"Ref": "AWS::NoValue"}]}
+
+
+def test_access_logs_go_to_a_private_logs_bucket_that_forgets(template, distribution):
+    assert distribution["Logging"]["Bucket"] == {"Fn::GetAtt": ["LogsBucket", "DomainName"]}
+    assert distribution["Logging"]["IncludeCookies"] is False
+    bucket = template["Resources"]["LogsBucket"]["Properties"]
+    # Legacy logging writes with an ACL grant: ACLs must be enabled, objects stay ours.
+    assert bucket["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerPreferred"}]
+    assert all(bucket["PublicAccessBlockConfiguration"].values())
+    [rule] = bucket["LifecycleConfiguration"]["Rules"]
+    assert rule["Status"] == "Enabled"
+    assert rule["ExpirationInDays"] == {"Ref": "CdnLogRetentionDays"}

@@ -1,0 +1,143 @@
+"""Observability: JSON logs, API access logs, the alarms (each to the topic), the sign-in and
+client-error metrics from the contracted log lines, the dashboard, optional X-Ray."""
+
+import json
+import re
+
+import pytest
+
+from template_facts import functions
+
+# Alarm -> (namespace, metrics it watches). Each is required by the issue.
+REQUIRED_ALARMS = {
+    "LambdaErrorsAlarm": ("AWS/Lambda", {"Errors"}),
+    "LambdaThrottlesAlarm": ("AWS/Lambda", {"Throttles"}),
+    "Api5xxAlarm": ("AWS/ApiGateway", {"5xx"}),
+    "ApiLatencyP99Alarm": ("AWS/ApiGateway", {"Latency"}),
+    "TableThrottlesAlarm": ("AWS/DynamoDB", {"ReadThrottleEvents", "WriteThrottleEvents"}),
+    "TableSystemErrorsAlarm": ("AWS/DynamoDB", {"SystemErrors"}),
+    "SesBounceRateAlarm": ("AWS/SES", {"Reputation.BounceRate"}),
+    "SesComplaintRateAlarm": ("AWS/SES", {"Reputation.ComplaintRate"}),
+    "SmsSpendAlarm": ("AWS/SNS", {"SMSMonthToDateSpentUSD"}),
+    "SignInFailureSpikeAlarm": ("Ciam", {"SignInFailures"}),
+}
+SIGN_IN_LOGS = {"AuthLoginPasswordLogs", "AuthLoginCodeLogs", "AuthLoginTotpLogs", "AuthUnlockCodeLogs", "AuthLoginStaffLogs"}
+
+
+def resources_of(template, kind):
+    return {n: r["Properties"] for n, r in template["Resources"].items() if r["Type"] == kind}
+
+
+def watched(alarm):
+    """(namespace, metric names) an alarm evaluates, plain or through metric math."""
+    if "MetricName" in alarm:
+        return {(alarm["Namespace"], alarm["MetricName"])}
+    return {
+        (q["MetricStat"]["Metric"]["Namespace"], q["MetricStat"]["Metric"]["MetricName"])
+        for q in alarm["Metrics"]
+        if "MetricStat" in q
+    }
+
+
+def test_every_required_alarm_exists_and_tells_the_topic(template):
+    alarms = resources_of(template, "AWS::CloudWatch::Alarm")
+    for name, (namespace, metrics) in REQUIRED_ALARMS.items():
+        assert name in alarms, name
+        assert watched(alarms[name]) == {(namespace, m) for m in metrics}, name
+    for name, alarm in alarms.items():
+        assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}], name
+        assert alarm["OKActions"] == [{"Ref": "AlarmTopic"}], name
+    topic = template["Resources"]["AlarmTopic"]
+    assert topic["Type"] == "AWS::SNS::Topic"
+    subscription = template["Resources"]["AlarmEmailSubscription"]
+    assert subscription["Condition"] == "HasAlarmEmail"
+    assert subscription["Properties"]["Endpoint"] == {"Ref": "AlarmEmail"}
+    assert template["Parameters"]["AlarmEmail"]["Default"] == ""
+
+
+def test_api_alarms_watch_this_api_and_table_alarms_this_table(template):
+    alarms = resources_of(template, "AWS::CloudWatch::Alarm")
+    for name in ("Api5xxAlarm", "ApiLatencyP99Alarm"):
+        assert alarms[name]["Dimensions"] == [{"Name": "ApiId", "Value": {"Ref": "Api"}}], name
+    assert alarms["ApiLatencyP99Alarm"]["ExtendedStatistic"] == "p99"
+    for name in ("TableThrottlesAlarm", "TableSystemErrorsAlarm"):
+        for q in alarms[name]["Metrics"]:
+            if "MetricStat" in q:
+                dims = q["MetricStat"]["Metric"]["Dimensions"]
+                assert {"Name": "TableName", "Value": {"Ref": "Table"}} in dims, name
+    assert alarms["SmsSpendAlarm"]["Threshold"] == {"Ref": "SmsMonthlySpendAlarmUsd"}
+
+
+def test_sign_in_outcomes_are_metrics_by_reason_from_the_contracted_log_line(template):
+    filters = resources_of(template, "AWS::Logs::MetricFilter")
+    outcome_groups, failure_groups = set(), set()
+    for f in filters.values():
+        [t] = f["MetricTransformations"]
+        if t["MetricName"] == "SignIn":
+            assert f["FilterPattern"] == '{ $.fields.message = "sign-in" }'
+            assert t["MetricNamespace"] == "Ciam"
+            assert t["Dimensions"] == [
+                {"Key": "Outcome", "Value": "$.fields.outcome"},
+                {"Key": "Method", "Value": "$.fields.method"},
+            ]
+            outcome_groups.add(f["LogGroupName"]["Ref"])
+        if t["MetricName"] == "SignInFailures":
+            assert f["FilterPattern"] == '{ $.fields.message = "sign-in" && $.fields.outcome != "success" }'
+            failure_groups.add(f["LogGroupName"]["Ref"])
+    assert SIGN_IN_LOGS <= outcome_groups
+    assert outcome_groups == failure_groups
+
+
+def test_client_error_reports_become_a_metric_on_their_log_group(template):
+    filters = resources_of(template, "AWS::Logs::MetricFilter")
+    [f] = [f for f in filters.values() if f["MetricTransformations"][0]["MetricName"] == "ClientErrors"]
+    assert f["FilterPattern"] == '{ $.fields.message = "client error" }'
+    assert f["MetricTransformations"][0]["MetricNamespace"] == "Ciam"
+    assert template["Resources"][f["LogGroupName"]["Ref"]]["Type"] == "AWS::Logs::LogGroup"
+
+
+def test_every_function_logs_json_to_its_own_group_and_may_trace(template, transformed):
+    lambdas = {n: r["Properties"] for n, r in transformed["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
+    for name in functions(template):
+        logging = lambdas[name]["LoggingConfig"]
+        assert logging["LogFormat"] == "JSON", name
+        group = logging["LogGroup"]["Ref"]
+        assert template["Resources"][group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}, name
+        assert lambdas[name]["TracingConfig"] == {"Mode": {"Ref": "TracingMode"}}, name
+    assert set(template["Parameters"]["TracingMode"]["AllowedValues"]) == {"Active", "PassThrough"}
+
+
+def test_api_access_logs_are_json_lines_with_the_request_essentials(template):
+    settings = template["Resources"]["Api"]["Properties"]["AccessLogSettings"]
+    assert settings["DestinationArn"] == {"Fn::GetAtt": ["ApiAccessLogs", "Arn"]}
+    line = json.loads(settings["Format"])
+    for field, variable in {
+        "requestId": "$context.requestId",
+        "ip": "$context.identity.sourceIp",
+        "route": "$context.routeKey",
+        "status": "$context.status",
+        "latency": "$context.responseLatency",
+    }.items():
+        assert line[field] == variable, field
+    group = template["Resources"]["ApiAccessLogs"]["Properties"]
+    assert group["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+
+
+def test_the_dashboard_is_valid_json_with_the_main_graphs(template):
+    body, variables = template["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    # What CloudFormation substitutes: stack resources, pseudo parameters, the Sub's own variables.
+    known = set(template["Resources"]) | {"AWS::Region"} | set(variables)
+    for var in re.findall(r"\$\{([^}]+)\}", body):
+        assert var in known, var
+    widgets = json.loads(re.sub(r"\$\{[^}]+\}", "x", body))["widgets"]
+    text = json.dumps(widgets)
+    for metric in ("5xx", "Latency", "SignIn", "SignInFailures", "ClientErrors", "Throttles", "ReadThrottleEvents",
+                   "Reputation.BounceRate", "SMSMonthToDateSpentUSD", "BlockedRequests"):
+        assert metric in text, metric
+
+
+@pytest.mark.parametrize("metric", ["SignIn", "SignInFailures", "ClientErrors"])
+def test_custom_metrics_live_in_the_contracted_namespace(template, metric):
+    filters = resources_of(template, "AWS::Logs::MetricFilter")
+    namespaces = {f["MetricTransformations"][0]["MetricNamespace"] for f in filters.values() if f["MetricTransformations"][0]["MetricName"] == metric}
+    assert namespaces == {"Ciam"}
