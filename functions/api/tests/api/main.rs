@@ -11,6 +11,7 @@ mod consents;
 mod conventions;
 mod dynamo;
 mod helpers;
+mod input;
 mod journey;
 mod login;
 mod me;
