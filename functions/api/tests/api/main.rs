@@ -20,6 +20,7 @@ mod passwords;
 mod races;
 mod registration;
 mod sessions;
+mod sign_in_log;
 mod staff;
 mod two_factor;
 mod validation;
