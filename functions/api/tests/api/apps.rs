@@ -213,28 +213,6 @@ async fn unsafe_service_urls_are_refused_at_registration() {
             .error(400, "INVALID_PARAMETER");
         assert_eq!(v["field"], "serviceUrls[0]", "{bad}: {v}");
     }
-    for bad in IMPOSSIBLE_HOSTS
-        .iter()
-        .filter_map(|u| u.strip_suffix("/cb"))
-        .chain(["https://factory.example.com/cb", "https://*"])
-    {
-        let mut body = new_app("Other");
-        body["frameOrigins"] = json!(["https://factory.example.com", bad]);
-        let v = w
-            .app
-            .create_app(&w.admin, &body)
-            .await
-            .error(400, "INVALID_PARAMETER");
-        assert_eq!(v["field"], "frameOrigins[1]", "{bad}: {v}");
-    }
-    let mut body = new_app("Other");
-    body["logo"] = json!("https://*.example.com/logo.png");
-    let v = w
-        .app
-        .create_app(&w.admin, &body)
-        .await
-        .error(400, "INVALID_PARAMETER");
-    assert_eq!(v["field"], "logo", "{v}");
     // The registry is as it was: the app keeps its URLs.
     let app = w.app.get_app(&w.admin, &w.app_id).await.ok(200);
     assert_eq!(app["serviceUrls"][0], SERVICE);

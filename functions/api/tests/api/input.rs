@@ -184,3 +184,29 @@ async fn the_app_registry_refuses_invisible_characters_in_names_and_descriptions
         .error(400, "INVALID_PARAMETER");
     assert_eq!(v["field"], "description");
 }
+
+#[tokio::test]
+async fn frame_origins_and_logos_refuse_the_impossible_hosts_of_service_urls() {
+    let app = TestApp::spawn().await;
+    let admin = app.admin_token().await;
+    for bad in crate::apps::IMPOSSIBLE_HOSTS
+        .iter()
+        .filter_map(|u| u.strip_suffix("/cb"))
+        .chain(["https://factory.example.com/cb", "https://*"])
+    {
+        let mut body = crate::apps::new_app("Other");
+        body["frameOrigins"] = json!(["https://factory.example.com", bad]);
+        let v = app
+            .create_app(&admin, &body)
+            .await
+            .error(400, "INVALID_PARAMETER");
+        assert_eq!(v["field"], "frameOrigins[1]", "{bad}: {v}");
+    }
+    let mut body = crate::apps::new_app("Other");
+    body["logo"] = json!("https://*.example.com/logo.png");
+    let v = app
+        .create_app(&admin, &body)
+        .await
+        .error(400, "INVALID_PARAMETER");
+    assert_eq!(v["field"], "logo", "{v}");
+}
