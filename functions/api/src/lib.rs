@@ -8,6 +8,7 @@ mod federation;
 mod middleware;
 pub mod openapi;
 pub mod routes;
+mod sign_in;
 
 pub use error::ApiError;
 pub use routes::{RouteDef, ROUTES};
@@ -40,7 +41,7 @@ pub fn router_for(id: &str, ciam: Ciam) -> Option<Router> {
 fn build(ciam: Ciam, keep: impl Fn(&RouteDef) -> bool) -> Router {
     let mut api = Router::new();
     for def in ROUTES.iter().filter(|d| keep(d)) {
-        api = api.route(def.path, routes::handler(def.id));
+        api = api.route(def.path, sign_in::logged(def.id, routes::handler(def.id)));
     }
     let api = api.fallback(error::not_found).with_state(AppState { ciam });
     middleware::wrap(Router::new().nest(BASE, api))

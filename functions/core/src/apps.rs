@@ -12,7 +12,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use subtle::ConstantTimeEq;
+
+mod urls;
 
 /// The claims an app may ask for.
 pub const SCOPES: [&str; 5] = ["avatar", "nickname", "company", "phone", "email"];
@@ -127,80 +130,39 @@ fn invalid(field: &'static str, zh: &'static str, en: &'static str) -> Error {
     Error::field(Reason::INVALID_PARAMETER, field, zh, en)
 }
 
-fn is_local(host: &str) -> bool {
-    host == "localhost" || host == "127.0.0.1"
-}
-
-/// A URL a browser may be sent to: https (http only for localhost and 127.0.0.1), with no user
-/// info and no fragment, written in its canonical form so that exact matching means something.
-fn web_url(field: &'static str, raw: &str) -> Result<url::Url> {
-    let bad = || {
-        invalid(
-            field,
-            "请使用完整的 https 地址（不含用户信息和 #）",
-            "Use a canonical https URL without user info or fragment",
-        )
-        .raw_message(format!("{field}: {raw} is not a canonical https URL"))
-    };
-    let u = url::Url::parse(raw).map_err(|_| bad())?;
-    let host = u.host_str().ok_or_else(bad)?;
-    let scheme_ok = u.scheme() == "https" || (u.scheme() == "http" && is_local(host));
-    if !scheme_ok
-        || !u.username().is_empty()
-        || u.password().is_some()
-        || u.fragment().is_some()
-        || u.as_str() != raw
-    {
-        return Err(bad());
-    }
-    Ok(u)
-}
-
-/// A service URL as registered (and later matched exactly).
-pub fn service_url(raw: &str) -> Result<String> {
-    web_url("serviceUrls", raw).map(|u| u.to_string())
-}
-
-fn origin(raw: &str) -> Result<String> {
-    let u = web_url("frameOrigins", &format!("{raw}/"))?;
-    if u.path() != "/" || u.query().is_some() {
-        return Err(invalid(
-            "frameOrigins",
-            "请只填写来源（协议、主机和端口）",
-            "Give an origin: scheme, host and port only",
-        ));
-    }
-    Ok(raw.to_owned())
-}
-
 fn name(field: &'static str, raw: &str) -> Result<String> {
     crate::validate::required_text(field, raw, 64)
 }
 
+/// Checks each entry of a list; an entry's error names it as the JSON body's path does
+/// (`serviceUrls[2]`), a list too long names the list.
 fn check_list<T>(
     field: &'static str,
     raw: Vec<String>,
-    one: impl Fn(&str) -> Result<T>,
+    one: impl Fn(Cow<'static, str>, &str) -> Result<T>,
 ) -> Result<Vec<T>> {
     if raw.len() > MAX_URLS {
         return Err(invalid(field, "数量过多", "Too many entries"));
     }
-    raw.iter().map(|r| one(r)).collect()
+    raw.iter()
+        .enumerate()
+        .map(|(i, r)| one(format!("{field}[{i}]").into(), r))
+        .collect()
 }
 
 /// Parses and checks the fields an admin sent; `creating` requires names and service URLs.
 pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
     let names = match f.name {
         Some(n) => Some(Names {
-            zh_cn: name("name", &n.zh_cn)?,
-            en_us: name("name", &n.en_us)?,
+            zh_cn: name("name.zh-CN", &n.zh_cn)?,
+            en_us: name("name.en-US", &n.en_us)?,
         }),
         None if creating => return Err(invalid("name", "请填写应用名称", "Give the app's names")),
         None => None,
     };
     let service_urls = match f.service_urls {
         Some(v) => {
-            let v = check_list("serviceUrls", v, service_url)?;
+            let v = check_list("serviceUrls", v, urls::service_url)?;
             if v.is_empty() {
                 return Err(invalid(
                     "serviceUrls",
@@ -221,17 +183,20 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
     };
     let frame_origins = f
         .frame_origins
-        .map(|v| check_list("frameOrigins", v, origin))
+        .map(|v| check_list("frameOrigins", v, urls::origin))
         .transpose()?;
     let scopes = f
         .scopes
         .map(|v| {
-            check_list("scopes", v, |s| {
+            check_list("scopes", v, |field, s| {
                 if SCOPES.contains(&s) {
                     Ok(s.to_owned())
                 } else {
-                    Err(invalid("scopes", "未知的授权范围", "Unknown scope")
-                        .raw_message(format!("scopes: {s} is not one of {}", SCOPES.join(","))))
+                    Err(Error {
+                        field: Some(field.clone()),
+                        ..invalid("scopes", "未知的授权范围", "Unknown scope")
+                            .raw_message(format!("{field}: {s} is not one of {}", SCOPES.join(",")))
+                    })
                 }
             })
         })
@@ -241,14 +206,12 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
             v.dedup();
             v
         });
-    let description = match f.description {
-        Some(d) if d.chars().count() > 500 => {
-            return Err(invalid("description", "内容过长", "Too long"))
-        }
-        d => d.map(|d| d.trim().to_owned()),
-    };
+    let description = f
+        .description
+        .map(|d| crate::validate::prose("description", &d, 500))
+        .transpose()?;
     let logo = match f.logo {
-        Some(l) if !l.is_empty() => Some(web_url("logo", &l)?.to_string()),
+        Some(l) if !l.is_empty() => Some(urls::web_url("logo".into(), &l)?.to_string()),
         l => l,
     };
     Ok(AppFields {

@@ -23,8 +23,10 @@ pub fn unique_key(pk: String) -> Key {
     Key::new(pk, "UNIQUE")
 }
 
+/// The username's uniqueness item: its folded key (`validate::username_key`: NFKC and lower
+/// case), so "Ann", "ANN" and "ＡＮＮ" are one name. An ASCII name's key is unchanged.
 pub fn username_pk(name: &str) -> String {
-    format!("USERNAME#{}", name.to_lowercase())
+    format!("USERNAME#{}", crate::validate::username_key(name))
 }
 
 /// The account `user_id`, unless it is gone or deactivated. Round trips: 1.

@@ -5,6 +5,9 @@
 use crate::error::{Error, Result};
 use crate::Reason;
 
+mod unicode;
+pub use unicode::{first_invisible, nfc, nfkc, username_key};
+
 /// A normalised e-mail address (trimmed, lower-cased).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Email(String);
@@ -156,10 +159,26 @@ impl Identity {
 /// punctuation of ordinary company names (`.,&()-_'`) stay allowed.
 pub const SPECIAL_CHARS: &str = "<>\"`\\/{}[]|;$%^*=~!?@#+";
 
+/// Refuses invisible and bidi-control characters (see `unicode::first_invisible`) except those
+/// in `allowed`: reversed or look-alike text shown to admins and partners.
+pub fn visible(field: &'static str, s: &str, allowed: &[char]) -> Result<()> {
+    match first_invisible(s, allowed) {
+        None => Ok(()),
+        Some(c) => Err(Error {
+            cause: Some(format!("{field} holds U+{:04X}", u32::from(c))),
+            ..Error::field(
+                Reason::INVALID_PARAMETER,
+                field,
+                "不能包含不可见字符或控制字符",
+                "It cannot contain invisible or control characters",
+            )
+        }),
+    }
+}
+
 fn no_special(field: &'static str, s: &str) -> Result<()> {
-    if s.chars()
-        .any(|c| SPECIAL_CHARS.contains(c) || c.is_control())
-    {
+    visible(field, s, &[])?;
+    if s.chars().any(|c| SPECIAL_CHARS.contains(c)) {
         Err(Error::field(
             Reason::INVALID_PARAMETER,
             field,
@@ -184,9 +203,16 @@ fn bounded(field: &'static str, s: &str, max: usize) -> Result<()> {
     }
 }
 
-/// A required free-text field: trimmed, not empty or blank, bounded, no special characters.
+/// Trimmed (of White_Space only, so a byte-order mark at either end is refused, not hidden) and
+/// in NFC, the form text is checked, counted and stored in.
+fn tidy(raw: &str) -> String {
+    nfc(raw.trim()).into_owned()
+}
+
+/// A required free-text field: trimmed, NFC, not empty or blank, bounded, nothing invisible, no
+/// special characters.
 pub fn required_text(field: &'static str, raw: &str, max: usize) -> Result<String> {
-    let s = raw.trim();
+    let s = tidy(raw);
     if s.is_empty() {
         return Err(Error::field(
             Reason::INVALID_PARAMETER,
@@ -195,20 +221,29 @@ pub fn required_text(field: &'static str, raw: &str, max: usize) -> Result<Strin
             "The field cannot be empty",
         ));
     }
-    bounded(field, s, max)?;
-    no_special(field, s)?;
-    Ok(s.to_owned())
+    bounded(field, &s, max)?;
+    no_special(field, &s)?;
+    Ok(s)
 }
 
 /// An optional free-text field: trimmed; blank means "clear it".
 pub fn optional_text(field: &'static str, raw: &str, max: usize) -> Result<Option<String>> {
-    let s = raw.trim();
+    let s = tidy(raw);
     if s.is_empty() {
         return Ok(None);
     }
-    bounded(field, s, max)?;
-    no_special(field, s)?;
-    Ok(Some(s.to_owned()))
+    bounded(field, &s, max)?;
+    no_special(field, &s)?;
+    Ok(Some(s))
+}
+
+/// Longer text (an app's description): trimmed, NFC, bounded, nothing invisible but line
+/// breaks; punctuation is free.
+pub fn prose(field: &'static str, raw: &str, max: usize) -> Result<String> {
+    let s = tidy(raw);
+    bounded(field, &s, max)?;
+    visible(field, &s, &['\n'])?;
+    Ok(s)
 }
 
 pub fn company(raw: &str) -> Result<String> {
@@ -223,7 +258,9 @@ pub fn company(raw: &str) -> Result<String> {
     required_text("company", raw, 100)
 }
 
-/// Usernames: 2 to 32 characters, no spaces or special characters; unique case-insensitively.
+/// Usernames: 2 to 32 characters, no spaces, nothing invisible, no special characters, also
+/// once compatibility forms are folded ("ann＠home" reads as "ann@home"). Answered in NFC, as
+/// typed otherwise; uniqueness goes by `username_key` (case and width folded).
 pub fn username(raw: &str) -> Result<String> {
     let s = required_text("userName", raw, 32)?;
     if s.chars().count() < 2 || s.chars().any(char::is_whitespace) {
@@ -234,6 +271,7 @@ pub fn username(raw: &str) -> Result<String> {
             "Username: 2 to 32 characters, no spaces",
         ));
     }
+    no_special("userName", &nfkc(&s))?;
     Ok(s)
 }
 
@@ -376,5 +414,66 @@ mod tests {
         assert!(username("a b").is_err());
         assert!(username("x").is_err());
         assert_eq!(username("张三").unwrap(), "张三");
+    }
+
+    #[test]
+    fn invisible_characters_are_refused_naming_the_field() {
+        for (field, raw) in [
+            ("userName", "ann\u{202E}"),
+            ("userName", "a\u{200B}nn"),
+            ("company", "Acme\u{2066}Co"),
+            ("company", "\u{FEFF}Acme"),
+        ] {
+            let e = if field == "userName" {
+                username(raw)
+            } else {
+                company(raw)
+            }
+            .unwrap_err();
+            assert_eq!(
+                (e.reason, e.field.as_deref()),
+                (Reason::INVALID_PARAMETER, Some(field)),
+                "{raw:?}"
+            );
+            assert!(e.cause.unwrap_or_default().contains("U+"), "{raw:?}");
+        }
+        let e = optional_text("displayName", "Ann\u{3164}", 50).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("displayName"));
+        assert_eq!(
+            optional_text("address", "1 Main St\u{2028}Suite 2", 200)
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("address")
+        );
+    }
+
+    #[test]
+    fn usernames_are_kept_in_nfc_and_judged_in_nfkc_too() {
+        assert_eq!(username("Zoe\u{308}").unwrap(), "Zoë");
+        assert_eq!(username("ＡＮＮ").unwrap(), "ＡＮＮ");
+        for bad in ["ann＠home", "ａ＜ｂ", "50％"] {
+            assert_eq!(
+                username(bad).unwrap_err().field.as_deref(),
+                Some("userName"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn prose_allows_punctuation_and_line_breaks_but_nothing_invisible() {
+        assert_eq!(
+            prose("description", " Orders & machines!\nNew? ", 500).unwrap(),
+            "Orders & machines!\nNew?"
+        );
+        for bad in ["a\u{202E}b", "a\u{200B}", "a\rb", "a\tb"] {
+            assert_eq!(
+                prose("description", bad, 500).unwrap_err().field.as_deref(),
+                Some("description"),
+                "{bad:?}"
+            );
+        }
+        assert!(prose("description", &"x".repeat(501), 500).is_err());
     }
 }

@@ -11,13 +11,15 @@ const VECTORS: &str = include_str!("validation_vectors.json");
 
 type Check = fn(&str) -> bool;
 
-const CHECKS: [(&str, Check); 6] = [
+const CHECKS: [(&str, Check); 7] = [
     ("mail", |s| Email::parse(s).is_ok()),
     ("phone", |s| Phone::parse(s).is_ok()),
     ("password", |s| password::check_new(s).is_ok()),
     ("username", |s| validate::username(s).is_ok()),
     ("company", |s| validate::company(s).is_ok()),
     ("code", |s| validate::code("code", s).is_ok()),
+    // A required free-text field of 50 characters: display name, position, address, app names.
+    ("text", |s| validate::required_text("text", s, 50).is_ok()),
 ];
 
 fn vectors() -> Value {
@@ -118,4 +120,68 @@ fn the_phone_vectors_include_the_country_prefixes() {
             "{prefix}"
         );
     }
+}
+
+#[test]
+fn the_name_vectors_refuse_each_kind_of_invisible_character_on_its_own() {
+    let v = vectors();
+    // Format and bidi (Cf), separators (Zl, Zp), a control (Cc), default-ignorable fillers and
+    // joiners, a tag character, a variation selector with nothing to select, the blank braille
+    // pattern and a private-use character.
+    let kinds = [
+        '\u{200B}',
+        '\u{200C}',
+        '\u{200D}',
+        '\u{200E}',
+        '\u{202E}',
+        '\u{2066}',
+        '\u{2060}',
+        '\u{FEFF}',
+        '\u{00AD}',
+        '\u{180E}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{0085}',
+        '\u{115F}',
+        '\u{1160}',
+        '\u{3164}',
+        '\u{FFA0}',
+        '\u{034F}',
+        '\u{E0041}',
+        '\u{FE0F}',
+        '\u{2800}',
+        '\u{E000}',
+    ];
+    let invalid = list(&v, "username", "invalid");
+    for c in kinds {
+        assert!(
+            invalid
+                .iter()
+                .any(|s| s.contains(c) && validate::username(&s.replace(c, "")).is_ok()),
+            "a username refused only because of U+{:04X}",
+            u32::from(c)
+        );
+    }
+    for rule in ["company", "text"] {
+        let invalid = list(&v, rule, "invalid");
+        assert!(
+            invalid
+                .iter()
+                .any(|s| validate::first_invisible(s, &[]).is_some()),
+            "{rule} has invisible-character vectors"
+        );
+    }
+}
+
+#[test]
+fn the_username_vectors_include_names_that_fold_onto_each_other() {
+    let valid = list(&vectors(), "username", "valid");
+    let folded = |s: &str| validate::username_key(&validate::username(s).unwrap_or_default());
+    assert!(
+        valid.iter().any(|a| a.is_ascii()
+            && valid
+                .iter()
+                .any(|b| !b.is_ascii() && folded(a) == folded(b))),
+        "an ASCII name and a fullwidth one with one key"
+    );
 }

@@ -3,8 +3,19 @@
 import { describe, expect, it } from 'vitest';
 import * as v from './validate';
 
-const FIELDS = ['mail', 'phone', 'password', 'username', 'company', 'code'] as const;
+const FIELDS = ['mail', 'phone', 'password', 'username', 'company', 'code', 'text'] as const;
 type Field = (typeof FIELDS)[number];
+// The check each rule of the file stands for ('text': a required free-text field of 50
+// characters, as the display name, position, address and app names are checked).
+const CHECKS: Record<Field, (s: string) => v.Problem> = {
+  mail: v.mail,
+  phone: v.phone,
+  password: v.password,
+  username: v.username,
+  company: v.company,
+  code: v.code,
+  text: (s) => v.requiredText(s, 50),
+};
 type Vectors = Record<Field, { valid: string[]; invalid: string[] }>;
 // A glob, so that a missing file is a failing test rather than a file that cannot load.
 const found = import.meta.glob<Vectors>('../../../functions/core/tests/validation_vectors.json', { eager: true, import: 'default' });
@@ -27,7 +38,7 @@ describe('validation vectors', () => {
   });
 
   describe.each(FIELDS)('%s', (f) => {
-    const check = v[f] as (s: string) => v.Problem;
+    const check = CHECKS[f];
     it('accepts every valid vector', () => {
       expect(vectors[f].valid.filter((s) => check(s) !== null)).toEqual([]);
     });
@@ -70,5 +81,30 @@ describe('spec §5 rules', () => {
     expect(v.phone('+86 138-0013-8000')).toBeNull();
     expect(v.phone('12800138000')).toEqual(v.rules.phone);
     expect(v.phone('+1 415 555 0100')).toEqual(v.rules.phone);
+  });
+});
+
+describe('invisible characters', () => {
+  it('refuses format, bidi, separator and filler characters anywhere in a name', () => {
+    for (const c of ['\u200B', '\u200D', '\u202E', '\u2066', '\uFEFF', '\u00AD', '\u3164', '\u115F', '\u034F', '\u{E0041}', '\u2800']) {
+      for (const s of [`${c}ann`, `an${c}n`, `ann${c}`]) {
+        expect(v.hasInvisible(s), JSON.stringify(s)).toBe(true);
+        expect(v.username(s), JSON.stringify(s)).toEqual(v.rules.special);
+      }
+    }
+  });
+  it('refuses a line separator inside a name (at either end it is trimmed like a space)', () => {
+    expect(v.username('an\u2028n')).toEqual(v.rules.special);
+    expect(v.username('ann\u2028')).toBeNull();
+  });
+  it('allows a variation selector only right after a visible character', () => {
+    expect(v.hasInvisible('\u2764\uFE0F Ann')).toBe(false);
+    expect(v.hasInvisible('\uFE0FAnn')).toBe(true);
+    expect(v.hasInvisible('Ann \uFE0F')).toBe(true);
+    expect(v.hasInvisible('A\uFE0F\uFE0F')).toBe(true);
+  });
+  it('keeps a leading byte-order mark to refuse it, where String.trim would hide it', () => {
+    expect(v.requiredText('\uFEFFAcme', 50)).toEqual(v.rules.special);
+    expect(v.requiredText('  Acme  ', 50)).toBeNull();
   });
 });

@@ -74,13 +74,45 @@ export function confirm(pw: string, again: string): Problem {
   return pw === again ? null : rules.confirm;
 }
 
-export function noSpecial(s: string): Problem {
-  return /[<>"`\\/{}[\]|;$%^*=~!?@#+\p{Cc}]/u.test(s) ? rules.special : null;
+// What a reader cannot see (the server's validate/unicode.rs): controls, format and bidi
+// characters, line and paragraph separators, private-use and unassigned code points, every
+// default-ignorable code point and the blank braille pattern. A variation selector is allowed
+// only right after a visible character (the emoji or ideograph it selects a glyph for).
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/u;
+const SELECTOR = /\p{Variation_Selector}/u;
+const SPACE = /\p{White_Space}/u;
+
+/** Whether `s` holds a character a reader cannot see, or one that reorders the text around it. */
+export function hasInvisible(s: string): boolean {
+  let afterVisible = false;
+  for (const c of s) {
+    if (SELECTOR.test(c)) {
+      if (!afterVisible) return true;
+      afterVisible = false;
+    } else if (INVISIBLE.test(c)) {
+      return true;
+    } else {
+      afterVisible = !SPACE.test(c);
+    }
+  }
+  return false;
 }
 
-/** A required free-text field: not blank, at most `max` characters, no special characters. */
+/**
+ * The server's trim (White_Space only: String.prototype.trim also drops U+FEFF, which the server
+ * refuses rather than hides) and NFC, the form text is counted and stored in.
+ */
+function tidy(raw: string): string {
+  return raw.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, '').normalize('NFC');
+}
+
+export function noSpecial(s: string): Problem {
+  return hasInvisible(s) || /[<>"`\\/{}[\]|;$%^*=~!?@#+]/u.test(s) ? rules.special : null;
+}
+
+/** A required free-text field: not blank, at most `max` characters, nothing invisible, no special characters. */
 export function requiredText(raw: string, max: number): Problem {
-  const s = raw.trim();
+  const s = tidy(raw);
   if (!s) return rules.empty;
   if (chars(s) > max) return rules.tooLong;
   return noSpecial(s);
@@ -90,10 +122,13 @@ export function company(raw: string): Problem {
   return raw.trim() ? requiredText(raw, 100) : rules.company;
 }
 
-/** 2 to 32 characters, no spaces, no special characters. */
+/**
+ * 2 to 32 characters, no spaces, nothing invisible, no special characters, also once fullwidth
+ * and other compatibility forms are folded (NFKC: "ann＠home" reads as "ann@home").
+ */
 export function username(raw: string): Problem {
-  const s = raw.trim();
-  return requiredText(s, 32) ?? (chars(s) < 2 || /\s/.test(s) ? rules.username : null);
+  const s = tidy(raw);
+  return requiredText(s, 32) ?? (chars(s) < 2 || SPACE.test(s) ? rules.username : noSpecial(s.normalize('NFKC')));
 }
 
 export function code(raw: string): Problem {

@@ -33,6 +33,31 @@ pub(crate) const LOOK_ALIKES: &[&str] = &[
     "https://factory.example.com/cas%2Flogin",
 ];
 
+/// Hosts no browser could reach or that an admin might take for a pattern, each refused at
+/// registration as a service URL (and, without its path, as a frame origin).
+pub(crate) const IMPOSSIBLE_HOSTS: &[&str] = &[
+    "https://*.example.com/cb",
+    "https://factory.*.com/cb",
+    "https://*/cb",
+    "https://factory.example.com/*",
+    "https://factory..example.com/cb",
+    "https://.example.com/cb",
+    "https://factory.example.com./cb",
+    "https://fac_tory.example.com/cb",
+    "https://-factory.example.com/cb",
+    "https://factory-.example.com/cb",
+    "https://fac%74ory.example.com/cb",
+    "https://%2A.example.com/cb",
+    "https://fäctory.example.com/cb",
+    "https://xn--abc.example.com/cb",
+    "https://xn--a.example.com/cb",
+    "https://fac!tory.example.com/cb",
+    "https://user@factory.example.com/cb",
+    "https://user:pw@factory.example.com/cb",
+    "https://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example.com/cb",
+    "https://a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.example.com/cb",
+];
+
 /// An admin, an app (id and secret) and a signed-in ordinary user.
 pub(crate) struct World {
     pub app: TestApp,
@@ -167,16 +192,30 @@ async fn unsafe_service_urls_are_refused_at_registration() {
         "data:text/html,hi",
         "https://FACTORY.example.com/cb",
         "//factory.example.com/cb",
-    ] {
+    ]
+    .iter()
+    .chain(IMPOSSIBLE_HOSTS)
+    {
         let mut body = new_app("Other");
-        body["serviceUrls"] = json!([bad]);
+        // The bad one third in the list: the error names that item.
+        body["serviceUrls"] = json!([SERVICE, "https://other.example.com/", bad]);
         let v = w
             .app
             .create_app(&w.admin, &body)
             .await
             .error(400, "INVALID_PARAMETER");
-        assert_eq!(v["field"], "serviceUrls", "{bad}: {v}");
+        assert_eq!(v["field"], "serviceUrls[2]", "{bad}: {v}");
+        // The same refusal when an admin changes the list of an app that exists.
+        let v = w
+            .app
+            .patch_app(&w.admin, &w.app_id, &json!({ "serviceUrls": [bad] }))
+            .await
+            .error(400, "INVALID_PARAMETER");
+        assert_eq!(v["field"], "serviceUrls[0]", "{bad}: {v}");
     }
+    // The registry is as it was: the app keeps its URLs.
+    let app = w.app.get_app(&w.admin, &w.app_id).await.ok(200);
+    assert_eq!(app["serviceUrls"][0], SERVICE);
     let mut body = new_app("Other");
     body["scopes"] = json!(["password"]);
     w.app

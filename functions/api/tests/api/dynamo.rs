@@ -19,7 +19,8 @@ async fn app_on(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn on_dynamodb_one_backup_code_one_totp_code_and_one_address_each_have_exactly_one_winner() {
+async fn on_dynamodb_one_backup_code_one_totp_code_one_address_and_one_folded_name_each_have_exactly_one_winner(
+) {
     let local = Arc::new(DynamoLocal::start().await);
 
     // 20 concurrent redemptions of one backup code.
@@ -65,6 +66,9 @@ async fn on_dynamodb_one_backup_code_one_totp_code_and_one_address_each_have_exa
     let wins = [&a, &b].iter().filter(|r| r.status == 200).count();
     assert_eq!(wins, 1, "binding: {} / {}", a.text, b.text);
     assert!(app.owner_of("shared@example.com").await.is_some());
+
+    // "ann" and fullwidth "ＡＮＮ" signing up at once: one key, one account.
+    crate::input::folded_names_race_has_one_winner(app_on(&local, "races-names").await).await;
 
     // 50 concurrent verifications of one partner-app ticket.
     crate::apps::fifty_verifications_one_winner(app_on(&local, "races-ticket").await).await;
