@@ -22,7 +22,7 @@ pub const SCOPES: [&str; 5] = ["avatar", "nickname", "company", "phone", "email"
 /// How long a rotated-out secret keeps working.
 pub const PREVIOUS_SECRET_SECS: i64 = 24 * 60 * 60;
 const MAX_URLS: usize = 20;
-const SECRET_LABEL: &str = "app-secret";
+pub(crate) const SECRET_LABEL: &str = "app-secret";
 
 pub fn app_key(app_id: &str) -> Key {
     Key::new(APPS_PK, format!("APP#{app_id}"))
@@ -241,19 +241,44 @@ fn new_secret(ciam: &Ciam) -> (String, String) {
 }
 
 /// Whether `presented` is the app's secret, or its previous one within 24 hours of a rotation.
-/// Both comparisons always run, in constant time.
-pub fn secret_matches(ciam: &Ciam, app: &Item, presented: &str) -> bool {
-    let h = ciam.keys.keyed_hash(SECRET_LABEL, presented.as_bytes());
-    let eq = |name: &str| -> subtle::Choice {
+/// Every comparison always runs, in constant time. During a root key rotation's overlap the
+/// hash under the previous root is accepted too, and a match that only it finds writes the hash
+/// under the current root back (1 conditional write, once per app and hash), so an app in use
+/// keeps working once the previous root is removed.
+pub async fn secret_matches(ciam: &Ciam, app: &Item, presented: &str) -> bool {
+    let hash = |keys: &crate::Keys| keys.keyed_hash(SECRET_LABEL, presented.as_bytes());
+    let current = hash(&ciam.keys);
+    let eq = |name: &str, h: &str| -> subtle::Choice {
         app.s(name)
             .map(|stored| stored.as_bytes().ct_eq(h.as_bytes()))
             .unwrap_or_else(|| subtle::Choice::from(0))
     };
-    let current = eq("secretHash");
     let previous_live = subtle::Choice::from(u8::from(
         app.n("prevSecretUntil").is_some_and(|t| t > ciam.now()),
     ));
-    bool::from(current | (eq("prevSecretHash") & previous_live))
+    let now_ok = eq("secretHash", &current) | (eq("prevSecretHash", &current) & previous_live);
+    let Some(old) = ciam.keys.previous().map(hash) else {
+        return bool::from(now_ok);
+    };
+    let under_old = [
+        ("secretHash", eq("secretHash", &old)),
+        ("prevSecretHash", eq("prevSecretHash", &old) & previous_live),
+    ];
+    if bool::from(now_ok) {
+        return true;
+    }
+    let Some((name, _)) = under_old.iter().find(|(_, m)| bool::from(*m)) else {
+        return false;
+    };
+    let ops = vec![Update::Set((*name).into(), current.as_str().into())];
+    if let Err(cause) = ciam
+        .store
+        .update(&app.key, ops, Some(Cond::eq(name, old.as_str())))
+        .await
+    {
+        tracing::warn!(cause = %cause, "apps: could not rehash a secret under the current root");
+    }
+    true
 }
 
 fn name_keys(n: &Names) -> Vec<Key> {

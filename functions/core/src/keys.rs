@@ -1,8 +1,15 @@
 //! The `Keys` port: one root secret, from which every purpose derives its own key
-//! (HMAC-SHA256(root, label)), so no two uses ever share a key. In AWS the root comes from the
-//! environment (filled from Secrets Manager at deploy); locally it is generated into the data
-//! folder on first start.
+//! (HMAC-SHA256(root, label)), so no two uses ever share a key. In AWS the root is read from
+//! Secrets Manager once at init (`ciam_lambdas`); locally it is generated into the data folder on
+//! first start.
+//!
+//! Rotation: `Keys` may also hold the previous root. Everything is derived from the current root;
+//! the paths that look up long-lived things by a keyed hash or open what an old root sealed
+//! (sessions, two-factor secrets, backup codes, partner app secrets) also try the previous one
+//! while it is there. The OpenID Connect signer is another seam kept here: derived from the root
+//! unless a deployment installs its own (`with_oidc_signer`, AWS KMS in the Lambdas).
 
+use crate::signer::{DerivedSigner, OidcSigner};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -14,6 +21,10 @@ type HmacSha256 = Hmac<Sha256>;
 #[derive(Clone)]
 pub struct Keys {
     root: [u8; 32],
+    /// The root before the last rotation, accepted for verification during the overlap.
+    previous: Option<Arc<Keys>>,
+    /// The signer installed by the deployment; None: ES256 keys derived from the root.
+    signer: Option<Arc<dyn OidcSigner>>,
     /// ES256 keys already derived, by version: each is derived once per process (shared by
     /// clones, which have the same root).
     es256: Arc<Mutex<HashMap<u32, Es256Key>>>,
@@ -25,10 +36,19 @@ impl std::fmt::Debug for Keys {
     }
 }
 
+/// Why a root secret string was refused. Never carries the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RootError {
+    #[error("must be at least 32 characters")]
+    TooShort,
+}
+
 impl Keys {
     pub fn from_root(root: [u8; 32]) -> Self {
         Keys {
             root,
+            previous: None,
+            signer: None,
             es256: Arc::default(),
         }
     }
@@ -37,6 +57,50 @@ impl Keys {
     pub fn from_hex(s: &str) -> Option<Self> {
         let bytes = hex::decode(s.trim()).ok()?;
         Some(Keys::from_root(bytes.try_into().ok()?))
+    }
+
+    /// The 32-byte root of a secret string: its hex decoding when it is exactly 64 hex
+    /// characters, else SHA-256 of its UTF-8 bytes, which then must be at least 32 characters
+    /// (a generated 64-character string without punctuation, or a typed passphrase).
+    pub fn root_from_secret(s: &str) -> Result<[u8; 32], RootError> {
+        if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let mut root = [0u8; 32];
+            if hex::decode_to_slice(s, &mut root).is_ok() {
+                return Ok(root);
+            }
+        }
+        if s.chars().count() < 32 {
+            return Err(RootError::TooShort);
+        }
+        use sha2::Digest;
+        Ok(Sha256::digest(s.as_bytes()).into())
+    }
+
+    /// The same keys, also accepting `previous` (the root before a rotation) where verification
+    /// looks for something made under it.
+    pub fn with_previous(mut self, previous: [u8; 32]) -> Self {
+        self.previous = Some(Arc::new(Keys::from_root(previous)));
+        self
+    }
+
+    /// The keys of the previous root, during a rotation's overlap.
+    pub fn previous(&self) -> Option<&Keys> {
+        self.previous.as_deref()
+    }
+
+    /// The same keys, signing id_tokens with `signer` instead of a key derived from the root.
+    pub fn with_oidc_signer(mut self, signer: Arc<dyn OidcSigner>) -> Self {
+        self.signer = Some(signer);
+        self
+    }
+
+    /// What signs id_tokens and fills the JWKS: the installed signer, else the ES256 keys
+    /// derived from the root for key version `version` (ignored by an installed signer).
+    pub fn oidc_signer(&self, version: u32) -> Arc<dyn OidcSigner> {
+        match &self.signer {
+            Some(s) => s.clone(),
+            None => Arc::new(DerivedSigner::new(self, version)),
+        }
     }
 
     pub fn derive(&self, label: &str) -> [u8; 32] {
@@ -95,7 +159,8 @@ pub fn random_digits(e: &dyn Entropy, n: usize) -> String {
 
 /// An ES256 (ECDSA P-256, SHA-256) signing key of the OpenID Connect provider, derived from the
 /// root for one key version, so every instance of every function signs with the same key and a
-/// rotation is a change of `Config::oidc_key_version`, not a stored secret.
+/// rotation is a change of `Config::oidc_key_version`, not a stored secret. Used where no other
+/// signer is installed (`ciam serve`, tests).
 #[derive(Clone)]
 pub struct Es256Key {
     version: u32,
@@ -219,5 +284,56 @@ mod es256_tests {
         assert_eq!(jwk["crv"], "P-256");
         assert_eq!(jwk["x"].as_str().unwrap().len(), 43);
         assert_eq!(jwk["y"].as_str().unwrap().len(), 43);
+    }
+}
+
+#[cfg(test)]
+mod root_tests {
+    use super::*;
+
+    #[test]
+    fn a_64_hex_character_secret_is_the_root_itself() {
+        let hex = "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
+        let root = Keys::root_from_secret(hex).unwrap();
+        assert_eq!(root[0], 0x00);
+        assert_eq!(root[31], 0xff);
+        assert_eq!(
+            Keys::from_root(root).derive("x"),
+            Keys::from_hex(hex).unwrap().derive("x")
+        );
+    }
+
+    #[test]
+    fn any_other_secret_of_32_characters_or_more_is_hashed() {
+        use sha2::Digest;
+        // 64 characters, but not all hex: the template's generated string looks like this.
+        let generated = "Zk3q".repeat(16);
+        let expected: [u8; 32] = Sha256::digest(generated.as_bytes()).into();
+        assert_eq!(Keys::root_from_secret(&generated), Ok(expected));
+        let thirty_two = "a".repeat(32);
+        assert!(Keys::root_from_secret(&thirty_two).is_ok());
+        // Characters, not bytes: 32 CJK characters are enough, 31 are not.
+        assert!(Keys::root_from_secret(&"钥".repeat(32)).is_ok());
+        assert_eq!(
+            Keys::root_from_secret(&"钥".repeat(31)),
+            Err(RootError::TooShort)
+        );
+        assert_eq!(
+            Keys::root_from_secret(&"a".repeat(31)),
+            Err(RootError::TooShort)
+        );
+        assert_eq!(Keys::root_from_secret(""), Err(RootError::TooShort));
+    }
+
+    #[test]
+    fn the_previous_root_is_kept_apart_and_shared_by_clones() {
+        let keys = Keys::from_root([1; 32]).with_previous([2; 32]);
+        assert_eq!(keys.derive("x"), Keys::from_root([1; 32]).derive("x"));
+        let previous = keys.clone();
+        let previous = previous.previous().unwrap();
+        assert_eq!(previous.derive("x"), Keys::from_root([2; 32]).derive("x"));
+        assert!(previous.previous().is_none());
+        assert!(Keys::from_root([1; 32]).previous().is_none());
+        assert_eq!(format!("{keys:?}"), "Keys(..)");
     }
 }

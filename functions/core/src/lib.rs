@@ -21,7 +21,10 @@ pub mod notifier;
 pub mod oidc;
 pub mod password;
 mod reason;
+#[cfg(test)]
+mod rotation_tests;
 pub mod sessions;
+pub mod signer;
 pub mod staff;
 pub mod tickets;
 pub mod totp;
@@ -31,10 +34,11 @@ pub mod validate;
 pub use blob::{Blob, BlobStore, MemoryBlobs};
 pub use ciam_store::{Clock, ManualClock, SystemClock};
 pub use error::{Error, Message, Result};
-pub use keys::{random, random_digits, Entropy, Es256Key, Keys, OsEntropy};
+pub use keys::{random, random_digits, Entropy, Es256Key, Keys, OsEntropy, RootError};
 pub use lang::Lang;
 pub use notifier::{CodeMessage, Notice, NoticeMessage, Notifier, Purpose};
 pub use reason::Reason;
+pub use signer::{DerivedSigner, OidcSigner};
 
 use ciam_store::Store;
 use std::sync::Arc;

@@ -14,9 +14,10 @@
 //!   a second redemption finds the tombstone and deletes the token (RFC 6749 §4.1.2).
 //! - `userinfo` serves a token only while its user is active, not signed out everywhere since,
 //!   and the consent to the app still stands (revoking it stops the app's tokens).
-//! - Signing keys are derived from the `Keys` root per version (`Keys::es256`): id_tokens are
-//!   signed with `config.oidc_key_version` (N), and the JWKS publishes N-1, N and N+1, so that a
-//!   rotation switches to a key that clients have already cached and old id_tokens still verify.
+//! - id_tokens are signed by `Keys::oidc_signer` (`crate::signer`): in AWS a KMS key, elsewhere
+//!   keys derived from the root per version (`Keys::es256`), signing with
+//!   `config.oidc_key_version` (N) while the JWKS publishes N-1, N and N+1, so that a rotation
+//!   switches to a key that clients have already cached and old id_tokens still verify.
 //! - The provider needs `config.public_url` (its issuer): while it is empty (a Lambda deployed
 //!   without `CIAM_PUBLIC_URL`) discovery, authorize, the request views, token and userinfo answer
 //!   503 SERVICE_UNAVAILABLE (`configured`).
@@ -28,9 +29,11 @@ use crate::apps::{self, app_key, with_params};
 use crate::consents::{self, consent_key};
 use crate::error::Result;
 use crate::sessions::Session;
+pub use crate::signer::sign_jwt;
+use crate::signer::OidcSigner;
 use crate::tickets;
 use crate::user::{active_user, profile_key, User};
-use crate::{random, Ciam, Error, Es256Key, Lang, Reason};
+use crate::{random, Ciam, Error, Lang, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update, Value};
@@ -119,9 +122,9 @@ pub fn issuer(ciam: &Ciam) -> String {
     format!("{}{PATH}", ciam.config.public_url.trim_end_matches('/'))
 }
 
-/// The key id_tokens are signed with now.
-pub fn signing_key(ciam: &Ciam) -> Es256Key {
-    ciam.keys.es256(ciam.config.oidc_key_version.max(1))
+/// What signs id_tokens now and names the published keys.
+pub fn signer(ciam: &Ciam) -> std::sync::Arc<dyn OidcSigner> {
+    ciam.keys.oidc_signer(ciam.config.oidc_key_version)
 }
 
 /// `GET /.well-known/openid-configuration`.
@@ -156,21 +159,12 @@ pub fn discovery(ciam: &Ciam) -> Json {
     })
 }
 
-/// `GET /jwks`: the current key (N), the next one (N+1) and the one before (N-1): after a
-/// rotation to N+1, clients that cached this document (5 minutes) already know the new key, and
-/// id_tokens signed just before the rotation still verify.
+/// `GET /jwks`: the signer's public keys, the signing one first. Derived keys: the current
+/// version (N), the next one (N+1) and the one before (N-1): after a rotation to N+1, clients
+/// that cached this document (5 minutes) already know the new key, and id_tokens signed just
+/// before the rotation still verify. KMS: the current key and the configured previous ones.
 pub fn jwks(ciam: &Ciam) -> Json {
-    let current = ciam.config.oidc_key_version.max(1);
-    let keys: Vec<Json> = [
-        Some(current),
-        current.checked_add(1),
-        current.checked_sub(1).filter(|v| *v >= 1),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|v| ciam.keys.es256(v).public_jwk())
-    .collect();
-    json!({ "keys": keys })
+    json!({ "keys": signer(ciam).jwks() })
 }
 
 /// The redirect that carries an error back to the client (RFC 6749 §4.1.2.1, RFC 9207 `iss`).
@@ -636,8 +630,8 @@ async fn burn(ciam: &Ciam, ckey: &Key) -> std::result::Result<(), OAuthError> {
 /// and deletes it; a good one writes the access token, then turns the code into a tombstone
 /// naming it (a conditional update: of concurrent redemptions exactly one wins). A code already
 /// redeemed is `invalid_grant` and revokes the access token of its first redemption.
-/// Round trips: 1 read (app and code together), 1 read (the user), 1 write (the access token),
-/// 1 conditional update (the code).
+/// Round trips: 1 read (app and code together), 1 read (the user), 1 write (the access token)
+/// alongside the id_token's signature (KMS Sign in AWS), 1 conditional update (the code).
 pub async fn token(
     ciam: &Ciam,
     form: &TokenRequest,
@@ -697,7 +691,7 @@ pub async fn token(
     let Some(app) = &got[0] else {
         return Err(bad_client());
     };
-    if !apps::secret_matches(ciam, app, &secret) {
+    if !apps::secret_matches(ciam, app, &secret).await {
         return Err(bad_client());
     }
     let Some(c) = &got[1] else {
@@ -734,6 +728,20 @@ pub async fn token(
     let hash = token_hash(ciam, &access_token);
     let tkey = token_key_of(&hash);
     let now = ciam.now();
+    let mut payload = Map::new();
+    payload.insert("iss".into(), issuer(ciam).into());
+    payload.insert("sub".into(), user.id.clone().into());
+    payload.insert("aud".into(), client_id.clone().into());
+    payload.insert("azp".into(), client_id.clone().into());
+    payload.insert("iat".into(), now.into());
+    payload.insert("exp".into(), (now + TOKEN_SECS).into());
+    payload.insert("auth_time".into(), c.n("authTime").unwrap_or(now).into());
+    if let Some(n) = c.s("nonce") {
+        payload.insert("nonce".into(), n.into());
+    }
+    let digest = Sha256::digest(access_token.as_bytes());
+    payload.insert("at_hash".into(), b64(&digest[..16]).into());
+    payload.extend(claims(ciam, &user, &scopes));
     let item = Item::new(tkey.clone())
         .with("userId", user.id.as_str())
         .with("appId", client_id.as_str())
@@ -741,7 +749,24 @@ pub async fn token(
         .with("gen", user.sess_gen)
         .with("createdAt", now)
         .expires(now + TOKEN_SECS);
-    ciam.store.put(item, Some(Cond::NotExists)).await?;
+    // The signature (a KMS call in AWS) runs beside the token's write, and both come before the
+    // tombstone: a signer that fails leaves the code redeemable and no token behind.
+    let (signer, payload) = (signer(ciam), Json::Object(payload));
+    let (id_token, put) = tokio::join!(
+        sign_jwt(signer.as_ref(), &payload),
+        ciam.store.put(item, Some(Cond::NotExists))
+    );
+    put?;
+    let id_token = match id_token {
+        Ok(t) => t,
+        Err(cause) => {
+            tracing::error!(cause = %cause, "oidc: the id_token could not be signed");
+            if let Err(cause) = ciam.store.delete(&tkey, None).await {
+                tracing::warn!(cause = %cause, "oidc: could not delete an access token never given");
+            }
+            return Err(OAuthError::new("server_error", "internal error"));
+        }
+    };
     // The token exists before the tombstone names it: whoever sees the tombstone can revoke it.
     let tomb = vec![
         Update::Set("usedAt".into(), now.into()),
@@ -760,41 +785,15 @@ pub async fn token(
             e => Err(e.into()),
         };
     }
-    let mut payload = Map::new();
-    payload.insert("iss".into(), issuer(ciam).into());
-    payload.insert("sub".into(), user.id.clone().into());
-    payload.insert("aud".into(), client_id.clone().into());
-    payload.insert("azp".into(), client_id.clone().into());
-    payload.insert("iat".into(), now.into());
-    payload.insert("exp".into(), (now + TOKEN_SECS).into());
-    payload.insert("auth_time".into(), c.n("authTime").unwrap_or(now).into());
-    if let Some(n) = c.s("nonce") {
-        payload.insert("nonce".into(), n.into());
-    }
-    let digest = Sha256::digest(access_token.as_bytes());
-    payload.insert("at_hash".into(), b64(&digest[..16]).into());
-    payload.extend(claims(ciam, &user, &scopes));
     let mut scope = vec![OPENID.to_owned()];
     scope.extend(scopes);
     Ok(Tokens {
         access_token,
         token_type: "Bearer",
         expires_in: TOKEN_SECS,
-        id_token: sign_jwt(&signing_key(ciam), &Json::Object(payload)),
+        id_token,
         scope: scope.join(" "),
     })
-}
-
-/// A compact JWS: base64url(header).base64url(payload).base64url(r || s).
-pub fn sign_jwt(key: &Es256Key, payload: &Json) -> String {
-    let header = json!({ "alg": "ES256", "typ": "JWT", "kid": key.kid() });
-    let input = format!(
-        "{}.{}",
-        b64(header.to_string().as_bytes()),
-        b64(payload.to_string().as_bytes())
-    );
-    let sig = key.sign(input.as_bytes());
-    format!("{input}.{}", b64(&sig))
 }
 
 /// The user's claims under their OpenID Connect names, limited to `scopes` (the ticket's claim

@@ -1,6 +1,9 @@
 //! Sessions: an opaque token `<userId>.<43 chars of base64url>` (256 random bits), stored only as
 //! a keyed hash under the user's partition (`USER#<id>` / `SESSION#<hash>`), so validating reads
-//! the session and the user in one round trip. 30 minutes idle and a 12-hour absolute cap, both
+//! the session and the user in one round trip. During a root key rotation's overlap the same
+//! read also asks for the key under the previous root, so sessions created before the rotation
+//! keep working (no extra round trip; one more item in the batch) until the previous root is
+//! removed. 30 minutes idle and a 12-hour absolute cap, both
 //! enforced here; the idle refresh writes at most once a minute. Revocation of every session of
 //! a user is one write: bump the user's `sessGen`; sessions stamped with an older one are dead.
 
@@ -31,9 +34,13 @@ pub fn same_session(s: &Session) -> Cond {
 }
 
 fn session_key(ciam: &Ciam, user_id: &str, secret: &[u8]) -> Key {
+    session_key_under(&ciam.keys, user_id, secret)
+}
+
+fn session_key_under(keys: &crate::Keys, user_id: &str, secret: &[u8]) -> Key {
     Key::new(
         user_pk(user_id),
-        format!("SESSION#{}", ciam.keys.keyed_hash("session", secret)),
+        format!("SESSION#{}", keys.keyed_hash("session", secret)),
     )
 }
 
@@ -74,20 +81,29 @@ fn parse(token: &str) -> Option<(&str, Vec<u8>)> {
     ok_uid.then_some((uid, secret))
 }
 
-/// Validates a bearer token. Round trips: 1 read of session and user together, plus 1 write at
-/// most once a minute to move the idle deadline.
+/// Validates a bearer token. Round trips: 1 read of session and user together (during a root
+/// rotation's overlap the batch also holds the session's key under the previous root), plus 1
+/// write at most once a minute to move the idle deadline.
 pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> {
     let token = bearer.ok_or_else(|| unauthorized("no bearer token"))?;
     let (uid, secret) = parse(token).ok_or_else(|| unauthorized("malformed token"))?;
-    let key = session_key(ciam, uid, &secret);
-    let got = ciam
-        .store
-        .get_many(&[profile_key(uid), key.clone()])
-        .await?;
-    let (Some(user_item), Some(sess)) = (&got[0], &got[1]) else {
+    let mut keys = vec![profile_key(uid), session_key(ciam, uid, &secret)];
+    if let Some(previous) = ciam.keys.previous() {
+        keys.push(session_key_under(previous, uid, &secret));
+    }
+    let mut got = ciam.store.get_many(&keys).await?.into_iter();
+    let user_item = got.next().flatten();
+    // The session under the current root, else under the previous one: its own key is where
+    // later writes (idle refresh, freshness, logout) go.
+    let found = keys
+        .into_iter()
+        .skip(1)
+        .zip(got)
+        .find_map(|(key, item)| item.map(|sess| (key, sess)));
+    let (Some(user_item), Some((key, sess))) = (user_item, found) else {
         return Err(unauthorized("unknown or expired session"));
     };
-    let user = User::from_item(user_item).ok_or_else(|| unauthorized("bad user item"))?;
+    let user = User::from_item(&user_item).ok_or_else(|| unauthorized("bad user item"))?;
     if user.deactivated || sess.n("gen") != Some(user.sess_gen) {
         return Err(unauthorized("revoked session"));
     }

@@ -218,8 +218,11 @@ pub async fn verify(
             Err(e) => return Err(e.into()),
         },
     };
-    let app = got.get(1).and_then(Option::as_ref);
-    if !app.is_some_and(|a| apps::secret_matches(ciam, a, app_secret)) {
+    let matches = match got.get(1).and_then(Option::as_ref) {
+        Some(app) => apps::secret_matches(ciam, app, app_secret).await,
+        None => false,
+    };
+    if !matches {
         return Err(secret_error());
     }
     burned?;

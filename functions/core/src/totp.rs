@@ -3,14 +3,19 @@
 //!
 //! - Secrets are 160 random bits, encrypted at rest with AES-256-GCM under a key derived from the
 //!   root secret (`Keys`), with the user id as associated data (a sealed secret copied to another
-//!   user does not open).
+//!   user does not open). During a root rotation's overlap a secret sealed under the previous
+//!   root still opens, and the next accepted code writes it back sealed under the current root
+//!   in the write that accepts the code (no extra round trip).
 //! - Window: the current time step ± 1 (a code is accepted for 30 s either side of its own step).
 //!   Replay protection: the last accepted step is kept on the user and only later steps are
 //!   accepted, by a conditional write, so one code never works twice.
 //! - Backup codes: 10 codes of 8 digits, each stored as an argon2id hash in its own item
 //!   `USER#<id>` / `BACKUP#<tag>`, where the tag is a short keyed hash of the code that finds
 //!   the item in one read. Consumed by a conditional delete: exactly one of many concurrent
-//!   redemptions wins. Regenerating bumps `backupGen`; older codes are invalid at once.
+//!   redemptions wins. Regenerating bumps `backupGen`; older codes are invalid at once. During a
+//!   root rotation's overlap that read also asks for the tag under the previous root (same
+//!   round trip); tags cannot be migrated (the codes are not kept), so codes from before a
+//!   rotation stop working once the previous root is removed.
 
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
@@ -75,13 +80,13 @@ pub fn uri(account: &str, secret: &[u8]) -> String {
     )
 }
 
-fn cipher(ciam: &Ciam) -> Result<Aes256Gcm> {
-    Aes256Gcm::new_from_slice(&ciam.keys.derive("totp-secret")).map_err(Error::internal)
+fn cipher(keys: &crate::Keys) -> Result<Aes256Gcm> {
+    Aes256Gcm::new_from_slice(&keys.derive("totp-secret")).map_err(Error::internal)
 }
 
 pub fn seal(ciam: &Ciam, user_id: &str, plain: &[u8]) -> Result<Vec<u8>> {
     let nonce = random::<12>(ciam.entropy.as_ref());
-    let ct = cipher(ciam)?
+    let ct = cipher(&ciam.keys)?
         .encrypt(
             Nonce::from_slice(&nonce),
             Payload {
@@ -93,12 +98,12 @@ pub fn seal(ciam: &Ciam, user_id: &str, plain: &[u8]) -> Result<Vec<u8>> {
     Ok([nonce.as_slice(), &ct].concat())
 }
 
-pub fn open(ciam: &Ciam, user_id: &str, sealed: &[u8]) -> Result<Vec<u8>> {
+fn open_under(keys: &crate::Keys, user_id: &str, sealed: &[u8]) -> Result<Option<Vec<u8>>> {
     if sealed.len() < 12 {
         return Err(Error::internal("sealed secret too short"));
     }
     let (nonce, ct) = sealed.split_at(12);
-    cipher(ciam)?
+    Ok(cipher(keys)?
         .decrypt(
             Nonce::from_slice(nonce),
             Payload {
@@ -106,7 +111,46 @@ pub fn open(ciam: &Ciam, user_id: &str, sealed: &[u8]) -> Result<Vec<u8>> {
                 aad: user_id.as_bytes(),
             },
         )
-        .map_err(|_| Error::internal("sealed secret does not open"))
+        .ok())
+}
+
+/// A sealed secret, opened.
+struct Opened {
+    secret: Vec<u8>,
+    /// Only the previous root opened it: the same secret sealed under the current root, for the
+    /// caller's next write.
+    resealed: Option<Vec<u8>>,
+}
+
+fn open_any(ciam: &Ciam, user_id: &str, sealed: &[u8]) -> Result<Opened> {
+    if let Some(secret) = open_under(&ciam.keys, user_id, sealed)? {
+        return Ok(Opened {
+            secret,
+            resealed: None,
+        });
+    }
+    if let Some(previous) = ciam.keys.previous() {
+        if let Some(secret) = open_under(previous, user_id, sealed)? {
+            let resealed = Some(seal(ciam, user_id, &secret)?);
+            return Ok(Opened { secret, resealed });
+        }
+    }
+    Err(Error::internal("sealed secret does not open"))
+}
+
+/// Opens a secret sealed under the current root or, during a rotation's overlap, the previous.
+pub fn open(ciam: &Ciam, user_id: &str, sealed: &[u8]) -> Result<Vec<u8>> {
+    Ok(open_any(ciam, user_id, sealed)?.secret)
+}
+
+/// The write-back of a secret only the previous root opened, and the condition that it is still
+/// the secret on the profile (a concurrent disable or re-enrolment wins).
+fn reseal_ops(opened: &Opened, sealed: &[u8]) -> Option<(Update, Cond)> {
+    let fresh = opened.resealed.clone()?;
+    Some((
+        Update::Set("totpSecret".into(), Value::B(fresh)),
+        Cond::Eq("totpSecret".into(), Value::B(sealed.to_vec())),
+    ))
 }
 
 fn digits(field: &'static str, raw: &str, n: usize) -> Result<String> {
@@ -187,9 +231,11 @@ pub async fn enrollment_uri(ciam: &Ciam, s: &Session) -> Result<String> {
 }
 
 fn backup_key(ciam: &Ciam, user_id: &str, code: &str) -> Key {
-    let tag = ciam
-        .keys
-        .keyed_hash("backup-code", format!("{user_id}|{code}").as_bytes());
+    backup_key_under(&ciam.keys, user_id, code)
+}
+
+fn backup_key_under(keys: &crate::Keys, user_id: &str, code: &str) -> Key {
+    let tag = keys.keyed_hash("backup-code", format!("{user_id}|{code}").as_bytes());
     Key::new(user_pk(user_id), format!("BACKUP#{}", &tag[..16]))
 }
 
@@ -274,8 +320,9 @@ pub async fn enable(
         .clone()
         .map(|(b, _)| b)
         .ok_or(Reason::TOTP_SECRET_ERROR)?;
-    let secret = open(ciam, &s.user.id, &sealed)?;
-    let step = matching_step(&secret, &code, ciam.now()).ok_or(Reason::TOTP_SECRET_ERROR)?;
+    let opened = open_any(ciam, &s.user.id, &sealed)?;
+    let step = matching_step(&opened.secret, &code, ciam.now()).ok_or(Reason::TOTP_SECRET_ERROR)?;
+    let sealed = opened.resealed.unwrap_or(sealed);
     let gen = s.user.backup_gen + 1;
     let (codes, mut puts) = new_backup_codes(ciam, &s.user.id, gen).await?;
     puts.push(audit::record(
@@ -383,8 +430,15 @@ pub async fn verify_fresh(
                 .totp_secret
                 .as_deref()
                 .ok_or_else(|| Error::internal("no secret"))?;
-            let secret = open(ciam, &s.user.id, sealed)?;
-            accept_step(ciam, &s.user, &secret, &code).await?
+            let opened = open_any(ciam, &s.user.id, sealed)?;
+            accept_step(
+                ciam,
+                &s.user,
+                &opened.secret,
+                &code,
+                reseal_ops(&opened, sealed),
+            )
+            .await?
         }
         (_, Some(pw)) if !s.user.enable_totp => {
             password::verify(pw.to_owned(), s.user.pwd_hash.clone()).await?
@@ -413,20 +467,28 @@ pub async fn verify_fresh(
     sessions::mark_fresh(ciam, s).await
 }
 
-/// Accepts a code once: its step must be later than the last accepted one (conditional write).
-async fn accept_step(ciam: &Ciam, user: &User, secret: &[u8], code: &str) -> Result<bool> {
+/// Accepts a code once: its step must be later than the last accepted one (conditional write),
+/// which also carries the secret's write-back under the current root, if any.
+async fn accept_step(
+    ciam: &Ciam,
+    user: &User,
+    secret: &[u8],
+    code: &str,
+    reseal: Option<(Update, Cond)>,
+) -> Result<bool> {
     let Some(step) = matching_step(secret, code, ciam.now()) else {
         return Ok(false);
     };
-    let cond =
+    let mut cond =
         Cond::Exists.and(Cond::attr_not_exists("totpLastStep").or(Cond::lt("totpLastStep", step)));
+    let mut ops = vec![Update::Set("totpLastStep".into(), step.into())];
+    if let Some((op, same_secret)) = reseal {
+        ops.push(op);
+        cond = cond.and(same_secret);
+    }
     match ciam
         .store
-        .update(
-            &profile_key(&user.id),
-            vec![Update::Set("totpLastStep".into(), step.into())],
-            Some(cond),
-        )
+        .update(&profile_key(&user.id), ops, Some(cond))
         .await
     {
         Ok(_) => Ok(true),
@@ -505,21 +567,23 @@ pub async fn login_totp(
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, DIGITS)?;
     let (ch_key, user) = challenged_user(ciam, challenge, TOTP_STEP).await?;
-    let secret = open(
-        ciam,
-        &user.id,
-        user.totp_secret
-            .as_deref()
-            .ok_or_else(|| Error::internal("no secret"))?,
-    )?;
-    let step = match matching_step(&secret, &code, ciam.now()) {
+    let sealed = user
+        .totp_secret
+        .as_deref()
+        .ok_or_else(|| Error::internal("no secret"))?;
+    let opened = open_any(ciam, &user.id, sealed)?;
+    let step = match matching_step(&opened.secret, &code, ciam.now()) {
         Some(s) if user.totp_last_step.is_none_or(|last| s > last) => s,
         _ => return Err(fail(ciam, &user.id, Reason::TOTP_VERIFY_FAILED.into()).await),
     };
     let mut user_ops = vec![Update::Set("totpLastStep".into(), step.into())];
     user_ops.extend(clear_ops(&user).unwrap_or_default());
-    let cond =
+    let mut cond =
         Cond::Exists.and(Cond::attr_not_exists("totpLastStep").or(Cond::lt("totpLastStep", step)));
+    if let Some((op, same_secret)) = reseal_ops(&opened, sealed) {
+        user_ops.push(op);
+        cond = cond.and(same_secret);
+    }
     let first = TxOp::Update {
         key: profile_key(&user.id),
         ops: user_ops,
@@ -543,12 +607,20 @@ pub async fn login_backup(
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, BACKUP_DIGITS)?;
     let (ch_key, user) = challenged_user(ciam, challenge, BACKUP_STEP).await?;
-    let key = backup_key(ciam, &user.id, &code);
+    let mut keys = vec![backup_key(ciam, &user.id, &code)];
+    if let Some(previous) = ciam.keys.previous() {
+        keys.push(backup_key_under(previous, &user.id, &code));
+    }
     let found = ciam
         .store
-        .get(&key)
+        .get_many(&keys)
         .await?
-        .filter(|i| i.n("gen") == Some(user.backup_gen));
+        .into_iter()
+        .flatten()
+        .find(|i| i.n("gen") == Some(user.backup_gen));
+    let key = found
+        .as_ref()
+        .map_or_else(|| keys[0].clone(), |i| i.key.clone());
     let hash = found.as_ref().and_then(|i| i.s("hash")).map(str::to_owned);
     if !password::verify(code, hash.clone()).await? {
         return Err(fail(ciam, &user.id, Reason::UNLOCKCODE_NOT_FOUND.into()).await);

@@ -2,21 +2,27 @@
 //! `ciam_api` router the local server uses, restricted to that route, over `lambda_http`.
 //!
 //! Everything slow happens once per execution environment, during init, never per request:
-//! configuration, the AWS SDK clients, the router. A bad configuration fails the init (logged,
-//! nonzero exit), so a misdeployed function never serves with half a configuration.
+//! configuration, the secrets (Secrets Manager) and the OpenID Connect public keys (KMS), the AWS
+//! SDK clients, the router. A bad configuration or an unreadable secret fails the init (logged,
+//! nonzero exit), so a misdeployed function never serves with half a configuration or a made-up
+//! key.
 
 mod blob;
+pub mod kms;
 mod notifier;
+pub mod origin;
 pub mod page;
+pub mod secrets;
 mod settings;
 
 pub use blob::S3Blobs;
 pub use notifier::AwsNotifier;
-pub use settings::Settings;
+pub use origin::OriginCheck;
+pub use settings::{Settings, StaffClient};
 
 use aws_config::meta::region::RegionProviderChain;
 use aws_config::BehaviorVersion;
-use ciam_core::{Ciam, Config, OsEntropy, SystemClock};
+use ciam_core::{Ciam, Config, Keys, OsEntropy, SystemClock};
 use ciam_store::dynamodb::{DynamoConfig, DynamoStore};
 use ciam_store::{Clock, Store};
 use std::sync::Arc;
@@ -33,6 +39,27 @@ pub const NO_TABLE: &[&str] = &[
     "oidc_jwks",
 ];
 
+/// The functions that derive no key from the root: they never read `CIAM_ROOT_SECRET_ARN` and
+/// get a random per-process root instead. `oidc_jwks` publishes KMS public keys; without
+/// `CIAM_OIDC_KMS_KEY_ID` (tests, local runs) it publishes keys derived from the root and then
+/// needs the root like any other function.
+pub const NO_KEYS: &[&str] = &[
+    "auth_location",
+    "avatar_get",
+    "openapi",
+    "oidc_discovery",
+    OIDC_JWKS,
+    "app_language",
+    page::EMBEDDED_PAGE,
+    "version",
+    "client_error",
+];
+
+const OIDC_JWKS: &str = "oidc_jwks";
+const OIDC_TOKEN: &str = "oidc_token";
+/// The one function that sends the staff client secret (it exchanges the code).
+pub const STAFF_CALLBACK: &str = "auth_staff_callback";
+
 /// Opens the SDK's connection to DynamoDB during init (DNS, TCP, TLS), so the first request of
 /// a fresh execution environment does not pay for it: one GetItem of a key that never exists.
 /// Its outcome does not matter and never fails the init.
@@ -45,14 +72,23 @@ pub async fn warm_up(ciam: &Ciam) {
     }
 }
 
+/// A function ready to serve.
+pub struct Ready {
+    pub ciam: Ciam,
+    /// The AWS configuration init loaded (the embedded page reads the web bucket with it).
+    pub sdk: aws_config::SdkConfig,
+    /// Set when `CIAM_ORIGIN_SECRET_ARN` is: requests must carry CloudFront's header.
+    pub origin: Option<OriginCheck>,
+}
+
 /// Initialises and serves the route `route_id` until the Lambda environment is shut down.
 pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
     init_tracing();
     let ready = match Settings::from_env() {
-        Ok(settings) => init(settings).await,
+        Ok(settings) => init(route_id, settings, load_sdk().await).await,
         Err(e) => Err(e),
     };
-    let (ciam, sdk) = match ready {
+    let Ready { ciam, sdk, origin } = match ready {
         Ok(ready) => ready,
         Err(e) => {
             tracing::error!(route = route_id, error = %e, "init failed");
@@ -64,7 +100,7 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
     }
     // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
     if route_id == page::EMBEDDED_PAGE {
-        return page::run(ciam, &sdk)
+        return page::run(ciam, &sdk, origin)
             .instrument(tracing::info_span!("lambda", route = route_id))
             .await;
     }
@@ -74,20 +110,116 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
         return Err(e.into());
     };
     // Every log line names its route, so lines stay attributable wherever they are gathered.
-    lambda_http::run(router)
+    lambda_http::run(origin::guard(router, origin))
         .instrument(tracing::info_span!("lambda", route = route_id))
         .await
 }
 
-/// Builds the domain's ports from the settings: DynamoDB, SES and SNS clients share one AWS
-/// configuration, loaded once and also returned (the embedded page reads the web bucket with it).
-async fn init(settings: Settings) -> Result<(Ciam, aws_config::SdkConfig), String> {
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+/// The AWS configuration of the environment (region, credentials, and `AWS_ENDPOINT_URL` when
+/// a test points the SDK at an emulator).
+pub async fn load_sdk() -> aws_config::SdkConfig {
     let region = RegionProviderChain::default_provider().or_else("us-east-1");
-    let sdk = aws_config::defaults(BehaviorVersion::latest())
+    aws_config::defaults(BehaviorVersion::latest())
         .region(region)
         .load()
-        .await;
+        .await
+}
+
+/// Whether `route_id` derives keys from the root (see `NO_KEYS`).
+fn needs_root(route_id: &str, settings: &Settings) -> bool {
+    !NO_KEYS.contains(&route_id) || (route_id == OIDC_JWKS && settings.oidc_kms_key_id.is_none())
+}
+
+/// The root: the secret's, else `CIAM_SECRET_KEY` (tests), else none at all: refused.
+fn root_keys(fetched: Option<Keys>, settings: &Settings) -> Result<Keys, String> {
+    fetched
+        .or_else(|| settings.secret_key.clone())
+        .ok_or_else(|| {
+            "CIAM_ROOT_SECRET_ARN is required (CIAM_SECRET_KEY only in tests and local runs)".into()
+        })
+}
+
+/// The staff identity provider: only the callback holds the client secret (from
+/// `CIAM_STAFF_SECRET_ARN`, or `CIAM_STAFF_CLIENT_SECRET` in tests); the other staff routes
+/// only redirect and never send it.
+fn staff_idp(
+    route_id: &str,
+    settings: &Settings,
+    fetched: Option<String>,
+) -> Result<Option<ciam_core::staff::StaffIdp>, String> {
+    let Some(client) = &settings.staff else {
+        return Ok(None);
+    };
+    let secret = fetched.or_else(|| client.env_secret.clone());
+    let client_secret = match secret {
+        Some(s) => s,
+        None if route_id == STAFF_CALLBACK => {
+            return Err(format!(
+                "CIAM_STAFF_SECRET_ARN is required by {STAFF_CALLBACK} (CIAM_STAFF_CLIENT_SECRET \
+                 only in tests and local runs)"
+            ))
+        }
+        None => String::new(),
+    };
+    Ok(Some(ciam_core::staff::StaffIdp {
+        issuer: client.issuer.clone(),
+        client_id: client.client_id.clone(),
+        client_secret,
+    }))
+}
+
+/// Builds the domain's ports from the settings. The secrets and the KMS public keys are read
+/// concurrently, each within a few seconds; DynamoDB, SES, SNS and S3 clients share `sdk`.
+pub async fn init(
+    route_id: &str,
+    settings: Settings,
+    sdk: aws_config::SdkConfig,
+) -> Result<Ready, String> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let wanted = secrets::Wanted {
+        root: settings
+            .root_secret_arn
+            .as_deref()
+            .filter(|_| needs_root(route_id, &settings)),
+        staff: settings
+            .staff_secret_arn
+            .as_deref()
+            .filter(|_| route_id == STAFF_CALLBACK),
+        origin: settings.origin_secret_arn.as_deref(),
+    };
+    let kms_key = settings
+        .oidc_kms_key_id
+        .as_deref()
+        .filter(|_| route_id == OIDC_TOKEN || route_id == OIDC_JWKS);
+    let previous: &[String] = if route_id == OIDC_JWKS {
+        &settings.oidc_kms_previous_key_ids
+    } else {
+        &[]
+    };
+    let sm = aws_sdk_secretsmanager::Client::new(&sdk);
+    let signer = async {
+        match kms_key {
+            Some(id) => {
+                let client = aws_sdk_kms::Client::new(&sdk);
+                kms::KmsSigner::load(client, id, previous, secrets::TIMEOUT)
+                    .await
+                    .map(Some)
+            }
+            None => Ok(None),
+        }
+    };
+    let (fetched, signer) =
+        tokio::try_join!(secrets::fetch(&sm, wanted, secrets::TIMEOUT), signer)?;
+    let mut keys = if needs_root(route_id, &settings) {
+        root_keys(fetched.keys, &settings)?
+    } else {
+        // Never used: a keyless function must not be able to forge anything either.
+        Keys::from_root(ciam_core::random::<32>(&OsEntropy))
+    };
+    if let Some(signer) = signer {
+        keys = keys.with_oidc_signer(Arc::new(signer));
+    }
+    let staff_idp = staff_idp(route_id, &settings, fetched.staff_client_secret)?;
     let store: Arc<dyn Store> = match &settings.dynamodb_endpoint {
         // DynamoDB Local (tests): `connect` knows its region and dummy-credential defaults.
         Some(endpoint) => {
@@ -123,17 +255,21 @@ async fn init(settings: Settings) -> Result<(Ciam, aws_config::SdkConfig), Strin
     if let Some(v) = settings.oidc_key_version {
         config.oidc_key_version = v;
     }
-    config.staff_idp = settings.staff_idp;
+    config.staff_idp = staff_idp;
     let ciam = Ciam {
         store,
         clock,
         entropy: Arc::new(OsEntropy),
-        keys: settings.keys,
+        keys,
         notifier: Arc::new(notifier),
         blobs: Arc::new(S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk))),
         config,
     };
-    Ok((ciam, sdk))
+    Ok(Ready {
+        ciam,
+        sdk,
+        origin: fetched.origin_verify.map(OriginCheck::new),
+    })
 }
 
 /// JSON lines on stdout, which Lambda forwards to CloudWatch Logs. The level comes from

@@ -95,8 +95,12 @@ pub async fn handle(ciam: &Ciam, web: &dyn BlobStore, req: Request) -> Response<
 }
 
 /// Serves the embedded page until the Lambda environment is shut down, reading the web bucket
-/// with the AWS configuration `init` loaded.
-pub async fn run(ciam: Ciam, sdk: &aws_config::SdkConfig) -> Result<(), lambda_http::Error> {
+/// with the AWS configuration `init` loaded; with `origin`, only requests through CloudFront.
+pub async fn run(
+    ciam: Ciam,
+    sdk: &aws_config::SdkConfig,
+    origin: Option<crate::OriginCheck>,
+) -> Result<(), lambda_http::Error> {
     let bucket = std::env::var("CIAM_WEB_BUCKET")
         .ok()
         .filter(|b| !b.trim().is_empty());
@@ -110,7 +114,13 @@ pub async fn run(ciam: Ciam, sdk: &aws_config::SdkConfig) -> Result<(), lambda_h
     let ciam = Arc::new(ciam);
     lambda_http::run(lambda_http::service_fn(move |req: Request| {
         let (ciam, web) = (ciam.clone(), web.clone());
-        async move { Ok::<_, std::convert::Infallible>(handle(&ciam, web.as_ref(), req).await) }
+        let refusal = origin.as_ref().and_then(|o| o.check(req.headers()));
+        async move {
+            Ok::<_, std::convert::Infallible>(match refusal {
+                Some(r) => r.into_lambda(),
+                None => handle(&ciam, web.as_ref(), req).await,
+            })
+        }
     }))
     .await
 }

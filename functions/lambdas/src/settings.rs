@@ -1,14 +1,20 @@
-//! A function's configuration, from its environment (set by template.yaml).
+//! A function's configuration, from its environment (set by template.yaml). Secret values are
+//! not here: the environment names the Secrets Manager secrets and the KMS keys, which `init`
+//! reads (`crate::secrets`, `crate::kms`). Only tests and local runs put a key in the
+//! environment (`CIAM_SECRET_KEY`, `CIAM_STAFF_CLIENT_SECRET`).
 
 use ciam_core::Keys;
 
-/// `Debug` is safe to log: `Keys` prints as `Keys(..)`.
+/// `Debug` is safe to log: `Keys` prints as `Keys(..)`, the staff secret as `..`.
 #[derive(Debug)]
 pub struct Settings {
     /// `CIAM_TABLE`: the single table's name.
     pub table: String,
-    /// `CIAM_SECRET_KEY`: 64 hex characters, the root of every derived key.
-    pub keys: Keys,
+    /// `CIAM_ROOT_SECRET_ARN`: the secret `{"rootKey", "previousRootKey"?}`, read at init.
+    pub root_secret_arn: Option<String>,
+    /// `CIAM_SECRET_KEY`: 64 hex characters, the root as it is (tests and local runs only;
+    /// `CIAM_ROOT_SECRET_ARN` wins when both are set).
+    pub secret_key: Option<Keys>,
     /// `CIAM_MAIL_FROM`: the SES sender of verification mail.
     pub mail_from: Option<String>,
     /// `CIAM_INTERNAL_DOMAINS`: comma-separated; unset or blank keeps the default.
@@ -17,12 +23,40 @@ pub struct Settings {
     pub dynamodb_endpoint: Option<String>,
     /// `CIAM_PUBLIC_URL`: where browsers reach the deployment (the CloudFront domain).
     pub public_url: Option<String>,
-    /// `CIAM_OIDC_KEY_VERSION`: the OpenID Connect signing-key version (a whole number from 1;
-    /// unset keeps 1). Raising it by one rotates the key.
+    /// `CIAM_OIDC_KEY_VERSION`: the derived OpenID Connect signing-key version (a whole number
+    /// from 1; unset keeps 1). Raising it by one rotates the key. Ignored with KMS.
     pub oidc_key_version: Option<u32>,
-    /// `CIAM_STAFF_ISSUER`, `CIAM_STAFF_CLIENT_ID`, `CIAM_STAFF_CLIENT_SECRET`: staff sign-in
-    /// through the company identity provider; all three or none.
-    pub staff_idp: Option<ciam_core::staff::StaffIdp>,
+    /// `CIAM_OIDC_KMS_KEY_ID`: the KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs id_tokens.
+    pub oidc_kms_key_id: Option<String>,
+    /// `CIAM_OIDC_KMS_PREVIOUS_KEY_IDS`: comma-separated keys the JWKS still publishes.
+    pub oidc_kms_previous_key_ids: Vec<String>,
+    /// `CIAM_STAFF_ISSUER`, `CIAM_STAFF_CLIENT_ID`: staff sign-in through the company identity
+    /// provider; both or none.
+    pub staff: Option<StaffClient>,
+    /// `CIAM_STAFF_SECRET_ARN`: the secret `{"clientSecret"}` of that client.
+    pub staff_secret_arn: Option<String>,
+    /// `CIAM_ORIGIN_SECRET_ARN`: the secret `{"originVerify"}` CloudFront sends; when set, a
+    /// request without it is refused.
+    pub origin_secret_arn: Option<String>,
+}
+
+/// The staff identity provider's client, without its secret.
+#[derive(Clone)]
+pub struct StaffClient {
+    pub issuer: String,
+    pub client_id: String,
+    /// `CIAM_STAFF_CLIENT_SECRET`: tests and local runs only; `CIAM_STAFF_SECRET_ARN` wins.
+    pub env_secret: Option<String>,
+}
+
+impl std::fmt::Debug for StaffClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StaffClient")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("env_secret", &self.env_secret.as_ref().map(|_| ".."))
+            .finish()
+    }
 }
 
 impl Settings {
@@ -30,7 +64,7 @@ impl Settings {
         Settings::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// Errors name the variable, never its value: one of them is a secret.
+    /// Errors name the variable, never its value: some of them are secrets.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Settings, String> {
         let present = |name: &str| {
             get(name)
@@ -38,25 +72,56 @@ impl Settings {
                 .filter(|v| !v.is_empty())
         };
         let table = present("CIAM_TABLE").ok_or("CIAM_TABLE is required")?;
-        let keys = present("CIAM_SECRET_KEY")
-            .ok_or("CIAM_SECRET_KEY is required")
-            .and_then(|hex| {
+        let secret_key = present("CIAM_SECRET_KEY")
+            .map(|hex| {
                 Keys::from_hex(&hex).ok_or("CIAM_SECRET_KEY must be 64 hexadecimal characters")
-            })?;
-        let internal_domains = present("CIAM_INTERNAL_DOMAINS").map(|list| {
-            list.split(',')
-                .map(|d| d.trim().to_ascii_lowercase())
-                .filter(|d| !d.is_empty())
+            })
+            .transpose()?;
+        let list = |name: &str| -> Vec<String> {
+            present(name)
+                .map(|l| {
+                    l.split(',')
+                        .map(|d| d.trim().to_owned())
+                        .filter(|d| !d.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let internal_domains = present("CIAM_INTERNAL_DOMAINS").map(|_| {
+            list("CIAM_INTERNAL_DOMAINS")
+                .into_iter()
+                .map(|d| d.to_ascii_lowercase())
                 .collect()
         });
-        let staff_idp = ciam_core::staff::StaffIdp::from_parts(
+        let staff = match (
             present("CIAM_STAFF_ISSUER"),
             present("CIAM_STAFF_CLIENT_ID"),
-            present("CIAM_STAFF_CLIENT_SECRET"),
-        )
-        .map_err(|e| {
-            format!("CIAM_STAFF_ISSUER, CIAM_STAFF_CLIENT_ID, CIAM_STAFF_CLIENT_SECRET: {e}")
-        })?;
+        ) {
+            (None, None) => None,
+            (Some(issuer), Some(client_id)) => {
+                if !ciam_core::staff::secure_url(&issuer) {
+                    return Err("CIAM_STAFF_ISSUER: the staff issuer must be an https URL \
+                                (http only on localhost)"
+                        .into());
+                }
+                Some(StaffClient {
+                    issuer,
+                    client_id,
+                    env_secret: present("CIAM_STAFF_CLIENT_SECRET"),
+                })
+            }
+            _ => return Err("CIAM_STAFF_ISSUER and CIAM_STAFF_CLIENT_ID: both or none".into()),
+        };
+        let staff_secret_arn = present("CIAM_STAFF_SECRET_ARN");
+        if staff.is_none()
+            && (staff_secret_arn.is_some() || present("CIAM_STAFF_CLIENT_SECRET").is_some())
+        {
+            return Err(
+                "CIAM_STAFF_SECRET_ARN or CIAM_STAFF_CLIENT_SECRET is set without \
+                 CIAM_STAFF_ISSUER and CIAM_STAFF_CLIENT_ID"
+                    .into(),
+            );
+        }
         let oidc_key_version = present("CIAM_OIDC_KEY_VERSION")
             .map(|v| {
                 v.parse::<u32>()
@@ -65,15 +130,27 @@ impl Settings {
                     .ok_or("CIAM_OIDC_KEY_VERSION must be a whole number from 1")
             })
             .transpose()?;
+        let oidc_kms_key_id = present("CIAM_OIDC_KMS_KEY_ID");
+        let oidc_kms_previous_key_ids = list("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS");
+        if oidc_kms_key_id.is_none() && !oidc_kms_previous_key_ids.is_empty() {
+            return Err(
+                "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS is set without CIAM_OIDC_KMS_KEY_ID".into(),
+            );
+        }
         Ok(Settings {
             table,
-            keys,
+            root_secret_arn: present("CIAM_ROOT_SECRET_ARN"),
+            secret_key,
             mail_from: present("CIAM_MAIL_FROM"),
             internal_domains,
             dynamodb_endpoint: present("CIAM_DYNAMODB_ENDPOINT"),
             public_url: present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned()),
             oidc_key_version,
-            staff_idp,
+            oidc_kms_key_id,
+            oidc_kms_previous_key_ids,
+            staff,
+            staff_secret_arn,
+            origin_secret_arn: present("CIAM_ORIGIN_SECRET_ARN"),
         })
     }
 }
@@ -94,22 +171,25 @@ mod tests {
     }
 
     #[test]
-    fn the_table_and_the_secret_key_are_enough() {
-        let s = settings(&[("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", KEY)]).unwrap();
+    fn the_table_alone_is_enough_to_parse_and_the_secret_key_is_a_fallback() {
+        let s = settings(&[("CIAM_TABLE", "t")]).unwrap();
         assert_eq!(s.table, "t");
+        assert!(s.secret_key.is_none() && s.root_secret_arn.is_none());
         assert_eq!(s.mail_from, None);
         assert_eq!(s.internal_domains, None);
         assert_eq!(s.dynamodb_endpoint, None);
+        assert_eq!(s.origin_secret_arn, None);
+        let s = settings(&[("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", KEY)]).unwrap();
         let expected = Keys::from_hex(KEY).unwrap();
-        assert_eq!(s.keys.derive("x"), expected.derive("x"));
+        assert_eq!(s.secret_key.unwrap().derive("x"), expected.derive("x"));
     }
 
     #[test]
-    fn a_missing_table_or_key_fails_the_init() {
+    fn a_missing_table_fails_and_a_blank_secret_key_counts_as_unset() {
         let err = settings(&[("CIAM_SECRET_KEY", KEY)]).unwrap_err();
         assert!(err.contains("CIAM_TABLE"), "{err}");
-        let err = settings(&[("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", "  ")]).unwrap_err();
-        assert!(err.contains("CIAM_SECRET_KEY is required"), "{err}");
+        let s = settings(&[("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", "  ")]).unwrap();
+        assert!(s.secret_key.is_none());
     }
 
     #[test]
@@ -126,10 +206,52 @@ mod tests {
     }
 
     #[test]
+    fn the_secrets_and_the_kms_keys_are_named_not_given() {
+        let s = settings(&[
+            ("CIAM_TABLE", "t"),
+            (
+                "CIAM_ROOT_SECRET_ARN",
+                "arn:aws:secretsmanager:r:1:secret:root",
+            ),
+            (
+                "CIAM_ORIGIN_SECRET_ARN",
+                "arn:aws:secretsmanager:r:1:secret:origin",
+            ),
+            ("CIAM_OIDC_KMS_KEY_ID", "arn:aws:kms:r:1:key/new"),
+            (
+                "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS",
+                " arn:aws:kms:r:1:key/old, ,arn:aws:kms:r:1:key/older ",
+            ),
+        ])
+        .unwrap();
+        assert_eq!(
+            s.root_secret_arn.as_deref(),
+            Some("arn:aws:secretsmanager:r:1:secret:root")
+        );
+        assert_eq!(
+            s.origin_secret_arn.as_deref(),
+            Some("arn:aws:secretsmanager:r:1:secret:origin")
+        );
+        assert_eq!(
+            s.oidc_kms_key_id.as_deref(),
+            Some("arn:aws:kms:r:1:key/new")
+        );
+        assert_eq!(
+            s.oidc_kms_previous_key_ids,
+            ["arn:aws:kms:r:1:key/old", "arn:aws:kms:r:1:key/older"]
+        );
+        let err = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS", "arn:aws:kms:r:1:key/old"),
+        ])
+        .unwrap_err();
+        assert!(err.contains("CIAM_OIDC_KMS_KEY_ID"), "{err}");
+    }
+
+    #[test]
     fn internal_domains_are_a_trimmed_lowercase_list_and_blank_means_the_default() {
         let s = settings(&[
             ("CIAM_TABLE", "t"),
-            ("CIAM_SECRET_KEY", KEY),
             (
                 "CIAM_INTERNAL_DOMAINS",
                 " Staff.Example.com, ,corp.example ",
@@ -143,12 +265,7 @@ mod tests {
                 "corp.example".to_owned()
             ])
         );
-        let s = settings(&[
-            ("CIAM_TABLE", "t"),
-            ("CIAM_SECRET_KEY", KEY),
-            ("CIAM_INTERNAL_DOMAINS", ""),
-        ])
-        .unwrap();
+        let s = settings(&[("CIAM_TABLE", "t"), ("CIAM_INTERNAL_DOMAINS", "")]).unwrap();
         assert_eq!(s.internal_domains, None);
     }
 
@@ -156,7 +273,6 @@ mod tests {
     fn the_sender_and_a_local_endpoint_are_read_when_set() {
         let s = settings(&[
             ("CIAM_TABLE", "t"),
-            ("CIAM_SECRET_KEY", KEY),
             ("CIAM_MAIL_FROM", "no-reply@ciam.example"),
             ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:8000"),
         ])
@@ -170,7 +286,7 @@ mod tests {
 
     #[test]
     fn the_oidc_key_version_is_a_whole_number_from_one() {
-        let base = [("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", KEY)];
+        let base = [("CIAM_TABLE", "t")];
         assert_eq!(settings(&base).unwrap().oidc_key_version, None);
         let with = |v: &str| {
             let mut vars = base.to_vec();
@@ -185,13 +301,7 @@ mod tests {
     }
 
     #[test]
-    fn debug_output_hides_the_key() {
-        let s = settings(&[("CIAM_TABLE", "t"), ("CIAM_SECRET_KEY", KEY)]).unwrap();
-        assert!(!format!("{s:?}").contains("0011"));
-    }
-
-    #[test]
-    fn staff_sign_in_needs_all_three_variables_and_hides_the_secret() {
+    fn debug_output_hides_the_key_and_the_staff_secret() {
         let s = settings(&[
             ("CIAM_TABLE", "t"),
             ("CIAM_SECRET_KEY", KEY),
@@ -200,16 +310,50 @@ mod tests {
             ("CIAM_STAFF_CLIENT_SECRET", "hush-hush"),
         ])
         .unwrap();
-        let idp = s.staff_idp.as_ref().unwrap();
-        assert_eq!(idp.issuer, "https://login.corp.example");
-        assert_eq!(idp.client_id, "ciam");
-        assert!(!format!("{s:?}").contains("hush-hush"));
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("0011"), "{shown}");
+        assert!(!shown.contains("hush-hush"), "{shown}");
+        assert!(shown.contains("login.corp.example"), "{shown}");
+    }
+
+    #[test]
+    fn staff_sign_in_needs_the_issuer_and_the_client_id_together() {
+        let s = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_STAFF_ISSUER", "https://login.corp.example"),
+            ("CIAM_STAFF_CLIENT_ID", "ciam"),
+            (
+                "CIAM_STAFF_SECRET_ARN",
+                "arn:aws:secretsmanager:r:1:secret:staff",
+            ),
+        ])
+        .unwrap();
+        let staff = s.staff.as_ref().unwrap();
+        assert_eq!(staff.issuer, "https://login.corp.example");
+        assert_eq!(staff.client_id, "ciam");
+        assert_eq!(staff.env_secret, None);
+        assert!(s.staff_secret_arn.is_some());
         let err = settings(&[
             ("CIAM_TABLE", "t"),
-            ("CIAM_SECRET_KEY", KEY),
             ("CIAM_STAFF_ISSUER", "https://login.corp.example"),
         ])
         .unwrap_err();
-        assert!(err.contains("CIAM_STAFF_CLIENT_SECRET"));
+        assert!(err.contains("CIAM_STAFF_CLIENT_ID"), "{err}");
+        let err = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_STAFF_ISSUER", "http://login.corp.example"),
+            ("CIAM_STAFF_CLIENT_ID", "ciam"),
+        ])
+        .unwrap_err();
+        assert!(err.contains("https"), "{err}");
+        let err = settings(&[
+            ("CIAM_TABLE", "t"),
+            (
+                "CIAM_STAFF_SECRET_ARN",
+                "arn:aws:secretsmanager:r:1:secret:staff",
+            ),
+        ])
+        .unwrap_err();
+        assert!(err.contains("CIAM_STAFF_ISSUER"), "{err}");
     }
 }
