@@ -79,6 +79,12 @@ impl BlobStore for S3Blobs {
         {
             Ok(out) => out,
             Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => return Ok(None),
+            // Without s3:ListBucket (the template grants objects only) S3 answers a missing key
+            // with 403 AccessDenied, not 404, so as not to tell what exists: absent, here too.
+            Err(e) if e.raw_response().is_some_and(|r| r.status().as_u16() == 403) => {
+                tracing::debug!(key, "s3 get: 403 taken as absent (no ListBucket)");
+                return Ok(None);
+            }
             Err(e) => return Err(format!("s3 get {key}: {}", describe(&e))),
         };
         let content_type = out
@@ -128,8 +134,16 @@ mod tests {
 
     type Objects = Arc<Mutex<HashMap<(String, String), (Vec<u8>, String)>>>;
 
+    /// The stand-in's objects, and whether a missing key answers as S3 does for a role without
+    /// s3:ListBucket (403 AccessDenied) instead of 404 NoSuchKey.
+    #[derive(Clone, Default)]
+    struct Bucket {
+        objects: Objects,
+        deny_missing: bool,
+    }
+
     async fn put_object(
-        State(objects): State<Objects>,
+        State(Bucket { objects, .. }): State<Bucket>,
         Path((bucket, key)): Path<(String, String)>,
         headers: HeaderMap,
         body: Bytes,
@@ -147,11 +161,21 @@ mod tests {
     }
 
     async fn get_object(
-        State(objects): State<Objects>,
+        State(Bucket {
+            objects,
+            deny_missing,
+        }): State<Bucket>,
         Path((bucket, key)): Path<(String, String)>,
     ) -> Response {
         match objects.lock().unwrap().get(&(bucket, key)).cloned() {
             Some((bytes, ct)) => ([("content-type", ct)], bytes).into_response(),
+            None if deny_missing => (
+                StatusCode::FORBIDDEN,
+                [("content-type", "application/xml")],
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\
+                 <Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>",
+            )
+                .into_response(),
             None => (
                 StatusCode::NOT_FOUND,
                 [("content-type", "application/xml")],
@@ -163,7 +187,7 @@ mod tests {
     }
 
     async fn delete_object(
-        State(objects): State<Objects>,
+        State(Bucket { objects, .. }): State<Bucket>,
         Path((bucket, key)): Path<(String, String)>,
     ) -> StatusCode {
         objects.lock().unwrap().remove(&(bucket, key));
@@ -171,13 +195,17 @@ mod tests {
     }
 
     async fn fake_s3() -> (String, Objects) {
-        let objects = Objects::default();
+        serve_bucket(Bucket::default()).await
+    }
+
+    async fn serve_bucket(bucket: Bucket) -> (String, Objects) {
+        let objects = bucket.objects.clone();
         let app = Router::new()
             .route(
                 "/{bucket}/{key}",
                 put(put_object).get(get_object).delete(delete_object),
             )
-            .with_state(objects.clone());
+            .with_state(bucket);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await });
@@ -223,6 +251,19 @@ mod tests {
         );
         blobs.delete("a.png").await.unwrap();
         assert_eq!(blobs.get("a.png").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_missing_object_is_absent_also_when_s3_answers_access_denied() {
+        let (endpoint, _) = serve_bucket(Bucket {
+            deny_missing: true,
+            ..Bucket::default()
+        })
+        .await;
+        let blobs = S3Blobs::new(client(&endpoint), Some("avatars".into()));
+        assert_eq!(blobs.get("gone.png").await.unwrap(), None);
+        blobs.put("here.png", vec![7], "image/png").await.unwrap();
+        assert_eq!(blobs.get("here.png").await.unwrap().unwrap().bytes, vec![7]);
     }
 
     #[tokio::test]
