@@ -84,10 +84,15 @@ pub fn csp_with_frame_ancestors(ancestors: &str) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static(FAIL_CLOSED_CSP))
 }
 
-/// Sets every security header on `headers` (replacing what a handler set), with the CSP's
-/// `frame-ancestors` replaced by `frame_ancestors` when given (the embedded sign-in).
+/// Sets every security header on `headers`, replacing what a handler set, except a CSP of the
+/// handler's own (the avatar images' `default-src 'none'; sandbox`, stricter than the app's):
+/// CloudFront's policy does the same (its CSP does not override the origin's). With
+/// `frame_ancestors` (the embedded sign-in), the CSP is the file's with that `frame-ancestors`.
 pub fn apply(headers: &mut HeaderMap, frame_ancestors: Option<&str>) {
     for (name, value) in security_headers() {
+        if name == CONTENT_SECURITY_POLICY && headers.contains_key(CONTENT_SECURITY_POLICY) {
+            continue;
+        }
         headers.insert(name.clone(), value.clone());
     }
     if let Some(ancestors) = frame_ancestors {
@@ -169,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn apply_replaces_what_a_handler_set() {
+    fn apply_replaces_what_a_handler_set_but_its_own_csp() {
         let mut h = HeaderMap::new();
         h.insert(X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
         apply(&mut h, None);
@@ -178,6 +183,17 @@ mod tests {
             h.get(CONTENT_SECURITY_POLICY).unwrap().to_str().unwrap(),
             csp()
         );
+        let mut own = HeaderMap::new();
+        own.insert(
+            CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("default-src 'none'; sandbox"),
+        );
+        apply(&mut own, None);
+        assert_eq!(
+            own.get(CONTENT_SECURITY_POLICY).unwrap(),
+            "default-src 'none'; sandbox"
+        );
+        assert_eq!(own.get(X_FRAME_OPTIONS).unwrap(), "DENY");
         apply(&mut h, Some("https://a.example.com"));
         let framed = h.get(CONTENT_SECURITY_POLICY).unwrap().to_str().unwrap();
         assert!(

@@ -172,7 +172,8 @@ fn frame_params(query: Option<&str>) -> Option<(String, String)> {
 }
 
 /// Every answer (pages, assets, API, errors, the dev outbox) carries the headers of
-/// `infra/security-headers.json` (`ciam_api::headers`), the same CloudFront adds in AWS. The
+/// `infra/security-headers.json` (`ciam_api::headers`), the same CloudFront adds in AWS; a
+/// handler's own CSP (the avatar images' stricter one) stays, as CloudFront lets it. The
 /// embedded sign-in's CSP instead names, in `frame-ancestors`, the frame origins registered for
 /// its `appId` when its `serviceUrl` is one the app registered (`apps::frame_ancestors`, read per
 /// request); a failed lookup keeps 'none', so the page is never framable by mistake. Its

@@ -1,6 +1,7 @@
 //! Every answer of `ciam serve` carries exactly the headers of infra/security-headers.json, read
-//! here from the file itself: pages, assets, API answers and errors, the dev outbox. And a
-//! client error report becomes the structured log line the template's metric filter matches.
+//! here from the file itself: pages, assets, API answers and errors, the dev outbox (the avatar
+//! images keep their stricter CSP). And a client error report becomes the structured log line
+//! the template's metric filter matches.
 
 use axum::body::Body;
 use ciam_core::{Ciam, Config, Keys, MemoryBlobs, OsEntropy, SystemClock};
@@ -31,18 +32,25 @@ fn dist() -> PathBuf {
     d
 }
 
+/// An avatar key of the shape `ciam_core::avatar` makes, stored in the app's blobs.
+const AVATAR: &str = "0123456789abcdef0123456789abcdef-00112233445566778899aabbccddeeff.png";
+
 async fn app(dist: &std::path::Path) -> axum::Router {
     let clock = Arc::new(SystemClock);
     let store = SqliteStore::in_memory(clock.clone()).unwrap();
     store.ensure_schema().await.unwrap();
     let outbox = DevOutbox::default();
+    let blobs = MemoryBlobs::default();
+    ciam_core::BlobStore::put(&blobs, AVATAR, b"\x89PNG".to_vec(), "image/png")
+        .await
+        .unwrap();
     let ciam = Ciam {
         store: Arc::new(store),
         clock,
         entropy: Arc::new(OsEntropy),
         keys: Keys::from_root([7; 32]),
         notifier: Arc::new(outbox.clone()),
-        blobs: Arc::new(MemoryBlobs::default()),
+        blobs: Arc::new(blobs),
         config: Config::default(),
     };
     ciam_local::app(ciam, Some(outbox), dist)
@@ -130,6 +138,29 @@ async fn every_kind_of_answer_carries_exactly_the_files_headers() {
                 "{label}: one {name}"
             );
         }
+    }
+    // The avatar images keep their own, stricter CSP (as behind CloudFront, whose policy does
+    // not override the origin's); every other header is the file's.
+    let res = app
+        .oneshot(
+            Request::get(format!("/ciam/v1/avatar/{AVATAR}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    for (name, value) in &want {
+        let want = if name == "content-security-policy" {
+            "default-src 'none'; sandbox"
+        } else {
+            value.as_str()
+        };
+        assert_eq!(
+            res.headers().get(name).and_then(|v| v.to_str().ok()),
+            Some(want),
+            "avatar: {name}"
+        );
     }
     let _ = std::fs::remove_dir_all(d);
 }
