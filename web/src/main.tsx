@@ -3,8 +3,11 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { asLocale, detect, dirOf, swapLanguage } from './i18n/locale';
 import { loadMessages } from './i18n/load';
+import { watchErrors } from './lib/report-errors';
 import { KEYS, read, write } from './lib/storage';
 import './styles.css';
+
+watchErrors();
 
 async function boot() {
   const chosen = detect();

@@ -14,12 +14,13 @@ use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
 /// A JSON body. Malformed JSON, wrong types, unknown fields or values and missing fields are
-/// 400 INVALID_PARAMETER naming the field; a body over the limit is 413.
+/// 400 INVALID_PARAMETER naming the field; so is a body over the route's limit (`body`).
 pub struct Json<T>(pub T);
 
-/// Bodies over the limit are refused as 400 INVALID_PARAMETER on `body`.
-pub fn too_large() -> ApiError {
-    invalid("body".into(), "larger than 64 KiB")
+/// Bodies over the route's limit (`limit` bytes) are refused as 400 INVALID_PARAMETER on
+/// `body`, naming the limit.
+pub fn too_large(limit: usize) -> ApiError {
+    invalid("body".into(), &format!("larger than {} KiB", limit / 1024))
 }
 
 fn invalid(field: String, detail: &str) -> ApiError {
@@ -34,6 +35,10 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let limit = req
+            .extensions()
+            .get::<crate::middleware::BodyLimit>()
+            .map_or(crate::BODY_LIMIT, |l| l.0);
         let json_type = req
             .headers()
             .get("content-type")
@@ -51,7 +56,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                too_large()
+                too_large(limit)
             } else {
                 invalid("body".into(), "unreadable body")
             }

@@ -5,19 +5,21 @@
 mod error;
 mod extract;
 mod federation;
+pub mod headers;
 mod middleware;
 pub mod openapi;
 pub mod routes;
 mod sign_in;
 
 pub use error::ApiError;
-pub use routes::{RouteDef, ROUTES};
+pub use routes::{RouteDef, RELEASE, ROUTES};
 
 use axum::Router;
 use ciam_core::Ciam;
 
 pub const BASE: &str = "/ciam/v1";
-/// Request bodies larger than this are refused with 413 before they are read whole.
+/// Request bodies larger than this are refused (400 INVALID_PARAMETER on `body`) before they
+/// are read whole; the avatar upload and the client error report have their own limits.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
 #[derive(Clone)]

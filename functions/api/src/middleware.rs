@@ -19,15 +19,24 @@ pub fn wrap(router: Router) -> Router {
     router.layer(axum::middleware::from_fn(conventions))
 }
 
+/// The body limit of the request, for the extractor that reads the body and names the limit.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyLimit(pub usize);
+
 /// The body limit of a path, and the error for a body over it: the avatar upload carries an
-/// image (1 MiB); every other body is JSON (64 KiB).
-fn body_limit(path: &str) -> (usize, fn() -> Error) {
-    if path.strip_prefix(crate::BASE) == Some("/auth/avatar") {
-        (ciam_core::avatar::MAX_BYTES, || {
-            Error::new(Reason::AVATAR_TOO_LARGE)
-        })
-    } else {
-        (BODY_LIMIT, || crate::extract::too_large().0)
+/// image (1 MiB); an anonymous client error report is small (8 KiB); every other body is JSON
+/// (64 KiB).
+fn body_limit(path: &str) -> (usize, Error) {
+    match path.strip_prefix(crate::BASE) {
+        Some("/auth/avatar") => (
+            ciam_core::avatar::MAX_BYTES,
+            Error::new(Reason::AVATAR_TOO_LARGE),
+        ),
+        Some("/client-errors") => (
+            crate::routes::CLIENT_ERROR_LIMIT,
+            crate::extract::too_large(crate::routes::CLIENT_ERROR_LIMIT).0,
+        ),
+        _ => (BODY_LIMIT, crate::extract::too_large(BODY_LIMIT).0),
     }
 }
 
@@ -58,8 +67,9 @@ async fn conventions(mut req: Request, next: Next) -> Response {
             .and_then(|v| v.parse::<usize>().ok())
             .is_some_and(|n| n > limit);
         let mut res = if too_big {
-            render(&too_large(), lang)
+            render(&too_large, lang)
         } else {
+            req.extensions_mut().insert(BodyLimit(limit));
             let (parts, body) = req.into_parts();
             // Streamed bodies are cut at the limit too, whatever Content-Length said; the
             // handler that reads the body answers for the cut.

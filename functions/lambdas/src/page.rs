@@ -1,14 +1,16 @@
 //! The one page a Lambda serves (issue 5 §5): `GET /{zh-CN|en-US}/embedded/signin`, the built
-//! index.html (key `index.html` of the web bucket, `CIAM_WEB_BUCKET`) with
-//! `Content-Security-Policy: frame-ancestors <the app's registered frame origins>` — the same
-//! decision `ciam serve` makes (`ciam_core::apps::frame_ancestors`). Every other page comes from
-//! the bucket through CloudFront, whose response-headers policy sets `frame-ancestors 'none'`.
+//! index.html (key `index.html` of the web bucket, `CIAM_WEB_BUCKET`) with the security headers
+//! of `infra/security-headers.json` (`ciam_api::headers`, the same `ciam serve` sends) whose CSP
+//! names, in `frame-ancestors`, the app's registered frame origins — the same decision
+//! `ciam serve` makes (`ciam_core::apps::frame_ancestors`). Every other page comes from the
+//! bucket through CloudFront, whose response-headers policy sends the file's values as they are
+//! (its CSP does not override the origin's, so this page's passes through).
 //! Round trips per request: 1 table read and 1 S3 read, concurrently. Nothing is cached.
 
 use crate::S3Blobs;
 use ciam_core::apps::{self, is_embedded_signin};
 use ciam_core::{BlobStore, Ciam};
-use lambda_http::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
+use lambda_http::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use lambda_http::http::{HeaderValue, Method, StatusCode};
 use lambda_http::{Body, Request, RequestExt, Response};
 use std::sync::Arc;
@@ -31,15 +33,13 @@ pub fn page_response(html: Option<Vec<u8>>, ancestors: &str) -> Response<Body> {
             "The web app is not deployed",
         );
     };
-    let csp = HeaderValue::from_str(&apps::frame_ancestors_csp(ancestors))
-        .unwrap_or_else(|_| HeaderValue::from_static(apps::NO_FRAMING_CSP));
     let mut res = Response::new(Body::Binary(html));
     let h = res.headers_mut();
     h.insert(
         CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
-    h.insert(CONTENT_SECURITY_POLICY, csp);
+    ciam_api::headers::apply(h, Some(ancestors));
     // Per app and per admin change: never kept by CloudFront or the browser without asking.
     h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     res
@@ -52,10 +52,7 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
         CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
-    res.headers_mut().insert(
-        CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(apps::NO_FRAMING_CSP),
-    );
+    ciam_api::headers::apply(res.headers_mut(), None);
     res
 }
 
@@ -168,14 +165,30 @@ mod tests {
             .map(|v| v.to_str().unwrap().to_owned())
     }
 
+    /// The CSP of infra/security-headers.json with `frame-ancestors` naming `ancestors`.
+    fn csp_for(ancestors: &str) -> String {
+        ciam_api::headers::csp_with_frame_ancestors(ancestors)
+            .to_str()
+            .unwrap()
+            .to_owned()
+    }
+
     #[test]
-    fn the_page_carries_the_given_frame_ancestors_and_is_never_cached() {
+    fn the_page_carries_every_security_header_with_the_given_frame_ancestors() {
         let res = page_response(Some(b"<!doctype html>".to_vec()), "https://a.example.com");
         assert_eq!(res.status(), 200);
-        assert_eq!(
-            header(&res, "content-security-policy").as_deref(),
-            Some("frame-ancestors https://a.example.com")
+        let csp = header(&res, "content-security-policy").unwrap();
+        assert_eq!(csp, csp_for("https://a.example.com"));
+        assert!(
+            csp.contains("; frame-ancestors https://a.example.com"),
+            "{csp}"
         );
+        assert!(csp.starts_with("default-src 'self'"), "{csp}");
+        for (name, value) in ciam_api::headers::security_headers() {
+            if name.as_str() != "content-security-policy" {
+                assert_eq!(res.headers().get(name), Some(value), "{name}");
+            }
+        }
         assert_eq!(header(&res, "cache-control").as_deref(), Some("no-cache"));
         assert!(header(&res, "content-type")
             .unwrap()
@@ -233,19 +246,13 @@ mod tests {
         let csp = |res: &Response<Body>| header(res, "content-security-policy");
         let r = handle(&ciam, &web, request("/en-US/embedded/signin", Some("a1"))).await;
         assert_eq!(r.status(), 200);
-        assert_eq!(
-            csp(&r).as_deref(),
-            Some("frame-ancestors https://a.example.com")
-        );
-        assert_eq!(header(&r, "x-frame-options"), None);
+        assert_eq!(csp(&r), Some(csp_for("https://a.example.com")));
+        // Kept: browsers that know frame-ancestors ignore it (see functions/local/src/lib.rs).
+        assert_eq!(header(&r, "x-frame-options").as_deref(), Some("DENY"));
         for app in [Some("zz"), Some(""), None] {
             let r = handle(&ciam, &web, request("/zh-CN/embedded/signin", app)).await;
             assert_eq!(r.status(), 200);
-            assert_eq!(
-                csp(&r).as_deref(),
-                Some("frame-ancestors 'none'"),
-                "{app:?}"
-            );
+            assert_eq!(csp(&r), Some(csp_for("'none'")), "{app:?}");
         }
         // A serviceUrl the app did not register: the frame never renders anywhere.
         for service in [
@@ -259,11 +266,7 @@ mod tests {
                 with_service("/zh-CN/embedded/signin", Some("a1"), service),
             )
             .await;
-            assert_eq!(
-                csp(&r).as_deref(),
-                Some("frame-ancestors 'none'"),
-                "{service}"
-            );
+            assert_eq!(csp(&r), Some(csp_for("'none'")), "{service}");
         }
         let r = handle(&ciam, &web, request("/en-US/passport/signin", Some("a1"))).await;
         assert_eq!(r.status(), 404);

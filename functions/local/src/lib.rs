@@ -123,13 +123,13 @@ pub async fn grant_admin(mail: &str, opts: &StoreOptions) -> Result<String, Stri
         .map_err(|e| format!("{mail}: {}", e.reason.message(ciam_core::Lang::EnUs)))
 }
 
-/// The whole app: API, dev outbox (when on) and the SPA, every HTML answer under the frame
-/// policy (`frame_policy`).
+/// The whole app: API, dev outbox (when on) and the SPA, every answer under the security
+/// headers of `infra/security-headers.json` (`response_headers`).
 pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     let policy_ciam = ciam.clone();
     spa(ciam, outbox, web_dist).layer(axum::middleware::from_fn_with_state(
         policy_ciam,
-        frame_policy,
+        response_headers,
     ))
 }
 
@@ -171,17 +171,22 @@ fn frame_params(query: Option<&str>) -> Option<(String, String)> {
     Some((get("appId")?, get("serviceUrl").unwrap_or_default()))
 }
 
-/// Every HTML answer: `Content-Security-Policy: frame-ancestors 'none'`, `X-Frame-Options: DENY`
-/// and `Cache-Control: no-cache` (index.html must be revalidated; hashed assets keep theirs).
-/// The embedded sign-in instead gets `frame-ancestors` with the frame origins registered for its
-/// `appId`, when its `serviceUrl` is one the app registered (`apps::frame_ancestors`, read per
-/// request), and no X-Frame-Options (it cannot name origins). A failed lookup answers 'none': the page is never framable by mistake.
-async fn frame_policy(
+/// Every answer (pages, assets, API, errors, the dev outbox) carries the headers of
+/// `infra/security-headers.json` (`ciam_api::headers`), the same CloudFront adds in AWS; a
+/// handler's own CSP (the avatar images' stricter one) stays, as CloudFront lets it. The
+/// embedded sign-in's CSP instead names, in `frame-ancestors`, the frame origins registered for
+/// its `appId` when its `serviceUrl` is one the app registered (`apps::frame_ancestors`, read per
+/// request); a failed lookup keeps 'none', so the page is never framable by mistake. Its
+/// X-Frame-Options DENY stays: browsers that know `frame-ancestors` ignore it (checked in
+/// Chromium by web/tests/e2e/embedded.test.mjs), older ones refuse the frame.
+/// HTML answers also get `Cache-Control: no-cache` (index.html must be revalidated; hashed
+/// assets keep theirs).
+async fn response_headers(
     axum::extract::State(ciam): axum::extract::State<Ciam>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
+    use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
     let embedded = req.method() == axum::http::Method::GET
         && ciam_core::apps::is_embedded_signin(req.uri().path());
     let app = embedded.then(|| frame_params(req.uri().query())).flatten();
@@ -191,34 +196,22 @@ async fn frame_policy(
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("text/html"));
-    if !html {
-        return res;
-    }
-    let ancestors = match (embedded, app) {
-        (true, Some((id, service))) => ciam_core::apps::frame_ancestors(&ciam, &id, &service)
-            .await
-            .unwrap_or_else(|e| {
-                tracing::warn!(reason = ?e.reason, "frame-ancestors lookup failed");
-                ciam_core::apps::NO_FRAMING.to_owned()
-            }),
-        _ => ciam_core::apps::NO_FRAMING.to_owned(),
+    let ancestors = match (embedded && html, app) {
+        (true, Some((id, service))) => Some(
+            ciam_core::apps::frame_ancestors(&ciam, &id, &service)
+                .await
+                .unwrap_or_else(|e| {
+                    tracing::warn!(reason = ?e.reason, "frame-ancestors lookup failed");
+                    ciam_core::apps::NO_FRAMING.to_owned()
+                }),
+        ),
+        _ => None,
     };
-    let h = res.headers_mut();
-    let csp = ciam_core::apps::frame_ancestors_csp(&ancestors);
-    h.insert(
-        CONTENT_SECURITY_POLICY,
-        HeaderValue::from_str(&csp)
-            .unwrap_or_else(|_| HeaderValue::from_static(ciam_core::apps::NO_FRAMING_CSP)),
-    );
-    if embedded {
-        h.remove(axum::http::header::X_FRAME_OPTIONS);
-    } else {
-        h.insert(
-            axum::http::header::X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
-        );
+    ciam_api::headers::apply(res.headers_mut(), ancestors.as_deref());
+    if html {
+        res.headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     }
-    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     res
 }
 

@@ -1,5 +1,6 @@
 //! The frame policy of the pages `ciam serve` answers (issue 5 §5): only the embedded sign-in may
-//! be framed, and only by the frame origins registered for its app, read on every request.
+//! be framed, and only by the frame origins registered for its app, read on every request. The
+//! rest of each answer's security headers is tested in headers.rs.
 
 use axum::body::Body;
 use ciam_core::{Ciam, Config, Keys, MemoryBlobs, OsEntropy, SystemClock};
@@ -71,7 +72,18 @@ async fn get(ciam: &Ciam, dist: &std::path::Path, uri: &str) -> Answer {
     }
 }
 
-const NONE: &str = "frame-ancestors 'none'";
+/// The CSP of infra/security-headers.json, whose `frame-ancestors` is 'none'.
+fn none() -> String {
+    framed_by("'none'")
+}
+
+/// That CSP with `frame-ancestors <origins>`.
+fn framed_by(origins: &str) -> String {
+    let csp = ciam_api::headers::csp_with_frame_ancestors(origins);
+    let csp = csp.to_str().unwrap();
+    assert!(csp.contains(&format!("frame-ancestors {origins}")), "{csp}");
+    csp.to_owned()
+}
 const SERVICE: &str = "https://partner.example.com/cb";
 
 #[tokio::test]
@@ -90,16 +102,20 @@ async fn every_page_but_the_embedded_sign_in_refuses_every_frame() {
     ] {
         let a = get(&c, &d, uri).await;
         assert_eq!(a.status, 200, "{uri}");
-        assert_eq!(a.csp.as_deref(), Some(NONE), "{uri}");
+        assert_eq!(a.csp, Some(none()), "{uri}");
         assert_eq!(a.xfo.as_deref(), Some("DENY"), "{uri}");
         assert_eq!(a.cache.as_deref(), Some("no-cache"), "{uri}");
     }
-    // Assets and API answers are not pages: no frame headers, no forced revalidation.
+    // Assets and API answers refuse frames too, but are not forced to revalidate.
     let js = get(&c, &d, "/assets/app-1234.js").await;
-    assert_eq!((js.status, js.csp, js.xfo), (200, None, None));
+    assert_eq!(
+        (js.status, js.csp, js.xfo.as_deref()),
+        (200, Some(none()), Some("DENY"))
+    );
     assert_ne!(js.cache.as_deref(), Some("no-cache"));
     let api = get(&c, &d, "/ciam/v1/auth/location").await;
-    assert_eq!((api.status, api.csp), (200, None));
+    assert_eq!((api.status, api.csp), (200, Some(none())));
+    assert_eq!(api.cache.as_deref(), Some("no-store"));
     let _ = std::fs::remove_dir_all(d);
 }
 
@@ -118,10 +134,15 @@ async fn the_embedded_sign_in_may_be_framed_by_its_apps_registered_origins_only(
         let a = get(&c, &d, &format!("/{lang}/embedded/signin?appId=a1&serviceUrl=https://partner.example.com/cb&validateMsg=notice")).await;
         assert_eq!(a.status, 200);
         assert_eq!(
-            a.csp.as_deref(),
-            Some("frame-ancestors https://partner.example.com http://127.0.0.1:5173")
+            a.csp,
+            Some(framed_by(
+                "https://partner.example.com http://127.0.0.1:5173"
+            ))
         );
-        assert_eq!(a.xfo, None, "X-Frame-Options cannot name origins");
+        // X-Frame-Options cannot name origins, but browsers that know frame-ancestors ignore
+        // it (web/tests/e2e/embedded.test.mjs frames this page in Chromium), and older ones
+        // refusing the frame is the safe side.
+        assert_eq!(a.xfo.as_deref(), Some("DENY"));
         assert_eq!(a.cache.as_deref(), Some("no-cache"));
     }
     for uri in [
@@ -137,7 +158,7 @@ async fn the_embedded_sign_in_may_be_framed_by_its_apps_registered_origins_only(
         "/zh-CN/embedded/signin?appId=a1&serviceUrl=https://partner.example.com/cb?x=1",
     ] {
         let a = get(&c, &d, uri).await;
-        assert_eq!(a.csp.as_deref(), Some(NONE), "{uri}");
+        assert_eq!(a.csp, Some(none()), "{uri}");
     }
 
     // An admin's change applies to the next load: nothing is cached.
@@ -158,10 +179,7 @@ async fn the_embedded_sign_in_may_be_framed_by_its_apps_registered_origins_only(
         &format!("/en-US/embedded/signin?appId=a1&serviceUrl={SERVICE}"),
     )
     .await;
-    assert_eq!(
-        a.csp.as_deref(),
-        Some("frame-ancestors https://other.example.com")
-    );
+    assert_eq!(a.csp, Some(framed_by("https://other.example.com")));
 
     // A value that is not a plain origin (never stored by the registry) cannot widen the policy.
     register(
@@ -176,10 +194,7 @@ async fn the_embedded_sign_in_may_be_framed_by_its_apps_registered_origins_only(
         &format!("/en-US/embedded/signin?appId=a3&serviceUrl={SERVICE}"),
     )
     .await;
-    assert_eq!(
-        a.csp.as_deref(),
-        Some("frame-ancestors https://ok.example.com")
-    );
+    assert_eq!(a.csp, Some(framed_by("https://ok.example.com")));
     let _ = std::fs::remove_dir_all(d);
 }
 
@@ -192,6 +207,6 @@ async fn without_a_web_build_the_placeholder_page_refuses_frames_too() {
         "/zh-CN/passport/signin",
     )
     .await;
-    assert_eq!(a.csp.as_deref(), Some(NONE));
+    assert_eq!(a.csp, Some(none()));
     assert_eq!(a.xfo.as_deref(), Some("DENY"));
 }

@@ -1,11 +1,12 @@
 // The routes of spec §2. Every redirect keeps the query string (serviceUrl unless it carries an
-// encoded '=' or '/').
+// encoded '=' or '/'). An error while rendering a route shows the error screen (and reports it).
 import { createBrowserRouter, Navigate, Outlet, useLocation, useParams } from 'react-router';
 import { Lazy, screen } from '../components/lazy-screen';
 import { WithMessages } from '../components/with-messages';
 import { asLocale, detect } from '../i18n/locale';
 import { keepQuery } from '../lib/redirect';
 import * as session from '../lib/session';
+import { ErrorScreen } from './error-screen';
 import { Shell } from './shell';
 
 const SignIn = screen('signin', () => import('../features/auth/signin'));
@@ -50,50 +51,69 @@ function RequireSession() {
 
 const lazy = (el: React.ReactNode) => <Lazy>{el}</Lazy>;
 
+/** Only in a build made with CIAM_TEST_HOOKS=on (end-to-end tests): a route that throws. */
+function Throw(): never {
+  throw new Error('test hook: route error for ann@example.com, code 123456, /x?cTicket=ST-1');
+}
+const testRoutes = __CIAM_TEST_HOOKS__ ? [{ path: 'test/throw', element: <Throw /> }] : [];
+
 export function createRouter() {
   return createBrowserRouter([
     {
       element: <Shell />,
+      // An error in the shell itself: the screen alone, still inside a landmark.
+      errorElement: (
+        <main id="main">
+          <ErrorScreen />
+        </main>
+      ),
       children: [
-        { path: '/', element: <Go to={`/${detect()}/passport/signin`} /> },
-        { path: '/signout', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },
         {
-          path: '/:language',
-          element: <LanguageRoot />,
+          // An error in a screen: the screen's place in the shell shows the error screen.
+          errorElement: <ErrorScreen />,
           children: [
-            { index: true, element: <Go to="passport/signin" /> },
+            { path: '/', element: <Go to={`/${detect()}/passport/signin`} /> },
+            { path: '/signout', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },
             {
-              path: 'passport',
+              path: '/:language',
+              element: <LanguageRoot />,
               children: [
                 { index: true, element: <Go to="passport/signin" /> },
-                { path: 'signin', element: lazy(<SignIn />) },
-                { path: 'register', element: lazy(<Register />) },
-                { path: 'authorize', element: lazy(<Authorize />) },
+                {
+                  path: 'passport',
+                  children: [
+                    { index: true, element: <Go to="passport/signin" /> },
+                    { path: 'signin', element: lazy(<SignIn />) },
+                    { path: 'register', element: lazy(<Register />) },
+                    { path: 'authorize', element: lazy(<Authorize />) },
+                    { path: '*', element: <Go to="passport/signin" /> },
+                  ],
+                },
+                {
+                  path: 'personal',
+                  element: <RequireSession />,
+                  children: [
+                    { index: true, element: <Go to="personal/info" /> },
+                    { path: 'info', element: lazy(<WithMessages bundle="personal"><Info /></WithMessages>) },
+                    { path: 'secure', element: lazy(<WithMessages bundle="personal"><Secure /></WithMessages>) },
+                    { path: '*', element: <Go to="personal/info" /> },
+                  ],
+                },
+                {
+                  path: 'agreement',
+                  children: [
+                    { index: true, element: <Go to="agreement/privacy" /> },
+                    { path: ':doc', element: lazy(<WithMessages bundle="docs"><Agreement /></WithMessages>) },
+                    { path: '*', element: <Go to="agreement/privacy" /> },
+                  ],
+                },
+                { path: 'find/password', element: lazy(<FindPassword />) },
+                { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
+                { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },
+                ...testRoutes,
                 { path: '*', element: <Go to="passport/signin" /> },
               ],
             },
-            {
-              path: 'personal',
-              element: <RequireSession />,
-              children: [
-                { index: true, element: <Go to="personal/info" /> },
-                { path: 'info', element: lazy(<WithMessages bundle="personal"><Info /></WithMessages>) },
-                { path: 'secure', element: lazy(<WithMessages bundle="personal"><Secure /></WithMessages>) },
-                { path: '*', element: <Go to="personal/info" /> },
-              ],
-            },
-            {
-              path: 'agreement',
-              children: [
-                { index: true, element: <Go to="agreement/privacy" /> },
-                { path: ':doc', element: lazy(<WithMessages bundle="docs"><Agreement /></WithMessages>) },
-                { path: '*', element: <Go to="agreement/privacy" /> },
-              ],
-            },
-            { path: 'find/password', element: lazy(<FindPassword />) },
-            { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
-            { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },
-            { path: '*', element: <Go to="passport/signin" /> },
           ],
         },
       ],

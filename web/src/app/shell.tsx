@@ -1,9 +1,11 @@
-// The frame around every screen: header with the language switch, toasts, the idle-session
-// watch, and the multi-factor modal when a sign-in needs a second step.
+// The frame around every screen: header with the language switch, footer with the company
+// website and the release string, toasts, the idle-session watch, and the multi-factor modal
+// when a sign-in needs a second step.
 import { useEffect } from 'react';
 import { useIntl } from 'react-intl';
 import { Outlet, useLocation, useNavigate } from 'react-router';
 import { Toasts } from '../components/toasts';
+import { websiteFor } from '../config/website';
 import { common } from '../i18n/common';
 import { type Locale, switchTo } from '../i18n/locale';
 import { embeddedInfo } from '../lib/redirect';
@@ -71,6 +73,12 @@ export function Shell() {
       <main id="main">
         {framed ? <FramedNotice /> : <Outlet />}
       </main>
+      <footer className="foot">
+        <a href={websiteFor(pathname)} data-testid="website">
+          {intl.formatMessage(common.website)}
+        </a>
+        <span data-testid="version">{__CIAM_VERSION__}</span>
+      </footer>
       <Toasts />
       <MfaHost />
     </>

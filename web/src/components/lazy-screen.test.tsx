@@ -84,3 +84,32 @@ describe('Lazy', () => {
     else expect(button.textContent).not.toBe('Retry');
   });
 });
+
+describe('a failed chunk is reported', () => {
+  it('once, as a route error with the chunk error message', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const posted: Record<string, string>[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((url: string, init?: RequestInit) => {
+        if (url === '/ciam/v1/client-errors') posted.push(JSON.parse(String(init?.body)));
+        return new Promise(() => {});
+      }),
+    );
+    try {
+      const Screen = screen('find-password', () => Promise.reject(new Error('Failed to fetch dynamically imported module')));
+      render(
+        <RawIntlProvider value={intlFor('en-US')}>
+          <Lazy>
+            <Screen />
+          </Lazy>
+        </RawIntlProvider>,
+      );
+      await view.findByRole('alert');
+      await vi.waitFor(() => expect(posted).toHaveLength(1));
+      expect(posted[0]).toMatchObject({ kind: 'route', message: 'Error: Loading chunk find-password failed' });
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});

@@ -3,6 +3,7 @@
 import { Component, lazy, type ComponentType, type ReactNode, Suspense } from 'react';
 import { FormattedMessage } from 'react-intl';
 import { common } from '../i18n/common';
+import { reportError } from '../lib/report-errors';
 
 export const CHUNK_TIMEOUT_MS = 120_000;
 
@@ -44,6 +45,11 @@ export class ChunkBoundary extends Component<{ children: ReactNode }, BoundarySt
   state: BoundaryState = { error: null };
   static getDerivedStateFromError(error: unknown): BoundaryState {
     return { error: error instanceof ChunkLoadError ? error : new ChunkLoadError('main', false) };
+  }
+  // A chunk that cannot load (a build replaced under an open tab, a network fault) is worth
+  // knowing about: reported like any route error.
+  componentDidCatch(error: unknown) {
+    reportError('route', error);
   }
   render() {
     const e = this.state.error;

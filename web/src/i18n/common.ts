@@ -16,4 +16,5 @@ export const common = defineMessages({
   close: { id: 'app.close', defaultMessage: 'Close' },
   framed: { id: 'app.framed', defaultMessage: 'This page opens in its own window.' },
   openTop: { id: 'app.openTop', defaultMessage: 'Open Ciam' },
+  website: { id: 'app.website', defaultMessage: 'Company website' },
 });

@@ -3,10 +3,17 @@
 // gets exactly the documented messages; the unregistered one is refused by the CSP
 // frame-ancestors of that page and never receives anything.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import { describe, it, before, after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiCall, createAccount, suite } from './harness.mjs';
+import { apiCall, createAccount, ROOT, suite } from './harness.mjs';
+
+/** The CSP every answer carries (infra/security-headers.json), and the embedded page's variant. */
+const HEADERS = JSON.parse(readFileSync(join(ROOT, 'infra/security-headers.json'), 'utf8'));
+const CSP = HEADERS['Content-Security-Policy'];
+const framedBy = (origins) => CSP.replace("frame-ancestors 'none'", `frame-ancestors ${origins}`);
 
 const { skip, ctx } = suite({ locale: 'en-US' });
 
@@ -70,13 +77,20 @@ after(async () => {
 
 const embeddedUrl = (query) => `${ctx.server.base}/en-US/embedded/signin?${query}`;
 
-/** Opens `site`'s host page framing `src`; answers the page, its frame and its console lines. */
+/**
+ * Opens `site`'s host page framing `src`; answers the page, its frame, its console lines and the
+ * headers of the framed document's answer.
+ */
 async function openHost(site, src) {
   const page = await ctx.browser.context.newPage();
   const console = [];
+  const framed = {};
   page.on('console', (m) => console.push(m.text()));
+  page.on('response', (r) => {
+    if (r.url() === src) Object.assign(framed, r.headers());
+  });
   await page.goto(`${site.origin}/#${encodeURIComponent(src)}`);
-  return { page, frame: page.frameLocator('iframe'), console };
+  return { page, frame: page.frameLocator('iframe'), console, framed };
 }
 
 const messages = (page) => page.evaluate(() => window.__messages);
@@ -87,25 +101,32 @@ describe('embedded sign-in', { skip }, () => {
     for (const path of ['/zh-CN/passport/signin', '/en-US/personal/info', '/', `/zh-CN/passport/authorize?appId=${app.id}&serviceUrl=${app.serviceUrl}`]) {
       const res = await fetch(`${ctx.server.base}${path}`);
       assert.equal(res.status, 200, path);
-      assert.equal(res.headers.get('content-security-policy'), "frame-ancestors 'none'", path);
+      assert.equal(res.headers.get('content-security-policy'), CSP, path);
+      assert.ok(CSP.includes("frame-ancestors 'none'"));
       assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
     }
     for (const lang of ['zh-CN', 'en-US']) {
       const res = await fetch(`${ctx.server.base}/${lang}/embedded/signin?appId=${app.id}&serviceUrl=${app.serviceUrl}&validateMsg=notice`);
       assert.equal(res.status, 200);
-      assert.equal(res.headers.get('content-security-policy'), `frame-ancestors ${sites.registered.origin}`);
-      assert.equal(res.headers.get('x-frame-options'), null);
+      assert.equal(res.headers.get('content-security-policy'), framedBy(sites.registered.origin));
+      // Kept on purpose: browsers that know frame-ancestors ignore it (the next test frames this
+      // very answer in Chromium), and an old browser that does not refuses the frame.
+      assert.equal(res.headers.get('x-frame-options'), 'DENY');
       assert.equal(res.headers.get('cache-control'), 'no-cache');
     }
     const unknown = await fetch(`${ctx.server.base}/en-US/embedded/signin?appId=nope&serviceUrl=${app.serviceUrl}`);
-    assert.equal(unknown.headers.get('content-security-policy'), "frame-ancestors 'none'");
+    assert.equal(unknown.headers.get('content-security-policy'), CSP);
   });
 
   it('the registered host gets exactly one ciam:error for a wrong password, then a ticket that verifies', async () => {
-    const { page, frame } = await openHost(sites.registered, embeddedUrl(`appId=${app.id}&serviceUrl=${app.serviceUrl}&validateMsg=notice`));
+    const { page, frame, framed } = await openHost(sites.registered, embeddedUrl(`appId=${app.id}&serviceUrl=${app.serviceUrl}&validateMsg=notice`));
     try {
       const form = frame.locator('form[data-testid="signin-password"]');
       await form.waitFor();
+      // Framed and working although its answer says X-Frame-Options: DENY: in Chromium the
+      // CSP's frame-ancestors takes precedence.
+      assert.equal(framed['x-frame-options'], 'DENY');
+      assert.equal(framed['content-security-policy'], framedBy(sites.registered.origin));
       await form.locator('[name="account"]').fill(user.account);
       await form.locator('[name="password"]').fill('Wrong-Password-1!');
       await form.locator('button[type="submit"]').click();

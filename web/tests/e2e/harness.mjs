@@ -4,7 +4,7 @@
 // elsewhere the suite is skipped with the reason.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -178,11 +178,54 @@ function storeArgs(args) {
   return out;
 }
 
+/**
+ * Builds the web app with extra build settings (`env`, e.g. `{ CIAM_ERROR_REPORTS: 'off' }`) into
+ * a fresh temporary folder and answers its path (serve it with `startServer({ dist })`). Needs
+ * the compiled catalogues that `npm run build` leaves in web/src/i18n/compiled.
+ */
+export function buildWeb(env = {}) {
+  const out = mkdtempSync(join(tmpdir(), 'ciam-e2e-dist-'));
+  const r = spawnSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--outDir', out, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: join(ROOT, 'web'),
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, `vite build with ${JSON.stringify(env)}: ${r.stderr}${r.stdout}`);
+  return out;
+}
+
+/** The text of every built JavaScript file of `dist`, joined. */
+export function builtScripts(dist) {
+  const dir = join(dist, 'assets');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('\n');
+}
+
+/**
+ * The client error reports `ciam serve` has logged so far (its `client error` lines, see
+ * functions/api/src/routes/client_error.rs): one object of their fields each.
+ */
+export function loggedReports(server) {
+  const out = [];
+  for (const line of server.log().replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+    const at = line.indexOf(': client error ');
+    if (at < 0) continue;
+    const fields = {};
+    for (const m of line.slice(at).matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|\S+)/g)) {
+      fields[m[1]] = m[2].startsWith('"') ? JSON.parse(m[2]) : m[2];
+    }
+    out.push(fields);
+  }
+  return out;
+}
+
 /** `ciam serve` on 127.0.0.1 with a port chosen by the OS and a fresh data folder. */
-export async function startServer({ args = [], env = {} } = {}) {
+export async function startServer({ args = [], env = {}, dist = DIST } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'ciam-e2e-data-'));
   const childEnv = { ...process.env, CIAM_LOG: process.env.CIAM_LOG ?? 'warn', ...env };
-  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--web-dist', DIST, ...args], {
+  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--web-dist', dist, ...args], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -17,11 +17,14 @@ use serde_json::json;
 mod account;
 mod apps;
 mod avatar;
+mod client_error;
 mod consents;
 mod me;
 mod oidc;
 mod staff;
 mod two_factor;
+
+pub use client_error::{CLIENT_ERROR_LIMIT, RELEASE};
 
 /// One route: its id (also its Lambda binary and template function), method and path under
 /// `/ciam/v1`.
@@ -93,6 +96,8 @@ pub const ROUTES: &[RouteDef] = &[
     r("oidc_userinfo_post", "POST", "/oidc/userinfo"),
     r("oidc_jwks", "GET", "/oidc/jwks"),
     r("openapi", "GET", "/openapi.json"),
+    r("client_error", "POST", "/client-errors"),
+    r("version", "GET", "/version"),
 ];
 
 pub fn handler(id: &str) -> MethodRouter<AppState> {
@@ -148,6 +153,8 @@ pub fn handler(id: &str) -> MethodRouter<AppState> {
         "oidc_userinfo" => get(oidc::userinfo),
         "oidc_userinfo_post" => post(oidc::userinfo_post),
         "oidc_jwks" => get(oidc::jwks),
+        "client_error" => post(client_error::report),
+        "version" => get(client_error::version),
         _ => get(openapi),
     }
 }

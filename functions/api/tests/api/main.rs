@@ -6,6 +6,7 @@ mod avatar;
 mod bodies;
 mod captcha;
 mod changes;
+mod client_errors;
 mod codes;
 mod consents;
 mod conventions;

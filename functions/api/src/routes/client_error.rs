@@ -1,0 +1,258 @@
+//! `POST /client-errors` (spec §7, error reports) and `GET /version` (spec §9, the release
+//! string). Both are anonymous and touch neither the table nor a key.
+//!
+//! A report becomes one structured log line, `client error`, with `kind`, `version` and
+//! `route` (a metric filter counts them) plus the sanitised `error` and `stack`. The web app
+//! already strips query strings, tokens and personal data; the server does it again, because
+//! anyone can post here: control and invisible characters go, lengths are capped, query
+//! strings, mail addresses, long digit runs and token-like strings are replaced.
+
+use crate::error::ApiError;
+use crate::extract::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use ciam_core::{Error, Reason};
+use serde::Deserialize;
+
+/// The release string (spec §9): "release." and the workspace version, which equals the
+/// version in package.json (a test keeps them equal).
+pub const RELEASE: &str = concat!("release.", env!("CARGO_PKG_VERSION"));
+
+/// A report's body is small: anything larger is refused before it is read whole.
+pub const CLIENT_ERROR_LIMIT: usize = 8 * 1024;
+
+/// What the web app reports: an uncaught error, an unhandled rejection, or an error a route
+/// showed on its error screen.
+const KINDS: &[&str] = &["error", "rejection", "route"];
+
+const VERSION_MAX: usize = 40;
+const ROUTE_MAX: usize = 200;
+const MESSAGE_MAX: usize = 300;
+const STACK_MAX: usize = 2000;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Report {
+    version: String,
+    kind: String,
+    message: String,
+    route: String,
+    #[serde(default)]
+    stack: Option<String>,
+}
+
+/// `GET /version`: `{"version": "release.<package version>"}`. Round trips: 0.
+pub(super) async fn version() -> Response {
+    axum::Json(serde_json::json!({ "version": RELEASE })).into_response()
+}
+
+/// `POST /client-errors`: logs the report and answers 204. Round trips: 0.
+pub(super) async fn report(Json(r): Json<Report>) -> Result<StatusCode, ApiError> {
+    let Some(kind) = KINDS.iter().copied().find(|k| *k == r.kind) else {
+        return Err(ApiError(Error::field(
+            Reason::INVALID_PARAMETER,
+            "kind",
+            "kind 只能是 error、rejection 或 route",
+            "kind is one of error, rejection, route",
+        )));
+    };
+    let version: String = clean(&r.version, "")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
+        .take(VERSION_MAX)
+        .collect();
+    let route = route_path(&r.route);
+    let message = cap(&scrub(&clean(&r.message, " ")), MESSAGE_MAX);
+    let stack = cap(
+        &scrub(&clean(r.stack.as_deref().unwrap_or(""), " | ")),
+        STACK_MAX,
+    );
+    tracing::warn!(
+        kind = kind,
+        version = version.as_str(),
+        route = route.as_str(),
+        error = message.as_str(),
+        stack = stack.as_str(),
+        "client error"
+    );
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The path alone: no query string, no fragment, scrubbed and capped; "/" if it is not a path.
+fn route_path(raw: &str) -> String {
+    let path = clean(raw, "")
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_owned();
+    if !path.starts_with('/') {
+        return "/".to_owned();
+    }
+    cap(&scrub(&path), ROUTE_MAX)
+}
+
+/// Invisible or direction-changing characters (zero-width, bidi controls, BOM): never logged.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Control and invisible characters removed; a line break becomes `newline` (a stack keeps its
+/// frames apart with " | "), every other control character a space.
+fn clean(text: &str, newline: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' {
+            out.push_str(newline);
+        } else if c.is_control() {
+            out.push(' ');
+        } else if !invisible(c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// At most `max` characters.
+fn cap(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}
+
+fn delimiter(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '"' | '\'' | '`' | '(' | ')' | '<' | '>' | ',' | ';' | '[' | ']' | '{' | '}'
+        )
+}
+
+/// Query strings and URL fragments cut; mail addresses, numbers of six digits or more (phone
+/// numbers, codes; not a stack's `:line:column`) and token-like strings replaced.
+pub fn scrub(text: &str) -> String {
+    let mut words = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars() {
+        if delimiter(c) {
+            words.push_str(&scrub_word(&word));
+            word.clear();
+            words.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    words.push_str(&scrub_word(&word));
+    scrub_numbers(&words)
+}
+
+fn scrub_word(word: &str) -> String {
+    let word = word.split('?').next().unwrap_or("");
+    let word = if word.contains("://") {
+        word.split('#').next().unwrap_or("")
+    } else {
+        word
+    };
+    if let Some((local, domain)) = word.split_once('@') {
+        if !local.is_empty() && domain.contains('.') {
+            return "[email]".to_owned();
+        }
+    }
+    // Runs of base64url/hex characters long enough to be a secret and mixing letters and
+    // digits: a session token is a 32-digit hex id and 43 base64url characters; identifiers in
+    // code rarely mix them at that length.
+    let mut out = String::with_capacity(word.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        let digits = run.chars().any(|c| c.is_ascii_digit());
+        let letters = run.chars().any(|c| c.is_ascii_alphabetic());
+        if run.len() >= 20 && digits && letters {
+            out.push_str("[token]");
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in word.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Digit sequences (with single spaces or hyphens between digits, an optional leading '+') of
+/// six digits or more become "[number]", unless they follow ':' (a stack's line and column),
+/// '.' (an address or version) or a letter (an identifier).
+fn scrub_numbers(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let prev = i.checked_sub(1).map(|p| chars[p]);
+        let starts = (c.is_ascii_digit()
+            || (c == '+' && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+            && !prev.is_some_and(|p| p.is_ascii_alphanumeric() || matches!(p, ':' | '.' | '_'));
+        if !starts {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let mut j = i + usize::from(c == '+');
+        let mut digits = 0;
+        while j < chars.len() {
+            if chars[j].is_ascii_digit() {
+                digits += 1;
+                j += 1;
+            } else if matches!(chars[j], ' ' | '-')
+                && chars.get(j + 1).is_some_and(char::is_ascii_digit)
+                && chars[j - 1].is_ascii_digit()
+            {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        if digits >= 6 {
+            out.push_str("[number]");
+        } else {
+            out.extend(&chars[i..j]);
+        }
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The web app's scrubber passes the same vectors (web/src/lib/scrub.test.ts).
+    #[test]
+    fn the_shared_vectors_are_scrubbed_as_the_web_app_scrubs_them() {
+        let vectors: Vec<(String, String)> =
+            serde_json::from_str(include_str!("../../../../web/src/lib/scrub.vectors.json"))
+                .unwrap();
+        assert!(vectors.len() > 10);
+        for (input, output) in vectors {
+            assert_eq!(scrub(&input), output, "{input}");
+        }
+    }
+
+    #[test]
+    fn control_and_invisible_characters_never_reach_the_log() {
+        assert_eq!(clean("a\u{202E}b\u{200B}c\td\ne", " | "), "abc d | e");
+    }
+
+    #[test]
+    fn routes_keep_only_their_path() {
+        assert_eq!(
+            route_path("/en-US/passport/signin?serviceUrl=https://a#b"),
+            "/en-US/passport/signin"
+        );
+        assert_eq!(route_path("https://evil.example/x"), "/");
+        assert_eq!(route_path(&"/ab".repeat(200)).chars().count(), ROUTE_MAX);
+    }
+}
