@@ -8,18 +8,6 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LAMBDAS_LIB = ROOT / "functions" / "lambdas" / "src" / "lib.rs"
 
-# docs/contracts: the keyless routes, until functions/lambdas exports NO_KEYS (then that wins).
-CONTRACT_NO_KEYS = (
-    "auth_location",
-    "avatar_get",
-    "openapi",
-    "oidc_discovery",
-    "oidc_jwks",
-    "app_language",
-    "embedded_page",
-    "version",
-    "client_error",
-)
 
 
 def rust_list(name, fallback=None):
@@ -33,7 +21,7 @@ def rust_list(name, fallback=None):
 
 
 def no_keys():
-    return rust_list("NO_KEYS", CONTRACT_NO_KEYS)
+    return rust_list("NO_KEYS")
 
 
 def no_table():
