@@ -128,8 +128,12 @@ def test_the_web_acl_is_optional_and_attached_when_given(template, distribution)
 
 
 def test_access_logs_go_to_a_private_logs_bucket_that_forgets(template, distribution):
-    assert distribution["Logging"]["Bucket"] == {"Fn::GetAtt": ["LogsBucket", "DomainName"]}
-    assert distribution["Logging"]["IncludeCookies"] is False
+    # Logged wherever CloudFront can deliver to the stack's Region, nothing in the others.
+    condition, logging, otherwise = distribution["Logging"]["Fn::If"]
+    assert condition == "CloudFrontLogsDeliverable"
+    assert otherwise == {"Ref": "AWS::NoValue"}
+    assert logging["Bucket"] == {"Fn::GetAtt": ["LogsBucket", "DomainName"]}
+    assert logging["IncludeCookies"] is False
     bucket = template["Resources"]["LogsBucket"]["Properties"]
     # Legacy logging writes with an ACL grant: ACLs must be enabled, objects stay ours.
     assert bucket["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "BucketOwnerPreferred"}]

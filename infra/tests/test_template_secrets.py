@@ -89,7 +89,7 @@ def test_the_stack_generates_the_secrets_as_the_contracts_say(template):
         if length:
             assert generate["PasswordLength"] == length
     # Losing the root makes every sealed TOTP secret unreadable.
-    assert r["RootSecret"]["DeletionPolicy"] == "Retain"
+    assert r["RootSecret"]["DeletionPolicy"] == "RetainExceptOnCreate"
 
 
 def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, transformed):

@@ -37,7 +37,7 @@ ANONYMOUS_WRITES = {
 
 def test_the_table_cannot_be_deleted_and_has_an_on_demand_ceiling(template):
     table = template["Resources"]["Table"]
-    assert table["DeletionPolicy"] == "Retain"
+    assert table["DeletionPolicy"] == "RetainExceptOnCreate"
     props = table["Properties"]
     assert props["DeletionProtectionEnabled"] is True
     assert props["BillingMode"] == "PAY_PER_REQUEST"

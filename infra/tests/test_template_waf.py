@@ -102,7 +102,11 @@ def test_both_managed_groups_are_on_and_the_avatar_upload_escapes_only_the_body_
         assert rule["OverrideAction"] == {"None": {}}, f"{rule['Name']} must block, not count"
         assert rule["Statement"]["ManagedRuleGroupStatement"]["VendorName"] == "AWS"
     common = groups["AWSManagedRulesCommonRuleSet"]["Statement"]["ManagedRuleGroupStatement"]
-    assert common["RuleActionOverrides"] == [{"Name": "SizeRestrictions_BODY", "ActionToUse": {"Count": {}}}]
+    # Counted only: the body size (see below) and the missing User-Agent of server-to-server calls.
+    assert common["RuleActionOverrides"] == [
+        {"Name": "SizeRestrictions_BODY", "ActionToUse": {"Count": {}}},
+        {"Name": "NoUserAgent_HEADER", "ActionToUse": {"Count": {}}},
+    ]
     # The counted rule still blocks, through its label, everything but PATCH /ciam/v1/auth/avatar.
     label = "awswaf:managed:aws:core-rule-set:SizeRestrictions_Body"
     blockers = [
