@@ -82,7 +82,11 @@ def test_sign_in_outcomes_are_metrics_by_reason_from_the_contracted_log_line(tem
             ]
             outcome_groups.add(f["LogGroupName"]["Ref"])
         if t["MetricName"] == "SignInFailures":
-            assert f["FilterPattern"] == '{ $.fields.message = "sign-in" && $.fields.outcome != "success" }'
+            # A right password that asks for the second factor is not a failure.
+            assert f["FilterPattern"] == (
+                '{ $.fields.message = "sign-in" && $.fields.outcome != "success"'
+                ' && $.fields.outcome != "NEED_TOTP_VERIFY" }'
+            )
             failure_groups.add(f["LogGroupName"]["Ref"])
     assert SIGN_IN_LOGS <= outcome_groups
     assert outcome_groups == failure_groups
