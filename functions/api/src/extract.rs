@@ -88,11 +88,19 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                     .map(str::to_owned)
             })
             .unwrap_or_else(|| if path == "." { "body".to_owned() } else { path });
+        // An unknown field's name is the sender's text: echoed and logged only when it looks
+        // like a field name, else the body is at fault (no 8 KiB of anything in a log line).
+        let plain = |f: &str| {
+            f.len() <= 64
+                && f.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'))
+        };
         match inner.classify() {
             // Broken JSON is the body's fault, not that of the field where parsing stopped.
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
                 invalid("body".into(), "malformed JSON")
             }
+            _ if !plain(&field) => invalid("body".into(), "unknown or malformed field"),
             _ => invalid(field, msg.split(" at line").next().unwrap_or("invalid")),
         }
     })?;

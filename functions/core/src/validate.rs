@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::Reason;
 
 mod unicode;
-pub use unicode::{first_invisible, nfc, nfkc, username_key};
+pub use unicode::{first_invisible, nfc, nfkc, refused as invisible, username_key};
 
 /// A normalised e-mail address (trimmed, lower-cased).
 #[derive(Clone, Debug, PartialEq, Eq)]

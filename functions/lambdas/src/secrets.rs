@@ -56,6 +56,12 @@ impl SecretJson {
         match self.fields.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+            // A pasted value with a stray newline would silently be another key (a 64-hex root
+            // read as a passphrase), a header that never matches, a secret the provider refuses.
+            Some(Value::String(s)) if s.trim() != s => Err(format!(
+                "{}: {field} has leading or trailing white space",
+                self.var
+            )),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(_) => Err(format!("{}: {field} must be a string", self.var)),
         }
@@ -218,6 +224,24 @@ mod tests {
         let short = SecretJson::parse(ORIGIN_VAR, r#"{"originVerify": "abc"}"#).unwrap();
         let err = origin_verify(&short).unwrap_err();
         assert!(err.starts_with(ORIGIN_VAR) && !err.contains("abc"), "{err}");
+    }
+
+    #[test]
+    fn a_secret_value_with_surrounding_white_space_is_refused_by_name() {
+        let padded =
+            SecretJson::parse(ROOT_VAR, &format!("{{\"rootKey\": \"{HEX}\\n\"}}")).unwrap();
+        let err = root_keys(&padded).err().unwrap_or_default();
+        assert!(
+            err.contains("rootKey has leading or trailing white space"),
+            "{err}"
+        );
+        assert!(!err.contains(HEX), "the value leaked: {err}");
+        let long = "v".repeat(64);
+        let origin =
+            SecretJson::parse(ORIGIN_VAR, &format!(r#"{{"originVerify": " {long}"}}"#)).unwrap();
+        assert!(origin_verify(&origin).is_err());
+        let staff = SecretJson::parse(STAFF_VAR, r#"{"clientSecret": "s3cr3t\t"}"#).unwrap();
+        assert!(staff_client_secret(&staff).is_err());
     }
 
     fn client(endpoint: &str) -> Client {

@@ -91,12 +91,8 @@ fn route_path(raw: &str) -> String {
     cap(&scrub(&path), ROUTE_MAX)
 }
 
-/// Invisible or direction-changing characters (zero-width, bidi controls, BOM): never logged.
-fn invisible(c: char) -> bool {
-    matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
-}
-
-/// Control and invisible characters removed; a line break becomes `newline` (a stack keeps its
+/// Control and invisible characters (the ones names may not hold: zero-width, bidi controls,
+/// separators, tags, fillers; `ciam_core::validate::invisible`) removed; a line break becomes `newline` (a stack keeps its
 /// frames apart with " | "), every other control character a space.
 fn clean(text: &str, newline: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -105,7 +101,7 @@ fn clean(text: &str, newline: &str) -> String {
             out.push_str(newline);
         } else if c.is_control() {
             out.push(' ');
-        } else if !invisible(c) {
+        } else if !ciam_core::validate::invisible(c) {
             out.push(c);
         }
     }
@@ -244,6 +240,11 @@ mod tests {
     #[test]
     fn control_and_invisible_characters_never_reach_the_log() {
         assert_eq!(clean("a\u{202E}b\u{200B}c\td\ne", " | "), "abc d | e");
+        // Separators, tag characters and fillers too: what names may not hold is never logged.
+        assert_eq!(
+            clean("a\u{2028}b\u{2029}c\u{E0041}d\u{3164}e\u{FFF9}f", ""),
+            "abcdef"
+        );
     }
 
     #[test]

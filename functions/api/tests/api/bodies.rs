@@ -66,6 +66,16 @@ async fn wrong_types_unknown_and_missing_fields_are_named() {
         ),
         ("a code as null", json!({ "code": null }), "code"),
         ("an unknown field", json!({ "isAdmin": true }), "isAdmin"),
+        (
+            "an unknown field whose name is not a field name",
+            json!({ "x\u{2028}\n{\"reason\":\"forged\"}": true }),
+            "body",
+        ),
+        (
+            "an unknown field with a long name",
+            json!({ "a".repeat(100): 1 }),
+            "body",
+        ),
     ];
     for (case, patch, field) in cases {
         let mut body = valid.clone();

@@ -29,7 +29,7 @@ pub fn nfkc(s: &str) -> Cow<'_, str> {
 /// is anyone's guess), every default-ignorable code point (Hangul fillers, U+034F, the
 /// variation selectors; see `first_invisible` for the one exception) and U+2800, the blank
 /// braille pattern that passes for a letter.
-fn refused(c: char) -> bool {
+pub fn refused(c: char) -> bool {
     let gc = CodePointMapData::<GeneralCategory>::new().get(c);
     matches!(
         gc,
