@@ -21,8 +21,13 @@ type HmacSha256 = Hmac<Sha256>;
 #[derive(Clone)]
 pub struct Keys {
     root: [u8; 32],
-    /// The root before the last rotation, accepted for verification during the overlap.
+    /// The root before the last rotation, accepted for verification during the overlap; or,
+    /// while a rotation is announced, the next root (see `writes_back`).
     previous: Option<Arc<Keys>>,
+    /// Whether something found only under `previous` is written back under the current root.
+    /// False while the next root is merely announced: an instance still on the old root must
+    /// never move what newer instances already moved to the new one back to the old.
+    writes_back: bool,
     /// The signer installed by the deployment; None: ES256 keys derived from the root.
     signer: Option<Arc<dyn OidcSigner>>,
     /// ES256 keys already derived, by version: each is derived once per process (shared by
@@ -48,6 +53,7 @@ impl Keys {
         Keys {
             root,
             previous: None,
+            writes_back: true,
             signer: None,
             es256: Arc::default(),
         }
@@ -80,7 +86,22 @@ impl Keys {
     /// looks for something made under it.
     pub fn with_previous(mut self, previous: [u8; 32]) -> Self {
         self.previous = Some(Arc::new(Keys::from_root(previous)));
+        self.writes_back = true;
         self
+    }
+
+    /// The same keys, also accepting `next` (the root a rotation has announced) for reading
+    /// only: nothing found under it is written back under the current root.
+    pub fn with_next(mut self, next: [u8; 32]) -> Self {
+        self.previous = Some(Arc::new(Keys::from_root(next)));
+        self.writes_back = false;
+        self
+    }
+
+    /// Whether a two-factor secret or an app secret hash found only under the other root is
+    /// rewritten under the current one (true outside an announcement).
+    pub fn writes_back(&self) -> bool {
+        self.writes_back
     }
 
     /// The keys of the previous root, during a rotation's overlap.

@@ -124,6 +124,10 @@ impl World {
     fn after(&self) -> Ciam {
         self.ciam(Keys::from_root(B))
     }
+    /// Step 1 of the procedure: still on A, B announced (read-only).
+    fn announced(&self) -> Ciam {
+        self.ciam(Keys::from_root(A).with_next(B))
+    }
 
     /// The authenticator's current time step.
     fn step(&self) -> i64 {
@@ -338,4 +342,51 @@ async fn a_partner_secret_hashed_under_the_old_root_works_during_the_overlap_and
         !crate::apps::secret_matches(&after, &stored("idle").await, "s3cret-idle").await,
         "an app unused during the overlap needs a new secret once the old root is gone"
     );
+}
+
+#[tokio::test]
+async fn an_instance_still_on_the_old_root_reads_what_was_moved_to_the_new_one_but_never_moves_it_back(
+) {
+    let w = World::new().await;
+    // Enrolled, then moved to B by an instance of step 2.
+    let (secret, _) = enrol(&w, &w.before()).await;
+    w.clock.advance(totp::STEP_SECS);
+    let overlap = w.overlap();
+    let ch = challenge(&w, &overlap).await;
+    let code = totp::code_at(&secret, w.step());
+    totp::login_totp(&overlap, &ch, &code, &ClientInfo::default())
+        .await
+        .unwrap();
+    let sealed_b = w.user().await.totp_secret.unwrap();
+    assert_eq!(totp::open(&w.after(), USER, &sealed_b).unwrap(), secret);
+
+    // An instance of step 1 (rootKey A, nextRootKey B) signs the user in and leaves it under B.
+    w.clock.advance(totp::STEP_SECS);
+    let announced = w.announced();
+    let ch = challenge(&w, &announced).await;
+    let code = totp::code_at(&secret, w.step());
+    totp::login_totp(&announced, &ch, &code, &ClientInfo::default())
+        .await
+        .expect("a secret sealed under the announced root opens");
+    let still = w.user().await.totp_secret.unwrap();
+    assert_eq!(
+        totp::open(&w.after(), USER, &still).unwrap(),
+        secret,
+        "still sealed under the new root"
+    );
+
+    // A partner secret already hashed under B: matched, and its hash is not moved back to A.
+    w.store
+        .put(app(&Keys::from_root(B), "moved", "s3cret-moved"), None)
+        .await
+        .unwrap();
+    let item = w
+        .store
+        .get(&crate::apps::app_key("moved"))
+        .await
+        .unwrap()
+        .unwrap();
+    w.store.take();
+    assert!(crate::apps::secret_matches(&announced, &item, "s3cret-moved").await);
+    assert_eq!(w.store.take(), [], "no write-back to the old root");
 }

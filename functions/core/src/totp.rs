@@ -131,7 +131,11 @@ fn open_any(ciam: &Ciam, user_id: &str, sealed: &[u8]) -> Result<Opened> {
     }
     if let Some(previous) = ciam.keys.previous() {
         if let Some(secret) = open_under(previous, user_id, sealed)? {
-            let resealed = Some(seal(ciam, user_id, &secret)?);
+            let resealed = if ciam.keys.writes_back() {
+                Some(seal(ciam, user_id, &secret)?)
+            } else {
+                None
+            };
             return Ok(Opened { secret, resealed });
         }
     }

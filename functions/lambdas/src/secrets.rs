@@ -74,7 +74,9 @@ impl SecretJson {
 }
 
 /// `{"rootKey": ..., "previousRootKey"?: ...}` as `Keys`: derived from rootKey, also accepting
-/// previousRootKey where verification looks for something made before a rotation.
+/// previousRootKey where verification looks for something made before a rotation; or
+/// `{"rootKey": ..., "nextRootKey": ...}` while a rotation is announced (read-only, see
+/// `Keys::with_next`).
 pub fn root_keys(j: &SecretJson) -> Result<Keys, String> {
     let root = |field: &str| {
         let value = j.required(field)?;
@@ -82,14 +84,25 @@ pub fn root_keys(j: &SecretJson) -> Result<Keys, String> {
     };
     let current = root("rootKey")?;
     let keys = Keys::from_root(current);
-    if j.optional("previousRootKey")?.is_none() {
-        return Ok(keys);
+    let previous = j.optional("previousRootKey")?.is_some();
+    let next = j.optional("nextRootKey")?.is_some();
+    if previous && next {
+        return Err(format!(
+            "{}: previousRootKey and nextRootKey cannot both be set",
+            j.var
+        ));
     }
-    let previous = root("previousRootKey")?;
-    Ok(if previous == current {
-        keys
-    } else {
-        keys.with_previous(previous)
+    // nextRootKey announces a rotation (step 1): read under it, never write back to rootKey.
+    let field = match (previous, next) {
+        (_, true) => "nextRootKey",
+        (true, _) => "previousRootKey",
+        _ => return Ok(keys),
+    };
+    let other = root(field)?;
+    Ok(match (other == current, next) {
+        (true, _) => keys,
+        (false, true) => keys.with_next(other),
+        (false, false) => keys.with_previous(other),
     })
 }
 
@@ -185,6 +198,33 @@ mod tests {
         // A blank previousRootKey is how an operator ends the overlap, too.
         let keys = root(&format!(r#"{{"rootKey": "{HEX}", "previousRootKey": ""}}"#)).unwrap();
         assert!(keys.previous().is_none());
+        assert!(keys.writes_back());
+    }
+
+    #[test]
+    fn an_announced_next_root_is_read_but_never_written_back_to() {
+        let generated = "q".repeat(64);
+        let keys = root(&format!(
+            r#"{{"rootKey": "{HEX}", "nextRootKey": "{generated}"}}"#
+        ))
+        .unwrap();
+        assert_eq!(keys.derive("x"), Keys::from_hex(HEX).unwrap().derive("x"));
+        let next = Keys::from_root(Keys::root_from_secret(&generated).unwrap());
+        assert_eq!(keys.previous().unwrap().derive("x"), next.derive("x"));
+        assert!(!keys.writes_back());
+        let previous = root(&format!(
+            r#"{{"rootKey": "{generated}", "previousRootKey": "{HEX}"}}"#
+        ))
+        .unwrap();
+        assert!(previous.writes_back());
+        let both = root(&format!(
+            r#"{{"rootKey": "{HEX}", "nextRootKey": "{generated}", "previousRootKey": "{generated}"}}"#
+        ));
+        let err = both.err().unwrap_or_default();
+        assert!(
+            err.contains("cannot both be set") && !err.contains(&generated),
+            "{err}"
+        );
     }
 
     #[test]
