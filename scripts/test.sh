@@ -31,7 +31,7 @@ step "infra: the transformed template, policies and deploy steps (pytest, emulat
 .venv/bin/python -m pytest -q infra/tests --junitxml="$work/pytest.xml" || fail "infra tests"
 
 step "cargo test (workspace: core, both storage engines, api, lambdas, the ciam binary)"
-cargo test --workspace --all-targets --locked 2>&1 | tee "$work/cargo.log" || fail "cargo test"
+cargo test --workspace --all-targets --locked --no-fail-fast 2>&1 | tee "$work/cargo.log" || fail "cargo test"
 
 step "cargo build -p ciam-local (the binary the end-to-end suite serves)"
 cargo build -p ciam-local --locked --bin ciam || fail "cargo build"

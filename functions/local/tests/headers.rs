@@ -23,8 +23,12 @@ fn file_headers() -> Vec<(String, String)> {
         .collect()
 }
 
+/// A built web app of its own for each test: the tests of this file run in parallel, and one
+/// must never remove the other's folder.
 fn dist() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ciam-headers-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("ciam-headers-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("assets")).unwrap();
     std::fs::write(d.join("index.html"), "<!doctype html><title>Ciam</title>").unwrap();
