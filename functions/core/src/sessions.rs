@@ -95,9 +95,9 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
     let user_item = got.next().flatten();
     // The session under the current root, else under the previous one: its own key is where
     // later writes (idle refresh, freshness, logout) go.
-    let found = keys
+    let session_keys = keys.split_off(1);
+    let found = session_keys
         .into_iter()
-        .skip(1)
         .zip(got)
         .find_map(|(key, item)| item.map(|sess| (key, sess)));
     let (Some(user_item), Some((key, sess))) = (user_item, found) else {
