@@ -26,17 +26,15 @@ pub struct BodyLimit(pub usize);
 /// The body limit of a path, and the error for a body over it: the avatar upload carries an
 /// image (1 MiB); an anonymous client error report is small (8 KiB); every other body is JSON
 /// (64 KiB).
-fn body_limit(path: &str) -> (usize, Error) {
+/// The error is made only for a body over the limit, never on the way of every request.
+fn body_limit(path: &str) -> (usize, fn(usize) -> Error) {
+    let json_too_large: fn(usize) -> Error = |limit| crate::extract::too_large(limit).0;
     match path.strip_prefix(crate::BASE) {
-        Some("/auth/avatar") => (
-            ciam_core::avatar::MAX_BYTES,
-            Error::new(Reason::AVATAR_TOO_LARGE),
-        ),
-        Some("/client-errors") => (
-            crate::routes::CLIENT_ERROR_LIMIT,
-            crate::extract::too_large(crate::routes::CLIENT_ERROR_LIMIT).0,
-        ),
-        _ => (BODY_LIMIT, crate::extract::too_large(BODY_LIMIT).0),
+        Some("/auth/avatar") => (ciam_core::avatar::MAX_BYTES, |_| {
+            Error::new(Reason::AVATAR_TOO_LARGE)
+        }),
+        Some("/client-errors") => (crate::routes::CLIENT_ERROR_LIMIT, json_too_large),
+        _ => (BODY_LIMIT, json_too_large),
     }
 }
 
@@ -67,7 +65,7 @@ async fn conventions(mut req: Request, next: Next) -> Response {
             .and_then(|v| v.parse::<usize>().ok())
             .is_some_and(|n| n > limit);
         let mut res = if too_big {
-            render(&too_large, lang)
+            render(&too_large(limit), lang)
         } else {
             req.extensions_mut().insert(BodyLimit(limit));
             let (parts, body) = req.into_parts();
