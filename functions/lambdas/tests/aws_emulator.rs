@@ -22,7 +22,6 @@ use ciam_core::user::User;
 use ciam_core::{sessions, Ciam, Config, Keys, OsEntropy, SystemClock};
 use ciam_lambdas::Settings;
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::dynamodb::DynamoStore;
 use ciam_store::Store;
 use p256::ecdsa::signature::Verifier;
 use serde_json::{json, Value};
@@ -30,7 +29,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Arc;
 use support::moto::{Moto, ACCESS_KEY, REGION};
-use support::{body_json, response, run_function, Event};
+use support::{body_json, dynamo_table, response, run_function, Event, NoMail};
 
 const TABLE: &str = "ciam-emulator-test";
 const ROOT: &str = "6a1f0c9e2b7d4a8f3e5c1b0d9a7f6e4c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e";
@@ -49,34 +48,8 @@ fn settings(vars: &[(&str, &str)]) -> Settings {
     Settings::from_lookup(|name| env.get(name).cloned()).unwrap()
 }
 
-/// The table in DynamoDB Local, seen with the credentials the functions use.
 async fn table(endpoint: &str) -> Arc<dyn Store> {
-    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new(REGION))
-        .endpoint_url(endpoint)
-        .credentials_provider(Credentials::new(ACCESS_KEY, "test", None, None, "test"))
-        .build();
-    let store = DynamoStore::new(
-        aws_sdk_dynamodb::Client::from_conf(conf),
-        TABLE,
-        Arc::new(SystemClock),
-    );
-    store.ensure_schema().await.expect("the table is created");
-    Arc::new(store)
-}
-
-struct NoMail;
-
-#[async_trait::async_trait]
-impl ciam_core::Notifier for NoMail {
-    async fn send_code(&self, _: &ciam_core::CodeMessage) -> Result<(), String> {
-        Err("no notifier in this test".into())
-    }
-    async fn send_notice(&self, _: &ciam_core::NoticeMessage) -> Result<(), String> {
-        Err("no notifier in this test".into())
-    }
+    dynamo_table(endpoint, TABLE, ACCESS_KEY, REGION).await
 }
 
 /// An admin who registers a partner app, and an authorization code that partner may redeem:

@@ -5,13 +5,12 @@
 mod support;
 
 use ciam_core::user::User;
-use ciam_core::{Ciam, CodeMessage, Config, Keys, Notifier, OsEntropy, SystemClock};
+use ciam_core::{Ciam, Config, Keys, OsEntropy, SystemClock};
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::dynamodb::DynamoStore;
 use ciam_store::{Clock, Store};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use support::{body_json, header, response, run_function, WAIT};
+use support::{body_json, dynamo_table, header, response, run_function, Event, NoMail, WAIT};
 
 const KEY: &str = "8f3c2a1b9d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a";
 const TABLE: &str = "ciam-lambda-test";
@@ -21,74 +20,23 @@ const USER_ID: &str = "0123456789abcdef0123456789abcdef";
 const ACCESS_KEY: &str = "ciamLambdaTest";
 const REGION: &str = "us-east-1";
 
-/// Seeding never sends codes.
-struct NoMail;
-
-#[async_trait::async_trait]
-impl Notifier for NoMail {
-    async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
-        Err("no notifier in this test".into())
-    }
-    async fn send_notice(&self, _: &ciam_core::NoticeMessage) -> Result<(), String> {
-        Err("no notifier in this test".into())
-    }
-}
-
-/// An API Gateway HTTP API event, payload format 2.0, for `GET /ciam/v1/auth/info`.
+/// An API Gateway HTTP API event for `GET /ciam/v1/auth/info`.
 fn info_event(request_id: &str, bearer: Option<&str>) -> Value {
-    let mut headers = json!({
-        "accept": "application/json",
-        "accept-language": "en-US",
-        "host": "abc123.execute-api.us-east-1.amazonaws.com",
-        "user-agent": "lambda-runtime-test",
-        "x-forwarded-for": "203.0.113.7",
-        "x-forwarded-port": "443",
-        "x-forwarded-proto": "https"
-    });
+    let mut headers = json!({ "accept-language": "en-US" });
     if let Some(token) = bearer {
         headers["authorization"] = json!(format!("Bearer {token}"));
     }
-    json!({
-        "version": "2.0",
-        "routeKey": "GET /ciam/v1/auth/info",
-        "rawPath": "/ciam/v1/auth/info",
-        "rawQueryString": "",
-        "headers": headers,
-        "requestContext": {
-            "accountId": "123456789012",
-            "apiId": "abc123",
-            "domainName": "abc123.execute-api.us-east-1.amazonaws.com",
-            "domainPrefix": "abc123",
-            "http": {
-                "method": "GET",
-                "path": "/ciam/v1/auth/info",
-                "protocol": "HTTP/1.1",
-                "sourceIp": "203.0.113.7",
-                "userAgent": "lambda-runtime-test"
-            },
-            "requestId": request_id,
-            "routeKey": "GET /ciam/v1/auth/info",
-            "stage": "$default",
-            "time": "01/Jan/2025:00:00:00 +0000",
-            "timeEpoch": 1735689600000_i64
-        },
-        "isBase64Encoded": false
-    })
+    Event {
+        method: "GET",
+        path: "/ciam/v1/auth/info",
+        headers,
+        body: None,
+    }
+    .json(request_id)
 }
 
-/// The test's own view of the table, created with the credentials the function will use.
 async fn table(endpoint: &str) -> Arc<dyn Store> {
-    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
-    let conf = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new(REGION))
-        .endpoint_url(endpoint)
-        .credentials_provider(Credentials::new(ACCESS_KEY, "test", None, None, "test"))
-        .build();
-    let client = aws_sdk_dynamodb::Client::from_conf(conf);
-    let store = DynamoStore::new(client, TABLE, Arc::new(SystemClock));
-    store.ensure_schema().await.expect("the table is created");
-    Arc::new(store)
+    dynamo_table(endpoint, TABLE, ACCESS_KEY, REGION).await
 }
 
 /// A user and a live session in the table, written through the domain as the routes would.

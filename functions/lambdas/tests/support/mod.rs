@@ -286,3 +286,41 @@ pub async fn run_function(exe: &str, env: &[(&str, String)], events: Vec<(String
         exited,
     }
 }
+
+/// A table in DynamoDB Local seen with the credentials the function binary will use (DynamoDB
+/// Local keeps one database per access key and region), created if missing.
+pub async fn dynamo_table(
+    endpoint: &str,
+    table: &str,
+    access_key: &str,
+    region: &'static str,
+) -> Arc<dyn ciam_store::Store> {
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+    use ciam_store::Store;
+    let conf = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(region))
+        .endpoint_url(endpoint)
+        .credentials_provider(Credentials::new(access_key, "test", None, None, "test"))
+        .build();
+    let store = ciam_store::dynamodb::DynamoStore::new(
+        aws_sdk_dynamodb::Client::from_conf(conf),
+        table,
+        Arc::new(ciam_core::SystemClock),
+    );
+    store.ensure_schema().await.expect("the table is created");
+    Arc::new(store)
+}
+
+/// Seeding never sends codes or notices.
+pub struct NoMail;
+
+#[async_trait::async_trait]
+impl ciam_core::Notifier for NoMail {
+    async fn send_code(&self, _: &ciam_core::CodeMessage) -> Result<(), String> {
+        Err("no notifier in this test".into())
+    }
+    async fn send_notice(&self, _: &ciam_core::NoticeMessage) -> Result<(), String> {
+        Err("no notifier in this test".into())
+    }
+}
