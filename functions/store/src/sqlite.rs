@@ -352,3 +352,25 @@ impl Store for SqliteStore {
             .await
     }
 }
+
+/// Test support: another connection holding the write lock of the database at `path` until it
+/// is dropped, as an admin command or a second server on the same file would. Reads go on (WAL);
+/// writes wait for the busy timeout, then answer `StoreError::Unavailable`.
+#[cfg(feature = "testing")]
+pub struct WriteLock(Connection);
+
+#[cfg(feature = "testing")]
+impl WriteLock {
+    pub fn hold(path: &Path) -> Result<WriteLock, StoreError> {
+        let conn = Connection::open(path).map_err(backend)?;
+        conn.execute_batch("BEGIN EXCLUSIVE").map_err(backend)?;
+        Ok(WriteLock(conn))
+    }
+}
+
+#[cfg(feature = "testing")]
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        let _ = self.0.execute_batch("ROLLBACK");
+    }
+}
