@@ -50,13 +50,23 @@ fn expiry(created: i64, last_seen: i64) -> i64 {
 
 /// A new session for `user`: the token to hand out once and the item to write.
 pub fn mint(ciam: &Ciam, user: &User, client: &crate::client::ClientInfo) -> (String, Item) {
+    mint_for(ciam, &user.id, user.sess_gen, client)
+}
+
+/// A new session for the user `user_id` on session generation `sess_gen`.
+pub fn mint_for(
+    ciam: &Ciam,
+    user_id: &str,
+    sess_gen: i64,
+    client: &crate::client::ClientInfo,
+) -> (String, Item) {
     let secret = random::<32>(ciam.entropy.as_ref());
     let now = ciam.now();
-    let token = format!("{}.{}", user.id, URL_SAFE_NO_PAD.encode(secret));
-    let item = Item::new(session_key(ciam, &user.id, &secret))
+    let token = format!("{user_id}.{}", URL_SAFE_NO_PAD.encode(secret));
+    let item = Item::new(session_key(ciam, user_id, &secret))
         .with("createdAt", now)
         .with("lastSeen", now)
-        .with("gen", user.sess_gen)
+        .with("gen", sess_gen)
         .with("authAt", now)
         .with_opt("device", client.device.clone())
         .with_opt("country", client.country.clone())

@@ -285,9 +285,19 @@ pub(crate) async fn sweep_backup_codes(ciam: &Ciam, user_id: &str, keep_gen: Opt
 }
 
 /// The user's two-factor state change plus the re-stamp of the current session (other sessions
-/// end: a two-factor change revokes them).
-fn with_session_restamp(s: &Session, mut user_ops: Vec<Update>, extra: Vec<TxOp>) -> Vec<TxOp> {
+/// end: a two-factor change revokes them), with the sign-in records kept in step.
+fn with_session_restamp(
+    s: &Session,
+    enable_totp: bool,
+    mut user_ops: Vec<Update>,
+    extra: Vec<TxOp>,
+) -> Vec<TxOp> {
     let gen = s.user.sess_gen + 1;
+    let after = User {
+        enable_totp,
+        sess_gen: gen,
+        ..s.user.clone()
+    };
     user_ops.push(Update::Set("sessGen".into(), gen.into()));
     let mut ops = vec![
         TxOp::Update {
@@ -302,6 +312,7 @@ fn with_session_restamp(s: &Session, mut user_ops: Vec<Update>, extra: Vec<TxOp>
         },
     ];
     ops.extend(extra);
+    ops.extend(crate::signin::in_step(&after));
     ops
 }
 
@@ -345,7 +356,7 @@ pub async fn enable(
     ];
     match ciam
         .store
-        .transact(with_session_restamp(s, user_ops, puts))
+        .transact(with_session_restamp(s, true, user_ops, puts))
         .await
     {
         Ok(()) => Ok(codes),
@@ -399,6 +410,7 @@ pub async fn disable(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<()
         .store
         .transact(with_session_restamp(
             s,
+            false,
             user_ops,
             vec![audit::record(
                 ciam,

@@ -134,6 +134,16 @@ pub trait Store: Send + Sync {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Item, StoreError>;
+    /// `update`, except that a condition that does not hold is an answer, not an error: the
+    /// live item as it is (`None` when absent or expired), from the same round trip (DynamoDB's
+    /// `ReturnValuesOnConditionCheckFailure`). Sign-in takes an attempt this way: one call tells
+    /// "taken", "locked" and "no such account" apart.
+    async fn update_or_current(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError>;
     /// Removes an item if `cond` holds. Deleting an absent item succeeds.
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError>;
     /// All operations apply or none does. On failure, `StoreError::TxCanceled` carries one
