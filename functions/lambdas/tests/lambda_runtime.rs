@@ -1,4 +1,5 @@
-//! Proof that a Lambda binary is a Lambda: the compiled `auth_info_get` talks to a loopback
+//! Proof that the Lambda binary is a Lambda: the compiled `bootstrap`, serving `auth_info_get`
+//! (`CIAM_ROUTE`), talks to a loopback
 //! implementation of the Lambda Runtime API, receives API Gateway HTTP API (payload 2.0) events,
 //! reads DynamoDB Local, and posts API Gateway responses back.
 
@@ -68,8 +69,9 @@ async fn the_info_binary_serves_api_gateway_events_from_the_lambda_runtime_api()
     let token = seed(table(&dynamo.endpoint).await).await;
 
     let run = run_function(
-        env!("CARGO_BIN_EXE_auth_info_get"),
+        env!("CARGO_BIN_EXE_bootstrap"),
         &[
+            ("CIAM_ROUTE", "auth_info_get".into()),
             ("AWS_REGION", REGION.into()),
             ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
             ("AWS_SECRET_ACCESS_KEY", "test".into()),
@@ -123,4 +125,34 @@ async fn the_info_binary_serves_api_gateway_events_from_the_lambda_runtime_api()
     let secret = token.split_once('.').map(|(_, s)| s).unwrap_or(&token);
     assert!(!logs.contains(secret), "the session token reached the log");
     assert!(!logs.contains(KEY), "the secret key reached the log");
+}
+
+/// A function without a route, or with one the binary does not know, never starts serving: the
+/// init fails at once with a message naming `CIAM_ROUTE`, and the process exits nonzero.
+#[test]
+fn a_missing_or_unknown_route_fails_the_init() {
+    for (route, expected) in [
+        (None, "CIAM_ROUTE is not set"),
+        (
+            Some("auth_nope"),
+            "CIAM_ROUTE=\\\"auth_nope\\\" is not a route id",
+        ),
+    ] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bootstrap"));
+        cmd.env_clear()
+            // Nothing listens here: the binary must fail before it asks the Runtime API.
+            .env("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9");
+        if let Some(route) = route {
+            cmd.env("CIAM_ROUTE", route);
+        }
+        let out = cmd.output().expect("bootstrap starts");
+        let logs = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.status.success(), "{route:?}: exited {:?}", out.status);
+        assert!(logs.contains(expected), "{route:?}: {logs}");
+        assert!(logs.contains("init failed"), "{route:?}: {logs}");
+    }
 }
