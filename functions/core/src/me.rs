@@ -220,10 +220,12 @@ pub struct EventView {
 
 /// `GET /auth/activity`: the latest 50 security events, newest first. Round trips: 2.
 pub async fn activity(ciam: &Ciam, s: &Session) -> Result<Vec<EventView>> {
+    // Eventually consistent: a list to read, no decision depends on it (half the read cost).
     let q = Query::partition(user_pk(&s.user.id))
         .prefix("EVENT#")
         .descending()
-        .limit(50);
+        .limit(50)
+        .eventual();
     Ok(ciam
         .store
         .query(q)
@@ -258,7 +260,8 @@ pub struct AppView {
 pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>> {
     let items = ciam
         .store
-        .query(Query::partition(APPS_PK).prefix("APP#"))
+        // Eventually consistent: the public app list of an anonymous page (half the read cost).
+        .query(Query::partition(APPS_PK).prefix("APP#").eventual())
         .await?;
     let mut v: Vec<AppView> = items
         .iter()
@@ -305,7 +308,11 @@ pub async fn recent_apps(
 ) -> Result<Vec<RecentApp>> {
     let items = ciam
         .store
-        .query(Query::partition(user_pk(&s.user.id)).prefix("APPLOGIN#"))
+        .query(
+            Query::partition(user_pk(&s.user.id))
+                .prefix("APPLOGIN#")
+                .eventual(),
+        )
         .await?;
     let mut v: Vec<RecentApp> = items
         .iter()

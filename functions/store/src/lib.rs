@@ -89,6 +89,9 @@ pub struct Query {
     /// true: ascending sort keys; false: descending.
     pub forward: bool,
     pub limit: Option<usize>,
+    /// Strongly consistent (the default), or eventually consistent (`eventual`): half the read
+    /// cost on DynamoDB, for lists no decision depends on; may miss a write of the last second.
+    pub consistent: bool,
 }
 
 impl Query {
@@ -98,7 +101,12 @@ impl Query {
             sk_prefix: None,
             forward: true,
             limit: None,
+            consistent: true,
         }
+    }
+    pub fn eventual(mut self) -> Self {
+        self.consistent = false;
+        self
     }
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.sk_prefix = Some(prefix.into());

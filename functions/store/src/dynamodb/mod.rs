@@ -424,7 +424,7 @@ impl Store for DynamoStore {
                 .set_expression_attribute_names(names.clone())
                 .set_expression_attribute_values(values.clone())
                 .scan_index_forward(q.forward)
-                .consistent_read(true)
+                .consistent_read(q.consistent)
                 .set_limit(page_limit)
                 .set_exclusive_start_key(start.take())
                 .send()
