@@ -71,10 +71,21 @@ impl IntoResponse for ApiError {
 #[derive(Clone)]
 pub struct PendingError(pub Error);
 
+/// Seconds a client should wait before retrying a 503 (`Retry-After`): a conflicting write is
+/// over in milliseconds, and a store outage is not helped by clients retrying in a tight loop.
+pub const RETRY_AFTER_SECS: u32 = 1;
+
 pub fn render(e: &Error, lang: RequestLang) -> Response {
     let status =
         StatusCode::from_u16(e.reason.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (status, Json(body(e, lang.0))).into_response()
+    let mut res = (status, Json(body(e, lang.0))).into_response();
+    // Every 503 is transient (SERVICE_UNAVAILABLE: a store that could not be reached in time, a
+    // conflicting write, a provider that did not answer): say when to come back.
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        res.headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, RETRY_AFTER_SECS.into());
+    }
+    res
 }
 
 pub async fn not_found() -> ApiError {

@@ -11,7 +11,7 @@ pub mod openapi;
 pub mod routes;
 mod sign_in;
 
-pub use error::ApiError;
+pub use error::{ApiError, RETRY_AFTER_SECS};
 pub use routes::{RouteDef, RELEASE, ROUTES};
 
 use axum::Router;

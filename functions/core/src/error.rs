@@ -65,7 +65,9 @@ impl From<Reason> for Error {
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::Conflict => Error {
+            // Transient: a concurrent write, or a store that could not be reached in time. The
+            // API answers 503 with Retry-After.
+            StoreError::Conflict | StoreError::Unavailable(_) => Error {
                 cause: Some(e.to_string()),
                 ..Error::new(Reason::SERVICE_UNAVAILABLE)
             },

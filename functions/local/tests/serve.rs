@@ -259,3 +259,73 @@ async fn the_secret_key_is_generated_once_and_kept_private() {
     }
     let _ = std::fs::remove_dir_all(data);
 }
+
+#[tokio::test]
+async fn a_database_another_process_keeps_locked_answers_503_with_retry_after_not_a_hang() {
+    let data = temp_dir("locked");
+    let server = start(&data, &[]).await;
+    let c = Client {
+        http: reqwest::Client::new(),
+        base: server.base.clone(),
+    };
+    let captcha = c.solved_captcha().await;
+    // An admin command or a second server on the same folder holds the write lock.
+    let lock = ciam_store::sqlite::WriteLock::hold(&data.join("ciam.db")).expect("the lock");
+    let started = Instant::now();
+    let res = c
+        .http
+        .post(format!("{}/ciam/v1/auth/identity", c.base))
+        .json(&json!({"account": "bo@example.com", "purpose": "register", "captcha": captcha}))
+        .send()
+        .await
+        .expect("an answer");
+    let took = started.elapsed();
+    assert_eq!(res.status().as_u16(), 503);
+    assert_eq!(
+        res.headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok()),
+        Some("1"),
+        "{:?}",
+        res.headers()
+    );
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["reason"], "SERVICE_UNAVAILABLE", "{body}");
+    let busy = ciam_store::sqlite::BUSY_TIMEOUT;
+    assert!(took < busy + Duration::from_secs(3), "took {took:?}");
+
+    // Once the lock is gone it serves again.
+    drop(lock);
+    let captcha = c.solved_captcha().await;
+    let (s, body) = c
+        .call(
+            "POST",
+            "/auth/identity",
+            None,
+            Some(json!({"account": "bo@example.com", "purpose": "register", "captcha": captcha})),
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(data);
+}
+
+#[test]
+fn a_database_that_cannot_be_opened_stops_the_start_with_a_clear_message() {
+    let data = temp_dir("cantopen");
+    // A directory stands where the database file should be.
+    std::fs::create_dir_all(data.join("ciam.db")).unwrap();
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_ciam"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(&data)
+        .args(["--web-dist", "/nonexistent-web-dist"])
+        .env("CIAM_LOG", "warn")
+        .output()
+        .expect("ciam runs");
+    assert!(!out.status.success(), "it must not serve without its store");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unavailable"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let _ = std::fs::remove_dir_all(data);
+}

@@ -10,13 +10,35 @@ use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
     clock: Arc<dyn Clock>,
+    /// How long an operation may wait, from its call, for the connection and then for a lock
+    /// another process holds on the file (see `BUSY_TIMEOUT`).
+    busy: Duration,
 }
 
-fn backend(e: impl std::fmt::Display) -> StoreError {
+/// How long an operation waits for the database before it answers `StoreError::Unavailable`:
+/// another process (an admin command, a second server on the same data folder) holding the
+/// write lock, or the operations queued before it on the one connection.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A failure of the database. One that means "not reachable now" (another process holds the
+/// lock, the file cannot be opened or read) is `Unavailable`, so the API answers 503 with
+/// Retry-After; anything else is a backend failure.
+fn backend(e: impl std::fmt::Display + 'static) -> StoreError {
+    let any: &dyn std::any::Any = &e;
+    if let Some(rusqlite::Error::SqliteFailure(f, _)) = any.downcast_ref::<rusqlite::Error>() {
+        use rusqlite::ErrorCode::*;
+        if matches!(
+            f.code,
+            DatabaseBusy | DatabaseLocked | CannotOpen | SystemIoFailure
+        ) {
+            return StoreError::Unavailable(e.to_string());
+        }
+    }
     StoreError::Backend(e.to_string())
 }
 
@@ -41,12 +63,18 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(backend)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(backend)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(backend)?;
         Ok(SqliteStore {
             conn: Arc::new(Mutex::new(conn)),
             clock,
+            busy: BUSY_TIMEOUT,
         })
+    }
+
+    /// The same store with another busy timeout (tests use a short one).
+    pub fn with_busy_timeout(mut self, busy: Duration) -> Self {
+        self.busy = busy;
+        self
     }
 
     async fn run<T, F>(&self, f: F) -> Result<T, StoreError>
@@ -56,10 +84,20 @@ impl SqliteStore {
     {
         let conn = self.conn.clone();
         let now = self.clock.now();
+        // One deadline for the queue on the connection and the lock on the file together, so
+        // requests queued behind a busy database do not each wait the whole timeout in turn.
+        let deadline = Instant::now() + self.busy;
         tokio_blocking(move || {
             let mut guard = conn
                 .lock()
                 .map_err(|_| backend("sqlite connection poisoned"))?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(StoreError::Unavailable(
+                    "the database stayed busy (queued operations)".into(),
+                ));
+            }
+            guard.busy_timeout(left).map_err(backend)?;
             f(&mut guard, now)
         })
         .await
@@ -336,5 +374,27 @@ impl Store for SqliteStore {
     async fn ensure_schema(&self) -> Result<(), StoreError> {
         self.run(|c, _| c.execute_batch(SCHEMA).map_err(backend))
             .await
+    }
+}
+
+/// Test support: another connection holding the write lock of the database at `path` until it
+/// is dropped, as an admin command or a second server on the same file would. Reads go on (WAL);
+/// writes wait for the busy timeout, then answer `StoreError::Unavailable`.
+#[cfg(feature = "testing")]
+pub struct WriteLock(Connection);
+
+#[cfg(feature = "testing")]
+impl WriteLock {
+    pub fn hold(path: &Path) -> Result<WriteLock, StoreError> {
+        let conn = Connection::open(path).map_err(backend)?;
+        conn.execute_batch("BEGIN EXCLUSIVE").map_err(backend)?;
+        Ok(WriteLock(conn))
+    }
+}
+
+#[cfg(feature = "testing")]
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        let _ = self.0.execute_batch("ROLLBACK");
     }
 }

@@ -25,4 +25,5 @@ mod sessions;
 mod sign_in_log;
 mod staff;
 mod two_factor;
+mod unavailable;
 mod validation;

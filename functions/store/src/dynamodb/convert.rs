@@ -1,6 +1,7 @@
 //! Items and values to and from DynamoDB attribute values, and SDK errors to `StoreError`.
 
 use crate::{Attrs, Item, Key, StoreError, Value, EXPIRES_AT, PK, SK};
+use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -109,11 +110,13 @@ const RETRYABLE: [&str; 5] = [
 
 /// Maps an SDK failure. Messages carry the operation, the error code and DynamoDB's message,
 /// never request contents or credentials.
-pub(crate) fn sdk_error<E, R>(op: &str, err: &SdkError<E, R>) -> StoreError
+pub(crate) fn sdk_error<E>(op: &str, err: &SdkError<E, HttpResponse>) -> StoreError
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
-    R: std::fmt::Debug,
 {
+    if let Some(why) = unreachable(err) {
+        return StoreError::Unavailable(format!("{op}: {why}: {}", DisplayErrorContext(err)));
+    }
     match err.code() {
         Some(code) if RETRYABLE.contains(&code) => StoreError::Conflict,
         Some("ValidationException") => StoreError::Invalid(format!(
@@ -121,6 +124,27 @@ where
             err.message().unwrap_or("the request was rejected")
         )),
         _ => StoreError::Backend(format!("{op}: {}", DisplayErrorContext(err))),
+    }
+}
+
+/// Why the store could not be reached in time, if that is what happened: the connection was
+/// not made (refused, reset, DNS, connect timeout), the operation timed out, the answer broke
+/// off, DynamoDB itself answered 5xx after the retries, or what answered is not DynamoDB (no
+/// error code: a proxy's or load balancer's page).
+fn unreachable<E>(err: &SdkError<E, HttpResponse>) -> Option<&'static str>
+where
+    E: ProvideErrorMetadata,
+{
+    match err {
+        SdkError::TimeoutError(_) => Some("no answer within the timeout"),
+        SdkError::DispatchFailure(d) if d.is_timeout() => Some("connect timeout"),
+        SdkError::DispatchFailure(d) if !d.is_user() => Some("the request could not be sent"),
+        SdkError::ResponseError(_) => Some("the answer broke off"),
+        SdkError::ServiceError(s) if s.raw().status().is_server_error() => {
+            Some("DynamoDB is unavailable")
+        }
+        SdkError::ServiceError(_) if err.code().is_none() => Some("the endpoint is not DynamoDB"),
+        _ => None,
     }
 }
 
