@@ -239,3 +239,35 @@ async fn an_identity_item_from_before_the_record_signs_in_and_gets_its_record() 
     let token = app.sign_in("old@example.com", PASSWORD).await;
     app.get_info(&token).await.ok(200);
 }
+
+/// The cost model (docs/cost.md) prices a sign-in at one write unit per item written: each item
+/// a sign-in and a session read touch stays under 1 KB, measured as DynamoDB bills it, for an
+/// account with long names, a mail and a phone.
+#[tokio::test]
+async fn the_items_a_sign_in_writes_each_bill_as_one_write_unit() {
+    let app = TestApp::spawn().await;
+    let mail = format!("{}@{}.example.com", "a".repeat(40), "b".repeat(40));
+    app.sign_up("annlee", &mail).await;
+    let token = app.sign_in(&mail, PASSWORD).await;
+    let code = app.fresh_code("13800138000", "bind").await;
+    app.patch_phone(&token, "13800138000", &code).await.ok(200);
+    app.clock.advance(120);
+    let written_before = app.store.written().len();
+    app.sign_in(&mail, PASSWORD).await;
+    let keys = app.store.written()[written_before..].to_vec();
+    assert_eq!(
+        keys.len(),
+        4,
+        "attempt, then reset + session + event: {keys:?}"
+    );
+    for key in keys {
+        let item = app.store.get(&key).await.unwrap().expect("written");
+        let size = item.billed_size();
+        println!(
+            "{} / {}: {size} bytes",
+            key.pk.split('#').next().unwrap(),
+            key.sk.split('#').next().unwrap()
+        );
+        assert!(size <= 1024, "{key:?} is {size} bytes: {item:?}");
+    }
+}
