@@ -269,10 +269,10 @@ pub(crate) async fn finish_login(
             ..Error::new(Reason::NEED_TOTP_VERIFY)
         })
     } else {
+        // The session item is also the sign-in's activity entry (no event item).
         let (token, item) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
-        let expires_at = item.expires_at.unwrap_or_default();
+        let expires_at = item.n("ends").unwrap_or_default();
         ops.push(TxOp::Put { item, cond: None });
-        ops.push(audit::record(ciam, &who.id, audit::Event::SignIn, client));
         Ok(SignedIn {
             token,
             user_id: who.id.clone(),

@@ -554,8 +554,8 @@ fn finish(
     client: &ClientInfo,
 ) -> (crate::accounts::SignedIn, Vec<TxOp>) {
     let (token, session) = sessions::mint(ciam, user, client);
-    ops.push(audit::record(ciam, &user.id, audit::Event::SignIn, client));
-    let expires_at = session.expires_at.unwrap_or_default();
+    // The session item is also the sign-in's activity entry (no event item).
+    let expires_at = session.n("ends").unwrap_or_default();
     ops.push(TxOp::Delete {
         key: challenge,
         cond: Some(Cond::Exists),
