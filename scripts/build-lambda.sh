@@ -30,7 +30,11 @@ if command -v rustup >/dev/null 2>&1 && ! rustup target list --installed 2>/dev/
   die "the Rust target aarch64-unknown-linux-gnu is missing: bash scripts/setup.sh (or rustup target add aarch64-unknown-linux-gnu)"
 fi
 
-printf '== sam build (cargo-lambda: one bootstrap for every function)\n'
+# The crates first, exactly as Cargo.lock pins them (sam build itself never passes --locked).
+printf '== cargo fetch --locked (aarch64-unknown-linux-gnu)\n'
+cargo fetch --locked --target aarch64-unknown-linux-gnu
+
+printf '\n== sam build (cargo-lambda: one bootstrap for every function)\n'
 started=$(date +%s)
 sam build --template-file "$ROOT/template.yaml" "$@"
 printf 'sam build: %s s\n' "$(($(date +%s) - started))"

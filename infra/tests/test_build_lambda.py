@@ -34,7 +34,8 @@ def repo(tmp_path):
         'if [ -n "${STUB_ODD:-}" ]; then printf odd > .aws-sam/build/CFunction/bootstrap;\n'
         "else cp .aws-sam/build/AFunction/bootstrap .aws-sam/build/CFunction/bootstrap; fi\n"
     )
-    for name in ("cargo", "cargo-lambda", "zig"):
+    (stubs / "cargo").write_text('#!/usr/bin/env bash\necho "cargo $*" >> "$STUB_LOG"\n')
+    for name in ("cargo-lambda", "zig"):
         (stubs / name).write_text("#!/usr/bin/env bash\ntrue\n")
     for p in stubs.iterdir():
         p.chmod(0o755)
@@ -63,7 +64,10 @@ def build(repo, *args, **env):
 def test_every_function_zip_is_measured_and_equal_folders_are_one_artifact(repo):
     done, calls = build(repo, "--cached")
     assert done.returncode == 0, done.stderr + done.stdout
-    assert calls == [f"sam build --template-file {repo}/template.yaml --cached"]
+    assert calls == [
+        "cargo fetch --locked --target aarch64-unknown-linux-gnu",
+        f"sam build --template-file {repo}/template.yaml --cached",
+    ]
     lines = done.stdout.splitlines()
     for f in ("AFunction", "BFunction", "CFunction"):
         row = next(line for line in lines if line.startswith(f + " "))

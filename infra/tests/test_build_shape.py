@@ -50,7 +50,8 @@ def test_sam_builds_every_function_from_one_build_definition(template, tmp_path)
     assert only.runtime == "provided.al2023"
     assert only.architecture == "arm64"
     assert only.handler == "bootstrap"
-    assert pathlib.Path(only.codeuri) == ROOT, "CodeUri is the workspace root"
+    # cargo-lambda runs in the package's folder: only ciam-lambdas' features are compiled.
+    assert pathlib.Path(only.codeuri) == ROOT / "functions" / "lambdas", "CodeUri is the Lambda package"
     assert {f.name for f in only.functions} == set(functions(template))
 
 
@@ -71,7 +72,7 @@ def test_every_function_names_a_distinct_route_and_the_same_metadata(template):
     "change",
     [
         lambda r: r["Metadata"]["BuildProperties"].update(Binary="other"),
-        lambda r: r["Properties"].update(CodeUri="functions"),
+        lambda r: r["Properties"].update(CodeUri="."),
         lambda r: r["Properties"].update(Architectures=["x86_64"]),
     ],
     ids=["binary", "codeuri", "architecture"],

@@ -229,15 +229,17 @@ def test_a_whole_run_deploys_then_uploads_to_the_bucket_then_invalidates_index_h
     kinds = [c.split(" ")[0] + " " + c.split(" ")[1] for c in calls]
     assert kinds == [
         "aws sts",
+        "cargo fetch",
         "sam build",
         "sam deploy",
         "aws cloudformation",
         "npm run",
         "aws cloudfront",
     ]
-    assert calls[1] == f"sam build --template-file {repo}/template.yaml", "the build of npm run build:lambda"
+    assert calls[1] == "cargo fetch --locked --target aarch64-unknown-linux-gnu"
+    assert calls[2] == f"sam build --template-file {repo}/template.yaml", "the build of npm run build:lambda"
     assert "1 functions, 1 distinct artifact(s)" in done.stdout, done.stdout
-    assert "--no-fail-on-empty-changeset" in calls[2]
+    assert "--no-fail-on-empty-changeset" in calls[3]
     assert calls[-1].endswith("create-invalidation --distribution-id E2EXAMPLE --paths /index.html --query Invalidation.Id --output text")
     head = s3.head_object(Bucket=bucket, Key="index.html")
     assert head["CacheControl"] == "no-cache"
