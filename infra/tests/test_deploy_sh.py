@@ -1,4 +1,5 @@
-"""infra/deploy.sh with stub `sam`, `aws`, `npm`, `cargo`, `cargo-lambda` and `zig` on PATH: the
+"""infra/deploy.sh with stub `sam`, `aws`, `npm`, `cargo`, `cargo-lambda` and `zig` on PATH (the
+build goes through scripts/build-lambda.sh, as `npm run build:lambda` does): the
 steps in order, the dry run that changes nothing, the prerequisites that stop a run early; and
 one whole run whose upload lands in moto_server (the S3 emulator of test_upload_web.py)."""
 
@@ -21,7 +22,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Each stub appends "<name> <args>" to $STUB_LOG. `aws` answers the read-only calls deploy.sh
 # makes from $STUB_OUTPUTS; `npm` writes a tiny build as vite would.
 STUBS = {
-    "sam": 'echo "sam $*" >> "$STUB_LOG"',
+    # `sam build` leaves one function folder as SAM would (scripts/build-lambda.sh zips it).
+    "sam": textwrap.dedent(
+        """\
+        echo "sam $*" >> "$STUB_LOG"
+        if [ "$1" = build ]; then
+          mkdir -p .aws-sam/build/AuthInfoGetFunction
+          printf 'a bootstrap' > .aws-sam/build/AuthInfoGetFunction/bootstrap
+        fi
+        """
+    ),
     "cargo": 'echo "cargo $*" >> "$STUB_LOG"',
     "cargo-lambda": 'echo "cargo-lambda $*" >> "$STUB_LOG"',
     "zig": "true",
@@ -77,6 +87,8 @@ def repo(tmp_path):
     (tmp_path / "infra").mkdir()
     for name in ("deploy.sh", "upload_web.py"):
         shutil.copy(ROOT / "infra" / name, tmp_path / "infra" / name)
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "build-lambda.sh", tmp_path / "scripts" / "build-lambda.sh")
     (tmp_path / "template.yaml").write_text("Resources: {}\n")
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "web").mkdir()
@@ -122,7 +134,7 @@ def test_a_dry_run_prints_every_step_in_order_and_makes_only_read_only_calls(rep
     assert done.returncode == 0, done.stderr
     out = done.stdout
     order = [
-        "/sam build --template-file",
+        "+ bash " + str(repo / "scripts" / "build-lambda.sh"),
         "/sam deploy --stack-name ciam-test --region eu-west-1",
         "--parameter-overrides MailFrom=no-reply@example.com\\ WebAclArn=arn:aws:wafv2:x",
         "+ npm run build --workspace web",
@@ -217,13 +229,17 @@ def test_a_whole_run_deploys_then_uploads_to_the_bucket_then_invalidates_index_h
     kinds = [c.split(" ")[0] + " " + c.split(" ")[1] for c in calls]
     assert kinds == [
         "aws sts",
+        "cargo fetch",
         "sam build",
         "sam deploy",
         "aws cloudformation",
         "npm run",
         "aws cloudfront",
     ]
-    assert "--no-fail-on-empty-changeset" in calls[2]
+    assert calls[1] == "cargo fetch --locked --target aarch64-unknown-linux-gnu"
+    assert calls[2] == f"sam build --template-file {repo}/template.yaml", "the build of npm run build:lambda"
+    assert "1 functions, 1 distinct artifact(s)" in done.stdout, done.stdout
+    assert "--no-fail-on-empty-changeset" in calls[3]
     assert calls[-1].endswith("create-invalidation --distribution-id E2EXAMPLE --paths /index.html --query Invalidation.Id --output text")
     head = s3.head_object(Bucket=bucket, Key="index.html")
     assert head["CacheControl"] == "no-cache"

@@ -105,10 +105,13 @@ def test_every_function_logs_json_to_its_own_group_and_may_trace(template, trans
     for name in functions(template):
         logging = lambdas[name]["LoggingConfig"]
         assert logging["LogFormat"] == "JSON", name
+        # Lambda's start/report lines follow a parameter (off by default: they cost per request).
+        assert logging["SystemLogLevel"] == {"Ref": "PlatformLogLevel"}, name
         group = logging["LogGroup"]["Ref"]
         assert template["Resources"][group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}, name
         assert lambdas[name]["TracingConfig"] == {"Mode": {"Ref": "TracingMode"}}, name
     assert set(template["Parameters"]["TracingMode"]["AllowedValues"]) == {"Active", "PassThrough"}
+    assert template["Parameters"]["PlatformLogLevel"]["Default"] == "WARN"
 
 
 def test_api_access_logs_are_json_lines_with_the_request_essentials(template):

@@ -21,9 +21,17 @@ pub struct Metadata {
 /// Discovery documents are kept this long per issuer (per process, i.e. per Lambda instance).
 const CACHE_FOR: Duration = Duration::from_secs(3600);
 
+/// HTTPS to the identity provider uses the process's rustls crypto provider: aws-lc-rs, the
+/// one the AWS SDKs use (no second crypto library in the binary). Installed here when nothing
+/// else installed one first.
+fn tls_provider() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+}
+
 fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
+        tls_provider();
         reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(10))
@@ -190,4 +198,24 @@ pub async fn userinfo(
         });
     }
     Ok(claims)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The staff client speaks TLS with aws-lc-rs, the AWS SDKs' provider (ring is not even
+    /// compiled in: `cargo tree -i ring` finds nothing).
+    #[test]
+    fn the_identity_provider_client_uses_the_sdks_crypto_provider() {
+        let _ = super::client();
+        let installed = rustls::crypto::CryptoProvider::get_default().expect("a provider");
+        let suites = |p: &rustls::crypto::CryptoProvider| {
+            p.cipher_suites
+                .iter()
+                .map(|s| s.suite())
+                .collect::<Vec<_>>()
+        };
+        let aws_lc = rustls::crypto::aws_lc_rs::default_provider();
+        assert_eq!(suites(installed), suites(&aws_lc));
+        assert!(!suites(installed).is_empty());
+    }
 }

@@ -2,8 +2,9 @@
 
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
-use crate::lock::{clear_ops, ensure_unlocked, fail};
+use crate::lock::{ensure_unlocked, fail, locked_error};
 use crate::sessions::{self, same_session, Session};
+use crate::signin::{self, Attempt, SignInRecord};
 use crate::user::{active_user, profile_key, unique_key, username_pk, User, UserInfo};
 use crate::validate::{self, Identity};
 use crate::{audit, codes, password, random, Ciam, Purpose, Reason};
@@ -76,14 +77,14 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
 }
 
 /// The writes that create the account `user` signing up with `id`, each only if new: the user
-/// item (0), the identity's uniqueness item (1: a failed condition means the identity is taken)
-/// and the username's (2: the username is taken). Registration and the first staff sign-in.
+/// item (0), the identity's item with its sign-in record (1: a failed condition means the
+/// identity is taken) and the username's (2: the username is taken). Registration and the first
+/// staff sign-in.
 pub(crate) fn create_ops(user: &User, id: &Identity) -> Vec<TxOp> {
-    let owner = |pk: String| Item::new(unique_key(pk)).with("userId", user.id.as_str());
     [
         user.to_item(),
-        owner(id.unique_pk()),
-        owner(username_pk(&user.user_name)),
+        signin::new_identity_item(unique_key(id.unique_pk()), user),
+        Item::new(unique_key(username_pk(&user.user_name))).with("userId", user.id.as_str()),
     ]
     .into_iter()
     .map(|item| TxOp::Put {
@@ -114,38 +115,57 @@ async fn find_user(ciam: &Ciam, id: &Identity) -> Result<Option<User>> {
 }
 
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one
-/// and a wrong password, each after one argon2 verification. Round trips: 2 reads, then 1 write.
+/// and a wrong password, each after one argon2 verification and the same single store call
+/// (the attempt, `signin::take_attempt`). Round trips: 2 (the attempt, then the success
+/// transaction; or the lock after the last allowed failure).
 pub async fn login_password(
     ciam: &Ciam,
     account: &str,
     pw: &str,
     client: &ClientInfo,
 ) -> Result<SignedIn> {
-    let user = match Identity::parse(account) {
-        Ok(id) => find_user(ciam, &id).await?,
-        Err(_) => None,
+    let attempt = match Identity::parse(account) {
+        Ok(id) => signin::take_attempt(ciam, &id).await?,
+        Err(_) => Attempt::NoAccount,
     };
-    let Some(user) = user else {
-        password::verify(pw.to_owned(), None).await?;
-        return Err(Reason::PASSWORD_ERROR.into());
+    let rec = match attempt {
+        Attempt::Taken(rec) => rec,
+        Attempt::Locked(until) => return Err(locked_error(until)),
+        Attempt::NoAccount => {
+            password::verify(pw.to_owned(), None).await?;
+            return Err(Reason::PASSWORD_ERROR.into());
+        }
     };
-    ensure_unlocked(&user, ciam.now())?;
-    if user.pwd_hash.is_none() {
+    if rec.pwd_hash.is_none() {
         password::verify(pw.to_owned(), None).await?;
-        return Err(if user.eiam_uid.is_some() {
+        // Only accounts made by staff sign-in have no password; the answer tells them.
+        let staff = active_user(ciam, &rec.user_id)
+            .await?
+            .is_some_and(|u| u.eiam_uid.is_some());
+        let base = if staff {
             Reason::EIAM_PASSWORD_UNSET
         } else {
             Reason::PASSWORD_ERROR
-        }
-        .into());
+        };
+        return Err(signin::failed(ciam, &rec, base.into()).await);
     }
-    if !password::verify(pw.to_owned(), user.pwd_hash.clone()).await? {
-        return Err(fail(ciam, &user.id, Reason::PASSWORD_ERROR.into()).await);
+    if !password::verify(pw.to_owned(), rec.pwd_hash.clone()).await? {
+        return Err(signin::failed(ciam, &rec, Reason::PASSWORD_ERROR.into()).await);
     }
-    finish_login(ciam, user, client).await
+    let reset = rec.reset();
+    finish_login(
+        ciam,
+        Who::from(&rec),
+        client,
+        vec![reset],
+        Reason::PASSWORD_ERROR,
+    )
+    .await
 }
 
-/// `POST /auth/login/code`. Round trips: 2 reads for the user, 1 for the code, 1 write.
+/// `POST /auth/login/code`. The attempt and the code are read together; the code is consumed
+/// in the success transaction. Round trips: 2 (the attempt with the code read, then the
+/// success transaction, or the wrong code's count).
 pub async fn login_code(
     ciam: &Ciam,
     account: &str,
@@ -154,24 +174,37 @@ pub async fn login_code(
 ) -> Result<SignedIn> {
     let id = Identity::parse(account)?;
     let code = validate::code("code", code)?;
-    let user = find_user(ciam, &id).await?;
-    if let Some(u) = &user {
-        ensure_unlocked(u, ciam.now())?;
-    }
-    let verified = match codes::check(ciam, &id, Purpose::Login, &code).await {
+    let (attempt, stored) = tokio::join!(
+        signin::take_attempt(ciam, &id),
+        codes::read(ciam, &id, Purpose::Login)
+    );
+    let rec = match attempt? {
+        Attempt::Taken(rec) => Some(rec),
+        Attempt::Locked(until) => return Err(locked_error(until)),
+        Attempt::NoAccount => None,
+    };
+    let verified = match codes::judge(ciam, &id, Purpose::Login, &code, stored?).await {
         Ok(v) => v,
         Err(e) => {
-            return Err(match (&user, e.reason) {
-                (Some(u), Reason::CODE_ERROR | Reason::VERIFICATION_CODE_LIMIT) => {
-                    fail(ciam, &u.id, e).await
-                }
-                _ => e,
+            return Err(match &rec {
+                Some(r) => signin::failed(ciam, r, e).await,
+                None => e,
             })
         }
     };
-    codes::consume(ciam, verified).await?;
-    let user = user.ok_or_else(|| Error::new(id.not_found_reason()))?;
-    finish_login(ciam, user, client).await
+    let Some(rec) = rec else {
+        codes::consume(ciam, verified).await?;
+        return Err(Error::new(id.not_found_reason()));
+    };
+    let extra = vec![verified.consume, rec.reset()];
+    finish_login(
+        ciam,
+        Who::from(&rec),
+        client,
+        extra,
+        Reason::VERIFYCODE_NOT_FOUND,
+    )
+    .await
 }
 
 pub const MFA_TTL: i64 = 300;
@@ -184,40 +217,81 @@ pub fn mfa_key(ciam: &Ciam, challenge: &str) -> Key {
     )
 }
 
+/// Who is signing in: what issuing the session needs.
+pub(crate) struct Who {
+    pub id: String,
+    pub sess_gen: i64,
+    pub enable_totp: bool,
+}
+
+impl From<&SignInRecord> for Who {
+    fn from(r: &SignInRecord) -> Who {
+        Who {
+            id: r.user_id.clone(),
+            sess_gen: r.sess_gen,
+            enable_totp: r.enable_totp,
+        }
+    }
+}
+
+impl From<&User> for Who {
+    fn from(u: &User) -> Who {
+        Who {
+            id: u.id.clone(),
+            sess_gen: u.sess_gen,
+            enable_totp: u.enable_totp,
+        }
+    }
+}
+
 /// Issues the session, or, with two-factor on, a single-use challenge for the second step
-/// (`NEED_TOTP_VERIFY`) and no session.
-pub(crate) async fn finish_login(ciam: &Ciam, user: User, client: &ClientInfo) -> Result<SignedIn> {
-    if user.enable_totp {
+/// (`NEED_TOTP_VERIFY`) and no session; in one transaction with `extra` (the counter's reset,
+/// a code's consumption), which come first. A cancelled transaction (the account or the code
+/// changed meanwhile) answers `lost`.
+pub(crate) async fn finish_login(
+    ciam: &Ciam,
+    who: Who,
+    client: &ClientInfo,
+    mut ops: Vec<TxOp>,
+    lost: Reason,
+) -> Result<SignedIn> {
+    let mut outcome = if who.enable_totp {
         let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
-        let key = mfa_key(ciam, &secret);
-        let item = Item::new(key)
-            .with("userId", user.id.as_str())
+        let item = Item::new(mfa_key(ciam, &secret))
+            .with("userId", who.id.as_str())
             .expires(ciam.now() + MFA_TTL);
-        ciam.store.put(item, Some(Cond::NotExists)).await?;
-        return Err(Error {
+        ops.push(TxOp::Put {
+            item,
+            cond: Some(Cond::NotExists),
+        });
+        Err(Error {
             challenge: Some(secret),
             ..Error::new(Reason::NEED_TOTP_VERIFY)
-        });
+        })
+    } else {
+        // The session item is also the sign-in's activity entry (no event item).
+        let (token, item) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
+        let expires_at = item.n("ends").unwrap_or_default();
+        ops.push(TxOp::Put { item, cond: None });
+        Ok(SignedIn {
+            token,
+            user_id: who.id.clone(),
+            expires_at,
+        })
+    };
+    let written = match ops.len() {
+        1 => match ops.pop() {
+            Some(TxOp::Put { item, cond }) => ciam.store.put(item, cond).await,
+            _ => Err(StoreError::Invalid("one put".into())),
+        },
+        _ => ciam.store.transact(ops).await,
+    };
+    match written {
+        Ok(()) => {}
+        Err(StoreError::TxCanceled(_)) => outcome = Err(lost.into()),
+        Err(e) => outcome = Err(e.into()),
     }
-    let (token, item) = sessions::mint(ciam, &user, client);
-    let expires_at = item.expires_at.unwrap_or_default();
-    let mut ops = vec![
-        TxOp::Put { item, cond: None },
-        audit::record(ciam, &user.id, audit::Event::SignIn, client),
-    ];
-    if let Some(clear) = clear_ops(&user) {
-        ops.push(TxOp::Update {
-            key: profile_key(&user.id),
-            ops: clear,
-            cond: Some(Cond::Exists),
-        });
-    }
-    ciam.store.transact(ops).await?;
-    Ok(SignedIn {
-        token,
-        user_id: user.id,
-        expires_at,
-    })
+    outcome
 }
 
 /// `PATCH /auth/info`: only the fields given change; an empty string clears an optional one.
@@ -273,6 +347,14 @@ pub async fn update_info(ciam: &Ciam, s: &Session, p: ProfilePatch) -> Result<Us
         .info(ciam))
 }
 
+/// Clears the lock and the counter (a new password ends the lock, on every item that holds it).
+fn clear_lock() -> Vec<Update> {
+    vec![
+        Update::Set("fails".into(), 0.into()),
+        Update::Remove("lockedUntil".into()),
+    ]
+}
+
 fn new_password_ops(hash: String, next_gen: i64) -> Vec<Update> {
     vec![
         Update::Set("pwdHash".into(), hash.into()),
@@ -314,7 +396,7 @@ pub async fn change_password(
     let mut ops = vec![
         TxOp::Update {
             key: profile_key(&s.user.id),
-            ops: new_password_ops(hash, gen),
+            ops: new_password_ops(hash.clone(), gen),
             cond: Some(same_session(s)),
         },
         TxOp::Update {
@@ -329,6 +411,12 @@ pub async fn change_password(
         audit::Event::PasswordChanged,
         client,
     ));
+    let after = User {
+        pwd_hash: Some(hash),
+        sess_gen: gen,
+        ..s.user.clone()
+    };
+    ops.extend(signin::in_step_with(&after, clear_lock()));
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(()),
         Err(StoreError::TxCanceled(_)) => Err(Reason::AUTHORIZATION_FAILED.into()),
@@ -372,15 +460,21 @@ pub async fn reset_password(
         return Err(Reason::PASSWORD_SAME_ERROR.into());
     }
     let hash = password::hash(new.to_owned(), random::<16>(ciam.entropy.as_ref())).await?;
-    let ops = vec![
+    let mut ops = vec![
         TxOp::Update {
             key: profile_key(&user.id),
-            ops: new_password_ops(hash, user.sess_gen + 1),
+            ops: new_password_ops(hash.clone(), user.sess_gen + 1),
             cond: Some(Cond::Exists.and(Cond::eq("sessGen", user.sess_gen))),
         },
         verified.consume,
         audit::record(ciam, &user.id, audit::Event::PasswordReset, client),
     ];
+    let after = User {
+        pwd_hash: Some(hash),
+        sess_gen: user.sess_gen + 1,
+        ..user.clone()
+    };
+    ops.extend(signin::in_step_with(&after, clear_lock()));
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(1) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),

@@ -9,7 +9,7 @@ use crate::user::{profile_key, unique_key, User, UserInfo};
 use crate::validate::Identity;
 use crate::{audit, codes};
 use crate::{Ciam, Lang, Notice, NoticeMessage, Purpose, Reason};
-use ciam_store::{Cond, Item, StoreError, TxOp, Update};
+use ciam_store::{Cond, StoreError, TxOp, Update};
 
 /// `PATCH /auth/advertisement`: "subscribe" or "unsubscribe". Round trips: 1 update.
 pub async fn set_advertisement(ciam: &Ciam, s: &Session, value: &str) -> Result<UserInfo> {
@@ -75,9 +75,16 @@ pub async fn bind(
     require_fresh(ciam, s)?;
     let verified = codes::check(ciam, &new, Purpose::Bind, &code).await?;
     let old = current.as_deref().and_then(|c| Identity::parse(c).ok());
+    let mut after = s.user.clone();
+    if is_mail {
+        after.mail = Some(new.as_str().to_owned());
+    } else {
+        after.phone = Some(new.as_str().to_owned());
+    }
+    let new_key = unique_key(new.unique_pk());
     let mut ops = vec![
         TxOp::Put {
-            item: Item::new(unique_key(new.unique_pk())).with("userId", s.user.id.as_str()),
+            item: crate::signin::new_identity_item(new_key.clone(), &after),
             cond: Some(Cond::NotExists),
         },
         TxOp::Update {
@@ -103,6 +110,12 @@ pub async fn bind(
             cond: Some(Cond::eq("userId", s.user.id.as_str())),
         });
     }
+    // The account's other identity item learns the new name (its lock covers both).
+    ops.extend(
+        crate::signin::in_step(&after)
+            .into_iter()
+            .filter(|op| op.key() != &new_key),
+    );
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(new.exists_reason().into()),
@@ -128,13 +141,7 @@ pub async fn bind(
             tracing::warn!(cause = %cause, "could not notify the previous address");
         }
     }
-    let mut user = s.user.clone();
-    if is_mail {
-        user.mail = Some(new.as_str().to_owned());
-    } else {
-        user.phone = Some(new.as_str().to_owned());
-    }
-    Ok(user.info(ciam))
+    Ok(after.info(ciam))
 }
 
 /// `PATCH /auth/deactivation`. Needs a proof in the body (password, or the authenticator code

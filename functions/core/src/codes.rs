@@ -116,13 +116,28 @@ pub struct Verified {
 
 /// Checks a code without consuming it. Round trips: 1 read, plus 1 write on a wrong code.
 pub async fn check(ciam: &Ciam, id: &Identity, purpose: Purpose, code: &str) -> Result<Verified> {
+    let stored = read(ciam, id, purpose).await?;
+    judge(ciam, id, purpose, code, stored).await
+}
+
+/// The live code item of `purpose` for `id`, if any (read beside other work: sign-in by code
+/// reads it together with its attempt). Round trips: 1.
+pub async fn read(ciam: &Ciam, id: &Identity, purpose: Purpose) -> Result<Option<Item>> {
+    Ok(ciam.store.get(&code_key(purpose, id)).await?)
+}
+
+/// Checks `code` against the code item read by `read`, without consuming it. Round trips: 0,
+/// or 1 write on a wrong code (its try is counted; the fifth burns it).
+pub async fn judge(
+    ciam: &Ciam,
+    id: &Identity,
+    purpose: Purpose,
+    code: &str,
+    stored: Option<Item>,
+) -> Result<Verified> {
     let key = code_key(purpose, id);
     let now = ciam.now();
-    let item = ciam
-        .store
-        .get(&key)
-        .await?
-        .ok_or(Reason::VERIFYCODE_NOT_FOUND)?;
+    let item = stored.ok_or(Reason::VERIFYCODE_NOT_FOUND)?;
     if item.n("lockedUntil").is_some_and(|t| t > now) {
         return Err(Reason::VERIFICATION_CODE_LIMIT.into());
     }

@@ -25,6 +25,7 @@ mod reason;
 mod rotation_tests;
 pub mod sessions;
 pub mod signer;
+pub mod signin;
 pub mod staff;
 pub mod tickets;
 pub mod totp;

@@ -1,12 +1,14 @@
-//! One failure counter per account, across password and code checks: 5 consecutive failures
-//! lock the account for 15 minutes. Further failures during the lock do not extend it. A
-//! successful sign-in clears the count; a password reset by code clears count and lock (the
-//! recovery path that always remains).
+//! The account lock: 5 consecutive failures lock the account for 15 minutes; further failures
+//! during the lock do not extend it. Sign-in by password or code counts on the identity item it
+//! finds the account by (`signin`, attempt taken before the hash); the other checks count on the
+//! user item (`fail`). A lock reached either way is written to the user item and every identity
+//! item at once. A successful sign-in clears its count; a password reset by code clears counts
+//! and lock (the recovery path that always remains).
 
 use crate::error::Error;
 use crate::user::{profile_key, User};
 use crate::{Ciam, Reason};
-use ciam_store::{Cond, StoreError, Update};
+use ciam_store::{Cond, Key, StoreError, TxOp, Update};
 
 pub const MAX_FAILS: i64 = 5;
 pub const LOCK_SECS: i64 = 900;
@@ -22,8 +24,11 @@ pub fn ensure_unlocked(user: &User, now: i64) -> Result<(), Error> {
     }
 }
 
-/// Records one failure and returns the error to answer: `base`, or the lock when this failure
-/// reached the limit. Round trips: 1, or 2 when it locks.
+/// Records one failure on the user item (the checks made for a signed-in session or a
+/// second step: current password, authenticator and backup codes, reset codes) and returns the
+/// error to answer: `base`, or the lock when this failure reached the limit. Sign-in by
+/// password or code counts on the identity item instead (`signin`). Round trips: 1, or 2 when
+/// it locks.
 pub async fn fail(ciam: &Ciam, user_id: &str, base: Error) -> Error {
     let key = profile_key(user_id);
     let after = match ciam
@@ -41,22 +46,43 @@ pub async fn fail(ciam: &Ciam, user_id: &str, base: Error) -> Error {
     if after.n("fails").unwrap_or(0) < MAX_FAILS {
         return base;
     }
+    let ids = crate::signin::identity_keys(after.s("mail"), after.s("phone"), None);
+    lock_account(ciam, user_id, ids, base).await
+}
+
+/// Locks the account for `LOCK_SECS`: the user item (unless already locked: a lock never
+/// moves) and every identity item in `ids` (so sign-in by any name is refused), in one
+/// transaction; the counters start again at 0. Returns the lock error with the unlock time.
+/// Round trips: 1 (2 when another failure locked it a moment ago).
+pub async fn lock_account(ciam: &Ciam, user_id: &str, ids: Vec<Key>, base: Error) -> Error {
     let now = ciam.now();
     let until = now + LOCK_SECS;
+    let key = profile_key(user_id);
     let not_locked = Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now));
-    let lock = vec![
-        Update::Set("lockedUntil".into(), until.into()),
-        Update::Set("fails".into(), 0.into()),
-    ];
-    match ciam
-        .store
-        .update(&key, lock, Some(Cond::Exists.and(not_locked)))
-        .await
-    {
-        Ok(_) => locked_error(until),
+    let lock = || {
+        vec![
+            Update::Set("lockedUntil".into(), until.into()),
+            Update::Set("fails".into(), 0.into()),
+        ]
+    };
+    let mut ops = vec![TxOp::Update {
+        key: key.clone(),
+        ops: lock(),
+        cond: Some(Cond::Exists.and(not_locked)),
+    }];
+    ops.extend(ids.into_iter().map(|k| TxOp::Update {
+        key: k,
+        ops: lock(),
+        cond: Some(Cond::eq("userId", user_id)),
+    }));
+    match ciam.store.transact(ops).await {
+        Ok(()) => locked_error(until),
         // Someone else's failure locked it a moment ago: report that lock, unchanged.
-        Err(StoreError::ConditionFailed) => match ciam.store.get(&key).await {
-            Ok(Some(i)) => locked_error(i.n("lockedUntil").unwrap_or(until)),
+        Err(StoreError::TxCanceled(_)) => match ciam.store.get(&key).await {
+            Ok(Some(i)) => match i.n("lockedUntil").filter(|t| *t > now) {
+                Some(t) => locked_error(t),
+                None => locked_error(until),
+            },
             Ok(None) => base,
             Err(e) => Error::from(e),
         },

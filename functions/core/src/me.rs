@@ -164,14 +164,21 @@ fn session_id(sk: &str) -> String {
     sk.trim_start_matches("SESSION#").chars().take(16).collect()
 }
 
-async fn live_sessions(ciam: &Ciam, s: &Session) -> Result<Vec<Item>> {
-    let items = ciam
+/// The session items of the user (live, ended and expired: each is also a sign-in's entry in
+/// the security activity, kept 180 days).
+async fn session_items(ciam: &Ciam, user_id: &str) -> Result<Vec<Item>> {
+    Ok(ciam
         .store
-        .query(Query::partition(user_pk(&s.user.id)).prefix("SESSION#"))
-        .await?;
-    Ok(items
+        .query(Query::partition(user_pk(user_id)).prefix("SESSION#"))
+        .await?)
+}
+
+async fn live_sessions(ciam: &Ciam, s: &Session) -> Result<Vec<Item>> {
+    let now = ciam.now();
+    Ok(session_items(ciam, &s.user.id)
+        .await?
         .into_iter()
-        .filter(|i| i.n("gen") == Some(s.user.sess_gen))
+        .filter(|i| i.n("gen") == Some(s.user.sess_gen) && crate::sessions::is_live(i, now))
         .collect())
 }
 
@@ -204,10 +211,7 @@ pub async fn revoke_session(ciam: &Ciam, s: &Session, id: &str) -> Result<()> {
         .into_iter()
         .find(|i| session_id(&i.key.sk) == id);
     let item = found.ok_or(Reason::NOT_FOUND)?;
-    match ciam.store.delete(&item.key, Some(Cond::Exists)).await {
-        Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
+    crate::sessions::end(ciam, &item.key).await
 }
 
 #[derive(Debug, Serialize)]
@@ -218,24 +222,37 @@ pub struct EventView {
     pub country: Option<String>,
 }
 
-/// `GET /auth/activity`: the latest 50 security events, newest first. Round trips: 2.
+/// How many events the activity shows.
+const ACTIVITY_SHOWN: usize = 50;
+
+/// `GET /auth/activity`: the latest 50 security events, newest first: the event items and the
+/// sign-ins (each session item is its sign-in's entry). Round trips: 2 (the two queries run
+/// side by side after the session read).
 pub async fn activity(ciam: &Ciam, s: &Session) -> Result<Vec<EventView>> {
+    // Eventually consistent: a list to read, no decision depends on it (half the read cost).
     let q = Query::partition(user_pk(&s.user.id))
         .prefix("EVENT#")
         .descending()
-        .limit(50);
-    Ok(ciam
-        .store
-        .query(q)
-        .await?
-        .iter()
-        .map(|i| EventView {
-            at: i.n("at").unwrap_or(0),
-            kind: i.s("kind").unwrap_or_default().to_owned(),
-            device: i.s("device").map(str::to_owned),
-            country: i.s("country").map(str::to_owned),
-        })
-        .collect())
+        .limit(ACTIVITY_SHOWN)
+        .eventual();
+    let (events, sign_ins) = tokio::join!(ciam.store.query(q), session_items(ciam, &s.user.id));
+    let event = |i: &Item| EventView {
+        at: i.n("at").unwrap_or(0),
+        kind: i.s("kind").unwrap_or_default().to_owned(),
+        device: i.s("device").map(str::to_owned),
+        country: i.s("country").map(str::to_owned),
+    };
+    let sign_in = |i: &Item| EventView {
+        at: i.n("createdAt").unwrap_or(0),
+        kind: crate::audit::Event::SignIn.kind().to_owned(),
+        device: i.s("device").map(str::to_owned),
+        country: i.s("country").map(str::to_owned),
+    };
+    let mut v: Vec<EventView> = events?.iter().map(event).collect();
+    v.extend(sign_ins?.iter().map(sign_in));
+    v.sort_by_key(|e| std::cmp::Reverse(e.at));
+    v.truncate(ACTIVITY_SHOWN);
+    Ok(v)
 }
 
 // ---- applications ----
@@ -258,7 +275,8 @@ pub struct AppView {
 pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>> {
     let items = ciam
         .store
-        .query(Query::partition(APPS_PK).prefix("APP#"))
+        // Eventually consistent: the public app list of an anonymous page (half the read cost).
+        .query(Query::partition(APPS_PK).prefix("APP#").eventual())
         .await?;
     let mut v: Vec<AppView> = items
         .iter()
@@ -305,7 +323,11 @@ pub async fn recent_apps(
 ) -> Result<Vec<RecentApp>> {
     let items = ciam
         .store
-        .query(Query::partition(user_pk(&s.user.id)).prefix("APPLOGIN#"))
+        .query(
+            Query::partition(user_pk(&s.user.id))
+                .prefix("APPLOGIN#")
+                .eventual(),
+        )
         .await?;
     let mut v: Vec<RecentApp> = items
         .iter()

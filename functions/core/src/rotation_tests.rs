@@ -51,6 +51,15 @@ impl Store for Counting {
         self.record("update", 1);
         self.inner.update(key, ops, cond).await
     }
+    async fn update_or_current(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        self.record("update_or_current", 1);
+        self.inner.update_or_current(key, ops, cond).await
+    }
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
         self.record("delete", 1);
         self.inner.delete(key, cond).await
@@ -218,7 +227,9 @@ async fn enrol(w: &World, ciam: &Ciam) -> (Vec<u8>, Vec<String>) {
 
 /// The password step's challenge for the user (two-factor is on).
 async fn challenge(w: &World, ciam: &Ciam) -> String {
-    let err = crate::accounts::finish_login(ciam, w.user().await, &ClientInfo::default())
+    let who = crate::accounts::Who::from(&w.user().await);
+    let lost = Reason::PASSWORD_ERROR;
+    let err = crate::accounts::finish_login(ciam, who, &ClientInfo::default(), vec![], lost)
         .await
         .unwrap_err();
     assert_eq!(err.reason, Reason::NEED_TOTP_VERIFY);

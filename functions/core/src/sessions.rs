@@ -6,6 +6,12 @@
 //! removed. 30 minutes idle and a 12-hour absolute cap, both
 //! enforced here; the idle refresh writes at most once a minute. Revocation of every session of
 //! a user is one write: bump the user's `sessGen`; sessions stamped with an older one are dead.
+//!
+//! The session item is also the sign-in's entry in the security activity (docs/cost.md: one item
+//! less in the sign-in's transaction, 2 write units): it is kept `audit::KEEP_SECS` (the item's
+//! expiry) while its life as a session ends by its `ends` attribute (the idle or absolute
+//! deadline, whichever is first) or by `endedAt` (signed out, or ended from the session list).
+//! A session written before this has no `ends`: its item expiry is its deadline, as before.
 
 use crate::error::{Error, Result};
 use crate::user::{profile_key, user_pk, User};
@@ -50,17 +56,28 @@ fn expiry(created: i64, last_seen: i64) -> i64 {
 
 /// A new session for `user`: the token to hand out once and the item to write.
 pub fn mint(ciam: &Ciam, user: &User, client: &crate::client::ClientInfo) -> (String, Item) {
+    mint_for(ciam, &user.id, user.sess_gen, client)
+}
+
+/// A new session for the user `user_id` on session generation `sess_gen`.
+pub fn mint_for(
+    ciam: &Ciam,
+    user_id: &str,
+    sess_gen: i64,
+    client: &crate::client::ClientInfo,
+) -> (String, Item) {
     let secret = random::<32>(ciam.entropy.as_ref());
     let now = ciam.now();
-    let token = format!("{}.{}", user.id, URL_SAFE_NO_PAD.encode(secret));
-    let item = Item::new(session_key(ciam, &user.id, &secret))
+    let token = format!("{user_id}.{}", URL_SAFE_NO_PAD.encode(secret));
+    let item = Item::new(session_key(ciam, user_id, &secret))
         .with("createdAt", now)
         .with("lastSeen", now)
-        .with("gen", user.sess_gen)
+        .with("ends", expiry(now, now))
+        .with("gen", sess_gen)
         .with("authAt", now)
         .with_opt("device", client.device.clone())
         .with_opt("country", client.country.clone())
-        .expires(expiry(now, now));
+        .expires(now + crate::audit::KEEP_SECS);
     (token, item)
 }
 
@@ -108,14 +125,18 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
         return Err(unauthorized("revoked session"));
     }
     let now = ciam.now();
+    if !is_live(&sess, now) {
+        return Err(unauthorized("unknown or expired session"));
+    }
     let created = sess.n("createdAt").unwrap_or(0);
     let last = sess.n("lastSeen").unwrap_or(0);
     if now - last >= REFRESH_AFTER {
         let ops = vec![
             Update::Set("lastSeen".into(), now.into()),
-            Update::Expires(Some(expiry(created, now))),
+            Update::Set("ends".into(), expiry(created, now).into()),
+            Update::Expires(Some(created + crate::audit::KEEP_SECS)),
         ];
-        match ciam.store.update(&key, ops, Some(Cond::Exists)).await {
+        match ciam.store.update(&key, ops, Some(still_on())).await {
             Ok(_) => {}
             Err(StoreError::ConditionFailed) => {
                 return Err(unauthorized("session ended meanwhile"))
@@ -132,17 +153,38 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
     })
 }
 
+/// Whether the session item `sess` still serves as a session at `now` (not signed out, before
+/// its idle and absolute deadlines).
+pub fn is_live(sess: &Item, now: i64) -> bool {
+    let ends = sess.n("ends").or(sess.expires_at).unwrap_or(0);
+    sess.n("endedAt").is_none() && ends > now
+}
+
+/// The condition of writes to a session: it exists and was not ended.
+fn still_on() -> Cond {
+    Cond::Exists.and(Cond::attr_not_exists("endedAt"))
+}
+
 /// Records a fresh proof of identity on the session. Round trips: 1.
 pub async fn mark_fresh(ciam: &Ciam, s: &Session) -> Result<()> {
     let ops = vec![Update::Set("authAt".into(), ciam.now().into())];
-    match ciam.store.update(&s.key, ops, Some(Cond::Exists)).await {
+    match ciam.store.update(&s.key, ops, Some(still_on())).await {
         Ok(_) => Ok(()),
         Err(StoreError::ConditionFailed) => Err(unauthorized("session ended meanwhile")),
         Err(e) => Err(e.into()),
     }
 }
 
-/// Logout: the session is gone on the server. Round trips: 1.
+/// Ends the session at `key` (it stays as the sign-in's activity entry). Round trips: 1.
+pub async fn end(ciam: &Ciam, key: &Key) -> Result<()> {
+    let ops = vec![Update::Set("endedAt".into(), ciam.now().into())];
+    match ciam.store.update(key, ops, Some(Cond::Exists)).await {
+        Ok(_) | Err(StoreError::ConditionFailed) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Logout: the session ends on the server. Round trips: 1.
 pub async fn revoke(ciam: &Ciam, s: &Session) -> Result<()> {
-    Ok(ciam.store.delete(&s.key, None).await?)
+    end(ciam, &s.key).await
 }

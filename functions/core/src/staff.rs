@@ -18,16 +18,16 @@
 //! Linking by mail trusts the company identity provider: it is authoritative for the company
 //! mail domains, and its claims must say `email_verified: true`.
 
-use crate::accounts::{create_ops, finish_login, SignedIn};
+use crate::accounts::{create_ops, finish_login, SignedIn, Who};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
-use crate::lock::ensure_unlocked;
+use crate::lock::{clear_ops, ensure_unlocked};
 use crate::user::{active_user, profile_key, unique_key, User};
 use crate::validate::{self, Email, Identity};
 use crate::{random, random_digits, Ciam, Lang, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, StoreError, Update};
+use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -531,7 +531,14 @@ pub async fn redeem(ciam: &Ciam, code: &str, bind: &str, client: &ClientInfo) ->
         .filter(|u| u.eiam_uid.is_some())
         .ok_or(Reason::AUTHORIZATION_FAILED)?;
     ensure_unlocked(&user, ciam.now())?;
-    finish_login(ciam, user, client).await
+    let clear = clear_ops(&user).map(|ops| TxOp::Update {
+        key: profile_key(&user.id),
+        ops,
+        cond: Some(Cond::Exists),
+    });
+    let who = Who::from(&user);
+    let lost = Reason::AUTHORIZATION_FAILED;
+    finish_login(ciam, who, client, clear.into_iter().collect(), lost).await
 }
 
 #[cfg(test)]

@@ -285,9 +285,19 @@ pub(crate) async fn sweep_backup_codes(ciam: &Ciam, user_id: &str, keep_gen: Opt
 }
 
 /// The user's two-factor state change plus the re-stamp of the current session (other sessions
-/// end: a two-factor change revokes them).
-fn with_session_restamp(s: &Session, mut user_ops: Vec<Update>, extra: Vec<TxOp>) -> Vec<TxOp> {
+/// end: a two-factor change revokes them), with the sign-in records kept in step.
+fn with_session_restamp(
+    s: &Session,
+    enable_totp: bool,
+    mut user_ops: Vec<Update>,
+    extra: Vec<TxOp>,
+) -> Vec<TxOp> {
     let gen = s.user.sess_gen + 1;
+    let after = User {
+        enable_totp,
+        sess_gen: gen,
+        ..s.user.clone()
+    };
     user_ops.push(Update::Set("sessGen".into(), gen.into()));
     let mut ops = vec![
         TxOp::Update {
@@ -302,6 +312,7 @@ fn with_session_restamp(s: &Session, mut user_ops: Vec<Update>, extra: Vec<TxOp>
         },
     ];
     ops.extend(extra);
+    ops.extend(crate::signin::in_step(&after));
     ops
 }
 
@@ -345,7 +356,7 @@ pub async fn enable(
     ];
     match ciam
         .store
-        .transact(with_session_restamp(s, user_ops, puts))
+        .transact(with_session_restamp(s, true, user_ops, puts))
         .await
     {
         Ok(()) => Ok(codes),
@@ -399,6 +410,7 @@ pub async fn disable(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<()
         .store
         .transact(with_session_restamp(
             s,
+            false,
             user_ops,
             vec![audit::record(
                 ciam,
@@ -542,8 +554,8 @@ fn finish(
     client: &ClientInfo,
 ) -> (crate::accounts::SignedIn, Vec<TxOp>) {
     let (token, session) = sessions::mint(ciam, user, client);
-    ops.push(audit::record(ciam, &user.id, audit::Event::SignIn, client));
-    let expires_at = session.expires_at.unwrap_or_default();
+    // The session item is also the sign-in's activity entry (no event item).
+    let expires_at = session.n("ends").unwrap_or_default();
     ops.push(TxOp::Delete {
         key: challenge,
         cond: Some(Cond::Exists),

@@ -31,7 +31,7 @@ use axum::Router;
 use ciam_core::user::{unique_key, User, ADMIN};
 use ciam_core::{sessions, Ciam, Config, Keys, OsEntropy, SystemClock};
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::{Item, Store};
+use ciam_store::Store;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -330,8 +330,10 @@ async fn seed(store: Arc<dyn Store>) -> (String, String) {
         ..Default::default()
     };
     store.put(user.to_item(), None).await.expect("user");
-    let unique = Item::new(unique_key(format!("MAIL#{MAIL}"))).with("userId", user.id.as_str());
-    store.put(unique, None).await.expect("mail");
+    // The identity's item carries the sign-in record (the password hash, the lock's counters).
+    let mail = ciam_core::validate::Identity::parse(MAIL).expect("a mail address");
+    let identity = ciam_core::signin::new_identity_item(unique_key(mail.unique_pk()), &user);
+    store.put(identity, None).await.expect("mail");
     let (token, session) = sessions::mint(&ciam, &user, &Default::default());
     store.put(session, None).await.expect("session");
     // The app, through the API as an admin would create it.

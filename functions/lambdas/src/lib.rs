@@ -1,5 +1,8 @@
-//! One AWS Lambda per /ciam/v1 route. Each binary in `src/bin/` is `run("<route id>")`: the same
-//! `ciam_api` router the local server uses, restricted to that route, over `lambda_http`.
+//! One AWS Lambda per /ciam/v1 route, all running the one binary `bootstrap`
+//! (`src/bin/bootstrap.rs`): it reads the route id from `CIAM_ROUTE` (template.yaml sets it on
+//! each function) and serves the same `ciam_api` router the local server uses, restricted to
+//! that route, over `lambda_http`. One binary means `sam build` compiles and links once for
+//! every function (docs/operations.md §10).
 //!
 //! Everything slow happens once per execution environment, during init, never per request:
 //! configuration, the secrets (Secrets Manager) and the OpenID Connect public keys (KMS), the AWS
@@ -88,6 +91,47 @@ pub struct Ready {
     pub sdk: aws_config::SdkConfig,
     /// Set when `CIAM_ORIGIN_SECRET_ARN` is: requests must carry CloudFront's header.
     pub origin: Option<OriginCheck>,
+}
+
+/// The environment variable naming the route a function serves (template.yaml, per function).
+pub const ROUTE_VAR: &str = "CIAM_ROUTE";
+
+/// Every route id a function may serve: the `ciam_api` route table and the embedded page.
+pub fn route_ids() -> impl Iterator<Item = &'static str> {
+    ciam_api::ROUTES
+        .iter()
+        .map(|r| r.id)
+        .chain([page::EMBEDDED_PAGE])
+}
+
+/// The route id `value` names (the value of `CIAM_ROUTE`), or why it names none.
+pub fn route_id(value: Option<&str>) -> Result<&'static str, String> {
+    let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return Err(format!(
+            "{ROUTE_VAR} is not set: every function names the route it serves in {ROUTE_VAR} \
+             (template.yaml), e.g. {ROUTE_VAR}=auth_info_get"
+        ));
+    };
+    route_ids().find(|id| *id == value).ok_or_else(|| {
+        format!(
+            "{ROUTE_VAR}={value:?} is not a route id (ciam_api::ROUTES or {})",
+            page::EMBEDDED_PAGE
+        )
+    })
+}
+
+/// The entry of the `bootstrap` binary: serves the route named by `CIAM_ROUTE`. A missing or
+/// unknown route id fails the init (logged, nonzero exit) before anything else is read.
+pub async fn run_from_env() -> Result<(), lambda_http::Error> {
+    let value = std::env::var(ROUTE_VAR).ok();
+    match route_id(value.as_deref()) {
+        Ok(id) => run(id).await,
+        Err(e) => {
+            init_tracing();
+            tracing::error!(error = %e, "init failed");
+            Err(e.into())
+        }
+    }
 }
 
 /// Initialises and serves the route `route_id` until the Lambda environment is shut down.
@@ -293,6 +337,21 @@ mod tests {
     use super::*;
     use ciam_core::{Keys, MemoryBlobs, OsEntropy};
     use ciam_store::dynamodb::DynamoConfig;
+
+    #[test]
+    fn the_route_comes_from_a_known_id_only() {
+        assert_eq!(route_id(Some("auth_info_get")), Ok("auth_info_get"));
+        assert_eq!(route_id(Some(page::EMBEDDED_PAGE)), Ok(page::EMBEDDED_PAGE));
+        for missing in [None, Some(""), Some("  ")] {
+            let e = route_id(missing).unwrap_err();
+            assert!(e.contains("CIAM_ROUTE is not set"), "{e}");
+        }
+        let e = route_id(Some("auth_nope")).unwrap_err();
+        assert!(e.contains("\"auth_nope\" is not a route id"), "{e}");
+        let ids: Vec<_> = route_ids().collect();
+        let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+        assert_eq!(ids.len(), unique.len(), "route ids are unique");
+    }
 
     struct NoMail;
     #[async_trait::async_trait]

@@ -195,9 +195,10 @@ async fn id_tokens_are_signed_in_kms_and_verify_with_the_jwks_built_from_get_pub
         ("CIAM_ROOT_SECRET_ARN", root_arn.clone()),
         ("CIAM_ORIGIN_SECRET_ARN", origin_arn.clone()),
         ("CIAM_OIDC_KMS_KEY_ID", current.clone()),
+        ("CIAM_ROUTE", "oidc_token".into()),
     ]);
     let token = run_function(
-        env!("CARGO_BIN_EXE_oidc_token"),
+        env!("CARGO_BIN_EXE_bootstrap"),
         &env,
         vec![
             (
@@ -228,10 +229,11 @@ async fn id_tokens_are_signed_in_kms_and_verify_with_the_jwks_built_from_get_pub
         ("CIAM_ORIGIN_SECRET_ARN", origin_arn),
         ("CIAM_OIDC_KMS_KEY_ID", current.clone()),
         ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS", previous.clone()),
+        ("CIAM_ROUTE", "oidc_jwks".into()),
     ]);
     let wrong = ORIGIN.replace('Q', "q");
     let jwks = run_function(
-        env!("CARGO_BIN_EXE_oidc_jwks"),
+        env!("CARGO_BIN_EXE_bootstrap"),
         &env,
         vec![
             ("missing".into(), jwks_event(None)),

@@ -1,4 +1,5 @@
-//! Proof that a Lambda binary is a Lambda: the compiled `auth_info_get` talks to a loopback
+//! Proof that the Lambda binary is a Lambda: the compiled `bootstrap`, serving `auth_info_get`
+//! (`CIAM_ROUTE`), talks to a loopback
 //! implementation of the Lambda Runtime API, receives API Gateway HTTP API (payload 2.0) events,
 //! reads DynamoDB Local, and posts API Gateway responses back.
 
@@ -68,8 +69,9 @@ async fn the_info_binary_serves_api_gateway_events_from_the_lambda_runtime_api()
     let token = seed(table(&dynamo.endpoint).await).await;
 
     let run = run_function(
-        env!("CARGO_BIN_EXE_auth_info_get"),
+        env!("CARGO_BIN_EXE_bootstrap"),
         &[
+            ("CIAM_ROUTE", "auth_info_get".into()),
             ("AWS_REGION", REGION.into()),
             ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
             ("AWS_SECRET_ACCESS_KEY", "test".into()),
@@ -125,6 +127,36 @@ async fn the_info_binary_serves_api_gateway_events_from_the_lambda_runtime_api()
     assert!(!logs.contains(KEY), "the secret key reached the log");
 }
 
+/// A function without a route, or with one the binary does not know, never starts serving: the
+/// init fails at once with a message naming `CIAM_ROUTE`, and the process exits nonzero.
+#[test]
+fn a_missing_or_unknown_route_fails_the_init() {
+    for (route, expected) in [
+        (None, "CIAM_ROUTE is not set"),
+        (
+            Some("auth_nope"),
+            "CIAM_ROUTE=\\\"auth_nope\\\" is not a route id",
+        ),
+    ] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bootstrap"));
+        cmd.env_clear()
+            // Nothing listens here: the binary must fail before it asks the Runtime API.
+            .env("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9");
+        if let Some(route) = route {
+            cmd.env("CIAM_ROUTE", route);
+        }
+        let out = cmd.output().expect("bootstrap starts");
+        let logs = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.status.success(), "{route:?}: exited {:?}", out.status);
+        assert!(logs.contains(expected), "{route:?}: {logs}");
+        assert!(logs.contains("init failed"), "{route:?}: {logs}");
+    }
+}
+
 /// An API Gateway event for `POST /ciam/v1/auth/login/password`.
 fn login_event(request_id: &str) -> Value {
     Event {
@@ -167,8 +199,9 @@ async fn with_the_store_unreachable_the_init_stays_short_and_requests_answer_503
         ("blackholed", blackholed),
     ] {
         let run = run_function(
-            env!("CARGO_BIN_EXE_auth_login_password"),
+            env!("CARGO_BIN_EXE_bootstrap"),
             &[
+                ("CIAM_ROUTE", "auth_login_password".into()),
                 ("AWS_REGION", REGION.into()),
                 ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
                 ("AWS_SECRET_ACCESS_KEY", "test".into()),
@@ -184,6 +217,7 @@ async fn with_the_store_unreachable_the_init_stays_short_and_requests_answer_503
             .init
             .unwrap_or_else(|| panic!("{what}: no init end\n{logs}"));
         assert!(init < INIT_BOUND, "{what}: init took {init:?}\n{logs}");
+        eprintln!("store {what}: init {init:?}");
         let res = response(&run.outcomes, "invoke-1", logs);
         assert_eq!(res["statusCode"], json!(503), "{what}: {res}\n{logs}");
         assert_eq!(header(res, "retry-after"), Some("1"), "{what}: {res}");

@@ -1,11 +1,12 @@
-//! The route table (`ciam_api::ROUTES`) is the source of truth: every route has exactly one
-//! Lambda binary and one template function, with the same method and path, and no more.
+//! The route table (`ciam_api::ROUTES`, plus the embedded page) is the source of truth: every
+//! route has exactly one template function that runs the one binary `bootstrap` with its id in
+//! `CIAM_ROUTE`, with the same method and path, and no more; every function shares one build.
 
 use ciam_api::{BASE, ROUTES};
 use ciam_lambdas::page::PAGE_ROUTES;
 use ciam_lambdas::NO_TABLE;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The only routes that send mail or SMS: codes, and notices to an account's old address.
 const SENDS_MESSAGES: &[&str] = &[
@@ -85,70 +86,86 @@ fn resources(yaml: &str) -> BTreeMap<String, Resource> {
     out
 }
 
-/// Template functions by the binary they build.
-fn functions_by_binary() -> BTreeMap<String, Resource> {
-    let mut by_binary = BTreeMap::new();
+/// The one build every function shares (docs/operations.md §10): the same Metadata block, so
+/// `sam build` groups all functions into one build definition and compiles `bootstrap` once.
+const BUILD_METADATA: &str = "    Metadata:
+      BuildMethod: rust-cargolambda
+      BuildProperties:
+        Binary: bootstrap
+";
+
+/// The `Metadata:` block of a resource, as written (indentation kept).
+fn metadata_block(text: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        if indent == 4 {
+            inside = line.trim() == "Metadata:";
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Template functions by the route they serve (their `CIAM_ROUTE`).
+fn functions_by_route() -> BTreeMap<String, Resource> {
+    let mut by_route = BTreeMap::new();
     for (name, res) in resources(&template_text()) {
         if res.kind != "AWS::Serverless::Function" {
             continue;
         }
-        let binaries = res.values("Binary");
-        assert_eq!(binaries.len(), 1, "{name} must name exactly one Binary");
-        let binary = binaries[0].to_owned();
-        let previous = by_binary.insert(binary.clone(), res);
-        assert!(
-            previous.is_none(),
-            "two functions build the binary {binary}"
-        );
+        let routes = res.values(ciam_lambdas::ROUTE_VAR);
+        assert_eq!(routes.len(), 1, "{name} must set CIAM_ROUTE exactly once");
+        let route = routes[0].to_owned();
+        let previous = by_route.insert(route.clone(), res);
+        assert!(previous.is_none(), "two functions serve the route {route}");
     }
-    by_binary
-}
-
-fn bin_dir() -> PathBuf {
-    crate_dir().join("src").join("bin")
-}
-
-fn binaries_on_disk(dir: &Path) -> BTreeSet<String> {
-    std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .collect()
+    by_route
 }
 
 #[test]
-fn every_route_has_a_binary_and_a_template_function() {
-    let mut ids: BTreeSet<String> = ROUTES.iter().map(|r| r.id.to_owned()).collect();
-    assert_eq!(ids.len(), ROUTES.len(), "route ids must be unique");
-    // Pages served outside /ciam/v1 (the embedded sign-in) have their binary and function too.
+fn every_route_has_one_template_function_and_all_share_one_build() {
+    let ids: BTreeSet<String> = ciam_lambdas::route_ids().map(str::to_owned).collect();
+    assert_eq!(
+        ids.len(),
+        ROUTES.len() + PAGE_ROUTES.len(),
+        "route ids must be unique (page ids are not route ids)"
+    );
     for (id, _, _) in PAGE_ROUTES {
-        assert!(
-            ids.insert((*id).to_owned()),
-            "{id}: page ids are not route ids"
-        );
+        assert!(ids.contains(*id), "{id}: the binary serves every page");
     }
 
-    let bins = binaries_on_disk(&bin_dir());
-    assert_eq!(
-        bins, ids,
-        "src/bin/*.rs must be exactly one file per route id"
-    );
-    for id in &ids {
-        let main = std::fs::read_to_string(bin_dir().join(format!("{id}.rs"))).unwrap();
-        assert!(
-            main.contains(&format!("ciam_lambdas::run(\"{id}\")")),
-            "src/bin/{id}.rs must run its own route"
-        );
-    }
+    // The one binary: nothing else in src/bin, no per-route main.
+    let bins: Vec<String> = std::fs::read_dir(crate_dir().join("src").join("bin"))
+        .expect("src/bin")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(bins, vec!["bootstrap.rs"], "src/bin holds the one binary");
 
-    let functions = functions_by_binary();
-    let built: BTreeSet<String> = functions.keys().cloned().collect();
+    let functions = functions_by_route();
+    let served: BTreeSet<String> = functions.keys().cloned().collect();
     assert_eq!(
-        built, ids,
-        "template.yaml must build exactly one function per route"
+        served, ids,
+        "template.yaml must have exactly one function per route id (CIAM_ROUTE)"
     );
+    for (id, f) in &functions {
+        assert_eq!(
+            metadata_block(&f.text),
+            BUILD_METADATA,
+            "{id}: every function has the same build Metadata (one sam build)"
+        );
+        for per_function in ["CodeUri", "Handler", "Runtime", "Architectures"] {
+            assert!(
+                f.values(per_function).is_empty(),
+                "{id}: {per_function} comes from Globals only (one build definition)"
+            );
+        }
+    }
 
     for route in ROUTES {
         let f = &functions[route.id];
@@ -170,12 +187,6 @@ fn every_route_has_a_binary_and_a_template_function() {
             f.values("ApiId"),
             vec!["!Ref Api"],
             "{}: the one HTTP API",
-            route.id
-        );
-        assert_eq!(
-            f.values("BuildMethod"),
-            vec!["rust-cargolambda"],
-            "{}",
             route.id
         );
     }
@@ -212,7 +223,7 @@ fn has_table_policy(text: &str) -> bool {
 
 #[test]
 fn routes_that_never_touch_the_table_get_no_access_to_it() {
-    let functions = functions_by_binary();
+    let functions = functions_by_route();
     for route in ROUTES {
         let text = &functions[route.id].text;
         let has_table = has_table_policy(text) || text.contains("dynamodb:");
@@ -231,7 +242,7 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
-    let functions = functions_by_binary();
+    let functions = functions_by_route();
     for route in ROUTES {
         let text = &functions[route.id].text;
         let sends = SENDS_MESSAGES.contains(&route.id);

@@ -45,6 +45,7 @@ pub async fn run_all(store: Arc<dyn Store>, clock: ManualClock) {
         case!(conditional_update_and_delete),
         case!(update_creates_missing_items_and_returns_the_new_item),
         case!(atomic_counters_add_and_subtract),
+        case!(update_or_current_answers_a_failed_condition_with_the_item),
         case!(remove_and_expiry_updates),
         case!(delete_of_a_missing_item_succeeds),
         case!(get_many_keeps_order_and_hides_missing_and_expired),
@@ -270,6 +271,64 @@ async fn atomic_counters_add_and_subtract(c: Arc<Ctx>) {
         capped(c.clone()).await,
         Err(StoreError::ConditionFailed)
     ));
+}
+
+async fn update_or_current_answers_a_failed_condition_with_the_item(c: Arc<Ctx>) {
+    let k = c.key("attempt", "1");
+    let now = c.clock.now();
+    let add = || vec![Update::Add("n".into(), 1)];
+    let below = |n: i64| Some(Cond::Exists.and(Cond::attr_not_exists("n").or(Cond::lt("n", n))));
+    // Absent: the condition needs the item, the answer is "absent", and nothing is written.
+    let r = c
+        .store
+        .update_or_current(&k, add(), below(2))
+        .await
+        .unwrap();
+    assert_eq!(r, Err(None));
+    assert_eq!(c.store.get(&k).await.unwrap(), None);
+    c.store
+        .put(Item::new(k.clone()).with("who", "ann"), None)
+        .await
+        .unwrap();
+    for want in 1..=2 {
+        let it = c
+            .store
+            .update_or_current(&k, add(), below(1))
+            .await
+            .unwrap();
+        let it = if want == 1 {
+            it.expect("taken")
+        } else {
+            // The condition fails now: the item comes back as it is, unchanged.
+            let cur = it.expect_err("refused").expect("present");
+            assert_eq!(cur.n("n"), Some(1));
+            assert_eq!(cur.s("who"), Some("ann"));
+            continue;
+        };
+        assert_eq!(it.n("n"), Some(want));
+    }
+    assert_eq!(c.store.get(&k).await.unwrap().unwrap().n("n"), Some(1));
+    // An expired item is absent: refused as absent when the condition needs it...
+    let e = c.key("attempt", "2");
+    c.store
+        .put(Item::new(e.clone()).with("n", 0).expires(now + 5), None)
+        .await
+        .unwrap();
+    c.clock.advance(5);
+    let r = c
+        .store
+        .update_or_current(&e, add(), below(2))
+        .await
+        .unwrap();
+    assert_eq!(r, Err(None));
+    // ...and started afresh when the condition holds for an absent item.
+    let it = c
+        .store
+        .update_or_current(&e, add(), Some(Cond::NotExists))
+        .await
+        .unwrap()
+        .expect("fresh");
+    assert_eq!((it.n("n"), it.expires_at), (Some(1), None));
 }
 
 async fn remove_and_expiry_updates(c: Arc<Ctx>) {

@@ -72,6 +72,41 @@ pub struct Item {
 }
 
 impl Item {
+    /// The item's size as DynamoDB bills it (attribute names plus values, keys and expiry
+    /// included): a write costs one unit per started KB, a read one per started 4 KB. The cost
+    /// model (docs/cost.md) rests on the items of the hot paths staying under 1 KB.
+    pub fn billed_size(&self) -> usize {
+        fn number(n: i64) -> usize {
+            let digits = n
+                .unsigned_abs()
+                .to_string()
+                .trim_end_matches('0')
+                .len()
+                .max(1);
+            digits.div_ceil(2) + 1
+        }
+        fn value(v: &Value) -> usize {
+            match v {
+                Value::S(s) => s.len(),
+                Value::N(n) => number(*n),
+                Value::Bool(_) => 1,
+                Value::B(b) => b.len(),
+                Value::L(l) => 3 + l.iter().map(|e| 1 + value(e)).sum::<usize>(),
+                Value::M(m) => 3 + m.iter().map(|(k, e)| 1 + k.len() + value(e)).sum::<usize>(),
+            }
+        }
+        let keys = crate::PK.len() + self.key.pk.len() + crate::SK.len() + self.key.sk.len();
+        let expiry = self
+            .expires_at
+            .map_or(0, |t| crate::EXPIRES_AT.len() + number(t));
+        keys + expiry
+            + self
+                .attrs
+                .iter()
+                .map(|(k, v)| k.len() + value(v))
+                .sum::<usize>()
+    }
+
     pub fn new(key: Key) -> Self {
         Item {
             key,

@@ -89,6 +89,9 @@ pub struct Query {
     /// true: ascending sort keys; false: descending.
     pub forward: bool,
     pub limit: Option<usize>,
+    /// Strongly consistent (the default), or eventually consistent (`eventual`): half the read
+    /// cost on DynamoDB, for lists no decision depends on; may miss a write of the last second.
+    pub consistent: bool,
 }
 
 impl Query {
@@ -98,7 +101,12 @@ impl Query {
             sk_prefix: None,
             forward: true,
             limit: None,
+            consistent: true,
         }
+    }
+    pub fn eventual(mut self) -> Self {
+        self.consistent = false;
+        self
     }
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.sk_prefix = Some(prefix.into());
@@ -134,6 +142,16 @@ pub trait Store: Send + Sync {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Item, StoreError>;
+    /// `update`, except that a condition that does not hold is an answer, not an error: the
+    /// live item as it is (`None` when absent or expired), from the same round trip (DynamoDB's
+    /// `ReturnValuesOnConditionCheckFailure`). Sign-in takes an attempt this way: one call tells
+    /// "taken", "locked" and "no such account" apart.
+    async fn update_or_current(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError>;
     /// Removes an item if `cond` holds. Deleting an absent item succeeds.
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError>;
     /// All operations apply or none does. On failure, `StoreError::TxCanceled` carries one

@@ -249,6 +249,30 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn update_or_current(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        validate_ops(&ops)?;
+        let key = key.clone();
+        self.run(move |c, now| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
+            let live = load_live(&tx, &key, now)?;
+            if !holds(&cond, live.as_ref()) {
+                return Ok(Err(live));
+            }
+            let item = apply(live, &key, &ops)?;
+            save(&tx, &item)?;
+            tx.commit().map_err(backend)?;
+            Ok(Ok(item))
+        })
+        .await
+    }
+
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
         let key = key.clone();
         self.run(move |c, now| {

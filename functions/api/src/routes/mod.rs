@@ -26,7 +26,7 @@ mod two_factor;
 
 pub use client_error::{CLIENT_ERROR_LIMIT, RELEASE};
 
-/// One route: its id (also its Lambda binary and template function), method and path under
+/// One route: its id (also the `CIAM_ROUTE` of its template function), method and path under
 /// `/ciam/v1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RouteDef {

@@ -79,6 +79,8 @@ impl Notifier for Outbox {
 pub struct SpyStore {
     inner: Arc<dyn Store>,
     writes: Mutex<Vec<Key>>,
+    /// Conditional updates that applied through `update_or_current` (sign-in attempts taken).
+    taken: Mutex<Vec<Key>>,
 }
 
 impl SpyStore {
@@ -90,6 +92,11 @@ impl SpyStore {
 
     pub fn written(&self) -> Vec<Key> {
         self.writes.lock().expect("spy lock").clone()
+    }
+
+    /// How many `update_or_current` calls applied (each sign-in attempt taken is one).
+    pub fn taken(&self) -> usize {
+        self.taken.lock().expect("spy lock").len()
     }
 }
 
@@ -115,6 +122,19 @@ impl Store for SpyStore {
     ) -> Result<Item, StoreError> {
         let r = self.inner.update(key, ops, cond).await;
         self.record(vec![key.clone()], &r);
+        r
+    }
+    async fn update_or_current(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        let r = self.inner.update_or_current(key, ops, cond).await;
+        if let Ok(Ok(_)) = &r {
+            self.writes.lock().expect("spy lock").push(key.clone());
+            self.taken.lock().expect("spy lock").push(key.clone());
+        }
         r
     }
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
@@ -278,6 +298,7 @@ impl TestApp {
         let store = Arc::new(SpyStore {
             inner,
             writes: Mutex::new(Vec::new()),
+            taken: Mutex::new(Vec::new()),
         });
         store.ensure_schema().await.expect("schema");
         let outbox = Arc::new(Outbox::default());

@@ -2,6 +2,7 @@
 //! Lambdas and the local binary serve. Each test builds its own `TestApp` over a fresh store.
 
 mod apps;
+mod attempts;
 mod avatar;
 mod bodies;
 mod captcha;

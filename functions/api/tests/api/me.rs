@@ -200,3 +200,34 @@ async fn recent_apps_are_the_two_latest_newest_first() {
         "names follow the request's language (zh-CN by default)"
     );
 }
+
+#[tokio::test]
+async fn a_session_that_ended_leaves_the_session_list_but_stays_in_the_activity() {
+    let (app, token) = signed_in().await;
+    app.clock.advance(10);
+    let other = app.sign_in("ann@example.com", PASSWORD).await;
+    app.logout(&other).await.ok(200);
+    app.get_info(&other)
+        .await
+        .error(401, "AUTHORIZATION_FAILED");
+    let sessions = app.get_sessions(&token).await.ok(200);
+    assert_eq!(sessions["sessions"].as_array().map(Vec::len), Some(1));
+    // Thirteen hours on, both sessions are over, and both sign-ins are still in the trail.
+    app.clock.advance(13 * 3600);
+    app.get_info(&token)
+        .await
+        .error(401, "AUTHORIZATION_FAILED");
+    let third = app.sign_in("ann@example.com", PASSWORD).await;
+    let events = app.get_activity(&third).await.ok(200)["events"].clone();
+    let at: Vec<i64> = events
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["kind"] == "signIn")
+        .filter_map(|e| e["at"].as_i64())
+        .collect();
+    assert_eq!(at.len(), 3, "{events}");
+    assert!(at.windows(2).all(|w| w[0] >= w[1]), "newest first: {at:?}");
+    let sessions = app.get_sessions(&third).await.ok(200);
+    assert_eq!(sessions["sessions"].as_array().map(Vec::len), Some(1));
+}

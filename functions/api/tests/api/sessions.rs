@@ -54,10 +54,7 @@ async fn the_idle_deadline_is_written_at_most_once_a_minute() {
     let signed_in_at = app.now();
     let last_seen = |items: Vec<ciam_store::Item>| {
         assert_eq!(items.len(), 1, "one session");
-        (
-            items[0].n("lastSeen").unwrap(),
-            items[0].expires_at.unwrap(),
-        )
+        (items[0].n("lastSeen").unwrap(), items[0].n("ends").unwrap())
     };
     let session_writes = |app: &TestApp| {
         app.store

@@ -373,6 +373,33 @@ impl Store for DynamoStore {
         }
     }
 
+    async fn update_or_current(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        validate_ops(&ops)?;
+        let now = self.clock.now();
+        let old = match self.update_once(key, &ops, cond.as_ref(), now).await? {
+            Ok(item) => return Ok(Ok(item)),
+            Err(old) => old.as_ref().map(item_from_map).transpose()?,
+        };
+        match old {
+            Some(item) if item.is_live(now) => Ok(Err(Some(item))),
+            // An expired leftover is absent: the update starts afresh when its condition holds
+            // for an absent item (as `update` does), else the answer is "absent".
+            Some(_) if cond.as_ref().is_none_or(Cond::holds_when_absent) => {
+                self.purge_expired(key, now).await?;
+                Ok(self
+                    .update_once(key, &ops, cond.as_ref(), now)
+                    .await?
+                    .map_err(|_| None))
+            }
+            _ => Ok(Err(None)),
+        }
+    }
+
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
         let now = self.clock.now();
         let mut p = Placeholders::default();
@@ -467,7 +494,7 @@ impl Store for DynamoStore {
                 .set_expression_attribute_names(names.clone())
                 .set_expression_attribute_values(values.clone())
                 .scan_index_forward(q.forward)
-                .consistent_read(true)
+                .consistent_read(q.consistent)
                 .set_limit(page_limit)
                 .set_exclusive_start_key(start.take())
                 .send()

@@ -1,0 +1,256 @@
+//! The sign-in record: what a password or code sign-in needs, kept on the item the account is
+//! found by (`MAIL#<mail>` / `UNIQUE`, `PHONE#<phone>` / `UNIQUE`), so a sign-in is two store
+//! round trips: one conditional update that finds the account AND takes an attempt, then the
+//! success transaction (or, on the last allowed failure, the lock).
+//!
+//! The record copies `pwdHash`, `sessGen`, `enableTotp`, `mail` and `phone` from the user item
+//! (`rec` = 1 marks it). Every transaction that changes one of them on the user item carries
+//! `in_step(&user_after)`, which rewrites the copy on each identity item of the account, so the
+//! two never disagree after a commit. An identity item written before the record existed has no
+//! `rec`: the sign-in then reads the user item (one more round trip, once) and fills the record
+//! in, only if it is still missing (a change committed meanwhile wins).
+//!
+//! The attempt counter (`fails`, `attemptAt`) and `lockedUntil` live here too. The attempt is
+//! taken BEFORE the password is hashed, by one conditional update that adds to `fails` only
+//! while the account is not locked and has attempts left, so N parallel guesses get exactly
+//! `MAX_FAILS` evaluations, whatever N. A success resets the counter inside its transaction; the
+//! evaluation that used the last attempt and failed locks the account (`lock::lock_account`:
+//! every identity item and the user item, so the other sign-in name and the session-side checks
+//! are locked too). An unknown account costs the same single conditional update (it fails on
+//! the absent item and writes nothing), so the number and kind of store calls do not tell an
+//! account that exists from one that does not.
+//!
+//! Each sign-in name has its own budget of attempts; a lock reached through any of them locks
+//! the whole account (docs/data-model.md).
+
+use crate::error::{Error, Result};
+use crate::lock::{LOCK_SECS, MAX_FAILS};
+use crate::user::{active_user, unique_key, User};
+use crate::validate::Identity;
+use crate::Ciam;
+use ciam_store::{Cond, Item, Key, TxOp, Update};
+
+/// What a sign-in knows about the account after taking its attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SignInRecord {
+    /// The identity item it was read from.
+    pub key: Key,
+    pub user_id: String,
+    pub pwd_hash: Option<String>,
+    pub sess_gen: i64,
+    pub enable_totp: bool,
+    pub mail: Option<String>,
+    pub phone: Option<String>,
+    /// Attempts taken since the last success or lock, this one included.
+    pub fails: i64,
+}
+
+impl SignInRecord {
+    /// The record of an identity item, `None` when the item has none yet (written before the
+    /// record existed).
+    fn from_item(item: &Item) -> Option<SignInRecord> {
+        item.n("rec")?;
+        Some(SignInRecord {
+            key: item.key.clone(),
+            user_id: item.s("userId")?.to_owned(),
+            pwd_hash: item.s("pwdHash").map(str::to_owned),
+            sess_gen: item.n("sessGen").unwrap_or(0),
+            enable_totp: item.bool("enableTotp").unwrap_or(false),
+            mail: item.s("mail").map(str::to_owned),
+            phone: item.s("phone").map(str::to_owned),
+            fails: item.n("fails").unwrap_or(0),
+        })
+    }
+
+    fn from_user(key: Key, user: &User, fails: i64) -> SignInRecord {
+        SignInRecord {
+            key,
+            user_id: user.id.clone(),
+            pwd_hash: user.pwd_hash.clone(),
+            sess_gen: user.sess_gen,
+            enable_totp: user.enable_totp,
+            mail: user.mail.clone(),
+            phone: user.phone.clone(),
+            fails,
+        }
+    }
+
+    /// Whether this attempt was the last one allowed before the lock.
+    pub fn last_attempt(&self) -> bool {
+        self.fails >= MAX_FAILS
+    }
+
+    /// The keys of every identity item of the account (this one first).
+    pub fn identity_keys(&self) -> Vec<Key> {
+        identity_keys(self.mail.as_deref(), self.phone.as_deref(), Some(&self.key))
+    }
+
+    /// The success transaction's reset of the counter (the item must still be this account's:
+    /// a deactivation meanwhile deleted it, and the sign-in is refused).
+    pub fn reset(&self) -> TxOp {
+        TxOp::Update {
+            key: self.key.clone(),
+            ops: vec![
+                Update::Set("fails".into(), 0.into()),
+                Update::Remove("lockedUntil".into()),
+            ],
+            cond: Some(Cond::eq("userId", self.user_id.as_str())),
+        }
+    }
+}
+
+/// The identity item keys of an account with `mail` and `phone`, `first` (if given) first.
+pub(crate) fn identity_keys(
+    mail: Option<&str>,
+    phone: Option<&str>,
+    first: Option<&Key>,
+) -> Vec<Key> {
+    let mut keys: Vec<Key> = first.into_iter().cloned().collect();
+    for id in [mail, phone]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| Identity::parse(s).ok())
+    {
+        let k = unique_key(id.unique_pk());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys
+}
+
+/// The record's attributes for `user` (its state after the change being committed).
+fn record_updates(user: &User) -> Vec<Update> {
+    let opt = |name: &str, v: &Option<String>| match v {
+        Some(v) => Update::Set(name.into(), v.as_str().into()),
+        None => Update::Remove(name.into()),
+    };
+    vec![
+        Update::Set("rec".into(), 1.into()),
+        opt("pwdHash", &user.pwd_hash),
+        Update::Set("sessGen".into(), user.sess_gen.into()),
+        Update::Set("enableTotp".into(), user.enable_totp.into()),
+        opt("mail", &user.mail),
+        opt("phone", &user.phone),
+    ]
+}
+
+/// The writes that keep the sign-in record of every identity item of `user` in step with the
+/// user item, for the transaction that changes the user item (`user` as it will be after it).
+/// Appended at the end of a transaction, so the indices its callers check stay the same.
+pub fn in_step(user: &User) -> Vec<TxOp> {
+    in_step_with(user, Vec::new())
+}
+
+/// `in_step`, plus `extra` changes on each identity item (e.g. clearing the lock).
+pub fn in_step_with(user: &User, extra: Vec<Update>) -> Vec<TxOp> {
+    identity_keys(user.mail.as_deref(), user.phone.as_deref(), None)
+        .into_iter()
+        .map(|key| {
+            let mut ops = record_updates(user);
+            ops.extend(extra.iter().cloned());
+            TxOp::Update {
+                key,
+                ops,
+                cond: Some(Cond::eq("userId", user.id.as_str())),
+            }
+        })
+        .collect()
+}
+
+/// The record a new identity item is created with (registration, staff accounts, binding).
+pub fn new_identity_item(key: Key, user: &User) -> Item {
+    Item::new(key)
+        .with("userId", user.id.as_str())
+        .with("rec", 1)
+        .with("sessGen", user.sess_gen)
+        .with("enableTotp", user.enable_totp)
+        .with_opt("pwdHash", user.pwd_hash.clone())
+        .with_opt("mail", user.mail.clone())
+        .with_opt("phone", user.phone.clone())
+}
+
+/// The outcome of taking an attempt.
+#[derive(Debug)]
+pub enum Attempt {
+    /// No account signs in with this identity (or it is deactivated).
+    NoAccount,
+    /// The account is locked (or its last attempts are being evaluated) until this time.
+    Locked(i64),
+    /// The attempt is counted; evaluate the secret.
+    Taken(SignInRecord),
+}
+
+/// Finds the account of `id` and takes one attempt, atomically: one conditional update of the
+/// identity item (the attempt is refused while the account is locked or its attempts are used
+/// up). Round trips: 1 (2 once for an identity item without a record, see the module).
+pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
+    let now = ciam.now();
+    let key = unique_key(id.unique_pk());
+    let not_locked = Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now));
+    // A counter left at the limit by a lock that was never written (a crash between the two)
+    // frees itself after the lock time.
+    let attempts_left = Cond::attr_not_exists("fails")
+        .or(Cond::lt("fails", MAX_FAILS))
+        .or(Cond::le("attemptAt", now - LOCK_SECS));
+    let cond = Cond::Exists
+        .and(Cond::attr_exists("userId"))
+        .and(not_locked)
+        .and(attempts_left);
+    let ops = vec![
+        Update::Add("fails".into(), 1),
+        Update::Set("attemptAt".into(), now.into()),
+    ];
+    let item = match ciam.store.update_or_current(&key, ops, Some(cond)).await? {
+        Ok(item) => item,
+        Err(None) => return Ok(Attempt::NoAccount),
+        Err(Some(cur)) => {
+            if cur.s("userId").is_none() {
+                return Ok(Attempt::NoAccount);
+            }
+            let until = cur
+                .n("lockedUntil")
+                .filter(|t| *t > now)
+                .unwrap_or_else(|| cur.n("attemptAt").unwrap_or(now) + LOCK_SECS);
+            return Ok(Attempt::Locked(until));
+        }
+    };
+    if let Some(rec) = SignInRecord::from_item(&item) {
+        return Ok(Attempt::Taken(rec));
+    }
+    // An identity item from before the record: read the account, then fill the record in
+    // unless a change committed meanwhile already did.
+    let fails = item.n("fails").unwrap_or(1);
+    let Some(uid) = item.s("userId") else {
+        return Ok(Attempt::NoAccount);
+    };
+    let Some(user) = active_user(ciam, uid).await? else {
+        return Ok(Attempt::NoAccount);
+    };
+    if let Some(t) = user.locked_until.filter(|t| *t > now) {
+        return Ok(Attempt::Locked(t));
+    }
+    let fill = ciam
+        .store
+        .update(
+            &key,
+            record_updates(&user),
+            Some(Cond::eq("userId", user.id.as_str()).and(Cond::attr_not_exists("rec"))),
+        )
+        .await;
+    if let Err(e) = fill {
+        if !matches!(e, ciam_store::StoreError::ConditionFailed) {
+            tracing::warn!(error = %e, "could not fill in a sign-in record");
+        }
+    }
+    Ok(Attempt::Taken(SignInRecord::from_user(key, &user, fails)))
+}
+
+/// After a taken attempt failed: locks the account when it was the last one allowed, and
+/// returns the error to answer (`base`, or the lock). Round trips: 0, or 1 when it locks.
+pub async fn failed(ciam: &Ciam, rec: &SignInRecord, base: Error) -> Error {
+    if !rec.last_attempt() {
+        return base;
+    }
+    crate::lock::lock_account(ciam, &rec.user_id, rec.identity_keys(), base).await
+}

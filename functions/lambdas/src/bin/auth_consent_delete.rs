@@ -1,4 +1,0 @@
-#[tokio::main]
-async fn main() -> Result<(), lambda_http::Error> {
-    ciam_lambdas::run("auth_consent_delete").await
-}

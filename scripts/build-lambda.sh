@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# npm run build:lambda: builds every function exactly as infra/deploy.sh does (it calls this
+# script): `sam build` of template.yaml, where cargo-lambda compiles and links the one
+# `bootstrap` (arm64, release profile) once and SAM copies it into each function's
+# .aws-sam/build/<Function>/. Then zips each of those folders the way `sam package` does, prints
+# each function's zip size, and fails when one is over 4 MB (docs/operations.md §10).
+#
+# Usage: scripts/build-lambda.sh [extra arguments for sam build, e.g. --cached]
+# Needs `bash scripts/setup.sh` once (sam, cargo-lambda and zig in .venv; the Rust target
+# aarch64-unknown-linux-gnu). Environment: CIAM_ZIP_LIMIT (bytes, default 4000000),
+# CIAM_PYTHON (default .venv/bin/python), CARGO_TARGET_DIR (default ./target).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+LIMIT="${CIAM_ZIP_LIMIT:-4000000}"
+die() { printf 'build:lambda: error: %s\n' "$*" >&2; exit 1; }
+
+# The tools setup.sh put in .venv come first: sam runs cargo-lambda from PATH, and cargo-lambda
+# runs zig from PATH.
+[ -d "$ROOT/.venv/bin" ] && export PATH="$ROOT/.venv/bin:$PATH"
+PY="${CIAM_PYTHON:-$ROOT/.venv/bin/python}"
+[ -x "$PY" ] || PY="$(command -v python3 || true)"
+missing=()
+for tool in sam cargo cargo-lambda zig "$PY"; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+[ ${#missing[@]} -eq 0 ] || die "missing ${missing[*]}: run bash scripts/setup.sh (and install Rust with rustup)"
+if command -v rustup >/dev/null 2>&1 && ! rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu; then
+  die "the Rust target aarch64-unknown-linux-gnu is missing: bash scripts/setup.sh (or rustup target add aarch64-unknown-linux-gnu)"
+fi
+
+# The crates first, exactly as Cargo.lock pins them (sam build itself never passes --locked).
+printf '== cargo fetch --locked (aarch64-unknown-linux-gnu)\n'
+cargo fetch --locked --target aarch64-unknown-linux-gnu
+
+printf '\n== sam build (cargo-lambda: one bootstrap for every function)\n'
+started=$(date +%s)
+sam build --template-file "$ROOT/template.yaml" "$@"
+printf 'sam build: %s s\n' "$(($(date +%s) - started))"
+
+printf '\n== function packages (zipped as sam package does; limit %s bytes)\n' "$LIMIT"
+"$PY" - "$ROOT/.aws-sam/build" "$LIMIT" <<'EOF'
+import contextlib, hashlib, os, sys, tempfile, zipfile
+
+build, limit = sys.argv[1], int(sys.argv[2])
+
+
+def sam_zip(folder, target):
+    """The zip `sam package` uploads for a folder (samcli.lib.package.utils.make_zip: deflated,
+    the files' Unix modes, no timestamps, so equal folders give equal zips and one upload)."""
+    try:
+        from samcli.lib.package.utils import make_zip
+        return make_zip(target, folder)
+    except ImportError:
+        name = target + ".zip"
+        with open(name, "wb") as f, contextlib.closing(zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED)) as zf:
+            for root, _, files in os.walk(folder, followlinks=True):
+                for file in files:
+                    path = os.path.join(root, file)
+                    info = zipfile.ZipInfo(os.path.relpath(path, folder))
+                    info.create_system = 3
+                    info.external_attr = os.stat(path).st_mode << 16
+                    with open(path, "rb") as data:
+                        zf.writestr(info, data.read(), compress_type=zipfile.ZIP_DEFLATED)
+        return name
+
+
+def digest(folder):
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        dirs.sort()
+        for file in sorted(files):
+            path = os.path.join(root, file)
+            h.update(os.path.relpath(path, folder).encode() + b"\0")
+            with open(path, "rb") as data:
+                h.update(data.read())
+    return h.hexdigest()
+
+
+def size(folder):
+    return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(folder) for f in fs)
+
+
+folders = sorted(
+    d for d in os.listdir(build) if os.path.isdir(os.path.join(build, d))
+) if os.path.isdir(build) else []
+if not folders:
+    sys.exit(f"build:lambda: no function folders in {build}")
+zips = {}  # folder digest -> zip size: equal folders make equal zips
+rows = []
+with tempfile.TemporaryDirectory() as tmp:
+    for d in folders:
+        folder = os.path.join(build, d)
+        key = digest(folder)
+        if key not in zips:
+            zips[key] = os.path.getsize(sam_zip(folder, os.path.join(tmp, key)))
+        rows.append((d, size(folder), zips[key], key[:12]))
+width = max(len(r[0]) for r in rows)
+print(f"{'function':<{width}}  {'unzipped':>10}  {'zip':>10}  artifact")
+for d, raw, z, key in rows:
+    flag = "  OVER" if z > limit else ""
+    print(f"{d:<{width}}  {raw:>10}  {z:>10}  {key}{flag}")
+largest = max(r[2] for r in rows)
+print(
+    f"{len(rows)} functions, {len(zips)} distinct artifact(s); largest zip {largest} bytes "
+    f"({largest / 1e6:.2f} MB, {largest / 2**20:.2f} MiB); limit {limit} bytes"
+)
+over = [r[0] for r in rows if r[2] > limit]
+if over:
+    sys.exit(f"build:lambda: {len(over)} function zip(s) over {limit} bytes: {', '.join(over)}")
+EOF
