@@ -17,7 +17,8 @@
 //!
 //! Arguments: `--bin-dir DIR` (where `bootstrap`, or the per-route binaries, are), `--python PATH`
 //! (a Python with argon2-cffi), `--cold N` (cold starts per route, default 10), `--scale X`
-//! (multiplies the warm request counts, default 1).
+//! (multiplies the warm request counts, default 1), `--host-certs` (let the function load the
+//! host's CA certificates as they are, rather than one bundle as on Lambda; see `lambda_certs`).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -181,6 +182,9 @@ impl Function {
         if let Some(route) = route {
             cmd.env("CIAM_ROUTE", route);
         }
+        if let Some((file, dir)) = lambda_certs() {
+            cmd.env("SSL_CERT_FILE", file).env("SSL_CERT_DIR", dir);
+        }
         let spawned = Instant::now();
         let child = cmd
             .stdin(Stdio::null())
@@ -239,6 +243,25 @@ impl Function {
     async fn stop(mut self) {
         let _ = self.child.kill().await;
     }
+}
+
+/// The CA certificates as Lambda's `provided.al2023` has them: one bundle, and no directory of
+/// hashed links (Debian's `/etc/ssl/certs` holds ~400 files, which the TLS client parses on top of
+/// the bundle: ~4 ms of init CPU that Lambda does not spend). `--host-certs` keeps the host's.
+fn lambda_certs() -> Option<(PathBuf, PathBuf)> {
+    if std::env::args().any(|a| a == "--host-certs") {
+        return None;
+    }
+    let bundle = [
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())?;
+    let empty = std::env::temp_dir().join(format!("ciam-bench-certs-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).ok()?;
+    Some((bundle, empty))
 }
 
 /// utime + stime of the process, in ms (/proc/<pid>/stat, clock ticks of 10 ms).

@@ -69,7 +69,7 @@ pub const STAFF_CALLBACK: &str = "auth_staff_callback";
 /// How long the init waits for the warm-up. In the region the GetItem takes ~10-20 ms with the
 /// connection (DynamoDB Local: ~5 ms); with the store down the init must still end quickly
 /// (the whole init within 300 ms), and the requests then answer 503 by themselves.
-pub const WARM_UP_BUDGET: Duration = Duration::from_millis(200);
+pub const WARM_UP_BUDGET: Duration = Duration::from_millis(150);
 
 /// Opens the SDK's connection to DynamoDB during init (DNS, TCP, TLS), so the first request of
 /// a fresh execution environment does not pay for it: one GetItem of a key that never exists.
