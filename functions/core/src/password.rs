@@ -6,12 +6,9 @@
 
 use crate::error::{Error, Result};
 use crate::Reason;
-use argon2::password_hash::PasswordHash;
-use argon2::{Algorithm, Argon2, Block, Params, Version};
 use base64::Engine;
 use std::collections::HashSet;
 use std::sync::OnceLock;
-use subtle::ConstantTimeEq;
 
 pub const MIN_LEN: usize = 8;
 pub const MAX_LEN: usize = 128;
@@ -79,15 +76,33 @@ const T: u32 = 2;
 const P: u32 = 1;
 const OUT_LEN: usize = 32;
 
-fn argon(m: u32, t: u32, p: u32, out: usize) -> Result<Argon2<'static>> {
-    let params = Params::new(m, t, p, Some(out)).map_err(Error::internal)?;
-    Ok(Argon2::new(Algorithm::Argon2id, Version::V0x13, params))
+/// argon2id v1.3 at m=19 MiB, t=2, p=1, 32-byte tags: what every new hash uses.
+///
+/// The implementation is `argon2-rust`, a port of the reference C implementation with explicit
+/// SIMD chosen at run time (AVX-512, AVX2 or SSE2 on x86_64; NEON on arm64, Graviton): its speed
+/// does not depend on the compiler vectorising it, which the shipped profile (opt-level "s",
+/// LTO) does not do. Its output is the reference's, byte for byte (tests below check it against
+/// RustCrypto's `argon2`, which hashed before it, and RFC 9106's test vector).
+fn ciam_argon2() -> Result<argon2_rust::Argon2> {
+    use argon2_rust::params::{Memory, TagLen};
+    let params = argon2_rust::Params::builder()
+        .memory(Memory::kib(u64::from(M_KIB)))
+        .passes(T)
+        .lanes(P)
+        .tag_len(TagLen::bytes(OUT_LEN as u64))
+        .build()
+        .map_err(|e| Error::internal(format!("argon2 parameters: {e}")))?;
+    Ok(argon2_rust::Argon2::new(
+        argon2_rust::Algorithm::Argon2id,
+        argon2_rust::Version::V0x13,
+        params,
+    ))
 }
 
-// Argon2 runs on a small fixed pool of threads, one per core, each reusing one preallocated
-// 19 MiB work area. Memory therefore stays bounded (cores x 19 MiB) however many sign-ins
-// arrive at once, instead of growing with every blocking thread the runtime starts, and a flood
-// of sign-ins queues for CPU rather than starving every other request.
+// Argon2 runs on a small fixed pool of threads, one per core, each reusing one 19 MiB work area
+// (its `Hasher`). Memory therefore stays bounded (cores x 19 MiB) however many sign-ins arrive
+// at once, instead of growing with every blocking thread the runtime starts, and a flood of
+// sign-ins queues for CPU rather than starving every other request.
 
 enum Job {
     Hash {
@@ -126,7 +141,7 @@ fn pool() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<Job>> {
 }
 
 fn worker(rx: &std::sync::Mutex<std::sync::mpsc::Receiver<Job>>) {
-    let mut memory: Vec<Block> = Vec::new();
+    let mut hasher = ciam_argon2().map(|a| a.hasher());
     loop {
         let job = match rx.lock() {
             Ok(guard) => match guard.recv() {
@@ -135,38 +150,28 @@ fn worker(rx: &std::sync::Mutex<std::sync::mpsc::Receiver<Job>>) {
             },
             Err(_) => return,
         };
-        match job {
-            Job::Hash { pw, salt, reply } => {
-                let _ = reply.send(hash_now(&pw, &salt, &mut memory));
+        match (job, &mut hasher) {
+            (Job::Hash { pw, salt, reply }, Ok(h)) => {
+                let _ = reply.send(hash_now(&pw, &salt, h));
             }
-            Job::Verify { pw, phc, reply } => {
-                let _ = reply.send(verify_now(&pw, &phc, &mut memory));
+            (Job::Verify { pw, phc, reply }, Ok(h)) => {
+                let _ = reply.send(verify_now(&pw, &phc, h));
+            }
+            (Job::Hash { reply, .. }, Err(e)) => {
+                let _ = reply.send(Err(e.clone()));
+            }
+            (Job::Verify { reply, .. }, Err(e)) => {
+                let _ = reply.send(Err(e.clone()));
             }
         }
     }
 }
 
-fn compute(
-    pw: &str,
-    salt: &[u8],
-    m: u32,
-    t: u32,
-    p: u32,
-    out: &mut [u8],
-    memory: &mut Vec<Block>,
-) -> Result<()> {
-    let a = argon(m, t, p, out.len())?;
-    let blocks = a.params().block_count();
-    if memory.len() != blocks {
-        *memory = vec![Block::default(); blocks];
-    }
-    a.hash_password_into_with_memory(pw.as_bytes(), salt, out, memory.as_mut_slice())
-        .map_err(Error::internal)
-}
-
-fn hash_now(pw: &str, salt: &[u8; 16], memory: &mut Vec<Block>) -> Result<String> {
+fn hash_now(pw: &str, salt: &[u8; 16], hasher: &mut argon2_rust::Hasher) -> Result<String> {
     let mut out = [0u8; OUT_LEN];
-    compute(pw, salt, M_KIB, T, P, &mut out, memory)?;
+    hasher
+        .hash_into(pw.as_bytes(), salt, &mut out)
+        .map_err(|e| Error::internal(format!("argon2: {e}")))?;
     let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD_NO_PAD.encode(b);
     Ok(format!(
         "$argon2id$v=19$m={M_KIB},t={T},p={P}${}${}",
@@ -175,28 +180,14 @@ fn hash_now(pw: &str, salt: &[u8; 16], memory: &mut Vec<Block>) -> Result<String
     ))
 }
 
-fn verify_now(pw: &str, phc: &str, memory: &mut Vec<Block>) -> Result<bool> {
-    let parsed = PasswordHash::new(phc).map_err(Error::internal)?;
-    if parsed.algorithm.as_str() != "argon2id" {
-        return Err(Error::internal("unsupported password hash algorithm"));
+/// Verifies against a PHC string (`$argon2id$v=19$m=..,t=..,p=..$salt$hash`) with the cost
+/// parameters the string names; the tag is compared in constant time.
+fn verify_now(pw: &str, phc: &str, hasher: &mut argon2_rust::Hasher) -> Result<bool> {
+    match hasher.verify_encoded(phc, pw.as_bytes(), argon2_rust::Algorithm::Argon2id) {
+        Ok(()) => Ok(true),
+        Err(argon2_rust::Error::VerifyMismatch) => Ok(false),
+        Err(e) => Err(Error::internal(format!("argon2 verification: {e}"))),
     }
-    let num = |k: &str| {
-        parsed
-            .params
-            .get_decimal(k)
-            .ok_or_else(|| Error::internal("bad argon2 params"))
-    };
-    let (m, t, p) = (num("m")?, num("t")?, num("p")?);
-    let mut salt_buf = [0u8; 64];
-    let salt = parsed
-        .salt
-        .ok_or_else(|| Error::internal("no salt"))?
-        .decode_b64(&mut salt_buf)
-        .map_err(Error::internal)?;
-    let expected = parsed.hash.ok_or_else(|| Error::internal("no hash"))?;
-    let mut out = vec![0u8; expected.len()];
-    compute(pw, salt, m, t, p, &mut out, memory)?;
-    Ok(bool::from(out.as_slice().ct_eq(expected.as_bytes())))
 }
 
 async fn submit<T>(make: impl FnOnce(oneshot::Sender<Result<T>>) -> Job) -> Result<T> {
@@ -272,7 +263,8 @@ mod tests {
 
     #[tokio::test]
     async fn hashes_are_standard_phc_strings_that_other_argon2_verifiers_accept() {
-        use argon2::password_hash::PasswordVerifier;
+        use argon2::password_hash::{PasswordHash, PasswordVerifier};
+        use argon2::Argon2;
         let h = hash("Aa1!standard".into(), [5; 16]).await.unwrap();
         let parsed = PasswordHash::new(&h).unwrap();
         assert!(Argon2::default()
@@ -281,6 +273,91 @@ mod tests {
         assert!(Argon2::default()
             .verify_password(b"Aa1!standarD", &parsed)
             .is_err());
+    }
+
+    /// RustCrypto's argon2, which made every hash stored before the switch, at Ciam's parameters.
+    fn rustcrypto() -> argon2::Argon2<'static> {
+        let params = argon2::Params::new(M_KIB, T, P, Some(OUT_LEN)).unwrap();
+        argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
+    }
+
+    #[tokio::test]
+    async fn hashes_are_byte_for_byte_those_of_the_previous_implementation() {
+        use argon2::password_hash::{PasswordHasher, SaltString};
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD_NO_PAD.encode(b);
+        for (i, pw) in [
+            "Aa1!same",
+            "Zz9#other-one",
+            "密码Aa1!很长的一个",
+            &"Aa1!".repeat(32),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let salt = [i as u8 * 37 + 1; 16];
+            let ours = hash(pw.to_owned(), salt).await.unwrap();
+            let theirs = rustcrypto()
+                .hash_password(pw.as_bytes(), &SaltString::encode_b64(&salt).unwrap())
+                .unwrap()
+                .to_string();
+            assert_eq!(ours, theirs, "{pw}");
+            assert!(ours.ends_with(&b64(&{
+                let mut out = [0u8; OUT_LEN];
+                rustcrypto()
+                    .hash_password_into(pw.as_bytes(), &salt, &mut out)
+                    .unwrap();
+                out
+            })));
+        }
+    }
+
+    #[tokio::test]
+    async fn hashes_stored_by_the_previous_implementation_still_verify() {
+        use argon2::password_hash::{PasswordHasher, SaltString};
+        let stored = rustcrypto()
+            .hash_password(
+                b"Aa1!stored-before",
+                &SaltString::encode_b64(&[9; 16]).unwrap(),
+            )
+            .unwrap()
+            .to_string();
+        assert!(stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
+        assert!(verify("Aa1!stored-before".into(), Some(stored.clone()))
+            .await
+            .unwrap());
+        assert!(!verify("Aa1!stored-beforE".into(), Some(stored))
+            .await
+            .unwrap());
+        // The dummy hash of unknown accounts is one of them, and parses.
+        assert!(!verify("anything".into(), Some(DUMMY_HASH.into()))
+            .await
+            .unwrap());
+    }
+
+    #[test]
+    fn the_implementation_gives_the_argon2id_test_vector_of_rfc_9106() {
+        // RFC 9106 section 5.3: m=32 KiB, t=3, p=4, password 32 x 0x01, salt 16 x 0x02,
+        // secret 8 x 0x03, associated data 12 x 0x04.
+        use argon2_rust::params::{Memory, TagLen};
+        let params = argon2_rust::Params::builder()
+            .memory(Memory::kib(32))
+            .passes(3)
+            .lanes(4)
+            .tag_len(TagLen::bytes(32))
+            .build()
+            .unwrap();
+        let a = argon2_rust::Argon2::new(
+            argon2_rust::Algorithm::Argon2id,
+            argon2_rust::Version::V0x13,
+            params,
+        );
+        let mut tag = [0u8; 32];
+        a.hash_into_with_ad(&[1; 32], &[2; 16], &[3; 8], &[4; 12], &mut tag)
+            .unwrap();
+        assert_eq!(
+            hex::encode(tag),
+            "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659"
+        );
     }
 
     #[tokio::test]

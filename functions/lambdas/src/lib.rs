@@ -26,7 +26,7 @@ pub use settings::{Settings, StaffClient};
 use aws_config::meta::region::RegionProviderChain;
 use aws_config::BehaviorVersion;
 use ciam_core::{Ciam, Config, Keys, OsEntropy, SystemClock};
-use ciam_store::dynamodb::{DynamoConfig, DynamoStore};
+use ciam_store::dynamodb::DynamoStore;
 use ciam_store::{Clock, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,12 +66,18 @@ const OIDC_TOKEN: &str = "oidc_token";
 /// The one function that sends the staff client secret (it exchanges the code).
 pub const STAFF_CALLBACK: &str = "auth_staff_callback";
 
+/// How long the init waits for the warm-up. In the region the GetItem takes ~10-20 ms with the
+/// connection (DynamoDB Local: ~5 ms); with the store down the init must still end quickly
+/// (the whole init within 300 ms), and the requests then answer 503 by themselves.
+pub const WARM_UP_BUDGET: Duration = Duration::from_millis(200);
+
 /// Opens the SDK's connection to DynamoDB during init (DNS, TCP, TLS), so the first request of
 /// a fresh execution environment does not pay for it: one GetItem of a key that never exists.
-/// Its outcome does not matter and never fails the init.
+/// Its outcome does not matter and never fails the init, and it never holds the init more than
+/// `WARM_UP_BUDGET`.
 pub async fn warm_up(ciam: &Ciam) {
     let key = ciam_store::Key::new("WARMUP", "WARMUP");
-    match tokio::time::timeout(Duration::from_secs(2), ciam.store.get(&key)).await {
+    match tokio::time::timeout(WARM_UP_BUDGET, ciam.store.get(&key)).await {
         Ok(Ok(_)) => tracing::debug!("store connection warmed"),
         Ok(Err(e)) => tracing::warn!(error = %e, "store warm-up failed"),
         Err(_) => tracing::warn!("store warm-up timed out"),
@@ -267,26 +273,14 @@ pub async fn init(
         keys = keys.with_oidc_signer(Arc::new(signer));
     }
     let staff_idp = staff_idp(route_id, &settings, fetched.staff_client_secret)?;
-    let store: Arc<dyn Store> = match &settings.dynamodb_endpoint {
-        // DynamoDB Local (tests): `connect` knows its region and dummy-credential defaults.
-        Some(endpoint) => {
-            let cfg = DynamoConfig {
-                table: settings.table,
-                endpoint: Some(endpoint.clone()),
-                region: None,
-            };
-            Arc::new(
-                DynamoStore::connect(cfg, clock.clone())
-                    .await
-                    .map_err(|e| format!("cannot set up DynamoDB at {endpoint}: {e}"))?,
-            )
-        }
-        None => Arc::new(DynamoStore::new(
-            aws_sdk_dynamodb::Client::new(&sdk),
-            settings.table,
-            clock.clone(),
-        )),
-    };
+    // The client waits for DynamoDB at most `ciam_store::dynamodb::CONNECT_TIMEOUT` per
+    // connection and `OPERATION_TIMEOUT` per operation: a store that cannot be reached answers
+    // 503 with Retry-After, never a hang. `CIAM_DYNAMODB_ENDPOINT` is DynamoDB Local (tests).
+    let store: Arc<dyn Store> = Arc::new(DynamoStore::new(
+        ciam_store::dynamodb::client(&sdk, settings.dynamodb_endpoint.as_deref()),
+        settings.table,
+        clock.clone(),
+    ));
     let notifier = AwsNotifier::new(
         aws_sdk_sesv2::Client::new(&sdk),
         aws_sdk_sns::Client::new(&sdk),
@@ -342,6 +336,7 @@ fn init_tracing() {
 mod tests {
     use super::*;
     use ciam_core::{Keys, MemoryBlobs, OsEntropy};
+    use ciam_store::dynamodb::DynamoConfig;
 
     #[test]
     fn the_route_comes_from_a_known_id_only() {
@@ -392,6 +387,6 @@ mod tests {
         };
         let started = std::time::Instant::now();
         warm_up(&ciam).await;
-        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(started.elapsed() < WARM_UP_BUDGET + Duration::from_millis(100));
     }
 }

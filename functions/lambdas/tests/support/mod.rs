@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -33,9 +33,15 @@ pub enum Outcome {
 struct RuntimeApi {
     events: Arc<Mutex<VecDeque<(String, Value)>>>,
     outcomes: mpsc::UnboundedSender<(String, Outcome)>,
+    /// When the function first asked for an event: the end of its init.
+    first_next: Arc<Mutex<Option<Instant>>>,
 }
 
 async fn next_invocation(State(api): State<RuntimeApi>) -> Response {
+    api.first_next
+        .lock()
+        .unwrap()
+        .get_or_insert_with(Instant::now);
     let event = api.events.lock().unwrap().pop_front();
     let Some((id, event)) = event else {
         return std::future::pending().await;
@@ -102,14 +108,22 @@ async fn init_error(State(api): State<RuntimeApi>, body: Bytes) -> StatusCode {
     StatusCode::ACCEPTED
 }
 
-/// Starts the Runtime API on a free loopback port; returns `host:port` and the outcomes.
-pub async fn runtime_api(
-    events: Vec<(String, Value)>,
-) -> (String, mpsc::UnboundedReceiver<(String, Outcome)>) {
+/// The Runtime API of one function run: where it listens, the outcomes the function posts, and
+/// when it first asked for an event (the end of its init).
+pub struct Runtime {
+    pub addr: String,
+    pub outcomes: mpsc::UnboundedReceiver<(String, Outcome)>,
+    pub first_next: Arc<Mutex<Option<Instant>>>,
+}
+
+/// Starts the Runtime API on a free loopback port.
+pub async fn runtime_api(events: Vec<(String, Value)>) -> Runtime {
     let (tx, rx) = mpsc::unbounded_channel();
+    let first_next = Arc::new(Mutex::new(None));
     let api = RuntimeApi {
         events: Arc::new(Mutex::new(events.into())),
         outcomes: tx,
+        first_next: first_next.clone(),
     };
     let app = Router::new()
         .route("/2018-06-01/runtime/invocation/next", get(next_invocation))
@@ -126,7 +140,11 @@ pub async fn runtime_api(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     tokio::spawn(async move { axum::serve(listener, app).await });
-    (addr, rx)
+    Runtime {
+        addr,
+        outcomes: rx,
+        first_next,
+    }
 }
 
 /// Collects the function's output lines, so a failure can show them; ends at end of file.
@@ -224,13 +242,20 @@ pub struct Run {
     pub outcomes: HashMap<String, Outcome>,
     pub logs: String,
     pub exited: Option<std::process::ExitStatus>,
+    /// From the start of the process to its first request for an event (what Lambda reports as
+    /// the init duration, plus the process start).
+    pub init: Option<Duration>,
 }
 
 /// Runs the binary `exe` with exactly `env` (plus PATH and the Lambda variables) against a
 /// Runtime API that hands out `events`, until each has an outcome (or `WAIT` passes).
 pub async fn run_function(exe: &str, env: &[(&str, String)], events: Vec<(String, Value)>) -> Run {
     let expected = events.len();
-    let (runtime, mut outcomes) = runtime_api(events).await;
+    let Runtime {
+        addr: runtime,
+        mut outcomes,
+        first_next,
+    } = runtime_api(events).await;
     let name = std::path::Path::new(exe)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -246,6 +271,7 @@ pub async fn run_function(exe: &str, env: &[(&str, String)], events: Vec<(String
     for (k, v) in env {
         cmd.env(k, v);
     }
+    let spawned = Instant::now();
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -280,10 +306,12 @@ pub async fn run_function(exe: &str, env: &[(&str, String)], events: Vec<(String
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
     }
     let logs = logs.lock().unwrap().join("\n");
+    let init = first_next.lock().unwrap().map(|t| t - spawned);
     Run {
         outcomes: got,
         logs,
         exited,
+        init,
     }
 }
 
