@@ -72,19 +72,58 @@ def test_every_behaviour_uses_the_headers_policy(distribution):
 
 def test_cloudfront_sends_the_origin_header_from_the_secret_to_the_api_only(template, distribution):
     origins = {o["Id"]: o for o in distribution["Origins"]}
-    headers = origins["api"]["OriginCustomHeaders"]
-    assert headers == [
+    header = [
         {
             "HeaderName": "X-Ciam-Origin-Verify",
             "HeaderValue": {"Fn::Sub": "{{resolve:secretsmanager:${OriginSecret}:SecretString:originVerify}}"},
         }
     ]
+    assert origins["api"]["OriginCustomHeaders"] == header
+    assert origins["sign-in"]["OriginCustomHeaders"] == header
     assert "OriginCustomHeaders" not in origins["web"]
-    # Every behaviour that reaches the API goes through that origin.
+    # Every behaviour that reaches the API goes through one of those two origins: the password
+    # sign-in through its function URL (first, so /ciam/* does not shadow it), the rest the API.
+    ordered = [b.get("PathPattern") for b in behaviours(distribution)]
+    assert ordered.index("/ciam/v1/auth/login/password") < ordered.index("/ciam/*")
     for b in behaviours(distribution):
-        if b.get("PathPattern", "").startswith(("/ciam/", "/zh-CN/embedded", "/en-US/embedded")):
+        path = b.get("PathPattern", "")
+        if path == "/ciam/v1/auth/login/password":
+            assert b["TargetOriginId"] == "sign-in"
+        elif path.startswith(("/ciam/", "/zh-CN/embedded", "/en-US/embedded")):
             assert b["TargetOriginId"] == "api"
     assert "ApiUrl" not in template["Outputs"]
+
+
+def test_the_sign_in_function_url_is_public_but_the_function_wants_cloudfronts_header(
+    template, transformed, distribution
+):
+    """The URL is as reachable as the API's own endpoint; the origin header check (every
+    function refuses a request without it, functions/lambdas/src/origin.rs) keeps it one door."""
+    fn = template["Resources"]["AuthLoginPasswordFunction"]["Properties"]
+    assert fn["FunctionUrlConfig"] == {"AuthType": "NONE", "InvokeMode": "BUFFERED"}
+    assert "CIAM_ORIGIN_SECRET_ARN" in template["Globals"]["Function"]["Environment"]["Variables"]
+    origin = {o["Id"]: o for o in distribution["Origins"]}["sign-in"]
+    assert origin["CustomOriginConfig"]["OriginProtocolPolicy"] == "https-only"
+    assert origin["DomainName"] == {
+        "Fn::Select": [2, {"Fn::Split": ["/", {"Fn::GetAtt": ["AuthLoginPasswordFunctionUrl", "FunctionUrl"]}]}]
+    }
+    resources = transformed["Resources"]
+    assert resources["AuthLoginPasswordFunctionUrl"]["Type"] == "AWS::Lambda::Url"
+    # Only this function has a URL.
+    urls = [n for n, r in resources.items() if r["Type"] == "AWS::Lambda::Url"]
+    assert urls == ["AuthLoginPasswordFunctionUrl"]
+    # Both permissions a public URL needs (lambda:InvokeFunctionUrl, and lambda:InvokeFunction
+    # only via the URL).
+    grants = [
+        r["Properties"]
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::Permission"
+        and r["Properties"].get("FunctionName") == {"Ref": "AuthLoginPasswordFunction"}
+        and r["Properties"].get("Principal") == "*"
+    ]
+    assert {g["Action"] for g in grants} == {"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}
+    via_url = [g for g in grants if g["Action"] == "lambda:InvokeFunction"]
+    assert via_url[0].get("InvokedViaFunctionUrl") is True
 
 
 def test_ipv6_is_on_and_the_price_class_defaults_to_every_edge(template, distribution):

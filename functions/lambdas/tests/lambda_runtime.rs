@@ -127,6 +127,78 @@ async fn the_info_binary_serves_api_gateway_events_from_the_lambda_runtime_api()
     assert!(!logs.contains(KEY), "the secret key reached the log");
 }
 
+/// A Lambda function URL event (payload format 2.0, as the function URL sends it: route key
+/// `$default`, the URL's own domain) for `POST /ciam/v1/auth/login/password`.
+fn function_url_event(request_id: &str, body: &Value) -> Value {
+    let host = "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6.lambda-url.us-east-1.on.aws";
+    let path = "/ciam/v1/auth/login/password";
+    json!({
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {
+            "accept-language": "en-US",
+            "content-type": "application/json",
+            "host": host,
+            "x-forwarded-for": "203.0.113.7",
+            "x-forwarded-proto": "https",
+            "x-forwarded-port": "443"
+        },
+        "requestContext": {
+            "accountId": "anonymous",
+            "apiId": "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+            "domainName": host,
+            "domainPrefix": "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6",
+            "http": {
+                "method": "POST",
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "203.0.113.7",
+                "userAgent": "Amazon CloudFront"
+            },
+            "requestId": request_id,
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": "01/Jan/2025:00:00:00 +0000",
+            "timeEpoch": 1735689600000_i64
+        },
+        "body": body.to_string(),
+        "isBase64Encoded": false
+    })
+}
+
+/// CloudFront calls the password sign-in through the function's URL (template.yaml): the same
+/// binary answers a function URL event as it answers API Gateway's.
+#[tokio::test]
+async fn the_sign_in_function_answers_its_function_url_events() {
+    let dynamo = DynamoLocal::start().await;
+    table(&dynamo.endpoint).await;
+    let body = json!({ "account": "nobody@example.com", "password": "Str0ng!Passw0rd" });
+    let run = run_function(
+        env!("CARGO_BIN_EXE_bootstrap"),
+        &[
+            ("CIAM_ROUTE", "auth_login_password".into()),
+            ("AWS_REGION", REGION.into()),
+            ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
+            ("AWS_SECRET_ACCESS_KEY", "test".into()),
+            ("CIAM_TABLE", TABLE.into()),
+            ("CIAM_SECRET_KEY", KEY.into()),
+            ("CIAM_DYNAMODB_ENDPOINT", dynamo.endpoint.clone()),
+        ],
+        vec![("invoke-url".into(), function_url_event("url-1", &body))],
+    )
+    .await;
+    let (got, logs) = (&run.outcomes, &run.logs);
+    let answer = response(got, "invoke-url", logs);
+    assert_eq!(answer["statusCode"], json!(401), "{answer}\n{logs}");
+    assert_eq!(
+        body_json(answer)["reason"],
+        json!("PASSWORD_ERROR"),
+        "{answer}"
+    );
+}
+
 /// A function without a route, or with one the binary does not know, never starts serving: the
 /// init fails at once with a message naming `CIAM_ROUTE`, and the process exits nonzero.
 #[test]

@@ -39,9 +39,13 @@ impl Log {
             .with_max_level(tracing::Level::INFO)
             .with_writer(move || sink.clone())
             .finish();
+        let guard = tracing::subscriber::set_default(subscriber);
+        // A callsite first reached on another test's thread (no subscriber there) may have
+        // cached "never" as its interest; recompute it with this thread's subscriber in place.
+        tracing::callsite::rebuild_interest_cache();
         Log {
             lines,
-            _guard: tracing::subscriber::set_default(subscriber),
+            _guard: guard,
         }
     }
 
