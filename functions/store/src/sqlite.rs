@@ -231,22 +231,9 @@ impl Store for SqliteStore {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Item, StoreError> {
-        validate_ops(&ops)?;
-        let key = key.clone();
-        self.run(move |c, now| {
-            let tx = c
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(backend)?;
-            let live = load_live(&tx, &key, now)?;
-            if !holds(&cond, live.as_ref()) {
-                return Err(StoreError::ConditionFailed);
-            }
-            let item = apply(live, &key, &ops)?;
-            save(&tx, &item)?;
-            tx.commit().map_err(backend)?;
-            Ok(item)
-        })
-        .await
+        self.update_or_current(key, ops, cond)
+            .await?
+            .map_err(|_| StoreError::ConditionFailed)
     }
 
     async fn update_or_current(

@@ -350,27 +350,9 @@ impl Store for DynamoStore {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Item, StoreError> {
-        validate_ops(&ops)?;
-        let now = self.clock.now();
-        let old = match self.update_once(key, &ops, cond.as_ref(), now).await? {
-            Ok(item) => return Ok(item),
-            Err(old) => old,
-        };
-        // The condition failed. When the stored item is an expired leftover and the condition
-        // holds for an absent item, the update must start from an empty item: remove the
-        // leftover (only if still expired) and try once more.
-        let stale = match old.as_ref().map(item_from_map).transpose()? {
-            Some(item) => !item.is_live(now),
-            None => false,
-        };
-        if !stale || !cond.as_ref().is_none_or(Cond::holds_when_absent) {
-            return Err(StoreError::ConditionFailed);
-        }
-        self.purge_expired(key, now).await?;
-        match self.update_once(key, &ops, cond.as_ref(), now).await? {
-            Ok(item) => Ok(item),
-            Err(_) => Err(StoreError::ConditionFailed),
-        }
+        self.update_or_current(key, ops, cond)
+            .await?
+            .map_err(|_| StoreError::ConditionFailed)
     }
 
     async fn update_or_current(
@@ -387,8 +369,9 @@ impl Store for DynamoStore {
         };
         match old {
             Some(item) if item.is_live(now) => Ok(Err(Some(item))),
-            // An expired leftover is absent: the update starts afresh when its condition holds
-            // for an absent item (as `update` does), else the answer is "absent".
+            // The condition failed on an expired leftover, which is absent: when the condition
+            // holds for an absent item the update starts from an empty item (remove the leftover,
+            // only if still expired, and try once more), else the answer is "absent".
             Some(_) if cond.as_ref().is_none_or(Cond::holds_when_absent) => {
                 self.purge_expired(key, now).await?;
                 Ok(self
