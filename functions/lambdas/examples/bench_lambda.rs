@@ -26,7 +26,7 @@ mod support;
 use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 use ciam_core::user::{unique_key, User, ADMIN};
@@ -88,28 +88,7 @@ async fn next(State(api): State<Api>) -> Response {
         .lock()
         .unwrap()
         .insert(id.clone(), Instant::now());
-    let deadline = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        + 30_000;
-    (
-        [
-            ("content-type", "application/json".to_owned()),
-            ("lambda-runtime-aws-request-id", id),
-            ("lambda-runtime-deadline-ms", deadline.to_string()),
-            (
-                "lambda-runtime-invoked-function-arn",
-                "arn:aws:lambda:us-east-1:123456789012:function:bench".to_owned(),
-            ),
-            (
-                "lambda-runtime-trace-id",
-                "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=0".to_owned(),
-            ),
-        ],
-        event.to_string(),
-    )
-        .into_response()
+    support::invocation(id, &event, "bench")
 }
 
 async fn answer(State(api): State<Api>, UrlPath(id): UrlPath<String>, body: Bytes) -> StatusCode {

@@ -46,6 +46,11 @@ async fn next_invocation(State(api): State<RuntimeApi>) -> Response {
     let Some((id, event)) = event else {
         return std::future::pending().await;
     };
+    invocation(id, &event, "auth_info_get")
+}
+
+/// The Runtime API's answer to `next`: the event with the headers a function reads.
+pub fn invocation(id: String, event: &Value, function: &str) -> Response {
     let deadline = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -58,7 +63,7 @@ async fn next_invocation(State(api): State<RuntimeApi>) -> Response {
             ("lambda-runtime-deadline-ms", deadline.to_string()),
             (
                 "lambda-runtime-invoked-function-arn",
-                "arn:aws:lambda:us-east-1:123456789012:function:auth_info_get".to_owned(),
+                format!("arn:aws:lambda:us-east-1:123456789012:function:{function}"),
             ),
             (
                 "lambda-runtime-trace-id",
