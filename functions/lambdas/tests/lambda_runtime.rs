@@ -21,6 +21,19 @@ const USER_ID: &str = "0123456789abcdef0123456789abcdef";
 const ACCESS_KEY: &str = "ciamLambdaTest";
 const REGION: &str = "us-east-1";
 
+/// The environment of a route function over the test table in DynamoDB Local at `endpoint`.
+fn function_env(route: &str, endpoint: String) -> [(&'static str, String); 7] {
+    [
+        ("CIAM_ROUTE", route.into()),
+        ("AWS_REGION", REGION.into()),
+        ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
+        ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ("CIAM_TABLE", TABLE.into()),
+        ("CIAM_SECRET_KEY", KEY.into()),
+        ("CIAM_DYNAMODB_ENDPOINT", endpoint),
+    ]
+}
+
 /// An API Gateway HTTP API event for `GET /ciam/v1/auth/info`.
 fn info_event(request_id: &str, bearer: Option<&str>) -> Value {
     let mut headers = json!({ "accept-language": "en-US" });
@@ -70,15 +83,7 @@ async fn the_info_binary_serves_api_gateway_events_from_the_lambda_runtime_api()
 
     let run = run_function(
         env!("CARGO_BIN_EXE_bootstrap"),
-        &[
-            ("CIAM_ROUTE", "auth_info_get".into()),
-            ("AWS_REGION", REGION.into()),
-            ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
-            ("AWS_SECRET_ACCESS_KEY", "test".into()),
-            ("CIAM_TABLE", TABLE.into()),
-            ("CIAM_SECRET_KEY", KEY.into()),
-            ("CIAM_DYNAMODB_ENDPOINT", dynamo.endpoint.clone()),
-        ],
+        &function_env("auth_info_get", dynamo.endpoint.clone()),
         vec![
             (
                 "invoke-signed-in".into(),
@@ -177,15 +182,7 @@ async fn the_sign_in_function_answers_its_function_url_events() {
     let body = json!({ "account": "nobody@example.com", "password": "Str0ng!Passw0rd" });
     let run = run_function(
         env!("CARGO_BIN_EXE_bootstrap"),
-        &[
-            ("CIAM_ROUTE", "auth_login_password".into()),
-            ("AWS_REGION", REGION.into()),
-            ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
-            ("AWS_SECRET_ACCESS_KEY", "test".into()),
-            ("CIAM_TABLE", TABLE.into()),
-            ("CIAM_SECRET_KEY", KEY.into()),
-            ("CIAM_DYNAMODB_ENDPOINT", dynamo.endpoint.clone()),
-        ],
+        &function_env("auth_login_password", dynamo.endpoint.clone()),
         vec![("invoke-url".into(), function_url_event("url-1", &body))],
     )
     .await;
@@ -272,15 +269,7 @@ async fn with_the_store_unreachable_the_init_stays_short_and_requests_answer_503
     ] {
         let run = run_function(
             env!("CARGO_BIN_EXE_bootstrap"),
-            &[
-                ("CIAM_ROUTE", "auth_login_password".into()),
-                ("AWS_REGION", REGION.into()),
-                ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
-                ("AWS_SECRET_ACCESS_KEY", "test".into()),
-                ("CIAM_TABLE", TABLE.into()),
-                ("CIAM_SECRET_KEY", KEY.into()),
-                ("CIAM_DYNAMODB_ENDPOINT", endpoint),
-            ],
+            &function_env("auth_login_password", endpoint),
             vec![("invoke-1".into(), login_event("apigw-1"))],
         )
         .await;
