@@ -32,6 +32,7 @@ impl io::Write for Sink {
 
 impl Log {
     fn capture() -> Log {
+        crate::helpers::TestApp::ask_each_thread();
         let lines = Arc::new(Mutex::new(Vec::new()));
         let sink = Sink(lines.clone());
         let subscriber = tracing_subscriber::fmt()
@@ -39,10 +40,9 @@ impl Log {
             .with_max_level(tracing::Level::INFO)
             .with_writer(move || sink.clone())
             .finish();
+        // The global subscriber keeps every callsite's interest "sometimes", so this thread's
+        // subscriber is asked for each event whichever thread reached the callsite first.
         let guard = tracing::subscriber::set_default(subscriber);
-        // A callsite first reached on another test's thread (no subscriber there) may have
-        // cached "never" as its interest; recompute it with this thread's subscriber in place.
-        tracing::callsite::rebuild_interest_cache();
         Log {
             lines,
             _guard: guard,
