@@ -31,6 +31,9 @@ use ciam_store::{Clock, Store};
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::Instrument;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// The routes that never touch the table (their template functions get no table policy).
 pub const NO_TABLE: &[&str] = &[
@@ -314,21 +317,35 @@ pub async fn init(
 }
 
 /// JSON lines on stdout, which Lambda forwards to CloudWatch Logs. The level comes from
-/// `RUST_LOG`, else from the function's `AWS_LAMBDA_LOG_LEVEL`, else `info`.
+/// `RUST_LOG`, else from the function's `AWS_LAMBDA_LOG_LEVEL`, else `info`: a level, or
+/// `target=level` directives separated by commas (`info,ciam_store=debug`); Lambda's `FATAL`
+/// means `error`. A value that does not parse counts as unset.
 fn init_tracing() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_from_env("AWS_LAMBDA_LOG_LEVEL"))
-        .unwrap_or_else(|_| EnvFilter::new("info"));
+    // `Targets`, not `EnvFilter`: the same directives without span and field matching, and
+    // without the regex engine `EnvFilter` links into every function (docs/operations.md §10).
+    let filter = ["RUST_LOG", "AWS_LAMBDA_LOG_LEVEL"]
+        .iter()
+        .find_map(|var| {
+            let value = std::env::var(var).ok()?;
+            let value = if value.eq_ignore_ascii_case("fatal") {
+                "error"
+            } else {
+                value.as_str()
+            };
+            value.parse::<Targets>().ok()
+        })
+        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
     // A second call (tests) keeps the first subscriber; that is fine.
     let _ = tracing_subscriber::fmt()
         .json()
-        .with_env_filter(filter)
+        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
         .with_ansi(false)
         .with_writer(std::io::stdout)
         .with_target(false)
         .with_current_span(false)
         .with_span_list(true)
+        .finish()
+        .with(filter)
         .try_init();
 }
 
