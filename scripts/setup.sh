@@ -53,6 +53,10 @@ zig=$(.venv/bin/python -c 'import os, ziglang; print(os.path.join(os.path.dirnam
 if command -v rustup >/dev/null 2>&1; then
   rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu ||
     rustup target add aarch64-unknown-linux-gnu >/dev/null
+  # npm test runs cargo fmt --check and cargo clippy (the house rules, DEVELOPERS.md).
+  for c in rustfmt clippy; do
+    rustup component list --installed 2>/dev/null | grep -q "^$c" || rustup component add "$c" >/dev/null
+  done
 else
   echo "setup: rustup not found: sam build needs the aarch64-unknown-linux-gnu Rust target" >&2
 fi

@@ -3,7 +3,7 @@
 #   1. cfn-lint on template.yaml and every template under infra/; `sam validate --lint`
 #   1b. the infra suite (pytest, infra/tests): the SAM transform, policies, deploy steps
 #       against emulators (moto)                  -> JUnit report
-#   2. cargo test (workspace), then cargo build -p ciam-local (the binary e2e serves) -> "test result:" lines
+#   2. cargo fmt --check, cargo clippy -D warnings, cargo test (workspace), then cargo build -p ciam-local (the binary e2e serves) -> "test result:" lines
 #   3. web message catalogues (i18n --check) and unit tests (vitest, jsdom) -> vitest JSON report
 #   4. web build (vite, with the manifest)
 #   5. budget check (scripts/budget.mjs)
@@ -20,7 +20,8 @@ bash scripts/setup.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed_steps=()
-step() { echo; echo "== $*"; }
+started=$(date +%s)
+step() { echo; echo "== $* (at $(($(date +%s) - started)) s)"; }
 fail() { failed_steps+=("$1"); echo "!! step failed: $1" >&2; }
 
 step "cfn-lint (template.yaml, infra/*.yaml) and sam validate --lint"
@@ -29,6 +30,10 @@ AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 .venv/bin/sam validate --lint -
 
 step "infra: the transformed template, policies and deploy steps (pytest, emulators from moto)"
 .venv/bin/python -m pytest -q infra/tests --junitxml="$work/pytest.xml" || fail "infra tests"
+
+step "cargo fmt --check and cargo clippy (workspace, every target, warnings denied)"
+cargo fmt --all --check || fail "cargo fmt"
+cargo clippy --workspace --all-targets --locked -- -D warnings || fail "cargo clippy"
 
 step "cargo test (workspace: core, both storage engines, api, lambdas, the ciam binary)"
 cargo test --workspace --all-targets --locked --no-fail-fast 2>&1 | tee "$work/cargo.log" || fail "cargo test"
