@@ -6,6 +6,7 @@
 import { defineMessages, type MessageDescriptor } from 'react-intl';
 import { api, type ApiError, request, type RequestOptions, type Result } from './api';
 import { originOf, type PartnerRequest } from './redirect';
+import { hasReason } from './reasons';
 
 export { afterSignIn, partnerRequest, type PartnerRequest } from './redirect';
 
@@ -66,7 +67,7 @@ export function issueTicket(appId: string, serviceUrl: string, scopes?: readonly
 
 /** Allow was refused because the app's scopes changed while the screen was open: reload the context. */
 export function scopesChanged(e: ApiError): boolean {
-  return e.reason === 'INVALID_PARAMETER' && e.field === 'scopes';
+  return hasReason(e, 'INVALID_PARAMETER') && e.field === 'scopes';
 }
 
 /** The context of a request, whichever kind it is. */

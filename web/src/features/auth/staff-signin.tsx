@@ -12,6 +12,7 @@ import { useLocation, useNavigate } from 'react-router';
 import { api, BASE, errorText, handleError } from '../../lib/api';
 import * as mfa from '../../lib/mfa';
 import { keepQuery } from '../../lib/redirect';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   company: { id: 'signin.staffCompany', defaultMessage: 'Sign in with the company account' },
@@ -23,6 +24,9 @@ const m = defineMessages({
 
 /** The one-time parameters the server's return adds: handled here, never carried over. */
 export const STAFF_PARAMS = ['staffCode', 'staffError'] as const;
+
+/** The callback's own `staffError` values, beside the reason catalogue (routes/staff.rs). */
+const STAFF_ONLY = { UNAVAILABLE: m.unavailable } as const;
 
 /**
  * Where the company button goes: the server's start, with the language, the hash of this tab's
@@ -129,7 +133,7 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
     void api.post<SignedIn>('/auth/login/staff', { code, bind }, { skipErrorHandler: true }).then((res) => {
       if (res.success) {
         setState({ busy: false, error: null, token: res.data.token });
-      } else if (res.error.reason === 'NEED_TOTP_VERIFY') {
+      } else if (hasReason(res.error, 'NEED_TOTP_VERIFY')) {
         // The second step, exactly as after a password.
         setState({ busy: false, error: null });
         handleError(res.error);
@@ -142,7 +146,8 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
   }, []);
 
   function staffErrorText(reason: string): string {
-    if (reason === 'UNAVAILABLE') return intl.formatMessage(m.unavailable);
+    // staffError=UNAVAILABLE (not a catalogue reason): staff sign-in is not configured.
+    if (Object.hasOwn(STAFF_ONLY, reason)) return intl.formatMessage(STAFF_ONLY[reason as keyof typeof STAFF_ONLY]);
     // Only the catalogue's texts: never words taken from the address.
     if (/^[A-Z_]{1,64}$/.test(reason)) {
       const text = errorText({ reason, message: '', code: 0 });

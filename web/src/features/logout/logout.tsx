@@ -14,9 +14,10 @@ import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { useLogout } from '../personal/personal-nav';
-import { AT_FIELD, withoutEmpty } from '../personal/proof';
+import { atField, withoutEmpty } from '../../lib/proof';
 import { useUserInfo } from '../personal/use-user-info';
 import './logout.css';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   intro: { id: 'logout.intro', defaultMessage: 'Deactivating closes your Ciam account and every application you reach with it.' },
@@ -173,10 +174,10 @@ function Deactivate({ account }: { account: Account }) {
       return;
     }
     const err: ApiError = res.error;
-    if (AT_FIELD.has(err.reason) || err.field === name) {
-      setErrors({ proof: err.reason === 'PASSWORD_ERROR' ? dm.wrongPassword : errorText(err) });
+    if (atField(err) || err.field === name) {
+      setErrors({ proof: hasReason(err, 'PASSWORD_ERROR') ? dm.wrongPassword : errorText(err) });
       focus(name);
-    } else if (err.reason === 'EIAM_DEACTIVATE_ERROR') {
+    } else if (hasReason(err, 'EIAM_DEACTIVATE_ERROR')) {
       setErrors({ form: errorText(err) });
     } else handleError(err);
   };

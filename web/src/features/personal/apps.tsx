@@ -7,6 +7,7 @@ import { api, handleError } from '../../lib/api';
 import { AuthorizedApps } from './consents';
 import { type CatalogueApp, type RecentApp, recentApps, safeHref, splitCatalogue } from './recent-apps';
 import { When } from './when';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   heading: { id: 'info.apps.heading', defaultMessage: 'Applications' },
@@ -32,7 +33,7 @@ function useApps<T>(path: string, pick: (d: unknown) => T[]): Loaded<T> {
       if (!alive) return;
       if (res.success) setItems(pick(res.data));
       else {
-        if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+        if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
         setItems('failed');
       }
     });

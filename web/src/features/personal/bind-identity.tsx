@@ -11,6 +11,7 @@ import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { type IdentityKind, lastSignIn, normalizeIdentity, sameAsCurrent } from './identity';
 import type { UserInfo } from './user-info';
+import { byReason, type ReasonMap } from '../../lib/reasons';
 
 const m = defineMessages({
   mailHeading: { id: 'info.bind.mailHeading', defaultMessage: 'E-mail address' },
@@ -46,12 +47,22 @@ const TEXT: Record<IdentityKind, { heading: MessageDescriptor; label: MessageDes
 };
 
 /** Server errors that belong to the address or the code field. */
-const ADDRESS_REASONS = new Set(['MAIL_EXIST', 'PHONE_EXIST', 'INVALID_MAIL', 'INVALID_PHONE', 'EIAM_MAIL_PERMISSION_DENIED']);
-const CODE_REASONS = new Set(['VERIFYCODE_NOT_FOUND', 'CODE_ERROR', 'CODE_KIND_ERROR', 'VERIFICATION_CODE_LIMIT']);
+const FIELD_OF: ReasonMap<FieldName> = {
+  MAIL_EXIST: 'address',
+  PHONE_EXIST: 'address',
+  INVALID_MAIL: 'address',
+  INVALID_PHONE: 'address',
+  EIAM_MAIL_PERMISSION_DENIED: 'address',
+  VERIFYCODE_NOT_FOUND: 'code',
+  CODE_ERROR: 'code',
+  CODE_KIND_ERROR: 'code',
+  VERIFICATION_CODE_LIMIT: 'code',
+};
 
 function fieldOf(kind: IdentityKind, e: ApiError): FieldName | null {
-  if (e.field === kind || e.field === 'account' || ADDRESS_REASONS.has(e.reason)) return 'address';
-  if (e.field === 'code' || CODE_REASONS.has(e.reason)) return 'code';
+  const implied = byReason(FIELD_OF, e.reason);
+  if (e.field === kind || e.field === 'account' || implied === 'address') return 'address';
+  if (e.field === 'code' || implied === 'code') return 'code';
   return null;
 }
 

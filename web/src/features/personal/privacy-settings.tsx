@@ -8,6 +8,7 @@ import { asLocale } from '../../i18n/locale';
 import { api, handleError } from '../../lib/api';
 import * as toast from '../../lib/toast';
 import { When } from './when';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   heading: { id: 'secure.cookies.heading', defaultMessage: 'Cookies and privacy' },
@@ -75,7 +76,7 @@ export function PrivacySettings() {
       setData(p);
       setWanted(p.settings);
     } else {
-      if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+      if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
       setFailed(true);
     }
   }, []);

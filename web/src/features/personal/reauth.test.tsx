@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, type Result } from '../../lib/api';
 import * as toast from '../../lib/toast';
 import { en } from '../../testing/messages';
-import { withoutEmpty } from './proof';
+import { withoutEmpty } from '../../lib/proof';
 import { useReauth, withReauth } from './reauth';
 
 type Call = { method: string; path: string; body: unknown };

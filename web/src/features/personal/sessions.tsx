@@ -11,6 +11,7 @@ import { regionName } from '../../lib/countries';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
 import { When } from './when';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   sessionsHeading: { id: 'secure.sessions.heading', defaultMessage: 'Where you are signed in' },
@@ -77,7 +78,7 @@ function useList<T>(path: string, pick: (data: unknown) => T[] | undefined) {
     const res = await api.get<unknown>(path, { skipErrorHandler: true });
     if (res.success) setItems(pick(res.data) ?? []);
     else {
-      if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+      if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
       setFailed(true);
     }
   }, [path, pick]);
@@ -124,7 +125,7 @@ export function Sessions() {
     const res: Result<unknown> = await request('DELETE', `/auth/sessions/${encodeURIComponent(s.id)}`, undefined, { skipErrorHandler: true });
     setBusy(null);
     // NOT_FOUND: that session has ended already, which is what was asked.
-    if (!res.success && res.error.reason !== 'NOT_FOUND') return handleError(res.error);
+    if (!res.success && !hasReason(res.error, 'NOT_FOUND')) return handleError(res.error);
     if (s.current) {
       session.clear();
       navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });

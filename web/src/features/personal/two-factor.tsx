@@ -12,6 +12,7 @@ import { BackupCodes } from './backup-codes';
 import { Dialog } from './dialog';
 import { groupKey, secretOf } from './otpauth';
 import type { UserInfo } from './user-info';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   heading: { id: 'secure.totp.heading', defaultMessage: 'Two-factor authentication' },
@@ -79,7 +80,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   const refocus = () => setTimeout(() => heading.current?.focus(), 0);
   const fail = (e: Parameters<typeof handleError>[0]) => {
     handleError(e);
-    if (e.reason === 'USER_TOTP_NOT_ENABLED' || e.reason === 'USER_TOTP_ENABLED') onStale();
+    if (hasReason(e, 'USER_TOTP_NOT_ENABLED', 'USER_TOTP_ENABLED')) onStale();
   };
   // Spec §4: the QR is requested only when two-factor is off and the account is loaded.
   const start = async () => {
@@ -232,7 +233,7 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
     setBusy(false);
     if (!res) return;
     if (res.success) onEnabled(res.data.backupCodes);
-    else if (res.error.reason === 'TOTP_SECRET_ERROR' || res.error.field === 'code') {
+    else if (hasReason(res.error, 'TOTP_SECRET_ERROR') || res.error.field === 'code') {
       setError(errorText(res.error));
       input?.focus();
     } else onError(res.error);
