@@ -10,6 +10,7 @@ import { afterSignIn } from '../lib/redirect';
 import * as session from '../lib/session';
 import * as v from '../lib/validate';
 import { common } from '../i18n/common';
+import { normalize } from '../i18n/locale';
 
 const m = defineMessages({
   title: { id: 'mfa.title', defaultMessage: 'Two-step verification' },
@@ -58,7 +59,7 @@ function MfaModal({ challenge }: { challenge: string }) {
       const account = mfa.pendingAccount();
       if (account) accounts.remember(account);
       mfa.close();
-      navigate(afterSignIn(intl.locale, window.location.search));
+      navigate(afterSignIn(normalize(intl.locale), window.location.search));
     } else if (mode === 'backup') {
       setError(intl.formatMessage(common.unlockInvalid));
     }

@@ -5,6 +5,8 @@ import * as session from './session';
 import * as toast from './toast';
 import { embeddedInfo, keepQuery, originOf } from './redirect';
 import { type AnyReason, byReason, type ReasonMap } from './reasons';
+import { paths } from '../config/paths';
+import type { Locale } from '../i18n/locale';
 
 export const BASE = '/ciam/v1';
 
@@ -26,7 +28,7 @@ export interface RequestOptions {
 
 /** What the UI provides to the client: translation and navigation. */
 export interface ApiHost {
-  locale(): string;
+  locale(): Locale;
   /** The localised text of a message id, or null when the catalogue has none. */
   translate(id: string, values?: Record<string, string | number>): string | null;
   navigate(to: string): void;
@@ -112,7 +114,7 @@ const PASSWORD_UNSET_DELAY_MS = 1200;
 
 interface Where {
   loc: Location | null;
-  lang: string;
+  lang: Locale;
   now: number;
 }
 
@@ -120,7 +122,7 @@ interface Where {
 const ALWAYS: ReasonMap<(e: ApiError, w: Where, embedded: boolean) => void> = {
   AUTHORIZATION_FAILED: (_e, { loc, lang }, embedded) => {
     session.clear();
-    if (!embedded && loc) host?.navigate(`/${lang}/passport/signin${keepQuery(loc.search, { dropServiceUrl: true })}`);
+    if (!embedded && loc) host?.navigate(`${paths.signin(lang)}${keepQuery(loc.search, { dropServiceUrl: true })}`);
   },
   USER_TOTP_ENABLED: () => host?.onTotpEnabled(),
 };
@@ -135,7 +137,7 @@ const FULL_PAGE: ReasonMap<(e: ApiError, w: Where) => void> = {
     const id = toast.show('loading', errorText(e, now), PASSWORD_UNSET_DELAY_MS);
     setTimeout(() => {
       toast.dismiss(id);
-      host?.navigate(`/${lang}/find/password${loc ? keepQuery(loc.search, { dropServiceUrl: true }) : ''}`);
+      host?.navigate(`${paths.findPassword(lang)}${loc ? keepQuery(loc.search, { dropServiceUrl: true }) : ''}`);
     }, PASSWORD_UNSET_DELAY_MS);
   },
 };
