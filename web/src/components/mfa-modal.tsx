@@ -3,7 +3,7 @@
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
-import { api } from '../lib/api';
+import { loginBackupCode, loginTotp } from '../lib/account-api';
 import * as accounts from '../lib/accounts';
 import * as mfa from '../lib/mfa';
 import { afterSignIn } from '../lib/redirect';
@@ -52,8 +52,8 @@ function MfaModal({ challenge }: { challenge: string }) {
     setError(null);
     const res =
       mode === 'totp'
-        ? await api.post<{ token: string }>('/auth/login/totp', { challenge, code })
-        : await api.post<{ token: string }>('/auth/unlockCode', { challenge, code }, { skipErrorHandler: true });
+        ? await loginTotp({ challenge, code })
+        : await loginBackupCode({ challenge, code });
     if (res.success) {
       session.start(res.data.token);
       const account = mfa.pendingAccount();

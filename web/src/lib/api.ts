@@ -1,4 +1,6 @@
-// The API client: one module. Every request sends the session's bearer token (lib/session.ts:
+// The API client: one module. The calls themselves live one place per feature
+// (features/<feature>/api.ts; lib/account-api.ts for the ones shared components make), typed with
+// lib/api-types.gen.ts. Every request sends the session's bearer token (lib/session.ts:
 // memory only on the embedded sign-in) and a fresh UUID as X-Request-ID; errors are read as {reason, message, code} and handled as spec §8 says, unless
 // the caller skips the default handling.
 import * as session from './session';
@@ -195,4 +197,8 @@ export const api = {
   get: <T>(path: string, opts?: RequestOptions) => request<T>('GET', path, undefined, opts),
   post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, body ?? {}, opts),
   patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PATCH', path, body ?? {}, opts),
+  delete: <T>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, undefined, opts),
 };
+
+/** The options of a call that handles its errors itself. */
+export const SKIP: RequestOptions = { skipErrorHandler: true };

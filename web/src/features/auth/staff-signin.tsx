@@ -9,7 +9,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation, useNavigate } from 'react-router';
-import { api, BASE, errorText, handleError } from '../../lib/api';
+import { BASE, errorText, handleError } from '../../lib/api';
+import { loginStaff } from './api';
 import * as mfa from '../../lib/mfa';
 import { keepQuery } from '../../lib/redirect';
 import { hasReason } from '../../lib/reasons';
@@ -85,10 +86,6 @@ export function StaffSignIn() {
   );
 }
 
-interface SignedIn {
-  token: string;
-}
-
 /**
  * On the sign-in screen: redeems a `staffCode` from the address once, or shows a `staffError`.
  * Either is removed from the address first (replace), so a reload or Back does not repeat it.
@@ -130,7 +127,7 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
     setState({ busy: true, error: null });
     // No account name to remember: the company identity is not typed here.
     mfa.signingIn('');
-    void api.post<SignedIn>('/auth/login/staff', { code, bind }, { skipErrorHandler: true }).then((res) => {
+    void loginStaff({ code, bind }).then((res) => {
       if (res.success) {
         setState({ busy: false, error: null, token: res.data.token });
       } else if (hasReason(res.error, 'NEED_TOTP_VERIFY')) {

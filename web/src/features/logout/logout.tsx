@@ -9,13 +9,14 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
-import { api, type ApiError, errorText, handleError } from '../../lib/api';
+import { type ApiError, errorText, handleError } from '../../lib/api';
+import { deactivate } from './api';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
-import { useLogout } from '../personal/personal-nav';
+import { useLogout } from '../../components/use-logout';
 import { atField, withoutEmpty } from '../../lib/proof';
-import { useUserInfo } from '../personal/use-user-info';
+import { useUserInfo } from '../../components/use-user-info';
 import './logout.css';
 import { hasReason } from '../../lib/reasons';
 
@@ -165,7 +166,7 @@ function Deactivate({ account }: { account: Account }) {
     if (proof) return focus(name);
     if (confirm) return focus('confirm');
     setBusy(true);
-    const res = await api.patch('/auth/deactivation', withoutEmpty(twoFactor ? { code: value } : { password: value }), { skipErrorHandler: true });
+    const res = await deactivate(withoutEmpty(twoFactor ? { code: value } : { password: value }));
     setBusy(false);
     if (res.success) {
       session.clear();

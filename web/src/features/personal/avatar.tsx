@@ -7,7 +7,7 @@ import { common } from '../../i18n/common';
 import { type ApiError, handleError } from '../../lib/api';
 import * as toast from '../../lib/toast';
 import { AVATAR_ACCEPT, checkAvatar, uploadAvatar } from './avatar-file';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
 import { byReason, hasReason, type ReasonMap } from '../../lib/reasons';
 
 const m = defineMessages({

@@ -5,12 +5,14 @@ import { type FormEvent, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Captcha } from '../../components/captcha';
 import { Field, type Msg } from '../../components/field';
-import { api, type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { sendCode } from '../../lib/account-api';
+import { type ApiError, errorText, handleError, type Result, SKIP } from '../../lib/api';
+import { bindAddress } from './api';
 import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { type IdentityKind, lastSignIn, normalizeIdentity, sameAsCurrent } from './identity';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
 import { byReason, type ReasonMap } from '../../lib/reasons';
 
 const m = defineMessages({
@@ -98,11 +100,7 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
       return;
     }
     setBusy(true);
-    const res = await api.post<{ resendAfter?: number }>(
-      '/auth/identity',
-      { account: normalizeIdentity(kind, address), purpose: 'bind', captcha },
-      { skipErrorHandler: true },
-    );
+    const res = await sendCode({ account: normalizeIdentity(kind, address), purpose: 'bind', captcha }, SKIP);
     setBusy(false);
     // A captcha solution is single-use: the next send needs a fresh one.
     setCaptcha(null);
@@ -121,7 +119,7 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
     if (found.code) return focus('code');
     setBusy(true);
     const value = normalizeIdentity(kind, address);
-    const res = await guard(() => api.patch<UserInfo>(`/auth/${kind}`, { [kind]: value, code: code.trim() }, { skipErrorHandler: true }));
+    const res = await guard(() => bindAddress(kind, value, code.trim()));
     setBusy(false);
     if (!res) return;
     if (res.success) {

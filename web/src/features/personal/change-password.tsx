@@ -2,7 +2,8 @@
 // it (the server says PASSWORD_SAME_ERROR too), and its confirmation.
 import { type FormEvent, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { api, type ApiError, errorText, handleError } from '../../lib/api';
+import { type ApiError, errorText, handleError } from '../../lib/api';
+import { changePassword } from './api';
 import * as toast from '../../lib/toast';
 import { Field } from '../../components/field';
 import { useForm } from '../../components/use-form';
@@ -50,7 +51,7 @@ export function ChangePassword() {
     });
     if (!ok) return;
     setBusy(true);
-    const res = await api.patch('/auth/pwd', values, { skipErrorHandler: true });
+    const res = await changePassword(values);
     setBusy(false);
     if (res.success) {
       FIELDS.forEach((name) => set(name, ''));

@@ -5,7 +5,8 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { Link } from 'react-router';
 import { paths } from '../../config/paths';
 import { asLocale } from '../../i18n/locale';
-import { api, handleError } from '../../lib/api';
+import { handleError } from '../../lib/api';
+import { getPrivacy, setPrivacy } from './api';
 import * as toast from '../../lib/toast';
 import { When } from './when';
 import { hasReason } from '../../lib/reasons';
@@ -70,7 +71,7 @@ export function PrivacySettings() {
   const [busy, setBusy] = useState(false);
   const load = useCallback(async () => {
     setFailed(false);
-    const res = await api.get<Privacy>('/auth/privacy', { skipErrorHandler: true });
+    const res = await getPrivacy();
     if (res.success) {
       const p = readPrivacy(res.data);
       setData(p);
@@ -90,7 +91,7 @@ export function PrivacySettings() {
       return;
     }
     setBusy(true);
-    const res = await api.patch<Privacy>('/auth/privacy', diff);
+    const res = await setPrivacy(diff);
     setBusy(false);
     if (res.success) {
       const p = readPrivacy(res.data);

@@ -6,7 +6,8 @@
 import { type FormEvent, useCallback, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Field, type Msg, OtpField } from '../../components/field';
-import { api, type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { verifyFresh } from './api';
 import { Dialog } from './dialog';
 import * as v from '../../lib/validate';
 import { atField, withoutEmpty } from '../../lib/proof';
@@ -78,7 +79,7 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
     }
     setBusy(true);
     const body = withoutEmpty(twoFactor ? { code: value.trim() } : { password: value });
-    const res = await api.post('/auth/totp/verify', body, { skipErrorHandler: true });
+    const res = await verifyFresh(body);
     setBusy(false);
     if (res.success) {
       onDone(true);

@@ -6,7 +6,8 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { useNavigate } from 'react-router';
 import { paths } from '../../config/paths';
 import { asLocale } from '../../i18n/locale';
-import { api, handleError, request, type Result } from '../../lib/api';
+import { handleError, type Result } from '../../lib/api';
+import { listActivity, listSessions, revokeSession } from './api';
 import { regionName } from '../../lib/countries';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
@@ -70,18 +71,18 @@ interface EventView {
 }
 
 /** A list loaded once (skipping the default error handling except for a lost session). */
-function useList<T>(path: string, pick: (data: unknown) => T[] | undefined) {
+function useList<T>(get: () => Promise<Result<unknown>>, pick: (data: unknown) => T[] | undefined) {
   const [items, setItems] = useState<T[] | null>(null);
   const [failed, setFailed] = useState(false);
   const load = useCallback(async () => {
     setFailed(false);
-    const res = await api.get<unknown>(path, { skipErrorHandler: true });
+    const res = await get();
     if (res.success) setItems(pick(res.data) ?? []);
     else {
       if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
       setFailed(true);
     }
-  }, [path, pick]);
+  }, [get, pick]);
   useEffect(() => void load(), [load]);
   return { items, setItems, failed, load };
 }
@@ -118,11 +119,11 @@ const pickEvents = (d: unknown) => (d as { events?: EventView[] })?.events?.filt
 export function Sessions() {
   const intl = useIntl();
   const navigate = useNavigate();
-  const { items, setItems, failed, load } = useList<SessionView>('/auth/sessions', pickSessions);
+  const { items, setItems, failed, load } = useList<SessionView>(listSessions, pickSessions);
   const [busy, setBusy] = useState<string | null>(null);
   const revoke = async (s: SessionView) => {
     setBusy(s.id);
-    const res: Result<unknown> = await request('DELETE', `/auth/sessions/${encodeURIComponent(s.id)}`, undefined, { skipErrorHandler: true });
+    const res = await revokeSession(s.id);
     setBusy(null);
     // NOT_FOUND: that session has ended already, which is what was asked.
     if (!res.success && !hasReason(res.error, 'NOT_FOUND')) return handleError(res.error);
@@ -176,7 +177,7 @@ export function Sessions() {
 
 export function Activity() {
   const intl = useIntl();
-  const { items, failed, load } = useList<EventView>('/auth/activity', pickEvents);
+  const { items, failed, load } = useList<EventView>(listActivity, pickEvents);
   return (
     <section className="card" aria-labelledby="activity-title">
       <h2 id="activity-title">

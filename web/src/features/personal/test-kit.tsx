@@ -9,7 +9,7 @@ import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { en, zh } from '../../testing/messages';
 import Info from './info';
 import Secure from './secure';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
 
 export const user: UserInfo = {
   userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null, company: 'Acme', duty: null, address: null,

@@ -5,13 +5,14 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { type Msg, OtpField } from '../../components/field';
-import { api, errorText, handleError, type Result } from '../../lib/api';
+import { errorText, handleError, type Result } from '../../lib/api';
+import { disableTotp, enableTotp, getTotpUrl, regenerateBackupCodes } from './api';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { BackupCodes } from './backup-codes';
 import { Dialog } from './dialog';
 import { groupKey, secretOf } from './otpauth';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
 import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
@@ -85,7 +86,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   // Spec §4: the QR is requested only when two-factor is off and the account is loaded.
   const start = async () => {
     setEnrol('loading');
-    const res = await api.get<{ url: string }>('/auth/totp/url');
+    const res = await getTotpUrl();
     const secret = res.success ? secretOf(res.data.url) : null;
     if (res.success && secret) setEnrol({ url: res.data.url, secret });
     else {
@@ -101,7 +102,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   };
   const regenerate = async () => {
     setBusy(true);
-    const res = await guard(() => api.post<{ backupCodes: string[] }>('/auth/totp/backupCodes', {}, skip));
+    const res = await guard(() => regenerateBackupCodes(skip));
     setBusy(false);
     if (!res) return;
     if (res.success) {
@@ -112,7 +113,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   const disable = async () => {
     setAsking(false);
     setBusy(true);
-    const res = await guard(() => api.post('/auth/totp/disable', {}, skip));
+    const res = await guard(() => disableTotp(skip));
     setBusy(false);
     if (!res) return;
     if (res.success) {
@@ -229,7 +230,7 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
       return;
     }
     setBusy(true);
-    const res = await guard(() => api.post<{ backupCodes: string[] }>('/auth/totp/enable', { code }, skip));
+    const res = await guard(() => enableTotp(code, skip));
     setBusy(false);
     if (!res) return;
     if (res.success) onEnabled(res.data.backupCodes);
