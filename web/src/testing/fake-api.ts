@@ -72,3 +72,8 @@ export function fakeApi(answers: Record<string, Answer> = {}, fallback: Reply = 
   vi.stubGlobal('fetch', fake.fetch);
   return fake;
 }
+
+/** A server that never answers: screens may call the API when they mount, and wait. */
+export function silentApi(): void {
+  vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+}

@@ -2,8 +2,9 @@
 // given routes, the intl provider with the compiled catalogue of the locale, and the API client
 // configured as app.tsx configures it (server reasons translated, navigation through the router).
 // Pair with fake-api.ts for the server, and resetApp() after each test.
-import { act, cleanup, render } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { act, cleanup, render, type RenderResult } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { createIntl, createIntlCache, type IntlShape, type MessageFormatElement, RawIntlProvider } from 'react-intl';
 import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
 import type { Locale } from '../i18n/locale';
@@ -26,15 +27,25 @@ export async function settle(rounds = 5): Promise<void> {
   for (let i = 0; i < rounds; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
 }
 
+/** The intl of `locale` with every compiled catalogue (core and screen bundles), as app.tsx makes it. */
+export function testIntl(locale: Locale = 'en-US'): IntlShape {
+  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
+  return createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
+}
+
+/** Renders `ui` inside the intl provider of `locale` (no router, API client untouched). */
+export function renderWithIntl(ui: ReactNode, locale: Locale = 'en-US'): RenderResult {
+  return render(<RawIntlProvider value={testIntl(locale)}>{ui}</RawIntlProvider>);
+}
+
 /** Renders `routes` at `path` and waits for them to settle; answers the router. */
 export async function renderApp(routes: RouteObject[], path: string, opts: RenderOptions = {}): Promise<TestRouter> {
   const locale = opts.locale ?? 'en-US';
   const router = createMemoryRouter(routes, { initialEntries: [path] });
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
+  const intl = testIntl(locale);
   api.configure({
     locale: () => locale,
-    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
+    translate: (id, values) => (intl.messages[id] ? intl.formatMessage({ id }, values) : null),
     navigate: (to) => void router.navigate(to, { replace: true }),
     onNeedTotp: opts.onNeedTotp ?? (() => {}),
     onTotpEnabled: opts.onTotpEnabled ?? (() => {}),
