@@ -45,7 +45,10 @@ export async function renderApp(routes: RouteObject[], path: string, opts: Rende
   const intl = testIntl(locale);
   api.configure({
     locale: () => locale,
-    translate: (id, values) => (intl.messages[id] ? intl.formatMessage({ id }, values) : null),
+    translate: (id, values) => {
+      const descriptor = { id };
+      return intl.messages[id] ? intl.formatMessage(descriptor, values) : null;
+    },
     navigate: (to) => void router.navigate(to, { replace: true }),
     onNeedTotp: opts.onNeedTotp ?? (() => {}),
     onTotpEnabled: opts.onTotpEnabled ?? (() => {}),
