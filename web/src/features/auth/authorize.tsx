@@ -102,6 +102,7 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
     started.current = true;
     void flow.load();
     // Once per request: a new query remounts this component (its key).
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per request (see above)
   }, []);
 
   if (state.at === 'failed') return <Failed lang={lang} error={state.error} />;

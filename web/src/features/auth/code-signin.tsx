@@ -6,7 +6,7 @@ import { loginCode } from './api';
 import { code, identity } from '../../lib/validate';
 import { CodeField } from './code-field';
 import { labels } from './messages';
-import { type SignedIn, signinMessages } from './password-form';
+import { signinMessages } from './password-form';
 import type { Done } from './signin';
 import { useForm } from '../../components/use-form';
 

@@ -10,7 +10,7 @@ import SignIn from './signin';
 import { keepQuery } from '../../lib/redirect';
 import { BIND_KEY, bindHash, newBind, STAFF_PARAMS, staffStartUrl } from './staff-signin';
 import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
-import { renderApp, settle } from '../../testing/render-app';
+import { renderApp } from '../../testing/render-app';
 
 let calls: Call[] = [];
 let answers: Record<string, Answer> = {};

@@ -140,6 +140,7 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
       }
     });
     // Runs once per screen: the address is cleaned right away.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per screen, on the first address
   }, []);
 
   function staffErrorText(reason: string): string {
