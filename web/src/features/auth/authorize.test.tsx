@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MfaHost } from '../../components/mfa-modal';
 import * as mfa from '../../lib/mfa';
 import { leave } from '../../lib/partner';
+import { hasReason } from '../../lib/reasons';
 import * as toast from '../../lib/toast';
 import Authorize from './authorize';
 import SignIn from './signin';
@@ -183,7 +184,7 @@ describe('the consent screen', () => {
     const router = await show(`/en-US/passport/authorize${Q}`);
     const box = screen.getByTestId('authorize-error');
     expect(box.querySelector('[role="alert"]')?.textContent).toContain('The application cannot be authorized');
-    if (answer[1].reason === 'INVALID_PARAMETER') expect(box.textContent).toContain('serviceUrl is not registered for this app');
+    if (hasReason(answer[1], 'INVALID_PARAMETER')) expect(box.textContent).toContain('serviceUrl is not registered for this app');
     expect(screen.getByTestId('authorize-personal').getAttribute('href')).toBe('/en-US/personal/info');
     expect(screen.queryByTestId('authorize-allow')).toBeNull();
     expect(left).not.toHaveBeenCalled();

@@ -6,8 +6,7 @@ import { loginCode } from './api';
 import { code, identity } from '../../lib/validate';
 import { CodeField } from './code-field';
 import { labels } from './messages';
-import { signinMessages } from './password-form';
-import type { Done } from './signin';
+import { type Done, signinMessages } from './password-form';
 import { useForm } from '../../components/use-form';
 
 export default function CodeForm({ account, onSignedIn }: { account: string; onSignedIn: Done }) {

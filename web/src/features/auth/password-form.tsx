@@ -19,6 +19,9 @@ const m = signinMessages;
 
 export type { SignedIn } from './api';
 
+/** What a sign-in form calls when it signed in (the screen goes on from there). */
+export type Done = (account: string, token: string) => void;
+
 interface Props {
   account?: string;
   staff?: boolean;
