@@ -98,6 +98,17 @@ for (const [name, s] of Object.entries(schemas)) {
   out.push(`${comment(s.description, 0)}export type ${typeName(name)} = ${ts(s, 0)};`, '');
 }
 
+// An operation type whose object body is the same as an earlier one's is an alias of it.
+const firstOfShape = new Map();
+function typeDecl(name, type) {
+  if (type.startsWith('{')) {
+    const first = firstOfShape.get(type);
+    if (first) return `export type ${name} = ${first};`;
+    firstOfShape.set(type, name);
+  }
+  return `export type ${name} = ${type};`;
+}
+
 const ops = [];
 for (const [path, item] of Object.entries(doc.paths ?? {})) {
   for (const [method, op] of Object.entries(item)) {
@@ -107,8 +118,8 @@ for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const res = ok ? jsonSchema(ok[1].content) : undefined;
     const req = jsonSchema(op.requestBody?.content);
     const summary = `${method.toUpperCase()} ${path}${op.summary ? `: ${op.summary}` : ''}`;
-    if (res) out.push(comment(summary, 0) + `export type ${pascal(id)}Response = ${ts(res, 0)};`, '');
-    if (req) out.push(comment(`The body of ${method.toUpperCase()} ${path}.`, 0) + `export type ${pascal(id)}Request = ${ts(req, 0)};`, '');
+    if (res) out.push(comment(summary, 0) + typeDecl(`${pascal(id)}Response`, ts(res, 0)), '');
+    if (req) out.push(comment(`The body of ${method.toUpperCase()} ${path}.`, 0) + typeDecl(`${pascal(id)}Request`, ts(req, 0)), '');
     ops.push({ id, method: method.toUpperCase(), path, res: !!res, req: !!req });
   }
 }

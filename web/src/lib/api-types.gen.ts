@@ -277,10 +277,7 @@ export type VerifyFreshRequest = {
 };
 
 /** POST /auth/totp/backupCodes: New backup codes */
-export type RegenerateBackupCodesResponse = {
-  /** shown once; stored only as hashes */
-  backupCodes: string[];
-};
+export type RegenerateBackupCodesResponse = EnableTotpResponse;
 
 /** POST /auth/totp/disable: Turn two-factor off */
 export type DisableTotpResponse = Ok;
@@ -298,10 +295,7 @@ export type LoginTotpRequest = {
 export type LoginBackupCodeResponse = SignedIn;
 
 /** The body of POST /auth/unlockCode. */
-export type LoginBackupCodeRequest = {
-  challenge: string;
-  code: string;
-};
+export type LoginBackupCodeRequest = LoginTotpRequest;
 
 /** PATCH /auth/advertisement: Marketing opt-in */
 export type SetAdvertisementResponse = UserInfo;
@@ -351,16 +345,7 @@ export type GetPrivacyResponse = {
 };
 
 /** PATCH /auth/privacy: Change privacy choices */
-export type SetPrivacyResponse = {
-  settings: {
-    analytics: boolean;
-    marketing: boolean;
-  };
-  history: {
-    at: number;
-    changes: Record<string, unknown>;
-  }[];
-};
+export type SetPrivacyResponse = GetPrivacyResponse;
 
 /** The body of PATCH /auth/privacy. */
 export type SetPrivacyRequest = {
@@ -451,11 +436,7 @@ export type CreateAppRequest = {
 export type GetAppResponse = App;
 
 /** PATCH /app/{appId}: Change a partner app */
-export type PatchAppResponse = {
-  app: App;
-  /** 256 random bits, base64url; shown only here */
-  appSecret?: string;
-};
+export type PatchAppResponse = CreateAppResponse;
 
 /** The body of PATCH /app/{appId}. */
 export type PatchAppRequest = {
@@ -566,19 +547,7 @@ export type OidcUserinfoResponse = {
 };
 
 /** POST /oidc/userinfo: OpenID Connect userinfo (POST) */
-export type OidcUserinfoPostResponse = {
-  /** the userId */
-  sub: string;
-  nickname?: string;
-  /** absolute URL of the avatar */
-  picture?: string;
-  company?: string;
-  /** E.164 */
-  phone_number?: string;
-  phone_number_verified?: boolean;
-  email?: string;
-  email_verified?: boolean;
-};
+export type OidcUserinfoPostResponse = OidcUserinfoResponse;
 
 /** GET /oidc/jwks: OpenID Connect signing keys */
 export type OidcJwksResponse = {

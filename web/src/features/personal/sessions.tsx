@@ -8,6 +8,7 @@ import { paths } from '../../config/paths';
 import { asLocale } from '../../i18n/locale';
 import { handleError, type Result } from '../../lib/api';
 import { listActivity, listSessions, revokeSession } from './api';
+import type { ListSessionsResponse } from '../../lib/api-types.gen';
 import { regionName } from '../../lib/countries';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
@@ -55,14 +56,7 @@ export const EVENT_KINDS = [
 ] as const;
 const KIND: Record<string, MessageDescriptor> = Object.fromEntries(EVENT_KINDS.map((k) => [k, m[k]]));
 
-interface SessionView {
-  id: string;
-  createdAt: number;
-  lastSeen: number;
-  device: string | null;
-  country: string | null;
-  current: boolean;
-}
+type SessionView = ListSessionsResponse['sessions'][number];
 interface EventView {
   at: number;
   kind: string;
