@@ -4,7 +4,8 @@
 #   1b. the infra suite (pytest, infra/tests): the SAM transform, policies, deploy steps
 #       against emulators (moto)                  -> JUnit report
 #   2. cargo fmt --check, cargo clippy -D warnings, cargo test (workspace), then cargo build -p ciam-local (the binary e2e serves) -> "test result:" lines
-#   3. web message catalogues (i18n --check) and unit tests (vitest, jsdom) -> vitest JSON report
+#   3. web message catalogues (i18n --check), the generated API types' drift check (gen-api --check),
+#      the type check (tsc --noEmit), ESLint (a warning fails) and unit tests (vitest, jsdom) -> vitest JSON report
 #   4. web build (vite, with the manifest)
 #   5. budget check (scripts/budget.mjs)
 #   6. node:test suites: the budget test and the end-to-end suite (real Chromium against
@@ -43,6 +44,15 @@ cargo build -p ciam-local --locked --bin ciam || fail "cargo build"
 
 step "web: message catalogues (extract, merge, compile; ids present in both languages)"
 npm run i18n --workspace web -- --check || fail "i18n check"
+
+step "web: generated API types match docs/openapi.json (drift check)"
+node web/scripts/gen-api.mjs --check || fail "api types drift"
+
+step "web: type check (tsc --noEmit)"
+npm run typecheck --workspace web || fail "tsc"
+
+step "web: lint (ESLint, import boundaries between features; a warning fails)"
+npm run lint --workspace web || fail "eslint"
 
 step "web: unit tests (vitest, jsdom)"
 (cd web && npx vitest run --reporter=default --reporter=json --outputFile.json="$work/vitest.json") || fail "vitest"

@@ -1,10 +1,10 @@
 // The route error screen and the shell's footer, in both languages.
 import { act, cleanup, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { RawIntlProvider } from 'react-intl';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import pkg from '../../../package.json' with { type: 'json' };
-import { en, zh } from '../testing/messages';
+import { testIntl } from '../testing/render-app';
 import { ErrorScreen } from './error-screen';
 import { createRouter } from './router';
 
@@ -14,10 +14,7 @@ const TEXT = {
 } as const;
 type Locale = keyof typeof TEXT;
 
-function intlFor(locale: Locale) {
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  return createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
-}
+const intlFor = (locale: Locale) => testIntl(locale);
 
 const settle = () => act(async () => void (await new Promise((r) => setTimeout(r, 20))));
 let bodies: Record<string, string>[];

@@ -5,6 +5,7 @@ import { defineMessages, useIntl } from 'react-intl';
 import { useRouteError } from 'react-router';
 import { normalize } from '../i18n/locale';
 import { reportError } from '../lib/report-errors';
+import { paths } from '../config/paths';
 
 const m = defineMessages({
   title: { id: 'failure.title', defaultMessage: 'Something went wrong' },
@@ -25,7 +26,7 @@ export function ErrorScreen() {
         <button type="button" onClick={() => location.reload()}>
           {intl.formatMessage(m.reload)}
         </button>
-        <a href={`/${normalize(intl.locale)}/passport/signin`}>
+        <a href={paths.signin(normalize(intl.locale))}>
           {intl.formatMessage(m.signin)}
         </a>
       </div>

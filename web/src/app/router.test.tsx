@@ -1,9 +1,9 @@
 // The routes and routing rules of spec §2, on the real router in jsdom.
-import { act, cleanup, render } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { act, cleanup } from '@testing-library/react';
 import { RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { en as en, zh as zh } from '../testing/messages';
+import { silentApi } from '../testing/fake-api';
+import { renderWithIntl } from '../testing/render-app';
 import { createRouter } from './router';
 
 type Router = ReturnType<typeof createRouter>;
@@ -20,13 +20,7 @@ async function settle(ms = 30) {
 async function open(url: string, locale: 'en-US' | 'zh-CN' = 'en-US'): Promise<{ path: string; router: Router }> {
   window.history.replaceState(null, '', url);
   const router = createRouter();
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
+  renderWithIntl(<RouterProvider router={router} />, locale);
   await settle();
   const { pathname, search } = router.state.location;
   expect(`${window.location.pathname}${window.location.search}`).toBe(`${pathname}${search}`);
@@ -37,7 +31,7 @@ beforeEach(() => {
   localStorage.clear();
   localStorage.setItem('umi_locale', 'en-US');
   // Screens may call the API when they mount: never answer.
-  vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+  silentApi();
 });
 afterEach(() => {
   cleanup();

@@ -3,11 +3,12 @@
 import { createBrowserRouter, Navigate, Outlet, useLocation, useParams } from 'react-router';
 import { Lazy, screen } from '../components/lazy-screen';
 import { WithMessages } from '../components/with-messages';
-import { asLocale, detect } from '../i18n/locale';
+import { asLocale, detect, type Locale } from '../i18n/locale';
 import { keepQuery } from '../lib/redirect';
 import * as session from '../lib/session';
 import { ErrorScreen } from './error-screen';
 import { Shell } from './shell';
+import { paths } from '../config/paths';
 
 const SignIn = screen('signin', () => import('../features/auth/signin'));
 const Register = screen('register', () => import('../features/auth/register'));
@@ -20,13 +21,12 @@ const Agreement = screen('agreement', () => import('../features/agreement/agreem
 const Logout = screen('logout', () => import('../features/logout/logout'));
 const SignOut = screen('signout', () => import('../features/logout/signout'));
 
-/** Redirects to `to` (relative to the language root when it does not start with '/'). */
-function Go({ to }: { to: string }) {
+/** Redirects to the page `to` (config/paths.ts) in the address's language, else the detected one. */
+function Go({ to }: { to: (l: Locale) => string }) {
   const { search } = useLocation();
   const { language } = useParams();
   const lang = asLocale(language) ?? detect();
-  const target = to.startsWith('/') ? to : `/${lang}/${to}`;
-  return <Navigate replace to={`${target}${keepQuery(search)}`} />;
+  return <Navigate replace to={`${to(lang)}${keepQuery(search)}`} />;
 }
 
 /** `/:language/...`: a path without a valid language goes to the same path under the locale. */
@@ -44,7 +44,7 @@ function RequireSession() {
   const { search } = useLocation();
   const { language } = useParams();
   if (!session.isLoggedIn()) {
-    return <Navigate replace to={`/${asLocale(language) ?? detect()}/passport/signin${keepQuery(search)}`} />;
+    return <Navigate replace to={`${paths.signin(asLocale(language) ?? detect())}${keepQuery(search)}`} />;
   }
   return <Outlet />;
 }
@@ -72,46 +72,46 @@ export function createRouter() {
           // An error in a screen: the screen's place in the shell shows the error screen.
           errorElement: <ErrorScreen />,
           children: [
-            { path: '/', element: <Go to={`/${detect()}/passport/signin`} /> },
+            { path: '/', element: <Go to={paths.signin} /> },
             { path: '/signout', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },
             {
               path: '/:language',
               element: <LanguageRoot />,
               children: [
-                { index: true, element: <Go to="passport/signin" /> },
+                { index: true, element: <Go to={paths.signin} /> },
                 {
                   path: 'passport',
                   children: [
-                    { index: true, element: <Go to="passport/signin" /> },
+                    { index: true, element: <Go to={paths.signin} /> },
                     { path: 'signin', element: lazy(<SignIn />) },
                     { path: 'register', element: lazy(<Register />) },
                     { path: 'authorize', element: lazy(<Authorize />) },
-                    { path: '*', element: <Go to="passport/signin" /> },
+                    { path: '*', element: <Go to={paths.signin} /> },
                   ],
                 },
                 {
                   path: 'personal',
                   element: <RequireSession />,
                   children: [
-                    { index: true, element: <Go to="personal/info" /> },
+                    { index: true, element: <Go to={paths.info} /> },
                     { path: 'info', element: lazy(<WithMessages bundle="personal"><Info /></WithMessages>) },
                     { path: 'secure', element: lazy(<WithMessages bundle="personal"><Secure /></WithMessages>) },
-                    { path: '*', element: <Go to="personal/info" /> },
+                    { path: '*', element: <Go to={paths.info} /> },
                   ],
                 },
                 {
                   path: 'agreement',
                   children: [
-                    { index: true, element: <Go to="agreement/privacy" /> },
+                    { index: true, element: <Go to={paths.privacy} /> },
                     { path: ':doc', element: lazy(<WithMessages bundle="docs"><Agreement /></WithMessages>) },
-                    { path: '*', element: <Go to="agreement/privacy" /> },
+                    { path: '*', element: <Go to={paths.privacy} /> },
                   ],
                 },
                 { path: 'find/password', element: lazy(<FindPassword />) },
                 { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
                 { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },
                 ...testRoutes,
-                { path: '*', element: <Go to="passport/signin" /> },
+                { path: '*', element: <Go to={paths.signin} /> },
               ],
             },
           ],

@@ -1,10 +1,10 @@
 // The shell's idle watch (spec §4/§9): 30 minutes without an action ends the session with
 // 'Your session has expired. Please log in again'; an action in any tab of the origin keeps it.
-import { act, cleanup, fireEvent, render } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { act, cleanup, fireEvent } from '@testing-library/react';
 import { RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { en as en, zh as zh } from '../testing/messages';
+import { silentApi } from '../testing/fake-api';
+import { renderWithIntl } from '../testing/render-app';
 import * as toast from '../lib/toast';
 import { createRouter } from './router';
 
@@ -14,13 +14,7 @@ const realWait = (ms: number) => act(async () => void (await new Promise((r) => 
 async function open(url: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
   window.history.replaceState(null, '', url);
   const router = createRouter();
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
-  const r = render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
+  const r = renderWithIntl(<RouterProvider router={router} />, locale);
   for (let i = 0; i < 5; i++) await realWait(5);
   return { router, ...r, path: () => `${router.state.location.pathname}${router.state.location.search}` };
 }
@@ -34,7 +28,7 @@ beforeEach(() => {
   localStorage.setItem('umi_locale', 'en-US');
   localStorage.setItem('ciam_token', 'u1.token');
   localStorage.setItem('lastActionTime', String(Date.now()));
-  vi.stubGlobal('fetch', vi.fn(() => new Promise(() => {})));
+  silentApi();
 });
 afterEach(() => {
   cleanup();

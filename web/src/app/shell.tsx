@@ -7,7 +7,8 @@ import { Outlet, useLocation, useNavigate } from 'react-router';
 import { Toasts } from '../components/toasts';
 import { websiteFor } from '../config/website';
 import { common } from '../i18n/common';
-import { type Locale, switchTo } from '../i18n/locale';
+import { paths } from '../config/paths';
+import { type Locale, normalize, switchTo } from '../i18n/locale';
 import { embeddedInfo } from '../lib/redirect';
 import * as session from '../lib/session';
 import * as toast from '../lib/toast';
@@ -21,7 +22,7 @@ function useIdleWatch() {
   useEffect(() => {
     const expire = () => {
       toast.show('info', intl.formatMessage(common.sessionExpired));
-      navigate(`/${intl.locale}/passport/signin${window.location.search}`);
+      navigate(`${paths.signin(normalize(intl.locale))}${window.location.search}`);
     };
     const onActivity = () => {
       if (!session.isLoggedIn()) return;

@@ -3,7 +3,7 @@
 // single-use: the form remounts the widget (a new `key`) after each send to get a fresh one.
 import { useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
-import { api } from '../lib/api';
+import { getCaptcha } from '../lib/account-api';
 
 const m = defineMessages({
   label: { id: 'captcha.label', defaultMessage: "I'm not a robot" },
@@ -58,7 +58,7 @@ export function Captcha({ onSolved, error }: { onSolved: (payload: string) => vo
     if (state === 'busy' || state === 'verified') return;
     setState('busy');
     setDone(0);
-    const res = await api.get<Challenge>('/auth/captcha');
+    const res = await getCaptcha();
     const c = res.success ? res.data : null;
     const number = c && (await solve(c, () => alive.current, setDone));
     if (!alive.current) return;

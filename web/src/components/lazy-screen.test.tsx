@@ -1,13 +1,12 @@
 // Screens load lazily with a 120 s timeout; a failed chunk shows 'Loading chunk N failed' (spec §8/§9).
 import { act, cleanup, render, screen as view } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { RawIntlProvider } from 'react-intl';
 import type { ReactElement } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { en as en, zh as zh } from '../testing/messages';
+import { testIntl } from '../testing/render-app';
 import { CHUNK_TIMEOUT_MS, ChunkLoadError, Lazy, screen, withTimeout } from './lazy-screen';
 
-const intlFor = (locale: 'en-US' | 'zh-CN') =>
-  createIntl({ locale, messages: (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>, onError: () => {} }, createIntlCache());
+const intlFor = testIntl;
 
 afterEach(() => {
   cleanup();

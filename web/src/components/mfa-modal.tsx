@@ -3,13 +3,14 @@
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
-import { api } from '../lib/api';
+import { loginBackupCode, loginTotp } from '../lib/account-api';
 import * as accounts from '../lib/accounts';
 import * as mfa from '../lib/mfa';
 import { afterSignIn } from '../lib/redirect';
 import * as session from '../lib/session';
 import * as v from '../lib/validate';
 import { common } from '../i18n/common';
+import { normalize } from '../i18n/locale';
 
 const m = defineMessages({
   title: { id: 'mfa.title', defaultMessage: 'Two-step verification' },
@@ -51,14 +52,14 @@ function MfaModal({ challenge }: { challenge: string }) {
     setError(null);
     const res =
       mode === 'totp'
-        ? await api.post<{ token: string }>('/auth/login/totp', { challenge, code })
-        : await api.post<{ token: string }>('/auth/unlockCode', { challenge, code }, { skipErrorHandler: true });
+        ? await loginTotp({ challenge, code })
+        : await loginBackupCode({ challenge, code });
     if (res.success) {
       session.start(res.data.token);
       const account = mfa.pendingAccount();
       if (account) accounts.remember(account);
       mfa.close();
-      navigate(afterSignIn(intl.locale, window.location.search));
+      navigate(afterSignIn(normalize(intl.locale), window.location.search));
     } else if (mode === 'backup') {
       setError(intl.formatMessage(common.unlockInvalid));
     }

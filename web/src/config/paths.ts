@@ -1,4 +1,5 @@
 // The route table (spec §2) with typed href builders. Every href carries the language prefix.
+// Every link and redirect of the app is built here (app/router.tsx declares the same routes).
 import type { Locale } from '../i18n/locale';
 
 export const paths = {

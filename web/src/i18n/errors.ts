@@ -1,6 +1,8 @@
 // The localised texts of the server's reasons (spec §8). Every reason of the server's catalogue
-// has an `error.<REASON>` id here; a test checks it against docs/openapi.json.
-import { defineMessages } from 'react-intl';
+// has an `error.<REASON>` id here; a test checks it against docs/openapi.json, and `tsc` against the
+// generated `Reason` union (lib/api-types.gen.ts).
+import { defineMessages, type MessageDescriptor } from 'react-intl';
+import type { AnyReason } from '../lib/reasons';
 
 export const errors = defineMessages({
   CONTENT_MISSING: { id: 'error.CONTENT_MISSING', defaultMessage: 'Content missing' },
@@ -53,4 +55,4 @@ export const errors = defineMessages({
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },
   lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try it in {n} minute' },
-});
+}) satisfies Record<AnyReason, MessageDescriptor>;

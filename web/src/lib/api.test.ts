@@ -1,13 +1,11 @@
 // The API client (spec §7) and the default error handling of spec §8, against a mocked fetch.
-import { createIntl, createIntlCache, type MessageFormatElement } from 'react-intl';
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
-import { en as enUS, zh as zhCN } from '../testing/messages';
+import { testIntl } from '../testing/render-app';
 import { type ApiHost, api, configure, errorText, handleError, lockMinutes, postToHost, request } from './api';
 import * as mfa from './mfa';
 import * as session from './session';
 import * as toast from './toast';
 
-type Catalogue = Record<string, MessageFormatElement[]>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const NOW = new Date('2026-03-01T10:00:00Z').getTime();
 
@@ -17,11 +15,10 @@ let fetchMock: Mock<(url: string, init?: RequestInit) => Promise<Response>>;
 
 /** The same host the app configures (app/app.tsx), on the real compiled catalogue. */
 function hostFor(locale: 'en-US' | 'zh-CN'): ApiHost {
-  const messages = (locale === 'en-US' ? enUS : zhCN) as unknown as Catalogue;
-  const intl = createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
+  const intl = testIntl(locale);
   return {
     locale: () => locale,
-    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
+    translate: (id, values) => (intl.messages[id] ? intl.formatMessage({ id }, values) : null),
     navigate: (to) => navigate(to),
     onNeedTotp: (c) => mfa.open(c),
     onTotpEnabled: () => onTotpEnabled(),

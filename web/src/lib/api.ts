@@ -1,14 +1,20 @@
-// The API client: one module. Every request sends the session's bearer token (lib/session.ts:
+// The API client: one module. The calls themselves live one place per feature
+// (features/<feature>/api.ts; lib/account-api.ts for the ones shared components make), typed with
+// lib/api-types.gen.ts. Every request sends the session's bearer token (lib/session.ts:
 // memory only on the embedded sign-in) and a fresh UUID as X-Request-ID; errors are read as {reason, message, code} and handled as spec §8 says, unless
 // the caller skips the default handling.
 import * as session from './session';
 import * as toast from './toast';
 import { embeddedInfo, keepQuery, originOf } from './redirect';
+import { type AnyReason, byReason, type ReasonMap } from './reasons';
+import { paths } from '../config/paths';
+import type { Locale } from '../i18n/locale';
 
 export const BASE = '/ciam/v1';
 
 export interface ApiError {
-  reason: string;
+  /** The server's catalogue (docs/openapi.json; a cargo test keeps the server to it) or NETWORK_ERROR. */
+  reason: AnyReason;
   message: string;
   code: number;
   field?: string;
@@ -24,7 +30,7 @@ export interface RequestOptions {
 
 /** What the UI provides to the client: translation and navigation. */
 export interface ApiHost {
-  locale(): string;
+  locale(): Locale;
   /** The localised text of a message id, or null when the catalogue has none. */
   translate(id: string, values?: Record<string, string | number>): string | null;
   navigate(to: string): void;
@@ -53,7 +59,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
     return fail({ reason: 'NETWORK_ERROR', message: '', code: 0 }, opts);
   }
   const text = await res.text();
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
@@ -62,7 +68,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   if (res.ok) return { success: true, data: json as T };
   const e = (json ?? {}) as Partial<ApiError>;
   const error: ApiError = {
-    reason: typeof e.reason === 'string' ? e.reason : 'INTERNAL_SERVER_ERROR',
+    reason: typeof e.reason === 'string' ? (e.reason as AnyReason) : 'INTERNAL_SERVER_ERROR',
     message: typeof e.message === 'string' ? e.message : '',
     code: typeof e.code === 'number' ? e.code : res.status,
     field: e.field,
@@ -84,50 +90,69 @@ export function lockMinutes(message: string, now = Date.now()): number | null {
   return left > 0 ? Math.ceil(left / 60000) : null;
 }
 
-/** The user-visible text of an error: the catalogue's, else the server's, else the reason. */
-export function errorText(e: ApiError, now = Date.now()): string {
-  const tr = (id: string, v?: Record<string, string | number>) => host?.translate(id, v) ?? null;
-  if (e.reason === 'VERIFICATION_ATTEMPT_CODE_LIMIT') {
+type Translate = (id: string, values?: Record<string, string | number>) => string | null;
+
+/** Reasons whose text is not simply the catalogue's `error.<REASON>` (null: use the default). */
+const TEXTS: ReasonMap<(e: { message: string; reason: string }, tr: Translate, now: number) => string | null> = {
+  VERIFICATION_ATTEMPT_CODE_LIMIT: (e, tr, now) => {
     const n = lockMinutes(e.message, now);
     return (n === null ? tr('error.locked') : tr('error.lockedFor', { n })) ?? e.reason;
-  }
-  if (e.reason === 'INVALID_PARAMETER' && e.message) return e.message;
+  },
+  INVALID_PARAMETER: (e) => e.message || null,
+};
+
+/**
+ * The user-visible text of an error: the catalogue's, else the server's, else the reason. Any
+ * reason string is accepted (a newer server's, or one read from an address).
+ */
+export function errorText(e: Omit<ApiError, 'reason'> & { reason: string }, now = Date.now()): string {
+  const tr: Translate = (id, v) => host?.translate(id, v) ?? null;
+  const special = byReason(TEXTS, e.reason)?.(e, tr, now);
+  if (special != null) return special;
   return tr(`error.${e.reason}`) ?? (e.message || e.reason);
 }
 
 const PASSWORD_UNSET_DELAY_MS = 1200;
 
+interface Where {
+  loc: Location | null;
+  lang: Locale;
+  now: number;
+}
+
+/** The default handling of spec §8 for these reasons, wherever the page is. */
+const ALWAYS: ReasonMap<(e: ApiError, w: Where, embedded: boolean) => void> = {
+  AUTHORIZATION_FAILED: (_e, { loc, lang }, embedded) => {
+    session.clear();
+    if (!embedded && loc) host?.navigate(`${paths.signin(lang)}${keepQuery(loc.search, { dropServiceUrl: true })}`);
+  },
+  USER_TOTP_ENABLED: () => host?.onTotpEnabled(),
+};
+
+/**
+ * In a partner's frame nothing navigates: the second step and the password set-up happen in
+ * the full sign-in, so these are refusals like any other there (docs/partners.md).
+ */
+const FULL_PAGE: ReasonMap<(e: ApiError, w: Where) => void> = {
+  NEED_TOTP_VERIFY: (e) => host?.onNeedTotp(e.challenge),
+  EIAM_PASSWORD_UNSET: (e, { loc, lang, now }) => {
+    const id = toast.show('loading', errorText(e, now), PASSWORD_UNSET_DELAY_MS);
+    setTimeout(() => {
+      toast.dismiss(id);
+      host?.navigate(`${paths.findPassword(lang)}${loc ? keepQuery(loc.search, { dropServiceUrl: true }) : ''}`);
+    }, PASSWORD_UNSET_DELAY_MS);
+  },
+};
+
 /** The default handling of spec §8. */
 export function handleError(e: ApiError, now = Date.now()): void {
   const loc = typeof window === 'undefined' ? null : window.location;
   const info = loc ? embeddedInfo(loc.pathname, loc.search) : { embedded: false, serviceUrl: null, validateMsg: null };
-  const lang = host?.locale() ?? 'zh-CN';
-  switch (e.reason) {
-    case 'AUTHORIZATION_FAILED':
-      session.clear();
-      if (!info.embedded && loc) host?.navigate(`/${lang}/passport/signin${keepQuery(loc.search, { dropServiceUrl: true })}`);
-      return;
-    case 'USER_TOTP_ENABLED':
-      host?.onTotpEnabled();
-      return;
-  }
-  // In a partner's frame nothing navigates: the second step and the password set-up happen in
-  // the full sign-in, so these are refusals like any other there (docs/partners.md).
-  if (!info.embedded) {
-    switch (e.reason) {
-      case 'NEED_TOTP_VERIFY':
-        host?.onNeedTotp(e.challenge);
-        return;
-      case 'EIAM_PASSWORD_UNSET': {
-        const id = toast.show('loading', errorText(e, now), PASSWORD_UNSET_DELAY_MS);
-        setTimeout(() => {
-          toast.dismiss(id);
-          host?.navigate(`/${lang}/find/password${loc ? keepQuery(loc.search, { dropServiceUrl: true }) : ''}`);
-        }, PASSWORD_UNSET_DELAY_MS);
-        return;
-      }
-    }
-  }
+  const where: Where = { loc, lang: host?.locale() ?? 'zh-CN', now };
+  const always = byReason(ALWAYS, e.reason);
+  if (always) return always(e, where, info.embedded);
+  const fullPage = info.embedded ? undefined : byReason(FULL_PAGE, e.reason);
+  if (fullPage) return fullPage(e, where);
   if (info.embedded) {
     // No toast when embedded: tell the host page when it asked (validateMsg=notice), only at the
     // serviceUrl's own origin. The shape is fixed: never a token, ticket, mail or phone.
@@ -172,4 +197,8 @@ export const api = {
   get: <T>(path: string, opts?: RequestOptions) => request<T>('GET', path, undefined, opts),
   post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, body ?? {}, opts),
   patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PATCH', path, body ?? {}, opts),
+  delete: <T>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, undefined, opts),
 };
+
+/** The options of a call that handles its errors itself. */
+export const SKIP: RequestOptions = { skipErrorHandler: true };

@@ -4,8 +4,9 @@
 // where a browser may go: a redirect or a Cancel address is followed only as it answered it, and
 // only when it is an http(s) URL.
 import { defineMessages, type MessageDescriptor } from 'react-intl';
-import { api, type ApiError, request, type RequestOptions, type Result } from './api';
+import { api, type ApiError, type RequestOptions, type Result } from './api';
 import { originOf, type PartnerRequest } from './redirect';
+import { hasReason } from './reasons';
 
 export { afterSignIn, partnerRequest, type PartnerRequest } from './redirect';
 
@@ -66,7 +67,7 @@ export function issueTicket(appId: string, serviceUrl: string, scopes?: readonly
 
 /** Allow was refused because the app's scopes changed while the screen was open: reload the context. */
 export function scopesChanged(e: ApiError): boolean {
-  return e.reason === 'INVALID_PARAMETER' && e.field === 'scopes';
+  return hasReason(e, 'INVALID_PARAMETER') && e.field === 'scopes';
 }
 
 /** The context of a request, whichever kind it is. */
@@ -140,7 +141,7 @@ export async function listConsents(opts?: RequestOptions): Promise<Result<Grante
 
 /** Forgets the decision: the app asks again next time. */
 export function revokeConsent(appId: string, opts?: RequestOptions): Promise<Result<{ ok: boolean }>> {
-  return request<{ ok: boolean }>('DELETE', `/auth/consents/${enc(appId)}`, undefined, opts);
+  return api.delete<{ ok: boolean }>(`/auth/consents/${enc(appId)}`, opts);
 }
 
 /** Leaves Ciam for `url` when it is an http(s) URL; answers false (and stays) otherwise. */

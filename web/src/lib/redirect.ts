@@ -2,6 +2,8 @@
 // contains an encoded '=' or '/'. Partners write serviceUrl unencoded and last
 // (`?appId=…&serviceUrl=https://app.example.com/cb`); its value ends at the next '&', so a
 // serviceUrl cannot carry more than one query parameter of its own.
+import { paths } from '../config/paths';
+import type { Locale } from '../i18n/locale';
 
 /** The raw (still encoded) value of serviceUrl in a query string, if any. */
 function rawServiceUrl(search: string): string | null {
@@ -61,9 +63,9 @@ export function partnerRequest(search: string): PartnerRequest | null {
  * screen when a partner sent the user (it goes straight on when consent exists), else the
  * personal centre. The query is carried over by the rules above.
  */
-export function afterSignIn(lang: string, search: string): string {
+export function afterSignIn(lang: Locale, search: string): string {
   const q = keepQuery(search);
-  return `/${lang}/${partnerRequest(q) ? 'passport/authorize' : 'personal/info'}${q}`;
+  return `${partnerRequest(q) ? paths.authorize(lang) : paths.info(lang)}${q}`;
 }
 
 export interface Embedded {

@@ -301,7 +301,7 @@ for (const L of LOCALES) {
       assert.equal(await box.isChecked(), true);
     });
 
-    it('saves privacy choices and lists their history', async (tc) => {
+    it('saves privacy choices and lists their history', async () => {
       const { base } = ctx.server;
       const p = await page();
       const form = p.locator('form[data-testid="privacy-form"]');
@@ -316,7 +316,7 @@ for (const L of LOCALES) {
       assert.equal(privacy.json.settings.analytics, true);
     });
 
-    it('lists where the account is signed in and the security activity', async (tc) => {
+    it('lists where the account is signed in and the security activity', async () => {
       const { base } = ctx.server;
       const p = await page();
       await open(p, base, `/${L}/personal/secure`, '[data-testid="sessions"] li');
@@ -342,7 +342,7 @@ for (const L of LOCALES) {
       assert.equal((await apiCall(base, 'GET', '/auth/info', undefined, await token())).status, 200, 'this one stays');
     });
 
-    it('lists the applications: none used yet, and the seeded demo app recommended', async (tc) => {
+    it('lists the applications: none used yet, and the seeded demo app recommended', async () => {
       const { base } = ctx.server;
       const p = await page();
       await open(p, base, `/${L}/personal/info`, '[data-testid="apps"]');
@@ -355,7 +355,7 @@ for (const L of LOCALES) {
       assert.equal(await link.getAttribute('target'), '_blank');
     });
 
-    it('uploads a PNG avatar, and refuses an SVG before and after sending it', async (tc) => {
+    it('uploads a PNG avatar, and refuses an SVG before and after sending it', async () => {
       const { base } = ctx.server;
       const p = await page();
       await open(p, base, `/${L}/personal/info`, '[data-testid="avatar-input"]');

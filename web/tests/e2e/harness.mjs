@@ -209,7 +209,7 @@ export function builtScripts(dist) {
  */
 export function loggedReports(server) {
   const out = [];
-  for (const line of server.log().replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
+  for (const line of server.log().replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').split('\n')) {
     const at = line.indexOf(': client error ');
     if (at < 0) continue;
     const fields = {};

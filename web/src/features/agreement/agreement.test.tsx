@@ -1,22 +1,11 @@
 // The agreement documents: routing of :doc, titles, and the navigation between them.
-import { act, cleanup, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { en as en, zh as zh } from '../../testing/messages';
+import { renderApp } from '../../testing/render-app';
 import Agreement from './agreement';
 
-async function show(path: string, locale: 'en-US' | 'zh-CN') {
-  const router = createMemoryRouter([{ path: '/:language/agreement/:doc', element: <Agreement /> }], { initialEntries: [path] });
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
-  await act(async () => new Promise((r) => setTimeout(r, 10)));
-  return router;
+function show(path: string, locale: 'en-US' | 'zh-CN') {
+  return renderApp([{ path: '/:language/agreement/:doc', element: <Agreement /> }], path, { locale });
 }
 
 afterEach(cleanup);

@@ -1,24 +1,22 @@
 // The consent screen and the way back to it after sign-in, against a mocked API: what is asked,
 // what is shown, and where the browser is sent (only where the server said).
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MfaHost } from '../../components/mfa-modal';
-import * as api from '../../lib/api';
 import * as mfa from '../../lib/mfa';
 import { leave } from '../../lib/partner';
+import { hasReason } from '../../lib/reasons';
 import * as toast from '../../lib/toast';
-import { en, zh } from '../../testing/messages';
 import Authorize from './authorize';
 import SignIn from './signin';
+import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
+import { renderApp, settle } from '../../testing/render-app';
 
 vi.mock('../../lib/partner', async (original) => ({ ...(await original<typeof import('../../lib/partner')>()), leave: vi.fn(() => true) }));
 const left = vi.mocked(leave);
 
-type Call = { method: string; path: string; body: unknown };
 let calls: Call[] = [];
-let answers: Record<string, () => [number, unknown]> = {};
+let answers: Record<string, Answer> = {};
 const callsTo = (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path);
 
 const SERVICE = 'https://app.example.com/cb';
@@ -31,49 +29,19 @@ const CTX = {
 const ISSUED = { cTicket: 'CT-1', redirect: `${SERVICE}?cTicket=CT-1` };
 
 function mockFetch() {
-  calls = [];
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string, init: RequestInit = {}) => {
-      const path = url.replace('/ciam/v1', '');
-      const method = init.method ?? 'GET';
-      const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
-      calls.push({ method, path, body });
-      const [status, answer] = answers[`${method} ${path}`]?.() ?? [404, { reason: 'NOT_FOUND', message: '', code: 404 }];
-      return new Response(JSON.stringify(answer), { status, headers: { 'content-type': 'application/json' } });
-    }),
-  );
+  ({ calls, answers } = fakeApi(answers, NOT_FOUND));
 }
 
-async function settle() {
-  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
-}
-
-async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
-  const router = createMemoryRouter(
+function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
+  return renderApp(
     [
       { path: '/:language/passport/authorize', element: <Authorize /> },
       { path: '/:language/passport/signin', element: <><SignIn /><MfaHost /></> },
       { path: '/:language/personal/info', element: <p>personal centre</p> },
     ],
-    { initialEntries: [path] },
+    path,
+    { locale, onNeedTotp: (c) => mfa.open(c) },
   );
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
-  api.configure({
-    locale: () => locale,
-    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
-    navigate: (to) => void router.navigate(to, { replace: true }),
-    onNeedTotp: (c) => mfa.open(c),
-    onTotpEnabled: () => {},
-  });
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
-  await settle();
-  return router;
 }
 
 const at = (router: Awaited<ReturnType<typeof show>>) => router.state.location.pathname + router.state.location.search;
@@ -216,7 +184,7 @@ describe('the consent screen', () => {
     const router = await show(`/en-US/passport/authorize${Q}`);
     const box = screen.getByTestId('authorize-error');
     expect(box.querySelector('[role="alert"]')?.textContent).toContain('The application cannot be authorized');
-    if (answer[1].reason === 'INVALID_PARAMETER') expect(box.textContent).toContain('serviceUrl is not registered for this app');
+    if (hasReason(answer[1], 'INVALID_PARAMETER')) expect(box.textContent).toContain('serviceUrl is not registered for this app');
     expect(screen.getByTestId('authorize-personal').getAttribute('href')).toBe('/en-US/personal/info');
     expect(screen.queryByTestId('authorize-allow')).toBeNull();
     expect(left).not.toHaveBeenCalled();

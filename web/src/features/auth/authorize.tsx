@@ -16,6 +16,7 @@ import { type ConsentContext, consentFlow, consentMessages, leave, type PartnerR
 import { keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { ConsentCard } from './consent-card';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   continuing: { id: 'authorize.continuing', defaultMessage: 'Taking you to {app}…' },
@@ -71,7 +72,7 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
 
   const refuse = (e: ApiError) => {
     // A lost session goes to sign-in (spec §8); anything else stays here, on this screen.
-    if (e.reason === 'AUTHORIZATION_FAILED') handleError(e);
+    if (hasReason(e, 'AUTHORIZATION_FAILED')) handleError(e);
     else setState({ at: 'failed', error: errorText(e) });
   };
 
@@ -101,6 +102,7 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
     started.current = true;
     void flow.load();
     // Once per request: a new query remounts this component (its key).
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per request (see above)
   }, []);
 
   if (state.at === 'failed') return <Failed lang={lang} error={state.error} />;

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Captcha } from '../../components/captcha';
 import { Field, type Msg } from '../../components/field';
-import { api } from '../../lib/api';
+import { sendCode } from '../../lib/account-api';
 import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
 import * as toast from '../../lib/toast';
 
@@ -40,7 +40,7 @@ export function CodeField({ purpose, account, ...field }: Props) {
       return;
     }
     setBusy(true);
-    const res = await api.post<{ resendAfter: number }>('/auth/identity', { account: to, purpose, captcha });
+    const res = await sendCode({ account: to, purpose, captcha });
     setBusy(false);
     // A solution is single-use: whatever the answer, the next send needs a fresh one.
     setCaptcha(null);

@@ -2,12 +2,11 @@
 import { useState } from 'react';
 import { FormattedMessage } from 'react-intl';
 import { Field } from '../../components/field';
-import { api } from '../../lib/api';
+import { loginCode } from './api';
 import { code, identity } from '../../lib/validate';
 import { CodeField } from './code-field';
 import { labels } from './messages';
-import { type SignedIn, signinMessages } from './password-form';
-import type { Done } from './signin';
+import { type Done, signinMessages } from './password-form';
 import { useForm } from '../../components/use-form';
 
 export default function CodeForm({ account, onSignedIn }: { account: string; onSignedIn: Done }) {
@@ -18,7 +17,7 @@ export default function CodeForm({ account, onSignedIn }: { account: string; onS
     const { account, code: c } = f.values;
     if (!f.check({ account: identity(account), code: code(c) })) return;
     setBusy(true);
-    const res = await api.post<SignedIn>('/auth/login/code', { account: account.trim(), code: c.trim() });
+    const res = await loginCode({ account: account.trim(), code: c.trim() });
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
   };

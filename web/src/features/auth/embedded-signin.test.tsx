@@ -1,18 +1,15 @@
 // The embedded sign-in against a mocked API: what is posted to the framing page (and only to the
 // serviceUrl's origin), and the consent step's reload when the app changed its scopes.
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
-import * as api from '../../lib/api';
 import * as mfa from '../../lib/mfa';
 import * as toast from '../../lib/toast';
-import { en } from '../../testing/messages';
 import EmbeddedSignIn from './embedded-signin';
+import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
+import { renderApp, settle } from '../../testing/render-app';
 
-type Call = { method: string; path: string; body: unknown; auth: string | undefined };
 let calls: Call[] = [];
-let answers: Record<string, () => [number, unknown]> = {};
+let answers: Record<string, Answer> = {};
 let post: Mock<(msg: unknown, origin: string) => void>;
 const callsTo = (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path);
 
@@ -27,42 +24,12 @@ const CTX = {
 const SCOPES_CHANGED: [number, unknown] = [400, { reason: 'INVALID_PARAMETER', message: 'scopes changed', code: 400, field: 'scopes' }];
 
 function mockFetch() {
-  calls = [];
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string, init: RequestInit = {}) => {
-      const path = url.replace('/ciam/v1', '');
-      const method = init.method ?? 'GET';
-      const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
-      calls.push({ method, path, body, auth: (init.headers as Record<string, string>).Authorization });
-      const [status, answer] = answers[`${method} ${path}`]?.() ?? [404, { reason: 'NOT_FOUND', message: '', code: 404 }];
-      return new Response(JSON.stringify(answer), { status, headers: { 'content-type': 'application/json' } });
-    }),
-  );
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
+  ({ calls, answers } = fakeApi(answers, NOT_FOUND));
 }
 
 async function show() {
   window.history.replaceState(null, '', PATH);
-  const router = createMemoryRouter([{ path: '/:language/embedded/signin', element: <EmbeddedSignIn /> }], { initialEntries: [PATH] });
-  const messages = en as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale: 'en-US', messages, onError: () => {} }, createIntlCache());
-  api.configure({
-    locale: () => 'en-US',
-    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
-    navigate: (to) => void router.navigate(to, { replace: true }),
-    onNeedTotp: (c) => mfa.open(c),
-    onTotpEnabled: () => {},
-  });
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
-  await settle();
+  await renderApp([{ path: '/:language/embedded/signin', element: <EmbeddedSignIn /> }], PATH, { onNeedTotp: (c) => mfa.open(c) });
 }
 
 async function signIn() {

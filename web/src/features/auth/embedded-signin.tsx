@@ -17,6 +17,7 @@ import { embeddedInfo } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { ConsentCard } from './consent-card';
 import { PasswordForm } from './password-form';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   done: { id: 'embedded.done', defaultMessage: 'You are signed in.' },
@@ -48,7 +49,7 @@ export default function EmbeddedSignIn() {
   }, []);
 
   const refuse = (e: ApiError, confirmed: boolean) => {
-    if (e.reason === 'AUTHORIZATION_FAILED') {
+    if (hasReason(e, 'AUTHORIZATION_FAILED')) {
       handleError(e); // forgets the in-memory session
       setStep({ at: 'signin' });
       return;

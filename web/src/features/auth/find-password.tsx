@@ -8,7 +8,7 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
-import { api } from '../../lib/api';
+import { resetPassword } from './api';
 import { keepQuery } from '../../lib/redirect';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
@@ -41,7 +41,7 @@ export default function FindPassword() {
     });
     if (!ok) return;
     setBusy(true);
-    const res = await api.patch('/auth/pwd', { ...x, account: x.account.trim(), code: x.code.trim() }, { skipErrorHandler: true });
+    const res = await resetPassword({ ...x, account: x.account.trim(), code: x.code.trim() });
     setBusy(false);
     if (!res.success) return f.fail(res.error);
     toast.show('success', intl.formatMessage(m.done));

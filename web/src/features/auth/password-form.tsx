@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
 import { Field } from '../../components/field';
 import * as mfa from '../../lib/mfa';
-import { api, errorText } from '../../lib/api';
+import { errorText } from '../../lib/api';
+import { loginPassword } from './api';
 import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
@@ -16,9 +17,10 @@ export const signinMessages = defineMessages({
 });
 const m = signinMessages;
 
-export interface SignedIn {
-  token: string;
-}
+export type { SignedIn } from './api';
+
+/** What a sign-in form calls when it signed in (the screen goes on from there). */
+export type Done = (account: string, token: string) => void;
 
 interface Props {
   account?: string;
@@ -40,7 +42,7 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn }: Props)
     setBusy(true);
     setRefusal(null);
     mfa.signingIn(account.trim());
-    const res = await api.post<SignedIn>('/auth/login/password', { account: account.trim(), password });
+    const res = await loginPassword({ account: account.trim(), password });
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
     else if (inline) setRefusal(errorText(res.error));

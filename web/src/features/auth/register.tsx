@@ -7,7 +7,7 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
-import { api } from '../../lib/api';
+import { register } from './api';
 import { keepQuery } from '../../lib/redirect';
 import { countryOptions, isCountry } from '../../lib/countries';
 import { KEYS, read } from '../../lib/storage';
@@ -60,7 +60,7 @@ export default function Register() {
     if (!ok) return;
     setBusy(true);
     const body = { ...x, userName: x.userName.trim(), company: x.company.trim(), account: x.account.trim(), code: x.code.trim() };
-    const res = await api.post('/auth/register', body, { skipErrorHandler: true });
+    const res = await register(body);
     setBusy(false);
     if (!res.success) return f.fail(res.error);
     toast.show('success', intl.formatMessage(m.done));

@@ -11,7 +11,7 @@ import { titles } from '../../i18n/titles';
 import * as accounts from '../../lib/accounts';
 import { afterSignIn, keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
-import { PasswordForm } from './password-form';
+import { type Done, PasswordForm } from './password-form';
 
 const m = defineMessages({
   byPassword: { id: 'signin.byPassword', defaultMessage: 'Password' },
@@ -26,7 +26,6 @@ const m = defineMessages({
 });
 
 type Mode = 'password' | 'code' | 'staff';
-export type Done = (account: string, token: string) => void;
 
 // The code mode (captcha, countdown) loads when chosen: the first screen stays small.
 const loadCodeForm = () => import('./code-signin');

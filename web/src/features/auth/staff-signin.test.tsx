@@ -2,66 +2,33 @@
 // API: the company button's address, the one-time code redeemed once and removed from the address,
 // the errors shown in words (never words from the address), the second step, and the binding to the
 // tab that started the sign-in (login CSRF).
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as api from '../../lib/api';
 import * as mfa from '../../lib/mfa';
 import * as toast from '../../lib/toast';
-import { en, zh } from '../../testing/messages';
 import SignIn from './signin';
 import { keepQuery } from '../../lib/redirect';
 import { BIND_KEY, bindHash, newBind, STAFF_PARAMS, staffStartUrl } from './staff-signin';
+import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
+import { renderApp } from '../../testing/render-app';
 
-type Call = { method: string; path: string; body: unknown };
 let calls: Call[] = [];
-let answers: Record<string, () => [number, unknown]> = {};
+let answers: Record<string, Answer> = {};
 
 function mockFetch() {
-  calls = [];
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string, init: RequestInit = {}) => {
-      const path = url.replace('/ciam/v1', '');
-      const method = init.method ?? 'GET';
-      const body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
-      calls.push({ method, path, body });
-      const [status, answer] = answers[`${method} ${path}`]?.() ?? [404, { reason: 'NOT_FOUND', message: '', code: 404 }];
-      return new Response(JSON.stringify(answer), { status, headers: { 'content-type': 'application/json' } });
-    }),
-  );
+  ({ calls, answers } = fakeApi(answers, NOT_FOUND));
 }
 
-async function settle() {
-  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
-}
-
-async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
-  const router = createMemoryRouter(
+function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
+  return renderApp(
     [
       { path: '/:language/passport/signin', element: <SignIn /> },
       { path: '/:language/passport/authorize', element: <p>consent screen</p> },
       { path: '/:language/personal/info', element: <p>personal centre</p> },
     ],
-    { initialEntries: [path] },
+    path,
+    { locale, onNeedTotp: (c) => mfa.open(c) },
   );
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
-  api.configure({
-    locale: () => locale,
-    translate: (id, values) => (messages[id] ? intl.formatMessage({ id }, values) : null),
-    navigate: (to) => void router.navigate(to, { replace: true }),
-    onNeedTotp: (c) => mfa.open(c),
-    onTotpEnabled: () => {},
-  });
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
-  await settle();
-  return router;
 }
 
 const at = (router: Awaited<ReturnType<typeof show>>) => router.state.location.pathname + router.state.location.search;

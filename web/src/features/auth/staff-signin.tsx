@@ -9,9 +9,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation, useNavigate } from 'react-router';
-import { api, BASE, errorText, handleError } from '../../lib/api';
+import { BASE, errorText, handleError } from '../../lib/api';
+import { loginStaff } from './api';
 import * as mfa from '../../lib/mfa';
 import { keepQuery } from '../../lib/redirect';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   company: { id: 'signin.staffCompany', defaultMessage: 'Sign in with the company account' },
@@ -23,6 +25,9 @@ const m = defineMessages({
 
 /** The one-time parameters the server's return adds: handled here, never carried over. */
 export const STAFF_PARAMS = ['staffCode', 'staffError'] as const;
+
+/** The callback's own `staffError` values, beside the reason catalogue (routes/staff.rs). */
+const STAFF_ONLY = { UNAVAILABLE: m.unavailable } as const;
 
 /**
  * Where the company button goes: the server's start, with the language, the hash of this tab's
@@ -81,10 +86,6 @@ export function StaffSignIn() {
   );
 }
 
-interface SignedIn {
-  token: string;
-}
-
 /**
  * On the sign-in screen: redeems a `staffCode` from the address once, or shows a `staffError`.
  * Either is removed from the address first (replace), so a reload or Back does not repeat it.
@@ -126,10 +127,10 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
     setState({ busy: true, error: null });
     // No account name to remember: the company identity is not typed here.
     mfa.signingIn('');
-    void api.post<SignedIn>('/auth/login/staff', { code, bind }, { skipErrorHandler: true }).then((res) => {
+    void loginStaff({ code, bind }).then((res) => {
       if (res.success) {
         setState({ busy: false, error: null, token: res.data.token });
-      } else if (res.error.reason === 'NEED_TOTP_VERIFY') {
+      } else if (hasReason(res.error, 'NEED_TOTP_VERIFY')) {
         // The second step, exactly as after a password.
         setState({ busy: false, error: null });
         handleError(res.error);
@@ -139,10 +140,12 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
       }
     });
     // Runs once per screen: the address is cleaned right away.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per screen, on the first address
   }, []);
 
   function staffErrorText(reason: string): string {
-    if (reason === 'UNAVAILABLE') return intl.formatMessage(m.unavailable);
+    // staffError=UNAVAILABLE (not a catalogue reason): staff sign-in is not configured.
+    if (Object.hasOwn(STAFF_ONLY, reason)) return intl.formatMessage(STAFF_ONLY[reason as keyof typeof STAFF_ONLY]);
     // Only the catalogue's texts: never words taken from the address.
     if (/^[A-Z_]{1,64}$/.test(reason)) {
       const text = errorText({ reason, message: '', code: 0 });

@@ -1,57 +1,29 @@
 // /signout and /{lang}/logout: the session ends on the server and here; deactivation.
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as api from '../../lib/api';
+import { fireEvent, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as toast from '../../lib/toast';
-import { en as en, zh as zh } from '../../testing/messages';
+import { type Answer, fakeApi, type FakeApi, SIGNED_OUT } from '../../testing/fake-api';
+import { renderApp, resetApp, settle, signIn } from '../../testing/render-app';
 import Logout from './logout';
 import SignOut from './signout';
 
-let fetchMock: ReturnType<typeof vi.fn>;
-let answers: Record<string, () => [number, unknown]>;
+let fetchMock: FakeApi['fetch'];
+let answers: Record<string, Answer>;
 
 const INFO = { userId: 'u1', userName: 'ann', enableTotp: false, isEiamUser: false };
 
-async function settle() {
-  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
-}
-
-async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
-  const router = createMemoryRouter(
+function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
+  return renderApp(
     [
       { path: '/signout', element: <SignOut /> },
       { path: '/:language/logout', element: <Logout /> },
       { path: '/:language/passport/signin', element: <p>sign-in page</p> },
     ],
-    { initialEntries: [path] },
+    path,
+    { locale },
   );
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
-  api.configure({
-    locale: () => locale,
-    translate: (id, values) => {
-      const descriptor = { id };
-      return messages[id] ? intl.formatMessage(descriptor, values) : null;
-    },
-    navigate: (to) => void router.navigate(to, { replace: true }),
-    onNeedTotp: () => {},
-    onTotpEnabled: () => {},
-  });
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
-  await settle();
-  return router;
 }
 
-const signIn = () => {
-  localStorage.setItem('ciam_token', 'u1.token');
-  localStorage.setItem('lastActionTime', String(Date.now()));
-};
 type Init = RequestInit & { method?: string };
 const callsTo = (method: string, path: string) =>
   fetchMock.mock.calls.filter(([url, init]) => url === `/ciam/v1${path}` && ((init as Init)?.method ?? 'GET') === method) as [string, Init][];
@@ -59,20 +31,10 @@ const bodyOf = (call: [string, Init] | undefined) => JSON.parse(String(call?.[1]
 const errorOf = (el: HTMLElement) => document.getElementById((el.getAttribute('aria-describedby') ?? '').split(' ').pop() ?? '')?.textContent;
 
 beforeEach(() => {
-  answers = { 'GET /auth/info': () => [200, INFO] };
-  fetchMock = vi.fn(async (url: string, init: Init = {}) => {
-    const key = `${init.method ?? 'GET'} ${url.replace('/ciam/v1', '')}`;
-    const [status, body] = answers[key]?.() ?? [401, { reason: 'AUTHORIZATION_FAILED', message: '', code: 401 }];
-    return new Response(JSON.stringify(body), { status });
-  });
-  vi.stubGlobal('fetch', fetchMock);
+  // Anything not answered here: the session is gone.
+  ({ answers, fetch: fetchMock } = fakeApi({ 'GET /auth/info': () => [200, INFO] }, SIGNED_OUT));
 });
-afterEach(() => {
-  cleanup();
-  for (const t of toast.current()) toast.dismiss(t.id);
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
+afterEach(resetApp);
 
 describe('/signout', () => {
   it('revokes the session with its token, clears it, and says so even when the server refuses', async () => {

@@ -9,14 +9,16 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
-import { api, type ApiError, errorText, handleError } from '../../lib/api';
+import { type ApiError, errorText, handleError } from '../../lib/api';
+import { deactivate } from './api';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
-import { useLogout } from '../personal/personal-nav';
-import { AT_FIELD, withoutEmpty } from '../personal/proof';
-import { useUserInfo } from '../personal/use-user-info';
+import { useLogout } from '../../components/use-logout';
+import { atField, withoutEmpty } from '../../lib/proof';
+import { useUserInfo } from '../../components/use-user-info';
 import './logout.css';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   intro: { id: 'logout.intro', defaultMessage: 'Deactivating closes your Ciam account and every application you reach with it.' },
@@ -164,7 +166,7 @@ function Deactivate({ account }: { account: Account }) {
     if (proof) return focus(name);
     if (confirm) return focus('confirm');
     setBusy(true);
-    const res = await api.patch('/auth/deactivation', withoutEmpty(twoFactor ? { code: value } : { password: value }), { skipErrorHandler: true });
+    const res = await deactivate(withoutEmpty(twoFactor ? { code: value } : { password: value }));
     setBusy(false);
     if (res.success) {
       session.clear();
@@ -173,10 +175,10 @@ function Deactivate({ account }: { account: Account }) {
       return;
     }
     const err: ApiError = res.error;
-    if (AT_FIELD.has(err.reason) || err.field === name) {
-      setErrors({ proof: err.reason === 'PASSWORD_ERROR' ? dm.wrongPassword : errorText(err) });
+    if (atField(err) || err.field === name) {
+      setErrors({ proof: hasReason(err, 'PASSWORD_ERROR') ? dm.wrongPassword : errorText(err) });
       focus(name);
-    } else if (err.reason === 'EIAM_DEACTIVATE_ERROR') {
+    } else if (hasReason(err, 'EIAM_DEACTIVATE_ERROR')) {
       setErrors({ form: errorText(err) });
     } else handleError(err);
   };

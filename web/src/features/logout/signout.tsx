@@ -7,7 +7,7 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
-import { api } from '../../lib/api';
+import { logout } from '../../lib/account-api';
 import * as session from '../../lib/session';
 import './logout.css';
 
@@ -28,7 +28,7 @@ export default function SignOut() {
     if (started.current || !session.isLoggedIn()) return;
     started.current = true;
     // The request reads the token as it starts, so the session can be cleared straight away.
-    const call = api.post('/auth/logout', {}, { skipErrorHandler: true });
+    const call = logout();
     session.clear();
     void call.finally(() => setDone(true));
   }, []);

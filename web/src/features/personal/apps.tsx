@@ -1,12 +1,14 @@
 // The applications of the personal centre: the 2 used most recently (GET /auth/apps), the ones
 // the user allowed on the consent screen (consents.tsx), and the common and recommended ones in
 // the page's language (GET /app/language/{language}).
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { api, handleError } from '../../lib/api';
+import { handleError, type Result } from '../../lib/api';
+import { getAppsByLanguage, getRecentApps } from './api';
 import { AuthorizedApps } from './consents';
 import { type CatalogueApp, type RecentApp, recentApps, safeHref, splitCatalogue } from './recent-apps';
 import { When } from './when';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   heading: { id: 'info.apps.heading', defaultMessage: 'Applications' },
@@ -23,23 +25,23 @@ const m = defineMessages({
 
 type Loaded<T> = T[] | 'failed' | null;
 
-function useApps<T>(path: string, pick: (d: unknown) => T[]): Loaded<T> {
+function useApps<T>(get: () => Promise<Result<unknown>>, pick: (d: unknown) => T[]): Loaded<T> {
   const [items, setItems] = useState<Loaded<T>>(null);
   useEffect(() => {
     let alive = true;
     setItems(null);
-    void api.get<unknown>(path, { skipErrorHandler: true }).then((res) => {
+    void get().then((res) => {
       if (!alive) return;
       if (res.success) setItems(pick(res.data));
       else {
-        if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+        if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
         setItems('failed');
       }
     });
     return () => {
       alive = false;
     };
-  }, [path, pick]);
+  }, [get, pick]);
   return items;
 }
 
@@ -71,8 +73,9 @@ function Pending({ failed }: { failed: boolean }) {
 
 export function Apps() {
   const intl = useIntl();
-  const recent = useApps('/auth/apps', pickRecent);
-  const catalogue = useApps(`/app/language/${encodeURIComponent(intl.locale)}`, pickCatalogue);
+  const getCatalogue = useCallback(() => getAppsByLanguage(intl.locale), [intl.locale]);
+  const recent = useApps(getRecentApps, pickRecent);
+  const catalogue = useApps(getCatalogue, pickCatalogue);
   const split = Array.isArray(catalogue) ? splitCatalogue(catalogue) : null;
   return (
     <section className="card" aria-labelledby="apps-title" data-testid="apps">

@@ -3,6 +3,7 @@
 // X-Request-ID, the language) and reads errors the same way, for lib/api's handleError.
 import { type ApiError, BASE, type Result } from '../../lib/api';
 import * as session from '../../lib/session';
+import type { AnyReason } from '../../lib/reasons';
 
 /** Spec §5/§9: "Avatar max 1MB" (1 MiB; the server checks again: AVATAR_TOO_LARGE). */
 export const AVATAR_MAX_BYTES = 1024 * 1024;
@@ -32,7 +33,7 @@ export async function uploadAvatar(file: Blob, locale: string): Promise<Result<{
   } catch {
     return { success: false, error: { reason: 'NETWORK_ERROR', message: '', code: 0 } };
   }
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = JSON.parse(await res.text());
   } catch {
@@ -43,7 +44,7 @@ export async function uploadAvatar(file: Blob, locale: string): Promise<Result<{
   return {
     success: false,
     error: {
-      reason: typeof body.reason === 'string' ? body.reason : 'INTERNAL_SERVER_ERROR',
+      reason: typeof body.reason === 'string' ? (body.reason as AnyReason) : 'INTERNAL_SERVER_ERROR',
       message: typeof body.message === 'string' ? body.message : '',
       code: typeof body.code === 'number' ? body.code : res.status,
       field: body.field,

@@ -7,7 +7,8 @@ import { common } from '../../i18n/common';
 import { type ApiError, handleError } from '../../lib/api';
 import * as toast from '../../lib/toast';
 import { AVATAR_ACCEPT, checkAvatar, uploadAvatar } from './avatar-file';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
+import { byReason, hasReason, type ReasonMap } from '../../lib/reasons';
 
 const m = defineMessages({
   alt: { id: 'info.avatar.alt', defaultMessage: 'Your profile photo' },
@@ -20,9 +21,12 @@ const m = defineMessages({
   saved: { id: 'info.avatar.saved', defaultMessage: 'Your profile photo has been updated' },
 });
 
+/** The server's refusals of the file itself, shown at the field. */
+const REFUSED: ReasonMap<Msg> = { AVATAR_TOO_LARGE: m.tooLarge, AVATAR_INVALID: m.type };
+
 /** Errors that mean "try later" rather than something the default handling should say. */
 function isTransient(e: ApiError): boolean {
-  return e.code === 0 || e.code >= 500 || e.reason === 'NOT_FOUND' || e.reason === 'METHOD_NOT_ALLOWED';
+  return e.code === 0 || e.code >= 500 || hasReason(e, 'NOT_FOUND', 'METHOD_NOT_ALLOWED');
 }
 
 export function Avatar({ info, onInfo }: { info: UserInfo; onInfo: (u: UserInfo) => void }) {
@@ -44,11 +48,11 @@ export function Avatar({ info, onInfo }: { info: UserInfo; onInfo: (u: UserInfo)
     setBusy(true);
     const res = await uploadAvatar(file, intl.locale);
     setBusy(false);
+    const refused = res.success ? undefined : byReason(REFUSED, res.error.reason);
     if (res.success) {
       onInfo({ ...info, avatar: res.data.avatar });
       toast.show('success', intl.formatMessage(m.saved));
-    } else if (res.error.reason === 'AVATAR_TOO_LARGE') setError(m.tooLarge);
-    else if (res.error.reason === 'AVATAR_INVALID') setError(m.type);
+    } else if (refused) setError(refused);
     else if (isTransient(res.error)) {
       setError(common.uploadError);
       toast.show('error', intl.formatMessage(common.uploadError));

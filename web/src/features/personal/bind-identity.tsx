@@ -5,12 +5,15 @@ import { type FormEvent, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Captcha } from '../../components/captcha';
 import { Field, type Msg } from '../../components/field';
-import { api, type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { sendCode } from '../../lib/account-api';
+import { type ApiError, errorText, handleError, type Result, SKIP } from '../../lib/api';
+import { bindAddress } from './api';
 import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { type IdentityKind, lastSignIn, normalizeIdentity, sameAsCurrent } from './identity';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
+import { byReason, type ReasonMap } from '../../lib/reasons';
 
 const m = defineMessages({
   mailHeading: { id: 'info.bind.mailHeading', defaultMessage: 'E-mail address' },
@@ -46,12 +49,22 @@ const TEXT: Record<IdentityKind, { heading: MessageDescriptor; label: MessageDes
 };
 
 /** Server errors that belong to the address or the code field. */
-const ADDRESS_REASONS = new Set(['MAIL_EXIST', 'PHONE_EXIST', 'INVALID_MAIL', 'INVALID_PHONE', 'EIAM_MAIL_PERMISSION_DENIED']);
-const CODE_REASONS = new Set(['VERIFYCODE_NOT_FOUND', 'CODE_ERROR', 'CODE_KIND_ERROR', 'VERIFICATION_CODE_LIMIT']);
+const FIELD_OF: ReasonMap<FieldName> = {
+  MAIL_EXIST: 'address',
+  PHONE_EXIST: 'address',
+  INVALID_MAIL: 'address',
+  INVALID_PHONE: 'address',
+  EIAM_MAIL_PERMISSION_DENIED: 'address',
+  VERIFYCODE_NOT_FOUND: 'code',
+  CODE_ERROR: 'code',
+  CODE_KIND_ERROR: 'code',
+  VERIFICATION_CODE_LIMIT: 'code',
+};
 
 function fieldOf(kind: IdentityKind, e: ApiError): FieldName | null {
-  if (e.field === kind || e.field === 'account' || ADDRESS_REASONS.has(e.reason)) return 'address';
-  if (e.field === 'code' || CODE_REASONS.has(e.reason)) return 'code';
+  const implied = byReason(FIELD_OF, e.reason);
+  if (e.field === kind || e.field === 'account' || implied === 'address') return 'address';
+  if (e.field === 'code' || implied === 'code') return 'code';
   return null;
 }
 
@@ -87,11 +100,7 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
       return;
     }
     setBusy(true);
-    const res = await api.post<{ resendAfter?: number }>(
-      '/auth/identity',
-      { account: normalizeIdentity(kind, address), purpose: 'bind', captcha },
-      { skipErrorHandler: true },
-    );
+    const res = await sendCode({ account: normalizeIdentity(kind, address), purpose: 'bind', captcha }, SKIP);
     setBusy(false);
     // A captcha solution is single-use: the next send needs a fresh one.
     setCaptcha(null);
@@ -110,7 +119,7 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
     if (found.code) return focus('code');
     setBusy(true);
     const value = normalizeIdentity(kind, address);
-    const res = await guard(() => api.patch<UserInfo>(`/auth/${kind}`, { [kind]: value, code: code.trim() }, { skipErrorHandler: true }));
+    const res = await guard(() => bindAddress(kind, value, code.trim()));
     setBusy(false);
     if (!res) return;
     if (res.success) {

@@ -2,11 +2,13 @@
 // it (the server says PASSWORD_SAME_ERROR too), and its confirmation.
 import { type FormEvent, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { api, type ApiError, errorText, handleError } from '../../lib/api';
+import { type ApiError, errorText, handleError } from '../../lib/api';
+import { changePassword } from './api';
 import * as toast from '../../lib/toast';
 import { Field } from '../../components/field';
 import { useForm } from '../../components/use-form';
 import * as v from '../../lib/validate';
+import { byReason, type ReasonMap } from '../../lib/reasons';
 
 const m = defineMessages({
   oldPassword: { id: 'secure.pwd.old', defaultMessage: 'Current password' },
@@ -27,12 +29,13 @@ function isField(f: string | undefined): f is FieldName {
   return f !== undefined && (FIELDS as readonly string[]).includes(f);
 }
 
+/** The fields that reasons imply. */
+const FIELD_OF: ReasonMap<FieldName> = { PASSWORD_SAME_ERROR: 'password', PASSWORD_ERROR: 'oldPassword' };
+
 /** The field a server error belongs to: the one it names, else the one its reason implies. */
 function fieldOf(e: ApiError): FieldName | null {
   if (isField(e.field)) return e.field;
-  if (e.reason === 'PASSWORD_SAME_ERROR') return 'password';
-  if (e.reason === 'PASSWORD_ERROR') return 'oldPassword';
-  return null;
+  return byReason(FIELD_OF, e.reason) ?? null;
 }
 
 export function ChangePassword() {
@@ -48,7 +51,7 @@ export function ChangePassword() {
     });
     if (!ok) return;
     setBusy(true);
-    const res = await api.patch('/auth/pwd', values, { skipErrorHandler: true });
+    const res = await changePassword(values);
     setBusy(false);
     if (res.success) {
       FIELDS.forEach((name) => set(name, ''));

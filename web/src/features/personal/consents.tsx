@@ -5,6 +5,7 @@ import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { handleError } from '../../lib/api';
 import { type GrantedApp, knownScopes, listConsents, logoUrl, revokeConsent, scopeMessages } from '../../lib/partner';
 import { When } from './when';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   heading: { id: 'info.consents.heading', defaultMessage: 'Authorized apps' },
@@ -33,7 +34,7 @@ export function AuthorizedApps() {
       if (!alive) return;
       if (res.success) setApps(res.data);
       else {
-        if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+        if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
         setApps('failed');
       }
     });

@@ -7,7 +7,8 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
-import { api, errorText, handleError } from '../../lib/api';
+import { errorText, handleError } from '../../lib/api';
+import { patchInfo } from './api';
 import * as toast from '../../lib/toast';
 import { ErrorText, Field, type Msg } from '../../components/field';
 import * as v from '../../lib/validate';
@@ -18,8 +19,8 @@ import { BindIdentity } from './bind-identity';
 import { LoadState } from './load-state';
 import { PersonalNav } from './personal-nav';
 import { useReauth } from './reauth';
-import { useUserInfo } from './use-user-info';
-import type { UserInfo } from './user-info';
+import { useUserInfo } from '../../components/use-user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
 import './personal.css';
 
 const m = defineMessages({
@@ -260,7 +261,7 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
       return;
     }
     setBusy(true);
-    const res = await api.patch<UserInfo>('/auth/info', diff, { skipErrorHandler: true });
+    const res = await patchInfo(diff);
     setBusy(false);
     if (res.success) {
       setErrors({});

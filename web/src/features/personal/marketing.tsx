@@ -1,9 +1,9 @@
 // The marketing opt-in (spec §3 advertisement, isSubscribe): one checkbox, saved as it changes.
 import { useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { api } from '../../lib/api';
+import { setAdvertisement } from './api';
 import * as toast from '../../lib/toast';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
 
 const m = defineMessages({
   heading: { id: 'secure.ad.heading', defaultMessage: 'Marketing messages' },
@@ -21,7 +21,7 @@ export function Marketing({ info, onInfo }: { info: UserInfo; onInfo: (u: UserIn
   const change = async (subscribe: boolean) => {
     if (pending !== null) return; // one save at a time; focus stays on the box meanwhile
     setPending(subscribe);
-    const res = await api.patch<UserInfo>('/auth/advertisement', { advertisement: subscribe ? 'subscribe' : 'unsubscribe' });
+    const res = await setAdvertisement({ advertisement: subscribe ? 'subscribe' : 'unsubscribe' });
     setPending(null);
     if (res.success) {
       onInfo(res.data);

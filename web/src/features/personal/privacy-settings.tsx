@@ -5,9 +5,11 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { Link } from 'react-router';
 import { paths } from '../../config/paths';
 import { asLocale } from '../../i18n/locale';
-import { api, handleError } from '../../lib/api';
+import { handleError } from '../../lib/api';
+import { getPrivacy, setPrivacy } from './api';
 import * as toast from '../../lib/toast';
 import { When } from './when';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   heading: { id: 'secure.cookies.heading', defaultMessage: 'Cookies and privacy' },
@@ -69,13 +71,13 @@ export function PrivacySettings() {
   const [busy, setBusy] = useState(false);
   const load = useCallback(async () => {
     setFailed(false);
-    const res = await api.get<Privacy>('/auth/privacy', { skipErrorHandler: true });
+    const res = await getPrivacy();
     if (res.success) {
       const p = readPrivacy(res.data);
       setData(p);
       setWanted(p.settings);
     } else {
-      if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+      if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
       setFailed(true);
     }
   }, []);
@@ -89,7 +91,7 @@ export function PrivacySettings() {
       return;
     }
     setBusy(true);
-    const res = await api.patch<Privacy>('/auth/privacy', diff);
+    const res = await setPrivacy(diff);
     setBusy(false);
     if (res.success) {
       const p = readPrivacy(res.data);

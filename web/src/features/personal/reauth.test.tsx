@@ -1,48 +1,31 @@
 // The re-authentication flow against a mocked fetch: REAUTH_REQUIRED opens the proof, the proof
 // is POST /auth/totp/verify without empty fields, and the action is sent again by itself.
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { fireEvent, screen } from '@testing-library/react';
 import { useState } from 'react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, type Result } from '../../lib/api';
 import * as toast from '../../lib/toast';
-import { en } from '../../testing/messages';
-import { withoutEmpty } from './proof';
+import { type Answer, type Call, fakeApi, inTurn, type Reply } from '../../testing/fake-api';
+import { renderWithIntl, resetApp, settle } from '../../testing/render-app';
+import { withoutEmpty } from '../../lib/proof';
 import { useReauth, withReauth } from './reauth';
 
-type Call = { method: string; path: string; body: unknown };
 let calls: Call[];
-let queue: Record<string, [number, unknown][]>;
-
-const REAUTH: [number, unknown] = [403, { reason: 'REAUTH_REQUIRED', message: 'Please confirm it is you', code: 403 }];
+let answers: Record<string, Answer>;
+const REAUTH: Reply = [403, { reason: 'REAUTH_REQUIRED', message: 'Please confirm it is you', code: 403 }];
 
 beforeEach(() => {
   localStorage.setItem('ciam_token', 'u1.token');
-  calls = [];
-  queue = {};
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string, init: RequestInit) => {
-      const path = url.replace('/ciam/v1', '');
-      const method = init.method ?? 'GET';
-      calls.push({ method, path, body: init.body ? JSON.parse(String(init.body)) : undefined });
-      const [status, body] = queue[`${method} ${path}`]?.shift() ?? [200, { ok: true }];
-      return new Response(JSON.stringify(body), { status });
-    }),
-  );
+  // Unanswered calls succeed: 200 {ok: true}.
+  ({ calls, answers } = fakeApi());
 });
-afterEach(() => {
-  cleanup();
-  for (const t of toast.current()) toast.dismiss(t.id);
-  vi.unstubAllGlobals();
-  localStorage.clear();
-});
+afterEach(resetApp);
 
 const disable = () => api.post('/auth/totp/disable', {}, { skipErrorHandler: true });
 
 describe('withReauth', () => {
   it('proves identity on REAUTH_REQUIRED and sends the action again', async () => {
-    queue['POST /auth/totp/disable'] = [REAUTH, [200, { ok: true }]];
+    answers['POST /auth/totp/disable'] = inTurn(REAUTH, [200, { ok: true }]);
     const prove = vi.fn(async () => (await api.post('/auth/totp/verify', withoutEmpty({ password: 'Ciam-Demo-2026!', code: '' }), { skipErrorHandler: true })).success);
     const res = await withReauth(disable, prove);
     expect(res).toEqual({ success: true, data: { ok: true } });
@@ -52,7 +35,7 @@ describe('withReauth', () => {
   });
 
   it('does not send the action again when the proof is cancelled', async () => {
-    queue['POST /auth/totp/disable'] = [REAUTH];
+    answers['POST /auth/totp/disable'] = inTurn(REAUTH);
     const res = await withReauth(disable, async () => false);
     expect(res).toBeNull();
     expect(calls.map((c) => c.path)).toEqual(['/auth/totp/disable']);
@@ -61,14 +44,14 @@ describe('withReauth', () => {
   it('asks for nothing when the action succeeds or fails for another reason', async () => {
     const prove = vi.fn(async () => true);
     expect((await withReauth(disable, prove))?.success).toBe(true);
-    queue['POST /auth/totp/disable'] = [[409, { reason: 'USER_TOTP_NOT_ENABLED', message: '', code: 409 }]];
+    answers['POST /auth/totp/disable'] = inTurn([409, { reason: 'USER_TOTP_NOT_ENABLED', message: '', code: 409 }]);
     const res = await withReauth(disable, prove);
     expect(res).toMatchObject({ success: false, error: { reason: 'USER_TOTP_NOT_ENABLED' } });
     expect(prove).not.toHaveBeenCalled();
   });
 
   it('asks only once: a second REAUTH_REQUIRED is the caller’s to handle', async () => {
-    queue['POST /auth/totp/disable'] = [REAUTH, REAUTH];
+    answers['POST /auth/totp/disable'] = inTurn(REAUTH, REAUTH);
     const prove = vi.fn(async () => true);
     const res = await withReauth(disable, prove);
     expect(res).toMatchObject({ success: false, error: { reason: 'REAUTH_REQUIRED' } });
@@ -94,17 +77,8 @@ function Harness({ twoFactor }: { twoFactor: boolean }) {
   );
 }
 
-async function settle() {
-  for (let i = 0; i < 5; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
-}
-
 function show(twoFactor: boolean) {
-  const intl = createIntl({ locale: 'en-US', messages: en as unknown as Record<string, MessageFormatElement[]>, onError: () => {} }, createIntlCache());
-  render(
-    <RawIntlProvider value={intl}>
-      <Harness twoFactor={twoFactor} />
-    </RawIntlProvider>,
-  );
+  renderWithIntl(<Harness twoFactor={twoFactor} />);
 }
 
 const dialogInput = (name: string) => screen.getByTestId('reauth-dialog').querySelector<HTMLInputElement>(`input[name="${name}"]`) as HTMLInputElement;
@@ -112,8 +86,8 @@ const errorOf = (el: HTMLElement) => document.getElementById(el.getAttribute('ar
 
 describe('the re-authentication dialog', () => {
   it('asks for the password, shows a wrong one at the field, then retries the action', async () => {
-    queue['POST /auth/totp/disable'] = [REAUTH, [200, { ok: true }]];
-    queue['POST /auth/totp/verify'] = [[401, { reason: 'PASSWORD_ERROR', message: 'Incorrect account or password', code: 401 }], [200, { ok: true }]];
+    answers['POST /auth/totp/disable'] = inTurn(REAUTH, [200, { ok: true }]);
+    answers['POST /auth/totp/verify'] = inTurn([401, { reason: 'PASSWORD_ERROR', message: 'Incorrect account or password', code: 401 }], [200, { ok: true }]);
     show(false);
     const trigger = screen.getByRole('button', { name: 'run' });
     trigger.focus();
@@ -154,7 +128,7 @@ describe('the re-authentication dialog', () => {
   });
 
   it('asks for the authenticator code when two-factor is on and sends only {code}', async () => {
-    queue['POST /auth/totp/disable'] = [REAUTH, [200, { ok: true }]];
+    answers['POST /auth/totp/disable'] = inTurn(REAUTH, [200, { ok: true }]);
     show(true);
     fireEvent.click(screen.getByRole('button', { name: 'run' }));
     await settle();
@@ -172,7 +146,7 @@ describe('the re-authentication dialog', () => {
   });
 
   it('Cancel and Escape end the flow without sending the action again', async () => {
-    queue['POST /auth/totp/disable'] = [REAUTH, REAUTH];
+    answers['POST /auth/totp/disable'] = inTurn(REAUTH, REAUTH);
     show(false);
     fireEvent.click(screen.getByRole('button', { name: 'run' }));
     await settle();

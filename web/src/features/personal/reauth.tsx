@@ -6,10 +6,12 @@
 import { type FormEvent, useCallback, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Field, type Msg, OtpField } from '../../components/field';
-import { api, type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { verifyFresh } from './api';
 import { Dialog } from './dialog';
 import * as v from '../../lib/validate';
-import { AT_FIELD, withoutEmpty } from './proof';
+import { atField, withoutEmpty } from '../../lib/proof';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   title: { id: 'personal.reauth.heading', defaultMessage: 'Confirm it is you' },
@@ -23,7 +25,6 @@ const m = defineMessages({
   confirm: { id: 'personal.reauth.confirm', defaultMessage: 'Continue' },
 });
 
-export const REAUTH_REQUIRED = 'REAUTH_REQUIRED';
 
 /**
  * Runs `action`; when it answers REAUTH_REQUIRED, asks `prove` for a fresh proof and runs it once
@@ -31,7 +32,7 @@ export const REAUTH_REQUIRED = 'REAUTH_REQUIRED';
  */
 export async function withReauth<T>(action: () => Promise<Result<T>>, prove: () => Promise<boolean>): Promise<Result<T> | null> {
   const first = await action();
-  if (first.success || first.error.reason !== REAUTH_REQUIRED) return first;
+  if (first.success || !hasReason(first.error, 'REAUTH_REQUIRED')) return first;
   if (!(await prove())) return null;
   return action();
 }
@@ -59,7 +60,7 @@ export function useReauth(twoFactor: boolean) {
 }
 
 function fieldText(e: ApiError): Msg {
-  return e.reason === 'PASSWORD_ERROR' ? m.wrongPassword : errorText(e);
+  return hasReason(e, 'PASSWORD_ERROR') ? m.wrongPassword : errorText(e);
 }
 
 export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone: (ok: boolean) => void }) {
@@ -78,16 +79,16 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
     }
     setBusy(true);
     const body = withoutEmpty(twoFactor ? { code: value.trim() } : { password: value });
-    const res = await api.post('/auth/totp/verify', body, { skipErrorHandler: true });
+    const res = await verifyFresh(body);
     setBusy(false);
     if (res.success) {
       onDone(true);
-    } else if (AT_FIELD.has(res.error.reason)) {
+    } else if (atField(res.error)) {
       setError(fieldText(res.error));
       input?.focus();
     } else {
       handleError(res.error);
-      if (res.error.reason === 'AUTHORIZATION_FAILED') onDone(false);
+      if (hasReason(res.error, 'AUTHORIZATION_FAILED')) onDone(false);
     }
   };
   return (

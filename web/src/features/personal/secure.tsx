@@ -17,7 +17,7 @@ import { PrivacySettings } from './privacy-settings';
 import { useReauth } from './reauth';
 import { Activity, Sessions } from './sessions';
 import { TwoFactor } from './two-factor';
-import { useUserInfo } from './use-user-info';
+import { useUserInfo } from '../../components/use-user-info';
 import './personal.css';
 
 const m = defineMessages({

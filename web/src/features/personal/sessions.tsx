@@ -6,11 +6,14 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { useNavigate } from 'react-router';
 import { paths } from '../../config/paths';
 import { asLocale } from '../../i18n/locale';
-import { api, handleError, request, type Result } from '../../lib/api';
+import { handleError, type Result } from '../../lib/api';
+import { listActivity, listSessions, revokeSession } from './api';
+import type { ListSessionsResponse } from '../../lib/api-types.gen';
 import { regionName } from '../../lib/countries';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
 import { When } from './when';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   sessionsHeading: { id: 'secure.sessions.heading', defaultMessage: 'Where you are signed in' },
@@ -53,14 +56,7 @@ export const EVENT_KINDS = [
 ] as const;
 const KIND: Record<string, MessageDescriptor> = Object.fromEntries(EVENT_KINDS.map((k) => [k, m[k]]));
 
-interface SessionView {
-  id: string;
-  createdAt: number;
-  lastSeen: number;
-  device: string | null;
-  country: string | null;
-  current: boolean;
-}
+type SessionView = ListSessionsResponse['sessions'][number];
 interface EventView {
   at: number;
   kind: string;
@@ -69,18 +65,18 @@ interface EventView {
 }
 
 /** A list loaded once (skipping the default error handling except for a lost session). */
-function useList<T>(path: string, pick: (data: unknown) => T[] | undefined) {
+function useList<T>(get: () => Promise<Result<unknown>>, pick: (data: unknown) => T[] | undefined) {
   const [items, setItems] = useState<T[] | null>(null);
   const [failed, setFailed] = useState(false);
   const load = useCallback(async () => {
     setFailed(false);
-    const res = await api.get<unknown>(path, { skipErrorHandler: true });
+    const res = await get();
     if (res.success) setItems(pick(res.data) ?? []);
     else {
-      if (res.error.reason === 'AUTHORIZATION_FAILED') handleError(res.error);
+      if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
       setFailed(true);
     }
-  }, [path, pick]);
+  }, [get, pick]);
   useEffect(() => void load(), [load]);
   return { items, setItems, failed, load };
 }
@@ -117,14 +113,14 @@ const pickEvents = (d: unknown) => (d as { events?: EventView[] })?.events?.filt
 export function Sessions() {
   const intl = useIntl();
   const navigate = useNavigate();
-  const { items, setItems, failed, load } = useList<SessionView>('/auth/sessions', pickSessions);
+  const { items, setItems, failed, load } = useList<SessionView>(listSessions, pickSessions);
   const [busy, setBusy] = useState<string | null>(null);
   const revoke = async (s: SessionView) => {
     setBusy(s.id);
-    const res: Result<unknown> = await request('DELETE', `/auth/sessions/${encodeURIComponent(s.id)}`, undefined, { skipErrorHandler: true });
+    const res = await revokeSession(s.id);
     setBusy(null);
     // NOT_FOUND: that session has ended already, which is what was asked.
-    if (!res.success && res.error.reason !== 'NOT_FOUND') return handleError(res.error);
+    if (!res.success && !hasReason(res.error, 'NOT_FOUND')) return handleError(res.error);
     if (s.current) {
       session.clear();
       navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });
@@ -175,7 +171,7 @@ export function Sessions() {
 
 export function Activity() {
   const intl = useIntl();
-  const { items, failed, load } = useList<EventView>('/auth/activity', pickEvents);
+  const { items, failed, load } = useList<EventView>(listActivity, pickEvents);
   return (
     <section className="card" aria-labelledby="activity-title">
       <h2 id="activity-title">

@@ -1,15 +1,12 @@
-// Shared by the personal pages' tests (not shipped: only *.test.tsx import it): a router with the
-// pages, a fetch mock answering by "METHOD /path", and small DOM helpers.
-import { act, render, screen } from '@testing-library/react';
-import { createIntl, createIntlCache, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
-import { vi } from 'vitest';
-import * as api from '../../lib/api';
+// Shared by the personal pages' tests (not shipped: only *.test.tsx import it): the pages in the
+// test app (testing/render-app.tsx), the fake API (testing/fake-api.ts) and small DOM helpers.
+import { screen } from '@testing-library/react';
 import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
-import { en, zh } from '../../testing/messages';
+import { type Answer, type Call, fakeApi } from '../../testing/fake-api';
+import { renderApp } from '../../testing/render-app';
 import Info from './info';
 import Secure from './secure';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
 
 export const user: UserInfo = {
   userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null, company: 'Acme', duty: null, address: null,
@@ -17,70 +14,32 @@ export const user: UserInfo = {
   isComplete: false, isSubscribe: false, isEiamUser: false,
 };
 
-export type Call = { method: string; path: string; body: unknown; raw: BodyInit | null | undefined; headers: Headers };
-export const state: { calls: Call[]; answers: Record<string, () => [number, unknown]> } = { calls: [], answers: {} };
+export type { Call } from '../../testing/fake-api';
+export { reply } from '../../testing/fake-api';
+export { settle } from '../../testing/render-app';
 
-export function reply(status: number, body: unknown) {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
+export const state: { calls: Call[]; answers: Record<string, Answer> } = { calls: [], answers: {} };
 
 /** Answers every call from `state.answers` (default 200 {ok: true}) and records it. */
 export function mockFetch(defaults: Record<string, () => [number, unknown]>) {
-  state.calls = [];
-  state.answers = { ...defaults };
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string, init: RequestInit = {}) => {
-      const path = url.replace('/ciam/v1', '');
-      const method = init.method ?? 'GET';
-      let body: unknown;
-      try {
-        body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined;
-      } catch {
-        body = undefined;
-      }
-      state.calls.push({ method, path, body, raw: init.body, headers: new Headers(init.headers) });
-      const [status, answer] = state.answers[`${method} ${path}`]?.() ?? [200, { ok: true }];
-      return reply(status, answer);
-    }),
-  );
+  const fake = fakeApi(defaults);
+  state.calls = fake.calls;
+  state.answers = fake.answers;
 }
 
 export const callsTo = (method: string, path: string) => state.calls.filter((c) => c.method === method && c.path === path);
 
-export async function settle(rounds = 5) {
-  for (let i = 0; i < rounds; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
-}
-
-export async function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
-  const router = createMemoryRouter(
+export function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
+  return renderApp(
     [
       { path: '/:language/personal/info', element: <Info /> },
       { path: '/:language/personal/secure', element: <Secure /> },
       { path: '/:language/passport/signin', element: <p>sign-in page</p> },
     ],
-    { initialEntries: [path] },
+    path,
+    // As app.tsx does: a two-factor change elsewhere reloads the account.
+    { locale, onTotpEnabled: () => window.dispatchEvent(new CustomEvent(TOTP_ENABLED_EVENT)) },
   );
-  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
-  const intl = createIntl({ locale, messages, onError: () => {} }, createIntlCache());
-  // As app.tsx does: server reasons are translated, navigation goes through the router.
-  api.configure({
-    locale: () => locale,
-    translate: (id, values) => {
-      const descriptor = { id };
-      return messages[id] ? intl.formatMessage(descriptor, values) : null;
-    },
-    navigate: (to) => void router.navigate(to, { replace: true }),
-    onNeedTotp: () => {},
-    onTotpEnabled: () => window.dispatchEvent(new CustomEvent(TOTP_ENABLED_EVENT)),
-  });
-  render(
-    <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
-    </RawIntlProvider>,
-  );
-  await settle();
-  return router;
 }
 
 export const form = (testId: string) => screen.getByTestId(testId) as HTMLFormElement;

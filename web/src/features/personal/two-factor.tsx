@@ -5,13 +5,15 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { type Msg, OtpField } from '../../components/field';
-import { api, errorText, handleError, type Result } from '../../lib/api';
+import { errorText, handleError, type Result } from '../../lib/api';
+import { disableTotp, enableTotp, getTotpUrl, regenerateBackupCodes } from './api';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { BackupCodes } from './backup-codes';
 import { Dialog } from './dialog';
 import { groupKey, secretOf } from './otpauth';
-import type { UserInfo } from './user-info';
+import type { UserInfo } from '../../lib/api-types.gen';
+import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
   heading: { id: 'secure.totp.heading', defaultMessage: 'Two-factor authentication' },
@@ -79,12 +81,12 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   const refocus = () => setTimeout(() => heading.current?.focus(), 0);
   const fail = (e: Parameters<typeof handleError>[0]) => {
     handleError(e);
-    if (e.reason === 'USER_TOTP_NOT_ENABLED' || e.reason === 'USER_TOTP_ENABLED') onStale();
+    if (hasReason(e, 'USER_TOTP_NOT_ENABLED', 'USER_TOTP_ENABLED')) onStale();
   };
   // Spec §4: the QR is requested only when two-factor is off and the account is loaded.
   const start = async () => {
     setEnrol('loading');
-    const res = await api.get<{ url: string }>('/auth/totp/url');
+    const res = await getTotpUrl();
     const secret = res.success ? secretOf(res.data.url) : null;
     if (res.success && secret) setEnrol({ url: res.data.url, secret });
     else {
@@ -100,7 +102,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   };
   const regenerate = async () => {
     setBusy(true);
-    const res = await guard(() => api.post<{ backupCodes: string[] }>('/auth/totp/backupCodes', {}, skip));
+    const res = await guard(() => regenerateBackupCodes(skip));
     setBusy(false);
     if (!res) return;
     if (res.success) {
@@ -111,7 +113,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   const disable = async () => {
     setAsking(false);
     setBusy(true);
-    const res = await guard(() => api.post('/auth/totp/disable', {}, skip));
+    const res = await guard(() => disableTotp(skip));
     setBusy(false);
     if (!res) return;
     if (res.success) {
@@ -228,11 +230,11 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
       return;
     }
     setBusy(true);
-    const res = await guard(() => api.post<{ backupCodes: string[] }>('/auth/totp/enable', { code }, skip));
+    const res = await guard(() => enableTotp(code, skip));
     setBusy(false);
     if (!res) return;
     if (res.success) onEnabled(res.data.backupCodes);
-    else if (res.error.reason === 'TOTP_SECRET_ERROR' || res.error.field === 'code') {
+    else if (hasReason(res.error, 'TOTP_SECRET_ERROR') || res.error.field === 'code') {
       setError(errorText(res.error));
       input?.focus();
     } else onError(res.error);

@@ -1,8 +1,8 @@
 // GET /auth/info for the personal pages: the account, a way to replace it after a change, and a
 // reload that keeps showing the old values until the new ones arrive.
 import { useCallback, useEffect, useState } from 'react';
-import { api } from '../../lib/api';
-import type { UserInfo } from './user-info';
+import { getInfo } from '../lib/account-api';
+import type { UserInfo } from '../lib/api-types.gen';
 
 export function useUserInfo() {
   const [info, setInfo] = useState<UserInfo | null>(null);
@@ -11,7 +11,7 @@ export function useUserInfo() {
   useEffect(() => {
     let alive = true;
     setFailed(false);
-    void api.get<UserInfo>('/auth/info').then((r) => {
+    void getInfo().then((r) => {
       if (!alive) return;
       if (r.success) setInfo(r.data);
       else setFailed(true);

@@ -1,6 +1,7 @@
 // Bodies that prove who the person is (spec §7: POST /auth/totp/verify "empty fields removed"):
 // `{password}` or `{code}`, never a field holding "". The server tells a missing proof from a
 // wrong one, so an empty string must not reach it.
+import { hasReason } from './reasons';
 
 /** A copy of `body` without the fields that are undefined, null or blank strings. */
 export function withoutEmpty<T extends Record<string, unknown>>(body: T): Partial<T> {
@@ -13,4 +14,6 @@ export function withoutEmpty<T extends Record<string, unknown>>(body: T): Partia
 }
 
 /** Errors of a proof shown at its field (password or code); the others get the default handling. */
-export const AT_FIELD: ReadonlySet<string> = new Set(['PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT']);
+export function atField(e: { reason: string }): boolean {
+  return hasReason(e, 'PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT');
+}

@@ -1,0 +1,80 @@
+// Renders screens as the app does (not shipped: only tests import it): a memory router with the
+// given routes, the intl provider with the compiled catalogue of the locale, and the API client
+// configured as app.tsx configures it (server reasons translated, navigation through the router).
+// Pair with fake-api.ts for the server, and resetApp() after each test.
+import { act, cleanup, render, type RenderResult } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { createIntl, createIntlCache, type IntlShape, type MessageFormatElement, RawIntlProvider } from 'react-intl';
+import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router';
+import { vi } from 'vitest';
+import type { Locale } from '../i18n/locale';
+import * as api from '../lib/api';
+import * as toast from '../lib/toast';
+import { en, zh } from './messages';
+
+export type TestRouter = ReturnType<typeof createMemoryRouter>;
+
+export interface RenderOptions {
+  locale?: Locale;
+  /** What the client does on NEED_TOTP_VERIFY (app.tsx: open the second-step modal); default nothing. */
+  onNeedTotp?: (challenge: string | undefined) => void;
+  /** What the client does on USER_TOTP_ENABLED; default nothing. */
+  onTotpEnabled?: () => void;
+}
+
+/** Lets effects, fetches and timers of a few rounds finish. */
+export async function settle(rounds = 5): Promise<void> {
+  for (let i = 0; i < rounds; i++) await act(async () => new Promise((r) => setTimeout(r, 5)));
+}
+
+/** The intl of `locale` with every compiled catalogue (core and screen bundles), as app.tsx makes it. */
+export function testIntl(locale: Locale = 'en-US'): IntlShape {
+  const messages = (locale === 'en-US' ? en : zh) as unknown as Record<string, MessageFormatElement[]>;
+  return createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, createIntlCache());
+}
+
+/** Renders `ui` inside the intl provider of `locale` (no router, API client untouched). */
+export function renderWithIntl(ui: ReactNode, locale: Locale = 'en-US'): RenderResult {
+  return render(<RawIntlProvider value={testIntl(locale)}>{ui}</RawIntlProvider>);
+}
+
+/** Renders `routes` at `path` and waits for them to settle; answers the router. */
+export async function renderApp(routes: RouteObject[], path: string, opts: RenderOptions = {}): Promise<TestRouter> {
+  const locale = opts.locale ?? 'en-US';
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const intl = testIntl(locale);
+  api.configure({
+    locale: () => locale,
+    translate: (id, values) => {
+      const descriptor = { id };
+      return intl.messages[id] ? intl.formatMessage(descriptor, values) : null;
+    },
+    navigate: (to) => void router.navigate(to, { replace: true }),
+    onNeedTotp: opts.onNeedTotp ?? (() => {}),
+    onTotpEnabled: opts.onTotpEnabled ?? (() => {}),
+  });
+  render(
+    <RawIntlProvider value={intl}>
+      <RouterProvider router={router} />
+    </RawIntlProvider>,
+  );
+  await settle();
+  return router;
+}
+
+/** Where the router is: path and query. */
+export const at = (router: TestRouter) => router.state.location.pathname + router.state.location.search;
+
+/** A signed-in browser: a token and recent activity in storage. */
+export function signIn(token = 'u1.token'): void {
+  localStorage.setItem('ciam_token', token);
+  localStorage.setItem('lastActionTime', String(Date.now()));
+}
+
+/** After each test: unmount, dismiss toasts, remove the fake API, clear storage. */
+export function resetApp(): void {
+  cleanup();
+  for (const t of toast.current()) toast.dismiss(t.id);
+  vi.unstubAllGlobals();
+  localStorage.clear();
+}
