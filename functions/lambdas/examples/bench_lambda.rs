@@ -20,6 +20,10 @@
 //! (multiplies the warm request counts, default 1), `--host-certs` (let the function load the
 //! host's CA certificates as they are, rather than one bundle as on Lambda; see `lambda_certs`).
 
+// A benchmark: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../tests/support/mod.rs"]
 mod support;
 

@@ -13,6 +13,10 @@
 //!
 //! Without moto_server the tests skip with a message, except under CI=true, where they fail.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

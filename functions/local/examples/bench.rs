@@ -2,6 +2,10 @@
 //! `npm run bench` (cargo run --profile serve --example bench). Figures, not assertions: they
 //! back the memory sizes in template.yaml and the round-trip counts in docs/data-model.md.
 
+// A benchmark: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use ciam_core::{
     sessions, user::User, Ciam, CodeMessage, Config, Keys, NoticeMessage, Notifier, OsEntropy,
     SystemClock,

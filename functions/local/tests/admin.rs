@@ -1,5 +1,9 @@
 //! `ciam admin grant <mail>`: the admin role lands on the account found by its mail.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use ciam_core::user::{profile_key, unique_key, User};
 use ciam_core::validate::Identity;
 use ciam_store::sqlite::SqliteStore;

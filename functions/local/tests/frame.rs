@@ -2,6 +2,10 @@
 //! be framed, and only by the frame origins registered for its app, read on every request. The
 //! rest of each answer's security headers is tested in headers.rs.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use axum::body::Body;
 use ciam_core::{Ciam, Config, Keys, MemoryBlobs, OsEntropy, SystemClock};
 use ciam_local::DevOutbox;

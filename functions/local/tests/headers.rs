@@ -3,6 +3,10 @@
 //! images keep their stricter CSP). And a client error report becomes the structured log line
 //! the template's metric filter matches.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use axum::body::Body;
 use ciam_core::{Ciam, Config, Keys, MemoryBlobs, OsEntropy, SystemClock};
 use ciam_local::DevOutbox;

@@ -1,6 +1,10 @@
 //! The README's run command, over real HTTP: `ciam serve` on the embedded store, the sign-up
 //! journey through the dev outbox, durability across a restart, and a clean Ctrl-C.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use base64::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,10 @@
 //! The conformance suite: the same cases on every engine. An engine passes when `run_all`
 //! returns; the first broken case panics with its name. Each case works in partitions of its
 //! own (a random namespace), so one store serves the whole run.
+//!
+//! Test code behind the `testing` feature: a panic is how a case reports, so unwrap and expect
+//! are allowed here (the workspace denies them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::{
     CancelReason, Clock, Cond, Item, Key, ManualClock, Query, Store, StoreError, TxOp, Update,

