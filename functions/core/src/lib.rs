@@ -27,6 +27,8 @@ pub mod sessions;
 pub mod signer;
 pub mod signin;
 pub mod staff;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod tickets;
 pub mod totp;
 pub mod user;

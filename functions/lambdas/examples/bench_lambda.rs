@@ -33,8 +33,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
+use ciam_core::testing::Builder;
 use ciam_core::user::{unique_key, User, ADMIN};
-use ciam_core::{sessions, Ciam, Config, Keys, OsEntropy, SystemClock};
+use ciam_core::{sessions, Keys};
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::Store;
 use serde_json::{json, Value};
@@ -43,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{dynamo_table, Event, NoMail};
+use support::{dynamo_table, Event};
 use tokio::sync::{mpsc, Notify};
 use tower::ServiceExt;
 
@@ -315,15 +316,12 @@ fn event(
 
 /// A user with a password, a session, and a partner app, written as the routes would.
 async fn seed(store: Arc<dyn Store>) -> (String, String) {
-    let ciam = Ciam {
-        store: store.clone(),
-        clock: Arc::new(SystemClock),
-        entropy: Arc::new(OsEntropy),
-        keys: Keys::from_hex(KEY).unwrap(),
-        notifier: Arc::new(NoMail),
-        blobs: Arc::new(ciam_core::MemoryBlobs::default()),
-        config: Config::default(),
-    };
+    let ciam = Builder::new(0)
+        .system_clock()
+        .store(store.clone())
+        .keys(Keys::from_hex(KEY).unwrap())
+        .build()
+        .await;
     let hash = ciam_core::password::hash(PASSWORD.into(), [3; 16])
         .await
         .expect("hash");

@@ -22,8 +22,9 @@ mod support;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ciam_core::apps::{AppFields, Names};
+use ciam_core::testing::Builder;
 use ciam_core::user::User;
-use ciam_core::{sessions, Ciam, Config, Keys, OsEntropy, SystemClock};
+use ciam_core::{sessions, Config, Keys};
 use ciam_lambdas::Settings;
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::Store;
@@ -33,7 +34,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Arc;
 use support::moto::{Moto, ACCESS_KEY, REGION};
-use support::{body_json, dynamo_table, response, run_function, Event, NoMail};
+use support::{body_json, dynamo_table, response, run_function, Event};
 
 const TABLE: &str = "ciam-emulator-test";
 const ROOT: &str = "6a1f0c9e2b7d4a8f3e5c1b0d9a7f6e4c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e";
@@ -63,15 +64,13 @@ async fn seed_code(store: Arc<dyn Store>) -> (String, String, String) {
         public_url: PUBLIC_URL.into(),
         ..Config::default()
     };
-    let ciam = Ciam {
-        store: store.clone(),
-        clock: Arc::new(SystemClock),
-        entropy: Arc::new(OsEntropy),
-        keys: Keys::from_hex(ROOT).unwrap(),
-        notifier: Arc::new(NoMail),
-        blobs: Arc::new(ciam_core::MemoryBlobs::default()),
-        config,
-    };
+    let ciam = Builder::new(0)
+        .system_clock()
+        .store(store.clone())
+        .keys(Keys::from_hex(ROOT).unwrap())
+        .config(config)
+        .build()
+        .await;
     let user = User {
         id: USER_ID.into(),
         user_name: "kms-admin".into(),

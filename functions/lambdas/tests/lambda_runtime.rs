@@ -9,13 +9,14 @@
 
 mod support;
 
+use ciam_core::testing::Builder;
 use ciam_core::user::User;
-use ciam_core::{Ciam, Config, Keys, OsEntropy, SystemClock};
+use ciam_core::Keys;
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::{Clock, Store};
+use ciam_store::Store;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use support::{body_json, dynamo_table, header, response, run_function, Event, NoMail, WAIT};
+use support::{body_json, dynamo_table, header, response, run_function, Event, WAIT};
 
 const KEY: &str = "8f3c2a1b9d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a";
 const TABLE: &str = "ciam-lambda-test";
@@ -59,16 +60,12 @@ async fn table(endpoint: &str) -> Arc<dyn Store> {
 
 /// A user and a live session in the table, written through the domain as the routes would.
 async fn seed(store: Arc<dyn Store>) -> String {
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let ciam = Ciam {
-        store: store.clone(),
-        clock,
-        entropy: Arc::new(OsEntropy),
-        keys: Keys::from_hex(KEY).unwrap(),
-        notifier: Arc::new(NoMail),
-        blobs: Arc::new(ciam_core::MemoryBlobs::default()),
-        config: Config::default(),
-    };
+    let ciam = Builder::new(0)
+        .system_clock()
+        .store(store.clone())
+        .keys(Keys::from_hex(KEY).unwrap())
+        .build()
+        .await;
     let user = User {
         id: USER_ID.into(),
         user_name: "lambda-user".into(),

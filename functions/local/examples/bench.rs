@@ -6,25 +6,11 @@
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ciam_core::{
-    sessions, user::User, Ciam, CodeMessage, Config, Keys, NoticeMessage, Notifier, OsEntropy,
-    SystemClock,
-};
-use ciam_store::{sqlite::SqliteStore, Item, Store};
-use std::sync::Arc;
+use ciam_core::testing::Builder;
+use ciam_core::{sessions, user::User, Keys};
+use ciam_store::Item;
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
-
-struct Quiet;
-#[async_trait::async_trait]
-impl Notifier for Quiet {
-    async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
-        Ok(())
-    }
-    async fn send_notice(&self, _: &NoticeMessage) -> Result<(), String> {
-        Ok(())
-    }
-}
 
 fn peak_rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -260,18 +246,11 @@ async fn call(
 
 #[tokio::main]
 async fn main() {
-    let clock = Arc::new(SystemClock);
-    let store = SqliteStore::in_memory(clock.clone()).expect("store");
-    store.ensure_schema().await.expect("schema");
-    let ciam = Ciam {
-        store: Arc::new(store),
-        clock,
-        entropy: Arc::new(OsEntropy),
-        keys: Keys::from_root([9; 32]),
-        notifier: Arc::new(Quiet),
-        blobs: Arc::new(ciam_core::MemoryBlobs::default()),
-        config: Config::default(),
-    };
+    let ciam = Builder::new(0)
+        .system_clock()
+        .keys(Keys::from_root([9; 32]))
+        .build()
+        .await;
     println!(
         "after start-up                     peak RSS {:>7} KiB",
         peak_rss_kib()

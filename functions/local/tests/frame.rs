@@ -7,13 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use axum::body::Body;
-use ciam_core::{Ciam, Config, Keys, MemoryBlobs, OsEntropy, SystemClock};
-use ciam_local::DevOutbox;
-use ciam_store::sqlite::SqliteStore;
-use ciam_store::{Item, Store, Update, Value};
+use ciam_core::testing::Builder;
+use ciam_core::Ciam;
+use ciam_store::{Item, Update, Value};
 use http::Request;
 use std::path::PathBuf;
-use std::sync::Arc;
 use tower::ServiceExt;
 
 fn dist(name: &str) -> PathBuf {
@@ -26,18 +24,7 @@ fn dist(name: &str) -> PathBuf {
 }
 
 async fn ciam() -> Ciam {
-    let clock = Arc::new(SystemClock);
-    let store = SqliteStore::in_memory(clock.clone()).unwrap();
-    store.ensure_schema().await.unwrap();
-    Ciam {
-        store: Arc::new(store),
-        clock,
-        entropy: Arc::new(OsEntropy),
-        keys: Keys::from_root([7; 32]),
-        notifier: Arc::new(DevOutbox::default()),
-        blobs: Arc::new(MemoryBlobs::default()),
-        config: Config::default(),
-    }
+    Builder::new(0).system_clock().build().await
 }
 
 async fn register(ciam: &Ciam, app_id: &str, origins: &[&str]) {

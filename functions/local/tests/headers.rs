@@ -8,10 +8,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use axum::body::Body;
-use ciam_core::{Ciam, Config, Keys, MemoryBlobs, OsEntropy, SystemClock};
+use ciam_core::testing::Builder;
+use ciam_core::MemoryBlobs;
 use ciam_local::DevOutbox;
-use ciam_store::sqlite::SqliteStore;
-use ciam_store::Store;
 use http::Request;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -44,23 +43,17 @@ fn dist() -> PathBuf {
 const AVATAR: &str = "0123456789abcdef0123456789abcdef-00112233445566778899aabbccddeeff.png";
 
 async fn app(dist: &std::path::Path) -> axum::Router {
-    let clock = Arc::new(SystemClock);
-    let store = SqliteStore::in_memory(clock.clone()).unwrap();
-    store.ensure_schema().await.unwrap();
     let outbox = DevOutbox::default();
     let blobs = MemoryBlobs::default();
     ciam_core::BlobStore::put(&blobs, AVATAR, b"\x89PNG".to_vec(), "image/png")
         .await
         .unwrap();
-    let ciam = Ciam {
-        store: Arc::new(store),
-        clock,
-        entropy: Arc::new(OsEntropy),
-        keys: Keys::from_root([7; 32]),
-        notifier: Arc::new(outbox.clone()),
-        blobs: Arc::new(blobs),
-        config: Config::default(),
-    };
+    let ciam = Builder::new(0)
+        .system_clock()
+        .notifier(Arc::new(outbox.clone()))
+        .blobs(Arc::new(blobs))
+        .build()
+        .await;
     ciam_local::app(ciam, Some(outbox), dist)
 }
 

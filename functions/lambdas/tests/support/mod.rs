@@ -344,16 +344,3 @@ pub async fn dynamo_table(
     store.ensure_schema().await.expect("the table is created");
     Arc::new(store)
 }
-
-/// Seeding never sends codes or notices.
-pub struct NoMail;
-
-#[async_trait::async_trait]
-impl ciam_core::Notifier for NoMail {
-    async fn send_code(&self, _: &ciam_core::CodeMessage) -> Result<(), String> {
-        Err("no notifier in this test".into())
-    }
-    async fn send_notice(&self, _: &ciam_core::NoticeMessage) -> Result<(), String> {
-        Err("no notifier in this test".into())
-    }
-}
