@@ -33,7 +33,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
-use ciam_core::testing::Builder;
 use ciam_core::user::{unique_key, User, ADMIN};
 use ciam_core::{sessions, Keys};
 use ciam_store::dynamo_local::DynamoLocal;
@@ -316,10 +315,7 @@ fn event(
 
 /// A user with a password, a session, and a partner app, written as the routes would.
 async fn seed(store: Arc<dyn Store>) -> (String, String) {
-    let ciam = Builder::new(0)
-        .system_clock()
-        .store(store.clone())
-        .keys(Keys::from_hex(KEY).unwrap())
+    let ciam = support::seeder(store.clone(), Keys::from_hex(KEY).unwrap())
         .build()
         .await;
     let hash = ciam_core::password::hash(PASSWORD.into(), [3; 16])

@@ -22,7 +22,6 @@ mod support;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ciam_core::apps::{AppFields, Names};
-use ciam_core::testing::Builder;
 use ciam_core::user::User;
 use ciam_core::{sessions, Config, Keys};
 use ciam_lambdas::Settings;
@@ -64,10 +63,7 @@ async fn seed_code(store: Arc<dyn Store>) -> (String, String, String) {
         public_url: PUBLIC_URL.into(),
         ..Config::default()
     };
-    let ciam = Builder::new(0)
-        .system_clock()
-        .store(store.clone())
-        .keys(Keys::from_hex(ROOT).unwrap())
+    let ciam = support::seeder(store.clone(), Keys::from_hex(ROOT).unwrap())
         .config(config)
         .build()
         .await;

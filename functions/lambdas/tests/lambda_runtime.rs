@@ -9,7 +9,6 @@
 
 mod support;
 
-use ciam_core::testing::Builder;
 use ciam_core::user::User;
 use ciam_core::Keys;
 use ciam_store::dynamo_local::DynamoLocal;
@@ -60,10 +59,7 @@ async fn table(endpoint: &str) -> Arc<dyn Store> {
 
 /// A user and a live session in the table, written through the domain as the routes would.
 async fn seed(store: Arc<dyn Store>) -> String {
-    let ciam = Builder::new(0)
-        .system_clock()
-        .store(store.clone())
-        .keys(Keys::from_hex(KEY).unwrap())
+    let ciam = support::seeder(store.clone(), Keys::from_hex(KEY).unwrap())
         .build()
         .await;
     let user = User {

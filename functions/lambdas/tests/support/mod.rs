@@ -344,3 +344,15 @@ pub async fn dynamo_table(
     store.ensure_schema().await.expect("the table is created");
     Arc::new(store)
 }
+
+/// The application a test seeds a function's table with: the system's time (the function reads
+/// the table in real time), that table, and the root key the function is given.
+pub fn seeder(
+    store: Arc<dyn ciam_store::Store>,
+    keys: ciam_core::Keys,
+) -> ciam_core::testing::Builder {
+    ciam_core::testing::Builder::new(0)
+        .system_clock()
+        .store(store)
+        .keys(keys)
+}
