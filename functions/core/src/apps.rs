@@ -4,10 +4,9 @@
 //! once and stored only as a keyed hash; after a rotation the previous one works for 24 hours.
 
 use crate::error::{Error, Result};
-use crate::me::APPS_PK;
 use crate::sessions::Session;
 use crate::user::unique_key;
-use crate::{random, Ciam, Reason};
+use crate::{random, Ciam, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
@@ -23,6 +22,10 @@ pub const SCOPES: [&str; 5] = ["avatar", "nickname", "company", "phone", "email"
 pub const PREVIOUS_SECRET_SECS: i64 = 24 * 60 * 60;
 const MAX_URLS: usize = 20;
 pub(crate) const SECRET_LABEL: &str = "app-secret";
+
+/// The registry partition: `APPS` / `APP#<appId>` {appId, name_zh-CN, name_en-US, url,
+/// recommended}. The partner-apps issue manages it; `me::seed_demo_app` fills it locally.
+pub const APPS_PK: &str = "APPS";
 
 pub fn app_key(app_id: &str) -> Key {
     Key::new(APPS_PK, format!("APP#{app_id}"))
@@ -339,14 +342,13 @@ pub async fn create(ciam: &Ciam, s: &Session, f: AppFields) -> Result<WithSecret
         });
     }
     match ciam.store.transact(tx).await {
-        Ok(()) => Ok(WithSecret {
-            app: AppDetail::from_item(&item),
-            app_secret: Some(secret),
-        }),
-        Err(e) if name_taken(&e, 1) => Err(Reason::APPNAME_EXIST.into()),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => Err(e.into()),
+        Err(e) if name_taken(&e, 1) => return Err(Reason::APPNAME_EXIST.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
     }
+    Ok(WithSecret {
+        app: AppDetail::from_item(&item),
+        app_secret: Some(secret),
+    })
 }
 
 /// `GET /app`. Round trips: 1.
@@ -467,10 +469,7 @@ pub async fn update(
     match result {
         Ok(()) => {}
         Err(e) if name_taken(&e, 1) => return Err(Reason::APPNAME_EXIST.into()),
-        Err(StoreError::ConditionFailed) | Err(StoreError::TxCanceled(_)) => {
-            return Err(Reason::SERVICE_UNAVAILABLE.into())
-        }
-        Err(e) => return Err(e.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
     }
     let item = find(ciam, app_id).await?;
     Ok(WithSecret {
@@ -493,8 +492,7 @@ pub async fn delete(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(0) => Err(Reason::APPID_NOT_FOUND.into()),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => Err(e.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE),
     }
 }
 
@@ -589,4 +587,24 @@ pub fn is_embedded_signin(path: &str) -> bool {
         path.trim_end_matches('/'),
         "/zh-CN/embedded/signin" | "/en-US/embedded/signin"
     )
+}
+
+fn bad_service() -> Error {
+    Error::field(
+        Reason::INVALID_PARAMETER,
+        "serviceUrl",
+        "该服务地址未在应用中登记",
+        "The serviceUrl is not registered for this app",
+    )
+}
+
+/// Refuses (INVALID_PARAMETER `serviceUrl`) a service URL that is not one of the app's
+/// registered ones. Exact string equality: no normalisation, so no open redirect through
+/// look-alike URLs.
+pub fn check_service(app: &Item, service_url: &str) -> Result<()> {
+    if registers(app, service_url) {
+        Ok(())
+    } else {
+        Err(bad_service())
+    }
 }

@@ -121,7 +121,7 @@ pub async fn context(
     let Some(app) = &got[0] else {
         return Err(crate::Reason::APPID_NOT_FOUND.into());
     };
-    crate::tickets::check_service(app, service_url)?;
+    crate::apps::check_service(app, service_url)?;
     let granted = got[1]
         .as_ref()
         .is_some_and(|c| covers(c, &apps::scopes(app)));

@@ -33,7 +33,7 @@ pub use crate::signer::sign_jwt;
 use crate::signer::OidcSigner;
 use crate::tickets;
 use crate::user::{active_user, profile_key, User};
-use crate::{random, Ciam, Error, Lang, Reason};
+use crate::{random, Ciam, Error, Lang, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update, Value};
@@ -529,8 +529,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
     match ciam.store.transact(tx).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(request_gone("request used meanwhile")),
-        Err(StoreError::TxCanceled(_)) => return Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => return Err(e.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
     }
     let iss = issuer(ciam);
     let mut p = vec![("code", code.as_str())];
@@ -613,14 +612,16 @@ async fn revoke_issued(ciam: &Ciam, ckey: &Key, tombstone: Option<&Item>) {
 /// Burns a code after a refused redemption (a conditional delete). If it was redeemed
 /// meanwhile, this attempt is a replay: the token issued for it is revoked.
 async fn burn(ciam: &Ciam, ckey: &Key) -> std::result::Result<(), OAuthError> {
-    match ciam.store.delete(ckey, Some(unused())).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => {
-            revoke_issued(ciam, ckey, None).await;
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
+    if ciam
+        .store
+        .delete(ckey, Some(unused()))
+        .await
+        .won()?
+        .is_none()
+    {
+        revoke_issued(ciam, ckey, None).await;
     }
+    Ok(())
 }
 
 /// `POST /token` (grant_type=authorization_code). The client authenticates by HTTP Basic

@@ -24,10 +24,10 @@ use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked};
 use crate::user::{active_user, profile_key, unique_key, User};
 use crate::validate::{self, Email, Identity};
-use crate::{random, random_digits, Ciam, Lang, Reason};
+use crate::{random, random_digits, Ciam, Lang, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
+use ciam_store::{Cond, Item, Key, TxOp, Update};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -261,11 +261,11 @@ async fn take(ciam: &Ciam, key: &Key) -> Result<Item> {
         .get(key)
         .await?
         .ok_or(Reason::AUTHORIZATION_FAILED)?;
-    match ciam.store.delete(key, Some(Cond::Exists)).await {
-        Ok(()) => Ok(item),
-        Err(StoreError::ConditionFailed) => Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .delete(key, Some(Cond::Exists))
+        .await
+        .or_reason(Reason::AUTHORIZATION_FAILED)?;
+    Ok(item)
 }
 
 /// `/{lang}/passport/signin?<param>=<value>&<query>`: where every staff callback ends.
@@ -432,22 +432,18 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
                     let cond = Cond::Exists
                         .and(Cond::eq("status", "active"))
                         .and(Cond::attr_not_exists("eiamUid").or(Cond::eq("eiamUid", sub)));
-                    match ciam
-                        .store
+                    ciam.store
                         .update(
                             &profile_key(&user.id),
                             vec![Update::Set("eiamUid".into(), sub.into())],
                             Some(cond),
                         )
                         .await
-                    {
-                        Ok(_) => Ok(user.id),
-                        Err(StoreError::ConditionFailed) => Err(Error {
+                        .or_reason(Error {
                             cause: Some("the account changed while linking".into()),
                             ..Error::new(Reason::EIAM_MAIL_PERMISSION_DENIED)
-                        }),
-                        Err(e) => Err(e.into()),
-                    }
+                        })
+                        .map(|_| user.id)
                 }
             };
         }

@@ -9,10 +9,10 @@ use crate::error::Result;
 use crate::sessions::Session;
 use crate::user::{active_user, user_pk, User};
 use crate::validate::{Email, Phone};
-use crate::{random, Ciam, Reason};
+use crate::{random, Ciam, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, StoreError, TxOp, Value};
+use ciam_store::{Cond, Item, Key, TxOp, Value};
 use serde::Serialize;
 
 pub const TICKET_SECS: i64 = 5 * 60;
@@ -33,26 +33,6 @@ fn ticket_key(ciam: &Ciam, ticket: &str) -> Key {
 pub struct Issued {
     pub c_ticket: String,
     pub redirect: String,
-}
-
-fn bad_service() -> crate::Error {
-    crate::Error::field(
-        Reason::INVALID_PARAMETER,
-        "serviceUrl",
-        "该服务地址未在应用中登记",
-        "The serviceUrl is not registered for this app",
-    )
-}
-
-/// Refuses (INVALID_PARAMETER `serviceUrl`) a service URL that is not one of the app's
-/// registered ones. Exact string equality: no normalisation, so no open redirect through
-/// look-alike URLs.
-pub fn check_service(app: &Item, service_url: &str) -> Result<()> {
-    if apps::registers(app, service_url) {
-        Ok(())
-    } else {
-        Err(bad_service())
-    }
 }
 
 /// Refuses (INVALID_PARAMETER `scopes`) an Allow for other scopes than the app asks for now:
@@ -102,7 +82,7 @@ pub async fn issue(
     let Some(app) = &got[0] else {
         return Err(Reason::APPID_NOT_FOUND.into());
     };
-    check_service(app, service_url)?;
+    apps::check_service(app, service_url)?;
     check_shown(app, shown)?;
     let ticket = format!(
         "{PREFIX}{}",
@@ -125,14 +105,14 @@ pub async fn issue(
         recent_app_op(ciam, &s.user.id, app),
         crate::consents::grant_op(ciam, &s.user.id, app_id, &scopes, got[1].as_ref()),
     ];
-    match ciam.store.transact(tx).await {
-        Ok(()) => Ok(Issued {
-            redirect: apps::with_params(service_url, &[("cTicket", &ticket)]),
-            c_ticket: ticket,
-        }),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .transact(tx)
+        .await
+        .or_reason(Reason::SERVICE_UNAVAILABLE)?;
+    Ok(Issued {
+        redirect: apps::with_params(service_url, &[("cTicket", &ticket)]),
+        c_ticket: ticket,
+    })
 }
 
 /// What an app learns about the user: only what its scopes allow. Phone and mail are full.
@@ -212,11 +192,12 @@ pub async fn verify(
     let got = ciam.store.get_many(&keys).await?;
     let burned = match &got[0] {
         None => Err(not_found("unknown, expired or used ticket")),
-        Some(_) => match ciam.store.delete(&tkey, Some(Cond::Exists)).await {
-            Ok(()) => Ok(()),
-            Err(StoreError::ConditionFailed) => Err(not_found("ticket already used")),
-            Err(e) => return Err(e.into()),
-        },
+        Some(_) => ciam
+            .store
+            .delete(&tkey, Some(Cond::Exists))
+            .await
+            .won()?
+            .ok_or_else(|| not_found("ticket already used")),
     };
     let matches = match got.get(1).and_then(Option::as_ref) {
         Some(app) => apps::secret_matches(ciam, app, app_secret).await,

@@ -22,10 +22,10 @@ use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked, fail};
 use crate::sessions::{self, same_session, Session};
 use crate::user::{profile_key, user_pk, User};
-use crate::{audit, password, random, random_digits, Ciam, Reason};
+use crate::{audit, password, random, random_digits, Ciam, LostRace, Reason};
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
-use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
+use ciam_store::{Cond, Item, Key, Query, TxOp, Update, Value};
 use hmac::{Hmac, Mac};
 use sha1::Sha1;
 use subtle::ConstantTimeEq;
@@ -223,15 +223,11 @@ pub async fn enrollment_uri(ciam: &Ciam, s: &Session) -> Result<String> {
         ),
         Update::Set("totpPendingAt".into(), now.into()),
     ];
-    match ciam
-        .store
+    ciam.store
         .update(&profile_key(&s.user.id), ops, Some(same_session(s)))
         .await
-    {
-        Ok(_) => Ok(uri(&account_label(&s.user), &secret)),
-        Err(StoreError::ConditionFailed) => Err(stale()),
-        Err(e) => Err(e.into()),
-    }
+        .or_reason(stale())?;
+    Ok(uri(&account_label(&s.user), &secret))
 }
 
 fn backup_key(ciam: &Ciam, user_id: &str, code: &str) -> Key {
@@ -354,15 +350,11 @@ pub async fn enable(
         Update::Set("totpLastStep".into(), step.into()),
         Update::Set("backupGen".into(), gen.into()),
     ];
-    match ciam
-        .store
+    ciam.store
         .transact(with_session_restamp(s, true, user_ops, puts))
         .await
-    {
-        Ok(()) => Ok(codes),
-        Err(StoreError::TxCanceled(_)) => Err(stale()),
-        Err(e) => Err(e.into()),
-    }
+        .or_reason(stale())?;
+    Ok(codes)
 }
 
 /// `POST /auth/totp/backupCodes`: new codes; the old ones stop working at once.
@@ -385,11 +377,7 @@ pub async fn regenerate(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result
         audit::Event::BackupCodesRegenerated,
         client,
     ));
-    match ciam.store.transact(ops).await {
-        Ok(()) => {}
-        Err(StoreError::TxCanceled(_)) => return Err(stale()),
-        Err(e) => return Err(e.into()),
-    }
+    ciam.store.transact(ops).await.or_reason(stale())?;
     sweep_backup_codes(ciam, &s.user.id, Some(gen)).await;
     Ok(codes)
 }
@@ -406,8 +394,7 @@ pub async fn disable(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<()
         Update::Remove("totpLastStep".into()),
         Update::Set("backupGen".into(), (s.user.backup_gen + 1).into()),
     ];
-    match ciam
-        .store
+    ciam.store
         .transact(with_session_restamp(
             s,
             false,
@@ -420,11 +407,7 @@ pub async fn disable(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<()
             )],
         ))
         .await
-    {
-        Ok(()) => {}
-        Err(StoreError::TxCanceled(_)) => return Err(stale()),
-        Err(e) => return Err(e.into()),
-    }
+        .or_reason(stale())?;
     sweep_backup_codes(ciam, &s.user.id, None).await;
     Ok(())
 }
@@ -502,15 +485,12 @@ async fn accept_step(
         ops.push(op);
         cond = cond.and(same_secret);
     }
-    match ciam
+    let won = ciam
         .store
         .update(&profile_key(&user.id), ops, Some(cond))
         .await
-    {
-        Ok(_) => Ok(true),
-        Err(StoreError::ConditionFailed) => Ok(false),
-        Err(e) => Err(e.into()),
-    }
+        .won()?;
+    Ok(won.is_some())
 }
 
 /// The reasons a second step answers when its challenge or its account does not qualify: the
@@ -606,11 +586,11 @@ pub async fn login_totp(
         cond: Some(cond),
     };
     let (signed, ops) = finish(ciam, &user, ch_key, vec![first], client);
-    match ciam.store.transact(ops).await {
-        Ok(()) => Ok(signed),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::TOTP_VERIFY_FAILED.into()),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::TOTP_VERIFY_FAILED)?;
+    Ok(signed)
 }
 
 /// `POST /auth/unlockCode {challenge, code}`: sign in with a backup code, which is used up.
@@ -653,11 +633,11 @@ pub async fn login_backup(
         });
     }
     let (signed, ops) = finish(ciam, &user, ch_key, ops, client);
-    match ciam.store.transact(ops).await {
-        Ok(()) => Ok(signed),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::UNLOCKCODE_NOT_FOUND.into()),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::UNLOCKCODE_NOT_FOUND)?;
+    Ok(signed)
 }
 
 #[cfg(test)]
