@@ -15,6 +15,8 @@ pub mod consents;
 mod error;
 mod keys;
 mod lang;
+#[cfg(test)]
+mod layering_tests;
 pub mod lock;
 pub mod me;
 pub mod notifier;

@@ -274,11 +274,14 @@ pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>>
         .await?;
     let mut v: Vec<AppView> = items
         .iter()
-        .map(|i| AppView {
-            app_id: i.s("appId").unwrap_or_default().to_owned(),
-            name: crate::apps::localized_name(i, language),
-            url: i.s("url").unwrap_or_default().to_owned(),
-            recommended: i.bool("recommended").unwrap_or(false),
+        .map(|i| {
+            let app = crate::apps::App::from_item(i);
+            AppView {
+                name: app.localized_name(language),
+                app_id: app.app_id,
+                url: app.url,
+                recommended: app.recommended,
+            }
         })
         .collect();
     v.sort_by(|a, b| b.recommended.cmp(&a.recommended).then(a.name.cmp(&b.name)));

@@ -1,4 +1,7 @@
 //! Internal staff sign-in federated to the company's OpenID Connect identity provider (spec §6).
+//! Longer than 500 lines on purpose: one flow (start, callback, login code) whose steps share
+//! the state, binding and claim rules, kept together with its tests.
+//!
 //! The HTTP side (discovery, the token exchange, userinfo) lives in the api crate; here are the
 //! rules: the single-use state of a sign-in in progress, the checks of the id_token's claims,
 //! linking the company identity to a Ciam account, and the one-time login code the SPA redeems.

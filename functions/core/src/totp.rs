@@ -1,6 +1,10 @@
 //! Two-factor authentication with an authenticator app (RFC 6238: SHA-1, 6 digits, 30 s) and
 //! single-use backup codes.
 //!
+//! Longer than 500 lines on purpose: enrolment, the signed-in checks and the sign-in's second
+//! step all share the sealing, replay (`totpLastStep`) and backup-generation rules below, and
+//! read best as one state machine in one file.
+//!
 //! - Secrets are 160 random bits, encrypted at rest with AES-256-GCM under a key derived from the
 //!   root secret (`Keys`), with the user id as associated data (a sealed secret copied to another
 //!   user does not open). During a root rotation's overlap a secret sealed under the previous
