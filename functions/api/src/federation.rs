@@ -1,8 +1,9 @@
 //! The HTTP side of staff sign-in: Ciam as an OpenID Connect relying party of the company's
-//! identity provider (discovery, the authorization request, the token exchange, userinfo). The
+//! identity provider (discovery, the authorization request, the token exchange, userinfo), as
+//! [`Federation`], the `ciam_core::staff::IdentityProvider` the routes use. The flow and its
 //! rules (state, id_token claims, linking) are `ciam_core::staff`'s.
 
-use ciam_core::staff::{self, StaffClaims, StaffIdp};
+use ciam_core::staff::{self, IdentityProvider, IdpTokens, StaffClaims, StaffIdp, Started};
 use ciam_core::{Error, Reason};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -116,12 +117,6 @@ pub fn authorization_url(
     Ok(url.into())
 }
 
-#[derive(Deserialize)]
-pub struct Tokens {
-    pub id_token: String,
-    pub access_token: Option<String>,
-}
-
 /// RFC 6749 §2.3.1: the client id and secret are form-encoded before they go into Basic.
 fn form_encoded(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
@@ -135,7 +130,7 @@ pub async fn exchange(
     redirect_uri: &str,
     code: &str,
     verifier: &str,
-) -> Result<Tokens, Error> {
+) -> Result<IdpTokens, Error> {
     let res = client()
         .post(&meta.token_endpoint)
         .basic_auth(
@@ -198,6 +193,55 @@ pub async fn userinfo(
         });
     }
     Ok(claims)
+}
+
+/// The company's identity provider over HTTPS.
+pub struct Federation;
+
+#[async_trait::async_trait]
+impl IdentityProvider for Federation {
+    type Metadata = Metadata;
+
+    async fn discover(&self, idp: &StaffIdp) -> Result<Metadata, Error> {
+        discover(idp).await
+    }
+
+    fn authorization_url(
+        &self,
+        meta: &Metadata,
+        idp: &StaffIdp,
+        redirect_uri: &str,
+        started: &Started,
+    ) -> Result<String, Error> {
+        authorization_url(
+            meta,
+            idp,
+            redirect_uri,
+            &started.state,
+            &started.nonce,
+            &started.code_challenge,
+        )
+    }
+
+    async fn exchange(
+        &self,
+        meta: &Metadata,
+        idp: &StaffIdp,
+        redirect_uri: &str,
+        code: &str,
+        verifier: &str,
+    ) -> Result<IdpTokens, Error> {
+        exchange(meta, idp, redirect_uri, code, verifier).await
+    }
+
+    async fn userinfo(
+        &self,
+        meta: &Metadata,
+        access_token: &str,
+        sub: &str,
+    ) -> Result<StaffClaims, Error> {
+        userinfo(meta, access_token, sub).await
+    }
 }
 
 #[cfg(test)]

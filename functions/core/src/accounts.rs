@@ -7,7 +7,7 @@ use crate::sessions::{self, same_session, Session};
 use crate::signin::{self, Attempt, SignInRecord};
 use crate::user::{active_user, profile_key, unique_key, username_pk, User, UserInfo};
 use crate::validate::{self, Identity};
-use crate::{audit, codes, password, random, Ciam, Purpose, Reason};
+use crate::{audit, codes, password, random, Ciam, LostRace, Purpose, Reason};
 use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
 use serde::Serialize;
 
@@ -333,15 +333,11 @@ pub async fn update_info(ciam: &Ciam, s: &Session, p: ProfilePatch) -> Result<Us
         return Ok(s.user.info(ciam));
     }
     let cond = same_session(s);
-    let item = match ciam
+    let item = ciam
         .store
         .update(&profile_key(&s.user.id), ops, Some(cond))
         .await
-    {
-        Ok(i) => i,
-        Err(StoreError::ConditionFailed) => return Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) => return Err(e.into()),
-    };
+        .or_reason(Reason::AUTHORIZATION_FAILED)?;
     Ok(User::from_item(&item)
         .ok_or_else(|| Error::internal("user item unreadable"))?
         .info(ciam))
@@ -417,11 +413,10 @@ pub async fn change_password(
         ..s.user.clone()
     };
     ops.extend(signin::in_step_with(&after, clear_lock()));
-    match ciam.store.transact(ops).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::AUTHORIZATION_FAILED)
 }
 
 /// `PATCH /auth/pwd` with a code (find password). Clears the lock and revokes every session.
@@ -478,7 +473,6 @@ pub async fn reset_password(
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(1) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => Err(e.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE),
     }
 }

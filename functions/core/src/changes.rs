@@ -8,8 +8,8 @@ use crate::totp::{require_fresh, verify_fresh};
 use crate::user::{profile_key, unique_key, User, UserInfo};
 use crate::validate::Identity;
 use crate::{audit, codes};
-use crate::{Ciam, Lang, Notice, NoticeMessage, Purpose, Reason};
-use ciam_store::{Cond, StoreError, TxOp, Update};
+use crate::{Ciam, Lang, LostRace, Notice, NoticeMessage, Purpose, Reason};
+use ciam_store::{Cond, TxOp, Update};
 
 /// `PATCH /auth/advertisement`: "subscribe" or "unsubscribe". Round trips: 1 update.
 pub async fn set_advertisement(ciam: &Ciam, s: &Session, value: &str) -> Result<UserInfo> {
@@ -22,15 +22,11 @@ pub async fn set_advertisement(ciam: &Ciam, s: &Session, value: &str) -> Result<
         ));
     }
     let ops = vec![Update::Set("advertisement".into(), value.into())];
-    let item = match ciam
+    let item = ciam
         .store
         .update(&profile_key(&s.user.id), ops, Some(same_session(s)))
         .await
-    {
-        Ok(i) => i,
-        Err(StoreError::ConditionFailed) => return Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) => return Err(e.into()),
-    };
+        .or_reason(Reason::AUTHORIZATION_FAILED)?;
     Ok(User::from_item(&item)
         .ok_or_else(|| Error::internal("user item unreadable"))?
         .info(ciam))
@@ -120,8 +116,7 @@ pub async fn bind(
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(new.exists_reason().into()),
         Err(e) if e.condition_failed_at(2) => return Err(Reason::VERIFYCODE_NOT_FOUND.into()),
-        Err(StoreError::TxCanceled(_)) => return Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) => return Err(e.into()),
+        other => other.or_reason(Reason::AUTHORIZATION_FAILED)?,
     }
     if let Some(old) = old {
         let masked = match &new {
@@ -189,11 +184,10 @@ pub async fn deactivate(
             cond: Some(Cond::eq("userId", u.id.as_str())),
         });
     }
-    match ciam.store.transact(ops).await {
-        Ok(()) => {}
-        Err(StoreError::TxCanceled(_)) => return Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) => return Err(e.into()),
-    }
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::AUTHORIZATION_FAILED)?;
     // Tidying after the fact: these are unusable already (released identities, bumped gens).
     for id in &ids {
         for p in [

@@ -9,8 +9,8 @@
 use crate::captcha;
 use crate::error::{Error, Result};
 use crate::validate::Identity;
-use crate::{random_digits, Ciam, CodeMessage, Lang, Purpose, Reason};
-use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
+use crate::{random_digits, Ciam, CodeMessage, Lang, LostRace, Purpose, Reason};
+use ciam_store::{Cond, Item, Key, TxOp, Update};
 use subtle::ConstantTimeEq;
 
 pub const CODE_TTL: i64 = 600;
@@ -155,7 +155,7 @@ pub async fn judge(
         });
     }
     let same_code = Some(Cond::eq("hash", stored.as_str()));
-    let after = match ciam
+    let after = ciam
         .store
         .update(
             &key,
@@ -163,11 +163,7 @@ pub async fn judge(
             same_code.clone(),
         )
         .await
-    {
-        Ok(i) => i,
-        Err(StoreError::ConditionFailed) => return Err(Reason::VERIFYCODE_NOT_FOUND.into()),
-        Err(e) => return Err(e.into()),
-    };
+        .or_reason(Reason::VERIFYCODE_NOT_FOUND)?;
     if after.n("tries").unwrap_or(0) < MAX_TRIES {
         return Err(Reason::CODE_ERROR.into());
     }
@@ -177,10 +173,9 @@ pub async fn judge(
         Update::Set("lockedUntil".into(), until.into()),
         Update::Expires(Some(after.expires_at.unwrap_or(until).max(until))),
     ];
-    match ciam.store.update(&key, burn, same_code).await {
-        Ok(_) | Err(StoreError::ConditionFailed) => Err(Reason::VERIFICATION_CODE_LIMIT.into()),
-        Err(e) => Err(e.into()),
-    }
+    // Burnt meanwhile by another check: the answer is the same.
+    ciam.store.update(&key, burn, same_code).await.won()?;
+    Err(Reason::VERIFICATION_CODE_LIMIT.into())
 }
 
 /// Consumes a verified code on its own (when the caller has no transaction to put it in).
@@ -188,9 +183,8 @@ pub async fn consume(ciam: &Ciam, v: Verified) -> Result<()> {
     let TxOp::Delete { key, cond } = v.consume else {
         return Err(Error::internal("a code is consumed by a delete"));
     };
-    match ciam.store.delete(&key, cond).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .delete(&key, cond)
+        .await
+        .or_reason(Reason::VERIFYCODE_NOT_FOUND)
 }

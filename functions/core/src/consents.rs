@@ -9,7 +9,7 @@
 //! The personal centre lists them (`GET /auth/consents`) and revokes them
 //! (`DELETE /auth/consents/{appId}`); deactivation deletes them all.
 
-use crate::apps::{self, app_key};
+use crate::apps::{self, app_key, App};
 use crate::error::Result;
 use crate::sessions::Session;
 use crate::user::user_pk;
@@ -23,6 +23,51 @@ pub fn consent_key(user_id: &str, app_id: &str) -> Key {
     Key::new(user_pk(user_id), format!("{PREFIX}{app_id}"))
 }
 
+/// A remembered consent, the item `USER#<userId>` / `CONSENT#<appId>` (docs/data-model.md).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Consent {
+    pub user_id: String,
+    pub app_id: String,
+    /// The scopes approved on consent screens, merged, sorted.
+    pub scopes: Vec<String>,
+    /// The latest Allow (or ticket).
+    pub granted_at: i64,
+    /// The first Allow after the last revocation: access tokens issued before it are refused.
+    /// 0 for a consent written before `since` existed.
+    pub since: i64,
+}
+
+impl Consent {
+    pub fn from_item(item: &Item) -> Consent {
+        Consent {
+            user_id: item
+                .key
+                .pk
+                .strip_prefix("USER#")
+                .unwrap_or_default()
+                .to_owned(),
+            app_id: item.s("appId").unwrap_or_default().to_owned(),
+            scopes: item.strings("scopes"),
+            granted_at: item.n("grantedAt").unwrap_or(0),
+            since: item.n("since").unwrap_or(0),
+        }
+    }
+
+    pub fn to_item(&self) -> Item {
+        Item::new(consent_key(&self.user_id, &self.app_id))
+            .with("appId", self.app_id.as_str())
+            .with("scopes", Value::strings(&self.scopes))
+            .with("grantedAt", self.granted_at)
+            .with("since", self.since)
+    }
+
+    /// Whether it covers every scope `asked` now (for a ticket the app's current scopes, for an
+    /// OpenID Connect request the request's scopes).
+    pub fn covers(&self, asked: &[String]) -> bool {
+        asked.iter().all(|s| self.scopes.contains(s))
+    }
+}
+
 /// The write that remembers the user's "Allow" of `approved` (the scopes the screen showed)
 /// for `app_id`, merged with the scopes allowed before (`previous`, the consent item read with
 /// the app): a consent only grows until it is revoked. `since` keeps the time of the first
@@ -33,9 +78,9 @@ pub fn grant_op(
     user_id: &str,
     app_id: &str,
     approved: &[String],
-    previous: Option<&Item>,
+    previous: Option<&Consent>,
 ) -> TxOp {
-    let mut scopes = previous.map(|c| c.strings("scopes")).unwrap_or_default();
+    let mut scopes = previous.map(|c| c.scopes.clone()).unwrap_or_default();
     for s in approved {
         if !scopes.contains(s) {
             scopes.push(s.clone());
@@ -43,22 +88,18 @@ pub fn grant_op(
     }
     scopes.sort();
     // A consent written before `since` existed binds nothing.
-    let since = previous.map_or(ciam.now(), |c| c.n("since").unwrap_or(0));
+    let since = previous.map_or(ciam.now(), |c| c.since);
+    let consent = Consent {
+        user_id: user_id.to_owned(),
+        app_id: app_id.to_owned(),
+        scopes,
+        granted_at: ciam.now(),
+        since,
+    };
     TxOp::Put {
-        item: Item::new(consent_key(user_id, app_id))
-            .with("appId", app_id)
-            .with("scopes", Value::strings(scopes))
-            .with("grantedAt", ciam.now())
-            .with("since", since),
+        item: consent.to_item(),
         cond: None,
     }
-}
-
-/// Whether a stored consent item covers every scope `asked` now (for a ticket the app's current
-/// scopes, for an OpenID Connect request the request's scopes).
-pub fn covers(consent: &Item, asked: &[String]) -> bool {
-    let granted = consent.strings("scopes");
-    asked.iter().all(|s| granted.contains(s))
 }
 
 /// `url` with `cError=access_denied` appended: where Cancel on the consent screen leads, built
@@ -81,19 +122,13 @@ pub struct Context {
 }
 
 impl Context {
-    /// The screen for `app` (an app item) asking for its current scopes.
-    pub fn of(
-        app: &Item,
-        lang: Lang,
-        granted: bool,
-        service_url: &str,
-        cancel_url: String,
-    ) -> Self {
+    /// The screen for `app` asking for its current scopes.
+    pub fn of(app: &App, lang: Lang, granted: bool, service_url: &str, cancel_url: String) -> Self {
         Context {
-            app_id: app.s("appId").unwrap_or_default().to_owned(),
-            name: apps::localized_name(app, lang),
-            logo: app.s("logo").unwrap_or_default().to_owned(),
-            scopes: apps::scopes(app),
+            app_id: app.app_id.clone(),
+            name: app.localized_name(lang),
+            logo: app.logo.clone(),
+            scopes: app.scopes.clone(),
             granted,
             service_url: service_url.to_owned(),
             cancel_url,
@@ -118,15 +153,15 @@ pub async fn context(
         .store
         .get_many(&[app_key(app_id), consent_key(&s.user.id, app_id)])
         .await?;
-    let Some(app) = &got[0] else {
+    let Some(app) = got[0].as_ref().map(App::from_item) else {
         return Err(crate::Reason::APPID_NOT_FOUND.into());
     };
-    crate::tickets::check_service(app, service_url)?;
+    apps::check_service(&app, service_url)?;
     let granted = got[1]
         .as_ref()
-        .is_some_and(|c| covers(c, &apps::scopes(app)));
+        .is_some_and(|c| Consent::from_item(c).covers(&app.scopes));
     Ok(Context::of(
-        app,
+        &app,
         lang,
         granted,
         service_url,
@@ -155,26 +190,27 @@ async fn consent_items(ciam: &Ciam, user_id: &str) -> Result<Vec<Item>> {
 /// `GET /auth/consents`: the apps the user allowed, newest first, with the scopes allowed; an
 /// app deleted since is left out. Round trips: 2 (the consents, then their apps together).
 pub async fn list(ciam: &Ciam, s: &Session, lang: Lang) -> Result<Vec<Granted>> {
-    let consents = consent_items(ciam, &s.user.id).await?;
+    let consents: Vec<Consent> = consent_items(ciam, &s.user.id)
+        .await?
+        .iter()
+        .map(Consent::from_item)
+        .collect();
     if consents.is_empty() {
         return Ok(Vec::new());
     }
-    let keys: Vec<Key> = consents
-        .iter()
-        .map(|c| app_key(c.s("appId").unwrap_or_default()))
-        .collect();
+    let keys: Vec<Key> = consents.iter().map(|c| app_key(&c.app_id)).collect();
     let apps = ciam.store.get_many(&keys).await?;
     let mut v: Vec<Granted> = consents
         .iter()
         .zip(apps.iter())
         .filter_map(|(c, app)| {
-            let app = app.as_ref()?;
+            let app = App::from_item(app.as_ref()?);
             Some(Granted {
-                app_id: c.s("appId").unwrap_or_default().to_owned(),
-                name: apps::localized_name(app, lang),
-                logo: app.s("logo").unwrap_or_default().to_owned(),
-                scopes: c.strings("scopes"),
-                granted_at: c.n("grantedAt").unwrap_or(0),
+                app_id: c.app_id.clone(),
+                name: app.localized_name(lang),
+                logo: app.logo,
+                scopes: c.scopes.clone(),
+                granted_at: c.granted_at,
             })
         })
         .collect();

@@ -76,6 +76,34 @@ impl From<StoreError> for Error {
     }
 }
 
+/// A store write that can lose a race: its condition no longer held (`ConditionFailed`), or its
+/// transaction was cancelled (`TxCanceled`). Any other store failure is passed on unchanged, so
+/// `?` maps it as it maps every store error (503 when transient, 500 otherwise).
+pub(crate) trait LostRace<T> {
+    /// A lost race becomes `lost` (usually a [`Reason`]).
+    fn or_reason(self, lost: impl Into<Error>) -> Result<T>;
+    /// `Some` when the write applied, `None` when it lost the race.
+    fn won(self) -> Result<Option<T>, StoreError>;
+}
+
+impl<T> LostRace<T> for Result<T, StoreError> {
+    fn or_reason(self, lost: impl Into<Error>) -> Result<T> {
+        match self.won() {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => Err(lost.into()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn won(self) -> Result<Option<T>, StoreError> {
+        match self {
+            Ok(v) => Ok(Some(v)),
+            Err(StoreError::ConditionFailed | StoreError::TxCanceled(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.reason)?;

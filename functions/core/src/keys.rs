@@ -9,10 +9,12 @@
 //! while it is there. The OpenID Connect signer is another seam kept here: derived from the root
 //! unless a deployment installs its own (`with_oidc_signer`, AWS KMS in the Lambdas).
 
-use crate::signer::{DerivedSigner, OidcSigner};
+use crate::signer::OidcSigner;
+use async_trait::async_trait;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -274,6 +276,50 @@ impl Keys {
         let digest = h.finalize();
         let kid = format!("{version}-{}", URL_SAFE_NO_PAD.encode(&digest[..9]));
         Es256Key { version, kid, key }
+    }
+}
+
+/// ES256 keys derived from the root per key version (`Keys::es256`): signs with version N and
+/// publishes N, N+1 (so a rotation switches to a key clients have already cached) and N-1 (so
+/// id_tokens signed just before a rotation still verify). During a root rotation's overlap the
+/// previous root's key N is published too, for id_tokens signed before the switch.
+pub struct DerivedSigner {
+    current: Es256Key,
+    published: Vec<Json>,
+}
+
+impl DerivedSigner {
+    pub fn new(keys: &Keys, version: u32) -> Self {
+        let version = version.max(1);
+        let current = keys.es256(version);
+        let mut published: Vec<Json> = [
+            version.checked_add(1),
+            version.checked_sub(1).filter(|v| *v >= 1),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|v| keys.es256(v).public_jwk())
+        .collect();
+        published.insert(0, current.public_jwk());
+        if let Some(previous) = keys.previous() {
+            published.push(previous.es256(version).public_jwk());
+        }
+        DerivedSigner { current, published }
+    }
+}
+
+#[async_trait]
+impl OidcSigner for DerivedSigner {
+    fn kid(&self) -> &str {
+        self.current.kid()
+    }
+
+    async fn sign(&self, signing_input: &[u8]) -> Result<[u8; 64], String> {
+        Ok(self.current.sign(signing_input))
+    }
+
+    fn jwks(&self) -> Vec<Json> {
+        self.published.clone()
     }
 }
 

@@ -15,6 +15,8 @@ pub mod consents;
 mod error;
 mod keys;
 mod lang;
+#[cfg(test)]
+mod layering_tests;
 pub mod lock;
 pub mod me;
 pub mod notifier;
@@ -36,12 +38,15 @@ pub mod validate;
 
 pub use blob::{Blob, BlobStore, MemoryBlobs};
 pub use ciam_store::{Clock, ManualClock, SystemClock};
+pub(crate) use error::LostRace;
 pub use error::{Error, Message, Result};
-pub use keys::{random, random_digits, Entropy, Es256Key, Keys, OsEntropy, RootError};
+pub use keys::{
+    random, random_digits, DerivedSigner, Entropy, Es256Key, Keys, OsEntropy, RootError,
+};
 pub use lang::Lang;
 pub use notifier::{CodeMessage, Notice, NoticeMessage, Notifier, Purpose};
 pub use reason::Reason;
-pub use signer::{DerivedSigner, OidcSigner};
+pub use signer::OidcSigner;
 
 use ciam_store::Store;
 use std::sync::Arc;

@@ -7,8 +7,8 @@
 
 use crate::error::Error;
 use crate::user::{profile_key, User};
-use crate::{Ciam, Reason};
-use ciam_store::{Cond, Key, StoreError, TxOp, Update};
+use crate::{Ciam, LostRace, Reason};
+use ciam_store::{Cond, Key, TxOp, Update};
 
 pub const MAX_FAILS: i64 = 5;
 pub const LOCK_SECS: i64 = 900;
@@ -46,7 +46,7 @@ pub async fn fail(ciam: &Ciam, user_id: &str, base: Error) -> Error {
     if after.n("fails").unwrap_or(0) < MAX_FAILS {
         return base;
     }
-    let ids = crate::signin::identity_keys(after.s("mail"), after.s("phone"), None);
+    let ids = crate::user::identity_keys(after.s("mail"), after.s("phone"), None);
     lock_account(ciam, user_id, ids, base).await
 }
 
@@ -75,10 +75,10 @@ pub async fn lock_account(ciam: &Ciam, user_id: &str, ids: Vec<Key>, base: Error
         ops: lock(),
         cond: Some(Cond::eq("userId", user_id)),
     }));
-    match ciam.store.transact(ops).await {
-        Ok(()) => locked_error(until),
+    match ciam.store.transact(ops).await.won() {
+        Ok(Some(())) => locked_error(until),
         // Someone else's failure locked it a moment ago: report that lock, unchanged.
-        Err(StoreError::TxCanceled(_)) => match ciam.store.get(&key).await {
+        Ok(None) => match ciam.store.get(&key).await {
             Ok(Some(i)) => match i.n("lockedUntil").filter(|t| *t > now) {
                 Some(t) => locked_error(t),
                 None => locked_error(until),

@@ -1,16 +1,15 @@
 //! What the account owner sees of their own account beyond the profile: privacy choices and
 //! their history, the active sessions (each revocable), the security activity, and their apps.
 
+use crate::apps::APPS_PK;
 use crate::error::{Error, Result};
 use crate::sessions::{same_session, Session};
-use crate::user::{profile_key, user_pk, User};
-use crate::{random, Ciam, Reason};
-use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
+use crate::user::{profile_key, user_pk, User, PRIVACY_CHOICES};
+use crate::{random, Ciam, LostRace, Reason};
+use ciam_store::{Cond, Item, Key, Query, TxOp, Update, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The privacy choices a person can make (cookies and data use), all off by default.
-pub const PRIVACY_CHOICES: [&str; 2] = ["analytics", "marketing"];
 const HISTORY_SHOWN: usize = 50;
 
 fn attr(choice: &str) -> String {
@@ -135,11 +134,10 @@ pub async fn set_privacy(
                 cond: None,
             },
         ];
-        match ciam.store.transact(tx).await {
-            Ok(()) => {}
-            Err(StoreError::TxCanceled(_)) => return Err(Reason::AUTHORIZATION_FAILED.into()),
-            Err(e) => return Err(e.into()),
-        }
+        ciam.store
+            .transact(tx)
+            .await
+            .or_reason(Reason::AUTHORIZATION_FAILED)?;
         settings.extend(changes);
     }
     // The settings are known now; only the history needs reading back.
@@ -257,10 +255,6 @@ pub async fn activity(ciam: &Ciam, s: &Session) -> Result<Vec<EventView>> {
 
 // ---- applications ----
 
-/// The registry partition: `APPS` / `APP#<appId>` {appId, name_zh-CN, name_en-US, url,
-/// recommended}. The partner-apps issue manages it; `seed_demo_app` fills it locally.
-pub const APPS_PK: &str = "APPS";
-
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AppView {
@@ -280,11 +274,14 @@ pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>>
         .await?;
     let mut v: Vec<AppView> = items
         .iter()
-        .map(|i| AppView {
-            app_id: i.s("appId").unwrap_or_default().to_owned(),
-            name: crate::apps::localized_name(i, language),
-            url: i.s("url").unwrap_or_default().to_owned(),
-            recommended: i.bool("recommended").unwrap_or(false),
+        .map(|i| {
+            let app = crate::apps::App::from_item(i);
+            AppView {
+                name: app.localized_name(language),
+                app_id: app.app_id,
+                url: app.url,
+                recommended: app.recommended,
+            }
         })
         .collect();
     v.sort_by(|a, b| b.recommended.cmp(&a.recommended).then(a.name.cmp(&b.name)));
@@ -299,10 +296,9 @@ pub async fn seed_demo_app(ciam: &Ciam, url: &str) -> Result<()> {
         .with("name_en-US", "Demo factory portal")
         .with("url", url)
         .with("recommended", true);
-    match ciam.store.put(item, Some(Cond::NotExists)).await {
-        Ok(()) | Err(StoreError::ConditionFailed) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
+    // Already there: kept as it is.
+    ciam.store.put(item, Some(Cond::NotExists)).await.won()?;
+    Ok(())
 }
 
 #[derive(Debug, Serialize)]

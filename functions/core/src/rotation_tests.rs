@@ -333,7 +333,11 @@ async fn a_partner_secret_hashed_under_the_old_root_works_during_the_overlap_and
         .unwrap();
     let stored = |id: &'static str| {
         let store = w.store.clone();
-        async move { store.get(&crate::apps::app_key(id)).await.unwrap().unwrap() }
+        async move {
+            crate::apps::App::from_item(
+                &store.get(&crate::apps::app_key(id)).await.unwrap().unwrap(),
+            )
+        }
     };
     let overlap = w.overlap();
     assert!(!crate::apps::secret_matches(&overlap, &stored("busy").await, "wrong").await);
@@ -398,6 +402,7 @@ async fn an_instance_still_on_the_old_root_reads_what_was_moved_to_the_new_one_b
         .unwrap()
         .unwrap();
     w.store.take();
-    assert!(crate::apps::secret_matches(&announced, &item, "s3cret-moved").await);
+    let app = crate::apps::App::from_item(&item);
+    assert!(crate::apps::secret_matches(&announced, &app, "s3cret-moved").await);
     assert_eq!(w.store.take(), [], "no write-back to the old root");
 }

@@ -15,10 +15,10 @@
 
 use crate::error::{Error, Result};
 use crate::user::{profile_key, user_pk, User};
-use crate::{random, Ciam, Reason};
+use crate::{random, Ciam, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, StoreError, Update};
+use ciam_store::{Cond, Item, Key, Update};
 
 pub const IDLE_SECS: i64 = 30 * 60;
 pub const ABSOLUTE_SECS: i64 = 12 * 60 * 60;
@@ -136,13 +136,10 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
             Update::Set("ends".into(), expiry(created, now).into()),
             Update::Expires(Some(created + crate::audit::KEEP_SECS)),
         ];
-        match ciam.store.update(&key, ops, Some(still_on())).await {
-            Ok(_) => {}
-            Err(StoreError::ConditionFailed) => {
-                return Err(unauthorized("session ended meanwhile"))
-            }
-            Err(e) => return Err(e.into()),
-        }
+        ciam.store
+            .update(&key, ops, Some(still_on()))
+            .await
+            .or_reason(unauthorized("session ended meanwhile"))?;
     }
     let auth_at = sess.n("authAt").unwrap_or(created);
     Ok(Session {
@@ -168,20 +165,22 @@ fn still_on() -> Cond {
 /// Records a fresh proof of identity on the session. Round trips: 1.
 pub async fn mark_fresh(ciam: &Ciam, s: &Session) -> Result<()> {
     let ops = vec![Update::Set("authAt".into(), ciam.now().into())];
-    match ciam.store.update(&s.key, ops, Some(still_on())).await {
-        Ok(_) => Ok(()),
-        Err(StoreError::ConditionFailed) => Err(unauthorized("session ended meanwhile")),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .update(&s.key, ops, Some(still_on()))
+        .await
+        .or_reason(unauthorized("session ended meanwhile"))?;
+    Ok(())
 }
 
 /// Ends the session at `key` (it stays as the sign-in's activity entry). Round trips: 1.
 pub async fn end(ciam: &Ciam, key: &Key) -> Result<()> {
     let ops = vec![Update::Set("endedAt".into(), ciam.now().into())];
-    match ciam.store.update(key, ops, Some(Cond::Exists)).await {
-        Ok(_) | Err(StoreError::ConditionFailed) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
+    // Already gone: nothing to end.
+    ciam.store
+        .update(key, ops, Some(Cond::Exists))
+        .await
+        .won()?;
+    Ok(())
 }
 
 /// Logout: the session ends on the server. Round trips: 1.

@@ -1,9 +1,8 @@
 //! The OpenID Connect signing seam: what signs id_tokens (ES256) and which public keys the JWKS
 //! publishes. `Keys::oidc_signer` hands out the deployment's signer: in AWS a KMS key that never
-//! leaves KMS (`ciam_lambdas`), elsewhere [`DerivedSigner`], keys derived from the root.
+//! leaves KMS (`ciam_lambdas`), elsewhere `keys::DerivedSigner`, keys derived from the root.
 //! The trait speaks in bytes and JSON only, so the domain stays free of any cloud SDK.
 
-use crate::keys::{Es256Key, Keys};
 use async_trait::async_trait;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -36,53 +35,10 @@ pub async fn sign_jwt(signer: &dyn OidcSigner, payload: &Json) -> Result<String,
     Ok(format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig)))
 }
 
-/// ES256 keys derived from the root per key version (`Keys::es256`): signs with version N and
-/// publishes N, N+1 (so a rotation switches to a key clients have already cached) and N-1 (so
-/// id_tokens signed just before a rotation still verify). During a root rotation's overlap the
-/// previous root's key N is published too, for id_tokens signed before the switch.
-pub struct DerivedSigner {
-    current: Es256Key,
-    published: Vec<Json>,
-}
-
-impl DerivedSigner {
-    pub fn new(keys: &Keys, version: u32) -> Self {
-        let version = version.max(1);
-        let current = keys.es256(version);
-        let mut published: Vec<Json> = [
-            version.checked_add(1),
-            version.checked_sub(1).filter(|v| *v >= 1),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|v| keys.es256(v).public_jwk())
-        .collect();
-        published.insert(0, current.public_jwk());
-        if let Some(previous) = keys.previous() {
-            published.push(previous.es256(version).public_jwk());
-        }
-        DerivedSigner { current, published }
-    }
-}
-
-#[async_trait]
-impl OidcSigner for DerivedSigner {
-    fn kid(&self) -> &str {
-        self.current.kid()
-    }
-
-    async fn sign(&self, signing_input: &[u8]) -> Result<[u8; 64], String> {
-        Ok(self.current.sign(signing_input))
-    }
-
-    fn jwks(&self) -> Vec<Json> {
-        self.published.clone()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keys::{DerivedSigner, Keys};
     use p256::ecdsa::signature::Verifier;
 
     fn kids(s: &dyn OidcSigner) -> Vec<String> {

@@ -25,9 +25,9 @@
 
 use crate::error::{Error, Result};
 use crate::lock::{LOCK_SECS, MAX_FAILS};
-use crate::user::{active_user, unique_key, User};
+use crate::user::{active_user, identity_keys, unique_key, User};
 use crate::validate::Identity;
-use crate::Ciam;
+use crate::{Ciam, LostRace};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
 
 /// What a sign-in knows about the account after taking its attempt.
@@ -97,26 +97,6 @@ impl SignInRecord {
             cond: Some(Cond::eq("userId", self.user_id.as_str())),
         }
     }
-}
-
-/// The identity item keys of an account with `mail` and `phone`, `first` (if given) first.
-pub(crate) fn identity_keys(
-    mail: Option<&str>,
-    phone: Option<&str>,
-    first: Option<&Key>,
-) -> Vec<Key> {
-    let mut keys: Vec<Key> = first.into_iter().cloned().collect();
-    for id in [mail, phone]
-        .into_iter()
-        .flatten()
-        .filter_map(|s| Identity::parse(s).ok())
-    {
-        let k = unique_key(id.unique_pk());
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    keys
 }
 
 /// The record's attributes for `user` (its state after the change being committed).
@@ -238,10 +218,9 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
             Some(Cond::eq("userId", user.id.as_str()).and(Cond::attr_not_exists("rec"))),
         )
         .await;
-    if let Err(e) = fill {
-        if !matches!(e, ciam_store::StoreError::ConditionFailed) {
-            tracing::warn!(error = %e, "could not fill in a sign-in record");
-        }
+    // Filled in meanwhile by another attempt: fine.
+    if let Err(e) = fill.won() {
+        tracing::warn!(error = %e, "could not fill in a sign-in record");
     }
     Ok(Attempt::Taken(SignInRecord::from_user(key, &user, fails)))
 }

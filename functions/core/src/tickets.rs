@@ -4,15 +4,16 @@
 //! a keyed hash (`TICKET#<hash>` / `TICKET`), lives 5 minutes, and is burned by its one
 //! validation attempt (a conditional delete), whatever the outcome.
 
-use crate::apps::{self, app_key};
+use crate::apps::{self, app_key, App};
+use crate::consents::Consent;
 use crate::error::Result;
 use crate::sessions::Session;
 use crate::user::{active_user, user_pk, User};
 use crate::validate::{Email, Phone};
-use crate::{random, Ciam, Reason};
+use crate::{random, Ciam, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, StoreError, TxOp, Value};
+use ciam_store::{Cond, Item, Key, TxOp, Value};
 use serde::Serialize;
 
 pub const TICKET_SECS: i64 = 5 * 60;
@@ -28,6 +29,43 @@ fn ticket_key(ciam: &Ciam, ticket: &str) -> Key {
     )
 }
 
+/// A ticket, the item `TICKET#<keyed hash of the ticket>` / `TICKET` (docs/data-model.md);
+/// it expires `TICKET_SECS` after `created_at`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ticket {
+    pub key: Key,
+    pub user_id: String,
+    pub app_id: String,
+    pub service_url: String,
+    /// The scopes it was issued for (the app's at that time).
+    pub scopes: Vec<String>,
+    pub created_at: i64,
+}
+
+impl Ticket {
+    pub fn from_item(item: &Item) -> Ticket {
+        let s = |n: &str| item.s(n).unwrap_or_default().to_owned();
+        Ticket {
+            key: item.key.clone(),
+            user_id: s("userId"),
+            app_id: s("appId"),
+            service_url: s("serviceUrl"),
+            scopes: item.strings("scopes"),
+            created_at: item.n("createdAt").unwrap_or(0),
+        }
+    }
+
+    pub fn to_item(&self) -> Item {
+        Item::new(self.key.clone())
+            .with("userId", self.user_id.as_str())
+            .with("appId", self.app_id.as_str())
+            .with("serviceUrl", self.service_url.as_str())
+            .with("scopes", Value::strings(&self.scopes))
+            .with("createdAt", self.created_at)
+            .expires(self.created_at + TICKET_SECS)
+    }
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Issued {
@@ -35,33 +73,13 @@ pub struct Issued {
     pub redirect: String,
 }
 
-fn bad_service() -> crate::Error {
-    crate::Error::field(
-        Reason::INVALID_PARAMETER,
-        "serviceUrl",
-        "该服务地址未在应用中登记",
-        "The serviceUrl is not registered for this app",
-    )
-}
-
-/// Refuses (INVALID_PARAMETER `serviceUrl`) a service URL that is not one of the app's
-/// registered ones. Exact string equality: no normalisation, so no open redirect through
-/// look-alike URLs.
-pub fn check_service(app: &Item, service_url: &str) -> Result<()> {
-    if apps::registers(app, service_url) {
-        Ok(())
-    } else {
-        Err(bad_service())
-    }
-}
-
 /// Refuses (INVALID_PARAMETER `scopes`) an Allow for other scopes than the app asks for now:
 /// the app changed while the consent screen was open, and the screen must be shown again.
-fn check_shown(app: &Item, shown: Option<&[String]>) -> Result<()> {
+fn check_shown(app: &App, shown: Option<&[String]>) -> Result<()> {
     let Some(shown) = shown else {
         return Ok(());
     };
-    let current = apps::scopes(app);
+    let current = &app.scopes;
     let same =
         shown.iter().all(|s| current.contains(s)) && current.iter().all(|s| shown.contains(s));
     if same {
@@ -99,40 +117,40 @@ pub async fn issue(
             crate::consents::consent_key(&s.user.id, app_id),
         ])
         .await?;
-    let Some(app) = &got[0] else {
+    let Some(app) = got[0].as_ref().map(App::from_item) else {
         return Err(Reason::APPID_NOT_FOUND.into());
     };
-    check_service(app, service_url)?;
-    check_shown(app, shown)?;
+    apps::check_service(&app, service_url)?;
+    check_shown(&app, shown)?;
     let ticket = format!(
         "{PREFIX}{}",
         URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
     );
-    let now = ciam.now();
-    let scopes = apps::scopes(app);
-    let item = Item::new(ticket_key(ciam, &ticket))
-        .with("userId", s.user.id.as_str())
-        .with("appId", app_id)
-        .with("serviceUrl", service_url)
-        .with("scopes", Value::strings(&scopes))
-        .with("createdAt", now)
-        .expires(now + TICKET_SECS);
+    let t = Ticket {
+        key: ticket_key(ciam, &ticket),
+        user_id: s.user.id.clone(),
+        app_id: app_id.to_owned(),
+        service_url: service_url.to_owned(),
+        scopes: app.scopes.clone(),
+        created_at: ciam.now(),
+    };
+    let previous = got[1].as_ref().map(Consent::from_item);
     let tx = vec![
         TxOp::Put {
-            item,
+            item: t.to_item(),
             cond: Some(Cond::NotExists),
         },
-        recent_app_op(ciam, &s.user.id, app),
-        crate::consents::grant_op(ciam, &s.user.id, app_id, &scopes, got[1].as_ref()),
+        recent_app_op(ciam, &s.user.id, &app),
+        crate::consents::grant_op(ciam, &s.user.id, app_id, &t.scopes, previous.as_ref()),
     ];
-    match ciam.store.transact(tx).await {
-        Ok(()) => Ok(Issued {
-            redirect: apps::with_params(service_url, &[("cTicket", &ticket)]),
-            c_ticket: ticket,
-        }),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => Err(e.into()),
-    }
+    ciam.store
+        .transact(tx)
+        .await
+        .or_reason(Reason::SERVICE_UNAVAILABLE)?;
+    Ok(Issued {
+        redirect: apps::with_params(service_url, &[("cTicket", &ticket)]),
+        c_ticket: ticket,
+    })
 }
 
 /// What an app learns about the user: only what its scopes allow. Phone and mail are full.
@@ -212,44 +230,44 @@ pub async fn verify(
     let got = ciam.store.get_many(&keys).await?;
     let burned = match &got[0] {
         None => Err(not_found("unknown, expired or used ticket")),
-        Some(_) => match ciam.store.delete(&tkey, Some(Cond::Exists)).await {
-            Ok(()) => Ok(()),
-            Err(StoreError::ConditionFailed) => Err(not_found("ticket already used")),
-            Err(e) => return Err(e.into()),
-        },
+        Some(_) => ciam
+            .store
+            .delete(&tkey, Some(Cond::Exists))
+            .await
+            .won()?
+            .ok_or_else(|| not_found("ticket already used")),
     };
     let matches = match got.get(1).and_then(Option::as_ref) {
-        Some(app) => apps::secret_matches(ciam, app, app_secret).await,
+        Some(app) => apps::secret_matches(ciam, &App::from_item(app), app_secret).await,
         None => false,
     };
     if !matches {
         return Err(secret_error());
     }
     burned?;
-    let Some(t) = &got[0] else {
+    let Some(item) = &got[0] else {
         return Err(not_found("unknown, expired or used ticket"));
     };
-    if t.s("appId") != Some(app_id) || t.s("serviceUrl") != Some(service_url) {
+    let t = Ticket::from_item(item);
+    if t.app_id != app_id || t.service_url != service_url {
         return Err(not_found("ticket of another app or service"));
     }
-    let user_id = t.s("userId").unwrap_or_default();
-    let user = active_user(ciam, user_id)
+    let user = active_user(ciam, &t.user_id)
         .await?
         .ok_or_else(|| not_found("user gone"))?;
-    Ok(claims(&user, &t.strings("scopes")))
+    Ok(claims(&user, &t.scopes))
 }
 
 /// The write that records `app` among the user's recent apps (`APPLOGIN#<appId>`, with its
 /// `lastLoginTime`); goes into the transaction that issues a ticket or an OpenID Connect code.
-pub fn recent_app_op(ciam: &Ciam, user_id: &str, app: &Item) -> TxOp {
-    let s_attr = |n: &str| app.s(n).unwrap_or_default().to_owned();
-    let app_id = s_attr("appId");
+pub fn recent_app_op(ciam: &Ciam, user_id: &str, app: &App) -> TxOp {
+    let app_id = app.app_id.as_str();
     TxOp::Put {
         item: Item::new(Key::new(user_pk(user_id), format!("APPLOGIN#{app_id}")))
-            .with("appId", app_id.as_str())
-            .with("name_zh-CN", s_attr("name_zh-CN"))
-            .with("name_en-US", s_attr("name_en-US"))
-            .with("url", s_attr("url"))
+            .with("appId", app_id)
+            .with("name_zh-CN", app.name.zh_cn.as_str())
+            .with("name_en-US", app.name.en_us.as_str())
+            .with("url", app.url.as_str())
             .with("lastLoginTime", ciam.now()),
         cond: None,
     }

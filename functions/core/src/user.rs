@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 pub const PROFILE: &str = "PROFILE";
 /// The role that may manage the partner-app registry.
 pub const ADMIN: &str = "admin";
+/// The privacy choices a person can make (cookies and data use), all off by default.
+pub const PRIVACY_CHOICES: [&str; 2] = ["analytics", "marketing"];
 
 pub fn user_pk(id: &str) -> String {
     format!("USER#{id}")
@@ -73,7 +75,7 @@ pub struct User {
     pub backup_gen: i64,
     /// Granted roles, e.g. `admin` (by `ciam admin grant`).
     pub roles: Vec<String>,
-    /// The privacy choices made (`me::PRIVACY_CHOICES`, attributes `privacy_<choice>`); a
+    /// The privacy choices made (`PRIVACY_CHOICES`, attributes `privacy_<choice>`); a
     /// choice never made is absent (off).
     pub privacy: BTreeMap<String, bool>,
 }
@@ -109,7 +111,7 @@ impl User {
             totp_last_step: item.n("totpLastStep"),
             backup_gen: item.n("backupGen").unwrap_or(0),
             roles: item.strings("roles"),
-            privacy: crate::me::PRIVACY_CHOICES
+            privacy: PRIVACY_CHOICES
                 .iter()
                 .filter_map(|c| Some((c.to_string(), item.bool(&format!("privacy_{c}"))?)))
                 .collect(),
@@ -238,4 +240,24 @@ pub struct UserInfo {
 #[serde(rename_all = "camelCase")]
 pub struct Tag {
     pub eiam_uid: Option<String>,
+}
+
+/// The identity item keys of an account with `mail` and `phone`, `first` (if given) first.
+pub(crate) fn identity_keys(
+    mail: Option<&str>,
+    phone: Option<&str>,
+    first: Option<&Key>,
+) -> Vec<Key> {
+    let mut keys: Vec<Key> = first.into_iter().cloned().collect();
+    for id in [mail, phone]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| Identity::parse(s).ok())
+    {
+        let k = unique_key(id.unique_pk());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys
 }

@@ -16,8 +16,8 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::staff::{self, Pending, StaffIdp};
-use ciam_core::{Ciam, Error, Reason};
+use ciam_core::staff;
+use ciam_core::{Error, Reason};
 use serde::Deserialize;
 
 fn redirect(to: String) -> Response {
@@ -87,30 +87,11 @@ pub async fn start(
     else {
         return refused(lang, "UNAVAILABLE", &query);
     };
-    match authorization_request(&s.ciam, idp, lang, &query, &bind_hash).await {
+    let provider = federation::Federation;
+    match staff::authorization_request(&s.ciam, &provider, idp, lang, &query, &bind_hash).await {
         Ok(url) => redirect(url),
         Err(e) => failed(lang, &e, &query),
     }
-}
-
-async fn authorization_request(
-    ciam: &Ciam,
-    idp: &StaffIdp,
-    lang: ciam_core::Lang,
-    query: &str,
-    bind_hash: &str,
-) -> Result<String, Error> {
-    staff::check_bind_hash(bind_hash)?;
-    let meta = federation::discover(idp).await?;
-    let started = staff::start(ciam, lang, query, bind_hash).await?;
-    federation::authorization_url(
-        &meta,
-        idp,
-        &staff::redirect_uri(ciam),
-        &started.state,
-        &started.nonce,
-        &started.code_challenge,
-    )
 }
 
 #[derive(Deserialize)]
@@ -139,7 +120,12 @@ pub async fn callback(
         Ok(p) => p,
         Err(e) => return failed(req_lang, &e, ""),
     };
-    match finish(&s.ciam, &pending, q).await {
+    let cb = staff::Callback {
+        code: q.code,
+        error: q.error,
+        iss: q.iss,
+    };
+    match staff::finish(&s.ciam, &federation::Federation, &pending, cb).await {
         Ok(code) => redirect(staff::signin_url(
             pending.lang,
             "staffCode",
@@ -148,46 +134,6 @@ pub async fn callback(
         )),
         Err(e) => failed(pending.lang, &e, &pending.query),
     }
-}
-
-async fn finish(ciam: &Ciam, pending: &Pending, q: CallbackQuery) -> Result<String, Error> {
-    let idp = ciam
-        .config
-        .staff_idp
-        .as_ref()
-        .ok_or_else(|| Error::new(Reason::SERVICE_UNAVAILABLE))?;
-    let denied = |cause: String| Error {
-        cause: Some(cause),
-        ..Error::new(Reason::AUTHORIZATION_FAILED)
-    };
-    if let Some(err) = q.error {
-        return Err(denied(format!("the identity provider answered {err}")));
-    }
-    if q.iss.as_deref().is_some_and(|iss| iss != idp.issuer) {
-        return Err(denied("the answer names another issuer".into()));
-    }
-    let code = q
-        .code
-        .filter(|c| !c.is_empty())
-        .ok_or_else(|| denied("no code".into()))?;
-    let meta = federation::discover(idp).await?;
-    let redirect_uri = staff::redirect_uri(ciam);
-    let tokens = federation::exchange(&meta, idp, &redirect_uri, &code, &pending.verifier).await?;
-    let mut claims = staff::check_id_token(ciam, idp, &tokens.id_token, &pending.nonce)?;
-    // The mail and its verification come as a pair: from the id_token, else from userinfo.
-    if claims.email.is_none() || claims.email_verified != Some(true) {
-        if let Some(at) = &tokens.access_token {
-            let more = federation::userinfo(&meta, at, &claims.sub).await?;
-            if more.email.is_some() {
-                claims.email = more.email;
-                claims.email_verified = more.email_verified;
-            }
-            claims.name = claims.name.or(more.name);
-        }
-    }
-    let mail = staff::staff_mail(ciam, &claims)?;
-    let user_id = staff::link(ciam, &claims, &mail).await?;
-    staff::issue_login_code(ciam, &user_id, &pending.bind_hash).await
 }
 
 #[derive(Deserialize)]

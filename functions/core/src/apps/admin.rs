@@ -1,45 +1,22 @@
-//! The partner-app registry, managed by admins: `APPS` / `APP#<appId>` (the same items
-//! `GET /app/language/{language}` lists, so its attribute names stay), each name held by an
-//! `APPNAME#<lower name>` / `UNIQUE` item taken in the same transaction. The app secret is shown
-//! once and stored only as a keyed hash; after a rotation the previous one works for 24 hours.
+//! The registry's management (`/app` routes, admins only) and `ciam admin grant`.
 
+use super::{
+    app_key, find, urls, App, AppDetail, Names, APPS_PK, PREVIOUS_SECRET_SECS, SCOPES, SECRET_LABEL,
+};
 use crate::error::{Error, Result};
-use crate::me::APPS_PK;
 use crate::sessions::Session;
 use crate::user::unique_key;
-use crate::{random, Ciam, Reason};
+use crate::{random, Ciam, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::borrow::Cow;
-use subtle::ConstantTimeEq;
 
-mod urls;
-
-/// The claims an app may ask for.
-pub const SCOPES: [&str; 5] = ["avatar", "nickname", "company", "phone", "email"];
-/// How long a rotated-out secret keeps working.
-pub const PREVIOUS_SECRET_SECS: i64 = 24 * 60 * 60;
 const MAX_URLS: usize = 20;
-pub(crate) const SECRET_LABEL: &str = "app-secret";
-
-pub fn app_key(app_id: &str) -> Key {
-    Key::new(APPS_PK, format!("APP#{app_id}"))
-}
 
 fn name_key(name: &str) -> Key {
     unique_key(format!("APPNAME#{}", name.to_lowercase()))
-}
-
-/// The names of an app, one per language.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Names {
-    #[serde(rename = "zh-CN")]
-    pub zh_cn: String,
-    #[serde(rename = "en-US")]
-    pub en_us: String,
 }
 
 /// What an admin sends to create an app, already parsed into domain values.
@@ -52,78 +29,6 @@ pub struct AppFields {
     pub frame_origins: Option<Vec<String>>,
     pub scopes: Option<Vec<String>>,
     pub recommended: Option<bool>,
-}
-
-/// An app as its admin sees it (never its secret).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AppDetail {
-    pub app_id: String,
-    pub name: Names,
-    pub description: String,
-    pub logo: String,
-    pub service_urls: Vec<String>,
-    pub frame_origins: Vec<String>,
-    pub scopes: Vec<String>,
-    pub recommended: bool,
-    pub created_at: i64,
-}
-
-impl AppDetail {
-    pub fn from_item(i: &Item) -> AppDetail {
-        let s = |n: &str| i.s(n).unwrap_or_default().to_owned();
-        AppDetail {
-            app_id: s("appId"),
-            name: Names {
-                zh_cn: s("name_zh-CN"),
-                en_us: s("name_en-US"),
-            },
-            description: s("description"),
-            logo: s("logo"),
-            service_urls: i.strings("serviceUrls"),
-            frame_origins: i.strings("frameOrigins"),
-            scopes: i.strings("scopes"),
-            recommended: i.bool("recommended").unwrap_or(false),
-            created_at: i.n("createdAt").unwrap_or(0),
-        }
-    }
-}
-
-/// An app's name in `lang`, falling back to the Chinese one when it has none in that language.
-/// Works on registry items and on the recent-app items (`APPLOGIN#`) that copy their names.
-pub fn localized_name(app: &Item, lang: crate::Lang) -> String {
-    app.s(&format!("name_{}", lang.tag()))
-        .filter(|n| !n.is_empty())
-        .or_else(|| app.s("name_zh-CN"))
-        .unwrap_or_default()
-        .to_owned()
-}
-
-/// The registered service URLs of an app item.
-pub fn service_urls(i: &Item) -> Vec<String> {
-    i.strings("serviceUrls")
-}
-
-/// `url` with the query parameters appended, each form-encoded: how
-/// tickets, cancel URLs and OpenID Connect answers are added to a registered service URL.
-pub fn with_params(url: &str, params: &[(&str, &str)]) -> String {
-    let mut q = url::form_urlencoded::Serializer::new(String::new());
-    for (k, v) in params {
-        q.append_pair(k, v);
-    }
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}{}", q.finish())
-}
-
-/// Whether `url` is exactly (string equality, no normalisation) one of the app's registered
-/// service URLs, so no open redirect through look-alike URLs.
-pub fn registers(app: &Item, url: &str) -> bool {
-    service_urls(app).iter().any(|u| u == url)
-}
-
-/// The scopes of an app item.
-pub fn scopes(i: &Item) -> Vec<String> {
-    i.strings("scopes")
 }
 
 fn invalid(field: &'static str, zh: &'static str, en: &'static str) -> Error {
@@ -240,50 +145,6 @@ fn new_secret(ciam: &Ciam) -> (String, String) {
     (secret, hash)
 }
 
-/// Whether `presented` is the app's secret, or its previous one within 24 hours of a rotation.
-/// Every comparison always runs, in constant time. During a root key rotation's overlap the
-/// hash under the previous root is accepted too, and a match that only it finds writes the hash
-/// under the current root back (1 conditional write, once per app and hash), so an app in use
-/// keeps working once the previous root is removed.
-pub async fn secret_matches(ciam: &Ciam, app: &Item, presented: &str) -> bool {
-    let hash = |keys: &crate::Keys| keys.keyed_hash(SECRET_LABEL, presented.as_bytes());
-    let current = hash(&ciam.keys);
-    let eq = |name: &str, h: &str| -> subtle::Choice {
-        app.s(name)
-            .map(|stored| stored.as_bytes().ct_eq(h.as_bytes()))
-            .unwrap_or_else(|| subtle::Choice::from(0))
-    };
-    let previous_live = subtle::Choice::from(u8::from(
-        app.n("prevSecretUntil").is_some_and(|t| t > ciam.now()),
-    ));
-    let now_ok = eq("secretHash", &current) | (eq("prevSecretHash", &current) & previous_live);
-    let Some(old) = ciam.keys.previous().map(hash) else {
-        return bool::from(now_ok);
-    };
-    let under_old = [
-        ("secretHash", eq("secretHash", &old)),
-        ("prevSecretHash", eq("prevSecretHash", &old) & previous_live),
-    ];
-    if bool::from(now_ok) {
-        return true;
-    }
-    let Some((name, _)) = under_old.iter().find(|(_, m)| bool::from(*m)) else {
-        return false;
-    };
-    if !ciam.keys.writes_back() {
-        return true;
-    }
-    let ops = vec![Update::Set((*name).into(), current.as_str().into())];
-    if let Err(cause) = ciam
-        .store
-        .update(&app.key, ops, Some(Cond::eq(name, old.as_str())))
-        .await
-    {
-        tracing::warn!(cause = %cause, "apps: could not rehash a secret under the current root");
-    }
-    true
-}
-
 fn name_keys(n: &Names) -> Vec<Key> {
     let mut keys = vec![name_key(&n.zh_cn), name_key(&n.en_us)];
     keys.dedup();
@@ -312,24 +173,23 @@ pub async fn create(ciam: &Ciam, s: &Session, f: AppFields) -> Result<WithSecret
     };
     let app_id = hex::encode(random::<8>(ciam.entropy.as_ref()));
     let (secret, hash) = new_secret(ciam);
-    let item = Item::new(app_key(&app_id))
-        .with("appId", app_id.as_str())
-        .with("name_zh-CN", names.zh_cn.as_str())
-        .with("name_en-US", names.en_us.as_str())
-        .with("url", urls[0].as_str())
-        .with("recommended", f.recommended.unwrap_or(false))
-        .with("description", f.description.unwrap_or_default())
-        .with("logo", f.logo.unwrap_or_default())
-        .with("serviceUrls", Value::strings(&urls))
-        .with(
-            "frameOrigins",
-            Value::strings(f.frame_origins.unwrap_or_default()),
-        )
-        .with("scopes", Value::strings(f.scopes.unwrap_or_default()))
-        .with("secretHash", hash)
-        .with("createdAt", ciam.now());
+    let app = App {
+        app_id: app_id.clone(),
+        name: names.clone(),
+        url: urls[0].clone(),
+        recommended: f.recommended.unwrap_or(false),
+        description: f.description.unwrap_or_default(),
+        logo: f.logo.unwrap_or_default(),
+        service_urls: urls,
+        frame_origins: f.frame_origins.unwrap_or_default(),
+        scopes: f.scopes.unwrap_or_default(),
+        secret_hash: Some(hash),
+        prev_secret_hash: None,
+        prev_secret_until: None,
+        created_at: ciam.now(),
+    };
     let mut tx = vec![TxOp::Put {
-        item: item.clone(),
+        item: app.to_item(),
         cond: Some(Cond::NotExists),
     }];
     for k in name_keys(&names) {
@@ -339,14 +199,13 @@ pub async fn create(ciam: &Ciam, s: &Session, f: AppFields) -> Result<WithSecret
         });
     }
     match ciam.store.transact(tx).await {
-        Ok(()) => Ok(WithSecret {
-            app: AppDetail::from_item(&item),
-            app_secret: Some(secret),
-        }),
-        Err(e) if name_taken(&e, 1) => Err(Reason::APPNAME_EXIST.into()),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => Err(e.into()),
+        Err(e) if name_taken(&e, 1) => return Err(Reason::APPNAME_EXIST.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
     }
+    Ok(WithSecret {
+        app: app.detail(),
+        app_secret: Some(secret),
+    })
 }
 
 /// `GET /app`. Round trips: 1.
@@ -356,24 +215,13 @@ pub async fn list_all(ciam: &Ciam, s: &Session) -> Result<Vec<AppDetail>> {
         .store
         .query(Query::partition(APPS_PK).prefix("APP#"))
         .await?;
-    Ok(items.iter().map(AppDetail::from_item).collect())
-}
-
-/// One app item, or APPID_NOT_FOUND. Round trips: 1.
-pub async fn find(ciam: &Ciam, app_id: &str) -> Result<Item> {
-    if app_id.is_empty() || app_id.len() > 64 {
-        return Err(Reason::APPID_NOT_FOUND.into());
-    }
-    ciam.store
-        .get(&app_key(app_id))
-        .await?
-        .ok_or_else(|| Reason::APPID_NOT_FOUND.into())
+    Ok(items.iter().map(|i| App::from_item(i).detail()).collect())
 }
 
 /// `GET /app/{appId}`. Round trips: 1.
 pub async fn get(ciam: &Ciam, s: &Session, app_id: &str) -> Result<AppDetail> {
     require_admin(s)?;
-    Ok(AppDetail::from_item(&find(ciam, app_id).await?))
+    Ok(find(ciam, app_id).await?.detail())
 }
 
 /// `PATCH /app/{appId}`: changes the given fields; `rotate` issues a new secret (shown once) and
@@ -394,7 +242,7 @@ pub async fn update(
     if let Some(n) = &f.name {
         ops.push(Update::Set("name_zh-CN".into(), n.zh_cn.as_str().into()));
         ops.push(Update::Set("name_en-US".into(), n.en_us.as_str().into()));
-        let old = name_keys(&AppDetail::from_item(&current).name);
+        let old = name_keys(&current.name);
         let new = name_keys(n);
         for k in old.iter().filter(|k| !new.contains(k)) {
             name_ops.push(TxOp::Delete {
@@ -432,7 +280,7 @@ pub async fn update(
     if rotate {
         let (plain, hash) = new_secret(ciam);
         ops.push(Update::Set("secretHash".into(), hash.into()));
-        if let Some(old) = current.s("secretHash") {
+        if let Some(old) = current.secret_hash.as_deref() {
             ops.push(Update::Set("prevSecretHash".into(), old.into()));
             ops.push(Update::Set(
                 "prevSecretUntil".into(),
@@ -443,12 +291,12 @@ pub async fn update(
     }
     if ops.is_empty() {
         return Ok(WithSecret {
-            app: AppDetail::from_item(&current),
+            app: current.detail(),
             app_secret: None,
         });
     }
     // The secret seen above must still be the current one, so two rotations cannot both win.
-    let cond = match current.s("secretHash") {
+    let cond = match current.secret_hash.as_deref() {
         Some(h) => Cond::eq("secretHash", h),
         None => Cond::Exists,
     };
@@ -467,14 +315,10 @@ pub async fn update(
     match result {
         Ok(()) => {}
         Err(e) if name_taken(&e, 1) => return Err(Reason::APPNAME_EXIST.into()),
-        Err(StoreError::ConditionFailed) | Err(StoreError::TxCanceled(_)) => {
-            return Err(Reason::SERVICE_UNAVAILABLE.into())
-        }
-        Err(e) => return Err(e.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
     }
-    let item = find(ciam, app_id).await?;
     Ok(WithSecret {
-        app: AppDetail::from_item(&item),
+        app: find(ciam, app_id).await?.detail(),
         app_secret: secret,
     })
 }
@@ -487,14 +331,13 @@ pub async fn delete(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
         key: app_key(app_id),
         cond: Some(Cond::Exists),
     }];
-    for k in name_keys(&AppDetail::from_item(&current).name) {
+    for k in name_keys(&current.name) {
         tx.push(TxOp::Delete { key: k, cond: None });
     }
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(0) => Err(Reason::APPID_NOT_FOUND.into()),
-        Err(StoreError::TxCanceled(_)) => Err(Reason::SERVICE_UNAVAILABLE.into()),
-        Err(e) => Err(e.into()),
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE),
     }
 }
 
@@ -527,66 +370,4 @@ pub async fn grant_admin(store: &dyn ciam_store::Store, mail: &str) -> Result<St
         )
         .await?;
     Ok(owner)
-}
-
-/// The `frame-ancestors` value for the embedded sign-in of `app_id` framed for `service_url`:
-/// the app's registered frame origins, space-separated, or `'none'` for an unknown app, one
-/// without any, or a serviceUrl that is not exactly one of the app's registered ones (so a frame
-/// that could post to an unregistered origin never renders). Read on every request (nothing
-/// cached), so an admin's change applies to the next page load. Values that are not plain
-/// origins (never stored by `check`) are left out, so the header cannot be widened or split.
-/// Round trips: 1 (none for an id that cannot exist).
-pub async fn frame_ancestors(ciam: &Ciam, app_id: &str, service_url: &str) -> Result<String> {
-    let item = match find(ciam, app_id).await {
-        Ok(item) => item,
-        Err(e) if e.reason == Reason::APPID_NOT_FOUND => return Ok(NO_FRAMING.to_owned()),
-        Err(e) => return Err(e),
-    };
-    if !registers(&item, service_url) {
-        return Ok(NO_FRAMING.to_owned());
-    }
-    let plain = |o: &String| {
-        !o.is_empty()
-            && o.bytes().all(|b| {
-                b.is_ascii_alphanumeric() || matches!(b, b':' | b'/' | b'.' | b'-' | b'[' | b']')
-            })
-    };
-    let origins: Vec<String> = item
-        .strings("frameOrigins")
-        .into_iter()
-        .filter(plain)
-        .collect();
-    Ok(if origins.is_empty() {
-        NO_FRAMING.to_owned()
-    } else {
-        origins.join(" ")
-    })
-}
-
-/// `frame-ancestors` for every page but the embedded sign-in.
-pub const NO_FRAMING: &str = "'none'";
-
-/// The `Content-Security-Policy` value for every page but the embedded sign-in.
-pub const NO_FRAMING_CSP: &str = "frame-ancestors 'none'";
-
-/// The `Content-Security-Policy` value for `ancestors` (from `frame_ancestors`), or
-/// `NO_FRAMING_CSP` if it holds a byte a header value cannot carry.
-pub fn frame_ancestors_csp(ancestors: &str) -> String {
-    if ancestors
-        .bytes()
-        .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
-    {
-        format!("frame-ancestors {ancestors}")
-    } else {
-        NO_FRAMING_CSP.to_owned()
-    }
-}
-
-/// The embedded sign-in page, the only page another site may frame:
-/// `/{zh-CN|en-US}/embedded/signin` (a trailing slash allowed).
-pub fn is_embedded_signin(path: &str) -> bool {
-    matches!(
-        path.trim_end_matches('/'),
-        "/zh-CN/embedded/signin" | "/en-US/embedded/signin"
-    )
 }

@@ -1,0 +1,268 @@
+//! The partner-app registry, managed by admins: `APPS` / `APP#<appId>` (the same items
+//! `GET /app/language/{language}` lists, so its attribute names stay), each name held by an
+//! `APPNAME#<lower name>` / `UNIQUE` item taken in the same transaction. The app secret is shown
+//! once and stored only as a keyed hash; after a rotation the previous one works for 24 hours.
+//!
+//! Here: the app record and what the sign-in flows ask of it (its service URLs, its secret).
+//! `admin`: the registry's management routes; `frame`: the framing policy of the embedded
+//! sign-in; `urls`: the checks of the URLs an admin registers.
+
+mod admin;
+mod frame;
+mod urls;
+
+pub use admin::{
+    check, create, delete, get, grant_admin, list_all, require_admin, update, AppFields, WithSecret,
+};
+pub use frame::{
+    frame_ancestors, frame_ancestors_csp, is_embedded_signin, NO_FRAMING, NO_FRAMING_CSP,
+};
+
+use crate::error::{Error, Result};
+use crate::{Ciam, Reason};
+use ciam_store::{Cond, Item, Key, Update, Value};
+use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq;
+
+/// The claims an app may ask for.
+pub const SCOPES: [&str; 5] = ["avatar", "nickname", "company", "phone", "email"];
+
+/// How long a rotated-out secret keeps working.
+pub const PREVIOUS_SECRET_SECS: i64 = 24 * 60 * 60;
+
+pub(crate) const SECRET_LABEL: &str = "app-secret";
+
+/// The registry partition: `APPS` / `APP#<appId>` {appId, name_zh-CN, name_en-US, url,
+/// recommended}. The partner-apps issue manages it; `me::seed_demo_app` fills it locally.
+pub const APPS_PK: &str = "APPS";
+
+pub fn app_key(app_id: &str) -> Key {
+    Key::new(APPS_PK, format!("APP#{app_id}"))
+}
+
+/// The names of an app, one per language.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Names {
+    #[serde(rename = "zh-CN")]
+    pub zh_cn: String,
+    #[serde(rename = "en-US")]
+    pub en_us: String,
+}
+
+/// An app as its admin sees it (never its secret).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppDetail {
+    pub app_id: String,
+    pub name: Names,
+    pub description: String,
+    pub logo: String,
+    pub service_urls: Vec<String>,
+    pub frame_origins: Vec<String>,
+    pub scopes: Vec<String>,
+    pub recommended: bool,
+    pub created_at: i64,
+}
+
+/// A registered app, the item `APPS` / `APP#<appId>` (docs/data-model.md). An attribute that
+/// is absent reads as empty (the demo app `me::seed_demo_app` writes only the first five).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct App {
+    pub app_id: String,
+    pub name: Names,
+    /// The first service URL, the link of the public app list.
+    pub url: String,
+    pub recommended: bool,
+    pub description: String,
+    pub logo: String,
+    pub service_urls: Vec<String>,
+    pub frame_origins: Vec<String>,
+    pub scopes: Vec<String>,
+    /// The keyed hash (`app-secret`) of the secret.
+    pub secret_hash: Option<String>,
+    /// The secret before the last rotation, working until `prev_secret_until`.
+    pub prev_secret_hash: Option<String>,
+    pub prev_secret_until: Option<i64>,
+    pub created_at: i64,
+}
+
+impl App {
+    pub fn from_item(i: &Item) -> App {
+        let s = |n: &str| i.s(n).unwrap_or_default().to_owned();
+        App {
+            app_id: s("appId"),
+            name: Names {
+                zh_cn: s("name_zh-CN"),
+                en_us: s("name_en-US"),
+            },
+            url: s("url"),
+            recommended: i.bool("recommended").unwrap_or(false),
+            description: s("description"),
+            logo: s("logo"),
+            service_urls: i.strings("serviceUrls"),
+            frame_origins: i.strings("frameOrigins"),
+            scopes: i.strings("scopes"),
+            secret_hash: i.s("secretHash").map(str::to_owned),
+            prev_secret_hash: i.s("prevSecretHash").map(str::to_owned),
+            prev_secret_until: i.n("prevSecretUntil"),
+            created_at: i.n("createdAt").unwrap_or(0),
+        }
+    }
+
+    pub fn to_item(&self) -> Item {
+        Item::new(app_key(&self.app_id))
+            .with("appId", self.app_id.as_str())
+            .with("name_zh-CN", self.name.zh_cn.as_str())
+            .with("name_en-US", self.name.en_us.as_str())
+            .with("url", self.url.as_str())
+            .with("recommended", self.recommended)
+            .with("description", self.description.as_str())
+            .with("logo", self.logo.as_str())
+            .with("serviceUrls", Value::strings(&self.service_urls))
+            .with("frameOrigins", Value::strings(&self.frame_origins))
+            .with("scopes", Value::strings(&self.scopes))
+            .with_opt("secretHash", self.secret_hash.as_deref())
+            .with_opt("prevSecretHash", self.prev_secret_hash.as_deref())
+            .with_opt("prevSecretUntil", self.prev_secret_until)
+            .with("createdAt", self.created_at)
+    }
+
+    /// Whether `url` is exactly (string equality, no normalisation) one of the registered
+    /// service URLs, so no open redirect through look-alike URLs.
+    pub fn registers(&self, url: &str) -> bool {
+        self.service_urls.iter().any(|u| u == url)
+    }
+
+    /// The app's name in `lang`, falling back to the Chinese one when it has none in that
+    /// language.
+    pub fn localized_name(&self, lang: crate::Lang) -> String {
+        let name = match lang {
+            crate::Lang::EnUs => &self.name.en_us,
+            crate::Lang::ZhCn => &self.name.zh_cn,
+        };
+        if name.is_empty() {
+            &self.name.zh_cn
+        } else {
+            name
+        }
+        .clone()
+    }
+
+    /// What its admin sees (never the secret).
+    pub fn detail(&self) -> AppDetail {
+        AppDetail {
+            app_id: self.app_id.clone(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+            logo: self.logo.clone(),
+            service_urls: self.service_urls.clone(),
+            frame_origins: self.frame_origins.clone(),
+            scopes: self.scopes.clone(),
+            recommended: self.recommended,
+            created_at: self.created_at,
+        }
+    }
+}
+
+/// An app's name in `lang`, falling back to the Chinese one when it has none in that language.
+/// For the recent-app items (`APPLOGIN#`) that copy the names of registry items.
+pub fn localized_name(app: &Item, lang: crate::Lang) -> String {
+    app.s(&format!("name_{}", lang.tag()))
+        .filter(|n| !n.is_empty())
+        .or_else(|| app.s("name_zh-CN"))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `url` with the query parameters appended, each form-encoded: how
+/// tickets, cancel URLs and OpenID Connect answers are added to a registered service URL.
+pub fn with_params(url: &str, params: &[(&str, &str)]) -> String {
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in params {
+        q.append_pair(k, v);
+    }
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{}", q.finish())
+}
+
+/// Whether `presented` is the app's secret, or its previous one within 24 hours of a rotation.
+/// Every comparison always runs, in constant time. During a root key rotation's overlap the
+/// hash under the previous root is accepted too, and a match that only it finds writes the hash
+/// under the current root back (1 conditional write, once per app and hash), so an app in use
+/// keeps working once the previous root is removed.
+pub async fn secret_matches(ciam: &Ciam, app: &App, presented: &str) -> bool {
+    let hash = |keys: &crate::Keys| keys.keyed_hash(SECRET_LABEL, presented.as_bytes());
+    let current = hash(&ciam.keys);
+    let (secret, prev) = (app.secret_hash.as_deref(), app.prev_secret_hash.as_deref());
+    let eq = |stored: Option<&str>, h: &str| -> subtle::Choice {
+        stored
+            .map(|stored| stored.as_bytes().ct_eq(h.as_bytes()))
+            .unwrap_or_else(|| subtle::Choice::from(0))
+    };
+    let previous_live = subtle::Choice::from(u8::from(
+        app.prev_secret_until.is_some_and(|t| t > ciam.now()),
+    ));
+    let now_ok = eq(secret, &current) | (eq(prev, &current) & previous_live);
+    let Some(old) = ciam.keys.previous().map(hash) else {
+        return bool::from(now_ok);
+    };
+    let under_old = [
+        ("secretHash", eq(secret, &old)),
+        ("prevSecretHash", eq(prev, &old) & previous_live),
+    ];
+    if bool::from(now_ok) {
+        return true;
+    }
+    let Some((name, _)) = under_old.iter().find(|(_, m)| bool::from(*m)) else {
+        return false;
+    };
+    if !ciam.keys.writes_back() {
+        return true;
+    }
+    let ops = vec![Update::Set((*name).into(), current.as_str().into())];
+    if let Err(cause) = ciam
+        .store
+        .update(
+            &app_key(&app.app_id),
+            ops,
+            Some(Cond::eq(name, old.as_str())),
+        )
+        .await
+    {
+        tracing::warn!(cause = %cause, "apps: could not rehash a secret under the current root");
+    }
+    true
+}
+
+/// One app, or APPID_NOT_FOUND. Round trips: 1.
+pub async fn find(ciam: &Ciam, app_id: &str) -> Result<App> {
+    if app_id.is_empty() || app_id.len() > 64 {
+        return Err(Reason::APPID_NOT_FOUND.into());
+    }
+    ciam.store
+        .get(&app_key(app_id))
+        .await?
+        .map(|i| App::from_item(&i))
+        .ok_or_else(|| Reason::APPID_NOT_FOUND.into())
+}
+
+fn bad_service() -> Error {
+    Error::field(
+        Reason::INVALID_PARAMETER,
+        "serviceUrl",
+        "该服务地址未在应用中登记",
+        "The serviceUrl is not registered for this app",
+    )
+}
+
+/// Refuses (INVALID_PARAMETER `serviceUrl`) a service URL that is not one of the app's
+/// registered ones. Exact string equality: no normalisation, so no open redirect through
+/// look-alike URLs.
+pub fn check_service(app: &App, service_url: &str) -> Result<()> {
+    if app.registers(service_url) {
+        Ok(())
+    } else {
+        Err(bad_service())
+    }
+}

@@ -1,0 +1,81 @@
+//! No two files of this crate import each other (issue 11): each name lives in the module that
+//! owns its concept, and the files that need it import it from there.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Every `.rs` file under `dir`, as (module path relative to `src`, text).
+fn walk(dir: &Path, src: &Path, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, src, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            let rel = p.strip_prefix(src).unwrap_or(&p).with_extension("");
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            out.push((rel.to_string_lossy().replace('\\', "/"), text));
+        }
+    }
+}
+
+/// The top-level module a file belongs to (`apps/admin` is in `apps`).
+fn top(module: &str) -> String {
+    module.split('/').next().unwrap_or(module).to_owned()
+}
+
+/// For each top-level module, the other top-level modules its files refer to through
+/// `crate::x` or `use crate::{x, ..}`, tests left out.
+fn references() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &src, &mut files);
+    let modules: BTreeSet<String> = files.iter().map(|(m, _)| top(m)).collect();
+    let mut refs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (m, text) in &files {
+        if m == "lib" || m.ends_with("tests") {
+            continue;
+        }
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+        let found = refs.entry(top(m)).or_default();
+        for (i, _) in code.match_indices("crate::") {
+            let rest = &code[i + "crate::".len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group
+                    .split('}')
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(|x| x.trim().split("::").next().unwrap_or(""))
+                    .collect(),
+                None => vec![rest
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or("")],
+            };
+            for n in names {
+                if modules.contains(n) && n != top(m) {
+                    found.insert(n.to_owned());
+                }
+            }
+        }
+    }
+    refs
+}
+
+#[test]
+fn no_two_core_files_import_each_other() {
+    let refs = references();
+    assert!(refs["apps"].contains("user"), "the scan finds imports");
+    let circles: Vec<(&String, &String)> = refs
+        .iter()
+        .flat_map(|(a, bs)| bs.iter().map(move |b| (a, b)))
+        .filter(|(a, b)| a < b && refs.get(*b).is_some_and(|back| back.contains(*a)))
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "these modules import each other: {circles:?}"
+    );
+}

@@ -1,0 +1,152 @@
+//! The sign-in's second step: an authenticator code or a backup code against the challenge
+//! that the password (or login code) step answered.
+
+use super::*;
+
+/// The reasons a second step answers when its challenge or its account does not qualify: the
+/// authenticator route says TOTP_VERIFY_FAILED for both; the backup-code route tells the
+/// password step's challenge (UNLOCKCODE_PWD_NOT_FOUND) from an account without two-factor
+/// (UNLOCKCODE_TOTP_NOT_FOUND).
+struct StepReasons {
+    no_challenge: Reason,
+    no_two_factor: Reason,
+}
+
+const TOTP_STEP: StepReasons = StepReasons {
+    no_challenge: Reason::TOTP_VERIFY_FAILED,
+    no_two_factor: Reason::TOTP_VERIFY_FAILED,
+};
+
+const BACKUP_STEP: StepReasons = StepReasons {
+    no_challenge: Reason::UNLOCKCODE_PWD_NOT_FOUND,
+    no_two_factor: Reason::UNLOCKCODE_TOTP_NOT_FOUND,
+};
+
+/// The user behind a sign-in challenge (from the password step), if it is still valid.
+async fn challenged_user(ciam: &Ciam, challenge: &str, r: StepReasons) -> Result<(Key, User)> {
+    let key = crate::accounts::mfa_key(ciam, challenge);
+    let ch = ciam.store.get(&key).await?.ok_or(r.no_challenge)?;
+    let uid = ch.s("userId").ok_or(r.no_challenge)?;
+    let user = crate::user::active_user(ciam, uid)
+        .await?
+        .ok_or(r.no_challenge)?;
+    if !user.enable_totp {
+        return Err(r.no_two_factor.into());
+    }
+    ensure_unlocked(&user, ciam.now())?;
+    Ok((key, user))
+}
+
+fn finish(
+    ciam: &Ciam,
+    user: &User,
+    challenge: Key,
+    mut ops: Vec<TxOp>,
+    client: &ClientInfo,
+) -> (crate::accounts::SignedIn, Vec<TxOp>) {
+    let (token, session) = sessions::mint(ciam, user, client);
+    // The session item is also the sign-in's activity entry (no event item).
+    let expires_at = session.n("ends").unwrap_or_default();
+    ops.push(TxOp::Delete {
+        key: challenge,
+        cond: Some(Cond::Exists),
+    });
+    ops.push(TxOp::Put {
+        item: session,
+        cond: None,
+    });
+    (
+        crate::accounts::SignedIn {
+            token,
+            user_id: user.id.clone(),
+            expires_at,
+        },
+        ops,
+    )
+}
+
+/// `POST /auth/login/totp {challenge, code}`. Round trips: 2 reads, 1 transaction.
+pub async fn login_totp(
+    ciam: &Ciam,
+    challenge: &str,
+    code: &str,
+    client: &ClientInfo,
+) -> Result<crate::accounts::SignedIn> {
+    let code = digits("code", code, DIGITS)?;
+    let (ch_key, user) = challenged_user(ciam, challenge, TOTP_STEP).await?;
+    let sealed = user
+        .totp_secret
+        .as_deref()
+        .ok_or_else(|| Error::internal("no secret"))?;
+    let opened = open_any(ciam, &user.id, sealed)?;
+    let step = match matching_step(&opened.secret, &code, ciam.now()) {
+        Some(s) if user.totp_last_step.is_none_or(|last| s > last) => s,
+        _ => return Err(fail(ciam, &user.id, Reason::TOTP_VERIFY_FAILED.into()).await),
+    };
+    let mut user_ops = vec![Update::Set("totpLastStep".into(), step.into())];
+    user_ops.extend(clear_ops(&user).unwrap_or_default());
+    let mut cond =
+        Cond::Exists.and(Cond::attr_not_exists("totpLastStep").or(Cond::lt("totpLastStep", step)));
+    if let Some((op, same_secret)) = reseal_ops(&opened, sealed) {
+        user_ops.push(op);
+        cond = cond.and(same_secret);
+    }
+    let first = TxOp::Update {
+        key: profile_key(&user.id),
+        ops: user_ops,
+        cond: Some(cond),
+    };
+    let (signed, ops) = finish(ciam, &user, ch_key, vec![first], client);
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::TOTP_VERIFY_FAILED)?;
+    Ok(signed)
+}
+
+/// `POST /auth/unlockCode {challenge, code}`: sign in with a backup code, which is used up.
+/// Round trips: 3 reads, 1 transaction.
+pub async fn login_backup(
+    ciam: &Ciam,
+    challenge: &str,
+    code: &str,
+    client: &ClientInfo,
+) -> Result<crate::accounts::SignedIn> {
+    let code = digits("code", code, BACKUP_DIGITS)?;
+    let (ch_key, user) = challenged_user(ciam, challenge, BACKUP_STEP).await?;
+    let mut keys = vec![backup_key(ciam, &user.id, &code)];
+    if let Some(previous) = ciam.keys.previous() {
+        keys.push(backup_key_under(previous, &user.id, &code));
+    }
+    let found = ciam
+        .store
+        .get_many(&keys)
+        .await?
+        .into_iter()
+        .flatten()
+        .find(|i| i.n("gen") == Some(user.backup_gen));
+    let key = found
+        .as_ref()
+        .map_or_else(|| keys[0].clone(), |i| i.key.clone());
+    let hash = found.as_ref().and_then(|i| i.s("hash")).map(str::to_owned);
+    if !password::verify(code, hash.clone()).await? {
+        return Err(fail(ciam, &user.id, Reason::UNLOCKCODE_NOT_FOUND.into()).await);
+    }
+    let mut ops = vec![TxOp::Delete {
+        key,
+        cond: Some(Cond::eq("hash", hash.unwrap_or_default())),
+    }];
+    if let Some(clear) = clear_ops(&user) {
+        ops.push(TxOp::Update {
+            key: profile_key(&user.id),
+            ops: clear,
+            cond: Some(Cond::Exists),
+        });
+    }
+    let (signed, ops) = finish(ciam, &user, ch_key, ops, client);
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::UNLOCKCODE_NOT_FOUND)?;
+    Ok(signed)
+}
