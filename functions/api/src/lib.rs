@@ -1,7 +1,8 @@
 //! Ciam's HTTP layer: the route table (`routes::ROUTES`, one row per /ciam/v1 route) and the
 //! handlers in files named for what they do (request type, response type, handler), the
 //! bearer-session extractors, the error body and X-Request-ID. The same router serves the local
-//! `ciam` binary (all routes) and each Lambda (one route).
+//! `ciam` binary (all routes) and each Lambda (one route); the embedded sign-in page
+//! (`embedded`) is one handler for both too.
 
 mod error;
 mod extract;
@@ -13,7 +14,7 @@ pub mod routes;
 mod sign_in;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
-pub use routes::{Auth, RouteDef, RELEASE, ROUTES};
+pub use routes::{embedded, Auth, PageDef, RouteDef, EMBEDDED_PAGE, PAGES, RELEASE, ROUTES};
 
 use axum::Router;
 use ciam_core::Ciam;

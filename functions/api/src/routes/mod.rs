@@ -2,7 +2,7 @@
 //! id (the `CIAM_ROUTE` of its Lambda), method, path under `/ciam/v1`, handler, who may call it
 //! and the `operationId` of its operation in docs/openapi.json. The router (`crate::router`,
 //! `crate::router_for`), the Lambda route ids, the template check and the OpenAPI tests all read
-//! this table.
+//! this table; docs/adding-a-route.md walks through adding a row.
 //!
 //! The handlers live in files named for what they do. Each handler's doc comment states its
 //! sequential store round trips (see docs/data-model.md).
@@ -16,6 +16,7 @@ mod auth;
 mod avatar;
 mod client_error;
 mod consents;
+pub mod embedded;
 mod me;
 mod meta;
 mod oidc;
@@ -76,6 +77,28 @@ pub struct RouteDef {
     /// The `operationId` of its operation in docs/openapi.json.
     pub operation_id: &'static str,
 }
+
+/// A page outside `/ciam/v1`, served by its own Lambda and not described in docs/openapi.json.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageDef {
+    /// Also the `CIAM_ROUTE` of its template function.
+    pub id: &'static str,
+    pub method: &'static str,
+    /// As in template.yaml.
+    pub path: &'static str,
+}
+
+/// The embedded sign-in (embedded.rs, `embedded::router`), served by `ciam serve` and its own
+/// Lambda.
+pub const EMBEDDED_PAGE: PageDef = PageDef {
+    id: "embedded_page",
+    method: "GET",
+    path: "/{lang}/embedded/signin",
+};
+
+/// The pages outside `/ciam/v1` (the embedded sign-in only): rows beside `ROUTES`, as they have
+/// no `/ciam/v1` path, auth requirement or OpenAPI operation.
+pub const PAGES: &[PageDef] = &[EMBEDDED_PAGE];
 
 /// A table row: `route!(id, METHOD, path, handler, auth, operationId)`.
 macro_rules! route {
