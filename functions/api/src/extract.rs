@@ -152,8 +152,34 @@ impl FromRequestParts<AppState> for Authed {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let token = bearer(&parts.headers).filter(|t| !t.is_empty());
-        Ok(Authed(sessions::authenticate(&state.ciam, token).await?))
+        Ok(Authed(
+            MaybeAuthed::of(&parts.headers).session(state).await?,
+        ))
+    }
+}
+
+/// For a route where the session is optional (`PATCH /auth/pwd`: a change with a session, a
+/// reset without one): the bearer token, read by the same parser as [`Authed`], and looked up
+/// only when the handler asks, so the other shape neither pays the round trip nor fails on a
+/// stale token.
+pub struct MaybeAuthed(Option<String>);
+
+impl MaybeAuthed {
+    fn of(headers: &HeaderMap) -> Self {
+        MaybeAuthed(bearer(headers).filter(|t| !t.is_empty()).map(str::to_owned))
+    }
+
+    /// The session behind the token; 401 AUTHORIZATION_FAILED without one or for a dead one.
+    pub async fn session(&self, state: &AppState) -> Result<Session, ApiError> {
+        Ok(sessions::authenticate(&state.ciam, self.0.as_deref()).await?)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for MaybeAuthed {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(MaybeAuthed::of(&parts.headers))
     }
 }
 

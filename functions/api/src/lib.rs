@@ -1,6 +1,8 @@
-//! Ciam's HTTP layer. One module per /ciam/v1 route (request type, response type, handler), the
-//! bearer-session extractor, the error body and X-Request-ID. The same router serves the local
-//! `ciam` binary (all routes) and each Lambda (one route).
+//! Ciam's HTTP layer: the route table (`routes::ROUTES`, one row per /ciam/v1 route) and the
+//! handlers in files named for what they do (request type, response type, handler), the
+//! bearer-session extractors, the error body and X-Request-ID. The same router serves the local
+//! `ciam` binary (all routes) and each Lambda (one route); the embedded sign-in page
+//! (`embedded`) is one handler for both too.
 
 mod error;
 mod extract;
@@ -12,7 +14,7 @@ pub mod routes;
 mod sign_in;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
-pub use routes::{RouteDef, RELEASE, ROUTES};
+pub use routes::{embedded, Auth, PageDef, RouteDef, EMBEDDED_PAGE, PAGES, RELEASE, ROUTES};
 
 use axum::Router;
 use ciam_core::Ciam;
@@ -43,7 +45,7 @@ pub fn router_for(id: &str, ciam: Ciam) -> Option<Router> {
 fn build(ciam: Ciam, keep: impl Fn(&RouteDef) -> bool) -> Router {
     let mut api = Router::new();
     for def in ROUTES.iter().filter(|d| keep(d)) {
-        api = api.route(def.path, sign_in::logged(def.id, routes::handler(def.id)));
+        api = api.route(def.path, sign_in::logged(def.id, (def.handler)()));
     }
     let api = api.fallback(error::not_found).with_state(AppState { ciam });
     middleware::wrap(Router::new().nest(BASE, api))

@@ -1,11 +1,12 @@
-//! The OpenAPI document must stay true to the code: the same routes, the same reasons, and the
-//! request fields the handlers accept.
+//! The OpenAPI document must stay true to the code: the same routes (`ciam_api::ROUTES`, with
+//! each row's operation id and auth requirement), the same reasons, and the request fields the
+//! handlers accept.
 
 // Test code: a panic is the failure report, so unwrap and expect are allowed here
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ciam_api::ROUTES;
+use ciam_api::{Auth, ROUTES};
 use ciam_core::Reason;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -31,6 +32,85 @@ fn the_document_lists_exactly_the_routes_of_the_router() {
         documented, routed,
         "docs/openapi.json and ciam_api::ROUTES disagree"
     );
+}
+
+#[test]
+fn each_row_names_its_operations_id_and_security() {
+    let doc = doc();
+    let mut ids = BTreeSet::new();
+    for r in ROUTES {
+        let op = &doc["paths"][r.path][r.method.to_lowercase()];
+        assert_eq!(
+            op["operationId"], r.operation_id,
+            "{} {}: operationId",
+            r.method, r.path
+        );
+        assert!(ids.insert(r.operation_id), "{}: twice", r.operation_id);
+        // Each alternative of `security` as its scheme names; none given is public.
+        let documented: BTreeSet<Vec<String>> = match op.get("security") {
+            None => [vec![]].into(),
+            Some(s) => s
+                .as_array()
+                .expect("security is a list")
+                .iter()
+                .map(|alt| {
+                    let mut names: Vec<String> = alt
+                        .as_object()
+                        .expect("scheme map")
+                        .keys()
+                        .cloned()
+                        .collect();
+                    names.sort();
+                    names
+                })
+                .collect(),
+        };
+        let table: BTreeSet<Vec<String>> = r
+            .auth
+            .openapi_security()
+            .iter()
+            .map(|alt| alt.iter().map(|s| (*s).to_owned()).collect())
+            .collect();
+        assert_eq!(
+            documented, table,
+            "{} {}: the security of docs/openapi.json and the row's {:?} disagree",
+            r.method, r.path, r.auth
+        );
+    }
+}
+
+/// A row's `Auth::Session` is what the handler does: without a token it is 401
+/// AUTHORIZATION_FAILED, before the body or the path is looked at; every other row answers
+/// something else.
+#[tokio::test]
+async fn the_session_routes_and_only_they_refuse_a_request_without_a_token() {
+    use tower::ServiceExt;
+    let (app, _) = test_router().await;
+    for r in ROUTES {
+        let path = r.path.replace(['{', '}'], "");
+        let req = http::Request::builder()
+            .method(r.method)
+            .uri(format!("/ciam/v1{path}"))
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from("{}"))
+            .expect("request");
+        let res = app.clone().oneshot(req).await.expect("response");
+        let status = res.status().as_u16();
+        let bytes = http_body_util::BodyExt::collect(res.into_body())
+            .await
+            .expect("body")
+            .to_bytes();
+        let body = serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null);
+        let refused = status == 401 && body["reason"] == "AUTHORIZATION_FAILED";
+        assert_eq!(
+            refused,
+            r.auth == Auth::Session,
+            "{} {} ({:?}) without a token: {status} {body}",
+            r.method,
+            r.path,
+            r.auth
+        );
+    }
 }
 
 #[test]

@@ -99,12 +99,12 @@ pub struct Ready {
 /// The environment variable naming the route a function serves (template.yaml, per function).
 pub const ROUTE_VAR: &str = "CIAM_ROUTE";
 
-/// Every route id a function may serve: the `ciam_api` route table and the embedded page.
+/// Every route id a function may serve: the `ciam_api` route table and its pages.
 pub fn route_ids() -> impl Iterator<Item = &'static str> {
     ciam_api::ROUTES
         .iter()
         .map(|r| r.id)
-        .chain([page::EMBEDDED_PAGE])
+        .chain(ciam_api::PAGES.iter().map(|p| p.id))
 }
 
 /// The route id `value` names (the value of `CIAM_ROUTE`), or why it names none.

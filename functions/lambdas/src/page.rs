@@ -1,95 +1,17 @@
-//! The one page a Lambda serves (issue 5 §5): `GET /{zh-CN|en-US}/embedded/signin`, the built
-//! index.html (key `index.html` of the web bucket, `CIAM_WEB_BUCKET`) with the security headers
-//! of `infra/security-headers.json` (`ciam_api::headers`, the same `ciam serve` sends) whose CSP
-//! names, in `frame-ancestors`, the app's registered frame origins — the same decision
-//! `ciam serve` makes (`ciam_core::apps::frame_ancestors`). Every other page comes from the
-//! bucket through CloudFront, whose response-headers policy sends the file's values as they are
-//! (its CSP does not override the origin's, so this page's passes through).
+//! The one page a Lambda serves (issue 5 §5): `GET /{zh-CN|en-US}/embedded/signin`
+//! (`ciam_api::EMBEDDED_PAGE`), answered by `ciam_api::embedded`, the handler `ciam serve` uses
+//! too, with the built index.html read from the web bucket (key `index.html`,
+//! `CIAM_WEB_BUCKET`). Every other page comes from the bucket through CloudFront, whose
+//! response-headers policy sends the file's values as they are (its CSP does not override the
+//! origin's, so this page's passes through).
 //! Round trips per request: 1 table read and 1 S3 read, concurrently. Nothing is cached.
 
 use crate::S3Blobs;
-use ciam_core::apps::{self, is_embedded_signin};
 use ciam_core::{BlobStore, Ciam};
-use lambda_http::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use lambda_http::http::{HeaderValue, Method, StatusCode};
-use lambda_http::{Body, Request, RequestExt, Response};
 use std::sync::Arc;
 
 /// The route id (Lambda binary and template function) of the embedded page.
-pub const EMBEDDED_PAGE: &str = "embedded_page";
-
-/// Routes served by a Lambda outside `/ciam/v1`: (id, method, path as in template.yaml).
-pub const PAGE_ROUTES: &[(&str, &str, &str)] = &[(EMBEDDED_PAGE, "GET", "/{lang}/embedded/signin")];
-
-/// The object holding the built SPA's entry page.
-pub const INDEX_KEY: &str = "index.html";
-
-/// The embedded page's answer for `ancestors` (a `frame-ancestors` source list) and the built
-/// index.html, if the bucket has one.
-pub fn page_response(html: Option<Vec<u8>>, ancestors: &str) -> Response<Body> {
-    let Some(html) = html else {
-        return plain(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The web app is not deployed",
-        );
-    };
-    let mut res = Response::new(Body::Binary(html));
-    let h = res.headers_mut();
-    h.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    ciam_api::headers::apply(h, Some(ancestors));
-    // Per app and per admin change: never kept by CloudFront or the browser without asking.
-    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    res
-}
-
-fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut res = Response::new(Body::Text(text.to_owned()));
-    *res.status_mut() = status;
-    res.headers_mut().insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    ciam_api::headers::apply(res.headers_mut(), None);
-    res
-}
-
-/// Answers one request for the embedded page.
-pub async fn handle(ciam: &Ciam, web: &dyn BlobStore, req: Request) -> Response<Body> {
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed");
-    }
-    if !is_embedded_signin(req.uri().path()) {
-        return plain(StatusCode::NOT_FOUND, "Not found");
-    }
-    let param = |name: &str| {
-        req.query_string_parameters_ref()
-            .and_then(|q| q.first(name).map(str::to_owned))
-            .unwrap_or_default()
-    };
-    let (app_id, service_url) = (param("appId"), param("serviceUrl"));
-    let ancestors = async {
-        if app_id.is_empty() {
-            return apps::NO_FRAMING.to_owned();
-        }
-        apps::frame_ancestors(ciam, &app_id, &service_url)
-            .await
-            .unwrap_or_else(|e| {
-                tracing::error!(reason = ?e.reason, "frame-ancestors lookup failed");
-                apps::NO_FRAMING.to_owned()
-            })
-    };
-    let (ancestors, html) = tokio::join!(ancestors, web.get(INDEX_KEY));
-    match html {
-        Ok(html) => page_response(html.map(|b| b.bytes), &ancestors),
-        Err(e) => {
-            tracing::error!(error = %e, "cannot read index.html from the web bucket");
-            plain(StatusCode::SERVICE_UNAVAILABLE, "Service unavailable")
-        }
-    }
-}
+pub const EMBEDDED_PAGE: &str = ciam_api::EMBEDDED_PAGE.id;
 
 /// Serves the embedded page until the Lambda environment is shut down, reading the web bucket
 /// with the AWS configuration `init` loaded; with `origin`, only requests through CloudFront.
@@ -108,27 +30,22 @@ pub async fn run(
     };
     let web: Arc<dyn BlobStore> =
         Arc::new(S3Blobs::new(aws_sdk_s3::Client::new(sdk), Some(bucket)));
-    let ciam = Arc::new(ciam);
-    lambda_http::run(lambda_http::service_fn(move |req: Request| {
-        let (ciam, web) = (ciam.clone(), web.clone());
-        let refusal = origin.as_ref().and_then(|o| o.check(req.headers()));
-        async move {
-            Ok::<_, std::convert::Infallible>(match refusal {
-                Some(r) => r.into_lambda(),
-                None => handle(&ciam, web.as_ref(), req).await,
-            })
-        }
-    }))
-    .await
+    let page = ciam_api::embedded::router(ciam, web);
+    lambda_http::run(crate::origin::guard(page, origin)).await
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use ciam_api::embedded::{handle, INDEX_KEY};
+    use ciam_core::apps;
     use ciam_core::SystemClock;
+    use ciam_core::{BlobStore, Ciam};
     use ciam_core::{CodeMessage, Config, Keys, MemoryBlobs, NoticeMessage, Notifier, OsEntropy};
     use ciam_store::dynamo_local::DynamoLocal;
     use ciam_store::{Clock, Item, Store, Value};
+    use std::sync::Arc;
+
+    type Response = axum::response::Response;
 
     struct NoMail;
 
@@ -144,22 +61,19 @@ mod tests {
 
     const SERVICE: &str = "https://a.example.com/cb";
 
-    fn request(path: &str, app_id: Option<&str>) -> Request {
+    fn request(path: &str, app_id: Option<&str>) -> axum::extract::Request {
         with_service(path, app_id, SERVICE)
     }
 
-    fn with_service(path: &str, app_id: Option<&str>, service_url: &str) -> Request {
-        let mut params: std::collections::HashMap<String, String> = app_id
-            .map(|a| [("appId".to_owned(), a.to_owned())].into())
-            .unwrap_or_default();
-        params.insert("serviceUrl".to_owned(), service_url.to_owned());
-        lambda_http::http::Request::get(path)
-            .body(Body::Empty)
+    /// A request as the Lambda runtime hands it over: the raw query string in the URI.
+    fn with_service(path: &str, app_id: Option<&str>, service_url: &str) -> axum::extract::Request {
+        let app = app_id.map(|a| format!("appId={a}&")).unwrap_or_default();
+        axum::http::Request::get(format!("{path}?{app}serviceUrl={service_url}"))
+            .body(axum::body::Body::empty())
             .unwrap()
-            .with_query_string_parameters(params)
     }
 
-    fn header(res: &Response<Body>, name: &str) -> Option<String> {
+    fn header(res: &Response, name: &str) -> Option<String> {
         res.headers()
             .get(name)
             .map(|v| v.to_str().unwrap().to_owned())
@@ -171,42 +85,6 @@ mod tests {
             .to_str()
             .unwrap()
             .to_owned()
-    }
-
-    #[test]
-    fn the_page_carries_every_security_header_with_the_given_frame_ancestors() {
-        let res = page_response(Some(b"<!doctype html>".to_vec()), "https://a.example.com");
-        assert_eq!(res.status(), 200);
-        let csp = header(&res, "content-security-policy").unwrap();
-        assert_eq!(csp, csp_for("https://a.example.com"));
-        assert!(
-            csp.contains("; frame-ancestors https://a.example.com"),
-            "{csp}"
-        );
-        assert!(csp.starts_with("default-src 'self'"), "{csp}");
-        for (name, value) in ciam_api::headers::security_headers() {
-            if name.as_str() != "content-security-policy" {
-                assert_eq!(res.headers().get(name), Some(value), "{name}");
-            }
-        }
-        assert_eq!(header(&res, "cache-control").as_deref(), Some("no-cache"));
-        assert!(header(&res, "content-type")
-            .unwrap()
-            .starts_with("text/html"));
-        assert_eq!(page_response(None, "'none'").status(), 503);
-    }
-
-    #[test]
-    fn only_the_two_embedded_paths_are_the_page() {
-        assert!(is_embedded_signin("/zh-CN/embedded/signin"));
-        assert!(is_embedded_signin("/en-US/embedded/signin"));
-        for p in [
-            "/fr-FR/embedded/signin",
-            "/zh-CN/embedded",
-            "/zh-CN/passport/signin",
-        ] {
-            assert!(!is_embedded_signin(p), "{p}");
-        }
     }
 
     /// On DynamoDB Local: the app's registered origins may frame the page, nobody else.
@@ -243,7 +121,7 @@ mod tests {
         web.put(INDEX_KEY, b"<!doctype html>".to_vec(), "text/html")
             .await
             .unwrap();
-        let csp = |res: &Response<Body>| header(res, "content-security-policy");
+        let csp = |res: &Response| header(res, "content-security-policy");
         let r = handle(&ciam, &web, request("/en-US/embedded/signin", Some("a1"))).await;
         assert_eq!(r.status(), 200);
         assert_eq!(csp(&r), Some(csp_for("https://a.example.com")));

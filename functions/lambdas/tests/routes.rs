@@ -1,4 +1,4 @@
-//! The route table (`ciam_api::ROUTES`, plus the embedded page) is the source of truth: every
+//! The route table (`ciam_api::ROUTES`, plus the embedded page of `ciam_api::PAGES`) is the source of truth: every
 //! route has exactly one template function that runs the one binary `bootstrap` with its id in
 //! `CIAM_ROUTE`, with the same method and path, and no more; every function shares one build.
 
@@ -6,8 +6,7 @@
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ciam_api::{BASE, ROUTES};
-use ciam_lambdas::page::PAGE_ROUTES;
+use ciam_api::{BASE, PAGES, ROUTES};
 use ciam_lambdas::NO_TABLE;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -136,11 +135,12 @@ fn every_route_has_one_template_function_and_all_share_one_build() {
     let ids: BTreeSet<String> = ciam_lambdas::route_ids().map(str::to_owned).collect();
     assert_eq!(
         ids.len(),
-        ROUTES.len() + PAGE_ROUTES.len(),
+        ROUTES.len() + PAGES.len(),
         "route ids must be unique (page ids are not route ids)"
     );
-    for (id, _, _) in PAGE_ROUTES {
-        assert!(ids.contains(*id), "{id}: the binary serves every page");
+    for page in PAGES {
+        let id = page.id;
+        assert!(ids.contains(id), "{id}: the binary serves every page");
     }
 
     // The one binary: nothing else in src/bin, no per-route main.
@@ -194,10 +194,11 @@ fn every_route_has_one_template_function_and_all_share_one_build() {
             route.id
         );
     }
-    for (id, method, path) in PAGE_ROUTES {
-        let f = &functions[*id];
-        assert_eq!(f.values("Method"), vec![*method], "{id}: method");
-        assert_eq!(f.values("Path"), vec![*path], "{id}: path");
+    for page in PAGES {
+        let id = page.id;
+        let f = &functions[id];
+        assert_eq!(f.values("Method"), vec![page.method], "{id}: method");
+        assert_eq!(f.values("Path"), vec![page.path], "{id}: path");
         assert_eq!(
             f.values("ApiId"),
             vec!["!Ref Api"],

@@ -126,14 +126,11 @@ pub async fn grant_admin(mail: &str, opts: &StoreOptions) -> Result<String, Stri
 /// The whole app: API, dev outbox (when on) and the SPA, every answer under the security
 /// headers of `infra/security-headers.json` (`response_headers`).
 pub fn app(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
-    let policy_ciam = ciam.clone();
-    spa(ciam, outbox, web_dist).layer(axum::middleware::from_fn_with_state(
-        policy_ciam,
-        response_headers,
-    ))
+    spa(ciam, outbox, web_dist).layer(axum::middleware::from_fn(response_headers))
 }
 
 fn spa(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
+    let page_ciam = ciam.clone();
     let mut app = ciam_api::router(ciam);
     app = match outbox {
         Some(outbox) => app.merge(outbox.router()),
@@ -144,8 +141,15 @@ fn spa(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     };
     let index = web_dist.join("index.html");
     if index.exists() {
-        // Unknown paths get index.html, so the SPA's own router handles /zh-CN/... deep links.
+        // The embedded sign-in is `ciam_api::embedded`, the handler its Lambda runs, with the
+        // built index.html; unknown paths get index.html, so the SPA's own router handles
+        // /zh-CN/... deep links.
+        let web: Arc<dyn ciam_core::BlobStore> = Arc::new(FolderBlobs::new(web_dist));
         app.fallback_service(ServeDir::new(web_dist).fallback(ServeFile::new(index)))
+            .layer(axum::middleware::from_fn_with_state(
+                (Arc::new(page_ciam), web),
+                embedded_page,
+            ))
     } else {
         app.fallback(|| async {
             axum::response::Html(
@@ -156,58 +160,41 @@ fn spa(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     }
 }
 
-/// The `appId` and `serviceUrl` of the embedded sign-in's query, decoded as the browser's
-/// URLSearchParams decodes them (the page's own code reads them that way).
-fn frame_params(query: Option<&str>) -> Option<(String, String)> {
-    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query?.as_bytes())
-        .into_owned()
-        .collect();
-    let get = |name: &str| {
-        pairs
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    };
-    Some((get("appId")?, get("serviceUrl").unwrap_or_default()))
+/// The embedded sign-in's paths go to `ciam_api::embedded::handle` (with the built index.html),
+/// the rest on.
+async fn embedded_page(
+    axum::extract::State((ciam, web)): axum::extract::State<(
+        Arc<Ciam>,
+        Arc<dyn ciam_core::BlobStore>,
+    )>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if ciam_core::apps::is_embedded_signin(req.uri().path()) {
+        ciam_api::embedded::handle(&ciam, web.as_ref(), req).await
+    } else {
+        next.run(req).await
+    }
 }
 
 /// Every answer (pages, assets, API, errors, the dev outbox) carries the headers of
 /// `infra/security-headers.json` (`ciam_api::headers`), the same CloudFront adds in AWS; a
-/// handler's own CSP (the avatar images' stricter one) stays, as CloudFront lets it. The
-/// embedded sign-in's CSP instead names, in `frame-ancestors`, the frame origins registered for
-/// its `appId` when its `serviceUrl` is one the app registered (`apps::frame_ancestors`, read per
-/// request); a failed lookup keeps 'none', so the page is never framable by mistake. Its
-/// X-Frame-Options DENY stays: browsers that know `frame-ancestors` ignore it (checked in
-/// Chromium by web/tests/e2e/embedded.test.mjs), older ones refuse the frame.
+/// handler's own CSP (the avatar images' stricter one, the embedded sign-in's, which names the
+/// frame origins of its app: `ciam_api::embedded`) stays, as CloudFront lets it.
 /// HTML answers also get `Cache-Control: no-cache` (index.html must be revalidated; hashed
 /// assets keep theirs).
 async fn response_headers(
-    axum::extract::State(ciam): axum::extract::State<Ciam>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
-    let embedded = req.method() == axum::http::Method::GET
-        && ciam_core::apps::is_embedded_signin(req.uri().path());
-    let app = embedded.then(|| frame_params(req.uri().query())).flatten();
     let mut res = next.run(req).await;
     let html = res
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("text/html"));
-    let ancestors = match (embedded && html, app) {
-        (true, Some((id, service))) => Some(
-            ciam_core::apps::frame_ancestors(&ciam, &id, &service)
-                .await
-                .unwrap_or_else(|e| {
-                    tracing::warn!(reason = ?e.reason, "frame-ancestors lookup failed");
-                    ciam_core::apps::NO_FRAMING.to_owned()
-                }),
-        ),
-        _ => None,
-    };
-    ciam_api::headers::apply(res.headers_mut(), ancestors.as_deref());
+    ciam_api::headers::apply(res.headers_mut(), None);
     if html {
         res.headers_mut()
             .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));

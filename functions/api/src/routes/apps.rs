@@ -1,13 +1,13 @@
-//! Partner apps: the registry (admins only) and CAS-style tickets.
+//! Partner apps: the registry (admins only). Their tickets are tickets.rs's.
 
 use crate::error::ApiError;
-use crate::extract::{basic, Authed, Json, Params};
+use crate::extract::{Authed, Json};
 use crate::AppState;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use ciam_core::apps::{self, AppFields, Names};
-use ciam_core::{tickets, Error, Reason};
+use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -29,7 +29,11 @@ pub struct AppBody {
     rotate_secret: Option<bool>,
 }
 
-fn typed<T: DeserializeOwned>(field: &'static str, v: Option<Value>) -> Result<Option<T>, Error> {
+/// `v` as a `T`, or INVALID_PARAMETER on `field` saying why.
+pub(super) fn typed<T: DeserializeOwned>(
+    field: &'static str,
+    v: Option<Value>,
+) -> Result<Option<T>, Error> {
     v.map(|v| {
         serde_json::from_value(v).map_err(|e| {
             Error::field(
@@ -115,41 +119,4 @@ pub async fn remove(
 ) -> ApiResult {
     apps::delete(&s.ciam, &sess, &app_id).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct TicketRequest {
-    app_id: String,
-    service_url: String,
-    /// The scopes the consent screen showed; refused (INVALID_PARAMETER `scopes`) when they are
-    /// no longer the app's scopes.
-    scopes: Option<Value>,
-}
-
-/// `POST /auth/login/token`: a ticket for a registered service URL; also the consent screen's
-/// Allow (the decision is remembered in the same transaction). Round trips: 3
-/// (authentication, the app and the consent together, one transaction).
-pub async fn issue_ticket(
-    State(s): State<AppState>,
-    Authed(sess): Authed,
-    Json(b): Json<TicketRequest>,
-) -> ApiResult {
-    let shown: Option<Vec<String>> = typed("scopes", b.scopes)?;
-    let issued =
-        tickets::issue(&s.ciam, &sess, &b.app_id, &b.service_url, shown.as_deref()).await?;
-    Ok(axum::Json(issued).into_response())
-}
-
-/// `GET /auth/login/token/verify?appId&appSecret&cTicket&serviceUrl` (or the app's credentials
-/// by HTTP Basic): the user's claims, once per ticket. Round trips: 3.
-pub async fn verify_ticket(State(s): State<AppState>, headers: HeaderMap, q: Params) -> ApiResult {
-    let (app_id, secret) = match basic(&headers).flatten() {
-        Some(creds) => creds,
-        None => (q.get("appId")?, q.get("appSecret")?),
-    };
-    let ticket = q.get("cTicket")?;
-    let service = q.get("serviceUrl")?;
-    let claims = tickets::verify(&s.ciam, &app_id, &secret, &ticket, &service).await?;
-    Ok(axum::Json(claims).into_response())
 }

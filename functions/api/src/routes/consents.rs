@@ -1,5 +1,5 @@
 //! Remembered consents: the consent screen's context, and the personal centre's list and
-//! revocation. Allow itself is `POST /auth/login/token` (apps.rs), which remembers the decision.
+//! revocation. Allow itself is `POST /auth/login/token` (tickets.rs), which remembers the decision.
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Client, Lang, Params};

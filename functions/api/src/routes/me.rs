@@ -1,15 +1,49 @@
-//! The owner's view of their account: privacy choices and history, sessions, activity, apps.
+//! The owner's view of their account: profile, privacy choices and history, sessions, activity,
+//! apps.
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Json, Lang};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
+use ciam_core::accounts::{self, ProfilePatch};
 use ciam_core::{me, Reason};
+use serde::Deserialize;
 use serde_json::json;
 use std::collections::BTreeMap;
 
 type ApiResult = Result<Response, ApiError>;
+
+/// `GET /auth/info`. Round trips: 1 (session and user together; +1 idle refresh a minute).
+pub async fn info(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    Ok(axum::Json(sess.user.info(&s.ciam)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InfoPatch {
+    company: Option<String>,
+    duty: Option<String>,
+    address: Option<String>,
+    display_name: Option<String>,
+    country: Option<String>,
+}
+
+/// `PATCH /auth/info`. Round trips: 2 (authentication, one conditional update).
+pub async fn update_info(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Json(b): Json<InfoPatch>,
+) -> ApiResult {
+    let patch = ProfilePatch {
+        company: b.company,
+        duty: b.duty,
+        address: b.address,
+        display_name: b.display_name,
+        country: b.country,
+    };
+    Ok(axum::Json(accounts::update_info(&s.ciam, &sess, patch).await?).into_response())
+}
 
 /// `GET /auth/privacy`. Round trips: 2 (authentication, which loads the settings; the history).
 pub async fn privacy(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {

@@ -1,400 +1,184 @@
-//! The route table and one handler per route. Each handler's doc comment states its sequential
-//! store round trips (see docs/data-model.md).
+//! The route table: one row per route, and nothing else lists routes. Each row names the route's
+//! id (the `CIAM_ROUTE` of its Lambda), method, path under `/ciam/v1`, handler, who may call it
+//! and the `operationId` of its operation in docs/openapi.json. The router (`crate::router`,
+//! `crate::router_for`), the Lambda route ids, the template check and the OpenAPI tests all read
+//! this table; docs/adding-a-route.md walks through adding a row.
+//!
+//! The handlers live in files named for what they do. Each handler's doc comment states its
+//! sequential store round trips (see docs/data-model.md).
 
-use crate::error::ApiError;
-use crate::extract::{Authed, Client, Json, Lang};
 use crate::AppState;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, patch, post, MethodRouter};
-use ciam_core::accounts::{self, ProfilePatch, Registration};
-use ciam_core::validate::Identity;
-use ciam_core::{captcha, codes, sessions, Purpose};
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use axum::routing::MethodRouter;
 
 mod account;
 mod apps;
+mod auth;
 mod avatar;
 mod client_error;
 mod consents;
+pub mod embedded;
 mod me;
+mod meta;
 mod oidc;
 mod staff;
+mod tickets;
 mod two_factor;
 
 pub use client_error::{CLIENT_ERROR_LIMIT, RELEASE};
 
-/// One route: its id (also the `CIAM_ROUTE` of its template function), method and path under
-/// `/ciam/v1`.
+/// Who may call a route: the credentials it reads. Each is one `security` of docs/openapi.json
+/// (`Auth::openapi_security`, checked by functions/api/tests/openapi.rs). Finer checks live in
+/// core and are not part of the table: a fresh proof of identity (`totp::require_fresh`) and the
+/// admin role (`apps::require_admin`) are asked of a session after it is authenticated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Auth {
+    /// Anyone: no credentials are read.
+    Public,
+    /// A live session: `Authorization: Bearer <token>` (`extract::Authed`), else 401
+    /// AUTHORIZATION_FAILED before the body is read.
+    Session,
+    /// A session, or a one-time code in the body instead (`extract::MaybeAuthed`):
+    /// `PATCH /auth/pwd` changes the password with one and resets it with the other.
+    SessionOrCode,
+    /// A partner app's id and secret, by HTTP Basic or in the query or form.
+    App,
+    /// An OpenID Connect access token, in the `Authorization` header only.
+    AccessToken,
+    /// An OpenID Connect access token, in the `Authorization` header or the form body.
+    AccessTokenOrForm,
+}
+
+impl Auth {
+    /// The `security` of an operation with this requirement in docs/openapi.json: the schemes
+    /// of each alternative, `[]` being "no credentials". A public operation may also leave
+    /// `security` out.
+    pub fn openapi_security(self) -> &'static [&'static [&'static str]] {
+        match self {
+            Auth::Public => &[&[]],
+            Auth::Session => &[&["bearer"]],
+            Auth::SessionOrCode => &[&["bearer"], &[]],
+            Auth::App => &[&[], &["appBasic"]],
+            Auth::AccessToken => &[&["oidcAccessToken"]],
+            Auth::AccessTokenOrForm => &[&["oidcAccessToken"], &[]],
+        }
+    }
+}
+
+/// One route. `handler` builds its method router (the method is written once, in the table).
+#[derive(Clone, Copy, Debug)]
 pub struct RouteDef {
+    /// Also the `CIAM_ROUTE` of its template function.
     pub id: &'static str,
     pub method: &'static str,
+    /// Under `/ciam/v1` (`crate::BASE`).
+    pub path: &'static str,
+    pub handler: fn() -> MethodRouter<AppState>,
+    pub auth: Auth,
+    /// The `operationId` of its operation in docs/openapi.json.
+    pub operation_id: &'static str,
+}
+
+/// A page outside `/ciam/v1`, served by its own Lambda and not described in docs/openapi.json.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageDef {
+    /// Also the `CIAM_ROUTE` of its template function.
+    pub id: &'static str,
+    pub method: &'static str,
+    /// As in template.yaml.
     pub path: &'static str,
 }
 
-const fn r(id: &'static str, method: &'static str, path: &'static str) -> RouteDef {
-    RouteDef { id, method, path }
-}
+/// The embedded sign-in (embedded.rs, `embedded::router`), served by `ciam serve` and its own
+/// Lambda.
+pub const EMBEDDED_PAGE: PageDef = PageDef {
+    id: "embedded_page",
+    method: "GET",
+    path: "/{lang}/embedded/signin",
+};
 
-pub const ROUTES: &[RouteDef] = &[
-    r("auth_location", "GET", "/auth/location"),
-    r("auth_captcha", "GET", "/auth/captcha"),
-    r("auth_identity", "POST", "/auth/identity"),
-    r("auth_register", "POST", "/auth/register"),
-    r("auth_login_password", "POST", "/auth/login/password"),
-    r("auth_login_code", "POST", "/auth/login/code"),
-    r("auth_info_get", "GET", "/auth/info"),
-    r("auth_info_patch", "PATCH", "/auth/info"),
-    r("auth_pwd", "PATCH", "/auth/pwd"),
-    r("auth_logout", "POST", "/auth/logout"),
-    r("auth_totp_url", "GET", "/auth/totp/url"),
-    r("auth_totp_enable", "POST", "/auth/totp/enable"),
-    r("auth_totp_verify", "POST", "/auth/totp/verify"),
-    r("auth_totp_backup_codes", "POST", "/auth/totp/backupCodes"),
-    r("auth_totp_disable", "POST", "/auth/totp/disable"),
-    r("auth_login_totp", "POST", "/auth/login/totp"),
-    r("auth_unlock_code", "POST", "/auth/unlockCode"),
-    r("auth_advertisement", "PATCH", "/auth/advertisement"),
-    r("auth_mail", "PATCH", "/auth/mail"),
-    r("auth_phone", "PATCH", "/auth/phone"),
-    r("auth_deactivation", "PATCH", "/auth/deactivation"),
-    r("auth_privacy_get", "GET", "/auth/privacy"),
-    r("auth_privacy_patch", "PATCH", "/auth/privacy"),
-    r("auth_sessions", "GET", "/auth/sessions"),
-    r("auth_session_delete", "DELETE", "/auth/sessions/{id}"),
-    r("auth_activity", "GET", "/auth/activity"),
-    r("auth_apps", "GET", "/auth/apps"),
-    r("app_language", "GET", "/app/language/{language}"),
-    r("auth_avatar", "PATCH", "/auth/avatar"),
-    r("avatar_get", "GET", "/avatar/{key}"),
-    r("app_list", "GET", "/app"),
-    r("app_create", "POST", "/app"),
-    r("app_get", "GET", "/app/{appId}"),
-    r("app_patch", "PATCH", "/app/{appId}"),
-    r("app_delete", "DELETE", "/app/{appId}"),
-    r("auth_login_token", "POST", "/auth/login/token"),
-    r("auth_login_token_verify", "GET", "/auth/login/token/verify"),
-    r("auth_consent", "GET", "/auth/consent"),
-    r("auth_consents", "GET", "/auth/consents"),
-    r("auth_consent_delete", "DELETE", "/auth/consents/{appId}"),
-    r("auth_staff_start", "GET", "/auth/staff/start"),
-    r("auth_staff_callback", "GET", "/auth/staff/callback"),
-    r("auth_login_staff", "POST", "/auth/login/staff"),
-    r(
-        "oidc_discovery",
-        "GET",
-        "/oidc/.well-known/openid-configuration",
-    ),
-    r("oidc_authorize", "GET", "/oidc/authorize"),
-    r("oidc_request_get", "GET", "/oidc/requests/{id}"),
-    r("oidc_request_post", "POST", "/oidc/requests/{id}"),
-    r("oidc_token", "POST", "/oidc/token"),
-    r("oidc_userinfo", "GET", "/oidc/userinfo"),
-    r("oidc_userinfo_post", "POST", "/oidc/userinfo"),
-    r("oidc_jwks", "GET", "/oidc/jwks"),
-    r("openapi", "GET", "/openapi.json"),
-    r("client_error", "POST", "/client-errors"),
-    r("version", "GET", "/version"),
-];
+/// The pages outside `/ciam/v1` (the embedded sign-in only): rows beside `ROUTES`, as they have
+/// no `/ciam/v1` path, auth requirement or OpenAPI operation.
+pub const PAGES: &[PageDef] = &[EMBEDDED_PAGE];
 
-pub fn handler(id: &str) -> MethodRouter<AppState> {
-    match id {
-        "auth_location" => get(location),
-        "auth_captcha" => get(captcha_challenge),
-        "auth_identity" => post(identity),
-        "auth_register" => post(register),
-        "auth_login_password" => post(login_password),
-        "auth_login_code" => post(login_code),
-        "auth_info_get" => get(info),
-        "auth_info_patch" => patch(update_info),
-        "auth_pwd" => patch(password),
-        "auth_logout" => post(logout),
-        "auth_totp_url" => get(two_factor::url),
-        "auth_totp_enable" => post(two_factor::enable),
-        "auth_totp_verify" => post(two_factor::verify),
-        "auth_totp_backup_codes" => post(two_factor::backup_codes),
-        "auth_totp_disable" => post(two_factor::disable),
-        "auth_login_totp" => post(two_factor::login_totp),
-        "auth_unlock_code" => post(two_factor::unlock_code),
-        "auth_advertisement" => patch(account::advertisement),
-        "auth_mail" => patch(account::mail),
-        "auth_phone" => patch(account::phone),
-        "auth_deactivation" => patch(account::deactivation),
-        "auth_privacy_get" => get(me::privacy),
-        "auth_privacy_patch" => patch(me::set_privacy),
-        "auth_sessions" => get(me::sessions),
-        "auth_session_delete" => delete(me::revoke_session),
-        "auth_activity" => get(me::activity),
-        "auth_apps" => get(me::recent_apps),
-        "app_language" => get(me::apps_in),
-        "auth_avatar" => patch(avatar::upload),
-        "avatar_get" => get(avatar::serve),
-        "app_list" => get(apps::list),
-        "app_create" => post(apps::create),
-        "app_get" => get(apps::get),
-        "app_patch" => patch(apps::update),
-        "app_delete" => delete(apps::remove),
-        "auth_login_token" => post(apps::issue_ticket),
-        "auth_login_token_verify" => get(apps::verify_ticket),
-        "auth_consent" => get(consents::context),
-        "auth_consents" => get(consents::list),
-        "auth_consent_delete" => delete(consents::revoke),
-        "auth_staff_start" => get(staff::start),
-        "auth_staff_callback" => get(staff::callback),
-        "auth_login_staff" => post(staff::login),
-        "oidc_discovery" => get(oidc::discovery),
-        "oidc_authorize" => get(oidc::authorize),
-        "oidc_request_get" => get(oidc::request_get),
-        "oidc_request_post" => post(oidc::request_post),
-        "oidc_token" => post(oidc::token),
-        "oidc_userinfo" => get(oidc::userinfo),
-        "oidc_userinfo_post" => post(oidc::userinfo_post),
-        "oidc_jwks" => get(oidc::jwks),
-        "client_error" => post(client_error::report),
-        "version" => get(client_error::version),
-        _ => get(openapi),
-    }
-}
-
-type ApiResult = Result<Response, ApiError>;
-
-fn ok() -> Response {
-    axum::Json(json!({ "ok": true })).into_response()
-}
-
-#[derive(Serialize)]
-struct Location {
-    country: Option<String>,
-    language: &'static str,
-}
-
-/// `GET /auth/location`. Round trips: 0.
-async fn location(headers: HeaderMap, Lang(lang): Lang) -> Response {
-    let country = headers
-        .get("cloudfront-viewer-country")
-        .and_then(|v| v.to_str().ok())
-        .map(|c| c.trim().to_ascii_uppercase())
-        .filter(|c| c.len() == 2 && c.chars().all(|x| x.is_ascii_uppercase()));
-    axum::Json(Location {
-        country,
-        language: lang.tag(),
-    })
-    .into_response()
-}
-
-/// `GET /auth/captcha`: a fresh proof-of-work challenge. Round trips: 0.
-async fn captcha_challenge(State(s): State<AppState>) -> ApiResult {
-    Ok(axum::Json(captcha::challenge(&s.ciam)?).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SendCode {
-    account: String,
-    purpose: Purpose,
-    captcha: Option<String>,
-}
-
-/// The identity rules name the field `mail` or `phone`; on the wire it is `account`.
-fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
-    if matches!(e.field.as_deref(), Some("mail" | "phone")) {
-        e.field = Some("account".into());
-    }
-    e
-}
-
-/// `POST /auth/identity`: sends a code. Answers alike whether or not the identity is registered.
-/// Round trips: 1 transaction (+1 read when refused for a limit).
-async fn identity(
-    State(s): State<AppState>,
-    Lang(lang): Lang,
-    Json(b): Json<SendCode>,
-) -> ApiResult {
-    let id = Identity::parse(&b.account).map_err(on_account)?;
-    codes::send(&s.ciam, &id, b.purpose, b.captcha.as_deref(), lang).await?;
-    Ok(axum::Json(json!({ "sent": true, "resendAfter": codes::RESEND_AFTER })).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Register {
-    user_name: String,
-    company: String,
-    account: String,
-    code: String,
-    password: String,
-    confirm_password: String,
-    country: String,
-    accept_terms: bool,
-}
-
-/// `POST /auth/register`. Round trips: 2 (code read, one transaction).
-async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> ApiResult {
-    let user_id = accounts::register(
-        &s.ciam,
-        Registration {
-            user_name: b.user_name,
-            company: b.company,
-            identity: b.account,
-            code: b.code,
-            password: b.password,
-            confirm_password: b.confirm_password,
-            country: b.country,
-            accept_terms: b.accept_terms,
-        },
-    )
-    .await
-    .map_err(on_account)?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(json!({ "userId": user_id })),
-    )
-        .into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PasswordLogin {
-    account: String,
-    password: String,
-}
-
-/// `POST /auth/login/password`. Round trips: 3 (identity, user, session write).
-async fn login_password(
-    State(s): State<AppState>,
-    Client(client): Client,
-    Json(b): Json<PasswordLogin>,
-) -> ApiResult {
-    Ok(
-        axum::Json(accounts::login_password(&s.ciam, &b.account, &b.password, &client).await?)
-            .into_response(),
-    )
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CodeLogin {
-    account: String,
-    code: String,
-}
-
-/// `POST /auth/login/code`. Round trips: 5 (identity, user, code read, code delete, session).
-async fn login_code(
-    State(s): State<AppState>,
-    Client(client): Client,
-    Json(b): Json<CodeLogin>,
-) -> ApiResult {
-    let signed_in = accounts::login_code(&s.ciam, &b.account, &b.code, &client)
-        .await
-        .map_err(on_account)?;
-    Ok(axum::Json(signed_in).into_response())
-}
-
-/// `GET /auth/info`. Round trips: 1 (session and user together; +1 idle refresh a minute).
-async fn info(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    Ok(axum::Json(sess.user.info(&s.ciam)).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct InfoPatch {
-    company: Option<String>,
-    duty: Option<String>,
-    address: Option<String>,
-    display_name: Option<String>,
-    country: Option<String>,
-}
-
-/// `PATCH /auth/info`. Round trips: 2 (authentication, one conditional update).
-async fn update_info(
-    State(s): State<AppState>,
-    Authed(sess): Authed,
-    Json(b): Json<InfoPatch>,
-) -> ApiResult {
-    let patch = ProfilePatch {
-        company: b.company,
-        duty: b.duty,
-        address: b.address,
-        display_name: b.display_name,
-        country: b.country,
+/// A table row: `route!(id, METHOD, path, handler, auth, operationId)`.
+macro_rules! route {
+    ($id:literal, $method:ident, $path:literal, $handler:path, $auth:ident, $op:literal) => {
+        RouteDef {
+            id: $id,
+            method: stringify!($method),
+            path: $path,
+            handler: || axum::routing::on(axum::routing::MethodFilter::$method, $handler),
+            auth: Auth::$auth,
+            operation_id: $op,
+        }
     };
-    Ok(axum::Json(accounts::update_info(&s.ciam, &sess, patch).await?).into_response())
 }
 
-/// Both shapes of `PATCH /auth/pwd`: with a session and `oldPassword` (change), or with
-/// `account` and `code` and no session (find password).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct PasswordChange {
-    old_password: Option<String>,
-    account: Option<String>,
-    code: Option<String>,
-    password: String,
-    confirm_password: String,
-}
-
-/// `PATCH /auth/pwd`. Change: round trips 2 (authentication, one transaction). Reset: 4.
-async fn password(
-    State(s): State<AppState>,
-    headers: HeaderMap,
-    Client(client): Client,
-    Json(b): Json<PasswordChange>,
-) -> ApiResult {
-    match (b.old_password, b.account, b.code) {
-        (Some(old), None, None) => {
-            let bearer = headers
-                .get("authorization")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "));
-            let sess = sessions::authenticate(&s.ciam, bearer).await?;
-            accounts::change_password(
-                &s.ciam,
-                &sess,
-                &old,
-                &b.password,
-                &b.confirm_password,
-                &client,
-            )
-            .await?;
-        }
-        (None, Some(account), Some(code)) => {
-            accounts::reset_password(
-                &s.ciam,
-                &account,
-                &code,
-                &b.password,
-                &b.confirm_password,
-                &client,
-            )
-            .await
-            .map_err(on_account)?;
-        }
-        _ => {
-            return Err(ApiError(ciam_core::Error::field(
-                ciam_core::Reason::INVALID_PARAMETER,
-                "oldPassword",
-                "请提供当前密码，或账号和验证码",
-                "Give oldPassword, or account and code",
-            )))
-        }
-    }
-    Ok(ok())
-}
-
-/// `POST /auth/logout`: the session is revoked on the server. Round trips: 2.
-async fn logout(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    sessions::revoke(&s.ciam, &sess).await?;
-    Ok(ok())
-}
-
-/// `GET /openapi.json`: the API description partner apps read. Round trips: 0.
-async fn openapi() -> Response {
-    (
-        [("content-type", "application/json")],
-        crate::openapi::DOCUMENT,
-    )
-        .into_response()
-}
+#[rustfmt::skip]
+pub const ROUTES: &[RouteDef] = &[
+    // Signing up and in (auth.rs).
+    route!("auth_location",           GET,    "/auth/location",          auth::location,           Public,        "getLocation"),
+    route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha"),
+    route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode"),
+    route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register"),
+    route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword"),
+    route!("auth_login_code",         POST,   "/auth/login/code",        auth::login_code,         Public,        "loginCode"),
+    route!("auth_info_get",           GET,    "/auth/info",              me::info,                 Session,       "getInfo"),
+    route!("auth_info_patch",         PATCH,  "/auth/info",              me::update_info,          Session,       "patchInfo"),
+    route!("auth_pwd",                PATCH,  "/auth/pwd",               auth::password,           SessionOrCode, "changePassword"),
+    route!("auth_logout",             POST,   "/auth/logout",            auth::logout,             Session,       "logout"),
+    // Two-factor (two_factor.rs).
+    route!("auth_totp_url",           GET,    "/auth/totp/url",          two_factor::url,          Session,       "getTotpUrl"),
+    route!("auth_totp_enable",        POST,   "/auth/totp/enable",       two_factor::enable,       Session,       "enableTotp"),
+    route!("auth_totp_verify",        POST,   "/auth/totp/verify",       two_factor::verify,       Session,       "verifyFresh"),
+    route!("auth_totp_backup_codes",  POST,   "/auth/totp/backupCodes",  two_factor::backup_codes, Session,       "regenerateBackupCodes"),
+    route!("auth_totp_disable",       POST,   "/auth/totp/disable",      two_factor::disable,      Session,       "disableTotp"),
+    route!("auth_login_totp",         POST,   "/auth/login/totp",        two_factor::login_totp,   Public,        "loginTotp"),
+    route!("auth_unlock_code",        POST,   "/auth/unlockCode",        two_factor::unlock_code,  Public,        "loginBackupCode"),
+    // Account changes (account.rs).
+    route!("auth_advertisement",      PATCH,  "/auth/advertisement",     account::advertisement,   Session,       "setAdvertisement"),
+    route!("auth_mail",               PATCH,  "/auth/mail",              account::mail,            Session,       "bindMail"),
+    route!("auth_phone",              PATCH,  "/auth/phone",             account::phone,           Session,       "bindPhone"),
+    route!("auth_deactivation",       PATCH,  "/auth/deactivation",      account::deactivation,    Session,       "deactivate"),
+    // The owner's view (me.rs).
+    route!("auth_privacy_get",        GET,    "/auth/privacy",           me::privacy,              Session,       "getPrivacy"),
+    route!("auth_privacy_patch",      PATCH,  "/auth/privacy",           me::set_privacy,          Session,       "setPrivacy"),
+    route!("auth_sessions",           GET,    "/auth/sessions",          me::sessions,             Session,       "listSessions"),
+    route!("auth_session_delete",     DELETE, "/auth/sessions/{id}",     me::revoke_session,       Session,       "revokeSession"),
+    route!("auth_activity",           GET,    "/auth/activity",          me::activity,             Session,       "listActivity"),
+    route!("auth_apps",               GET,    "/auth/apps",              me::recent_apps,          Session,       "recentApps"),
+    route!("app_language",            GET,    "/app/language/{language}", me::apps_in,             Public,        "appsByLanguage"),
+    // The avatar (avatar.rs).
+    route!("auth_avatar",             PATCH,  "/auth/avatar",            avatar::upload,           Session,       "uploadAvatar"),
+    route!("avatar_get",              GET,    "/avatar/{key}",           avatar::serve,            Public,        "getAvatar"),
+    // The partner app registry (apps.rs).
+    route!("app_list",                GET,    "/app",                    apps::list,               Session,       "listApps"),
+    route!("app_create",              POST,   "/app",                    apps::create,             Session,       "createApp"),
+    route!("app_get",                 GET,    "/app/{appId}",            apps::get,                Session,       "getApp"),
+    route!("app_patch",               PATCH,  "/app/{appId}",            apps::update,             Session,       "patchApp"),
+    route!("app_delete",              DELETE, "/app/{appId}",            apps::remove,             Session,       "deleteApp"),
+    // Tickets: the consent screen's Allow and the partner's check (tickets.rs).
+    route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket"),
+    route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket"),
+    // Consents (consents.rs).
+    route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext"),
+    route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents"),
+    route!("auth_consent_delete",     DELETE, "/auth/consents/{appId}",  consents::revoke,         Session,       "revokeConsent"),
+    // Staff sign-in (staff.rs).
+    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart"),
+    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback"),
+    route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff"),
+    // OpenID Connect provider (oidc.rs).
+    route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery"),
+    route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize"),
+    route!("oidc_request_get",        GET,    "/oidc/requests/{id}",     oidc::request_get,        Session,       "oidcRequestGet"),
+    route!("oidc_request_post",       POST,   "/oidc/requests/{id}",     oidc::request_post,       Session,       "oidcRequestAllow"),
+    route!("oidc_token",              POST,   "/oidc/token",             oidc::token,              App,           "oidcToken"),
+    route!("oidc_userinfo",           GET,    "/oidc/userinfo",          oidc::userinfo,           AccessToken,   "oidcUserinfo"),
+    route!("oidc_userinfo_post",      POST,   "/oidc/userinfo",          oidc::userinfo_post,      AccessTokenOrForm, "oidcUserinfoPost"),
+    route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks"),
+    // The API itself and the web app's reports (meta.rs, client_error.rs).
+    route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi"),
+    route!("client_error",            POST,   "/client-errors",          client_error::report,     Public,        "reportClientError"),
+    route!("version",                 GET,    "/version",                client_error::version,    Public,        "getVersion"),
+];

@@ -1,6 +1,8 @@
 //! Changing a password with the current one, and resetting it with a code.
 
-use crate::helpers::{TestApp, NEW_PASSWORD, PASSWORD};
+use crate::helpers::{request, TestApp, NEW_PASSWORD, PASSWORD};
+use axum::body::Body;
+use axum::http::Method;
 use serde_json::{json, Value};
 
 fn change(old: &str, new: &str) -> Value {
@@ -55,6 +57,48 @@ async fn a_change_needs_the_right_current_password_and_a_different_new_one() {
         .error(401, "AUTHORIZATION_FAILED");
 
     app.get_info(&token).await.ok(200);
+    app.sign_in(mail, PASSWORD).await;
+}
+
+/// `PATCH /auth/pwd` reads its optional session with the parser of every other route: the
+/// scheme is case-insensitive (`bearer`, `BEARER`), as on `GET /auth/info`.
+#[tokio::test]
+async fn a_change_reads_the_bearer_scheme_in_any_case_like_every_route() {
+    let app = TestApp::spawn().await;
+    let mail = "ann@example.com";
+    app.sign_up("annlee", mail).await;
+    let token = app.sign_in(mail, PASSWORD).await;
+    let with_scheme = |scheme: &str, p: &str, body: Option<Value>| {
+        let method = if body.is_some() {
+            Method::PATCH
+        } else {
+            Method::GET
+        };
+        request(method, p)
+            .header("content-type", "application/json")
+            .header("authorization", format!("{scheme} {token}"))
+            .body(body.map_or(Body::empty(), |b| Body::from(b.to_string())))
+            .unwrap()
+    };
+    for scheme in ["bearer", "BEARER"] {
+        app.call(with_scheme(scheme, "/auth/info", None))
+            .await
+            .ok(200);
+    }
+    app.call(with_scheme(
+        "bearer",
+        "/auth/pwd",
+        Some(change(PASSWORD, NEW_PASSWORD)),
+    ))
+    .await
+    .ok(200);
+    app.call(with_scheme(
+        "BEARER",
+        "/auth/pwd",
+        Some(change(NEW_PASSWORD, PASSWORD)),
+    ))
+    .await
+    .ok(200);
     app.sign_in(mail, PASSWORD).await;
 }
 
