@@ -147,6 +147,48 @@ impl Builder {
     }
 }
 
+/// Sets, once per test binary, a global tracing subscriber that keeps no log but answers every
+/// callsite "ask each time". Call it before any request in a test binary whose tests capture
+/// logs with a thread-scoped subscriber (`tracing::subscriber::set_default`): without it, a
+/// callsite first reached on a thread with no subscriber while another test installs its own may
+/// cache "never" for the whole binary (tracing-core's registration race), and that test's lines
+/// are lost.
+pub fn ask_each_thread() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Another global subscriber already set (a binary's own choice) is left in place.
+        let _ = tracing::subscriber::set_global_default(AskEachThread);
+    });
+}
+
+/// The global subscriber of [`ask_each_thread`]: enables nothing itself and never lets a
+/// callsite's interest be cached as "never" or "always", so each event asks the subscriber of the
+/// thread it runs on.
+struct AskEachThread;
+
+impl tracing::Subscriber for AskEachThread {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::TRACE)
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        false
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

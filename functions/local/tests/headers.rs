@@ -43,6 +43,7 @@ fn dist() -> PathBuf {
 const AVATAR: &str = "0123456789abcdef0123456789abcdef-00112233445566778899aabbccddeeff.png";
 
 async fn app(dist: &std::path::Path) -> axum::Router {
+    ciam_core::testing::ask_each_thread();
     let outbox = DevOutbox::default();
     let blobs = MemoryBlobs::default();
     ciam_core::BlobStore::put(&blobs, AVATAR, b"\x89PNG".to_vec(), "image/png")

@@ -275,18 +275,6 @@ pub fn new_user_id() -> String {
 }
 
 impl TestApp {
-    /// Sets, once per test binary, a global subscriber that keeps no log but answers every
-    /// callsite "ask each time". Without it a callsite first reached on a thread with no
-    /// subscriber, while another test is installing its scoped one, may cache "never" for the
-    /// whole binary (tracing-core's registration race) and that test's log lines are lost.
-    pub fn ask_each_thread() {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            tracing::subscriber::set_global_default(AskEachThread)
-                .expect("no other global subscriber in the API tests");
-        });
-    }
-
     pub async fn spawn() -> TestApp {
         Self::spawn_on(|clock| {
             Box::pin(async move {
@@ -305,7 +293,7 @@ impl TestApp {
         )
             -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>,
     ) -> TestApp {
-        Self::ask_each_thread();
+        ciam_core::testing::ask_each_thread();
         let clock = ManualClock::new(START);
         let inner = make(clock.clone()).await;
         let store = Arc::new(SpyStore {
@@ -881,32 +869,4 @@ impl TestApp {
         self.router = ciam_api::router(self.ciam.clone());
         self
     }
-}
-
-/// The global subscriber of [`TestApp::ask_each_thread`]: enables nothing itself, and never lets a
-/// callsite's interest be cached as "never" or "always", so each event asks the subscriber of the
-/// thread it runs on (the tests' scoped ones).
-struct AskEachThread;
-
-impl tracing::Subscriber for AskEachThread {
-    fn register_callsite(
-        &self,
-        _: &'static tracing::Metadata<'static>,
-    ) -> tracing::subscriber::Interest {
-        tracing::subscriber::Interest::sometimes()
-    }
-    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
-        Some(tracing::level_filters::LevelFilter::TRACE)
-    }
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        false
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, _: &tracing::Event<'_>) {}
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
 }

@@ -32,7 +32,7 @@ impl io::Write for Sink {
 
 impl Log {
     fn capture() -> Log {
-        crate::helpers::TestApp::ask_each_thread();
+        ciam_core::testing::ask_each_thread();
         let lines = Arc::new(Mutex::new(Vec::new()));
         let sink = Sink(lines.clone());
         let subscriber = tracing_subscriber::fmt()
