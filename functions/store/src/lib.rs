@@ -136,12 +136,17 @@ pub trait Store: Send + Sync {
     async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError>;
     /// Changes attributes if `cond` holds, creating the item when absent; returns the new item.
     /// An expired item is absent: the update starts from an empty item.
+    /// Both engines answer it through `update_or_current`, so the two cannot differ.
     async fn update(
         &self,
         key: &Key,
         ops: Vec<Update>,
         cond: Option<Cond>,
-    ) -> Result<Item, StoreError>;
+    ) -> Result<Item, StoreError> {
+        self.update_or_current(key, ops, cond)
+            .await?
+            .map_err(|_| StoreError::ConditionFailed)
+    }
     /// `update`, except that a condition that does not hold is an answer, not an error: the
     /// live item as it is (`None` when absent or expired), from the same round trip (DynamoDB's
     /// `ReturnValuesOnConditionCheckFailure`). Sign-in takes an attempt this way: one call tells

@@ -225,17 +225,6 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn update(
-        &self,
-        key: &Key,
-        ops: Vec<Update>,
-        cond: Option<Cond>,
-    ) -> Result<Item, StoreError> {
-        self.update_or_current(key, ops, cond)
-            .await?
-            .map_err(|_| StoreError::ConditionFailed)
-    }
-
     async fn update_or_current(
         &self,
         key: &Key,

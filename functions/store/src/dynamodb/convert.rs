@@ -108,6 +108,11 @@ const RETRYABLE: [&str; 5] = [
     "ReplicatedWriteConflictException",
 ];
 
+/// Whether a single-item write failed on its condition (`ConditionalCheckFailedException`).
+pub(crate) fn condition_failed<E: ProvideErrorMetadata>(err: &SdkError<E, HttpResponse>) -> bool {
+    err.code() == Some("ConditionalCheckFailedException")
+}
+
 /// Maps an SDK failure. Messages carry the operation, the error code and DynamoDB's message,
 /// never request contents or credentials.
 pub(crate) fn sdk_error<E>(op: &str, err: &SdkError<E, HttpResponse>) -> StoreError

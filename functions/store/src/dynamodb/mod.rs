@@ -22,7 +22,9 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, KeysAndAttributes, ReturnValue, ReturnValuesOnConditionCheckFailure,
 };
 use aws_sdk_dynamodb::Client;
-use convert::{build_error, item_from_map, item_map, key_map, live_item, sdk_error, AvMap};
+use convert::{
+    build_error, condition_failed, item_from_map, item_map, key_map, live_item, sdk_error, AvMap,
+};
 use expr::{Expr, Placeholders};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -213,6 +215,18 @@ impl DynamoStore {
     async fn purge_expired(&self, key: &Key, now: i64) -> Result<(), StoreError> {
         let mut p = Placeholders::default();
         let condition = expr::expired(&mut p, now).condition(&mut p);
+        // Not expired any more (written again meanwhile): nothing to purge.
+        self.delete_when(key, condition, p).await.map(|_| ())
+    }
+
+    /// One DeleteItem under `condition`: `true` when it went through (the item is gone or never
+    /// was), `false` when the condition failed.
+    async fn delete_when(
+        &self,
+        key: &Key,
+        condition: Option<String>,
+        p: Placeholders,
+    ) -> Result<bool, StoreError> {
         let (names, values) = p.into_parts();
         let res = self
             .client
@@ -225,13 +239,8 @@ impl DynamoStore {
             .send()
             .await;
         match res {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-            {
-                Ok(())
-            }
+            Ok(_) => Ok(true),
+            Err(e) if condition_failed(&e) => Ok(false),
             Err(e) => Err(sdk_error("DeleteItem", &e)),
         }
     }
@@ -334,25 +343,9 @@ impl Store for DynamoStore {
             .await;
         match res {
             Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-            {
-                Err(StoreError::ConditionFailed)
-            }
+            Err(e) if condition_failed(&e) => Err(StoreError::ConditionFailed),
             Err(e) => Err(sdk_error("PutItem", &e)),
         }
-    }
-
-    async fn update(
-        &self,
-        key: &Key,
-        ops: Vec<Update>,
-        cond: Option<Cond>,
-    ) -> Result<Item, StoreError> {
-        self.update_or_current(key, ops, cond)
-            .await?
-            .map_err(|_| StoreError::ConditionFailed)
     }
 
     async fn update_or_current(
@@ -384,29 +377,12 @@ impl Store for DynamoStore {
     }
 
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
-        let now = self.clock.now();
         let mut p = Placeholders::default();
-        let condition = expr::cond(cond.as_ref(), &mut p, now).condition(&mut p);
-        let (names, values) = p.into_parts();
-        let res = self
-            .client
-            .delete_item()
-            .table_name(&self.table)
-            .set_key(Some(key_map(key)))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
-            .send()
-            .await;
-        match res {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_conditional_check_failed_exception()) =>
-            {
-                Err(StoreError::ConditionFailed)
-            }
-            Err(e) => Err(sdk_error("DeleteItem", &e)),
+        let condition = expr::cond(cond.as_ref(), &mut p, self.clock.now()).condition(&mut p);
+        if self.delete_when(key, condition, p).await? {
+            Ok(())
+        } else {
+            Err(StoreError::ConditionFailed)
         }
     }
 
