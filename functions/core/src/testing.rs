@@ -1,6 +1,6 @@
 //! The test kit (feature `testing`, for the tests and benchmarks of every crate): a [`Ciam`] over
 //! an in-memory SQLite store with a manual clock, a notifier that sends nothing, and a store
-//! wrapper that records what was written. One place builds the application for tests, so a new
+//! wrapper that records what was written ([`SpyStore`]). One place builds the application for tests, so a new
 //! field of `Ciam` is added here once rather than in every test file.
 //!
 //! ```ignore
@@ -16,8 +16,8 @@ use crate::{BlobStore, Ciam, Clock, CodeMessage, Config, Keys, ManualClock, Memo
 use crate::{NoticeMessage, Notifier, OsEntropy, SystemClock};
 use async_trait::async_trait;
 use ciam_store::sqlite::SqliteStore;
-use ciam_store::Store;
-use std::sync::Arc;
+use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// A notifier that accepts every message and keeps none (for tests that read no mail).
 #[derive(Clone, Copy, Debug, Default)]
@@ -144,6 +144,103 @@ impl Builder {
             blobs: self.blobs,
             config: self.config,
         }
+    }
+}
+
+/// A store that records every key a successful write touched, so a test can see what a request
+/// left behind and how often it wrote. It wraps any engine (SQLite, DynamoDB Local).
+pub struct SpyStore {
+    inner: Arc<dyn Store>,
+    writes: Mutex<Vec<Key>>,
+    /// Conditional updates that applied through `update_or_current` (sign-in attempts taken).
+    taken: Mutex<Vec<Key>>,
+}
+
+impl SpyStore {
+    pub fn new(inner: Arc<dyn Store>) -> SpyStore {
+        SpyStore {
+            inner,
+            writes: Mutex::new(Vec::new()),
+            taken: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn record<T>(&self, keys: Vec<Key>, r: &Result<T, StoreError>) {
+        if r.is_ok() {
+            lock(&self.writes).extend(keys);
+        }
+    }
+
+    /// The keys written so far, in order (a key once per write).
+    pub fn written(&self) -> Vec<Key> {
+        lock(&self.writes).clone()
+    }
+
+    /// How many `update_or_current` calls applied (each sign-in attempt taken is one).
+    pub fn taken(&self) -> usize {
+        lock(&self.taken).len()
+    }
+}
+
+/// A poisoned lock (a test that panicked while holding it) still holds a usable record.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[async_trait]
+impl Store for SpyStore {
+    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        self.inner.get(key).await
+    }
+    async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
+        self.inner.get_many(keys).await
+    }
+    async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
+        let key = item.key.clone();
+        let r = self.inner.put(item, cond).await;
+        self.record(vec![key], &r);
+        r
+    }
+    // Not the trait's default: that would count a plain update as an attempt taken.
+    async fn update(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Item, StoreError> {
+        let r = self.inner.update(key, ops, cond).await;
+        self.record(vec![key.clone()], &r);
+        r
+    }
+    async fn update_or_current(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        let r = self.inner.update_or_current(key, ops, cond).await;
+        if let Ok(Ok(_)) = &r {
+            lock(&self.writes).push(key.clone());
+            lock(&self.taken).push(key.clone());
+        }
+        r
+    }
+    async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
+        let r = self.inner.delete(key, cond).await;
+        self.record(vec![key.clone()], &r);
+        r
+    }
+    async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
+        let keys = ops.iter().map(|o| o.key().clone()).collect();
+        let r = self.inner.transact(ops).await;
+        self.record(keys, &r);
+        r
+    }
+    async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError> {
+        self.inner.query(q).await
+    }
+    async fn ensure_schema(&self) -> Result<(), StoreError> {
+        self.inner.ensure_schema().await
     }
 }
 

@@ -1,0 +1,144 @@
+//! `TestApp` calls of the partner-app routes: the registry, tickets and consents.
+
+use super::*;
+
+/// The partner-app endpoints: the registry (admins) and tickets.
+impl TestApp {
+    /// Gives an account the admin role, as `ciam admin grant` does.
+    pub async fn make_admin(&self, mail: &str) {
+        ciam_core::apps::grant_admin(self.store.as_ref(), mail)
+            .await
+            .expect("grant admin");
+    }
+
+    /// A signed-up admin's session token.
+    pub async fn admin_token(&self) -> String {
+        self.sign_up("admin", "admin@example.com").await;
+        self.make_admin("admin@example.com").await;
+        self.sign_in("admin@example.com", PASSWORD).await
+    }
+
+    pub async fn list_registry(&self, token: &str) -> TestResponse {
+        self.get("/app", Some(token)).await
+    }
+
+    pub async fn create_app(&self, token: &str, body: &Value) -> TestResponse {
+        self.send_json(Method::POST, "/app", Some(token), body)
+            .await
+    }
+
+    pub async fn get_app(&self, token: &str, app_id: &str) -> TestResponse {
+        self.get(&format!("/app/{app_id}"), Some(token)).await
+    }
+
+    pub async fn patch_app(&self, token: &str, app_id: &str, body: &Value) -> TestResponse {
+        self.send_json(Method::PATCH, &format!("/app/{app_id}"), Some(token), body)
+            .await
+    }
+
+    pub async fn delete_app(&self, token: &str, app_id: &str) -> TestResponse {
+        let req = request(Method::DELETE, &format!("/app/{app_id}"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+
+    pub async fn issue_ticket(&self, token: &str, app_id: &str, service_url: &str) -> TestResponse {
+        let body = json!({ "appId": app_id, "serviceUrl": service_url });
+        self.send_json(Method::POST, "/auth/login/token", Some(token), &body)
+            .await
+    }
+
+    /// Redeems a ticket with the app's credentials in the query string.
+    pub async fn verify_ticket(
+        &self,
+        app_id: &str,
+        secret: &str,
+        ticket: &str,
+        service_url: &str,
+    ) -> TestResponse {
+        let enc = |s: &str| url_encode(s);
+        let p = format!(
+            "/auth/login/token/verify?appId={}&appSecret={}&cTicket={}&serviceUrl={}",
+            enc(app_id),
+            enc(secret),
+            enc(ticket),
+            enc(service_url)
+        );
+        self.get(&p, None).await
+    }
+
+    /// Redeems a ticket with the app's credentials by HTTP Basic.
+    pub async fn verify_ticket_basic(
+        &self,
+        app_id: &str,
+        secret: &str,
+        ticket: &str,
+        service_url: &str,
+    ) -> TestResponse {
+        let p = format!(
+            "/auth/login/token/verify?cTicket={}&serviceUrl={}",
+            url_encode(ticket),
+            url_encode(service_url)
+        );
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{app_id}:{secret}"));
+        let req = request(Method::GET, &p)
+            .header("authorization", format!("Basic {basic}"))
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+}
+
+/// Percent-encodes everything but unreserved characters.
+pub fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The consent endpoints.
+impl TestApp {
+    /// `GET /auth/consent`; `query` is the raw query string (so tests can omit or mangle it).
+    pub async fn get_consent_raw(&self, token: &str, query: &str, lang: &str) -> TestResponse {
+        let req = request(Method::GET, &format!("/auth/consent?{query}"))
+            .header("authorization", format!("Bearer {token}"))
+            .header("accept-language", lang)
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+
+    /// `GET /auth/consent` for an app and a service URL (encoded), in zh-CN.
+    pub async fn get_consent(&self, token: &str, app_id: &str, service_url: &str) -> TestResponse {
+        let q = format!(
+            "appId={}&serviceUrl={}",
+            url_encode(app_id),
+            url_encode(service_url)
+        );
+        self.get_consent_raw(token, &q, "zh-CN").await
+    }
+
+    pub async fn get_consents(&self, token: &str, lang: &str) -> TestResponse {
+        let req = request(Method::GET, "/auth/consents")
+            .header("authorization", format!("Bearer {token}"))
+            .header("accept-language", lang)
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+
+    pub async fn delete_consent(&self, token: &str, app_id: &str) -> TestResponse {
+        let req = request(Method::DELETE, &format!("/auth/consents/{app_id}"))
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .expect("request");
+        self.call(req).await
+    }
+}
