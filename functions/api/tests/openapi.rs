@@ -210,31 +210,10 @@ async fn the_documented_request_fields_are_the_ones_the_handlers_accept() {
 
 async fn test_router() -> (axum::Router, String) {
     use ciam_core::*;
-    use std::sync::Arc;
-    struct Nobody;
-    #[async_trait::async_trait]
-    impl Notifier for Nobody {
-        async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
-            Ok(())
-        }
-        async fn send_notice(&self, _: &NoticeMessage) -> Result<(), String> {
-            Ok(())
-        }
-    }
-    let clock = ManualClock::new(1_800_000_000);
-    let store = ciam_store::sqlite::SqliteStore::in_memory(Arc::new(clock.clone())).expect("store");
-    ciam_store::Store::ensure_schema(&store)
-        .await
-        .expect("schema");
-    let ciam = Ciam {
-        store: Arc::new(store),
-        clock: Arc::new(clock),
-        entropy: Arc::new(OsEntropy),
-        keys: Keys::from_root([1; 32]),
-        notifier: Arc::new(Nobody),
-        blobs: Arc::new(MemoryBlobs::default()),
-        config: Config::default(),
-    };
+    let ciam = ciam_core::testing::Builder::new(1_800_000_000)
+        .keys(Keys::from_root([1; 32]))
+        .build()
+        .await;
     let user = user::User {
         id: "0123456789abcdef0123456789abcdef".into(),
         user_name: "doc".into(),

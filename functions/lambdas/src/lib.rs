@@ -352,7 +352,6 @@ fn init_tracing() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ciam_core::{Keys, MemoryBlobs, OsEntropy};
     use ciam_store::dynamodb::DynamoConfig;
 
     #[test]
@@ -370,17 +369,6 @@ mod tests {
         assert_eq!(ids.len(), unique.len(), "route ids are unique");
     }
 
-    struct NoMail;
-    #[async_trait::async_trait]
-    impl ciam_core::Notifier for NoMail {
-        async fn send_code(&self, _: &ciam_core::CodeMessage) -> Result<(), String> {
-            Ok(())
-        }
-        async fn send_notice(&self, _: &ciam_core::NoticeMessage) -> Result<(), String> {
-            Ok(())
-        }
-    }
-
     #[tokio::test]
     async fn an_unreachable_store_never_fails_or_stalls_the_init() {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -393,15 +381,12 @@ mod tests {
         let store = DynamoStore::connect(cfg, clock.clone())
             .await
             .expect("client");
-        let ciam = Ciam {
-            store: Arc::new(store),
-            clock,
-            entropy: Arc::new(OsEntropy),
-            keys: Keys::from_root([1; 32]),
-            notifier: Arc::new(NoMail),
-            blobs: Arc::new(MemoryBlobs::default()),
-            config: Config::default(),
-        };
+        // The in-memory schema step is skipped for a store handed over: nothing is reached yet.
+        let ciam = ciam_core::testing::Builder::new(0)
+            .system_clock()
+            .store(Arc::new(store))
+            .build()
+            .await;
         let started = std::time::Instant::now();
         warm_up(&ciam).await;
         assert!(started.elapsed() < WARM_UP_BUDGET + Duration::from_millis(100));

@@ -39,25 +39,13 @@ mod tests {
     use ciam_api::embedded::{handle, INDEX_KEY};
     use ciam_core::apps;
     use ciam_core::SystemClock;
-    use ciam_core::{BlobStore, Ciam};
-    use ciam_core::{CodeMessage, Config, Keys, MemoryBlobs, NoticeMessage, Notifier, OsEntropy};
+    use ciam_core::BlobStore;
+    use ciam_core::MemoryBlobs;
     use ciam_store::dynamo_local::DynamoLocal;
     use ciam_store::{Clock, Item, Store, Value};
     use std::sync::Arc;
 
     type Response = axum::response::Response;
-
-    struct NoMail;
-
-    #[async_trait::async_trait]
-    impl Notifier for NoMail {
-        async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
-            Err("no notifier here".into())
-        }
-        async fn send_notice(&self, _: &NoticeMessage) -> Result<(), String> {
-            Err("no notifier here".into())
-        }
-    }
 
     const SERVICE: &str = "https://a.example.com/cb";
 
@@ -94,15 +82,11 @@ mod tests {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let store: Arc<dyn Store> = Arc::new(local.store("ciam-page-test", clock.clone()).await);
         store.ensure_schema().await.unwrap();
-        let ciam = Ciam {
-            store: store.clone(),
-            clock,
-            entropy: Arc::new(OsEntropy),
-            keys: Keys::from_root([1; 32]),
-            notifier: Arc::new(NoMail),
-            blobs: Arc::new(MemoryBlobs::default()),
-            config: Config::default(),
-        };
+        let ciam = ciam_core::testing::Builder::new(0)
+            .system_clock()
+            .store(store.clone())
+            .build()
+            .await;
         store
             .put(
                 Item::new(apps::app_key("a1"))

@@ -178,34 +178,15 @@ fn trailing_bytes_after_the_image_are_ignored() {
     assert!(make_thumbnail(&png).is_ok());
 }
 
-struct Silent;
-
-#[async_trait::async_trait]
-impl crate::Notifier for Silent {
-    async fn send_code(&self, _: &crate::CodeMessage) -> std::result::Result<(), String> {
-        Ok(())
-    }
-    async fn send_notice(&self, _: &crate::NoticeMessage) -> std::result::Result<(), String> {
-        Ok(())
-    }
-}
-
 /// A Ciam over an in-memory store and in-memory blobs, with one signed-in user.
 async fn signed_in() -> (Ciam, std::sync::Arc<crate::MemoryBlobs>, Session) {
     use std::sync::Arc;
-    let clock = crate::ManualClock::new(1_800_000_000);
-    let store = ciam_store::sqlite::SqliteStore::in_memory(Arc::new(clock.clone())).unwrap();
-    ciam_store::Store::ensure_schema(&store).await.unwrap();
     let blobs = Arc::new(crate::MemoryBlobs::default());
-    let ciam = Ciam {
-        store: Arc::new(store),
-        clock: Arc::new(clock),
-        entropy: Arc::new(crate::OsEntropy),
-        keys: crate::Keys::from_root([5; 32]),
-        notifier: Arc::new(Silent),
-        blobs: blobs.clone(),
-        config: crate::Config::default(),
-    };
+    let ciam = crate::testing::Builder::new(1_800_000_000)
+        .keys(crate::Keys::from_root([5; 32]))
+        .blobs(blobs.clone())
+        .build()
+        .await;
     let user = User {
         id: "0123456789abcdef0123456789abcdef".into(),
         user_name: "pic".into(),
