@@ -1,16 +1,73 @@
 // A labelled input with its error line: the error is referenced by aria-describedby, flagged
-// with aria-invalid and announced; `.field-error` reserves its line so nothing moves.
-import { type InputHTMLAttributes, type ReactNode, useId } from 'react';
-import { FormattedMessage, type MessageDescriptor } from 'react-intl';
+// with aria-invalid and announced; `.field-error` reserves its line so nothing moves. A password
+// input has a show-password toggle; a new password (name "password", autocomplete
+// "new-password": sign-up, recovery, the personal centre's change) has the live rule checklist.
+import { type InputHTMLAttributes, type ReactNode, type RefObject, useId, useState } from 'react';
+import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { passwordChecks } from '../lib/validate';
 
 /** A message to show: a catalogue entry, a text from the server, or nothing. */
 export type Msg = MessageDescriptor | string | null | undefined;
+
+const m = defineMessages({
+  show: { id: 'field.show', defaultMessage: 'Show' },
+  showPassword: { id: 'field.showPassword', defaultMessage: 'Show password' },
+  met: { id: 'field.ruleMet', defaultMessage: 'met' },
+  unmet: { id: 'field.ruleUnmet', defaultMessage: 'not met' },
+  unlockIn: { id: 'form.unlockIn', defaultMessage: 'Try again in {time}' },
+});
+
+/** The alert atop a form: the text, and the lock's end (ms) when it is the account lock. */
+export interface FormAlertState {
+  text: string;
+  lockedUntil: number | null;
+}
+
+const clock = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+
+/**
+ * The form's refusal (use-form.ts `alert`), announced once; the lock's countdown beside it is a
+ * timer (not re-announced each second). Focused when it appears (tabIndex -1).
+ */
+export function FormAlert({ alertRef, alert, left }: { alertRef: RefObject<HTMLDivElement | null>; alert: FormAlertState | null; left: number }) {
+  return (
+    <div ref={alertRef} tabIndex={-1} className={alert ? 'form-alert on' : 'form-alert'} data-testid="form-alert">
+      <p role="alert">{alert?.text}</p>
+      {left > 0 && (
+        <p role="timer" data-testid="unlock-in">
+          <FormattedMessage {...m.unlockIn} values={{ time: clock(left) }} />
+        </p>
+      )}
+    </div>
+  );
+}
 
 export function ErrorText({ id, error }: { id: string; error: Msg }) {
   return (
     <p id={id} className="field-error" role="alert">
       {!error ? null : typeof error === 'string' ? error : <FormattedMessage {...error} />}
     </p>
+  );
+}
+
+/** Each password rule, ticked when `value` meets it (the rules of lib/validate.ts, one source). */
+export function PasswordChecklist({ id, value }: { id: string; value: string }) {
+  return (
+    <ul id={id} className="pw-rules" aria-live="polite" data-testid="password-rules">
+      {passwordChecks.map(([rule, ok]) => {
+        const met = ok(value);
+        return (
+          <li key={rule.id} className={met ? 'met' : undefined} data-met={met}>
+            <span aria-hidden="true">{met ? '✓' : '○'} </span>
+            <FormattedMessage {...rule} />
+            <span className="sr-only">
+              {' ('}
+              <FormattedMessage {...(met ? m.met : m.unmet)} />)
+            </span>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -26,20 +83,37 @@ type FieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange' | 'valu
   after?: ReactNode;
 };
 
-export function Field({ label, error, hint, after, onChange, ...input }: FieldProps) {
+export function Field({ label, error, hint, after, onChange, type, ...input }: FieldProps) {
   const id = useId();
+  const intl = useIntl();
+  const [shown, setShown] = useState(false);
+  const secret = type === 'password';
+  const checklist = secret && input.name === 'password' && input.autoComplete === 'new-password';
+  const described = [hint && `${id}h`, checklist && `${id}c`, `${id}e`].filter(Boolean).join(' ');
   const el = (
-    <input id={id} {...input} onChange={(e) => onChange(e.target.value)} aria-invalid={!!error} aria-describedby={hint ? `${id}h ${id}e` : `${id}e`} />
+    <input id={id} {...input} type={secret && shown ? 'text' : type} onChange={(e) => onChange(e.target.value)}
+      aria-invalid={!!error} aria-describedby={described} />
+  );
+  const side = secret ? (
+    <>
+      {after}
+      <button type="button" className="reveal" aria-pressed={shown} aria-controls={id} data-testid={`show-${input.name}`}
+        aria-label={intl.formatMessage(m.showPassword)} onClick={() => setShown((s) => !s)}>
+        <FormattedMessage {...m.show} />
+      </button>
+    </>
+  ) : (
+    after
   );
   return (
     <>
       <label htmlFor={id}>
         <FormattedMessage {...label} />
       </label>
-      {after ? (
+      {side ? (
         <div className="row">
           {el}
-          {after}
+          {side}
         </div>
       ) : (
         el
@@ -49,6 +123,7 @@ export function Field({ label, error, hint, after, onChange, ...input }: FieldPr
           <FormattedMessage {...hint} />
         </p>
       )}
+      {checklist && <PasswordChecklist id={`${id}c`} value={input.value} />}
       <ErrorText id={`${id}e`} error={error} />
     </>
   );

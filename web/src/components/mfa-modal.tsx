@@ -1,9 +1,14 @@
 // The multi-factor modal (spec §2): an authenticator code (6 digits) or a backup code (8 digits).
 // Its frame opens on NEED_TOTP_VERIFY; the second-step calls arrive with the security centre.
+// Focus starts on the code input; a refusal shows inside the dialog (a toast would sit behind
+// its backdrop), and the input is cleared and focused again for the next try.
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
-import { loginBackupCode, loginTotp } from '../lib/account-api';
+import { loginBackupCode } from '../lib/account-api';
+import { api, errorText, handleError, SKIP } from '../lib/api';
+import type { LoginTotpResponse } from '../lib/api-types.gen';
+import { hasReason } from '../lib/reasons';
 import * as accounts from '../lib/accounts';
 import * as mfa from '../lib/mfa';
 import { afterSignIn } from '../lib/redirect';
@@ -35,11 +40,13 @@ function MfaModal({ challenge }: { challenge: string }) {
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
+  const input = useRef<HTMLInputElement>(null);
   const inputId = useId();
   const errorId = useId();
   useEffect(() => {
     const d = dialog.current;
     if (d && !d.open) d.showModal?.();
+    input.current?.focus();
   }, []);
   const digits = mode === 'totp' ? 6 : 8;
   const submit = async (e: React.FormEvent) => {
@@ -52,7 +59,7 @@ function MfaModal({ challenge }: { challenge: string }) {
     setError(null);
     const res =
       mode === 'totp'
-        ? await loginTotp({ challenge, code })
+        ? await api.post<LoginTotpResponse>('/auth/login/totp', { challenge, code }, SKIP)
         : await loginBackupCode({ challenge, code });
     if (res.success) {
       session.start(res.data.token);
@@ -60,8 +67,12 @@ function MfaModal({ challenge }: { challenge: string }) {
       if (account) accounts.remember(account);
       mfa.close();
       navigate(afterSignIn(normalize(intl.locale), window.location.search));
-    } else if (mode === 'backup') {
-      setError(intl.formatMessage(common.unlockInvalid));
+    } else {
+      // A lost session still goes to sign-in (spec §8); every other refusal shows here.
+      if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
+      setError(mode === 'backup' ? intl.formatMessage(common.unlockInvalid) : errorText(res.error));
+      setCode('');
+      input.current?.focus();
     }
   };
   return (
@@ -80,9 +91,9 @@ function MfaModal({ challenge }: { challenge: string }) {
         <label htmlFor={inputId}>
           <FormattedMessage {...(mode === 'totp' ? m.totpLabel : m.backupLabel)} />
         </label>
-        <input id={inputId} inputMode="numeric" autoComplete="one-time-code" maxLength={digits} value={code}
+        <input ref={input} id={inputId} data-testid="mfa-code" inputMode="numeric" autoComplete="one-time-code" maxLength={digits} value={code}
           aria-invalid={error !== null} aria-describedby={errorId} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />
-        <p id={errorId} className="field-error" role="alert">{error ?? ''}</p>
+        <p id={errorId} className="field-error" role="alert" data-testid="mfa-error">{error ?? ''}</p>
         <div className="actions">
           <button type="button" onClick={() => mfa.close()}>
             <FormattedMessage {...m.cancel} />

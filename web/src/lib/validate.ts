@@ -12,6 +12,12 @@ export const rules = defineMessages({
     id: 'validate.passwordRule',
     defaultMessage: '8 to 128 characters with upper and lower case letters, digits and special characters, without ` \\ \'\' " /',
   },
+  pwLength: { id: 'validate.pwLength', defaultMessage: '8 to 128 characters' },
+  pwUpper: { id: 'validate.pwUpper', defaultMessage: 'An upper-case letter' },
+  pwLower: { id: 'validate.pwLower', defaultMessage: 'A lower-case letter' },
+  pwDigit: { id: 'validate.pwDigit', defaultMessage: 'A digit' },
+  pwSpecial: { id: 'validate.pwSpecial', defaultMessage: 'A special character' },
+  pwForbidden: { id: 'validate.pwForbidden', defaultMessage: 'None of ` \\ \'\' " /' },
   confirm: { id: 'validate.confirm', defaultMessage: 'Password does not match' },
   company: { id: 'validate.company', defaultMessage: 'Please enter the company name' },
   empty: { id: 'validate.empty', defaultMessage: 'The field cannot be empty' },
@@ -47,27 +53,31 @@ export function phone(raw: string): Problem {
   return /^1[3-9]\d{9}$/.test(s) ? null : rules.phone;
 }
 
-/** A sign-in identifier: a mail when it contains '@', else a phone number. */
+/**
+ * A sign-in identifier: a mail when it contains '@' or a letter (the message fits what was
+ * typed: "ann.example.com" is a mail gone wrong), else a phone number.
+ */
 export function identity(raw: string): Problem {
   if (!raw.trim()) return rules.empty;
-  return raw.includes('@') ? mail(raw) : phone(raw);
+  return /[@\p{L}]/u.test(raw) ? mail(raw) : phone(raw);
 }
 
 /**
+ * The character rules of a password (the live checklist shows each; `password` needs them all).
  * The character rules only: the server also refuses the 10,000 most common passwords, a list too
  * big to ship to the browser.
  */
+export const passwordChecks: readonly (readonly [MessageDescriptor, (pw: string) => boolean])[] = [
+  [rules.pwLength, (pw) => chars(pw) >= 8 && chars(pw) <= 128],
+  [rules.pwUpper, (pw) => /\p{Uppercase}/u.test(pw)],
+  [rules.pwLower, (pw) => /\p{Lowercase}/u.test(pw)],
+  [rules.pwDigit, (pw) => /\d/.test(pw)],
+  [rules.pwSpecial, (pw) => /[^\p{Alphabetic}\p{N}\p{White_Space}]/u.test(pw)],
+  [rules.pwForbidden, (pw) => !/[`\\'"/\p{Cc}]/u.test(pw)],
+];
+
 export function password(pw: string): Problem {
-  const n = chars(pw);
-  const ok =
-    n >= 8 &&
-    n <= 128 &&
-    !/[`\\'"/\p{Cc}]/u.test(pw) &&
-    /\p{Uppercase}/u.test(pw) &&
-    /\p{Lowercase}/u.test(pw) &&
-    /\d/.test(pw) &&
-    /[^\p{Alphabetic}\p{N}\p{White_Space}]/u.test(pw);
-  return ok ? null : rules.password;
+  return passwordChecks.every(([, ok]) => ok(pw)) ? null : rules.password;
 }
 
 export function confirm(pw: string, again: string): Problem {

@@ -20,7 +20,7 @@ export type SignedIn = LoginPasswordResponse;
 export const loginPassword = (body: LoginPasswordRequest, opts?: RequestOptions) => api.post<LoginPasswordResponse>('/auth/login/password', body, opts);
 
 /** POST /auth/login/code. */
-export const loginCode = (body: LoginCodeRequest) => api.post<LoginCodeResponse>('/auth/login/code', body);
+export const loginCode = (body: LoginCodeRequest, opts?: RequestOptions) => api.post<LoginCodeResponse>('/auth/login/code', body, opts);
 
 /** POST /auth/login/staff: redeems the staff callback's code (errors shown on the screen). */
 export const loginStaff = (body: LoginStaffRequest) => api.post<LoginStaffResponse>('/auth/login/staff', body, SKIP);

@@ -1,7 +1,8 @@
 // Sign-in with a verification code: the account, the captcha, the code with its send button.
 import { useState } from 'react';
 import { FormattedMessage } from 'react-intl';
-import { Field } from '../../components/field';
+import { Field, FormAlert } from '../../components/field';
+import { SKIP } from '../../lib/api';
 import { loginCode } from './api';
 import { code, identity } from '../../lib/validate';
 import { CodeField } from './code-field';
@@ -17,16 +18,18 @@ export default function CodeForm({ account, onSignedIn }: { account: string; onS
     const { account, code: c } = f.values;
     if (!f.check({ account: identity(account), code: code(c) })) return;
     setBusy(true);
-    const res = await loginCode({ account: account.trim(), code: c.trim() });
+    const res = await loginCode({ account: account.trim(), code: c.trim() }, SKIP);
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
+    else f.refuse(res.error);
   };
   return (
     <form ref={f.ref} data-testid="signin-code" noValidate onSubmit={submit}>
+      <FormAlert {...f.alert} />
       <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
       <CodeField {...f.bind('code')} purpose="login"
         account={() => (f.flag('account', identity(f.values.account)) ? f.values.account.trim() : null)} />
-      <button type="submit" className="primary" disabled={busy}>
+      <button type="submit" className="primary" disabled={busy || f.locked}>
         <FormattedMessage {...signinMessages.submit} />
       </button>
     </form>

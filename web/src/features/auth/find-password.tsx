@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { Field } from '../../components/field';
+import { Field, FormAlert } from '../../components/field';
 import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
@@ -43,7 +43,7 @@ export default function FindPassword() {
     setBusy(true);
     const res = await resetPassword({ ...x, account: x.account.trim(), code: x.code.trim() });
     setBusy(false);
-    if (!res.success) return f.fail(res.error);
+    if (!res.success) return f.refuse(res.error);
     toast.show('success', intl.formatMessage(m.done));
     navigate(paths.signin(lang) + q);
   };
@@ -53,12 +53,13 @@ export default function FindPassword() {
         <FormattedMessage {...titles.find} />
       </h1>
       <form ref={f.ref} data-testid="find-password" noValidate onSubmit={submit}>
+        <FormAlert {...f.alert} />
         <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
         <CodeField {...f.bind('code')} purpose="resetPassword"
           account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
-        <Field {...f.bind('password')} label={m.newPassword} type="password" autoComplete="new-password" hint={v.rules.passwordRule} />
+        <Field {...f.bind('password')} label={m.newPassword} type="password" autoComplete="new-password" />
         <Field {...f.bind('confirmPassword')} label={labels.confirmPassword} type="password" autoComplete="new-password" />
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" className="primary" disabled={busy || f.locked}>
           <FormattedMessage {...m.submit} />
         </button>
       </form>

@@ -2,9 +2,9 @@
 // the embedded sign-in.
 import { useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
-import { Field } from '../../components/field';
+import { Field, FormAlert } from '../../components/field';
 import * as mfa from '../../lib/mfa';
-import { errorText } from '../../lib/api';
+import { SKIP } from '../../lib/api';
 import { loginPassword } from './api';
 import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
@@ -25,7 +25,7 @@ export type Done = (account: string, token: string) => void;
 interface Props {
   account?: string;
   staff?: boolean;
-  /** Show the server's refusal in the form (embedded: there are no toasts). */
+  /** Embedded: every refusal is shown in the form (there are no toasts) and told to the host page. */
   inline?: boolean;
   onSignedIn: (account: string, token: string) => void;
 }
@@ -33,19 +33,17 @@ interface Props {
 export function PasswordForm({ account = '', staff, inline, onSignedIn }: Props) {
   const f = useForm({ account, password: '' });
   const [busy, setBusy] = useState(false);
-  const [refusal, setRefusal] = useState<string | null>(null);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     const { account, password } = f.values;
     const ok = f.check({ account: staff && account.trim() ? mail(account) : identity(account), password: password ? null : rules.empty });
     if (!ok) return;
     setBusy(true);
-    setRefusal(null);
     mfa.signingIn(account.trim());
-    const res = await loginPassword({ account: account.trim(), password });
+    const res = await loginPassword({ account: account.trim(), password }, SKIP);
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
-    else if (inline) setRefusal(errorText(res.error));
+    else f.refuse(res.error, inline);
   };
   return (
     <form ref={f.ref} data-testid="signin-password" noValidate onSubmit={submit}>
@@ -54,10 +52,10 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn }: Props)
           <FormattedMessage {...m.staffNote} />
         </p>
       )}
+      <FormAlert {...f.alert} />
       <Field {...f.bind('account')} label={staff ? m.staffMail : labels.account} autoComplete="username" />
       <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="current-password" autoFocus={!!account} />
-      {inline && <p className="field-error" role="alert">{refusal}</p>}
-      <button type="submit" className="primary" disabled={busy}>
+      <button type="submit" className="primary" disabled={busy || f.locked}>
         <FormattedMessage {...m.submit} />
       </button>
     </form>

@@ -2,7 +2,7 @@
 import { useMemo, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { ErrorText, Field } from '../../components/field';
+import { ErrorText, Field, FormAlert } from '../../components/field';
 import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
@@ -62,7 +62,7 @@ export default function Register() {
     const body = { ...x, userName: x.userName.trim(), company: x.company.trim(), account: x.account.trim(), code: x.code.trim() };
     const res = await register(body);
     setBusy(false);
-    if (!res.success) return f.fail(res.error);
+    if (!res.success) return f.refuse(res.error);
     toast.show('success', intl.formatMessage(m.done));
     navigate(paths.signin(lang) + q);
   };
@@ -77,6 +77,7 @@ export default function Register() {
         <FormattedMessage {...titles.register} />
       </h1>
       <form ref={f.ref} data-testid="register" noValidate onSubmit={submit}>
+        <FormAlert {...f.alert} />
         <Field {...f.bind('userName')} label={m.userName} autoComplete="username" />
         <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
         <Field {...f.bind('account')} label={labels.account} autoComplete="email" />
@@ -95,7 +96,7 @@ export default function Register() {
           ))}
         </select>
         <ErrorText id="reg-country-e" error={f.errors.country} />
-        <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="new-password" hint={v.rules.passwordRule} />
+        <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="new-password" />
         <Field {...f.bind('confirmPassword')} label={labels.confirmPassword} type="password" autoComplete="new-password" />
         <div className="check">
           <input id="reg-terms" type="checkbox" name="acceptTerms" checked={x.acceptTerms} onChange={(e) => f.set('acceptTerms', e.target.checked)}
@@ -105,7 +106,7 @@ export default function Register() {
           </label>
         </div>
         <ErrorText id="reg-terms-e" error={f.errors.acceptTerms} />
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" className="primary" disabled={busy || f.locked}>
           <FormattedMessage {...m.submit} />
         </button>
       </form>

@@ -1,0 +1,177 @@
+// Issue 12 §1/§2: refusals where the eye is (inline, not toasts), the lock's countdown, the
+// two-factor modal's errors inside the dialog, the show-password toggle, the live password rules
+// and the account message that fits what was typed.
+import { fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MfaHost } from '../../components/mfa-modal';
+import * as mfa from '../../lib/mfa';
+import * as toast from '../../lib/toast';
+import * as v from '../../lib/validate';
+import { fakeApi, inTurn, NOT_FOUND } from '../../testing/fake-api';
+import { renderApp, resetApp, settle } from '../../testing/render-app';
+import FindPassword from './find-password';
+import Register from './register';
+import SignIn from './signin';
+
+afterEach(() => {
+  vi.useRealTimers();
+  mfa.close();
+  resetApp();
+});
+
+const WRONG: [number, unknown] = [401, { reason: 'PASSWORD_ERROR', message: '', code: 401 }];
+
+async function signInScreen(locale: 'en-US' | 'zh-CN' = 'en-US', onNeedTotp?: (c: string | undefined) => void) {
+  await renderApp([{ path: '/:language/passport/signin', element: <SignIn /> }], `/${locale}/passport/signin`, { locale, onNeedTotp });
+  return screen.getByTestId('signin-password') as HTMLFormElement;
+}
+const input = (f: HTMLFormElement, name: string) => f.elements.namedItem(name) as HTMLInputElement;
+async function submit(f: HTMLFormElement, password = 'Wrong-1!') {
+  fireEvent.change(input(f, 'account'), { target: { value: 'ann@example.com' } });
+  fireEvent.change(input(f, 'password'), { target: { value: password } });
+  fireEvent.submit(f);
+  await settle();
+}
+
+describe('sign-in refusals inline', () => {
+  it('a wrong password is an alert atop the form, focused, no toast; it stays until the user edits', async () => {
+    fakeApi({ 'POST /auth/login/password': () => WRONG });
+    const f = await signInScreen();
+    await submit(f);
+    const alert = within(screen.getByTestId('form-alert')).getByRole('alert');
+    expect(alert.textContent).toBe('Incorrect account or password');
+    expect(document.activeElement).toBe(screen.getByTestId('form-alert'));
+    expect(toast.current()).toEqual([]);
+    await settle(3);
+    expect(alert.textContent).toBe('Incorrect account or password');
+    fireEvent.change(input(f, 'password'), { target: { value: 'Other-2!' } });
+    expect(screen.getByTestId('form-alert').textContent).toBe('');
+  });
+
+  it('zh-CN: the same alert in Chinese', async () => {
+    fakeApi({ 'POST /auth/login/password': () => WRONG });
+    const f = await signInScreen('zh-CN');
+    await submit(f);
+    expect(screen.getByTestId('form-alert').textContent).toBe('账号或密码错误');
+  });
+
+  it('the lock counts down in the alert and keeps the form from being sent until it ends', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    const until = Math.floor(Date.now() / 1000) + 90;
+    const api = fakeApi({ 'POST /auth/login/password': () => [423, { reason: 'VERIFICATION_ATTEMPT_CODE_LIMIT', message: String(until), code: 423 }] });
+    const f = await signInScreen();
+    await submit(f);
+    const button = within(f).getByRole('button', { name: 'Sign in' }) as HTMLButtonElement;
+    expect(screen.getByTestId('form-alert').textContent).toContain('2 minute');
+    expect(screen.getByTestId('unlock-in').textContent).toMatch(/Try again in 1:(29|30)/);
+    expect(button.disabled).toBe(true);
+    fireEvent.change(input(f, 'password'), { target: { value: 'Other-2!' } });
+    expect(screen.getByTestId('form-alert').textContent).toContain('locked');
+    vi.advanceTimersByTime(60_000);
+    await settle(1);
+    expect(screen.getByTestId('unlock-in').textContent).toMatch(/0:(29|30)/);
+    vi.advanceTimersByTime(31_000);
+    await settle(1);
+    expect(screen.queryByTestId('unlock-in')).toBeNull();
+    expect(button.disabled).toBe(false);
+    expect(screen.getByTestId('form-alert').textContent).toBe('');
+    expect(api.callsTo('POST', '/auth/login/password')).toHaveLength(1);
+  });
+
+  it('reasons not about the form keep the default handling: the second step opens, no alert', async () => {
+    fakeApi({ 'POST /auth/login/password': () => [401, { reason: 'NEED_TOTP_VERIFY', message: '', code: 401, challenge: 'ch1' }] });
+    const need = vi.fn();
+    const f = await signInScreen('en-US', need);
+    await submit(f, 'Right-Pass-1!');
+    expect(need).toHaveBeenCalledWith('ch1');
+    expect(screen.getByTestId('form-alert').textContent).toBe('');
+  });
+
+  it('a server error is a toast when it is not about the form', async () => {
+    fakeApi({ 'POST /auth/login/password': () => [500, { reason: 'INTERNAL_SERVER_ERROR', message: '', code: 500 }] });
+    const f = await signInScreen();
+    await submit(f);
+    expect(toast.current().map((t) => t.kind)).toEqual(['error']);
+  });
+});
+
+describe('register and recovery', () => {
+  it('a taken mail shows at the account field (aria-invalid, described), focused', async () => {
+    fakeApi({ 'POST /auth/register': () => [409, { reason: 'MAIL_EXIST', message: '', code: 409 }] }, NOT_FOUND);
+    await renderApp([{ path: '/:language/passport/register', element: <Register /> }], '/en-US/passport/register');
+    const f = screen.getByTestId('register') as HTMLFormElement;
+    const set = (n: string, value: string) => fireEvent.change(input(f, n), { target: { value } });
+    set('userName', 'ann'); set('company', 'Acme'); set('account', 'ann@example.com'); set('code', '123456');
+    set('password', 'Ciam-Demo-2026!'); set('confirmPassword', 'Ciam-Demo-2026!');
+    fireEvent.change(f.elements.namedItem('country') as HTMLSelectElement, { target: { value: 'CN' } });
+    fireEvent.click(f.elements.namedItem('acceptTerms') as HTMLInputElement);
+    fireEvent.submit(f);
+    await settle();
+    const account = input(f, 'account');
+    expect(account.getAttribute('aria-invalid')).toBe('true');
+    expect(document.activeElement).toBe(account);
+    const described = account.getAttribute('aria-describedby')!.split(' ').map((id) => document.getElementById(id)?.textContent).join('|');
+    expect(described).not.toBe('');
+    expect(toast.current()).toEqual([]);
+  });
+
+  it('the new password has a live checklist of the rules of lib/validate.ts, and a show-password toggle', async () => {
+    fakeApi({}, NOT_FOUND);
+    await renderApp([{ path: '/:language/find/password', element: <FindPassword /> }], '/en-US/find/password');
+    const f = screen.getByTestId('find-password') as HTMLFormElement;
+    const list = screen.getByTestId('password-rules');
+    expect(list.getAttribute('aria-live')).toBe('polite');
+    expect(list.querySelectorAll('li')).toHaveLength(v.passwordChecks.length);
+    const met = () => [...list.querySelectorAll('li')].map((li) => li.dataset.met === 'true');
+    fireEvent.change(input(f, 'password'), { target: { value: 'abc' } });
+    expect(met()).toEqual([false, false, true, false, false, true]);
+    fireEvent.change(input(f, 'password'), { target: { value: 'Ciam-Demo-2026!' } });
+    expect(met().every(Boolean)).toBe(true);
+    expect(input(f, 'password').getAttribute('aria-describedby')).toContain(list.id);
+    const show = screen.getByTestId('show-password');
+    expect(show.getAttribute('aria-pressed')).toBe('false');
+    expect(show.getAttribute('aria-label')).toBe('Show password');
+    fireEvent.click(show);
+    expect(input(f, 'password').type).toBe('text');
+    expect(show.getAttribute('aria-pressed')).toBe('true');
+    fireEvent.click(show);
+    expect(input(f, 'password').type).toBe('password');
+  });
+
+  it('zh-CN: the toggle and the rules in Chinese', async () => {
+    fakeApi({}, NOT_FOUND);
+    await renderApp([{ path: '/:language/find/password', element: <FindPassword /> }], '/zh-CN/find/password', { locale: 'zh-CN' });
+    expect(screen.getByTestId('show-password').getAttribute('aria-label')).toBe('显示密码');
+    expect(screen.getByTestId('password-rules').textContent).toContain('包含大写字母');
+  });
+});
+
+describe('the account message fits what was typed', () => {
+  it('mail-like text gets the mail message, digits the phone message', () => {
+    expect(v.identity('ann.example.com')).toEqual(v.rules.mail);
+    expect(v.identity('ann@example')).toEqual(v.rules.mail);
+    expect(v.identity('1380013')).toEqual(v.rules.phone);
+    expect(v.identity('+86 138 0013 8000')).toBeNull();
+    expect(v.identity('ann@example.com')).toBeNull();
+  });
+});
+
+describe('the two-factor modal', () => {
+  it('focuses the code input; a wrong code shows inside the dialog, clears and refocuses the input', async () => {
+    fakeApi({ 'POST /auth/login/totp': inTurn([401, { reason: 'TOTP_VERIFY_FAILED', message: '', code: 401 }]) });
+    await renderApp([{ path: '/:language/passport/signin', element: <MfaHost /> }], '/en-US/passport/signin');
+    mfa.open('ch1');
+    await settle();
+    const code = screen.getByTestId('mfa-code') as HTMLInputElement;
+    expect(document.activeElement).toBe(code);
+    fireEvent.change(code, { target: { value: '123456' } });
+    fireEvent.submit(code.form!);
+    await settle();
+    const dialog = code.closest('dialog')!;
+    expect(within(dialog).getByTestId('mfa-error').textContent).toBe('Invalid or expired code');
+    expect(within(dialog).getByTestId('mfa-error').getAttribute('role')).toBe('alert');
+    expect(code.value).toBe('');
+    expect(document.activeElement).toBe(code);
+    expect(toast.current()).toEqual([]);
+  });
+});
