@@ -32,6 +32,10 @@ export const INLINE: ReasonMap<string> = {
   PHONE_EXIST: 'account',
   MAIL_EXIST: 'account',
   USERNAME_EXIST: 'userName',
+  VERIFYCODE_SENDING_TOO_QUICKLY: 'code',
+  VERIFYCODE_SENDING_LIMIT: 'code',
+  VERIFYCAPTCHA_NOT_FOUND: 'form',
+  VERIFYCAPTCHA_ERROR: 'form',
 };
 
 export function useForm<T extends Values>(init: T | (() => T)) {

@@ -1,11 +1,11 @@
 // The captcha, the verification-code input and its send button with the 60 s resend countdown.
 import { useState } from 'react';
-import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
 import { Captcha } from '../../components/captcha';
 import { Field, type Msg } from '../../components/field';
 import { sendCode } from '../../lib/account-api';
 import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
-import * as toast from '../../lib/toast';
+import { type ApiError, SKIP } from '../../lib/api';
 
 const m = defineMessages({
   code: { id: 'auth.code', defaultMessage: 'Verification code' },
@@ -22,16 +22,19 @@ interface Props {
   value: string;
   error: Msg;
   onChange: (value: string) => void;
+  /** A refusal of the send (the form shows it where it belongs: use-form.ts refuse). */
+  onRefused: (e: ApiError) => void;
 }
 
-export function CodeField({ purpose, account, ...field }: Props) {
-  const intl = useIntl();
+export function CodeField({ purpose, account, onRefused, ...field }: Props) {
   const { left, start } = useCountdown(RESEND_SECONDS);
   const [captcha, setCaptcha] = useState<string | null>(null);
   const [round, setRound] = useState(0);
   const [captchaError, setCaptchaError] = useState<MessageDescriptor | null>(null);
   const [busy, setBusy] = useState(false);
-  const send = async () => {
+  const [sent, setSent] = useState(false);
+  const send = async (e: React.MouseEvent<HTMLButtonElement>) => {
+    const form = e.currentTarget.form;
     const to = account();
     if (to === null) return;
     if (!captcha) {
@@ -40,15 +43,18 @@ export function CodeField({ purpose, account, ...field }: Props) {
       return;
     }
     setBusy(true);
-    const res = await sendCode({ account: to, purpose, captcha });
+    setSent(false);
+    const res = await sendCode({ account: to, purpose, captcha }, SKIP);
     setBusy(false);
     // A solution is single-use: whatever the answer, the next send needs a fresh one.
     setCaptcha(null);
     setRound((r) => r + 1);
     if (res.success) {
       start(res.data.resendAfter || RESEND_SECONDS);
-      toast.show('success', intl.formatMessage(m.sent));
-    }
+      // Said by the field, not in a toast; the code is what to type next.
+      setSent(true);
+      (form?.elements.namedItem('code') as HTMLInputElement | null)?.focus();
+    } else onRefused(res.error);
   };
   return (
     <>
@@ -59,6 +65,9 @@ export function CodeField({ purpose, account, ...field }: Props) {
             {left > 0 ? <FormattedMessage {...m.resendIn} values={{ n: left }} /> : <FormattedMessage {...m.send} />}
           </button>
         } />
+      <p className="code-sent hint muted" role="status" data-testid="code-sent">
+        {sent && <FormattedMessage {...m.sent} />}
+      </p>
     </>
   );
 }

@@ -55,7 +55,7 @@ export default function FindPassword() {
       <form ref={f.ref} data-testid="find-password" noValidate onSubmit={submit}>
         <FormAlert {...f.alert} />
         <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
-        <CodeField {...f.bind('code')} purpose="resetPassword"
+        <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="resetPassword"
           account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
         <Field {...f.bind('password')} label={m.newPassword} type="password" autoComplete="new-password" />
         <Field {...f.bind('confirmPassword')} label={labels.confirmPassword} type="password" autoComplete="new-password" />

@@ -2,13 +2,14 @@
 // two-factor modal's errors inside the dialog, the show-password toggle, the live password rules
 // and the account message that fits what was typed.
 import { fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MfaHost } from '../../components/mfa-modal';
 import * as mfa from '../../lib/mfa';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
-import { fakeApi, inTurn, NOT_FOUND } from '../../testing/fake-api';
+import { fakeApi, inTurn, NOT_FOUND, type Reply } from '../../testing/fake-api';
 import { renderApp, resetApp, settle } from '../../testing/render-app';
+import CodeForm from './code-signin';
 import FindPassword from './find-password';
 import Register from './register';
 import SignIn from './signin';
@@ -172,6 +173,47 @@ describe('the two-factor modal', () => {
     expect(within(dialog).getByTestId('mfa-error').getAttribute('role')).toBe('alert');
     expect(code.value).toBe('');
     expect(document.activeElement).toBe(code);
+    expect(toast.current()).toEqual([]);
+  });
+});
+
+describe('the code form', () => {
+  // A captcha challenge whose answer is 3, so the widget solves it at once.
+  const salt = 'salt-';
+  let hash = '';
+  beforeAll(async () => {
+    const h = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${salt}3`)));
+    hash = Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
+  });
+  const challenge = (): Reply => [200, { algorithm: 'SHA-256', challenge: hash, maxnumber: 10, salt, signature: 'sig' }];
+
+  async function sendOnce(identity: () => Reply | undefined) {
+    fakeApi({ 'GET /auth/captcha': challenge, 'POST /auth/identity': identity,
+      'POST /auth/login/code': () => [400, { reason: 'CODE_ERROR', message: '', code: 400 }] });
+    await renderApp([{ path: '/:language/passport/signin', element: <CodeForm account="ann@example.com" onSignedIn={() => {}} /> }], '/en-US/passport/signin');
+    const f = screen.getByTestId('signin-code') as HTMLFormElement;
+    fireEvent.click(f.querySelector('[data-testid="captcha"]') as HTMLElement);
+    await settle(10);
+    fireEvent.click(screen.getByTestId('send-code'));
+    await settle();
+    return f;
+  }
+
+  it('"code sent" is said by the field, focus goes to the code; a wrong code shows at the code field', async () => {
+    const f = await sendOnce(() => [200, { resendAfter: 60 }]);
+    expect(screen.getByTestId('code-sent').textContent).toBe('The verification code has been sent');
+    expect(document.activeElement).toBe(input(f, 'code'));
+    fireEvent.change(input(f, 'code'), { target: { value: '123456' } });
+    fireEvent.submit(f);
+    await settle();
+    expect(input(f, 'code').getAttribute('aria-invalid')).toBe('true');
+    expect(toast.current()).toEqual([]);
+  });
+
+  it('a refused send shows at the code field, not in a toast', async () => {
+    const f = await sendOnce(() => [429, { reason: 'VERIFYCODE_SENDING_TOO_QUICKLY', message: '', code: 429 }]);
+    expect(input(f, 'code').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByTestId('code-sent').textContent).toBe('');
     expect(toast.current()).toEqual([]);
   });
 });

@@ -81,7 +81,7 @@ export default function Register() {
         <Field {...f.bind('userName')} label={m.userName} autoComplete="username" />
         <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
         <Field {...f.bind('account')} label={labels.account} autoComplete="email" />
-        <CodeField {...f.bind('code')} purpose="register"
+        <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="register"
           account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
         <label htmlFor="reg-country">
           <FormattedMessage {...m.country} />
