@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { FormAlertState, Msg } from './field';
 import { type ApiError, errorText, handleError, lockMinutes } from '../lib/api';
 import { useCountdown } from '../lib/countdown';
-import { byReason, type ReasonMap } from '../lib/reasons';
+import { byReason, hasReason, type ReasonMap } from '../lib/reasons';
 
 type Values = Record<string, string | boolean>;
 
@@ -91,7 +91,7 @@ export function useForm<T extends Values>(init: T | (() => T)) {
       return;
     }
     const minutes = lockMinutes(e.message);
-    const lockedUntil = byReason({ VERIFICATION_ATTEMPT_CODE_LIMIT: true }, e.reason) && minutes !== null ? Number(e.message) * 1000 : null;
+    const lockedUntil = hasReason(e, 'VERIFICATION_ATTEMPT_CODE_LIMIT') && minutes !== null ? Number(e.message) * 1000 : null;
     setAlert({ text: errorText(e), lockedUntil });
     if (lockedUntil !== null) lock.start(Math.ceil((lockedUntil - Date.now()) / 1000));
     alertRef.current?.focus();
