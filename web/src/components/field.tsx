@@ -2,9 +2,9 @@
 // with aria-invalid and announced; `.field-error` reserves its line so nothing moves. A password
 // input has a show-password toggle; a new password (name "password", autocomplete
 // "new-password": sign-up, recovery, the personal centre's change) has the live rule checklist.
-import { type InputHTMLAttributes, type ReactNode, type RefObject, useId, useState } from 'react';
+import { type InputHTMLAttributes, lazy, type ReactNode, type RefObject, Suspense, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
-import { passwordChecks } from '../lib/validate';
+import { withTimeout } from './lazy-screen';
 
 /** A message to show: a catalogue entry, a text from the server, or nothing. */
 export type Msg = MessageDescriptor | string | null | undefined;
@@ -12,8 +12,6 @@ export type Msg = MessageDescriptor | string | null | undefined;
 const m = defineMessages({
   show: { id: 'field.show', defaultMessage: 'Show' },
   showPassword: { id: 'field.showPassword', defaultMessage: 'Show password' },
-  met: { id: 'field.ruleMet', defaultMessage: 'met' },
-  unmet: { id: 'field.ruleUnmet', defaultMessage: 'not met' },
   unlockIn: { id: 'form.unlockIn', defaultMessage: 'Try again in {time}' },
 });
 
@@ -42,32 +40,14 @@ export function FormAlert({ alertRef, alert, left }: { alertRef: RefObject<HTMLD
   );
 }
 
+// Only new-password fields show it: it loads with the first one (not with sign-in).
+const PasswordChecklist = lazy(() => withTimeout(import('./password-checklist'), 'password-checklist'));
+
 export function ErrorText({ id, error }: { id: string; error: Msg }) {
   return (
     <p id={id} className="field-error" role="alert">
       {!error ? null : typeof error === 'string' ? error : <FormattedMessage {...error} />}
     </p>
-  );
-}
-
-/** Each password rule, ticked when `value` meets it (the rules of lib/validate.ts, one source). */
-export function PasswordChecklist({ id, value }: { id: string; value: string }) {
-  return (
-    <ul id={id} className="pw-rules" aria-live="polite" data-testid="password-rules">
-      {passwordChecks.map(([rule, ok]) => {
-        const met = ok(value);
-        return (
-          <li key={rule.id} className={met ? 'met' : undefined} data-met={met}>
-            <span aria-hidden="true">{met ? '✓' : '○'} </span>
-            <FormattedMessage {...rule} />
-            <span className="sr-only">
-              {' ('}
-              <FormattedMessage {...(met ? m.met : m.unmet)} />)
-            </span>
-          </li>
-        );
-      })}
-    </ul>
   );
 }
 
@@ -123,7 +103,11 @@ export function Field({ label, error, hint, after, onChange, type, ...input }: F
           <FormattedMessage {...hint} />
         </p>
       )}
-      {checklist && <PasswordChecklist id={`${id}c`} value={input.value} />}
+      {checklist && (
+        <Suspense fallback={null}>
+          <PasswordChecklist id={`${id}c`} value={input.value} />
+        </Suspense>
+      )}
       <ErrorText id={`${id}e`} error={error} />
     </>
   );
