@@ -34,16 +34,19 @@ for (const L of LOCALES) {
       const form = page.locator('form[data-testid="signin-password"]');
       await form.locator('[name="account"]').fill(user.account);
       const wrong = t['error.PASSWORD_ERROR'];
-      for (let i = 0; i < 5; i++) {
+      const alert = form.locator('[data-testid="form-alert"] [role="alert"]');
+      for (let i = 0; i < 4; i++) {
         await form.locator('[name="password"]').fill(`Wrong-Password-${i}!`);
         await form.locator('button[type="submit"]').click();
-        await page.locator('.toast', { hasText: wrong }).first().waitFor();
+        await alert.filter({ hasText: wrong }).waitFor();
         await page.waitForFunction(() => !document.querySelector('form[data-testid="signin-password"] button[type="submit"]')?.hasAttribute('disabled'));
       }
-      await form.locator('[name="password"]').fill(user.password);
+      // The 5th failure locks the account: the form says so inline and cannot be sent.
+      await form.locator('[name="password"]').fill('Wrong-Password-4!');
       await form.locator('button[type="submit"]').click();
       const locked = t['error.lockedFor'].replace('{n}', '15');
-      await page.locator('.toast', { hasText: locked }).first().waitFor();
+      await alert.filter({ hasText: locked }).waitFor();
+      assert.equal(await form.locator('button[type="submit"]').isDisabled(), true);
       assert.equal(await storage(page, 'ciam_token'), null);
       assert.ok(where(page).startsWith(`/${L}/passport/signin`));
     });
