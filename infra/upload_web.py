@@ -46,6 +46,8 @@ STALE_TAG_VALUE = "true"
 STALE_LIFETIME_DAYS = 7
 # vite's build metadata (the manifest the size budget reads): not part of the site.
 SKIPPED_DIRS = frozenset({".vite"})
+# Precompressed siblings the web build writes for `ciam serve`; not uploaded.
+PRECOMPRESSED = (".br", ".gz")
 
 # By file name only: the type is never sniffed from the content (a stray file must not become
 # HTML on our origin) nor taken from the machine's mime.types (the same build must upload the
@@ -117,6 +119,10 @@ def _files(dist: pathlib.Path) -> list[tuple[str, pathlib.Path]]:
             dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS]
         dirs.sort()
         for name in sorted(names):
+            # The .br/.gz siblings are for `ciam serve` (web/scripts/precompress.mjs); CloudFront
+            # compresses by itself, so the bucket holds only the originals.
+            if name.endswith(PRECOMPRESSED):
+                continue
             path = here / name
             real = path.resolve()
             if not real.is_relative_to(root):

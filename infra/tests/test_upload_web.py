@@ -192,6 +192,16 @@ def test_vite_build_metadata_is_not_uploaded(s3, bucket, tmp_path):
     assert keys == site_keys(FIRST)
 
 
+def test_the_precompressed_siblings_for_ciam_serve_are_not_uploaded(s3, bucket, tmp_path):
+    files = dict(FIRST)
+    for key in [k for k in FIRST if k.endswith((".js", ".css", ".html"))]:
+        files[key + ".br"] = b"\x8b\x00"
+        files[key + ".gz"] = b"\x1f\x8b"
+    deploy(s3, bucket, tmp_path, "compressed", files)
+    keys = {o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]}
+    assert keys == site_keys(FIRST)
+
+
 def test_hashed_assets_go_first_and_index_html_last(s3, bucket, calls, tmp_path):
     deploy(s3, bucket, tmp_path, "first", FIRST)
     calls.log.clear()

@@ -101,7 +101,11 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 fn no_core_modules_import_each_other_in_a_circle() {
     let refs = references();
     assert!(refs["apps"].contains("user"), "the scan finds imports");
-    assert_eq!(circle(&refs), None, "these modules import each other in a circle");
+    assert_eq!(
+        circle(&refs),
+        None,
+        "these modules import each other in a circle"
+    );
 }
 
 #[test]

@@ -38,9 +38,9 @@ pub async fn run(
 mod tests {
     use ciam_api::embedded::{handle, INDEX_KEY};
     use ciam_core::apps;
-    use ciam_core::SystemClock;
     use ciam_core::BlobStore;
     use ciam_core::MemoryBlobs;
+    use ciam_core::SystemClock;
     use ciam_store::dynamo_local::DynamoLocal;
     use ciam_store::{Clock, Item, Store, Value};
     use std::sync::Arc;

@@ -3,9 +3,11 @@
 
 mod blob;
 mod outbox;
+mod web;
 
 pub use blob::FolderBlobs;
 pub use outbox::{DevOutbox, OutboxEntry};
+pub use web::IMMUTABLE;
 
 use axum::Router;
 use ciam_core::{Ciam, Config, Keys, OsEntropy, SystemClock};
@@ -15,7 +17,6 @@ use ciam_store::{Clock, Store};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tower_http::services::{ServeDir, ServeFile};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StoreChoice {
@@ -142,10 +143,11 @@ fn spa(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
     let index = web_dist.join("index.html");
     if index.exists() {
         // The embedded sign-in is `ciam_api::embedded`, the handler its Lambda runs, with the
-        // built index.html; unknown paths get index.html, so the SPA's own router handles
-        // /zh-CN/... deep links.
+        // built index.html; the rest is `web::serve`: files (compressed, cached), 404 for a
+        // missing file, index.html for the SPA's own routes (/zh-CN/... deep links).
         let web: Arc<dyn ciam_core::BlobStore> = Arc::new(FolderBlobs::new(web_dist));
-        app.fallback_service(ServeDir::new(web_dist).fallback(ServeFile::new(index)))
+        let files = web::WebFiles::new(web_dist);
+        app.fallback(move |req| web::serve(files, req))
             .layer(axum::middleware::from_fn_with_state(
                 (Arc::new(page_ciam), web),
                 embedded_page,

@@ -85,8 +85,30 @@ describe('root and language prefix', () => {
 
   it('an unsupported language-like first segment is a path without a language', async () => {
     expect((await open('/fr-FR/passport/register')).path).toBe('/en-US/passport/signin');
+  });
+
+  it('a language segment in the wrong case or another region is the same page in the locale', async () => {
+    localStorage.setItem('umi_locale', 'zh-CN');
+    expect((await open('/zh-cn/passport/register?x=1', 'zh-CN')).path).toBe('/zh-CN/passport/register?x=1');
     cleanup();
-    expect((await open('/en-us/passport/register')).path).toBe('/en-US/passport/signin');
+    expect((await open('/ZH-CN/find/password', 'zh-CN')).path).toBe('/zh-CN/find/password');
+    cleanup();
+    expect((await open('/zh-tw/passport/register?serviceUrl=https://a.example.com/cb&b=2', 'zh-CN')).path).toBe(
+      '/zh-CN/passport/register?serviceUrl=https://a.example.com/cb&b=2',
+    );
+    cleanup();
+    expect((await open('/zh-cn', 'zh-CN')).path).toBe('/zh-CN/passport/signin');
+    cleanup();
+    localStorage.setItem('umi_locale', 'en-US');
+    for (const from of ['/en-us/passport/register?x=1', '/en-GB/passport/register?x=1', '/en/passport/register?x=1']) {
+      expect((await open(from)).path).toBe('/en-US/passport/register?x=1');
+      cleanup();
+    }
+    // The spec's reload rule: the url takes the chosen locale, same page.
+    expect((await open('/zh-cn/passport/register?x=1')).path).toBe('/en-US/passport/register?x=1');
+    cleanup();
+    // Spec §2: a serviceUrl with an encoded '/' does not survive a redirect.
+    expect((await open('/en-us/passport/signin?serviceUrl=https%3A%2F%2Fa.example.com&b=2')).path).toBe('/en-US/passport/signin?b=2');
   });
 
   it('/{lang} alone goes to sign-in', async () => {

@@ -29,14 +29,19 @@ function Go({ to }: { to: (l: Locale) => string }) {
   return <Navigate replace to={`${to(lang)}${keepQuery(search)}`} />;
 }
 
-/** `/:language/...`: a path without a valid language goes to the same path under the locale. */
+/**
+ * `/:language/...`: a path without a valid language goes to the same path under the locale. A
+ * language segment in another form (`zh-cn`, `EN-us`, `en-GB`, `zh`) is replaced, same page: by the
+ * detected locale, which is where the reload rule of spec §2 would take its canonical form anyway
+ * (`/zh-cn/passport/register` is `/zh-CN/passport/register` for a Chinese browser, and the same page
+ * in English for an English one). `ciam serve` redirects the wrong case before the app loads.
+ */
 function LanguageRoot() {
   const { language } = useParams();
   const { pathname, search } = useLocation();
-  if (language !== 'zh-CN' && language !== 'en-US') {
-    return <Navigate replace to={`/${detect()}${pathname}${keepQuery(search)}`} />;
-  }
-  return <Outlet />;
+  if (language === 'zh-CN' || language === 'en-US') return <Outlet />;
+  const rest = asLocale(language) ? pathname.replace(/^\/[^/]*/, '') : pathname;
+  return <Navigate replace to={`/${detect()}${rest}${keepQuery(search)}`} />;
 }
 
 /** Personal pages need a session; without one, go to sign-in keeping the query string. */

@@ -20,14 +20,26 @@ describe('detect', () => {
     expect(detect(null, [])).toBe('zh-CN');
     expect(DEFAULT_LOCALE).toBe('zh-CN');
   });
-  it('accepts only en-US and zh-CN; anything else is zh-CN', () => {
+  it('has only en-US and zh-CN; any other language is zh-CN', () => {
     expect(detect('fr-FR', ['en-US'])).toBe('zh-CN');
-    expect(detect(null, ['en-GB', 'en-US'])).toBe('zh-CN');
     expect(detect(null, ['ar'])).toBe('zh-CN');
+    expect(detect(null, ['fr-FR', 'en-US'])).toBe('zh-CN');
     expect(normalize('EN-us')).toBe('en-US');
     expect(normalize(' zh-cn ')).toBe('zh-CN');
     expect(normalize(undefined)).toBe('zh-CN');
-    expect(asLocale('en')).toBeNull();
+  });
+  it.each(['en', 'EN', 'en-US', 'en-us', 'en-GB', 'en-AU', 'en-IN', 'en-Latn-GB', 'en_GB', ' en-gb '])('any English (%s) is en-US', (l) => {
+    expect(asLocale(l)).toBe('en-US');
+    expect(normalize(l)).toBe('en-US');
+    expect(detect(null, [l])).toBe('en-US');
+    expect(detect(l, ['zh-CN'])).toBe('en-US');
+  });
+  it.each(['zh', 'ZH', 'zh-CN', 'zh-cn', 'zh-TW', 'zh-HK', 'zh-SG', 'zh-Hans', 'zh-Hant-HK', 'zh_CN'])('any Chinese (%s) is zh-CN', (l) => {
+    expect(asLocale(l)).toBe('zh-CN');
+    expect(detect(null, [l, 'en-US'])).toBe('zh-CN');
+  });
+  it.each(['', 'e', 'eng', 'enx', 'en-', 'english', 'zhx-CN', 'fr', 'de-DE', 'en-GB;q=0.9', 'en/GB', 'passport', 'x-en'])('%j is not a language of ours', (l) => {
+    expect(asLocale(l)).toBeNull();
   });
   it('reads umi_locale from local storage by default', () => {
     localStorage.setItem('umi_locale', 'en-US');
@@ -39,6 +51,12 @@ describe('detect', () => {
     vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['en-US']);
     expect(detect()).toBe('en-US');
     vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['de-DE']);
+    expect(detect()).toBe('zh-CN');
+    vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['en-GB', 'en']);
+    expect(detect()).toBe('en-US');
+    vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['en-AU']);
+    expect(detect()).toBe('en-US');
+    vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['zh-TW']);
     expect(detect()).toBe('zh-CN');
   });
 });

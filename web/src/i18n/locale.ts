@@ -1,17 +1,19 @@
 // Locale detection (spec §4): the stored umi_locale, then the browser language, then zh-CN. Only
-// en-US and zh-CN are accepted; anything else becomes zh-CN.
+// en-US and zh-CN exist: any English (en, en-GB, en-AU, ...) is en-US, any Chinese (zh, zh-TW,
+// zh-Hant-HK, ...) is zh-CN, and anything else becomes zh-CN.
 import { KEYS, read, write } from '../lib/storage';
 
 export const LOCALES = ['zh-CN', 'en-US'] as const;
 export type Locale = (typeof LOCALES)[number];
 export const DEFAULT_LOCALE: Locale = 'zh-CN';
 
+/**
+ * The locale of a language tag, in any case: `en` or `en-*` (en-GB, EN-au, en_US) is en-US, `zh` or
+ * `zh-*` is zh-CN; null for any other language.
+ */
 export function asLocale(value: string | null | undefined): Locale | null {
-  if (!value) return null;
-  const v = value.trim().toLowerCase();
-  if (v === 'zh-cn') return 'zh-CN';
-  if (v === 'en-us') return 'en-US';
-  return null;
+  const m = /^\s*(?:(en)|zh)([-_][a-z\d]+)*\s*$/i.exec(value ?? '');
+  return m ? (m[1] ? 'en-US' : 'zh-CN') : null;
 }
 
 export function normalize(value: string | null | undefined): Locale {
@@ -31,7 +33,7 @@ function navigatorLanguages(): readonly string[] {
 
 /** Right-to-left scripts, as the spec notes (he, ar, fa, ku). */
 export function isRtl(lang: string): boolean {
-  return ['he', 'ar', 'fa', 'ku'].includes(lang.toLowerCase().split('-')[0] ?? '');
+  return /^(he|ar|fa|ku)(-|$)/i.test(lang);
 }
 
 export function dirOf(lang: string): 'rtl' | 'ltr' {
