@@ -55,144 +55,9 @@ fn unavailable(cause: impl std::fmt::Display) -> Error {
     }
 }
 
-/// `{issuer}/.well-known/openid-configuration`, whose `issuer` must be the configured one
-/// (OpenID Connect Discovery §4.3) and whose endpoints must be https (http only on loopback):
-/// the id_token's signature is not checked because it comes from the token endpoint over TLS.
-pub async fn discover(idp: &StaffIdp) -> Result<Metadata, Error> {
-    if let Ok(c) = cache().lock() {
-        if let Some((m, at)) = c.get(&idp.issuer) {
-            if at.elapsed() < CACHE_FOR {
-                return Ok(m.clone());
-            }
-        }
-    }
-    let url = format!(
-        "{}/.well-known/openid-configuration",
-        idp.issuer.trim_end_matches('/')
-    );
-    let res = client().get(&url).send().await.map_err(unavailable)?;
-    if !res.status().is_success() {
-        return Err(unavailable(format!("discovery answered {}", res.status())));
-    }
-    let meta: Metadata = res.json().await.map_err(unavailable)?;
-    if meta.issuer != idp.issuer {
-        return Err(unavailable("the discovery document names another issuer"));
-    }
-    for (name, endpoint) in [
-        ("authorization_endpoint", Some(&meta.authorization_endpoint)),
-        ("token_endpoint", Some(&meta.token_endpoint)),
-        ("userinfo_endpoint", meta.userinfo_endpoint.as_ref()),
-    ] {
-        if endpoint.is_some_and(|e| !staff::secure_url(e)) {
-            return Err(unavailable(format!(
-                "the discovery document's {name} is not an https URL"
-            )));
-        }
-    }
-    if let Ok(mut c) = cache().lock() {
-        c.insert(idp.issuer.clone(), (meta.clone(), Instant::now()));
-    }
-    Ok(meta)
-}
-
-/// The authorization request (authorization code flow, PKCE S256).
-pub fn authorization_url(
-    meta: &Metadata,
-    idp: &StaffIdp,
-    redirect_uri: &str,
-    state: &str,
-    nonce: &str,
-    code_challenge: &str,
-) -> Result<String, Error> {
-    let mut url = url::Url::parse(&meta.authorization_endpoint).map_err(unavailable)?;
-    url.query_pairs_mut()
-        .append_pair("response_type", "code")
-        .append_pair("client_id", &idp.client_id)
-        .append_pair("redirect_uri", redirect_uri)
-        .append_pair("scope", "openid email profile")
-        .append_pair("state", state)
-        .append_pair("nonce", nonce)
-        .append_pair("code_challenge", code_challenge)
-        .append_pair("code_challenge_method", "S256");
-    Ok(url.into())
-}
-
 /// RFC 6749 §2.3.1: the client id and secret are form-encoded before they go into Basic.
 fn form_encoded(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
-}
-
-/// The token request (client_secret_basic, with the PKCE verifier). A refusal by the provider
-/// (an invalid or replayed code) is AUTHORIZATION_FAILED; anything else SERVICE_UNAVAILABLE.
-pub async fn exchange(
-    meta: &Metadata,
-    idp: &StaffIdp,
-    redirect_uri: &str,
-    code: &str,
-    verifier: &str,
-) -> Result<IdpTokens, Error> {
-    let res = client()
-        .post(&meta.token_endpoint)
-        .basic_auth(
-            form_encoded(&idp.client_id),
-            Some(form_encoded(&idp.client_secret)),
-        )
-        .header("accept", "application/json")
-        .form(&[
-            ("grant_type", "authorization_code"),
-            ("code", code),
-            ("redirect_uri", redirect_uri),
-            ("code_verifier", verifier),
-        ])
-        .send()
-        .await
-        .map_err(unavailable)?;
-    let status = res.status();
-    if status.is_client_error() {
-        let body = res.text().await.unwrap_or_default();
-        return Err(Error {
-            cause: Some(format!(
-                "token endpoint refused ({status}): {}",
-                body.chars().take(200).collect::<String>()
-            )),
-            ..Error::new(Reason::AUTHORIZATION_FAILED)
-        });
-    }
-    if !status.is_success() {
-        return Err(unavailable(format!("token endpoint answered {status}")));
-    }
-    res.json().await.map_err(unavailable)
-}
-
-/// The userinfo claims, for a provider that leaves the mail out of the id_token. Their `sub`
-/// must be the id_token's (OpenID Connect Core §5.3.2).
-pub async fn userinfo(
-    meta: &Metadata,
-    access_token: &str,
-    sub: &str,
-) -> Result<StaffClaims, Error> {
-    let Some(endpoint) = &meta.userinfo_endpoint else {
-        return Ok(StaffClaims::default());
-    };
-    let res = client()
-        .get(endpoint)
-        .bearer_auth(access_token)
-        .header("accept", "application/json")
-        .send()
-        .await
-        .map_err(unavailable)?;
-    if !res.status().is_success() {
-        return Err(unavailable(format!("userinfo answered {}", res.status())));
-    }
-    let v: serde_json::Value = res.json().await.map_err(unavailable)?;
-    let claims = StaffClaims::from_json(&v);
-    if claims.sub != sub {
-        return Err(Error {
-            cause: Some("userinfo is about another subject".into()),
-            ..Error::new(Reason::AUTHORIZATION_FAILED)
-        });
-    }
-    Ok(claims)
 }
 
 /// The company's identity provider over HTTPS.
@@ -202,10 +67,46 @@ pub struct Federation;
 impl IdentityProvider for Federation {
     type Metadata = Metadata;
 
+    /// `{issuer}/.well-known/openid-configuration`, whose `issuer` must be the configured one
+    /// (OpenID Connect Discovery §4.3) and whose endpoints must be https (http only on loopback):
+    /// the id_token's signature is not checked because it comes from the token endpoint over TLS.
     async fn discover(&self, idp: &StaffIdp) -> Result<Metadata, Error> {
-        discover(idp).await
+        if let Ok(c) = cache().lock() {
+            if let Some((m, at)) = c.get(&idp.issuer) {
+                if at.elapsed() < CACHE_FOR {
+                    return Ok(m.clone());
+                }
+            }
+        }
+        let url = format!(
+            "{}/.well-known/openid-configuration",
+            idp.issuer.trim_end_matches('/')
+        );
+        let res = client().get(&url).send().await.map_err(unavailable)?;
+        if !res.status().is_success() {
+            return Err(unavailable(format!("discovery answered {}", res.status())));
+        }
+        let meta: Metadata = res.json().await.map_err(unavailable)?;
+        if meta.issuer != idp.issuer {
+            return Err(unavailable("the discovery document names another issuer"));
+        }
+        for (name, endpoint) in [
+            ("authorization_endpoint", Some(&meta.authorization_endpoint)),
+            ("token_endpoint", Some(&meta.token_endpoint)),
+            ("userinfo_endpoint", meta.userinfo_endpoint.as_ref()),
+        ] {
+            if endpoint.is_some_and(|e| !staff::secure_url(e)) {
+                return Err(unavailable(format!(
+                    "the discovery document's {name} is not an https URL"
+                )));
+            }
+        }
+        if let Ok(mut c) = cache().lock() {
+            c.insert(idp.issuer.clone(), (meta.clone(), Instant::now()));
+        }
+        Ok(meta)
     }
-
+    /// The authorization request (authorization code flow, PKCE S256).
     fn authorization_url(
         &self,
         meta: &Metadata,
@@ -213,16 +114,20 @@ impl IdentityProvider for Federation {
         redirect_uri: &str,
         started: &Started,
     ) -> Result<String, Error> {
-        authorization_url(
-            meta,
-            idp,
-            redirect_uri,
-            &started.state,
-            &started.nonce,
-            &started.code_challenge,
-        )
+        let mut url = url::Url::parse(&meta.authorization_endpoint).map_err(unavailable)?;
+        url.query_pairs_mut()
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &idp.client_id)
+            .append_pair("redirect_uri", redirect_uri)
+            .append_pair("scope", "openid email profile")
+            .append_pair("state", &started.state)
+            .append_pair("nonce", &started.nonce)
+            .append_pair("code_challenge", &started.code_challenge)
+            .append_pair("code_challenge_method", "S256");
+        Ok(url.into())
     }
-
+    /// The token request (client_secret_basic, with the PKCE verifier). A refusal by the provider
+    /// (an invalid or replayed code) is AUTHORIZATION_FAILED; anything else SERVICE_UNAVAILABLE.
     async fn exchange(
         &self,
         meta: &Metadata,
@@ -231,16 +136,68 @@ impl IdentityProvider for Federation {
         code: &str,
         verifier: &str,
     ) -> Result<IdpTokens, Error> {
-        exchange(meta, idp, redirect_uri, code, verifier).await
+        let res = client()
+            .post(&meta.token_endpoint)
+            .basic_auth(
+                form_encoded(&idp.client_id),
+                Some(form_encoded(&idp.client_secret)),
+            )
+            .header("accept", "application/json")
+            .form(&[
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("redirect_uri", redirect_uri),
+                ("code_verifier", verifier),
+            ])
+            .send()
+            .await
+            .map_err(unavailable)?;
+        let status = res.status();
+        if status.is_client_error() {
+            let body = res.text().await.unwrap_or_default();
+            return Err(Error {
+                cause: Some(format!(
+                    "token endpoint refused ({status}): {}",
+                    body.chars().take(200).collect::<String>()
+                )),
+                ..Error::new(Reason::AUTHORIZATION_FAILED)
+            });
+        }
+        if !status.is_success() {
+            return Err(unavailable(format!("token endpoint answered {status}")));
+        }
+        res.json().await.map_err(unavailable)
     }
-
+    /// The userinfo claims, for a provider that leaves the mail out of the id_token. Their `sub`
+    /// must be the id_token's (OpenID Connect Core §5.3.2).
     async fn userinfo(
         &self,
         meta: &Metadata,
         access_token: &str,
         sub: &str,
     ) -> Result<StaffClaims, Error> {
-        userinfo(meta, access_token, sub).await
+        let Some(endpoint) = &meta.userinfo_endpoint else {
+            return Ok(StaffClaims::default());
+        };
+        let res = client()
+            .get(endpoint)
+            .bearer_auth(access_token)
+            .header("accept", "application/json")
+            .send()
+            .await
+            .map_err(unavailable)?;
+        if !res.status().is_success() {
+            return Err(unavailable(format!("userinfo answered {}", res.status())));
+        }
+        let v: serde_json::Value = res.json().await.map_err(unavailable)?;
+        let claims = StaffClaims::from_json(&v);
+        if claims.sub != sub {
+            return Err(Error {
+                cause: Some("userinfo is about another subject".into()),
+                ..Error::new(Reason::AUTHORIZATION_FAILED)
+            });
+        }
+        Ok(claims)
     }
 }
 

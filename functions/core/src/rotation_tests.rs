@@ -2,95 +2,19 @@
 //! `{rootKey: B, previousRootKey: A}` (the overlap) to `{rootKey: B}`. One store, three `Keys`.
 
 use crate::client::ClientInfo;
+use crate::testing::{Quiet, SpyStore};
 use crate::user::{profile_key, User};
 use crate::{sessions, totp, Ciam, Config, Keys, ManualClock, OsEntropy, Reason};
-use async_trait::async_trait;
 use ciam_store::sqlite::SqliteStore;
-use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
-use std::sync::{Arc, Mutex};
+use ciam_store::{Item, Store};
+use std::sync::Arc;
 
 const A: [u8; 32] = [0xa1; 32];
 const B: [u8; 32] = [0xb2; 32];
 const USER: &str = "0123456789abcdef0123456789abcdef";
 
-/// The store, recording each round trip as (operation, number of keys).
-struct Counting {
-    inner: SqliteStore,
-    calls: Mutex<Vec<(&'static str, usize)>>,
-}
-
-impl Counting {
-    fn record(&self, op: &'static str, n: usize) {
-        self.calls.lock().unwrap().push((op, n));
-    }
-    fn take(&self) -> Vec<(&'static str, usize)> {
-        std::mem::take(&mut *self.calls.lock().unwrap())
-    }
-}
-
-#[async_trait]
-impl Store for Counting {
-    async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
-        self.record("get", 1);
-        self.inner.get(key).await
-    }
-    async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
-        self.record("get_many", keys.len());
-        self.inner.get_many(keys).await
-    }
-    async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
-        self.record("put", 1);
-        self.inner.put(item, cond).await
-    }
-    async fn update(
-        &self,
-        key: &Key,
-        ops: Vec<Update>,
-        cond: Option<Cond>,
-    ) -> Result<Item, StoreError> {
-        self.record("update", 1);
-        self.inner.update(key, ops, cond).await
-    }
-    async fn update_or_current(
-        &self,
-        key: &Key,
-        ops: Vec<Update>,
-        cond: Option<Cond>,
-    ) -> Result<Result<Item, Option<Item>>, StoreError> {
-        self.record("update_or_current", 1);
-        self.inner.update_or_current(key, ops, cond).await
-    }
-    async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
-        self.record("delete", 1);
-        self.inner.delete(key, cond).await
-    }
-    async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
-        self.record("transact", ops.len());
-        self.inner.transact(ops).await
-    }
-    async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError> {
-        self.record("query", 1);
-        self.inner.query(q).await
-    }
-    async fn ensure_schema(&self) -> Result<(), StoreError> {
-        self.inner.ensure_schema().await
-    }
-}
-
-struct Silent;
-
-#[async_trait]
-impl crate::Notifier for Silent {
-    async fn send_code(&self, _: &crate::CodeMessage) -> Result<(), String> {
-        Ok(())
-    }
-    async fn send_notice(&self, _: &crate::NoticeMessage) -> Result<(), String> {
-        Ok(())
-    }
-}
-
 struct World {
-    store: Arc<Counting>,
+    store: Arc<SpyStore>,
     clock: ManualClock,
 }
 
@@ -99,10 +23,7 @@ impl World {
         let clock = ManualClock::new(1_800_000_000);
         let inner = SqliteStore::in_memory(Arc::new(clock.clone())).unwrap();
         inner.ensure_schema().await.unwrap();
-        let store = Arc::new(Counting {
-            inner,
-            calls: Mutex::default(),
-        });
+        let store = Arc::new(SpyStore::new(Arc::new(inner)));
         let user = User {
             id: USER.into(),
             user_name: "rota".into(),
@@ -118,7 +39,7 @@ impl World {
             clock: Arc::new(self.clock.clone()),
             entropy: Arc::new(OsEntropy),
             keys,
-            notifier: Arc::new(Silent),
+            notifier: Arc::new(Quiet),
             blobs: Arc::new(crate::MemoryBlobs::default()),
             config: Config::default(),
         }
@@ -163,14 +84,14 @@ fn refused(r: crate::Result<sessions::Session>) -> bool {
 async fn a_session_from_before_a_rotation_works_during_the_overlap_and_stops_after_it() {
     let w = World::new().await;
     let old = w.session(&w.before()).await;
-    w.store.take();
+    w.store.take_calls();
 
     let s = sessions::authenticate(&w.overlap(), Some(&old))
         .await
         .expect("the old root's session is accepted during the overlap");
     assert_eq!(s.user.id, USER);
     assert_eq!(
-        w.store.take(),
+        w.store.take_calls(),
         [("get_many", 3)],
         "one round trip: the user and the session under both roots"
     );
@@ -191,11 +112,11 @@ async fn a_session_from_before_a_rotation_works_during_the_overlap_and_stops_aft
 async fn outside_a_rotation_a_session_costs_one_read_of_two_keys() {
     let w = World::new().await;
     let token = w.session(&w.after()).await;
-    w.store.take();
+    w.store.take_calls();
     sessions::authenticate(&w.after(), Some(&token))
         .await
         .unwrap();
-    assert_eq!(w.store.take(), [("get_many", 2)]);
+    assert_eq!(w.store.take_calls(), [("get_many", 2)]);
     // A session made during the overlap is under the new root: it outlives the overlap.
     let during = w.session(&w.overlap()).await;
     sessions::authenticate(&w.after(), Some(&during))
@@ -246,12 +167,12 @@ async fn a_two_factor_user_signs_in_through_a_rotation_and_the_secret_moves_to_t
     w.clock.advance(totp::STEP_SECS);
     let overlap = w.overlap();
     let ch = challenge(&w, &overlap).await;
-    w.store.take();
+    w.store.take_calls();
     let code = totp::code_at(&secret, w.step());
     totp::login_totp(&overlap, &ch, &code, &ClientInfo::default())
         .await
         .expect("the secret sealed under the old root opens during the overlap");
-    let trips = w.store.take();
+    let trips = w.store.take_calls();
     assert_eq!(
         trips.iter().filter(|(op, _)| *op == "transact").count(),
         1,
@@ -341,15 +262,15 @@ async fn a_partner_secret_hashed_under_the_old_root_works_during_the_overlap_and
     };
     let overlap = w.overlap();
     assert!(!crate::apps::secret_matches(&overlap, &stored("busy").await, "wrong").await);
-    w.store.take();
+    w.store.take_calls();
     assert!(crate::apps::secret_matches(&overlap, &stored("busy").await, "s3cret-busy").await);
     assert_eq!(
-        w.store.take(),
+        w.store.take_calls(),
         [("get", 1), ("update", 1)],
         "one write moves the hash to the new root"
     );
     assert!(crate::apps::secret_matches(&overlap, &stored("busy").await, "s3cret-busy").await);
-    assert_eq!(w.store.take(), [("get", 1)], "and only once");
+    assert_eq!(w.store.take_calls(), [("get", 1)], "and only once");
 
     let after = w.after();
     assert!(crate::apps::secret_matches(&after, &stored("busy").await, "s3cret-busy").await);
@@ -401,8 +322,8 @@ async fn an_instance_still_on_the_old_root_reads_what_was_moved_to_the_new_one_b
         .await
         .unwrap()
         .unwrap();
-    w.store.take();
+    w.store.take_calls();
     let app = crate::apps::App::from_item(&item);
     assert!(crate::apps::secret_matches(&announced, &app, "s3cret-moved").await);
-    assert_eq!(w.store.take(), [], "no write-back to the old root");
+    assert_eq!(w.store.take_calls(), [], "no write-back to the old root");
 }

@@ -148,9 +148,11 @@ impl Builder {
 }
 
 /// A store that records every key a successful write touched, so a test can see what a request
-/// left behind and how often it wrote. It wraps any engine (SQLite, DynamoDB Local).
+/// left behind and how often it wrote, and every round trip as (operation, number of keys). It
+/// wraps any engine (SQLite, DynamoDB Local).
 pub struct SpyStore {
     inner: Arc<dyn Store>,
+    calls: Mutex<Vec<(&'static str, usize)>>,
     writes: Mutex<Vec<Key>>,
     /// Conditional updates that applied through `update_or_current` (sign-in attempts taken).
     taken: Mutex<Vec<Key>>,
@@ -160,6 +162,7 @@ impl SpyStore {
     pub fn new(inner: Arc<dyn Store>) -> SpyStore {
         SpyStore {
             inner,
+            calls: Mutex::new(Vec::new()),
             writes: Mutex::new(Vec::new()),
             taken: Mutex::new(Vec::new()),
         }
@@ -169,6 +172,16 @@ impl SpyStore {
         if r.is_ok() {
             lock(&self.writes).extend(keys);
         }
+    }
+
+    /// The round trips since the last call, as (operation, number of keys), e.g.
+    /// `[("get_many", 2), ("transact", 3)]`.
+    pub fn take_calls(&self) -> Vec<(&'static str, usize)> {
+        std::mem::take(&mut *lock(&self.calls))
+    }
+
+    fn call(&self, op: &'static str, keys: usize) {
+        lock(&self.calls).push((op, keys));
     }
 
     /// The keys written so far, in order (a key once per write).
@@ -190,12 +203,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[async_trait]
 impl Store for SpyStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        self.call("get", 1);
         self.inner.get(key).await
     }
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
+        self.call("get_many", keys.len());
         self.inner.get_many(keys).await
     }
     async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
+        self.call("put", 1);
         let key = item.key.clone();
         let r = self.inner.put(item, cond).await;
         self.record(vec![key], &r);
@@ -208,6 +224,7 @@ impl Store for SpyStore {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Item, StoreError> {
+        self.call("update", 1);
         let r = self.inner.update(key, ops, cond).await;
         self.record(vec![key.clone()], &r);
         r
@@ -218,6 +235,7 @@ impl Store for SpyStore {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        self.call("update_or_current", 1);
         let r = self.inner.update_or_current(key, ops, cond).await;
         if let Ok(Ok(_)) = &r {
             lock(&self.writes).push(key.clone());
@@ -226,17 +244,20 @@ impl Store for SpyStore {
         r
     }
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
+        self.call("delete", 1);
         let r = self.inner.delete(key, cond).await;
         self.record(vec![key.clone()], &r);
         r
     }
     async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
+        self.call("transact", ops.len());
         let keys = ops.iter().map(|o| o.key().clone()).collect();
         let r = self.inner.transact(ops).await;
         self.record(keys, &r);
         r
     }
     async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError> {
+        self.call("query", 1);
         self.inner.query(q).await
     }
     async fn ensure_schema(&self) -> Result<(), StoreError> {

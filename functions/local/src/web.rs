@@ -102,9 +102,7 @@ fn looks_like_file(path: &str) -> bool {
 fn canonical_language(path: &str, query: Option<&str>) -> Option<String> {
     let rest = path.strip_prefix('/')?;
     let (segment, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let canonical = ["zh-CN", "en-US"]
-        .into_iter()
-        .find(|l| l.eq_ignore_ascii_case(segment))?;
+    let canonical = ciam_core::Lang::parse_tag(segment)?.tag();
     if canonical == segment {
         return None;
     }

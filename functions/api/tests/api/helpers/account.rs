@@ -44,8 +44,7 @@ impl TestApp {
     }
 
     pub async fn delete_session(&self, token: &str, id: &str) -> TestResponse {
-        let req = request(Method::DELETE, &format!("/auth/sessions/{id}"))
-            .header("authorization", format!("Bearer {token}"))
+        let req = request_as(Method::DELETE, &format!("/auth/sessions/{id}"), Some(token))
             .body(Body::empty())
             .expect("request");
         self.call(req).await
@@ -122,10 +121,8 @@ impl TestApp {
         bytes: Vec<u8>,
         content_type: Option<&str>,
     ) -> TestResponse {
-        let mut b = request(Method::PATCH, "/auth/avatar").header("content-length", bytes.len());
-        if let Some(t) = token {
-            b = b.header("authorization", format!("Bearer {t}"));
-        }
+        let mut b =
+            request_as(Method::PATCH, "/auth/avatar", token).header("content-length", bytes.len());
         if let Some(ct) = content_type {
             b = b.header("content-type", ct);
         }
@@ -139,20 +136,6 @@ impl TestApp {
             .uri(full_path)
             .body(Body::empty())
             .expect("request");
-        let res = self.router.clone().oneshot(req).await.expect("infallible");
-        let status = res.status();
-        let headers = res.headers().clone();
-        let bytes = res
-            .into_body()
-            .collect()
-            .await
-            .expect("readable body")
-            .to_bytes()
-            .to_vec();
-        BinaryResponse {
-            status,
-            headers,
-            bytes,
-        }
+        self.call_binary(req).await
     }
 }

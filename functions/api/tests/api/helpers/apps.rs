@@ -37,8 +37,7 @@ impl TestApp {
     }
 
     pub async fn delete_app(&self, token: &str, app_id: &str) -> TestResponse {
-        let req = request(Method::DELETE, &format!("/app/{app_id}"))
-            .header("authorization", format!("Bearer {token}"))
+        let req = request_as(Method::DELETE, &format!("/app/{app_id}"), Some(token))
             .body(Body::empty())
             .expect("request");
         self.call(req).await
@@ -107,8 +106,7 @@ pub fn url_encode(s: &str) -> String {
 impl TestApp {
     /// `GET /auth/consent`; `query` is the raw query string (so tests can omit or mangle it).
     pub async fn get_consent_raw(&self, token: &str, query: &str, lang: &str) -> TestResponse {
-        let req = request(Method::GET, &format!("/auth/consent?{query}"))
-            .header("authorization", format!("Bearer {token}"))
+        let req = request_as(Method::GET, &format!("/auth/consent?{query}"), Some(token))
             .header("accept-language", lang)
             .body(Body::empty())
             .expect("request");
@@ -126,8 +124,7 @@ impl TestApp {
     }
 
     pub async fn get_consents(&self, token: &str, lang: &str) -> TestResponse {
-        let req = request(Method::GET, "/auth/consents")
-            .header("authorization", format!("Bearer {token}"))
+        let req = request_as(Method::GET, "/auth/consents", Some(token))
             .header("accept-language", lang)
             .body(Body::empty())
             .expect("request");
@@ -135,10 +132,13 @@ impl TestApp {
     }
 
     pub async fn delete_consent(&self, token: &str, app_id: &str) -> TestResponse {
-        let req = request(Method::DELETE, &format!("/auth/consents/{app_id}"))
-            .header("authorization", format!("Bearer {token}"))
-            .body(Body::empty())
-            .expect("request");
+        let req = request_as(
+            Method::DELETE,
+            &format!("/auth/consents/{app_id}"),
+            Some(token),
+        )
+        .body(Body::empty())
+        .expect("request");
         self.call(req).await
     }
 }

@@ -10,6 +10,7 @@ mod apps;
 mod outbox;
 mod two_factor;
 
+pub use account::BinaryResponse;
 pub use apps::url_encode;
 pub use outbox::Outbox;
 
@@ -98,12 +99,20 @@ pub fn request(method: Method, p: &str) -> axum::http::request::Builder {
     Request::builder().method(method).uri(path(p))
 }
 
-pub fn json_request(method: Method, p: &str, token: Option<&str>, body: &Value) -> Request<Body> {
-    let mut b = request(method, p).header("content-type", "application/json");
-    if let Some(t) = token {
-        b = b.header("authorization", format!("Bearer {t}"));
+/// `request`, with `Authorization: Bearer <token>` when there is a token.
+pub fn request_as(method: Method, p: &str, token: Option<&str>) -> axum::http::request::Builder {
+    let b = request(method, p);
+    match token {
+        Some(t) => b.header("authorization", format!("Bearer {t}")),
+        None => b,
     }
-    b.body(Body::from(body.to_string())).expect("request")
+}
+
+pub fn json_request(method: Method, p: &str, token: Option<&str>, body: &Value) -> Request<Body> {
+    request_as(method, p, token)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("request")
 }
 
 /// The ALTCHA payload a widget would send for `challenge` with `number` and `signature`.
@@ -202,6 +211,11 @@ impl TestApp {
     }
 
     pub async fn call(&self, req: Request<Body>) -> TestResponse {
+        self.call_binary(req).await.as_text()
+    }
+
+    /// The answer with its body as bytes (an image), not text.
+    pub async fn call_binary(&self, req: Request<Body>) -> BinaryResponse {
         let res = self.router.clone().oneshot(req).await.expect("infallible");
         let status = res.status();
         let headers = res.headers().clone();
@@ -210,11 +224,12 @@ impl TestApp {
             .collect()
             .await
             .expect("readable body")
-            .to_bytes();
-        TestResponse {
+            .to_bytes()
+            .to_vec();
+        BinaryResponse {
             status,
             headers,
-            text: String::from_utf8_lossy(&bytes).into_owned(),
+            bytes,
         }
     }
 
@@ -229,11 +244,8 @@ impl TestApp {
     }
 
     async fn get(&self, p: &str, token: Option<&str>) -> TestResponse {
-        let mut b = request(Method::GET, p);
-        if let Some(t) = token {
-            b = b.header("authorization", format!("Bearer {t}"));
-        }
-        self.call(b.body(Body::empty()).expect("request")).await
+        let req = request_as(Method::GET, p, token).body(Body::empty());
+        self.call(req.expect("request")).await
     }
 
     // ---- one method per endpoint ----
