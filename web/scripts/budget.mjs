@@ -10,7 +10,8 @@
 // Read from dist/.vite/manifest.json (vite `build.manifest: true`). Each file is gzipped on its
 // own with zlib at level 9 (what a server's static gzip would send), and a file shared by two
 // parts is counted once. KB = 1,000 bytes (as vite prints). The check fails (exit 1) when the
-// sign-in route's initial JS exceeds 120 KB gzipped, in either locale.
+// sign-in route's initial JS exceeds 110 KB gzipped, or any other route's 130 KB, in either locale
+// (issue 12: the first screen most people see is held to the tighter budget).
 //
 // Usage: node scripts/budget.mjs [--dist <dir>] [--json | --markdown] [--limit-kb <n>]
 //        [--write <file.md>]  (rewrites the tables between <!-- budget:start --> and <!-- budget:end -->)
@@ -25,7 +26,8 @@ const opt = (name) => {
 };
 const here = new URL('..', import.meta.url).pathname;
 const dist = resolve(opt('--dist') ?? join(here, 'dist'));
-export const LIMIT_KB = Number(opt('--limit-kb') ?? 120);
+export const LIMIT_KB = Number(opt('--limit-kb') ?? 110);
+export const OTHER_LIMIT_KB = Number(opt('--other-limit-kb') ?? 130);
 const GZIP_LEVEL = 9;
 
 /** The routes of spec §2 and the lazy chunk that shows each. */
@@ -101,7 +103,21 @@ export function report() {
   const entryJs = [...entry.js].reduce((a, f) => a + gz(f).gz, 0);
   const signin = rows[0];
   const signinMax = Math.max(signin['zh-CN'].js.gz, signin['en-US'].js.gz);
-  return { gzipLevel: GZIP_LEVEL, kb: 1000, limitKb: LIMIT_KB, entryJsGz: entryJs, rows, signinJsGz: signinMax, ok: signinMax <= LIMIT_KB * 1000 };
+  const over = rows
+    .slice(1)
+    .filter((row) => Math.max(row['zh-CN'].js.gz, row['en-US'].js.gz) > OTHER_LIMIT_KB * 1000)
+    .map((row) => row.route);
+  return {
+    gzipLevel: GZIP_LEVEL,
+    kb: 1000,
+    limitKb: LIMIT_KB,
+    otherLimitKb: OTHER_LIMIT_KB,
+    entryJsGz: entryJs,
+    rows,
+    signinJsGz: signinMax,
+    over,
+    ok: signinMax <= LIMIT_KB * 1000 && over.length === 0,
+  };
 }
 
 const kb = (n) => (n / 1000).toFixed(1);
@@ -130,7 +146,7 @@ function writeInto(file, r) {
   const i = doc.indexOf(start);
   const j = doc.indexOf(end);
   if (i < 0 || j < i) throw new Error(`budget: ${file} has no ${start} ... ${end} section`);
-  const body = `${start}\n${markdown(r)}\n\nSign-in initial JS: **${kb(r.signinJsGz)} KB** gzipped (limit ${r.limitKb} KB).\n${end}`;
+  const body = `${start}\n${markdown(r)}\n\nSign-in initial JS: **${kb(r.signinJsGz)} KB** gzipped (limit ${r.limitKb} KB; every other route ${r.otherLimitKb} KB).\n${end}`;
   writeFileSync(file, doc.slice(0, i) + body + doc.slice(j + end.length));
 }
 
@@ -150,7 +166,8 @@ if (isMain) {
       );
     }
   }
-  const verdict = `budget: sign-in initial JS ${kb(r.signinJsGz)} KB gzipped (limit ${LIMIT_KB} KB): ${r.ok ? 'ok' : 'OVER BUDGET'}`;
+  const others = r.over.length ? `; over ${OTHER_LIMIT_KB} KB: ${r.over.join(', ')}` : `; every other route within ${OTHER_LIMIT_KB} KB`;
+  const verdict = `budget: sign-in initial JS ${kb(r.signinJsGz)} KB gzipped (limit ${LIMIT_KB} KB)${others}: ${r.ok ? 'ok' : 'OVER BUDGET'}`;
   // With --json/--markdown stdout carries only the report.
   (r.ok && !args.includes('--json') && !args.includes('--markdown') ? console.log : console.error)(verdict);
   process.exit(r.ok ? 0 : 1);

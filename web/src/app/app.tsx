@@ -1,33 +1,45 @@
-import { useMemo } from 'react';
+import { useLayoutEffect, useMemo } from 'react';
 import { createIntl, createIntlCache, RawIntlProvider } from 'react-intl';
-import { RouterProvider } from 'react-router';
+import { BrowserRouter, type NavigateFunction, useNavigate } from 'react-router';
 import type { Locale } from '../i18n/locale';
 import type { Messages } from '../i18n/load';
 import * as api from '../lib/api';
 import * as mfa from '../lib/mfa';
-import { createRouter } from './router';
+import { AppRoutes } from './router';
 
 const cache = createIntlCache();
 
+/** The router's navigate, for the API client (a refusal such as USER_NOT_LOGIN moves to sign-in). */
+let navigator: NavigateFunction | null = null;
+function NavigatorBridge() {
+  const navigate = useNavigate();
+  useLayoutEffect(() => {
+    navigator = navigate;
+  }, [navigate]);
+  return null;
+}
+
 export function App({ locale, messages }: { locale: Locale; messages: Messages }) {
-  const { intl, router } = useMemo(() => {
+  const intl = useMemo(() => {
     const intl = createIntl({ locale, messages, defaultLocale: 'zh-CN', onError: () => {} }, cache);
-    const router = createRouter();
     api.configure({
       locale: () => locale,
       translate: (id, values) => {
         const descriptor = { id };
         return messages[id] ? intl.formatMessage(descriptor, values) : null;
       },
-      navigate: (to) => void router.navigate(to, { replace: true }),
+      navigate: (to) => void navigator?.(to, { replace: true }),
       onNeedTotp: (c) => mfa.open(c),
       onTotpEnabled: () => window.dispatchEvent(new CustomEvent(mfa.TOTP_ENABLED_EVENT)),
     });
-    return { intl, router };
+    return intl;
   }, [locale, messages]);
   return (
     <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
+      <BrowserRouter>
+        <NavigatorBridge />
+        <AppRoutes />
+      </BrowserRouter>
     </RawIntlProvider>
   );
 }

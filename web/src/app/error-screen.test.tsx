@@ -1,12 +1,11 @@
 // The route error screen and the shell's footer, in both languages.
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import pkg from '../../../package.json' with { type: 'json' };
-import { testIntl } from '../testing/render-app';
-import { ErrorScreen } from './error-screen';
-import { createRouter } from './router';
+import { browserRouter, memoryRouter, testIntl } from '../testing/render-app';
+import { Catch, ErrorScreen } from './error-screen';
+import { AppRoutes } from './router';
 
 const TEXT = {
   'en-US': { title: 'Something went wrong', reload: 'Reload', signin: 'Back to sign-in', website: 'Company website' },
@@ -43,12 +42,13 @@ for (const locale of ['en-US', 'zh-CN'] as const) {
       function Broken(): never {
         throw new Error(`${locale} render failed for ann@example.com`);
       }
-      const router = createMemoryRouter([{ path: '/:language/broken', element: <Broken />, errorElement: <ErrorScreen /> }], {
-        initialEntries: [`/${locale}/broken?cTicket=ST-1`],
-      });
+      const { element } = memoryRouter(
+        [{ path: '/:language/broken', element: <Catch fallback={(e) => <ErrorScreen error={e} />}><Broken /></Catch> }],
+        `/${locale}/broken?cTicket=ST-1`,
+      );
       render(
         <RawIntlProvider value={intlFor(locale)}>
-          <RouterProvider router={router} />
+          {element}
         </RawIntlProvider>,
       );
       await settle();
@@ -70,7 +70,7 @@ for (const locale of ['en-US', 'zh-CN'] as const) {
       window.history.replaceState(null, '', `/${locale}/passport/signin`);
       render(
         <RawIntlProvider value={intlFor(locale)}>
-          <RouterProvider router={createRouter()} />
+          {browserRouter(<AppRoutes />).element}
         </RawIntlProvider>,
       );
       await settle();

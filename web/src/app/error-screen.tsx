@@ -1,8 +1,7 @@
-// The route error screen (react-router `errorElement`): a friendly, localised message with a
-// reload and a way back to sign-in; the error itself is reported (lib/report-errors.ts).
-import { useEffect } from 'react';
+// The route error screen: a friendly, localised message with a reload and a way back to sign-in;
+// the error itself is reported (lib/report-errors.ts). `Catch` is the boundary that shows it.
+import { Component, type ReactNode, useEffect } from 'react';
 import { defineMessages, useIntl } from 'react-intl';
-import { useRouteError } from 'react-router';
 import { normalize } from '../i18n/locale';
 import { reportError } from '../lib/report-errors';
 import { paths } from '../config/paths';
@@ -14,8 +13,7 @@ const m = defineMessages({
   signin: { id: 'failure.signin', defaultMessage: 'Back to sign-in' },
 });
 
-export function ErrorScreen() {
-  const error = useRouteError();
+export function ErrorScreen({ error }: { error: unknown }) {
   const intl = useIntl();
   useEffect(() => reportError('route', error), [error]);
   return (
@@ -32,4 +30,30 @@ export function ErrorScreen() {
       </div>
     </div>
   );
+}
+
+interface CatchProps {
+  children: ReactNode;
+  /** What to show instead of `children` once one of them threw while rendering. */
+  fallback: (error: unknown) => ReactNode;
+  /** A new value clears the error (the screen's place: the path). */
+  resetKey?: string;
+}
+interface CatchState {
+  error: { value: unknown } | null;
+  key?: string;
+}
+
+/** An error boundary: an error while rendering `children` shows `fallback` until `resetKey` changes. */
+export class Catch extends Component<CatchProps, CatchState> {
+  state: CatchState = { error: null, key: this.props.resetKey };
+  static getDerivedStateFromError(value: unknown): Partial<CatchState> {
+    return { error: { value } };
+  }
+  static getDerivedStateFromProps(props: CatchProps, state: CatchState): Partial<CatchState> | null {
+    return props.resetKey !== state.key ? { error: null, key: props.resetKey } : null;
+  }
+  render() {
+    return this.state.error ? this.props.fallback(this.state.error.value) : this.props.children;
+  }
 }

@@ -1,12 +1,11 @@
 // The routes and routing rules of spec §2, on the real router in jsdom.
 import { act, cleanup } from '@testing-library/react';
-import { RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentApi } from '../testing/fake-api';
-import { renderWithIntl } from '../testing/render-app';
-import { createRouter } from './router';
+import { browserRouter, renderWithIntl, type TestRouter } from '../testing/render-app';
+import { AppRoutes } from './router';
 
-type Router = ReturnType<typeof createRouter>;
+type Router = TestRouter;
 
 async function settle(ms = 30) {
   for (let i = 0; i < 5; i++) {
@@ -19,8 +18,8 @@ async function settle(ms = 30) {
 /** Opens `url` like a cold browser would and returns where the app ended up. */
 async function open(url: string, locale: 'en-US' | 'zh-CN' = 'en-US'): Promise<{ path: string; router: Router }> {
   window.history.replaceState(null, '', url);
-  const router = createRouter();
-  renderWithIntl(<RouterProvider router={router} />, locale);
+  const { element, router } = browserRouter(<AppRoutes />);
+  renderWithIntl(element, locale);
   await settle();
   const { pathname, search } = router.state.location;
   expect(`${window.location.pathname}${window.location.search}`).toBe(`${pathname}${search}`);

@@ -1,20 +1,19 @@
 // The shell's idle watch (spec §4/§9): 30 minutes without an action ends the session with
 // 'Your session has expired. Please log in again'; an action in any tab of the origin keeps it.
 import { act, cleanup, fireEvent } from '@testing-library/react';
-import { RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentApi } from '../testing/fake-api';
-import { renderWithIntl } from '../testing/render-app';
+import { browserRouter, renderWithIntl } from '../testing/render-app';
 import * as toast from '../lib/toast';
-import { createRouter } from './router';
+import { AppRoutes } from './router';
 
 const MIN = 60_000;
 const realWait = (ms: number) => act(async () => void (await new Promise((r) => setTimeout(r, ms))));
 
 async function open(url: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
   window.history.replaceState(null, '', url);
-  const router = createRouter();
-  const r = renderWithIntl(<RouterProvider router={router} />, locale);
+  const { element, router } = browserRouter(<AppRoutes />);
+  const r = renderWithIntl(element, locale);
   for (let i = 0; i < 5; i++) await realWait(5);
   return { router, ...r, path: () => `${router.state.location.pathname}${router.state.location.search}` };
 }

@@ -3,16 +3,85 @@
 // configured as app.tsx configures it (server reasons translated, navigation through the router).
 // Pair with fake-api.ts for the server, and resetApp() after each test.
 import { act, cleanup, render, type RenderResult } from '@testing-library/react';
-import type { ReactNode } from 'react';
+import { type ReactNode, useLayoutEffect } from 'react';
 import { createIntl, createIntlCache, type IntlShape, type MessageFormatElement, RawIntlProvider } from 'react-intl';
-import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router';
+import { BrowserRouter, type Location, MemoryRouter, type NavigateOptions, type RouteObject, useLocation, useNavigate, useRoutes } from 'react-router';
 import { vi } from 'vitest';
 import type { Locale } from '../i18n/locale';
 import * as api from '../lib/api';
 import * as toast from '../lib/toast';
 import { en, zh } from './messages';
 
-export type TestRouter = ReturnType<typeof createMemoryRouter>;
+/** Where a test's router is, and a way to move it (what the app's router does, seen from outside). */
+export interface TestRouter {
+  readonly state: { location: Location };
+  navigate(to: string, opts?: NavigateOptions): void;
+}
+
+interface Seen {
+  location?: Location;
+  navigate?: (to: string, opts?: NavigateOptions) => void;
+}
+
+function Probe({ seen }: { seen: Seen }) {
+  const location = useLocation();
+  const navigate = useNavigate();
+  useLayoutEffect(() => {
+    seen.location = location;
+    seen.navigate = (to, opts) => void navigate(to, opts);
+  }, [seen, location, navigate]);
+  return null;
+}
+
+function probe(): { seen: Seen; router: TestRouter } {
+  const seen: Seen = {};
+  const router: TestRouter = {
+    get state() {
+      if (!seen.location) throw new Error('the router has not rendered yet');
+      return { location: seen.location };
+    },
+    navigate(to, opts) {
+      if (!seen.navigate) throw new Error('the router has not rendered yet');
+      seen.navigate(to, opts);
+    },
+  };
+  return { seen, router };
+}
+
+function Routes({ routes }: { routes: RouteObject[] }) {
+  return useRoutes(routes);
+}
+
+/**
+ * `children` (the app's routes: `<AppRoutes />`) inside a browser router at the window's address,
+ * as app.tsx renders them; answers the element and a view of the router.
+ */
+export function browserRouter(children: ReactNode): { element: ReactNode; router: TestRouter } {
+  const { seen, router } = probe();
+  return {
+    element: (
+      <BrowserRouter>
+        <Probe seen={seen} />
+        {children}
+      </BrowserRouter>
+    ),
+    router,
+  };
+}
+
+/** `routes` in a memory router that starts at `path`; answers the element and a view of the router. */
+export function memoryRouter(routes: RouteObject[], path: string): { element: ReactNode; router: TestRouter } {
+  const { seen, router } = probe();
+  return {
+    element: (
+      <MemoryRouter initialEntries={[path]}>
+        <Probe seen={seen} />
+        <Routes routes={routes} />
+      </MemoryRouter>
+    ),
+    router,
+  };
+}
 
 export interface RenderOptions {
   locale?: Locale;
@@ -41,7 +110,7 @@ export function renderWithIntl(ui: ReactNode, locale: Locale = 'en-US'): RenderR
 /** Renders `routes` at `path` and waits for them to settle; answers the router. */
 export async function renderApp(routes: RouteObject[], path: string, opts: RenderOptions = {}): Promise<TestRouter> {
   const locale = opts.locale ?? 'en-US';
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const { element, router } = memoryRouter(routes, path);
   const intl = testIntl(locale);
   api.configure({
     locale: () => locale,
@@ -55,7 +124,7 @@ export async function renderApp(routes: RouteObject[], path: string, opts: Rende
   });
   render(
     <RawIntlProvider value={intl}>
-      <RouterProvider router={router} />
+      {element}
     </RawIntlProvider>,
   );
   await settle();
