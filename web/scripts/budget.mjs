@@ -43,6 +43,18 @@ export const ROUTES = [
   ['/{lang}/logout', 'src/features/logout/logout.tsx'],
   ['/signout', 'src/features/logout/signout.tsx'],
 ];
+/**
+ * Lazy chunks a screen imports as soon as it renders (a dynamic import in a component shown on
+ * the first render), so a cold browser loads them with the screen: route chunk -> modules.
+ * tests/e2e/budget-model.test.mjs checks this against what Chromium really downloads.
+ */
+const ON_FIRST_RENDER = {
+  // Sign-up, reset and the security centre show a new-password field at once, and with it the
+  // password checklist.
+  'src/features/auth/register.tsx': ['src/components/password-checklist.tsx'],
+  'src/features/auth/find-password.tsx': ['src/components/password-checklist.tsx'],
+  'src/features/personal/secure.tsx': ['src/components/password-checklist.tsx'],
+};
 const LOCALES = { 'zh-CN': 'src/i18n/compiled/zh-CN.json', 'en-US': 'src/i18n/compiled/en-US.json' };
 
 /** Which message bundle each lazy screen loads, read from the router: src -> bundle. */
@@ -87,6 +99,7 @@ function closure(key, js = new Set(), css = new Set()) {
 function measure(routeKey, locale) {
   const { js, css } = closure(entryKey);
   closure(routeKey, js, css);
+  for (const lazyKey of ON_FIRST_RENDER[routeKey] ?? []) closure(lazyKey, js, css);
   closure(LOCALES[locale], js, css);
   const bundle = BUNDLE_OF[routeKey];
   if (bundle) closure(`src/i18n/compiled/${locale}.${bundle}.json`, js, css);
