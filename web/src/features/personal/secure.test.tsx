@@ -341,10 +341,18 @@ describe('marketing, privacy, sessions and activity', () => {
     expect(list.querySelector('li[data-current]')?.textContent).toContain('This device');
     expect(list.textContent).toContain('Safari on iPhone · Germany');
     fireEvent.click(within(list).getByRole('button', { name: 'Sign out' }));
+    // A destructive action asks first; Cancel leaves the session alone.
+    fireEvent.click(within(screen.getByTestId('session-revoke-dialog')).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByTestId('session-revoke-dialog')).toBeNull();
+    expect(callsTo('DELETE', '/auth/sessions/s2')).toHaveLength(0);
+    fireEvent.click(within(list).getByRole('button', { name: 'Sign out' }));
+    expect(screen.getByTestId('session-revoke-dialog').textContent).toContain('Safari on iPhone · Germany');
+    fireEvent.click(screen.getByTestId('session-revoke-confirm'));
     await settle();
     expect(callsTo('DELETE', '/auth/sessions/s2')).toHaveLength(1);
     expect(screen.getByTestId('sessions').querySelectorAll('li')).toHaveLength(1);
     fireEvent.click(within(screen.getByTestId('sessions')).getByRole('button', { name: 'Sign out here' }));
+    fireEvent.click(screen.getByTestId('session-revoke-confirm'));
     await settle();
     expect(callsTo('DELETE', '/auth/sessions/s1')).toHaveLength(1);
     expect(localStorage.getItem('ciam_token')).toBeNull();
