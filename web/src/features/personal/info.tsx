@@ -1,6 +1,6 @@
 // The Personal Center (/{lang}/personal/info): who I am and my photo, the profile form, binding
 // the mail and the phone, my applications, and the FAQ.
-import { type FormEvent, useId, useMemo, useState } from 'react';
+import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Link } from 'react-router';
 import { useTitle } from '../../components/use-title';
@@ -17,6 +17,7 @@ import { Apps } from './apps';
 import { Avatar } from './avatar';
 import { BindIdentity } from './bind-identity';
 import { LoadState } from './load-state';
+import { learnName } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { PersonalNav } from './personal-nav';
 import { useReauth } from './reauth';
@@ -122,6 +123,10 @@ export default function Info() {
   useTitle(titles.info);
   const { info, setInfo, failed, reload } = useUserInfo();
   useSectionFocus(Boolean(info));
+  // The picker on the sign-in screen shows this name over the masked account.
+  useEffect(() => {
+    if (info) learnName(info);
+  }, [info]);
   return (
     <div className="personal centre">
       <PersonalNav />

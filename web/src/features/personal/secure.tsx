@@ -12,6 +12,7 @@ import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { ChangePassword } from './change-password';
 import { LoadState } from './load-state';
 import { Marketing } from './marketing';
+import { learnName } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { PersonalNav } from './personal-nav';
 import { PrivacySettings } from './privacy-settings';
@@ -44,6 +45,10 @@ export default function Secure() {
     return () => window.removeEventListener(TOTP_ENABLED_EVENT, reload);
   }, [reload]);
   useSectionFocus(Boolean(info));
+  // The picker on the sign-in screen shows this name over the masked account.
+  useEffect(() => {
+    if (info) learnName(info);
+  }, [info]);
   return (
     <div className="personal centre">
       <PersonalNav />
