@@ -79,6 +79,8 @@ export function CentreSection({ id, children }: { id: SectionId; children: React
  * heading (made focusable by script: tabindex -1), so keyboard and screen-reader users land there.
  * Again once the page's account has loaded (`ready`): the sections' headings come with it.
  */
+const USER_MOVES = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const;
+
 export function useSectionFocus(ready: boolean) {
   const location = useLocation();
   useEffect(() => {
@@ -90,6 +92,20 @@ export function useSectionFocus(ready: boolean) {
     const target = heading ?? section;
     if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
     target.focus({ preventScroll: true });
-    section.scrollIntoView?.({ block: 'start' });
+    const scroll = () => section.scrollIntoView?.({ block: 'start' });
+    scroll();
+    // Lists that load after arrival change the page's height: keep the section in place for a
+    // moment, until the user scrolls or types.
+    if (typeof ResizeObserver !== 'function') return;
+    const watch = new ResizeObserver(scroll);
+    watch.observe(document.body);
+    const stop = () => {
+      watch.disconnect();
+      clearTimeout(timer);
+      for (const e of USER_MOVES) window.removeEventListener(e, stop);
+    };
+    const timer = setTimeout(stop, 2000);
+    for (const e of USER_MOVES) window.addEventListener(e, stop, { passive: true });
+    return stop;
   }, [location.hash, location.key, ready]);
 }
