@@ -336,6 +336,8 @@ for (const L of LOCALES) {
       await others.first().waitFor();
       assert.equal(await others.count(), 1);
       await others.first().getByRole('button', { name: t['secure.sessions.revoke'] }).click();
+      // A destructive action asks first.
+      await p.getByTestId('session-revoke-confirm').click();
       await others.first().waitFor({ state: 'detached' });
       const after = await apiCall(base, 'GET', '/auth/info', undefined, other.json.token);
       assert.equal(after.status, 401, 'the signed-out device has lost its session');

@@ -262,6 +262,7 @@ for (const L of LOCALES) {
       await row.waitFor();
       assert.ok((await row.textContent()).includes(NAMES[L]));
       await row.getByRole('button', { name: t['info.consents.revokeFor'].replace('{app}', NAMES[L]) }).click();
+      await page.getByTestId('consent-revoke-confirm').click(); // it asks first
       await page.locator('[data-testid="consents-none"]').waitFor();
       const said = (await page.locator('[data-testid="consents-status"]').textContent()).trim();
       assert.equal(said, t['info.consents.revoked'].replace('{app}', NAMES[L]));

@@ -108,9 +108,10 @@ for (const L of LOCALES) {
     it('signs in again with a verification code', async () => {
       const page = await ctx.browser.page();
       // The account signed in on this browser is offered ("choose account").
-      const remembered = page.locator('[data-testid="remembered-account"]', { hasText: mail });
+      // (It shows the name over the masked address; the row carries the account it stands for.)
+      const remembered = page.locator(`[data-testid="remembered-account"][data-account="${mail}"]`);
       await remembered.waitFor();
-      await remembered.locator('button', { hasText: mail }).click();
+      await remembered.locator('button.account-pick').click();
       await page.locator('[data-testid="signin-mode-code"]').click();
       const form = page.locator('form[data-testid="signin-code"]');
       await form.waitFor();

@@ -73,6 +73,7 @@ const m = defineMessages({
   keyLocale: { id: 'privacy.storage.locale', defaultMessage: 'the language you chose.' },
   keyCountry: { id: 'privacy.storage.country', defaultMessage: 'your country or region, as detected, to prefill forms.' },
   keyAccounts: { id: 'privacy.storage.accounts', defaultMessage: 'accounts recently used on this device, so you can pick one at sign-in.' },
+  keyAccountNames: { id: 'privacy.storage.accountNames', defaultMessage: 'the names of those accounts, shown beside them when you pick one.' },
   keyOrigin: { id: 'privacy.storage.origin', defaultMessage: 'the page to return to after you sign in.' },
   storage2: {
     id: 'privacy.storage.p2',
@@ -101,6 +102,7 @@ export const privacy: Doc = {
         { key: 'umi_locale', text: m.keyLocale },
         { key: 'country', text: m.keyCountry },
         { key: 'ciam_accounts', text: m.keyAccounts },
+        { key: 'ciam_account_names', text: m.keyAccountNames },
         { key: 'ciam_origin_url', text: m.keyOrigin },
       ],
       after: [m.storage2],

@@ -9,6 +9,7 @@ import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import * as accounts from '../../lib/accounts';
+import { AccountRefused, dropIfGone, forgetAccount, maskAccount, nameOf } from '../../lib/account-picker';
 import { afterSignIn, keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { type Done, PasswordForm } from './password-form';
@@ -21,6 +22,9 @@ const m = defineMessages({
   choose: { id: 'signin.choose', defaultMessage: 'Choose an account' },
   another: { id: 'signin.another', defaultMessage: 'Use another account' },
   remove: { id: 'signin.remove', defaultMessage: 'Remove {account}' },
+  forgetAsk: { id: 'signin.forgetAsk', defaultMessage: 'Forget {account} on this browser?' },
+  forget: { id: 'signin.forget', defaultMessage: 'Forget' },
+  keep: { id: 'signin.keep', defaultMessage: 'Keep' },
   forgot: { id: 'signin.forgot', defaultMessage: 'Forgot password?' },
   register: { id: 'signin.register', defaultMessage: 'Sign up' },
 });
@@ -40,28 +44,61 @@ const STAFF_RETURN = /[?&]staff(Code|Error)=/;
 function Picker({ onPick }: { onPick: (account: string) => void }) {
   const intl = useIntl();
   const [saved, setSaved] = useState(accounts.list);
+  // The account whose "forget" waits for a confirmation (in its own row).
+  const [asking, setAsking] = useState<string | null>(null);
+  const list = useRef<HTMLUListElement>(null);
   const another = useRef<HTMLButtonElement>(null);
-  const forget = (account: string) => {
-    const rest = accounts.forget(account);
+  const forget = (account: string, at: number) => {
+    const rest = forgetAccount(account);
     setSaved(rest);
-    if (rest.length) another.current?.focus();
-    else onPick('');
+    setAsking(null);
+    if (!rest.length) return onPick('');
+    // The focus goes to the account now in that place (or the last), else to "another account".
+    requestAnimationFrame(() => {
+      const rows = list.current?.querySelectorAll<HTMLButtonElement>('.account-pick');
+      (rows?.[Math.min(at, rows.length - 1)] ?? another.current)?.focus();
+    });
+  };
+  const keep = (account: string) => {
+    setAsking(null);
+    requestAnimationFrame(() =>
+      [...(list.current?.querySelectorAll<HTMLElement>('li') ?? [])].find((li) => li.dataset.account === account)?.querySelector<HTMLElement>('.remove')?.focus(),
+    );
   };
   return (
     <>
-      <h2>
+      <h2 className="accounts-title">
         <FormattedMessage {...m.choose} />
       </h2>
-      <ul className="accounts">
-        {saved.map(({ account }) => (
-          <li key={account} data-testid="remembered-account">
-            <button type="button" onClick={() => onPick(account)}>
-              {account}
-            </button>
-            <button type="button" className="remove" aria-label={intl.formatMessage(m.remove, { account })}
-              onClick={() => forget(account)} />
-          </li>
-        ))}
+      <ul className="accounts" ref={list}>
+        {saved.map(({ account }, i) => {
+          const shown = maskAccount(account);
+          const name = nameOf(account);
+          return (
+            <li key={account} data-testid="remembered-account" data-account={account}>
+              {asking === account ? (
+                <div className="forget-ask" role="group" aria-labelledby={`forget-${i}`}>
+                  <span id={`forget-${i}`}>{intl.formatMessage(m.forgetAsk, { account: shown })}</span>
+                  <button type="button" className="danger" data-testid="forget-confirm" onClick={() => forget(account, i)}>
+                    <FormattedMessage {...m.forget} />
+                  </button>
+                  <button type="button" data-testid="forget-keep" autoFocus onClick={() => keep(account)}>
+                    <FormattedMessage {...m.keep} />
+                  </button>
+                </div>
+              ) : (
+                <>
+                  <button type="button" className="account-pick" onClick={() => onPick(account)}>
+                    {name && <span className="account-name">{name}</span>}
+                    <span className="account-id">{shown}</span>
+                  </button>
+                  <button type="button" className="remove" data-testid="forget-account"
+                    aria-label={intl.formatMessage(m.remove, { account: shown })} onClick={() => setAsking(account)} />
+                </>
+              )}
+            </li>
+          );
+        })}
       </ul>
       <button ref={another} type="button" className="link" data-testid="another-account" onClick={() => onPick('')}>
         <FormattedMessage {...m.another} />
@@ -81,6 +118,8 @@ export default function SignIn() {
   const [mode, setMode] = useState<Mode>('password');
   // Decided once: the return cleans staffCode/staffError from the address before it goes on.
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));
+  // A sign-in refused because the account is gone (deactivated, unknown) forgets it here.
+  const refused = (acc: string, e: { reason: string }) => void dropIfGone(acc, e);
   const done: Done = (acc, token) => {
     session.start(token);
     accounts.remember(acc);
@@ -107,30 +146,32 @@ export default function SignIn() {
           <StaffReturn onSignedIn={done} />
         </Lazy>
       )}
-      {picking ? (
-        <Picker onPick={(a) => { setAccount(a); setPicking(false); }} />
-      ) : (
-        <>
-          <div className="modes">
-            {tab('password', m.byPassword)}
-            {tab('code', m.byCode)}
-          </div>
-          {mode === 'code' ? (
-            <Lazy>
-              <CodeForm key={account} account={account} onSignedIn={done} />
-            </Lazy>
-          ) : (
-            <>
-              {mode === 'staff' && (
-                <Lazy>
-                  <StaffSignIn />
-                </Lazy>
-              )}
-              <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} onSignedIn={done} />
-            </>
-          )}
-        </>
-      )}
+      <AccountRefused.Provider value={refused}>
+        {picking ? (
+          <Picker onPick={(a) => { setAccount(a); setPicking(false); }} />
+        ) : (
+          <>
+            <div className="modes">
+              {tab('password', m.byPassword)}
+              {tab('code', m.byCode)}
+            </div>
+            {mode === 'code' ? (
+              <Lazy>
+                <CodeForm key={account} account={account} onSignedIn={done} />
+              </Lazy>
+            ) : (
+              <>
+                {mode === 'staff' && (
+                  <Lazy>
+                    <StaffSignIn />
+                  </Lazy>
+                )}
+                <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} onSignedIn={done} />
+              </>
+            )}
+          </>
+        )}
+      </AccountRefused.Provider>
       <div className="links">
         <Link to={paths.findPassword(lang) + q} data-testid="link-find-password">
           <FormattedMessage {...m.forgot} />

@@ -229,7 +229,7 @@ function Deactivate({ account }: { account: Account }) {
       </div>
       <ErrorText id={`${confirmId}-e`} error={errors.confirm} />
       {errors.form && <ErrorText id={`${confirmId}-f`} error={errors.form} />}
-      <button type="submit" className="primary" disabled={busy}>
+      <button type="submit" className="primary danger" disabled={busy}>
         <FormattedMessage {...dm.submit} />
       </button>
     </form>

@@ -1,6 +1,6 @@
 // The backup codes, shown once (after enabling two-factor, or regenerating them): download them
-// as a text file, then Done. Done before a download asks first, in a dialog: the codes cannot be
-// shown again.
+// as a text file, copy them, or print them (the print stylesheet shows the codes alone), then
+// Done. Done before any of those asks first, in a dialog: the codes cannot be shown again.
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Dialog } from './dialog';
@@ -13,6 +13,13 @@ const m = defineMessages({
   },
   list: { id: 'secure.backup.list', defaultMessage: 'Backup codes' },
   download: { id: 'secure.backup.download', defaultMessage: 'Download' },
+  copy: { id: 'secure.backup.copy', defaultMessage: 'Copy' },
+  print: { id: 'secure.backup.print', defaultMessage: 'Print' },
+  copied: { id: 'secure.backup.copied', defaultMessage: 'The backup codes have been copied. Paste them somewhere safe.' },
+  copyFailed: {
+    id: 'secure.backup.copyFailed',
+    defaultMessage: 'The codes could not be copied. Select them and copy them by hand, or download them.',
+  },
   done: { id: 'secure.backup.done', defaultMessage: 'Done' },
   confirmTitle: { id: 'secure.backup.confirmTitle', defaultMessage: 'Close without saving the codes?' },
   confirmText: {
@@ -51,8 +58,24 @@ export function BackupCodes({ codes, account, onDone }: { codes: readonly string
   const intl = useIntl();
   const [saved, setSaved] = useState(false);
   const [asking, setAsking] = useState(false);
+  const [said, setSaid] = useState('');
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
+  const copy = async () => {
+    setSaid('');
+    try {
+      // Refused without permission or focus; absent on plain http.
+      await navigator.clipboard.writeText(codes.join('\n'));
+      setSaid(intl.formatMessage(m.copied));
+      setSaved(true);
+    } catch {
+      setSaid(intl.formatMessage(m.copyFailed));
+    }
+  };
+  const print = () => {
+    window.print();
+    setSaved(true);
+  };
   const download = () => {
     const text = backupFileText(codes, {
       title: intl.formatMessage(m.fileTitle),
@@ -63,7 +86,7 @@ export function BackupCodes({ codes, account, onDone }: { codes: readonly string
     setSaved(true);
   };
   return (
-    <div className="backup">
+    <div className="backup backup-print">
       <h3 ref={heading} tabIndex={-1}>
         <FormattedMessage {...m.heading} />
       </h3>
@@ -77,7 +100,16 @@ export function BackupCodes({ codes, account, onDone }: { codes: readonly string
           </li>
         ))}
       </ol>
+      <p className="muted" role="status" aria-live="polite" data-testid="backup-said">
+        {said}
+      </p>
       <div className="actions">
+        <button type="button" data-testid="backup-copy" onClick={() => void copy()}>
+          <FormattedMessage {...m.copy} />
+        </button>
+        <button type="button" data-testid="backup-print" onClick={print}>
+          <FormattedMessage {...m.print} />
+        </button>
         <button type="button" data-testid="backup-download" onClick={download}>
           <FormattedMessage {...m.download} />
         </button>

@@ -49,6 +49,13 @@ describe('authorized apps', () => {
     state.answers['DELETE /auth/consents/a%202'] = () => [200, { ok: true }];
     await show('/en-US/personal/info');
     fireEvent.click(within(rows()[1]).getByRole('button'));
+    // It asks first, naming the app; Escape (cancel) keeps it.
+    const dialog = screen.getByTestId('consent-revoke-dialog');
+    expect(dialog.textContent).toContain('Revoke access for Docs?');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(callsTo('DELETE', '/auth/consents/a%202')).toHaveLength(0);
+    fireEvent.click(within(rows()[1]).getByRole('button'));
+    fireEvent.click(screen.getByTestId('consent-revoke-confirm'));
     await settle();
     expect(callsTo('DELETE', '/auth/consents/a%202')).toHaveLength(1);
     expect(rows().map((r) => r.getAttribute('data-app-id'))).toEqual(['a1']);
@@ -60,6 +67,7 @@ describe('authorized apps', () => {
     state.answers['DELETE /auth/consents/a1'] = () => [503, { reason: 'SERVICE_UNAVAILABLE', message: 'busy', code: 503 }];
     await show('/en-US/personal/info');
     fireEvent.click(within(rows()[0]).getByRole('button'));
+    fireEvent.click(screen.getByTestId('consent-revoke-confirm'));
     await settle();
     expect(rows()).toHaveLength(2);
     expect(screen.getByTestId('consents-status').textContent).toBe('');

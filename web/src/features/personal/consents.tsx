@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { handleError } from '../../lib/api';
 import { type GrantedApp, knownScopes, listConsents, logoUrl, revokeConsent, scopeMessages } from '../../lib/partner';
+import { Dialog } from './dialog';
 import { When } from './when';
 import { hasReason } from '../../lib/reasons';
 
@@ -19,6 +20,9 @@ const m = defineMessages({
   revokeFor: { id: 'info.consents.revokeFor', defaultMessage: 'Revoke access for {app}' },
   revoked: { id: 'info.consents.revoked', defaultMessage: '{app} can no longer use your account. It will ask you again next time.' },
   logoAlt: { id: 'info.consents.logoAlt', defaultMessage: 'Logo of {app}' },
+  confirmTitle: { id: 'info.consents.confirmTitle', defaultMessage: 'Revoke access for {app}?' },
+  confirmText: { id: 'info.consents.confirmText', defaultMessage: '{app} will no longer see your account. It will ask you again the next time you use it.' },
+  cancel: { id: 'info.consents.cancel', defaultMessage: 'Cancel' },
 });
 
 export function AuthorizedApps() {
@@ -26,6 +30,7 @@ export function AuthorizedApps() {
   const [apps, setApps] = useState<GrantedApp[] | 'failed' | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [said, setSaid] = useState('');
+  const [asking, setAsking] = useState<GrantedApp | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
@@ -88,8 +93,8 @@ export function AuthorizedApps() {
                       <FormattedMessage {...m.allowed} values={{ when: <When at={a.grantedAt} /> }} />
                     </p>
                   </div>
-                  <button type="button" data-testid="consent-revoke" disabled={busy !== null}
-                    aria-label={intl.formatMessage(m.revokeFor, { app: a.name })} onClick={() => void revoke(a)}>
+                  <button type="button" className="danger" data-testid="consent-revoke" disabled={busy !== null}
+                    aria-label={intl.formatMessage(m.revokeFor, { app: a.name })} onClick={() => setAsking(a)}>
                     <FormattedMessage {...m.revoke} />
                   </button>
                 </li>
@@ -101,6 +106,31 @@ export function AuthorizedApps() {
         <p className="muted" aria-live="polite">
           <FormattedMessage {...(apps === 'failed' ? m.failed : m.loading)} />
         </p>
+      )}
+      {asking && (
+        <Dialog
+          testId="consent-revoke-dialog"
+          title={intl.formatMessage(m.confirmTitle, { app: asking.name })}
+          description={intl.formatMessage(m.confirmText, { app: asking.name })}
+          onCancel={() => setAsking(null)}
+        >
+          <div className="actions">
+            <button type="button" data-autofocus onClick={() => setAsking(null)}>
+              <FormattedMessage {...m.cancel} />
+            </button>
+            <button
+              type="button"
+              className="primary danger"
+              data-testid="consent-revoke-confirm"
+              onClick={() => {
+                setAsking(null);
+                void revoke(asking);
+              }}
+            >
+              <FormattedMessage {...m.revoke} />
+            </button>
+          </div>
+        </Dialog>
       )}
     </div>
   );

@@ -1,6 +1,6 @@
 // The Personal Center (/{lang}/personal/info): who I am and my photo, the profile form, binding
 // the mail and the phone, my applications, and the FAQ.
-import { type FormEvent, useId, useMemo, useState } from 'react';
+import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Link } from 'react-router';
 import { useTitle } from '../../components/use-title';
@@ -17,6 +17,8 @@ import { Apps } from './apps';
 import { Avatar } from './avatar';
 import { BindIdentity } from './bind-identity';
 import { LoadState } from './load-state';
+import { learnName } from '../../lib/account-picker';
+import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { PersonalNav } from './personal-nav';
 import { useReauth } from './reauth';
 import { useUserInfo } from '../../components/use-user-info';
@@ -120,13 +122,27 @@ function isField(f: string | undefined): f is FieldName {
 export default function Info() {
   useTitle(titles.info);
   const { info, setInfo, failed, reload } = useUserInfo();
+  useSectionFocus(Boolean(info));
+  // The picker on the sign-in screen shows this name over the masked account.
+  useEffect(() => {
+    if (info) learnName(info);
+  }, [info]);
   return (
-    <div className="personal">
+    <div className="personal centre">
       <PersonalNav />
-      <h1>
-        <FormattedMessage {...titles.info} />
-      </h1>
-      {info ? <Profile info={info} onSaved={setInfo} /> : <LoadState failed={failed} onRetry={reload} />}
+      <CentreNav page="info" />
+      <div className="centre-main">
+        <h1>
+          <FormattedMessage {...titles.info} />
+        </h1>
+        {info ? (
+          <Profile info={info} onSaved={setInfo} />
+        ) : (
+          <CentreSection id="profile">
+            <LoadState failed={failed} onRetry={reload} />
+          </CentreSection>
+        )}
+      </div>
     </div>
   );
 }
@@ -138,97 +154,101 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
   const { guard, dialog } = useReauth(info.enableTotp);
   return (
     <>
-      {!info.isComplete && (
-        <p className="notice" data-testid="profile-incomplete">
-          <FormattedMessage {...m.incomplete} /> <a href="#profile-form">{intl.formatMessage(m.completeLink)}</a>
-        </p>
-      )}
-      <section className="card" aria-labelledby="about-title">
-        <h2 id="about-title">
-          <FormattedMessage {...m.about} />
-        </h2>
-        <Avatar info={info} onInfo={onSaved} />
-        <dl className="facts">
-          <div>
-            <dt>
-              <FormattedMessage {...m.userName} />
-            </dt>
-            <dd data-testid="info-username">{info.userName}</dd>
-          </div>
-          <div>
-            <dt>
-              <FormattedMessage {...m.mail} />
-            </dt>
-            <dd>{info.mail ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
-          </div>
-          <div>
-            <dt>
-              <FormattedMessage {...m.phone} />
-            </dt>
-            <dd>{info.phone ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
-          </div>
-          <div>
-            <dt>
-              <FormattedMessage {...m.countryShown} />
-            </dt>
-            <dd>{info.country ? regionName(info.country, intl.locale) : <span className="muted">{intl.formatMessage(m.notSet)}</span>}</dd>
-          </div>
-          <div>
-            <dt>
-              <FormattedMessage {...m.accountType} />
-            </dt>
-            <dd>
-              <FormattedMessage {...(info.isEiamUser ? m.staff : m.customer)} />
-            </dd>
-          </div>
-        </dl>
-      </section>
-      <section className="card" aria-labelledby={formTitle}>
-        <h2 id={formTitle}>
-          <FormattedMessage {...m.update} />
-        </h2>
-        <ProfileForm info={info} onSaved={onSaved} />
-      </section>
-      <section className="card" aria-labelledby="contact-title">
-        <h2 id="contact-title">
-          <FormattedMessage {...m.contact} />
-        </h2>
-        <p className="muted">
-          <FormattedMessage {...m.contactIntro} />
-        </p>
-        <BindIdentity kind="mail" info={info} onInfo={onSaved} guard={guard} />
-        <BindIdentity kind="phone" info={info} onInfo={onSaved} guard={guard} />
-      </section>
-      <Apps />
-      <section className="card" aria-labelledby="security-title">
-        <h2 id="security-title">
-          <FormattedMessage {...m.securityHeading} />
-        </h2>
-        <p>
-          <FormattedMessage {...m.security} />
-        </p>
-        <p>
-          <Link to={paths.secure(lang)}>
-            <FormattedMessage {...m.securityLink} />
-          </Link>
-        </p>
-      </section>
-      <section className="card" aria-labelledby="faq-title">
-        <h2 id="faq-title">
-          <FormattedMessage {...m.faq} />
-        </h2>
-        <h3>
-          <FormattedMessage {...m.faqForgotQ} />
-        </h3>
-        <p>
-          <FormattedMessage {...m.faqForgotA} />
-        </p>
-        <p>
-          <Link to={paths.findPassword(lang)}>
-            <FormattedMessage {...m.faqForgotLink} />
-          </Link>
-        </p>
-      </section>
+      <CentreSection id="profile">
+        {!info.isComplete && (
+          <p className="notice" data-testid="profile-incomplete">
+            <FormattedMessage {...m.incomplete} /> <a href="#profile-form">{intl.formatMessage(m.completeLink)}</a>
+          </p>
+        )}
+        <section className="card" aria-labelledby="about-title">
+          <h2 id="about-title">
+            <FormattedMessage {...m.about} />
+          </h2>
+          <Avatar info={info} onInfo={onSaved} />
+          <dl className="facts">
+            <div>
+              <dt>
+                <FormattedMessage {...m.userName} />
+              </dt>
+              <dd data-testid="info-username">{info.userName}</dd>
+            </div>
+            <div>
+              <dt>
+                <FormattedMessage {...m.mail} />
+              </dt>
+              <dd>{info.mail ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
+            </div>
+            <div>
+              <dt>
+                <FormattedMessage {...m.phone} />
+              </dt>
+              <dd>{info.phone ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
+            </div>
+            <div>
+              <dt>
+                <FormattedMessage {...m.countryShown} />
+              </dt>
+              <dd>{info.country ? regionName(info.country, intl.locale) : <span className="muted">{intl.formatMessage(m.notSet)}</span>}</dd>
+            </div>
+            <div>
+              <dt>
+                <FormattedMessage {...m.accountType} />
+              </dt>
+              <dd>
+                <FormattedMessage {...(info.isEiamUser ? m.staff : m.customer)} />
+              </dd>
+            </div>
+          </dl>
+        </section>
+        <section className="card" aria-labelledby={formTitle}>
+          <h2 id={formTitle}>
+            <FormattedMessage {...m.update} />
+          </h2>
+          <ProfileForm info={info} onSaved={onSaved} />
+        </section>
+        <section className="card" aria-labelledby="contact-title">
+          <h2 id="contact-title">
+            <FormattedMessage {...m.contact} />
+          </h2>
+          <p className="muted">
+            <FormattedMessage {...m.contactIntro} />
+          </p>
+          <BindIdentity kind="mail" info={info} onInfo={onSaved} guard={guard} />
+          <BindIdentity kind="phone" info={info} onInfo={onSaved} guard={guard} />
+        </section>
+        <section className="card" aria-labelledby="security-title">
+          <h2 id="security-title">
+            <FormattedMessage {...m.securityHeading} />
+          </h2>
+          <p>
+            <FormattedMessage {...m.security} />
+          </p>
+          <p>
+            <Link to={paths.secure(lang)}>
+              <FormattedMessage {...m.securityLink} />
+            </Link>
+          </p>
+        </section>
+        <section className="card" aria-labelledby="faq-title">
+          <h2 id="faq-title">
+            <FormattedMessage {...m.faq} />
+          </h2>
+          <h3>
+            <FormattedMessage {...m.faqForgotQ} />
+          </h3>
+          <p>
+            <FormattedMessage {...m.faqForgotA} />
+          </p>
+          <p>
+            <Link to={paths.findPassword(lang)}>
+              <FormattedMessage {...m.faqForgotLink} />
+            </Link>
+          </p>
+        </section>
+      </CentreSection>
+      <CentreSection id="apps">
+        <Apps />
+      </CentreSection>
       {dialog}
     </>
   );

@@ -131,6 +131,45 @@ describe('two-factor authentication', () => {
     expect(code.name).toBe('code');
   });
 
+  it('offers "Open in authenticator app" (the otpauth URI) on a touch device only', async () => {
+    await startEnrolment();
+    expect(screen.queryByTestId('totp-open-app')).toBeNull();
+    cleanup();
+    vi.stubGlobal('matchMedia', (q: string) => ({ matches: q.includes('pointer: coarse'), media: q, addEventListener() {}, removeEventListener() {} }));
+    await startEnrolment();
+    const link = screen.getByRole('link', { name: 'Open in authenticator app' });
+    expect(link.getAttribute('href')).toBe(OTPAUTH);
+  });
+
+  it('copies the backup codes (saying so, or how to save them when refused) and prints them', async () => {
+    state.answers['POST /auth/totp/enable'] = () => [200, { backupCodes: CODES }];
+    const writeText = vi.fn(async () => {});
+    vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } });
+    const print = vi.fn();
+    vi.stubGlobal('print', print);
+    await startEnrolment();
+    fireEvent.change(screen.getByTestId('totp-code'), { target: { value: '123456' } });
+    fireEvent.submit(totpForm());
+    await settle();
+    fireEvent.click(screen.getByTestId('backup-copy'));
+    await settle();
+    expect(writeText).toHaveBeenCalledWith(CODES.join('\n'));
+    const said = screen.getByTestId('backup-said');
+    expect(said.getAttribute('aria-live')).toBe('polite');
+    expect(said.textContent).toBe('The backup codes have been copied. Paste them somewhere safe.');
+    writeText.mockRejectedValueOnce(new DOMException('denied', 'NotAllowedError'));
+    fireEvent.click(screen.getByTestId('backup-copy'));
+    await settle();
+    expect(said.textContent).toBe('The codes could not be copied. Select them and copy them by hand, or download them.');
+    fireEvent.click(screen.getByTestId('backup-print'));
+    expect(print).toHaveBeenCalledTimes(1);
+    // Copied (and printed): Done closes without asking.
+    fireEvent.click(screen.getByTestId('backup-done'));
+    await settle();
+    expect(screen.queryByTestId('backup-confirm')).toBeNull();
+    expect(screen.queryByTestId('backup-codes')).toBeNull();
+  });
+
   it('copies the secret without spaces', async () => {
     const writeText = vi.fn(async () => {});
     vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } });
@@ -341,10 +380,18 @@ describe('marketing, privacy, sessions and activity', () => {
     expect(list.querySelector('li[data-current]')?.textContent).toContain('This device');
     expect(list.textContent).toContain('Safari on iPhone · Germany');
     fireEvent.click(within(list).getByRole('button', { name: 'Sign out' }));
+    // A destructive action asks first; Cancel leaves the session alone.
+    fireEvent.click(within(screen.getByTestId('session-revoke-dialog')).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByTestId('session-revoke-dialog')).toBeNull();
+    expect(callsTo('DELETE', '/auth/sessions/s2')).toHaveLength(0);
+    fireEvent.click(within(list).getByRole('button', { name: 'Sign out' }));
+    expect(screen.getByTestId('session-revoke-dialog').textContent).toContain('Safari on iPhone · Germany');
+    fireEvent.click(screen.getByTestId('session-revoke-confirm'));
     await settle();
     expect(callsTo('DELETE', '/auth/sessions/s2')).toHaveLength(1);
     expect(screen.getByTestId('sessions').querySelectorAll('li')).toHaveLength(1);
     fireEvent.click(within(screen.getByTestId('sessions')).getByRole('button', { name: 'Sign out here' }));
+    fireEvent.click(screen.getByTestId('session-revoke-confirm'));
     await settle();
     expect(callsTo('DELETE', '/auth/sessions/s1')).toHaveLength(1);
     expect(localStorage.getItem('ciam_token')).toBeNull();

@@ -12,6 +12,8 @@ import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { ChangePassword } from './change-password';
 import { LoadState } from './load-state';
 import { Marketing } from './marketing';
+import { learnName } from '../../lib/account-picker';
+import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { PersonalNav } from './personal-nav';
 import { PrivacySettings } from './privacy-settings';
 import { useReauth } from './reauth';
@@ -42,48 +44,62 @@ export default function Secure() {
     window.addEventListener(TOTP_ENABLED_EVENT, reload);
     return () => window.removeEventListener(TOTP_ENABLED_EVENT, reload);
   }, [reload]);
+  useSectionFocus(Boolean(info));
+  // The picker on the sign-in screen shows this name over the masked account.
+  useEffect(() => {
+    if (info) learnName(info);
+  }, [info]);
   return (
-    <div className="personal">
+    <div className="personal centre">
       <PersonalNav />
-      <h1>
-        <FormattedMessage {...titles.secure} />
-      </h1>
-      <section className="card" aria-labelledby="pwd-title">
-        <h2 id="pwd-title">
-          <FormattedMessage {...m.pwdHeading} />
-        </h2>
-        <p className="muted">
-          <FormattedMessage {...m.pwdIntro} />
-        </p>
-        <p className="muted">
-          <FormattedMessage {...m.rule} />
-        </p>
-        <ChangePassword />
-      </section>
-      {info ? (
-        <>
-          <TwoFactor info={info} onPatch={(change) => setInfo((u) => (u ? { ...u, ...change } : u))} onStale={reload} guard={guard} />
-          <Marketing info={info} onInfo={setInfo} />
-        </>
-      ) : (
-        <LoadState failed={failed} onRetry={reload} />
-      )}
-      <PrivacySettings />
-      <Sessions />
-      <Activity />
-      <section className="card" aria-labelledby="deactivate-title">
-        <h2 id="deactivate-title">
-          <FormattedMessage {...m.deactivateHeading} />
-        </h2>
-        <p className="muted">
-          <FormattedMessage {...m.deactivateText} />
-        </p>
-        <p>
-          <Link to={paths.logout(lang)}>
-            <FormattedMessage {...m.deactivateLink} />
-          </Link>
-        </p>
-      </section>
+      <CentreNav page="secure" />
+      <div className="centre-main">
+        <h1>
+          <FormattedMessage {...titles.secure} />
+        </h1>
+        <CentreSection id="security">
+          <section className="card" aria-labelledby="pwd-title">
+            <h2 id="pwd-title">
+              <FormattedMessage {...m.pwdHeading} />
+            </h2>
+            <p className="muted">
+              <FormattedMessage {...m.pwdIntro} />
+            </p>
+            <p className="muted">
+              <FormattedMessage {...m.rule} />
+            </p>
+            <ChangePassword />
+          </section>
+        </CentreSection>
+        <CentreSection id="two-factor">
+          {info ? (
+            <TwoFactor info={info} onPatch={(change) => setInfo((u) => (u ? { ...u, ...change } : u))} onStale={reload} guard={guard} />
+          ) : (
+            <LoadState failed={failed} onRetry={reload} />
+          )}
+        </CentreSection>
+        <CentreSection id="sessions">
+          <Sessions />
+          <Activity />
+        </CentreSection>
+        <CentreSection id="privacy">
+          {info && <Marketing info={info} onInfo={setInfo} />}
+          <PrivacySettings />
+          <section className="card danger-zone" aria-labelledby="deactivate-title">
+            <h2 id="deactivate-title">
+              <FormattedMessage {...m.deactivateHeading} />
+            </h2>
+            <p className="muted">
+              <FormattedMessage {...m.deactivateText} />
+            </p>
+            <p>
+              <Link to={paths.logout(lang)}>
+                <FormattedMessage {...m.deactivateLink} />
+              </Link>
+            </p>
+          </section>
+        </CentreSection>
+      </div>
       {dialog}
     </div>
   );

@@ -12,6 +12,7 @@ import type { ListSessionsResponse } from '../../lib/api-types.gen';
 import { regionName } from '../../lib/countries';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
+import { Dialog } from './dialog';
 import { When } from './when';
 import { hasReason } from '../../lib/reasons';
 
@@ -26,6 +27,15 @@ const m = defineMessages({
   revoke: { id: 'secure.sessions.revoke', defaultMessage: 'Sign out' },
   revokeHere: { id: 'secure.sessions.revokeHere', defaultMessage: 'Sign out here' },
   revoked: { id: 'secure.sessions.revoked', defaultMessage: 'That device has been signed out' },
+  revokeTitle: { id: 'secure.sessions.revokeTitle', defaultMessage: 'Sign out of this device?' },
+  revokeHereTitle: { id: 'secure.sessions.revokeHereTitle', defaultMessage: 'Sign out here?' },
+  revokeText: { id: 'secure.sessions.revokeText', defaultMessage: 'Whoever uses it will have to sign in again.' },
+  revokeHereText: { id: 'secure.sessions.revokeHereText', defaultMessage: 'You will go back to the sign-in page.' },
+  others: { id: 'secure.sessions.others', defaultMessage: 'Sign out of all other devices' },
+  othersTitle: { id: 'secure.sessions.othersTitle', defaultMessage: 'Sign out of all other devices?' },
+  othersText: { id: 'secure.sessions.othersText', defaultMessage: 'Every device except this one will have to sign in again.' },
+  othersDone: { id: 'secure.sessions.othersDone', defaultMessage: 'All other devices have been signed out' },
+  cancel: { id: 'secure.sessions.cancel', defaultMessage: 'Cancel' },
   activityHeading: { id: 'secure.activity.heading', defaultMessage: 'Security activity' },
   activityIntro: { id: 'secure.activity.intro', defaultMessage: 'Recent sign-ins and changes to your account security.' },
   none: { id: 'secure.activity.none', defaultMessage: 'Nothing to show yet.' },
@@ -115,20 +125,45 @@ export function Sessions() {
   const navigate = useNavigate();
   const { items, setItems, failed, load } = useList<SessionView>(listSessions, pickSessions);
   const [busy, setBusy] = useState<string | null>(null);
+  // What the confirmation dialog asks about: one session, or every session but this one.
+  const [asking, setAsking] = useState<SessionView | 'others' | null>(null);
+  /** Ends one session; false when the server refused (already said by the default handling). */
+  const end = async (s: SessionView) => {
+    const res = await revokeSession(s.id);
+    // NOT_FOUND: that session has ended already, which is what was asked.
+    if (!res.success && !hasReason(res.error, 'NOT_FOUND')) {
+      handleError(res.error);
+      return false;
+    }
+    setItems((list) => list?.filter((x) => x.id !== s.id) ?? null);
+    return true;
+  };
   const revoke = async (s: SessionView) => {
     setBusy(s.id);
-    const res = await revokeSession(s.id);
+    const ok = await end(s);
     setBusy(null);
-    // NOT_FOUND: that session has ended already, which is what was asked.
-    if (!res.success && !hasReason(res.error, 'NOT_FOUND')) return handleError(res.error);
+    if (!ok) return;
     if (s.current) {
       session.clear();
       navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });
       return;
     }
-    setItems((list) => list?.filter((x) => x.id !== s.id) ?? null);
     toast.show('success', intl.formatMessage(m.revoked));
   };
+  const revokeOthers = async () => {
+    setBusy('others');
+    let ok = true;
+    for (const s of items?.filter((x) => !x.current) ?? []) ok = (await end(s)) && ok;
+    setBusy(null);
+    if (ok) toast.show('success', intl.formatMessage(m.othersDone));
+  };
+  const confirm = () => {
+    const what = asking;
+    setAsking(null);
+    if (what === 'others') void revokeOthers();
+    else if (what) void revoke(what);
+  };
+  const others = items?.filter((s) => !s.current).length ?? 0;
   return (
     <section className="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">
@@ -156,7 +191,7 @@ export function Sessions() {
                   <FormattedMessage {...m.lastSeen} values={{ when: <When at={s.lastSeen} /> }} />
                 </p>
               </div>
-              <button type="button" aria-describedby={`session-${s.id}`} disabled={busy !== null} onClick={() => void revoke(s)}>
+              <button type="button" className="danger" aria-describedby={`session-${s.id}`} disabled={busy !== null} onClick={() => setAsking(s)}>
                 <FormattedMessage {...(s.current ? m.revokeHere : m.revoke)} />
               </button>
             </li>
@@ -164,6 +199,40 @@ export function Sessions() {
         </ul>
       ) : (
         <Status failed={failed} onRetry={() => void load()} />
+      )}
+      {others > 1 && (
+        <p>
+          <button type="button" className="danger" data-testid="sessions-revoke-others" disabled={busy !== null} onClick={() => setAsking('others')}>
+            <FormattedMessage {...m.others} />
+          </button>
+        </p>
+      )}
+      {asking && (
+        <Dialog
+          testId="session-revoke-dialog"
+          title={<FormattedMessage {...(asking === 'others' ? m.othersTitle : asking.current ? m.revokeHereTitle : m.revokeTitle)} />}
+          description={
+            asking === 'others' ? (
+              <FormattedMessage {...m.othersText} />
+            ) : (
+              <>
+                <Place device={asking.device} country={asking.country} />
+                <br />
+                <FormattedMessage {...(asking.current ? m.revokeHereText : m.revokeText)} />
+              </>
+            )
+          }
+          onCancel={() => setAsking(null)}
+        >
+          <div className="actions">
+            <button type="button" data-autofocus onClick={() => setAsking(null)}>
+              <FormattedMessage {...m.cancel} />
+            </button>
+            <button type="button" className="primary danger" data-testid="session-revoke-confirm" onClick={confirm}>
+              <FormattedMessage {...(asking === 'others' ? m.others : asking.current ? m.revokeHere : m.revoke)} />
+            </button>
+          </div>
+        </Dialog>
       )}
     </section>
   );

@@ -33,6 +33,8 @@ const m = defineMessages({
   step1: { id: 'secure.totp.step1', defaultMessage: '1. Scan this QR code with your authenticator app.' },
   qrAlt: { id: 'secure.totp.qrAlt', defaultMessage: 'QR code to add your Ciam account to an authenticator app' },
   qrFailed: { id: 'secure.totp.qrFailed', defaultMessage: 'The QR code could not be shown. Enter the key below instead.' },
+  openApp: { id: 'secure.totp.openApp', defaultMessage: 'Open in authenticator app' },
+  openAppHint: { id: 'secure.totp.openAppHint', defaultMessage: 'On this phone: adds the account to the authenticator app installed here.' },
   manual: { id: 'secure.totp.manual', defaultMessage: 'Cannot scan it? Enter this key in the app (time-based, 6 digits):' },
   keyLabel: { id: 'secure.totp.keyLabel', defaultMessage: 'Setup key' },
   copy: { id: 'secure.totp.copy', defaultMessage: 'Copy key' },
@@ -213,6 +215,7 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
   const [code, setCode] = useState('');
   const [error, setError] = useState<Msg>(null);
   const [busy, setBusy] = useState(false);
+  const touch = useTouch();
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(secret);
@@ -245,6 +248,16 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
         <FormattedMessage {...m.step1} />
       </p>
       <QrCode url={url} alt={intl.formatMessage(m.qrAlt)} failedText={intl.formatMessage(m.qrFailed)} />
+      {touch && (
+        <p className="open-app">
+          <a href={url} data-testid="totp-open-app" aria-describedby="totp-open-app-hint">
+            <FormattedMessage {...m.openApp} />
+          </a>
+          <span id="totp-open-app-hint" className="muted">
+            <FormattedMessage {...m.openAppHint} />
+          </span>
+        </p>
+      )}
       <p>
         <FormattedMessage {...m.manual} />
       </p>
@@ -281,6 +294,21 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
       </form>
     </div>
   );
+}
+
+// A phone or tablet: the authenticator app is on this device, so a link can open it with the account.
+const TOUCH = '(pointer: coarse), (hover: none)';
+
+function useTouch(): boolean {
+  const [touch, setTouch] = useState(() => typeof window.matchMedia === 'function' && window.matchMedia(TOUCH).matches);
+  useEffect(() => {
+    if (typeof window.matchMedia !== 'function') return;
+    const q = window.matchMedia(TOUCH);
+    const on = () => setTouch(q.matches);
+    q.addEventListener?.('change', on);
+    return () => q.removeEventListener?.('change', on);
+  }, []);
+  return touch;
 }
 
 /** The QR code of `url`, drawn by the QR library, which loads only here (its own chunk). */
