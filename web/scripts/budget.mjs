@@ -5,6 +5,8 @@
 //               + the current locale's messages chunk (main.tsx awaits it before the first render)
 //               + the route's own message bundle in that locale, if its screen is wrapped in
 //                 <WithMessages bundle="..."> in src/app/router.tsx (loaded with the screen)
+//               + any other script index.html loads (the preload script of vite.config.ts, which
+//                 adds <link rel="modulepreload"> for the parts above, so they load with the entry)
 //   initial CSS = the CSS of every chunk above (and index.html's stylesheet)
 //
 // Read from dist/.vite/manifest.json (vite `build.manifest: true`). Each file is gzipped on its
@@ -49,6 +51,16 @@ export const ROUTES = [
   ['/{lang}/logout', 'src/features/logout/logout.tsx'],
   ['/signout', 'src/features/logout/signout.tsx'],
 ];
+/**
+ * Lazy chunks a screen loads as soon as it is drawn, without any act of the user: counted with
+ * the screen (tests/e2e/budget-model.test.mjs checks what a cold browser loads).
+ */
+const LOADED_AT_ONCE = {
+  // A new-password field shows the password checklist (components/field.tsx).
+  'src/features/auth/register.tsx': ['src/components/password-checklist.tsx'],
+  'src/features/auth/find-password.tsx': ['src/components/password-checklist.tsx'],
+  'src/features/personal/secure.tsx': ['src/components/password-checklist.tsx'],
+};
 const LOCALES = { 'zh-CN': 'src/i18n/compiled/zh-CN.json', 'en-US': 'src/i18n/compiled/en-US.json' };
 
 /** Which message bundle each lazy screen loads, read from the router: src -> bundle. */
@@ -69,6 +81,19 @@ const BUNDLE_OF = screenBundles();
 const manifest = JSON.parse(readFileSync(join(dist, '.vite', 'manifest.json'), 'utf8'));
 const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
 if (!entryKey) throw new Error('budget: no entry in the manifest');
+
+/** Scripts of index.html other than the entry (not in the manifest); none when there is no index.html. */
+function htmlScripts() {
+  let html;
+  try {
+    html = readFileSync(join(dist, 'index.html'), 'utf8');
+  } catch {
+    return [];
+  }
+  const entryFile = manifest[entryKey].file;
+  return [...html.matchAll(/<script\b[^>]*\bsrc="\/([^"]+\.js)"/g)].map((m) => m[1]).filter((f) => f !== entryFile);
+}
+const HTML_SCRIPTS = htmlScripts();
 
 const gzCache = new Map();
 function gz(file) {
@@ -92,7 +117,9 @@ function closure(key, js = new Set(), css = new Set()) {
 
 function measure(routeKey, locale) {
   const { js, css } = closure(entryKey);
+  for (const f of HTML_SCRIPTS) js.add(f);
   closure(routeKey, js, css);
+  for (const k of LOADED_AT_ONCE[routeKey] ?? []) if (manifest[k]) closure(k, js, css);
   closure(LOCALES[locale], js, css);
   const bundle = BUNDLE_OF[routeKey];
   if (bundle) closure(`src/i18n/compiled/${locale}.${bundle}.json`, js, css);
