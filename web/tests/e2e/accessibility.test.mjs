@@ -24,11 +24,11 @@ const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSy
 const axe = createRequire(join(ROOT, 'web/node_modules/@axe-core/playwright/package.json'))('axe-core');
 const TAGS = [...new Set(axe.getRules().flatMap((r) => r.tags))].sort();
 const MUST_RUN = ['label-content-name-mismatch'];
-export const VIEWPORTS = [
+const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ];
-export const SCHEMES = ['light', 'dark'];
+const SCHEMES = ['light', 'dark'];
 
 /**
  * Narrow exclusions: [rule id, CSS selector of the nodes, why]. A node of that rule matching the
@@ -40,7 +40,7 @@ const excluded = (ruleId, target) =>
   EXCLUSIONS.some(([id, sel]) => id === ruleId && target.some((t) => String(t) === sel || String(t).endsWith(sel)));
 
 /** axe with every tag on the page as it is now; answers the violations, one line per node. */
-export async function fullAxe(page) {
+async function fullAxe(page) {
   const result = await new AxeBuilder({ page })
     .options({
       runOnly: { type: 'tag', values: TAGS },
@@ -92,7 +92,7 @@ function base32(s) {
   }
   return Buffer.from(out);
 }
-export function totp(key, step = Math.floor(Date.now() / 30_000)) {
+function totp(key, step = Math.floor(Date.now() / 30_000)) {
   const msg = Buffer.alloc(8);
   msg.writeBigUInt64BE(BigInt(step));
   const h = createHmac('sha1', key).update(msg).digest();
