@@ -143,4 +143,16 @@ describe('paint budget', { skip: paintSkip }, () => {
     }
     assert.equal(r.status, 0, r.stderr);
   });
+
+  it('fails (exit 1) when a median is over the limit', { timeout: 120_000 }, () => {
+    assert.deepEqual(paintMissing, [], 'everything the paint measurement needs is there');
+    const r = spawnSync(process.execPath, [script, '--paint', '--runs', '1', '--dist', dist, '--fcp-limit-ms', '100', '--lcp-limit-ms', '100'], {
+      encoding: 'utf8',
+      env: { ...process.env, CIAM_BIN: BIN, CIAM_CHROMIUM: CHROMIUM },
+      timeout: 110_000,
+    });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /paint: sign-in zh-CN, median of 1: FCP \d+ ms \(limit 100\), LCP \d+ ms \(limit 100\): OVER BUDGET/);
+    assert.match(r.stderr, /paint: sign-in en-US, median of 1: .*OVER BUDGET/);
+  });
 });
