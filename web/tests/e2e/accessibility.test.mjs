@@ -138,6 +138,17 @@ for (const L of LOCALES) {
       await everyWay(page, `sign-in by code (${L})`);
     });
 
+    it('sign-in, a wrong password (the inline alert)', async () => {
+      const user = await createAccount(ctx.server, { account: uniqueMail(`a11y-wrong-${L.toLowerCase()}`) });
+      const page = await open(`/${L}/passport/signin`, 'form[data-testid="signin-password"]');
+      const form = page.locator('form[data-testid="signin-password"]');
+      await form.locator('[name="account"]').fill(user.account);
+      await form.locator('[name="password"]').fill('Wrong-Password-0!');
+      await form.locator('button[type="submit"]').click();
+      await form.locator('[data-testid="form-alert"] [role="alert"]', { hasText: t['error.PASSWORD_ERROR'] }).waitFor();
+      await everyWay(page, `sign-in, wrong password (${L})`);
+    });
+
     it('sign-up with every field in error', async () => {
       const page = await open(`/${L}/passport/register`, 'form[data-testid="register"]');
       await page.locator('form[data-testid="register"] button[type="submit"]').click();
