@@ -44,9 +44,14 @@ function MfaModal({ challenge }: { challenge: string }) {
   const inputId = useId();
   const errorId = useId();
   useEffect(() => {
+    // Where focus was (the sign-in form): it goes back there when the dialog goes away.
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const d = dialog.current;
     if (d && !d.open) d.showModal?.();
     input.current?.focus();
+    return () => {
+      if (before?.isConnected) before.focus();
+    };
   }, []);
   const digits = mode === 'totp' ? 6 : 8;
   const submit = async (e: React.FormEvent) => {
@@ -75,8 +80,17 @@ function MfaModal({ challenge }: { challenge: string }) {
       input.current?.focus();
     }
   };
+  // Tab and Shift+Tab go round the dialog's controls (a native modal dialog lets focus leave to the browser).
+  const wrapTab = (e: React.KeyboardEvent<HTMLDialogElement>) => {
+    if (e.key !== 'Tab') return;
+    const els = [...e.currentTarget.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled])')];
+    const edge = e.shiftKey ? els[0] : els[els.length - 1];
+    if (document.activeElement !== edge) return;
+    e.preventDefault();
+    (e.shiftKey ? els[els.length - 1] : els[0])?.focus();
+  };
   return (
-    <dialog ref={dialog} className="modal" aria-labelledby={`${inputId}-title`} onCancel={() => mfa.close()}>
+    <dialog ref={dialog} className="modal" aria-labelledby={`${inputId}-title`} onCancel={() => mfa.close()} onKeyDown={wrapTab}>
       <form onSubmit={submit} noValidate>
         <h2 id={`${inputId}-title`}>
           <FormattedMessage {...m.title} />
