@@ -78,9 +78,9 @@ export default function Register() {
       </h1>
       <form ref={f.ref} data-testid="register" noValidate onSubmit={submit}>
         <FormAlert {...f.alert} />
-        <Field {...f.bind('userName')} label={m.userName} autoComplete="username" />
+        <Field {...f.bind('userName')} label={m.userName} autoComplete="nickname" />
         <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
-        <Field {...f.bind('account')} label={labels.account} autoComplete="email" />
+        <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
         <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="register"
           account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
         <label htmlFor="reg-country">
