@@ -3,7 +3,8 @@
 import { fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi } from '../../testing/fake-api';
-import { renderApp, resetApp } from '../../testing/render-app';
+import { at, renderApp, resetApp, settle } from '../../testing/render-app';
+import * as accounts from '../../lib/accounts';
 import FindPassword from './find-password';
 import Register from './register';
 import SignIn from './signin';
@@ -50,5 +51,52 @@ describe('autocomplete', () => {
     expect(ac(screen.getByTestId('find-password') as HTMLFormElement)).toEqual({
       account: 'username', code: 'one-time-code', password: 'new-password', confirmPassword: 'new-password',
     });
+  });
+});
+
+const field = (f: HTMLFormElement, n: string) => f.elements.namedItem(n) as HTMLInputElement;
+const AUTH_ROUTES = [
+  { path: '/:language/passport/signin', element: <SignIn /> },
+  { path: '/:language/passport/register', element: <Register /> },
+  { path: '/:language/find/password', element: <FindPassword /> },
+];
+
+describe('the sign-in screen after sign-up and recovery', () => {
+  it('after sign-up: the account just registered is prefilled (not the picker), the password focused', async () => {
+    accounts.remember('old@example.com');
+    fakeApi({ 'POST /auth/register': () => [200, {}] });
+    const router = await renderApp(AUTH_ROUTES, '/en-US/passport/register?serviceUrl=x');
+    const f = screen.getByTestId('register') as HTMLFormElement;
+    const set = (n: string, value: string) => fireEvent.change(field(f, n), { target: { value } });
+    set('userName', 'ann'); set('company', 'Acme'); set('account', ' ann@example.com '); set('code', '123456');
+    set('password', 'Ciam-Demo-2026!'); set('confirmPassword', 'Ciam-Demo-2026!');
+    fireEvent.change(f.elements.namedItem('country') as HTMLSelectElement, { target: { value: 'CN' } });
+    fireEvent.click(f.elements.namedItem('acceptTerms') as HTMLInputElement);
+    fireEvent.submit(f);
+    await settle();
+    expect(at(router)).toBe('/en-US/passport/signin?serviceUrl=x');
+    const s = screen.getByTestId('signin-password') as HTMLFormElement;
+    expect(field(s, 'account').value).toBe('ann@example.com');
+    expect(document.activeElement).toBe(field(s, 'password'));
+  });
+
+  it('after a password reset: the account is prefilled', async () => {
+    fakeApi({ 'PATCH /auth/pwd': () => [200, {}] });
+    const router = await renderApp(AUTH_ROUTES, '/en-US/find/password');
+    const f = screen.getByTestId('find-password') as HTMLFormElement;
+    const set = (n: string, value: string) => fireEvent.change(field(f, n), { target: { value } });
+    set('account', '13800138000'); set('code', '123456'); set('password', 'Ciam-Demo-2026!'); set('confirmPassword', 'Ciam-Demo-2026!');
+    fireEvent.submit(f);
+    await settle();
+    expect(at(router)).toBe('/en-US/passport/signin');
+    const s = screen.getByTestId('signin-password') as HTMLFormElement;
+    expect(field(s, 'account').value).toBe('13800138000');
+    expect(document.activeElement).toBe(field(s, 'password'));
+  });
+
+  it('a plain visit is not prefilled', async () => {
+    fakeApi();
+    await renderApp(AUTH_ROUTES, '/en-US/passport/signin');
+    expect(field(screen.getByTestId('signin-password') as HTMLFormElement, 'account').value).toBe('');
   });
 });

@@ -64,7 +64,7 @@ export default function Register() {
     setBusy(false);
     if (!res.success) return f.refuse(res.error);
     toast.show('success', intl.formatMessage(m.done));
-    navigate(paths.signin(lang) + q);
+    navigate(paths.signin(lang) + q, { state: { account: body.account } });
   };
   const doc = (to: string, title: typeof m.done) => (
     <Link to={to} target="_blank" rel="noopener">
