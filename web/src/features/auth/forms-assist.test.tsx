@@ -11,6 +11,7 @@ import SignIn from './signin';
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
   resetApp();
 });
 
@@ -98,5 +99,86 @@ describe('the sign-in screen after sign-up and recovery', () => {
     fakeApi();
     await renderApp(AUTH_ROUTES, '/en-US/passport/signin');
     expect(field(screen.getByTestId('signin-password') as HTMLFormElement, 'account').value).toBe('');
+  });
+});
+
+describe('sign-up: the country', () => {
+  const open = async (locale: 'en-US' | 'zh-CN' = 'en-US') => {
+    await renderApp([{ path: '/:language/passport/register', element: <Register /> }], `/${locale}/passport/register`, { locale });
+    return screen.getByTestId('register').querySelector('select[name="country"]') as HTMLSelectElement;
+  };
+
+  it('preselected from the stored answer of /auth/location, no question asked', async () => {
+    localStorage.setItem('country', 'de');
+    const api = fakeApi();
+    const select = await open();
+    expect(select.value).toBe('DE');
+    expect(select.selectedOptions[0]!.textContent).toBe('Germany (+49)');
+    expect(select.querySelector('option[value=""]')).toBeNull();
+    expect(api.callsTo('GET', '/auth/location')).toEqual([]);
+  });
+
+  it('nothing stored: the browser region first, then the server\'s answer (stored)', async () => {
+    vi.spyOn(navigator, 'language', 'get').mockReturnValue('en-GB');
+    let answer: () => void = () => {};
+    const api = fakeApi({ 'GET /auth/location': () => [200, { country: 'HK', language: 'en-US' }] });
+    const gate = new Promise<void>((r) => (answer = r));
+    const fetch = api.fetch.getMockImplementation()!;
+    api.fetch.mockImplementation(async (url: string, init?: RequestInit) => (url.endsWith('/auth/location') ? gate.then(() => fetch(url, init)) : fetch(url, init)));
+    const select = await open();
+    expect(select.value).toBe('GB');
+    answer();
+    await settle();
+    expect(select.value).toBe('HK');
+    expect(localStorage.getItem('country')).toBe('HK');
+  });
+
+  it('the server\'s late answer does not override a choice the user made', async () => {
+    vi.spyOn(navigator, 'language', 'get').mockReturnValue('en');
+    let answer: () => void = () => {};
+    const api = fakeApi({ 'GET /auth/location': () => [200, { country: 'HK', language: 'en-US' }] });
+    const gate = new Promise<void>((r) => (answer = r));
+    const fetch = api.fetch.getMockImplementation()!;
+    api.fetch.mockImplementation(async (url: string, init?: RequestInit) => (url.endsWith('/auth/location') ? gate.then(() => fetch(url, init)) : fetch(url, init)));
+    const select = await open();
+    expect(select.value).toBe('');
+    fireEvent.change(select, { target: { value: 'FR' } });
+    answer();
+    await settle();
+    expect(select.value).toBe('FR');
+  });
+
+  it('the search filters by name or dialling code and selects the first match; Enter moves to the list', async () => {
+    localStorage.setItem('country', 'CN');
+    fakeApi();
+    const select = await open();
+    const search = screen.getByTestId('country-search') as HTMLInputElement;
+    expect(search.getAttribute('aria-label')).toBe('Search by name or dialling code');
+    expect(search.getAttribute('aria-controls')).toBe(select.id);
+    fireEvent.change(search, { target: { value: 'germ' } });
+    expect([...select.options].map((o) => o.value)).toEqual(['DE']);
+    expect(select.value).toBe('DE');
+    expect(screen.getByTestId('country-found').textContent).toBe('1 country or region matches');
+    fireEvent.change(search, { target: { value: '+44' } });
+    expect([...select.options].map((o) => o.value).sort()).toEqual(['GB', 'GG', 'IM', 'JE']);
+    expect(screen.getByTestId('country-found').textContent).toBe('4 countries or regions match');
+    const submitted = vi.fn();
+    screen.getByTestId('register').addEventListener('submit', submitted);
+    fireEvent.keyDown(search, { key: 'Enter' });
+    expect(submitted).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(select);
+    fireEvent.change(search, { target: { value: 'zzzz' } });
+    expect(screen.getByTestId('country-found').textContent).toBe('No country or region matches');
+    expect(select.options).toHaveLength(1);
+  });
+
+  it('zh-CN: names and search in Chinese', async () => {
+    localStorage.setItem('country', 'CN');
+    fakeApi();
+    const select = await open('zh-CN');
+    expect(select.selectedOptions[0]!.textContent).toBe('中国 (+86)');
+    fireEvent.change(screen.getByTestId('country-search'), { target: { value: '德' } });
+    expect(select.value).toBe('DE');
+    expect(screen.getByTestId('country-found').textContent).toMatch(/个国家或地区匹配$/);
   });
 });
