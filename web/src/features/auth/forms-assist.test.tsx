@@ -1,8 +1,9 @@
 // Issue 12 §2, the forms that help: autofill values that make password managers save the mail or
 // phone with the password.
 import { fireEvent, screen } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fakeApi } from '../../testing/fake-api';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fakeApi, type Reply } from '../../testing/fake-api';
+import CodeForm from './code-signin';
 import { at, renderApp, resetApp, settle } from '../../testing/render-app';
 import * as accounts from '../../lib/accounts';
 import FindPassword from './find-password';
@@ -180,5 +181,69 @@ describe('sign-up: the country', () => {
     fireEvent.change(screen.getByTestId('country-search'), { target: { value: '德' } });
     expect(select.value).toBe('DE');
     expect(screen.getByTestId('country-found').textContent).toMatch(/个国家或地区匹配$/);
+  });
+});
+
+describe('one-act code sending', () => {
+  // A challenge whose answer is 3: solved at once.
+  const salt = 'salt-';
+  let hash = '';
+  beforeAll(async () => {
+    const h = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${salt}3`)));
+    hash = Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
+  });
+  const challenge = (): Reply => [200, { algorithm: 'SHA-256', challenge: hash, maxnumber: 10, salt, signature: 'sig' }];
+  const open = async () => {
+    const api = fakeApi({ 'GET /auth/captcha': challenge, 'POST /auth/identity': () => [200, { resendAfter: 60 }] });
+    await renderApp([{ path: '/:language/passport/signin', element: <CodeForm account="" onSignedIn={() => {}} /> }], '/en-US/passport/signin');
+    return { api, f: screen.getByTestId('signin-code') as HTMLFormElement };
+  };
+
+  it('the captcha starts solving at the first focus in the form, not before', async () => {
+    const { api, f } = await open();
+    await settle();
+    expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(0);
+    expect(screen.getByTestId('captcha').dataset.state).toBe('idle');
+    field(f, 'account').focus();
+    await settle(10);
+    expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(1);
+    expect(screen.getByTestId('captcha').dataset.state).toBe('verified');
+  });
+
+  it('"Send code" is the only act: the proof goes with it; focus moves to the code, never to the body', async () => {
+    const { api, f } = await open();
+    fireEvent.change(field(f, 'account'), { target: { value: 'ann@example.com' } });
+    const send = screen.getByTestId('send-code');
+    send.focus();
+    fireEvent.click(send); // at once: the send waits for the solving under way
+    expect(document.activeElement).toBe(send);
+    await settle(15);
+    const sent = api.callsTo('POST', '/auth/identity');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.body).toMatchObject({ account: 'ann@example.com', purpose: 'login' });
+    const proof = JSON.parse(atob((sent[0]!.body as { captcha: string }).captcha));
+    expect(proof).toMatchObject({ number: 3, salt, signature: 'sig' });
+    expect(document.activeElement).toBe(field(f, 'code'));
+    // The countdown: still focusable (aria-disabled, not disabled), and pressing it sends nothing.
+    expect(send.hasAttribute('disabled')).toBe(false);
+    expect(send.getAttribute('aria-disabled')).toBe('true');
+    expect(send.textContent).toMatch(/^Resend in \d+ seconds$/);
+    send.focus();
+    fireEvent.click(send);
+    await settle();
+    expect(api.callsTo('POST', '/auth/identity')).toHaveLength(1);
+    expect(document.activeElement).toBe(send);
+    // The next proof is already being solved (single-use).
+    expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(2);
+  });
+
+  it('an invalid account is shown at its field before anything is sent', async () => {
+    const { api, f } = await open();
+    fireEvent.change(field(f, 'account'), { target: { value: 'ann.example.com' } });
+    fireEvent.click(screen.getByTestId('send-code'));
+    await settle(10);
+    expect(api.callsTo('POST', '/auth/identity')).toHaveLength(0);
+    expect(document.activeElement).toBe(field(f, 'account'));
+    expect(field(f, 'account').getAttribute('aria-invalid')).toBe('true');
   });
 });
