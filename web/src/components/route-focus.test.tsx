@@ -52,6 +52,7 @@ describe('RouteFocus', () => {
   it('a screen without a heading: its first field', async () => {
     fakeApi();
     const router = await renderApp(ROUTES, '/a');
+    await wait(); // the first screen drawn (a change before that is still the first load)
     act(() => router.navigate('/form'));
     await wait();
     expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Name' }));
@@ -60,6 +61,7 @@ describe('RouteFocus', () => {
   it('a field the screen focused itself keeps the focus', async () => {
     fakeApi();
     const router = await renderApp(ROUTES, '/a');
+    await wait(); // the first screen drawn (a change before that is still the first load)
     act(() => router.navigate('/self'));
     await wait();
     expect(document.activeElement).toBe(screen.getByTestId('self'));
