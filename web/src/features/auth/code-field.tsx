@@ -40,18 +40,15 @@ export function CodeField({ purpose, account, onRefused, ...field }: Props) {
   useEffect(() => {
     const form = button.current?.form;
     if (!form) return;
-    const kick = () => {
-      form.removeEventListener('focusin', kick);
-      form.removeEventListener('input', kick);
+    const events = ['focusin', 'input', 'change'] as const; // change: a password manager's fill
+    const stop = () => events.forEach((e) => form.removeEventListener(e, kick));
+    function kick() {
+      stop();
       void solve();
-    };
+    }
     if (form.contains(document.activeElement)) return kick();
-    form.addEventListener('focusin', kick);
-    form.addEventListener('input', kick);
-    return () => {
-      form.removeEventListener('focusin', kick);
-      form.removeEventListener('input', kick);
-    };
+    events.forEach((e) => form.addEventListener(e, kick));
+    return stop;
   }, [solve]);
   const waiting = busy || left > 0;
   const send = async () => {

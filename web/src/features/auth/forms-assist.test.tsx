@@ -4,6 +4,7 @@ import { fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fakeApi, type Reply } from '../../testing/fake-api';
 import CodeForm from './code-signin';
+import * as toast from '../../lib/toast';
 import { at, renderApp, resetApp, settle } from '../../testing/render-app';
 import * as accounts from '../../lib/accounts';
 import FindPassword from './find-password';
@@ -235,6 +236,27 @@ describe('one-act code sending', () => {
     expect(document.activeElement).toBe(send);
     // The next proof is already being solved (single-use).
     expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(2);
+  });
+
+  it('a failed background solving is said by the captcha (no toast); the next press solves anew and sends', async () => {
+    const { api, f } = await open();
+    let fail = true;
+    api.answers['GET /auth/captcha'] = () => (fail ? [500, { reason: 'INTERNAL_SERVER_ERROR', message: '', code: 500 }] : challenge());
+    fireEvent.change(field(f, 'account'), { target: { value: 'ann@example.com' } });
+    await settle(10);
+    expect(screen.getByTestId('captcha').dataset.state).toBe('failed');
+    expect(toast.current()).toEqual([]);
+    const send = screen.getByTestId('send-code');
+    send.focus();
+    fireEvent.click(send);
+    await settle(10);
+    expect(api.callsTo('POST', '/auth/identity')).toHaveLength(0);
+    expect(document.activeElement).toBe(send);
+    fail = false;
+    fireEvent.click(send);
+    await settle(15);
+    expect(api.callsTo('POST', '/auth/identity')).toHaveLength(1);
+    expect(document.activeElement).toBe(field(f, 'code'));
   });
 
   it('an invalid account is shown at its field before anything is sent', async () => {
