@@ -13,6 +13,7 @@ import { embeddedInfo } from '../lib/redirect';
 import * as session from '../lib/session';
 import * as toast from '../lib/toast';
 import { MfaHost } from '../components/mfa-modal';
+import { RouteFocus } from '../components/route-focus';
 
 const CHECK_EVERY_MS = 30_000;
 
@@ -83,6 +84,7 @@ export function Shell() {
       </footer>
       <Toasts />
       <MfaHost />
+      <RouteFocus />
     </>
   );
 }

@@ -1,9 +1,11 @@
 // The proof-of-work captcha (ALTCHA v1, see docs/api.md): fetch a challenge, find the number whose
 // SHA-256(salt + number) is the challenge, and hand the signed payload to the form. A solution is
-// single-use: the form remounts the widget (a new `key`) after each send to get a fresh one.
-import { useEffect, useId, useRef, useState } from 'react';
+// single-use. A form that sends codes solves in the background as soon as it is in use
+// (useCaptcha), so sending a code is one act.
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
-import { getCaptcha } from '../lib/account-api';
+import { api, SKIP } from '../lib/api';
+import type { GetCaptchaResponse } from '../lib/api-types.gen';
 
 const m = defineMessages({
   label: { id: 'captcha.label', defaultMessage: "I'm not a robot" },
@@ -44,37 +46,90 @@ export async function solve(c: Challenge, alive: () => boolean, progress: (done:
 type State = 'idle' | 'busy' | 'verified' | 'failed';
 const TEXT: Record<State, MessageDescriptor | null> = { idle: null, busy: m.busy, verified: m.done, failed: m.failed };
 
-/** `onSolved` gets the base64 payload for the `captcha` field; `error` is the form's complaint. */
-export function Captcha({ onSolved, error }: { onSolved: (payload: string) => void; error?: MessageDescriptor | null }) {
+/** A challenge expires 300 s after it is issued (functions/core/src/captcha.rs): use it well before. */
+const FRESH_MS = 240_000;
+
+export interface CaptchaHandle {
+  state: State;
+  /** The share of the numbers tried so far (0..1). */
+  progress: number;
+  /** Starts solving in the background (nothing new while one is under way or solved and fresh). */
+  start: () => Promise<string | null>;
+  /** The proof for one send, waiting for the solving under way; single-use (the next take solves anew). */
+  take: () => Promise<string | null>;
+}
+
+/**
+ * The solver of a form: the form calls `start` as soon as it is in use, so a proof is usually
+ * ready when the user presses "Send code", and `take` when sending. The server verifies the
+ * proof as before.
+ */
+export function useCaptcha(): CaptchaHandle {
   const [state, setState] = useState<State>('idle');
-  const [done, setDone] = useState(0);
+  const [progress, setProgress] = useState(0);
   const alive = useRef(true);
-  const id = useId();
+  const job = useRef<{ at: number; promise: Promise<string | null> } | null>(null);
   useEffect(() => {
     alive.current = true;
     return () => void (alive.current = false);
   }, []);
-  const run = async () => {
-    if (state === 'busy' || state === 'verified') return;
-    setState('busy');
-    setDone(0);
-    const res = await getCaptcha();
-    const c = res.success ? res.data : null;
-    const number = c && (await solve(c, () => alive.current, setDone));
-    if (!alive.current) return;
-    if (c && number !== null) {
-      const { algorithm, challenge, salt, signature } = c;
-      onSolved(btoa(JSON.stringify({ algorithm, challenge, number, salt, signature })));
-      setState('verified');
-    } else setState('failed');
+  const start = useCallback(() => {
+    const j = job.current;
+    if (j && Date.now() - j.at < FRESH_MS) return j.promise;
+    const me = { at: Date.now() } as { at: number; promise: Promise<string | null> };
+    job.current = me;
+    me.promise = (async () => {
+      setState('busy');
+      setProgress(0);
+      // Solved in the background: a refusal is the widget's status line, not a toast.
+      const res = await api.get<GetCaptchaResponse>('/auth/captcha', SKIP);
+      const c = res.success ? res.data : null;
+      const number = c && (await solve(c, () => alive.current, (p) => alive.current && setProgress(p)));
+      if (!alive.current) return null;
+      if (c && number !== null) {
+        setState('verified');
+        const { algorithm, challenge, salt, signature } = c;
+        return btoa(JSON.stringify({ algorithm, challenge, number, salt, signature }));
+      }
+      setState('failed');
+      if (job.current === me) job.current = null;
+      return null;
+    })();
+    return me.promise;
+  }, []);
+  const take = useCallback(async () => {
+    const p = await start();
+    job.current = null;
+    return p;
+  }, [start]);
+  return { state, progress, start, take };
+}
+
+interface Props {
+  /** The form's solver (useCaptcha); without it the widget has its own and solves when clicked. */
+  handle?: CaptchaHandle;
+  /** Called with the base64 payload for the `captcha` field when solved (the widget's own solver). */
+  onSolved?: (payload: string) => void;
+  /** The form's complaint. */
+  error?: MessageDescriptor | null;
+}
+
+/** The captcha's state; pressing it solves (again, after a failure). */
+export function Captcha({ handle, onSolved, error }: Props) {
+  const own = useCaptcha();
+  const c = handle ?? own;
+  const id = useId();
+  const run = () => {
+    if (c.state === 'busy' || (c.state === 'verified' && !handle)) return;
+    void c.start().then((p) => p && onSolved?.(p));
   };
-  const bad = !!error && state !== 'verified';
-  const text = bad ? error : TEXT[state];
+  const bad = !!error && c.state !== 'verified';
+  const text = bad ? error : TEXT[c.state];
   return (
     <div className="captcha">
-      <button type="button" role="checkbox" aria-checked={state === 'verified'} aria-busy={state === 'busy'} aria-invalid={bad}
+      <button type="button" role="checkbox" aria-checked={c.state === 'verified'} aria-busy={c.state === 'busy'} aria-invalid={bad}
         aria-describedby={id}
-        data-testid="captcha" data-state={state} onClick={run} style={{ '--p': done } as React.CSSProperties}>
+        data-testid="captcha" data-state={c.state} onClick={run} style={{ '--p': c.progress } as React.CSSProperties}>
         <span className="captcha-box" aria-hidden="true" />
         <FormattedMessage {...m.label} />
       </button>

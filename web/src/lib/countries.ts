@@ -36,3 +36,13 @@ export function countryOptions(locale: string, current: string | null = null): {
   const name = namer(locale);
   return codes.map((code) => ({ code, name: name(code) })).sort((a, b) => collator.compare(a.name, b.name));
 }
+
+/** The region of a language tag ("en-GB" -> "GB"), when it names a country of the list. */
+export function regionOf(tag: string | null | undefined): string {
+  try {
+    const r = tag ? new Intl.Locale(tag).region : undefined;
+    return r && isCountry(r) ? r : '';
+  } catch {
+    return '';
+  }
+}

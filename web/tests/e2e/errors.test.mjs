@@ -44,7 +44,8 @@ for (const L of LOCALES) {
       // The 5th failure locks the account: the form says so inline and cannot be sent.
       await form.locator('[name="password"]').fill('Wrong-Password-4!');
       await form.locator('button[type="submit"]').click();
-      const locked = t['error.lockedFor'].replace('{n}', '15');
+      // The message's plural, formatted for 15 (the other form in both languages).
+      const locked = t['error.lockedFor'].replace(/\{n, plural,.*\}\}/, (p) => /\bother \{([^}]*)\}/.exec(p)[1].replace('#', '15'));
       await alert.filter({ hasText: locked }).waitFor();
       assert.equal(await form.locator('button[type="submit"]').isDisabled(), true);
       assert.equal(await storage(page, 'ciam_token'), null);

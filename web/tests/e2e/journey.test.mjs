@@ -55,8 +55,8 @@ for (const L of LOCALES) {
       await form.locator('[data-testid="send-code"]').click();
       const code = await ctx.server.codeFor(mail, 'register');
       assert.match(code, /^\d{6}$/);
-      // The resend countdown starts.
-      await page.waitForFunction(() => document.querySelector('[data-testid="send-code"]')?.hasAttribute('disabled'));
+      // The resend countdown starts (aria-disabled: the button stays focusable).
+      await page.waitForFunction(() => document.querySelector('[data-testid="send-code"]')?.getAttribute('aria-disabled') === 'true');
       await form.locator('[name="code"]').fill(code);
       await form.locator('[name="country"]').selectOption('CN');
       await form.locator('[name="password"]').fill(PASSWORD);

@@ -1,7 +1,11 @@
 // The captcha, the verification-code input and its send button with the 60 s resend countdown.
-import { useState } from 'react';
-import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
-import { Captcha } from '../../components/captcha';
+// One act: the captcha starts solving in the background at the form's first focus or input, and
+// "Send code" waits for it when it is still solving. Focus never drops to the page body: the
+// button is never disabled under it (aria-disabled while busy or counting down, so it stays
+// focusable), and after a successful send focus moves to the code input.
+import { useEffect, useRef, useState } from 'react';
+import { defineMessages, FormattedMessage } from 'react-intl';
+import { Captcha, useCaptcha } from '../../components/captcha';
 import { Field, type Msg } from '../../components/field';
 import { sendCode } from '../../lib/account-api';
 import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
@@ -10,9 +14,8 @@ import { type ApiError, SKIP } from '../../lib/api';
 const m = defineMessages({
   code: { id: 'auth.code', defaultMessage: 'Verification code' },
   send: { id: 'auth.sendCode', defaultMessage: 'Send code' },
-  resendIn: { id: 'auth.resendIn', defaultMessage: 'Resend in {n}s' },
+  resendIn: { id: 'auth.resendIn', defaultMessage: '{n, plural, one {Resend in # second} other {Resend in # seconds}}' },
   sent: { id: 'auth.codeSent', defaultMessage: 'The verification code has been sent' },
-  captchaFirst: { id: 'auth.captchaFirst', defaultMessage: 'Please confirm that you are not a robot first' },
 });
 
 interface Props {
@@ -28,40 +31,56 @@ interface Props {
 
 export function CodeField({ purpose, account, onRefused, ...field }: Props) {
   const { left, start } = useCountdown(RESEND_SECONDS);
-  const [captcha, setCaptcha] = useState<string | null>(null);
-  const [round, setRound] = useState(0);
-  const [captchaError, setCaptchaError] = useState<MessageDescriptor | null>(null);
+  const captcha = useCaptcha();
+  const button = useRef<HTMLButtonElement>(null);
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
-  const send = async (e: React.MouseEvent<HTMLButtonElement>) => {
-    const form = e.currentTarget.form;
+  const { start: solve } = captcha;
+  // The form is in use (first focus or input in it): solve the captcha in the background.
+  useEffect(() => {
+    const form = button.current?.form;
+    if (!form) return;
+    const events = ['focusin', 'input', 'change'] as const; // change: a password manager's fill
+    const stop = () => events.forEach((e) => form.removeEventListener(e, kick));
+    function kick() {
+      stop();
+      void solve();
+    }
+    if (form.contains(document.activeElement)) return kick();
+    events.forEach((e) => form.addEventListener(e, kick));
+    return stop;
+  }, [solve]);
+  const waiting = busy || left > 0;
+  const send = async () => {
+    if (waiting) return;
     const to = account();
     if (to === null) return;
-    if (!captcha) {
-      setCaptchaError(m.captchaFirst);
-      document.querySelector<HTMLElement>('[data-testid="captcha"]')?.focus();
-      return;
-    }
     setBusy(true);
     setSent(false);
-    const res = await sendCode({ account: to, purpose, captcha }, SKIP);
+    const proof = await captcha.take();
+    if (!proof) {
+      // The captcha says why (its status line); pressing again solves anew.
+      setBusy(false);
+      return;
+    }
+    const res = await sendCode({ account: to, purpose, captcha: proof }, SKIP);
     setBusy(false);
-    // A solution is single-use: whatever the answer, the next send needs a fresh one.
-    setCaptcha(null);
-    setRound((r) => r + 1);
+    // A proof is single-use: the next send's is solved in the background now.
+    void solve();
     if (res.success) {
       start(res.data.resendAfter || RESEND_SECONDS);
       // Said by the field, not in a toast; the code is what to type next.
       setSent(true);
-      (form?.elements.namedItem('code') as HTMLInputElement | null)?.focus();
+      (button.current?.form?.elements.namedItem('code') as HTMLInputElement | null)?.focus();
     } else onRefused(res.error);
   };
   return (
     <>
-      <Captcha key={round} error={captchaError} onSolved={(p) => { setCaptcha(p); setCaptchaError(null); }} />
+      <Captcha handle={captcha} />
       <Field {...field} name="code" label={m.code} inputMode="numeric" autoComplete="one-time-code" maxLength={6}
         after={
-          <button type="button" className="send" data-testid="send-code" disabled={busy || left > 0} onClick={send}>
+          <button ref={button} type="button" className="send" data-testid="send-code" aria-disabled={waiting} aria-busy={busy}
+            onClick={() => void send()}>
             {left > 0 ? <FormattedMessage {...m.resendIn} values={{ n: left }} /> : <FormattedMessage {...m.send} />}
           </button>
         } />

@@ -45,7 +45,7 @@ export default function FindPassword() {
     setBusy(false);
     if (!res.success) return f.refuse(res.error);
     toast.show('success', intl.formatMessage(m.done));
-    navigate(paths.signin(lang) + q);
+    navigate(paths.signin(lang) + q, { state: { account: x.account.trim() } });
   };
   return (
     <div className="card">

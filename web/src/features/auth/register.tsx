@@ -1,5 +1,5 @@
 // Sign-up (spec §2, every rule of §5 checked here and again on the server).
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { ErrorText, Field, FormAlert } from '../../components/field';
@@ -9,29 +9,21 @@ import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import { register } from './api';
 import { keepQuery } from '../../lib/redirect';
-import { countryOptions, isCountry } from '../../lib/countries';
-import { KEYS, read } from '../../lib/storage';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { CodeField } from './code-field';
+import { CountryField, initialCountry } from './country-field';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
 
 const m = defineMessages({
   userName: { id: 'register.userName', defaultMessage: 'Username' },
   company: { id: 'register.company', defaultMessage: 'Company name' },
-  country: { id: 'register.country', defaultMessage: 'Country or region' },
-  choose: { id: 'register.choose', defaultMessage: 'Choose…' },
   terms: { id: 'register.terms', defaultMessage: 'I have read and accept the {protocols} and the {privacy}' },
   submit: { id: 'register.submit', defaultMessage: 'Sign up' },
   done: { id: 'register.done', defaultMessage: 'Your account has been created. Please sign in.' },
   haveAccount: { id: 'register.haveAccount', defaultMessage: 'Already have an account? Sign in' },
 });
-
-function storedCountry(): string {
-  const c = read(KEYS.country)?.toUpperCase() ?? '';
-  return isCountry(c) ? c : '';
-}
 
 export default function Register() {
   useTitle(titles.register);
@@ -39,9 +31,8 @@ export default function Register() {
   const lang = intl.locale as Locale;
   const navigate = useNavigate();
   const q = keepQuery(useLocation().search);
-  const options = useMemo(() => countryOptions(lang).map((o): [string, string] => [o.code, o.name]), [lang]);
   const f = useForm({
-    userName: '', company: '', account: '', code: '', password: '', confirmPassword: '', country: storedCountry(), acceptTerms: false as boolean,
+    userName: '', company: '', account: '', code: '', password: '', confirmPassword: '', country: initialCountry(), acceptTerms: false as boolean,
   });
   const [busy, setBusy] = useState(false);
   const x = f.values;
@@ -64,7 +55,7 @@ export default function Register() {
     setBusy(false);
     if (!res.success) return f.refuse(res.error);
     toast.show('success', intl.formatMessage(m.done));
-    navigate(paths.signin(lang) + q);
+    navigate(paths.signin(lang) + q, { state: { account: body.account } });
   };
   const doc = (to: string, title: typeof m.done) => (
     <Link to={to} target="_blank" rel="noopener">
@@ -78,24 +69,12 @@ export default function Register() {
       </h1>
       <form ref={f.ref} data-testid="register" noValidate onSubmit={submit}>
         <FormAlert {...f.alert} />
-        <Field {...f.bind('userName')} label={m.userName} autoComplete="username" />
+        <Field {...f.bind('userName')} label={m.userName} autoComplete="nickname" />
         <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
-        <Field {...f.bind('account')} label={labels.account} autoComplete="email" />
+        <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
         <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="register"
           account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
-        <label htmlFor="reg-country">
-          <FormattedMessage {...m.country} />
-        </label>
-        <select id="reg-country" name="country" value={x.country} onChange={(e) => f.set('country', e.target.value)}
-          aria-invalid={!!f.errors.country} aria-describedby="reg-country-e" autoComplete="country">
-          <option value="">{intl.formatMessage(m.choose)}</option>
-          {options.map(([c, name]) => (
-            <option key={c} value={c}>
-              {name}
-            </option>
-          ))}
-        </select>
-        <ErrorText id="reg-country-e" error={f.errors.country} />
+        <CountryField value={x.country} error={f.errors.country} onChange={(c) => f.set('country', c)} />
         <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="new-password" />
         <Field {...f.bind('confirmPassword')} label={labels.confirmPassword} type="password" autoComplete="new-password" />
         <div className="check">

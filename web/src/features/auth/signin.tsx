@@ -31,6 +31,12 @@ const m = defineMessages({
 
 type Mode = 'password' | 'code' | 'staff';
 
+/** The account a screen handed over in the router state (`{ account }`), else ''. */
+function prefilled(state: unknown): string {
+  const a = (state as { account?: unknown } | null)?.account;
+  return typeof a === 'string' ? a : '';
+}
+
 // The code mode (captcha, countdown) loads when chosen: the first screen stays small.
 const loadCodeForm = () => import('./code-signin');
 const CodeForm = lazy(loadCodeForm);
@@ -111,10 +117,12 @@ export default function SignIn() {
   useTitle(titles.signin);
   const lang = useIntl().locale as Locale;
   const navigate = useNavigate();
-  const { search } = useLocation();
+  const { search, state } = useLocation();
   const q = keepQuery(search);
-  const [picking, setPicking] = useState(() => accounts.list().length > 0);
-  const [account, setAccount] = useState('');
+  // Sign-up and password recovery come back here with the account (router state): prefilled,
+  // the password field focused.
+  const [account, setAccount] = useState(() => prefilled(state));
+  const [picking, setPicking] = useState(() => !account && accounts.list().length > 0);
   const [mode, setMode] = useState<Mode>('password');
   // Decided once: the return cleans staffCode/staffError from the address before it goes on.
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));

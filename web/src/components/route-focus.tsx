@@ -1,0 +1,35 @@
+// Focus on route change (WCAG 2.4.3): after every route change but the first load, once the new
+// screen is drawn (lazy screens load first), focus moves to its heading (an h1 made focusable with
+// tabIndex -1), or to its first field when it has no heading. A screen that focused a field
+// itself (the sign-in prefilled after sign-up focuses the password) or an open dialog keeps it.
+// Redirects before the first screen is drawn count as the first load.
+import { useEffect, useRef } from 'react';
+import { useLocation } from 'react-router';
+
+const TICK_MS = 50;
+const GIVE_UP = 200; // 10 s
+
+export function RouteFocus() {
+  const { pathname } = useLocation();
+  const drawn = useRef(false);
+  useEffect(() => {
+    const move = drawn.current;
+    let n = 0;
+    const timer = setInterval(() => {
+      const main = document.getElementById('main');
+      const target = main?.querySelector('.loading') ? null : (main?.querySelector<HTMLElement>('h1') ?? main?.querySelector<HTMLElement>('input, select, textarea'));
+      if (!main || !target) {
+        if (++n > GIVE_UP) clearInterval(timer);
+        return;
+      }
+      clearInterval(timer);
+      drawn.current = true;
+      const active = document.activeElement;
+      if (!move || (active?.matches('input, select, textarea') && (main.contains(active) || active.closest('dialog, [role="dialog"]')))) return;
+      if (target.tagName === 'H1') target.tabIndex = -1;
+      target.focus();
+    }, TICK_MS);
+    return () => clearInterval(timer);
+  }, [pathname]);
+  return null;
+}
