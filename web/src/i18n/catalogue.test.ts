@@ -72,7 +72,7 @@ describe('server reasons (docs/openapi.json Reason.enum)', () => {
     expect(e['error.PASSWORD_SAME_ERROR']).toBe('New password must differ from your current one');
     expect(e['error.locked']).toBe('Your account has been locked, please try again later');
     // Issue 12 §3: the spec's "try it in N minute" with an English plural.
-    expect(e['error.lockedFor']).toBe('Your account has been locked, please try again in {n, plural, one {# minute} other {# minutes}}');
+    expect(e['error.lockedFor']).toBe('Your account has been locked, please try it in {n, plural, one {# minute} other {# minutes}}');
     expect(e['session.expired']).toBe('Your session has expired. Please log in again');
   });
 });

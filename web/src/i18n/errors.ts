@@ -54,5 +54,5 @@ export const errors = defineMessages({
   PERMISSION_DENIED: { id: 'error.PERMISSION_DENIED', defaultMessage: 'You do not have permission to do this' },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },
-  lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try again in {n, plural, one {# minute} other {# minutes}}' },
+  lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try it in {n, plural, one {# minute} other {# minutes}}' },
 }) satisfies Record<AnyReason, MessageDescriptor>;

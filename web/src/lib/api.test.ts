@@ -217,7 +217,7 @@ describe('VERIFICATION_ATTEMPT_CODE_LIMIT', () => {
     expect(lockMinutes(String(until), NOW)).toBe(n);
     failWith('VERIFICATION_ATTEMPT_CODE_LIMIT', String(until), 423);
     await api.post('/auth/login/password', {});
-    expect(texts()).toEqual([`Your account has been locked, please try again in ${n} minute${n === 1 ? '' : 's'}`]);
+    expect(texts()).toEqual([`Your account has been locked, please try it in ${n} minute${n === 1 ? '' : 's'}`]);
   });
 
   it.each([['', 'empty'], ['abc', 'not a number'], [String(nowS), 'now'], [String(nowS - 60), 'past'], ['0', 'zero'], ['-5', 'negative'], ['Infinity', 'infinite']])(

@@ -1,8 +1,9 @@
 // Sign-in with a verification code: the account, the captcha, the code with its send button.
-import { useState } from 'react';
+import { useContext, useState } from 'react';
 import { FormattedMessage } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import { SKIP } from '../../lib/api';
+import { AccountRefused } from '../../lib/account-picker';
 import { loginCode } from './api';
 import { code, identity } from '../../lib/validate';
 import { CodeField } from './code-field';
@@ -13,6 +14,8 @@ import { useForm } from '../../components/use-form';
 export default function CodeForm({ account, onSignedIn }: { account: string; onSignedIn: Done }) {
   const f = useForm({ account, code: '' });
   const [busy, setBusy] = useState(false);
+  // A refusal that says the account is gone (deactivated or unknown) drops it from the picker.
+  const refused = useContext(AccountRefused);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     const { account, code: c } = f.values;
@@ -21,7 +24,10 @@ export default function CodeForm({ account, onSignedIn }: { account: string; onS
     const res = await loginCode({ account: account.trim(), code: c.trim() }, SKIP);
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
-    else f.refuse(res.error);
+    else {
+      refused(account.trim(), res.error);
+      f.refuse(res.error);
+    }
   };
   return (
     <form ref={f.ref} data-testid="signin-code" noValidate onSubmit={submit}>

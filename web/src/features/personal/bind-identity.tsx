@@ -24,7 +24,7 @@ const m = defineMessages({
   newPhone: { id: 'info.bind.newPhone', defaultMessage: 'New mobile number (mainland China)' },
   code: { id: 'info.bind.code', defaultMessage: 'Verification code sent to the new address' },
   send: { id: 'info.bind.send', defaultMessage: 'Send code' },
-  resendIn: { id: 'info.bind.resendIn', defaultMessage: 'Resend in {n}s' },
+  resendIn: { id: 'info.bind.resendIn', defaultMessage: '{n, plural, one {Resend in # second} other {Resend in # seconds}}' },
   sent: { id: 'info.bind.sent', defaultMessage: 'The verification code has been sent' },
   captchaFirst: { id: 'info.bind.captchaFirst', defaultMessage: 'Please confirm that you are not a robot first' },
   same: { id: 'info.bind.same', defaultMessage: 'The new value must differ from the current one' },

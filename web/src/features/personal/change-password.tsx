@@ -38,7 +38,8 @@ function fieldOf(e: ApiError): FieldName | null {
   return byReason(FIELD_OF, e.reason) ?? null;
 }
 
-export function ChangePassword() {
+/** `account`: the sign-in name, for password managers to save the new password against. */
+export function ChangePassword({ account }: { account: string }) {
   const intl = useIntl();
   const { ref, values, set, check, flag, bind } = useForm(EMPTY);
   const [busy, setBusy] = useState(false);
@@ -64,6 +65,8 @@ export function ChangePassword() {
   };
   return (
     <form ref={ref} data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate>
+      {/* Hidden: tells a password manager whose password this is (its autocomplete is username). */}
+      <input type="text" name="username" autoComplete="username" value={account} readOnly hidden />
       <Field
         {...bind('oldPassword')}
         type="password"

@@ -180,7 +180,7 @@ describe('binding mail and phone', () => {
     expect(sent?.body).toMatchObject({ account: 'bob@example.com', purpose: 'bind' });
     expect(typeof (sent?.body as { captcha: string }).captcha).toBe('string');
     expect(send.disabled).toBe(true);
-    expect(send.textContent).toMatch(/^Resend in \d+s$/);
+    expect(send.textContent).toMatch(/^Resend in \d+ seconds?$/);
     fireEvent.change(input(f, 'code'), { target: { value: '123456' } });
     fireEvent.submit(f);
     await settle();

@@ -68,7 +68,7 @@ export default function Secure() {
             <p className="muted">
               <FormattedMessage {...m.rule} />
             </p>
-            <ChangePassword />
+            <ChangePassword account={info?.mail || info?.phone || ''} />
           </section>
         </CentreSection>
         <CentreSection id="two-factor">
