@@ -142,8 +142,8 @@ for (const L of LOCALES) {
       await tabTo(page, `${F} [data-testid="send-code"]`);
       await page.keyboard.press('Enter');
       const code = await ctx.server.codeFor(account, 'register');
-      // Focus goes to the code field after "Send code" (or stays on the control): either way, by keyboard.
-      await tabTo(page, `${F} [name="code"]`, { back: true, max: 5 });
+      // After a successful send, focus moves to the code field by itself (docs/web-experience.md).
+      await page.waitForFunction((sel) => document.activeElement === document.querySelector(sel), `${F} [name="code"]`, { timeout: 10_000 });
       await typeInto(page, `${F} [name="code"]`, code);
       await tabTo(page, `${F} [name="country"]`);
       const tag = await page.evaluate(() => document.activeElement.tagName);
