@@ -86,6 +86,13 @@ export function forgetAccount(account: string): accounts.Remembered[] {
   return accounts.forget(account);
 }
 
+/** After this account is deactivated here: every remembered entry that is it (name, mail or phone). */
+export function forgetSelf(info: Pick<UserInfo, 'userName' | 'mail' | 'phone'>): void {
+  for (const r of accounts.list()) {
+    if (key(r.account) === key(info.userName) || sameMasked(r.account, info.mail) || sameMasked(r.account, info.phone)) forgetAccount(r.account);
+  }
+}
+
 /**
  * Given by the sign-in screen to its forms: called with the account and the error of a refused
  * sign-in, it forgets a remembered account that the server reports as gone.

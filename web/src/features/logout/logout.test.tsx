@@ -116,6 +116,28 @@ describe('deactivation', () => {
     expect(toast.current().map((t) => t.text)).toEqual(['Your account has been deactivated']);
   });
 
+  it('forgets the deactivated account in "choose account" (by user name or masked mail), keeps the others', async () => {
+    signIn();
+    answers['GET /auth/info'] = () => [200, { ...INFO, mail: 'an*@example.com', phone: null }];
+    answers['PATCH /auth/deactivation'] = () => [200, { ok: true }];
+    const now = Date.now();
+    localStorage.setItem(
+      'ciam_accounts',
+      JSON.stringify([
+        { account: 'ann@example.com', lastUsed: now },
+        { account: 'ANN', lastUsed: now - 1 },
+        { account: 'bob@example.com', lastUsed: now - 2 },
+      ]),
+    );
+    await show('/en-US/logout');
+    const f = screen.getByTestId('deactivate') as HTMLFormElement;
+    fireEvent.change(f.elements.namedItem('password') as HTMLInputElement, { target: { value: 'Ciam-Demo-2026!' } });
+    fireEvent.click(f.elements.namedItem('confirm') as HTMLInputElement);
+    fireEvent.submit(f);
+    await settle();
+    expect(JSON.parse(localStorage.getItem('ciam_accounts') ?? '[]').map((r: { account: string }) => r.account)).toEqual(['bob@example.com']);
+  });
+
   it('asks for the authenticator code when two-factor is on and sends {code} only', async () => {
     signIn();
     answers['GET /auth/info'] = () => [200, { ...INFO, enableTotp: true }];

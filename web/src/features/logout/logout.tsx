@@ -19,6 +19,7 @@ import { atField, withoutEmpty } from '../../lib/proof';
 import { useUserInfo } from '../../components/use-user-info';
 import './logout.css';
 import { hasReason } from '../../lib/reasons';
+import { forgetSelf } from '../../lib/account-picker';
 
 const m = defineMessages({
   intro: { id: 'logout.intro', defaultMessage: 'Deactivating closes your Ciam account and every application you reach with it.' },
@@ -131,6 +132,9 @@ const dm = defineMessages({
 export interface Account {
   enableTotp: boolean;
   isEiamUser: boolean;
+  userName?: string | null;
+  mail?: string | null;
+  phone?: string | null;
 }
 
 /** The deactivation form once GET /auth/info has answered (rendered for a signed-in person only). */
@@ -170,6 +174,8 @@ function Deactivate({ account }: { account: Account }) {
     setBusy(false);
     if (res.success) {
       session.clear();
+      // A deactivated account is no longer offered by "choose account" on this browser.
+      forgetSelf({ userName: account.userName ?? '', mail: account.mail ?? null, phone: account.phone ?? null });
       toast.show('success', intl.formatMessage(dm.done), 6000);
       navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });
       return;
