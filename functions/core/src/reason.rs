@@ -86,6 +86,13 @@ reasons! {
     AVATAR_TOO_LARGE = 400, "The image is larger than 1 MB", "图片不能超过 1 MB";
     AVATAR_INVALID = 400, "Use a PNG, JPEG or WebP image", "请使用 PNG、JPEG 或 WebP 图片";
     PERMISSION_DENIED = 403, "You do not have permission to do this", "您没有执行此操作的权限";
+    // Passkeys (docs/passkeys-design.md §3.7).
+    PASSKEY_VERIFY_FAILED = 401, "Passkey verification failed", "通行密钥验证失败";
+    PASSKEY_CHALLENGE_EXPIRED = 400, "The passkey request expired, please try again", "通行密钥请求已过期，请重试";
+    PASSKEY_NOT_FOUND = 404, "Passkey not found", "未找到该通行密钥";
+    PASSKEY_EXISTS = 409, "This passkey is already registered", "该通行密钥已注册";
+    PASSKEY_LIMIT = 409, "An account can have at most 10 passkeys", "每个账号最多可添加 10 个通行密钥";
+    PASSKEY_UNAVAILABLE = 503, "Passkeys are not available on this site", "当前站点暂不支持通行密钥";
 }
 
 impl std::fmt::Display for Reason {

@@ -49,7 +49,13 @@ export type Reason =
   | "SERVICE_UNAVAILABLE"
   | "AVATAR_TOO_LARGE"
   | "AVATAR_INVALID"
-  | "PERMISSION_DENIED";
+  | "PERMISSION_DENIED"
+  | "PASSKEY_VERIFY_FAILED"
+  | "PASSKEY_CHALLENGE_EXPIRED"
+  | "PASSKEY_NOT_FOUND"
+  | "PASSKEY_EXISTS"
+  | "PASSKEY_LIMIT"
+  | "PASSKEY_UNAVAILABLE";
 
 /** What the consent screen shows. */
 export type ConsentContext = {
