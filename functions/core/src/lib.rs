@@ -21,6 +21,7 @@ pub mod lock;
 pub mod me;
 pub mod notifier;
 pub mod oidc;
+pub mod passkey;
 pub mod password;
 mod reason;
 #[cfg(test)]

@@ -19,6 +19,9 @@ use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
 use std::sync::{Arc, Mutex, PoisonError};
 
+/// The software WebAuthn authenticator of the passkey tests.
+pub mod passkey;
+
 /// A notifier that accepts every message and keeps none (for tests that read no mail).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Quiet;

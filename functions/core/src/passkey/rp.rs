@@ -1,0 +1,523 @@
+//! The relying party: the ONLY module that names the WebAuthn crate (webauthn_rp =0.3.0,
+//! docs/passkeys-design.md §1.3). Swapping the crate is this file. It makes the options (as
+//! JSON for the browser, plus the server state that goes into the sealed token), verifies the
+//! browser's `PublicKeyCredential.toJSON()` answers, and converts a credential to and from the
+//! `PASSKEY#` item's attributes.
+
+use super::config::PasskeyConfig;
+use serde_json::Value as Json;
+use webauthn_rp::bin::{Decode, Encode};
+use webauthn_rp::request::auth::{AuthenticationVerificationOptions, SignatureCounterEnforcement};
+use webauthn_rp::request::register::{
+    CredProtect, Nickname, PublicKeyCredentialUserEntity, RegistrationVerificationOptions,
+    UserHandle, Username,
+};
+use webauthn_rp::request::{AsciiDomain, ExtensionInfo, RpId};
+use webauthn_rp::response::auth::error::AuthCeremonyErr;
+use webauthn_rp::response::register::{CompressedPubKey, DynamicState, StaticState};
+use webauthn_rp::response::{
+    AuthenticatorAttachment, AuthenticatorTransport, Backup, CredentialId,
+};
+use webauthn_rp::{
+    AuthenticatedCredential, DiscoverableAuthentication, DiscoverableAuthenticationServerState,
+    DiscoverableCredentialRequestOptions, PublicKeyCredentialCreationOptions, Registration,
+    RegistrationServerState,
+};
+
+/// Ciam's user handle: the 16 bytes of the 32-hex-digit userId.
+pub const USER_HANDLE_LEN: usize = 16;
+
+type StoredKey = CompressedPubKey<[u8; 32], [u8; 32], [u8; 48], Vec<u8>>;
+
+/// Why a ceremony's answer was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The JSON is not a credential, or the server state does not decode (INVALID_PARAMETER or
+    /// PASSKEY_CHALLENGE_EXPIRED for the caller).
+    #[error("malformed: {0}")]
+    Malformed(String),
+    /// The signature counter did not go up: a possibly cloned authenticator
+    /// (`passkeyCloneSuspected`, PASSKEY_VERIFY_FAILED).
+    #[error("the signature counter went back")]
+    CounterWentBack,
+    /// Any other verification failure (PASSKEY_VERIFY_FAILED).
+    #[error("refused: {0}")]
+    Failed(String),
+}
+
+/// A credential as the `PASSKEY#` item keeps it (docs/passkeys-design.md §2.1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredPasskey {
+    /// The full credential id.
+    pub cred_id: Vec<u8>,
+    /// The crate's `StaticState` in its binary encoding (the compressed public key and the
+    /// static extensions).
+    pub public: Vec<u8>,
+    /// COSE algorithm (-7, -8, -35, -257).
+    pub alg: i64,
+    pub sign_count: u32,
+    pub uv: bool,
+    /// Backup eligible.
+    pub be: bool,
+    /// Backup state (a synced passkey).
+    pub bs: bool,
+    /// `platform`, `cross-platform` or None.
+    pub attachment: Option<&'static str>,
+    pub transports: Vec<&'static str>,
+    /// 32 hex digits; None when all zero.
+    pub aaguid: Option<String>,
+}
+
+/// What an assertion changes on the stored credential.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Asserted {
+    pub sign_count: u32,
+    pub uv: bool,
+    pub be: bool,
+    pub bs: bool,
+}
+
+fn rp_id(cfg: &PasskeyConfig) -> Result<RpId, Refusal> {
+    AsciiDomain::try_from(cfg.rp_id.clone())
+        .map(RpId::Domain)
+        .map_err(|e| Refusal::Failed(format!("rp id: {e}")))
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<Json, Refusal> {
+    serde_json::to_value(v).map_err(|e| Refusal::Failed(e.to_string()))
+}
+
+/// The names shown by the authenticator for a user: `name` (mail, phone or userName) and
+/// `display` (displayName or userName). A value the crate's PRECIS profile refuses falls back to
+/// the userName, then to `fallback` (the masked account), then to "user".
+pub fn user_names(name: &str, display: &str, user_name: &str, fallback: &str) -> (String, String) {
+    let pick = |cands: [&str; 3], ok: &dyn Fn(&str) -> bool| {
+        cands
+            .into_iter()
+            .find(|c| !c.is_empty() && ok(c))
+            .unwrap_or("user")
+            .to_owned()
+    };
+    (
+        pick([name, user_name, fallback], &|s| {
+            Username::try_from(s).is_ok()
+        }),
+        pick([display, user_name, fallback], &|s| {
+            Nickname::try_from(s).is_ok()
+        }),
+    )
+}
+
+/// Registration options for the user `user_id` (16 bytes): a discoverable credential with user
+/// verification required, attestation none, credProtect asked but not enforced. Answers the
+/// browser's `PublicKeyCredentialCreationOptionsJSON` and the server state for the token.
+pub fn registration_options(
+    cfg: &PasskeyConfig,
+    user_id: [u8; USER_HANDLE_LEN],
+    name: &str,
+    display: &str,
+) -> Result<(Json, Vec<u8>), Refusal> {
+    let rp = rp_id(cfg)?;
+    let handle = UserHandle::<USER_HANDLE_LEN>::from(user_id);
+    let user = PublicKeyCredentialUserEntity {
+        name: Username::try_from(name).map_err(|e| Refusal::Failed(e.to_string()))?,
+        id: &handle,
+        display_name: Some(
+            Nickname::try_from(display).map_err(|e| Refusal::Failed(e.to_string()))?,
+        ),
+    };
+    let mut o = PublicKeyCredentialCreationOptions::passkey(&rp, user, Vec::new());
+    o.extensions.cred_protect =
+        CredProtect::UserVerificationRequired(ExtensionInfo::AllowDontEnforceValue);
+    let (server, client) = o
+        .start_ceremony()
+        .map_err(|e| Refusal::Failed(e.to_string()))?;
+    let state = server
+        .encode()
+        .map_err(|e| Refusal::Failed(e.to_string()))?;
+    Ok((json(&client)?, state))
+}
+
+/// Sign-in options (discoverable: no `allowCredentials`, user verification required).
+pub fn signin_options(cfg: &PasskeyConfig) -> Result<(Json, Vec<u8>), Refusal> {
+    let rp = rp_id(cfg)?;
+    let (server, client) = DiscoverableCredentialRequestOptions::passkey(&rp)
+        .start_ceremony()
+        .map_err(|e| Refusal::Failed(e.to_string()))?;
+    let state = server
+        .encode()
+        .map_err(|e| Refusal::Failed(e.to_string()))?;
+    Ok((json(&client)?, state))
+}
+
+fn attachment(a: AuthenticatorAttachment) -> Option<&'static str> {
+    match a {
+        AuthenticatorAttachment::None => None,
+        AuthenticatorAttachment::Platform => Some("platform"),
+        AuthenticatorAttachment::CrossPlatform => Some("cross-platform"),
+    }
+}
+
+fn attachment_of(s: Option<&str>) -> AuthenticatorAttachment {
+    match s {
+        Some("platform") => AuthenticatorAttachment::Platform,
+        Some("cross-platform") => AuthenticatorAttachment::CrossPlatform,
+        _ => AuthenticatorAttachment::None,
+    }
+}
+
+fn flags(b: Backup) -> (bool, bool) {
+    match b {
+        Backup::NotEligible => (false, false),
+        Backup::Eligible => (true, false),
+        Backup::Exists => (true, true),
+    }
+}
+
+fn backup(be: bool, bs: bool) -> Backup {
+    match (be, bs) {
+        (true, true) => Backup::Exists,
+        (true, false) => Backup::Eligible,
+        _ => Backup::NotEligible,
+    }
+}
+
+/// Verifies a registration (`credential` is the browser's `toJSON()`), with the server state
+/// of the token. The user handle is the one the options were made for.
+pub fn verify_registration(
+    cfg: &PasskeyConfig,
+    state: &[u8],
+    credential: &Json,
+) -> Result<StoredPasskey, Refusal> {
+    let rp = rp_id(cfg)?;
+    let server = RegistrationServerState::<USER_HANDLE_LEN>::decode(state)
+        .map_err(|e| Refusal::Malformed(format!("state: {e:?}")))?;
+    let reg = Registration::deserialize_value(credential)?;
+    let opts = RegistrationVerificationOptions::<String, String> {
+        allowed_origins: &cfg.origins,
+        client_data_json_relaxed: true,
+        ..Default::default()
+    };
+    let cred = server
+        .verify(&rp, &reg, &opts)
+        .map_err(|e| Refusal::Failed(format!("{e:?}")))?;
+    let (id, transports, _user, static_state, dynamic, meta) = cred.into_parts();
+    let public = static_state
+        .encode()
+        .map_err(|e| Refusal::Failed(format!("{e:?}")))?;
+    let aaguid = meta.aaguid.data();
+    let (be, bs) = flags(dynamic.backup);
+    let names = [
+        (AuthenticatorTransport::Ble, "ble"),
+        (AuthenticatorTransport::Hybrid, "hybrid"),
+        (AuthenticatorTransport::Internal, "internal"),
+        (AuthenticatorTransport::Nfc, "nfc"),
+        (AuthenticatorTransport::SmartCard, "smart-card"),
+        (AuthenticatorTransport::Usb, "usb"),
+    ];
+    Ok(StoredPasskey {
+        cred_id: id.as_ref().to_vec(),
+        public,
+        alg: alg_of(credential),
+        sign_count: dynamic.sign_count,
+        uv: dynamic.user_verified,
+        be,
+        bs,
+        attachment: attachment(dynamic.authenticator_attachment),
+        transports: names
+            .into_iter()
+            .filter(|(t, _)| transports.contains(*t))
+            .map(|(_, n)| n)
+            .collect(),
+        aaguid: aaguid.iter().any(|b| *b != 0).then(|| hex::encode(aaguid)),
+    })
+}
+
+fn alg_of(credential: &Json) -> i64 {
+    credential["response"]["publicKeyAlgorithm"]
+        .as_i64()
+        .unwrap_or(0)
+}
+
+/// The user handle of a discoverable assertion: the 16 bytes of the userId, or None (another
+/// length, or not a credential at all): the caller answers PASSKEY_NOT_FOUND.
+pub fn user_handle(credential: &Json) -> Option<[u8; USER_HANDLE_LEN]> {
+    let a = DiscoverableAuthentication::<USER_HANDLE_LEN>::deserialize_value(credential).ok()?;
+    a.response().user_handle().as_ref().try_into().ok()
+}
+
+/// Verifies a discoverable assertion against the stored credential of `user_id`.
+/// `top_origins`: the app's `frameOrigins` for an embedded ceremony (then a framed assertion is
+/// accepted from those top origins only), else None (a framed assertion is refused).
+pub fn verify_signin(
+    cfg: &PasskeyConfig,
+    state: &[u8],
+    credential: &Json,
+    user_id: [u8; USER_HANDLE_LEN],
+    stored: &StoredPasskey,
+    top_origins: Option<&[String]>,
+) -> Result<Asserted, Refusal> {
+    let rp = rp_id(cfg)?;
+    let server = DiscoverableAuthenticationServerState::decode(state)
+        .map_err(|e| Refusal::Malformed(format!("state: {e:?}")))?;
+    let auth = DiscoverableAuthentication::<USER_HANDLE_LEN>::deserialize_value(credential)?;
+    let handle = UserHandle::<USER_HANDLE_LEN>::from(user_id);
+    let static_state = StaticState::<StoredKey>::decode(stored.public.as_slice())
+        .map_err(|e| Refusal::Malformed(format!("stored key: {e:?}")))?;
+    let dynamic = DynamicState {
+        user_verified: stored.uv,
+        backup: backup(stored.be, stored.bs),
+        sign_count: stored.sign_count,
+        authenticator_attachment: attachment_of(stored.attachment),
+    };
+    let id = CredentialId::try_from(stored.cred_id.as_slice())
+        .map_err(|e| Refusal::Malformed(format!("stored id: {e:?}")))?;
+    let mut cred = AuthenticatedCredential::new(id, &handle, static_state, dynamic)
+        .map_err(|e| Refusal::Failed(format!("{e:?}")))?;
+    let o = AuthenticationVerificationOptions::<String, String> {
+        allowed_origins: &cfg.origins,
+        allowed_top_origins: top_origins,
+        sig_counter_enforcement: SignatureCounterEnforcement::Fail,
+        update_uv: true,
+        client_data_json_relaxed: true,
+        ..Default::default()
+    };
+    match server.verify(&rp, &auth, &mut cred, &o) {
+        Ok(_) => {
+            let d = cred.dynamic_state();
+            let (be, bs) = flags(d.backup);
+            Ok(Asserted {
+                sign_count: d.sign_count,
+                uv: d.user_verified,
+                be,
+                bs,
+            })
+        }
+        Err(AuthCeremonyErr::SignatureCounter) => Err(Refusal::CounterWentBack),
+        Err(e) => Err(Refusal::Failed(format!("{e:?}"))),
+    }
+}
+
+trait FromJson: Sized {
+    fn deserialize_value(v: &Json) -> Result<Self, Refusal>;
+}
+
+impl<T: serde::de::DeserializeOwned> FromJson for T {
+    fn deserialize_value(v: &Json) -> Result<Self, Refusal> {
+        // The crate's types borrow nothing from the input, so a round trip through text is the
+        // simplest way to use their standard (L3 JSON) Deserialize.
+        serde_json::from_str(&v.to_string()).map_err(|e| Refusal::Malformed(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::passkey::{SoftAuthenticator, BE, BS, UP, UV};
+
+    const ORIGIN: &str = "http://localhost:8080";
+    const UID: [u8; 16] = [
+        0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0, 1, 2, 3, 4, 5, 6, 7,
+    ];
+
+    fn cfg() -> PasskeyConfig {
+        PasskeyConfig::new(Some(ORIGIN), None, &[]).unwrap()
+    }
+
+    fn register(soft: &mut SoftAuthenticator) -> Result<StoredPasskey, Refusal> {
+        let (options, state) = registration_options(&cfg(), UID, "ann", "Ann").unwrap();
+        let answer = soft.create(&options);
+        verify_registration(&cfg(), &state, &answer)
+    }
+
+    fn sign_in(
+        soft: &mut SoftAuthenticator,
+        stored: &StoredPasskey,
+        tops: Option<&[String]>,
+    ) -> Result<Asserted, Refusal> {
+        let (options, state) = signin_options(&cfg()).unwrap();
+        let answer = soft.get(&options, &UID);
+        assert_eq!(user_handle(&answer), Some(UID));
+        verify_signin(&cfg(), &state, &answer, UID, stored, tops)
+    }
+
+    #[test]
+    fn options_ask_for_a_resident_verified_credential() {
+        let (o, _) = registration_options(&cfg(), UID, "ann", "Ann").unwrap();
+        let o = o.get("publicKey").unwrap_or(&o);
+        assert_eq!(o["rp"]["id"], "localhost");
+        assert_eq!(o["authenticatorSelection"]["residentKey"], "required");
+        assert_eq!(o["authenticatorSelection"]["userVerification"], "required");
+        assert_eq!(o["attestation"], "none");
+        let (s, _) = signin_options(&cfg()).unwrap();
+        let s = s.get("publicKey").unwrap_or(&s);
+        assert_eq!(s["userVerification"], "required");
+        assert!(s
+            .get("allowCredentials")
+            .is_none_or(|a| a.as_array().is_some_and(Vec::is_empty)));
+    }
+
+    #[test]
+    fn a_registration_and_assertions_round_trip() {
+        let mut soft = SoftAuthenticator::new(3, "localhost", ORIGIN);
+        soft.flags = UP | UV | BE | BS;
+        soft.aaguid = [0xab; 16];
+        let stored = register(&mut soft).unwrap();
+        assert_eq!(stored.cred_id, vec![3; 32]);
+        assert_eq!((stored.uv, stored.be, stored.bs), (true, true, true));
+        assert_eq!(stored.alg, -7);
+        assert_eq!(stored.sign_count, 1);
+        assert_eq!(stored.transports, ["internal"]);
+        assert_eq!(stored.attachment, Some("platform"));
+        assert_eq!(
+            stored.aaguid.as_deref(),
+            Some("abababababababababababababababab")
+        );
+        let a = sign_in(&mut soft, &stored, None).unwrap();
+        assert_eq!(a.sign_count, 2);
+        let stored = StoredPasskey {
+            sign_count: a.sign_count,
+            ..stored
+        };
+        assert_eq!(sign_in(&mut soft, &stored, None).unwrap().sign_count, 3);
+    }
+
+    #[test]
+    fn a_zero_aaguid_is_not_kept() {
+        let mut soft = SoftAuthenticator::new(4, "localhost", ORIGIN);
+        assert_eq!(register(&mut soft).unwrap().aaguid, None);
+    }
+
+    #[test]
+    fn another_rp_id_or_origin_is_refused() {
+        let mut soft = SoftAuthenticator::new(5, "localhost", ORIGIN);
+        let stored = register(&mut soft).unwrap();
+        soft.rp_id = "evil.example".into();
+        assert!(matches!(
+            sign_in(&mut soft, &stored, None),
+            Err(Refusal::Failed(_))
+        ));
+        soft.rp_id = "localhost".into();
+        soft.origin = "http://localhost:9999".into();
+        assert!(matches!(
+            sign_in(&mut soft, &stored, None),
+            Err(Refusal::Failed(_))
+        ));
+
+        let mut evil = SoftAuthenticator::new(6, "evil.example", ORIGIN);
+        assert!(matches!(register(&mut evil), Err(Refusal::Failed(_))));
+        let mut elsewhere = SoftAuthenticator::new(6, "localhost", "https://evil.example");
+        assert!(matches!(register(&mut elsewhere), Err(Refusal::Failed(_))));
+    }
+
+    #[test]
+    fn a_framed_assertion_needs_an_allowed_top_origin() {
+        let mut soft = SoftAuthenticator::new(7, "localhost", ORIGIN);
+        let stored = register(&mut soft).unwrap();
+        let shop = vec!["https://shop.example.com".to_owned()];
+        soft.top_origin = Some("https://shop.example.com".into());
+        let a = sign_in(&mut soft, &stored, Some(&shop)).unwrap();
+        let stored = StoredPasskey {
+            sign_count: a.sign_count,
+            ..stored
+        };
+        // No app bound: a framed assertion is refused.
+        assert!(matches!(
+            sign_in(&mut soft, &stored, None),
+            Err(Refusal::Failed(_))
+        ));
+        soft.top_origin = Some("https://evil.example".into());
+        assert!(matches!(
+            sign_in(&mut soft, &stored, Some(&shop)),
+            Err(Refusal::Failed(_))
+        ));
+        // crossOrigin without topOrigin (older browsers), app bound: pinned, whatever the crate
+        // decides (docs/passkeys-design.md §9 asked for this case).
+        soft.top_origin = Some(String::new());
+        let without_top = sign_in(&mut soft, &stored, Some(&shop));
+        assert!(
+            without_top.is_ok(),
+            "crossOrigin without topOrigin: {without_top:?}"
+        );
+    }
+
+    #[test]
+    fn a_counter_going_back_is_refused_unless_always_zero() {
+        let mut soft = SoftAuthenticator::new(8, "localhost", ORIGIN);
+        soft.counter = 5;
+        let stored = register(&mut soft).unwrap();
+        soft.counter = 3;
+        assert_eq!(
+            sign_in(&mut soft, &stored, None),
+            Err(Refusal::CounterWentBack)
+        );
+        soft.counter = 5;
+        assert_eq!(
+            sign_in(&mut soft, &stored, None),
+            Err(Refusal::CounterWentBack)
+        );
+
+        let mut zero = SoftAuthenticator::new(9, "localhost", ORIGIN);
+        zero.counter = 0;
+        zero.counting = false;
+        let stored = register(&mut zero).unwrap();
+        for _ in 0..3 {
+            assert_eq!(sign_in(&mut zero, &stored, None).unwrap().sign_count, 0);
+        }
+    }
+
+    #[test]
+    fn user_verification_is_required() {
+        let mut soft = SoftAuthenticator::new(10, "localhost", ORIGIN);
+        soft.flags = UP;
+        assert!(matches!(register(&mut soft), Err(Refusal::Failed(_))));
+        soft.flags = UP | UV;
+        let stored = register(&mut soft).unwrap();
+        soft.flags = UP;
+        assert!(matches!(
+            sign_in(&mut soft, &stored, None),
+            Err(Refusal::Failed(_))
+        ));
+    }
+
+    #[test]
+    fn another_users_handle_or_key_is_refused() {
+        let mut soft = SoftAuthenticator::new(11, "localhost", ORIGIN);
+        let stored = register(&mut soft).unwrap();
+        let (options, state) = signin_options(&cfg()).unwrap();
+        let answer = soft.get(&options, &UID);
+        let other = [9u8; 16];
+        assert!(verify_signin(&cfg(), &state, &answer, other, &stored, None).is_err());
+        let mut thief = SoftAuthenticator::new(12, "localhost", ORIGIN);
+        thief.cred_id = stored.cred_id.clone();
+        let (options, state) = signin_options(&cfg()).unwrap();
+        let forged = thief.get(&options, &UID);
+        assert!(matches!(
+            verify_signin(&cfg(), &state, &forged, UID, &stored, None),
+            Err(Refusal::Failed(_))
+        ));
+        assert!(matches!(
+            verify_signin(&cfg(), b"junk", &forged, UID, &stored, None),
+            Err(Refusal::Malformed(_))
+        ));
+        assert_eq!(user_handle(&serde_json::json!({"id": "x"})), None);
+    }
+
+    #[test]
+    fn precis_refusals_fall_back_to_the_user_name_then_the_mask() {
+        assert_eq!(
+            user_names("ann@example.com", "Ann", "ann", "a**@example.com"),
+            ("ann@example.com".into(), "Ann".into())
+        );
+        // A control character is refused by both profiles.
+        assert_eq!(
+            user_names("bad\u{7}", "bad\u{7}", "ann", "a**"),
+            ("ann".into(), "ann".into())
+        );
+        assert_eq!(
+            user_names("", "", "\u{7}", "a**"),
+            ("a**".into(), "a**".into())
+        );
+        assert_eq!(user_names("", "", "", ""), ("user".into(), "user".into()));
+    }
+}
