@@ -14,7 +14,10 @@ pub mod routes;
 mod sign_in;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
-pub use routes::{embedded, Auth, PageDef, RouteDef, EMBEDDED_PAGE, PAGES, RELEASE, ROUTES};
+pub use routes::{
+    all_routes, embedded, Auth, PageDef, RouteDef, CEREMONY_ROUTES, EMBEDDED_PAGE, PAGES, RELEASE,
+    ROUTES,
+};
 
 use axum::Router;
 use ciam_core::Ciam;
@@ -29,22 +32,24 @@ pub struct AppState {
     pub ciam: Ciam,
 }
 
-/// Every route under `/ciam/v1`, with the request-id, body-limit and fallback layers.
+/// Every route under `/ciam/v1` (both tables), with the request-id, body-limit and fallback
+/// layers.
 pub fn router(ciam: Ciam) -> Router {
-    build(ciam, |_| true)
+    build(ciam, all_routes())
 }
 
-/// Only the route `id` (a Lambda serves one route). None for an unknown id.
-pub fn router_for(id: &str, ciam: Ciam) -> Option<Router> {
-    ROUTES
+/// Only the route `id` of `table` (a Lambda serves one route of its binary's table: `ROUTES`
+/// for `bootstrap`, `CEREMONY_ROUTES` for `passkeys`). None for an id not in `table`.
+pub fn router_for(table: &'static [RouteDef], id: &str, ciam: Ciam) -> Option<Router> {
+    table
         .iter()
         .any(|r| r.id == id)
-        .then(|| build(ciam, |r| r.id == id))
+        .then(|| build(ciam, table.iter().filter(|r| r.id == id)))
 }
 
-fn build(ciam: Ciam, keep: impl Fn(&RouteDef) -> bool) -> Router {
+fn build<'a>(ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router {
     let mut api = Router::new();
-    for def in ROUTES.iter().filter(|d| keep(d)) {
+    for def in defs {
         api = api.route(def.path, sign_in::logged(def.id, (def.handler)()));
     }
     let api = api.fallback(error::not_found).with_state(AppState { ciam });

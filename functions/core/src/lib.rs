@@ -69,6 +69,10 @@ pub struct Config {
     pub oidc_key_version: u32,
     /// The company's OpenID Connect identity provider for staff sign-in; None: not offered.
     pub staff_idp: Option<staff::StaffIdp>,
+    /// Passkeys: the RP ID when it is not the public URL's host (a parent domain of it).
+    pub passkey_rp_id: Option<String>,
+    /// Passkeys: origins allowed besides the public URL's own.
+    pub passkey_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -80,6 +84,8 @@ impl Default for Config {
             public_url: "http://127.0.0.1:8080".to_owned(),
             oidc_key_version: 1,
             staff_idp: None,
+            passkey_rp_id: None,
+            passkey_origins: Vec::new(),
         }
     }
 }

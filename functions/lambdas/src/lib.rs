@@ -160,7 +160,7 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
             .instrument(tracing::info_span!("lambda", route = route_id))
             .await;
     }
-    let Some(router) = ciam_api::router_for(route_id, ciam) else {
+    let Some(router) = ciam_api::router_for(ciam_api::ROUTES, route_id, ciam) else {
         let e = format!("no route with id {route_id}");
         tracing::error!(route = route_id, error = %e, "init failed");
         return Err(e.into());

@@ -100,6 +100,12 @@ pub const EMBEDDED_PAGE: PageDef = PageDef {
 /// no `/ciam/v1` path, auth requirement or OpenAPI operation.
 pub const PAGES: &[PageDef] = &[EMBEDDED_PAGE];
 
+/// Every route of both tables: `ROUTES` (binary `bootstrap`) then `CEREMONY_ROUTES` (binary
+/// `passkeys`). For `ciam serve`, the OpenAPI and template checks; never called by `bootstrap`.
+pub fn all_routes() -> impl Iterator<Item = &'static RouteDef> {
+    ROUTES.iter().chain(CEREMONY_ROUTES)
+}
+
 /// A table row: `route!(id, METHOD, path, handler, auth, operationId)`.
 macro_rules! route {
     ($id:literal, $method:ident, $path:literal, $handler:path, $auth:ident, $op:literal) => {
@@ -113,6 +119,9 @@ macro_rules! route {
         }
     };
 }
+
+pub mod passkeys;
+pub use passkeys::CEREMONY_ROUTES;
 
 #[rustfmt::skip]
 pub const ROUTES: &[RouteDef] = &[
@@ -135,6 +144,10 @@ pub const ROUTES: &[RouteDef] = &[
     route!("auth_totp_disable",       POST,   "/auth/totp/disable",      two_factor::disable,      Session,       "disableTotp"),
     route!("auth_login_totp",         POST,   "/auth/login/totp",        two_factor::login_totp,   Public,        "loginTotp"),
     route!("auth_unlock_code",        POST,   "/auth/unlockCode",        two_factor::unlock_code,  Public,        "loginBackupCode"),
+    // Passkeys that only touch the table (passkeys.rs; the ceremonies are `CEREMONY_ROUTES`).
+    route!("auth_passkeys",           GET,    "/auth/passkeys",          passkeys::list,           Session,       "listPasskeys"),
+    route!("auth_passkey_rename",     PATCH,  "/auth/passkeys/{id}",     passkeys::rename,         Session,       "renamePasskey"),
+    route!("auth_passkey_delete",     DELETE, "/auth/passkeys/{id}",     passkeys::remove,         Session,       "deletePasskey"),
     // Account changes (account.rs).
     route!("auth_advertisement",      PATCH,  "/auth/advertisement",     account::advertisement,   Session,       "setAdvertisement"),
     route!("auth_mail",               PATCH,  "/auth/mail",              account::mail,            Session,       "bindMail"),
