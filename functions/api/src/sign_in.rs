@@ -24,6 +24,7 @@ pub fn method_of(route_id: &str) -> Option<&'static str> {
         "auth_login_code" => Some("code"),
         "auth_login_totp" | "auth_unlock_code" => Some("totp"),
         "auth_login_staff" => Some("staff"),
+        "auth_login_passkey" => Some("passkey"),
         _ => None,
     }
 }
@@ -56,9 +57,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sign_in_routes_are_the_five_that_issue_a_session_and_use_the_four_methods() {
-        let mut signing_in: Vec<(&str, &str)> = crate::ROUTES
-            .iter()
+    fn the_sign_in_routes_are_the_six_that_issue_a_session_and_use_the_five_methods() {
+        let mut signing_in: Vec<(&str, &str)> = crate::all_routes()
             .filter_map(|r| method_of(r.id).map(|m| (r.path, m)))
             .collect();
         signing_in.sort_unstable();
@@ -66,6 +66,7 @@ mod tests {
             signing_in,
             [
                 ("/auth/login/code", "code"),
+                ("/auth/login/passkey", "passkey"),
                 ("/auth/login/password", "password"),
                 ("/auth/login/staff", "staff"),
                 ("/auth/login/totp", "totp"),

@@ -21,6 +21,13 @@ pub enum Event {
     PhoneChanged,
     /// The user revoked a partner app's access (its remembered consent).
     AppRevoked,
+    /// A passkey was registered (the entry names it).
+    PasskeyAdded,
+    /// A passkey was removed (the entry names it).
+    PasskeyRemoved,
+    /// A passkey's signature counter went back: possibly a cloned authenticator; the
+    /// assertion was refused (the entry names the passkey).
+    PasskeyCloneSuspected,
 }
 
 impl Event {
@@ -35,6 +42,9 @@ impl Event {
             Event::MailChanged => "mailChanged",
             Event::PhoneChanged => "phoneChanged",
             Event::AppRevoked => "appRevoked",
+            Event::PasskeyAdded => "passkeyAdded",
+            Event::PasskeyRemoved => "passkeyRemoved",
+            Event::PasskeyCloneSuspected => "passkeyCloneSuspected",
         }
     }
 }

@@ -145,7 +145,8 @@ pub async fn bind(
 /// Policy (docs/api.md): the profile is emptied to a tombstone (user name, status, time), every
 /// session ends (sessGen), the mail and phone items are released at once, so the person may sign
 /// up again with them, while the username stays reserved so nobody can take a name others knew.
-/// Pending codes, backup codes and remembered consents are deleted. A later sign-in answers
+/// Pending codes, backup codes and remembered consents are deleted, the passkeys (and their
+/// uniqueness items) in the same transaction as the tombstone. A later sign-in answers
 /// PASSWORD_ERROR; a ticket issued before is refused at verification (the user is read there).
 pub async fn deactivate(
     ciam: &Ciam,
@@ -184,6 +185,9 @@ pub async fn deactivate(
             cond: Some(Cond::eq("userId", u.id.as_str())),
         });
     }
+    // The passkeys go with the account, in the same commit (at most 20 operations).
+    let passkeys = crate::passkey::items::items_of(ciam, &u.id).await?;
+    ops.extend(crate::passkey::items::delete_ops(&u.id, &passkeys));
     ciam.store
         .transact(ops)
         .await

@@ -218,6 +218,9 @@ pub struct EventView {
     pub kind: String,
     pub device: Option<String>,
     pub country: Option<String>,
+    /// The passkey a passkey event is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// How many events the activity shows.
@@ -239,12 +242,14 @@ pub async fn activity(ciam: &Ciam, s: &Session) -> Result<Vec<EventView>> {
         kind: i.s("kind").unwrap_or_default().to_owned(),
         device: i.s("device").map(str::to_owned),
         country: i.s("country").map(str::to_owned),
+        name: i.s("name").map(str::to_owned),
     };
     let sign_in = |i: &Item| EventView {
         at: i.n("createdAt").unwrap_or(0),
         kind: crate::audit::Event::SignIn.kind().to_owned(),
         device: i.s("device").map(str::to_owned),
         country: i.s("country").map(str::to_owned),
+        name: None,
     };
     let mut v: Vec<EventView> = events?.iter().map(event).collect();
     v.extend(sign_ins?.iter().map(sign_in));

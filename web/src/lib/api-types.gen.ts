@@ -147,6 +147,32 @@ export type OAuthError = {
   error_description: string;
 };
 
+/** The options of a WebAuthn ceremony: hand `publicKey` to `PublicKeyCredential.parseCreationOptionsFromJSON` / `parseRequestOptionsFromJSON` (or convert its base64url fields), and send `passkeyChallenge` back unchanged with the answer, within 5 minutes. The challenge finishes once. */
+export type PasskeyOptions = {
+  /** sealed, opaque; single use; expires after 300 s */
+  passkeyChallenge: string;
+  /** PublicKeyCredentialCreationOptionsJSON (registration) or PublicKeyCredentialRequestOptionsJSON (sign-in, two-factor step, fresh proof), WebAuthn Level 3 */
+  publicKey: Record<string, unknown>;
+};
+
+/** The browser's answer as `PublicKeyCredential.toJSON()` gives it (WebAuthn Level 3 RegistrationResponseJSON or AuthenticationResponseJSON): id, rawId, type, response (clientDataJSON, attestationObject, authenticatorData, publicKey, publicKeyAlgorithm, transports for a registration; clientDataJSON, authenticatorData, signature, userHandle for an assertion), clientExtensionResults, authenticatorAttachment. Its inner fields are judged by the relying-party library. */
+export type PasskeyCredential = Record<string, unknown>;
+
+export type Passkey = {
+  /** base64url SHA-256 of the credential id (43 characters) */
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt?: number;
+  backupEligible: boolean;
+  /** true: a synced passkey */
+  backupState: boolean;
+  attachment?: "platform" | "cross-platform";
+  transports: string[];
+  /** the authenticator model, 32 hex digits; absent when the authenticator does not say */
+  aaguid?: string;
+};
+
 /** GET /auth/consent: What the consent screen shows */
 export type ConsentContextResponse = ConsentContext;
 
@@ -378,9 +404,11 @@ export type RevokeSessionResponse = Ok;
 export type ListActivityResponse = {
   events: {
     at: number;
-    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked";
+    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected";
     device: string | null;
     country: string | null;
+    /** the passkey a passkey event is about */
+    name?: string;
   }[];
 };
 
@@ -587,6 +615,55 @@ export type GetVersionResponse = {
   version: string;
 };
 
+/** GET /auth/passkeys: The account's passkeys */
+export type ListPasskeysResponse = {
+  passkeys: Passkey[];
+};
+
+/** POST /auth/passkeys: Register a passkey */
+export type PasskeyRegisterResponse = {
+  id: string;
+  name: string;
+};
+
+/** The body of POST /auth/passkeys. */
+export type PasskeyRegisterRequest = {
+  passkeyChallenge: string;
+  credential: PasskeyCredential;
+  name?: string;
+};
+
+/** POST /auth/passkeys/options: Options to register a passkey */
+export type PasskeyRegisterOptionsResponse = PasskeyOptions;
+
+/** The body of POST /auth/passkeys/options. */
+export type PasskeyRegisterOptionsRequest = Record<string, unknown>;
+
+/** PATCH /auth/passkeys/{id}: Rename a passkey */
+export type RenamePasskeyResponse = PasskeyRegisterResponse;
+
+/** The body of PATCH /auth/passkeys/{id}. */
+export type RenamePasskeyRequest = {
+  name: string;
+};
+
+/** POST /auth/login/passkey/options: Options to sign in with a passkey */
+export type PasskeyLoginOptionsResponse = PasskeyOptions;
+
+/** The body of POST /auth/login/passkey/options. */
+export type PasskeyLoginOptionsRequest = {
+  appId?: string;
+};
+
+/** POST /auth/login/passkey: Sign in with a passkey */
+export type LoginPasskeyResponse = SignedIn;
+
+/** The body of POST /auth/login/passkey. */
+export type LoginPasskeyRequest = {
+  passkeyChallenge: string;
+  credential: PasskeyCredential;
+};
+
 /** Every operation of the document: its method, path, request body and JSON answer. */
 export interface Operations {
   consentContext: { method: "GET"; path: "/auth/consent"; request: undefined; response: ConsentContextResponse };
@@ -643,4 +720,11 @@ export interface Operations {
   oidcJwks: { method: "GET"; path: "/oidc/jwks"; request: undefined; response: OidcJwksResponse };
   reportClientError: { method: "POST"; path: "/client-errors"; request: ReportClientErrorRequest; response: undefined };
   getVersion: { method: "GET"; path: "/version"; request: undefined; response: GetVersionResponse };
+  listPasskeys: { method: "GET"; path: "/auth/passkeys"; request: undefined; response: ListPasskeysResponse };
+  passkeyRegister: { method: "POST"; path: "/auth/passkeys"; request: PasskeyRegisterRequest; response: PasskeyRegisterResponse };
+  passkeyRegisterOptions: { method: "POST"; path: "/auth/passkeys/options"; request: PasskeyRegisterOptionsRequest; response: PasskeyRegisterOptionsResponse };
+  renamePasskey: { method: "PATCH"; path: "/auth/passkeys/{id}"; request: RenamePasskeyRequest; response: RenamePasskeyResponse };
+  deletePasskey: { method: "DELETE"; path: "/auth/passkeys/{id}"; request: undefined; response: undefined };
+  passkeyLoginOptions: { method: "POST"; path: "/auth/login/passkey/options"; request: PasskeyLoginOptionsRequest; response: PasskeyLoginOptionsResponse };
+  loginPasskey: { method: "POST"; path: "/auth/login/passkey"; request: LoginPasskeyRequest; response: LoginPasskeyResponse };
 }

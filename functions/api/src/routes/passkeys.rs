@@ -9,72 +9,123 @@ use crate::error::ApiError;
 use crate::extract::{Authed, Client, Json};
 use crate::AppState;
 use axum::extract::{Path, State};
-use axum::response::Response;
-use ciam_core::Reason;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use ciam_core::passkey::{ceremony, items};
 use serde::Deserialize;
-use serde_json::Value as Json_;
+use serde_json::{json, Value};
 
 type ApiResult = Result<Response, ApiError>;
 
-fn unavailable() -> ApiResult {
-    Err(ciam_core::Error::new(Reason::PASSKEY_UNAVAILABLE).into())
+fn json(v: impl serde::Serialize) -> ApiResult {
+    Ok(axum::Json(v).into_response())
+}
+
+/// `GET /auth/passkeys`: the account's passkeys, newest first.
+/// Round trips: 2 (authentication, the query).
+pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    json(json!({ "passkeys": items::list(&s.ciam, &sess).await? }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rename {
+    name: String,
+}
+
+/// `PATCH /auth/passkeys/{id}`. Round trips: 2 (authentication, the conditional update).
+pub async fn rename(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Path(id): Path<String>,
+    Json(b): Json<Rename>,
+) -> ApiResult {
+    let p = items::rename(&s.ciam, &sess, &id, &b.name).await?;
+    json(json!({ "id": p.id, "name": p.name }))
+}
+
+/// `DELETE /auth/passkeys/{id}` (fresh proof). Round trips: 3 (authentication, the
+/// credential, the transaction).
+pub async fn remove(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Client(client): Client,
+    Path(id): Path<String>,
+) -> ApiResult {
+    items::remove(&s.ciam, &sess, &id, &client).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// An options request with nothing in it.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+/// `POST /auth/passkeys/options` (fresh proof). Round trips: 2 (authentication, the account's
+/// passkeys).
+pub async fn register_options(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Json(_): Json<Empty>,
+) -> ApiResult {
+    json(ceremony::register_options(&s.ciam, &sess).await?)
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Finish {
+pub struct Register {
     passkey_challenge: String,
-    credential: Json_,
+    credential: Value,
     #[serde(default)]
     name: Option<String>,
 }
 
-pub async fn list(State(_s): State<AppState>, Authed(_sess): Authed) -> ApiResult {
-    unavailable()
-}
-pub async fn rename(
-    State(_s): State<AppState>,
-    Authed(_sess): Authed,
-    Path(_id): Path<String>,
-) -> ApiResult {
-    unavailable()
-}
-pub async fn remove(
-    State(_s): State<AppState>,
-    Authed(_sess): Authed,
-    Path(_id): Path<String>,
-) -> ApiResult {
-    unavailable()
-}
-pub async fn register_options(State(_s): State<AppState>, Authed(_sess): Authed) -> ApiResult {
-    unavailable()
-}
+/// `POST /auth/passkeys` (fresh proof). Round trips: 2 (authentication, the transaction).
 pub async fn register(
-    State(_s): State<AppState>,
-    Authed(_sess): Authed,
-    Client(_c): Client,
-    Json(_b): Json<Finish>,
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Client(client): Client,
+    Json(b): Json<Register>,
 ) -> ApiResult {
-    let _ = (&_b.passkey_challenge, &_b.credential, &_b.name);
-    unavailable()
+    let r = ceremony::register(
+        &s.ciam,
+        &sess,
+        &b.passkey_challenge,
+        &b.credential,
+        b.name.as_deref(),
+        &client,
+    )
+    .await?;
+    json(r)
 }
-pub async fn login_options(State(_s): State<AppState>) -> ApiResult {
-    unavailable()
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LoginOptions {
+    #[serde(default)]
+    app_id: Option<String>,
 }
-pub async fn login(State(_s): State<AppState>, Client(_c): Client) -> ApiResult {
-    unavailable()
+
+/// `POST /auth/login/passkey/options`. Round trips: 0.
+pub async fn login_options(State(s): State<AppState>, Json(b): Json<LoginOptions>) -> ApiResult {
+    json(ceremony::login_options(&s.ciam, b.app_id.as_deref())?)
 }
-pub async fn mfa_options(State(_s): State<AppState>) -> ApiResult {
-    unavailable()
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Assertion {
+    passkey_challenge: String,
+    credential: Value,
 }
-pub async fn login_mfa(State(_s): State<AppState>, Client(_c): Client) -> ApiResult {
-    unavailable()
-}
-pub async fn reauth_options(State(_s): State<AppState>, Authed(_sess): Authed) -> ApiResult {
-    unavailable()
-}
-pub async fn reauth(State(_s): State<AppState>, Authed(_sess): Authed) -> ApiResult {
-    unavailable()
+
+/// `POST /auth/login/passkey`. Round trips: 2 (user, credential and app in one batch; the
+/// transaction).
+pub async fn login(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<Assertion>,
+) -> ApiResult {
+    json(ceremony::login(&s.ciam, &b.passkey_challenge, &b.credential, &client).await?)
 }
 
 /// The ceremony routes: binary `passkeys` (docs/passkeys-design.md §1.4). Nothing reachable
@@ -85,8 +136,4 @@ pub const CEREMONY_ROUTES: &[RouteDef] = &[
     route!("auth_passkey_register",         POST, "/auth/passkeys",                   register,         Session, "passkeyRegister"),
     route!("auth_login_passkey_options",    POST, "/auth/login/passkey/options",      login_options,    Public,  "passkeyLoginOptions"),
     route!("auth_login_passkey",            POST, "/auth/login/passkey",              login,            Public,  "loginPasskey"),
-    route!("auth_mfa_passkey_options",      POST, "/auth/login/passkey/mfa/options",  mfa_options,      Public,  "passkeyMfaOptions"),
-    route!("auth_login_passkey_mfa",        POST, "/auth/login/passkey/mfa",          login_mfa,        Public,  "loginPasskeyMfa"),
-    route!("auth_reauth_passkey_options",   POST, "/auth/reauth/passkey/options",     reauth_options,   Session, "passkeyReauthOptions"),
-    route!("auth_reauth_passkey",           POST, "/auth/reauth/passkey",             reauth,           Session, "reauthPasskey"),
 ];

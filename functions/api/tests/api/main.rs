@@ -22,6 +22,7 @@ mod journey;
 mod login;
 mod me;
 mod oidc;
+mod passkeys;
 mod passwords;
 mod races;
 mod registration;

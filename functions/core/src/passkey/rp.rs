@@ -12,11 +12,11 @@ use webauthn_rp::request::register::{
     CredProtect, Nickname, PublicKeyCredentialUserEntity, RegistrationVerificationOptions,
     UserHandle, Username,
 };
-use webauthn_rp::request::{AsciiDomain, ExtensionInfo, RpId};
+use webauthn_rp::request::{AsciiDomain, ExtensionInfo, PublicKeyCredentialDescriptor, RpId};
 use webauthn_rp::response::auth::error::AuthCeremonyErr;
 use webauthn_rp::response::register::{CompressedPubKey, DynamicState, StaticState};
 use webauthn_rp::response::{
-    AuthenticatorAttachment, AuthenticatorTransport, Backup, CredentialId,
+    AuthTransports, AuthenticatorAttachment, AuthenticatorTransport, Backup, CredentialId,
 };
 use webauthn_rp::{
     AuthenticatedCredential, DiscoverableAuthentication, DiscoverableAuthenticationServerState,
@@ -111,11 +111,14 @@ pub fn user_names(name: &str, display: &str, user_name: &str, fallback: &str) ->
 /// Registration options for the user `user_id` (16 bytes): a discoverable credential with user
 /// verification required, attestation none, credProtect asked but not enforced. Answers the
 /// browser's `PublicKeyCredentialCreationOptionsJSON` and the server state for the token.
+/// `exclude`: the account's credentials (id, transport names), so the browser refuses to
+/// register one of its authenticators twice.
 pub fn registration_options(
     cfg: &PasskeyConfig,
     user_id: [u8; USER_HANDLE_LEN],
     name: &str,
     display: &str,
+    exclude: &[(Vec<u8>, Vec<String>)],
 ) -> Result<(Json, Vec<u8>), Refusal> {
     let rp = rp_id(cfg)?;
     let handle = UserHandle::<USER_HANDLE_LEN>::from(user_id);
@@ -126,7 +129,11 @@ pub fn registration_options(
             Nickname::try_from(display).map_err(|e| Refusal::Failed(e.to_string()))?,
         ),
     };
-    let mut o = PublicKeyCredentialCreationOptions::passkey(&rp, user, Vec::new());
+    let exclude = exclude
+        .iter()
+        .map(|(id, transports)| descriptor(id, transports))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut o = PublicKeyCredentialCreationOptions::passkey(&rp, user, exclude);
     o.extensions.cred_protect =
         CredProtect::UserVerificationRequired(ExtensionInfo::AllowDontEnforceValue);
     let (server, client) = o
@@ -148,6 +155,19 @@ pub fn signin_options(cfg: &PasskeyConfig) -> Result<(Json, Vec<u8>), Refusal> {
         .encode()
         .map_err(|e| Refusal::Failed(e.to_string()))?;
     Ok((json(&client)?, state))
+}
+
+fn descriptor(
+    id: &[u8],
+    transports: &[String],
+) -> Result<PublicKeyCredentialDescriptor<Vec<u8>>, Refusal> {
+    let transports: AuthTransports = serde_json::from_value(Json::from(transports.to_vec()))
+        .map_err(|e| Refusal::Malformed(format!("stored transports: {e}")))?;
+    Ok(PublicKeyCredentialDescriptor {
+        id: CredentialId::try_from(id.to_vec())
+            .map_err(|e| Refusal::Malformed(format!("stored id: {e:?}")))?,
+        transports,
+    })
 }
 
 fn attachment(a: AuthenticatorAttachment) -> Option<&'static str> {
@@ -242,8 +262,17 @@ fn alg_of(credential: &Json) -> i64 {
 /// The user handle of a discoverable assertion: the 16 bytes of the userId, or None (another
 /// length, or not a credential at all): the caller answers PASSKEY_NOT_FOUND.
 pub fn user_handle(credential: &Json) -> Option<[u8; USER_HANDLE_LEN]> {
-    let a = DiscoverableAuthentication::<USER_HANDLE_LEN>::deserialize_value(credential).ok()?;
-    a.response().user_handle().as_ref().try_into().ok()
+    assertion_ids(credential).ok()?.0
+}
+
+/// The user handle (None when it is not 16 bytes) and the credential id of an assertion;
+/// `Malformed` when `credential` is not an assertion at all.
+pub fn assertion_ids(
+    credential: &Json,
+) -> Result<(Option<[u8; USER_HANDLE_LEN]>, Vec<u8>), Refusal> {
+    let a = DiscoverableAuthentication::<USER_HANDLE_LEN>::deserialize_value(credential)?;
+    let handle = a.response().user_handle().as_ref().try_into().ok();
+    Ok((handle, a.raw_id().as_ref().to_vec()))
 }
 
 /// Verifies a discoverable assertion against the stored credential of `user_id`.
@@ -325,7 +354,7 @@ mod tests {
     }
 
     fn register(soft: &mut SoftAuthenticator) -> Result<StoredPasskey, Refusal> {
-        let (options, state) = registration_options(&cfg(), UID, "ann", "Ann").unwrap();
+        let (options, state) = registration_options(&cfg(), UID, "ann", "Ann", &[]).unwrap();
         let answer = soft.create(&options);
         verify_registration(&cfg(), &state, &answer)
     }
@@ -343,7 +372,7 @@ mod tests {
 
     #[test]
     fn options_ask_for_a_resident_verified_credential() {
-        let (o, _) = registration_options(&cfg(), UID, "ann", "Ann").unwrap();
+        let (o, _) = registration_options(&cfg(), UID, "ann", "Ann", &[]).unwrap();
         let o = o.get("publicKey").unwrap_or(&o);
         assert_eq!(o["rp"]["id"], "localhost");
         assert_eq!(o["authenticatorSelection"]["residentKey"], "required");

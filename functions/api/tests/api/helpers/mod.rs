@@ -8,6 +8,7 @@
 mod account;
 mod apps;
 mod outbox;
+mod passkeys;
 mod two_factor;
 
 pub use account::BinaryResponse;
@@ -181,6 +182,17 @@ impl TestApp {
         )
             -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>,
     ) -> TestApp {
+        Self::spawn_with(make, Config::default()).await
+    }
+
+    /// The app on `make`'s store with `config` (its captcha made easy, as everywhere here).
+    pub async fn spawn_with(
+        make: impl FnOnce(
+            ManualClock,
+        )
+            -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>,
+        config: Config,
+    ) -> TestApp {
         ciam_core::testing::ask_each_thread();
         let builder = Builder::new(START);
         let clock = builder.clock();
@@ -192,7 +204,7 @@ impl TestApp {
             .notifier(outbox.clone())
             .config(Config {
                 captcha_max_number: 1000,
-                ..Config::default()
+                ..config
             })
             .build()
             .await;
