@@ -24,7 +24,7 @@ pub fn method_of(route_id: &str) -> Option<&'static str> {
         "auth_login_code" => Some("code"),
         "auth_login_totp" | "auth_unlock_code" => Some("totp"),
         "auth_login_staff" => Some("staff"),
-        "auth_login_passkey" => Some("passkey"),
+        "auth_login_passkey" | "auth_login_passkey_mfa" => Some("passkey"),
         _ => None,
     }
 }
@@ -57,7 +57,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sign_in_routes_are_the_six_that_issue_a_session_and_use_the_five_methods() {
+    fn the_sign_in_routes_are_the_seven_that_issue_a_session_and_use_the_five_methods() {
         let mut signing_in: Vec<(&str, &str)> = crate::all_routes()
             .filter_map(|r| method_of(r.id).map(|m| (r.path, m)))
             .collect();
@@ -67,6 +67,7 @@ mod tests {
             [
                 ("/auth/login/code", "code"),
                 ("/auth/login/passkey", "passkey"),
+                ("/auth/login/passkey/mfa", "passkey"),
                 ("/auth/login/password", "password"),
                 ("/auth/login/staff", "staff"),
                 ("/auth/login/totp", "totp"),

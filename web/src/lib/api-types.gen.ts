@@ -664,6 +664,36 @@ export type LoginPasskeyRequest = {
   credential: PasskeyCredential;
 };
 
+/** POST /auth/login/passkey/mfa/options: Options for a passkey as the two-factor step */
+export type PasskeyMfaOptionsResponse = PasskeyOptions;
+
+/** The body of POST /auth/login/passkey/mfa/options. */
+export type PasskeyMfaOptionsRequest = {
+  challenge: string;
+};
+
+/** POST /auth/login/passkey/mfa: Finish the two-factor step with a passkey */
+export type LoginPasskeyMfaResponse = SignedIn;
+
+/** The body of POST /auth/login/passkey/mfa. */
+export type LoginPasskeyMfaRequest = {
+  challenge: string;
+  passkeyChallenge: string;
+  credential: PasskeyCredential;
+};
+
+/** POST /auth/reauth/passkey/options: Options for a fresh proof by passkey */
+export type PasskeyReauthOptionsResponse = PasskeyOptions;
+
+/** The body of POST /auth/reauth/passkey/options. */
+export type PasskeyReauthOptionsRequest = Record<string, unknown>;
+
+/** POST /auth/reauth/passkey: A fresh proof of identity by passkey */
+export type ReauthPasskeyResponse = Ok;
+
+/** The body of POST /auth/reauth/passkey. */
+export type ReauthPasskeyRequest = LoginPasskeyRequest;
+
 /** Every operation of the document: its method, path, request body and JSON answer. */
 export interface Operations {
   consentContext: { method: "GET"; path: "/auth/consent"; request: undefined; response: ConsentContextResponse };
@@ -727,4 +757,8 @@ export interface Operations {
   deletePasskey: { method: "DELETE"; path: "/auth/passkeys/{id}"; request: undefined; response: undefined };
   passkeyLoginOptions: { method: "POST"; path: "/auth/login/passkey/options"; request: PasskeyLoginOptionsRequest; response: PasskeyLoginOptionsResponse };
   loginPasskey: { method: "POST"; path: "/auth/login/passkey"; request: LoginPasskeyRequest; response: LoginPasskeyResponse };
+  passkeyMfaOptions: { method: "POST"; path: "/auth/login/passkey/mfa/options"; request: PasskeyMfaOptionsRequest; response: PasskeyMfaOptionsResponse };
+  loginPasskeyMfa: { method: "POST"; path: "/auth/login/passkey/mfa"; request: LoginPasskeyMfaRequest; response: LoginPasskeyMfaResponse };
+  passkeyReauthOptions: { method: "POST"; path: "/auth/reauth/passkey/options"; request: PasskeyReauthOptionsRequest; response: PasskeyReauthOptionsResponse };
+  reauthPasskey: { method: "POST"; path: "/auth/reauth/passkey"; request: ReauthPasskeyRequest; response: ReauthPasskeyResponse };
 }

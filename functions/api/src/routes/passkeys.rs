@@ -128,6 +128,66 @@ pub async fn login(
     json(ceremony::login(&s.ciam, &b.passkey_challenge, &b.credential, &client).await?)
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    challenge: String,
+}
+
+/// `POST /auth/login/passkey/mfa/options`. Round trips: 3 (the challenge, its user, the
+/// passkeys).
+pub async fn mfa_options(State(s): State<AppState>, Json(b): Json<Step>) -> ApiResult {
+    json(ceremony::mfa_options(&s.ciam, &b.challenge).await?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StepAssertion {
+    challenge: String,
+    passkey_challenge: String,
+    credential: Value,
+}
+
+/// `POST /auth/login/passkey/mfa`. Round trips: 4 (the challenge, its user, the credential, the
+/// transaction).
+pub async fn login_mfa(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<StepAssertion>,
+) -> ApiResult {
+    json(
+        ceremony::login_mfa(
+            &s.ciam,
+            &b.challenge,
+            &b.passkey_challenge,
+            &b.credential,
+            &client,
+        )
+        .await?,
+    )
+}
+
+/// `POST /auth/reauth/passkey/options`. Round trips: 2 (authentication, the passkeys).
+pub async fn reauth_options(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Json(_): Json<Empty>,
+) -> ApiResult {
+    json(ceremony::reauth_options(&s.ciam, &sess).await?)
+}
+
+/// `POST /auth/reauth/passkey`. Round trips: 3 (authentication, the credential, the
+/// transaction).
+pub async fn reauth(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Client(client): Client,
+    Json(b): Json<Assertion>,
+) -> ApiResult {
+    ceremony::reauth(&s.ciam, &sess, &b.passkey_challenge, &b.credential, &client).await?;
+    json(json!({ "ok": true }))
+}
+
 /// The ceremony routes: binary `passkeys` (docs/passkeys-design.md §1.4). Nothing reachable
 /// from the `bootstrap` binary names this table, so its link leaves the WebAuthn crate out.
 #[rustfmt::skip]
@@ -136,4 +196,8 @@ pub const CEREMONY_ROUTES: &[RouteDef] = &[
     route!("auth_passkey_register",         POST, "/auth/passkeys",                   register,         Session, "passkeyRegister"),
     route!("auth_login_passkey_options",    POST, "/auth/login/passkey/options",      login_options,    Public,  "passkeyLoginOptions"),
     route!("auth_login_passkey",            POST, "/auth/login/passkey",              login,            Public,  "loginPasskey"),
+    route!("auth_mfa_passkey_options",      POST, "/auth/login/passkey/mfa/options",  mfa_options,      Public,  "passkeyMfaOptions"),
+    route!("auth_login_passkey_mfa",        POST, "/auth/login/passkey/mfa",          login_mfa,        Public,  "loginPasskeyMfa"),
+    route!("auth_reauth_passkey_options",   POST, "/auth/reauth/passkey/options",     reauth_options,   Session, "passkeyReauthOptions"),
+    route!("auth_reauth_passkey",           POST, "/auth/reauth/passkey",             reauth,           Session, "reauthPasskey"),
 ];

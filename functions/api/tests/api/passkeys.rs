@@ -473,3 +473,125 @@ async fn on_dynamodb_sign_in_round_trips_and_one_challenge_one_session() {
     let bob = app.sign_in("bob@example.com", PASSWORD).await;
     add(app, &bob, &mut auth).await.error(409, "PASSKEY_EXISTS");
 }
+
+#[tokio::test]
+async fn a_passkey_is_the_two_factor_step_of_its_own_account_only() {
+    let e = crate::two_factor::enrolled_in(app().await).await;
+    let user_id = e.app.owner_of("tfa@example.com").await.expect("owner");
+    // No passkey yet: the step does not offer one.
+    let ch = e.challenge().await;
+    e.app
+        .passkey_mfa_options(&ch)
+        .await
+        .error(404, "PASSKEY_NOT_FOUND");
+    let mut auth = soft(30);
+    add(&e.app, &e.token, &mut auth).await.ok(200);
+
+    let ch = e.challenge().await;
+    let o = e.app.passkey_mfa_options(&ch).await.ok(200);
+    assert_eq!(
+        o["publicKey"]["allowCredentials"].as_array().map(Vec::len),
+        Some(1),
+        "{o}"
+    );
+    assert_eq!(o["publicKey"]["userVerification"], "required");
+    let credential = auth.get(&o["publicKey"], &handle(&user_id));
+    let finish = json!({
+        "challenge": ch,
+        "passkeyChallenge": o["passkeyChallenge"],
+        "credential": credential,
+    });
+    let token = e.app.passkey_login_mfa(&finish).await.ok(200)["token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    e.app.get_info(&token).await.ok(200);
+    // The sign-in challenge is used up.
+    e.app
+        .passkey_login_mfa(&finish)
+        .await
+        .error(400, "PASSKEY_CHALLENGE_EXPIRED");
+
+    // Another account's passkey is not this account's second factor.
+    e.app.sign_up("eve", "eve@example.com").await;
+    let eve = e.app.sign_in("eve@example.com", PASSWORD).await;
+    let mut eves = soft(31);
+    add(&e.app, &eve, &mut eves).await.ok(200);
+    let ch = e.challenge().await;
+    let o = e.app.passkey_mfa_options(&ch).await.ok(200);
+    let finish = json!({
+        "challenge": ch,
+        "passkeyChallenge": o["passkeyChallenge"],
+        "credential": eves.get(&o["publicKey"], &handle(&user_id)),
+    });
+    e.app
+        .passkey_login_mfa(&finish)
+        .await
+        .error(404, "PASSKEY_NOT_FOUND");
+    // A token of another sign-in challenge does not finish this one.
+    let other = e.challenge().await;
+    let finish = json!({
+        "challenge": other,
+        "passkeyChallenge": o["passkeyChallenge"],
+        "credential": auth.get(&o["publicKey"], &handle(&user_id)),
+    });
+    e.app
+        .passkey_login_mfa(&finish)
+        .await
+        .error(400, "PASSKEY_CHALLENGE_EXPIRED");
+}
+
+#[tokio::test]
+async fn a_passkey_is_a_fresh_proof_for_sensitive_changes() {
+    let a = account().await;
+    let mut auth = soft(32);
+    let id = add(&a.app, &a.token, &mut auth).await.ok(200)["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    a.app.clock.advance(301);
+    a.app
+        .delete_passkey(&a.token, &id)
+        .await
+        .error(403, "REAUTH_REQUIRED");
+
+    let o = a.app.passkey_reauth_options(&a.token).await.ok(200);
+    // Signed for another site: refused.
+    auth.rp_id = "evil.example".into();
+    let bad = json!({
+        "passkeyChallenge": o["passkeyChallenge"],
+        "credential": auth.get(&o["publicKey"], &handle(&a.user_id)),
+    });
+    a.app
+        .passkey_reauth(&a.token, &bad)
+        .await
+        .error(401, "PASSKEY_VERIFY_FAILED");
+    auth.rp_id = "localhost".into();
+    let good = json!({
+        "passkeyChallenge": o["passkeyChallenge"],
+        "credential": auth.get(&o["publicKey"], &handle(&a.user_id)),
+    });
+    a.app.passkey_reauth(&a.token, &good).await.ok(200);
+    a.app
+        .passkey_reauth(&a.token, &good)
+        .await
+        .error(400, "PASSKEY_CHALLENGE_EXPIRED");
+    // Another session cannot use this session's challenge.
+    let other = a.app.sign_in(MAIL, PASSWORD).await;
+    let o = a.app.passkey_reauth_options(&a.token).await.ok(200);
+    let crossed = json!({
+        "passkeyChallenge": o["passkeyChallenge"],
+        "credential": auth.get(&o["publicKey"], &handle(&a.user_id)),
+    });
+    a.app
+        .passkey_reauth(&other, &crossed)
+        .await
+        .error(400, "PASSKEY_CHALLENGE_EXPIRED");
+
+    let r = a.app.delete_passkey(&a.token, &id).await;
+    assert_eq!(r.status, 204, "{}", r.text);
+    a.app
+        .passkey_reauth_options(&a.token)
+        .await
+        .error(404, "PASSKEY_NOT_FOUND");
+}

@@ -368,7 +368,7 @@ pub async fn login(
         top_origins.as_deref(),
     ) {
         Ok(a) => a,
-        Err(r) => return Err(assertion_refused(ciam, &user, item, &r, client).await),
+        Err(r) => return Err(assertion_refused(ciam, &user, item, &r, client, token).await),
     };
     let mut ops = vec![
         TxOp::Put {
@@ -416,12 +416,20 @@ async fn assertion_refused(
     item: &Item,
     r: &Refusal,
     client: &ClientInfo,
+    token: &str,
 ) -> Error {
     let base = refused(r);
     if matches!(r, Refusal::Malformed(_)) {
         return base;
     }
     if matches!(r, Refusal::CounterWentBack) {
+        // The very answer that already finished this challenge, sent again: a replay, not a
+        // clone and not a guess.
+        match ciam.store.get(&used_key(ciam, token)).await {
+            Ok(Some(_)) => return Reason::PASSKEY_CHALLENGE_EXPIRED.into(),
+            Ok(None) => {}
+            Err(e) => return e.into(),
+        }
         let name = item.s("name").unwrap_or_default();
         tracing::warn!("passkey signature counter went back: possibly a cloned authenticator");
         if let TxOp::Put { item, .. } =
@@ -433,4 +441,152 @@ async fn assertion_refused(
         }
     }
     lock::fail(ciam, &user.id, base).await
+}
+
+// ---- the two-factor step ----
+
+/// `POST /auth/login/passkey/mfa/options`: the account's passkeys for the second step of the
+/// sign-in whose `challenge` (NEED_TOTP_VERIFY) is given. PASSKEY_NOT_FOUND when it has none.
+/// Round trips: 3 (the challenge, its user, the passkeys).
+pub async fn mfa_options(ciam: &Ciam, challenge: &str) -> Result<Options> {
+    let cfg = config(ciam)?;
+    let (key, user) = crate::totp::passkey_step_user(ciam, challenge).await?;
+    let existing = items::items_of(ciam, &user.id).await?;
+    if existing.is_empty() {
+        return Err(not_found());
+    }
+    let (public_key, state) =
+        rp::assertion_options(&cfg, &descriptors(&existing)).map_err(internal)?;
+    Ok(Options {
+        passkey_challenge: seal(ciam, Ceremony::Mfa, key.pk, state)?,
+        public_key,
+    })
+}
+
+/// `POST /auth/login/passkey/mfa`: the second step by passkey; the session as after an
+/// authenticator code. Round trips: 4 (the challenge, its user, the credential, the
+/// transaction). A refusal counts on the account lock.
+pub async fn login_mfa(
+    ciam: &Ciam,
+    challenge: &str,
+    token: &str,
+    credential: &Json,
+    client: &ClientInfo,
+) -> Result<SignedIn> {
+    let cfg = config(ciam)?;
+    let (key, user) = crate::totp::passkey_step_user(ciam, challenge).await?;
+    let t = Token::open(&ciam.keys, Ceremony::Mfa, &key.pk, ciam.now(), token)?;
+    let (h, item, stored) = own_credential(ciam, &user.id, credential).await?;
+    let a = match rp::verify_assertion(&cfg, &t.state, credential, handle_of(&user.id)?, &stored) {
+        Ok(a) => a,
+        Err(r) => return Err(assertion_refused(ciam, &user, &item, &r, client, token).await),
+    };
+    let mut ops = vec![
+        TxOp::Put {
+            item: Item::new(used_key(ciam, token)).expires(t.exp),
+            cond: Some(Cond::NotExists),
+        },
+        asserted_op(&user.id, &h, &stored, &a, ciam.now()),
+    ];
+    if let Some(clear) = clear_ops(&user) {
+        ops.push(TxOp::Update {
+            key: profile_key(&user.id),
+            ops: clear,
+            cond: Some(Cond::Exists),
+        });
+    }
+    let (signed, ops) = crate::totp::finish_step(ciam, &user, key, ops, client);
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::PASSKEY_CHALLENGE_EXPIRED)?;
+    Ok(signed)
+}
+
+/// The credential of an assertion, which must be one of `user_id`'s passkeys: its `h`, item and
+/// stored form. Round trips: 1.
+async fn own_credential(
+    ciam: &Ciam,
+    user_id: &str,
+    credential: &Json,
+) -> Result<(String, Item, StoredPasskey)> {
+    let id = rp::assertion_id(credential).map_err(|r| refused(&r))?;
+    let h = id_hash(&id);
+    let item = ciam
+        .store
+        .get(&passkey_key(user_id, &h))
+        .await?
+        .ok_or_else(not_found)?;
+    let stored = stored_of(&item).ok_or_else(|| Error::internal("a malformed PASSKEY# item"))?;
+    Ok((h, item, stored))
+}
+
+// ---- the fresh proof ----
+
+/// `POST /auth/reauth/passkey/options`: the account's passkeys, for a fresh proof of identity.
+/// PASSKEY_NOT_FOUND when it has none. Round trips: 1 after authentication.
+pub async fn reauth_options(ciam: &Ciam, s: &Session) -> Result<Options> {
+    let cfg = config(ciam)?;
+    let existing = items::items_of(ciam, &s.user.id).await?;
+    if existing.is_empty() {
+        return Err(not_found());
+    }
+    let (public_key, state) =
+        rp::assertion_options(&cfg, &descriptors(&existing)).map_err(internal)?;
+    Ok(Options {
+        passkey_challenge: seal(ciam, Ceremony::Reauth, session_binding(ciam, s), state)?,
+        public_key,
+    })
+}
+
+/// `POST /auth/reauth/passkey`: a fresh proof of identity by passkey (as the authenticator code
+/// or the password give by POST /auth/totp/verify). Round trips: 2 after authentication (the
+/// credential, the transaction). A refusal counts on the account lock.
+pub async fn reauth(
+    ciam: &Ciam,
+    s: &Session,
+    token: &str,
+    credential: &Json,
+    client: &ClientInfo,
+) -> Result<()> {
+    let cfg = config(ciam)?;
+    let now = ciam.now();
+    ensure_unlocked(&s.user, now)?;
+    let t = Token::open(
+        &ciam.keys,
+        Ceremony::Reauth,
+        &session_binding(ciam, s),
+        now,
+        token,
+    )?;
+    let (h, item, stored) = own_credential(ciam, &s.user.id, credential).await?;
+    let a = match rp::verify_assertion(&cfg, &t.state, credential, handle_of(&s.user.id)?, &stored)
+    {
+        Ok(a) => a,
+        Err(r) => return Err(assertion_refused(ciam, &s.user, &item, &r, client, token).await),
+    };
+    let mut ops = vec![
+        TxOp::Put {
+            item: Item::new(used_key(ciam, token)).expires(t.exp),
+            cond: Some(Cond::NotExists),
+        },
+        asserted_op(&s.user.id, &h, &stored, &a, now),
+        TxOp::Update {
+            key: s.key.clone(),
+            ops: vec![Update::Set("authAt".into(), now.into())],
+            cond: Some(Cond::Exists.and(Cond::attr_not_exists("endedAt"))),
+        },
+    ];
+    if let Some(clear) = clear_ops(&s.user) {
+        ops.push(TxOp::Update {
+            key: profile_key(&s.user.id),
+            ops: clear,
+            cond: Some(Cond::Exists),
+        });
+    }
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::PASSKEY_CHALLENGE_EXPIRED)?;
+    Ok(())
 }

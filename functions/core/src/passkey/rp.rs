@@ -7,12 +7,14 @@
 use super::config::PasskeyConfig;
 use serde_json::Value as Json;
 use webauthn_rp::bin::{Decode, Encode};
+use webauthn_rp::request::auth::AllowedCredentials;
 use webauthn_rp::request::auth::{AuthenticationVerificationOptions, SignatureCounterEnforcement};
 use webauthn_rp::request::register::{
     CredProtect, Nickname, PublicKeyCredentialUserEntity, RegistrationVerificationOptions,
     UserHandle, Username,
 };
 use webauthn_rp::request::{AsciiDomain, ExtensionInfo, PublicKeyCredentialDescriptor, RpId};
+use webauthn_rp::request::{Credentials, UserVerificationRequirement};
 use webauthn_rp::response::auth::error::AuthCeremonyErr;
 use webauthn_rp::response::register::{CompressedPubKey, DynamicState, StaticState};
 use webauthn_rp::response::{
@@ -20,8 +22,9 @@ use webauthn_rp::response::{
 };
 use webauthn_rp::{
     AuthenticatedCredential, DiscoverableAuthentication, DiscoverableAuthenticationServerState,
-    DiscoverableCredentialRequestOptions, PublicKeyCredentialCreationOptions, Registration,
-    RegistrationServerState,
+    DiscoverableCredentialRequestOptions, NonDiscoverableAuthentication,
+    NonDiscoverableAuthenticationServerState, NonDiscoverableCredentialRequestOptions,
+    PublicKeyCredentialCreationOptions, Registration, RegistrationServerState,
 };
 
 /// Ciam's user handle: the 16 bytes of the 32-hex-digit userId.
@@ -275,6 +278,53 @@ pub fn assertion_ids(
     Ok((handle, a.raw_id().as_ref().to_vec()))
 }
 
+type CredentialParts<'a> = (CredentialId<&'a [u8]>, StaticState<StoredKey>, DynamicState);
+
+/// The stored credential as the crate's `AuthenticatedCredential` parts.
+fn credential_parts(stored: &StoredPasskey) -> Result<CredentialParts<'_>, Refusal> {
+    let static_state = StaticState::<StoredKey>::decode(stored.public.as_slice())
+        .map_err(|e| Refusal::Malformed(format!("stored key: {e:?}")))?;
+    let dynamic = DynamicState {
+        user_verified: stored.uv,
+        backup: backup(stored.be, stored.bs),
+        sign_count: stored.sign_count,
+        authenticator_attachment: attachment_of(stored.attachment),
+    };
+    let id = CredentialId::try_from(stored.cred_id.as_slice())
+        .map_err(|e| Refusal::Malformed(format!("stored id: {e:?}")))?;
+    Ok((id, static_state, dynamic))
+}
+
+fn verification_options<'a>(
+    cfg: &'a PasskeyConfig,
+    top_origins: Option<&'a [String]>,
+) -> AuthenticationVerificationOptions<'a, 'a, String, String> {
+    AuthenticationVerificationOptions::<String, String> {
+        allowed_origins: &cfg.origins,
+        allowed_top_origins: top_origins,
+        sig_counter_enforcement: SignatureCounterEnforcement::Fail,
+        update_uv: true,
+        client_data_json_relaxed: true,
+        ..Default::default()
+    }
+}
+
+fn asserted(result: Result<bool, AuthCeremonyErr>, d: &DynamicState) -> Result<Asserted, Refusal> {
+    match result {
+        Ok(_) => {
+            let (be, bs) = flags(d.backup);
+            Ok(Asserted {
+                sign_count: d.sign_count,
+                uv: d.user_verified,
+                be,
+                bs,
+            })
+        }
+        Err(AuthCeremonyErr::SignatureCounter) => Err(Refusal::CounterWentBack),
+        Err(e) => Err(Refusal::Failed(format!("{e:?}"))),
+    }
+}
+
 /// Verifies a discoverable assertion against the stored credential of `user_id`.
 /// `top_origins`: the app's `frameOrigins` for an embedded ceremony (then a framed assertion is
 /// accepted from those top origins only), else None (a framed assertion is refused).
@@ -291,40 +341,66 @@ pub fn verify_signin(
         .map_err(|e| Refusal::Malformed(format!("state: {e:?}")))?;
     let auth = DiscoverableAuthentication::<USER_HANDLE_LEN>::deserialize_value(credential)?;
     let handle = UserHandle::<USER_HANDLE_LEN>::from(user_id);
-    let static_state = StaticState::<StoredKey>::decode(stored.public.as_slice())
-        .map_err(|e| Refusal::Malformed(format!("stored key: {e:?}")))?;
-    let dynamic = DynamicState {
-        user_verified: stored.uv,
-        backup: backup(stored.be, stored.bs),
-        sign_count: stored.sign_count,
-        authenticator_attachment: attachment_of(stored.attachment),
-    };
-    let id = CredentialId::try_from(stored.cred_id.as_slice())
-        .map_err(|e| Refusal::Malformed(format!("stored id: {e:?}")))?;
+    let (id, static_state, dynamic) = credential_parts(stored)?;
     let mut cred = AuthenticatedCredential::new(id, &handle, static_state, dynamic)
         .map_err(|e| Refusal::Failed(format!("{e:?}")))?;
-    let o = AuthenticationVerificationOptions::<String, String> {
-        allowed_origins: &cfg.origins,
-        allowed_top_origins: top_origins,
-        sig_counter_enforcement: SignatureCounterEnforcement::Fail,
-        update_uv: true,
-        client_data_json_relaxed: true,
-        ..Default::default()
-    };
-    match server.verify(&rp, &auth, &mut cred, &o) {
-        Ok(_) => {
-            let d = cred.dynamic_state();
-            let (be, bs) = flags(d.backup);
-            Ok(Asserted {
-                sign_count: d.sign_count,
-                uv: d.user_verified,
-                be,
-                bs,
-            })
-        }
-        Err(AuthCeremonyErr::SignatureCounter) => Err(Refusal::CounterWentBack),
-        Err(e) => Err(Refusal::Failed(format!("{e:?}"))),
+    let result = server.verify(
+        &rp,
+        &auth,
+        &mut cred,
+        &verification_options(cfg, top_origins),
+    );
+    asserted(result, &cred.dynamic_state())
+}
+
+/// Options for an assertion by one of the account's credentials (`allow`: id, transport
+/// names), with user verification required: the two-factor step and the fresh proof.
+pub fn assertion_options(
+    cfg: &PasskeyConfig,
+    allow: &[(Vec<u8>, Vec<String>)],
+) -> Result<(Json, Vec<u8>), Refusal> {
+    let rp = rp_id(cfg)?;
+    let mut creds = AllowedCredentials::with_capacity(allow.len());
+    for (id, transports) in allow {
+        creds.push(descriptor(id, transports)?.into());
     }
+    let mut o = NonDiscoverableCredentialRequestOptions::second_factor(&rp, creds)
+        .map_err(|e| Refusal::Failed(format!("{e:?}")))?;
+    o.options().user_verification = UserVerificationRequirement::Required;
+    let (server, client) = o
+        .start_ceremony()
+        .map_err(|e| Refusal::Failed(e.to_string()))?;
+    let state = server
+        .encode()
+        .map_err(|e| Refusal::Failed(e.to_string()))?;
+    Ok((json(&client)?, state))
+}
+
+/// The credential id of an assertion made for [`assertion_options`].
+pub fn assertion_id(credential: &Json) -> Result<Vec<u8>, Refusal> {
+    let a = NonDiscoverableAuthentication::<USER_HANDLE_LEN>::deserialize_value(credential)?;
+    Ok(a.raw_id().as_ref().to_vec())
+}
+
+/// Verifies an assertion made for [`assertion_options`] against the stored credential of
+/// `user_id` (a framed assertion is refused).
+pub fn verify_assertion(
+    cfg: &PasskeyConfig,
+    state: &[u8],
+    credential: &Json,
+    user_id: [u8; USER_HANDLE_LEN],
+    stored: &StoredPasskey,
+) -> Result<Asserted, Refusal> {
+    let rp = rp_id(cfg)?;
+    let server = NonDiscoverableAuthenticationServerState::decode(state)
+        .map_err(|e| Refusal::Malformed(format!("state: {e:?}")))?;
+    let auth = NonDiscoverableAuthentication::<USER_HANDLE_LEN>::deserialize_value(credential)?;
+    let handle = UserHandle::<USER_HANDLE_LEN>::from(user_id);
+    let (id, static_state, dynamic) = credential_parts(stored)?;
+    let mut cred = AuthenticatedCredential::new(id, &handle, static_state, dynamic)
+        .map_err(|e| Refusal::Failed(format!("{e:?}")))?;
+    let result = server.verify(&rp, &auth, &mut cred, &verification_options(cfg, None));
+    asserted(result, &cred.dynamic_state())
 }
 
 trait FromJson: Sized {

@@ -22,6 +22,18 @@ const BACKUP_STEP: StepReasons = StepReasons {
     no_two_factor: Reason::UNLOCKCODE_TOTP_NOT_FOUND,
 };
 
+/// A passkey as the second step (passkey::ceremony): a challenge that is gone, or an account
+/// without two-factor, means starting again.
+const PASSKEY_STEP: StepReasons = StepReasons {
+    no_challenge: Reason::PASSKEY_CHALLENGE_EXPIRED,
+    no_two_factor: Reason::PASSKEY_CHALLENGE_EXPIRED,
+};
+
+/// The challenge item and the user of a second step by passkey.
+pub(crate) async fn passkey_step_user(ciam: &Ciam, challenge: &str) -> Result<(Key, User)> {
+    challenged_user(ciam, challenge, PASSKEY_STEP).await
+}
+
 /// The user behind a sign-in challenge (from the password step), if it is still valid.
 async fn challenged_user(ciam: &Ciam, challenge: &str, r: StepReasons) -> Result<(Key, User)> {
     let key = crate::accounts::mfa_key(ciam, challenge);
@@ -37,7 +49,9 @@ async fn challenged_user(ciam: &Ciam, challenge: &str, r: StepReasons) -> Result
     Ok((key, user))
 }
 
-fn finish(
+/// The session of a finished second step, and `ops` with the challenge's delete and the
+/// session's put.
+pub(crate) fn finish(
     ciam: &Ciam,
     user: &User,
     challenge: Key,

@@ -23,6 +23,7 @@
 mod login;
 mod settings;
 
+pub(crate) use login::{finish as finish_step, passkey_step_user};
 pub use login::{login_backup, login_totp};
 pub(crate) use settings::sweep_backup_codes;
 pub use settings::{disable, enable, enrollment_uri, regenerate, verify_fresh};

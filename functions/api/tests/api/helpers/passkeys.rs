@@ -45,3 +45,27 @@ impl TestApp {
             .await
     }
 }
+
+impl TestApp {
+    pub async fn passkey_mfa_options(&self, challenge: &str) -> TestResponse {
+        let body = json!({ "challenge": challenge });
+        self.send_json(Method::POST, "/auth/login/passkey/mfa/options", None, &body)
+            .await
+    }
+
+    pub async fn passkey_login_mfa(&self, body: &Value) -> TestResponse {
+        self.send_json(Method::POST, "/auth/login/passkey/mfa", None, body)
+            .await
+    }
+
+    pub async fn passkey_reauth_options(&self, token: &str) -> TestResponse {
+        let p = "/auth/reauth/passkey/options";
+        self.send_json(Method::POST, p, Some(token), &json!({}))
+            .await
+    }
+
+    pub async fn passkey_reauth(&self, token: &str, body: &Value) -> TestResponse {
+        self.send_json(Method::POST, "/auth/reauth/passkey", Some(token), body)
+            .await
+    }
+}
