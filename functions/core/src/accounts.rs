@@ -155,7 +155,10 @@ pub async fn login_password(
     let reset = rec.reset();
     finish_login(
         ciam,
-        Who::from(&rec),
+        Who {
+            amr: vec!["pwd"],
+            ..Who::from(&rec)
+        },
         client,
         vec![reset],
         Reason::PASSWORD_ERROR,
@@ -199,7 +202,10 @@ pub async fn login_code(
     let extra = vec![verified.consume, rec.reset()];
     finish_login(
         ciam,
-        Who::from(&rec),
+        Who {
+            amr: vec!["otp"],
+            ..Who::from(&rec)
+        },
         client,
         extra,
         Reason::VERIFYCODE_NOT_FOUND,
@@ -222,6 +228,9 @@ pub(crate) struct Who {
     pub id: String,
     pub sess_gen: i64,
     pub enable_totp: bool,
+    /// How this step authenticated (RFC 8176 values, e.g. `pwd`): the session's `amr`, or the
+    /// second step's challenge's, which adds its own.
+    pub amr: Vec<&'static str>,
 }
 
 impl From<&SignInRecord> for Who {
@@ -230,6 +239,7 @@ impl From<&SignInRecord> for Who {
             id: r.user_id.clone(),
             sess_gen: r.sess_gen,
             enable_totp: r.enable_totp,
+            amr: Vec::new(),
         }
     }
 }
@@ -240,6 +250,7 @@ impl From<&User> for Who {
             id: u.id.clone(),
             sess_gen: u.sess_gen,
             enable_totp: u.enable_totp,
+            amr: Vec::new(),
         }
     }
 }
@@ -259,6 +270,7 @@ pub(crate) async fn finish_login(
         let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
         let item = Item::new(mfa_key(ciam, &secret))
             .with("userId", who.id.as_str())
+            .with("amr", ciam_store::Value::strings(who.amr.iter().copied()))
             .expires(ciam.now() + MFA_TTL);
         ops.push(TxOp::Put {
             item,
@@ -271,6 +283,7 @@ pub(crate) async fn finish_login(
     } else {
         // The session item is also the sign-in's activity entry (no event item).
         let (token, item) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
+        let item = sessions::with_amr(item, who.amr.iter().copied());
         let expires_at = item.n("ends").unwrap_or_default();
         ops.push(TxOp::Put { item, cond: None });
         Ok(SignedIn {

@@ -31,6 +31,29 @@ pub struct Session {
     pub created_at: i64,
     /// When this session last proved who it is (sign-in, password, two-factor code).
     pub auth_at: i64,
+    /// How that proof was made (RFC 8176 values; empty for staff and older sessions).
+    pub amr: Vec<String>,
+}
+
+/// `item` (a session) with the methods of its proof of identity.
+pub fn with_amr<'a>(item: Item, amr: impl IntoIterator<Item = &'a str>) -> Item {
+    let amr: Vec<&str> = amr.into_iter().collect();
+    if amr.is_empty() {
+        item
+    } else {
+        item.with("amr", ciam_store::Value::strings(amr))
+    }
+}
+
+/// The `amr` of a proof made after `first` (a second step): both, each value once.
+pub fn amr_after(first: &[String], then: &[&str]) -> Vec<String> {
+    let mut all = first.to_vec();
+    for m in then {
+        if !all.iter().any(|a| a == m) {
+            all.push((*m).to_owned());
+        }
+    }
+    all
 }
 
 /// Condition for writes made on behalf of `s`: the profile exists and no sign-out-everywhere or
@@ -147,6 +170,7 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
         key,
         created_at: created,
         auth_at,
+        amr: sess.strings("amr"),
     })
 }
 
@@ -162,9 +186,15 @@ fn still_on() -> Cond {
     Cond::Exists.and(Cond::attr_not_exists("endedAt"))
 }
 
-/// Records a fresh proof of identity on the session. Round trips: 1.
-pub async fn mark_fresh(ciam: &Ciam, s: &Session) -> Result<()> {
-    let ops = vec![Update::Set("authAt".into(), ciam.now().into())];
+/// Records a fresh proof of identity on the session, made by `amr`. Round trips: 1.
+pub async fn mark_fresh(ciam: &Ciam, s: &Session, amr: &[&str]) -> Result<()> {
+    let ops = vec![
+        Update::Set("authAt".into(), ciam.now().into()),
+        Update::Set(
+            "amr".into(),
+            ciam_store::Value::strings(amr.iter().copied()),
+        ),
+    ];
     ciam.store
         .update(&s.key, ops, Some(still_on()))
         .await

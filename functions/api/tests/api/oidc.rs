@@ -1040,3 +1040,77 @@ async fn the_whole_flow_and_the_single_use_code_hold_on_dynamodb() {
     assert_eq!(w.view(&id).await.ok(200)["granted"], true);
     drop(keep);
 }
+
+/// The id_token's `amr` after signing in with `token` (the code flow through Allow).
+async fn amr_for(w: &World, token: &str) -> Value {
+    let w = World {
+        app: w.app.clone(),
+        app_id: w.app_id.clone(),
+        secret: w.secret.clone(),
+        user: token.to_owned(),
+        user_id: w.user_id.clone(),
+    };
+    let code = w.code().await;
+    let tokens = w.redeem(&code, VERIFIER, CB).await.ok(200);
+    let jwks = get(&w.app, "/oidc/jwks", &[]).await.ok(200);
+    let (_, claims) = verify_jwt(tokens["id_token"].as_str().unwrap(), &jwks).unwrap();
+    claims.get("amr").cloned().unwrap_or(Value::Null)
+}
+
+#[tokio::test]
+async fn the_id_token_says_how_the_user_signed_in_amr() {
+    use crate::passkeys::{add, assertion, soft};
+    let w = world_on(crate::passkeys::app().await).await;
+    let disco = get(&w.app, "/oidc/.well-known/openid-configuration", &[])
+        .await
+        .ok(200);
+    assert!(disco["claims_supported"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("amr")));
+    assert_eq!(amr_for(&w, &w.user).await, json!(["pwd"]));
+
+    // A device-bound passkey, then a synced one.
+    let mut bound = soft(40);
+    add(&w.app, &w.user, &mut bound).await.ok(200);
+    let body = assertion(&w.app, &mut bound, &w.user_id).await;
+    let token = w.app.passkey_login(&body).await.ok(200)["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(amr_for(&w, &token).await, json!(["hwk", "user", "mfa"]));
+    let mut synced = soft(41);
+    synced.flags |= ciam_core::testing::passkey::BE | ciam_core::testing::passkey::BS;
+    add(&w.app, &w.user, &mut synced).await.ok(200);
+    let body = assertion(&w.app, &mut synced, &w.user_id).await;
+    let token = w.app.passkey_login(&body).await.ok(200)["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(amr_for(&w, &token).await, json!(["swk", "user", "mfa"]));
+
+    // A fresh proof by passkey replaces the password's.
+    let o = w.app.passkey_reauth_options(&w.user).await.ok(200);
+    let credential = bound.get(&o["publicKey"], &crate::passkeys::handle(&w.user_id));
+    w.app
+        .passkey_reauth(
+            &w.user,
+            &json!({ "passkeyChallenge": o["passkeyChallenge"], "credential": credential }),
+        )
+        .await
+        .ok(200);
+    assert_eq!(amr_for(&w, &w.user).await, json!(["hwk", "user", "mfa"]));
+}
+
+#[tokio::test]
+async fn the_id_token_of_a_two_factor_sign_in_names_both_steps() {
+    let e = crate::two_factor::enrolled_in(crate::passkeys::app().await).await;
+    let w = world_on(e.app.clone()).await;
+    e.next_step();
+    let ch = e.challenge().await;
+    let token = e.app.login_totp(&ch, &e.code()).await.ok(200)["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(amr_for(&w, &token).await, json!(["pwd", "otp", "mfa"]));
+}

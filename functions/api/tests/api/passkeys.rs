@@ -22,7 +22,7 @@ fn config() -> Config {
     }
 }
 
-async fn app() -> TestApp {
+pub(crate) async fn app() -> TestApp {
     TestApp::spawn_with(
         |clock| {
             Box::pin(async move {
@@ -50,11 +50,11 @@ async fn app_on(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
     .await
 }
 
-fn soft(seed: u8) -> SoftAuthenticator {
+pub(crate) fn soft(seed: u8) -> SoftAuthenticator {
     SoftAuthenticator::new(seed, "localhost", ORIGIN)
 }
 
-fn handle(user_id: &str) -> Vec<u8> {
+pub(crate) fn handle(user_id: &str) -> Vec<u8> {
     (0..user_id.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&user_id[i..i + 2], 16).expect("hex userId"))
@@ -62,7 +62,7 @@ fn handle(user_id: &str) -> Vec<u8> {
 }
 
 /// Registers `auth`'s credential on the account of `token`; the answer.
-async fn add(
+pub(crate) async fn add(
     app: &TestApp,
     token: &str,
     auth: &mut SoftAuthenticator,
@@ -77,7 +77,7 @@ async fn add(
 }
 
 /// Options, then the assertion of `auth` for `user_id`: the body of the finish.
-async fn assertion(app: &TestApp, auth: &mut SoftAuthenticator, user_id: &str) -> Value {
+pub(crate) async fn assertion(app: &TestApp, auth: &mut SoftAuthenticator, user_id: &str) -> Value {
     let o = app.passkey_login_options(&json!({})).await.ok(200);
     let credential = auth.get(&o["publicKey"], &handle(user_id));
     json!({ "passkeyChallenge": o["passkeyChallenge"], "credential": credential })

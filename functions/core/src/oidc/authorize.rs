@@ -298,6 +298,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
         nonce: req.nonce.clone(),
         code_challenge: req.code_challenge.clone(),
         auth_time: Some(s.auth_at),
+        amr: s.amr.clone(),
         created_at: ciam.now(),
         used_at: None,
         token_hash: None,

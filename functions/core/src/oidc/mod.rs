@@ -148,7 +148,7 @@ pub fn discovery(ciam: &Ciam) -> Json {
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         "scopes_supported": scopes,
         "claims_supported": [
-            "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash",
+            "iss", "sub", "aud", "exp", "iat", "auth_time", "amr", "nonce", "azp", "at_hash",
             "nickname", "picture", "company", "phone_number", "phone_number_verified",
             "email", "email_verified",
         ],

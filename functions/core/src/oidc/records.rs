@@ -101,6 +101,8 @@ pub struct Code {
     pub code_challenge: String,
     /// The session's last proof of identity.
     pub auth_time: Option<i64>,
+    /// How that proof was made (RFC 8176; the id_token's `amr`, left out when empty).
+    pub amr: Vec<String>,
     pub created_at: i64,
     pub used_at: Option<i64>,
     /// The keyed hash of the access token its redemption gave.
@@ -119,6 +121,7 @@ impl Code {
             nonce: s("nonce"),
             code_challenge: s("codeChallenge").unwrap_or_default(),
             auth_time: item.n("authTime"),
+            amr: item.strings("amr"),
             created_at: item.n("createdAt").unwrap_or(0),
             used_at: item.n("usedAt"),
             token_hash: s("tokenHash"),
@@ -130,15 +133,20 @@ impl Code {
             Some(used) => used + TOKEN_SECS,
             None => self.created_at + CODE_SECS,
         };
-        Item::new(self.key.clone())
+        let item = Item::new(self.key.clone())
             .with("userId", self.user_id.as_str())
             .with("appId", self.app_id.as_str())
             .with("redirectUri", self.redirect_uri.as_str())
             .with("scopes", Value::strings(&self.scopes))
             .with_opt("nonce", self.nonce.as_deref())
             .with("codeChallenge", self.code_challenge.as_str())
-            .with_opt("authTime", self.auth_time)
-            .with("createdAt", self.created_at)
+            .with_opt("authTime", self.auth_time);
+        let item = if self.amr.is_empty() {
+            item
+        } else {
+            item.with("amr", Value::strings(&self.amr))
+        };
+        item.with("createdAt", self.created_at)
             .with_opt("usedAt", self.used_at)
             .with_opt("tokenHash", self.token_hash.as_deref())
             .expires(expires)

@@ -208,6 +208,9 @@ pub async fn token(
     payload.insert("iat".into(), now.into());
     payload.insert("exp".into(), (now + TOKEN_SECS).into());
     payload.insert("auth_time".into(), c.auth_time.unwrap_or(now).into());
+    if !c.amr.is_empty() {
+        payload.insert("amr".into(), c.amr.clone().into());
+    }
     if let Some(n) = &c.nonce {
         payload.insert("nonce".into(), n.as_str().into());
     }

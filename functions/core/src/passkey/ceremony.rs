@@ -386,9 +386,18 @@ pub async fn login(
     }
     let who = Who {
         enable_totp: false,
+        amr: amr_of(&stored).to_vec(),
         ..Who::from(&user)
     };
     finish_login(ciam, who, client, ops, Reason::PASSKEY_CHALLENGE_EXPIRED).await
+}
+
+/// The `amr` of a passkey with user verification (RFC 8176): something you have (`hwk`: a key
+/// bound to its device; `swk`: a synced passkey, whose key is backed up by its provider), its
+/// unlocking (`user`), and so more than one factor (`mfa`).
+fn amr_of(stored: &StoredPasskey) -> [&'static str; 3] {
+    let have = if stored.be { "swk" } else { "hwk" };
+    [have, "user", "mfa"]
 }
 
 /// The credential's update after an assertion: the new counter (only if nobody stored another
@@ -450,7 +459,7 @@ async fn assertion_refused(
 /// Round trips: 3 (the challenge, its user, the passkeys).
 pub async fn mfa_options(ciam: &Ciam, challenge: &str) -> Result<Options> {
     let cfg = config(ciam)?;
-    let (key, user) = crate::totp::passkey_step_user(ciam, challenge).await?;
+    let (key, user, _) = crate::totp::passkey_step_user(ciam, challenge).await?;
     let existing = items::items_of(ciam, &user.id).await?;
     if existing.is_empty() {
         return Err(not_found());
@@ -474,7 +483,7 @@ pub async fn login_mfa(
     client: &ClientInfo,
 ) -> Result<SignedIn> {
     let cfg = config(ciam)?;
-    let (key, user) = crate::totp::passkey_step_user(ciam, challenge).await?;
+    let (key, user, first) = crate::totp::passkey_step_user(ciam, challenge).await?;
     let t = Token::open(&ciam.keys, Ceremony::Mfa, &key.pk, ciam.now(), token)?;
     let (h, item, stored) = own_credential(ciam, &user.id, credential).await?;
     let a = match rp::verify_assertion(&cfg, &t.state, credential, handle_of(&user.id)?, &stored) {
@@ -495,7 +504,8 @@ pub async fn login_mfa(
             cond: Some(Cond::Exists),
         });
     }
-    let (signed, ops) = crate::totp::finish_step(ciam, &user, key, ops, client);
+    let amr = crate::sessions::amr_after(&first, &amr_of(&stored));
+    let (signed, ops) = crate::totp::finish_step(ciam, &user, key, ops, client, &amr);
     ciam.store
         .transact(ops)
         .await
@@ -573,7 +583,10 @@ pub async fn reauth(
         asserted_op(&s.user.id, &h, &stored, &a, now),
         TxOp::Update {
             key: s.key.clone(),
-            ops: vec![Update::Set("authAt".into(), now.into())],
+            ops: vec![
+                Update::Set("authAt".into(), now.into()),
+                Update::Set("amr".into(), Value::strings(amr_of(&stored))),
+            ],
             cond: Some(Cond::Exists.and(Cond::attr_not_exists("endedAt"))),
         },
     ];

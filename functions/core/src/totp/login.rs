@@ -30,12 +30,20 @@ const PASSKEY_STEP: StepReasons = StepReasons {
 };
 
 /// The challenge item and the user of a second step by passkey.
-pub(crate) async fn passkey_step_user(ciam: &Ciam, challenge: &str) -> Result<(Key, User)> {
+pub(crate) async fn passkey_step_user(
+    ciam: &Ciam,
+    challenge: &str,
+) -> Result<(Key, User, Vec<String>)> {
     challenged_user(ciam, challenge, PASSKEY_STEP).await
 }
 
 /// The user behind a sign-in challenge (from the password step), if it is still valid.
-async fn challenged_user(ciam: &Ciam, challenge: &str, r: StepReasons) -> Result<(Key, User)> {
+/// Also answers the `amr` of the first step.
+async fn challenged_user(
+    ciam: &Ciam,
+    challenge: &str,
+    r: StepReasons,
+) -> Result<(Key, User, Vec<String>)> {
     let key = crate::accounts::mfa_key(ciam, challenge);
     let ch = ciam.store.get(&key).await?.ok_or(r.no_challenge)?;
     let uid = ch.s("userId").ok_or(r.no_challenge)?;
@@ -46,7 +54,8 @@ async fn challenged_user(ciam: &Ciam, challenge: &str, r: StepReasons) -> Result
         return Err(r.no_two_factor.into());
     }
     ensure_unlocked(&user, ciam.now())?;
-    Ok((key, user))
+    let amr = ch.strings("amr");
+    Ok((key, user, amr))
 }
 
 /// The session of a finished second step, and `ops` with the challenge's delete and the
@@ -57,8 +66,10 @@ pub(crate) fn finish(
     challenge: Key,
     mut ops: Vec<TxOp>,
     client: &ClientInfo,
+    amr: &[String],
 ) -> (crate::accounts::SignedIn, Vec<TxOp>) {
     let (token, session) = sessions::mint(ciam, user, client);
+    let session = sessions::with_amr(session, amr.iter().map(String::as_str));
     // The session item is also the sign-in's activity entry (no event item).
     let expires_at = session.n("ends").unwrap_or_default();
     ops.push(TxOp::Delete {
@@ -87,7 +98,7 @@ pub async fn login_totp(
     client: &ClientInfo,
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, DIGITS)?;
-    let (ch_key, user) = challenged_user(ciam, challenge, TOTP_STEP).await?;
+    let (ch_key, user, first) = challenged_user(ciam, challenge, TOTP_STEP).await?;
     let sealed = user
         .totp_secret
         .as_deref()
@@ -105,12 +116,13 @@ pub async fn login_totp(
         user_ops.push(op);
         cond = cond.and(same_secret);
     }
-    let first = TxOp::Update {
+    let user_op = TxOp::Update {
         key: profile_key(&user.id),
         ops: user_ops,
         cond: Some(cond),
     };
-    let (signed, ops) = finish(ciam, &user, ch_key, vec![first], client);
+    let amr = sessions::amr_after(&first, &["otp", "mfa"]);
+    let (signed, ops) = finish(ciam, &user, ch_key, vec![user_op], client, &amr);
     ciam.store
         .transact(ops)
         .await
@@ -127,7 +139,7 @@ pub async fn login_backup(
     client: &ClientInfo,
 ) -> Result<crate::accounts::SignedIn> {
     let code = digits("code", code, BACKUP_DIGITS)?;
-    let (ch_key, user) = challenged_user(ciam, challenge, BACKUP_STEP).await?;
+    let (ch_key, user, first) = challenged_user(ciam, challenge, BACKUP_STEP).await?;
     let mut keys = vec![backup_key(ciam, &user.id, &code)];
     if let Some(previous) = ciam.keys.previous() {
         keys.push(backup_key_under(previous, &user.id, &code));
@@ -157,7 +169,8 @@ pub async fn login_backup(
             cond: Some(Cond::Exists),
         });
     }
-    let (signed, ops) = finish(ciam, &user, ch_key, ops, client);
+    let amr = sessions::amr_after(&first, &["otp", "mfa"]);
+    let (signed, ops) = finish(ciam, &user, ch_key, ops, client, &amr);
     ciam.store
         .transact(ops)
         .await

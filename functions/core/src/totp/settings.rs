@@ -259,7 +259,12 @@ pub async fn verify_fresh(
         };
         return Err(fail(ciam, &s.user.id, base.into()).await);
     }
-    sessions::mark_fresh(ciam, s).await
+    let amr: &[&str] = if s.user.enable_totp {
+        &["otp"]
+    } else {
+        &["pwd"]
+    };
+    sessions::mark_fresh(ciam, s, amr).await
 }
 
 /// Accepts a code once: its step must be later than the last accepted one (conditional write),
