@@ -51,6 +51,12 @@ const m = defineMessages({
   mailChanged: { id: 'secure.activity.mailChanged', defaultMessage: 'E-mail address changed' },
   phoneChanged: { id: 'secure.activity.phoneChanged', defaultMessage: 'Mobile number changed' },
   appRevoked: { id: 'secure.activity.appRevoked', defaultMessage: "An app's access was revoked" },
+  passkeyAdded: { id: 'secure.activity.passkeyAdded', defaultMessage: 'Passkey added: {name}' },
+  passkeyRemoved: { id: 'secure.activity.passkeyRemoved', defaultMessage: 'Passkey removed: {name}' },
+  passkeyCloneSuspected: {
+    id: 'secure.activity.passkeyCloneSuspected',
+    defaultMessage: 'Passkey refused, it may have been copied: {name}',
+  },
 });
 
 export const EVENT_KINDS = [
@@ -63,6 +69,9 @@ export const EVENT_KINDS = [
   'mailChanged',
   'phoneChanged',
   'appRevoked',
+  'passkeyAdded',
+  'passkeyRemoved',
+  'passkeyCloneSuspected',
 ] as const;
 const KIND: Record<string, MessageDescriptor> = Object.fromEntries(EVENT_KINDS.map((k) => [k, m[k]]));
 
@@ -72,6 +81,8 @@ interface EventView {
   kind: string;
   device: string | null;
   country: string | null;
+  /** The passkey a passkey event is about. */
+  name?: string;
 }
 
 /** A list loaded once (skipping the default error handling except for a lost session). */
@@ -258,7 +269,7 @@ export function Activity() {
           <ul className="events" data-testid="activity">
             {items.map((e, i) => (
               <li key={`${e.at}-${i}`} data-kind={e.kind}>
-                <strong>{KIND[e.kind] ? intl.formatMessage(KIND[e.kind] as MessageDescriptor) : e.kind}</strong>
+                <strong>{KIND[e.kind] ? intl.formatMessage(KIND[e.kind] as MessageDescriptor, { name: e.name ?? '' }) : e.kind}</strong>
                 <span className="muted">
                   <When at={e.at} /> · <Place device={e.device} country={e.country} />
                 </span>
