@@ -221,11 +221,17 @@ export function loggedReports(server) {
   return out;
 }
 
-/** `ciam serve` on 127.0.0.1 with a port chosen by the OS and a fresh data folder. */
-export async function startServer({ args = [], env = {}, dist = DIST } = {}) {
+/**
+ * `ciam serve` on 127.0.0.1 with a port chosen by the OS and a fresh data folder. With
+ * `localhost: true` the pages are opened at `http://localhost:<port>` and that is the server's
+ * public URL: passkeys need a domain as their RP ID (a browser refuses an IP address).
+ */
+export async function startServer({ args = [], env = {}, dist = DIST, localhost = false } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'ciam-e2e-data-'));
   const childEnv = { ...process.env, CIAM_LOG: process.env.CIAM_LOG ?? 'warn', ...env };
-  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data', data, '--web-dist', dist, ...args], {
+  const port = localhost ? await freePort() : 0;
+  const where = localhost ? ['--public-url', `http://localhost:${port}`] : [];
+  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, ...where, '--data', data, '--web-dist', dist, ...args], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -258,6 +264,7 @@ export async function startServer({ args = [], env = {}, dist = DIST } = {}) {
   let base;
   try {
     base = await started;
+    if (localhost) base = base.replace('127.0.0.1', 'localhost');
   } catch (e) {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(data, { recursive: true, force: true });
