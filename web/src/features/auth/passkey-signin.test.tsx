@@ -3,7 +3,7 @@
 // request), the way on after sign-in (like a password sign-in), cancellation, the unavailable
 // server, and the dialog's "Use a passkey".
 import { fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MfaHost } from '../../components/mfa-modal';
 import * as mfa from '../../lib/mfa';
 import { resetGate } from '../../lib/passkey-gate';
@@ -51,6 +51,11 @@ afterEach(() => {
   mfa.close();
   Object.defineProperty(navigator, 'credentials', { configurable: true, value: undefined });
   vi.useRealTimers();
+});
+
+// The lazy passkey chunk, loaded once up front: its first import() may outlast settle()'s rounds.
+beforeAll(async () => {
+  await import('../../lib/passkey');
 });
 
 describe('sign in with a passkey', () => {

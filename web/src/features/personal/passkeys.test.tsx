@@ -3,7 +3,7 @@
 // the limit, rename in the row, remove after a confirmation with a passkey as the fresh proof,
 // and the section gone when the server has no passkeys.
 import { fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetGate } from '../../lib/passkey-gate';
 import * as toast from '../../lib/toast';
 import { inTurn, type Reply } from '../../testing/fake-api';
@@ -50,6 +50,11 @@ afterEach(() => {
 
 const section = () => screen.getByTestId('passkeys');
 const rows = () => within(section()).getAllByTestId('passkey');
+
+// The lazy passkey chunk, loaded once up front: its first import() may outlast settle()'s rounds.
+beforeAll(async () => {
+  await import('../../lib/passkey');
+});
 
 describe('passkeys in the security centre', () => {
   it('lists each passkey with its dates and whether it is synced, under its own navigation entry', async () => {
