@@ -10,6 +10,7 @@ import { resetGate } from '../../lib/passkey-gate';
 import { type Answer, fakeApi, type FakeApi } from '../../testing/fake-api';
 import { at, renderApp, resetApp, settle } from '../../testing/render-app';
 import SignIn from './signin';
+import { REFRESH_MS } from './passkey-signin';
 
 const OPTIONS = { passkeyChallenge: 'PC', publicKey: { challenge: 'AQID', rpId: 'localhost' } };
 const ASSERTION = { id: 'AQI', rawId: new Uint8Array([1, 2]).buffer, type: 'public-key', toJSON: () => ({ id: 'AQI', rawId: 'AQI', type: 'public-key', response: {} }) };
@@ -144,6 +145,26 @@ describe('sign in with a passkey', () => {
     const last = get.mock.calls.at(-1)![0].signal!;
     resetApp();
     expect(last.aborted).toBe(true);
+  });
+});
+
+describe('conditional mediation renewal', () => {
+  it('renews the autofill request with new options after 4.5 minutes', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    browser();
+    conditionalAvailable = true;
+    get.mockImplementation((o) => new Promise((_, fail) => o.signal?.addEventListener('abort', () => fail(named('AbortError')))));
+    await show({});
+    await vi.waitFor(() => expect(get).toHaveBeenCalledTimes(1));
+    const first = get.mock.calls[0]![0].signal!;
+    expect(REFRESH_MS).toBe(270_000);
+    vi.advanceTimersByTime(REFRESH_MS - 1000);
+    expect(first.aborted).toBe(false);
+    vi.advanceTimersByTime(1000);
+    expect(first.aborted).toBe(true);
+    await vi.waitFor(() => expect(get).toHaveBeenCalledTimes(2));
+    expect(get.mock.calls[1]![0].mediation).toBe('conditional');
+    expect(api.callsTo('POST', '/auth/login/passkey/options')).toHaveLength(2);
   });
 });
 
