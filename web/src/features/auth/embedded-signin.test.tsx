@@ -179,6 +179,19 @@ describe('passkeys in the frame', () => {
     expect(localStorage.getItem('ciam_token')).toBe('u9.stored');
   });
 
+  it('shows a refusal in the frame and tells the host page, as for a password', async () => {
+    browser(true);
+    answers['POST /auth/login/passkey'] = () => [404, { reason: 'PASSKEY_NOT_FOUND', message: '', code: 404 }];
+    mockFetch();
+    await show();
+    fireEvent.click(button('signin-passkey'));
+    await settle();
+    const note = screen.getByTestId('passkey-note');
+    expect(note.getAttribute('role')).toBe('alert');
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:error', reason: 'PASSKEY_NOT_FOUND', errMsg: note.textContent }, ORIGIN]]);
+    expect(toast.current()).toHaveLength(0);
+  });
+
   it('has no button when the framing page did not delegate publickey-credentials-get', async () => {
     browser(false);
     await show();

@@ -6,7 +6,7 @@
 // goes, and renewed after 4.5 minutes (the options live 5).
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
-import { errorText } from '../../lib/api';
+import { errorText, handleError } from '../../lib/api';
 import { turnOff, usePasskeys } from '../../lib/passkey-gate';
 
 const m = defineMessages({
@@ -78,6 +78,8 @@ export function PasskeySignIn({ onSignedIn, conditional, appId }: Props) {
     setBusy(false);
     if (out.ok) return done.current(out.data.token);
     if (out.cancelled && appId !== undefined && out.ms < AT_ONCE_MS) return turnOff();
+    // In a frame a refusal is also told to the host page, as the password form's are (validateMsg=notice).
+    if (!out.cancelled && appId !== undefined) handleError(out.error);
     setNote(out.cancelled ? true : errorText(out.error));
     setRound((r) => r + 1);
   };
