@@ -16,6 +16,7 @@ import * as session from '../lib/session';
 import * as v from '../lib/validate';
 import { common } from '../i18n/common';
 import { normalize } from '../i18n/locale';
+import { usePasskeys } from '../lib/passkey-gate';
 
 const m = defineMessages({
   title: { id: 'mfa.title', defaultMessage: 'Two-step verification' },
@@ -26,6 +27,8 @@ const m = defineMessages({
   eight: { id: 'mfa.eightDigits', defaultMessage: 'Please enter 8 digits' },
   verify: { id: 'mfa.verify', defaultMessage: 'Verify' },
   cancel: { id: 'mfa.cancel', defaultMessage: 'Cancel' },
+  passkey: { id: 'mfa.passkey', defaultMessage: 'Use a passkey' },
+  passkeyCancelled: { id: 'mfa.passkeyCancelled', defaultMessage: 'The passkey was not used. Try again or enter a code.' },
 });
 
 export function MfaHost() {
@@ -39,6 +42,10 @@ function MfaModal({ challenge }: { challenge: string }) {
   const [mode, setMode] = useState<'totp' | 'backup'>('totp');
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // The passkey choice: hidden when the account has none (PASSKEY_NOT_FOUND) or passkeys are off.
+  const passkeys = usePasskeys();
+  const [noPasskey, setNoPasskey] = useState(false);
+  const [busy, setBusy] = useState(false);
   const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
   const inputId = useId();
@@ -54,6 +61,24 @@ function MfaModal({ challenge }: { challenge: string }) {
     };
   }, []);
   const digits = mode === 'totp' ? 6 : 8;
+  const signedIn = (token: string) => {
+    session.start(token);
+    const account = mfa.pendingAccount();
+    if (account) accounts.remember(account);
+    mfa.close();
+    navigate(afterSignIn(normalize(intl.locale), window.location.search));
+  };
+  const withPasskey = async () => {
+    setError(null);
+    setBusy(true);
+    const out = await (await import('../lib/passkey')).mfa(challenge);
+    setBusy(false);
+    if (out.ok) return signedIn(out.data.token);
+    if (!out.cancelled && hasReason(out.error, 'AUTHORIZATION_FAILED')) handleError(out.error);
+    if (!out.cancelled && hasReason(out.error, 'PASSKEY_NOT_FOUND')) setNoPasskey(true);
+    setError(out.cancelled ? intl.formatMessage(m.passkeyCancelled) : errorText(out.error));
+    input.current?.focus();
+  };
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     const problem = mode === 'totp' ? v.code(code) && v.rules.codeDigits : /^\d{8}$/.test(code) ? null : m.eight;
@@ -66,13 +91,8 @@ function MfaModal({ challenge }: { challenge: string }) {
       mode === 'totp'
         ? await api.post<LoginTotpResponse>('/auth/login/totp', { challenge, code }, SKIP)
         : await loginBackupCode({ challenge, code });
-    if (res.success) {
-      session.start(res.data.token);
-      const account = mfa.pendingAccount();
-      if (account) accounts.remember(account);
-      mfa.close();
-      navigate(afterSignIn(normalize(intl.locale), window.location.search));
-    } else {
+    if (res.success) signedIn(res.data.token);
+    else {
       // A lost session still goes to sign-in (spec §8); every other refusal shows here.
       if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
       setError(mode === 'backup' ? intl.formatMessage(common.unlockInvalid) : errorText(res.error));
@@ -108,6 +128,11 @@ function MfaModal({ challenge }: { challenge: string }) {
         <input ref={input} id={inputId} data-testid="mfa-code" inputMode="numeric" autoComplete="one-time-code" maxLength={digits} value={code}
           aria-invalid={error !== null} aria-describedby={errorId} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />
         <p id={errorId} className="field-error" role="alert" data-testid="mfa-error">{error ?? ''}</p>
+        {passkeys && !noPasskey && (
+          <button type="button" className="link mfa-passkey" data-testid="mfa-passkey" disabled={busy} onClick={() => void withPasskey()}>
+            <FormattedMessage {...m.passkey} />
+          </button>
+        )}
         <div className="actions">
           <button type="button" onClick={() => mfa.close()}>
             <FormattedMessage {...m.cancel} />

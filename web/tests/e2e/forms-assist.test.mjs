@@ -39,7 +39,7 @@ for (const L of LOCALES) {
 
     it('autocomplete: the account is the username on sign-in and sign-up, never the display name', async () => {
       let page = await open(L, '/passport/signin');
-      assert.deepEqual(await autocomplete(page.locator('form[data-testid="signin-password"]')), { account: 'username', password: 'current-password' });
+      assert.deepEqual(await autocomplete(page.locator('form[data-testid="signin-password"]')), { account: 'username webauthn', password: 'current-password' });
       page = await open(L, '/passport/register');
       const ac = await autocomplete(page.locator('form[data-testid="register"]'));
       assert.equal(ac.account, 'username');

@@ -32,7 +32,7 @@ export default function CodeForm({ account, onSignedIn }: { account: string; onS
   return (
     <form ref={f.ref} data-testid="signin-code" noValidate onSubmit={submit}>
       <FormAlert {...f.alert} />
-      <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
+      <Field {...f.bind('account')} label={labels.account} autoComplete="username webauthn" />
       <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="login"
         account={() => (f.flag('account', identity(f.values.account)) ? f.values.account.trim() : null)} />
       <button type="submit" className="primary" disabled={busy || f.locked}>

@@ -1,12 +1,13 @@
 // The embedded sign-in against a mocked API: what is posted to the framing page (and only to the
 // serviceUrl's origin), and the consent step's reload when the app changed its scopes.
 import { cleanup, fireEvent, screen } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import * as mfa from '../../lib/mfa';
 import * as toast from '../../lib/toast';
 import EmbeddedSignIn from './embedded-signin';
 import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
 import { renderApp, settle } from '../../testing/render-app';
+import { resetGate } from '../../lib/passkey-gate';
 
 let calls: Call[] = [];
 let answers: Record<string, Answer> = {};
@@ -64,6 +65,11 @@ afterEach(() => {
   Object.defineProperty(window, 'parent', { configurable: true, value: window });
   Object.defineProperty(document, 'referrer', { configurable: true, value: '' });
   localStorage.clear();
+});
+
+// The lazy passkey chunk, loaded once up front: its first import() may outlast settle()'s rounds.
+beforeAll(async () => {
+  await import('../../lib/passkey');
 });
 
 describe('the embedded sign-in', () => {
@@ -132,3 +138,74 @@ describe('the embedded sign-in', () => {
     expect(post.mock.calls).toEqual([[{ type: 'ciam:error', reason: 'INVALID_PARAMETER', errMsg: 'scopes changed' }, ORIGIN]]);
   });
 });
+
+describe('passkeys in the frame', () => {
+  const OPTIONS = { passkeyChallenge: 'PC', publicKey: { challenge: 'AQID', rpId: 'localhost' } };
+  const CRED = { id: 'AQI', rawId: new Uint8Array([1]).buffer, type: 'public-key', toJSON: () => ({ id: 'AQI', rawId: 'AQI', type: 'public-key', response: {} }) };
+  let get: Mock<(o: CredentialRequestOptions) => Promise<unknown>>;
+  const conditional = vi.fn(async () => true);
+  function browser(policy?: boolean) {
+    resetGate();
+    get = vi.fn(async () => CRED);
+    Object.defineProperty(navigator, 'credentials', { configurable: true, value: { get } });
+    vi.stubGlobal('PublicKeyCredential', Object.assign(class {}, { isConditionalMediationAvailable: conditional }));
+    vi.stubGlobal('requestIdleCallback', (f: () => void) => setTimeout(f, 1));
+    Object.defineProperty(document, 'featurePolicy', {
+      configurable: true,
+      value: policy === undefined ? undefined : { allowsFeature: (f: string) => f === 'publickey-credentials-get' && policy },
+    });
+    answers['POST /auth/login/passkey/options'] = () => [200, OPTIONS];
+    answers['POST /auth/login/passkey'] = () => [200, { token: 'u1.pk' }];
+    mockFetch();
+  }
+  afterEach(() => {
+    Object.defineProperty(document, 'featurePolicy', { configurable: true, value: undefined });
+    Object.defineProperty(navigator, 'credentials', { configurable: true, value: undefined });
+  });
+
+  it('signs in with the app id when the frame is allowed to ask, with no autofill request, then posts the ticket', async () => {
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    browser(true);
+    await show();
+    // No passkey autofill in a frame: the account field is a plain username.
+    const f = screen.getByTestId('signin-password') as HTMLFormElement;
+    expect((f.elements.namedItem('account') as HTMLInputElement).getAttribute('autocomplete')).toBe('username');
+    fireEvent.click(button('signin-passkey'));
+    await settle();
+    expect(callsTo('POST', '/auth/login/passkey/options')[0]!.body).toEqual({ appId: 'a1' });
+    expect(get.mock.calls.map((c) => c[0].mediation)).toEqual([undefined]);
+    expect(conditional).not.toHaveBeenCalled();
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
+    expect(localStorage.getItem('ciam_token')).toBe('u9.stored');
+  });
+
+  it('shows a refusal in the frame and tells the host page, as for a password', async () => {
+    browser(true);
+    answers['POST /auth/login/passkey'] = () => [404, { reason: 'PASSKEY_NOT_FOUND', message: '', code: 404 }];
+    mockFetch();
+    await show();
+    fireEvent.click(button('signin-passkey'));
+    await settle();
+    const note = screen.getByTestId('passkey-note');
+    expect(note.getAttribute('role')).toBe('alert');
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:error', reason: 'PASSKEY_NOT_FOUND', errMsg: note.textContent }, ORIGIN]]);
+    expect(toast.current()).toHaveLength(0);
+  });
+
+  it('has no button when the framing page did not delegate publickey-credentials-get', async () => {
+    browser(false);
+    await show();
+    expect(screen.queryByTestId('signin-passkey')).toBeNull();
+  });
+
+  it('where the browser cannot tell, offers it and hides it for good after a refusal at once', async () => {
+    browser(undefined);
+    await show();
+    get.mockRejectedValueOnce(Object.assign(new Error('not enabled in this document'), { name: 'NotAllowedError' }));
+    fireEvent.click(button('signin-passkey'));
+    await settle();
+    expect(screen.queryByTestId('signin-passkey')).toBeNull();
+    expect(screen.getByTestId('signin-password')).toBeTruthy();
+  });
+});
+

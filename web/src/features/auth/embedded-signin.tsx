@@ -17,6 +17,7 @@ import { embeddedInfo } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { ConsentCard } from './consent-card';
 import { PasswordForm } from './password-form';
+import { PasskeySignIn } from './passkey-signin';
 import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
@@ -24,6 +25,16 @@ const m = defineMessages({
   cancelled: { id: 'embedded.cancelled', defaultMessage: 'You did not allow the application.' },
   incomplete: { id: 'embedded.incomplete', defaultMessage: 'This sign-in does not say which application is asking.' },
 });
+
+/**
+ * Whether this frame may ask for a passkey: the framing page's `allow="publickey-credentials-get"`
+ * (docs/partners.md §5), read where the browser can tell (Chromium); elsewhere optimistically:
+ * the button hides itself when the browser refuses at once (features/auth/passkey-signin.tsx).
+ */
+export function frameMayAskPasskey(): boolean {
+  const policy = (document as { featurePolicy?: { allowsFeature?: (f: string) => boolean } }).featurePolicy;
+  return typeof policy?.allowsFeature === 'function' ? policy.allowsFeature('publickey-credentials-get') : true;
+}
 
 type Step =
   | { at: 'signin' }
@@ -40,6 +51,7 @@ export default function EmbeddedSignIn() {
   const appId = new URLSearchParams(search).get('appId')?.trim() ?? '';
   const { serviceUrl, validateMsg } = embeddedInfo(pathname, search);
   const [step, setStep] = useState<Step>({ at: 'signin' });
+  const [mayAskPasskey] = useState(frameMayAskPasskey);
   const req: TicketRequest | null = appId && serviceUrl ? { kind: 'ticket', appId, serviceUrl } : null;
 
   // The session of this screen lives in memory only: storage is neither read nor written.
@@ -89,7 +101,13 @@ export default function EmbeddedSignIn() {
       <h1>
         <FormattedMessage {...(step.at === 'ask' ? titles.authorize : titles.signin)} />
       </h1>
-      {step.at === 'signin' && <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} />}
+      {step.at === 'signin' && (
+        <>
+          <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} />
+          {/* No autofill request in a frame; the app's id lets the server check the framing page. */}
+          {appId && mayAskPasskey && <PasskeySignIn appId={appId} onSignedIn={(t) => void onSignedIn('', t)} />}
+        </>
+      )}
       {step.at === 'checking' && (
         <p className="muted" role="status">
           <FormattedMessage {...consentMessages.loading} />

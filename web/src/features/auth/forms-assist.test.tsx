@@ -23,18 +23,18 @@ const ac = (f: HTMLFormElement) =>
     .map((i) => [i.name, i.getAttribute('autocomplete')]));
 
 describe('autocomplete', () => {
-  it('sign-in by password: username + current-password', async () => {
+  it('sign-in by password: username webauthn (passkey autofill) + current-password', async () => {
     fakeApi();
     await renderApp([{ path: '/:language/passport/signin', element: <SignIn /> }], '/en-US/passport/signin');
-    expect(ac(screen.getByTestId('signin-password') as HTMLFormElement)).toEqual({ account: 'username', password: 'current-password' });
+    expect(ac(screen.getByTestId('signin-password') as HTMLFormElement)).toEqual({ account: 'username webauthn', password: 'current-password' });
   });
 
-  it('sign-in by code: username + one-time-code', async () => {
+  it('sign-in by code: username webauthn + one-time-code', async () => {
     fakeApi();
     await renderApp([{ path: '/:language/passport/signin', element: <SignIn /> }], '/en-US/passport/signin');
     fireEvent.click(screen.getByTestId('signin-mode-code'));
     const f = (await screen.findByTestId('signin-code')) as HTMLFormElement;
-    expect(ac(f)).toEqual({ account: 'username', code: 'one-time-code' });
+    expect(ac(f)).toEqual({ account: 'username webauthn', code: 'one-time-code' });
   });
 
   it('sign-up: the account is the username, the display name is not', async () => {

@@ -53,7 +53,8 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn }: Props)
         </p>
       )}
       <FormAlert {...f.alert} />
-      <Field {...f.bind('account')} label={staff ? m.staffMail : labels.account} autoComplete="username" />
+      <Field {...f.bind('account')} label={staff ? m.staffMail : labels.account}
+        autoComplete={staff || inline ? 'username' : 'username webauthn'} />
       <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="current-password" autoFocus={!!account} />
       <button type="submit" className="primary" disabled={busy || f.locked}>
         <FormattedMessage {...m.submit} />

@@ -13,6 +13,7 @@ import { AccountRefused, dropIfGone, forgetAccount, maskAccount, nameOf } from '
 import { afterSignIn, keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { type Done, PasswordForm } from './password-form';
+import { PasskeySignIn } from './passkey-signin';
 
 const m = defineMessages({
   byPassword: { id: 'signin.byPassword', defaultMessage: 'Password' },
@@ -180,6 +181,9 @@ export default function SignIn() {
           </>
         )}
       </AccountRefused.Provider>
+      {/* A passkey signs in like a password, without an account to remember: the server never
+          answers the unmasked mail or phone (docs/web-experience.md). */}
+      {mode !== 'staff' && <PasskeySignIn conditional onSignedIn={(token) => done('', token)} />}
       <div className="links">
         <Link to={paths.findPassword(lang) + q} data-testid="link-find-password">
           <FormattedMessage {...m.forgot} />

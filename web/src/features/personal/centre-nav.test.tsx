@@ -29,6 +29,7 @@ describe('account centre navigation', () => {
     expect(links.map((a) => [a.textContent, a.getAttribute('href')])).toEqual([
       ['Profile', '/en-US/personal/info#profile'],
       ['Sign-in and security', '/en-US/personal/secure#security'],
+      ['Passkeys', '/en-US/personal/secure#passkeys'],
       ['Two-factor', '/en-US/personal/secure#two-factor'],
       ['Sessions and activity', '/en-US/personal/secure#sessions'],
       ['Privacy', '/en-US/personal/secure#privacy'],
@@ -39,7 +40,7 @@ describe('account centre navigation', () => {
     cleanup();
     await show('/zh-CN/personal/secure', 'zh-CN');
     const zh = within(screen.getByRole('navigation', { name: '账号中心栏目' })).getAllByRole('link');
-    expect(zh.map((a) => a.textContent)).toEqual(['个人资料', '登录与安全', '两步验证', '会话与活动', '隐私', '应用']);
+    expect(zh.map((a) => a.textContent)).toEqual(['个人资料', '登录与安全', '通行密钥', '两步验证', '会话与活动', '隐私', '应用']);
     expect(zh[1]?.getAttribute('aria-current')).toBe('location');
   });
 

@@ -7,11 +7,13 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { Link, useLocation } from 'react-router';
 import { paths } from '../../config/paths';
 import { asLocale, type Locale } from '../../i18n/locale';
+import { useServerPasskeys } from '../../lib/passkey-gate';
 
 const m = defineMessages({
   nav: { id: 'personal.sections.nav', defaultMessage: 'Account centre sections' },
   profile: { id: 'personal.sections.profile', defaultMessage: 'Profile' },
   security: { id: 'personal.sections.security', defaultMessage: 'Sign-in and security' },
+  passkeys: { id: 'personal.sections.passkeys', defaultMessage: 'Passkeys' },
   twoFactor: { id: 'personal.sections.twoFactor', defaultMessage: 'Two-factor' },
   sessions: { id: 'personal.sections.sessions', defaultMessage: 'Sessions and activity' },
   privacy: { id: 'personal.sections.privacy', defaultMessage: 'Privacy' },
@@ -19,12 +21,13 @@ const m = defineMessages({
 });
 
 type Page = 'info' | 'secure';
-export type SectionId = 'profile' | 'security' | 'two-factor' | 'sessions' | 'privacy' | 'apps';
+export type SectionId = 'profile' | 'security' | 'passkeys' | 'two-factor' | 'sessions' | 'privacy' | 'apps';
 
 /** The sections in the order of the navigation, each with its page. */
 export const SECTIONS: readonly { id: SectionId; page: Page; label: MessageDescriptor }[] = [
   { id: 'profile', page: 'info', label: m.profile },
   { id: 'security', page: 'secure', label: m.security },
+  { id: 'passkeys', page: 'secure', label: m.passkeys },
   { id: 'two-factor', page: 'secure', label: m.twoFactor },
   { id: 'sessions', page: 'secure', label: m.sessions },
   { id: 'privacy', page: 'secure', label: m.privacy },
@@ -45,10 +48,12 @@ export function CentreNav({ page }: { page: Page }) {
   const lang = asLocale(intl.locale) ?? 'zh-CN';
   const { hash } = useLocation();
   const current = currentSection(page, hash);
+  // Passkeys leave the navigation once the server says it has none (lib/passkey-gate.ts).
+  const passkeys = useServerPasskeys();
   return (
     <nav className="centre-nav" aria-label={intl.formatMessage(m.nav)} data-testid="centre-nav">
       <ul>
-        {SECTIONS.map((s) => (
+        {SECTIONS.filter((s) => passkeys || s.id !== 'passkeys').map((s) => (
           <li key={s.id}>
             <Link
               to={sectionHref(lang, s.page, s.id)}

@@ -12,6 +12,7 @@ import { Dialog } from './dialog';
 import * as v from '../../lib/validate';
 import { atField, withoutEmpty } from '../../lib/proof';
 import { hasReason } from '../../lib/reasons';
+import { usePasskeys } from '../../lib/passkey-gate';
 
 const m = defineMessages({
   title: { id: 'personal.reauth.heading', defaultMessage: 'Confirm it is you' },
@@ -23,6 +24,8 @@ const m = defineMessages({
   wrongPassword: { id: 'personal.reauth.wrongPassword', defaultMessage: 'The password is not correct' },
   cancel: { id: 'personal.reauth.cancel', defaultMessage: 'Cancel' },
   confirm: { id: 'personal.reauth.confirm', defaultMessage: 'Continue' },
+  passkey: { id: 'personal.reauth.passkey', defaultMessage: 'Use a passkey instead' },
+  passkeyCancelled: { id: 'personal.reauth.passkeyCancelled', defaultMessage: 'The passkey was not used. Try again, or enter the code or password.' },
 });
 
 
@@ -68,6 +71,25 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
   const [value, setValue] = useState('');
   const [error, setError] = useState<Msg>(null);
   const [busy, setBusy] = useState(false);
+  // "Use a passkey instead": hidden when this account has none (PASSKEY_NOT_FOUND) or passkeys are off.
+  const passkeys = usePasskeys();
+  const [noPasskey, setNoPasskey] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const withPasskey = async () => {
+    setError(null);
+    setBusy(true);
+    const out = await (await import('../../lib/passkey')).reauth();
+    setBusy(false);
+    if (out.ok) return onDone(true);
+    form.current?.querySelector('input')?.focus();
+    if (out.cancelled) return setError(m.passkeyCancelled);
+    if (hasReason(out.error, 'AUTHORIZATION_FAILED')) {
+      handleError(out.error);
+      return onDone(false);
+    }
+    if (hasReason(out.error, 'PASSKEY_NOT_FOUND')) setNoPasskey(true);
+    setError(errorText(out.error));
+  };
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const input = e.currentTarget.elements.namedItem(twoFactor ? 'code' : 'password') as HTMLInputElement | null;
@@ -98,7 +120,7 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
       description={<FormattedMessage {...(twoFactor ? m.withCode : m.withPassword)} />}
       onCancel={() => onDone(false)}
     >
-      <form onSubmit={(e) => void submit(e)} noValidate>
+      <form ref={form} onSubmit={(e) => void submit(e)} noValidate>
         {twoFactor ? (
           <OtpField
             label={m.code}
@@ -123,6 +145,13 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
             autoComplete="current-password"
             required
           />
+        )}
+        {passkeys && !noPasskey && (
+          <p>
+            <button type="button" className="link" data-testid="reauth-passkey" disabled={busy} onClick={() => void withPasskey()}>
+              <FormattedMessage {...m.passkey} />
+            </button>
+          </p>
         )}
         <div className="actions">
           <button type="button" onClick={() => onDone(false)}>

@@ -14,6 +14,7 @@ import { LoadState } from './load-state';
 import { Marketing } from './marketing';
 import { learnName } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
+import { Passkeys } from './passkeys';
 import { PersonalNav } from './personal-nav';
 import { PrivacySettings } from './privacy-settings';
 import { useReauth } from './reauth';
@@ -70,6 +71,9 @@ export default function Secure() {
             </p>
             <ChangePassword account={info?.mail || info?.phone || ''} />
           </section>
+        </CentreSection>
+        <CentreSection id="passkeys">
+          <Passkeys guard={guard} />
         </CentreSection>
         <CentreSection id="two-factor">
           {info ? (
