@@ -100,7 +100,8 @@ check_prerequisites() {
     SAM="$(command -v sam || true)"
     [ -n "$SAM" ] || need sam "sam (AWS SAM CLI) not found: bash scripts/setup.sh puts it in .venv, or pip install aws-sam-cli"
     SAM="${SAM:-sam}"
-    # sam build compiles the one bootstrap with cargo-lambda, which cross-compiles with zig.
+    # sam build compiles the two binaries (bootstrap, passkeys) with cargo-lambda, which
+    # cross-compiles with zig.
     command -v cargo >/dev/null || need cargo "cargo not found: install Rust (rustup) to build the functions"
     command -v cargo-lambda >/dev/null ||
       need cargo-lambda "cargo-lambda not found: bash scripts/setup.sh puts it in .venv (PyPI cargo-lambda)"
@@ -131,7 +132,7 @@ check_prerequisites() {
 
 build_backend() {
   $WEB_ONLY && return 0
-  step "sam build (npm run build:lambda: one bootstrap for every function, each zip at most 4 MB)"
+  step "sam build (npm run build:lambda: bootstrap and passkeys, each zip at most 4 MB)"
   run bash "$ROOT/scripts/build-lambda.sh"
 }
 

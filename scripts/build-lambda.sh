@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # npm run build:lambda: builds every function exactly as infra/deploy.sh does (it calls this
-# script): `sam build` of template.yaml, where cargo-lambda compiles and links the one
-# `bootstrap` (arm64, release profile) once and SAM copies it into each function's
+# script): `sam build` of template.yaml, where cargo-lambda compiles and links each of the two
+# binaries (arm64, release profile) once, `bootstrap` and `passkeys` (the WebAuthn ceremonies,
+# docs/passkeys-design.md §1.4), and SAM copies each into its functions'
 # .aws-sam/build/<Function>/. Then zips each of those folders the way `sam package` does, prints
-# each function's zip size, and fails when one is over 4 MB (docs/operations.md §10).
+# each function's zip size, and fails when one is over 4 MB (docs/operations.md §10), or when
+# the WebAuthn crate is linked where it must not be: `grep -c webauthn_rp` (the panic-location
+# strings of a linked crate name its source path, even stripped) must be 0 on `bootstrap` and
+# not 0 on `passkeys`.
 #
 # Usage: scripts/build-lambda.sh [extra arguments for sam build, e.g. --cached]
 # Needs `bash scripts/setup.sh` once (sam, cargo-lambda and zig in .venv; the Rust target
@@ -34,16 +38,38 @@ fi
 printf '== cargo fetch --locked (aarch64-unknown-linux-gnu)\n'
 cargo fetch --locked --target aarch64-unknown-linux-gnu
 
-printf '\n== sam build (cargo-lambda: one bootstrap for every function)\n'
+printf '\n== sam build (cargo-lambda: bootstrap and passkeys, each linked once)\n'
 started=$(date +%s)
 sam build --template-file "$ROOT/template.yaml" "$@"
 printf 'sam build: %s s\n' "$(($(date +%s) - started))"
 
 printf '\n== function packages (zipped as sam package does; limit %s bytes)\n' "$LIMIT"
-"$PY" - "$ROOT/.aws-sam/build" "$LIMIT" <<'EOF'
-import contextlib, hashlib, os, sys, tempfile, zipfile
+"$PY" - "$ROOT/.aws-sam/build" "$LIMIT" "$ROOT/template.yaml" <<'EOF'
+import contextlib, hashlib, os, re, sys, tempfile, zipfile
 
-build, limit = sys.argv[1], int(sys.argv[2])
+build, limit, template = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+# The WebAuthn relying-party crate: only the ceremony binary may link it (§1.4).
+CRATE = b"webauthn_rp"
+
+
+def binaries(path):
+    """Function logical id -> its Metadata BuildProperties.Binary in template.yaml."""
+    text = open(path).read()
+    try:
+        from samcli.yamlhelper import yaml_parse
+
+        resources = (yaml_parse(text) or {}).get("Resources") or {}
+        return {
+            name: r.get("Metadata", {}).get("BuildProperties", {}).get("Binary", "bootstrap")
+            for name, r in resources.items()
+            if r.get("Type") == "AWS::Serverless::Function"
+        }
+    except ImportError:
+        found = {}
+        for m in re.finditer(r"^  (\w+):\n    Type: AWS::Serverless::Function\n(.*?)(?=^  \w+:\n|\Z)", text, re.S | re.M):
+            b = re.search(r"^        Binary: (\S+)", m.group(2), re.M)
+            found[m.group(1)] = b.group(1) if b else "bootstrap"
+        return found
 
 
 def sam_zip(folder, target):
@@ -82,31 +108,62 @@ def size(folder):
     return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(folder) for f in fs)
 
 
+def crate_count(folder):
+    """`grep -c webauthn_rp` of the folder's executable `bootstrap` (the name Lambda runs)."""
+    path = os.path.join(folder, "bootstrap")
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        return sum(1 for line in f.read().split(b"\n") if CRATE in line)
+
+
 folders = sorted(
     d for d in os.listdir(build) if os.path.isdir(os.path.join(build, d))
 ) if os.path.isdir(build) else []
 if not folders:
     sys.exit(f"build:lambda: no function folders in {build}")
-zips = {}  # folder digest -> zip size: equal folders make equal zips
+binary_of = binaries(template)
+zips = {}  # folder digest -> (zip size, webauthn_rp lines): equal folders make equal zips
 rows = []
 with tempfile.TemporaryDirectory() as tmp:
     for d in folders:
         folder = os.path.join(build, d)
         key = digest(folder)
         if key not in zips:
-            zips[key] = os.path.getsize(sam_zip(folder, os.path.join(tmp, key)))
-        rows.append((d, size(folder), zips[key], key[:12]))
+            zips[key] = (os.path.getsize(sam_zip(folder, os.path.join(tmp, key))), crate_count(folder))
+        rows.append((d, binary_of.get(d, "?"), size(folder), zips[key][0], zips[key][1], key[:12]))
 width = max(len(r[0]) for r in rows)
-print(f"{'function':<{width}}  {'unzipped':>10}  {'zip':>10}  artifact")
-for d, raw, z, key in rows:
+print(f"{'function':<{width}}  {'binary':<9}  {'unzipped':>10}  {'zip':>10}  artifact")
+for d, binary, raw, z, _, key in rows:
     flag = "  OVER" if z > limit else ""
-    print(f"{d:<{width}}  {raw:>10}  {z:>10}  {key}{flag}")
-largest = max(r[2] for r in rows)
+    print(f"{d:<{width}}  {binary:<9}  {raw:>10}  {z:>10}  {key}{flag}")
+largest = max(r[3] for r in rows)
 print(
     f"{len(rows)} functions, {len(zips)} distinct artifact(s); largest zip {largest} bytes "
     f"({largest / 1e6:.2f} MB, {largest / 2**20:.2f} MiB); limit {limit} bytes"
 )
-over = [r[0] for r in rows if r[2] > limit]
+failures = []
+for binary in sorted({r[1] for r in rows}):
+    mine = [r for r in rows if r[1] == binary]
+    sizes = sorted({r[3] for r in mine})
+    counts = sorted({r[4] for r in mine}, key=lambda c: -1 if c is None else c)
+    print(
+        f"{binary}: {len(mine)} function(s), {len({r[5] for r in mine})} artifact(s), "
+        f"zip {', '.join(map(str, sizes))} bytes, grep -c webauthn_rp: {', '.join(map(str, counts))}"
+    )
+    if binary == "bootstrap" and any(c for c in counts):
+        failures.append(
+            "bootstrap links webauthn_rp: code reachable from its main names CEREMONY_ROUTES "
+            "or ciam_core::passkey::rp (docs/passkeys-design.md §1.4)"
+        )
+    if binary == "passkeys" and not all(counts):
+        failures.append("passkeys does not link webauthn_rp: it would verify no ceremony")
+unknown = [r[0] for r in rows if r[1] not in ("bootstrap", "passkeys")]
+if unknown:
+    failures.append(f"no known Binary in {template} for: {', '.join(unknown)}")
+over = [r[0] for r in rows if r[3] > limit]
 if over:
-    sys.exit(f"build:lambda: {len(over)} function zip(s) over {limit} bytes: {', '.join(over)}")
+    failures.append(f"{len(over)} function zip(s) over {limit} bytes: {', '.join(over)}")
+if failures:
+    sys.exit("\n".join(f"build:lambda: {f}" for f in failures))
 EOF

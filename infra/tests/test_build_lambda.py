@@ -1,7 +1,9 @@
 """scripts/build-lambda.sh (`npm run build:lambda`, the build step of infra/deploy.sh) with a stub
-`sam` whose build leaves function folders as SAM does: every folder is zipped the way `sam
-package` zips it, the sizes are printed, equal folders are one artifact, and a zip over the
-limit fails the build. The real build is measured in docs/operations.md §10."""
+`sam` whose build leaves function folders as SAM does (two binaries: `bootstrap` and the
+WebAuthn ceremonies' `passkeys`): every folder is zipped the way `sam package` zips it, the
+sizes are printed, equal folders are one artifact, and a zip over the limit fails the build, as
+does the WebAuthn crate in `bootstrap` or its absence from `passkeys`. The real build is
+measured in docs/operations.md §10."""
 
 import os
 import pathlib
@@ -19,20 +21,36 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def repo(tmp_path):
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "build-lambda.sh", tmp_path / "scripts" / "build-lambda.sh")
-    (tmp_path / "template.yaml").write_text("Resources: {}\n")
+    # A and B run bootstrap, C the ceremony binary passkeys (as in template.yaml).
+    (tmp_path / "template.yaml").write_text(
+        "Resources:\n"
+        + "".join(
+            f"  {name}:\n"
+            "    Type: AWS::Serverless::Function\n"
+            "    Metadata:\n"
+            "      BuildMethod: rust-cargolambda\n"
+            "      BuildProperties:\n"
+            f"        Binary: {binary}\n"
+            "    Properties:\n"
+            "      Description: x\n"
+            for name, binary in (("AFunction", "bootstrap"), ("BFunction", "bootstrap"), ("CFunction", "passkeys"))
+        )
+    )
     stubs = tmp_path / "stub-bin"
     stubs.mkdir()
-    # `sam build` copies one bootstrap into three folders; STUB_ODD gives the third another one.
+    # `sam build` copies one bootstrap into A and B and the passkeys binary (its file is named
+    # bootstrap too) into C, which names the WebAuthn crate. STUB_ODD makes C small,
+    # STUB_LEAK puts the crate into A and B, STUB_NO_CRATE leaves it out of C.
     (stubs / "sam").write_text(
         "#!/usr/bin/env bash\n"
         'echo "sam $*" >> "$STUB_LOG"\n'
-        "for f in AFunction BFunction CFunction; do\n"
-        "  mkdir -p .aws-sam/build/$f\n"
-        '  head -c "$STUB_SIZE" /dev/urandom > .aws-sam/build/AFunction/bootstrap\n'
-        "done\n"
+        "for f in AFunction BFunction CFunction; do mkdir -p .aws-sam/build/$f; done\n"
+        'head -c "$STUB_SIZE" /dev/urandom | tr -d "\\n" > .aws-sam/build/AFunction/bootstrap\n'
+        'if [ -n "${STUB_LEAK:-}" ]; then printf "\\n/r/webauthn_rp-0.3.0/src/lib.rs\\n" >> .aws-sam/build/AFunction/bootstrap; fi\n'
         "cp .aws-sam/build/AFunction/bootstrap .aws-sam/build/BFunction/bootstrap\n"
-        'if [ -n "${STUB_ODD:-}" ]; then printf odd > .aws-sam/build/CFunction/bootstrap;\n'
-        "else cp .aws-sam/build/AFunction/bootstrap .aws-sam/build/CFunction/bootstrap; fi\n"
+        'crate="\\n/r/webauthn_rp-0.3.0/src/lib.rs\\n"; [ -n "${STUB_NO_CRATE:-}" ] && crate=""\n'
+        'if [ -n "${STUB_ODD:-}" ]; then printf "odd$crate" > .aws-sam/build/CFunction/bootstrap;\n'
+        'else { head -c "$STUB_SIZE" /dev/urandom | tr -d "\\n"; printf "$crate"; } > .aws-sam/build/CFunction/bootstrap; fi\n'
     )
     (stubs / "cargo").write_text('#!/usr/bin/env bash\necho "cargo $*" >> "$STUB_LOG"\n')
     for name in ("cargo-lambda", "zig"):
@@ -69,11 +87,20 @@ def test_every_function_zip_is_measured_and_equal_folders_are_one_artifact(repo)
         f"sam build --template-file {repo}/template.yaml --cached",
     ]
     lines = done.stdout.splitlines()
-    for f in ("AFunction", "BFunction", "CFunction"):
+    for f, binary in (("AFunction", "bootstrap"), ("BFunction", "bootstrap"), ("CFunction", "passkeys")):
         row = next(line for line in lines if line.startswith(f + " "))
-        unzipped, zipped = (int(v) for v in row.split()[1:3])
-        assert unzipped == 1000 and zipped > 1000, row  # random bytes do not compress
-    assert "3 functions, 1 distinct artifact(s)" in done.stdout
+        assert row.split()[1] == binary, row
+        unzipped, zipped = (int(v) for v in row.split()[2:4])
+        assert unzipped >= 900 and zipped > 900, row  # random bytes do not compress
+    assert "3 functions, 2 distinct artifact(s)" in done.stdout
+    assert any(
+        line.startswith("bootstrap: 2 function(s), 1 artifact(s), zip ") and line.endswith("grep -c webauthn_rp: 0")
+        for line in lines
+    ), done.stdout
+    assert any(
+        line.startswith("passkeys: 1 function(s), 1 artifact(s), zip ") and line.endswith("grep -c webauthn_rp: 1")
+        for line in lines
+    ), done.stdout
 
 
 def test_the_zip_is_the_one_sam_package_makes(repo, tmp_path):
@@ -88,7 +115,7 @@ def test_the_zip_is_the_one_sam_package_makes(repo, tmp_path):
         (info,) = z.infolist()
         assert info.filename == "bootstrap"
     row = next(line for line in done.stdout.splitlines() if line.startswith("AFunction "))
-    assert int(row.split()[2]) == os.path.getsize(ours)
+    assert int(row.split()[3]) == os.path.getsize(ours)
 
 
 def test_a_zip_over_the_limit_fails_and_is_named(repo):
@@ -96,6 +123,20 @@ def test_a_zip_over_the_limit_fails_and_is_named(repo):
     assert done.returncode != 0
     assert "2 function zip(s) over 500 bytes: AFunction, BFunction" in done.stderr
     assert "3 functions, 2 distinct artifact(s)" in done.stdout
+
+
+def test_the_webauthn_crate_in_bootstrap_fails_the_build(repo):
+    done, _ = build(repo, STUB_LEAK="1")
+    assert done.returncode != 0
+    assert "bootstrap links webauthn_rp" in done.stderr, done.stderr
+    assert "bootstrap: 2 function(s), 1 artifact(s)" in done.stdout
+
+
+def test_a_passkeys_binary_without_the_webauthn_crate_fails_the_build(repo):
+    done, _ = build(repo, STUB_NO_CRATE="1")
+    assert done.returncode != 0
+    assert "passkeys does not link webauthn_rp" in done.stderr, done.stderr
+    assert "bootstrap links" not in done.stderr
 
 
 def test_missing_tools_point_to_setup(repo):

@@ -1,6 +1,7 @@
-"""The build shape (docs/operations.md §10): every function runs the one `bootstrap` binary and
-names its route in CIAM_ROUTE, so `sam build` groups all of them into ONE build definition:
-cargo-lambda compiles and links once, and SAM copies the artifact to every function.
+"""The build shape (docs/operations.md §10): every function runs one of two binaries,
+`bootstrap` or (the WebAuthn ceremonies of ciam_api::CEREMONY_ROUTES) `passkeys`, and names its
+route in CIAM_ROUTE, so `sam build` groups them into TWO build definitions, one per binary:
+cargo-lambda links each binary once, and SAM copies each artifact to its functions.
 
 Asked of SAM itself: the build graph is the one `sam build` makes (BuildContext collects the
 functions, ApplicationBuilder groups them by FunctionBuildDefinition equality: runtime, CodeUri,
@@ -9,6 +10,7 @@ part of it), without building anything."""
 
 import os
 import pathlib
+import re
 
 import pytest
 from samcli.commands.build.build_context import BuildContext
@@ -19,6 +21,23 @@ from conftest import ROOT, load_template
 from template_facts import functions
 
 os.environ.setdefault("SAM_CLI_TELEMETRY", "0")
+
+PASSKEYS_RS = ROOT / "functions" / "api" / "src" / "routes" / "passkeys.rs"
+
+
+def ceremony_routes():
+    """The route ids of `CEREMONY_ROUTES` (functions/api/src/routes/passkeys.rs): the functions
+    that run the `passkeys` binary."""
+    text = PASSKEYS_RS.read_text()
+    table = re.search(r"pub const CEREMONY_ROUTES: &\[RouteDef\] = &\[(.*?)\];", text, re.S)
+    assert table, f"no CEREMONY_ROUTES in {PASSKEYS_RS}"
+    ids = set(re.findall(r'route!\(\s*"([a-z_]+)"', table.group(1)))
+    assert ids, "CEREMONY_ROUTES has no rows"
+    return ids
+
+
+def binary_of(route):
+    return "passkeys" if route in ceremony_routes() else "bootstrap"
 
 
 def build_definitions(template_file, tmp_path):
@@ -41,31 +60,43 @@ def build_definitions(template_file, tmp_path):
         return list(graph.get_function_build_definitions()), len(resources.functions)
 
 
-def test_sam_builds_every_function_from_one_build_definition(template, tmp_path):
+def test_sam_builds_every_function_from_one_build_definition_per_binary(template, tmp_path):
     definitions, built = build_definitions(ROOT / "template.yaml", tmp_path)
-    assert built == len(functions(template)), "every function is built by sam build"
-    assert len(definitions) == 1, "one cargo-lambda build for all functions: " + "; ".join(map(str, definitions))
-    (only,) = definitions
-    assert only.metadata == {"BuildMethod": "rust-cargolambda", "BuildProperties": {"Binary": "bootstrap"}}
-    assert only.runtime == "provided.al2023"
-    assert only.architecture == "arm64"
-    assert only.handler == "bootstrap"
-    # cargo-lambda runs in the package's folder: only ciam-lambdas' features are compiled.
-    assert pathlib.Path(only.codeuri) == ROOT / "functions" / "lambdas", "CodeUri is the Lambda package"
-    assert {f.name for f in only.functions} == set(functions(template))
+    routes = functions(template)
+    assert built == len(routes), "every function is built by sam build"
+    assert len(definitions) == 2, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
+    by_binary = {d.metadata["BuildProperties"]["Binary"]: d for d in definitions}
+    assert set(by_binary) == {"bootstrap", "passkeys"}
+    for binary, definition in by_binary.items():
+        assert definition.metadata == {"BuildMethod": "rust-cargolambda", "BuildProperties": {"Binary": binary}}
+        assert definition.runtime == "provided.al2023"
+        assert definition.architecture == "arm64"
+        assert definition.handler == "bootstrap"
+        # cargo-lambda runs in the package's folder: only ciam-lambdas' features are compiled.
+        assert pathlib.Path(definition.codeuri) == ROOT / "functions" / "lambdas", "CodeUri is the Lambda package"
+        assert {f.name for f in definition.functions} == {
+            name for name, route in routes.items() if binary_of(route) == binary
+        }, binary
+    assert len(by_binary["passkeys"].functions) == len(ceremony_routes()) == 8
 
 
-def test_every_function_names_a_distinct_route_and_the_same_metadata(template):
+def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(template):
     routes = functions(template)
     assert len(set(routes.values())) == len(routes), "one function per route id"
-    metadata = {
-        repr(template["Resources"][name].get("Metadata")) for name in routes
-    }
-    assert len(metadata) == 1, metadata
+    groups = {}
+    for name, route in routes.items():
+        metadata = template["Resources"][name].get("Metadata")
+        assert metadata == {
+            "BuildMethod": "rust-cargolambda",
+            "BuildProperties": {"Binary": binary_of(route)},
+        }, f"{name}: the Metadata of its table's binary"
+        groups.setdefault(repr(metadata), set()).add(name)
+    assert len(groups) == 2, groups
+    assert ceremony_routes() <= set(routes.values()), "every ceremony route has a function"
     for name in routes:
         props = template["Resources"][name]["Properties"]
         for per_build in ("CodeUri", "Handler", "Runtime", "Architectures"):
-            assert per_build not in props, f"{name}: {per_build} only in Globals (one build, one binary)"
+            assert per_build not in props, f"{name}: {per_build} only in Globals (one build per binary)"
 
 
 @pytest.mark.parametrize(
@@ -79,12 +110,12 @@ def test_every_function_names_a_distinct_route_and_the_same_metadata(template):
 )
 def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, change):
     """The check above can fail: a function with another Binary, CodeUri or architecture gets a
-    second build definition (a second cargo-lambda build). (The Handler is not grouped on for
-    provided.al2023; per-function Environment never is.)"""
+    build definition of its own (a third cargo-lambda build). (The Handler is not grouped on
+    for provided.al2023; per-function Environment never is.)"""
     changed = load_template(ROOT / "template.yaml")
     name = next(iter(functions(changed)))
     change(changed["Resources"][name])
     path = tmp_path / "template.yaml"
     path.write_text(yaml_dump(changed))
     definitions, _ = build_definitions(path, tmp_path)
-    assert len(definitions) == 2
+    assert len(definitions) == 3

@@ -89,7 +89,16 @@ def repo(tmp_path):
         shutil.copy(ROOT / "infra" / name, tmp_path / "infra" / name)
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "build-lambda.sh", tmp_path / "scripts" / "build-lambda.sh")
-    (tmp_path / "template.yaml").write_text("Resources: {}\n")
+    # The stub sam build's one function (build-lambda.sh reads each function's Binary here).
+    (tmp_path / "template.yaml").write_text(
+        "Resources:\n"
+        "  AuthInfoGetFunction:\n"
+        "    Type: AWS::Serverless::Function\n"
+        "    Metadata:\n"
+        "      BuildMethod: rust-cargolambda\n"
+        "      BuildProperties:\n"
+        "        Binary: bootstrap\n"
+    )
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "web").mkdir()
     return tmp_path

@@ -21,7 +21,16 @@ REQUIRED_ALARMS = {
     "SmsSpendAlarm": ("AWS/SNS", {"SMSMonthToDateSpentUSD"}),
     "SignInFailureSpikeAlarm": ("Ciam", {"SignInFailures"}),
 }
-SIGN_IN_LOGS = {"AuthLoginPasswordLogs", "AuthLoginCodeLogs", "AuthLoginTotpLogs", "AuthUnlockCodeLogs", "AuthLoginStaffLogs"}
+SIGN_IN_LOGS = {
+    "AuthLoginPasswordLogs",
+    "AuthLoginCodeLogs",
+    "AuthLoginTotpLogs",
+    "AuthUnlockCodeLogs",
+    "AuthLoginStaffLogs",
+    # The passkey sign-ins (docs/passkeys-design.md §3: sign_in::method_of gives "passkey").
+    "AuthLoginPasskeyLogs",
+    "AuthLoginPasskeyMfaLogs",
+}
 
 
 def resources_of(template, kind):

@@ -32,6 +32,12 @@ ANONYMOUS_WRITES = {
     "GET /ciam/v1/oidc/authorize",
     "POST /ciam/v1/oidc/token",
     "GET /ciam/v1/auth/login/token/verify",
+    # Passkey sign-in and its second step: the finishes write sessions and failure counters; the
+    # options are throttled like them (docs/passkeys-design.md §3).
+    "POST /ciam/v1/auth/login/passkey/options",
+    "POST /ciam/v1/auth/login/passkey",
+    "POST /ciam/v1/auth/login/passkey/mfa/options",
+    "POST /ciam/v1/auth/login/passkey/mfa",
 }
 
 

@@ -1,8 +1,16 @@
-//! One AWS Lambda per /ciam/v1 route, all running the one binary `bootstrap`
-//! (`src/bin/bootstrap.rs`): it reads the route id from `CIAM_ROUTE` (template.yaml sets it on
-//! each function) and serves the same `ciam_api` router the local server uses, restricted to
-//! that route, over `lambda_http`. One binary means `sam build` compiles and links once for
-//! every function (docs/operations.md §10).
+//! One AWS Lambda per /ciam/v1 route, each running one of two binaries: `bootstrap`
+//! (`src/bin/bootstrap.rs`, the routes of `ciam_api::ROUTES` and the embedded page) or
+//! `passkeys` (`src/bin/passkeys.rs`, the WebAuthn ceremonies of `ciam_api::CEREMONY_ROUTES`,
+//! docs/passkeys-design.md §1.4). A binary reads the route id from `CIAM_ROUTE` (template.yaml
+//! sets it on each function) and serves the same `ciam_api` router the local server uses,
+//! restricted to that route, over `lambda_http`. `sam build` makes one build per binary (two
+//! links for all the functions, docs/operations.md §10).
+//!
+//! What differs between the two is a [`Binary`]: its route table and the ports it builds
+//! besides the store and the keys. Each `main` names its own, so the code it reaches (all that
+//! fat LTO keeps) is its own table's: `bootstrap` never names `CEREMONY_ROUTES` (no WebAuthn
+//! crate in it), `passkeys` never builds an S3, SES, SNS or KMS client (its notifier and blob
+//! store are [`Unavailable`]).
 //!
 //! Everything slow happens once per execution environment, during init, never per request:
 //! configuration, the secrets (Secrets Manager) and the OpenID Connect public keys (KMS), the AWS
@@ -17,17 +25,21 @@ pub mod origin;
 pub mod page;
 pub mod secrets;
 mod settings;
+mod unavailable;
 
 pub use blob::S3Blobs;
 pub use notifier::AwsNotifier;
 pub use origin::OriginCheck;
 pub use settings::{Settings, StaffClient};
+pub use unavailable::Unavailable;
 
 use aws_config::meta::region::RegionProviderChain;
 use aws_config::BehaviorVersion;
-use ciam_core::{Ciam, Config, Keys, OsEntropy, SystemClock};
+use ciam_api::{PageDef, RouteDef};
+use ciam_core::{BlobStore, Ciam, Config, Keys, Notifier, OidcSigner, OsEntropy, SystemClock};
 use ciam_store::dynamodb::DynamoStore;
 use ciam_store::{Clock, Store};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::Instrument;
@@ -45,6 +57,8 @@ pub const NO_TABLE: &[&str] = &[
     "oidc_jwks",
     "client_error",
     "version",
+    // Passkey sign-in options: a sealed challenge from the keys, nothing stored (§2.4).
+    "auth_login_passkey_options",
 ];
 
 /// The functions that derive no key from the root: they never read `CIAM_ROOT_SECRET_ARN` and
@@ -99,52 +113,144 @@ pub struct Ready {
 /// The environment variable naming the route a function serves (template.yaml, per function).
 pub const ROUTE_VAR: &str = "CIAM_ROUTE";
 
-/// Every route id a function may serve: the `ciam_api` route table and its pages.
+/// A Lambda binary: the route table it serves, how it initialises and how it serves a route
+/// (docs/passkeys-design.md §1.4). The two are [`Bootstrap`] and [`Passkeys`]; each `src/bin`
+/// main names one, and nothing shared names either.
+pub trait Binary {
+    /// Its name: the file in `src/bin` and template.yaml's `BuildProperties.Binary`.
+    const NAME: &'static str;
+    /// The route table it serves, and its name for messages.
+    const ROUTES: &'static [RouteDef];
+    const TABLE: &'static str;
+    /// The pages outside /ciam/v1 it serves.
+    const PAGES: &'static [PageDef];
+    /// Builds the function's `Ciam` (see [`init`] and [`init_passkeys`]).
+    fn init(
+        route_id: &str,
+        settings: Settings,
+        sdk: aws_config::SdkConfig,
+    ) -> impl Future<Output = Result<Ready, String>>;
+    /// Serves `route_id` until the Lambda environment is shut down.
+    fn serve(
+        route_id: &'static str,
+        ready: Ready,
+    ) -> impl Future<Output = Result<(), lambda_http::Error>>;
+}
+
+/// Every function but the WebAuthn ceremonies: `ciam_api::ROUTES` and the embedded page, with
+/// the AWS adapters (SES and SNS, S3, the KMS signer of the OpenID Connect routes).
+pub struct Bootstrap;
+
+impl Binary for Bootstrap {
+    const NAME: &'static str = "bootstrap";
+    const ROUTES: &'static [RouteDef] = ciam_api::ROUTES;
+    const TABLE: &'static str = "ciam_api::ROUTES";
+    const PAGES: &'static [PageDef] = ciam_api::PAGES;
+
+    async fn init(
+        route_id: &str,
+        settings: Settings,
+        sdk: aws_config::SdkConfig,
+    ) -> Result<Ready, String> {
+        init(route_id, settings, sdk).await
+    }
+
+    async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
+        let Ready { ciam, sdk, origin } = ready;
+        // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
+        if route_id == page::EMBEDDED_PAGE {
+            return page::run(ciam, &sdk, origin)
+                .instrument(tracing::info_span!("lambda", route = route_id))
+                .await;
+        }
+        serve_route(Self::ROUTES, route_id, ciam, origin).await
+    }
+}
+
+/// The WebAuthn ceremonies (`ciam_api::CEREMONY_ROUTES`), the only code that links the
+/// relying-party crate. They need the store and the keys only: the other ports are
+/// [`Unavailable`], so this binary links no S3, SES, SNS or KMS client.
+pub struct Passkeys;
+
+impl Binary for Passkeys {
+    const NAME: &'static str = "passkeys";
+    const ROUTES: &'static [RouteDef] = ciam_api::CEREMONY_ROUTES;
+    const TABLE: &'static str = "ciam_api::CEREMONY_ROUTES";
+    const PAGES: &'static [PageDef] = &[];
+
+    async fn init(
+        route_id: &str,
+        settings: Settings,
+        sdk: aws_config::SdkConfig,
+    ) -> Result<Ready, String> {
+        init_passkeys(route_id, settings, sdk).await
+    }
+
+    async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
+        serve_route(Self::ROUTES, route_id, ready.ciam, ready.origin).await
+    }
+}
+
+/// Every route id a function may serve, of both binaries: `ciam_api::all_routes()` and the
+/// pages. For tests and tools; a binary looks its id up in its own table only ([`route_id`]).
 pub fn route_ids() -> impl Iterator<Item = &'static str> {
-    ciam_api::ROUTES
-        .iter()
+    ciam_api::all_routes()
         .map(|r| r.id)
         .chain(ciam_api::PAGES.iter().map(|p| p.id))
 }
 
-/// The route id `value` names (the value of `CIAM_ROUTE`), or why it names none.
-pub fn route_id(value: Option<&str>) -> Result<&'static str, String> {
+/// The route id of `routes` or `pages` that `value` names (the value of `CIAM_ROUTE`), or why
+/// it names none. `table` names the routes in the message.
+pub fn route_id(
+    routes: &'static [RouteDef],
+    pages: &'static [PageDef],
+    table: &str,
+    value: Option<&str>,
+) -> Result<&'static str, String> {
     let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
         return Err(format!(
             "{ROUTE_VAR} is not set: every function names the route it serves in {ROUTE_VAR} \
              (template.yaml), e.g. {ROUTE_VAR}=auth_info_get"
         ));
     };
-    route_ids().find(|id| *id == value).ok_or_else(|| {
-        format!(
-            "{ROUTE_VAR}={value:?} is not a route id (ciam_api::ROUTES or {})",
-            page::EMBEDDED_PAGE
-        )
+    let ids = routes
+        .iter()
+        .map(|r| r.id)
+        .chain(pages.iter().map(|p| p.id));
+    ids.into_iter().find(|id| *id == value).ok_or_else(|| {
+        let pages: Vec<&str> = pages.iter().map(|p| p.id).collect();
+        let also = if pages.is_empty() {
+            String::new()
+        } else {
+            format!(" or {}", pages.join(", "))
+        };
+        format!("{ROUTE_VAR}={value:?} is not a route id ({table}{also})")
     })
 }
 
-/// The entry of the `bootstrap` binary: serves the route named by `CIAM_ROUTE`. A missing or
+/// The entry of a binary: serves the route of `B`'s table named by `CIAM_ROUTE`. A missing or
 /// unknown route id fails the init (logged, nonzero exit) before anything else is read.
-pub async fn run_from_env() -> Result<(), lambda_http::Error> {
+pub async fn run_from_env<B: Binary>() -> Result<(), lambda_http::Error> {
     let value = std::env::var(ROUTE_VAR).ok();
-    match route_id(value.as_deref()) {
-        Ok(id) => run(id).await,
+    match route_id(B::ROUTES, B::PAGES, B::TABLE, value.as_deref()) {
+        Ok(id) => run::<B>(id).await,
         Err(e) => {
             init_tracing();
-            tracing::error!(error = %e, "init failed");
+            tracing::error!(binary = B::NAME, error = %e, "init failed");
             Err(e.into())
         }
     }
 }
 
-/// Initialises and serves the route `route_id` until the Lambda environment is shut down.
-pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
+/// Initialises and serves the route `route_id` of `B` until the Lambda environment is shut
+/// down.
+pub async fn run<B: Binary>(route_id: &'static str) -> Result<(), lambda_http::Error> {
     init_tracing();
     let ready = match Settings::from_env() {
-        Ok(settings) => init(route_id, settings, load_sdk().await).await,
+        Ok(settings) => B::init(route_id, settings, load_sdk().await).await,
         Err(e) => Err(e),
     };
-    let Ready { ciam, sdk, origin } = match ready {
+    let ready = match ready {
         Ok(ready) => ready,
         Err(e) => {
             tracing::error!(route = route_id, error = %e, "init failed");
@@ -152,15 +258,19 @@ pub async fn run(route_id: &'static str) -> Result<(), lambda_http::Error> {
         }
     };
     if !NO_TABLE.contains(&route_id) {
-        warm_up(&ciam).await;
+        warm_up(&ready.ciam).await;
     }
-    // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
-    if route_id == page::EMBEDDED_PAGE {
-        return page::run(ciam, &sdk, origin)
-            .instrument(tracing::info_span!("lambda", route = route_id))
-            .await;
-    }
-    let Some(router) = ciam_api::router_for(ciam_api::ROUTES, route_id, ciam) else {
+    B::serve(route_id, ready).await
+}
+
+/// Serves the route `route_id` of `table` over `lambda_http`.
+async fn serve_route(
+    table: &'static [RouteDef],
+    route_id: &'static str,
+    ciam: Ciam,
+    origin: Option<OriginCheck>,
+) -> Result<(), lambda_http::Error> {
+    let Some(router) = ciam_api::router_for(table, route_id, ciam) else {
         let e = format!("no route with id {route_id}");
         tracing::error!(route = route_id, error = %e, "init failed");
         return Err(e.into());
@@ -224,12 +334,78 @@ fn staff_idp(
     }))
 }
 
-/// Builds the domain's ports from the settings. The secrets and the KMS public keys are read
-/// concurrently, each within a few seconds; DynamoDB, SES, SNS and S3 clients share `sdk`.
+/// The `bootstrap` init: builds the domain's ports from the settings. The secrets and the KMS
+/// public keys are read concurrently, each within a few seconds; DynamoDB, SES, SNS and S3
+/// clients share `sdk`.
 pub async fn init(
+    route_id: &str,
+    mut settings: Settings,
+    sdk: aws_config::SdkConfig,
+) -> Result<Ready, String> {
+    let kms_key = settings
+        .oidc_kms_key_id
+        .clone()
+        .filter(|_| route_id == OIDC_TOKEN || route_id == OIDC_JWKS);
+    let previous: Vec<String> = if route_id == OIDC_JWKS {
+        settings.oidc_kms_previous_key_ids.clone()
+    } else {
+        Vec::new()
+    };
+    let kms = kms_key.map(|id| (aws_sdk_kms::Client::new(&sdk), id));
+    let signer = async move {
+        match kms {
+            Some((client, id)) => kms::KmsSigner::load(client, &id, &previous, secrets::TIMEOUT)
+                .await
+                .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>)),
+            None => Ok(None),
+        }
+    };
+    let notifier = AwsNotifier::new(
+        aws_sdk_sesv2::Client::new(&sdk),
+        aws_sdk_sns::Client::new(&sdk),
+        settings.mail_from.take(),
+    );
+    let blobs = S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk));
+    init_with(
+        route_id,
+        settings,
+        sdk,
+        signer,
+        Arc::new(notifier),
+        Arc::new(blobs),
+    )
+    .await
+}
+
+/// The `passkeys` init: the store and the keys (and the secrets that give them) only. No
+/// ceremony sends mail or SMS, stores a blob or signs an id_token, so the notifier and the
+/// blob store are [`Unavailable`] and there is no KMS signer.
+pub async fn init_passkeys(
     route_id: &str,
     settings: Settings,
     sdk: aws_config::SdkConfig,
+) -> Result<Ready, String> {
+    let no_signer = std::future::ready(Ok::<Option<Arc<dyn OidcSigner>>, String>(None));
+    init_with(
+        route_id,
+        settings,
+        sdk,
+        no_signer,
+        Arc::new(Unavailable),
+        Arc::new(Unavailable),
+    )
+    .await
+}
+
+/// What both inits share: the secrets (read alongside `signer`), the keys, the store and the
+/// configuration.
+async fn init_with(
+    route_id: &str,
+    settings: Settings,
+    sdk: aws_config::SdkConfig,
+    signer: impl Future<Output = Result<Option<Arc<dyn OidcSigner>>, String>>,
+    notifier: Arc<dyn Notifier>,
+    blobs: Arc<dyn BlobStore>,
 ) -> Result<Ready, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let wanted = secrets::Wanted {
@@ -243,27 +419,7 @@ pub async fn init(
             .filter(|_| route_id == STAFF_CALLBACK),
         origin: settings.origin_secret_arn.as_deref(),
     };
-    let kms_key = settings
-        .oidc_kms_key_id
-        .as_deref()
-        .filter(|_| route_id == OIDC_TOKEN || route_id == OIDC_JWKS);
-    let previous: &[String] = if route_id == OIDC_JWKS {
-        &settings.oidc_kms_previous_key_ids
-    } else {
-        &[]
-    };
     let sm = aws_sdk_secretsmanager::Client::new(&sdk);
-    let signer = async {
-        match kms_key {
-            Some(id) => {
-                let client = aws_sdk_kms::Client::new(&sdk);
-                kms::KmsSigner::load(client, id, previous, secrets::TIMEOUT)
-                    .await
-                    .map(Some)
-            }
-            None => Ok(None),
-        }
-    };
     let (fetched, signer) =
         tokio::try_join!(secrets::fetch(&sm, wanted, secrets::TIMEOUT), signer)?;
     let mut keys = if needs_root(route_id, &settings) {
@@ -273,7 +429,7 @@ pub async fn init(
         Keys::from_root(ciam_core::random::<32>(&OsEntropy))
     };
     if let Some(signer) = signer {
-        keys = keys.with_oidc_signer(Arc::new(signer));
+        keys = keys.with_oidc_signer(signer);
     }
     let staff_idp = staff_idp(route_id, &settings, fetched.staff_client_secret)?;
     // The client waits for DynamoDB at most `ciam_store::dynamodb::CONNECT_TIMEOUT` per
@@ -284,29 +440,27 @@ pub async fn init(
         settings.table,
         clock.clone(),
     ));
-    let notifier = AwsNotifier::new(
-        aws_sdk_sesv2::Client::new(&sdk),
-        aws_sdk_sns::Client::new(&sdk),
-        settings.mail_from,
-    );
     let mut config = Config::default();
     if let Some(domains) = settings.internal_domains {
         config.internal_domains = domains;
     }
     // No local default in AWS: without CIAM_PUBLIC_URL the OpenID Connect provider answers 503
-    // rather than advertise a wrong issuer.
+    // rather than advertise a wrong issuer (and every passkey route answers 503
+    // PASSKEY_UNAVAILABLE: no RP ID).
     config.public_url = settings.public_url.unwrap_or_default();
     if let Some(v) = settings.oidc_key_version {
         config.oidc_key_version = v;
     }
     config.staff_idp = staff_idp;
+    config.passkey_rp_id = settings.passkey_rp_id;
+    config.passkey_origins = settings.passkey_origins;
     let ciam = Ciam {
         store,
         clock,
         entropy: Arc::new(OsEntropy),
         keys,
-        notifier: Arc::new(notifier),
-        blobs: Arc::new(S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk))),
+        notifier,
+        blobs,
         config,
     };
     Ok(Ready {
@@ -354,19 +508,54 @@ mod tests {
     use super::*;
     use ciam_store::dynamodb::DynamoConfig;
 
+    fn bootstrap_id(value: Option<&str>) -> Result<&'static str, String> {
+        route_id(Bootstrap::ROUTES, Bootstrap::PAGES, Bootstrap::TABLE, value)
+    }
+
+    fn passkeys_id(value: Option<&str>) -> Result<&'static str, String> {
+        route_id(Passkeys::ROUTES, Passkeys::PAGES, Passkeys::TABLE, value)
+    }
+
     #[test]
     fn the_route_comes_from_a_known_id_only() {
-        assert_eq!(route_id(Some("auth_info_get")), Ok("auth_info_get"));
-        assert_eq!(route_id(Some(page::EMBEDDED_PAGE)), Ok(page::EMBEDDED_PAGE));
+        assert_eq!(bootstrap_id(Some("auth_info_get")), Ok("auth_info_get"));
+        assert_eq!(
+            bootstrap_id(Some(page::EMBEDDED_PAGE)),
+            Ok(page::EMBEDDED_PAGE)
+        );
         for missing in [None, Some(""), Some("  ")] {
-            let e = route_id(missing).unwrap_err();
+            let e = bootstrap_id(missing).unwrap_err();
+            assert!(e.contains("CIAM_ROUTE is not set"), "{e}");
+            let e = passkeys_id(missing).unwrap_err();
             assert!(e.contains("CIAM_ROUTE is not set"), "{e}");
         }
-        let e = route_id(Some("auth_nope")).unwrap_err();
+        let e = bootstrap_id(Some("auth_nope")).unwrap_err();
         assert!(e.contains("\"auth_nope\" is not a route id"), "{e}");
         let ids: Vec<_> = route_ids().collect();
         let unique: std::collections::BTreeSet<_> = ids.iter().collect();
         assert_eq!(ids.len(), unique.len(), "route ids are unique");
+    }
+
+    #[test]
+    fn each_binary_serves_its_own_table_only() {
+        for r in ciam_api::CEREMONY_ROUTES {
+            assert_eq!(passkeys_id(Some(r.id)), Ok(r.id));
+            let e = bootstrap_id(Some(r.id)).unwrap_err();
+            assert!(e.contains("(ciam_api::ROUTES or embedded_page)"), "{e}");
+        }
+        for r in ciam_api::ROUTES {
+            assert_eq!(bootstrap_id(Some(r.id)), Ok(r.id));
+            let e = passkeys_id(Some(r.id)).unwrap_err();
+            assert!(e.ends_with("(ciam_api::CEREMONY_ROUTES)"), "{e}");
+        }
+        let e = passkeys_id(Some(page::EMBEDDED_PAGE)).unwrap_err();
+        assert!(e.contains("is not a route id"), "{e}");
+        assert_eq!(
+            route_ids().count(),
+            ciam_api::all_routes().count() + ciam_api::PAGES.len()
+        );
+        assert_eq!(Bootstrap::NAME, "bootstrap");
+        assert_eq!(Passkeys::NAME, "passkeys");
     }
 
     #[tokio::test]

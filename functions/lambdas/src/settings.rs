@@ -38,6 +38,13 @@ pub struct Settings {
     /// `CIAM_ORIGIN_SECRET_ARN`: the secret `{"originVerify"}` CloudFront sends; when set, a
     /// request without it is refused.
     pub origin_secret_arn: Option<String>,
+    /// `CIAM_PASSKEY_RP_ID`: the passkeys' RP ID when it is not the host of `CIAM_PUBLIC_URL`
+    /// (a parent domain of it; docs/passkeys-design.md §3.6). Changing it orphans every
+    /// registered passkey.
+    pub passkey_rp_id: Option<String>,
+    /// `CIAM_PASSKEY_ORIGINS`: comma-separated origins a ceremony may come from besides the
+    /// public URL's own.
+    pub passkey_origins: Vec<String>,
 }
 
 /// The staff identity provider's client, without its secret.
@@ -137,6 +144,23 @@ impl Settings {
                 "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS is set without CIAM_OIDC_KMS_KEY_ID".into(),
             );
         }
+        let public_url = present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned());
+        let passkey_rp_id = present("CIAM_PASSKEY_RP_ID");
+        let passkey_origins = list("CIAM_PASSKEY_ORIGINS");
+        // Checked at start, like `ciam serve` does: a RP ID that is not the public host or a
+        // parent of it, or an origin that does not parse, fails the init rather than every
+        // ceremony. Without either setting, passkeys follow the public URL (and answer 503
+        // PASSKEY_UNAVAILABLE without one).
+        if passkey_rp_id.is_some() || !passkey_origins.is_empty() {
+            ciam_core::passkey::PasskeyConfig::new(
+                public_url.as_deref(),
+                passkey_rp_id.as_deref(),
+                &passkey_origins,
+            )
+            .map_err(|e| {
+                format!("CIAM_PASSKEY_RP_ID or CIAM_PASSKEY_ORIGINS with CIAM_PUBLIC_URL: {e}")
+            })?;
+        }
         Ok(Settings {
             table,
             root_secret_arn: present("CIAM_ROOT_SECRET_ARN"),
@@ -144,13 +168,15 @@ impl Settings {
             mail_from: present("CIAM_MAIL_FROM"),
             internal_domains,
             dynamodb_endpoint: present("CIAM_DYNAMODB_ENDPOINT"),
-            public_url: present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned()),
+            public_url,
             oidc_key_version,
             oidc_kms_key_id,
             oidc_kms_previous_key_ids,
             staff,
             staff_secret_arn,
             origin_secret_arn: present("CIAM_ORIGIN_SECRET_ARN"),
+            passkey_rp_id,
+            passkey_origins,
         })
     }
 }
@@ -355,5 +381,55 @@ mod tests {
         ])
         .unwrap_err();
         assert!(err.contains("CIAM_STAFF_ISSUER"), "{err}");
+    }
+
+    #[test]
+    fn the_passkey_rp_id_and_origins_are_read_and_checked_against_the_public_url() {
+        let s = settings(&[("CIAM_TABLE", "t")]).unwrap();
+        assert_eq!(s.passkey_rp_id, None);
+        assert!(s.passkey_origins.is_empty());
+        let s = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_PUBLIC_URL", "https://id.example.com/"),
+            ("CIAM_PASSKEY_RP_ID", " example.com "),
+            (
+                "CIAM_PASSKEY_ORIGINS",
+                " https://www.example.com, ,https://app.example.com ",
+            ),
+        ])
+        .unwrap();
+        assert_eq!(s.passkey_rp_id.as_deref(), Some("example.com"));
+        assert_eq!(
+            s.passkey_origins,
+            ["https://www.example.com", "https://app.example.com"]
+        );
+        // Blank counts as unset (the template's default is the empty string).
+        let s = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_PASSKEY_RP_ID", " "),
+            ("CIAM_PASSKEY_ORIGINS", ""),
+        ])
+        .unwrap();
+        assert_eq!(s.passkey_rp_id, None);
+        assert!(s.passkey_origins.is_empty());
+        for bad in [
+            // Not the public host nor a parent of it.
+            vec![
+                ("CIAM_PUBLIC_URL", "https://id.example.com"),
+                ("CIAM_PASSKEY_RP_ID", "other.example"),
+            ],
+            // An origin that does not parse.
+            vec![
+                ("CIAM_PUBLIC_URL", "https://id.example.com"),
+                ("CIAM_PASSKEY_ORIGINS", "not an origin"),
+            ],
+            // Nothing to check it against.
+            vec![("CIAM_PASSKEY_RP_ID", "example.com")],
+        ] {
+            let mut vars = vec![("CIAM_TABLE", "t")];
+            vars.extend(bad.iter().copied());
+            let err = settings(&vars).unwrap_err();
+            assert!(err.contains("CIAM_PASSKEY_RP_ID"), "{vars:?}: {err}");
+        }
     }
 }

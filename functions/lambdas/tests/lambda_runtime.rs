@@ -223,6 +223,90 @@ fn a_missing_or_unknown_route_fails_the_init() {
     }
 }
 
+/// Each binary serves its own table only (docs/passkeys-design.md §1.4): `bootstrap` refuses a
+/// ceremony route and `passkeys` a route of `ROUTES` or the embedded page, at init, before the
+/// Runtime API is asked.
+#[test]
+fn each_binary_refuses_the_routes_of_the_other() {
+    for (exe, route, table) in [
+        (
+            env!("CARGO_BIN_EXE_bootstrap"),
+            "auth_login_passkey",
+            "ciam_api::ROUTES",
+        ),
+        (
+            env!("CARGO_BIN_EXE_passkeys"),
+            "auth_login_password",
+            "ciam_api::CEREMONY_ROUTES",
+        ),
+        (
+            env!("CARGO_BIN_EXE_passkeys"),
+            "embedded_page",
+            "ciam_api::CEREMONY_ROUTES",
+        ),
+        (env!("CARGO_BIN_EXE_passkeys"), "", "CIAM_ROUTE is not set"),
+    ] {
+        let out = std::process::Command::new(exe)
+            .env_clear()
+            .env("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9")
+            .env("CIAM_ROUTE", route)
+            .output()
+            .expect("the binary starts");
+        let logs = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !out.status.success(),
+            "{exe} {route}: exited {:?}",
+            out.status
+        );
+        assert!(logs.contains("init failed"), "{exe} {route}: {logs}");
+        assert!(logs.contains(table), "{exe} {route}: {logs}");
+    }
+}
+
+/// The ceremony binary is a Lambda too: it initialises with the store and the keys only (no
+/// S3, SES, SNS or KMS) and serves its route from the Runtime API. Without a public URL there is
+/// no RP ID, so the passkey sign-in options answer 503 PASSKEY_UNAVAILABLE (§3.6); the route
+/// never touches the table, so no DynamoDB is needed.
+#[tokio::test]
+async fn the_passkeys_binary_serves_a_ceremony_route_from_the_lambda_runtime_api() {
+    let event = Event {
+        method: "POST",
+        path: "/ciam/v1/auth/login/passkey/options",
+        headers: json!({ "accept-language": "en-US", "content-type": "application/json" }),
+        body: Some("{}".into()),
+    }
+    .json("pk-1");
+    let env = [
+        ("CIAM_ROUTE", "auth_login_passkey_options".to_owned()),
+        ("AWS_REGION", REGION.into()),
+        ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
+        ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ("CIAM_TABLE", TABLE.into()),
+        ("CIAM_SECRET_KEY", KEY.into()),
+        // Nothing listens here: the route must not need the table.
+        ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:9".into()),
+    ];
+    let run = run_function(
+        env!("CARGO_BIN_EXE_passkeys"),
+        &env,
+        vec![("pk-1".into(), event)],
+    )
+    .await;
+    let (got, logs) = (&run.outcomes, &run.logs);
+    let answer = response(got, "pk-1", logs);
+    assert_eq!(answer["statusCode"], json!(503), "{answer}\n{logs}");
+    assert_eq!(
+        body_json(answer)["reason"],
+        json!("PASSKEY_UNAVAILABLE"),
+        "{answer}"
+    );
+    assert!(logs.contains("auth_login_passkey_options"), "{logs}");
+}
+
 /// An API Gateway event for `POST /ciam/v1/auth/login/password`.
 fn login_event(request_id: &str) -> Value {
     Event {

@@ -1,13 +1,15 @@
-//! The route table (`ciam_api::ROUTES`, plus the embedded page of `ciam_api::PAGES`) is the source of truth: every
-//! route has exactly one template function that runs the one binary `bootstrap` with its id in
-//! `CIAM_ROUTE`, with the same method and path, and no more; every function shares one build.
+//! The route tables are the source of truth: every route of `ciam_api::ROUTES` (plus the
+//! embedded page of `ciam_api::PAGES`) has exactly one template function that runs the binary
+//! `bootstrap`, every route of `ciam_api::CEREMONY_ROUTES` one that runs `passkeys`, each with
+//! its id in `CIAM_ROUTE`, the same method and path, and no more; the functions of one binary
+//! share one build (two in all, docs/operations.md §10).
 
 // Test code: a panic is the failure report, so unwrap and expect are allowed here
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ciam_api::{BASE, PAGES, ROUTES};
-use ciam_lambdas::NO_TABLE;
+use ciam_api::{all_routes, BASE, CEREMONY_ROUTES, PAGES, ROUTES};
+use ciam_lambdas::{Binary, Bootstrap, Passkeys, NO_TABLE};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -89,13 +91,26 @@ fn resources(yaml: &str) -> BTreeMap<String, Resource> {
     out
 }
 
-/// The one build every function shares (docs/operations.md §10): the same Metadata block, so
-/// `sam build` groups all functions into one build definition and compiles `bootstrap` once.
-const BUILD_METADATA: &str = "    Metadata:
+/// The build the functions of one binary share (docs/operations.md §10): the same Metadata
+/// block, so `sam build` groups them into one build definition and links `binary` once.
+fn build_metadata(binary: &str) -> String {
+    format!(
+        "    Metadata:
       BuildMethod: rust-cargolambda
       BuildProperties:
-        Binary: bootstrap
-";
+        Binary: {binary}
+"
+    )
+}
+
+/// The binary whose table holds `id` (a route or page id).
+fn binary_of(id: &str) -> &'static str {
+    if CEREMONY_ROUTES.iter().any(|r| r.id == id) {
+        Passkeys::NAME
+    } else {
+        Bootstrap::NAME
+    }
+}
 
 /// The `Metadata:` block of a resource, as written (indentation kept).
 fn metadata_block(text: &str) -> String {
@@ -131,25 +146,33 @@ fn functions_by_route() -> BTreeMap<String, Resource> {
 }
 
 #[test]
-fn every_route_has_one_template_function_and_all_share_one_build() {
+fn every_route_has_one_template_function_running_the_binary_of_its_table() {
     let ids: BTreeSet<String> = ciam_lambdas::route_ids().map(str::to_owned).collect();
     assert_eq!(
         ids.len(),
-        ROUTES.len() + PAGES.len(),
-        "route ids must be unique (page ids are not route ids)"
+        ROUTES.len() + CEREMONY_ROUTES.len() + PAGES.len(),
+        "route ids must be unique across both tables (page ids are not route ids)"
     );
     for page in PAGES {
         let id = page.id;
-        assert!(ids.contains(id), "{id}: the binary serves every page");
+        assert!(ids.contains(id), "{id}: bootstrap serves every page");
     }
 
-    // The one binary: nothing else in src/bin, no per-route main.
-    let bins: Vec<String> = std::fs::read_dir(crate_dir().join("src").join("bin"))
+    // The two binaries: nothing else in src/bin, no per-route main.
+    let mut bins: Vec<String> = std::fs::read_dir(crate_dir().join("src").join("bin"))
         .expect("src/bin")
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(bins, vec!["bootstrap.rs"], "src/bin holds the one binary");
+    bins.sort();
+    assert_eq!(
+        bins,
+        vec![
+            format!("{}.rs", Bootstrap::NAME),
+            format!("{}.rs", Passkeys::NAME)
+        ],
+        "src/bin holds the two binaries"
+    );
 
     let functions = functions_by_route();
     let served: BTreeSet<String> = functions.keys().cloned().collect();
@@ -157,21 +180,25 @@ fn every_route_has_one_template_function_and_all_share_one_build() {
         served, ids,
         "template.yaml must have exactly one function per route id (CIAM_ROUTE)"
     );
+    let mut builds = BTreeSet::new();
     for (id, f) in &functions {
+        let metadata = metadata_block(&f.text);
         assert_eq!(
-            metadata_block(&f.text),
-            BUILD_METADATA,
-            "{id}: every function has the same build Metadata (one sam build)"
+            metadata,
+            build_metadata(binary_of(id)),
+            "{id}: a function has the build Metadata of its table's binary"
         );
+        builds.insert(metadata);
         for per_function in ["CodeUri", "Handler", "Runtime", "Architectures"] {
             assert!(
                 f.values(per_function).is_empty(),
-                "{id}: {per_function} comes from Globals only (one build definition)"
+                "{id}: {per_function} comes from Globals only (one build definition per binary)"
             );
         }
     }
+    assert_eq!(builds.len(), 2, "exactly two build definitions: {builds:?}");
 
-    for route in ROUTES {
+    for route in all_routes() {
         let f = &functions[route.id];
         assert_eq!(
             f.values("Type").iter().filter(|t| **t == "HttpApi").count(),
@@ -229,7 +256,7 @@ fn has_table_policy(text: &str) -> bool {
 #[test]
 fn routes_that_never_touch_the_table_get_no_access_to_it() {
     let functions = functions_by_route();
-    for route in ROUTES {
+    for route in all_routes() {
         let text = &functions[route.id].text;
         let has_table = has_table_policy(text) || text.contains("dynamodb:");
         let needs_table = !NO_TABLE.contains(&route.id);
@@ -248,7 +275,7 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
     let functions = functions_by_route();
-    for route in ROUTES {
+    for route in all_routes() {
         let text = &functions[route.id].text;
         let sends = SENDS_MESSAGES.contains(&route.id);
         assert_eq!(text.contains("ses:SendEmail"), sends, "{}: SES", route.id);
@@ -259,4 +286,43 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             route.id
         );
     }
+}
+
+/// `bootstrap` must never reach the ceremony table (its handlers link the WebAuthn crate): its
+/// main names `Bootstrap` only, and `Bootstrap` serves `ROUTES`. The link itself is checked by
+/// `npm run build:lambda` (`grep -c webauthn_rp` on the built binaries).
+#[test]
+fn each_binary_names_its_own_table_only() {
+    let main = |name: &str| {
+        let path = crate_dir()
+            .join("src")
+            .join("bin")
+            .join(format!("{name}.rs"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let code = |text: String| -> String {
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let bootstrap = code(main(Bootstrap::NAME));
+    assert!(bootstrap.contains("run_from_env::<ciam_lambdas::Bootstrap>()"));
+    for never in ["Passkeys", "CEREMONY_ROUTES", "passkey"] {
+        assert!(!bootstrap.contains(never), "bootstrap.rs names {never}");
+    }
+    let passkeys = code(main(Passkeys::NAME));
+    assert!(passkeys.contains("run_from_env::<ciam_lambdas::Passkeys>()"));
+    assert!(
+        !passkeys.contains("Bootstrap"),
+        "passkeys.rs names Bootstrap"
+    );
+    let ids = |t: &[ciam_api::RouteDef]| t.iter().map(|r| r.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(Bootstrap::ROUTES),
+        ids(ROUTES),
+        "bootstrap serves ROUTES"
+    );
+    assert_eq!(ids(Passkeys::ROUTES), ids(CEREMONY_ROUTES));
+    assert!(Passkeys::PAGES.is_empty(), "pages run bootstrap");
 }

@@ -48,6 +48,10 @@ pub struct ServeOptions {
     pub internal_domains: Option<Vec<String>>,
     /// Where browsers reach this server; `http://<bound address>` when not given.
     pub public_url: Option<String>,
+    /// Passkeys: the RP ID when it is not the public URL's host (`--passkey-rp-id`).
+    pub passkey_rp_id: Option<String>,
+    /// Passkeys: origins allowed besides the public URL's own (`--passkey-origin`, repeatable).
+    pub passkey_origins: Vec<String>,
     /// The OpenID Connect signing-key version (1 or more).
     pub oidc_key_version: u32,
     /// The company identity provider for staff sign-in (`--staff-issuer` and the client).
@@ -204,6 +208,41 @@ async fn response_headers(
     res
 }
 
+/// The passkey settings into `config`. Without them passkeys follow the public URL (and answer
+/// 503 PASSKEY_UNAVAILABLE on an IP-literal host such as the default http://127.0.0.1:8080);
+/// given, they must fit the public URL, else the start fails (docs/passkeys-design.md §3.6).
+pub fn passkey_settings(config: &mut Config, opts: &ServeOptions) -> Result<(), String> {
+    let rp_id = opts
+        .passkey_rp_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned);
+    let origins: Vec<String> = opts
+        .passkey_origins
+        .iter()
+        .map(|o| o.trim().to_owned())
+        .filter(|o| !o.is_empty())
+        .collect();
+    if rp_id.is_some() || !origins.is_empty() {
+        ciam_core::passkey::PasskeyConfig::new(
+            Some(&config.public_url),
+            rp_id.as_deref(),
+            &origins,
+        )
+        .map_err(|e| {
+            format!(
+                "--passkey-rp-id or --passkey-origin with the public URL {}: {e} (passkeys \
+                 need --public-url with a host name, e.g. http://localhost:8080)",
+                config.public_url
+            )
+        })?;
+    }
+    config.passkey_rp_id = rp_id;
+    config.passkey_origins = origins;
+    Ok(())
+}
+
 pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let keys = load_or_create_keys(&opts.store.data)?;
@@ -223,6 +262,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         staff_idp: opts.staff_idp.clone(),
         ..Config::default()
     };
+    passkey_settings(&mut config, &opts)?;
     if let Some(d) = &opts.internal_domains {
         config.internal_domains = d
             .iter()
@@ -282,4 +322,57 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     let term = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(public_url: &str, rp_id: Option<&str>, origins: &[&str]) -> (Config, ServeOptions) {
+        let config = Config {
+            public_url: public_url.to_owned(),
+            ..Config::default()
+        };
+        let opts = ServeOptions {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            store: StoreOptions {
+                data: PathBuf::from("./.ciam-test"),
+                store: StoreChoice::Sqlite,
+                table: "ciam".into(),
+                endpoint: None,
+            },
+            dev_outbox: false,
+            web_dist: PathBuf::from("web/dist"),
+            internal_domains: None,
+            public_url: Some(public_url.to_owned()),
+            passkey_rp_id: rp_id.map(str::to_owned),
+            passkey_origins: origins.iter().map(|o| o.to_string()).collect(),
+            oidc_key_version: 1,
+            staff_idp: None,
+        };
+        (config, opts)
+    }
+
+    #[test]
+    fn the_passkey_flags_become_the_config_and_are_checked_against_the_public_url() {
+        let (mut config, opts) = options(
+            "http://id.example.test:8080",
+            Some(" example.test "),
+            &["http://app.example.test:3000", " "],
+        );
+        assert_eq!(passkey_settings(&mut config, &opts), Ok(()));
+        assert_eq!(config.passkey_rp_id.as_deref(), Some("example.test"));
+        assert_eq!(config.passkey_origins, ["http://app.example.test:3000"]);
+
+        // No flags: nothing to check, passkeys follow the public URL (even an IP one: they
+        // answer 503 PASSKEY_UNAVAILABLE then).
+        let (mut config, opts) = options("http://127.0.0.1:8080", None, &[]);
+        assert_eq!(passkey_settings(&mut config, &opts), Ok(()));
+        assert_eq!(config.passkey_rp_id, None);
+        assert!(config.passkey_origins.is_empty());
+
+        let (mut config, opts) = options("http://127.0.0.1:8080", Some("localhost"), &[]);
+        let e = passkey_settings(&mut config, &opts).unwrap_err();
+        assert!(e.contains("--public-url"), "{e}");
+    }
 }

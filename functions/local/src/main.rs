@@ -16,6 +16,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start: the size of the `Serve` variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve every /ciam/v1 route and the web app on one port.
@@ -37,6 +39,18 @@ enum Command {
         /// http://<bound address>.
         #[arg(long, env = "CIAM_PUBLIC_URL")]
         public_url: Option<String>,
+        /// Passkeys: the RP ID when it is not the public URL's host (a parent domain of it).
+        /// Passkeys need a public URL with a host name, e.g. --public-url http://localhost:8080
+        /// (a browser refuses an IP address as RP ID).
+        #[arg(long, env = "CIAM_PASSKEY_RP_ID")]
+        passkey_rp_id: Option<String>,
+        /// Passkeys: an origin allowed besides the public URL's own (repeatable).
+        #[arg(
+            long = "passkey-origin",
+            env = "CIAM_PASSKEY_ORIGINS",
+            value_delimiter = ','
+        )]
+        passkey_origins: Vec<String>,
         /// The OpenID Connect signing-key version; raising it by one rotates the key (the JWKS
         /// keeps publishing the previous one).
         #[arg(long, env = "CIAM_OIDC_KEY_VERSION", default_value_t = 1,
@@ -101,6 +115,8 @@ async fn main() -> std::process::ExitCode {
             web_dist,
             internal_domains,
             public_url,
+            passkey_rp_id,
+            passkey_origins,
             staff_issuer,
             staff_client_id,
             staff_client_secret,
@@ -112,6 +128,8 @@ async fn main() -> std::process::ExitCode {
             web_dist,
             internal_domains,
             public_url,
+            passkey_rp_id,
+            passkey_origins,
             oidc_key_version,
             staff_idp: match ciam_core::staff::StaffIdp::from_parts(
                 staff_issuer,

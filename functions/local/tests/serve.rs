@@ -333,3 +333,55 @@ fn a_database_that_cannot_be_opened_stops_the_start_with_a_clear_message() {
     assert!(started.elapsed() < Duration::from_secs(10));
     let _ = std::fs::remove_dir_all(data);
 }
+
+/// `--passkey-rp-id` and `--passkey-origin` must fit the public URL: on the default
+/// http://127.0.0.1:<port> (an IP address, which no browser takes as RP ID) or with a RP ID that
+/// is not the public host or a parent of it, the start fails and says what to pass.
+#[test]
+fn passkey_settings_that_do_not_fit_the_public_url_stop_the_start() {
+    for (name, extra, expected) in [
+        (
+            "pk-ip",
+            vec!["--passkey-rp-id", "localhost"],
+            "an IP address cannot be an RP ID",
+        ),
+        (
+            "pk-parent",
+            vec![
+                "--public-url",
+                "http://localhost:8080",
+                "--passkey-rp-id",
+                "example.com",
+            ],
+            "parent domain",
+        ),
+        (
+            "pk-origin",
+            vec![
+                "--public-url",
+                "http://localhost:8080",
+                "--passkey-origin",
+                "not an origin",
+            ],
+            "origin does not parse",
+        ),
+    ] {
+        let data = temp_dir(name);
+        let out = Command::new(env!("CARGO_BIN_EXE_ciam"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+            .arg(&data)
+            .args(["--web-dist", "/nonexistent-web-dist"])
+            .args(&extra)
+            .env("CIAM_LOG", "warn")
+            .env_remove("CIAM_PUBLIC_URL")
+            .env_remove("CIAM_PASSKEY_RP_ID")
+            .env_remove("CIAM_PASSKEY_ORIGINS")
+            .output()
+            .expect("ciam runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{extra:?}: it must not start");
+        assert!(err.contains(expected), "{extra:?}: {err}");
+        assert!(err.contains("--public-url"), "{extra:?}: {err}");
+        let _ = std::fs::remove_dir_all(data);
+    }
+}
