@@ -100,7 +100,9 @@ async fn a_session_from_before_a_rotation_works_during_the_overlap_and_stops_aft
     sessions::authenticate(&w.overlap(), Some(&old))
         .await
         .unwrap();
-    sessions::mark_fresh(&w.overlap(), &s, &["pwd"]).await.unwrap();
+    sessions::mark_fresh(&w.overlap(), &s, &["pwd"])
+        .await
+        .unwrap();
 
     assert!(
         refused(sessions::authenticate(&w.after(), Some(&old)).await),
