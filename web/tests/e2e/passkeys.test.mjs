@@ -43,23 +43,28 @@ function instrument() {
   };
 }
 
+/** A virtual authenticator on `page` (one person's device: each locale's account gets a new one). */
 async function virtualAuthenticator(page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      ctap2Version: 'ctap2_1',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
+  const options = {
+    protocol: 'ctap2',
+    ctap2Version: 'ctap2_1',
+    transport: 'internal',
+    hasResidentKey: true,
+    hasUserVerification: true,
+    isUserVerified: true,
+    automaticPresenceSimulation: true,
+  };
+  let authenticatorId = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options })).authenticatorId;
   return {
     async credentials() {
       return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+    },
+    /** Swaps in a new, empty authenticator (two attached would both answer). */
+    async renew() {
+      await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+      authenticatorId = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options })).authenticatorId;
     },
   };
 }
@@ -74,6 +79,7 @@ async function signedIn(page) {
 }
 
 async function signOut(page, base, L) {
+  if (!page.url().startsWith(base)) await page.goto(`${base}/ciam/dev/outbox`);
   await page.evaluate(() => localStorage.removeItem('ciam_token'));
   await page.goto(`${base}/${L}/passport/signin`);
   await settled(page);
@@ -132,6 +138,7 @@ after(() => partner.server?.close());
 function passkeyFlows(engine, { dynamodb = false } = {}) {
   describe(`passkeys on ${engine}`, { skip: requirements({ dynamodb }) }, () => {
     const { ctx } = suite({ dynamodb, server: { localhost: true } });
+    const slug = engine.toLowerCase().replace(/[^a-z0-9]+/g, '-');
     const app = { appId: '', secret: '', serviceUrl: '', redirectUri: '' };
     let page = null;
     let authenticator = null;
@@ -139,11 +146,11 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
     before(async () => {
       const { base } = ctx.server;
       // The partner app: a serviceUrl (tickets) and a redirect URI (OpenID Connect) on this server.
-      const admin = await createAccount(ctx.server, { account: uniqueMail(`pk-admin-${engine}`) });
+      const admin = await createAccount(ctx.server, { account: uniqueMail(`pk-admin-${slug}`) });
       ctx.server.grantAdmin(admin.account);
       const login = await apiCall(base, 'POST', '/auth/login/password', { account: admin.account, password: admin.password });
       app.serviceUrl = `${partner.origin}/cb`;
-      app.redirectUri = `${base}/oidc-cb`;
+      app.redirectUri = `${partner.origin}/oidc-cb`;
       const created = await apiCall(
         base,
         'POST',
@@ -170,10 +177,11 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
 
         it('adds a passkey in the security centre', async () => {
           const { base } = ctx.server;
-          const made = await createAccount(ctx.server, { account: uniqueMail(`pk-${engine}-${L.toLowerCase()}`), password: PASSWORD });
+          const made = await createAccount(ctx.server, { account: uniqueMail(`pk-${slug}-${L.toLowerCase()}`), password: PASSWORD });
           Object.assign(user, made);
           user.id = (await apiCall(base, 'GET', '/auth/info', undefined, made.token)).json.userId;
           await setStorage(page, base, { umi_locale: L, ciam_token: made.token, lastActionTime: String(Date.now()), 'e2e-conditional': 'off' });
+          await authenticator.renew();
           await page.goto(`${base}/${L}/personal/secure#passkeys`);
           await settled(page);
           const before = (await authenticator.credentials()).length;
@@ -256,7 +264,9 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
           // The ticket flow's Allow covered these scopes: the consent may be remembered.
           const back = (u) => u.href.startsWith(`${app.redirectUri}?`);
           const allow = page.locator('[data-testid="authorize-allow"]');
-          await Promise.race([allow.waitFor(), page.waitForURL(back, { timeout: 20_000 })]);
+          await Promise.race([allow.waitFor(), page.waitForURL(back, { timeout: 20_000 })]).catch((e) => {
+            throw new Error(`${e.message} at ${page.url()}`);
+          });
           if (!back(new URL(page.url()))) {
             await allow.click();
             await page.waitForURL(back, { timeout: 20_000 });
