@@ -11,19 +11,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createHmac } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
-import { apiCall, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
+import { apiCall, axeEveryRule, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 
-// Every tag of every rule of the axe-core that @axe-core/playwright injects.
-const axe = createRequire(join(ROOT, 'web/node_modules/@axe-core/playwright/package.json'))('axe-core');
-const TAGS = [...new Set(axe.getRules().flatMap((r) => r.tags))].sort();
-const MUST_RUN = ['label-content-name-mismatch'];
 const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
@@ -39,26 +33,8 @@ const EXCLUSIONS = [];
 const excluded = (ruleId, target) =>
   EXCLUSIONS.some(([id, sel]) => id === ruleId && target.some((t) => String(t) === sel || String(t).endsWith(sel)));
 
-/** axe with every tag on the page as it is now; answers the violations, one line per node. */
-async function fullAxe(page) {
-  const result = await new AxeBuilder({ page })
-    .options({
-      runOnly: { type: 'tag', values: TAGS },
-      rules: Object.fromEntries(MUST_RUN.map((id) => [id, { enabled: true }])),
-    })
-    .analyze();
-  const ran = new Set([...result.passes, ...result.violations, ...result.incomplete, ...result.inapplicable].map((r) => r.id));
-  for (const id of MUST_RUN) assert.ok(ran.has(id), `axe ran ${id}`);
-  assert.ok(ran.has('region') && ran.has('color-contrast'), 'axe ran best-practice and WCAG rules');
-  const out = [];
-  for (const v of result.violations) {
-    for (const n of v.nodes) {
-      if (excluded(v.id, n.target)) continue;
-      out.push(`${v.id} (${v.impact}, ${v.tags.filter((t) => /^(wcag|best|exp)/.test(t)).join(' ')}): ${n.target.join(' ')} — ${(n.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`);
-    }
-  }
-  return out;
-}
+/** axe with every rule on the page as it is now, less the exclusions. */
+const fullAxe = (page) => axeEveryRule(page, excluded);
 
 /** axe in both schemes at both viewports, on the page as loaded; every violation, labelled. */
 async function everyWay(page, label) {

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -393,6 +394,36 @@ export async function expectAccessible(page, label) {
   );
   assert.deepEqual(summary, [], `axe violations on ${label} (${where(page)})`);
   assert.ok(result.passes.length > 0, 'axe ran');
+}
+
+// Every tag of every rule of the axe-core that @axe-core/playwright injects.
+const axe = createRequire(join(ROOT, 'web/node_modules/@axe-core/playwright/package.json'))('axe-core');
+export const AXE_TAGS = [...new Set(axe.getRules().flatMap((r) => r.tags))].sort();
+const MUST_RUN = ['label-content-name-mismatch'];
+
+/**
+ * axe with every tag (best-practice and experimental included) and `label-content-name-mismatch`
+ * switched on by name, checked to have run, on the page as it is now; answers the violations, one
+ * line per node, leaving out the nodes `excluded(ruleId, target)` names.
+ */
+export async function axeEveryRule(page, excluded = () => false) {
+  const result = await new AxeBuilder({ page })
+    .options({
+      runOnly: { type: 'tag', values: AXE_TAGS },
+      rules: Object.fromEntries(MUST_RUN.map((id) => [id, { enabled: true }])),
+    })
+    .analyze();
+  const ran = new Set([...result.passes, ...result.violations, ...result.incomplete, ...result.inapplicable].map((r) => r.id));
+  for (const id of MUST_RUN) assert.ok(ran.has(id), `axe ran ${id}`);
+  assert.ok(ran.has('region') && ran.has('color-contrast'), 'axe ran best-practice and WCAG rules');
+  const out = [];
+  for (const v of result.violations) {
+    for (const n of v.nodes) {
+      if (excluded(v.id, n.target)) continue;
+      out.push(`${v.id} (${v.impact}, ${v.tags.filter((t) => /^(wcag|best|exp)/.test(t)).join(' ')}): ${n.target.join(' ')} — ${(n.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`);
+    }
+  }
+  return out;
 }
 
 /** Solves a captcha challenge like scripts/solve-captcha.mjs (for API set-ups). */

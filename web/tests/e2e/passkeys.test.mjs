@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as client from 'openid-client';
-import { apiCall, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryRule, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, uniqueMail } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const PASSWORD = 'Ciam-Passkey-2026!';
@@ -67,6 +67,15 @@ async function virtualAuthenticator(page) {
       authenticatorId = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options })).authenticatorId;
     },
   };
+}
+
+/** axe with every rule, light and dark, on the page as it is now. */
+async function expectAccessibleInBothSchemes(page, label) {
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.deepEqual(await axeEveryRule(page), [], `axe (every tag, ${colorScheme}) on ${label}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 const mediations = async (page) => JSON.parse((await page.evaluate(() => sessionStorage.getItem('e2e-mediation'))) ?? '[]');
@@ -194,12 +203,15 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
           assert.equal(Buffer.from(creds.at(-1).userHandle, 'base64').toString('hex'), user.id, 'its user handle is the userId');
           const list = await apiCall(base, 'GET', '/auth/passkeys', undefined, made.token);
           assert.equal(list.json.passkeys.length, 1);
+          await expectAccessibleInBothSchemes(page, 'the security centre with a passkey');
         });
 
         it('signs in with the passkey button', async () => {
           const { base } = ctx.server;
           await signOut(page, base, L);
           await signInScreen(page, base, L, { conditional: false });
+          await page.getByTestId('signin-passkey').waitFor();
+          await expectAccessibleInBothSchemes(page, 'the sign-in screen with the passkey button');
           await page.getByTestId('signin-passkey').click();
           user.token = await signedIn(page);
           assert.deepEqual(await mediations(page), ['optional'], 'one modal request, no conditional one');
