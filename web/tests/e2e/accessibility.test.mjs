@@ -10,10 +10,9 @@
 // on one selector) and says why, in EXCLUSIONS below.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { apiCall, axeEveryRule, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
+import { apiCall, axeEveryRule, base32, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, totp, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -53,30 +52,6 @@ async function everyWay(page, label) {
 }
 
 // RFC 6238 (HMAC-SHA1, 6 digits, 30 s) for the two-factor step.
-function base32(s) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const c of s.replace(/[\s=]/g, '').toUpperCase()) {
-    value = (value << 5) | alphabet.indexOf(c);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-function totp(key, step = Math.floor(Date.now() / 30_000)) {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(step));
-  const h = createHmac('sha1', key).update(msg).digest();
-  const off = h[19] & 0x0f;
-  const bin = ((h[off] & 0x7f) << 24) | (h[off + 1] << 16) | (h[off + 2] << 8) | h[off + 3];
-  return String(bin % 1_000_000).padStart(6, '0');
-}
-
 /** [label, url, what to wait for] of the screens anyone can open. */
 const PUBLIC = (L) => [
   ['sign-in', `/${L}/passport/signin`, 'form[data-testid="signin-password"]'],

@@ -10,57 +10,18 @@
 // before the last one it accepted. Totp.next() uses the first step after the last one used,
 // waiting only when that step is more than one step ahead of the clock.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deflateSync } from 'node:zlib';
 import { describe, it } from 'node:test';
-import {
-  apiCall,
-  createAccount,
-  expectAccessible,
-  LOCALES,
-  ROOT,
-  setStorage,
-  settled,
-  storage,
-  suite,
-  uniqueMail,
-} from './harness.mjs';
+import { apiCall, base32, createAccount, expectAccessible, LOCALES, ROOT, setStorage, settled, storage, suite, totp, uniqueMail } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const PASSWORD = 'Ciam-Centres-2026!';
 
-// ---- RFC 6238 (HMAC-SHA1, 6 digits, 30 s) -------------------------------------------------------
-
-function base32(s) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const c of s.replace(/[\s=]/g, '').toUpperCase()) {
-    const i = alphabet.indexOf(c);
-    if (i < 0) throw new Error(`not Base32: ${c}`);
-    value = (value << 5) | i;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
-function hotp(key, counter) {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(counter));
-  const h = createHmac('sha1', key).update(msg).digest();
-  const off = h[19] & 0x0f;
-  const bin = ((h[off] & 0x7f) << 24) | (h[off + 1] << 16) | (h[off + 2] << 8) | h[off + 3];
-  return String(bin % 1_000_000).padStart(6, '0');
-}
+// ---- RFC 6238 codes, never the same step twice ----------------------------------------------------
 
 const stepNow = () => Math.floor(Date.now() / 1000 / 30);
 
@@ -74,7 +35,7 @@ class Totp {
     const step = Math.max(stepNow(), this.last + 1);
     while (step > stepNow() + 1) await sleep(250);
     this.last = step;
-    return hotp(this.key, step);
+    return totp(this.key, step);
   }
 }
 

@@ -7,26 +7,12 @@
 // Cancel lands on the serviceUrl with cError=access_denied, and an unregistered serviceUrl shows
 // the error without ever leaving Ciam.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  apiCall,
-  createAccount,
-  expectAccessible,
-  expectTitle,
-  LOCALES,
-  ROOT,
-  setStorage,
-  settled,
-  storage,
-  suite,
-  uniqueMail,
-  where,
-} from './harness.mjs';
+import { apiCall, base32, createAccount, expectAccessible, expectTitle, LOCALES, ROOT, setStorage, settled, storage, suite, totp, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -64,33 +50,6 @@ async function partnerGot(pathname, pred = () => true) {
     await sleep(100);
   }
   throw new Error(`the partner got no ${pathname}: ${partner.hits.map(String).join(', ')}`);
-}
-
-// ---- RFC 6238 (HMAC-SHA1, 6 digits, 30 s), as in centres.test.mjs ---------------------------------
-
-function base32(s) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const c of s.replace(/[\s=]/g, '').toUpperCase()) {
-    value = (value << 5) | alphabet.indexOf(c);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
-function totp(key, step = Math.floor(Date.now() / 30_000)) {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(step));
-  const h = createHmac('sha1', key).update(msg).digest();
-  const off = h[19] & 0x0f;
-  const bin = ((h[off] & 0x7f) << 24) | (h[off + 1] << 16) | (h[off + 2] << 8) | h[off + 3];
-  return String(bin % 1_000_000).padStart(6, '0');
 }
 
 // ---- set-up through the API ---------------------------------------------------------------------

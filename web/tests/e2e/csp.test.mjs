@@ -5,25 +5,12 @@
 // The route error screen exists only in a build made with CIAM_TEST_HOOKS=on: it is checked on
 // a second server serving such a build.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import {
-  apiCall,
-  buildWeb,
-  createAccount,
-  LOCALES,
-  ROOT,
-  setStorage,
-  settled,
-  startServer,
-  suite,
-  uniqueMail,
-  where,
-} from './harness.mjs';
+import { apiCall, base32, buildWeb, createAccount, LOCALES, ROOT, setStorage, settled, startServer, suite, totp, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const HEADERS = JSON.parse(readFileSync(join(ROOT, 'infra/security-headers.json'), 'utf8'));
@@ -115,29 +102,6 @@ async function start() {
   partner.app = { id: created.json.app.appId, serviceUrl: `${partner.origin}/cb` };
 }
 after(() => partner.server?.close());
-
-// ---- RFC 6238, enough for one enrolment ----------------------------------------------------------
-
-function totpNow(secret) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const key = [];
-  for (const c of secret.replace(/[\s=]/g, '').toUpperCase()) {
-    value = (value << 5) | alphabet.indexOf(c);
-    bits += 5;
-    if (bits >= 8) {
-      key.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
-  const h = createHmac('sha1', Buffer.from(key)).update(msg).digest();
-  const off = h[19] & 0x0f;
-  const bin = ((h[off] & 0x7f) << 24) | (h[off + 1] << 16) | (h[off + 2] << 8) | h[off + 3];
-  return String(bin % 1_000_000).padStart(6, '0');
-}
 
 // ---- the headers ---------------------------------------------------------------------------------
 
@@ -258,7 +222,7 @@ for (const L of LOCALES) {
       await page.waitForFunction((img) => img.complete && img.naturalWidth >= 100, await qr.elementHandle());
       await expectClean('TOTP set-up with the QR code');
       const key = (await page.locator('[data-testid="totp-manual-key"]').textContent()).trim();
-      await page.locator('[data-testid="totp-code"]').fill(totpNow(key));
+      await page.locator('[data-testid="totp-code"]').fill(totp(base32(key)));
       await page.locator('form[data-testid="totp-form"] button[type="submit"]').click();
       await page.locator('[data-testid="backup-codes"]').waitFor();
       await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="backup-download"]').click()]);

@@ -3,7 +3,7 @@
 // and axe-core for accessibility. With CI=true a missing browser, binary or build FAILS the suite;
 // elsewhere the suite is skipped with the reason.
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
@@ -424,6 +424,35 @@ export async function axeEveryRule(page, excluded = () => false) {
     }
   }
   return out;
+}
+
+/** RFC 4648 Base32 (the authenticator secret of an `otpauth://` URL) to bytes. */
+export function base32(s) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const out = [];
+  for (const c of s.replace(/[\s=]/g, '').toUpperCase()) {
+    const i = alphabet.indexOf(c);
+    if (i < 0) throw new Error(`not Base32: ${c}`);
+    value = (value << 5) | i;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+/** The RFC 6238 code (HMAC-SHA1, 6 digits, 30 s) of `key` at time step `step`. */
+export function totp(key, step = Math.floor(Date.now() / 30_000)) {
+  const msg = Buffer.alloc(8);
+  msg.writeBigUInt64BE(BigInt(step));
+  const h = createHmac('sha1', key).update(msg).digest();
+  const off = h[19] & 0x0f;
+  const bin = ((h[off] & 0x7f) << 24) | (h[off + 1] << 16) | (h[off + 2] << 8) | h[off + 3];
+  return String(bin % 1_000_000).padStart(6, '0');
 }
 
 /** Solves a captcha challenge like scripts/solve-captcha.mjs (for API set-ups). */

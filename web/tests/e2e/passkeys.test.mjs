@@ -7,14 +7,13 @@
 // with `openid-client` (the id_token's amr), use the passkey as the two-factor step, remove it
 // and be refused.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as client from 'openid-client';
-import { apiCall, axeEveryRule, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryRule, base32, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, totp, uniqueMail } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const PASSWORD = 'Ciam-Passkey-2026!';
@@ -100,33 +99,6 @@ async function signInScreen(page, base, L, { conditional }) {
   await clearMediations(page);
   await page.goto(`${base}/${L}/passport/signin`);
   await settled(page);
-}
-
-// ---- RFC 6238, for turning two-factor on through the API -----------------------------------------
-
-function base32(s) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const c of s.replace(/[\s=]/g, '').toUpperCase()) {
-    value = (value << 5) | alphabet.indexOf(c);
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
-function totp(key, step) {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(step));
-  const h = createHmac('sha1', key).update(msg).digest();
-  const off = h[19] & 0x0f;
-  const bin = ((h[off] & 0x7f) << 24) | (h[off + 1] << 16) | (h[off + 2] << 8) | h[off + 3];
-  return String(bin % 1_000_000).padStart(6, '0');
 }
 
 // ---- the partner: a serviceUrl on 127.0.0.1 that records what it gets ------------------------------
