@@ -2,8 +2,9 @@
 // authenticator (resident keys, user verification) against `ciam serve` on http://localhost
 // (a browser refuses an IP address as the RP ID), on SQLite and on DynamoDB Local, in both
 // languages: add a passkey in the security centre, sign out, sign in with the button, sign in
-// through conditional mediation (the account field's autofill), sign in from a partner's
-// serviceUrl through consent to a ticket that verifies, sign in through the OpenID Connect flow
+// through conditional mediation (the account field's autofill), sign in inside a partner's frame
+// that allows `publickey-credentials-get` (and see no button in one that does not), sign in from a
+// partner's serviceUrl through consent to a ticket that verifies, sign in through the OpenID Connect flow
 // with `openid-client` (the id_token's amr), use the passkey as the two-factor step, remove it
 // and be refused.
 import assert from 'node:assert/strict';
@@ -27,17 +28,27 @@ const PASSWORD = 'Ciam-Passkey-2026!';
  * button scenarios need it off to prove the button signed in.
  */
 function instrument() {
+  // A third-party frame (the embedded sign-in) may not touch storage: its requests go unrecorded.
+  const tryStorage = (f) => {
+    try {
+      return f();
+    } catch {
+      return null;
+    }
+  };
   const P = window.PublicKeyCredential;
   if (P) {
     const available = P.isConditionalMediationAvailable?.bind(P);
     P.isConditionalMediationAvailable = async () =>
-      localStorage.getItem('e2e-conditional') === 'off' ? false : available ? available() : false;
+      tryStorage(() => localStorage.getItem('e2e-conditional')) === 'off' ? false : available ? available() : false;
   }
   const get = navigator.credentials.get.bind(navigator.credentials);
   navigator.credentials.get = (options) => {
-    const log = JSON.parse(sessionStorage.getItem('e2e-mediation') ?? '[]');
-    log.push(options?.mediation ?? 'optional');
-    sessionStorage.setItem('e2e-mediation', JSON.stringify(log));
+    tryStorage(() => {
+      const log = JSON.parse(sessionStorage.getItem('e2e-mediation') ?? '[]');
+      log.push(options?.mediation ?? 'optional');
+      sessionStorage.setItem('e2e-mediation', JSON.stringify(log));
+    });
     return get(options);
   };
 }
@@ -80,6 +91,21 @@ async function expectAccessibleInBothSchemes(page, label) {
 const mediations = async (page) => JSON.parse((await page.evaluate(() => sessionStorage.getItem('e2e-mediation'))) ?? '[]');
 const clearMediations = (page) => page.evaluate(() => sessionStorage.removeItem('e2e-mediation'));
 
+/**
+ * After a sign-in for a partner: Allow on the consent screen if it is shown (an earlier Allow of
+ * these scopes is remembered), then the browser lands where `back` says.
+ */
+async function allowIfAsked(page, back) {
+  const allow = page.locator('[data-testid="authorize-allow"]');
+  await Promise.race([allow.waitFor(), page.waitForURL(back, { timeout: 20_000 })]).catch((e) => {
+    throw new Error(`${e.message} at ${page.url()}`);
+  });
+  if (!back(new URL(page.url()))) {
+    await allow.click();
+    await page.waitForURL(back, { timeout: 20_000 });
+  }
+}
+
 /** Waits until the SPA holds a session token; answers it. */
 async function signedIn(page) {
   await page.waitForFunction(() => !!localStorage.getItem('ciam_token'), null, { timeout: 20_000 });
@@ -103,10 +129,32 @@ async function signInScreen(page, base, L, { conditional }) {
 
 // ---- the partner: a serviceUrl on 127.0.0.1 that records what it gets ------------------------------
 
+/**
+ * The partner's page framing the embedded sign-in given in its hash (`/host-allow`: the frame is
+ * allowed `publickey-credentials-get`; `/host`: it is not); it records the frame's messages.
+ */
+const hostPage = (allow) => `<!doctype html><html lang="en"><meta charset="utf-8"><title>Host</title>
+<body><h1>Partner page</h1><script>
+window.__messages = [];
+window.addEventListener('message', (e) => window.__messages.push({ origin: e.origin, data: e.data }));
+const f = document.createElement('iframe');
+f.title = 'Ciam sign-in';
+f.width = '600';
+f.height = '700';
+${allow ? "f.allow = 'publickey-credentials-get';" : ''}
+f.src = decodeURIComponent(location.hash.slice(1));
+document.body.append(f);
+</script></body></html>`;
+
 const partner = { server: null, origin: '', hits: [] };
 before(async () => {
   partner.server = createServer((req, res) => {
-    partner.hits.push(new URL(req.url, partner.origin || 'http://127.0.0.1'));
+    const url = new URL(req.url, partner.origin || 'http://127.0.0.1');
+    if (url.pathname === '/host' || url.pathname === '/host-allow') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(hostPage(url.pathname === '/host-allow'));
+      return;
+    }
+    partner.hits.push(url);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>partner</title><h1>Partner</h1>');
   });
   await new Promise((r) => partner.server.listen(0, '127.0.0.1', r));
@@ -139,6 +187,7 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
         {
           name: { 'zh-CN': '通行密钥伙伴', 'en-US': 'Passkey Partner' },
           serviceUrls: [app.serviceUrl, app.redirectUri],
+          frameOrigins: [partner.origin],
           scopes: ['nickname', 'email'],
         },
         login.json.token,
@@ -201,6 +250,39 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
           await page.evaluate(() => localStorage.setItem('e2e-conditional', 'off'));
         });
 
+        it("signs in inside the partner's frame when it allows publickey-credentials-get; else no button", async () => {
+          const { base } = ctx.server;
+          const src = `${base}/${L}/embedded/signin?appId=${app.appId}&serviceUrl=${encodeURIComponent(app.serviceUrl)}&validateMsg=notice`;
+          await page.goto(`${partner.origin}/host#${encodeURIComponent(src)}`);
+          const frame = page.frameLocator('iframe');
+          await frame.locator('form[data-testid="signin-password"]').waitFor();
+          await sleep(500);
+          assert.equal(await frame.getByTestId('signin-passkey').count(), 0, 'no allow attribute: no passkey button');
+
+          await page.goto(`${partner.origin}/host-allow#${encodeURIComponent(src)}`);
+          await clearMediations(page);
+          await frame.getByTestId('signin-passkey').click();
+          await frame
+            .locator('[data-testid="embedded-consent"]')
+            .waitFor()
+            .catch(async (e) => {
+              const note = await frame.getByTestId('passkey-note').textContent().catch(() => '?');
+              const got = JSON.stringify(await page.evaluate(() => window.__messages));
+              throw new Error(`${e.message}\nnote: ${note}\nmessages: ${got}`);
+            });
+          await frame.locator('[data-testid="embedded-allow"]').click();
+          await page.waitForFunction(() => window.__messages.some((m) => m.data?.type === 'ciam:ticket'));
+          const ticket = (await page.evaluate(() => window.__messages)).find((m) => m.data.type === 'ciam:ticket');
+          assert.equal(ticket.origin, base);
+          const q = new URLSearchParams({ cTicket: ticket.data.cTicket, serviceUrl: app.serviceUrl });
+          const res = await fetch(`${base}/ciam/v1/auth/login/token/verify?${q}`, {
+            headers: { authorization: `Basic ${Buffer.from(`${app.appId}:${app.secret}`).toString('base64')}` },
+          });
+          const claims = await res.json();
+          assert.equal(res.status, 200, JSON.stringify(claims));
+          assert.equal(claims.userId, user.id);
+        });
+
         it("signs in from a partner's serviceUrl through consent to a ticket that verifies", async () => {
           const { base } = ctx.server;
           await signOut(page, base, L);
@@ -208,11 +290,9 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
           await page.goto(`${base}/${L}/passport/authorize?appId=${app.appId}&serviceUrl=${app.serviceUrl}`);
           await page.waitForURL((u) => u.pathname === `/${L}/passport/signin`);
           await settled(page);
-          await page.getByTestId('signin-passkey').click();
-          await page.locator('[data-testid="authorize-allow"]').waitFor();
           const seen = partner.hits.length;
-          await page.locator('[data-testid="authorize-allow"]').click();
-          await page.waitForURL((u) => u.href.startsWith(`${app.serviceUrl}?cTicket=`), { timeout: 20_000 });
+          await page.getByTestId('signin-passkey').click();
+          await allowIfAsked(page, (u) => u.href.startsWith(`${app.serviceUrl}?cTicket=`));
           const ticket = new URL(page.url()).searchParams.get('cTicket');
           assert.ok(partner.hits.length > seen, 'the partner got the browser');
           const q = new URLSearchParams({ appId: app.appId, appSecret: app.secret, cTicket: ticket, serviceUrl: app.serviceUrl });
@@ -245,16 +325,7 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
           await page.waitForURL((u) => u.pathname === `/${L}/passport/signin`);
           await settled(page);
           await page.getByTestId('signin-passkey').click();
-          // The ticket flow's Allow covered these scopes: the consent may be remembered.
-          const back = (u) => u.href.startsWith(`${app.redirectUri}?`);
-          const allow = page.locator('[data-testid="authorize-allow"]');
-          await Promise.race([allow.waitFor(), page.waitForURL(back, { timeout: 20_000 })]).catch((e) => {
-            throw new Error(`${e.message} at ${page.url()}`);
-          });
-          if (!back(new URL(page.url()))) {
-            await allow.click();
-            await page.waitForURL(back, { timeout: 20_000 });
-          }
+          await allowIfAsked(page, (u) => u.href.startsWith(`${app.redirectUri}?`));
           const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
             pkceCodeVerifier,
             expectedState: state,
