@@ -51,16 +51,37 @@ impl Event {
 
 /// The put to add to the transaction of the change.
 pub fn record(ciam: &Ciam, user_id: &str, event: Event, client: &ClientInfo) -> TxOp {
+    TxOp::Put {
+        item: entry(ciam, user_id, event, client),
+        cond: None,
+    }
+}
+
+/// The same entry naming what it is about (the passkey of a passkey event).
+pub fn record_named(
+    ciam: &Ciam,
+    user_id: &str,
+    event: Event,
+    name: &str,
+    client: &ClientInfo,
+) -> TxOp {
+    TxOp::Put {
+        item: entry(ciam, user_id, event, client).with("name", name),
+        cond: None,
+    }
+}
+
+/// The event item itself (for an entry written on its own, outside a change's transaction).
+pub fn entry(ciam: &Ciam, user_id: &str, event: Event, client: &ClientInfo) -> Item {
     let now = ciam.now();
     let sk = format!(
         "EVENT#{now:012}#{}",
         hex::encode(random::<4>(ciam.entropy.as_ref()))
     );
-    let item = Item::new(Key::new(user_pk(user_id), sk))
+    Item::new(Key::new(user_pk(user_id), sk))
         .with("kind", event.kind())
         .with("at", now)
         .with_opt("device", client.device.clone())
         .with_opt("country", client.country.clone())
-        .expires(now + KEEP_SECS);
-    TxOp::Put { item, cond: None }
+        .expires(now + KEEP_SECS)
 }

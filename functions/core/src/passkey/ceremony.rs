@@ -250,7 +250,7 @@ pub async fn register(
                     .and(Cond::attr_not_exists("passkeys").or(Cond::lt("passkeys", LIMIT))),
             ),
         },
-        items::event(ciam, uid, Event::PasskeyAdded, &name, client),
+        crate::audit::record_named(ciam, uid, Event::PasskeyAdded, &name, client),
     ];
     match ciam.store.transact(ops).await.won()? {
         Some(()) => Ok(Registered { id: h, name }),
@@ -441,12 +441,10 @@ async fn assertion_refused(
         }
         let name = item.s("name").unwrap_or_default();
         tracing::warn!("passkey signature counter went back: possibly a cloned authenticator");
-        if let TxOp::Put { item, .. } =
-            items::event(ciam, &user.id, Event::PasskeyCloneSuspected, name, client)
-        {
-            if let Err(e) = ciam.store.put(item, None).await {
-                tracing::warn!(error = %e, "could not record passkeyCloneSuspected");
-            }
+        let entry = crate::audit::entry(ciam, &user.id, Event::PasskeyCloneSuspected, client)
+            .with("name", name);
+        if let Err(e) = ciam.store.put(entry, None).await {
+            tracing::warn!(error = %e, "could not record passkeyCloneSuspected");
         }
     }
     lock::fail(ciam, &user.id, base).await

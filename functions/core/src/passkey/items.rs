@@ -143,7 +143,7 @@ pub async fn remove(ciam: &Ciam, s: &Session, id: &str, client: &ClientInfo) -> 
     let Some(item) = ciam.store.get(&key).await? else {
         return Err(Reason::PASSKEY_NOT_FOUND.into());
     };
-    let event = event(
+    let event = audit::record_named(
         ciam,
         &s.user.id,
         Event::PasskeyRemoved,
@@ -171,17 +171,6 @@ pub async fn remove(ciam: &Ciam, s: &Session, id: &str, client: &ClientInfo) -> 
         .await
         .or_reason(Reason::PASSKEY_NOT_FOUND)?;
     Ok(())
-}
-
-/// A security activity entry naming the passkey.
-pub fn event(ciam: &Ciam, user_id: &str, e: Event, name: &str, client: &ClientInfo) -> TxOp {
-    match audit::record(ciam, user_id, e, client) {
-        TxOp::Put { item, cond } => TxOp::Put {
-            item: item.with("name", name),
-            cond,
-        },
-        other => other,
-    }
 }
 
 /// The deletes of every passkey of `items` and their uniqueness items, for the deactivation's
