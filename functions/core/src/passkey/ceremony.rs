@@ -110,8 +110,8 @@ fn credential_item(
         .with("uv", p.uv)
         .with("be", p.be)
         .with("bs", p.bs)
-        .with_opt("attachment", p.attachment)
-        .with("transports", Value::strings(p.transports.iter().copied()))
+        .with_opt("attachment", p.attachment.clone())
+        .with("transports", Value::strings(&p.transports))
         .with_opt("aaguid", p.aaguid.clone())
         .with("name", name)
         .with("createdAt", now)
@@ -120,7 +120,6 @@ fn credential_item(
 
 /// The stored credential of a `PASSKEY#` item.
 fn stored_of(i: &Item) -> Option<StoredPasskey> {
-    let transports = i.strings("transports");
     Some(StoredPasskey {
         cred_id: BASE64URL_NOPAD.decode(i.s("credId")?.as_bytes()).ok()?,
         public: i.b("pub")?.to_vec(),
@@ -129,15 +128,8 @@ fn stored_of(i: &Item) -> Option<StoredPasskey> {
         uv: i.bool("uv").unwrap_or(false),
         be: i.bool("be").unwrap_or(false),
         bs: i.bool("bs").unwrap_or(false),
-        attachment: match i.s("attachment") {
-            Some("platform") => Some("platform"),
-            Some("cross-platform") => Some("cross-platform"),
-            _ => None,
-        },
-        transports: ["ble", "hybrid", "internal", "nfc", "smart-card", "usb"]
-            .into_iter()
-            .filter(|t| transports.iter().any(|s| s == t))
-            .collect(),
+        attachment: i.s("attachment").map(str::to_owned),
+        transports: i.strings("transports"),
         aaguid: i.s("aaguid").map(str::to_owned),
     })
 }

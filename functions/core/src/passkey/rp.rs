@@ -65,8 +65,9 @@ pub struct StoredPasskey {
     /// Backup state (a synced passkey).
     pub bs: bool,
     /// `platform`, `cross-platform` or None.
-    pub attachment: Option<&'static str>,
-    pub transports: Vec<&'static str>,
+    pub attachment: Option<String>,
+    /// The WebAuthn names (`internal`, `usb`, `hybrid`, ...).
+    pub transports: Vec<String>,
     /// 32 hex digits; None when all zero.
     pub aaguid: Option<String>,
 }
@@ -246,11 +247,11 @@ pub fn verify_registration(
         uv: dynamic.user_verified,
         be,
         bs,
-        attachment: attachment(dynamic.authenticator_attachment),
+        attachment: attachment(dynamic.authenticator_attachment).map(str::to_owned),
         transports: names
             .into_iter()
             .filter(|(t, _)| transports.contains(*t))
-            .map(|(_, n)| n)
+            .map(|(_, n)| n.to_owned())
             .collect(),
         aaguid: aaguid.iter().any(|b| *b != 0).then(|| hex::encode(aaguid)),
     })
@@ -260,12 +261,6 @@ fn alg_of(credential: &Json) -> i64 {
     credential["response"]["publicKeyAlgorithm"]
         .as_i64()
         .unwrap_or(0)
-}
-
-/// The user handle of a discoverable assertion: the 16 bytes of the userId, or None (another
-/// length, or not a credential at all): the caller answers PASSKEY_NOT_FOUND.
-pub fn user_handle(credential: &Json) -> Option<[u8; USER_HANDLE_LEN]> {
-    assertion_ids(credential).ok()?.0
 }
 
 /// The user handle (None when it is not 16 bytes) and the credential id of an assertion;
@@ -288,7 +283,7 @@ fn credential_parts(stored: &StoredPasskey) -> Result<CredentialParts<'_>, Refus
         user_verified: stored.uv,
         backup: backup(stored.be, stored.bs),
         sign_count: stored.sign_count,
-        authenticator_attachment: attachment_of(stored.attachment),
+        authenticator_attachment: attachment_of(stored.attachment.as_deref()),
     };
     let id = CredentialId::try_from(stored.cred_id.as_slice())
         .map_err(|e| Refusal::Malformed(format!("stored id: {e:?}")))?;
@@ -442,7 +437,7 @@ mod tests {
     ) -> Result<Asserted, Refusal> {
         let (options, state) = signin_options(&cfg()).unwrap();
         let answer = soft.get(&options, &UID);
-        assert_eq!(user_handle(&answer), Some(UID));
+        assert_eq!(assertion_ids(&answer).unwrap().0, Some(UID));
         verify_signin(&cfg(), &state, &answer, UID, stored, tops)
     }
 
@@ -473,7 +468,7 @@ mod tests {
         assert_eq!(stored.alg, -7);
         assert_eq!(stored.sign_count, 1);
         assert_eq!(stored.transports, ["internal"]);
-        assert_eq!(stored.attachment, Some("platform"));
+        assert_eq!(stored.attachment.as_deref(), Some("platform"));
         assert_eq!(
             stored.aaguid.as_deref(),
             Some("abababababababababababababababab")
@@ -605,7 +600,10 @@ mod tests {
             verify_signin(&cfg(), b"junk", &forged, UID, &stored, None),
             Err(Refusal::Malformed(_))
         ));
-        assert_eq!(user_handle(&serde_json::json!({"id": "x"})), None);
+        assert!(matches!(
+            assertion_ids(&serde_json::json!({"id": "x"})),
+            Err(Refusal::Malformed(_))
+        ));
     }
 
     #[test]
