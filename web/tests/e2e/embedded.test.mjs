@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, it, before, after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiCall, createAccount, ROOT, suite } from './harness.mjs';
+import { apiCall, createAccount, hostPage, ROOT, suite } from './harness.mjs';
 
 /** The CSP every answer carries (infra/security-headers.json), and the embedded page's variant. */
 const HEADERS = JSON.parse(readFileSync(join(ROOT, 'infra/security-headers.json'), 'utf8'));
@@ -17,24 +17,12 @@ const framedBy = (origins) => CSP.replace("frame-ancestors 'none'", `frame-ances
 
 const { skip, ctx } = suite({ locale: 'en-US' });
 
-/** A host page: records every message it receives, frames the URL given in its hash. */
-const HOST_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Host</title>
-<body><h1>Partner page</h1><script>
-window.__messages = [];
-window.addEventListener('message', (e) => window.__messages.push({ origin: e.origin, data: e.data }));
-const f = document.createElement('iframe');
-f.title = 'Ciam sign-in';
-f.width = '600';
-f.height = '700';
-f.src = decodeURIComponent(location.hash.slice(1));
-document.body.append(f);
-</script></body></html>`;
 
 /** A tiny host site on 127.0.0.1 or localhost; answers its page on every path. */
 async function hostSite(hostname) {
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(HOST_PAGE);
+    res.end(hostPage());
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://${hostname}:${server.address().port}`;

@@ -455,6 +455,23 @@ export function totp(key, step = Math.floor(Date.now() / 30_000)) {
   return String(bin % 1_000_000).padStart(6, '0');
 }
 
+/**
+ * A partner's page that frames the URL given in its hash and records every message it receives
+ * (`window.__messages`); with `allow`, the frame is allowed `publickey-credentials-get`.
+ */
+export const hostPage = ({ allow = false } = {}) => `<!doctype html><html lang="en"><meta charset="utf-8"><title>Host</title>
+<body><h1>Partner page</h1><script>
+window.__messages = [];
+window.addEventListener('message', (e) => window.__messages.push({ origin: e.origin, data: e.data }));
+const f = document.createElement('iframe');
+f.title = 'Ciam sign-in';
+f.width = '600';
+f.height = '700';
+${allow ? "f.allow = 'publickey-credentials-get';" : ''}
+f.src = decodeURIComponent(location.hash.slice(1));
+document.body.append(f);
+</script></body></html>`;
+
 /** Solves a captcha challenge like scripts/solve-captcha.mjs (for API set-ups). */
 export async function solveCaptcha(base) {
   const c = await (await fetch(`${base}/ciam/v1/auth/captcha`)).json();

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as client from 'openid-client';
-import { apiCall, axeEveryRule, base32, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, totp, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryRule, hostPage, base32, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, totp, uniqueMail } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const PASSWORD = 'Ciam-Passkey-2026!';
@@ -129,29 +129,12 @@ async function signInScreen(page, base, L, { conditional }) {
 
 // ---- the partner: a serviceUrl on 127.0.0.1 that records what it gets ------------------------------
 
-/**
- * The partner's page framing the embedded sign-in given in its hash (`/host-allow`: the frame is
- * allowed `publickey-credentials-get`; `/host`: it is not); it records the frame's messages.
- */
-const hostPage = (allow) => `<!doctype html><html lang="en"><meta charset="utf-8"><title>Host</title>
-<body><h1>Partner page</h1><script>
-window.__messages = [];
-window.addEventListener('message', (e) => window.__messages.push({ origin: e.origin, data: e.data }));
-const f = document.createElement('iframe');
-f.title = 'Ciam sign-in';
-f.width = '600';
-f.height = '700';
-${allow ? "f.allow = 'publickey-credentials-get';" : ''}
-f.src = decodeURIComponent(location.hash.slice(1));
-document.body.append(f);
-</script></body></html>`;
-
 const partner = { server: null, origin: '', hits: [] };
 before(async () => {
   partner.server = createServer((req, res) => {
     const url = new URL(req.url, partner.origin || 'http://127.0.0.1');
     if (url.pathname === '/host' || url.pathname === '/host-allow') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(hostPage(url.pathname === '/host-allow'));
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(hostPage({ allow: url.pathname === '/host-allow' }));
       return;
     }
     partner.hits.push(url);
