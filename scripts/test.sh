@@ -5,6 +5,8 @@
 #       against emulators (moto)                  -> JUnit report
 #   2. cargo fmt --check; cargo test (workspace) compiled through clippy-driver, so cargo clippy
 #      -D warnings in the same build; then cargo build -p ciam-local (the binary e2e serves) -> "test result:" lines
+#   2b. the route table's drift check: `ciam-gen --check` (template.yaml's generated regions,
+#      docs/operations.md §2, infra/routes.json)
 #   3. web message catalogues (i18n --check), the generated API types' drift check (gen-api --check),
 #      the type check (tsc --noEmit), ESLint (a warning fails) and unit tests (vitest, jsdom) -> vitest JSON report
 #   4. web build (vite, with the manifest)
@@ -52,6 +54,9 @@ cargo test --workspace --all-targets --locked --no-fail-fast 2>&1 | tee "$work/c
 
 step "cargo build -p ciam-local (the binary the end-to-end suite serves)"
 cargo build -p ciam-local --locked --bin ciam || fail "cargo build"
+
+step "template.yaml, docs/operations.md §2 and infra/routes.json match the route table (ciam-gen --check)"
+cargo run -q --locked -p ciam-gen -- --check || fail "route table drift (npm run gen)"
 
 step "web: message catalogues (extract, merge, compile; ids present in both languages)"
 npm run i18n --workspace web -- --check || fail "i18n check"

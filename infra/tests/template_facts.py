@@ -2,30 +2,29 @@
 test_template_*.py files: which function serves which route, what a policy statement refers
 to, which route lists the Rust code keeps."""
 
+import json
 import pathlib
 import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LAMBDAS_LIB = ROOT / "functions" / "lambdas" / "src" / "lib.rs"
+# The route table's facts per function, written by ciam-gen (functions/gen) from
+# functions/api/src/routes/mod.rs; `ciam-gen --check` keeps it equal to the table.
+ROUTES_JSON = ROOT / "infra" / "routes.json"
 
 
-
-def rust_list(name, fallback=None):
-    """The string items of `pub const <name>: &[&str] = &[...];` in functions/lambdas/src/lib.rs."""
-    m = re.search(rf"pub const {name}: &\[&str\] = &\[(.*?)\];", LAMBDAS_LIB.read_text(), re.S)
-    if m is None:
-        if fallback is None:
-            raise AssertionError(f"{name} not found in {LAMBDAS_LIB}")
-        return set(fallback)
-    return set(re.findall(r'"([a-z_]+)"', m.group(1)))
+def route_facts():
+    """Route id -> the facts of its row (infra/routes.json)."""
+    rows = json.loads(ROUTES_JSON.read_text())["functions"]
+    return {r["id"]: r for r in rows}
 
 
 def no_keys():
-    return rust_list("NO_KEYS")
+    """The routes whose functions derive no key from the root secret."""
+    return {i for i, r in route_facts().items() if not r["rootKey"]}
 
 
 def no_table():
-    return rust_list("NO_TABLE")
+    return {i for i, r in route_facts().items() if r["table"] == "none"}
 
 
 ROUTE_VAR = "CIAM_ROUTE"

@@ -18,26 +18,21 @@ from samcli.lib.build.app_builder import ApplicationBuilder
 from samcli.yamlhelper import yaml_dump
 
 from conftest import ROOT, load_template
-from template_facts import functions
+from template_facts import functions, route_facts
 
 os.environ.setdefault("SAM_CLI_TELEMETRY", "0")
 
-PASSKEYS_RS = ROOT / "functions" / "api" / "src" / "routes" / "passkeys.rs"
-
 
 def ceremony_routes():
-    """The route ids of `CEREMONY_ROUTES` (functions/api/src/routes/passkeys.rs): the functions
-    that run the `passkeys` binary."""
-    text = PASSKEYS_RS.read_text()
-    table = re.search(r"pub const CEREMONY_ROUTES: &\[RouteDef\] = &\[(.*?)\];", text, re.S)
-    assert table, f"no CEREMONY_ROUTES in {PASSKEYS_RS}"
-    ids = set(re.findall(r'route!\(\s*"([a-z_]+)"', table.group(1)))
+    """The route ids of `CEREMONY_ROUTES` (the functions that run the `passkeys` binary), from
+    infra/routes.json."""
+    ids = {i for i, r in route_facts().items() if r["binary"] == "passkeys"}
     assert ids, "CEREMONY_ROUTES has no rows"
     return ids
 
 
 def binary_of(route):
-    return "passkeys" if route in ceremony_routes() else "bootstrap"
+    return route_facts()[route]["binary"]
 
 
 def build_definitions(template_file, tmp_path):

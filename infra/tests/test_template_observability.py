@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from template_facts import functions
+from template_facts import functions, route_facts
 
 # Alarm -> (namespace, metrics it watches). Each is required by the issue.
 REQUIRED_ALARMS = {
@@ -21,16 +21,8 @@ REQUIRED_ALARMS = {
     "SmsSpendAlarm": ("AWS/SNS", {"SMSMonthToDateSpentUSD"}),
     "SignInFailureSpikeAlarm": ("Ciam", {"SignInFailures"}),
 }
-SIGN_IN_LOGS = {
-    "AuthLoginPasswordLogs",
-    "AuthLoginCodeLogs",
-    "AuthLoginTotpLogs",
-    "AuthUnlockCodeLogs",
-    "AuthLoginStaffLogs",
-    # The passkey sign-ins (docs/passkeys-design.md §3: sign_in::method_of gives "passkey").
-    "AuthLoginPasskeyLogs",
-    "AuthLoginPasskeyMfaLogs",
-}
+# The log groups of the rows that name a sign-in method (RouteDef::sign_in).
+SIGN_IN_LOGS = {r["logs"] for r in route_facts().values() if r["signIn"]}
 
 
 def resources_of(template, kind):
@@ -97,8 +89,8 @@ def test_sign_in_outcomes_are_metrics_by_reason_from_the_contracted_log_line(tem
                 ' && $.fields.outcome != "NEED_TOTP_VERIFY" }'
             )
             failure_groups.add(f["LogGroupName"]["Ref"])
-    assert SIGN_IN_LOGS <= outcome_groups
-    assert outcome_groups == failure_groups
+    assert len(SIGN_IN_LOGS) == 7
+    assert SIGN_IN_LOGS == outcome_groups == failure_groups
 
 
 def test_client_error_reports_become_a_metric_on_their_log_group(template):
@@ -145,6 +137,11 @@ def test_the_dashboard_is_valid_json_with_the_main_graphs(template):
     known = set(template["Resources"]) | {"AWS::Region"} | set(variables)
     for var in re.findall(r"\$\{([^}]+)\}", body):
         assert var in known, var
+    # The generated concurrency lines of the argon2 functions, themselves a Sub of resources.
+    hashing = variables["HashingFunctionMetrics"]["Fn::Sub"]
+    named = set(re.findall(r"\$\{([^}]+)\}", hashing))
+    assert named == {r["function"] for r in route_facts().values() if r["hashing"]}
+    body = body.replace("${HashingFunctionMetrics}", hashing)
     widgets = json.loads(re.sub(r"\$\{[^}]+\}", "x", body))["widgets"]
     text = json.dumps(widgets)
     for metric in ("5xx", "Latency", "SignIn", "SignInFailures", "ClientErrors", "Throttles", "ReadThrottleEvents",

@@ -5,7 +5,7 @@ origin header."""
 
 import re
 
-from template_facts import functions, no_keys, refs, strings, walk
+from template_facts import functions, no_keys, refs, strings, walk, route_facts
 
 GONE = {"CIAM_SECRET_KEY", "CIAM_STAFF_CLIENT_SECRET"}
 SECRET_NAME = re.compile(r"secret|password|passwd|token|credential|private", re.I)
@@ -95,6 +95,7 @@ def test_the_stack_generates_the_secrets_as_the_contracts_say(template):
 
 def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, transformed):
     keyless = no_keys()
+    facts = route_facts()
     lambda_envs = {n: env(f) for n, f in lambdas(transformed).items()}
     for name, binary in functions(template).items():
         variables = lambda_envs[name]
@@ -103,10 +104,15 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
             assert "CIAM_ROOT_SECRET_ARN" not in variables, f"{name} is keyless"
         else:
             assert variables.get("CIAM_ROOT_SECRET_ARN") == {"Ref": "RootSecret"}, name
-        assert ("CIAM_STAFF_SECRET_ARN" in variables) == (name == "AuthStaffCallbackFunction"), name
+        row = facts[binary]
+        assert ("CIAM_STAFF_SECRET_ARN" in variables) == (row["staff"] == "clientSecret"), name
         has_kms = "CIAM_OIDC_KMS_KEY_ID" in variables
-        assert has_kms == (name in {"OidcTokenFunction", "OidcJwksFunction"}), name
-        assert ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" in variables) == (name == "OidcJwksFunction"), name
+        assert has_kms == (row["kms"] != "none"), name
+        assert ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" in variables) == (row["kms"] == "publicKeys"), name
+    # The rows themselves: only the staff code exchange holds the client secret, only the two
+    # OpenID Connect key routes reach KMS.
+    assert [r for r, f in facts.items() if f["staff"] == "clientSecret"] == ["auth_staff_callback"]
+    assert {r for r, f in facts.items() if f["kms"] != "none"} == {"oidc_token", "oidc_jwks"}
 
 
 def test_the_oidc_signing_key_is_an_asymmetric_kms_key_the_account_governs(template):

@@ -2,43 +2,11 @@
 lifecycle the upload relies on), and the capacity guards: reserved concurrency on the
 password-hashing functions, tighter throttles on the anonymous writing routes."""
 
-from template_facts import functions
+from template_facts import functions, route_facts
 
-# The routes that run argon2 (functions/core: accounts::register, login_password,
-# change_password, reset_password; totp::enable, regenerate, verify_fresh, login_backup; the
-# deactivation's re-authentication).
-ARGON2 = {
-    "auth_register",
-    "auth_login_password",
-    "auth_pwd",
-    "auth_totp_enable",
-    "auth_totp_verify",
-    "auth_totp_backup_codes",
-    "auth_unlock_code",
-    "auth_deactivation",
-}
-# Anonymous routes that write (codes, accounts, sessions, counters, pending requests, tickets).
-ANONYMOUS_WRITES = {
-    "POST /ciam/v1/auth/identity",
-    "POST /ciam/v1/auth/register",
-    "POST /ciam/v1/auth/login/password",
-    "POST /ciam/v1/auth/login/code",
-    "POST /ciam/v1/auth/login/totp",
-    "POST /ciam/v1/auth/unlockCode",
-    "PATCH /ciam/v1/auth/pwd",
-    "POST /ciam/v1/auth/login/staff",
-    "GET /ciam/v1/auth/staff/start",
-    "GET /ciam/v1/auth/staff/callback",
-    "GET /ciam/v1/oidc/authorize",
-    "POST /ciam/v1/oidc/token",
-    "GET /ciam/v1/auth/login/token/verify",
-    # Passkey sign-in and its second step: the finishes write sessions and failure counters; the
-    # options are throttled like them (docs/passkeys-design.md §3).
-    "POST /ciam/v1/auth/login/passkey/options",
-    "POST /ciam/v1/auth/login/passkey",
-    "POST /ciam/v1/auth/login/passkey/mfa/options",
-    "POST /ciam/v1/auth/login/passkey/mfa",
-}
+# Anonymous (or partner, or code-carrying) routes that write codes, accounts, sessions, counters,
+# pending requests or tickets: each must have a throttle of its own below the default.
+UNSIGNED = {"public", "app", "sessionOrCode"}
 
 
 def test_the_table_cannot_be_deleted_and_has_an_on_demand_ceiling(template):
@@ -73,9 +41,11 @@ def test_the_web_bucket_keeps_versions_and_the_lifecycle_of_the_contracts(templa
 
 def test_only_the_password_hashing_functions_reserve_concurrency(template):
     resources = template["Resources"]
-    for name, binary in functions(template).items():
+    facts = route_facts()
+    for name, route in functions(template).items():
         props = resources[name]["Properties"]
-        if binary in ARGON2:
+        assert props["MemorySize"] == facts[route]["memory"], name
+        if facts[route]["hashing"]:
             assert props["ReservedConcurrentExecutions"] == {
                 "Fn::If": ["ReservesHashingConcurrency", {"Ref": "PasswordHashingConcurrency"}, {"Ref": "AWS::NoValue"}]
             }, name
@@ -91,7 +61,12 @@ def test_anonymous_writing_routes_have_throttles_below_the_default(template):
     api = template["Resources"]["Api"]["Properties"]
     default = api["DefaultRouteSettings"]
     routes = api["RouteSettings"]
-    assert ANONYMOUS_WRITES <= set(routes)
+    facts = route_facts().values()
+    unsigned_writes = {f"{r['method']} {r['path']}" for r in facts if r["auth"] in UNSIGNED and r["table"] == "write"}
+    assert unsigned_writes <= set(routes)
+    assert {f"{r['method']} {r['path']}": r["throttle"] for r in facts if r["throttle"]} == {
+        k: {"burst": v["ThrottlingBurstLimit"], "rate": v["ThrottlingRateLimit"]} for k, v in routes.items()
+    }
     existing = {
         f"{e['Properties']['Method']} {e['Properties']['Path']}"
         for name in functions(template)

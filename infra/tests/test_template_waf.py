@@ -2,10 +2,12 @@
 hammer, the AWS common and known-bad-inputs groups, and the avatar upload kept out of the common
 group's 8 KB body limit."""
 
+import re
+
 import pytest
 from samcli.yamlhelper import yaml_parse
 
-from template_facts import ROOT, walk
+from template_facts import ROOT, route_facts, walk
 
 WAF = ROOT / "infra" / "waf.yaml"
 
@@ -75,6 +77,18 @@ def test_each_listed_route_has_a_per_ip_rate_rule_with_a_parameter_limit(acl):
             assert rate["AggregateKeyType"] == "IP", rule["Name"]
             assert set(rate["Limit"]) == {"Ref"} and rate["Limit"]["Ref"] in template["Parameters"], rule["Name"]
             assert "Block" in rule["Action"], rule["Name"]
+
+
+def test_each_route_is_counted_by_exactly_the_rate_rule_its_row_names(acl):
+    """`Lambda::waf` of each row (infra/routes.json) is the one rate rule whose scope-down
+    statement matches the route's path, or none; a path parameter stands for any segment."""
+    _, props = acl
+    rules = rate_rules(props)
+    assert {r["Name"] for r in rules} >= {f["waf"] for f in route_facts().values() if f["waf"]}
+    for route, f in route_facts().items():
+        path = re.sub(r"\{[^}]+\}", "x", f["path"]).lower()
+        counting = {r["Name"] for r in rules if matches(r["Statement"]["RateBasedStatement"]["ScopeDownStatement"], path)}
+        assert counting == ({f["waf"]} if f["waf"] else set()), f"{route} ({path}): counted by {counting}"
 
 
 def test_the_sign_in_limit_spares_the_ticket_routes_of_partner_back_ends(acl):

@@ -1,7 +1,6 @@
 //! The error body `{reason, message, code}`: the one place where a domain error becomes a
 //! response. The cause goes to the log with the request id, never into the body.
 
-use crate::middleware::RequestLang;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -75,10 +74,10 @@ pub struct PendingError(pub Error);
 /// over in milliseconds, and a store outage is not helped by clients retrying in a tight loop.
 pub const RETRY_AFTER_SECS: u32 = 1;
 
-pub fn render(e: &Error, lang: RequestLang) -> Response {
+pub fn render(e: &Error, lang: Lang) -> Response {
     let status =
         StatusCode::from_u16(e.reason.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut res = (status, Json(body(e, lang.0))).into_response();
+    let mut res = (status, Json(body(e, lang))).into_response();
     // Every 503 is transient (SERVICE_UNAVAILABLE: a store that could not be reached in time, a
     // conflicting write, a provider that did not answer): say when to come back.
     if status == StatusCode::SERVICE_UNAVAILABLE {
@@ -86,6 +85,21 @@ pub fn render(e: &Error, lang: RequestLang) -> Response {
             .insert(axum::http::header::RETRY_AFTER, RETRY_AFTER_SECS.into());
     }
     res
+}
+
+/// A body over the route's limit (`limit` bytes): 400 INVALID_PARAMETER on `body`, naming the
+/// limit (`route::Body::too_large`).
+pub fn too_large(limit: usize) -> Error {
+    invalid("body", &format!("larger than {} KiB", limit / 1024))
+}
+
+/// 400 INVALID_PARAMETER on `field`, the detail in the message.
+pub fn invalid(field: &str, detail: &str) -> Error {
+    Error {
+        message: Some(Message::Raw(format!("{field}: {detail}"))),
+        field: Some(field.to_owned().into()),
+        ..Error::new(Reason::INVALID_PARAMETER)
+    }
 }
 
 pub async fn not_found() -> ApiError {

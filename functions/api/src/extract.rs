@@ -2,6 +2,7 @@
 //! parameters, and the bearer session.
 
 use crate::error::ApiError;
+use crate::route::Body;
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -17,28 +18,28 @@ use std::collections::HashMap;
 /// 400 INVALID_PARAMETER naming the field; so is a body over the route's limit (`body`).
 pub struct Json<T>(pub T);
 
-/// Bodies over the route's limit (`limit` bytes) are refused as 400 INVALID_PARAMETER on
-/// `body`, naming the limit.
-pub fn too_large(limit: usize) -> ApiError {
-    invalid("body".into(), &format!("larger than {} KiB", limit / 1024))
-}
+/// The request's language, from Accept-Language (zh-CN or en-US, else zh-CN): set by the
+/// conventions middleware on every request, read by `Lang`.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestLang(pub ciam_core::Lang);
+
+/// The route's body (`RouteDef::body`): set by the route's body-limit layer, read by the
+/// extractors that read the body, so that they name the route's limit when they cut it.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyLimit(pub Body);
 
 fn invalid(field: String, detail: &str) -> ApiError {
-    ApiError(Error {
-        message: Some(ciam_core::Message::Raw(format!("{field}: {detail}"))),
-        field: Some(field.into()),
-        ..Error::new(Reason::INVALID_PARAMETER)
-    })
+    ApiError(crate::error::invalid(&field, detail))
 }
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let limit = req
+        let body = req
             .extensions()
-            .get::<crate::middleware::BodyLimit>()
-            .map_or(crate::BODY_LIMIT, |l| l.0);
+            .get::<BodyLimit>()
+            .map_or(Body::Json, |l| l.0);
         let json_type = req
             .headers()
             .get("content-type")
@@ -56,7 +57,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                too_large(limit)
+                ApiError(body.too_large())
             } else {
                 invalid("body".into(), "unreadable body")
             }
@@ -225,7 +226,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Lang {
         Ok(Lang(
             parts
                 .extensions
-                .get::<crate::middleware::RequestLang>()
+                .get::<RequestLang>()
                 .map(|l| l.0)
                 .unwrap_or_default(),
         ))

@@ -10,30 +10,29 @@ mod federation;
 pub mod headers;
 mod middleware;
 pub mod openapi;
+pub mod route;
 pub mod routes;
 mod sign_in;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
-pub use routes::{
-    all_routes, embedded, Auth, PageDef, RouteDef, CEREMONY_ROUTES, EMBEDDED_PAGE, PAGES, RELEASE,
-    ROUTES,
+pub use route::{
+    Auth, Binary, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Throttle, Waf, BODY_LIMIT,
+    CLIENT_ERROR_LIMIT, S3,
 };
+pub use routes::{all_routes, embedded, CEREMONY_ROUTES, EMBEDDED_PAGE, PAGES, RELEASE, ROUTES};
 
 use axum::Router;
 use ciam_core::Ciam;
 
 pub const BASE: &str = "/ciam/v1";
-/// Request bodies larger than this are refused (400 INVALID_PARAMETER on `body`) before they
-/// are read whole; the avatar upload and the client error report have their own limits.
-pub const BODY_LIMIT: usize = 64 * 1024;
 
 #[derive(Clone)]
 pub struct AppState {
     pub ciam: Ciam,
 }
 
-/// Every route under `/ciam/v1` (both tables), with the request-id, body-limit and fallback
-/// layers.
+/// Every route under `/ciam/v1` (both tables), with the request-id and fallback layers, and
+/// each route's body limit and sign-in outcome line from its row.
 pub fn router(ciam: Ciam) -> Router {
     build(ciam, all_routes())
 }
@@ -50,7 +49,13 @@ pub fn router_for(table: &'static [RouteDef], id: &str, ciam: Ciam) -> Option<Ro
 fn build<'a>(ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router {
     let mut api = Router::new();
     for def in defs {
-        api = api.route(def.path, sign_in::logged(def.id, (def.handler)()));
+        let body = def.body;
+        let handler = (def.handler)().route_layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                middleware::limit_body(body, req, next)
+            },
+        ));
+        api = api.route(def.path, sign_in::logged(def.sign_in, handler));
     }
     let api = api.fallback(error::not_found).with_state(AppState { ciam });
     middleware::wrap(Router::new().nest(BASE, api))

@@ -1,41 +1,43 @@
-//! Request id, language, body limit, and rendering of errors in the request's language.
+//! Request id, language, and rendering of errors in the request's language (`wrap`, around the
+//! whole router); the body limit of a route (`limit_body`, a route layer from its row).
 
-use crate::error::{render, PendingError};
-use crate::BODY_LIMIT;
-use axum::body::Body;
+use crate::error::{render, ApiError, PendingError};
+use crate::extract::{BodyLimit, RequestLang};
+use crate::route::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::Router;
 use ciam_core::{Error, Lang, Reason};
 use tracing::Instrument;
-
-/// The request's language, from Accept-Language (zh-CN or en-US, else zh-CN).
-#[derive(Clone, Copy, Debug)]
-pub struct RequestLang(pub Lang);
 
 pub fn wrap(router: Router) -> Router {
     router.layer(axum::middleware::from_fn(conventions))
 }
 
-/// The body limit of the request, for the extractor that reads the body and names the limit.
-#[derive(Clone, Copy, Debug)]
-pub struct BodyLimit(pub usize);
-
-/// The body limit of a path, and the error for a body over it: the avatar upload carries an
-/// image (1 MiB); an anonymous client error report is small (8 KiB); every other body is JSON
-/// (64 KiB).
-/// The error is made only for a body over the limit, never on the way of every request.
-fn body_limit(path: &str) -> (usize, fn(usize) -> Error) {
-    let json_too_large: fn(usize) -> Error = |limit| crate::extract::too_large(limit).0;
-    match path.strip_prefix(crate::BASE) {
-        Some("/auth/avatar") => (ciam_core::avatar::MAX_BYTES, |_| {
-            Error::new(Reason::AVATAR_TOO_LARGE)
-        }),
-        Some("/client-errors") => (crate::routes::CLIENT_ERROR_LIMIT, json_too_large),
-        _ => (BODY_LIMIT, json_too_large),
+/// Refuses a body over the route's limit (`RouteDef::body`) by its Content-Length before
+/// anything reads it, and cuts a streamed body at the limit whatever Content-Length said (the
+/// extractor that reads the body answers for the cut, `BodyLimit`). The error is made only for
+/// a body over the limit, never on the way of every request.
+pub async fn limit_body(body: Body, mut req: Request, next: Next) -> Response {
+    let limit = body.limit();
+    let too_big = req
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|n| n > limit);
+    if too_big {
+        return ApiError(body.too_large()).into_response();
     }
+    req.extensions_mut().insert(BodyLimit(body));
+    let (parts, stream) = req.into_parts();
+    let req = Request::from_parts(
+        parts,
+        axum::body::Body::new(http_body_util::Limited::new(stream, limit)),
+    );
+    next.run(req).await
 }
 
 /// The request id is the client's X-Request-ID when it is a UUID, else a fresh one; it is on
@@ -49,32 +51,15 @@ async fn conventions(mut req: Request, next: Next) -> Response {
         .unwrap_or_else(uuid::Uuid::new_v4)
         .hyphenated()
         .to_string();
-    let lang = RequestLang(Lang::from_accept_language(
+    let lang = Lang::from_accept_language(
         req.headers()
             .get("accept-language")
             .and_then(|v| v.to_str().ok()),
-    ));
-    req.extensions_mut().insert(lang);
+    );
+    req.extensions_mut().insert(RequestLang(lang));
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path());
     async move {
-        let (limit, too_large) = body_limit(req.uri().path());
-        let too_big = req
-            .headers()
-            .get("content-length")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok())
-            .is_some_and(|n| n > limit);
-        let mut res = if too_big {
-            render(&too_large(limit), lang)
-        } else {
-            req.extensions_mut().insert(BodyLimit(limit));
-            let (parts, body) = req.into_parts();
-            // Streamed bodies are cut at the limit too, whatever Content-Length said; the
-            // handler that reads the body answers for the cut.
-            let req =
-                Request::from_parts(parts, Body::new(http_body_util::Limited::new(body, limit)));
-            next.run(req).await
-        };
+        let mut res = next.run(req).await;
         if let Some(PendingError(e)) = res.extensions_mut().remove::<PendingError>() {
             res = render(&e, lang);
         } else if res.status() == StatusCode::METHOD_NOT_ALLOWED {

@@ -14,25 +14,14 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::MethodRouter;
 
-/// The sign-in method of a route, if it is a sign-in route. The backup-code second step
-/// (`POST /auth/unlockCode`) counts with the authenticator's as `totp`: both finish the
-/// two-factor step, and their reasons tell them apart. The OpenID Connect token route is not a
-/// sign-in (a partner redeems a code there).
-pub fn method_of(route_id: &str) -> Option<&'static str> {
-    match route_id {
-        "auth_login_password" => Some("password"),
-        "auth_login_code" => Some("code"),
-        "auth_login_totp" | "auth_unlock_code" => Some("totp"),
-        "auth_login_staff" => Some("staff"),
-        "auth_login_passkey" | "auth_login_passkey_mfa" => Some("passkey"),
-        _ => None,
-    }
-}
-
-/// `handler` with the outcome line when `route_id` is a sign-in route. A route layer, so a
-/// request with another HTTP method (405) is no sign-in attempt.
-pub fn logged(route_id: &str, handler: MethodRouter<AppState>) -> MethodRouter<AppState> {
-    match method_of(route_id) {
+/// `handler` with the outcome line when the row names a sign-in method (`RouteDef::sign_in`).
+/// A route layer, so a request with another HTTP method (405) is no sign-in attempt; it wraps
+/// the body limit, so a body refused for its size is counted too.
+pub fn logged(
+    method: Option<&'static str>,
+    handler: MethodRouter<AppState>,
+) -> MethodRouter<AppState> {
+    match method {
         Some(method) => handler.route_layer(axum::middleware::from_fn(
             move |req: Request, next: Next| outcome(method, req, next),
         )),
@@ -54,12 +43,11 @@ async fn outcome(method: &'static str, req: Request, next: Next) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     #[test]
     fn the_sign_in_routes_are_the_seven_that_issue_a_session_and_use_the_five_methods() {
         let mut signing_in: Vec<(&str, &str)> = crate::all_routes()
-            .filter_map(|r| method_of(r.id).map(|m| (r.path, m)))
+            .filter_map(|r| r.sign_in.map(|m| (r.path, m)))
             .collect();
         signing_in.sort_unstable();
         assert_eq!(

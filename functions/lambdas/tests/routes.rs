@@ -8,18 +8,10 @@
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ciam_api::{all_routes, BASE, CEREMONY_ROUTES, PAGES, ROUTES};
-use ciam_lambdas::{Binary, Bootstrap, Passkeys, NO_TABLE};
+use ciam_api::{all_routes, Table, BASE, CEREMONY_ROUTES, PAGES, ROUTES};
+use ciam_lambdas::{Binary, Bootstrap, Passkeys};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-
-/// The only routes that send mail or SMS: codes, and notices to an account's old address.
-const SENDS_MESSAGES: &[&str] = &[
-    "auth_identity",
-    "auth_mail",
-    "auth_phone",
-    "auth_deactivation",
-];
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -259,7 +251,7 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
     for route in all_routes() {
         let text = &functions[route.id].text;
         let has_table = has_table_policy(text) || text.contains("dynamodb:");
-        let needs_table = !NO_TABLE.contains(&route.id);
+        let needs_table = route.lambda.table != Table::None;
         assert_eq!(has_table, needs_table, "{}: table access", route.id);
         for broad in [
             "DynamoDBCrudPolicy",
@@ -274,10 +266,24 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
+    // Codes, and notices to an account's old address: the rows say so, and only these four.
+    let senders: Vec<&str> = all_routes()
+        .filter(|r| r.lambda.messages)
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(
+        senders,
+        [
+            "auth_identity",
+            "auth_mail",
+            "auth_phone",
+            "auth_deactivation"
+        ]
+    );
     let functions = functions_by_route();
     for route in all_routes() {
         let text = &functions[route.id].text;
-        let sends = SENDS_MESSAGES.contains(&route.id);
+        let sends = route.lambda.messages;
         assert_eq!(text.contains("ses:SendEmail"), sends, "{}: SES", route.id);
         assert_eq!(text.contains("sns:Publish"), sends, "{}: SNS", route.id);
         assert!(

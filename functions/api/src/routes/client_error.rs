@@ -18,9 +18,6 @@ use serde::Deserialize;
 /// version in package.json (a test keeps them equal).
 pub const RELEASE: &str = concat!("release.", env!("CARGO_PKG_VERSION"));
 
-/// A report's body is small: anything larger is refused before it is read whole.
-pub const CLIENT_ERROR_LIMIT: usize = 8 * 1024;
-
 /// What the web app reports: an uncaught error, an unhandled rejection, or an error a route
 /// showed on its error screen.
 const KINDS: &[&str] = &["error", "rejection", "route"];

@@ -1,14 +1,15 @@
-//! The route table: one row per route, and nothing else lists routes. Each row names the route's
-//! id (the `CIAM_ROUTE` of its Lambda), method, path under `/ciam/v1`, handler, who may call it
-//! and the `operationId` of its operation in docs/openapi.json. The router (`crate::router`,
-//! `crate::router_for`), the Lambda route ids, the template check and the OpenAPI tests all read
-//! this table; docs/adding-a-route.md walks through adding a row.
+//! The route table: one row per route, and nothing else lists routes. A row names the route's
+//! id (the `CIAM_ROUTE` of its function), method, path under `/ciam/v1`, handler, who may call
+//! it, the `operationId` of its operation in docs/openapi.json, and its function in AWS (a
+//! per-area default of `Lambda` and what differs); a sign-in route says its method, a route with
+//! another body than JSON says which. The router, the Lambda binaries, the OpenAPI tests and the
+//! template generator (`ciam-gen`: template.yaml, infra/routes.json, docs/operations.md §2) all
+//! read these tables; docs/adding-a-route.md walks through adding a row.
 //!
 //! The handlers live in files named for what they do. Each handler's doc comment states its
 //! sequential store round trips (see docs/data-model.md).
 
-use crate::AppState;
-use axum::routing::MethodRouter;
+use crate::route::{route, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Waf, S3};
 
 mod account;
 mod apps;
@@ -20,178 +21,130 @@ pub mod embedded;
 mod me;
 mod meta;
 mod oidc;
+mod passkeys;
 mod staff;
 mod tickets;
 mod two_factor;
 
-pub use client_error::{CLIENT_ERROR_LIMIT, RELEASE};
+pub use client_error::RELEASE;
 
-/// Who may call a route: the credentials it reads. Each is one `security` of docs/openapi.json
-/// (`Auth::openapi_security`, checked by functions/api/tests/openapi.rs). Finer checks live in
-/// core and are not part of the table: a fresh proof of identity (`totp::require_fresh`) and the
-/// admin role (`apps::require_admin`) are asked of a session after it is authenticated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Auth {
-    /// Anyone: no credentials are read.
-    Public,
-    /// A live session: `Authorization: Bearer <token>` (`extract::Authed`), else 401
-    /// AUTHORIZATION_FAILED before the body is read.
-    Session,
-    /// A session, or a one-time code in the body instead (`extract::MaybeAuthed`):
-    /// `PATCH /auth/pwd` changes the password with one and resets it with the other.
-    SessionOrCode,
-    /// A partner app's id and secret, by HTTP Basic or in the query or form.
-    App,
-    /// An OpenID Connect access token, in the `Authorization` header only.
-    AccessToken,
-    /// An OpenID Connect access token, in the `Authorization` header or the form body.
-    AccessTokenOrForm,
-}
-
-impl Auth {
-    /// The `security` of an operation with this requirement in docs/openapi.json: the schemes
-    /// of each alternative, `[]` being "no credentials". A public operation may also leave
-    /// `security` out.
-    pub fn openapi_security(self) -> &'static [&'static [&'static str]] {
-        match self {
-            Auth::Public => &[&[]],
-            Auth::Session => &[&["bearer"]],
-            Auth::SessionOrCode => &[&["bearer"], &[]],
-            Auth::App => &[&[], &["appBasic"]],
-            Auth::AccessToken => &[&["oidcAccessToken"]],
-            Auth::AccessTokenOrForm => &[&["oidcAccessToken"], &[]],
-        }
-    }
-}
-
-/// One route. `handler` builds its method router (the method is written once, in the table).
-#[derive(Clone, Copy, Debug)]
-pub struct RouteDef {
-    /// Also the `CIAM_ROUTE` of its template function.
-    pub id: &'static str,
-    pub method: &'static str,
-    /// Under `/ciam/v1` (`crate::BASE`).
-    pub path: &'static str,
-    pub handler: fn() -> MethodRouter<AppState>,
-    pub auth: Auth,
-    /// The `operationId` of its operation in docs/openapi.json.
-    pub operation_id: &'static str,
-}
-
-/// A page outside `/ciam/v1`, served by its own Lambda and not described in docs/openapi.json.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PageDef {
-    /// Also the `CIAM_ROUTE` of its template function.
-    pub id: &'static str,
-    pub method: &'static str,
-    /// As in template.yaml.
-    pub path: &'static str,
-}
+/// The per-area defaults the rows start from.
+const STATIC: Lambda = Lambda::STATIC;
+const KEYS: Lambda = Lambda::KEYS;
+const READS: Lambda = Lambda::READS;
+const WRITES: Lambda = Lambda::WRITES;
+const HASHING: Lambda = Lambda::HASHING;
 
 /// The embedded sign-in (embedded.rs, `embedded::router`), served by `ciam serve` and its own
-/// Lambda.
+/// function: the built index.html from the web bucket with its app's frame policy. It reads that
+/// one object and app items (GetItem), nothing else.
 pub const EMBEDDED_PAGE: PageDef = PageDef {
     id: "embedded_page",
     method: "GET",
     path: "/{lang}/embedded/signin",
+    summary: "The embedded sign-in page with its app's frame policy",
+    lambda: STATIC.table(Table::GetItem).s3(S3::WebIndex),
 };
 
 /// The pages outside `/ciam/v1` (the embedded sign-in only): rows beside `ROUTES`, as they have
-/// no `/ciam/v1` path, auth requirement or OpenAPI operation.
+/// no `/ciam/v1` path, auth requirement or OpenAPI operation. Binary `bootstrap`.
 pub const PAGES: &[PageDef] = &[EMBEDDED_PAGE];
 
 /// Every route of both tables: `ROUTES` (binary `bootstrap`) then `CEREMONY_ROUTES` (binary
-/// `passkeys`). For `ciam serve`, the OpenAPI and template checks; never called by `bootstrap`.
+/// `passkeys`). For `ciam serve`, the OpenAPI checks and the generator; never called by
+/// `bootstrap`.
 pub fn all_routes() -> impl Iterator<Item = &'static RouteDef> {
     ROUTES.iter().chain(CEREMONY_ROUTES)
 }
 
-/// A table row: `route!(id, METHOD, path, handler, auth, operationId)`.
-macro_rules! route {
-    ($id:literal, $method:ident, $path:literal, $handler:path, $auth:ident, $op:literal) => {
-        RouteDef {
-            id: $id,
-            method: stringify!($method),
-            path: $path,
-            handler: || axum::routing::on(axum::routing::MethodFilter::$method, $handler),
-            auth: Auth::$auth,
-            operation_id: $op,
-        }
-    };
-}
-
-pub mod passkeys;
-pub use passkeys::CEREMONY_ROUTES;
-
+/// The routes of binary `bootstrap`. Throttles (burst, rate per second) are the HTTP API's
+/// across all clients (docs/operations.md §3); `waf` names the web ACL's per-client rate rule.
 #[rustfmt::skip]
 pub const ROUTES: &[RouteDef] = &[
     // Signing up and in (auth.rs).
-    route!("auth_location",           GET,    "/auth/location",          auth::location,           Public,        "getLocation"),
-    route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha"),
-    route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode"),
-    route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register"),
-    route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword"),
-    route!("auth_login_code",         POST,   "/auth/login/code",        auth::login_code,         Public,        "loginCode"),
-    route!("auth_info_get",           GET,    "/auth/info",              me::info,                 Session,       "getInfo"),
-    route!("auth_info_patch",         PATCH,  "/auth/info",              me::update_info,          Session,       "patchInfo"),
-    route!("auth_pwd",                PATCH,  "/auth/pwd",               auth::password,           SessionOrCode, "changePassword"),
-    route!("auth_logout",             POST,   "/auth/logout",            auth::logout,             Session,       "logout"),
-    // Two-factor (two_factor.rs).
-    route!("auth_totp_url",           GET,    "/auth/totp/url",          two_factor::url,          Session,       "getTotpUrl"),
-    route!("auth_totp_enable",        POST,   "/auth/totp/enable",       two_factor::enable,       Session,       "enableTotp"),
-    route!("auth_totp_verify",        POST,   "/auth/totp/verify",       two_factor::verify,       Session,       "verifyFresh"),
-    route!("auth_totp_backup_codes",  POST,   "/auth/totp/backupCodes",  two_factor::backup_codes, Session,       "regenerateBackupCodes"),
-    route!("auth_totp_disable",       POST,   "/auth/totp/disable",      two_factor::disable,      Session,       "disableTotp"),
-    route!("auth_login_totp",         POST,   "/auth/login/totp",        two_factor::login_totp,   Public,        "loginTotp"),
-    route!("auth_unlock_code",        POST,   "/auth/unlockCode",        two_factor::unlock_code,  Public,        "loginBackupCode"),
+    route!("auth_location",           GET,    "/auth/location",          auth::location,           Public,        "getLocation",      STATIC),
+    route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha",       KEYS.waf(Waf::Captcha)),
+    route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode",         WRITES.messages().throttle(40, 20).waf(Waf::Codes)),
+    route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register",         HASHING.throttle(20, 10).waf(Waf::Register)),
+    route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword",    HASHING.throttle(100, 50).waf(Waf::SignIn).function_url()).sign_in("password"),
+    route!("auth_login_code",         POST,   "/auth/login/code",        auth::login_code,         Public,        "loginCode",        WRITES.throttle(60, 30).waf(Waf::SignIn)).sign_in("code"),
+    route!("auth_info_get",           GET,    "/auth/info",              me::info,                 Session,       "getInfo",          WRITES),
+    route!("auth_info_patch",         PATCH,  "/auth/info",              me::update_info,          Session,       "patchInfo",        WRITES),
+    route!("auth_pwd",                PATCH,  "/auth/pwd",               auth::password,           SessionOrCode, "changePassword",   HASHING.throttle(20, 10)),
+    route!("auth_logout",             POST,   "/auth/logout",            auth::logout,             Session,       "logout",           WRITES),
+    // Two-factor (two_factor.rs). The backup-code second step counts with the authenticator's
+    // as `totp`: both finish the two-factor step, and their reasons tell them apart.
+    route!("auth_totp_url",           GET,    "/auth/totp/url",          two_factor::url,          Session,       "getTotpUrl",       WRITES),
+    route!("auth_totp_enable",        POST,   "/auth/totp/enable",       two_factor::enable,       Session,       "enableTotp",       HASHING),
+    route!("auth_totp_verify",        POST,   "/auth/totp/verify",       two_factor::verify,       Session,       "verifyFresh",      HASHING),
+    route!("auth_totp_backup_codes",  POST,   "/auth/totp/backupCodes",  two_factor::backup_codes, Session,       "regenerateBackupCodes", HASHING),
+    route!("auth_totp_disable",       POST,   "/auth/totp/disable",      two_factor::disable,      Session,       "disableTotp",      WRITES),
+    route!("auth_login_totp",         POST,   "/auth/login/totp",        two_factor::login_totp,   Public,        "loginTotp",        WRITES.throttle(60, 30).waf(Waf::SignIn)).sign_in("totp"),
+    route!("auth_unlock_code",        POST,   "/auth/unlockCode",        two_factor::unlock_code,  Public,        "loginBackupCode",  HASHING.throttle(20, 10).waf(Waf::Codes)).sign_in("totp"),
     // Passkeys that only touch the table (passkeys.rs; the ceremonies are `CEREMONY_ROUTES`).
-    route!("auth_passkeys",           GET,    "/auth/passkeys",          passkeys::list,           Session,       "listPasskeys"),
-    route!("auth_passkey_rename",     PATCH,  "/auth/passkeys/{id}",     passkeys::rename,         Session,       "renamePasskey"),
-    route!("auth_passkey_delete",     DELETE, "/auth/passkeys/{id}",     passkeys::remove,         Session,       "deletePasskey"),
-    // Account changes (account.rs).
-    route!("auth_advertisement",      PATCH,  "/auth/advertisement",     account::advertisement,   Session,       "setAdvertisement"),
-    route!("auth_mail",               PATCH,  "/auth/mail",              account::mail,            Session,       "bindMail"),
-    route!("auth_phone",              PATCH,  "/auth/phone",             account::phone,           Session,       "bindPhone"),
-    route!("auth_deactivation",       PATCH,  "/auth/deactivation",      account::deactivation,    Session,       "deactivate"),
+    route!("auth_passkeys",           GET,    "/auth/passkeys",          passkeys::list,           Session,       "listPasskeys",     WRITES),
+    route!("auth_passkey_rename",     PATCH,  "/auth/passkeys/{id}",     passkeys::rename,         Session,       "renamePasskey",    WRITES),
+    route!("auth_passkey_delete",     DELETE, "/auth/passkeys/{id}",     passkeys::remove,         Session,       "deletePasskey",    WRITES),
+    // Account changes (account.rs). Binding and deactivating send notices to the old address.
+    route!("auth_advertisement",      PATCH,  "/auth/advertisement",     account::advertisement,   Session,       "setAdvertisement", WRITES),
+    route!("auth_mail",               PATCH,  "/auth/mail",              account::mail,            Session,       "bindMail",         WRITES.messages()),
+    route!("auth_phone",              PATCH,  "/auth/phone",             account::phone,           Session,       "bindPhone",        WRITES.messages()),
+    route!("auth_deactivation",       PATCH,  "/auth/deactivation",      account::deactivation,    Session,       "deactivate",       HASHING.messages()),
     // The owner's view (me.rs).
-    route!("auth_privacy_get",        GET,    "/auth/privacy",           me::privacy,              Session,       "getPrivacy"),
-    route!("auth_privacy_patch",      PATCH,  "/auth/privacy",           me::set_privacy,          Session,       "setPrivacy"),
-    route!("auth_sessions",           GET,    "/auth/sessions",          me::sessions,             Session,       "listSessions"),
-    route!("auth_session_delete",     DELETE, "/auth/sessions/{id}",     me::revoke_session,       Session,       "revokeSession"),
-    route!("auth_activity",           GET,    "/auth/activity",          me::activity,             Session,       "listActivity"),
-    route!("auth_apps",               GET,    "/auth/apps",              me::recent_apps,          Session,       "recentApps"),
-    route!("app_language",            GET,    "/app/language/{language}", me::apps_in,             Public,        "appsByLanguage"),
-    // The avatar (avatar.rs).
-    route!("auth_avatar",             PATCH,  "/auth/avatar",            avatar::upload,           Session,       "uploadAvatar"),
-    route!("avatar_get",              GET,    "/avatar/{key}",           avatar::serve,            Public,        "getAvatar"),
+    route!("auth_privacy_get",        GET,    "/auth/privacy",           me::privacy,              Session,       "getPrivacy",       WRITES),
+    route!("auth_privacy_patch",      PATCH,  "/auth/privacy",           me::set_privacy,          Session,       "setPrivacy",       WRITES),
+    route!("auth_sessions",           GET,    "/auth/sessions",          me::sessions,             Session,       "listSessions",     WRITES),
+    route!("auth_session_delete",     DELETE, "/auth/sessions/{id}",     me::revoke_session,       Session,       "revokeSession",    WRITES),
+    route!("auth_activity",           GET,    "/auth/activity",          me::activity,             Session,       "listActivity",     WRITES),
+    route!("auth_apps",               GET,    "/auth/apps",              me::recent_apps,          Session,       "recentApps",       WRITES),
+    route!("app_language",            GET,    "/app/language/{language}", me::apps_in,             Public,        "appsByLanguage",   STATIC.table(Table::Read)),
+    // The avatar (avatar.rs): decoding up to 4096 x 4096 pixels (64 MiB) plus the crop needs
+    // the room and the CPU; serving reads the bucket only (the key is the whole lookup).
+    route!("auth_avatar",             PATCH,  "/auth/avatar",            avatar::upload,           Session,       "uploadAvatar",     WRITES.memory(512).s3(S3::AvatarWrite)).body(Body::Avatar),
+    route!("avatar_get",              GET,    "/avatar/{key}",           avatar::serve,            Public,        "getAvatar",        STATIC.s3(S3::AvatarRead)),
     // The partner app registry (apps.rs).
-    route!("app_list",                GET,    "/app",                    apps::list,               Session,       "listApps"),
-    route!("app_create",              POST,   "/app",                    apps::create,             Session,       "createApp"),
-    route!("app_get",                 GET,    "/app/{appId}",            apps::get,                Session,       "getApp"),
-    route!("app_patch",               PATCH,  "/app/{appId}",            apps::update,             Session,       "patchApp"),
-    route!("app_delete",              DELETE, "/app/{appId}",            apps::remove,             Session,       "deleteApp"),
+    route!("app_list",                GET,    "/app",                    apps::list,               Session,       "listApps",         WRITES),
+    route!("app_create",              POST,   "/app",                    apps::create,             Session,       "createApp",        WRITES),
+    route!("app_get",                 GET,    "/app/{appId}",            apps::get,                Session,       "getApp",           WRITES),
+    route!("app_patch",               PATCH,  "/app/{appId}",            apps::update,             Session,       "patchApp",         WRITES),
+    route!("app_delete",              DELETE, "/app/{appId}",            apps::remove,             Session,       "deleteApp",        WRITES),
     // Tickets: the consent screen's Allow and the partner's check (tickets.rs).
-    route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket"),
-    route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket"),
+    route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket",      WRITES),
+    route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket",     WRITES.throttle(100, 50)),
     // Consents (consents.rs).
-    route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext"),
-    route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents"),
-    route!("auth_consent_delete",     DELETE, "/auth/consents/{appId}",  consents::revoke,         Session,       "revokeConsent"),
-    // Staff sign-in (staff.rs).
-    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart"),
-    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback"),
-    route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff"),
-    // OpenID Connect provider (oidc.rs).
-    route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery"),
-    route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize"),
-    route!("oidc_request_get",        GET,    "/oidc/requests/{id}",     oidc::request_get,        Session,       "oidcRequestGet"),
-    route!("oidc_request_post",       POST,   "/oidc/requests/{id}",     oidc::request_post,       Session,       "oidcRequestAllow"),
-    route!("oidc_token",              POST,   "/oidc/token",             oidc::token,              App,           "oidcToken"),
-    route!("oidc_userinfo",           GET,    "/oidc/userinfo",          oidc::userinfo,           AccessToken,   "oidcUserinfo"),
-    route!("oidc_userinfo_post",      POST,   "/oidc/userinfo",          oidc::userinfo_post,      AccessTokenOrForm, "oidcUserinfoPost"),
-    route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks"),
+    route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
+    route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),
+    route!("auth_consent_delete",     DELETE, "/auth/consents/{appId}",  consents::revoke,         Session,       "revokeConsent",    WRITES),
+    // Staff sign-in (staff.rs): only the callback exchanges the code, with the client secret.
+    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart",       WRITES.staff(Staff::Client).throttle(20, 10)),
+    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback",    WRITES.staff(Staff::ClientSecret).throttle(20, 10)),
+    route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff",       WRITES.throttle(20, 10).waf(Waf::SignIn)).sign_in("staff"),
+    // OpenID Connect provider (oidc.rs): id_tokens signed in KMS; userinfo only reads.
+    route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery", STATIC),
+    route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize",    WRITES.throttle(50, 20)),
+    route!("oidc_request_get",        GET,    "/oidc/requests/{id}",     oidc::request_get,        Session,       "oidcRequestGet",   WRITES),
+    route!("oidc_request_post",       POST,   "/oidc/requests/{id}",     oidc::request_post,       Session,       "oidcRequestAllow", WRITES),
+    route!("oidc_token",              POST,   "/oidc/token",             oidc::token,              App,           "oidcToken",        WRITES.kms(Kms::Sign).throttle(100, 50).waf(Waf::OidcToken)),
+    route!("oidc_userinfo",           GET,    "/oidc/userinfo",          oidc::userinfo,           AccessToken,   "oidcUserinfo",     READS),
+    route!("oidc_userinfo_post",      POST,   "/oidc/userinfo",          oidc::userinfo_post,      AccessTokenOrForm, "oidcUserinfoPost", READS),
+    route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks",         STATIC.kms(Kms::PublicKeys)),
     // The API itself and the web app's reports (meta.rs, client_error.rs).
-    route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi"),
-    route!("client_error",            POST,   "/client-errors",          client_error::report,     Public,        "reportClientError"),
-    route!("version",                 GET,    "/version",                client_error::version,    Public,        "getVersion"),
+    route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi",       STATIC),
+    route!("client_error",            POST,   "/client-errors",          client_error::report,     Public,        "reportClientError", STATIC.memory(128).throttle(20, 10).waf(Waf::ClientErrors)).body(Body::Report),
+    route!("version",                 GET,    "/version",                client_error::version,    Public,        "getVersion",       STATIC.memory(128)),
+];
+
+/// The WebAuthn ceremonies (passkeys.rs): binary `passkeys` (docs/passkeys-design.md §1.4),
+/// the only one that links the relying-party crate. Nothing reachable from `bootstrap` names
+/// this table. Sign-in options are a sealed challenge from the keys: nothing stored.
+#[rustfmt::skip]
+pub const CEREMONY_ROUTES: &[RouteDef] = &[
+    route!("auth_passkey_register_options", POST, "/auth/passkeys/options",          passkeys::register_options, Session, "passkeyRegisterOptions", WRITES),
+    route!("auth_passkey_register",         POST, "/auth/passkeys",                  passkeys::register,         Session, "passkeyRegister",        WRITES),
+    route!("auth_login_passkey_options",    POST, "/auth/login/passkey/options",     passkeys::login_options,    Public,  "passkeyLoginOptions",    KEYS.throttle(100, 50).waf(Waf::SignIn)),
+    route!("auth_login_passkey",            POST, "/auth/login/passkey",             passkeys::login,            Public,  "loginPasskey",           WRITES.throttle(100, 50).waf(Waf::SignIn)).sign_in("passkey"),
+    route!("auth_mfa_passkey_options",      POST, "/auth/login/passkey/mfa/options", passkeys::mfa_options,      Public,  "passkeyMfaOptions",      READS.throttle(60, 30).waf(Waf::SignIn)),
+    route!("auth_login_passkey_mfa",        POST, "/auth/login/passkey/mfa",         passkeys::login_mfa,        Public,  "loginPasskeyMfa",        WRITES.throttle(60, 30).waf(Waf::SignIn)).sign_in("passkey"),
+    route!("auth_reauth_passkey_options",   POST, "/auth/reauth/passkey/options",    passkeys::reauth_options,   Session, "passkeyReauthOptions",   WRITES),
+    route!("auth_reauth_passkey",           POST, "/auth/reauth/passkey",            passkeys::reauth,           Session, "reauthPasskey",          WRITES),
 ];

@@ -1,10 +1,9 @@
-//! Passkeys (WebAuthn), docs/passkeys-design.md §3. The ceremony routes (options and finish of
-//! registration, sign-in, the two-factor step and the fresh proof) verify WebAuthn answers, so
-//! they link the relying-party crate: they are the rows of `CEREMONY_ROUTES`, served by the
-//! second Lambda binary `passkeys`. Listing, renaming and removing passkeys only touch the table
-//! and stay in `ROUTES` (binary `bootstrap`), which never names this table.
+//! Passkeys (WebAuthn), docs/passkeys-design.md §3. The ceremony handlers (options and finish
+//! of registration, sign-in, the two-factor step and the fresh proof) verify WebAuthn answers, so
+//! they link the relying-party crate: they are the rows of `super::CEREMONY_ROUTES`, served by
+//! the second Lambda binary `passkeys`. Listing, renaming and removing passkeys only touch the
+//! table and stay in `super::ROUTES` (binary `bootstrap`), which never names them.
 
-use super::{Auth, RouteDef};
 use crate::error::ApiError;
 use crate::extract::{Authed, Client, Json};
 use crate::AppState;
@@ -187,17 +186,3 @@ pub async fn reauth(
     ceremony::reauth(&s.ciam, &sess, &b.passkey_challenge, &b.credential, &client).await?;
     json(json!({ "ok": true }))
 }
-
-/// The ceremony routes: binary `passkeys` (docs/passkeys-design.md §1.4). Nothing reachable
-/// from the `bootstrap` binary names this table, so its link leaves the WebAuthn crate out.
-#[rustfmt::skip]
-pub const CEREMONY_ROUTES: &[RouteDef] = &[
-    route!("auth_passkey_register_options", POST, "/auth/passkeys/options",           register_options, Session, "passkeyRegisterOptions"),
-    route!("auth_passkey_register",         POST, "/auth/passkeys",                   register,         Session, "passkeyRegister"),
-    route!("auth_login_passkey_options",    POST, "/auth/login/passkey/options",      login_options,    Public,  "passkeyLoginOptions"),
-    route!("auth_login_passkey",            POST, "/auth/login/passkey",              login,            Public,  "loginPasskey"),
-    route!("auth_mfa_passkey_options",      POST, "/auth/login/passkey/mfa/options",  mfa_options,      Public,  "passkeyMfaOptions"),
-    route!("auth_login_passkey_mfa",        POST, "/auth/login/passkey/mfa",          login_mfa,        Public,  "loginPasskeyMfa"),
-    route!("auth_reauth_passkey_options",   POST, "/auth/reauth/passkey/options",     reauth_options,   Session, "passkeyReauthOptions"),
-    route!("auth_reauth_passkey",           POST, "/auth/reauth/passkey",             reauth,           Session, "reauthPasskey"),
-];

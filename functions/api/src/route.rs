@@ -1,0 +1,359 @@
+//! What a route is: one row of the route table (`routes/mod.rs`), with every fact about it that
+//! anything else needs — the router, the OpenAPI checks, the Lambda binaries, and the template
+//! generator (`ciam-gen`, which writes template.yaml's per-route resources, `infra/routes.json`
+//! and the action table of docs/operations.md §2 from these rows). docs/adding-a-route.md.
+
+use crate::AppState;
+use axum::routing::MethodRouter;
+use ciam_core::{Error, Reason};
+
+/// Who may call a route: the credentials it reads. Each is one `security` of docs/openapi.json
+/// (`Auth::openapi_security`, checked by functions/api/tests/openapi.rs). Finer checks live in
+/// core and are not part of the table: a fresh proof of identity (`totp::require_fresh`) and the
+/// admin role (`apps::require_admin`) are asked of a session after it is authenticated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Auth {
+    /// Anyone: no credentials are read.
+    Public,
+    /// A live session: `Authorization: Bearer <token>` (`extract::Authed`), else 401
+    /// AUTHORIZATION_FAILED before the body is read.
+    Session,
+    /// A session, or a one-time code in the body instead (`extract::MaybeAuthed`):
+    /// `PATCH /auth/pwd` changes the password with one and resets it with the other.
+    SessionOrCode,
+    /// A partner app's id and secret, by HTTP Basic or in the query or form.
+    App,
+    /// An OpenID Connect access token, in the `Authorization` header only.
+    AccessToken,
+    /// An OpenID Connect access token, in the `Authorization` header or the form body.
+    AccessTokenOrForm,
+}
+
+impl Auth {
+    /// The `security` of an operation with this requirement in docs/openapi.json: the schemes
+    /// of each alternative, `[]` being "no credentials". A public operation may also leave
+    /// `security` out.
+    pub fn openapi_security(self) -> &'static [&'static [&'static str]] {
+        match self {
+            Auth::Public => &[&[]],
+            Auth::Session => &[&["bearer"]],
+            Auth::SessionOrCode => &[&["bearer"], &[]],
+            Auth::App => &[&[], &["appBasic"]],
+            Auth::AccessToken => &[&["oidcAccessToken"]],
+            Auth::AccessTokenOrForm => &[&["oidcAccessToken"], &[]],
+        }
+    }
+}
+
+/// The request body a route accepts, and so its limit. A body over the limit (by
+/// `Content-Length`, or cut while streaming) is refused before the handler reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// JSON (or nothing): 64 KiB, 400 INVALID_PARAMETER on `body`.
+    Json,
+    /// The web app's anonymous error report: 8 KiB, 400 INVALID_PARAMETER on `body`.
+    Report,
+    /// The avatar image: 1 MiB, 400 AVATAR_TOO_LARGE.
+    Avatar,
+}
+
+/// The limit of `Body::Json`, the default.
+pub const BODY_LIMIT: usize = 64 * 1024;
+/// The limit of `Body::Report`.
+pub const CLIENT_ERROR_LIMIT: usize = 8 * 1024;
+
+impl Body {
+    pub const fn limit(self) -> usize {
+        match self {
+            Body::Json => BODY_LIMIT,
+            Body::Report => CLIENT_ERROR_LIMIT,
+            Body::Avatar => ciam_core::avatar::MAX_BYTES,
+        }
+    }
+
+    /// The refusal of a body over the limit.
+    pub fn too_large(self) -> Error {
+        match self {
+            Body::Avatar => Error::new(Reason::AVATAR_TOO_LARGE),
+            Body::Json | Body::Report => crate::error::too_large(self.limit()),
+        }
+    }
+}
+
+/// What the route's function may do with the table (its managed policy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// Never touches it: no policy, no warm-up at init.
+    None,
+    /// `TableReadPolicy`: GetItem, BatchGetItem, Query.
+    Read,
+    /// `TableWritePolicy`: the reads plus PutItem, UpdateItem, DeleteItem, ConditionCheckItem.
+    Write,
+    /// GetItem only, inline (the embedded page reads one app item).
+    GetItem,
+}
+
+/// The staff identity provider's settings a function gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Staff {
+    None,
+    /// The issuer and client id (it redirects there).
+    Client,
+    /// Those and the client secret (`StaffSecret`): the code exchange only.
+    ClientSecret,
+}
+
+/// The S3 objects a function reads or writes (objects only, never the bucket).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum S3 {
+    None,
+    /// Puts the new avatar and deletes the one it replaces.
+    AvatarWrite,
+    /// Reads avatars.
+    AvatarRead,
+    /// Reads the web bucket's `index.html`.
+    WebIndex,
+}
+
+/// The OpenID Connect signing key in KMS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kms {
+    None,
+    /// Signs with the current key (and reads its public key).
+    Sign,
+    /// Reads the public keys of the current and the previous keys (the JWKS).
+    PublicKeys,
+}
+
+/// The rate rule of the web ACL (infra/waf.yaml) that counts the route's requests per client,
+/// if any. infra/tests/test_template_waf.py evaluates the web ACL's rules on each route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waf {
+    None,
+    /// `RateSignIn`.
+    SignIn,
+    /// `RateCodes`.
+    Codes,
+    /// `RateRegister`.
+    Register,
+    /// `RateCaptcha`.
+    Captcha,
+    /// `RateOidcToken`.
+    OidcToken,
+    /// `RateClientErrors`.
+    ClientErrors,
+}
+
+impl Waf {
+    /// The rule's name in infra/waf.yaml.
+    pub const fn rule(self) -> Option<&'static str> {
+        match self {
+            Waf::None => None,
+            Waf::SignIn => Some("RateSignIn"),
+            Waf::Codes => Some("RateCodes"),
+            Waf::Register => Some("RateRegister"),
+            Waf::Captcha => Some("RateCaptcha"),
+            Waf::OidcToken => Some("RateOidcToken"),
+            Waf::ClientErrors => Some("RateClientErrors"),
+        }
+    }
+}
+
+/// The route-level throttle of the HTTP API (`RouteSettings`), across all clients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Throttle {
+    pub burst: u32,
+    /// Requests per second.
+    pub rate: u32,
+}
+
+/// The route's function in AWS: what it may touch, its size and its limits. Rows start from one
+/// of the per-area defaults below (`Lambda::WRITES` and so on) and change what differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lambda {
+    pub table: Table,
+    /// Derives keys from the root secret (`RootSecret`); without it the function gets a random
+    /// root, so it cannot forge anything either.
+    pub root_key: bool,
+    pub staff: Staff,
+    /// Sends codes or notices by mail (SES, from `MailFrom`) and SMS (SNS, to phone numbers).
+    pub messages: bool,
+    pub s3: S3,
+    pub kms: Kms,
+    /// MB; CPU scales with it.
+    pub memory: u32,
+    /// Seconds.
+    pub timeout: u32,
+    /// Its reserved concurrency is the `PasswordHashingConcurrency` parameter (argon2 routes).
+    pub hashing: bool,
+    pub throttle: Option<Throttle>,
+    pub waf: Waf,
+    /// CloudFront calls it through its function URL rather than the HTTP API (one API Gateway
+    /// request less per call; the busiest route only).
+    pub function_url: bool,
+}
+
+impl Lambda {
+    /// Touches nothing: no table, no keys (the OpenAPI document, the version, discovery).
+    pub const STATIC: Lambda = Lambda {
+        table: Table::None,
+        root_key: false,
+        staff: Staff::None,
+        messages: false,
+        s3: S3::None,
+        kms: Kms::None,
+        memory: 256,
+        timeout: 10,
+        hashing: false,
+        throttle: None,
+        waf: Waf::None,
+        function_url: false,
+    };
+    /// Derives keys, never touches the table (the captcha, passkey sign-in options).
+    pub const KEYS: Lambda = Lambda {
+        root_key: true,
+        ..Lambda::STATIC
+    };
+    /// Reads the table and derives keys.
+    pub const READS: Lambda = Lambda {
+        table: Table::Read,
+        ..Lambda::KEYS
+    };
+    /// Writes the table and derives keys: every signed-in route (the session's idle deadline
+    /// moves) and the anonymous ones that store codes, counters, sessions or requests.
+    pub const WRITES: Lambda = Lambda {
+        table: Table::Write,
+        ..Lambda::KEYS
+    };
+    /// Hashes or verifies a password (argon2id): 1024 MB for the CPU, and a reserved
+    /// concurrency so a flood cannot take what every other route needs.
+    pub const HASHING: Lambda = Lambda {
+        memory: 1024,
+        hashing: true,
+        ..Lambda::WRITES
+    };
+
+    pub const fn table(self, table: Table) -> Self {
+        Lambda { table, ..self }
+    }
+    pub const fn staff(self, staff: Staff) -> Self {
+        Lambda { staff, ..self }
+    }
+    pub const fn messages(self) -> Self {
+        Lambda {
+            messages: true,
+            ..self
+        }
+    }
+    pub const fn s3(self, s3: S3) -> Self {
+        Lambda { s3, ..self }
+    }
+    pub const fn kms(self, kms: Kms) -> Self {
+        Lambda { kms, ..self }
+    }
+    pub const fn memory(self, memory: u32) -> Self {
+        Lambda { memory, ..self }
+    }
+    pub const fn throttle(self, burst: u32, rate: u32) -> Self {
+        Lambda {
+            throttle: Some(Throttle { burst, rate }),
+            ..self
+        }
+    }
+    pub const fn waf(self, waf: Waf) -> Self {
+        Lambda { waf, ..self }
+    }
+    pub const fn function_url(self) -> Self {
+        Lambda {
+            function_url: true,
+            ..self
+        }
+    }
+}
+
+/// The binary a route's function runs (docs/operations.md §10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    /// `ROUTES` and the pages.
+    Bootstrap,
+    /// `CEREMONY_ROUTES`, the WebAuthn ceremonies: the only binary that links the relying party.
+    Passkeys,
+}
+
+impl Binary {
+    /// The file in functions/lambdas/src/bin and template.yaml's `BuildProperties.Binary`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Binary::Bootstrap => "bootstrap",
+            Binary::Passkeys => "passkeys",
+        }
+    }
+}
+
+/// One route under `/ciam/v1`. `handler` builds its method router (the method is written once,
+/// in the table).
+#[derive(Clone, Copy, Debug)]
+pub struct RouteDef {
+    /// Also the `CIAM_ROUTE` of its function, whose logical id is the id in CamelCase.
+    pub id: &'static str,
+    pub method: &'static str,
+    /// Under `/ciam/v1` (`crate::BASE`).
+    pub path: &'static str,
+    pub handler: fn() -> MethodRouter<AppState>,
+    pub auth: Auth,
+    /// The `operationId` of its operation in docs/openapi.json; its `summary` is the function's
+    /// description.
+    pub operation_id: &'static str,
+    pub body: Body,
+    /// The sign-in method of the `sign-in` outcome line (`sign_in.rs`), for the routes
+    /// that issue a session.
+    pub sign_in: Option<&'static str>,
+    pub lambda: Lambda,
+}
+
+impl RouteDef {
+    /// This row as a sign-in route of `method` (password, code, totp, staff, passkey).
+    pub const fn sign_in(self, method: &'static str) -> Self {
+        RouteDef {
+            sign_in: Some(method),
+            ..self
+        }
+    }
+    /// This row with another body than JSON.
+    pub const fn body(self, body: Body) -> Self {
+        RouteDef { body, ..self }
+    }
+}
+
+/// A page outside `/ciam/v1`, served by its own function and not described in
+/// docs/openapi.json.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageDef {
+    /// Also the `CIAM_ROUTE` of its function.
+    pub id: &'static str,
+    pub method: &'static str,
+    /// As in template.yaml.
+    pub path: &'static str,
+    /// Its function's description.
+    pub summary: &'static str,
+    pub lambda: Lambda,
+}
+
+/// A table row: `route!(id, METHOD, path, handler, auth, operationId, lambda)`; `.sign_in(..)`
+/// and `.body(..)` follow when they apply.
+macro_rules! route {
+    ($id:literal, $method:ident, $path:literal, $handler:path, $auth:ident, $op:literal, $lambda:expr) => {
+        $crate::route::RouteDef {
+            id: $id,
+            method: stringify!($method),
+            path: $path,
+            handler: || axum::routing::on(axum::routing::MethodFilter::$method, $handler),
+            auth: $crate::route::Auth::$auth,
+            operation_id: $op,
+            body: $crate::route::Body::Json,
+            sign_in: None,
+            lambda: $lambda,
+        }
+    };
+}
+pub(crate) use route;

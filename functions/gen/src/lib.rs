@@ -1,0 +1,680 @@
+//! The route table (`ciam_api::ROUTES`, `CEREMONY_ROUTES`, `PAGES`) written into the files that
+//! cannot read Rust. Each is a region between two marker lines in a hand-written file, or a whole
+//! generated file:
+//!
+//! - template.yaml `functions`: one `AWS::Serverless::Function` and its log group per row;
+//! - template.yaml `route-settings`: the HTTP API's per-route throttles;
+//! - template.yaml `sign-in-metrics`: the `Ciam/SignIn` and `Ciam/SignInFailures` metric filters
+//!   on the log group of every sign-in row;
+//! - template.yaml `dashboard-hashing`: the dashboard's concurrency lines of the argon2 functions;
+//! - docs/operations.md `actions`: the least-privilege action table (§2);
+//! - infra/routes.json: every function's facts, for the infra tests and tools.
+//!
+//! `ciam-gen` writes them; `ciam-gen --check` (in `npm test`) fails when a committed file
+//! differs from what the table generates. Why a generator rather than CloudFormation's
+//! `Fn::ForEach`: docs/operations.md §2 "The template is generated".
+
+use ciam_api::{Auth, Binary, Kms, Lambda, Staff, Table, S3};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One function of the template: a route of either table, or a page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// The route id (`CIAM_ROUTE`).
+    pub id: String,
+    pub method: String,
+    /// As API Gateway routes it (`/ciam/v1/...` for a route).
+    pub path: String,
+    pub binary: Binary,
+    /// The function's description, from the operation's `summary` in docs/openapi.json.
+    pub summary: String,
+    pub sign_in: Option<String>,
+    /// Who may call it (pages: anyone).
+    pub auth: Auth,
+    pub lambda: Lambda,
+}
+
+impl Function {
+    /// The resource names' stem: the id in CamelCase (`auth_login_password` ->
+    /// `AuthLoginPassword`, so `AuthLoginPasswordFunction` and `AuthLoginPasswordLogs`).
+    pub fn stem(&self) -> String {
+        self.id
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    pub fn logical_id(&self) -> String {
+        format!("{}Function", self.stem())
+    }
+
+    fn route_key(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+}
+
+/// Every function: `ROUTES`, then `CEREMONY_ROUTES`, then the pages, with the summaries of
+/// their operations in `openapi` (docs/openapi.json). A route without an operation or summary
+/// is an error naming it.
+pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
+    let mut out = Vec::new();
+    for (table, binary) in [
+        (ciam_api::ROUTES, Binary::Bootstrap),
+        (ciam_api::CEREMONY_ROUTES, Binary::Passkeys),
+    ] {
+        for r in table {
+            let summary = openapi["paths"][r.path][r.method.to_ascii_lowercase()]["summary"]
+                .as_str()
+                .ok_or_else(|| {
+                    format!(
+                        "{}: docs/openapi.json has no summary for {} {} (docs/adding-a-route.md step 1)",
+                        r.id, r.method, r.path
+                    )
+                })?;
+            out.push(Function {
+                id: r.id.to_owned(),
+                method: r.method.to_owned(),
+                path: format!("{}{}", ciam_api::BASE, r.path),
+                binary,
+                summary: summary.to_owned(),
+                sign_in: r.sign_in.map(str::to_owned),
+                auth: r.auth,
+                lambda: r.lambda,
+            });
+        }
+    }
+    for p in ciam_api::PAGES {
+        out.push(Function {
+            id: p.id.to_owned(),
+            method: p.method.to_owned(),
+            path: p.path.to_owned(),
+            binary: Binary::Bootstrap,
+            summary: p.summary.to_owned(),
+            sign_in: None,
+            auth: Auth::Public,
+            lambda: p.lambda,
+        });
+    }
+    Ok(out)
+}
+
+/// A generated region of a hand-written file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    Functions,
+    RouteSettings,
+    SignInMetrics,
+    DashboardHashing,
+    Actions,
+}
+
+impl Region {
+    pub const TEMPLATE: [Region; 4] = [
+        Region::RouteSettings,
+        Region::Functions,
+        Region::SignInMetrics,
+        Region::DashboardHashing,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Region::Functions => "functions",
+            Region::RouteSettings => "route-settings",
+            Region::SignInMetrics => "sign-in-metrics",
+            Region::DashboardHashing => "dashboard-hashing",
+            Region::Actions => "actions",
+        }
+    }
+
+    /// The marker lines (without indentation): YAML comments, or HTML comments in Markdown.
+    fn markers(self) -> (String, String) {
+        let name = self.name();
+        match self {
+            Region::Actions => (
+                format!("<!-- BEGIN GENERATED {name}: from the route table by ciam-gen (npm run gen); do not edit -->"),
+                format!("<!-- END GENERATED {name} -->"),
+            ),
+            _ => (
+                format!("# BEGIN GENERATED {name}: from the route table by ciam-gen (npm run gen); do not edit"),
+                format!("# END GENERATED {name}"),
+            ),
+        }
+    }
+
+    pub fn render(self, fns: &[Function]) -> String {
+        match self {
+            Region::Functions => render_functions(fns),
+            Region::RouteSettings => render_route_settings(fns),
+            Region::SignInMetrics => render_sign_in_metrics(fns),
+            Region::DashboardHashing => render_dashboard_hashing(fns),
+            Region::Actions => render_actions(fns),
+        }
+    }
+}
+
+/// `text` with the lines between `region`'s markers replaced by `content`. The markers stay;
+/// an error names a missing or repeated marker.
+pub fn splice(text: &str, region: Region, content: &str) -> Result<String, String> {
+    let (begin, end) = region.markers();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let find = |marker: &str| -> Result<usize, String> {
+        let at: Vec<usize> = lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == marker)
+            .map(|(i, _)| i)
+            .collect();
+        match at.as_slice() {
+            [i] => Ok(*i),
+            [] => Err(format!("no marker line `{marker}`")),
+            _ => Err(format!(
+                "the marker line `{marker}` is there {} times",
+                at.len()
+            )),
+        }
+    };
+    let (b, e) = (find(&begin)?, find(&end)?);
+    if e < b {
+        return Err(format!("`{end}` comes before `{begin}`"));
+    }
+    let mut out: String = lines[..=b].concat();
+    out.push_str(content);
+    out.push_str(&lines[e..].concat());
+    Ok(out)
+}
+
+/// The number of lines of `text` outside its generated regions (markers included in the
+/// hand-written part): the measure of docs/operations.md §2, at most 1,500 for template.yaml.
+pub fn hand_written_lines(text: &str) -> usize {
+    let mut inside = false;
+    let mut count = 0;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("# END GENERATED ") {
+            inside = false;
+        }
+        if !inside {
+            count += 1;
+        }
+        if t.starts_with("# BEGIN GENERATED ") {
+            inside = true;
+        }
+    }
+    count
+}
+
+/// A YAML double-quoted scalar (JSON's string syntax is a subset of it).
+fn quoted(s: &str) -> String {
+    Value::String(s.to_owned()).to_string()
+}
+
+const CURRENT_OIDC_KEY: &str =
+    "!If [OverridesOidcKey, !Ref OidcKmsKeyArn, !GetAtt OidcSigningKey.Arn]";
+
+/// The inline statements of a function's policy: what its row allows besides the shared
+/// managed policies (the table classes and the two secrets).
+fn inline_statements(l: &Lambda) -> String {
+    let mut s = String::new();
+    if l.table == Table::GetItem {
+        s.push_str(
+            "            - Sid: ReadAppItems
+              Effect: Allow
+              Action: dynamodb:GetItem
+              Resource: !GetAtt Table.Arn
+",
+        );
+    }
+    if l.messages {
+        s.push_str(
+            "            - Sid: SendMailFromTheSenderOnly
+              Effect: Allow
+              Action: ses:SendEmail
+              Resource:
+                - !Sub arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${MailFrom}
+                - !Sub
+                  - arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${Domain}
+                  - Domain: !Select [1, !Split [\"@\", !Ref MailFrom]]
+              Condition:
+                StringEquals:
+                  ses:FromAddress: !Ref MailFrom
+            # An SMS to a phone number has no resource ARN; NotResource keeps every topic out.
+            - Sid: SendSmsButNoTopic
+              Effect: Allow
+              Action: sns:Publish
+              NotResource: !Sub arn:${AWS::Partition}:sns:*:*:*
+",
+        );
+    }
+    if l.staff == Staff::ClientSecret {
+        s.push_str(
+            "            - Sid: ReadTheStaffClientSecret
+              Effect: Allow
+              Action: secretsmanager:GetSecretValue
+              Resource: !Ref StaffSecret
+",
+        );
+    }
+    match l.s3 {
+        S3::None => {}
+        // Stores the new thumbnail and deletes the one it replaces; never reads or lists.
+        S3::AvatarWrite => s.push_str(
+            "            - Sid: WriteAndDeleteAvatars
+              Effect: Allow
+              Action:
+                - s3:PutObject
+                - s3:DeleteObject
+              Resource: !Sub \"${AvatarBucket.Arn}/*\"
+",
+        ),
+        S3::AvatarRead => s.push_str(
+            "            # Without s3:ListBucket S3 answers an absent key with AccessDenied, not
+            # NoSuchKey; the serving route treats both as \"not found\".
+            - Sid: ReadAvatars
+              Effect: Allow
+              Action: s3:GetObject
+              Resource: !Sub \"${AvatarBucket.Arn}/*\"
+",
+        ),
+        S3::WebIndex => s.push_str(
+            "            - Sid: ReadTheEntryPageOnly
+              Effect: Allow
+              Action: s3:GetObject
+              Resource: !Sub \"${WebBucket.Arn}/index.html\"
+",
+        ),
+    }
+    match l.kms {
+        Kms::None => {}
+        Kms::Sign => {
+            let _ = write!(
+                s,
+                "            # Signs id_tokens with the current key only; the private key never leaves KMS.
+            - Sid: SignWithTheCurrentOidcKey
+              Effect: Allow
+              Action:
+                - kms:Sign
+                - kms:GetPublicKey
+              Resource: {CURRENT_OIDC_KEY}
+"
+            );
+        }
+        Kms::PublicKeys => {
+            let _ = write!(
+                s,
+                "            # Publishes the current key and the previous ones (after a rotation); never signs.
+            - Sid: ReadOidcPublicKeys
+              Effect: Allow
+              Action: kms:GetPublicKey
+              Resource: !If
+                - HasPreviousOidcKeys
+                - !Split
+                  - \",\"
+                  - !Sub
+                    - \"${{Current}},${{OidcPreviousKmsKeyArns}}\"
+                    - Current: {CURRENT_OIDC_KEY}
+                - - {CURRENT_OIDC_KEY}
+"
+            );
+        }
+    }
+    s
+}
+
+fn render_function(f: &Function) -> String {
+    let l = &f.lambda;
+    let stem = f.stem();
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "  {stem}Function:
+    Type: AWS::Serverless::Function
+    Metadata:
+      BuildMethod: rust-cargolambda
+      BuildProperties:
+        Binary: {binary}
+    Properties:
+      Description: {description}
+      MemorySize: {memory}
+      Timeout: {timeout}
+",
+        binary = f.binary.name(),
+        description = quoted(&format!("{} {} - {}", f.method, f.path, f.summary)),
+        memory = l.memory,
+        timeout = l.timeout,
+    );
+    if l.hashing {
+        s.push_str("      ReservedConcurrentExecutions: !If [ReservesHashingConcurrency, !Ref PasswordHashingConcurrency, !Ref AWS::NoValue]\n");
+    }
+    if l.function_url {
+        s.push_str(
+            "      # CloudFront calls this route through its function URL, not the HTTP API (one API
+      # Gateway request less, docs/cost.md). The function refuses anything without CloudFront's
+      # origin header (403); the HttpApi route below stays (same function, same answers).
+      FunctionUrlConfig:
+        AuthType: NONE
+        InvokeMode: BUFFERED
+",
+        );
+    }
+    let _ = write!(
+        s,
+        "      LoggingConfig:
+        LogGroup: !Ref {stem}Logs
+      Environment:
+        Variables:
+          CIAM_ROUTE: {id}
+",
+        id = f.id
+    );
+    if l.root_key {
+        s.push_str("          CIAM_ROOT_SECRET_ARN: !Ref RootSecret\n");
+    }
+    if l.staff != Staff::None {
+        s.push_str("          CIAM_STAFF_ISSUER: !Ref StaffIssuer\n          CIAM_STAFF_CLIENT_ID: !Ref StaffClientId\n");
+    }
+    if l.staff == Staff::ClientSecret {
+        s.push_str("          CIAM_STAFF_SECRET_ARN: !Ref StaffSecret\n");
+    }
+    match l.s3 {
+        S3::AvatarWrite | S3::AvatarRead => {
+            s.push_str("          CIAM_AVATAR_BUCKET: !Ref AvatarBucket\n")
+        }
+        S3::WebIndex => s.push_str("          CIAM_WEB_BUCKET: !Ref WebBucket\n"),
+        S3::None => {}
+    }
+    if l.kms != Kms::None {
+        let _ = writeln!(s, "          CIAM_OIDC_KMS_KEY_ID: {CURRENT_OIDC_KEY}");
+    }
+    if l.kms == Kms::PublicKeys {
+        s.push_str("          CIAM_OIDC_KMS_PREVIOUS_KEY_IDS: !Ref OidcPreviousKmsKeyArns\n");
+    }
+    s.push_str("      Policies:\n        - !Ref OriginSecretReadPolicy\n");
+    if l.root_key {
+        s.push_str("        - !Ref RootSecretReadPolicy\n");
+    }
+    match l.table {
+        Table::Read => s.push_str("        - !Ref TableReadPolicy\n"),
+        Table::Write => s.push_str("        - !Ref TableWritePolicy\n"),
+        Table::None | Table::GetItem => {}
+    }
+    let inline = inline_statements(l);
+    if !inline.is_empty() {
+        s.push_str("        - Statement:\n");
+        s.push_str(&inline);
+    }
+    let _ = write!(
+        s,
+        "      Events:
+        Api:
+          Type: HttpApi
+          Properties:
+            ApiId: !Ref Api
+            Method: {method}
+            Path: {path}
+
+  {stem}Logs:
+    Type: AWS::Logs::LogGroup
+    DeletionPolicy: Delete
+    UpdateReplacePolicy: Delete
+    Properties:
+      RetentionInDays: !Ref LogRetentionDays
+
+",
+        method = f.method,
+        path = f.path,
+    );
+    s
+}
+
+fn render_functions(fns: &[Function]) -> String {
+    fns.iter().map(render_function).collect()
+}
+
+fn render_route_settings(fns: &[Function]) -> String {
+    let mut s = String::new();
+    for f in fns {
+        if let Some(t) = f.lambda.throttle {
+            let _ = write!(
+                s,
+                "        {key}:
+          ThrottlingBurstLimit: {burst}
+          ThrottlingRateLimit: {rate}
+",
+                key = quoted(&f.route_key()),
+                burst = t.burst,
+                rate = t.rate,
+            );
+        }
+    }
+    s
+}
+
+fn render_sign_in_metrics(fns: &[Function]) -> String {
+    let mut s = String::new();
+    for f in fns.iter().filter(|f| f.sign_in.is_some()) {
+        let stem = f.stem();
+        let _ = write!(
+            s,
+            "  {stem}SignInFilter:
+    Type: AWS::Logs::MetricFilter
+    Properties:
+      LogGroupName: !Ref {stem}Logs
+      FilterPattern: '{{ $.fields.message = \"sign-in\" }}'
+      MetricTransformations:
+        - MetricNamespace: Ciam
+          MetricName: SignIn
+          MetricValue: \"1\"
+          Unit: Count
+          Dimensions:
+            - Key: Outcome
+              Value: $.fields.outcome
+            - Key: Method
+              Value: $.fields.method
+
+  {stem}SignInFailuresFilter:
+    Type: AWS::Logs::MetricFilter
+    Properties:
+      LogGroupName: !Ref {stem}Logs
+      FilterPattern: '{{ $.fields.message = \"sign-in\" && $.fields.outcome != \"success\" && $.fields.outcome != \"NEED_TOTP_VERIFY\" }}'
+      MetricTransformations:
+        - MetricNamespace: Ciam
+          MetricName: SignInFailures
+          MetricValue: \"1\"
+          DefaultValue: 0
+          Unit: Count
+
+"
+        );
+    }
+    s
+}
+
+/// The `HashingFunctionMetrics` variable of the dashboard's `!Sub`: one concurrency line per
+/// argon2 function (their reserved ceiling is `PasswordHashingConcurrency`).
+fn render_dashboard_hashing(fns: &[Function]) -> String {
+    let lines: Vec<String> = fns
+        .iter()
+        .filter(|f| f.lambda.hashing)
+        .map(|f| {
+            let stem = f.stem();
+            format!(
+                "            [\"AWS/Lambda\", \"ConcurrentExecutions\", \"FunctionName\", \"${{{stem}Function}}\", {{\"label\": \"{stem}\"}}]"
+            )
+        })
+        .collect();
+    format!(
+        "          HashingFunctionMetrics: !Sub >-\n{}\n",
+        lines.join(",\n")
+    )
+}
+
+fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
+    let l = &f.lambda;
+    let (mut actions, mut resources) = (Vec::new(), Vec::new());
+    match l.table {
+        Table::None => {}
+        Table::Read => actions.push("`dynamodb:{GetItem,BatchGetItem,Query}`".to_owned()),
+        Table::Write => actions.push(
+            "`dynamodb:{GetItem,BatchGetItem,Query,PutItem,UpdateItem,DeleteItem,ConditionCheckItem}`"
+                .to_owned(),
+        ),
+        Table::GetItem => actions.push("`dynamodb:GetItem`".to_owned()),
+    }
+    if l.table != Table::None {
+        resources.push("Table".to_owned());
+    }
+    match l.s3 {
+        S3::None => {}
+        S3::AvatarWrite => {
+            actions.push("`s3:{PutObject,DeleteObject}`".to_owned());
+            resources.push("AvatarBucket objects".to_owned());
+        }
+        S3::AvatarRead => {
+            actions.push("`s3:GetObject`".to_owned());
+            resources.push("AvatarBucket objects".to_owned());
+        }
+        S3::WebIndex => {
+            actions.push("`s3:GetObject`".to_owned());
+            resources.push("WebBucket index.html".to_owned());
+        }
+    }
+    match l.kms {
+        Kms::None => {}
+        Kms::Sign => {
+            actions.push("`kms:{Sign,GetPublicKey}`".to_owned());
+            resources.push("OidcSigningKey".to_owned());
+        }
+        Kms::PublicKeys => {
+            actions.push("`kms:GetPublicKey`".to_owned());
+            resources.push("OidcSigningKey and previous keys".to_owned());
+        }
+    }
+    if l.messages {
+        actions.push("`ses:SendEmail`, `sns:Publish`".to_owned());
+        resources.push("SES identity MailFrom and its domain, SMS (no topic)".to_owned());
+    }
+    actions.push("`secretsmanager:GetSecretValue`".to_owned());
+    let mut secrets = Vec::new();
+    if l.root_key {
+        secrets.push("RootSecret");
+    }
+    if l.staff == Staff::ClientSecret {
+        secrets.push("StaffSecret");
+    }
+    secrets.push("OriginSecret");
+    resources.push(secrets.join(", "));
+    (actions, resources)
+}
+
+fn render_actions(fns: &[Function]) -> String {
+    let mut s = String::from(
+        "| Function | Actions | Resources |
+|---|---|---|
+| every function | `logs:{CreateLogGroup,CreateLogStream,PutLogEvents}`, `xray:{PutTraceSegments,PutTelemetryRecords,GetSamplingRules,GetSamplingTargets,GetSamplingStatisticSummaries}` | AWS managed AWSLambdaBasicExecutionRole and AWSXrayWriteOnlyAccess (SAM adds them) |
+",
+    );
+    for f in fns {
+        let (actions, resources) = actions_and_resources(f);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            f.logical_id(),
+            actions.join(", "),
+            resources.join("; ")
+        );
+    }
+    s
+}
+
+fn lower(debug: impl std::fmt::Debug) -> String {
+    let text = format!("{debug:?}");
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// infra/routes.json: every function's facts, one object each, in table order.
+pub fn routes_json(fns: &[Function]) -> String {
+    let rows: Vec<Value> = fns
+        .iter()
+        .map(|f| {
+            let l = &f.lambda;
+            json!({
+                "function": f.logical_id(),
+                "logs": format!("{}Logs", f.stem()),
+                "id": f.id,
+                "method": f.method,
+                "path": f.path,
+                "binary": f.binary.name(),
+                "auth": lower(f.auth),
+                "signIn": f.sign_in,
+                "table": lower(l.table),
+                "rootKey": l.root_key,
+                "staff": lower(l.staff),
+                "messages": l.messages,
+                "s3": lower(l.s3),
+                "kms": lower(l.kms),
+                "memory": l.memory,
+                "timeout": l.timeout,
+                "hashing": l.hashing,
+                "throttle": l.throttle.map(|t| json!({"burst": t.burst, "rate": t.rate})),
+                "waf": l.waf.rule(),
+                "functionUrl": l.function_url,
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&json!({
+        "generated": "by ciam-gen from the route table (functions/api/src/routes/mod.rs); do not edit: npm run gen",
+        "functions": rows,
+    }))
+    .unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The repository root (this crate is functions/gen).
+pub fn root() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
+}
+
+/// Every generated file: its path under `root`, and its content as the table makes it from the
+/// file's current text (hand-written parts kept).
+pub fn generate(root: &Path, fns: &[Function]) -> Result<Vec<(PathBuf, String)>, String> {
+    let read = |rel: &str| {
+        let path = root.join(rel);
+        std::fs::read_to_string(&path)
+            .map(|t| (path.clone(), t))
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let mut out = Vec::new();
+    let (path, mut text) = read("template.yaml")?;
+    for region in Region::TEMPLATE {
+        text = splice(&text, region, &region.render(fns))
+            .map_err(|e| format!("template.yaml: {e}"))?;
+    }
+    out.push((path, text));
+    let (path, text) = read("docs/operations.md")?;
+    let text = splice(&text, Region::Actions, &Region::Actions.render(fns))
+        .map_err(|e| format!("docs/operations.md: {e}"))?;
+    out.push((path, text));
+    out.push((root.join("infra/routes.json"), routes_json(fns)));
+    Ok(out)
+}
+
+/// The functions of the committed table, with the summaries of the committed docs/openapi.json.
+pub fn table_functions(root: &Path) -> Result<Vec<Function>, String> {
+    let path = root.join("docs/openapi.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let openapi: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    functions(&openapi)
+}

@@ -1,0 +1,140 @@
+//! The generated files are what the route table makes (the drift check `ciam-gen --check` runs
+//! in `npm test` too), a row change is caught until it is regenerated, and the hand-written
+//! part of template.yaml stays small.
+
+// Test code: a panic is the failure report, so unwrap and expect are allowed here
+// (the workspace denies them in the product, Cargo.toml [workspace.lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use ciam_api::{Auth, Binary, Lambda, Waf};
+use ciam_gen::{generate, hand_written_lines, root, splice, table_functions, Function, Region};
+use std::path::Path;
+
+fn committed(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The files as committed and as `fns` would make them: (path, committed, generated).
+fn files(fns: &[Function]) -> Vec<(String, String, String)> {
+    generate(&root(), fns)
+        .unwrap()
+        .into_iter()
+        .map(|(p, text)| (p.display().to_string(), committed(&p), text))
+        .collect()
+}
+
+#[test]
+fn the_committed_files_are_what_the_table_generates() {
+    let fns = table_functions(&root()).unwrap();
+    for (path, committed, generated) in files(&fns) {
+        assert!(
+            committed == generated,
+            "{path} is not what the route table generates: run `npm run gen`"
+        );
+    }
+}
+
+#[test]
+fn a_row_changed_without_regenerating_is_caught_and_regenerating_fixes_it() {
+    let mut fns = table_functions(&root()).unwrap();
+    let login = fns
+        .iter_mut()
+        .find(|f| f.id == "auth_login_password")
+        .unwrap();
+    login.lambda.memory = 2048;
+    let files = files(&fns);
+    let (_, committed, generated) = files
+        .iter()
+        .find(|(p, _, _)| p.ends_with("template.yaml"))
+        .unwrap();
+    assert_ne!(committed, generated, "the drift check sees the new memory");
+    assert!(generated.contains("MemorySize: 2048"));
+    // Regenerating is idempotent: the generated text regenerates to itself.
+    let mut again = generated.clone();
+    for region in Region::TEMPLATE {
+        again = splice(&again, region, &region.render(&fns)).unwrap();
+    }
+    assert_eq!(&again, generated);
+}
+
+/// What docs/adding-a-route.md promises: a new row (here a made-up anonymous writing route
+/// with a sign-in method) gets its function, log group, throttle, sign-in metrics, action row
+/// and routes.json entry from the generator, and no other file names it.
+#[test]
+fn a_new_row_gets_everything_in_aws_from_the_generator() {
+    let mut fns = table_functions(&root()).unwrap();
+    fns.push(Function {
+        id: "auth_login_sample".into(),
+        method: "POST".into(),
+        path: "/ciam/v1/auth/login/sample".into(),
+        binary: Binary::Bootstrap,
+        summary: "A sample sign-in".into(),
+        sign_in: Some("sample".into()),
+        auth: Auth::Public,
+        lambda: Lambda::WRITES.throttle(30, 15).waf(Waf::SignIn),
+    });
+    let files = files(&fns);
+    let text = |name: &str| {
+        files
+            .iter()
+            .find(|(p, _, _)| p.ends_with(name))
+            .map(|(_, _, g)| g.clone())
+            .unwrap()
+    };
+    let template = text("template.yaml");
+    for wanted in [
+        "  AuthLoginSampleFunction:\n",
+        "          CIAM_ROUTE: auth_login_sample\n",
+        "            Path: /ciam/v1/auth/login/sample\n",
+        "  AuthLoginSampleLogs:\n",
+        "        \"POST /ciam/v1/auth/login/sample\":\n          ThrottlingBurstLimit: 30\n",
+        "  AuthLoginSampleSignInFilter:\n",
+        "  AuthLoginSampleSignInFailuresFilter:\n",
+        "Description: \"POST /ciam/v1/auth/login/sample - A sample sign-in\"",
+    ] {
+        assert!(template.contains(wanted), "template.yaml lacks {wanted:?}");
+    }
+    assert!(text("operations.md").contains("| AuthLoginSampleFunction | `dynamodb:"));
+    assert!(text("routes.json").contains("\"id\": \"auth_login_sample\""));
+}
+
+#[test]
+fn the_hand_written_part_of_the_template_is_at_most_1500_lines() {
+    let template = committed(&root().join("template.yaml"));
+    let hand = hand_written_lines(&template);
+    assert!(
+        hand <= 1500,
+        "template.yaml has {hand} hand-written lines (at most 1,500)"
+    );
+    assert!(
+        hand < template.lines().count() / 2,
+        "most of it is generated"
+    );
+}
+
+#[test]
+fn a_missing_or_repeated_marker_is_an_error_naming_it() {
+    let e = splice("a\nb\n", Region::Functions, "x\n").unwrap_err();
+    assert!(e.contains("BEGIN GENERATED functions"), "{e}");
+    let twice =
+        "# BEGIN GENERATED functions: x\n# END GENERATED functions\n# END GENERATED functions\n";
+    let text = twice.replace(
+        ": x",
+        ": from the route table by ciam-gen (npm run gen); do not edit",
+    );
+    let e = splice(&text, Region::Functions, "x\n").unwrap_err();
+    assert!(e.contains("2 times"), "{e}");
+}
+
+#[test]
+fn every_route_has_a_summary_for_its_function_description() {
+    let fns = table_functions(&root()).unwrap();
+    assert_eq!(
+        fns.len(),
+        ciam_api::all_routes().count() + ciam_api::PAGES.len()
+    );
+    for f in &fns {
+        assert!(!f.summary.trim().is_empty(), "{}", f.id);
+        assert!(f.logical_id().ends_with("Function"));
+    }
+}

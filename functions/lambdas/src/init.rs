@@ -1,0 +1,316 @@
+//! The init of a function: configuration, the secrets (Secrets Manager) and the OpenID Connect
+//! public keys (KMS), the AWS SDK clients, the store. Everything slow happens once per execution
+//! environment, never per request. What a function reads is its row's `ciam_api::Lambda`: the
+//! root secret if `root_key`, the staff client secret if `staff` is `ClientSecret`, the KMS key
+//! if `kms` says so. A bad configuration or an unreadable secret fails the init (logged, nonzero
+//! exit), so a misdeployed function never serves with half a configuration or a made-up key.
+
+use crate::binary::lambda_of;
+use crate::{kms, secrets, AwsNotifier, OriginCheck, S3Blobs, Settings, Unavailable};
+use aws_config::meta::region::RegionProviderChain;
+use aws_config::BehaviorVersion;
+use ciam_api::{Kms, Lambda, Staff};
+use ciam_core::{BlobStore, Ciam, Config, Keys, Notifier, OidcSigner, OsEntropy, SystemClock};
+use ciam_store::dynamodb::DynamoStore;
+use ciam_store::{Clock, Store};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// How long the init waits for the warm-up. In the region the GetItem takes ~10-20 ms with the
+/// connection (DynamoDB Local: ~5 ms); with the store down the init must still end quickly
+/// (the whole init within 300 ms), and the requests then answer 503 by themselves.
+pub const WARM_UP_BUDGET: Duration = Duration::from_millis(150);
+
+/// Opens the SDK's connection to DynamoDB during init (DNS, TCP, TLS), so the first request of
+/// a fresh execution environment does not pay for it: one GetItem of a key that never exists.
+/// Its outcome does not matter and never fails the init, and it never holds the init more than
+/// `WARM_UP_BUDGET`.
+pub async fn warm_up(ciam: &Ciam) {
+    let key = ciam_store::Key::new("WARMUP", "WARMUP");
+    match tokio::time::timeout(WARM_UP_BUDGET, ciam.store.get(&key)).await {
+        Ok(Ok(_)) => tracing::debug!("store connection warmed"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "store warm-up failed"),
+        Err(_) => tracing::warn!("store warm-up timed out"),
+    }
+}
+
+/// A function ready to serve.
+pub struct Ready {
+    pub ciam: Ciam,
+    /// The AWS configuration init loaded (the embedded page reads the web bucket with it).
+    pub sdk: aws_config::SdkConfig,
+    /// Set when `CIAM_ORIGIN_SECRET_ARN` is: requests must carry CloudFront's header.
+    pub origin: Option<OriginCheck>,
+}
+
+/// The AWS configuration of the environment (region, credentials, and `AWS_ENDPOINT_URL` when
+/// a test points the SDK at an emulator).
+pub async fn load_sdk() -> aws_config::SdkConfig {
+    let region = RegionProviderChain::default_provider().or_else("us-east-1");
+    aws_config::defaults(BehaviorVersion::latest())
+        .region(region)
+        .load()
+        .await
+}
+
+/// Whether the function derives keys from the root: its row says so, or it publishes the
+/// OpenID Connect keys without a KMS key (tests, local runs), which are then derived from the
+/// root.
+fn needs_root(lambda: &Lambda, settings: &Settings) -> bool {
+    lambda.root_key || (lambda.kms == Kms::PublicKeys && settings.oidc_kms_key_id.is_none())
+}
+
+/// The facts of `route_id` in `routes` and `pages`, or why there are none.
+fn facts(
+    routes: &'static [ciam_api::RouteDef],
+    pages: &'static [ciam_api::PageDef],
+    route_id: &str,
+) -> Result<Lambda, String> {
+    lambda_of(routes, pages, route_id).ok_or_else(|| format!("no route with id {route_id}"))
+}
+
+/// The root: the secret's, else `CIAM_SECRET_KEY` (tests), else none at all: refused.
+fn root_keys(fetched: Option<Keys>, settings: &Settings) -> Result<Keys, String> {
+    fetched
+        .or_else(|| settings.secret_key.clone())
+        .ok_or_else(|| {
+            "CIAM_ROOT_SECRET_ARN is required (CIAM_SECRET_KEY only in tests and local runs)".into()
+        })
+}
+
+/// The staff identity provider: only the callback holds the client secret (from
+/// `CIAM_STAFF_SECRET_ARN`, or `CIAM_STAFF_CLIENT_SECRET` in tests); the other staff routes
+/// only redirect and never send it.
+fn staff_idp(
+    route_id: &str,
+    lambda: &Lambda,
+    settings: &Settings,
+    fetched: Option<String>,
+) -> Result<Option<ciam_core::staff::StaffIdp>, String> {
+    let Some(client) = &settings.staff else {
+        return Ok(None);
+    };
+    let secret = fetched.or_else(|| client.env_secret.clone());
+    let client_secret = match secret {
+        Some(s) => s,
+        None if lambda.staff == Staff::ClientSecret => {
+            return Err(format!(
+                "CIAM_STAFF_SECRET_ARN is required by {route_id} (CIAM_STAFF_CLIENT_SECRET \
+                 only in tests and local runs)"
+            ))
+        }
+        None => String::new(),
+    };
+    Ok(Some(ciam_core::staff::StaffIdp {
+        issuer: client.issuer.clone(),
+        client_id: client.client_id.clone(),
+        client_secret,
+    }))
+}
+
+/// The `bootstrap` init: builds the domain's ports from the settings. The secrets and the KMS
+/// public keys are read concurrently, each within a few seconds; DynamoDB, SES, SNS and S3
+/// clients share `sdk`.
+pub async fn init(
+    route_id: &str,
+    mut settings: Settings,
+    sdk: aws_config::SdkConfig,
+) -> Result<Ready, String> {
+    let lambda = facts(ciam_api::ROUTES, ciam_api::PAGES, route_id)?;
+    let kms_key = settings
+        .oidc_kms_key_id
+        .clone()
+        .filter(|_| lambda.kms != Kms::None);
+    let previous: Vec<String> = if lambda.kms == Kms::PublicKeys {
+        settings.oidc_kms_previous_key_ids.clone()
+    } else {
+        Vec::new()
+    };
+    let kms = kms_key.map(|id| (aws_sdk_kms::Client::new(&sdk), id));
+    let signer = async move {
+        match kms {
+            Some((client, id)) => kms::KmsSigner::load(client, &id, &previous, secrets::TIMEOUT)
+                .await
+                .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>)),
+            None => Ok(None),
+        }
+    };
+    let notifier = AwsNotifier::new(
+        aws_sdk_sesv2::Client::new(&sdk),
+        aws_sdk_sns::Client::new(&sdk),
+        settings.mail_from.take(),
+    );
+    let blobs = S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk));
+    init_with(
+        route_id,
+        lambda,
+        settings,
+        sdk,
+        signer,
+        Arc::new(notifier),
+        Arc::new(blobs),
+    )
+    .await
+}
+
+/// The `passkeys` init: the store and the keys (and the secrets that give them) only. No
+/// ceremony sends mail or SMS, stores a blob or signs an id_token, so the notifier and the
+/// blob store are [`Unavailable`] and there is no KMS signer.
+pub async fn init_passkeys(
+    route_id: &str,
+    settings: Settings,
+    sdk: aws_config::SdkConfig,
+) -> Result<Ready, String> {
+    let lambda = facts(ciam_api::CEREMONY_ROUTES, &[], route_id)?;
+    let no_signer = std::future::ready(Ok::<Option<Arc<dyn OidcSigner>>, String>(None));
+    init_with(
+        route_id,
+        lambda,
+        settings,
+        sdk,
+        no_signer,
+        Arc::new(Unavailable),
+        Arc::new(Unavailable),
+    )
+    .await
+}
+
+/// What both inits share: the secrets (read alongside `signer`), the keys, the store and the
+/// configuration.
+async fn init_with(
+    route_id: &str,
+    lambda: Lambda,
+    settings: Settings,
+    sdk: aws_config::SdkConfig,
+    signer: impl Future<Output = Result<Option<Arc<dyn OidcSigner>>, String>>,
+    notifier: Arc<dyn Notifier>,
+    blobs: Arc<dyn BlobStore>,
+) -> Result<Ready, String> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let wanted = secrets::Wanted {
+        root: settings
+            .root_secret_arn
+            .as_deref()
+            .filter(|_| needs_root(&lambda, &settings)),
+        staff: settings
+            .staff_secret_arn
+            .as_deref()
+            .filter(|_| lambda.staff == Staff::ClientSecret),
+        origin: settings.origin_secret_arn.as_deref(),
+    };
+    let sm = aws_sdk_secretsmanager::Client::new(&sdk);
+    let (fetched, signer) =
+        tokio::try_join!(secrets::fetch(&sm, wanted, secrets::TIMEOUT), signer)?;
+    let mut keys = if needs_root(&lambda, &settings) {
+        root_keys(fetched.keys, &settings)?
+    } else {
+        // Never used: a keyless function must not be able to forge anything either.
+        Keys::from_root(ciam_core::random::<32>(&OsEntropy))
+    };
+    if let Some(signer) = signer {
+        keys = keys.with_oidc_signer(signer);
+    }
+    let staff_idp = staff_idp(route_id, &lambda, &settings, fetched.staff_client_secret)?;
+    // The client waits for DynamoDB at most `ciam_store::dynamodb::CONNECT_TIMEOUT` per
+    // connection and `OPERATION_TIMEOUT` per operation: a store that cannot be reached answers
+    // 503 with Retry-After, never a hang. `CIAM_DYNAMODB_ENDPOINT` is DynamoDB Local (tests).
+    let store: Arc<dyn Store> = Arc::new(DynamoStore::new(
+        ciam_store::dynamodb::client(&sdk, settings.dynamodb_endpoint.as_deref()),
+        settings.table,
+        clock.clone(),
+    ));
+    let mut config = Config::default();
+    if let Some(domains) = settings.internal_domains {
+        config.internal_domains = domains;
+    }
+    // No local default in AWS: without CIAM_PUBLIC_URL the OpenID Connect provider answers 503
+    // rather than advertise a wrong issuer (and every passkey route answers 503
+    // PASSKEY_UNAVAILABLE: no RP ID).
+    config.public_url = settings.public_url.unwrap_or_default();
+    if let Some(v) = settings.oidc_key_version {
+        config.oidc_key_version = v;
+    }
+    config.staff_idp = staff_idp;
+    config.passkey_rp_id = settings.passkey_rp_id;
+    config.passkey_origins = settings.passkey_origins;
+    let ciam = Ciam {
+        store,
+        clock,
+        entropy: Arc::new(OsEntropy),
+        keys,
+        notifier,
+        blobs,
+        config,
+    };
+    Ok(Ready {
+        ciam,
+        sdk,
+        origin: fetched.origin_verify.map(OriginCheck::new),
+    })
+}
+
+/// JSON lines on stdout, which Lambda forwards to CloudWatch Logs. The level comes from
+/// `RUST_LOG`, else from the function's `AWS_LAMBDA_LOG_LEVEL`, else `info`: a level, or
+/// `target=level` directives separated by commas (`info,ciam_store=debug`); Lambda's `FATAL`
+/// means `error`. A value that does not parse counts as unset.
+pub(crate) fn init_tracing() {
+    // `Targets`, not `EnvFilter`: the same directives without span and field matching, and
+    // without the regex engine `EnvFilter` links into every function (docs/operations.md §10).
+    let filter = ["RUST_LOG", "AWS_LAMBDA_LOG_LEVEL"]
+        .iter()
+        .find_map(|var| {
+            let value = std::env::var(var).ok()?;
+            let value = if value.eq_ignore_ascii_case("fatal") {
+                "error"
+            } else {
+                value.as_str()
+            };
+            value.parse::<Targets>().ok()
+        })
+        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
+    // A second call (tests) keeps the first subscriber; that is fine.
+    let _ = tracing_subscriber::fmt()
+        .json()
+        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
+        .with_ansi(false)
+        .with_writer(std::io::stdout)
+        .with_target(false)
+        .with_current_span(false)
+        .with_span_list(true)
+        .finish()
+        .with(filter)
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ciam_store::dynamodb::DynamoConfig;
+
+    #[tokio::test]
+    async fn an_unreachable_store_never_fails_or_stalls_the_init() {
+        let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+        // Nothing listens on port 9 of the loopback: the warm-up's request fails at once.
+        let cfg = DynamoConfig {
+            table: "t".into(),
+            endpoint: Some("http://127.0.0.1:9".into()),
+            region: None,
+        };
+        let store = DynamoStore::connect(cfg, clock.clone())
+            .await
+            .expect("client");
+        // The in-memory schema step is skipped for a store handed over: nothing is reached yet.
+        let ciam = ciam_core::testing::Builder::new(0)
+            .system_clock()
+            .store(Arc::new(store))
+            .build()
+            .await;
+        let started = std::time::Instant::now();
+        warm_up(&ciam).await;
+        assert!(started.elapsed() < WARM_UP_BUDGET + Duration::from_millis(100));
+    }
+}
