@@ -29,6 +29,8 @@ mod rotation_tests;
 pub mod sessions;
 pub mod signer;
 pub mod signin;
+#[cfg(test)]
+mod size_tests;
 pub mod staff;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
