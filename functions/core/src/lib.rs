@@ -8,6 +8,7 @@ pub mod audit;
 pub mod avatar;
 pub mod blob;
 pub mod captcha;
+pub mod challenge;
 pub mod changes;
 pub mod client;
 pub mod codes;

@@ -48,29 +48,7 @@ pub enum Refusal {
     Failed(String),
 }
 
-/// A credential as the `PASSKEY#` item keeps it (docs/passkeys-design.md §2.1).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredPasskey {
-    /// The full credential id.
-    pub cred_id: Vec<u8>,
-    /// The crate's `StaticState` in its binary encoding (the compressed public key and the
-    /// static extensions).
-    pub public: Vec<u8>,
-    /// COSE algorithm (-7, -8, -35, -257).
-    pub alg: i64,
-    pub sign_count: u32,
-    pub uv: bool,
-    /// Backup eligible.
-    pub be: bool,
-    /// Backup state (a synced passkey).
-    pub bs: bool,
-    /// `platform`, `cross-platform` or None.
-    pub attachment: Option<String>,
-    /// The WebAuthn names (`internal`, `usb`, `hybrid`, ...).
-    pub transports: Vec<String>,
-    /// 32 hex digits; None when all zero.
-    pub aaguid: Option<String>,
-}
+pub use super::items::StoredPasskey;
 
 /// What an assertion changes on the stored credential.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,17 +19,16 @@ pub use register::{register, register_options, Registered};
 pub use second_step::{login_mfa, mfa_options, reauth, reauth_options};
 pub use sign_in::{login, login_options};
 
-use super::items::{passkey_key, used_key};
+use super::items::{passkey_key, used_key, PasskeyItem};
 use super::rp::{self, Refusal, StoredPasskey, USER_HANDLE_LEN};
 use super::token::{Ceremony, Token};
 use super::PasskeyConfig;
-use crate::audit::Event;
+use crate::audit::{Entry, Event};
 use crate::client::ClientInfo;
 use crate::sessions::Session;
 use crate::user::User;
 use crate::{lock, Ciam, Error, Reason, Result};
-use ciam_store::{Cond, Item, TxOp, Update};
-use data_encoding::BASE64URL_NOPAD;
+use ciam_store::{Cond, TxOp, Update};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -98,30 +97,17 @@ fn seal(ciam: &Ciam, ceremony: Ceremony, binding: String, state: Vec<u8>) -> Res
     Token::new(ceremony, ciam.now(), binding, state).seal(&ciam.keys, ciam.entropy.as_ref())
 }
 
-/// The stored credential of a `PASSKEY#` item.
-fn stored_of(i: &Item) -> Option<StoredPasskey> {
-    Some(StoredPasskey {
-        cred_id: BASE64URL_NOPAD.decode(i.s("credId")?.as_bytes()).ok()?,
-        public: i.b("pub")?.to_vec(),
-        alg: i.n("alg").unwrap_or(0),
-        sign_count: u32::try_from(i.n("signCount").unwrap_or(0)).ok()?,
-        uv: i.bool("uv").unwrap_or(false),
-        be: i.bool("be").unwrap_or(false),
-        bs: i.bool("bs").unwrap_or(false),
-        attachment: i.s("attachment").map(str::to_owned),
-        transports: i.strings("transports"),
-        aaguid: i.s("aaguid").map(str::to_owned),
-    })
+/// The credential a ceremony verifies against, from its item.
+fn stored_of(p: &PasskeyItem) -> Result<StoredPasskey> {
+    p.stored()
+        .ok_or_else(|| Error::internal("a malformed PASSKEY# item"))
 }
 
 /// The account's credentials as `excludeCredentials` / `allowCredentials` entries.
-fn descriptors(items: &[Item]) -> Vec<(Vec<u8>, Vec<String>)> {
-    items
+fn descriptors(passkeys: &[PasskeyItem]) -> Vec<(Vec<u8>, Vec<String>)> {
+    passkeys
         .iter()
-        .filter_map(|i| {
-            let id = BASE64URL_NOPAD.decode(i.s("credId")?.as_bytes()).ok()?;
-            Some((id, i.strings("transports")))
-        })
+        .filter_map(|p| Some((p.cred_id.clone()?, p.transports.clone())))
         .collect()
 }
 
@@ -159,7 +145,7 @@ fn asserted_op(user_id: &str, h: &str, stored: &StoredPasskey, a: &rp::Asserted,
 async fn assertion_refused(
     ciam: &Ciam,
     user: &User,
-    item: &Item,
+    passkey: &PasskeyItem,
     r: &Refusal,
     client: &ClientInfo,
     token: &str,
@@ -176,11 +162,12 @@ async fn assertion_refused(
             Ok(None) => {}
             Err(e) => return e.into(),
         }
-        let name = item.s("name").unwrap_or_default();
         tracing::warn!("passkey signature counter went back: possibly a cloned authenticator");
-        let entry = crate::audit::entry(ciam, &user.id, Event::PasskeyCloneSuspected, client)
-            .with("name", name);
-        if let Err(e) = ciam.store.put(entry, None).await {
+        let entry = Entry {
+            name: Some(passkey.name.clone()),
+            ..crate::audit::entry(ciam, &user.id, Event::PasskeyCloneSuspected, client)
+        };
+        if let Err(e) = ciam.store.put(entry.to_item(), None).await {
             tracing::warn!(error = %e, "could not record passkeyCloneSuspected");
         }
     }

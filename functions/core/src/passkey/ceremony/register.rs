@@ -5,16 +5,15 @@
 use super::{config, descriptors, handle_of, internal, refused, seal, session_binding, Options};
 use crate::audit::Event;
 use crate::client::ClientInfo;
-use crate::passkey::items::{self, id_hash, passkey_key, unique_key, used_key, LIMIT};
-use crate::passkey::rp::{self, StoredPasskey};
+use crate::passkey::items::{self, id_hash, unique_key, used_key, PasskeyItem, LIMIT};
+use crate::passkey::rp;
 use crate::passkey::token::{Ceremony, Token};
 use crate::sessions::{same_session, Session};
 use crate::totp::require_fresh;
 use crate::user::profile_key;
 use crate::validate::Identity;
 use crate::{Ciam, Error, LostRace, Reason, Result};
-use ciam_store::{Cond, Item, TxOp, Update, Value};
-use data_encoding::BASE64URL_NOPAD;
+use ciam_store::{Cond, Item, TxOp, Update};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -23,30 +22,6 @@ use serde_json::Value as Json;
 pub struct Registered {
     pub id: String,
     pub name: String,
-}
-
-/// The `PASSKEY#` item of a new credential.
-fn credential_item(
-    user_id: &str,
-    p: &StoredPasskey,
-    name: &str,
-    now: i64,
-    device: Option<String>,
-) -> Item {
-    Item::new(passkey_key(user_id, &id_hash(&p.cred_id)))
-        .with("credId", BASE64URL_NOPAD.encode(&p.cred_id))
-        .with("pub", Value::B(p.public.clone()))
-        .with("alg", p.alg)
-        .with("signCount", i64::from(p.sign_count))
-        .with("uv", p.uv)
-        .with("be", p.be)
-        .with("bs", p.bs)
-        .with_opt("attachment", p.attachment.clone())
-        .with("transports", Value::strings(&p.transports))
-        .with_opt("aaguid", p.aaguid.clone())
-        .with("name", name)
-        .with("createdAt", now)
-        .with_opt("device", device)
 }
 
 fn may_register(ciam: &Ciam, s: &Session) -> Result<()> {
@@ -133,7 +108,7 @@ pub async fn register(
             cond: Some(Cond::NotExists),
         },
         TxOp::Put {
-            item: credential_item(uid, &p, &name, now, client.device.clone()),
+            item: PasskeyItem::new(uid, &p, &name, now, client.device.clone()).to_item(),
             cond: Some(Cond::NotExists),
         },
         TxOp::Update {

@@ -8,12 +8,12 @@ use super::{
 use crate::accounts::SignedIn;
 use crate::client::ClientInfo;
 use crate::lock::{clear_ops, ensure_unlocked};
-use crate::passkey::items::{self, id_hash, passkey_key, used_key};
+use crate::passkey::items::{self, id_hash, passkey_key, used_key, PasskeyItem};
 use crate::passkey::rp::{self, StoredPasskey};
 use crate::passkey::token::{Ceremony, Token};
 use crate::sessions::Session;
 use crate::user::profile_key;
-use crate::{Ciam, Error, LostRace, Reason, Result};
+use crate::{Ciam, LostRace, Reason, Result};
 use ciam_store::{Cond, Item, TxOp, Update, Value};
 use serde_json::Value as Json;
 
@@ -82,16 +82,18 @@ async fn own_credential(
     ciam: &Ciam,
     user_id: &str,
     credential: &Json,
-) -> Result<(String, Item, StoredPasskey)> {
+) -> Result<(String, PasskeyItem, StoredPasskey)> {
     let id = rp::assertion_id(credential).map_err(|r| refused(&r))?;
     let h = id_hash(&id);
-    let item = ciam
+    let passkey = ciam
         .store
         .get(&passkey_key(user_id, &h))
         .await?
+        .as_ref()
+        .and_then(PasskeyItem::from_item)
         .ok_or_else(not_found)?;
-    let stored = stored_of(&item).ok_or_else(|| Error::internal("a malformed PASSKEY# item"))?;
-    Ok((h, item, stored))
+    let stored = stored_of(&passkey)?;
+    Ok((h, passkey, stored))
 }
 
 /// `POST /auth/reauth/passkey/options`: the account's passkeys, for a fresh proof of identity.

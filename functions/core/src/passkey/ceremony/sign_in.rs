@@ -6,10 +6,10 @@ use super::{
     Options,
 };
 use crate::accounts::{finish_login, SignedIn, Who};
-use crate::apps::app_key;
+use crate::apps::{app_key, App, AppId};
 use crate::client::ClientInfo;
 use crate::lock::{clear_ops, ensure_unlocked};
-use crate::passkey::items::{id_hash, passkey_key, used_key};
+use crate::passkey::items::{id_hash, passkey_key, used_key, PasskeyItem};
 use crate::passkey::rp;
 use crate::passkey::token::{Ceremony, Token};
 use crate::user::{profile_key, User};
@@ -17,21 +17,14 @@ use crate::{Ciam, Error, Reason, Result};
 use ciam_store::{Cond, Item, TxOp};
 use serde_json::Value as Json;
 
-fn valid_app_id(app_id: &str) -> bool {
-    !app_id.is_empty()
-        && app_id.len() <= 64
-        && app_id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
 /// `POST /auth/login/passkey/options`: a discoverable request (no `allowCredentials`), bound to
 /// the embedding app when `app_id` is given (the finish then accepts a framed assertion from
 /// that app's `frameOrigins`). Round trips: 0.
 pub fn login_options(ciam: &Ciam, app_id: Option<&str>) -> Result<Options> {
     let cfg = config(ciam)?;
     let binding = match app_id.map(str::trim).filter(|a| !a.is_empty()) {
-        Some(a) if valid_app_id(a) => a.to_owned(),
+        // The id goes into the token's binding: only the characters app ids are made of.
+        Some(a) if AppId::parse(a).is_some_and(|id| id.is_plain()) => a.to_owned(),
         Some(_) => {
             return Err(Error::field(
                 Reason::INVALID_PARAMETER,
@@ -75,15 +68,18 @@ pub async fn login(
         .and_then(User::from_item)
         .filter(|u| !u.deactivated)
         .ok_or_else(not_found)?;
-    let item = found[1].as_ref().ok_or_else(not_found)?;
+    let passkey = found[1]
+        .as_ref()
+        .and_then(PasskeyItem::from_item)
+        .ok_or_else(not_found)?;
     let top_origins = match found.get(2) {
         None => None,
-        Some(Some(app)) => Some(app.strings("frameOrigins")),
+        Some(Some(app)) => Some(App::from_item(app).frame_origins),
         // The app was deleted since the options: start again.
         Some(None) => return Err(Reason::PASSKEY_CHALLENGE_EXPIRED.into()),
     };
     ensure_unlocked(&user, now)?;
-    let stored = stored_of(item).ok_or_else(|| Error::internal("a malformed PASSKEY# item"))?;
+    let stored = stored_of(&passkey)?;
     let asserted = match rp::verify_signin(
         &cfg,
         &t.state,
@@ -93,7 +89,7 @@ pub async fn login(
         top_origins.as_deref(),
     ) {
         Ok(a) => a,
-        Err(r) => return Err(assertion_refused(ciam, &user, item, &r, client, token).await),
+        Err(r) => return Err(assertion_refused(ciam, &user, &passkey, &r, client, token).await),
     };
     let mut ops = vec![
         TxOp::Put {
