@@ -8,6 +8,9 @@
 
 use crate::captcha;
 use crate::error::{Error, Result};
+use crate::lock::locked_error;
+use crate::signin;
+use crate::user::unique_key;
 use crate::validate::Identity;
 use crate::{random_digits, Ciam, CodeMessage, Lang, LostRace, Purpose, Reason};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
@@ -37,8 +40,9 @@ fn hash(ciam: &Ciam, purpose: Purpose, id: &Identity, code: &str) -> String {
     )
 }
 
-/// `POST /auth/identity`. Round trips: 1 transaction (code, daily counter, captcha), then the
-/// notifier; a second read only on the refusal path to tell which limit applied.
+/// `POST /auth/identity`. Round trips: 1 transaction (code, daily counter, captcha, and for a
+/// sign-in code the check that the account is not locked), then the notifier; a second read
+/// only on the refusal path to tell which limit (or the lock's end) applied.
 pub async fn send(
     ciam: &Ciam,
     id: &Identity,
@@ -58,7 +62,7 @@ pub async fn send(
     let free = Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now));
     let may_send = Cond::NotExists.or(Cond::le("sentAt", now - RESEND_AFTER).and(free));
     let day_end = (now.div_euclid(DAY) + 1) * DAY;
-    let ops = vec![
+    let mut ops = vec![
         TxOp::Put {
             item,
             cond: Some(may_send),
@@ -73,9 +77,26 @@ pub async fn send(
         },
         solved.consume,
     ];
+    // A sign-in code for a locked account would only be refused when used: the lock is answered
+    // now, as password sign-in answers it (the identity item holds the lock; an unknown name has
+    // no item and passes, so it answers like a known unlocked one).
+    let lock_key = unique_key(id.unique_pk());
+    if purpose == Purpose::Login {
+        ops.push(TxOp::Check {
+            key: lock_key.clone(),
+            cond: signin::may_attempt(now),
+        });
+    }
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(2) => return Err(Reason::VERIFYCAPTCHA_NOT_FOUND.into()),
+        Err(e) if e.condition_failed_at(3) => {
+            return Err(match ciam.store.get(&lock_key).await? {
+                Some(cur) => locked_error(signin::locked_until(&cur, now)),
+                // Deleted meanwhile (a deactivation): ask again.
+                None => Reason::SERVICE_UNAVAILABLE.into(),
+            });
+        }
         Err(e) if e.condition_failed_at(0) => {
             let held = ciam
                 .store
