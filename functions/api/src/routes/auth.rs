@@ -141,7 +141,8 @@ pub struct CodeLogin {
 }
 
 /// `POST /auth/login/code`. Round trips: 2 (the attempt and the code read side by side; then the
-/// success transaction, which consumes the code).
+/// success transaction, which consumes the code). +1 read when no sign-in code is live (is it
+/// a code of another purpose?).
 pub async fn login_code(
     State(s): State<AppState>,
     Client(client): Client,
