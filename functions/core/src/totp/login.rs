@@ -24,12 +24,14 @@ const BACKUP_STEP: StepReasons = StepReasons {
 
 /// A passkey as the second step (passkey::ceremony): a challenge that is gone, or an account
 /// without two-factor, means starting again.
+#[cfg(feature = "passkeys")]
 const PASSKEY_STEP: StepReasons = StepReasons {
     no_challenge: Reason::PASSKEY_CHALLENGE_EXPIRED,
     no_two_factor: Reason::PASSKEY_CHALLENGE_EXPIRED,
 };
 
 /// The challenge item and the user of a second step by passkey.
+#[cfg(feature = "passkeys")]
 pub(crate) async fn passkey_step_user(
     ciam: &Ciam,
     challenge: &str,
