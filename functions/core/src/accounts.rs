@@ -1,5 +1,6 @@
 //! Sign-up, sign-in, the profile and passwords.
 
+use crate::challenge::{self, Challenge};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{ensure_unlocked, fail, locked_error};
@@ -8,7 +9,7 @@ use crate::signin::{self, Attempt, SignInRecord};
 use crate::user::{active_user, profile_key, unique_key, username_pk, User, UserInfo};
 use crate::validate::{self, Identity};
 use crate::{audit, codes, password, random, Ciam, LostRace, Purpose, Reason};
-use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update};
+use ciam_store::{Cond, Item, StoreError, TxOp, Update};
 use serde::Serialize;
 
 pub struct Registration {
@@ -213,16 +214,6 @@ pub async fn login_code(
     .await
 }
 
-pub const MFA_TTL: i64 = 300;
-
-/// The item of a second-step challenge, found by a keyed hash of the challenge.
-pub fn mfa_key(ciam: &Ciam, challenge: &str) -> Key {
-    Key::new(
-        format!("MFA#{}", ciam.keys.keyed_hash("mfa", challenge.as_bytes())),
-        "CHALLENGE",
-    )
-}
-
 /// Who is signing in: what issuing the session needs.
 pub(crate) struct Who {
     pub id: String,
@@ -268,12 +259,14 @@ pub(crate) async fn finish_login(
 ) -> Result<SignedIn> {
     let mut outcome = if who.enable_totp {
         let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
-        let item = Item::new(mfa_key(ciam, &secret))
-            .with("userId", who.id.as_str())
-            .with("amr", ciam_store::Value::strings(who.amr.iter().copied()))
-            .expires(ciam.now() + MFA_TTL);
+        let challenge = Challenge {
+            key: challenge::mfa_key(ciam, &secret),
+            user_id: who.id.clone(),
+            amr: who.amr.iter().map(|m| (*m).to_owned()).collect(),
+            expires_at: Some(ciam.now() + challenge::MFA_TTL),
+        };
         ops.push(TxOp::Put {
-            item,
+            item: challenge.to_item(),
             cond: Some(Cond::NotExists),
         });
         Err(Error {
@@ -282,10 +275,13 @@ pub(crate) async fn finish_login(
         })
     } else {
         // The session item is also the sign-in's activity entry (no event item).
-        let (token, item) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
-        let item = sessions::with_amr(item, who.amr.iter().copied());
-        let expires_at = item.n("ends").unwrap_or_default();
-        ops.push(TxOp::Put { item, cond: None });
+        let (token, mut session) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
+        session.amr = who.amr.iter().map(|m| (*m).to_owned()).collect();
+        let expires_at = session.deadline();
+        ops.push(TxOp::Put {
+            item: session.to_item(),
+            cond: None,
+        });
         Ok(SignedIn {
             token,
             user_id: who.id.clone(),

@@ -49,10 +49,51 @@ impl Event {
     }
 }
 
+/// An entry of the security activity, the item `USER#<id>` / `EVENT#<at>#<random>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub key: Key,
+    /// [`Event::kind`]; a string, so an entry of a kind this build does not know still shows.
+    pub kind: String,
+    pub at: i64,
+    pub device: Option<String>,
+    pub country: Option<String>,
+    /// What it is about (the passkey of a passkey event).
+    pub name: Option<String>,
+    pub expires_at: Option<i64>,
+}
+
+impl Entry {
+    pub fn from_item(i: &Item) -> Entry {
+        Entry {
+            key: i.key.clone(),
+            kind: i.s("kind").unwrap_or_default().to_owned(),
+            at: i.n("at").unwrap_or(0),
+            device: i.s("device").map(str::to_owned),
+            country: i.s("country").map(str::to_owned),
+            name: i.s("name").map(str::to_owned),
+            expires_at: i.expires_at,
+        }
+    }
+
+    pub fn to_item(&self) -> Item {
+        let item = Item::new(self.key.clone())
+            .with("kind", self.kind.as_str())
+            .with("at", self.at)
+            .with_opt("device", self.device.clone())
+            .with_opt("country", self.country.clone())
+            .with_opt("name", self.name.clone());
+        match self.expires_at {
+            Some(at) => item.expires(at),
+            None => item,
+        }
+    }
+}
+
 /// The put to add to the transaction of the change.
 pub fn record(ciam: &Ciam, user_id: &str, event: Event, client: &ClientInfo) -> TxOp {
     TxOp::Put {
-        item: entry(ciam, user_id, event, client),
+        item: entry(ciam, user_id, event, client).to_item(),
         cond: None,
     }
 }
@@ -66,22 +107,29 @@ pub fn record_named(
     client: &ClientInfo,
 ) -> TxOp {
     TxOp::Put {
-        item: entry(ciam, user_id, event, client).with("name", name),
+        item: Entry {
+            name: Some(name.to_owned()),
+            ..entry(ciam, user_id, event, client)
+        }
+        .to_item(),
         cond: None,
     }
 }
 
-/// The event item itself (for an entry written on its own, outside a change's transaction).
-pub fn entry(ciam: &Ciam, user_id: &str, event: Event, client: &ClientInfo) -> Item {
+/// The entry itself (for one written on its own, outside a change's transaction).
+pub fn entry(ciam: &Ciam, user_id: &str, event: Event, client: &ClientInfo) -> Entry {
     let now = ciam.now();
     let sk = format!(
         "EVENT#{now:012}#{}",
         hex::encode(random::<4>(ciam.entropy.as_ref()))
     );
-    Item::new(Key::new(user_pk(user_id), sk))
-        .with("kind", event.kind())
-        .with("at", now)
-        .with_opt("device", client.device.clone())
-        .with_opt("country", client.country.clone())
-        .expires(now + KEEP_SECS)
+    Entry {
+        key: Key::new(user_pk(user_id), sk),
+        kind: event.kind().to_owned(),
+        at: now,
+        device: client.device.clone(),
+        country: client.country.clone(),
+        name: None,
+        expires_at: Some(now + KEEP_SECS),
+    }
 }

@@ -8,6 +8,9 @@
 
 use crate::captcha;
 use crate::error::{Error, Result};
+use crate::lock::locked_error;
+use crate::signin;
+use crate::user::unique_key;
 use crate::validate::Identity;
 use crate::{random_digits, Ciam, CodeMessage, Lang, LostRace, Purpose, Reason};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
@@ -37,8 +40,9 @@ fn hash(ciam: &Ciam, purpose: Purpose, id: &Identity, code: &str) -> String {
     )
 }
 
-/// `POST /auth/identity`. Round trips: 1 transaction (code, daily counter, captcha), then the
-/// notifier; a second read only on the refusal path to tell which limit applied.
+/// `POST /auth/identity`. Round trips: 1 transaction (code, daily counter, captcha, and for a
+/// sign-in code the check that the account is not locked), then the notifier; a second read
+/// only on the refusal path to tell which limit (or the lock's end) applied.
 pub async fn send(
     ciam: &Ciam,
     id: &Identity,
@@ -58,7 +62,7 @@ pub async fn send(
     let free = Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now));
     let may_send = Cond::NotExists.or(Cond::le("sentAt", now - RESEND_AFTER).and(free));
     let day_end = (now.div_euclid(DAY) + 1) * DAY;
-    let ops = vec![
+    let mut ops = vec![
         TxOp::Put {
             item,
             cond: Some(may_send),
@@ -73,9 +77,26 @@ pub async fn send(
         },
         solved.consume,
     ];
+    // A sign-in code for a locked account would only be refused when used: the lock is answered
+    // now, as password sign-in answers it (the identity item holds the lock; an unknown name has
+    // no item and passes, so it answers like a known unlocked one).
+    let lock_key = unique_key(id.unique_pk());
+    if purpose == Purpose::Login {
+        ops.push(TxOp::Check {
+            key: lock_key.clone(),
+            cond: signin::may_attempt(now),
+        });
+    }
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(2) => return Err(Reason::VERIFYCAPTCHA_NOT_FOUND.into()),
+        Err(e) if e.condition_failed_at(3) => {
+            return Err(match ciam.store.get(&lock_key).await? {
+                Some(cur) => locked_error(signin::locked_until(&cur, now)),
+                // Deleted meanwhile (a deactivation): ask again.
+                None => Reason::SERVICE_UNAVAILABLE.into(),
+            });
+        }
         Err(e) if e.condition_failed_at(0) => {
             let held = ciam
                 .store
@@ -127,7 +148,9 @@ pub async fn read(ciam: &Ciam, id: &Identity, purpose: Purpose) -> Result<Option
 }
 
 /// Checks `code` against the code item read by `read`, without consuming it. Round trips: 0,
-/// or 1 write on a wrong code (its try is counted; the fifth burns it).
+/// or 1 write on a wrong code (its try is counted; the fifth burns it); with no code of this
+/// purpose, the other purposes' codes are read (`other_kind`: CODE_KIND_ERROR or
+/// VERIFYCODE_NOT_FOUND).
 pub async fn judge(
     ciam: &Ciam,
     id: &Identity,
@@ -137,7 +160,9 @@ pub async fn judge(
 ) -> Result<Verified> {
     let key = code_key(purpose, id);
     let now = ciam.now();
-    let item = stored.ok_or(Reason::VERIFYCODE_NOT_FOUND)?;
+    let Some(item) = stored else {
+        return Err(other_kind(ciam, id, purpose, code).await);
+    };
     if item.n("lockedUntil").is_some_and(|t| t > now) {
         return Err(Reason::VERIFICATION_CODE_LIMIT.into());
     }
@@ -154,18 +179,22 @@ pub async fn judge(
             },
         });
     }
-    let same_code = Some(Cond::eq("hash", stored.as_str()));
+    Err(wrong_try(ciam, &key, &stored).await?)
+}
+
+/// Counts a wrong guess on the code at `key` whose hash is `stored` (if it is still that code)
+/// and answers the refusal: CODE_ERROR, or VERIFICATION_CODE_LIMIT when this was the fifth,
+/// which burns the code. Round trips: 1, or 2 when it burns.
+async fn wrong_try(ciam: &Ciam, key: &Key, stored: &str) -> Result<Error> {
+    let now = ciam.now();
+    let same_code = Some(Cond::eq("hash", stored));
     let after = ciam
         .store
-        .update(
-            &key,
-            vec![Update::Add("tries".into(), 1)],
-            same_code.clone(),
-        )
+        .update(key, vec![Update::Add("tries".into(), 1)], same_code.clone())
         .await
         .or_reason(Reason::VERIFYCODE_NOT_FOUND)?;
     if after.n("tries").unwrap_or(0) < MAX_TRIES {
-        return Err(Reason::CODE_ERROR.into());
+        return Ok(Reason::CODE_ERROR.into());
     }
     let until = now + CHECK_LOCK;
     let burn = vec![
@@ -174,8 +203,46 @@ pub async fn judge(
         Update::Expires(Some(after.expires_at.unwrap_or(until).max(until))),
     ];
     // Burnt meanwhile by another check: the answer is the same.
-    ciam.store.update(&key, burn, same_code).await.won()?;
-    Err(Reason::VERIFICATION_CODE_LIMIT.into())
+    ciam.store.update(key, burn, same_code).await.won()?;
+    Ok(Reason::VERIFICATION_CODE_LIMIT.into())
+}
+
+/// The answer when `id` has no live code of `purpose`: CODE_KIND_ERROR when `code` is the live
+/// code of another purpose (a sign-up code typed into the sign-in, say), which stays usable for
+/// its own purpose; else VERIFYCODE_NOT_FOUND, and each live code of another purpose it was
+/// compared with counts the wrong guess (so this answer is no oracle that guesses those codes
+/// for free). Round trips: 1 (the other purposes' codes together), plus 1 write per live code
+/// of another purpose when the guess matched none (usually none).
+async fn other_kind(ciam: &Ciam, id: &Identity, purpose: Purpose, code: &str) -> Error {
+    let others: Vec<Purpose> = Purpose::ALL.into_iter().filter(|p| *p != purpose).collect();
+    let keys: Vec<Key> = others.iter().map(|p| code_key(*p, id)).collect();
+    let found = match ciam.store.get_many(&keys).await {
+        Ok(found) => found,
+        Err(e) => return e.into(),
+    };
+    let now = ciam.now();
+    // The live codes of the other purposes: (key, stored hash, whether `code` is it).
+    let live: Vec<(Key, String, bool)> = others
+        .iter()
+        .zip(keys)
+        .zip(found)
+        .filter_map(|((p, key), item)| {
+            let item = item.filter(|i| i.n("lockedUntil").is_none_or(|t| t <= now))?;
+            let stored = item.s("hash")?.to_owned();
+            let given = hash(ciam, *p, id, code);
+            let same = bool::from(stored.as_bytes().ct_eq(given.as_bytes()));
+            Some((key, stored, same))
+        })
+        .collect();
+    if live.iter().any(|(_, _, same)| *same) {
+        return Reason::CODE_KIND_ERROR.into();
+    }
+    for (key, stored, _) in &live {
+        if let Err(e) = wrong_try(ciam, key, stored).await {
+            return e;
+        }
+    }
+    Reason::VERIFYCODE_NOT_FOUND.into()
 }
 
 /// Consumes a verified code on its own (when the caller has no transaction to put it in).

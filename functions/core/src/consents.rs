@@ -9,7 +9,7 @@
 //! The personal centre lists them (`GET /auth/consents`) and revokes them
 //! (`DELETE /auth/consents/{appId}`); deactivation deletes them all.
 
-use crate::apps::{self, app_key, App};
+use crate::apps::{self, app_key, App, AppId};
 use crate::error::Result;
 use crate::sessions::Session;
 use crate::user::user_pk;
@@ -146,20 +146,8 @@ pub async fn context(
     service_url: &str,
     lang: Lang,
 ) -> Result<Context> {
-    if app_id.is_empty() || app_id.len() > 64 {
-        return Err(crate::Reason::APPID_NOT_FOUND.into());
-    }
-    let got = ciam
-        .store
-        .get_many(&[app_key(app_id), consent_key(&s.user.id, app_id)])
-        .await?;
-    let Some(app) = got[0].as_ref().map(App::from_item) else {
-        return Err(crate::Reason::APPID_NOT_FOUND.into());
-    };
-    apps::check_service(&app, service_url)?;
-    let granted = got[1]
-        .as_ref()
-        .is_some_and(|c| Consent::from_item(c).covers(&app.scopes));
+    let (app, consent) = app_and_consent(ciam, s, app_id, service_url).await?;
+    let granted = consent.is_some_and(|c| c.covers(&app.scopes));
     Ok(Context::of(
         &app,
         lang,
@@ -167,6 +155,27 @@ pub async fn context(
         service_url,
         cancel_url(service_url),
     ))
+}
+
+/// The app `app_id` (APPID_NOT_FOUND), with `service_url` one of its registered URLs
+/// (INVALID_PARAMETER `serviceUrl`), and the user's remembered consent to it, read together:
+/// how the consent screen and the ticket it leads to begin. Round trips: 1.
+pub async fn app_and_consent(
+    ciam: &Ciam,
+    s: &Session,
+    app_id: &str,
+    service_url: &str,
+) -> Result<(App, Option<Consent>)> {
+    let app_id = AppId::parse(app_id).ok_or(crate::Reason::APPID_NOT_FOUND)?;
+    let got = ciam
+        .store
+        .get_many(&[app_id.key(), consent_key(&s.user.id, app_id.as_str())])
+        .await?;
+    let Some(app) = got[0].as_ref().map(App::from_item) else {
+        return Err(crate::Reason::APPID_NOT_FOUND.into());
+    };
+    apps::check_service(&app, service_url)?;
+    Ok((app, got[1].as_ref().map(Consent::from_item)))
 }
 
 /// One remembered consent, as the personal centre lists it.
@@ -230,9 +239,10 @@ pub async fn revoke(
     app_id: &str,
     client: &crate::client::ClientInfo,
 ) -> Result<()> {
-    if app_id.is_empty() || app_id.len() > 64 {
+    let Some(app_id) = AppId::parse(app_id) else {
         return Ok(());
-    }
+    };
+    let app_id = app_id.as_str();
     // The delete and its line in the security activity, together; nothing to revoke, no line.
     let tx = vec![
         TxOp::Delete {

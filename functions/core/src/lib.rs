@@ -8,6 +8,7 @@ pub mod audit;
 pub mod avatar;
 pub mod blob;
 pub mod captcha;
+pub mod challenge;
 pub mod changes;
 pub mod client;
 pub mod codes;
@@ -29,6 +30,8 @@ mod rotation_tests;
 pub mod sessions;
 pub mod signer;
 pub mod signin;
+#[cfg(test)]
+mod size_tests;
 pub mod staff;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -2,8 +2,10 @@
 //! their history, the active sessions (each revocable), the security activity, and their apps.
 
 use crate::apps::APPS_PK;
+use crate::audit::Entry;
 use crate::error::{Error, Result};
-use crate::sessions::{same_session, Session};
+use crate::sessions::{same_session, Session, SessionItem};
+use crate::tickets::AppLogin;
 use crate::user::{profile_key, user_pk, User, PRIVACY_CHOICES};
 use crate::{random, Ciam, LostRace, Reason};
 use ciam_store::{Cond, Item, Key, Query, TxOp, Update, Value};
@@ -171,12 +173,13 @@ async fn session_items(ciam: &Ciam, user_id: &str) -> Result<Vec<Item>> {
         .await?)
 }
 
-async fn live_sessions(ciam: &Ciam, s: &Session) -> Result<Vec<Item>> {
+async fn live_sessions(ciam: &Ciam, s: &Session) -> Result<Vec<SessionItem>> {
     let now = ciam.now();
     Ok(session_items(ciam, &s.user.id)
         .await?
-        .into_iter()
-        .filter(|i| i.n("gen") == Some(s.user.sess_gen) && crate::sessions::is_live(i, now))
+        .iter()
+        .map(SessionItem::from_item)
+        .filter(|i| i.sess_gen == Some(s.user.sess_gen) && i.is_live(now))
         .collect())
 }
 
@@ -184,14 +187,14 @@ async fn live_sessions(ciam: &Ciam, s: &Session) -> Result<Vec<Item>> {
 pub async fn sessions(ciam: &Ciam, s: &Session) -> Result<Vec<SessionView>> {
     let mut v: Vec<SessionView> = live_sessions(ciam, s)
         .await?
-        .iter()
+        .into_iter()
         .map(|i| SessionView {
             id: session_id(&i.key.sk),
-            created_at: i.n("createdAt").unwrap_or(0),
-            last_seen: i.n("lastSeen").unwrap_or(0),
-            device: i.s("device").map(str::to_owned),
-            country: i.s("country").map(str::to_owned),
+            created_at: i.created_at,
+            last_seen: i.last_seen,
             current: i.key == s.key,
+            device: i.device,
+            country: i.country,
         })
         .collect();
     v.sort_by(|a, b| {
@@ -237,19 +240,25 @@ pub async fn activity(ciam: &Ciam, s: &Session) -> Result<Vec<EventView>> {
         .limit(ACTIVITY_SHOWN)
         .eventual();
     let (events, sign_ins) = tokio::join!(ciam.store.query(q), session_items(ciam, &s.user.id));
-    let event = |i: &Item| EventView {
-        at: i.n("at").unwrap_or(0),
-        kind: i.s("kind").unwrap_or_default().to_owned(),
-        device: i.s("device").map(str::to_owned),
-        country: i.s("country").map(str::to_owned),
-        name: i.s("name").map(str::to_owned),
+    let event = |i: &Item| {
+        let e = Entry::from_item(i);
+        EventView {
+            at: e.at,
+            kind: e.kind,
+            device: e.device,
+            country: e.country,
+            name: e.name,
+        }
     };
-    let sign_in = |i: &Item| EventView {
-        at: i.n("createdAt").unwrap_or(0),
-        kind: crate::audit::Event::SignIn.kind().to_owned(),
-        device: i.s("device").map(str::to_owned),
-        country: i.s("country").map(str::to_owned),
-        name: None,
+    let sign_in = |i: &Item| {
+        let sess = SessionItem::from_item(i);
+        EventView {
+            at: sess.created_at,
+            kind: crate::audit::Event::SignIn.kind().to_owned(),
+            device: sess.device,
+            country: sess.country,
+            name: None,
+        }
     };
     let mut v: Vec<EventView> = events?.iter().map(event).collect();
     v.extend(sign_ins?.iter().map(sign_in));
@@ -332,11 +341,14 @@ pub async fn recent_apps(
         .await?;
     let mut v: Vec<RecentApp> = items
         .iter()
-        .map(|i| RecentApp {
-            app_id: i.s("appId").unwrap_or_default().to_owned(),
-            name: crate::apps::localized_name(i, language),
-            url: i.s("url").unwrap_or_default().to_owned(),
-            last_login_time: i.n("lastLoginTime").unwrap_or(0),
+        .map(|i| {
+            let a = AppLogin::from_item(i);
+            RecentApp {
+                name: a.names.localized(language),
+                app_id: a.app_id,
+                url: a.url,
+                last_login_time: a.last_login_time,
+            }
         })
         .collect();
     v.sort_by_key(|a| std::cmp::Reverse(a.last_login_time));

@@ -13,6 +13,13 @@ pub enum Purpose {
 }
 
 impl Purpose {
+    pub const ALL: [Purpose; 4] = [
+        Purpose::Register,
+        Purpose::Login,
+        Purpose::ResetPassword,
+        Purpose::Bind,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Purpose::Register => "register",

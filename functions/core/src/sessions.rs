@@ -36,7 +36,7 @@ pub struct Session {
 }
 
 /// `item` (a session) with the methods of its proof of identity.
-pub fn with_amr<'a>(item: Item, amr: impl IntoIterator<Item = &'a str>) -> Item {
+fn with_amr<'a>(item: Item, amr: impl IntoIterator<Item = &'a str>) -> Item {
     let amr: Vec<&str> = amr.into_iter().collect();
     if amr.is_empty() {
         item
@@ -77,31 +77,106 @@ fn expiry(created: i64, last_seen: i64) -> i64 {
     (last_seen + IDLE_SECS).min(created + ABSOLUTE_SECS)
 }
 
-/// A new session for `user`: the token to hand out once and the item to write.
-pub fn mint(ciam: &Ciam, user: &User, client: &crate::client::ClientInfo) -> (String, Item) {
-    mint_for(ciam, &user.id, user.sess_gen, client)
+/// A session item (`USER#<id>` / `SESSION#<hash>`), which is also its sign-in's activity entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionItem {
+    pub key: Key,
+    pub created_at: i64,
+    pub last_seen: i64,
+    /// The idle or absolute deadline, whichever is first; None on a session written before it
+    /// existed, whose item expiry was its deadline.
+    pub ends: Option<i64>,
+    /// The user's session generation it was stamped with (`gen`).
+    pub sess_gen: Option<i64>,
+    /// When it last proved who it is; None on older sessions (then `created_at`).
+    pub auth_at: Option<i64>,
+    pub amr: Vec<String>,
+    pub device: Option<String>,
+    pub country: Option<String>,
+    /// When it was signed out or ended from the session list.
+    pub ended_at: Option<i64>,
+    /// The item's expiry: when it leaves the security activity.
+    pub expires_at: Option<i64>,
 }
 
-/// A new session for the user `user_id` on session generation `sess_gen`.
+impl SessionItem {
+    pub fn from_item(i: &Item) -> SessionItem {
+        SessionItem {
+            key: i.key.clone(),
+            created_at: i.n("createdAt").unwrap_or(0),
+            last_seen: i.n("lastSeen").unwrap_or(0),
+            ends: i.n("ends"),
+            sess_gen: i.n("gen"),
+            auth_at: i.n("authAt"),
+            amr: i.strings("amr"),
+            device: i.s("device").map(str::to_owned),
+            country: i.s("country").map(str::to_owned),
+            ended_at: i.n("endedAt"),
+            expires_at: i.expires_at,
+        }
+    }
+
+    pub fn to_item(&self) -> Item {
+        let item = Item::new(self.key.clone())
+            .with("createdAt", self.created_at)
+            .with("lastSeen", self.last_seen)
+            .with_opt("ends", self.ends)
+            .with_opt("gen", self.sess_gen)
+            .with_opt("authAt", self.auth_at)
+            .with_opt("device", self.device.clone())
+            .with_opt("country", self.country.clone())
+            .with_opt("endedAt", self.ended_at);
+        let item = with_amr(item, self.amr.iter().map(String::as_str));
+        match self.expires_at {
+            Some(at) => item.expires(at),
+            None => item,
+        }
+    }
+
+    /// Whether it still serves as a session at `now` (not signed out, before its idle and
+    /// absolute deadlines).
+    pub fn is_live(&self, now: i64) -> bool {
+        let ends = self.ends.or(self.expires_at).unwrap_or(0);
+        self.ended_at.is_none() && ends > now
+    }
+
+    /// The deadline a new session's holder is told (`expiresAt` of the sign-in's answer).
+    pub fn deadline(&self) -> i64 {
+        self.ends.unwrap_or_default()
+    }
+}
+
+/// A new session for `user`: the token to hand out once and the item to write.
+pub fn mint(ciam: &Ciam, user: &User, client: &crate::client::ClientInfo) -> (String, Item) {
+    let (token, rec) = mint_for(ciam, &user.id, user.sess_gen, client);
+    (token, rec.to_item())
+}
+
+/// A new session for the user `user_id` on session generation `sess_gen`, as a record (the
+/// caller adds its `amr`).
 pub fn mint_for(
     ciam: &Ciam,
     user_id: &str,
     sess_gen: i64,
     client: &crate::client::ClientInfo,
-) -> (String, Item) {
+) -> (String, SessionItem) {
     let secret = random::<32>(ciam.entropy.as_ref());
     let now = ciam.now();
     let token = format!("{user_id}.{}", URL_SAFE_NO_PAD.encode(secret));
-    let item = Item::new(session_key(ciam, user_id, &secret))
-        .with("createdAt", now)
-        .with("lastSeen", now)
-        .with("ends", expiry(now, now))
-        .with("gen", sess_gen)
-        .with("authAt", now)
-        .with_opt("device", client.device.clone())
-        .with_opt("country", client.country.clone())
-        .expires(now + crate::audit::KEEP_SECS);
-    (token, item)
+    let rec = SessionItem {
+        key: session_key(ciam, user_id, &secret),
+        created_at: now,
+        last_seen: now,
+        ends: Some(expiry(now, now)),
+        sess_gen: Some(sess_gen),
+        auth_at: Some(now),
+        amr: Vec::new(),
+        device: client.device.clone(),
+        country: client.country.clone(),
+        ended_at: None,
+        expires_at: Some(now + crate::audit::KEEP_SECS),
+    };
+    (token, rec)
 }
 
 fn unauthorized(cause: &str) -> Error {
@@ -144,16 +219,16 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
         return Err(unauthorized("unknown or expired session"));
     };
     let user = User::from_item(&user_item).ok_or_else(|| unauthorized("bad user item"))?;
-    if user.deactivated || sess.n("gen") != Some(user.sess_gen) {
+    let sess = SessionItem::from_item(&sess);
+    if user.deactivated || sess.sess_gen != Some(user.sess_gen) {
         return Err(unauthorized("revoked session"));
     }
     let now = ciam.now();
-    if !is_live(&sess, now) {
+    if !sess.is_live(now) {
         return Err(unauthorized("unknown or expired session"));
     }
-    let created = sess.n("createdAt").unwrap_or(0);
-    let last = sess.n("lastSeen").unwrap_or(0);
-    if now - last >= REFRESH_AFTER {
+    let created = sess.created_at;
+    if now - sess.last_seen >= REFRESH_AFTER {
         let ops = vec![
             Update::Set("lastSeen".into(), now.into()),
             Update::Set("ends".into(), expiry(created, now).into()),
@@ -164,21 +239,13 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
             .await
             .or_reason(unauthorized("session ended meanwhile"))?;
     }
-    let auth_at = sess.n("authAt").unwrap_or(created);
     Ok(Session {
         user,
         key,
         created_at: created,
-        auth_at,
-        amr: sess.strings("amr"),
+        auth_at: sess.auth_at.unwrap_or(created),
+        amr: sess.amr,
     })
-}
-
-/// Whether the session item `sess` still serves as a session at `now` (not signed out, before
-/// its idle and absolute deadlines).
-pub fn is_live(sess: &Item, now: i64) -> bool {
-    let ends = sess.n("ends").or(sess.expires_at).unwrap_or(0);
-    sess.n("endedAt").is_none() && ends > now
 }
 
 /// The condition of writes to a session: it exists and was not ended.

@@ -161,22 +161,35 @@ pub enum Attempt {
     Taken(SignInRecord),
 }
 
-/// Finds the account of `id` and takes one attempt, atomically: one conditional update of the
-/// identity item (the attempt is refused while the account is locked or its attempts are used
-/// up). Round trips: 1 (2 once for an identity item without a record, see the module).
-pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
-    let now = ciam.now();
-    let key = unique_key(id.unique_pk());
+/// The condition under which an identity item lets a sign-in be attempted at `now`: the account
+/// is not locked and has attempts left. Also true of an absent item (an unknown sign-in name).
+pub fn may_attempt(now: i64) -> Cond {
     let not_locked = Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now));
     // A counter left at the limit by a lock that was never written (a crash between the two)
     // frees itself after the lock time.
     let attempts_left = Cond::attr_not_exists("fails")
         .or(Cond::lt("fails", MAX_FAILS))
         .or(Cond::le("attemptAt", now - LOCK_SECS));
+    not_locked.and(attempts_left)
+}
+
+/// Until when the identity item `cur`, which failed [`may_attempt`], refuses sign-ins: its lock,
+/// or the end of the lock its used-up attempts are about to write.
+pub fn locked_until(cur: &Item, now: i64) -> i64 {
+    cur.n("lockedUntil")
+        .filter(|t| *t > now)
+        .unwrap_or_else(|| cur.n("attemptAt").unwrap_or(now) + LOCK_SECS)
+}
+
+/// Finds the account of `id` and takes one attempt, atomically: one conditional update of the
+/// identity item (the attempt is refused while the account is locked or its attempts are used
+/// up). Round trips: 1 (2 once for an identity item without a record, see the module).
+pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
+    let now = ciam.now();
+    let key = unique_key(id.unique_pk());
     let cond = Cond::Exists
         .and(Cond::attr_exists("userId"))
-        .and(not_locked)
-        .and(attempts_left);
+        .and(may_attempt(now));
     let ops = vec![
         Update::Add("fails".into(), 1),
         Update::Set("attemptAt".into(), now.into()),
@@ -188,11 +201,7 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
             if cur.s("userId").is_none() {
                 return Ok(Attempt::NoAccount);
             }
-            let until = cur
-                .n("lockedUntil")
-                .filter(|t| *t > now)
-                .unwrap_or_else(|| cur.n("attemptAt").unwrap_or(now) + LOCK_SECS);
-            return Ok(Attempt::Locked(until));
+            return Ok(Attempt::Locked(locked_until(&cur, now)));
         }
     };
     if let Some(rec) = SignInRecord::from_item(&item) {

@@ -4,8 +4,7 @@
 //! a keyed hash (`TICKET#<hash>` / `TICKET`), lives 5 minutes, and is burned by its one
 //! validation attempt (a conditional delete), whatever the outcome.
 
-use crate::apps::{self, app_key, App};
-use crate::consents::Consent;
+use crate::apps::{self, App, AppId, Names};
 use crate::error::Result;
 use crate::sessions::Session;
 use crate::user::{active_user, user_pk, User};
@@ -107,20 +106,7 @@ pub async fn issue(
     service_url: &str,
     shown: Option<&[String]>,
 ) -> Result<Issued> {
-    if app_id.is_empty() || app_id.len() > 64 {
-        return Err(Reason::APPID_NOT_FOUND.into());
-    }
-    let got = ciam
-        .store
-        .get_many(&[
-            app_key(app_id),
-            crate::consents::consent_key(&s.user.id, app_id),
-        ])
-        .await?;
-    let Some(app) = got[0].as_ref().map(App::from_item) else {
-        return Err(Reason::APPID_NOT_FOUND.into());
-    };
-    apps::check_service(&app, service_url)?;
+    let (app, previous) = crate::consents::app_and_consent(ciam, s, app_id, service_url).await?;
     check_shown(&app, shown)?;
     let ticket = format!(
         "{PREFIX}{}",
@@ -134,7 +120,6 @@ pub async fn issue(
         scopes: app.scopes.clone(),
         created_at: ciam.now(),
     };
-    let previous = got[1].as_ref().map(Consent::from_item);
     let tx = vec![
         TxOp::Put {
             item: t.to_item(),
@@ -221,9 +206,8 @@ pub async fn verify(
 ) -> Result<Claims> {
     let secret_error = || crate::Error::new(Reason::APPSECRET_ERROR);
     let tkey = ticket_key(ciam, ticket);
-    let id_ok = !app_id.is_empty() && app_id.len() <= 64;
-    let keys = if id_ok {
-        vec![tkey.clone(), app_key(app_id)]
+    let keys = if let Some(id) = AppId::parse(app_id) {
+        vec![tkey.clone(), id.key()]
     } else {
         vec![tkey.clone()]
     };
@@ -258,17 +242,62 @@ pub async fn verify(
     Ok(claims(&user, &t.scopes))
 }
 
+/// One of the user's recent apps, the item `USER#<id>` / `APPLOGIN#<appId>`: the app's id,
+/// names and link as they were when its last ticket or OpenID Connect code was issued.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppLogin {
+    pub user_id: String,
+    pub app_id: String,
+    pub names: Names,
+    pub url: String,
+    pub last_login_time: i64,
+}
+
+impl AppLogin {
+    pub fn from_item(i: &Item) -> AppLogin {
+        let s = |n: &str| i.s(n).unwrap_or_default().to_owned();
+        AppLogin {
+            user_id: i
+                .key
+                .pk
+                .strip_prefix("USER#")
+                .unwrap_or_default()
+                .to_owned(),
+            app_id: s("appId"),
+            names: Names {
+                zh_cn: s("name_zh-CN"),
+                en_us: s("name_en-US"),
+            },
+            url: s("url"),
+            last_login_time: i.n("lastLoginTime").unwrap_or(0),
+        }
+    }
+
+    pub fn to_item(&self) -> Item {
+        Item::new(Key::new(
+            user_pk(&self.user_id),
+            format!("APPLOGIN#{}", self.app_id),
+        ))
+        .with("appId", self.app_id.as_str())
+        .with("name_zh-CN", self.names.zh_cn.as_str())
+        .with("name_en-US", self.names.en_us.as_str())
+        .with("url", self.url.as_str())
+        .with("lastLoginTime", self.last_login_time)
+    }
+}
+
 /// The write that records `app` among the user's recent apps (`APPLOGIN#<appId>`, with its
 /// `lastLoginTime`); goes into the transaction that issues a ticket or an OpenID Connect code.
 pub fn recent_app_op(ciam: &Ciam, user_id: &str, app: &App) -> TxOp {
-    let app_id = app.app_id.as_str();
+    let login = AppLogin {
+        user_id: user_id.to_owned(),
+        app_id: app.app_id.clone(),
+        names: app.name.clone(),
+        url: app.url.clone(),
+        last_login_time: ciam.now(),
+    };
     TxOp::Put {
-        item: Item::new(Key::new(user_pk(user_id), format!("APPLOGIN#{app_id}")))
-            .with("appId", app_id)
-            .with("name_zh-CN", app.name.zh_cn.as_str())
-            .with("name_en-US", app.name.en_us.as_str())
-            .with("url", app.url.as_str())
-            .with("lastLoginTime", ciam.now()),
+        item: login.to_item(),
         cond: None,
     }
 }

@@ -246,8 +246,10 @@ pub fn prose(field: &'static str, raw: &str, max: usize) -> Result<String> {
     Ok(s)
 }
 
+/// A company name (spec §5): nothing at all is "enter the company name"; spaces only are "The
+/// field cannot be empty" (as any blank required field, `required_text`).
 pub fn company(raw: &str) -> Result<String> {
-    if raw.trim().is_empty() {
+    if raw.is_empty() {
         return Err(Error::field(
             Reason::INVALID_PARAMETER,
             "company",

@@ -61,8 +61,10 @@ fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
     e
 }
 
-/// `POST /auth/identity`: sends a code. Answers alike whether or not the identity is registered.
-/// Round trips: 1 transaction (+1 read when refused for a limit).
+/// `POST /auth/identity`: sends a code. Answers alike whether or not the identity is registered;
+/// a sign-in code for a locked account is refused with the lock before anything is sent.
+/// Round trips: 1 transaction (+1 read when refused, to tell which limit or until when the
+/// lock holds).
 pub async fn identity(
     State(s): State<AppState>,
     Lang(lang): Lang,
@@ -117,7 +119,9 @@ pub struct PasswordLogin {
     password: String,
 }
 
-/// `POST /auth/login/password`. Round trips: 3 (identity, user, session write).
+/// `POST /auth/login/password`. Round trips: 2 (the attempt, one conditional update of the
+/// identity item that also finds the account; then the success transaction, or the lock after
+/// the last allowed failure).
 pub async fn login_password(
     State(s): State<AppState>,
     Client(client): Client,
@@ -136,7 +140,9 @@ pub struct CodeLogin {
     code: String,
 }
 
-/// `POST /auth/login/code`. Round trips: 5 (identity, user, code read, code delete, session).
+/// `POST /auth/login/code`. Round trips: 2 (the attempt and the code read side by side; then the
+/// success transaction, which consumes the code). +1 read when no sign-in code is live (is it
+/// a code of another purpose?).
 pub async fn login_code(
     State(s): State<AppState>,
     Client(client): Client,
@@ -160,7 +166,8 @@ pub struct PasswordChange {
     confirm_password: String,
 }
 
-/// `PATCH /auth/pwd`. Change: round trips 2 (authentication, one transaction). Reset: 4.
+/// `PATCH /auth/pwd`. Change: round trips 2 (authentication, one transaction). Reset: 4 (the
+/// identity's owner, the user, the code, one transaction).
 pub async fn password(
     State(s): State<AppState>,
     maybe: MaybeAuthed,
@@ -204,7 +211,8 @@ pub async fn password(
     Ok(ok())
 }
 
-/// `POST /auth/logout`: the session is revoked on the server. Round trips: 2.
+/// `POST /auth/logout`: the session is revoked on the server. Round trips: 2 (authentication,
+/// the session's end).
 pub async fn logout(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
     sessions::revoke(&s.ciam, &sess).await?;
     Ok(ok())

@@ -106,9 +106,10 @@ async fn a_code_works_only_for_the_purpose_it_was_sent_for() {
     let app = TestApp::spawn().await;
     let mail = "ann@example.com";
     let login = app.fresh_code(mail, "login").await;
+    // No sign-up code is live, and this is the sign-in code: the wrong kind, not a wrong code.
     app.post_register(&registration("annlee", mail, &login))
         .await
-        .error(400, "VERIFYCODE_NOT_FOUND");
+        .error(400, "CODE_KIND_ERROR");
 
     let register = app.fresh_code(mail, "register").await;
     app.login_code(mail, &register)
@@ -139,4 +140,46 @@ async fn an_undelivered_code_is_an_internal_error_and_may_be_asked_for_again_at_
     app.post_register(&registration("annlee", mail, &code))
         .await
         .ok(201);
+}
+
+#[tokio::test]
+async fn a_code_typed_where_none_of_its_purpose_was_sent_is_the_wrong_kind_and_stays_good() {
+    let app = TestApp::spawn().await;
+    let mail = "ann@example.com";
+    let register = app.fresh_code(mail, "register").await;
+    for _ in 0..6 {
+        app.login_code(mail, &register)
+            .await
+            .error(400, "CODE_KIND_ERROR");
+    }
+    let reset = serde_json::json!({ "account": mail, "code": register, "password": "An0ther#Secret9", "confirmPassword": "An0ther#Secret9" });
+    app.patch_pwd(None, &reset)
+        .await
+        .error(400, "CODE_KIND_ERROR");
+    // Told the wrong kind as often as it was asked, the code still signs up.
+    app.post_register(&registration("annlee", mail, &register))
+        .await
+        .ok(201);
+}
+
+#[tokio::test]
+async fn wrong_guesses_where_no_code_of_the_purpose_was_sent_count_on_the_live_codes() {
+    let app = TestApp::spawn().await;
+    let mail = "ann@example.com";
+    let register = app.fresh_code(mail, "register").await;
+    let wrong = wrong_code(&register);
+    for n in 1..=5 {
+        let res = app.login_code(mail, &wrong).await;
+        assert_eq!(
+            res.reason(),
+            "VERIFYCODE_NOT_FOUND",
+            "guess {n}: {}",
+            res.text
+        );
+    }
+    // Five wrong guesses were compared with the sign-up code: it is burnt, as after five wrong
+    // tries at sign-up, so the answer is no oracle for guessing it.
+    app.post_register(&registration("annlee", mail, &register))
+        .await
+        .error(429, "VERIFICATION_CODE_LIMIT");
 }

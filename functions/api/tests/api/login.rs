@@ -3,7 +3,10 @@
 
 use crate::helpers::{new_user_id, password_hash, wrong_code, TestApp, NEW_PASSWORD, PASSWORD};
 use ciam_core::user::User;
+use ciam_store::dynamo_local::DynamoLocal;
+use ciam_store::Store;
 use serde_json::json;
+use std::sync::Arc;
 
 fn user(name: &str, mail: &str) -> User {
     User {
@@ -106,6 +109,69 @@ async fn wrong_sign_in_codes_count_on_the_same_counter_as_passwords() {
     app.login_code(mail, &code)
         .await
         .error(423, "VERIFICATION_ATTEMPT_CODE_LIMIT");
+}
+
+#[tokio::test]
+async fn a_locked_account_asking_for_a_sign_in_code_is_told_the_lock_and_sent_no_code() {
+    locked_account_asks_for_a_sign_in_code(TestApp::spawn().await).await;
+}
+
+/// The same on the production engine: the lock check rides in the send's transaction as a
+/// condition check, true of an absent item.
+#[tokio::test]
+async fn on_dynamodb_a_locked_account_asking_for_a_sign_in_code_is_told_the_lock() {
+    let local = Arc::new(DynamoLocal::start().await);
+    // The test holds the server: it stops when the last handle goes.
+    let server = local.clone();
+    let app = TestApp::spawn_on(move |clock| {
+        Box::pin(async move {
+            let store: Arc<dyn Store> = Arc::new(local.store("locked-code", Arc::new(clock)).await);
+            store
+        })
+    })
+    .await;
+    locked_account_asks_for_a_sign_in_code(app).await;
+    drop(server);
+}
+
+async fn locked_account_asks_for_a_sign_in_code(app: TestApp) {
+    let mail = "ann@example.com";
+    app.sign_up("annlee", mail).await;
+    for _ in 0..4 {
+        app.login_password(mail, NEW_PASSWORD)
+            .await
+            .error(401, "PASSWORD_ERROR");
+    }
+    let lock = app
+        .login_password(mail, NEW_PASSWORD)
+        .await
+        .error(423, "VERIFICATION_ATTEMPT_CODE_LIMIT");
+    let until = lock["message"].clone();
+    assert_eq!(until, (app.now() + 900).to_string().as_str());
+
+    app.clock.advance(60);
+    let sent_before = app.outbox.messages().len();
+    let body = app
+        .send_code(mail, "login")
+        .await
+        .error(423, "VERIFICATION_ATTEMPT_CODE_LIMIT");
+    assert_eq!(
+        body["message"], until,
+        "the same lock, with its unlock time"
+    );
+    assert_eq!(app.outbox.messages().len(), sent_before, "no code was sent");
+    app.login_code(mail, "123456")
+        .await
+        .error(423, "VERIFICATION_ATTEMPT_CODE_LIMIT");
+
+    // Other purposes are not sign-ins: the reset code, the way out of a lock, still goes.
+    app.send_code(mail, "resetPassword").await.ok(200);
+    // An unknown name is never locked, so it cannot be told from an unlocked account.
+    app.send_code("nobody@example.com", "login").await.ok(200);
+
+    app.clock.advance(840);
+    let code = app.fresh_code(mail, "login").await;
+    app.login_code(mail, &code).await.ok(200);
 }
 
 #[tokio::test]

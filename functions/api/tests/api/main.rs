@@ -26,6 +26,7 @@ mod passkeys;
 mod passwords;
 mod races;
 mod registration;
+mod round_trips;
 mod sessions;
 mod sign_in_log;
 mod staff;

@@ -41,8 +41,8 @@ const CASES: &[Case] = &[
     // In data/common-passwords.txt (as p@ssw0rd) although it meets every character rule.
     ("a common password", "password", "P@ssw0rd", PW, "password", None),
     ("a confirmation that differs", "confirmPassword", "Str0ng!Passw0rE", BAD, "confirmPassword", Some("Password does not match")),
-    ("an empty company", "company", "", BAD, "company", None),
-    ("a company of spaces", "company", "   ", BAD, "company", None),
+    ("an empty company", "company", "", BAD, "company", Some("Please enter the company name")),
+    ("a company of spaces", "company", "   ", BAD, "company", Some("The field cannot be empty")),
     ("a company with special characters", "company", "Acme <b>Inc</b>", BAD, "company", Some("It cannot contain special characters")),
     ("a username with special characters", "userName", "ann$lee", BAD, "userName", Some("It cannot contain special characters")),
     ("a username with markup", "userName", "<script>", BAD, "userName", Some("It cannot contain special characters")),
@@ -159,4 +159,24 @@ async fn a_malformed_account_is_named_account_on_every_route() {
             res.text
         );
     }
+}
+
+#[tokio::test]
+async fn a_company_of_spaces_in_a_profile_update_is_an_empty_field_and_changes_nothing() {
+    let app = TestApp::spawn().await;
+    app.sign_up("annlee", "ann@example.com").await;
+    let token = app.sign_in("ann@example.com", PASSWORD).await;
+    let mut req = json_request(
+        Method::PATCH,
+        "/auth/info",
+        Some(&token),
+        &json!({ "company": "   " }),
+    );
+    req.headers_mut()
+        .insert("accept-language", "en-US".parse().unwrap());
+    let body = app.call(req).await.error(400, "INVALID_PARAMETER");
+    assert_eq!(body["field"], "company");
+    assert_eq!(body["message"], "The field cannot be empty");
+    let info = app.get_info(&token).await.ok(200);
+    assert_eq!(info["company"], "Acme Robotics");
 }

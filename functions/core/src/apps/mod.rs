@@ -40,6 +40,42 @@ pub fn app_key(app_id: &str) -> Key {
     Key::new(APPS_PK, format!("APP#{app_id}"))
 }
 
+/// An app id as a caller gives it (`appId`, `client_id`): 1 to [`AppId::MAX_LEN`] bytes. Longer
+/// or empty is no app's, so it is answered without a read (and no key is built from it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppId(String);
+
+impl AppId {
+    pub const MAX_LEN: usize = 64;
+
+    pub fn parse(raw: &str) -> Option<AppId> {
+        (!raw.is_empty() && raw.len() <= Self::MAX_LEN).then(|| AppId(raw.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Made only of the characters app ids are made of (letters, digits, `-`, `_`), for where
+    /// the id is embedded in another value (a passkey challenge's binding).
+    pub fn is_plain(&self) -> bool {
+        self.0
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    }
+
+    /// The key of its registry item.
+    pub fn key(&self) -> Key {
+        app_key(&self.0)
+    }
+}
+
+impl std::fmt::Display for AppId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// The names of an app, one per language.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -48,6 +84,17 @@ pub struct Names {
     pub zh_cn: String,
     #[serde(rename = "en-US")]
     pub en_us: String,
+}
+
+impl Names {
+    /// The name in `lang`, falling back to the Chinese one when it has none in that language.
+    pub fn localized(&self, lang: crate::Lang) -> String {
+        let name = match lang {
+            crate::Lang::EnUs => &self.en_us,
+            crate::Lang::ZhCn => &self.zh_cn,
+        };
+        if name.is_empty() { &self.zh_cn } else { name }.clone()
+    }
 }
 
 /// An app as its admin sees it (never its secret).
@@ -137,16 +184,7 @@ impl App {
     /// The app's name in `lang`, falling back to the Chinese one when it has none in that
     /// language.
     pub fn localized_name(&self, lang: crate::Lang) -> String {
-        let name = match lang {
-            crate::Lang::EnUs => &self.name.en_us,
-            crate::Lang::ZhCn => &self.name.zh_cn,
-        };
-        if name.is_empty() {
-            &self.name.zh_cn
-        } else {
-            name
-        }
-        .clone()
+        self.name.localized(lang)
     }
 
     /// What its admin sees (never the secret).
@@ -163,16 +201,6 @@ impl App {
             created_at: self.created_at,
         }
     }
-}
-
-/// An app's name in `lang`, falling back to the Chinese one when it has none in that language.
-/// For the recent-app items (`APPLOGIN#`) that copy the names of registry items.
-pub fn localized_name(app: &Item, lang: crate::Lang) -> String {
-    app.s(&format!("name_{}", lang.tag()))
-        .filter(|n| !n.is_empty())
-        .or_else(|| app.s("name_zh-CN"))
-        .unwrap_or_default()
-        .to_owned()
 }
 
 /// `url` with the query parameters appended, each form-encoded: how
@@ -237,11 +265,9 @@ pub async fn secret_matches(ciam: &Ciam, app: &App, presented: &str) -> bool {
 
 /// One app, or APPID_NOT_FOUND. Round trips: 1.
 pub async fn find(ciam: &Ciam, app_id: &str) -> Result<App> {
-    if app_id.is_empty() || app_id.len() > 64 {
-        return Err(Reason::APPID_NOT_FOUND.into());
-    }
+    let app_id = AppId::parse(app_id).ok_or(Reason::APPID_NOT_FOUND)?;
     ciam.store
-        .get(&app_key(app_id))
+        .get(&app_id.key())
         .await?
         .map(|i| App::from_item(&i))
         .ok_or_else(|| Reason::APPID_NOT_FOUND.into())

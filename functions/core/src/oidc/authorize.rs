@@ -3,7 +3,7 @@
 
 use super::records::{code_key, request_key, Code, Request};
 use super::{b64, bad_param, cancel_url, error_redirect, issuer, MAX_ECHO, OPENID};
-use crate::apps::{app_key, with_params, App};
+use crate::apps::{app_key, with_params, App, AppId};
 use crate::consents::{self, consent_key, Consent};
 use crate::error::Result;
 use crate::sessions::Session;
@@ -55,7 +55,7 @@ pub async fn authorize(
             .map(|(_, v)| v.as_str())
     };
     let client_id = match (count("client_id"), get("client_id")) {
-        (1, Some(id)) if !id.is_empty() && id.len() <= 64 => id,
+        (1, Some(id)) if AppId::parse(id).is_some() => id,
         _ => {
             return Err(bad_param(
                 "client_id",

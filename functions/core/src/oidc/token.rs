@@ -3,7 +3,7 @@
 
 use super::records::{code_key, token_hash, token_key, token_key_of, AccessToken, Code};
 use super::{b64, issuer, sign_jwt, signer, OAuthError, OPENID, TOKEN_SECS};
-use crate::apps::{self, app_key, App};
+use crate::apps::{self, app_key, App, AppId};
 use crate::consents::{consent_key, Consent};
 use crate::tickets;
 use crate::user::{active_user, profile_key, User};
@@ -148,7 +148,7 @@ pub async fn token(
         }
     }
     let bad_client = || OAuthError::new("invalid_client", "client authentication failed");
-    if client_id.is_empty() || client_id.len() > 64 {
+    if AppId::parse(&client_id).is_none() {
         return Err(bad_client());
     }
     let code = form

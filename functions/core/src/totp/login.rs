@@ -24,12 +24,14 @@ const BACKUP_STEP: StepReasons = StepReasons {
 
 /// A passkey as the second step (passkey::ceremony): a challenge that is gone, or an account
 /// without two-factor, means starting again.
+#[cfg(feature = "passkeys")]
 const PASSKEY_STEP: StepReasons = StepReasons {
     no_challenge: Reason::PASSKEY_CHALLENGE_EXPIRED,
     no_two_factor: Reason::PASSKEY_CHALLENGE_EXPIRED,
 };
 
 /// The challenge item and the user of a second step by passkey.
+#[cfg(feature = "passkeys")]
 pub(crate) async fn passkey_step_user(
     ciam: &Ciam,
     challenge: &str,
@@ -44,18 +46,22 @@ async fn challenged_user(
     challenge: &str,
     r: StepReasons,
 ) -> Result<(Key, User, Vec<String>)> {
-    let key = crate::accounts::mfa_key(ciam, challenge);
-    let ch = ciam.store.get(&key).await?.ok_or(r.no_challenge)?;
-    let uid = ch.s("userId").ok_or(r.no_challenge)?;
-    let user = crate::user::active_user(ciam, uid)
+    let key = crate::challenge::mfa_key(ciam, challenge);
+    let ch = ciam
+        .store
+        .get(&key)
+        .await?
+        .as_ref()
+        .and_then(crate::challenge::Challenge::from_item)
+        .ok_or(r.no_challenge)?;
+    let user = crate::user::active_user(ciam, &ch.user_id)
         .await?
         .ok_or(r.no_challenge)?;
     if !user.enable_totp {
         return Err(r.no_two_factor.into());
     }
     ensure_unlocked(&user, ciam.now())?;
-    let amr = ch.strings("amr");
-    Ok((key, user, amr))
+    Ok((key, user, ch.amr))
 }
 
 /// The session of a finished second step, and `ops` with the challenge's delete and the
@@ -68,16 +74,16 @@ pub(crate) fn finish(
     client: &ClientInfo,
     amr: &[String],
 ) -> (crate::accounts::SignedIn, Vec<TxOp>) {
-    let (token, session) = sessions::mint(ciam, user, client);
-    let session = sessions::with_amr(session, amr.iter().map(String::as_str));
+    let (token, mut session) = sessions::mint_for(ciam, &user.id, user.sess_gen, client);
+    session.amr = amr.to_vec();
     // The session item is also the sign-in's activity entry (no event item).
-    let expires_at = session.n("ends").unwrap_or_default();
+    let expires_at = session.deadline();
     ops.push(TxOp::Delete {
         key: challenge,
         cond: Some(Cond::Exists),
     });
     ops.push(TxOp::Put {
-        item: session,
+        item: session.to_item(),
         cond: None,
     });
     (

@@ -23,6 +23,8 @@
 mod login;
 mod settings;
 
+// For the passkey as the second step (passkey::ceremony, feature `passkeys`).
+#[cfg(feature = "passkeys")]
 pub(crate) use login::{finish as finish_step, passkey_step_user};
 pub use login::{login_backup, login_totp};
 pub(crate) use settings::sweep_backup_codes;

@@ -1,0 +1,94 @@
+//! The store round trips the handlers of `functions/api/src/routes/auth.rs` state in their doc
+//! comments, counted on the store spy (DESIGN.md §3: the number is part of the route's
+//! contract). Calls made side by side (`tokio::join!`) are one round trip but two calls here, so
+//! each case lists the calls themselves.
+
+use crate::helpers::{registration, TestApp, NEW_PASSWORD, PASSWORD};
+use serde_json::json;
+
+/// The operations the store saw since the last look, in order.
+fn calls(app: &TestApp) -> Vec<&'static str> {
+    app.store
+        .take_calls()
+        .into_iter()
+        .map(|(op, _)| op)
+        .collect()
+}
+
+#[tokio::test]
+async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
+    let app = TestApp::spawn().await;
+    let mail = "ann@example.com";
+
+    app.get_location(&[]).await.ok(200);
+    app.get_captcha().await.ok(200);
+    assert_eq!(calls(&app), Vec::<&str>::new(), "location, captcha: 0");
+
+    let captcha = app.solved_captcha().await;
+    calls(&app);
+    app.post_identity(&json!({ "account": mail, "purpose": "register", "captcha": captcha }))
+        .await
+        .ok(200);
+    assert_eq!(calls(&app), ["transact"], "identity: 1 transaction");
+
+    let code = app.code_for(mail, "register");
+    app.post_register(&registration("annlee", mail, &code))
+        .await
+        .ok(201);
+    assert_eq!(calls(&app), ["get", "transact"], "register: 2");
+
+    let body = app.login_password(mail, PASSWORD).await.ok(200);
+    let token = body["token"].as_str().unwrap().to_owned();
+    assert_eq!(
+        calls(&app),
+        ["update_or_current", "transact"],
+        "password sign-in: 2"
+    );
+
+    let code = app.fresh_code(mail, "login").await;
+    calls(&app);
+    app.login_code(mail, &code).await.ok(200);
+    let mut seen = calls(&app);
+    let last = seen.pop();
+    seen.sort_unstable();
+    assert_eq!(
+        (seen, last),
+        (vec!["get", "update_or_current"], Some("transact")),
+        "code sign-in: 2 (the attempt and the code side by side, then the transaction)"
+    );
+
+    app.patch_pwd(
+        Some(&token),
+        &json!({ "oldPassword": PASSWORD, "password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD }),
+    )
+    .await
+    .ok(200);
+    assert_eq!(
+        calls(&app),
+        ["get_many", "transact"],
+        "password change: 2 (authentication, one transaction)"
+    );
+
+    let code = app.fresh_code(mail, "resetPassword").await;
+    calls(&app);
+    app.patch_pwd(
+        None,
+        &json!({ "account": mail, "code": code, "password": PASSWORD, "confirmPassword": PASSWORD }),
+    )
+    .await
+    .ok(200);
+    assert_eq!(
+        calls(&app),
+        ["get", "get", "get", "transact"],
+        "password reset: 4 (the owner, the user, the code, one transaction)"
+    );
+
+    let token = app.sign_in(mail, PASSWORD).await;
+    calls(&app);
+    app.logout(&token).await.ok(200);
+    assert_eq!(
+        calls(&app),
+        ["get_many", "update"],
+        "logout: 2 (authentication, the end of the session)"
+    );
+}
