@@ -71,6 +71,10 @@ function MfaModal({ challenge }: { challenge: string }) {
     }
   }, [locked]);
   const restartRef = useRef<HTMLButtonElement>(null);
+  // The step is gone: "Sign in again" is the one thing left to do, so it takes the focus.
+  useEffect(() => {
+    if (gone) restartRef.current?.focus();
+  }, [gone]);
   const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
   const inputId = useId();
@@ -113,7 +117,6 @@ function MfaModal({ challenge }: { challenge: string }) {
     if (STEP_GONE.has(e.reason)) {
       setGone(true);
       setError(errorText(e));
-      requestAnimationFrame(() => restartRef.current?.focus());
       return;
     }
     // A wrong backup code is the spec's UI message "unlock code invalid" (docs/glossary.md).
@@ -138,7 +141,7 @@ function MfaModal({ challenge }: { challenge: string }) {
     else {
       refused(res.error);
       setCode('');
-      input.current?.focus();
+      if (!STEP_GONE.has(res.error.reason)) input.current?.focus();
     }
   };
   // Tab and Shift+Tab go round the dialog's controls (a native modal dialog lets focus leave to the browser).

@@ -237,6 +237,7 @@ describe('the two-factor modal says the reason of each refusal', () => {
     const d = await backupTab([400, { reason: 'UNLOCKCODE_PWD_NOT_FOUND', message: '', code: 400 }], 'zh-CN');
     expect(within(d).getByTestId('mfa-error').textContent).toContain('解锁失败');
     expect(verify(d).disabled).toBe(true);
+    expect(document.activeElement).toBe(within(d).getByTestId('mfa-restart'));
     fireEvent.click(within(d).getByTestId('mfa-restart'));
     await settle();
     expect(mfa.current()).toBeNull();
