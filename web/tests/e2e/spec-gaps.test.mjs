@@ -253,6 +253,14 @@ for (const L of LOCALES) {
       }
       await page.goto(`${base}/${L}/passport/signin`);
       await page.locator('[data-testid="signin-staff"]').click();
+      // The current mode shows as selected; without a company identity provider (this server has
+      // none) no company button, and the password form says once who signs in here.
+      await page.locator('[data-testid="signin-staff"][aria-pressed="true"]').waitFor();
+      assert.equal(await page.locator('[data-testid="signin-mode-password"]').getAttribute('aria-pressed'), 'false');
+      await page.getByText(t['signin.staffNote']).waitFor();
+      await page.waitForTimeout(500); // the probe of GET /auth/staff/start has answered
+      assert.equal(await page.locator('[data-testid="staff-company"]').count(), 0);
+      assert.equal(await page.getByText(t['signin.staffOr']).count(), 0);
       await look('staff sign-in');
       await page.locator('[data-testid="signin-mode-password"]').click();
       await passwordStep(page, user);
