@@ -5,6 +5,7 @@ import { defineMessages, useIntl } from 'react-intl';
 import { normalize } from '../i18n/locale';
 import { reportError } from '../lib/report-errors';
 import { paths } from '../config/paths';
+import { useTitle } from '../components/use-title';
 
 const m = defineMessages({
   title: { id: 'failure.title', defaultMessage: 'Something went wrong' },
@@ -16,6 +17,8 @@ const m = defineMessages({
 export function ErrorScreen({ error }: { error: unknown }) {
   const intl = useIntl();
   useEffect(() => reportError('route', error), [error]);
+  // A screen without a title of its own: the default tagline (spec §2), not the failed screen's.
+  useTitle(null);
   return (
     <div className="card" role="alert" data-testid="error-screen">
       <h1>{intl.formatMessage(m.title)}</h1>

@@ -213,3 +213,24 @@ describe('other screens', () => {
     },
   );
 });
+
+describe('ciam_origin_url (spec §3)', () => {
+  it('a signed-out visit to a personal page remembers it (with its fragment) on the way to sign-in', async () => {
+    const { path } = await open('/en-US/personal/secure?x=1#two-factor');
+    expect(path).toBe('/en-US/passport/signin?x=1');
+    expect(localStorage.getItem('ciam_origin_url')).toBe('/en-US/personal/secure?x=1#two-factor');
+  });
+
+  it('opening sign-in directly forgets an old one', async () => {
+    localStorage.setItem('ciam_origin_url', '/en-US/personal/info');
+    await open('/en-US/passport/signin');
+    await settle(60);
+    expect(localStorage.getItem('ciam_origin_url')).toBeNull();
+  });
+
+  it('a signed-in visit remembers nothing', async () => {
+    signedIn();
+    await open('/zh-CN/personal/info', 'zh-CN');
+    expect(localStorage.getItem('ciam_origin_url')).toBeNull();
+  });
+});

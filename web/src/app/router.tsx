@@ -4,7 +4,7 @@ import { Navigate, Outlet, type RouteObject, useLocation, useParams, useRoutes }
 import { Lazy, screen } from '../components/lazy-screen';
 import { WithMessages } from '../components/with-messages';
 import { asLocale, detect, type Locale } from '../i18n/locale';
-import { keepQuery } from '../lib/redirect';
+import { keepQuery, rememberOrigin } from '../lib/redirect';
 import * as session from '../lib/session';
 import { Catch, ErrorScreen } from './error-screen';
 import { Shell } from './shell';
@@ -44,12 +44,16 @@ function LanguageRoot() {
   return <Navigate replace to={`/${detect()}${rest}${keepQuery(search)}`} />;
 }
 
-/** Personal pages need a session; without one, go to sign-in keeping the query string. */
+/**
+ * Personal pages need a session; without one, go to sign-in keeping the query string, and
+ * remember the page (ciam_origin_url) to come back to it after sign-in.
+ */
 function RequireSession() {
-  const { search } = useLocation();
+  const { pathname, search, hash } = useLocation();
   const { language } = useParams();
   if (!session.isLoggedIn()) {
-    return <Navigate replace to={`${paths.signin(asLocale(language) ?? detect())}${keepQuery(search)}`} />;
+    rememberOrigin(`${pathname}${search}${hash}`);
+    return <Navigate replace to={`${paths.signin(asLocale(language) ?? detect())}${keepQuery(search)}`} state={{ origin: true }} />;
   }
   return <Outlet />;
 }

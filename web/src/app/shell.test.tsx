@@ -17,6 +17,11 @@ async function open(url: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
   for (let i = 0; i < 5; i++) await realWait(5);
   return { router, ...r, path: () => `${router.state.location.pathname}${router.state.location.search}` };
 }
+/** The sign-in card's notice, once the lazy sign-in screen is drawn. */
+async function notice() {
+  for (let i = 0; i < 20 && !document.querySelector('[data-testid="signin-notice"]'); i++) await realWait(10);
+  return document.querySelector('[data-testid="signin-notice"]')?.textContent;
+}
 const advance = (ms: number) => act(() => void vi.advanceTimersByTime(ms));
 
 beforeEach(() => {
@@ -49,7 +54,11 @@ describe('idle watch', () => {
     expect(localStorage.getItem('lastActionTime')).toBeNull();
     expect(app.router.state.location.pathname).toBe('/en-US/passport/signin');
     expect(new URLSearchParams(app.router.state.location.search).get('serviceUrl')).toBe('https://app.example.com');
-    expect(toast.current().map((t) => t.text)).toContain('Your session has expired. Please log in again');
+    // Said in the sign-in card (not a toast that would outlive the screen).
+    expect(await notice()).toBe('Your session has expired. Please log in again');
+    expect(toast.current()).toEqual([]);
+    // And the page to come back to after signing in again (ciam_origin_url).
+    expect(localStorage.getItem('ciam_origin_url')).toBe('/en-US/personal/info?serviceUrl=https://app.example.com');
   });
 
   it('in Chinese', async () => {
@@ -58,15 +67,14 @@ describe('idle watch', () => {
     await advance(31 * MIN);
     await realWait(10);
     expect(app.router.state.location.pathname).toBe('/zh-CN/passport/signin');
-    expect(toast.current()).toHaveLength(1);
-    expect(toast.current()[0]!.text).not.toBe('Your session has expired. Please log in again');
+    expect(await notice()).toBe('您的会话已过期，请重新登录');
   });
 
   it('an expired session is ended at once when the app opens', async () => {
     localStorage.setItem('lastActionTime', String(Date.now() - 31 * MIN));
     await open('/en-US/passport/signin');
     expect(localStorage.getItem('ciam_token')).toBeNull();
-    expect(toast.current().map((t) => t.text)).toEqual(['Your session has expired. Please log in again']);
+    expect(await notice()).toBe('Your session has expired. Please log in again');
   });
 
   it('a click or a key press counts as an action', async () => {

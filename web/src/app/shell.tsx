@@ -9,9 +9,8 @@ import { websiteFor } from '../config/website';
 import { common } from '../i18n/common';
 import { paths } from '../config/paths';
 import { type Locale, normalize, switchTo } from '../i18n/locale';
-import { embeddedInfo } from '../lib/redirect';
+import { embeddedInfo, rememberOrigin } from '../lib/redirect';
 import * as session from '../lib/session';
-import * as toast from '../lib/toast';
 import { MfaHost } from '../components/mfa-modal';
 import { RouteFocus } from '../components/route-focus';
 
@@ -22,8 +21,10 @@ function useIdleWatch() {
   const navigate = useNavigate();
   useEffect(() => {
     const expire = () => {
-      toast.show('info', intl.formatMessage(common.sessionExpired));
-      navigate(`${paths.signin(normalize(intl.locale))}${window.location.search}`);
+      // Back to this page after signing in again, when it is a protected one (ciam_origin_url).
+      const { pathname, search, hash } = window.location;
+      rememberOrigin(`${pathname}${search}${hash}`);
+      navigate(`${paths.signin(normalize(intl.locale))}${window.location.search}`, { state: { origin: true, notice: 'expired' } });
     };
     const onActivity = () => {
       if (!session.isLoggedIn()) return;
@@ -73,6 +74,7 @@ export function Shell() {
           {other === 'en-US' ? 'English' : '简体中文'}
         </button>
       </header>
+      <Toasts />
       <main id="main">
         {framed ? <FramedNotice /> : <Outlet />}
       </main>
@@ -82,7 +84,6 @@ export function Shell() {
         </a>
         <span data-testid="version">{__CIAM_VERSION__}</span>
       </footer>
-      <Toasts />
       <MfaHost />
       <RouteFocus />
     </>

@@ -12,7 +12,7 @@ export type Msg = MessageDescriptor | string | null | undefined;
 const m = defineMessages({
   show: { id: 'field.show', defaultMessage: 'Show' },
   showPassword: { id: 'field.showPassword', defaultMessage: 'Show password' },
-  unlockIn: { id: 'form.unlockIn', defaultMessage: 'Try again in {time}' },
+  unlockIn: { id: 'form.unlockIn', defaultMessage: '{time} left' },
 });
 
 /** The alert atop a form: the text, and the lock's end (ms) when it is the account lock. */
@@ -23,19 +23,38 @@ export interface FormAlertState {
 
 const clock = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 
+/** The lock's live clock ("14:59 left"): a timer, not re-announced each second. */
+export function UnlockIn({ left, testId = 'unlock-in' }: { left: number; testId?: string }) {
+  return (
+    <span role="timer" data-testid={testId}>
+      <FormattedMessage {...m.unlockIn} values={{ time: clock(left) }} />
+    </span>
+  );
+}
+
 /**
- * The form's refusal (use-form.ts `alert`), announced once; the lock's countdown beside it is a
- * timer (not re-announced each second). Focused when it appears (tabIndex -1).
+ * The form's refusal (use-form.ts `alert`), announced once; the lock is said once (the spec's
+ * "try it in N minutes") with a live clock beside it that is a timer (not re-announced each
+ * second), and `lockAction` (the way to unlock now) under it. Focused when it appears (tabIndex -1).
  */
-export function FormAlert({ alertRef, alert, left }: { alertRef: RefObject<HTMLDivElement | null>; alert: FormAlertState | null; left: number }) {
+export function FormAlert({ alertRef, alert, left, lockAction }: {
+  alertRef: RefObject<HTMLDivElement | null>;
+  alert: FormAlertState | null;
+  left: number;
+  lockAction?: ReactNode;
+}) {
   return (
     <div ref={alertRef} tabIndex={-1} className={alert ? 'form-alert on' : 'form-alert'} data-testid="form-alert">
-      <p role="alert">{alert?.text}</p>
-      {left > 0 && (
-        <p role="timer" data-testid="unlock-in">
-          <FormattedMessage {...m.unlockIn} values={{ time: clock(left) }} />
-        </p>
-      )}
+      <p>
+        <span role="alert">{alert?.text}</span>
+        {left > 0 && (
+          <>
+            {' '}
+            <UnlockIn left={left} />
+          </>
+        )}
+      </p>
+      {left > 0 && lockAction && <p>{lockAction}</p>}
     </div>
   );
 }

@@ -1,12 +1,17 @@
 // The multi-factor modal (spec §2): an authenticator code (6 digits) or a backup code (8 digits).
 // Its frame opens on NEED_TOTP_VERIFY; the second-step calls arrive with the security centre.
 // Focus starts on the code input; a refusal shows inside the dialog (a toast would sit behind
-// its backdrop), and the input is cleared and focused again for the next try.
+// its backdrop), and the input is cleared and focused again for the next try. Each refusal says
+// its own reason: the lock (with its clock, a disabled Verify until it ends and the reset link),
+// a sign-in step that expired (and a way back to the first step), a network failure, a wrong code.
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { LockReset } from './lock-reset';
+import { UnlockIn } from './field';
+import { useCountdown } from '../lib/countdown';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
 import { loginBackupCode } from '../lib/account-api';
-import { api, errorText, handleError, SKIP } from '../lib/api';
+import { api, type ApiError, errorText, handleError, lockMinutes, SKIP } from '../lib/api';
 import type { LoginTotpResponse } from '../lib/api-types.gen';
 import { hasReason } from '../lib/reasons';
 import * as accounts from '../lib/accounts';
@@ -19,7 +24,7 @@ import { normalize } from '../i18n/locale';
 import { usePasskeys } from '../lib/passkey-gate';
 
 const m = defineMessages({
-  title: { id: 'mfa.title', defaultMessage: 'Two-step verification' },
+  title: { id: 'mfa.title', defaultMessage: 'Two-factor authentication' },
   totpTab: { id: 'mfa.totp', defaultMessage: 'Authenticator code' },
   backupTab: { id: 'mfa.backup', defaultMessage: 'Backup code' },
   totpLabel: { id: 'mfa.totpLabel', defaultMessage: '6-digit code from your authenticator app' },
@@ -29,7 +34,13 @@ const m = defineMessages({
   cancel: { id: 'mfa.cancel', defaultMessage: 'Cancel' },
   passkey: { id: 'mfa.passkey', defaultMessage: 'Use a passkey' },
   passkeyCancelled: { id: 'mfa.passkeyCancelled', defaultMessage: 'The passkey was not used. Try again or enter a code.' },
+  expired: { id: 'mfa.expired', defaultMessage: 'This sign-in has expired. Enter your password again to continue.' },
+  restart: { id: 'mfa.restart', defaultMessage: 'Sign in again' },
 });
+
+/** The backup-code route's answers for a sign-in step that is gone (expired, used, two-factor off). */
+const STEP_GONE = new Set(['UNLOCKCODE_PWD_NOT_FOUND', 'UNLOCKCODE_TOTP_NOT_FOUND']);
+
 
 export function MfaHost() {
   const challenge = useSyncExternalStore(mfa.subscribe, mfa.current, mfa.current);
@@ -46,6 +57,24 @@ function MfaModal({ challenge }: { challenge: string }) {
   const passkeys = usePasskeys();
   const [noPasskey, setNoPasskey] = useState(false);
   const [busy, setBusy] = useState(false);
+  // The first step is gone: only "Sign in again" is left to do.
+  const [gone, setGone] = useState(false);
+  const lock = useCountdown();
+  const locked = lock.left > 0;
+  const wasLocked = useRef(false);
+  // The lock's message goes when the lock ends, and the code can be entered again.
+  useEffect(() => {
+    if (locked) wasLocked.current = true;
+    else if (wasLocked.current) {
+      wasLocked.current = false;
+      setError(null);
+    }
+  }, [locked]);
+  const restartRef = useRef<HTMLButtonElement>(null);
+  // The step is gone: "Sign in again" is the one thing left to do, so it takes the focus.
+  useEffect(() => {
+    if (gone) restartRef.current?.focus();
+  }, [gone]);
   const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
   const inputId = useId();
@@ -74,13 +103,30 @@ function MfaModal({ challenge }: { challenge: string }) {
     const out = await (await import('../lib/passkey')).mfa(challenge);
     setBusy(false);
     if (out.ok) return signedIn(out.data.token);
-    if (!out.cancelled && hasReason(out.error, 'AUTHORIZATION_FAILED')) handleError(out.error);
     if (!out.cancelled && hasReason(out.error, 'PASSKEY_NOT_FOUND')) setNoPasskey(true);
-    setError(out.cancelled ? intl.formatMessage(m.passkeyCancelled) : errorText(out.error));
+    if (out.cancelled) setError(intl.formatMessage(m.passkeyCancelled));
+    else refused(out.error);
     input.current?.focus();
   };
+  /** A refusal, said in the dialog with its own reason. */
+  const refused = (e: ApiError) => {
+    // A lost session still goes to sign-in (spec §8).
+    if (hasReason(e, 'AUTHORIZATION_FAILED')) handleError(e);
+    const minutes = hasReason(e, 'VERIFICATION_ATTEMPT_CODE_LIMIT') ? lockMinutes(e.message) : null;
+    if (minutes !== null) lock.start(Math.ceil((Number(e.message) * 1000 - Date.now()) / 1000));
+    if (STEP_GONE.has(e.reason)) {
+      setGone(true);
+      setError(errorText(e));
+      return;
+    }
+    // A wrong backup code is the spec's UI message "unlock code invalid" (docs/glossary.md).
+    setError(hasReason(e, 'UNLOCKCODE_NOT_FOUND') ? intl.formatMessage(common.unlockInvalid) : errorText(e));
+  };
+  /** Back to the first step: the dialog goes, focus returns to the sign-in form. */
+  const restart = () => mfa.close();
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
+    if (locked || gone) return;
     const problem = mode === 'totp' ? v.code(code) && v.rules.codeDigits : /^\d{8}$/.test(code) ? null : m.eight;
     if (problem) {
       setError(intl.formatMessage(problem));
@@ -93,11 +139,9 @@ function MfaModal({ challenge }: { challenge: string }) {
         : await loginBackupCode({ challenge, code });
     if (res.success) signedIn(res.data.token);
     else {
-      // A lost session still goes to sign-in (spec §8); every other refusal shows here.
-      if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
-      setError(mode === 'backup' ? intl.formatMessage(common.unlockInvalid) : errorText(res.error));
+      refused(res.error);
       setCode('');
-      input.current?.focus();
+      if (!STEP_GONE.has(res.error.reason)) input.current?.focus();
     }
   };
   // Tab and Shift+Tab go round the dialog's controls (a native modal dialog lets focus leave to the browser).
@@ -117,7 +161,7 @@ function MfaModal({ challenge }: { challenge: string }) {
         </h2>
         <div role="tablist">
           {(['totp', 'backup'] as const).map((k) => (
-            <button key={k} type="button" role="tab" aria-selected={mode === k} onClick={() => { setMode(k); setCode(''); setError(null); }}>
+            <button key={k} type="button" role="tab" aria-selected={mode === k} onClick={() => { setMode(k); setCode(''); if (!locked && !gone) setError(null); }}>
               <FormattedMessage {...(k === 'totp' ? m.totpTab : m.backupTab)} />
             </button>
           ))}
@@ -127,7 +171,28 @@ function MfaModal({ challenge }: { challenge: string }) {
         </label>
         <input ref={input} id={inputId} data-testid="mfa-code" inputMode="numeric" autoComplete="one-time-code" maxLength={digits} value={code}
           aria-invalid={error !== null} aria-describedby={errorId} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />
-        <p id={errorId} className="field-error" role="alert" data-testid="mfa-error">{error ?? ''}</p>
+        <p id={errorId} className="field-error" role="alert" data-testid="mfa-error">
+          {error ?? ''}
+          {gone && error && (
+            <>
+              {' '}
+              <FormattedMessage {...m.expired} />
+            </>
+          )}
+        </p>
+        {locked && (
+          <p className="mfa-lock">
+            <UnlockIn left={lock.left} testId="mfa-unlock-in" />{' '}
+            <LockReset account={mfa.pendingAccount() ?? ''} onGo={() => mfa.close()} />
+          </p>
+        )}
+        {gone && (
+          <p>
+            <button ref={restartRef} type="button" className="link" data-testid="mfa-restart" onClick={restart}>
+              <FormattedMessage {...m.restart} />
+            </button>
+          </p>
+        )}
         {passkeys && !noPasskey && (
           <button type="button" className="link mfa-passkey" data-testid="mfa-passkey" disabled={busy} onClick={() => void withPasskey()}>
             <FormattedMessage {...m.passkey} />
@@ -137,7 +202,7 @@ function MfaModal({ challenge }: { challenge: string }) {
           <button type="button" onClick={() => mfa.close()}>
             <FormattedMessage {...m.cancel} />
           </button>
-          <button type="submit" className="primary">
+          <button type="submit" className="primary" disabled={locked || gone}>
             <FormattedMessage {...m.verify} />
           </button>
         </div>

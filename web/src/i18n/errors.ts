@@ -13,7 +13,7 @@ export const errors = defineMessages({
   CODE_ERROR: { id: 'error.CODE_ERROR', defaultMessage: 'Invalid verification code' },
   TICKET_NOT_FOUND: { id: 'error.TICKET_NOT_FOUND', defaultMessage: 'Ticket not found' },
   VERIFYCODE_NOT_FOUND: { id: 'error.VERIFYCODE_NOT_FOUND', defaultMessage: 'Verification code incorrect' },
-  UNLOCKCODE_NOT_FOUND: { id: 'error.UNLOCKCODE_NOT_FOUND', defaultMessage: 'Unlock code is invalid, try again' },
+  UNLOCKCODE_NOT_FOUND: { id: 'error.UNLOCKCODE_NOT_FOUND', defaultMessage: 'Backup code is invalid, try again' },
   VERIFYCODE_SENDING_TOO_QUICKLY: { id: 'error.VERIFYCODE_SENDING_TOO_QUICKLY', defaultMessage: 'You are trying too often' },
   PHONE_NOT_FOUND: { id: 'error.PHONE_NOT_FOUND', defaultMessage: 'The phone number is not registered' },
   APPID_NOT_FOUND: { id: 'error.APPID_NOT_FOUND', defaultMessage: 'APP ID not found' },

@@ -76,6 +76,18 @@ export function learnName(info: Pick<UserInfo, 'userName' | 'displayName' | 'mai
   writeNames({ ...names, [key(hit.account)]: name });
 }
 
+/**
+ * The account this user signed in with on this browser, as typed (never the server's masked mail
+ * or phone): the one remembered entry that is this account; null when none or more than one is
+ * (then a form leaves the account out rather than guess).
+ */
+export function signedInAs(info: Pick<UserInfo, 'userName' | 'mail' | 'phone'>): string | null {
+  const hits = accounts
+    .list()
+    .filter((r) => key(r.account) === key(info.userName) || sameMasked(r.account, info.mail) || sameMasked(r.account, info.phone));
+  return hits.length === 1 ? hits[0]!.account : null;
+}
+
 /** Forgets `account` on this browser: the identifier and its name. */
 export function forgetAccount(account: string): accounts.Remembered[] {
   const names = readNames();

@@ -164,7 +164,7 @@ export const consentMessages = defineMessages({
 
 export const scopeMessages: Record<Scope, MessageDescriptor> = defineMessages({
   avatar: { id: 'scope.avatar', defaultMessage: 'Your avatar' },
-  nickname: { id: 'scope.nickname', defaultMessage: 'Your nickname' },
+  nickname: { id: 'scope.nickname', defaultMessage: 'Your display name' },
   company: { id: 'scope.company', defaultMessage: 'Your company name' },
   phone: { id: 'scope.phone', defaultMessage: 'Your phone number' },
   email: { id: 'scope.email', defaultMessage: 'Your e-mail address' },

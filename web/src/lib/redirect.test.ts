@@ -1,6 +1,7 @@
 // Spec §2: serviceUrl is kept on redirects unless its value contains an encoded '=' or '/'.
 import { describe, expect, it } from 'vitest';
-import { afterSignIn, embeddedInfo, keepQuery, originOf, partnerRequest, serviceUrlIsKept, serviceUrlOf } from './redirect';
+import { afterEach } from 'vitest';
+import { afterSignIn, embeddedInfo, keepQuery, originOf, ownProtectedPage, partnerRequest, rememberOrigin, serviceUrlIsKept, serviceUrlOf } from './redirect';
 
 describe('serviceUrlIsKept', () => {
   it.each([
@@ -128,5 +129,52 @@ describe('originOf', () => {
     expect(originOf('/relative/path')).toBeNull();
     expect(originOf('')).toBeNull();
     expect(originOf(null)).toBeNull();
+  });
+});
+
+describe('ciam_origin_url (spec §3): back to the protected page after sign-in', () => {
+  afterEach(() => localStorage.clear());
+  const here = window.location.origin;
+
+  it.each([
+    ['/en-US/personal/secure#two-factor', '/en-US/personal/secure#two-factor'],
+    ['/zh-CN/personal/info?x=1#apps', '/zh-CN/personal/info?x=1#apps'],
+    ['/zh-CN/logout', '/zh-CN/logout'],
+    ['/en-US/personal', '/en-US/personal'],
+    ['https://evil.example.com/en-US/personal/info', null],
+    [`${here}/en-US/personal/info`, null],
+    ['//evil.example.com/en-US/personal/info', null],
+    ['/\\evil.example.com/en-US/personal/info', null],
+    ['javascript:alert(1)', null],
+    ['/en-US/passport/signin', null],
+    ['/en-US/agreement/privacy', null],
+    ['/en-US/personal/../passport/authorize', null],
+    ['', null],
+    [null, null],
+  ])('%s -> %s', (url, own) => {
+    expect(ownProtectedPage(url, here)).toBe(own);
+  });
+
+  it('a remembered page is where sign-in goes, once, in the current language', () => {
+    rememberOrigin('/zh-CN/personal/secure#two-factor');
+    expect(localStorage.getItem('ciam_origin_url')).toBe('/zh-CN/personal/secure#two-factor');
+    expect(afterSignIn('en-US', '')).toBe('/en-US/personal/secure#two-factor');
+    expect(localStorage.getItem('ciam_origin_url')).toBeNull();
+    expect(afterSignIn('en-US', '')).toBe('/en-US/personal/info');
+  });
+
+  it('an outside URL is never remembered, nor followed when planted in storage', () => {
+    rememberOrigin('https://evil.example.com/');
+    expect(localStorage.getItem('ciam_origin_url')).toBeNull();
+    localStorage.setItem('ciam_origin_url', '//evil.example.com/en-US/personal/info');
+    expect(afterSignIn('en-US', '')).toBe('/en-US/personal/info');
+  });
+
+  it('the serviceUrl flow is unchanged: a partner request goes to consent and the page is forgotten', () => {
+    rememberOrigin('/en-US/personal/secure');
+    expect(afterSignIn('en-US', '?appId=a1&serviceUrl=https://app.example.com/cb')).toBe(
+      '/en-US/passport/authorize?appId=a1&serviceUrl=https://app.example.com/cb',
+    );
+    expect(localStorage.getItem('ciam_origin_url')).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
 // serviceUrl cannot carry more than one query parameter of its own.
 import { paths } from '../config/paths';
 import type { Locale } from '../i18n/locale';
+import { KEYS, read, remove, write } from './storage';
 
 /** The raw (still encoded) value of serviceUrl in a query string, if any. */
 function rawServiceUrl(search: string): string | null {
@@ -58,14 +59,50 @@ export function partnerRequest(search: string): PartnerRequest | null {
   return appId && serviceUrl ? { kind: 'ticket', appId, serviceUrl } : null;
 }
 
+/** The protected pages a signed-out visit may return to after sign-in (spec §3 ciam_origin_url). */
+const PROTECTED = /^\/(zh-CN|en-US)\/(personal|logout)(\/[A-Za-z0-9/_-]*)?$/;
+
+/**
+ * A page of this app to return to: a path (with its query and fragment) under /{lang}/personal
+ * or /{lang}/logout, resolved against this origin; null for anything else (another origin, a
+ * scheme, `//host`, a backslash, another screen).
+ */
+export function ownProtectedPage(url: string | null, origin = window.location.origin): string | null {
+  if (!url || !url.startsWith('/') || url.startsWith('//') || url.includes('\\')) return null;
+  let u: URL;
+  try {
+    u = new URL(url, origin);
+  } catch {
+    return null;
+  }
+  if (u.origin !== origin || !PROTECTED.test(u.pathname)) return null;
+  return `${u.pathname}${u.search}${u.hash}`;
+}
+
+/** Remembers the protected page a signed-out visit asked for (ciam_origin_url), when it is one. */
+export function rememberOrigin(url: string): void {
+  const own = ownProtectedPage(url);
+  if (own) write(KEYS.originUrl, own);
+}
+
+export function forgetOrigin(): void {
+  remove(KEYS.originUrl);
+}
+
 /**
  * Where a completed sign-in goes (password, code, the two-factor step, staff login): the consent
- * screen when a partner sent the user (it goes straight on when consent exists), else the
- * personal centre. The query is carried over by the rules above.
+ * screen when a partner sent the user (it goes straight on when consent exists; the serviceUrl
+ * flow is unchanged), else the protected page a signed-out visit asked for (ciam_origin_url, read
+ * once, in the current language), else the personal centre. The query is carried over by the
+ * rules above.
  */
 export function afterSignIn(lang: Locale, search: string): string {
   const q = keepQuery(search);
-  return `${partnerRequest(q) ? paths.authorize(lang) : paths.info(lang)}${q}`;
+  const origin = typeof window === 'undefined' ? null : ownProtectedPage(read(KEYS.originUrl));
+  forgetOrigin();
+  if (partnerRequest(q)) return `${paths.authorize(lang)}${q}`;
+  if (origin) return origin.replace(/^\/(zh-CN|en-US)/, `/${lang}`);
+  return `${paths.info(lang)}${q}`;
 }
 
 export interface Embedded {

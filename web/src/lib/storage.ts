@@ -33,3 +33,19 @@ export function remove(key: Key): void {
     // see write()
   }
 }
+
+/**
+ * Whether the browser lets the app keep anything (false when cookies and site data are blocked:
+ * then `localStorage` throws). Without it a sign-in cannot last beyond the page, so the sign-in
+ * screen says "Please enable browser cookies" instead of signing in and bouncing back.
+ */
+export function available(): boolean {
+  try {
+    const s = window.localStorage;
+    s.setItem(KEYS.lastActionTime + '.probe', '1');
+    s.removeItem(KEYS.lastActionTime + '.probe');
+    return true;
+  } catch {
+    return false;
+  }
+}

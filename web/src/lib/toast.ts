@@ -23,6 +23,13 @@ export function show(kind: ToastKind, text: string, ms = 3000): number {
   return id;
 }
 
+/** Every toast goes: a toast belongs to the screen it was shown on (the shell calls it on a route change). */
+export function clear(): void {
+  if (!toasts.length) return;
+  toasts = [];
+  emit();
+}
+
 export function dismiss(id: number): void {
   toasts = toasts.filter((t) => t.id !== id);
   emit();

@@ -62,7 +62,9 @@ describe('spec §5 rules', () => {
   });
   it('company is required and has no special characters', () => {
     expect(v.company('')).toEqual(v.rules.company);
-    expect(v.company('   ')).toEqual(v.rules.company);
+    expect(v.company('   ')).toEqual(v.rules.empty);
+    expect(v.company('\u3000 \t')).toEqual(v.rules.empty);
+    expect(v.rules.empty.defaultMessage).toBe('The field cannot be empty');
     expect(v.company('Acme (Shanghai) Co., Ltd.')).toBeNull();
     expect(v.company('Acme<script>')).toEqual(v.rules.special);
   });

@@ -128,8 +128,12 @@ export function requiredText(raw: string, max: number): Problem {
   return noSpecial(s);
 }
 
+/**
+ * Spec §5: required ("Please enter the company name" when nothing is typed), and spaces only are
+ * "The field cannot be empty" (the server answers the same for a blank company).
+ */
 export function company(raw: string): Problem {
-  return raw.trim() ? requiredText(raw, 100) : rules.company;
+  return raw === '' ? rules.company : requiredText(raw, 100);
 }
 
 /**

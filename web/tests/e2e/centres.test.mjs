@@ -405,7 +405,8 @@ for (const L of LOCALES) {
       await form.locator('[name="confirm"]').check();
       await form.locator('button[type="submit"]').click();
       await p.waitForURL(`**/${L}/passport/signin**`);
-      await p.locator('.toast', { hasText: t['logout.deactivate.done'] }).first().waitFor();
+      // Said on the sign-in card (a notice, not a toast that would outlive the screen).
+      await p.locator('[data-testid="signin-notice"]', { hasText: t['notice.deactivated'] }).waitFor();
       assert.equal(await storage(p, 'ciam_token'), null);
       const login = await apiCall(base, 'POST', '/auth/login/password', { account: s.user.account, password: PASSWORD });
       assert.equal(login.json.reason, 'PASSWORD_ERROR');

@@ -64,7 +64,9 @@ for (const L of LOCALES) {
       await form.locator('[name="acceptTerms"]').check();
       await form.locator('button[type="submit"]').click();
       await page.waitForURL(`**/${L}/passport/signin**`, { timeout: 20_000 });
-      await page.locator('.toast', { hasText: t['register.done'] }).first().waitFor();
+      // Said in the sign-in card, above the form (not a toast over the heading).
+      await page.locator('.card [data-testid="signin-notice"]', { hasText: t['register.done'] }).waitFor();
+      assert.equal(await page.locator('.toast').count(), 0, 'no toast');
       assert.equal(await storage(page, 'ciam_token'), null, 'sign-up alone does not sign in');
     });
 
@@ -78,6 +80,9 @@ for (const L of LOCALES) {
       await page.waitForURL(`**/${L}/personal/info**`, { timeout: 20_000 });
       await page.locator('[data-testid="info-username"]').waitFor();
       assert.equal((await page.locator('[data-testid="info-username"]').textContent())?.trim(), userName);
+      // "Account created, please sign in" went with the sign-in screen: nothing covers this one.
+      assert.equal(await page.locator('.toast').count(), 0, 'no toast after sign-in');
+      assert.equal(await page.getByText(t['register.done']).count(), 0, 'the sign-up notice is gone');
       await expectTitle(page, t['info.title']);
       assert.ok(await storage(page, 'ciam_token'), 'the token is stored');
       assert.ok(Number(await storage(page, 'lastActionTime')) > 0, 'the time of the last action is stored');

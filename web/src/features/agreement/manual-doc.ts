@@ -10,7 +10,7 @@ const m = defineMessages({
   signup1: {
     id: 'manual.signup.p1',
     defaultMessage:
-      'Choose Sign up on the sign-in page. Enter a user name, your company name, a mainland China mobile number or an email address, and your country or region.',
+      'Choose Sign up on the sign-in page. Enter a username, your company name, a mainland China mobile number or an email address, and your country or region.',
   },
   signup2: {
     id: 'manual.signup.p2',

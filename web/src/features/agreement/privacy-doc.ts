@@ -10,7 +10,7 @@ const m = defineMessages({
   collectH: { id: 'privacy.collect.heading', defaultMessage: 'What we collect' },
   collectAccount: {
     id: 'privacy.collect.account',
-    defaultMessage: 'Account: your user name, email address or mobile number, and your password, which we store only as a one-way hash.',
+    defaultMessage: 'Account: your username, email address or mobile number, and your password, which we store only as a one-way hash.',
   },
   collectCompany: {
     id: 'privacy.collect.company',

@@ -85,7 +85,7 @@ describe('the consent screen', () => {
     expect(logo.src).toBe(CTX.logo);
     expect(logo.alt).toBe('Logo of Factory Portal');
     const items = [...screen.getByTestId('authorize-scopes').querySelectorAll('li')].map((li) => li.textContent);
-    expect(items).toEqual(['Your avatar', 'Your nickname', 'Your e-mail address']);
+    expect(items).toEqual(['Your avatar', 'Your display name', 'Your e-mail address']);
     expect(callsTo('POST', '/auth/login/token')).toHaveLength(0);
     expect(left).not.toHaveBeenCalled();
   });

@@ -1,18 +1,27 @@
 // Sign-in with a verification code: the account, the captcha, the code with its send button.
-import { useContext, useState } from 'react';
+import { useContext, useEffect, useState } from 'react';
+import { LockReset } from '../../components/lock-reset';
 import { FormattedMessage } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import { SKIP } from '../../lib/api';
 import { AccountRefused } from '../../lib/account-picker';
 import { loginCode } from './api';
 import { code, identity } from '../../lib/validate';
-import { CodeField } from './code-field';
+import { CodeField } from '../../components/code-field';
 import { labels } from './messages';
 import { type Done, signinMessages } from './password-form';
 import { useForm } from '../../components/use-form';
 
-export default function CodeForm({ account, onSignedIn }: { account: string; onSignedIn: Done }) {
+export default function CodeForm({ account, onSignedIn, onAccount, blocked }: {
+  account: string;
+  onSignedIn: Done;
+  onAccount?: (a: string) => void;
+  /** The browser keeps nothing (cookies blocked): the form is not sent. */
+  blocked?: boolean;
+}) {
   const f = useForm({ account, code: '' });
+  const typed = f.values.account;
+  useEffect(() => onAccount?.(typed), [typed, onAccount]);
   const [busy, setBusy] = useState(false);
   // A refusal that says the account is gone (deactivated or unknown) drops it from the picker.
   const refused = useContext(AccountRefused);
@@ -31,11 +40,11 @@ export default function CodeForm({ account, onSignedIn }: { account: string; onS
   };
   return (
     <form ref={f.ref} data-testid="signin-code" noValidate onSubmit={submit}>
-      <FormAlert {...f.alert} />
+      <FormAlert {...f.alert} lockAction={<LockReset account={f.values.account} />} />
       <Field {...f.bind('account')} label={labels.account} autoComplete="username webauthn" />
       <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="login"
         account={() => (f.flag('account', identity(f.values.account)) ? f.values.account.trim() : null)} />
-      <button type="submit" className="primary" disabled={busy || f.locked}>
+      <button type="submit" className="primary" disabled={busy || f.locked || blocked}>
         <FormattedMessage {...signinMessages.submit} />
       </button>
     </form>

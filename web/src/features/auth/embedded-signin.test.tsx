@@ -115,7 +115,7 @@ describe('the embedded sign-in', () => {
     answers['POST /auth/login/token'] = () => (tickets++ === 0 ? SCOPES_CHANGED : [200, { cTicket: 'CT-2', redirect: `${SERVICE}?cTicket=CT-2` }]);
     await show();
     await signIn();
-    expect(scopesShown()).toEqual(['Your nickname', 'Your e-mail address']);
+    expect(scopesShown()).toEqual(['Your display name', 'Your e-mail address']);
     fireEvent.click(button('embedded-allow'));
     await settle();
     expect(callsTo('GET', CONTEXT_PATH)).toHaveLength(2);

@@ -10,16 +10,14 @@ import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import { resetPassword } from './api';
 import { keepQuery } from '../../lib/redirect';
-import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
-import { CodeField } from './code-field';
+import { CodeField } from '../../components/code-field';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
 
 const m = defineMessages({
   newPassword: { id: 'find.newPassword', defaultMessage: 'New password' },
   submit: { id: 'find.submit', defaultMessage: 'Reset password' },
-  done: { id: 'find.done', defaultMessage: 'Your password has been reset. Please sign in.' },
 });
 
 export default function FindPassword() {
@@ -27,8 +25,11 @@ export default function FindPassword() {
   const intl = useIntl();
   const lang = intl.locale as Locale;
   const navigate = useNavigate();
-  const q = keepQuery(useLocation().search);
-  const f = useForm({ account: '', code: '', password: '', confirmPassword: '' });
+  const { search, state } = useLocation();
+  const q = keepQuery(search);
+  // Sign-in hands over the account typed or picked there (router state, never storage).
+  const handed = (state as { account?: unknown } | null)?.account;
+  const f = useForm({ account: typeof handed === 'string' ? handed : '', code: '', password: '', confirmPassword: '' });
   const [busy, setBusy] = useState(false);
   const x = f.values;
   const submit = async (e: React.FormEvent) => {
@@ -44,8 +45,7 @@ export default function FindPassword() {
     const res = await resetPassword({ ...x, account: x.account.trim(), code: x.code.trim() });
     setBusy(false);
     if (!res.success) return f.refuse(res.error);
-    toast.show('success', intl.formatMessage(m.done));
-    navigate(paths.signin(lang) + q, { state: { account: x.account.trim() } });
+    navigate(paths.signin(lang) + q, { state: { account: x.account.trim(), notice: 'reset' } });
   };
   return (
     <div className="card">

@@ -64,7 +64,10 @@ describe('sign-in refusals inline', () => {
     await submit(f);
     const button = within(f).getByRole('button', { name: 'Sign in' }) as HTMLButtonElement;
     expect(screen.getByTestId('form-alert').textContent).toContain('2 minute');
-    expect(screen.getByTestId('unlock-in').textContent).toMatch(/Try again in 1:(29|30)/);
+    expect(screen.getByTestId('unlock-in').textContent).toMatch(/^1:(29|30) left$/);
+    // Said once: the spec's message is the only text that says "locked"; the reset link is the way out.
+    expect(screen.getByTestId('form-alert').textContent?.match(/locked/gi)).toHaveLength(1);
+    expect(screen.getByTestId('lock-reset').getAttribute('href')).toBe('/en-US/find/password');
     expect(button.disabled).toBe(true);
     fireEvent.change(input(f, 'password'), { target: { value: 'Other-2!' } });
     expect(screen.getByTestId('form-alert').textContent).toContain('locked');
@@ -114,6 +117,23 @@ describe('register and recovery', () => {
     const described = account.getAttribute('aria-describedby')!.split(' ').map((id) => document.getElementById(id)?.textContent).join('|');
     expect(described).not.toBe('');
     expect(toast.current()).toEqual([]);
+  });
+
+  it.each([
+    ['en-US', 'The field cannot be empty'],
+    ['zh-CN', '该字段不能为空'],
+  ] as const)('%s: a company name of spaces only is "the field cannot be empty", and nothing is sent', async (locale, text) => {
+    const api = fakeApi({}, NOT_FOUND);
+    await renderApp([{ path: '/:language/passport/register', element: <Register /> }], `/${locale}/passport/register`, { locale });
+    const f = screen.getByTestId('register') as HTMLFormElement;
+    fireEvent.change(input(f, 'company'), { target: { value: '   ' } });
+    fireEvent.submit(f);
+    await settle();
+    const company = input(f, 'company');
+    expect(company.getAttribute('aria-invalid')).toBe('true');
+    const described = company.getAttribute('aria-describedby')!.split(' ').map((id) => document.getElementById(id)?.textContent).join('|');
+    expect(described).toContain(text);
+    expect(api.callsTo('POST', '/auth/register')).toEqual([]);
   });
 
   it('the new password has a live checklist of the rules of lib/validate.ts, and a show-password toggle', async () => {
@@ -174,6 +194,66 @@ describe('the two-factor modal', () => {
     expect(code.value).toBe('');
     expect(document.activeElement).toBe(code);
     expect(toast.current()).toEqual([]);
+  });
+});
+
+describe('the two-factor modal says the reason of each refusal', () => {
+  async function backupTab(answer: Reply, locale: 'en-US' | 'zh-CN' = 'en-US') {
+    fakeApi({ 'POST /auth/unlockCode': () => answer });
+    await renderApp([{ path: '/:language/passport/signin', element: <MfaHost /> }], `/${locale}/passport/signin`, { locale });
+    mfa.open('ch1');
+    await settle();
+    fireEvent.click(document.querySelectorAll<HTMLElement>('[role="tab"]')[1]!);
+    const code = screen.getByTestId('mfa-code') as HTMLInputElement;
+    fireEvent.change(code, { target: { value: '12345678' } });
+    fireEvent.submit(code.form!);
+    await settle();
+    return code.closest('dialog')!;
+  }
+  const verify = (d: HTMLElement) => d.querySelector('button[type="submit"]') as HTMLButtonElement;
+
+  it('a wrong backup code: "Backup code invalid"', async () => {
+    const d = await backupTab([400, { reason: 'UNLOCKCODE_NOT_FOUND', message: '', code: 400 }]);
+    expect(within(d).getByTestId('mfa-error').textContent).toBe('Backup code invalid');
+    expect(verify(d).disabled).toBe(false);
+  });
+
+  it('the lock: the unlock-time message, a live clock, Verify disabled until it ends, the reset link', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    const until = Math.floor(Date.now() / 1000) + 90;
+    const d = await backupTab([423, { reason: 'VERIFICATION_ATTEMPT_CODE_LIMIT', message: String(until), code: 423 }]);
+    expect(within(d).getByTestId('mfa-error').textContent).toBe('Your account has been locked, please try it in 2 minutes');
+    expect(within(d).getByTestId('mfa-unlock-in').textContent).toMatch(/^1:(29|30) left$/);
+    expect(within(d).getByTestId('lock-reset').getAttribute('href')).toBe('/en-US/find/password');
+    expect(verify(d).disabled).toBe(true);
+    vi.advanceTimersByTime(91_000);
+    await settle(1);
+    expect(within(d).queryByTestId('mfa-unlock-in')).toBeNull();
+    expect(within(d).getByTestId('mfa-error').textContent).toBe('');
+    expect(verify(d).disabled).toBe(false);
+  });
+
+  it('an expired sign-in step: "Unlock failed" and a way back to the first step (zh-CN)', async () => {
+    const d = await backupTab([400, { reason: 'UNLOCKCODE_PWD_NOT_FOUND', message: '', code: 400 }], 'zh-CN');
+    expect(within(d).getByTestId('mfa-error').textContent).toContain('解锁失败');
+    expect(verify(d).disabled).toBe(true);
+    expect(document.activeElement).toBe(within(d).getByTestId('mfa-restart'));
+    fireEvent.click(within(d).getByTestId('mfa-restart'));
+    await settle();
+    expect(mfa.current()).toBeNull();
+  });
+
+  it('a network failure says so', async () => {
+    vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))));
+    await renderApp([{ path: '/:language/passport/signin', element: <MfaHost /> }], '/en-US/passport/signin');
+    mfa.open('ch1');
+    await settle();
+    fireEvent.click(document.querySelectorAll<HTMLElement>('[role="tab"]')[1]!);
+    const code = screen.getByTestId('mfa-code') as HTMLInputElement;
+    fireEvent.change(code, { target: { value: '12345678' } });
+    fireEvent.submit(code.form!);
+    await settle();
+    expect(screen.getByTestId('mfa-error').textContent).toBe('Network error, please check your connection');
   });
 });
 

@@ -1,6 +1,6 @@
 // Sign-in with an account and a password: the sign-in screen's first mode, its staff mode, and
 // the embedded sign-in.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import * as mfa from '../../lib/mfa';
@@ -9,6 +9,7 @@ import { loginPassword } from './api';
 import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
+import { LockReset } from '../../components/lock-reset';
 
 export const signinMessages = defineMessages({
   submit: { id: 'signin.submit', defaultMessage: 'Sign in' },
@@ -28,10 +29,18 @@ interface Props {
   /** Embedded: every refusal is shown in the form (there are no toasts) and told to the host page. */
   inline?: boolean;
   onSignedIn: (account: string, token: string) => void;
+  /** Told the account as it is typed (the sign-in screen hands it to the password reset). */
+  onAccount?: (account: string) => void;
+  /** The browser keeps nothing (cookies blocked): the form is not sent. */
+  blocked?: boolean;
+  /** Staff mode: say who signs in here (false when the company button above says it already). */
+  staffNote?: boolean;
 }
 
-export function PasswordForm({ account = '', staff, inline, onSignedIn }: Props) {
+export function PasswordForm({ account = '', staff, inline, onSignedIn, onAccount, blocked, staffNote = true }: Props) {
   const f = useForm({ account, password: '' });
+  const typed = f.values.account;
+  useEffect(() => onAccount?.(typed), [typed, onAccount]);
   const [busy, setBusy] = useState(false);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -47,16 +56,16 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn }: Props)
   };
   return (
     <form ref={f.ref} data-testid="signin-password" noValidate onSubmit={submit}>
-      {staff && (
+      {staff && staffNote && (
         <p className="muted">
           <FormattedMessage {...m.staffNote} />
         </p>
       )}
-      <FormAlert {...f.alert} />
+      <FormAlert {...f.alert} lockAction={inline ? undefined : <LockReset account={f.values.account} />} />
       <Field {...f.bind('account')} label={staff ? m.staffMail : labels.account}
         autoComplete={staff || inline ? 'username' : 'username webauthn'} />
       <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="current-password" autoFocus={!!account} />
-      <button type="submit" className="primary" disabled={busy || f.locked}>
+      <button type="submit" className="primary" disabled={busy || f.locked || blocked}>
         <FormattedMessage {...m.submit} />
       </button>
     </form>

@@ -9,9 +9,8 @@ import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import { register } from './api';
 import { keepQuery } from '../../lib/redirect';
-import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
-import { CodeField } from './code-field';
+import { CodeField } from '../../components/code-field';
 import { CountryField, initialCountry } from './country-field';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
@@ -21,7 +20,6 @@ const m = defineMessages({
   company: { id: 'register.company', defaultMessage: 'Company name' },
   terms: { id: 'register.terms', defaultMessage: 'I have read and accept the {protocols} and the {privacy}' },
   submit: { id: 'register.submit', defaultMessage: 'Sign up' },
-  done: { id: 'register.done', defaultMessage: 'Your account has been created. Please sign in.' },
   haveAccount: { id: 'register.haveAccount', defaultMessage: 'Already have an account? Sign in' },
 });
 
@@ -54,10 +52,9 @@ export default function Register() {
     const res = await register(body);
     setBusy(false);
     if (!res.success) return f.refuse(res.error);
-    toast.show('success', intl.formatMessage(m.done));
-    navigate(paths.signin(lang) + q, { state: { account: body.account } });
+    navigate(paths.signin(lang) + q, { state: { account: body.account, notice: 'registered' } });
   };
-  const doc = (to: string, title: typeof m.done) => (
+  const doc = (to: string, title: typeof m.terms) => (
     <Link to={to} target="_blank" rel="noopener">
       <FormattedMessage {...title} />
     </Link>

@@ -1,6 +1,6 @@
 // Sign-in (spec §2): password or verification code, the staff entry, and "choose account" from
 // the accounts remembered on this browser.
-import { lazy, useRef, useState } from 'react';
+import { lazy, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { Lazy } from '../../components/lazy-screen';
@@ -10,16 +10,18 @@ import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import * as accounts from '../../lib/accounts';
 import { AccountRefused, dropIfGone, forgetAccount, maskAccount, nameOf } from '../../lib/account-picker';
-import { afterSignIn, keepQuery } from '../../lib/redirect';
+import { afterSignIn, forgetOrigin, keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
+import * as storage from '../../lib/storage';
+import { common } from '../../i18n/common';
+import { isNotice, notices } from '../../i18n/notices';
 import { type Done, PasswordForm } from './password-form';
 import { PasskeySignIn } from './passkey-signin';
 
 const m = defineMessages({
   byPassword: { id: 'signin.byPassword', defaultMessage: 'Password' },
   byCode: { id: 'signin.byCode', defaultMessage: 'One-time code' },
-  staff: { id: 'signin.staff', defaultMessage: 'Staff login' },
-  staffPrompt: { id: 'signin.staffPrompt', defaultMessage: 'Company staff?' },
+  staff: { id: 'signin.staff', defaultMessage: 'Staff' },
   choose: { id: 'signin.choose', defaultMessage: 'Choose an account' },
   another: { id: 'signin.another', defaultMessage: 'Use another account' },
   remove: { id: 'signin.remove', defaultMessage: 'Remove {account}' },
@@ -123,10 +125,24 @@ export default function SignIn() {
   // Sign-up and password recovery come back here with the account (router state): prefilled,
   // the password field focused.
   const [account, setAccount] = useState(() => prefilled(state));
+  // The account as typed or picked: the password reset starts with it.
+  const [typed, setTyped] = useState(account);
   const [picking, setPicking] = useState(() => !account && accounts.list().length > 0);
   const [mode, setMode] = useState<Mode>('password');
+  // What the screen before said (account created, password reset, deactivated, session expired):
+  // in the card, gone with this screen.
+  const notice = (state as { notice?: unknown } | null)?.notice;
+  // Cookies and site data blocked: a sign-in could not last beyond this page (it would bounce back
+  // here), so the screen says so before anything is typed and the forms are not sent.
+  const [blocked] = useState(() => !storage.available());
   // Decided once: the return cleans staffCode/staffError from the address before it goes on.
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));
+  // The page to return to (ciam_origin_url) holds only for a sign-in that a protected page asked
+  // for (or the return from the company's provider); any other visit forgets it.
+  const [fromProtected] = useState(() => (state as { origin?: unknown } | null)?.origin === true || STAFF_RETURN.test(search));
+  useEffect(() => {
+    if (!fromProtected) forgetOrigin();
+  }, [fromProtected]);
   // A sign-in refused because the account is gone (deactivated, unknown) forgets it here.
   const refused = (acc: string, e: { reason: string }) => void dropIfGone(acc, e);
   const done: Done = (acc, token) => {
@@ -139,17 +155,30 @@ export default function SignIn() {
     setMode(to);
     setPicking(false);
   };
+  // The staff mode's company button, when a company identity provider is configured: then the
+  // password form's own staff note would say the same again.
+  const [company, setCompany] = useState(false);
   const tab = (to: Mode, label: typeof m.byCode) => (
-    <button type="button" data-testid={`signin-mode-${to}`} aria-pressed={mode === to} onClick={() => switchTo(to)}
-      onPointerEnter={to === 'code' ? loadCodeForm : undefined}>
+    <button type="button" data-testid={to === 'staff' ? 'signin-staff' : `signin-mode-${to}`} aria-pressed={mode === to} onClick={() => switchTo(to)}
+      onPointerEnter={to === 'code' ? loadCodeForm : to === 'staff' ? loadStaff : undefined}>
       <FormattedMessage {...label} />
     </button>
   );
   return (
     <div className="card">
       <h1>
-        <FormattedMessage {...(mode === 'staff' ? m.staff : titles.signin)} />
+        <FormattedMessage {...titles.signin} />
       </h1>
+      {blocked && (
+        <p className="form-alert on" role="alert" data-testid="cookies-disabled">
+          <FormattedMessage {...common.cookiesDisabled} />
+        </p>
+      )}
+      {!blocked && isNotice(notice) && (
+        <p className="notice" role="status" data-testid="signin-notice">
+          <FormattedMessage {...notices[notice]} />
+        </p>
+      )}
       {staffReturn && (
         <Lazy>
           <StaffReturn onSignedIn={done} />
@@ -160,22 +189,26 @@ export default function SignIn() {
           <Picker onPick={(a) => { setAccount(a); setPicking(false); }} />
         ) : (
           <>
+            {/* The three ways in, the current one pressed; staff is one of them (not a second
+                line that repeats it). */}
             <div className="modes">
               {tab('password', m.byPassword)}
               {tab('code', m.byCode)}
+              {tab('staff', m.staff)}
             </div>
             {mode === 'code' ? (
               <Lazy>
-                <CodeForm key={account} account={account} onSignedIn={done} />
+                <CodeForm key={account} account={account} onSignedIn={done} onAccount={setTyped} blocked={blocked} />
               </Lazy>
             ) : (
               <>
                 {mode === 'staff' && (
                   <Lazy>
-                    <StaffSignIn />
+                    <StaffSignIn onOffered={setCompany} />
                   </Lazy>
                 )}
-                <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} onSignedIn={done} />
+                <PasswordForm key={mode + account} account={account} staff={mode === 'staff'} staffNote={!company}
+                  onSignedIn={done} onAccount={setTyped} blocked={blocked} />
               </>
             )}
           </>
@@ -183,21 +216,15 @@ export default function SignIn() {
       </AccountRefused.Provider>
       {/* A passkey signs in like a password, without an account to remember: the server never
           answers the unmasked mail or phone (docs/web-experience.md). */}
-      {mode !== 'staff' && <PasskeySignIn conditional onSignedIn={(token) => done('', token)} />}
+      {mode !== 'staff' && !blocked && <PasskeySignIn conditional onSignedIn={(token) => done('', token)} />}
       <div className="links">
-        <Link to={paths.findPassword(lang) + q} data-testid="link-find-password">
+        <Link to={paths.findPassword(lang) + q} state={{ account: picking ? '' : typed.trim() }} data-testid="link-find-password">
           <FormattedMessage {...m.forgot} />
         </Link>
         <Link to={paths.register(lang) + q} data-testid="link-register">
           <FormattedMessage {...m.register} />
         </Link>
       </div>
-      <p className="signin-staff muted">
-        <FormattedMessage {...m.staffPrompt} />{' '}
-        <button type="button" className="link" data-testid="signin-staff" aria-pressed={mode === 'staff'} onClick={() => switchTo('staff')} onPointerEnter={loadStaff}>
-          <FormattedMessage {...m.staff} />
-        </button>
-      </p>
     </div>
   );
 }

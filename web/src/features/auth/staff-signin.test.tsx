@@ -85,8 +85,20 @@ describe('the binding of a staff sign-in to this tab', () => {
   });
 });
 
+/** The start route's answer to the probe: back to sign-in with this staffError (fetch follows it). */
+function startAnswers(staffError: string) {
+  const fake = globalThis.fetch as (url: string, init?: RequestInit) => Promise<Response>;
+  vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+    if (!url.includes('/auth/staff/start')) return fake(url, init);
+    const res = new Response('<!doctype html>', { status: 200 });
+    Object.defineProperty(res, 'url', { value: `http://localhost/en-US/passport/signin?staffError=${staffError}` });
+    return res;
+  });
+}
+
 describe('the staff mode of the sign-in screen', () => {
   it('offers the company account first and keeps the password form below', async () => {
+    startAnswers('INVALID_PARAMETER');
     await show('/en-US/passport/signin');
     expect(screen.queryByTestId('staff-company')).toBeNull();
     fireEvent.click(screen.getByTestId('signin-staff'));
@@ -95,7 +107,32 @@ describe('the staff mode of the sign-in screen', () => {
     expect(company.compareDocumentPosition(screen.getByTestId('signin-password')) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 
+  it('shows the staff mode as the selected one, says things once, and has no company button without a provider', async () => {
+    startAnswers('UNAVAILABLE');
+    await show('/en-US/passport/signin');
+    fireEvent.click(screen.getByTestId('signin-staff'));
+    await screen.findByText('Staff sign in with their company e-mail and password.');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(screen.getByTestId('signin-staff').getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByTestId('signin-mode-password').getAttribute('aria-pressed')).toBe('false');
+    expect(screen.queryByTestId('staff-company')).toBeNull();
+    const text = document.body.textContent ?? '';
+    expect(text.match(/Staff/g)).toHaveLength(2); // the mode's name and the note, once each
+    expect(text.match(/company e-mail/gi)).toHaveLength(2); // the note and the field's label
+  });
+
+  it('with a provider: the company button and its "or" line, without the note of the password form', async () => {
+    startAnswers('INVALID_PARAMETER');
+    await show('/en-US/passport/signin');
+    fireEvent.click(screen.getByTestId('signin-staff'));
+    await screen.findByTestId('staff-company');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(screen.queryByText('Staff sign in with their company e-mail and password.')).toBeNull();
+    expect(screen.getByText('Or sign in with your company e-mail and your Ciam password:')).toBeTruthy();
+  });
+
   it('speaks Chinese in zh-CN', async () => {
+    startAnswers('INVALID_PARAMETER');
     await show('/zh-CN/passport/signin', 'zh-CN');
     fireEvent.click(screen.getByTestId('signin-staff'));
     expect((await screen.findByTestId('staff-company')).textContent).toBe('使用公司账号登录');

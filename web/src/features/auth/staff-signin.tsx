@@ -69,11 +69,43 @@ export function takeBind(): string | null {
   }
 }
 
-/** The staff mode's first choice: sign in through the company identity provider. */
-export function StaffSignIn() {
+/**
+ * Whether a company identity provider is configured, asked of the existing start route: without
+ * a `bindHash` it sends the browser back at once, with `staffError=UNAVAILABLE` when staff
+ * sign-in is not configured (else `INVALID_PARAMETER`; nothing is stored, the provider is not
+ * asked). Null when the answer says neither (the button is then offered, as before).
+ */
+export async function companyConfigured(lang: string): Promise<boolean | null> {
+  try {
+    const res = await fetch(`${BASE}/auth/staff/start?lang=${encodeURIComponent(lang)}&bindHash=`, { credentials: 'omit' });
+    const error = res.url ? new URL(res.url).searchParams.get('staffError') : null;
+    return error === 'UNAVAILABLE' ? false : error ? true : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The staff mode's first choice: sign in through the company identity provider, offered only
+ * when one is configured (`onOffered` tells the screen, which then leaves out its own note).
+ */
+export function StaffSignIn({ onOffered }: { onOffered?: (offered: boolean) => void }) {
   const lang = useIntl().locale;
   const { search } = useLocation();
+  const [offered, setOffered] = useState<boolean | null>(null);
+  useEffect(() => {
+    let alive = true;
+    void companyConfigured(lang).then((c) => {
+      if (!alive) return;
+      setOffered(c !== false);
+      onOffered?.(c !== false);
+    });
+    return () => {
+      alive = false;
+    };
+  }, [lang, onOffered]);
   const go = () => void newBind().then((hash) => window.location.assign(staffStartUrl(lang, search, hash)));
+  if (!offered) return null;
   return (
     <div className="staff-company">
       <button type="button" className="primary" data-testid="staff-company" onClick={go}>

@@ -113,7 +113,9 @@ describe('deactivation', () => {
     expect(callsTo('PATCH', '/auth/deactivation').map(bodyOf)).toEqual([{ password: 'Ciam-Demo-2026!' }]);
     expect(localStorage.getItem('ciam_token')).toBeNull();
     expect(router.state.location.pathname).toBe('/en-US/passport/signin');
-    expect(toast.current().map((t) => t.text)).toEqual(['Your account has been deactivated']);
+    // Said on the sign-in card (router state), not in a toast that outlives the screen.
+    expect(router.state.location.state).toEqual({ notice: 'deactivated' });
+    expect(toast.current()).toEqual([]);
   });
 
   it('forgets the deactivated account in "choose account" (by user name or masked mail), keeps the others', async () => {

@@ -12,7 +12,6 @@ import { asLocale } from '../../i18n/locale';
 import { type ApiError, errorText, handleError } from '../../lib/api';
 import { deactivate } from './api';
 import * as session from '../../lib/session';
-import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { useLogout } from '../../components/use-logout';
 import { atField, withoutEmpty } from '../../lib/proof';
@@ -20,6 +19,7 @@ import { useUserInfo } from '../../components/use-user-info';
 import './logout.css';
 import { hasReason } from '../../lib/reasons';
 import { forgetSelf } from '../../lib/account-picker';
+import { rememberOrigin } from '../../lib/redirect';
 
 const m = defineMessages({
   intro: { id: 'logout.intro', defaultMessage: 'Deactivating closes your Ciam account and every application you reach with it.' },
@@ -107,7 +107,7 @@ export default function Logout() {
         </>
       ) : (
         <p>
-          <Link to={paths.signin(lang)}>
+          <Link to={paths.signin(lang)} state={{ origin: true }} onClick={() => rememberOrigin(paths.logout(lang))}>
             <FormattedMessage {...m.signin} />
           </Link>
         </p>
@@ -124,7 +124,6 @@ const dm = defineMessages({
   confirm: { id: 'logout.deactivate.confirm', defaultMessage: 'I understand that my account and its data will be removed and that this cannot be undone' },
   confirmRequired: { id: 'logout.deactivate.confirmRequired', defaultMessage: 'Please confirm that you understand' },
   submit: { id: 'logout.deactivate.submit', defaultMessage: 'Deactivate my account' },
-  done: { id: 'logout.deactivate.done', defaultMessage: 'Your account has been deactivated' },
   staff: { id: 'logout.deactivate.staff', defaultMessage: 'This is an internal staff account: it cannot be deactivated here. Please contact your administrator.' },
 });
 
@@ -176,8 +175,7 @@ function Deactivate({ account }: { account: Account }) {
       session.clear();
       // A deactivated account is no longer offered by "choose account" on this browser.
       forgetSelf({ userName: account.userName ?? '', mail: account.mail ?? null, phone: account.phone ?? null });
-      toast.show('success', intl.formatMessage(dm.done), 6000);
-      navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });
+      navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true, state: { notice: 'deactivated' } });
       return;
     }
     const err: ApiError = res.error;

@@ -1,15 +1,14 @@
-// Bind or replace the mail address or the mobile number: the new value, the captcha, a code sent
-// to the new value (purpose "bind", 60 s resend countdown), then PATCH /auth/mail or /auth/phone.
-// Staff accounts keep their company mail (spec §6): that form is replaced by a note.
+// Bind or replace the mail address or the mobile number, like sign-up: the new value, then one
+// press of "Send code" (the captcha solves itself in the background, the code goes to the new
+// value with purpose "bind", "code sent" is said by the code field and focus moves to it), then
+// PATCH /auth/mail or /auth/phone. The confirmation is said by the form, not in a toast. Staff
+// accounts keep their company mail (spec §6): that form is replaced by a note.
 import { type FormEvent, useRef, useState } from 'react';
-import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
-import { Captcha } from '../../components/captcha';
+import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
+import { CodeField } from '../../components/code-field';
 import { Field, type Msg } from '../../components/field';
-import { sendCode } from '../../lib/account-api';
-import { type ApiError, errorText, handleError, type Result, SKIP } from '../../lib/api';
+import { type ApiError, errorText, handleError, type Result } from '../../lib/api';
 import { bindAddress } from './api';
-import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
-import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { type IdentityKind, lastSignIn, normalizeIdentity, sameAsCurrent } from './identity';
 import type { UserInfo } from '../../lib/api-types.gen';
@@ -22,11 +21,6 @@ const m = defineMessages({
   notBound: { id: 'info.bind.notBound', defaultMessage: 'Not bound yet' },
   newMail: { id: 'info.bind.newMail', defaultMessage: 'New e-mail address' },
   newPhone: { id: 'info.bind.newPhone', defaultMessage: 'New mobile number (mainland China)' },
-  code: { id: 'info.bind.code', defaultMessage: 'Verification code sent to the new address' },
-  send: { id: 'info.bind.send', defaultMessage: 'Send code' },
-  resendIn: { id: 'info.bind.resendIn', defaultMessage: '{n, plural, one {Resend in # second} other {Resend in # seconds}}' },
-  sent: { id: 'info.bind.sent', defaultMessage: 'The verification code has been sent' },
-  captchaFirst: { id: 'info.bind.captchaFirst', defaultMessage: 'Please confirm that you are not a robot first' },
   same: { id: 'info.bind.same', defaultMessage: 'The new value must differ from the current one' },
   bindMail: { id: 'info.bind.bindMail', defaultMessage: 'Bind e-mail address' },
   changeMail: { id: 'info.bind.changeMail', defaultMessage: 'Change e-mail address' },
@@ -69,18 +63,17 @@ function fieldOf(kind: IdentityKind, e: ApiError): FieldName | null {
 }
 
 export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind; info: UserInfo; onInfo: (u: UserInfo) => void; guard: Guard }) {
-  const intl = useIntl();
   const form = useRef<HTMLFormElement>(null);
   const text = TEXT[kind];
   const current = kind === 'mail' ? info.mail : info.phone;
   const [address, setAddress] = useState('');
   const [code, setCode] = useState('');
   const [errors, setErrors] = useState<Partial<Record<FieldName, Msg>>>({});
-  const [captcha, setCaptcha] = useState<string | null>(null);
-  const [round, setRound] = useState(0);
-  const [captchaError, setCaptchaError] = useState<MessageDescriptor | null>(null);
   const [busy, setBusy] = useState(false);
-  const { left, start } = useCountdown(RESEND_SECONDS);
+  // The confirmation, said by this form (role="status"); it goes at the next edit.
+  const [done, setDone] = useState(false);
+  // A new code field after a change: its countdown and "code sent" start again.
+  const [round, setRound] = useState(0);
   const focus = (f: FieldName) => (form.current?.elements.namedItem(f === 'address' ? kind : 'code') as HTMLElement | null)?.focus();
   const flag = (f: FieldName, msg: Msg) => {
     setErrors((e) => ({ ...e, [f]: msg }));
@@ -91,25 +84,20 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
     if (p) return address.trim() ? p : v.rules.empty;
     return sameAsCurrent(kind, address, current, lastSignIn()) ? m.same : null;
   };
-  const send = async () => {
+  /** The value to send the code to, or null after saying at the field why not. */
+  const target = (): string | null => {
     const p = addressProblem();
-    if (p) return flag('address', p);
-    if (!captcha) {
-      setCaptchaError(m.captchaFirst);
-      form.current?.querySelector<HTMLElement>('[data-testid="captcha"]')?.focus();
-      return;
+    if (p) {
+      flag('address', p);
+      return null;
     }
-    setBusy(true);
-    const res = await sendCode({ account: normalizeIdentity(kind, address), purpose: 'bind', captcha }, SKIP);
-    setBusy(false);
-    // A captcha solution is single-use: the next send needs a fresh one.
-    setCaptcha(null);
-    setRound((r) => r + 1);
-    if (res.success) {
-      start(res.data?.resendAfter || RESEND_SECONDS);
-      toast.show('success', intl.formatMessage(m.sent));
-    } else if (fieldOf(kind, res.error) === 'address') flag('address', errorText(res.error));
-    else handleError(res.error);
+    return normalizeIdentity(kind, address);
+  };
+  /** A refusal at the field it concerns (a refused send at the code field, as on sign-up). */
+  const refused = (e: ApiError) => {
+    const f = fieldOf(kind, e) ?? (/^(VERIFYCODE_SENDING|VERIFYCAPTCHA)/.test(e.reason) ? 'code' : null);
+    if (f) flag(f, errorText(e));
+    else handleError(e);
   };
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -127,12 +115,11 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
       setAddress('');
       setCode('');
       setErrors({});
-      toast.show('success', intl.formatMessage(text.done));
+      setRound((r) => r + 1);
+      setDone(true);
       return;
     }
-    const f = fieldOf(kind, res.error);
-    if (f) flag(f, errorText(res.error));
-    else handleError(res.error);
+    refused(res.error);
   };
   return (
     <div className="bind">
@@ -147,7 +134,10 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
           <FormattedMessage {...m.staff} />
         </p>
       ) : (
-        <form ref={form} data-testid={`bind-${kind}`} onSubmit={(e) => void submit(e)} noValidate>
+        <form ref={form} data-testid={`bind-${kind}`} onSubmit={(e) => void submit(e)} noValidate onInput={() => setDone(false)}>
+          <p className={done ? 'notice' : 'sr-only'} role="status" data-testid={`bind-${kind}-done`}>
+            {done && <FormattedMessage {...text.done} />}
+          </p>
           <Field
             name={kind}
             type={kind === 'mail' ? 'email' : 'tel'}
@@ -162,32 +152,17 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
             maxLength={kind === 'mail' ? 254 : 20}
             required
           />
-          <Captcha
+          <CodeField
             key={round}
-            error={captchaError}
-            onSolved={(p) => {
-              setCaptcha(p);
-              setCaptchaError(null);
-            }}
-          />
-          <Field
-            name="code"
-            label={m.code}
+            purpose="bind"
+            account={target}
             value={code}
+            error={errors.code}
             onChange={(x) => {
               setCode(x.replace(/\D/g, '').slice(0, 6));
               setErrors((er) => ({ ...er, code: null }));
             }}
-            error={errors.code}
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
-            required
-            after={
-              <button type="button" className="send" data-testid="send-code" disabled={busy || left > 0} onClick={() => void send()}>
-                {left > 0 ? <FormattedMessage {...m.resendIn} values={{ n: left }} /> : <FormattedMessage {...m.send} />}
-              </button>
-            }
+            onRefused={refused}
           />
           <button type="submit" className="primary" disabled={busy}>
             <FormattedMessage {...(current ? text.change : text.bind)} />

@@ -30,8 +30,8 @@ describe('account centre navigation', () => {
       ['Profile', '/en-US/personal/info#profile'],
       ['Sign-in and security', '/en-US/personal/secure#security'],
       ['Passkeys', '/en-US/personal/secure#passkeys'],
-      ['Two-factor', '/en-US/personal/secure#two-factor'],
-      ['Sessions and activity', '/en-US/personal/secure#sessions'],
+      ['Two-factor authentication', '/en-US/personal/secure#two-factor'],
+      ['Devices and activity', '/en-US/personal/secure#sessions'],
       ['Privacy', '/en-US/personal/secure#privacy'],
       ['Apps', '/en-US/personal/info#apps'],
     ]);
@@ -40,16 +40,16 @@ describe('account centre navigation', () => {
     cleanup();
     await show('/zh-CN/personal/secure', 'zh-CN');
     const zh = within(screen.getByRole('navigation', { name: '账号中心栏目' })).getAllByRole('link');
-    expect(zh.map((a) => a.textContent)).toEqual(['个人资料', '登录与安全', '通行密钥', '两步验证', '会话与活动', '隐私', '应用']);
+    expect(zh.map((a) => a.textContent)).toEqual(['个人资料', '登录与安全', '通行密钥', '两步验证', '登录设备与活动', '隐私', '应用']);
     expect(zh[1]?.getAttribute('aria-current')).toBe('location');
   });
 
   it('marks and focuses the section of the address, and follows a change of the hash', async () => {
     const router = await show('/en-US/personal/secure#two-factor');
-    expect(within(nav()).getByRole('link', { current: 'location' }).textContent).toBe('Two-factor');
+    expect(within(nav()).getByRole('link', { current: 'location' }).textContent).toBe('Two-factor authentication');
     expect(document.activeElement?.id).toBe('totp-title');
     await act(() => router.navigate('/en-US/personal/secure#sessions'));
-    expect(within(nav()).getByRole('link', { current: 'location' }).textContent).toBe('Sessions and activity');
+    expect(within(nav()).getByRole('link', { current: 'location' }).textContent).toBe('Devices and activity');
     expect(document.activeElement?.id).toBe('sessions-title');
     expect(document.getElementById('sessions')?.contains(document.activeElement)).toBe(true);
   });

@@ -14,8 +14,8 @@ const m = defineMessages({
   profile: { id: 'personal.sections.profile', defaultMessage: 'Profile' },
   security: { id: 'personal.sections.security', defaultMessage: 'Sign-in and security' },
   passkeys: { id: 'personal.sections.passkeys', defaultMessage: 'Passkeys' },
-  twoFactor: { id: 'personal.sections.twoFactor', defaultMessage: 'Two-factor' },
-  sessions: { id: 'personal.sections.sessions', defaultMessage: 'Sessions and activity' },
+  twoFactor: { id: 'personal.sections.twoFactor', defaultMessage: 'Two-factor authentication' },
+  sessions: { id: 'personal.sections.sessions', defaultMessage: 'Devices and activity' },
   privacy: { id: 'personal.sections.privacy', defaultMessage: 'Privacy' },
   apps: { id: 'personal.sections.apps', defaultMessage: 'Apps' },
 });

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { type ApiError, errorText, handleError } from '../../lib/api';
 import { changePassword } from './api';
-import * as toast from '../../lib/toast';
+import { FormStatus, useFormStatus } from '../../components/form-status';
 import { Field } from '../../components/field';
 import { useForm } from '../../components/use-form';
 import * as v from '../../lib/validate';
@@ -38,11 +38,15 @@ function fieldOf(e: ApiError): FieldName | null {
   return byReason(FIELD_OF, e.reason) ?? null;
 }
 
-/** `account`: the sign-in name, for password managers to save the new password against. */
-export function ChangePassword({ account }: { account: string }) {
+/**
+ * `account`: the account as signed in with on this browser, for password managers to save the new
+ * password against; null leaves the field out (a masked value would be saved as a user name).
+ */
+export function ChangePassword({ account }: { account: string | null }) {
   const intl = useIntl();
   const { ref, values, set, check, flag, bind } = useForm(EMPTY);
   const [busy, setBusy] = useState(false);
+  const status = useFormStatus();
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const ok = check({
@@ -56,7 +60,7 @@ export function ChangePassword({ account }: { account: string }) {
     setBusy(false);
     if (res.success) {
       FIELDS.forEach((name) => set(name, ''));
-      toast.show('success', intl.formatMessage(m.changed));
+      status.say(intl.formatMessage(m.changed));
       return;
     }
     const f = fieldOf(res.error);
@@ -64,9 +68,10 @@ export function ChangePassword({ account }: { account: string }) {
     else handleError(res.error);
   };
   return (
-    <form ref={ref} data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate>
+    <form ref={ref} data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate onInput={status.clear}>
+      <FormStatus text={status.text} testId="change-password-status" />
       {/* Hidden: tells a password manager whose password this is (its autocomplete is username). */}
-      <input type="text" name="username" autoComplete="username" value={account} readOnly hidden />
+      {account && <input type="text" name="username" autoComplete="username" value={account} readOnly hidden />}
       <Field
         {...bind('oldPassword')}
         type="password"

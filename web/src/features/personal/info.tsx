@@ -9,7 +9,7 @@ import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
 import { errorText, handleError } from '../../lib/api';
 import { patchInfo } from './api';
-import * as toast from '../../lib/toast';
+import { FormStatus, useFormStatus } from '../../components/form-status';
 import { ErrorText, Field, type Msg } from '../../components/field';
 import * as v from '../../lib/validate';
 import { countryOptions, regionName } from '../../lib/countries';
@@ -17,7 +17,7 @@ import { Apps } from './apps';
 import { Avatar } from './avatar';
 import { BindIdentity } from './bind-identity';
 import { LoadState } from './load-state';
-import { learnName } from '../../lib/account-picker';
+import { learnName, signedInAs } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { PersonalNav } from './personal-nav';
 import { useReauth } from './reauth';
@@ -27,7 +27,7 @@ import './personal.css';
 
 const m = defineMessages({
   about: { id: 'info.about', defaultMessage: 'About me' },
-  userName: { id: 'info.userName', defaultMessage: 'User name' },
+  userName: { id: 'info.userName', defaultMessage: 'Username' },
   mail: { id: 'info.mail', defaultMessage: 'Email' },
   phone: { id: 'info.phone', defaultMessage: 'Mobile number' },
   notBound: { id: 'info.notBound', defaultMessage: 'Not bound' },
@@ -104,10 +104,11 @@ function changedFields(u: UserInfo, x: Values): Partial<Values> {
 }
 
 /** The client's checks of the changed fields (the server checks again). */
-function problems(diff: Partial<Values>): Errors {
+function problems(diff: Partial<Values>, typed: Values): Errors {
   const out: Errors = {};
   const optional = (s: string, max: number) => (s ? v.requiredText(s, max) : null);
-  if (diff.company !== undefined) out.company = v.company(diff.company);
+  // As typed: spaces only are "The field cannot be empty", nothing is "Please enter the company name".
+  if (diff.company !== undefined) out.company = v.company(typed.company);
   if (diff.duty !== undefined) out.duty = optional(diff.duty, MAX.duty);
   if (diff.address !== undefined) out.address = optional(diff.address, MAX.address);
   if (diff.displayName !== undefined) out.displayName = optional(diff.displayName, MAX.displayName);
@@ -240,7 +241,7 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
             <FormattedMessage {...m.faqForgotA} />
           </p>
           <p>
-            <Link to={paths.findPassword(lang)}>
+            <Link to={paths.findPassword(lang)} state={{ account: signedInAs(info) ?? '' }} data-testid="faq-forgot">
               <FormattedMessage {...m.faqForgotLink} />
             </Link>
           </p>
@@ -259,6 +260,7 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
   const [values, setValues] = useState<Values>(() => valuesOf(info));
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
+  const status = useFormStatus();
   const countryId = useId();
   const set = (f: FieldName) => (value: string) => {
     setValues((x) => ({ ...x, [f]: value }));
@@ -269,7 +271,7 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
     const form = e.currentTarget;
     const focus = (f: FieldName) => (form.elements.namedItem(f) as HTMLElement | null)?.focus();
     const diff = changedFields(info, values);
-    const found = problems(diff);
+    const found = problems(diff, values);
     const first = FIELDS.find((f) => found[f]);
     if (first) {
       setErrors(found);
@@ -277,7 +279,7 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
       return;
     }
     if (Object.keys(diff).length === 0) {
-      toast.show('info', intl.formatMessage(m.unchanged));
+      status.say(intl.formatMessage(m.unchanged));
       return;
     }
     setBusy(true);
@@ -287,7 +289,7 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
       setErrors({});
       setValues(valuesOf(res.data));
       onSaved(res.data);
-      toast.show('success', intl.formatMessage(m.saved));
+      status.say(intl.formatMessage(m.saved));
     } else if (isField(res.error.field)) {
       const f = res.error.field;
       setErrors({ [f]: errorText(res.error) });
@@ -298,7 +300,8 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
   };
   const options = useMemo(() => countryOptions(intl.locale, info.country), [intl.locale, info.country]);
   return (
-    <form id="profile-form" data-testid="profile-form" onSubmit={(e) => void submit(e)} noValidate>
+    <form id="profile-form" data-testid="profile-form" onSubmit={(e) => void submit(e)} noValidate onInput={status.clear}>
+      <FormStatus text={status.text} testId="profile-status" />
       {(['company', 'duty', 'address', 'displayName'] as const).map((f) => (
         <Field
           key={f}

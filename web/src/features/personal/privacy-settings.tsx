@@ -7,7 +7,7 @@ import { paths } from '../../config/paths';
 import { asLocale } from '../../i18n/locale';
 import { handleError } from '../../lib/api';
 import { getPrivacy, setPrivacy } from './api';
-import * as toast from '../../lib/toast';
+import { FormStatus, useFormStatus } from '../../components/form-status';
 import { When } from './when';
 import { hasReason } from '../../lib/reasons';
 
@@ -69,6 +69,7 @@ export function PrivacySettings() {
   const [wanted, setWanted] = useState<Settings | null>(null);
   const [failed, setFailed] = useState(false);
   const [busy, setBusy] = useState(false);
+  const status = useFormStatus();
   const load = useCallback(async () => {
     setFailed(false);
     const res = await getPrivacy();
@@ -87,7 +88,7 @@ export function PrivacySettings() {
     if (!data || !wanted) return;
     const diff = changedChoices(data.settings, wanted);
     if (Object.keys(diff).length === 0) {
-      toast.show('info', intl.formatMessage(m.unchanged));
+      status.say(intl.formatMessage(m.unchanged));
       return;
     }
     setBusy(true);
@@ -97,7 +98,7 @@ export function PrivacySettings() {
       const p = readPrivacy(res.data);
       setData(p);
       setWanted(p.settings);
-      toast.show('success', intl.formatMessage(m.saved));
+      status.say(intl.formatMessage(m.saved));
     }
   };
   return (
@@ -110,7 +111,8 @@ export function PrivacySettings() {
       </p>
       {data && wanted ? (
         <>
-          <form data-testid="privacy-form" onSubmit={(e) => void submit(e)}>
+          <form data-testid="privacy-form" onSubmit={(e) => void submit(e)} onChange={status.clear}>
+            <FormStatus text={status.text} testId="privacy-status" />
             <fieldset>
               <legend>
                 <FormattedMessage {...m.choices} />

@@ -66,6 +66,27 @@ async function startEnrolment() {
 }
 
 describe('password', () => {
+  it('the hidden username for password managers is the account signed in with here, never the masked one', async () => {
+    localStorage.setItem('ciam_accounts', JSON.stringify([{ account: 'ann@example.com', lastUsed: Date.now() }]));
+    await show('/en-US/personal/secure');
+    const hidden = form('change-password').querySelector<HTMLInputElement>('input[name="username"]');
+    expect(hidden?.value).toBe('ann@example.com');
+    expect(hidden?.getAttribute('autocomplete')).toBe('username');
+  });
+
+  it('with no account known on this browser (or two that could be it) the field is left out', async () => {
+    await show('/en-US/personal/secure');
+    expect(form('change-password').querySelector('input[name="username"]')).toBeNull();
+    cleanup();
+    localStorage.setItem('ciam_accounts', JSON.stringify([
+      { account: 'ann@example.com', lastUsed: Date.now() },
+      { account: 'andy@example.com', lastUsed: Date.now() - 1 },
+    ]));
+    await show('/en-US/personal/secure');
+    expect(form('change-password').querySelector('input[name="username"]')).toBeNull();
+    expect(document.body.innerHTML).not.toContain('value="an***@example.com"');
+  });
+
   it('refuses a confirmation that does not match before calling the server', async () => {
     await show('/en-US/personal/secure');
     const f = form('change-password');

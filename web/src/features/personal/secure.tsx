@@ -10,6 +10,7 @@ import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
 import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { ChangePassword } from './change-password';
+import { signedInAs } from '../../lib/account-picker';
 import { LoadState } from './load-state';
 import { Marketing } from './marketing';
 import { learnName } from '../../lib/account-picker';
@@ -69,7 +70,7 @@ export default function Secure() {
             <p className="muted">
               <FormattedMessage {...m.rule} />
             </p>
-            <ChangePassword account={info?.mail || info?.phone || ''} />
+            <ChangePassword account={info ? signedInAs(info) : null} />
           </section>
         </CentreSection>
         <CentreSection id="passkeys">

@@ -2,14 +2,15 @@
 // One act: the captcha starts solving in the background at the form's first focus or input, and
 // "Send code" waits for it when it is still solving. Focus never drops to the page body: the
 // button is never disabled under it (aria-disabled while busy or counting down, so it stays
-// focusable), and after a successful send focus moves to the code input.
+// focusable), and after a successful send focus moves to the code input. The same on sign-up,
+// sign-in by code, recovery and binding a mail or phone in the personal centre.
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
-import { Captcha, useCaptcha } from '../../components/captcha';
-import { Field, type Msg } from '../../components/field';
-import { sendCode } from '../../lib/account-api';
-import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
-import { type ApiError, SKIP } from '../../lib/api';
+import { Captcha, useCaptcha } from './captcha';
+import { Field, type Msg } from './field';
+import { sendCode } from '../lib/account-api';
+import { RESEND_SECONDS, useCountdown } from '../lib/countdown';
+import { type ApiError, SKIP } from '../lib/api';
 
 const m = defineMessages({
   code: { id: 'auth.code', defaultMessage: 'Verification code' },
@@ -19,7 +20,7 @@ const m = defineMessages({
 });
 
 interface Props {
-  purpose: 'login' | 'register' | 'resetPassword';
+  purpose: 'login' | 'register' | 'resetPassword' | 'bind';
   /** The account to send to, or null after the form showed why it is not valid. */
   account: () => string | null;
   value: string;
