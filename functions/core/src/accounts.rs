@@ -297,7 +297,8 @@ pub(crate) async fn finish_login(
     };
     match written {
         Ok(()) => {}
-        Err(StoreError::TxCanceled(_)) => outcome = Err(lost.into()),
+        // Only a condition that did not hold is a lost race; a throttle is 503, never `lost`.
+        Err(e @ StoreError::TxCanceled(_)) if e.is_condition_failed() => outcome = Err(lost.into()),
         Err(e) => outcome = Err(e.into()),
     }
     outcome

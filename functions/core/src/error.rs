@@ -64,21 +64,22 @@ impl From<Reason> for Error {
 
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
-        match e {
-            // Transient: a concurrent write, or a store that could not be reached in time. The
-            // API answers 503 with Retry-After.
-            StoreError::Conflict | StoreError::Unavailable(_) => Error {
-                cause: Some(e.to_string()),
+        // Retryable: a concurrent write, a throttle, a store that could not be reached in time.
+        // Nothing says the data is other than expected: the API answers 503 with Retry-After.
+        if e.is_retryable() {
+            return Error {
+                cause: Some(format!("store {}: {e}", e.kind())),
                 ..Error::new(Reason::SERVICE_UNAVAILABLE)
-            },
-            other => Error::internal(other),
+            };
         }
+        Error::internal(e)
     }
 }
 
-/// A store write that can lose a race: its condition no longer held (`ConditionFailed`), or its
-/// transaction was cancelled (`TxCanceled`). Any other store failure is passed on unchanged, so
-/// `?` maps it as it maps every store error (503 when transient, 500 otherwise).
+/// A store write that can lose a race: its condition no longer held (`ConditionFailed`), or an
+/// operation of its transaction failed its condition (`TxCanceled`). Only such a verdict on the
+/// data is a lost race; any other store failure (a throttle, a conflict, an outage) is passed on
+/// unchanged, so `?` maps it as it maps every store error (503 when retryable, 500 otherwise).
 pub(crate) trait LostRace<T> {
     /// A lost race becomes `lost` (usually a [`Reason`]).
     fn or_reason(self, lost: impl Into<Error>) -> Result<T>;
@@ -98,7 +99,7 @@ impl<T> LostRace<T> for Result<T, StoreError> {
     fn won(self) -> Result<Option<T>, StoreError> {
         match self {
             Ok(v) => Ok(Some(v)),
-            Err(StoreError::ConditionFailed | StoreError::TxCanceled(_)) => Ok(None),
+            Err(e) if e.is_condition_failed() => Ok(None),
             Err(e) => Err(e),
         }
     }

@@ -66,6 +66,7 @@ pub async fn run_all(store: Arc<dyn Store>, clock: ManualClock) {
         case!(racing_conditional_updates_have_exactly_one_winner),
         case!(racing_transactions_have_exactly_one_winner),
         case!(concurrent_counter_increments_are_not_lost),
+        case!(failures_are_read_as_their_kind),
     ];
     for (i, (name, f)) in cases.into_iter().enumerate() {
         let ctx = Arc::new(Ctx {
@@ -885,5 +886,72 @@ async fn concurrent_counter_increments_are_not_lost(c: Arc<Ctx>) {
     assert_eq!(
         c.store.get(&k).await.unwrap().unwrap().n("n"),
         Some(RACERS as i64)
+    );
+}
+
+/// The contract's failure kinds as the engine reports them: a condition that did not hold (one
+/// item, or per operation of a transaction) is a condition failure and never retryable; a wrong
+/// request is permanent. (The retryable kinds need a backend that stumbles: they are tested per
+/// engine in `tests/fault_kinds.rs` and `tests/unavailable.rs`.)
+async fn failures_are_read_as_their_kind(c: Arc<Ctx>) {
+    let k = c.key("kinds", "ITEM");
+    c.store
+        .put(Item::new(k.clone()).with("s", "text"), None)
+        .await
+        .unwrap();
+    let failed = [
+        c.store
+            .put(Item::new(k.clone()), Some(Cond::NotExists))
+            .await
+            .err(),
+        c.store
+            .update(
+                &k,
+                vec![Update::Add("n".into(), 1)],
+                Some(Cond::eq("s", "other")),
+            )
+            .await
+            .err(),
+        c.store.delete(&k, Some(Cond::NotExists)).await.err(),
+        c.store
+            .transact(vec![
+                TxOp::Put {
+                    item: Item::new(c.key("kinds", "OTHER")),
+                    cond: None,
+                },
+                TxOp::Check {
+                    key: k.clone(),
+                    cond: Cond::NotExists,
+                },
+            ])
+            .await
+            .err(),
+    ];
+    for e in failed {
+        let e = e.expect("the condition does not hold");
+        assert!(e.is_condition_failed() && !e.is_retryable(), "{e:?}");
+        assert_eq!(e.kind(), "condition", "{e:?}");
+    }
+    let e = c
+        .store
+        .update(&k, vec![Update::Add("s".into(), 1)], None)
+        .await
+        .expect_err("adding to a string");
+    assert!(
+        !e.is_condition_failed() && !e.is_retryable() && e.kind() == "invalid",
+        "{e:?}"
+    );
+    let e = c
+        .store
+        .transact(vec![TxOp::Update {
+            key: k.clone(),
+            ops: vec![Update::Add("s".into(), 1)],
+            cond: None,
+        }])
+        .await
+        .expect_err("adding to a string in a transaction");
+    assert!(
+        !e.is_condition_failed() && !e.is_retryable() && e.kind() == "invalid",
+        "{e:?}"
     );
 }

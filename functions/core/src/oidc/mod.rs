@@ -94,7 +94,7 @@ impl From<StoreError> for OAuthError {
     fn from(e: StoreError) -> Self {
         tracing::error!(cause = %e, "oidc: store failure");
         match e {
-            StoreError::Conflict | StoreError::TxCanceled(_) => {
+            StoreError::Conflict | StoreError::Throttled(_) | StoreError::TxCanceled(_) => {
                 OAuthError::new("temporarily_unavailable", "busy, retry")
             }
             _ => OAuthError::new("server_error", "internal error"),

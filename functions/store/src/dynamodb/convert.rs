@@ -99,12 +99,16 @@ pub(crate) fn live_item(m: Option<&AvMap>, now: i64) -> Result<Option<Item>, Sto
     Ok(m.map(item_from_map).transpose()?.filter(|i| i.is_live(now)))
 }
 
-/// Codes DynamoDB uses when a request may simply be retried later.
-const RETRYABLE: [&str; 5] = [
-    "TransactionConflictException",
+/// Codes DynamoDB uses when it refuses a request for its rate: retry later.
+pub(crate) const THROTTLED: [&str; 3] = [
     "ThrottlingException",
     "ProvisionedThroughputExceededException",
     "RequestLimitExceeded",
+];
+
+/// Codes DynamoDB uses when another write was busy with the same item: retry.
+pub(crate) const CONFLICT: [&str; 2] = [
+    "TransactionConflictException",
     "ReplicatedWriteConflictException",
 ];
 
@@ -123,7 +127,8 @@ where
         return StoreError::Unavailable(format!("{op}: {why}: {}", DisplayErrorContext(err)));
     }
     match err.code() {
-        Some(code) if RETRYABLE.contains(&code) => StoreError::Conflict,
+        Some(code) if THROTTLED.contains(&code) => StoreError::Throttled(format!("{op}: {code}")),
+        Some(code) if CONFLICT.contains(&code) => StoreError::Conflict,
         Some("ValidationException") => StoreError::Invalid(format!(
             "{op}: {}",
             err.message().unwrap_or("the request was rejected")

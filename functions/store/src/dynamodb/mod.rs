@@ -117,6 +117,9 @@ pub fn client_with_timeout(
 const BATCH_GET_MAX: usize = 100;
 /// Attempts at keys DynamoDB left unprocessed (throttling) before giving up.
 const UNPROCESSED_ATTEMPTS: u32 = 8;
+/// Attempts at a transaction DynamoDB cancelled for a throttle or a conflict (not a condition)
+/// before the store answers `Throttled` or `Conflict`.
+const TX_CANCELED_ATTEMPTS: u32 = 3;
 
 impl DynamoStore {
     pub fn new(client: Client, table: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
@@ -295,7 +298,9 @@ impl Store for DynamoStore {
             while let Some(items) = pending.take() {
                 if attempt > 0 {
                     if attempt >= UNPROCESSED_ATTEMPTS {
-                        return Err(StoreError::Conflict);
+                        return Err(StoreError::Throttled(
+                            "BatchGetItem: keys left unprocessed".into(),
+                        ));
                     }
                     self.pause(attempt).await;
                 }
@@ -393,20 +398,32 @@ impl Store for DynamoStore {
             .iter()
             .map(|op| tx::item(&self.table, op, now))
             .collect::<Result<Vec<_>, _>>()?;
-        let res = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await;
-        match res {
-            Ok(_) => Ok(()),
-            Err(e) => match e.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
-                    Err(tx::canceled(c, ops.len()))
-                }
-                _ => Err(sdk_error("TransactWriteItems", &e)),
-            },
+        let mut attempt = 0;
+        loop {
+            let res = self
+                .client
+                .transact_write_items()
+                .set_transact_items(Some(items.clone()))
+                .send()
+                .await;
+            let err = match res {
+                Ok(_) => return Ok(()),
+                Err(e) => match e.as_service_error() {
+                    Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
+                        tx::canceled(c, ops.len())
+                    }
+                    _ => return Err(sdk_error("TransactWriteItems", &e)),
+                },
+            };
+            // A cancellation without a failed condition (throttled, or another transaction on
+            // an item) wrote nothing, so it is safe to send again; the SDK does not retry it.
+            attempt += 1;
+            if !matches!(err, StoreError::Throttled(_) | StoreError::Conflict)
+                || attempt >= TX_CANCELED_ATTEMPTS
+            {
+                return Err(err);
+            }
+            self.pause(attempt).await;
         }
     }
 

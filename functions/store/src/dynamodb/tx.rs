@@ -73,7 +73,23 @@ pub(super) fn item(table: &str, op: &TxOp, now: i64) -> Result<TransactWriteItem
     Ok(item)
 }
 
-/// The reasons of a cancelled transaction, one per operation, in order.
+/// Cancellation codes DynamoDB gives an operation it refused for its rate.
+const THROTTLED: [&str; 3] = [
+    "ThrottlingError",
+    "ProvisionedThroughputExceeded",
+    "RequestLimitExceeded",
+];
+
+/// What a cancelled transaction means, from its reasons (one per operation, in order):
+///
+/// - a request DynamoDB found wrong (`ValidationError`): `Invalid`;
+/// - else an operation whose condition did not hold (`ConditionalCheckFailed`): `TxCanceled`, one
+///   reason per operation; a verdict on the data, whatever happened to the other operations;
+/// - else a reason the store does not expect (`ItemCollectionSizeLimitExceeded`, an unknown
+///   code): `Backend`;
+/// - else an operation throttled (`ThrottlingError`, `ProvisionedThroughputExceeded`,
+///   `RequestLimitExceeded`): `Throttled`; one that met another transaction
+///   (`TransactionConflict`), or no reason at all: `Conflict`. Nothing was written: retryable.
 pub(super) fn canceled(e: &TransactionCanceledException, n: usize) -> StoreError {
     let raw = e.cancellation_reasons();
     if let Some(r) = raw.iter().find(|r| r.code() == Some("ValidationError")) {
@@ -83,16 +99,104 @@ pub(super) fn canceled(e: &TransactionCanceledException, n: usize) -> StoreError
             r.message().unwrap_or("an operation was rejected")
         ));
     }
-    let mut reasons: Vec<CancelReason> = raw
-        .iter()
-        .map(|r| match r.code() {
+    let mut reasons = Vec::with_capacity(n.max(raw.len()));
+    let (mut throttled, mut unexpected) = (None, None);
+    for r in raw {
+        reasons.push(match r.code() {
             Some("None") | None => CancelReason::None,
             Some("ConditionalCheckFailed") => CancelReason::ConditionFailed,
-            Some(_) => CancelReason::Conflict,
-        })
-        .collect();
-    if reasons.len() != n {
-        reasons.resize(n, CancelReason::Conflict);
+            Some("TransactionConflict") => CancelReason::Conflict,
+            Some(code) if THROTTLED.contains(&code) => {
+                throttled = throttled.or(Some(code));
+                CancelReason::Conflict
+            }
+            Some(_) => {
+                unexpected = unexpected.or(Some(r));
+                CancelReason::Conflict
+            }
+        });
     }
-    StoreError::TxCanceled(reasons)
+    if reasons.contains(&CancelReason::ConditionFailed) {
+        reasons.resize(n, CancelReason::Conflict);
+        return StoreError::TxCanceled(reasons);
+    }
+    if let Some(r) = unexpected {
+        return StoreError::Backend(format!(
+            "TransactWriteItems cancelled: {}: {}",
+            r.code().unwrap_or_default(),
+            r.message().unwrap_or("an operation was rejected")
+        ));
+    }
+    match throttled {
+        Some(code) => StoreError::Throttled(format!("TransactWriteItems cancelled: {code}")),
+        None => StoreError::Conflict,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::types::CancellationReason;
+
+    fn cancelled(codes: &[&str]) -> StoreError {
+        let e = TransactionCanceledException::builder()
+            .set_cancellation_reasons(Some(
+                codes
+                    .iter()
+                    .map(|c| {
+                        CancellationReason::builder()
+                            .code(*c)
+                            .message("why")
+                            .build()
+                    })
+                    .collect(),
+            ))
+            .build();
+        canceled(&e, codes.len())
+    }
+
+    #[test]
+    fn a_condition_that_did_not_hold_is_a_cancellation_with_per_item_reasons() {
+        let e = cancelled(&["None", "ConditionalCheckFailed", "None"]);
+        assert!(e.condition_failed_at(1), "{e:?}");
+        assert!(!e.condition_failed_at(0) && !e.is_retryable(), "{e:?}");
+        // A real verdict stays one even when another operation was throttled.
+        let e = cancelled(&["ThrottlingError", "ConditionalCheckFailed"]);
+        assert!(
+            e.condition_failed_at(1) && !e.condition_failed_at(0),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_throttled_transaction_is_retryable_never_a_failed_condition() {
+        for code in THROTTLED {
+            let e = cancelled(&["None", code, "None"]);
+            assert!(matches!(e, StoreError::Throttled(_)), "{code}: {e:?}");
+            assert!(
+                e.is_retryable() && !e.is_condition_failed(),
+                "{code}: {e:?}"
+            );
+            assert!((0..3).all(|i| !e.condition_failed_at(i)), "{code}: {e:?}");
+        }
+        let e = cancelled(&["TransactionConflict", "ThrottlingError"]);
+        assert!(matches!(e, StoreError::Throttled(_)), "{e:?}");
+    }
+
+    #[test]
+    fn a_conflicting_transaction_is_retryable_never_a_failed_condition() {
+        let e = cancelled(&["None", "TransactionConflict"]);
+        assert!(matches!(e, StoreError::Conflict), "{e:?}");
+        // No reasons at all: nothing says a condition failed.
+        assert!(matches!(cancelled(&[]), StoreError::Conflict));
+    }
+
+    #[test]
+    fn a_rejected_request_is_permanent() {
+        let e = cancelled(&["None", "ValidationError"]);
+        assert!(matches!(e, StoreError::Invalid(_)), "{e:?}");
+        let e = cancelled(&["ItemCollectionSizeLimitExceeded", "None"]);
+        assert!(matches!(e, StoreError::Backend(_)), "{e:?}");
+        assert!(!e.is_retryable(), "{e:?}");
+    }
 }
