@@ -24,6 +24,8 @@ pub mod sqlite;
 pub mod conformance;
 #[cfg(all(feature = "testing", feature = "dynamodb"))]
 pub mod dynamo_local;
+#[cfg(feature = "testing")]
+pub mod faults;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cond::Cond;

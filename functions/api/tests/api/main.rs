@@ -16,6 +16,7 @@ mod codes;
 mod consents;
 mod conventions;
 mod dynamo;
+mod faults;
 mod helpers;
 mod input;
 mod journey;

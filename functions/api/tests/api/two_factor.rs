@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 const MAIL: &str = "tfa@example.com";
 
-fn secret_of(url: &str) -> Vec<u8> {
+pub(crate) fn secret_of(url: &str) -> Vec<u8> {
     let b32 = url
         .split("secret=")
         .nth(1)

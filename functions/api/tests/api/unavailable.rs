@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[track_caller]
-fn assert_retry_later(res: &TestResponse) {
+pub(crate) fn assert_retry_later(res: &TestResponse) {
     res.error(503, "SERVICE_UNAVAILABLE");
     let after = res
         .headers

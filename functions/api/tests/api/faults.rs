@@ -1,0 +1,166 @@
+//! Store faults on the writes of a request (issue 20, first part): a throttle (either exception),
+//! a transaction cancelled for a throttle or a conflict, a 500, a busy database each answer 503
+//! SERVICE_UNAVAILABLE with `Retry-After`, never the refusal of a wrong secret or of a stale
+//! session, never a 500; and the same request succeeds when it is sent again. The faults are
+//! injected by `ciam_store::faults` over SQLite, and over DynamoDB Local for sign-in and
+//! registration.
+
+use crate::helpers::{registration, TestApp, PASSWORD};
+use crate::two_factor::{enrolled_in, secret_of};
+use crate::unavailable::assert_retry_later;
+use ciam_core::totp::{code_at, STEP_SECS};
+use ciam_store::dynamo_local::DynamoLocal;
+use ciam_store::faults::{Fault, Faults, Op};
+use ciam_store::sqlite::SqliteStore;
+use ciam_store::Store;
+use std::sync::Arc;
+
+async fn app_with(faults: &Faults) -> TestApp {
+    let faults = faults.clone();
+    TestApp::spawn_on(move |clock| {
+        Box::pin(async move {
+            let inner: Arc<dyn Store> =
+                Arc::new(SqliteStore::in_memory(Arc::new(clock)).expect("in-memory store"));
+            let store: Arc<dyn Store> = Arc::new(faults.wrap(inner));
+            store
+        })
+    })
+    .await
+}
+
+async fn dynamo_app_with(local: &Arc<DynamoLocal>, table: &str, faults: &Faults) -> TestApp {
+    let (local, table, faults) = (local.clone(), table.to_owned(), faults.clone());
+    TestApp::spawn_on(move |clock| {
+        Box::pin(async move {
+            let inner: Arc<dyn Store> = Arc::new(local.store(&table, Arc::new(clock)).await);
+            let store: Arc<dyn Store> = Arc::new(faults.wrap(inner));
+            store
+        })
+    })
+    .await
+}
+
+/// Asserts that the last fault injected was `fault` on `op`: the request met it.
+#[track_caller]
+fn met(faults: &Faults, op: Op, fault: Fault) {
+    assert_eq!(
+        faults.fired().last(),
+        Some(&(op, fault)),
+        "the fault was met"
+    );
+}
+
+/// Every fault on the sign-in's attempt and on its success transaction: 503, then the same
+/// right password signs in; a wrong one is still told so.
+async fn a_right_password_meeting_a_fault_is_told_to_retry(app: &TestApp, faults: &Faults) {
+    let account = "right@example.com";
+    app.sign_up("right", account).await;
+    for fault in Fault::ALL {
+        for op in [Op::Update, Op::Transact] {
+            faults.inject(op, fault, 1);
+            assert_retry_later(&app.login_password(account, PASSWORD).await);
+            met(faults, op, fault);
+            app.sign_in(account, PASSWORD).await;
+        }
+    }
+    app.login_password(account, "Wr0ng!Password")
+        .await
+        .error(401, "PASSWORD_ERROR");
+}
+
+/// Every fault on the code's transaction and on the registration's: 503, then the same request
+/// goes through.
+async fn a_sign_up_meeting_a_fault_is_told_to_retry(app: &TestApp, faults: &Faults) {
+    for (i, fault) in Fault::ALL.into_iter().enumerate() {
+        let account = format!("new{i}@example.com");
+        faults.inject(Op::Transact, fault, 1);
+        assert_retry_later(&app.send_code(&account, "register").await);
+        met(faults, Op::Transact, fault);
+        let code = app.fresh_code(&account, "register").await;
+        let body = registration(&format!("newcomer{i}"), &account, &code);
+        faults.inject(Op::Transact, fault, 1);
+        assert_retry_later(&app.post_register(&body).await);
+        met(faults, Op::Transact, fault);
+        app.post_register(&body).await.ok(201);
+    }
+}
+
+#[tokio::test]
+async fn a_right_password_meeting_a_store_fault_answers_503_never_password_error() {
+    let faults = Faults::new();
+    let app = app_with(&faults).await;
+    a_right_password_meeting_a_fault_is_told_to_retry(&app, &faults).await;
+}
+
+#[tokio::test]
+async fn sending_a_code_and_registering_meeting_a_store_fault_answer_503_never_500() {
+    let faults = Faults::new();
+    let app = app_with(&faults).await;
+    a_sign_up_meeting_a_fault_is_told_to_retry(&app, &faults).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_dynamodb_sign_in_and_sign_up_meeting_a_store_fault_answer_503() {
+    let local = Arc::new(DynamoLocal::start().await);
+    let faults = Faults::new();
+    let app = dynamo_app_with(&local, "faults-sign-in", &faults).await;
+    a_right_password_meeting_a_fault_is_told_to_retry(&app, &faults).await;
+    let app = dynamo_app_with(&local, "faults-sign-up", &faults).await;
+    a_sign_up_meeting_a_fault_is_told_to_retry(&app, &faults).await;
+}
+
+#[tokio::test]
+async fn the_second_step_meeting_a_store_fault_answers_503_never_a_wrong_code() {
+    let faults = Faults::new();
+    let e = enrolled_in(app_with(&faults).await).await;
+    for fault in Fault::ALL {
+        e.next_step();
+        let challenge = e.challenge().await;
+        let code = e.code();
+        faults.inject(Op::Transact, fault, 1);
+        assert_retry_later(&e.app.login_totp(&challenge, &code).await);
+        met(&faults, Op::Transact, fault);
+        e.app.login_totp(&challenge, &code).await.ok(200);
+
+        let challenge = e.challenge().await;
+        faults.inject(Op::Transact, fault, 1);
+        assert_retry_later(&e.app.unlock_code(&challenge, &e.backup[0]).await);
+        met(&faults, Op::Transact, fault);
+    }
+    let challenge = e.challenge().await;
+    e.app.unlock_code(&challenge, &e.backup[0]).await.ok(200);
+}
+
+/// The faults a transaction used to be misread for (a lost race): a cancellation for a throttle
+/// or a conflict. The settings' transactions hash ten backup codes each, so only these are
+/// tried there; every kind is tried on sign-in and registration.
+const CANCELLED: [Fault; 2] = [Fault::TxThrottled, Fault::TxConflict];
+
+#[tokio::test]
+async fn two_factor_settings_meeting_a_store_fault_answer_503_never_a_signed_out_session() {
+    let faults = Faults::new();
+    let e = enrolled_in(app_with(&faults).await).await;
+    for fault in CANCELLED {
+        faults.inject(Op::Transact, fault, 1);
+        assert_retry_later(&e.app.totp_backup_codes(&e.token).await);
+        met(&faults, Op::Transact, fault);
+    }
+    e.app.totp_backup_codes(&e.token).await.ok(200);
+
+    // Enabling two-factor on another account.
+    let app = &e.app;
+    app.sign_up("other", "other@example.com").await;
+    let token = app.sign_in("other@example.com", PASSWORD).await;
+    let url = app.get_totp_url(&token).await.ok(200)["url"]
+        .as_str()
+        .expect("url")
+        .to_owned();
+    let code = code_at(&secret_of(&url), app.now().div_euclid(STEP_SECS));
+    for fault in CANCELLED {
+        faults.inject(Op::Transact, fault, 1);
+        assert_retry_later(&app.totp_enable(&token, &code).await);
+        met(&faults, Op::Transact, fault);
+        app.get_info(&token).await.ok(200);
+    }
+    app.totp_enable(&token, &code).await.ok(200);
+}
