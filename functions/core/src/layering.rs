@@ -1,14 +1,15 @@
 //! The import graph of a crate's modules, and a circle in it: the layering check of `ciam_core`
-//! (`layering_tests.rs`) and of `ciam_api` (`functions/api/tests/layering.rs`, which includes
-//! this file by path). No files of a crate import each other, directly or round a longer circle
+//! (`layering_tests.rs`; `size_tests.rs` walks the files with it too) and of `ciam_api`
+//! (`functions/api/tests/layering.rs`, which includes this file by path). No files of a crate import each other, directly or round a longer circle
 //! (issue 11): each name lives in the module that owns its concept, and the files that need it
 //! import it from there.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Every `.rs` file under `dir`, as (module path relative to `src`, text).
-fn walk(dir: &Path, src: &Path, out: &mut Vec<(String, String)>) {
+/// Every `.rs` file under `dir`, as (its path relative to `src`, text): also the file list of
+/// core's size check (`size_tests.rs`).
+pub fn walk(dir: &Path, src: &Path, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -17,7 +18,7 @@ fn walk(dir: &Path, src: &Path, out: &mut Vec<(String, String)>) {
         if p.is_dir() {
             walk(&p, src, out);
         } else if p.extension().is_some_and(|x| x == "rs") {
-            let rel = p.strip_prefix(src).unwrap_or(&p).with_extension("");
+            let rel = p.strip_prefix(src).unwrap_or(&p);
             let text = std::fs::read_to_string(&p).unwrap_or_default();
             out.push((rel.to_string_lossy().replace('\\', "/"), text));
         }
@@ -34,9 +35,13 @@ fn top(module: &str) -> String {
 pub fn references(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     walk(src, src, &mut files);
-    let modules: BTreeSet<String> = files.iter().map(|(m, _)| top(m)).collect();
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|(p, _)| top(p.trim_end_matches(".rs")))
+        .collect();
     let mut refs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (m, text) in &files {
+    for (path, text) in &files {
+        let m = path.trim_end_matches(".rs");
         if m == "lib" || m.ends_with("tests") {
             continue;
         }

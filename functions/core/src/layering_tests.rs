@@ -1,10 +1,7 @@
 //! No files of this crate import each other, directly or round a longer circle (issue 11): each name lives in the module that
 //! owns its concept, and the files that need it import it from there.
 
-#[path = "layering.rs"]
-mod layering;
-
-use layering::{circle, references};
+use crate::layering::{circle, references};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -17,6 +17,8 @@ mod error;
 mod keys;
 mod lang;
 #[cfg(test)]
+mod layering;
+#[cfg(test)]
 mod layering_tests;
 pub mod lock;
 pub mod me;

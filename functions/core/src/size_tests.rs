@@ -2,27 +2,11 @@
 //! crate over [`MAX_LINES`] lines says why on its first line (`//! Over 500 lines because ...`),
 //! else it is split.
 
+use crate::layering::walk;
 use std::path::Path;
 
 const MAX_LINES: usize = 500;
 const REASON: &str = "//! Over 500 lines because ";
-
-/// Every `.rs` file under `dir`, as (path relative to `src`, text).
-fn walk(dir: &Path, src: &Path, out: &mut Vec<(String, String)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, src, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            let rel = p.strip_prefix(src).unwrap_or(&p);
-            let text = std::fs::read_to_string(&p).unwrap_or_default();
-            out.push((rel.to_string_lossy().replace('\\', "/"), text));
-        }
-    }
-}
 
 /// The files of `files` that are too long and do not say why.
 fn unexplained(files: &[(String, String)]) -> Vec<String> {
