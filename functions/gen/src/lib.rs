@@ -517,49 +517,36 @@ fn render_dashboard_hashing(fns: &[Function]) -> String {
 
 fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
     let l = &f.lambda;
-    let (mut actions, mut resources) = (Vec::new(), Vec::new());
-    match l.table {
-        Table::None => {}
-        Table::Read => actions.push("`dynamodb:{GetItem,BatchGetItem,Query}`".to_owned()),
-        Table::Write => actions.push(
-            "`dynamodb:{GetItem,BatchGetItem,Query,PutItem,UpdateItem,DeleteItem,ConditionCheckItem}`"
-                .to_owned(),
+    // (actions, resources) of each grant the row gives, in the table's column order.
+    let table = match l.table {
+        Table::None => None,
+        Table::Read => Some("`dynamodb:{GetItem,BatchGetItem,Query}`"),
+        Table::Write => Some(
+            "`dynamodb:{GetItem,BatchGetItem,Query,PutItem,UpdateItem,DeleteItem,ConditionCheckItem}`",
         ),
-        Table::GetItem => actions.push("`dynamodb:GetItem`".to_owned()),
+        Table::GetItem => Some("`dynamodb:GetItem`"),
     }
-    if l.table != Table::None {
-        resources.push("Table".to_owned());
-    }
-    match l.s3 {
-        S3::None => {}
-        S3::AvatarWrite => {
-            actions.push("`s3:{PutObject,DeleteObject}`".to_owned());
-            resources.push("AvatarBucket objects".to_owned());
-        }
-        S3::AvatarRead => {
-            actions.push("`s3:GetObject`".to_owned());
-            resources.push("AvatarBucket objects".to_owned());
-        }
-        S3::WebIndex => {
-            actions.push("`s3:GetObject`".to_owned());
-            resources.push("WebBucket index.html".to_owned());
-        }
-    }
-    match l.kms {
-        Kms::None => {}
-        Kms::Sign => {
-            actions.push("`kms:{Sign,GetPublicKey}`".to_owned());
-            resources.push("OidcSigningKey".to_owned());
-        }
-        Kms::PublicKeys => {
-            actions.push("`kms:GetPublicKey`".to_owned());
-            resources.push("OidcSigningKey and previous keys".to_owned());
-        }
-    }
-    if l.messages {
-        actions.push("`ses:SendEmail`, `sns:Publish`".to_owned());
-        resources.push("SES identity MailFrom and its domain, SMS (no topic)".to_owned());
-    }
+    .map(|a| (a, "Table"));
+    let s3 = match l.s3 {
+        S3::None => None,
+        S3::AvatarWrite => Some(("`s3:{PutObject,DeleteObject}`", "AvatarBucket objects")),
+        S3::AvatarRead => Some(("`s3:GetObject`", "AvatarBucket objects")),
+        S3::WebIndex => Some(("`s3:GetObject`", "WebBucket index.html")),
+    };
+    let kms = match l.kms {
+        Kms::None => None,
+        Kms::Sign => Some(("`kms:{Sign,GetPublicKey}`", "OidcSigningKey")),
+        Kms::PublicKeys => Some(("`kms:GetPublicKey`", "OidcSigningKey and previous keys")),
+    };
+    let messages = l.messages.then_some((
+        "`ses:SendEmail`, `sns:Publish`",
+        "SES identity MailFrom and its domain, SMS (no topic)",
+    ));
+    let (mut actions, mut resources): (Vec<String>, Vec<String>) = [table, s3, kms, messages]
+        .into_iter()
+        .flatten()
+        .map(|(a, r)| (a.to_owned(), r.to_owned()))
+        .unzip();
     actions.push("`secretsmanager:GetSecretValue`".to_owned());
     let mut secrets = Vec::new();
     if l.root_key {

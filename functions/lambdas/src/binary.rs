@@ -54,7 +54,9 @@ impl Binary for Bootstrap {
     }
 
     async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
-        let Ready { ciam, sdk, origin } = ready;
+        let Ready {
+            ciam, sdk, origin, ..
+        } = ready;
         // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
         if route_id == page::EMBEDDED_PAGE {
             return page::run(ciam, &sdk, origin)
@@ -168,9 +170,7 @@ pub async fn run<B: Binary>(route_id: &'static str) -> Result<(), lambda_http::E
             return Err(e.into());
         }
     };
-    let touches_table =
-        lambda_of(B::ROUTES, B::PAGES, route_id).is_some_and(|l| l.table != ciam_api::Table::None);
-    if touches_table {
+    if ready.lambda.table != ciam_api::Table::None {
         init::warm_up(&ready.ciam).await;
     }
     B::serve(route_id, ready).await

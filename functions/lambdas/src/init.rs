@@ -45,6 +45,8 @@ pub struct Ready {
     pub sdk: aws_config::SdkConfig,
     /// Set when `CIAM_ORIGIN_SECRET_ARN` is: requests must carry CloudFront's header.
     pub origin: Option<OriginCheck>,
+    /// The function's facts, from its row (read once, by the init).
+    pub lambda: Lambda,
 }
 
 /// The AWS configuration of the environment (region, credentials, and `AWS_ENDPOINT_URL` when
@@ -250,6 +252,7 @@ async fn init_with(
         ciam,
         sdk,
         origin: fetched.origin_verify.map(OriginCheck::new),
+        lambda,
     })
 }
 
