@@ -1,13 +1,20 @@
 //! Test support: a store wrapper that injects the failures the engines report, so core and API
 //! tests can put any store fault on any write of a request, over either engine.
 //!
-//! Each fault is answered before the call reaches the engine (nothing is written), with exactly
-//! the `StoreError` the engine gives for it (the engines' own reading of these failures is
-//! tested in `tests/fault_kinds.rs` and `tests/unavailable.rs`).
+//! Most faults are answered before the call reaches the engine (nothing is written), with
+//! exactly the `StoreError` the engine gives for it (the engines' own reading of these failures
+//! is tested in `tests/fault_kinds.rs` and `tests/unavailable.rs`). Three reach the engine:
+//! `LostAfterCommit` (the write is made, its answer is lost: the caller sees `Unavailable`),
+//! `LostThenRetried` (the write is made, its answer is lost, and it is sent again, as the SDK's
+//! retries do: the caller sees the second answer; a transaction's retry carries the same
+//! `ClientRequestToken`, so DynamoDB answers it with the first outcome) and `Stall` (the call
+//! waits, then goes through: a slow backend, for the request's deadline). An outage is a fault
+//! that holds until `clear` (`outage`).
 
 use crate::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
 use async_trait::async_trait;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// Which calls a fault applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +47,15 @@ pub enum Fault {
     ServerError,
     /// SQLite's database busy or locked past the busy timeout.
     Busy,
+    /// The write is made, then its answer is lost (a connection reset, a timeout after the
+    /// commit, every retry of the SDK lost too): the caller sees `Unavailable`.
+    LostAfterCommit,
+    /// The write is made, its answer is lost, and the SDK sends it again: the caller sees the
+    /// second answer (a single-item write's retry meets its own first write; a transaction's
+    /// retry is answered with the first outcome, as its `ClientRequestToken` makes DynamoDB do).
+    LostThenRetried,
+    /// The call waits this long, then goes through.
+    Stall(Duration),
 }
 
 impl Fault {
@@ -51,6 +67,9 @@ impl Fault {
         Fault::ServerError,
         Fault::Busy,
     ];
+
+    /// The faults whose write reaches the engine although the caller is not told so.
+    pub const LOST: [Fault; 2] = [Fault::LostAfterCommit, Fault::LostThenRetried];
 
     /// The error the engine answers for this fault.
     pub fn error(self) -> StoreError {
@@ -67,6 +86,9 @@ impl Fault {
                 StoreError::Unavailable("injected: DynamoDB is unavailable (500)".into())
             }
             Fault::Busy => StoreError::Unavailable("injected: database is locked".into()),
+            Fault::LostAfterCommit | Fault::LostThenRetried | Fault::Stall(_) => {
+                StoreError::Unavailable("injected: the answer was lost".into())
+            }
         }
     }
 }
@@ -123,6 +145,13 @@ impl Faults {
         });
     }
 
+    /// Fails every call of `op` touching a partition starting with `pk_prefix` (any, when empty)
+    /// with `fault` until `clear`: an outage.
+    pub fn outage(&self, op: Op, pk_prefix: &str, fault: Fault) {
+        let prefix = (!pk_prefix.is_empty()).then(|| pk_prefix.to_owned());
+        self.add(op, prefix, fault, u32::MAX);
+    }
+
     /// Removes every fault still pending.
     pub fn clear(&self) {
         lock(&self.rules).clear();
@@ -134,7 +163,7 @@ impl Faults {
     }
 
     /// The fault for a call of `op` touching `keys`, if any (and counts it).
-    fn take(&self, op: Op, keys: &[&Key]) -> Result<(), StoreError> {
+    fn take(&self, op: Op, keys: &[&Key]) -> Option<Fault> {
         let mut rules = lock(&self.rules);
         let applies = |r: &Rule| {
             r.left > 0
@@ -145,14 +174,40 @@ impl Faults {
                     .as_deref()
                     .is_none_or(|p| keys.iter().any(|k| k.pk.starts_with(p)))
         };
-        let Some(rule) = rules.iter_mut().find(|r| applies(r)) else {
-            return Ok(());
-        };
+        let rule = rules.iter_mut().find(|r| applies(r))?;
         rule.left -= 1;
         let fault = rule.fault;
         rules.retain(|r| r.left > 0);
         lock(&self.fired).push((op, fault));
-        Err(fault.error())
+        Some(fault)
+    }
+}
+
+/// Runs `call` as `fault` says: not at all (the fault's error), once with its answer lost, twice
+/// answering the second (`retry_same`: the retry is answered with the first outcome), or late.
+async fn under<T, F, Fut>(fault: Option<Fault>, retry_same: bool, call: F) -> Result<T, StoreError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
+    match fault {
+        None => call().await,
+        Some(Fault::Stall(d)) => {
+            tokio::time::sleep(d).await;
+            call().await
+        }
+        Some(Fault::LostAfterCommit) => {
+            let _ = call().await;
+            Err(Fault::LostAfterCommit.error())
+        }
+        Some(Fault::LostThenRetried) => {
+            let first = call().await;
+            if retry_same {
+                return first;
+            }
+            call().await
+        }
+        Some(f) => Err(f.error()),
     }
 }
 
@@ -165,19 +220,20 @@ pub struct FaultStore {
 #[async_trait]
 impl Store for FaultStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
-        self.faults.take(Op::Get, &[key])?;
-        self.inner.get(key).await
+        let f = self.faults.take(Op::Get, &[key]);
+        under(f, true, || self.inner.get(key)).await
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
-        self.faults
-            .take(Op::GetMany, &keys.iter().collect::<Vec<_>>())?;
-        self.inner.get_many(keys).await
+        let f = self
+            .faults
+            .take(Op::GetMany, &keys.iter().collect::<Vec<_>>());
+        under(f, true, || self.inner.get_many(keys)).await
     }
 
     async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
-        self.faults.take(Op::Put, &[&item.key])?;
-        self.inner.put(item, cond).await
+        let f = self.faults.take(Op::Put, &[&item.key]);
+        under(f, false, || self.inner.put(item.clone(), cond.clone())).await
     }
 
     async fn update_or_current(
@@ -186,25 +242,29 @@ impl Store for FaultStore {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Result<Item, Option<Item>>, StoreError> {
-        self.faults.take(Op::Update, &[key])?;
-        self.inner.update_or_current(key, ops, cond).await
+        let f = self.faults.take(Op::Update, &[key]);
+        under(f, false, || {
+            self.inner.update_or_current(key, ops.clone(), cond.clone())
+        })
+        .await
     }
 
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
-        self.faults.take(Op::Delete, &[key])?;
-        self.inner.delete(key, cond).await
+        let f = self.faults.take(Op::Delete, &[key]);
+        under(f, false, || self.inner.delete(key, cond.clone())).await
     }
 
     async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
-        self.faults
-            .take(Op::Transact, &ops.iter().map(TxOp::key).collect::<Vec<_>>())?;
-        self.inner.transact(ops).await
+        let f = self
+            .faults
+            .take(Op::Transact, &ops.iter().map(TxOp::key).collect::<Vec<_>>());
+        under(f, true, || self.inner.transact(ops.clone())).await
     }
 
     async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError> {
         let key = Key::new(q.pk.clone(), "");
-        self.faults.take(Op::Query, &[&key])?;
-        self.inner.query(q).await
+        let f = self.faults.take(Op::Query, &[&key]);
+        under(f, true, || self.inner.query(q.clone())).await
     }
 
     async fn ensure_schema(&self) -> Result<(), StoreError> {
