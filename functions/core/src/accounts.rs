@@ -88,9 +88,15 @@ pub(crate) fn create_ops(user: &User, id: &Identity) -> Vec<TxOp> {
         Item::new(unique_key(username_pk(&user.user_name))).with("userId", user.id.as_str()),
     ]
     .into_iter()
-    .map(|item| TxOp::Put {
+    .enumerate()
+    .map(|(i, item)| TxOp::Put {
         item,
-        cond: Some(Cond::NotExists),
+        // The identity's key may hold an unknown name's budget of attempts (`signin`).
+        cond: Some(if i == 1 {
+            signin::name_free()
+        } else {
+            Cond::NotExists
+        }),
     })
     .collect()
 }
@@ -126,13 +132,18 @@ pub async fn login_password(
     client: &ClientInfo,
 ) -> Result<SignedIn> {
     let attempt = match Identity::parse(account) {
-        Ok(id) => signin::take_attempt(ciam, &id).await?,
-        Err(_) => Attempt::NoAccount,
+        Ok(id) => Some(signin::take_attempt(ciam, &id).await?),
+        // No account can have a malformed name: nothing to count.
+        Err(_) => None,
     };
     let rec = match attempt {
-        Attempt::Taken(rec) => rec,
-        Attempt::Locked(until) => return Err(locked_error(until)),
-        Attempt::NoAccount => {
+        Some(Attempt::Taken(rec)) => rec,
+        Some(Attempt::Locked(until)) => return Err(locked_error(until)),
+        Some(Attempt::NoAccount(budget)) => {
+            password::verify(pw.to_owned(), None).await?;
+            return Err(signin::failed_unknown(ciam, &budget, Reason::PASSWORD_ERROR.into()).await);
+        }
+        None => {
             password::verify(pw.to_owned(), None).await?;
             return Err(Reason::PASSWORD_ERROR.into());
         }
@@ -183,20 +194,20 @@ pub async fn login_code(
         codes::read(ciam, &id, Purpose::Login)
     );
     let rec = match attempt? {
-        Attempt::Taken(rec) => Some(rec),
+        Attempt::Taken(rec) => Ok(rec),
         Attempt::Locked(until) => return Err(locked_error(until)),
-        Attempt::NoAccount => None,
+        Attempt::NoAccount(budget) => Err(budget),
     };
     let verified = match codes::judge(ciam, &id, Purpose::Login, &code, stored?).await {
         Ok(v) => v,
         Err(e) => {
             return Err(match &rec {
-                Some(r) => signin::failed(ciam, r, e).await,
-                None => e,
+                Ok(r) => signin::failed(ciam, r, e).await,
+                Err(budget) => signin::failed_unknown(ciam, budget, e).await,
             })
         }
     };
-    let Some(rec) = rec else {
+    let Ok(rec) = rec else {
         codes::consume(ciam, verified).await?;
         return Err(Error::new(id.not_found_reason()));
     };

@@ -81,7 +81,7 @@ pub async fn bind(
     let mut ops = vec![
         TxOp::Put {
             item: crate::signin::new_identity_item(new_key.clone(), &after),
-            cond: Some(Cond::NotExists),
+            cond: Some(crate::signin::name_free()),
         },
         TxOp::Update {
             key: profile_key(&s.user.id),

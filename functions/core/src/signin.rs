@@ -16,9 +16,16 @@
 //! `MAX_FAILS` evaluations, whatever N. A success resets the counter inside its transaction; the
 //! evaluation that used the last attempt and failed locks the account (`lock::lock_account`:
 //! every identity item and the user item, so the other sign-in name and the session-side checks
-//! are locked too). An unknown account costs the same single conditional update (it fails on
-//! the absent item and writes nothing), so the number and kind of store calls do not tell an
-//! account that exists from one that does not.
+//! are locked too). A count left by failures is forgotten after `LOCK_SECS` without an attempt
+//! (the next attempt starts it again at 1).
+//!
+//! The lock reveals nothing: a sign-in name nobody registered gets the same budget of attempts,
+//! on a short-lived item of its own at the same key (a "budget item": `fails`, `attemptAt`,
+//! `lockedUntil`, no `userId`, expiring `LOCK_SECS` after its last attempt or with its lock), so
+//! its sixth wrong password answers the lock with the same unlock time as a real account's.
+//! Registration and binding take the key over (`name_free`). An unknown name costs one store call
+//! more than a known one (the attempt's condition fails on the absent item, then the budget is
+//! counted): the answers are the same, try by try.
 //!
 //! Each sign-in name has its own budget of attempts; a lock reached through any of them locks
 //! the whole account (docs/data-model.md).
@@ -27,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::lock::{LOCK_SECS, MAX_FAILS};
 use crate::user::{active_user, identity_keys, unique_key, User};
 use crate::validate::Identity;
-use crate::{Ciam, LostRace};
+use crate::{Ciam, LostRace, Reason};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
 
 /// What a sign-in knows about the account after taking its attempt.
@@ -153,12 +160,22 @@ pub fn new_identity_item(key: Key, user: &User) -> Item {
 /// The outcome of taking an attempt.
 #[derive(Debug)]
 pub enum Attempt {
-    /// No account signs in with this identity (or it is deactivated).
-    NoAccount,
-    /// The account is locked (or its last attempts are being evaluated) until this time.
+    /// No account signs in with this identity (or it is deactivated); the attempt is counted on
+    /// the name's budget item.
+    NoAccount(Budget),
+    /// The account (or the unknown name) is locked, or its last attempts are being evaluated,
+    /// until this time.
     Locked(i64),
     /// The attempt is counted; evaluate the secret.
     Taken(SignInRecord),
+}
+
+/// The attempts counted on a sign-in name nobody registered (see the module).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budget {
+    pub key: Key,
+    /// Attempts taken since the budget item was made, this one included.
+    pub fails: i64,
 }
 
 /// The condition under which an identity item lets a sign-in be attempted at `now`: the account
@@ -173,6 +190,11 @@ pub fn may_attempt(now: i64) -> Cond {
     not_locked.and(attempts_left)
 }
 
+/// True when the failures counted on `cur` are older than `LOCK_SECS`: the count starts again.
+fn quiet_since(cur: &Item, now: i64) -> bool {
+    cur.n("fails").unwrap_or(0) > 0 && cur.n("attemptAt").is_some_and(|t| t <= now - LOCK_SECS)
+}
+
 /// Until when the identity item `cur`, which failed [`may_attempt`], refuses sign-ins: its lock,
 /// or the end of the lock its used-up attempts are about to write.
 pub fn locked_until(cur: &Item, now: i64) -> i64 {
@@ -181,27 +203,54 @@ pub fn locked_until(cur: &Item, now: i64) -> i64 {
         .unwrap_or_else(|| cur.n("attemptAt").unwrap_or(now) + LOCK_SECS)
 }
 
+/// The condition under which the identity item at a key may be made for a new account or a new
+/// binding: there is none, or only an unknown name's budget item.
+pub fn name_free() -> Cond {
+    Cond::NotExists.or(Cond::attr_not_exists("userId"))
+}
+
 /// Finds the account of `id` and takes one attempt, atomically: one conditional update of the
 /// identity item (the attempt is refused while the account is locked or its attempts are used
-/// up). Round trips: 1 (2 once for an identity item without a record, see the module).
+/// up). Round trips: 1 (2 once for an identity item without a record, see the module; 2 for an
+/// unknown name, whose budget is counted; 2 when a count older than `LOCK_SECS` starts again).
 pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
     let now = ciam.now();
     let key = unique_key(id.unique_pk());
+    let recent = Cond::attr_not_exists("fails")
+        .or(Cond::eq("fails", 0))
+        .or(Cond::gt("attemptAt", now - LOCK_SECS));
     let cond = Cond::Exists
         .and(Cond::attr_exists("userId"))
-        .and(may_attempt(now));
+        .and(may_attempt(now))
+        .and(recent);
     let ops = vec![
         Update::Add("fails".into(), 1),
         Update::Set("attemptAt".into(), now.into()),
     ];
-    let item = match ciam.store.update_or_current(&key, ops, Some(cond)).await? {
-        Ok(item) => item,
-        Err(None) => return Ok(Attempt::NoAccount),
-        Err(Some(cur)) => {
-            if cur.s("userId").is_none() {
-                return Ok(Attempt::NoAccount);
-            }
+    let mut tries = 0;
+    let item = loop {
+        tries += 1;
+        let taken = ciam
+            .store
+            .update_or_current(&key, ops.clone(), Some(cond.clone()))
+            .await?;
+        let cur = match taken {
+            Ok(item) => break item,
+            Err(None) => return unknown(ciam, key, now).await,
+            Err(Some(cur)) => cur,
+        };
+        if cur.s("userId").is_none() {
+            return unknown(ciam, key, now).await;
+        }
+        if cur.n("lockedUntil").is_some_and(|t| t > now) || !quiet_since(&cur, now) {
             return Ok(Attempt::Locked(locked_until(&cur, now)));
+        }
+        if let Some(item) = restart(ciam, &key, &cur, now).await? {
+            break item;
+        }
+        // Another attempt restarted or counted it a moment ago: take the attempt again.
+        if tries >= 3 {
+            return Err(Reason::SERVICE_UNAVAILABLE.into());
         }
     };
     if let Some(rec) = SignInRecord::from_item(&item) {
@@ -211,10 +260,10 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
     // unless a change committed meanwhile already did.
     let fails = item.n("fails").unwrap_or(1);
     let Some(uid) = item.s("userId") else {
-        return Ok(Attempt::NoAccount);
+        return unknown(ciam, key, now).await;
     };
     let Some(user) = active_user(ciam, uid).await? else {
-        return Ok(Attempt::NoAccount);
+        return unknown(ciam, key, now).await;
     };
     if let Some(t) = user.locked_until.filter(|t| *t > now) {
         return Ok(Attempt::Locked(t));
@@ -232,6 +281,83 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
         tracing::warn!(error = %e, "could not fill in a sign-in record");
     }
     Ok(Attempt::Taken(SignInRecord::from_user(key, &user, fails)))
+}
+
+/// Starts a count whose failures are older than `LOCK_SECS` again at this attempt, unless
+/// another attempt changed it since `cur` was read (`None`).
+async fn restart(ciam: &Ciam, key: &Key, cur: &Item, now: i64) -> Result<Option<Item>> {
+    let Some(user_id) = cur.s("userId") else {
+        return Ok(None);
+    };
+    let same = Cond::eq("userId", user_id)
+        .and(Cond::eq("attemptAt", cur.n("attemptAt").unwrap_or(0)))
+        .and(Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now)));
+    let ops = vec![
+        Update::Set("fails".into(), 1.into()),
+        Update::Set("attemptAt".into(), now.into()),
+    ];
+    Ok(ciam
+        .store
+        .update_or_current(key, ops, Some(same))
+        .await?
+        .ok())
+}
+
+/// Counts an attempt on the budget item of a name no account signs in with: the same
+/// condition as an account's, the item made when absent and kept `LOCK_SECS` after its last
+/// attempt. Round trips: 1.
+async fn unknown(ciam: &Ciam, key: Key, now: i64) -> Result<Attempt> {
+    let ops = vec![
+        Update::Add("fails".into(), 1),
+        Update::Set("attemptAt".into(), now.into()),
+        Update::Expires(Some(now + LOCK_SECS)),
+    ];
+    let cond = Cond::attr_not_exists("userId").and(may_attempt(now));
+    match ciam.store.update_or_current(&key, ops, Some(cond)).await? {
+        Ok(item) => Ok(Attempt::NoAccount(Budget {
+            key,
+            fails: item.n("fails").unwrap_or(1),
+        })),
+        // Registered a moment ago: this attempt counts for nothing.
+        Err(Some(cur)) if cur.s("userId").is_some() => {
+            Ok(Attempt::NoAccount(Budget { key, fails: 0 }))
+        }
+        Err(Some(cur)) => Ok(Attempt::Locked(locked_until(&cur, now))),
+        Err(None) => Ok(Attempt::NoAccount(Budget { key, fails: 0 })),
+    }
+}
+
+/// After an attempt on an unknown name failed: locks the name, as an account's last failure
+/// locks the account, and returns the error to answer (`base`, or the lock with its unlock
+/// time). Round trips: 0, or 1 when it locks.
+pub async fn failed_unknown(ciam: &Ciam, budget: &Budget, base: Error) -> Error {
+    if budget.fails < MAX_FAILS {
+        return base;
+    }
+    let now = ciam.now();
+    let until = now + LOCK_SECS;
+    let ops = vec![
+        Update::Set("lockedUntil".into(), until.into()),
+        Update::Set("fails".into(), 0.into()),
+        Update::Expires(Some(until)),
+    ];
+    let cond = Cond::Exists
+        .and(Cond::attr_not_exists("userId"))
+        .and(Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now)));
+    match ciam
+        .store
+        .update_or_current(&budget.key, ops, Some(cond))
+        .await
+    {
+        Ok(Ok(_)) => crate::lock::locked_error(until),
+        // Locked a moment ago by another failure: that lock, unchanged.
+        Ok(Err(Some(cur))) => match cur.n("lockedUntil").filter(|t| *t > now) {
+            Some(t) => crate::lock::locked_error(t),
+            None => base,
+        },
+        Ok(Err(None)) => base,
+        Err(e) => Error::from(e),
+    }
 }
 
 /// After a taken attempt failed: locks the account when it was the last one allowed, and

@@ -98,7 +98,11 @@ async fn on_dynamodb_a_sign_in_is_two_calls_and_an_unknown_account_costs_what_a_
         .error(401, "PASSWORD_ERROR");
     let unknown = wire.take();
     assert_eq!(wrong, ["UpdateItem"], "a wrong password: the attempt only");
-    assert_eq!(unknown, wrong, "an unknown account: the same call");
+    assert_eq!(
+        unknown,
+        ["UpdateItem", "UpdateItem"],
+        "an unknown name: the same attempt, then its own budget is counted (the lock reveals nothing)"
+    );
 
     // A code sign-in: the attempt and the code read together, then one transaction.
     let code = app.fresh_code(mail, "login").await;

@@ -20,6 +20,7 @@ mod faults;
 mod helpers;
 mod input;
 mod journey;
+mod lock_alike;
 mod login;
 mod me;
 mod oidc;
