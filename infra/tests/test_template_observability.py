@@ -20,6 +20,7 @@ REQUIRED_ALARMS = {
     "SesComplaintRateAlarm": ("AWS/SES", {"Reputation.ComplaintRate"}),
     "SmsSpendAlarm": ("AWS/SNS", {"SMSMonthToDateSpentUSD"}),
     "SignInFailureSpikeAlarm": ("Ciam", {"SignInFailures"}),
+    "SignInUnavailableAlarm": ("Ciam", {"SignInUnavailable"}),
 }
 # The log groups of the rows that name a sign-in method (RouteDef::sign_in).
 SIGN_IN_LOGS = {r["logs"] for r in route_facts().values() if r["signIn"]}
@@ -71,7 +72,7 @@ def test_api_alarms_watch_this_api_and_table_alarms_this_table(template):
 
 def test_sign_in_outcomes_are_metrics_by_reason_from_the_contracted_log_line(template):
     filters = resources_of(template, "AWS::Logs::MetricFilter")
-    outcome_groups, failure_groups = set(), set()
+    outcome_groups, failure_groups, unavailable_groups = set(), set(), set()
     for f in filters.values():
         [t] = f["MetricTransformations"]
         if t["MetricName"] == "SignIn":
@@ -83,14 +84,20 @@ def test_sign_in_outcomes_are_metrics_by_reason_from_the_contracted_log_line(tem
             ]
             outcome_groups.add(f["LogGroupName"]["Ref"])
         if t["MetricName"] == "SignInFailures":
-            # A right password that asks for the second factor is not a failure.
+            # A right password that asks for the second factor is not a failure, nor is a
+            # sign-in the store turned away (503: it has its own metric and alarm).
             assert f["FilterPattern"] == (
                 '{ $.fields.message = "sign-in" && $.fields.outcome != "success"'
-                ' && $.fields.outcome != "NEED_TOTP_VERIFY" }'
+                ' && $.fields.outcome != "NEED_TOTP_VERIFY" && $.fields.outcome != "unavailable" }'
             )
             failure_groups.add(f["LogGroupName"]["Ref"])
+        if t["MetricName"] == "SignInUnavailable":
+            assert f["FilterPattern"] == (
+                '{ $.fields.message = "sign-in" && $.fields.outcome = "unavailable" }'
+            )
+            unavailable_groups.add(f["LogGroupName"]["Ref"])
     assert len(SIGN_IN_LOGS) == 7
-    assert SIGN_IN_LOGS == outcome_groups == failure_groups
+    assert SIGN_IN_LOGS == outcome_groups == failure_groups == unavailable_groups
 
 
 def test_client_error_reports_become_a_metric_on_their_log_group(template):
@@ -144,12 +151,12 @@ def test_the_dashboard_is_valid_json_with_the_main_graphs(template):
     body = body.replace("${HashingFunctionMetrics}", hashing)
     widgets = json.loads(re.sub(r"\$\{[^}]+\}", "x", body))["widgets"]
     text = json.dumps(widgets)
-    for metric in ("5xx", "Latency", "SignIn", "SignInFailures", "ClientErrors", "Throttles", "ReadThrottleEvents",
+    for metric in ("5xx", "Latency", "SignIn", "SignInFailures", "SignInUnavailable", "ClientErrors", "Throttles", "ReadThrottleEvents",
                    "Reputation.BounceRate", "SMSMonthToDateSpentUSD", "BlockedRequests"):
         assert metric in text, metric
 
 
-@pytest.mark.parametrize("metric", ["SignIn", "SignInFailures", "ClientErrors"])
+@pytest.mark.parametrize("metric", ["SignIn", "SignInFailures", "SignInUnavailable", "ClientErrors"])
 def test_custom_metrics_live_in_the_contracted_namespace(template, metric):
     filters = resources_of(template, "AWS::Logs::MetricFilter")
     namespaces = {f["MetricTransformations"][0]["MetricNamespace"] for f in filters.values() if f["MetricTransformations"][0]["MetricName"] == metric}

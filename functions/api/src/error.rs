@@ -54,7 +54,11 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.reason.status())
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        if status.is_server_error() {
+        if let Some(kind) = self.0.store_kind {
+            // A store fault (docs/operations.md, "When the store stumbles"): its own line, with its
+            // kind, whatever the route made of it.
+            tracing::warn!(store_kind = kind.as_str(), reason = %self.0.reason, cause = self.0.cause.as_deref().unwrap_or(""), "store fault");
+        } else if status.is_server_error() {
             tracing::error!(reason = %self.0.reason, cause = self.0.cause.as_deref().unwrap_or(""), "request failed");
         } else {
             tracing::info!(reason = %self.0.reason, field = self.0.field.as_deref().unwrap_or(""), cause = self.0.cause.as_deref().unwrap_or(""), "request refused");

@@ -29,9 +29,15 @@ pub fn logged(
     }
 }
 
+/// The outcome of a sign-in answered 503 SERVICE_UNAVAILABLE (metric `Ciam/SignInUnavailable`).
+pub const UNAVAILABLE: &str = "unavailable";
+
 async fn outcome(method: &'static str, req: Request, next: Next) -> Response {
     let res = next.run(req).await;
     let outcome = match res.extensions().get::<PendingError>() {
+        // A store fault (or any other transient failure) is not a verdict on the person: its
+        // own outcome, never the refusal of a secret.
+        Some(PendingError(e)) if e.reason == ciam_core::Reason::SERVICE_UNAVAILABLE => UNAVAILABLE,
         Some(PendingError(e)) => e.reason.code(),
         None if res.status().is_success() => "success",
         // Every refusal of this crate carries its reason; a bare failure is the server's.

@@ -12,6 +12,8 @@ pub struct Error {
     pub message: Option<Message>,
     pub challenge: Option<String>,
     pub cause: Option<String>,
+    /// The kind of store failure behind it (`StoreError::kind`), for the log and the metrics.
+    pub store_kind: Option<ciam_store::FailureKind>,
 }
 
 /// A message tailored to the failure, in both languages, or a fixed value (e.g. unix seconds).
@@ -31,6 +33,7 @@ impl Error {
             message: None,
             challenge: None,
             cause: None,
+            store_kind: None,
         }
     }
 
@@ -69,10 +72,14 @@ impl From<StoreError> for Error {
         if e.is_retryable() {
             return Error {
                 cause: Some(format!("store {}: {e}", e.kind())),
+                store_kind: Some(e.failure_kind()),
                 ..Error::new(Reason::SERVICE_UNAVAILABLE)
             };
         }
-        Error::internal(e)
+        Error {
+            store_kind: Some(e.failure_kind()),
+            ..Error::internal(e)
+        }
     }
 }
 

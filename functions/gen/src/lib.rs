@@ -4,7 +4,7 @@
 //!
 //! - template.yaml `functions`: one `AWS::Serverless::Function` and its log group per row;
 //! - template.yaml `route-settings`: the HTTP API's per-route throttles;
-//! - template.yaml `sign-in-metrics`: the `Ciam/SignIn` and `Ciam/SignInFailures` metric filters
+//! - template.yaml `sign-in-metrics`: the `Ciam/SignIn`, `Ciam/SignInFailures` and `Ciam/SignInUnavailable` metric filters
 //!   on the log group of every sign-in row;
 //! - template.yaml `dashboard-hashing`: the dashboard's concurrency lines of the argon2 functions;
 //! - docs/operations.md `actions`: the least-privilege action table (§2);
@@ -482,10 +482,22 @@ fn render_sign_in_metrics(fns: &[Function]) -> String {
     Type: AWS::Logs::MetricFilter
     Properties:
       LogGroupName: !Ref {stem}Logs
-      FilterPattern: '{{ $.fields.message = \"sign-in\" && $.fields.outcome != \"success\" && $.fields.outcome != \"NEED_TOTP_VERIFY\" }}'
+      FilterPattern: '{{ $.fields.message = \"sign-in\" && $.fields.outcome != \"success\" && $.fields.outcome != \"NEED_TOTP_VERIFY\" && $.fields.outcome != \"unavailable\" }}'
       MetricTransformations:
         - MetricNamespace: Ciam
           MetricName: SignInFailures
+          MetricValue: \"1\"
+          DefaultValue: 0
+          Unit: Count
+
+  {stem}SignInUnavailableFilter:
+    Type: AWS::Logs::MetricFilter
+    Properties:
+      LogGroupName: !Ref {stem}Logs
+      FilterPattern: '{{ $.fields.message = \"sign-in\" && $.fields.outcome = \"unavailable\" }}'
+      MetricTransformations:
+        - MetricNamespace: Ciam
+          MetricName: SignInUnavailable
           MetricValue: \"1\"
           DefaultValue: 0
           Unit: Count

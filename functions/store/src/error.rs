@@ -10,6 +10,31 @@ pub enum CancelReason {
     Conflict,
 }
 
+/// The kind of a [`StoreError`] (`StoreError::failure_kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    Condition,
+    Conflict,
+    Throttled,
+    Unavailable,
+    Invalid,
+    Backend,
+}
+
+impl FailureKind {
+    /// Its name in logs and metrics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Condition => "condition",
+            FailureKind::Conflict => "conflict",
+            FailureKind::Throttled => "throttled",
+            FailureKind::Unavailable => "unavailable",
+            FailureKind::Invalid => "invalid",
+            FailureKind::Backend => "backend",
+        }
+    }
+}
+
 /// The store contract's failures, in three kinds (`kind()`):
 ///
 /// - a condition that was evaluated and did not hold: `ConditionFailed` (one item) or
@@ -75,13 +100,18 @@ impl StoreError {
     /// The failure's kind, for logs and metrics: `condition`, `conflict`, `throttled`,
     /// `unavailable`, `invalid` or `backend`.
     pub fn kind(&self) -> &'static str {
+        self.failure_kind().as_str()
+    }
+
+    /// The failure's kind, as a value small enough to travel with a domain error.
+    pub fn failure_kind(&self) -> FailureKind {
         match self {
-            StoreError::ConditionFailed | StoreError::TxCanceled(_) => "condition",
-            StoreError::Conflict => "conflict",
-            StoreError::Throttled(_) => "throttled",
-            StoreError::Unavailable(_) => "unavailable",
-            StoreError::Invalid(_) => "invalid",
-            StoreError::Backend(_) => "backend",
+            StoreError::ConditionFailed | StoreError::TxCanceled(_) => FailureKind::Condition,
+            StoreError::Conflict => FailureKind::Conflict,
+            StoreError::Throttled(_) => FailureKind::Throttled,
+            StoreError::Unavailable(_) => FailureKind::Unavailable,
+            StoreError::Invalid(_) => FailureKind::Invalid,
+            StoreError::Backend(_) => FailureKind::Backend,
         }
     }
 

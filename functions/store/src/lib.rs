@@ -29,7 +29,7 @@ pub mod faults;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use cond::Cond;
-pub use error::{CancelReason, StoreError};
+pub use error::{CancelReason, FailureKind, StoreError};
 pub use item::{Attrs, Item, Key, Value};
 
 use async_trait::async_trait;

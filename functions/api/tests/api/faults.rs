@@ -15,7 +15,7 @@ use ciam_store::sqlite::SqliteStore;
 use ciam_store::Store;
 use std::sync::Arc;
 
-async fn app_with(faults: &Faults) -> TestApp {
+pub(crate) async fn app_with(faults: &Faults) -> TestApp {
     let faults = faults.clone();
     TestApp::spawn_on(move |clock| {
         Box::pin(async move {

@@ -49,6 +49,15 @@ impl Log {
         }
     }
 
+    /// The lines since the last call, parsed.
+    fn lines(&self) -> Vec<Value> {
+        let bytes = std::mem::take(&mut *self.lines.lock().expect("log lock"));
+        let text = String::from_utf8(bytes).expect("UTF-8 log");
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect()
+    }
+
     /// The `(outcome, method)` of each sign-in line since the last call. Each line must carry
     /// exactly those fields, and none of `private` anywhere (span fields included).
     fn take(&self, private: &[&str]) -> Vec<(String, String)> {
@@ -231,4 +240,48 @@ async fn staff_sign_ins_log_success_and_a_refused_code() {
         .await
         .error(401, "AUTHORIZATION_FAILED");
     assert_eq!(log.take(PRIVATE), one("AUTHORIZATION_FAILED", "staff"));
+}
+
+/// A sign-in the store turned away (issue 20): its own outcome, `unavailable`, never the refusal
+/// of a secret; the store fault has its own line with its kind.
+#[tokio::test]
+async fn a_sign_in_meeting_a_store_fault_logs_unavailable_and_the_faults_kind() {
+    use ciam_store::faults::{Fault, Faults, Op};
+    let log = Log::capture();
+    let faults = Faults::new();
+    let app = crate::faults::app_with(&faults).await;
+    app.sign_up("annlee", MAIL).await;
+    log.take(&[]);
+
+    for (fault, kind) in [
+        (Fault::TxThrottled, "throttled"),
+        (Fault::TxConflict, "conflict"),
+        (Fault::ServerError, "unavailable"),
+    ] {
+        faults.inject(Op::Transact, fault, 1);
+        app.login_password(MAIL, PASSWORD)
+            .await
+            .error(503, "SERVICE_UNAVAILABLE");
+        let lines = log.lines();
+        let outcomes: Vec<_> = lines
+            .iter()
+            .filter(|v| v["fields"]["message"] == "sign-in")
+            .map(|v| {
+                (
+                    v["fields"]["outcome"].clone(),
+                    v["fields"]["method"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(outcomes, [(json!("unavailable"), json!("password"))]);
+        let store: Vec<_> = lines
+            .iter()
+            .filter(|v| v["fields"]["message"] == "store fault")
+            .collect();
+        assert_eq!(store.len(), 1, "{lines:?}");
+        assert_eq!(store[0]["level"], "WARN");
+        assert_eq!(store[0]["fields"]["store_kind"], kind);
+        assert_eq!(store[0]["fields"]["reason"], "SERVICE_UNAVAILABLE");
+    }
+    app.sign_in(MAIL, PASSWORD).await;
 }

@@ -92,13 +92,15 @@ impl OAuthError {
 
 impl From<StoreError> for OAuthError {
     fn from(e: StoreError) -> Self {
-        tracing::error!(cause = %e, "oidc: store failure");
-        match e {
-            StoreError::Conflict | StoreError::Throttled(_) | StoreError::TxCanceled(_) => {
-                OAuthError::new("temporarily_unavailable", "busy, retry")
-            }
-            _ => OAuthError::new("server_error", "internal error"),
+        // Every retryable fault (a throttle, a conflict, an outage) is "try again"; a condition
+        // that reached `?` (a call site that did not expect one) is reported the same way, as a
+        // race lost to another request; the rest is the server's fault.
+        if e.is_retryable() || e.is_condition_failed() {
+            tracing::warn!(store_kind = e.kind(), cause = %e, "store fault");
+            return OAuthError::new("temporarily_unavailable", "busy, retry");
         }
+        tracing::error!(store_kind = e.kind(), cause = %e, "oidc: store failure");
+        OAuthError::new("server_error", "internal error")
     }
 }
 
