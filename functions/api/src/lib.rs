@@ -46,15 +46,24 @@ pub fn router_for(table: &'static [RouteDef], id: &str, ciam: Ciam) -> Option<Ro
         .then(|| build(ciam, table.iter().filter(|r| r.id == id)))
 }
 
-fn build<'a>(ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router {
+fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router {
+    // Every store call of a request is bounded by the request's deadline (`middleware::deadline`).
+    ciam.store = ciam_core::deadline::guard(ciam.store);
+    let budget = ciam.config.request_budget;
     let mut api = Router::new();
     for def in defs {
         let body = def.body;
-        let handler = (def.handler)().route_layer(axum::middleware::from_fn(
-            move |req: axum::extract::Request, next: axum::middleware::Next| {
-                middleware::limit_body(body, req, next)
-            },
-        ));
+        let handler = (def.handler)()
+            .route_layer(axum::middleware::from_fn(
+                move |req: axum::extract::Request, next: axum::middleware::Next| {
+                    middleware::limit_body(body, req, next)
+                },
+            ))
+            .route_layer(axum::middleware::from_fn(
+                move |req: axum::extract::Request, next: axum::middleware::Next| {
+                    middleware::deadline(budget, req, next)
+                },
+            ));
         api = api.route(def.path, sign_in::logged(def.sign_in, handler));
     }
     let api = api.fallback(error::not_found).with_state(AppState { ciam });

@@ -1,5 +1,6 @@
 //! Request id, language, and rendering of errors in the request's language (`wrap`, around the
-//! whole router); the body limit of a route (`limit_body`, a route layer from its row).
+//! whole router); the body limit of a route (`limit_body`, a route layer from its row); the
+//! request's deadline (`deadline`, a route layer).
 
 use crate::error::{render, ApiError, PendingError};
 use crate::extract::{BodyLimit, RequestLang};
@@ -14,6 +15,25 @@ use tracing::Instrument;
 
 pub fn wrap(router: Router) -> Router {
     router.layer(axum::middleware::from_fn(conventions))
+}
+
+/// How long past its budget a request that is not waiting on the store (a notifier, a provider)
+/// may run before it is answered 503 anyway; the store calls themselves stop at the budget.
+const DEADLINE_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Runs the request within `budget` (`ciam_core::deadline`): its store calls stop at the
+/// deadline and answer 503; whatever else still runs a moment later is dropped and answered 503
+/// SERVICE_UNAVAILABLE with Retry-After, so no request outlives its budget.
+pub async fn deadline(budget: std::time::Duration, req: Request, next: Next) -> Response {
+    let run = ciam_core::deadline::within(budget, next.run(req));
+    match tokio::time::timeout(budget + DEADLINE_GRACE, run).await {
+        Ok(res) => res,
+        Err(_) => ApiError(Error {
+            cause: Some(format!("request deadline ({} ms)", budget.as_millis())),
+            ..Error::new(Reason::SERVICE_UNAVAILABLE)
+        })
+        .into_response(),
+    }
 }
 
 /// Refuses a body over the route's limit (`RouteDef::body`) by its Content-Length before

@@ -13,6 +13,7 @@ pub mod changes;
 pub mod client;
 pub mod codes;
 pub mod consents;
+pub mod deadline;
 mod error;
 mod keys;
 mod lang;
@@ -78,6 +79,9 @@ pub struct Config {
     pub passkey_rp_id: Option<String>,
     /// Passkeys: origins allowed besides the public URL's own.
     pub passkey_origins: Vec<String>,
+    /// The whole request's time (`deadline`): `deadline::LOCAL_BUDGET` by default; in Lambda
+    /// the function's timeout less 2 s.
+    pub request_budget: std::time::Duration,
 }
 
 impl Default for Config {
@@ -91,6 +95,7 @@ impl Default for Config {
             staff_idp: None,
             passkey_rp_id: None,
             passkey_origins: Vec::new(),
+            request_budget: deadline::LOCAL_BUDGET,
         }
     }
 }

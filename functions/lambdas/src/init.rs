@@ -239,6 +239,9 @@ async fn init_with(
     config.staff_idp = staff_idp;
     config.passkey_rp_id = settings.passkey_rp_id;
     config.passkey_origins = settings.passkey_origins;
+    // The request answers 503 before Lambda would cut it off at the function's timeout.
+    config.request_budget =
+        std::time::Duration::from_secs(u64::from(lambda.timeout.saturating_sub(2).max(1)));
     let ciam = Ciam {
         store,
         clock,

@@ -9,22 +9,32 @@ use crate::helpers::{registration, TestApp, PASSWORD};
 use crate::two_factor::{enrolled_in, secret_of};
 use crate::unavailable::assert_retry_later;
 use ciam_core::totp::{code_at, STEP_SECS};
+use ciam_core::Config;
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::faults::{Fault, Faults, Op};
 use ciam_store::sqlite::SqliteStore;
+use ciam_store::Key;
 use ciam_store::Store;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub(crate) async fn app_with(faults: &Faults) -> TestApp {
+    app_with_config(faults, Config::default()).await
+}
+
+pub(crate) async fn app_with_config(faults: &Faults, config: Config) -> TestApp {
     let faults = faults.clone();
-    TestApp::spawn_on(move |clock| {
-        Box::pin(async move {
-            let inner: Arc<dyn Store> =
-                Arc::new(SqliteStore::in_memory(Arc::new(clock)).expect("in-memory store"));
-            let store: Arc<dyn Store> = Arc::new(faults.wrap(inner));
-            store
-        })
-    })
+    TestApp::spawn_with(
+        move |clock| {
+            Box::pin(async move {
+                let inner: Arc<dyn Store> =
+                    Arc::new(SqliteStore::in_memory(Arc::new(clock)).expect("in-memory store"));
+                let store: Arc<dyn Store> = Arc::new(faults.wrap(inner));
+                store
+            })
+        },
+        config,
+    )
     .await
 }
 
@@ -163,4 +173,49 @@ async fn two_factor_settings_meeting_a_store_fault_answer_503_never_a_signed_out
         app.get_info(&token).await.ok(200);
     }
     app.totp_enable(&token, &code).await.ok(200);
+}
+
+/// The request's deadline: a store that stalls past it is cut off; the request answers 503 with
+/// Retry-After within the budget (plus a little), and nothing it would have written after the
+/// deadline is written.
+#[tokio::test]
+async fn a_request_whose_store_stalls_answers_503_at_its_deadline_and_writes_nothing_after_it() {
+    let faults = Faults::new();
+    let config = Config {
+        request_budget: Duration::from_secs(1),
+        ..Config::default()
+    };
+    let app = app_with_config(&faults, config).await;
+    let account = "slow@example.com";
+    let user_id = app.sign_up("slow", account).await;
+    let identity = Key::new(format!("MAIL#{account}"), "UNIQUE");
+    let fails = || async {
+        let item = app.store.get(&identity).await.expect("read");
+        item.and_then(|i| i.n("fails")).unwrap_or(0)
+    };
+
+    // The attempt stalls for 3 s: cut at 1 s, never written.
+    faults.inject(Op::Update, Fault::Stall(Duration::from_secs(3)), 1);
+    let started = Instant::now();
+    assert_retry_later(&app.login_password(account, PASSWORD).await);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(1_500),
+        "answered after {took:?}"
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(fails().await, 0, "the stalled attempt was never written");
+
+    // The attempt in time, the session's transaction stalled past the deadline.
+    faults.inject(Op::Transact, Fault::Stall(Duration::from_secs(3)), 1);
+    let started = Instant::now();
+    assert_retry_later(&app.login_password(account, PASSWORD).await);
+    assert!(started.elapsed() < Duration::from_millis(1_500));
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        app.sessions_of(&user_id).await.is_empty(),
+        "no session was written after the deadline"
+    );
+
+    app.sign_in(account, PASSWORD).await;
 }
