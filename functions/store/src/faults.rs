@@ -11,7 +11,7 @@
 //! waits, then goes through: a slow backend, for the request's deadline). An outage is a fault
 //! that holds until `clear` (`outage`).
 
-use crate::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
+use crate::{Cond, Item, Key, Query, Store, StoreError, Token, TxOp, Update};
 use async_trait::async_trait;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -22,7 +22,7 @@ pub enum Op {
     Get,
     GetMany,
     Put,
-    /// `update` and `update_or_current`.
+    /// `update`, `update_or_current` and `update_once`.
     Update,
     Delete,
     Transact,
@@ -245,6 +245,21 @@ impl Store for FaultStore {
         let f = self.faults.take(Op::Update, &[key]);
         under(f, false, || {
             self.inner.update_or_current(key, ops.clone(), cond.clone())
+        })
+        .await
+    }
+
+    async fn update_once(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+        token: &Token,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        let f = self.faults.take(Op::Update, &[key]);
+        under(f, false, || {
+            self.inner
+                .update_once(key, ops.clone(), cond.clone(), token)
         })
         .await
     }

@@ -40,6 +40,34 @@ pub const SK: &str = "sk";
 /// The expiry attribute (unix seconds); DynamoDB's TTL is configured on it.
 pub const EXPIRES_AT: &str = "expiresAt";
 
+/// How many write tokens an item remembers (see [`Store::update_once`]): a retry is recognised
+/// as long as fewer than `RING` other token writes reached the item since. Five, because the
+/// domain's counters are capped at 5 counting writes between two resets (`MAX_FAILS`): every
+/// attempt since the last reset stays recognisable.
+pub const RING: usize = 5;
+/// The engine-owned attributes holding the ring, newest first. Reserved like `pk`/`sk`.
+pub const RING_ATTRS: [&str; RING] = ["tok0", "tok1", "tok2", "tok3", "tok4"];
+
+/// The identity of one logical write, shared by all its retries (see [`Store::update_once`]).
+/// Core makes them (16 random bytes, hex); the store only compares them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Token(pub String);
+
+impl Token {
+    pub fn new(token: impl Into<String>) -> Self {
+        Token(token.into())
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A change to one attribute, applied by `update` or inside a transaction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Update {
@@ -159,6 +187,33 @@ pub trait Store: Send + Sync {
         ops: Vec<Update>,
         cond: Option<Cond>,
     ) -> Result<Result<Item, Option<Item>>, StoreError>;
+    /// `update_or_current`, made safe to retry by `token`: the write also records `token` in
+    /// the item's ring of the last [`RING`] tokens (the engine-owned attributes [`RING_ATTRS`],
+    /// `tok0` the newest), and its condition becomes `cond AND token not in the ring`. When the
+    /// condition fails and the item's ring holds `token`, the write was already this one's (an
+    /// answer lost, a retry): the answer is `Ok(current item)`, never a failed condition, never
+    /// applied twice. An expired item is absent, its ring too: the update starts afresh.
+    ///
+    /// The ring is never shown: items read back (`get`, `get_many`, `query`, and the items
+    /// `update_or_current` and `update_once` answer) carry no `tok*` attributes, and conditions
+    /// see them as missing, as they see `pk`, `sk` and `expiresAt`. A plain `update` or a
+    /// transaction's `Update` keeps the ring; a `put` replaces the whole item, ring included.
+    /// An empty token is `Invalid`.
+    ///
+    /// Both engines implement it. The default answers `Invalid`, so that a wrapper which does
+    /// not pass it on fails loudly instead of writing without its token.
+    async fn update_once(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+        token: &Token,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        let _ = (key, ops, cond, token);
+        Err(StoreError::Invalid(
+            "this store does not implement update_once".into(),
+        ))
+    }
     /// Removes an item if `cond` holds. Deleting an absent item succeeds.
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError>;
     /// All operations apply or none does. On failure, `StoreError::TxCanceled` carries one
@@ -171,12 +226,25 @@ pub trait Store: Send + Sync {
     async fn ensure_schema(&self) -> Result<(), StoreError>;
 }
 
+/// Whether `name` is one of the engines' own attributes (keys, expiry, the token ring), which
+/// callers may neither write nor see.
+#[cfg_attr(not(any(feature = "sqlite", feature = "dynamodb")), allow(dead_code))]
+pub(crate) fn reserved(name: &str) -> bool {
+    name == PK || name == SK || name == EXPIRES_AT || RING_ATTRS.contains(&name)
+}
+
 #[cfg_attr(not(any(feature = "sqlite", feature = "dynamodb")), allow(dead_code))]
 pub(crate) fn validate_attrs(attrs: &Attrs) -> Result<(), StoreError> {
-    for name in [PK, SK, EXPIRES_AT] {
-        if attrs.contains_key(name) {
-            return Err(StoreError::Invalid(format!("attribute {name} is reserved")));
-        }
+    if let Some(name) = attrs.keys().find(|n| reserved(n)) {
+        return Err(StoreError::Invalid(format!("attribute {name} is reserved")));
+    }
+    Ok(())
+}
+
+#[cfg_attr(not(any(feature = "sqlite", feature = "dynamodb")), allow(dead_code))]
+pub(crate) fn validate_token(token: &Token) -> Result<(), StoreError> {
+    if token.0.is_empty() {
+        return Err(StoreError::Invalid("a write token cannot be empty".into()));
     }
     Ok(())
 }
@@ -188,7 +256,7 @@ pub(crate) fn validate_ops(ops: &[Update]) -> Result<(), StoreError> {
             Update::Set(n, _) | Update::Add(n, _) | Update::Remove(n) => n,
             Update::Expires(_) => continue,
         };
-        if name == PK || name == SK || name == EXPIRES_AT {
+        if reserved(name) {
             return Err(StoreError::Invalid(format!("attribute {name} is reserved")));
         }
     }

@@ -3,8 +3,8 @@
 //! what makes conditional writes atomic here, the way DynamoDB makes them atomic per item.
 
 use crate::{
-    validate_attrs, validate_ops, validate_tx, Attrs, CancelReason, Clock, Cond, Item, Key, Query,
-    Store, StoreError, TxOp, Update, Value,
+    validate_attrs, validate_ops, validate_token, validate_tx, Attrs, CancelReason, Clock, Cond,
+    Item, Key, Query, Store, StoreError, Token, TxOp, Update, Value, RING_ATTRS,
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -141,8 +141,41 @@ fn load(conn: &Connection, key: &Key) -> Result<Option<Item>, StoreError> {
     .transpose()
 }
 
+/// The stored item when it is live, its token ring included (see `shown`).
 fn load_live(conn: &Connection, key: &Key, now: i64) -> Result<Option<Item>, StoreError> {
     Ok(load(conn, key)?.filter(|i| i.is_live(now)))
+}
+
+/// The item as callers see it (answers and conditions): without the engine's token ring.
+fn strip(mut item: Item) -> Item {
+    item.attrs.retain(|n, _| !RING_ATTRS.contains(&n.as_str()));
+    item
+}
+
+fn shown(item: Option<&Item>) -> Option<Item> {
+    item.cloned().map(strip)
+}
+
+/// Whether the item's ring holds `token`.
+fn ring_holds(item: &Item, token: &Token) -> bool {
+    RING_ATTRS
+        .iter()
+        .any(|n| matches!(item.attrs.get(*n), Some(Value::S(s)) if *s == token.0))
+}
+
+/// Records `token` as the newest of the ring, shifting the others (the oldest falls off), the
+/// way the DynamoDB engine's update expression does (an empty string fills a missing slot).
+fn push_token(item: &mut Item, token: &Token) {
+    for i in (1..RING_ATTRS.len()).rev() {
+        let older = item
+            .attrs
+            .get(RING_ATTRS[i - 1])
+            .cloned()
+            .unwrap_or_else(|| Value::S(String::new()));
+        item.attrs.insert(RING_ATTRS[i].to_owned(), older);
+    }
+    item.attrs
+        .insert(RING_ATTRS[0].to_owned(), Value::S(token.0.clone()));
 }
 
 fn save(conn: &Connection, item: &Item) -> Result<(), StoreError> {
@@ -164,8 +197,9 @@ fn remove(conn: &Connection, key: &Key) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Whether `cond` holds for the live item, as callers see it (no ring).
 fn holds(cond: &Option<Cond>, live: Option<&Item>) -> bool {
-    cond.as_ref().is_none_or(|c| c.eval(live))
+    cond.as_ref().is_none_or(|c| c.eval(shown(live).as_ref()))
 }
 
 fn apply(base: Option<Item>, key: &Key, ops: &[Update]) -> Result<Item, StoreError> {
@@ -201,13 +235,18 @@ fn apply(base: Option<Item>, key: &Key, ops: &[Update]) -> Result<Item, StoreErr
 impl Store for SqliteStore {
     async fn get(&self, key: &Key) -> Result<Option<Item>, StoreError> {
         let key = key.clone();
-        self.run(move |c, now| load_live(c, &key, now)).await
+        self.run(move |c, now| Ok(shown(load_live(c, &key, now)?.as_ref())))
+            .await
     }
 
     async fn get_many(&self, keys: &[Key]) -> Result<Vec<Option<Item>>, StoreError> {
         let keys = keys.to_vec();
-        self.run(move |c, now| keys.iter().map(|k| load_live(c, k, now)).collect())
-            .await
+        self.run(move |c, now| {
+            keys.iter()
+                .map(|k| Ok(shown(load_live(c, k, now)?.as_ref())))
+                .collect()
+        })
+        .await
     }
 
     async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
@@ -239,12 +278,44 @@ impl Store for SqliteStore {
                 .map_err(backend)?;
             let live = load_live(&tx, &key, now)?;
             if !holds(&cond, live.as_ref()) {
-                return Ok(Err(live));
+                return Ok(Err(shown(live.as_ref())));
             }
             let item = apply(live, &key, &ops)?;
             save(&tx, &item)?;
             tx.commit().map_err(backend)?;
-            Ok(Ok(item))
+            Ok(Ok(strip(item)))
+        })
+        .await
+    }
+
+    async fn update_once(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+        token: &Token,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        validate_ops(&ops)?;
+        validate_token(token)?;
+        let (key, token) = (key.clone(), token.clone());
+        self.run(move |c, now| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(backend)?;
+            // An expired item is absent, and so is its ring: the update starts afresh.
+            let live = load_live(&tx, &key, now)?;
+            if let Some(mine) = live.as_ref().filter(|i| ring_holds(i, &token)) {
+                // Already written by this token (a retry after a lost answer).
+                return Ok(Ok(strip(mine.clone())));
+            }
+            if !holds(&cond, live.as_ref()) {
+                return Ok(Err(shown(live.as_ref())));
+            }
+            let mut item = apply(live, &key, &ops)?;
+            push_token(&mut item, &token);
+            save(&tx, &item)?;
+            tx.commit().map_err(backend)?;
+            Ok(Ok(strip(item)))
         })
         .await
     }
@@ -285,7 +356,7 @@ impl Store for SqliteStore {
                         let stale = raw.is_some() && live.is_none();
                         !stale && holds(cond, live.as_ref())
                     }
-                    TxOp::Check { cond, .. } => cond.eval(live.as_ref()),
+                    TxOp::Check { cond, .. } => cond.eval(shown(live.as_ref()).as_ref()),
                 };
                 reasons.push(if ok {
                     CancelReason::None
@@ -336,11 +407,11 @@ impl Store for SqliteStore {
             for row in rows {
                 let (sk, attrs, expires_at) = row.map_err(backend)?;
                 let attrs: Attrs = serde_json::from_str(&attrs).map_err(backend)?;
-                out.push(Item {
+                out.push(strip(Item {
                     key: Key::new(q.pk.clone(), sk),
                     attrs,
                     expires_at,
-                });
+                }));
             }
             Ok(out)
         })

@@ -5,7 +5,7 @@
 
 use ciam_store::faults::{Fault, Faults, Op};
 use ciam_store::sqlite::SqliteStore;
-use ciam_store::{Cond, Item, Key, ManualClock, Store, StoreError, TxOp, Update};
+use ciam_store::{Cond, Item, Key, ManualClock, Store, StoreError, Token, TxOp, Update};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -73,6 +73,61 @@ async fn a_single_write_retried_after_a_lost_answer_reaches_the_engine_twice() {
     faults.inject(Op::Delete, Fault::LostThenRetried, 1);
     let e = s.delete(&ticket, Some(Cond::Exists)).await.unwrap_err();
     assert!(e.is_condition_failed(), "{e:?}");
+}
+
+#[tokio::test]
+async fn a_token_write_counts_once_whatever_answer_was_lost() {
+    let faults = Faults::new();
+    let (inner, s) = store(&faults).await;
+    // The SDK's retry after a lost answer meets the first write's token: counted once (the
+    // plain update above counts twice), and the answer is the item.
+    faults.inject(Op::Update, Fault::LostThenRetried, 1);
+    let t = Token::new("00112233445566778899aabbccddeeff");
+    let after = s
+        .update_once(&counter(), add(), None, &t)
+        .await
+        .expect("second answer")
+        .expect("recognised, not refused");
+    assert_eq!(after.n("n"), Some(1));
+    assert_eq!(count(&inner).await, Some(1));
+    assert_eq!(faults.fired(), vec![(Op::Update, Fault::LostThenRetried)]);
+
+    // Every answer lost: the caller sees Unavailable, and its own retry with the same token
+    // counts nothing more.
+    faults.inject(Op::Update, Fault::LostAfterCommit, 1);
+    let u = Token::new("ffeeddccbbaa99887766554433221100");
+    let e = s
+        .update_once(&counter(), add(), None, &u)
+        .await
+        .unwrap_err();
+    assert!(e.is_unavailable(), "{e:?}");
+    assert_eq!(count(&inner).await, Some(2));
+    let retried = s
+        .update_once(&counter(), add(), None, &u)
+        .await
+        .expect("the caller's retry")
+        .expect("recognised");
+    assert_eq!(retried.n("n"), Some(2));
+    assert_eq!(count(&inner).await, Some(2));
+
+    // A burn retried by the SDK is its own, not "already used".
+    let ticket = Key::new("T#1", "T");
+    inner
+        .put(Item::new(ticket.clone()), None)
+        .await
+        .expect("put");
+    faults.inject(Op::Update, Fault::LostThenRetried, 1);
+    let burnt = s
+        .update_once(
+            &ticket,
+            vec![Update::Set("usedBy".into(), "me".into())],
+            Some(Cond::Exists.and(Cond::attr_not_exists("usedBy"))),
+            &Token::new("0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"),
+        )
+        .await
+        .expect("second answer")
+        .expect("its own burn");
+    assert_eq!(burnt.s("usedBy"), Some("me"));
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! Items and values to and from DynamoDB attribute values, and SDK errors to `StoreError`.
 
-use crate::{Attrs, Item, Key, StoreError, Value, EXPIRES_AT, PK, SK};
+use crate::{reserved, Attrs, Item, Key, StoreError, Token, Value, EXPIRES_AT, PK, RING_ATTRS, SK};
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::primitives::Blob;
@@ -70,7 +70,8 @@ fn string(m: &AvMap, name: &str) -> Result<String, StoreError> {
     }
 }
 
-/// The item as stored, live or not.
+/// The item as stored, live or not, as callers see it: without the engine's own attributes
+/// (keys and expiry are fields of `Item`; the token ring is not shown).
 pub(crate) fn item_from_map(m: &AvMap) -> Result<Item, StoreError> {
     let key = Key {
         pk: string(m, PK)?,
@@ -83,7 +84,7 @@ pub(crate) fn item_from_map(m: &AvMap) -> Result<Item, StoreError> {
     };
     let mut attrs = Attrs::new();
     for (k, v) in m {
-        if k != PK && k != SK && k != EXPIRES_AT {
+        if !reserved(k) {
             attrs.insert(k.clone(), from_av(v)?);
         }
     }
@@ -92,6 +93,13 @@ pub(crate) fn item_from_map(m: &AvMap) -> Result<Item, StoreError> {
         attrs,
         expires_at,
     })
+}
+
+/// Whether the stored item's token ring holds `token`.
+pub(crate) fn ring_holds(m: &AvMap, token: &Token) -> bool {
+    RING_ATTRS
+        .iter()
+        .any(|n| matches!(m.get(*n), Some(AttributeValue::S(s)) if *s == token.0))
 }
 
 /// The item when it is live at `now`.
@@ -186,6 +194,17 @@ mod tests {
         );
         assert_eq!(item_from_map(&m).ok(), Some(item.clone()));
         assert_eq!(live_item(Some(&m), 1_900_000_000).ok(), Some(None));
-        assert_eq!(live_item(Some(&m), 1_899_999_999).ok(), Some(Some(item)));
+        assert_eq!(
+            live_item(Some(&m), 1_899_999_999).ok(),
+            Some(Some(item.clone()))
+        );
+        // The token ring is read, never shown.
+        let mut with_ring = m.clone();
+        with_ring.insert("tok0".into(), AttributeValue::S("t".into()));
+        with_ring.insert("tok1".into(), AttributeValue::S(String::new()));
+        assert!(ring_holds(&with_ring, &Token::new("t")));
+        assert!(!ring_holds(&with_ring, &Token::new("u")));
+        assert!(!ring_holds(&m, &Token::new("t")));
+        assert_eq!(item_from_map(&with_ring).ok(), Some(item));
     }
 }

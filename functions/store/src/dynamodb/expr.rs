@@ -6,7 +6,7 @@
 //! the condition holds for an absent item.
 
 use super::convert::to_av;
-use crate::{Cond, StoreError, Update, Value, EXPIRES_AT, PK, SK};
+use crate::{reserved, Cond, StoreError, Token, Update, Value, EXPIRES_AT, PK, RING_ATTRS};
 use aws_sdk_dynamodb::types::AttributeValue;
 use std::collections::HashMap;
 
@@ -199,12 +199,8 @@ pub(crate) fn cond(c: Option<&Cond>, p: &mut Placeholders, now: i64) -> Expr {
     }
 }
 
-fn reserved(name: &str) -> bool {
-    name == PK || name == SK || name == EXPIRES_AT
-}
-
-/// `c` evaluated on an item known to be live. The engine's own attributes are never in `attrs`,
-/// so conditions on them behave as on a missing attribute.
+/// `c` evaluated on an item known to be live. The engine's own attributes (keys, expiry, the
+/// token ring) are never in `attrs`, so conditions on them behave as on a missing attribute.
 fn on_live(c: &Cond, p: &mut Placeholders) -> Expr {
     match c {
         Cond::Exists => Expr::True,
@@ -286,7 +282,56 @@ fn effects(ops: &[Update]) -> Result<Vec<(String, Effect)>, StoreError> {
 
 /// The UpdateExpression of `ops` (SET, ADD for counters, REMOVE).
 pub(crate) fn update(ops: &[Update], p: &mut Placeholders) -> Result<String, StoreError> {
-    let (mut set, mut add, mut remove) = (Vec::new(), Vec::new(), Vec::new());
+    expression(ops, Vec::new(), p)
+}
+
+/// The UpdateExpression of `ops` that also records `token` as the newest of the item's ring,
+/// and the condition that the ring does not hold it yet (to be and-ed with the write's own).
+///
+/// `SET tok4 = if_not_exists(tok3, :e), ..., tok1 = if_not_exists(tok0, :e), tok0 = :t`: the
+/// operands of one SET all read the item as it was before the update, so the ring shifts by
+/// one in a single expression; `:e` (an empty string, never a token) fills a slot whose
+/// predecessor is missing, since copying a missing attribute is an error.
+pub(crate) fn update_once(
+    ops: &[Update],
+    token: &Token,
+    p: &mut Placeholders,
+) -> Result<(String, Expr), StoreError> {
+    let t = p.value(AttributeValue::S(token.0.clone()));
+    let e = p.value(AttributeValue::S(String::new()));
+    let slots: Vec<String> = RING_ATTRS.iter().map(|n| p.name(n)).collect();
+    let mut ring = Vec::with_capacity(slots.len());
+    for i in (1..slots.len()).rev() {
+        ring.push(format!(
+            "{} = if_not_exists({}, {e})",
+            slots[i],
+            slots[i - 1]
+        ));
+    }
+    if let Some(newest) = slots.first() {
+        ring.push(format!("{newest} = {t}"));
+    }
+    let absent = Expr::and(
+        slots
+            .iter()
+            .map(|n| {
+                Expr::or(vec![
+                    Expr::Atom(format!("attribute_not_exists({n})")),
+                    Expr::Atom(format!("{n} <> {t}")),
+                ])
+            })
+            .collect(),
+    );
+    Ok((expression(ops, ring, p)?, absent))
+}
+
+/// SET (`set`, then the changes of `ops`), ADD and REMOVE clauses.
+fn expression(
+    ops: &[Update],
+    mut set: Vec<String>,
+    p: &mut Placeholders,
+) -> Result<String, StoreError> {
+    let (mut add, mut remove) = (Vec::new(), Vec::new());
     for (name, effect) in effects(ops)? {
         let n = p.name(&name);
         match effect {
@@ -341,6 +386,30 @@ mod tests {
         let (names, values) = p.into_parts();
         assert_eq!(names.map(|n| n.len()), Some(3));
         assert_eq!(values.map(|v| v.len()), Some(1));
+    }
+
+    #[test]
+    fn a_token_shifts_the_ring_in_one_set() {
+        let mut p = Placeholders::default();
+        let (update, absent) =
+            update_once(&[Update::Add("n".into(), 1)], &Token::new("t1"), &mut p).unwrap();
+        assert_eq!(
+            update,
+            "SET #n4 = if_not_exists(#n3, :v1), #n3 = if_not_exists(#n2, :v1), \
+             #n2 = if_not_exists(#n1, :v1), #n1 = if_not_exists(#n0, :v1), #n0 = :v0 \
+             ADD #n5 :v2"
+        );
+        let cond = absent.condition(&mut p).unwrap_or_default();
+        assert!(cond.starts_with(
+            "((attribute_not_exists(#n0) OR #n0 <> :v0) AND (attribute_not_exists(#n1) OR"
+        ));
+        let (names, values) = p.into_parts();
+        let names = names.unwrap_or_default();
+        assert_eq!(names.get("#n0").map(String::as_str), Some("tok0"));
+        assert_eq!(names.get("#n4").map(String::as_str), Some("tok4"));
+        let values = values.unwrap_or_default();
+        assert_eq!(values.get(":v0"), Some(&AttributeValue::S("t1".into())));
+        assert_eq!(values.get(":v1"), Some(&AttributeValue::S(String::new())));
     }
 
     #[test]

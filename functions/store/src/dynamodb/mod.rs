@@ -9,8 +9,8 @@ mod schema;
 mod tx;
 
 use crate::{
-    validate_attrs, validate_ops, validate_tx, Clock, Cond, Item, Key, Query, Store, StoreError,
-    TxOp, Update,
+    validate_attrs, validate_ops, validate_token, validate_tx, Clock, Cond, Item, Key, Query,
+    Store, StoreError, Token, TxOp, Update,
 };
 use async_trait::async_trait;
 use aws_config::meta::region::RegionProviderChain;
@@ -23,7 +23,8 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use convert::{
-    build_error, condition_failed, item_from_map, item_map, key_map, live_item, sdk_error, AvMap,
+    build_error, condition_failed, item_from_map, item_map, key_map, live_item, ring_holds,
+    sdk_error, AvMap,
 };
 use expr::{Expr, Placeholders};
 use std::collections::HashMap;
@@ -171,19 +172,26 @@ impl DynamoStore {
         }
     }
 
-    /// One UpdateItem: `Ok(Err(old))` when the condition failed, with the old item if any.
-    async fn update_once(
+    /// One UpdateItem (recording `token` in the item's ring, under the condition that the ring
+    /// does not hold it yet, when there is one): `Ok(Err(old))` when the condition failed,
+    /// with the old item as stored (ring included) if any.
+    async fn update_item(
         &self,
         key: &Key,
         ops: &[Update],
         cond: Option<&Cond>,
+        token: Option<&Token>,
         now: i64,
     ) -> Result<Result<Item, Option<AvMap>>, StoreError> {
         let mut p = Placeholders::default();
-        let update = expr::update(ops, &mut p)?;
+        let (update, not_yet) = match token {
+            None => (expr::update(ops, &mut p)?, Expr::True),
+            Some(t) => expr::update_once(ops, t, &mut p)?,
+        };
         let guard = Expr::and(vec![
             expr::not_stale(&mut p, now),
             expr::cond(cond, &mut p, now),
+            not_yet,
         ]);
         let condition = guard.condition(&mut p);
         let (names, values) = p.into_parts();
@@ -211,6 +219,55 @@ impl DynamoStore {
                 }
                 _ => Err(sdk_error("UpdateItem", &e)),
             },
+        }
+    }
+
+    /// `update_or_current`, and `update_once` when there is a token: an UpdateItem, and when its
+    /// condition failed on an expired leftover that an absent item would pass, a second one
+    /// after removing the leftover.
+    async fn update_or_mine(
+        &self,
+        key: &Key,
+        ops: &[Update],
+        cond: Option<Cond>,
+        token: Option<&Token>,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        let now = self.clock.now();
+        // The live item the failed condition saw, when its ring holds the token: the write was
+        // this token's already (an answer lost, a retry).
+        let mine = |old: Option<&AvMap>| -> Result<Option<Item>, StoreError> {
+            match (old, token) {
+                (Some(m), Some(t)) if ring_holds(m, t) => live_item(Some(m), now),
+                _ => Ok(None),
+            }
+        };
+        let old = match self
+            .update_item(key, ops, cond.as_ref(), token, now)
+            .await?
+        {
+            Ok(item) => return Ok(Ok(item)),
+            Err(old) => old,
+        };
+        if let Some(item) = mine(old.as_ref())? {
+            return Ok(Ok(item));
+        }
+        match old.as_ref().map(item_from_map).transpose()? {
+            Some(item) if item.is_live(now) => Ok(Err(Some(item))),
+            // The condition failed on an expired leftover, which is absent (its ring too): when
+            // the condition holds for an absent item the update starts from an empty item
+            // (remove the leftover, only if still expired, and try once more), else the answer
+            // is "absent".
+            Some(_) if cond.as_ref().is_none_or(Cond::holds_when_absent) => {
+                self.purge_expired(key, now).await?;
+                match self
+                    .update_item(key, ops, cond.as_ref(), token, now)
+                    .await?
+                {
+                    Ok(item) => Ok(Ok(item)),
+                    Err(old) => Ok(mine(old.as_ref())?.ok_or(None)),
+                }
+            }
+            _ => Ok(Err(None)),
         }
     }
 
@@ -360,25 +417,19 @@ impl Store for DynamoStore {
         cond: Option<Cond>,
     ) -> Result<Result<Item, Option<Item>>, StoreError> {
         validate_ops(&ops)?;
-        let now = self.clock.now();
-        let old = match self.update_once(key, &ops, cond.as_ref(), now).await? {
-            Ok(item) => return Ok(Ok(item)),
-            Err(old) => old.as_ref().map(item_from_map).transpose()?,
-        };
-        match old {
-            Some(item) if item.is_live(now) => Ok(Err(Some(item))),
-            // The condition failed on an expired leftover, which is absent: when the condition
-            // holds for an absent item the update starts from an empty item (remove the leftover,
-            // only if still expired, and try once more), else the answer is "absent".
-            Some(_) if cond.as_ref().is_none_or(Cond::holds_when_absent) => {
-                self.purge_expired(key, now).await?;
-                Ok(self
-                    .update_once(key, &ops, cond.as_ref(), now)
-                    .await?
-                    .map_err(|_| None))
-            }
-            _ => Ok(Err(None)),
-        }
+        self.update_or_mine(key, &ops, cond, None).await
+    }
+
+    async fn update_once(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+        token: &Token,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        validate_ops(&ops)?;
+        validate_token(token)?;
+        self.update_or_mine(key, &ops, cond, Some(token)).await
     }
 
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
