@@ -165,7 +165,7 @@ pub async fn login_password(
         return Err(signin::failed(ciam, &rec, Reason::PASSWORD_ERROR.into()).await);
     }
     let reset = rec.reset();
-    finish_login(
+    let answer = finish_login(
         ciam,
         Who {
             amr: vec!["pwd"],
@@ -175,7 +175,8 @@ pub async fn login_password(
         vec![reset],
         Reason::PASSWORD_ERROR,
     )
-    .await
+    .await;
+    signin::settle(ciam, &rec, answer).await
 }
 
 /// `POST /auth/login/code`. The attempt and the code are read together; the code is consumed
@@ -212,7 +213,7 @@ pub async fn login_code(
         return Err(Error::new(id.not_found_reason()));
     };
     let extra = vec![verified.consume, rec.reset()];
-    finish_login(
+    let answer = finish_login(
         ciam,
         Who {
             amr: vec!["otp"],
@@ -222,7 +223,8 @@ pub async fn login_code(
         extra,
         Reason::VERIFYCODE_NOT_FOUND,
     )
-    .await
+    .await;
+    signin::settle(ciam, &rec, answer).await
 }
 
 /// Who is signing in: what issuing the session needs.

@@ -9,7 +9,7 @@
 //! Retry-After). Work outside a request (a test calling core directly, a background sweep)
 //! has no deadline. `tokio::join!` keeps the deadline; a spawned task does not.
 
-use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
+use ciam_store::{Cond, Item, Key, Query, Store, StoreError, Token, TxOp, Update};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -95,6 +95,16 @@ impl Store for DeadlineStore {
         bounded(self.inner.update_or_current(key, ops, cond)).await
     }
 
+    async fn update_once(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+        token: &Token,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        bounded(self.inner.update_once(key, ops, cond, token)).await
+    }
+
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
         bounded(self.inner.delete(key, cond)).await
     }
@@ -139,6 +149,15 @@ mod tests {
             cond: Option<Cond>,
         ) -> Result<Result<Item, Option<Item>>, StoreError> {
             self.0.update_or_current(key, ops, cond).await
+        }
+        async fn update_once(
+            &self,
+            key: &Key,
+            ops: Vec<Update>,
+            cond: Option<Cond>,
+            token: &Token,
+        ) -> Result<Result<Item, Option<Item>>, StoreError> {
+            self.0.update_once(key, ops, cond, token).await
         }
         async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
             self.0.delete(key, cond).await

@@ -25,6 +25,7 @@ pub mod lock;
 pub mod me;
 pub mod notifier;
 pub mod oidc;
+pub mod once;
 pub mod passkey;
 pub mod password;
 mod reason;

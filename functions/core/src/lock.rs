@@ -31,16 +31,18 @@ pub fn ensure_unlocked(user: &User, now: i64) -> Result<(), Error> {
 /// it locks.
 pub async fn fail(ciam: &Ciam, user_id: &str, base: Error) -> Error {
     let key = profile_key(user_id);
-    let after = match ciam
-        .store
-        .update(
-            &key,
-            vec![Update::Add("fails".into(), 1)],
-            Some(Cond::Exists),
-        )
-        .await
+    // With a token: a retry after a lost answer counts nothing more (`once`).
+    let after = match crate::once::update(
+        ciam,
+        &key,
+        vec![Update::Add("fails".into(), 1)],
+        Some(Cond::Exists),
+    )
+    .await
     {
-        Ok(i) => i,
+        Ok(Ok(i)) => i,
+        // The account is gone (deactivated meanwhile): nothing to count.
+        Ok(Err(_)) => return base,
         Err(e) => return Error::from(e),
     };
     if after.n("fails").unwrap_or(0) < MAX_FAILS {

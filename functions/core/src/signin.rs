@@ -228,12 +228,13 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
         Update::Set("attemptAt".into(), now.into()),
     ];
     let mut tries = 0;
+    // One token for the attempt: a retry of its write (the SDK's, or ours after a lost answer)
+    // is recognised and counts nothing more.
+    let token = crate::once::token(ciam);
     let item = loop {
         tries += 1;
-        let taken = ciam
-            .store
-            .update_or_current(&key, ops.clone(), Some(cond.clone()))
-            .await?;
+        let taken =
+            crate::once::update_with(ciam, &key, ops.clone(), Some(cond.clone()), &token).await?;
         let cur = match taken {
             Ok(item) => break item,
             Err(None) => return unknown(ciam, key, now).await,
@@ -313,7 +314,7 @@ async fn unknown(ciam: &Ciam, key: Key, now: i64) -> Result<Attempt> {
         Update::Expires(Some(now + LOCK_SECS)),
     ];
     let cond = Cond::attr_not_exists("userId").and(may_attempt(now));
-    match ciam.store.update_or_current(&key, ops, Some(cond)).await? {
+    match crate::once::update(ciam, &key, ops, Some(cond)).await? {
         Ok(item) => Ok(Attempt::NoAccount(Budget {
             key,
             fails: item.n("fails").unwrap_or(1),
@@ -358,6 +359,31 @@ pub async fn failed_unknown(ciam: &Ciam, budget: &Budget, base: Error) -> Error 
         Ok(Err(None)) => base,
         Err(e) => Error::from(e),
     }
+}
+
+/// Gives back the attempt of a right secret whose request could not finish (the success
+/// transaction failed with a retryable store fault, so the request answers 503): the person did
+/// nothing wrong and is told to retry, which must not bring the lock closer. Only while the
+/// account still counts an attempt (the success may have committed, answer lost, and reset the
+/// count already). Best effort, within the request's deadline. Round trips: 1.
+pub async fn refund(ciam: &Ciam, rec: &SignInRecord) {
+    let cond = Cond::eq("userId", rec.user_id.as_str()).and(Cond::gt("fails", 0));
+    let ops = vec![Update::Add("fails".into(), -1)];
+    match crate::once::update(ciam, &rec.key, ops, Some(cond)).await {
+        Ok(_) => {}
+        Err(e) => tracing::warn!(store_kind = e.kind(), cause = %e, "sign-in attempt not refunded"),
+    }
+}
+
+/// The answer of a sign-in whose secret was right: `answer`, after giving the attempt back
+/// when it is a 503 (`refund`).
+pub async fn settle<T>(ciam: &Ciam, rec: &SignInRecord, answer: Result<T>) -> Result<T> {
+    if let Err(e) = &answer {
+        if e.reason == Reason::SERVICE_UNAVAILABLE {
+            refund(ciam, rec).await;
+        }
+    }
+    answer
 }
 
 /// After a taken attempt failed: locks the account when it was the last one allowed, and

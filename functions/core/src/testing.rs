@@ -246,6 +246,21 @@ impl Store for SpyStore {
         }
         r
     }
+    async fn update_once(
+        &self,
+        key: &Key,
+        ops: Vec<Update>,
+        cond: Option<Cond>,
+        token: &ciam_store::Token,
+    ) -> Result<Result<Item, Option<Item>>, StoreError> {
+        self.call("update_once", 1);
+        let r = self.inner.update_once(key, ops, cond, token).await;
+        if let Ok(Ok(_)) = &r {
+            lock(&self.writes).push(key.clone());
+            lock(&self.taken).push(key.clone());
+        }
+        r
+    }
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
         self.call("delete", 1);
         let r = self.inner.delete(key, cond).await;

@@ -199,21 +199,13 @@ pub trait Store: Send + Sync {
     /// see them as missing, as they see `pk`, `sk` and `expiresAt`. A plain `update` or a
     /// transaction's `Update` keeps the ring; a `put` replaces the whole item, ring included.
     /// An empty token is `Invalid`.
-    ///
-    /// Both engines implement it. The default answers `Invalid`, so that a wrapper which does
-    /// not pass it on fails loudly instead of writing without its token.
     async fn update_once(
         &self,
         key: &Key,
         ops: Vec<Update>,
         cond: Option<Cond>,
         token: &Token,
-    ) -> Result<Result<Item, Option<Item>>, StoreError> {
-        let _ = (key, ops, cond, token);
-        Err(StoreError::Invalid(
-            "this store does not implement update_once".into(),
-        ))
-    }
+    ) -> Result<Result<Item, Option<Item>>, StoreError>;
     /// Removes an item if `cond` holds. Deleting an absent item succeeds.
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError>;
     /// All operations apply or none does. On failure, `StoreError::TxCanceled` carries one

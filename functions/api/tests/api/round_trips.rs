@@ -41,7 +41,7 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
     let token = body["token"].as_str().unwrap().to_owned();
     assert_eq!(
         calls(&app),
-        ["update_or_current", "transact"],
+        ["update_once", "transact"],
         "password sign-in: 2"
     );
 
@@ -53,7 +53,7 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
     seen.sort_unstable();
     assert_eq!(
         (seen, last),
-        (vec!["get", "update_or_current"], Some("transact")),
+        (vec!["get", "update_once"], Some("transact")),
         "code sign-in: 2 (the attempt and the code side by side, then the transaction)"
     );
 
