@@ -23,26 +23,12 @@ pub struct Registration {
     pub accept_terms: bool,
 }
 
-/// Whether `id` is an account's sign-in name now (its identity item names a user). Round
-/// trips: 1.
-async fn has_account(ciam: &Ciam, id: &Identity) -> Result<bool> {
-    Ok(ciam
-        .store
-        .get(&unique_key(id.unique_pk()))
-        .await?
-        .is_some_and(|owner| owner.s("userId").is_some()))
-}
-
 /// `POST /auth/register`. Every rule of spec §5 first, then the code, then one transaction that
 /// creates the user and takes the identity and the username (and uses the code), so nothing
 /// is half-written. MAIL_EXIST/PHONE_EXIST only after the code checked out: only the owner of the
 /// address ever learns it is registered. Round trips: 2 (code read, transaction).
-///
-/// A registration sent again after a 503 whose transaction committed (its answer lost) meets
-/// its own code used: when the code given is that used code (`codes::used_already`) and the
-/// identity now has an account, the answer is the exists answer, as for whoever holds the right
-/// code for a registered address, so the person signs in; one more read (the identity item),
-/// on that path only. Anyone else still gets the answers of a code that is not there.
+/// Sent again after a 503 whose transaction committed, it gives the used code
+/// (`codes::used_already`): with the account there, the exists answer (+1 read on that path only).
 pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     let user_name = validate::username(&r.user_name)?;
     let company = validate::company(&r.company)?;
@@ -65,7 +51,7 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
 
     let stored = codes::read(ciam, &id, Purpose::Register).await?;
     if codes::used_already(ciam, &id, Purpose::Register, &code, stored.as_ref()).await?
-        && has_account(ciam, &id).await?
+        && crate::user::has_account(ciam, &id).await?
     {
         return Err(id.exists_reason().into());
     }
