@@ -24,9 +24,11 @@ pub struct Registration {
 }
 
 /// `POST /auth/register`. Every rule of spec §5 first, then the code, then one transaction that
-/// creates the user and takes the identity and the username (and consumes the code), so nothing
+/// creates the user and takes the identity and the username (and uses the code), so nothing
 /// is half-written. MAIL_EXIST/PHONE_EXIST only after the code checked out: only the owner of the
 /// address ever learns it is registered. Round trips: 2 (code read, transaction).
+/// Sent again after a 503 whose transaction committed, it gives the used code
+/// (`codes::used_already`): with the account there, the exists answer (+1 read on that path only).
 pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     let user_name = validate::username(&r.user_name)?;
     let company = validate::company(&r.company)?;
@@ -47,7 +49,13 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     let country = validate::country(&r.country)?;
     validate::accept_terms(r.accept_terms)?;
 
-    let verified = codes::check(ciam, &id, Purpose::Register, &code).await?;
+    let stored = codes::read(ciam, &id, Purpose::Register).await?;
+    if codes::used_already(ciam, &id, Purpose::Register, &code, stored.as_ref()).await?
+        && crate::user::has_account(ciam, &id).await?
+    {
+        return Err(id.exists_reason().into());
+    }
+    let verified = codes::judge(ciam, &id, Purpose::Register, &code, stored).await?;
     let now = ciam.now();
     let user = User {
         id: ciam.new_id(),

@@ -1,10 +1,14 @@
 //! Verification codes: 6 digits, stored as a keyed hash, valid 10 minutes, one live code per
-//! purpose and identity (a resend replaces it), resend after 60 s, a daily cap per identity, and
-//! at most 5 wrong tries per code; the fifth burns the code and holds the identity's checks and
-//! sends for five minutes (VERIFICATION_CODE_LIMIT).
+//! purpose and identity (a resend replaces it), resend 60 s after a delivered code, a daily cap
+//! per identity, and at most 5 wrong tries per code; the fifth burns the code and holds the
+//! identity's checks and sends for five minutes (VERIFICATION_CODE_LIMIT).
 //!
-//! Items: `CODE#<purpose>#<identity>` / `CODE` {hash, sentAt, tries, lockedUntil?} and
-//! `SENDS#<identity>` / `DAY#<unix day>` {n}.
+//! A used code is not deleted but kept as a tombstone (`usedBy`, `usedAt`, at most `USED_TTL`
+//! more): every check treats it as absent, a new send replaces it at once, and the request that
+//! used it can tell its own use (an answer lost, sent again) from someone else's.
+//!
+//! Items: `CODE#<purpose>#<identity>` / `CODE` {hash, sentAt, tries, deliveredAt?, lockedUntil?,
+//! usedBy?, usedAt?} and `SENDS#<identity>` / `DAY#<unix day>` {n}.
 
 use crate::captcha;
 use crate::error::{Error, Result};
@@ -20,6 +24,8 @@ pub const CODE_TTL: i64 = 600;
 pub const RESEND_AFTER: i64 = 60;
 pub const MAX_TRIES: i64 = 5;
 pub const CHECK_LOCK: i64 = 300;
+/// How long a used code is kept as a tombstone (never past its own expiry).
+pub const USED_TTL: i64 = 300;
 const DAY: i64 = 86_400;
 
 pub fn code_key(purpose: Purpose, id: &Identity) -> Key {
@@ -40,9 +46,25 @@ fn hash(ciam: &Ciam, purpose: Purpose, id: &Identity, code: &str) -> String {
     )
 }
 
+/// Whether a code item is a used code's tombstone (absent for every check).
+fn is_used(item: &Item) -> bool {
+    item.s("usedBy").is_some()
+}
+
+/// The condition of every write to a code that is still the one read and not used.
+fn unused(stored_hash: &str) -> Cond {
+    Cond::eq("hash", stored_hash).and(Cond::attr_not_exists("usedBy"))
+}
+
 /// `POST /auth/identity`. Round trips: 1 transaction (code, daily counter, captcha, and for a
-/// sign-in code the check that the account is not locked), then the notifier; a second read
-/// only on the refusal path to tell which limit (or the lock's end) applied.
+/// sign-in code the check that the account is not locked), then the notifier, then 1 update
+/// marking the code delivered; a second read only on the refusal path to tell which limit (or
+/// the lock's end) applied.
+///
+/// The 60-second hold applies to a delivered code only: after a send whose outcome is unknown
+/// (a 503 whose transaction committed, its answer lost; the code was never delivered) the
+/// person may ask again at once, and a used code is replaced at once. The daily cap counts
+/// every send.
 pub async fn send(
     ciam: &Ciam,
     id: &Identity,
@@ -54,13 +76,17 @@ pub async fn send(
     let now = ciam.now();
     let code = random_digits(ciam.entropy.as_ref(), 6);
     let key = code_key(purpose, id);
+    let code_hash = hash(ciam, purpose, id, &code);
     let item = Item::new(key.clone())
-        .with("hash", hash(ciam, purpose, id, &code))
+        .with("hash", code_hash.as_str())
         .with("sentAt", now)
         .with("tries", 0)
         .expires(now + CODE_TTL);
     let free = Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now));
-    let may_send = Cond::NotExists.or(Cond::le("sentAt", now - RESEND_AFTER).and(free));
+    let not_held = Cond::attr_exists("usedBy")
+        .or(Cond::attr_not_exists("deliveredAt"))
+        .or(Cond::le("deliveredAt", now - RESEND_AFTER));
+    let may_send = Cond::NotExists.or(not_held.and(free));
     let day_end = (now.div_euclid(DAY) + 1) * DAY;
     let mut ops = vec![
         TxOp::Put {
@@ -120,19 +146,34 @@ pub async fn send(
         code,
         lang,
     };
+    let same_code = Cond::eq("sentAt", now).and(Cond::eq("hash", code_hash));
     if let Err(cause) = ciam.notifier.send_code(&msg).await {
         // Undelivered: withdraw it so the person may ask again at once.
-        let _ = ciam.store.delete(&key, Some(Cond::eq("sentAt", now))).await;
+        let _ = ciam.store.delete(&key, Some(same_code)).await;
         return Err(Error::internal(format!("notifier: {cause}")));
+    }
+    // Delivered: from now on the resend hold applies. The code is on its way whatever this
+    // write does, so its failure is no failure of the send (the hold is then not in force: a
+    // resend is possible sooner, still within the daily cap).
+    let delivered = vec![Update::Set("deliveredAt".into(), ciam.now().into())];
+    match ciam.store.update(&key, delivered, Some(same_code)).await {
+        Ok(_) => {}
+        // Replaced or withdrawn meanwhile: nothing to mark.
+        Err(e) if e.is_condition_failed() => {}
+        Err(e) => tracing::warn!(cause = %e, "could not mark a sent code delivered"),
     }
     Ok(())
 }
 
-/// A code that checked out; consuming it (deleting it if still the same code) is left to the
-/// caller, inside its own transaction when it has one.
+/// A code that checked out; consuming it (turning it into a tombstone marked with this
+/// request's own token, if still the same unused code) is left to the caller, inside its own
+/// transaction when it has one.
 #[derive(Debug)]
 pub struct Verified {
     pub consume: TxOp,
+    /// This request's mark on the code it uses (`usedBy`): a use whose answer was lost is
+    /// recognised by it.
+    token: String,
 }
 
 /// Checks a code without consuming it. Round trips: 1 read, plus 1 write on a wrong code.
@@ -149,8 +190,8 @@ pub async fn read(ciam: &Ciam, id: &Identity, purpose: Purpose) -> Result<Option
 
 /// Checks `code` against the code item read by `read`, without consuming it. Round trips: 0,
 /// or 1 write on a wrong code (its try is counted; the fifth burns it); with no code of this
-/// purpose, the other purposes' codes are read (`other_kind`: CODE_KIND_ERROR or
-/// VERIFYCODE_NOT_FOUND).
+/// purpose (or only a used one), the other purposes' codes are read (`other_kind`:
+/// CODE_KIND_ERROR or VERIFYCODE_NOT_FOUND).
 pub async fn judge(
     ciam: &Ciam,
     id: &Identity,
@@ -160,7 +201,7 @@ pub async fn judge(
 ) -> Result<Verified> {
     let key = code_key(purpose, id);
     let now = ciam.now();
-    let Some(item) = stored else {
+    let Some(item) = stored.filter(|i| !is_used(i)) else {
         return Err(other_kind(ciam, id, purpose, code).await);
     };
     if item.n("lockedUntil").is_some_and(|t| t > now) {
@@ -172,14 +213,61 @@ pub async fn judge(
         .to_owned();
     let given = hash(ciam, purpose, id, code);
     if bool::from(stored.as_bytes().ct_eq(given.as_bytes())) {
+        let token = ciam.new_id();
+        let kept_until = item
+            .expires_at
+            .map_or(now + USED_TTL, |e| e.min(now + USED_TTL));
         return Ok(Verified {
-            consume: TxOp::Delete {
+            consume: TxOp::Update {
                 key,
-                cond: Some(Cond::eq("hash", stored)),
+                ops: vec![
+                    Update::Set("usedBy".into(), token.as_str().into()),
+                    Update::Set("usedAt".into(), now.into()),
+                    Update::Expires(Some(kept_until)),
+                ],
+                cond: Some(unused(&stored)),
             },
+            token,
         });
     }
     Err(wrong_try(ciam, &key, &stored).await?)
+}
+
+/// Whether `code` is the code already used for `purpose` and `id`: `stored` (as `read` found
+/// it) is a tombstone whose hash is this code's, met by fewer than `MAX_TRIES` wrong guesses.
+/// A request that committed but whose answer was lost, sent again, is told apart so from a
+/// wrong or absent code. A wrong guess meeting a tombstone counts on it, so the tombstone is no
+/// oracle to guess for free. Round trips: 0; 1 write when a wrong guess meets a tombstone.
+pub async fn used_already(
+    ciam: &Ciam,
+    id: &Identity,
+    purpose: Purpose,
+    code: &str,
+    stored: Option<&Item>,
+) -> Result<bool> {
+    let Some(item) = stored.filter(|i| is_used(i)) else {
+        return Ok(false);
+    };
+    let Some(stored) = item.s("hash") else {
+        return Ok(false);
+    };
+    if item.n("tries").unwrap_or(0) >= MAX_TRIES {
+        return Ok(false);
+    }
+    let given = hash(ciam, purpose, id, code);
+    if bool::from(stored.as_bytes().ct_eq(given.as_bytes())) {
+        return Ok(true);
+    }
+    let same_tombstone = Cond::eq("hash", stored).and(Cond::attr_exists("usedBy"));
+    ciam.store
+        .update(
+            &item.key,
+            vec![Update::Add("tries".into(), 1)],
+            Some(same_tombstone),
+        )
+        .await
+        .won()?;
+    Ok(false)
 }
 
 /// Counts a wrong guess on the code at `key` whose hash is `stored` (if it is still that code)
@@ -187,7 +275,8 @@ pub async fn judge(
 /// which burns the code. Round trips: 1, or 2 when it burns.
 async fn wrong_try(ciam: &Ciam, key: &Key, stored: &str) -> Result<Error> {
     let now = ciam.now();
-    let same_code = Some(Cond::eq("hash", stored));
+    // A code used meanwhile is no longer counted (it is absent for every check).
+    let same_code = Some(unused(stored));
     let after = ciam
         .store
         .update(key, vec![Update::Add("tries".into(), 1)], same_code.clone())
@@ -227,7 +316,9 @@ async fn other_kind(ciam: &Ciam, id: &Identity, purpose: Purpose, code: &str) ->
         .zip(keys)
         .zip(found)
         .filter_map(|((p, key), item)| {
-            let item = item.filter(|i| i.n("lockedUntil").is_none_or(|t| t <= now))?;
+            let item = item
+                .filter(|i| !is_used(i))
+                .filter(|i| i.n("lockedUntil").is_none_or(|t| t <= now))?;
             let stored = item.s("hash")?.to_owned();
             let given = hash(ciam, *p, id, code);
             let same = bool::from(stored.as_bytes().ct_eq(given.as_bytes()));
@@ -245,13 +336,17 @@ async fn other_kind(ciam: &Ciam, id: &Identity, purpose: Purpose, code: &str) ->
     Reason::VERIFYCODE_NOT_FOUND.into()
 }
 
-/// Consumes a verified code on its own (when the caller has no transaction to put it in).
+/// Consumes a verified code on its own (when the caller has no transaction to put it in). A use
+/// whose condition fails because this very request already made it (its answer lost, the
+/// write sent again) is recognised by the tombstone's `usedBy`, read back in the same round
+/// trip. Round trips: 1.
 pub async fn consume(ciam: &Ciam, v: Verified) -> Result<()> {
-    let TxOp::Delete { key, cond } = v.consume else {
-        return Err(Error::internal("a code is consumed by a delete"));
+    let TxOp::Update { key, ops, cond } = v.consume else {
+        return Err(Error::internal("a code is consumed by an update"));
     };
-    ciam.store
-        .delete(&key, cond)
-        .await
-        .or_reason(Reason::VERIFYCODE_NOT_FOUND)
+    match ciam.store.update_or_current(&key, ops, cond).await? {
+        Ok(_) => Ok(()),
+        Err(Some(current)) if current.s("usedBy") == Some(v.token.as_str()) => Ok(()),
+        Err(_) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+    }
 }

@@ -42,6 +42,16 @@ pub async fn active_user(ciam: &Ciam, user_id: &str) -> Result<Option<User>, Sto
         .filter(|u| !u.deactivated))
 }
 
+/// Whether `id` is an account's sign-in name now (its identity item names a user). Round
+/// trips: 1.
+pub(crate) async fn has_account(ciam: &Ciam, id: &Identity) -> Result<bool, StoreError> {
+    Ok(ciam
+        .store
+        .get(&unique_key(id.unique_pk()))
+        .await?
+        .is_some_and(|owner| owner.s("userId").is_some()))
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct User {
     pub id: String,

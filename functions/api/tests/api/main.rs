@@ -5,6 +5,7 @@
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod after_503;
 mod apps;
 mod attempts;
 mod avatar;

@@ -29,7 +29,11 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
     app.post_identity(&json!({ "account": mail, "purpose": "register", "captcha": captcha }))
         .await
         .ok(200);
-    assert_eq!(calls(&app), ["transact"], "identity: 1 transaction");
+    assert_eq!(
+        calls(&app),
+        ["transact", "update"],
+        "identity: 1 transaction, then the code marked delivered"
+    );
 
     let code = app.code_for(mail, "register");
     app.post_register(&registration("annlee", mail, &code))
