@@ -277,11 +277,18 @@ async fn wrong_try(ciam: &Ciam, key: &Key, stored: &str) -> Result<Error> {
     let now = ciam.now();
     // A code used meanwhile is no longer counted (it is absent for every check).
     let same_code = Some(unused(stored));
-    let after = ciam
-        .store
-        .update(key, vec![Update::Add("tries".into(), 1)], same_code.clone())
-        .await
-        .or_reason(Reason::VERIFYCODE_NOT_FOUND)?;
+    // With a token: a retry after a lost answer counts the guess once (`once`).
+    let after = match crate::once::update(
+        ciam,
+        key,
+        vec![Update::Add("tries".into(), 1)],
+        same_code.clone(),
+    )
+    .await?
+    {
+        Ok(after) => after,
+        Err(_) => return Ok(Reason::VERIFYCODE_NOT_FOUND.into()),
+    };
     if after.n("tries").unwrap_or(0) < MAX_TRIES {
         return Ok(Reason::CODE_ERROR.into());
     }

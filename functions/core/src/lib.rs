@@ -28,6 +28,7 @@ pub mod oidc;
 pub mod once;
 pub mod passkey;
 pub mod password;
+mod passwords;
 mod reason;
 #[cfg(test)]
 mod rotation_tests;

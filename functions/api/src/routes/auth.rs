@@ -63,8 +63,8 @@ fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
 
 /// `POST /auth/identity`: sends a code. Answers alike whether or not the identity is registered;
 /// a sign-in code for a locked account is refused with the lock before anything is sent.
-/// Round trips: 1 transaction (+1 read when refused, to tell which limit or until when the
-/// lock holds).
+/// Round trips: 2 (1 transaction, then the write that marks the code delivered; +1 read when
+/// refused, to tell which limit or until when the lock holds).
 pub async fn identity(
     State(s): State<AppState>,
     Lang(lang): Lang,
