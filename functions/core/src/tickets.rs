@@ -2,7 +2,9 @@
 //! registered service URLs (matched exactly); the app redeems it once, server to server, with
 //! its secret, for the user's claims limited to the scopes the ticket was issued for. The ticket is stored only as
 //! a keyed hash (`TICKET#<hash>` / `TICKET`), lives 5 minutes, and is burned by its one
-//! validation attempt (a conditional delete), whatever the outcome.
+//! validation attempt, whatever the outcome: a conditional write that marks it used (`usedAt`,
+//! a tombstone, absent for every reader), with a token, so a burn whose answer was lost and
+//! that is sent again is recognised as this verification's own, not refused as "used".
 
 use crate::apps::{self, App, AppId, Names};
 use crate::error::Result;
@@ -12,7 +14,7 @@ use crate::validate::{Email, Phone};
 use crate::{random, Ciam, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, TxOp, Value};
+use ciam_store::{Cond, Item, Key, TxOp, Update, Value};
 use serde::Serialize;
 
 pub const TICKET_SECS: i64 = 5 * 60;
@@ -211,15 +213,24 @@ pub async fn verify(
     } else {
         vec![tkey.clone()]
     };
-    let got = ciam.store.get_many(&keys).await?;
+    let mut got = ciam.store.get_many(&keys).await?;
+    // A used ticket is a tombstone: absent.
+    if got[0].as_ref().is_some_and(|t| t.n("usedAt").is_some()) {
+        got[0] = None;
+    }
     let burned = match &got[0] {
         None => Err(not_found("unknown, expired or used ticket")),
-        Some(_) => ciam
-            .store
-            .delete(&tkey, Some(Cond::Exists))
-            .await
-            .won()?
-            .ok_or_else(|| not_found("ticket already used")),
+        Some(t) => {
+            let now = ciam.now();
+            let burn = vec![
+                Update::Set("usedAt".into(), now.into()),
+                Update::Expires(Some(t.expires_at.unwrap_or(now).min(now + TICKET_SECS))),
+            ];
+            let unused = Cond::Exists.and(Cond::attr_not_exists("usedAt"));
+            crate::once::update(ciam, &tkey, burn, Some(unused))
+                .await?
+                .map_err(|_| not_found("ticket already used"))
+        }
     };
     let matches = match got.get(1).and_then(Option::as_ref) {
         Some(app) => apps::secret_matches(ciam, &App::from_item(app), app_secret).await,

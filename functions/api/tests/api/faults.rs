@@ -38,7 +38,11 @@ pub(crate) async fn app_with_config(faults: &Faults, config: Config) -> TestApp 
     .await
 }
 
-async fn dynamo_app_with(local: &Arc<DynamoLocal>, table: &str, faults: &Faults) -> TestApp {
+pub(crate) async fn dynamo_app_with(
+    local: &Arc<DynamoLocal>,
+    table: &str,
+    faults: &Faults,
+) -> TestApp {
     let (local, table, faults) = (local.clone(), table.to_owned(), faults.clone());
     TestApp::spawn_on(move |clock| {
         Box::pin(async move {

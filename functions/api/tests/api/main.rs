@@ -23,6 +23,7 @@ mod input;
 mod journey;
 mod lock_alike;
 mod login;
+mod lost_answers;
 mod me;
 mod oidc;
 mod passkeys;

@@ -286,10 +286,8 @@ async fn accept_step(
         ops.push(op);
         cond = cond.and(same_secret);
     }
-    let won = ciam
-        .store
-        .update(&profile_key(&user.id), ops, Some(cond))
-        .await
-        .won()?;
-    Ok(won.is_some())
+    // With a token: the write sent again after a lost answer is recognised as this code's own
+    // acceptance, not refused as a step already used (`once`).
+    let won = crate::once::update(ciam, &profile_key(&user.id), ops, Some(cond)).await?;
+    Ok(won.is_ok())
 }
