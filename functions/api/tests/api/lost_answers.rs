@@ -66,7 +66,8 @@ async fn passwords_count_once(app: &TestApp, faults: &Faults) {
         .error(423, "VERIFICATION_ATTEMPT_CODE_LIMIT");
 }
 
-/// A ticket whose burn committed but whose answer was lost is still verified, once.
+/// A secret rotation and a ticket's burn whose answers were lost: the rotation shows its secret,
+/// the ticket is still verified, once.
 async fn a_ticket_is_not_refused_for_its_own_burn(app: &TestApp, faults: &Faults) {
     let admin = app.admin_token().await;
     let created = app.create_app(&admin, &new_app("Factory")).await.ok(201);
@@ -74,6 +75,17 @@ async fn a_ticket_is_not_refused_for_its_own_burn(app: &TestApp, faults: &Faults
     let secret = created["appSecret"].as_str().expect("secret").to_owned();
     app.sign_up("ann", "ann@example.com").await;
     let user = app.sign_in("ann@example.com", PASSWORD).await;
+    // A rotation whose answer was lost is recognised as its own: the new secret is shown.
+    let mut secret = secret;
+    for fault in Fault::LOST {
+        faults.inject(Op::Update, fault, 1);
+        let rotated = app
+            .patch_app(&admin, &app_id, &json!({ "rotateSecret": true }))
+            .await
+            .ok(200);
+        assert_eq!(faults.fired().last(), Some(&(Op::Update, fault)));
+        secret = rotated["appSecret"].as_str().expect("secret").to_owned();
+    }
     for fault in Fault::LOST {
         let t = app.issue_ticket(&user, &app_id, SERVICE).await.ok(200);
         let ticket = t["cTicket"].as_str().expect("cTicket");

@@ -17,6 +17,7 @@ mod codes;
 mod consents;
 mod conventions;
 mod dynamo;
+mod fault_matrix;
 mod faults;
 mod helpers;
 mod input;

@@ -302,7 +302,13 @@ pub async fn update(
     };
     let key = app_key(app_id);
     let result = if name_ops.is_empty() {
-        ciam.store.update(&key, ops, Some(cond)).await.map(|_| ())
+        // With a token: a rotation sent again after a lost answer is recognised as its own,
+        // not refused because the secret it replaced is gone (`once`).
+        match crate::once::update(ciam, &key, ops, Some(cond)).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(_)) => Err(ciam_store::StoreError::ConditionFailed),
+            Err(e) => Err(e),
+        }
     } else {
         let mut tx = vec![TxOp::Update {
             key: key.clone(),
