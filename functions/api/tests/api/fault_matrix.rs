@@ -122,3 +122,34 @@ async fn during_an_outage_every_write_answers_503_and_after_it_everything_works(
     }
     app.logout(&token).await.ok(200);
 }
+
+/// Passkeys: a registration and a sign-in meeting any store fault on their transaction answer
+/// 503, and a new ceremony then goes through (a finished challenge is single-use).
+#[tokio::test]
+async fn passkey_registration_and_sign_in_meeting_any_store_fault_answer_503_then_work() {
+    use crate::passkeys::{add, assertion, soft};
+    let faults = Faults::new();
+    let config = ciam_core::Config {
+        public_url: "http://localhost:8080".to_owned(),
+        ..ciam_core::Config::default()
+    };
+    let app = crate::faults::app_with_config(&faults, config).await;
+    let user_id = app.sign_up("pk", "pk@example.com").await;
+    let token = app.sign_in("pk@example.com", PASSWORD).await;
+    let mut auth = soft(7);
+    faults.inject(Op::Transact, Fault::TxThrottled, 1);
+    assert_retry_later(&add(&app, &token, &mut auth).await);
+    assert_eq!(
+        faults.fired().last(),
+        Some(&(Op::Transact, Fault::TxThrottled))
+    );
+    add(&app, &token, &mut auth).await.ok(200);
+    for fault in Fault::ALL {
+        let body = assertion(&app, &mut auth, &user_id).await;
+        faults.inject(Op::Transact, fault, 1);
+        assert_retry_later(&app.passkey_login(&body).await);
+        assert_eq!(faults.fired().last(), Some(&(Op::Transact, fault)));
+        let body = assertion(&app, &mut auth, &user_id).await;
+        app.passkey_login(&body).await.ok(200);
+    }
+}
