@@ -23,6 +23,11 @@ pub struct Json<T>(pub T);
 #[derive(Clone, Copy, Debug)]
 pub struct RequestLang(pub ciam_core::Lang);
 
+/// The request's id (X-Request-ID, or a fresh UUID): set by the conventions middleware, read
+/// by `Facts`.
+#[derive(Clone, Debug)]
+pub struct RequestId(pub String);
+
 /// The route's body (`RouteDef::body`): set by the route's body-limit layer, read by the
 /// extractors that read the body, so that they name the route's limit when they cut it.
 #[derive(Clone, Copy, Debug)]
@@ -245,5 +250,35 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
             h("user-agent"),
             h("cloudfront-viewer-country"),
         )))
+    }
+}
+
+/// What an audit entry records about the request: its id, the caller's address
+/// (CloudFront-Viewer-Address without its port, else the first X-Forwarded-For entry: as the
+/// edge reports it) and device.
+pub struct Facts(pub ciam_core::console::audit::RequestFacts);
+
+impl<S: Send + Sync> FromRequestParts<S> for Facts {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let h = |n: &str| parts.headers.get(n).and_then(|v| v.to_str().ok());
+        let viewer = h("cloudfront-viewer-address")
+            .and_then(|a| a.rsplit_once(':').map(|(ip, _)| ip.to_owned()));
+        let forwarded = h("x-forwarded-for")
+            .and_then(|v| v.split(',').next())
+            .map(|ip| ip.trim().to_owned());
+        let ip = viewer
+            .or(forwarded)
+            .filter(|ip| !ip.is_empty() && ip.len() <= 64);
+        Ok(Facts(ciam_core::console::audit::RequestFacts {
+            request_id: parts
+                .extensions
+                .get::<RequestId>()
+                .map(|r| r.0.clone())
+                .unwrap_or_default(),
+            ip,
+            device: h("user-agent").map(ciam_core::client::describe),
+        }))
     }
 }

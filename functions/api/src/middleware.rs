@@ -3,7 +3,7 @@
 //! request's deadline (`deadline`, a route layer).
 
 use crate::error::{render, ApiError, PendingError};
-use crate::extract::{BodyLimit, RequestLang};
+use crate::extract::{BodyLimit, RequestId, RequestLang};
 use crate::route::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode};
@@ -77,6 +77,7 @@ async fn conventions(mut req: Request, next: Next) -> Response {
             .and_then(|v| v.to_str().ok()),
     );
     req.extensions_mut().insert(RequestLang(lang));
+    req.extensions_mut().insert(RequestId(id.clone()));
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path());
     async move {
         let mut res = next.run(req).await;

@@ -18,6 +18,10 @@ pub enum Auth {
     /// A live session: `Authorization: Bearer <token>` (`extract::Authed`), else 401
     /// AUTHORIZATION_FAILED before the body is read.
     Session,
+    /// A console route (`/admin/...`): a live session as `Session`, whose handler then passes
+    /// `console::gate` with this role (docs/console-design.md §2). The role walk of
+    /// functions/api/tests/api/console.rs checks each row's handler against its role.
+    Console(ciam_core::console::Role),
     /// A session, or a one-time code in the body instead (`extract::MaybeAuthed`):
     /// `PATCH /auth/pwd` changes the password with one and resets it with the other.
     SessionOrCode,
@@ -36,12 +40,17 @@ impl Auth {
     pub fn openapi_security(self) -> &'static [&'static [&'static str]] {
         match self {
             Auth::Public => &[&[]],
-            Auth::Session => &[&["bearer"]],
+            Auth::Session | Auth::Console(_) => &[&["bearer"]],
             Auth::SessionOrCode => &[&["bearer"], &[]],
             Auth::App => &[&[], &["appBasic"]],
             Auth::AccessToken => &[&["oidcAccessToken"]],
             Auth::AccessTokenOrForm => &[&["oidcAccessToken"], &[]],
         }
+    }
+
+    /// Whether the row refuses a request without a live session (401 AUTHORIZATION_FAILED).
+    pub fn needs_session(self) -> bool {
+        matches!(self, Auth::Session | Auth::Console(_))
     }
 }
 
@@ -342,6 +351,12 @@ pub struct PageDef {
 /// A table row: `route!(id, METHOD, path, handler, auth, operationId, lambda)`; `.sign_in(..)`
 /// and `.body(..)` follow when they apply.
 macro_rules! route {
+    ($id:literal, $method:ident, $path:literal, $handler:path, Console($role:ident), $op:literal, $lambda:expr) => {
+        $crate::route::RouteDef {
+            auth: $crate::route::Auth::Console(ciam_core::console::Role::$role),
+            ..$crate::route::route!($id, $method, $path, $handler, Session, $op, $lambda)
+        }
+    };
     ($id:literal, $method:ident, $path:literal, $handler:path, $auth:ident, $op:literal, $lambda:expr) => {
         $crate::route::RouteDef {
             id: $id,

@@ -13,6 +13,7 @@ pub mod changes;
 pub mod client;
 pub mod codes;
 pub mod consents;
+pub mod console;
 pub mod deadline;
 mod error;
 mod keys;
@@ -84,6 +85,8 @@ pub struct Config {
     /// The whole request's time (`deadline`): `deadline::LOCAL_BUDGET` by default; in Lambda
     /// the function's timeout less 2 s.
     pub request_budget: std::time::Duration,
+    /// How long the console's audit entries are kept (`expiresAt`), in days.
+    pub audit_retention_days: u32,
 }
 
 impl Default for Config {
@@ -98,6 +101,7 @@ impl Default for Config {
             passkey_rp_id: None,
             passkey_origins: Vec::new(),
             request_budget: deadline::LOCAL_BUDGET,
+            audit_retention_days: 400,
         }
     }
 }

@@ -93,6 +93,9 @@ reasons! {
     PASSKEY_EXISTS = 409, "This passkey is already registered", "该通行密钥已注册";
     PASSKEY_LIMIT = 409, "An account can have at most 10 passkeys", "每个账号最多可添加 10 个通行密钥";
     PASSKEY_UNAVAILABLE = 503, "Passkeys are not available on this site", "当前站点暂不支持通行密钥";
+    // The operator console (docs/console-design.md).
+    CONSOLE_MFA_REQUIRED = 403, "Turn on two-factor sign-in and sign in with it to use the console", "请先开启两步验证并使用它登录后再使用控制台";
+    ACCOUNT_NOT_FOUND = 404, "No account matches", "未找到该账号";
 }
 
 impl std::fmt::Display for Reason {

@@ -33,6 +33,9 @@ pub struct Session {
     pub auth_at: i64,
     /// How that proof was made (RFC 8176 values; empty for staff and older sessions).
     pub amr: Vec<String>,
+    /// When a console request last used it (`consoleAt`, written at most once a minute by
+    /// `console::gate`); None before its first console request.
+    pub console_at: Option<i64>,
 }
 
 /// `item` (a session) with the methods of its proof of identity.
@@ -219,6 +222,7 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
         return Err(unauthorized("unknown or expired session"));
     };
     let user = User::from_item(&user_item).ok_or_else(|| unauthorized("bad user item"))?;
+    let console_at = sess.n("consoleAt");
     let sess = SessionItem::from_item(&sess);
     if user.deactivated || sess.sess_gen != Some(user.sess_gen) {
         return Err(unauthorized("revoked session"));
@@ -245,7 +249,19 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
         created_at: created,
         auth_at: sess.auth_at.unwrap_or(created),
         amr: sess.amr,
+        console_at,
     })
+}
+
+/// Records a console request on the session (`consoleAt`, the console's idle clock). Round
+/// trips: 1.
+pub async fn touch_console(ciam: &Ciam, s: &Session) -> Result<()> {
+    let ops = vec![Update::Set("consoleAt".into(), ciam.now().into())];
+    ciam.store
+        .update(&s.key, ops, Some(still_on()))
+        .await
+        .or_reason(unauthorized("session ended meanwhile"))?;
+    Ok(())
 }
 
 /// The condition of writes to a session: it exists and was not ended.

@@ -613,7 +613,11 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "method": f.method,
                 "path": f.path,
                 "binary": f.binary.name(),
-                "auth": lower(f.auth),
+                "auth": match f.auth {
+                    // The console's rows say their role: `console:viewer`.
+                    Auth::Console(role) => format!("console:{}", role.as_str()),
+                    auth => lower(auth),
+                },
                 "signIn": f.sign_in,
                 "table": lower(l.table),
                 "rootKey": l.root_key,

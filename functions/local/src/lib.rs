@@ -115,15 +115,22 @@ pub async fn open_store(
     Ok(store)
 }
 
-/// `ciam admin grant <mail>`: the admin role for the account with that mail, in the same store
-/// `ciam serve` would open with these options. Answers the user id.
-pub async fn grant_admin(mail: &str, opts: &StoreOptions) -> Result<String, String> {
+/// `ciam admin grant <mail> [--role viewer|operator|admin]`: the console role (default admin)
+/// for the account with that mail, in the same store `ciam serve` would open with these
+/// options. Answers the user id.
+pub async fn grant_role(
+    mail: &str,
+    role: ciam_core::console::Role,
+    opts: &StoreOptions,
+) -> Result<String, String> {
     if opts.store == StoreChoice::Sqlite {
         std::fs::create_dir_all(&opts.data)
             .map_err(|e| format!("cannot create {}: {e}", opts.data.display()))?;
     }
-    let store = open_store(opts, Arc::new(SystemClock)).await?;
-    ciam_core::apps::grant_admin(store.as_ref(), mail)
+    let clock = Arc::new(SystemClock);
+    let store = open_store(opts, clock.clone()).await?;
+    let now = ciam_core::Clock::now(clock.as_ref());
+    ciam_core::console::roles::grant_by_mail(store.as_ref(), now, mail, role)
         .await
         .map_err(|e| format!("{mail}: {}", e.reason.message(ciam_core::Lang::EnUs)))
 }

@@ -1,6 +1,6 @@
 //! `ciam`: the whole product on one port, on the embedded store by default.
 
-use ciam_local::{grant_admin, serve, ServeOptions, StoreOptions};
+use ciam_local::{grant_role, serve, ServeOptions, StoreOptions};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -76,12 +76,20 @@ enum Command {
 
 #[derive(Subcommand)]
 enum AdminCommand {
-    /// Makes the account with this mail an admin of the partner-app registry.
+    /// Gives the account with this mail a console role (`admin` also manages the partner-app
+    /// registry), replacing the one it had.
     Grant {
         mail: String,
+        /// viewer, operator or admin.
+        #[arg(long, default_value = "admin", value_parser = parse_role)]
+        role: ciam_core::console::Role,
         #[command(flatten)]
         store: StoreOptions,
     },
+}
+
+fn parse_role(s: &str) -> Result<ciam_core::console::Role, String> {
+    ciam_core::console::Role::parse(s).ok_or_else(|| format!("{s}: use viewer, operator or admin"))
 }
 
 #[tokio::main]
@@ -95,11 +103,11 @@ async fn main() -> std::process::ExitCode {
     let Cli { command } = Cli::parse();
     let opts = match command {
         Command::Admin {
-            command: AdminCommand::Grant { mail, store },
+            command: AdminCommand::Grant { mail, role, store },
         } => {
-            return match grant_admin(&mail, &store).await {
+            return match grant_role(&mail, role, &store).await {
                 Ok(user_id) => {
-                    println!("{mail} ({user_id}) is an admin");
+                    println!("{mail} ({user_id}) is an {}", role.as_str());
                     std::process::ExitCode::SUCCESS
                 }
                 Err(e) => {

@@ -58,6 +58,8 @@ export const errors = defineMessages({
   PASSKEY_EXISTS: { id: 'error.PASSKEY_EXISTS', defaultMessage: 'This passkey is already registered' },
   PASSKEY_LIMIT: { id: 'error.PASSKEY_LIMIT', defaultMessage: 'An account can have at most 10 passkeys' },
   PASSKEY_UNAVAILABLE: { id: 'error.PASSKEY_UNAVAILABLE', defaultMessage: 'Passkeys are not available on this site' },
+  CONSOLE_MFA_REQUIRED: { id: 'error.CONSOLE_MFA_REQUIRED', defaultMessage: 'Turn on two-factor sign-in and sign in with it to use the console' },
+  ACCOUNT_NOT_FOUND: { id: 'error.ACCOUNT_NOT_FOUND', defaultMessage: 'No account matches' },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },
   lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try it in {n, plural, one {# minute} other {# minutes}}' },

@@ -55,7 +55,9 @@ export type Reason =
   | "PASSKEY_NOT_FOUND"
   | "PASSKEY_EXISTS"
   | "PASSKEY_LIMIT"
-  | "PASSKEY_UNAVAILABLE";
+  | "PASSKEY_UNAVAILABLE"
+  | "CONSOLE_MFA_REQUIRED"
+  | "ACCOUNT_NOT_FOUND";
 
 /** What the consent screen shows. */
 export type ConsentContext = {
@@ -694,6 +696,106 @@ export type ReauthPasskeyResponse = Ok;
 /** The body of POST /auth/reauth/passkey. */
 export type ReauthPasskeyRequest = LoginPasskeyRequest;
 
+/** GET /admin/me: The console operator */
+export type AdminMeResponse = {
+  role: "viewer" | "operator" | "admin";
+  userId: string;
+  mail: string | null;
+};
+
+/** GET /admin/roles: Console role holders */
+export type AdminListRolesResponse = {
+  holders: {
+    userId: string;
+    role: string;
+    grantedBy: string;
+    grantedAt: number;
+    mail: string | null;
+  }[];
+};
+
+/** PUT /admin/roles/{userId}: Grant a console role */
+export type AdminGrantRoleResponse = {
+  userId: string;
+  role: string;
+};
+
+/** The body of PUT /admin/roles/{userId}. */
+export type AdminGrantRoleRequest = {
+  role: "viewer" | "operator" | "admin";
+};
+
+/** DELETE /admin/roles/{userId}: Revoke a console role */
+export type AdminRevokeRoleResponse = Ok;
+
+/** GET /admin/accounts: Find an account */
+export type AdminFindAccountResponse = {
+  account: {
+    userId: string;
+    userName: string;
+    mail: string | null;
+    phone: string | null;
+    company: string | null;
+    status: "active" | "locked" | "deactivated";
+    lockedUntil: number | null;
+    createdAt: number;
+    role: string | null;
+  };
+};
+
+/** GET /admin/accounts/{userId}: An account's page */
+export type AdminGetAccountResponse = {
+  userId: string;
+  userName: string;
+  mail: string | null;
+  phone: string | null;
+  company: string | null;
+  status: "active" | "locked" | "deactivated";
+  lockedUntil: number | null;
+  createdAt: number;
+  role: string | null;
+  displayName?: string | null;
+  duty?: string | null;
+  address?: string | null;
+  country?: string | null;
+  staff?: boolean;
+  twoFactor: boolean;
+  passkeys: number;
+  lastSignIn?: number | null;
+  sessions: Record<string, unknown>[];
+  recentApps: Record<string, unknown>[];
+  consents: Record<string, unknown>[];
+  activity: Record<string, unknown>[];
+};
+
+/** POST /admin/accounts/{userId}/reveal: Reveal a mail and phone */
+export type AdminRevealResponse = {
+  userId: string;
+  mail: string | null;
+  phone: string | null;
+};
+
+/** The body of POST /admin/accounts/{userId}/reveal. */
+export type AdminRevealRequest = {
+  reason: string;
+};
+
+/** GET /admin/audit: The audit log */
+export type AdminAuditResponse = {
+  entries: {
+    at: number;
+    actor: string;
+    actorRole: string;
+    action: string;
+    target: string;
+    reason: string | null;
+    detail: string | null;
+    requestId: string;
+    ip: string | null;
+    device: string | null;
+  }[];
+};
+
 /** Every operation of the document: its method, path, request body and JSON answer. */
 export interface Operations {
   consentContext: { method: "GET"; path: "/auth/consent"; request: undefined; response: ConsentContextResponse };
@@ -761,4 +863,12 @@ export interface Operations {
   loginPasskeyMfa: { method: "POST"; path: "/auth/login/passkey/mfa"; request: LoginPasskeyMfaRequest; response: LoginPasskeyMfaResponse };
   passkeyReauthOptions: { method: "POST"; path: "/auth/reauth/passkey/options"; request: PasskeyReauthOptionsRequest; response: PasskeyReauthOptionsResponse };
   reauthPasskey: { method: "POST"; path: "/auth/reauth/passkey"; request: ReauthPasskeyRequest; response: ReauthPasskeyResponse };
+  adminMe: { method: "GET"; path: "/admin/me"; request: undefined; response: AdminMeResponse };
+  adminListRoles: { method: "GET"; path: "/admin/roles"; request: undefined; response: AdminListRolesResponse };
+  adminGrantRole: { method: "PUT"; path: "/admin/roles/{userId}"; request: AdminGrantRoleRequest; response: AdminGrantRoleResponse };
+  adminRevokeRole: { method: "DELETE"; path: "/admin/roles/{userId}"; request: undefined; response: AdminRevokeRoleResponse };
+  adminFindAccount: { method: "GET"; path: "/admin/accounts"; request: undefined; response: AdminFindAccountResponse };
+  adminGetAccount: { method: "GET"; path: "/admin/accounts/{userId}"; request: undefined; response: AdminGetAccountResponse };
+  adminReveal: { method: "POST"; path: "/admin/accounts/{userId}/reveal"; request: AdminRevealRequest; response: AdminRevealResponse };
+  adminAudit: { method: "GET"; path: "/admin/audit"; request: undefined; response: AdminAuditResponse };
 }

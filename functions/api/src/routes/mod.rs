@@ -12,6 +12,7 @@
 use crate::route::{route, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Waf, S3};
 
 mod account;
+mod admin;
 mod apps;
 mod auth;
 mod avatar;
@@ -132,6 +133,16 @@ pub const ROUTES: &[RouteDef] = &[
     route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi",       STATIC),
     route!("client_error",            POST,   "/client-errors",          client_error::report,     Public,        "reportClientError", STATIC.memory(128).throttle(20, 10).waf(Waf::ClientErrors)).body(Body::Report),
     route!("version",                 GET,    "/version",                client_error::version,    Public,        "getVersion",       STATIC.memory(128)),
+    // The operator console (admin.rs, docs/console-design.md): each row's role is the one its
+    // handler passes `console::gate` with; the session's idle deadline and `consoleAt` move.
+    route!("admin_me",                GET,    "/admin/me",               admin::me,                Console(Viewer),   "adminMe",          WRITES),
+    route!("admin_roles",             GET,    "/admin/roles",            admin::list_roles,        Console(Admin),    "adminListRoles",   WRITES),
+    route!("admin_role_put",          PUT,    "/admin/roles/{userId}",   admin::put_role,          Console(Admin),    "adminGrantRole",   WRITES),
+    route!("admin_role_delete",       DELETE, "/admin/roles/{userId}",   admin::delete_role,       Console(Admin),    "adminRevokeRole",  WRITES),
+    route!("admin_accounts",          GET,    "/admin/accounts",         admin::find,              Console(Viewer),   "adminFindAccount", WRITES),
+    route!("admin_account",           GET,    "/admin/accounts/{userId}", admin::account,          Console(Viewer),   "adminGetAccount",  WRITES),
+    route!("admin_account_reveal",    POST,   "/admin/accounts/{userId}/reveal", admin::reveal,    Console(Operator), "adminReveal",      WRITES),
+    route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
 ];
 
 /// The WebAuthn ceremonies (passkeys.rs): binary `passkeys` (docs/passkeys-design.md §1.4),

@@ -1,4 +1,4 @@
-//! The registry's management (`/app` routes, admins only) and `ciam admin grant`.
+//! The registry's management (`/app` routes, admins only; roles are `console::roles`).
 
 use super::{
     app_key, find, urls, App, AppDetail, Names, APPS_PK, PREVIOUS_SECRET_SECS, SCOPES, SECRET_LABEL,
@@ -345,35 +345,4 @@ pub async fn delete(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
         Err(e) if e.condition_failed_at(0) => Err(Reason::APPID_NOT_FOUND.into()),
         other => other.or_reason(Reason::SERVICE_UNAVAILABLE),
     }
-}
-
-/// `ciam admin grant <mail>`: adds the admin role to the account with that mail; answers its
-/// user id. Round trips: 3 (the mail's owner, the user, one conditional update).
-pub async fn grant_admin(store: &dyn ciam_store::Store, mail: &str) -> Result<String> {
-    let id = crate::validate::Identity::Mail(crate::validate::Email::parse(mail)?);
-    let owner = store
-        .get(&unique_key(id.unique_pk()))
-        .await?
-        .and_then(|i| i.s("userId").map(str::to_owned))
-        .ok_or(Reason::MAIL_NOT_FOUND)?;
-    let key = crate::user::profile_key(&owner);
-    let user = store
-        .get(&key)
-        .await?
-        .as_ref()
-        .and_then(crate::user::User::from_item)
-        .ok_or(Reason::MAIL_NOT_FOUND)?;
-    if user.is_admin() {
-        return Ok(owner);
-    }
-    let mut roles = user.roles.clone();
-    roles.push(crate::user::ADMIN.to_owned());
-    store
-        .update(
-            &key,
-            vec![Update::Set("roles".into(), Value::strings(&roles))],
-            Some(Cond::Exists),
-        )
-        .await?;
-    Ok(owner)
 }

@@ -12,7 +12,7 @@ mod frame;
 mod urls;
 
 pub use admin::{
-    check, create, delete, get, grant_admin, list_all, require_admin, update, AppFields, WithSecret,
+    check, create, delete, get, list_all, require_admin, update, AppFields, WithSecret,
 };
 pub use frame::{
     frame_ancestors, frame_ancestors_csp, is_embedded_signin, NO_FRAMING, NO_FRAMING_CSP,

@@ -6,9 +6,14 @@ use super::*;
 impl TestApp {
     /// Gives an account the admin role, as `ciam admin grant` does.
     pub async fn make_admin(&self, mail: &str) {
-        ciam_core::apps::grant_admin(self.store.as_ref(), mail)
+        self.grant_role(mail, ciam_core::console::Role::Admin).await;
+    }
+
+    /// Gives an account a console role, as `ciam admin grant --role` does.
+    pub async fn grant_role(&self, mail: &str, role: ciam_core::console::Role) {
+        ciam_core::console::roles::grant_by_mail(self.store.as_ref(), self.now(), mail, role)
             .await
-            .expect("grant admin");
+            .expect("grant role");
     }
 
     /// A signed-up admin's session token.

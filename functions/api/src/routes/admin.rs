@@ -1,0 +1,139 @@
+//! The operator console's routes (`/admin/...`, docs/console-design.md §5). Each handler passes
+//! `console::gate` first with its row's role (`Auth::Console`); `change` for the routes that
+//! change something (a fresh proof).
+
+use crate::error::ApiError;
+use crate::extract::{Authed, Facts, Json, Lang, Params};
+use crate::AppState;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use ciam_core::console::accounts::{self, Lookup};
+use ciam_core::console::{audit, gate, roles, Role};
+use ciam_core::{Error, Reason};
+use serde::Deserialize;
+use serde_json::json;
+
+type ApiResult = Result<Response, ApiError>;
+
+/// `GET /admin/me`: the operator's role. Round trips: 1 (authentication; a second at most once a
+/// minute for the console's idle clock).
+pub async fn me(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Viewer, false).await?;
+    Ok(axum::Json(json!({
+        "role": op.role.as_str(),
+        "userId": op.user.id,
+        "mail": op.user.mail,
+    }))
+    .into_response())
+}
+
+/// `GET /admin/roles`: every role holder. Round trips: 2.
+pub async fn list_roles(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    gate(&s.ciam, &sess, Role::Admin, false).await?;
+    Ok(axum::Json(json!({ "holders": roles::list(&s.ciam).await? })).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleBody {
+    role: String,
+}
+
+/// `PUT /admin/roles/{userId}`: grants a role (replacing the one held). Round trips: 3.
+pub async fn put_role(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Path(user_id): Path<String>,
+    Json(b): Json<RoleBody>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
+    let role = Role::parse(&b.role).ok_or_else(|| {
+        Error::field(
+            Reason::INVALID_PARAMETER,
+            "role",
+            "角色应为 viewer、operator 或 admin",
+            "The role is viewer, operator or admin",
+        )
+    })?;
+    roles::set(&s.ciam, &op, &user_id, Some(role), &facts).await?;
+    Ok(axum::Json(json!({ "userId": user_id, "role": role.as_str() })).into_response())
+}
+
+/// `DELETE /admin/roles/{userId}`: revokes the console role. Round trips: 3.
+pub async fn delete_role(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Path(user_id): Path<String>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
+    roles::set(&s.ciam, &op, &user_id, None, &facts).await?;
+    Ok(axum::Json(json!({ "ok": true })).into_response())
+}
+
+/// `GET /admin/accounts?mail=|phone=|userName=|userId=`: one account by an exact value. Round
+/// trips: 3.
+pub async fn find(State(s): State<AppState>, Authed(sess): Authed, Params(q): Params) -> ApiResult {
+    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+    let mut q = q;
+    let by = Lookup::one_of(
+        q.remove("mail"),
+        q.remove("phone"),
+        q.remove("userName"),
+        q.remove("userId"),
+    )?;
+    let account = accounts::find(&s.ciam, &by).await?;
+    Ok(axum::Json(json!({ "account": account })).into_response())
+}
+
+/// `GET /admin/accounts/{userId}`: the account's page, masked. Round trips: 4.
+pub async fn account(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Lang(lang): Lang,
+    Path(user_id): Path<String>,
+) -> ApiResult {
+    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+    Ok(axum::Json(accounts::page(&s.ciam, &user_id, lang).await?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RevealBody {
+    reason: String,
+}
+
+/// `POST /admin/accounts/{userId}/reveal`: the unmasked mail and phone, audited. Round trips: 3.
+pub async fn reveal(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Path(user_id): Path<String>,
+    Json(b): Json<RevealBody>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Operator, true).await?;
+    Ok(
+        axum::Json(accounts::reveal(&s.ciam, &op, &user_id, &b.reason, &facts).await?)
+            .into_response(),
+    )
+}
+
+/// `GET /admin/audit?from=&to=&actor=&target=&action=`: the audit entries of a range of at most
+/// 31 days, newest first. Round trips: 1 + 1 a day.
+pub async fn audit_log(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Params(q): Params,
+) -> ApiResult {
+    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+    let filter = audit::Filter {
+        from: q.get("from").cloned().unwrap_or_default(),
+        to: q.get("to").cloned().unwrap_or_default(),
+        actor: q.get("actor").cloned(),
+        target: q.get("target").cloned(),
+        action: q.get("action").cloned(),
+    };
+    let entries = audit::list(&s.ciam, &filter).await?;
+    Ok(axum::Json(json!({ "entries": entries })).into_response())
+}

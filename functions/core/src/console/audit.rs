@@ -1,0 +1,251 @@
+//! The console's audit log (design §3, §7): one item per console action or role change,
+//! `AUDIT#<yyyy-mm-dd>` / `<ts ms>#<random>`, put once (condition: new) and never changed,
+//! kept `Config::audit_retention_days` (its `expiresAt`). Read one day's partition a query.
+
+use super::Operator;
+use crate::error::{Error, Result};
+use crate::{random, Ciam, Reason};
+use ciam_store::{Cond, Item, Key, Query, TxOp};
+use serde::Serialize;
+
+const DAY: i64 = 86_400;
+/// The longest range `GET /admin/audit` reads (one query a day).
+pub const MAX_DAYS: i64 = 31;
+
+/// What the request says about itself: its id (X-Request-ID) and the caller's address and
+/// device.
+#[derive(Clone, Debug, Default)]
+pub struct RequestFacts {
+    pub request_id: String,
+    pub ip: Option<String>,
+    pub device: Option<String>,
+}
+
+/// One audit entry.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    #[serde(skip)]
+    pub key: Key,
+    /// Unix seconds.
+    pub at: i64,
+    /// The operator's user id.
+    pub actor: String,
+    pub actor_role: String,
+    /// e.g. `account.reveal`, `role.grant`, `role.revoke`.
+    pub action: String,
+    /// The account acted on.
+    pub target: String,
+    pub reason: Option<String>,
+    pub detail: Option<String>,
+    pub request_id: String,
+    pub ip: Option<String>,
+    pub device: Option<String>,
+    #[serde(skip)]
+    pub expires_at: i64,
+}
+
+/// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date of a day number since 1970-01-01, as `yyyy-mm-dd`.
+pub fn day_name(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `yyyy-mm-dd` as a day number, else INVALID_PARAMETER on `field`.
+pub fn parse_day(field: &'static str, s: &str) -> Result<i64> {
+    let bad = || {
+        Error::field(
+            Reason::INVALID_PARAMETER,
+            field,
+            "日期格式应为 yyyy-mm-dd",
+            "Use a date as yyyy-mm-dd",
+        )
+    };
+    let parts: Vec<&str> = s.split('-').collect();
+    let [y, m, d] = parts.as_slice() else {
+        return Err(bad());
+    };
+    let num = |p: &str, len: usize| {
+        (p.len() == len && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<i64>().ok())
+            .flatten()
+    };
+    let (Some(y), Some(m), Some(d)) = (num(y, 4), num(m, 2), num(d, 2)) else {
+        return Err(bad());
+    };
+    let days = days_from_civil(y, m, d);
+    // Round trip: rejects a 31st of February.
+    if !(1..=12).contains(&m) || day_name(days) != s {
+        return Err(bad());
+    }
+    Ok(days)
+}
+
+fn partition(days: i64) -> String {
+    format!("AUDIT#{}", day_name(days))
+}
+
+impl Entry {
+    /// A new entry for `op` doing `action` on `target` now.
+    pub fn new(
+        ciam: &Ciam,
+        op: &Operator,
+        action: &str,
+        target: &str,
+        reason: Option<&str>,
+        detail: Option<String>,
+        req: &RequestFacts,
+    ) -> Entry {
+        let now = ciam.now();
+        let ms = now * 1000;
+        let tag = hex::encode(random::<6>(ciam.entropy.as_ref()));
+        Entry {
+            key: Key::new(partition(now.div_euclid(DAY)), format!("{ms:013}#{tag}")),
+            at: now,
+            actor: op.user.id.clone(),
+            actor_role: op.role.as_str().to_owned(),
+            action: action.to_owned(),
+            target: target.to_owned(),
+            reason: reason.map(str::to_owned),
+            detail,
+            request_id: req.request_id.clone(),
+            ip: req.ip.clone(),
+            device: req.device.clone(),
+            expires_at: now + i64::from(ciam.config.audit_retention_days) * DAY,
+        }
+    }
+
+    fn from_item(i: &Item) -> Entry {
+        let s = |n: &str| i.s(n).map(str::to_owned);
+        Entry {
+            key: i.key.clone(),
+            at: i.n("at").unwrap_or(0),
+            actor: s("actor").unwrap_or_default(),
+            actor_role: s("actorRole").unwrap_or_default(),
+            action: s("action").unwrap_or_default(),
+            target: s("target").unwrap_or_default(),
+            reason: s("reason"),
+            detail: s("detail"),
+            request_id: s("requestId").unwrap_or_default(),
+            ip: s("ip"),
+            device: s("device"),
+            expires_at: i.expires_at.unwrap_or(0),
+        }
+    }
+
+    fn to_item(&self) -> Item {
+        Item::new(self.key.clone())
+            .with("at", self.at)
+            .with("actor", self.actor.as_str())
+            .with("actorRole", self.actor_role.as_str())
+            .with("action", self.action.as_str())
+            .with("target", self.target.as_str())
+            .with_opt("reason", self.reason.clone())
+            .with_opt("detail", self.detail.clone())
+            .with("requestId", self.request_id.as_str())
+            .with_opt("ip", self.ip.clone())
+            .with_opt("device", self.device.clone())
+            .expires(self.expires_at)
+    }
+
+    /// The entry's write inside a transaction: a put that never replaces.
+    pub fn put(&self) -> TxOp {
+        TxOp::Put {
+            item: self.to_item(),
+            cond: Some(Cond::NotExists),
+        }
+    }
+}
+
+/// Records `op` doing `action` on `target`. Round trips: 1.
+pub async fn record(
+    ciam: &Ciam,
+    op: &Operator,
+    action: &str,
+    target: &str,
+    reason: Option<&str>,
+    detail: Option<String>,
+    req: &RequestFacts,
+) -> Result<()> {
+    let e = Entry::new(ciam, op, action, target, reason, detail, req);
+    ciam.store.put(e.to_item(), Some(Cond::NotExists)).await?;
+    Ok(())
+}
+
+/// What `GET /admin/audit` asks for: a range of days and exact filters.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub from: String,
+    pub to: String,
+    pub actor: Option<String>,
+    pub target: Option<String>,
+    pub action: Option<String>,
+}
+
+/// `GET /admin/audit`: the entries of the days `from`..=`to` (at most [`MAX_DAYS`]), newest
+/// first, filtered. Round trips: 1 a day.
+pub async fn list(ciam: &Ciam, f: &Filter) -> Result<Vec<Entry>> {
+    let from = parse_day("from", &f.from)?;
+    let to = parse_day("to", &f.to)?;
+    if to < from || to - from >= MAX_DAYS {
+        return Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "to",
+            "日期范围应为 1 到 31 天",
+            "The range is 1 to 31 days",
+        ));
+    }
+    let keep = |e: &Entry| {
+        let is = |want: &Option<String>, got: &str| want.as_deref().is_none_or(|w| w == got);
+        is(&f.actor, &e.actor) && is(&f.target, &e.target) && is(&f.action, &e.action)
+    };
+    let mut out = Vec::new();
+    for day in (from..=to).rev() {
+        let q = Query::partition(partition(day)).descending();
+        out.extend(
+            ciam.store
+                .query(q)
+                .await?
+                .iter()
+                .map(Entry::from_item)
+                .filter(keep),
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_are_named_and_parsed_as_civil_dates() {
+        assert_eq!(day_name(0), "1970-01-01");
+        assert_eq!(day_name(20_454), "2026-01-01");
+        for s in ["2024-02-29", "2026-11-26", "1999-12-31"] {
+            assert_eq!(day_name(parse_day("from", s).unwrap()), s);
+        }
+        for s in ["2025-02-29", "2026-13-01", "26-01-01", "2026-1-01", "x", ""] {
+            assert!(parse_day("from", s).is_err(), "{s}");
+        }
+    }
+}
