@@ -1,4 +1,5 @@
-//! `ciam admin grant <mail>`: the admin role lands on the account found by its mail.
+//! `ciam admin grant <mail> [--role viewer|operator|admin]`: the role (admin by default) lands
+//! on the account found by its mail, and in the role index.
 
 // Test code: a panic is the failure report, so unwrap and expect are allowed here
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
@@ -80,5 +81,43 @@ async fn granting_admin_to_an_unknown_or_malformed_mail_fails() {
         assert!(!out.status.success(), "{mail}: {out:?}");
         assert!(!String::from_utf8_lossy(&out.stderr).is_empty());
     }
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+#[tokio::test]
+async fn granting_a_role_replaces_the_console_role_and_lists_it_in_the_index() {
+    let data = temp_dir("role");
+    let id = "0123456789abcdef0123456789abcdef";
+    seed(&data, id, "ann@example.com").await;
+    let with_role = |role: &str| {
+        Command::new(env!("CARGO_BIN_EXE_ciam"))
+            .args([
+                "admin",
+                "grant",
+                "ann@example.com",
+                "--role",
+                role,
+                "--data",
+            ])
+            .arg(&data)
+            .output()
+            .expect("ciam runs")
+    };
+    let out = with_role("viewer");
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("viewer"));
+    assert_eq!(roles(&data, id).await, vec!["viewer".to_owned()]);
+    assert!(with_role("operator").status.success());
+    assert_eq!(roles(&data, id).await, vec!["operator".to_owned()]);
+    let index = store_in(&data)
+        .get(&ciam_core::console::roles::index_key(id))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(index.s("role"), Some("operator"));
+    assert_eq!(index.s("grantedBy"), Some("cli"));
+    assert_eq!(index.s("mail"), Some("ann@example.com"));
+    assert!(!with_role("root").status.success());
+    assert_eq!(roles(&data, id).await, vec!["operator".to_owned()]);
     let _ = std::fs::remove_dir_all(&data);
 }

@@ -15,6 +15,7 @@ mod changes;
 mod client_errors;
 mod codes;
 mod consents;
+mod console;
 mod conventions;
 mod dynamo;
 mod fault_matrix;
