@@ -16,6 +16,7 @@ mod client_errors;
 mod codes;
 mod consents;
 mod conventions;
+mod directory;
 mod dynamo;
 mod fault_matrix;
 mod faults;
