@@ -73,6 +73,8 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     };
     let mut ops = create_ops(&user, &id);
     ops.push(verified.consume);
+    // The console's lists (after the operations whose failures are read by index).
+    ops.extend(crate::directory::puts(&user));
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(user.id),
         Err(e) if e.condition_failed_at(3) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
@@ -326,15 +328,19 @@ pub struct ProfilePatch {
     pub country: Option<String>,
 }
 
-/// Round trips: 1 conditional update (the user must still be on the same session generation).
+/// Round trips: 1 conditional update (the user must still be on the same session generation);
+/// 2 when the company changes (a transaction that also moves its directory entry, then the read).
 pub async fn update_info(ciam: &Ciam, s: &Session, p: ProfilePatch) -> Result<UserInfo> {
     let mut ops = Vec::new();
     let mut set = |name: &str, v: Option<String>| match v {
         Some(v) => ops.push(Update::Set(name.into(), v.into())),
         None => ops.push(Update::Remove(name.into())),
     };
+    let mut company = None;
     if let Some(c) = p.company {
-        set("company", Some(validate::company(&c)?));
+        let c = validate::company(&c)?;
+        set("company", Some(c.clone()));
+        company = Some(c);
     }
     if let Some(d) = p.duty {
         set("duty", validate::optional_text("duty", &d, 100)?);
@@ -355,12 +361,44 @@ pub async fn update_info(ciam: &Ciam, s: &Session, p: ProfilePatch) -> Result<Us
         return Ok(s.user.info(ciam));
     }
     let cond = same_session(s);
-    let item = ciam
-        .store
-        .update(&profile_key(&s.user.id), ops, Some(cond))
-        .await
-        .or_reason(Reason::AUTHORIZATION_FAILED)?;
-    Ok(User::from_item(&item)
+    let key = profile_key(&s.user.id);
+    let after = match company {
+        // A new company moves the account's entry in the console's company list, in the same
+        // commit: one transaction, then the user item read back.
+        Some(c)
+            if crate::directory::fold(&c)
+                != s.user
+                    .company
+                    .as_deref()
+                    .map(crate::directory::fold)
+                    .unwrap_or_default() =>
+        {
+            let renamed = User {
+                company: Some(c),
+                ..s.user.clone()
+            };
+            let mut tx = vec![TxOp::Update {
+                key: key.clone(),
+                ops,
+                cond: Some(cond),
+            }];
+            tx.extend(crate::directory::moves(&s.user, &renamed));
+            ciam.store
+                .transact(tx)
+                .await
+                .or_reason(Reason::AUTHORIZATION_FAILED)?;
+            ciam.store
+                .get(&key)
+                .await?
+                .ok_or(Reason::AUTHORIZATION_FAILED)?
+        }
+        _ => ciam
+            .store
+            .update(&key, ops, Some(cond))
+            .await
+            .or_reason(Reason::AUTHORIZATION_FAILED)?,
+    };
+    Ok(User::from_item(&after)
         .ok_or_else(|| Error::internal("user item unreadable"))?
         .info(ciam))
 }

@@ -188,6 +188,8 @@ pub async fn deactivate(
     // The passkeys go with the account, in the same commit (at most 20 operations).
     let passkeys = crate::passkey::items::items_of(ciam, &u.id).await?;
     ops.extend(crate::passkey::items::delete_ops(&u.id, &passkeys));
+    // And its entries in the console's lists.
+    ops.extend(crate::directory::deletes(u));
     ciam.store
         .transact(ops)
         .await

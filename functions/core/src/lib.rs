@@ -15,6 +15,7 @@ pub mod codes;
 pub mod consents;
 pub mod console;
 pub mod deadline;
+pub mod directory;
 mod error;
 mod keys;
 mod lang;

@@ -61,6 +61,7 @@ pub async fn run_all(store: Arc<dyn Store>, clock: ManualClock) {
         case!(transaction_rejects_touching_one_item_twice),
         case!(query_orders_filters_by_prefix_and_limits),
         case!(query_skips_expired_items_and_still_fills_the_limit),
+        case!(query_pages_after_a_sort_key_both_ways),
         case!(reserved_attribute_names_are_rejected),
         case!(racing_conditional_puts_have_exactly_one_winner),
         case!(racing_conditional_updates_have_exactly_one_winner),
@@ -656,6 +657,29 @@ async fn transaction_rejects_touching_one_item_twice(c: Arc<Ctx>) {
     assert!(matches!(err, Err(StoreError::Invalid(_))), "{err:?}");
     let err = c.store.transact(vec![]).await;
     assert!(matches!(err, Err(StoreError::Invalid(_))), "{err:?}");
+}
+
+/// Paging: `after` starts after a sort key (exclusive) in the query's order, with a prefix and a
+/// limit, whether or not an item has that key.
+async fn query_pages_after_a_sort_key_both_ways(c: Arc<Ctx>) {
+    let pk = "page";
+    for sk in ["A#1", "A#2", "A#3", "A#4", "A#5", "B#1"] {
+        c.store.put(Item::new(c.key(pk, sk)), None).await.unwrap();
+    }
+    let names = |items: Vec<Item>| items.into_iter().map(|i| i.key.sk).collect::<Vec<_>>();
+    let q = || Query::partition(c.pk(pk)).prefix("A#").limit(2);
+    let first = names(c.store.query(q()).await.unwrap());
+    assert_eq!(first, ["A#1", "A#2"]);
+    let second = names(c.store.query(q().after("A#2")).await.unwrap());
+    assert_eq!(second, ["A#3", "A#4"]);
+    let last = names(c.store.query(q().after("A#4")).await.unwrap());
+    assert_eq!(last, ["A#5"]);
+    assert!(c.store.query(q().after("A#5")).await.unwrap().is_empty());
+    // Newest first (descending), and after a key no item has.
+    let down = names(c.store.query(q().descending().after("A#4")).await.unwrap());
+    assert_eq!(down, ["A#3", "A#2"]);
+    let between = names(c.store.query(q().after("A#2x")).await.unwrap());
+    assert_eq!(between, ["A#3", "A#4"]);
 }
 
 async fn query_orders_filters_by_prefix_and_limits(c: Arc<Ctx>) {

@@ -122,6 +122,9 @@ pub struct Query {
     /// Strongly consistent (the default), or eventually consistent (`eventual`): half the read
     /// cost on DynamoDB, for lists no decision depends on; may miss a write of the last second.
     pub consistent: bool,
+    /// Only items after this sort key in the query's order (exclusive): the last sort key of the
+    /// previous page, for paging.
+    pub after: Option<String>,
 }
 
 impl Query {
@@ -132,6 +135,7 @@ impl Query {
             forward: true,
             limit: None,
             consistent: true,
+            after: None,
         }
     }
     pub fn eventual(mut self) -> Self {
@@ -144,6 +148,11 @@ impl Query {
     }
     pub fn descending(mut self) -> Self {
         self.forward = false;
+        self
+    }
+    /// The page after the item whose sort key is `sk` (exclusive; in the query's order).
+    pub fn after(mut self, sk: impl Into<String>) -> Self {
+        self.after = Some(sk.into());
         self
     }
     pub fn limit(mut self, n: usize) -> Self {

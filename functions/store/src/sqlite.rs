@@ -389,13 +389,15 @@ impl Store for SqliteStore {
                 "SELECT sk, attrs, expires_at FROM items
                  WHERE pk = ?1 AND substr(sk, 1, length(?2)) = ?2
                    AND (expires_at IS NULL OR expires_at > ?3)
+                   AND (?5 IS NULL OR sk {} ?5)
                  ORDER BY sk {} LIMIT ?4",
+                if q.forward { ">" } else { "<" },
                 if q.forward { "ASC" } else { "DESC" }
             );
             let limit = q.limit.map(|l| l as i64).unwrap_or(-1);
             let mut stmt = c.prepare_cached(&sql).map_err(backend)?;
             let rows = stmt
-                .query_map(params![q.pk, prefix, now, limit], |row| {
+                .query_map(params![q.pk, prefix, now, limit, q.after], |row| {
                     Ok((
                         row.get::<_, String>(0)?,
                         row.get::<_, String>(1)?,

@@ -17,6 +17,7 @@ mod codes;
 mod consents;
 mod console;
 mod conventions;
+mod directory;
 mod dynamo;
 mod fault_matrix;
 mod faults;

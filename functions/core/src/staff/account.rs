@@ -81,7 +81,9 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
             created_at: ciam.now(),
             ..User::default()
         };
-        match ciam.store.transact(create_ops(&user, &id)).await {
+        let mut ops = create_ops(&user, &id);
+        ops.extend(crate::directory::puts(&user));
+        match ciam.store.transact(ops).await {
             Ok(()) => return Ok(user.id),
             // Someone took the mail meanwhile (a concurrent first sign-in): link to it.
             Err(e) if e.condition_failed_at(1) => continue,

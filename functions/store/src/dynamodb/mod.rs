@@ -497,7 +497,14 @@ impl Store for DynamoStore {
         let (names, values) = p.into_parts();
 
         let mut out = Vec::new();
-        let mut start: Option<AvMap> = None;
+        // A page after a given sort key: DynamoDB starts after that key, whether or not an item
+        // has it.
+        let mut start: Option<AvMap> = q.after.as_ref().map(|sk| {
+            AvMap::from([
+                (crate::PK.to_owned(), AttributeValue::S(q.pk.clone())),
+                (crate::SK.to_owned(), AttributeValue::S(sk.clone())),
+            ])
+        });
         let mut page_limit: Option<i32> = None;
         loop {
             // DynamoDB applies Limit before the filter: ask for what is missing, more each page

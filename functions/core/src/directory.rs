@@ -1,0 +1,246 @@
+//! The account directory (issue 21, docs/console-design.md §3): the items that let the console
+//! list accounts by company prefix and by sign-up day, newest first and paged, with one query and
+//! no scan. Written with the account (registration, staff accounts), moved when the company
+//! changes, deleted with the account.
+//!
+//! - `DIR#CO#<first character of the folded company>` / `<folded company>#<inverted created>#<id>`
+//! - `DIR#DAY#<yyyy-mm-dd>` / `<inverted created>#<id>`
+//!
+//! Both hold `userId`, `userName`, `company` and `createdAt` (what a list shows). The company
+//! partitions are split by first character so registrations do not all write one partition.
+
+use crate::error::{Error, Result};
+use crate::user::User;
+use crate::validate::username_key;
+use crate::Ciam;
+use ciam_store::{Item, Key, Query, TxOp};
+use serde::Serialize;
+
+/// Most entries a page holds.
+pub const PAGE: usize = 50;
+/// `created` is stored as `INVERT - created` so that ascending sort keys are newest first.
+const INVERT: i64 = 9_999_999_999;
+
+/// A company as the directory compares it: the user name's folding (NFKC, lower case).
+pub fn fold(company: &str) -> String {
+    username_key(company.trim())
+}
+
+/// The UTC day of `unix` seconds, `yyyy-mm-dd` (the proleptic Gregorian calendar).
+pub fn day_of(unix: i64) -> String {
+    let days = unix.div_euclid(86_400);
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn newest_first(user: &User) -> String {
+    format!("{:010}#{}", INVERT - user.created_at, user.id)
+}
+
+fn company_key(user: &User) -> Option<Key> {
+    let folded = fold(user.company.as_deref()?);
+    let first = folded.chars().next()?;
+    Some(Key::new(
+        format!("DIR#CO#{first}"),
+        format!("{folded}#{}", newest_first(user)),
+    ))
+}
+
+fn day_key(user: &User) -> Key {
+    Key::new(
+        format!("DIR#DAY#{}", day_of(user.created_at)),
+        newest_first(user),
+    )
+}
+
+fn entry(key: Key, user: &User) -> Item {
+    Item::new(key)
+        .with("userId", user.id.as_str())
+        .with("userName", user.user_name.as_str())
+        .with_opt("company", user.company.clone())
+        .with("createdAt", user.created_at)
+}
+
+/// The directory items of `user`, to put with the account (at the end of its transaction).
+pub fn puts(user: &User) -> Vec<TxOp> {
+    company_key(user)
+        .into_iter()
+        .chain([day_key(user)])
+        .map(|key| TxOp::Put {
+            item: entry(key, user),
+            cond: None,
+        })
+        .collect()
+}
+
+/// The directory items of `user` removed (the account is deactivated).
+pub fn deletes(user: &User) -> Vec<TxOp> {
+    company_key(user)
+        .into_iter()
+        .chain([day_key(user)])
+        .map(|key| TxOp::Delete { key, cond: None })
+        .collect()
+}
+
+/// The writes that move `before`'s company entry to `after`'s (nothing when the folded company
+/// is the same).
+pub fn moves(before: &User, after: &User) -> Vec<TxOp> {
+    let (old, new) = (company_key(before), company_key(after));
+    if old == new {
+        return Vec::new();
+    }
+    let mut ops: Vec<TxOp> = old
+        .into_iter()
+        .map(|key| TxOp::Delete { key, cond: None })
+        .collect();
+    ops.extend(new.map(|key| TxOp::Put {
+        item: entry(key, after),
+        cond: None,
+    }));
+    ops
+}
+
+/// One account in a list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    pub user_id: String,
+    pub user_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub company: Option<String>,
+    pub created_at: i64,
+}
+
+/// A page of a list; `next` is what to pass as `after` for the following page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    pub accounts: Vec<Entry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+async fn page(ciam: &Ciam, q: Query, limit: usize) -> Result<Page> {
+    let limit = limit.clamp(1, PAGE);
+    let items = ciam.store.query(q.limit(limit)).await?;
+    let next = (items.len() == limit)
+        .then(|| items.last().map(|i| i.key.sk.clone()))
+        .flatten();
+    let accounts = items
+        .iter()
+        .filter_map(|i| {
+            Some(Entry {
+                user_id: i.s("userId")?.to_owned(),
+                user_name: i.s("userName")?.to_owned(),
+                company: i.s("company").map(str::to_owned),
+                created_at: i.n("createdAt")?,
+            })
+        })
+        .collect();
+    Ok(Page { accounts, next })
+}
+
+fn invalid(field: &'static str, zh: &'static str, en: &'static str) -> Error {
+    Error::field(crate::Reason::INVALID_PARAMETER, field, zh, en)
+}
+
+/// Accounts whose company starts with `prefix` (folded), by company then newest first; the page
+/// after the sort key `after`, at most `limit` (up to [`PAGE`]). Round trips: 1 query.
+pub async fn by_company(
+    ciam: &Ciam,
+    prefix: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Page> {
+    let folded = fold(prefix);
+    let Some(first) = folded.chars().next() else {
+        return Err(invalid(
+            "company",
+            "请输入公司名称的开头",
+            "Enter the start of a company name",
+        ));
+    };
+    let mut q = Query::partition(format!("DIR#CO#{first}")).prefix(folded.clone());
+    if let Some(a) = after {
+        if !a.starts_with(&folded) {
+            return Err(invalid("after", "分页标记无效", "Not a page of this list"));
+        }
+        q = q.after(a);
+    }
+    page(ciam, q, limit).await
+}
+
+/// Accounts that signed up on `day` (`yyyy-mm-dd`, UTC), newest first; the page after `after`.
+/// At most `limit` (up to [`PAGE`]). Round trips: 1 query.
+pub async fn by_day(ciam: &Ciam, day: &str, after: Option<&str>, limit: usize) -> Result<Page> {
+    let well_formed = day.len() == 10
+        && day.char_indices().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !well_formed {
+        return Err(invalid(
+            "day",
+            "日期格式应为 YYYY-MM-DD",
+            "A day is YYYY-MM-DD",
+        ));
+    }
+    let mut q = Query::partition(format!("DIR#DAY#{day}"));
+    if let Some(a) = after {
+        q = q.after(a);
+    }
+    page(ciam, q, limit).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_are_utc_calendar_days() {
+        assert_eq!(day_of(0), "1970-01-01");
+        assert_eq!(day_of(1_800_000_000), "2027-01-15");
+        assert_eq!(day_of(951_782_400), "2000-02-29");
+        assert_eq!(day_of(951_868_799), "2000-02-29");
+        assert_eq!(day_of(951_868_800), "2000-03-01");
+        assert_eq!(day_of(-1), "1969-12-31");
+    }
+
+    #[test]
+    fn companies_fold_and_newer_accounts_sort_first() {
+        assert_eq!(fold(" ＡＣＭＥ Robotics "), "acme robotics");
+        let older = User {
+            id: "a".into(),
+            company: Some("Acme".into()),
+            created_at: 100,
+            ..User::default()
+        };
+        let newer = User {
+            id: "b".into(),
+            created_at: 200,
+            ..older.clone()
+        };
+        let (o, n) = (company_key(&older), company_key(&newer));
+        assert!(n < o, "{n:?} sorts before {o:?}");
+        assert_eq!(o.map(|k| k.pk), Some("DIR#CO#a".to_owned()));
+        assert!(company_key(&User::default()).is_none());
+        assert!(moves(&older, &older).is_empty());
+        let renamed = User {
+            company: Some("Beta".into()),
+            ..older.clone()
+        };
+        assert_eq!(moves(&older, &renamed).len(), 2);
+    }
+}
