@@ -26,21 +26,7 @@ pub fn fold(company: &str) -> String {
     username_key(company.trim())
 }
 
-/// The UTC day of `unix` seconds, `yyyy-mm-dd` (the proleptic Gregorian calendar).
-pub fn day_of(unix: i64) -> String {
-    let days = unix.div_euclid(86_400);
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
+pub use crate::days::day_of;
 
 fn newest_first(user: &User) -> String {
     format!("{:010}#{}", INVERT - user.created_at, user.id)
@@ -182,21 +168,7 @@ pub async fn by_company(
 /// Accounts that signed up on `day` (`yyyy-mm-dd`, UTC), newest first; the page after `after`.
 /// At most `limit` (up to [`PAGE`]). Round trips: 1 query.
 pub async fn by_day(ciam: &Ciam, day: &str, after: Option<&str>, limit: usize) -> Result<Page> {
-    let well_formed = day.len() == 10
-        && day.char_indices().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                c == '-'
-            } else {
-                c.is_ascii_digit()
-            }
-        });
-    if !well_formed {
-        return Err(invalid(
-            "day",
-            "日期格式应为 YYYY-MM-DD",
-            "A day is YYYY-MM-DD",
-        ));
-    }
+    crate::days::parse_day("day", day)?;
     let mut q = Query::partition(format!("DIR#DAY#{day}"));
     if let Some(a) = after {
         q = q.after(a);
@@ -207,16 +179,6 @@ pub async fn by_day(ciam: &Ciam, day: &str, after: Option<&str>, limit: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn days_are_utc_calendar_days() {
-        assert_eq!(day_of(0), "1970-01-01");
-        assert_eq!(day_of(1_800_000_000), "2027-01-15");
-        assert_eq!(day_of(951_782_400), "2000-02-29");
-        assert_eq!(day_of(951_868_799), "2000-02-29");
-        assert_eq!(day_of(951_868_800), "2000-03-01");
-        assert_eq!(day_of(-1), "1969-12-31");
-    }
 
     #[test]
     fn companies_fold_and_newer_accounts_sort_first() {

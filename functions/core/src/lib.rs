@@ -14,6 +14,7 @@ pub mod client;
 pub mod codes;
 pub mod consents;
 pub mod console;
+pub mod days;
 pub mod deadline;
 pub mod directory;
 mod error;

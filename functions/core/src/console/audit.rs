@@ -45,60 +45,7 @@ pub struct Entry {
     pub expires_at: i64,
 }
 
-/// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The civil date of a day number since 1970-01-01, as `yyyy-mm-dd`.
-pub fn day_name(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// `yyyy-mm-dd` as a day number, else INVALID_PARAMETER on `field`.
-pub fn parse_day(field: &'static str, s: &str) -> Result<i64> {
-    let bad = || {
-        Error::field(
-            Reason::INVALID_PARAMETER,
-            field,
-            "日期格式应为 yyyy-mm-dd",
-            "Use a date as yyyy-mm-dd",
-        )
-    };
-    let parts: Vec<&str> = s.split('-').collect();
-    let [y, m, d] = parts.as_slice() else {
-        return Err(bad());
-    };
-    let num = |p: &str, len: usize| {
-        (p.len() == len && p.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| p.parse::<i64>().ok())
-            .flatten()
-    };
-    let (Some(y), Some(m), Some(d)) = (num(y, 4), num(m, 2), num(d, 2)) else {
-        return Err(bad());
-    };
-    let days = days_from_civil(y, m, d);
-    // Round trip: rejects a 31st of February.
-    if !(1..=12).contains(&m) || day_name(days) != s {
-        return Err(bad());
-    }
-    Ok(days)
-}
+pub use crate::days::{day_name, parse_day};
 
 fn partition(days: i64) -> String {
     format!("AUDIT#{}", day_name(days))
