@@ -54,14 +54,14 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
         [
             "update_once",
             "transact",
-            "update_or_current",
+            "get",
             "update_or_current",
             "update",
             "update"
         ],
         "password sign-in: 2, then the numbers of the account's first sign-in of the month: its \
-         activity (the day's conditional update refused, the month's applied), the week's and \
-         the month's counters side by side"
+         activity (the user item read, then its conditional update), the week's and the \
+         month's counters side by side"
     );
 
     let code = app.fresh_code(mail, "login").await;
@@ -71,8 +71,8 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
     let numbers = seen.split_off(seen.len() - 2);
     assert_eq!(
         numbers,
-        ["update_or_current", "update"],
-        "then the numbers: the activity, already counted today (refused), the week's counters"
+        ["get", "update"],
+        "then the numbers: the activity, already counted today (a read), the week's counters"
     );
     let last = seen.pop();
     seen.sort_unstable();

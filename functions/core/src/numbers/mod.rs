@@ -252,61 +252,56 @@ pub struct Active {
 }
 
 /// Records on the user item that the account was active today (`activeDay`), and tells
-/// whether that was news for the day and for the month. A conditional update that applies at
-/// most once a day per account: `activeDay` earlier today's month's days → set (a new day);
-/// else, when it is before this month or missing, a second conditional update sets it (a new
-/// day and a new month). Round trips: 1 (2 on the first sign-in of a month). An account that
-/// is gone is not created. Best effort: a failure is a warning and counts nothing.
+/// whether that was news for the day and for the month. A read of the user item first (a read
+/// unit costs a fifth of a write unit, and most sign-ins are not an account's first of the
+/// day), then, only when `activeDay` is before today, one conditional update that applies at
+/// most once a day per account (two sign-ins racing: one of them counts). The month is new when
+/// `activeDay` was before this month's first day or missing. Round trips: 1, or 2 on the day's
+/// first sign-in. An account that is gone is not created. Best effort: a failure is a warning
+/// and counts nothing.
 async fn touch(ciam: &Ciam, user_id: &str) -> Active {
     let day = today(ciam);
     let (date, first) = (day.date(), day.first_of_month().date());
     let key = profile_key(user_id);
-    let set = || vec![Update::Set(ACTIVE_DAY.into(), date.as_str().into())];
-    let this_month = Cond::Exists
-        .and(Cond::lt(ACTIVE_DAY, date.as_str()))
-        .and(Cond::ge(ACTIVE_DAY, first.as_str()));
     let warn = |e: ciam_store::StoreError| {
         tracing::warn!(store_kind = e.kind(), cause = %e, "numbers: the day's activity was not recorded");
         Active::default()
     };
-    let current = match ciam
-        .store
-        .update_or_current(&key, set(), Some(this_month))
-        .await
-    {
-        Ok(Ok(_)) => {
-            return Active {
-                first_today: true,
-                first_this_month: false,
-            }
-        }
-        Ok(Err(None)) => return Active::default(),
-        Ok(Err(Some(item))) => item,
+    let seen = match ciam.store.get(&key).await {
+        Ok(Some(user)) => user.s(ACTIVE_DAY).map(str::to_owned),
+        Ok(None) => return Active::default(),
         Err(e) => return warn(e),
     };
-    // Already today (or later, a clock that moved back): nothing new.
-    if current.s(ACTIVE_DAY).is_some_and(|d| d >= first.as_str()) {
+    // Already today (or later: a clock that moved back): nothing new.
+    if seen.as_deref().is_some_and(|d| d >= date.as_str()) {
         return Active::default();
     }
-    let earlier_month = Cond::Exists
-        .and(Cond::attr_not_exists(ACTIVE_DAY).or(Cond::lt(ACTIVE_DAY, first.as_str())));
+    let new_month = seen.as_deref().is_none_or(|d| d < first.as_str());
+    let unchanged = if new_month {
+        Cond::attr_not_exists(ACTIVE_DAY).or(Cond::lt(ACTIVE_DAY, first.as_str()))
+    } else {
+        Cond::lt(ACTIVE_DAY, date.as_str()).and(Cond::ge(ACTIVE_DAY, first.as_str()))
+    };
+    let set = vec![Update::Set(ACTIVE_DAY.into(), date.as_str().into())];
     match ciam
         .store
-        .update_or_current(&key, set(), Some(earlier_month))
+        .update_or_current(&key, set, Some(Cond::Exists.and(unchanged)))
         .await
     {
         Ok(Ok(_)) => Active {
             first_today: true,
-            first_this_month: true,
+            first_this_month: new_month,
         },
+        // Another sign-in of the account counted it a moment ago.
         Ok(Err(_)) => Active::default(),
         Err(e) => warn(e),
     }
 }
 
 /// `user_id` signed in: counted once a day among the daily active accounts and once a month
-/// among the monthly active ones. Round trips: 1 when the account was already active today,
-/// else 2 (3 on its first sign-in of a month: the month's counter beside the day's).
+/// among the monthly active ones. Round trips: 1 read when the account was already active
+/// today, else the read, the user item's conditional update and the week's counter (the
+/// month's beside it on the account's first sign-in of a month).
 pub async fn mark_active(ciam: &Ciam, user_id: &str) {
     record_sign_in(ciam, SignIn::active(user_id)).await;
 }
@@ -334,8 +329,9 @@ impl<'a> SignIn<'a> {
 /// Everything one sign-in moves, in as few writes as it takes: the account's activity first
 /// (`touch`), then one write of the week's item with the sign-in, the lockout and the day's
 /// activity together, beside the month's item when the month's activity is news. Round trips:
-/// a failure 1; a success 2 (the user item's conditional update, then the week's item), 3 on an
-/// account's first sign-in of a month. Best effort, never an error.
+/// a failure 1 write; a success 1 read (the user item) and 1 write (the week's item), and on
+/// the account's first sign-in of the day the user item's conditional update between them.
+/// Best effort, never an error.
 pub async fn record_sign_in(ciam: &Ciam, s: SignIn<'_>) {
     let active = match s.user_id {
         Some(user_id) => touch(ciam, user_id).await,
