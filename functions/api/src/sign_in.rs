@@ -112,6 +112,19 @@ fn locked_by_this_request(e: &ciam_core::Error, started: i64) -> bool {
 mod tests {
 
     #[test]
+    fn every_sign_in_method_is_one_the_numbers_count() {
+        for r in crate::all_routes() {
+            if let Some(m) = r.sign_in {
+                assert!(
+                    ciam_core::numbers::Method::from_name(m).is_some(),
+                    "{}: {m}",
+                    r.path
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_sign_in_routes_are_the_seven_that_issue_a_session_and_use_the_five_methods() {
         let mut signing_in: Vec<(&str, &str)> = crate::all_routes()
             .filter_map(|r| r.sign_in.map(|m| (r.path, m)))
