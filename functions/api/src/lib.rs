@@ -64,7 +64,7 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
                     middleware::deadline(budget, req, next)
                 },
             ));
-        api = api.route(def.path, sign_in::logged(def.sign_in, handler));
+        api = api.route(def.path, sign_in::logged(def.sign_in, handler, &ciam));
     }
     let api = api.fallback(error::not_found).with_state(AppState { ciam });
     middleware::wrap(Router::new().nest(BASE, api))

@@ -6,6 +6,12 @@
 //! It is a layer on those routes rather than a call in each handler, so that every way a request
 //! can end is counted once, a body refused before the handler runs included: the outcome is read
 //! from the response, where an error leaves its reason for the error middleware to render.
+//!
+//! The same layer counts the sign-in in the console's numbers (`ciam_core::numbers`): its
+//! method and outcome, the lockout it caused, and the account's activity of the day and month
+//! (the handler leaves the account on the response, [`signed_in`]). After the answer is decided
+//! and inside the request (a Lambda is frozen once it has answered), within its own budget
+//! ([`COUNT_BUDGET`]), best effort: a counter that fails never changes the answer.
 
 use crate::error::PendingError;
 use crate::AppState;
@@ -13,6 +19,10 @@ use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::MethodRouter;
+use ciam_core::accounts::SignedIn;
+use ciam_core::numbers::{self, Method, Outcome, SignIn};
+use ciam_core::{Ciam, Message, Reason};
+use std::time::Duration;
 
 /// `handler` with the outcome line when the row names a sign-in method (`RouteDef::sign_in`).
 /// A route layer, so a request with another HTTP method (405) is no sign-in attempt; it wraps
@@ -20,35 +30,99 @@ use axum::routing::MethodRouter;
 pub fn logged(
     method: Option<&'static str>,
     handler: MethodRouter<AppState>,
+    ciam: &Ciam,
 ) -> MethodRouter<AppState> {
     match method {
-        Some(method) => handler.route_layer(axum::middleware::from_fn(
-            move |req: Request, next: Next| outcome(method, req, next),
-        )),
+        Some(method) => {
+            let ciam = ciam.clone();
+            handler.route_layer(axum::middleware::from_fn(
+                move |req: Request, next: Next| outcome(method, ciam.clone(), req, next),
+            ))
+        }
         None => handler,
     }
+}
+
+/// The time the numbers' writes of a sign-in may take after its answer (outside the
+/// request's own budget, which Lambda's timeout exceeds by 2 s).
+pub const COUNT_BUDGET: Duration = Duration::from_secs(1);
+
+/// The account a successful sign-in signed in, left on the response for the numbers.
+#[derive(Clone, Debug)]
+pub struct SignedInAs(pub String);
+
+/// The answer of a successful sign-in: the session as JSON, and the account for the numbers.
+pub fn signed_in(s: SignedIn) -> Response {
+    use axum::response::IntoResponse;
+    let user_id = s.user_id.clone();
+    let mut res = axum::Json(s).into_response();
+    res.extensions_mut().insert(SignedInAs(user_id));
+    res
 }
 
 /// The outcome of a sign-in answered 503 SERVICE_UNAVAILABLE (metric `Ciam/SignInUnavailable`).
 pub const UNAVAILABLE: &str = "unavailable";
 
-async fn outcome(method: &'static str, req: Request, next: Next) -> Response {
+async fn outcome(method: &'static str, ciam: Ciam, req: Request, next: Next) -> Response {
+    // The second steps: the authenticator or backup code (`totp`), a passkey as second factor.
+    let second_step = method == "totp" || req.uri().path().ends_with("/mfa");
+    let started = ciam.now();
     let res = next.run(req).await;
-    let outcome = match res.extensions().get::<PendingError>() {
+    let pending = res.extensions().get::<PendingError>().map(|p| &p.0);
+    let outcome = match pending {
         // A store fault (or any other transient failure) is not a verdict on the person: its
         // own outcome, never the refusal of a secret.
-        Some(PendingError(e)) if e.reason == ciam_core::Reason::SERVICE_UNAVAILABLE => UNAVAILABLE,
-        Some(PendingError(e)) => e.reason.code(),
+        Some(e) if e.reason == Reason::SERVICE_UNAVAILABLE => UNAVAILABLE,
+        Some(e) => e.reason.code(),
         None if res.status().is_success() => "success",
         // Every refusal of this crate carries its reason; a bare failure is the server's.
-        None => ciam_core::Reason::INTERNAL_SERVER_ERROR.code(),
+        None => Reason::INTERNAL_SERVER_ERROR.code(),
     };
     tracing::info!(outcome, method, "sign-in");
+    let refusal = match pending {
+        Some(e) => Some(e.reason),
+        None if res.status().is_success() => None,
+        None => Some(Reason::INTERNAL_SERVER_ERROR),
+    };
+    let counted = Method::from_name(method).zip(Outcome::of(refusal, second_step));
+    let user_id = res.extensions().get::<SignedInAs>().map(|s| s.0.as_str());
+    let s = SignIn {
+        counted,
+        locked_now: pending.is_some_and(|e| locked_by_this_request(e, started)),
+        user_id: user_id.filter(|_| refusal.is_none()),
+    };
+    if s.counted.is_some() || s.locked_now || s.user_id.is_some() {
+        ciam_core::deadline::within(COUNT_BUDGET, numbers::record_sign_in(&ciam, s)).await;
+    }
     res
+}
+
+/// Whether this refusal is the lock this request wrote, rather than a lock met: the lock answer
+/// (`VERIFICATION_ATTEMPT_CODE_LIMIT`, its message the unlock time) with an unlock time a full
+/// `LOCK_SECS` after the request began, so the lock was written during it. A proxy (the lock
+/// itself is written in `lock::lock_account`): parallel guesses refused by a lock written in the
+/// same second count too, so a burst may count a lockout more than once.
+fn locked_by_this_request(e: &ciam_core::Error, started: i64) -> bool {
+    e.reason == Reason::VERIFICATION_ATTEMPT_CODE_LIMIT
+        && matches!(&e.message, Some(Message::Raw(until))
+            if until.parse::<i64>().is_ok_and(|t| t >= started + ciam_core::lock::LOCK_SECS))
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn every_sign_in_method_is_one_the_numbers_count() {
+        for r in crate::all_routes() {
+            if let Some(m) = r.sign_in {
+                assert!(
+                    ciam_core::numbers::Method::from_name(m).is_some(),
+                    "{}: {m}",
+                    r.path
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_sign_in_routes_are_the_seven_that_issue_a_session_and_use_the_five_methods() {

@@ -27,6 +27,7 @@ mod layering_tests;
 pub mod lock;
 pub mod me;
 pub mod notifier;
+pub mod numbers;
 pub mod oidc;
 pub mod once;
 pub mod passkey;

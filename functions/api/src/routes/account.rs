@@ -82,7 +82,8 @@ pub struct Deactivation {
 }
 
 /// `PATCH /auth/deactivation`. Round trips: 2-3 (authentication, proof, one transaction) plus
-/// tidying of codes, backup codes, consents and the avatar blob.
+/// tidying of codes, backup codes, consents and the avatar blob, then the numbers'
+/// deactivation (2 writes side by side, best effort).
 pub async fn deactivation(
     State(s): State<AppState>,
     Authed(sess): Authed,
@@ -97,5 +98,6 @@ pub async fn deactivation(
         lang,
     )
     .await?;
+    ciam_core::numbers::count_deactivation(&s.ciam).await;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }

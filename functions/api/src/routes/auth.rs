@@ -4,13 +4,14 @@
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Client, Json, Lang, MaybeAuthed};
+use crate::sign_in::signed_in;
 use crate::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use ciam_core::accounts::{self, Registration};
 use ciam_core::validate::Identity;
-use ciam_core::{captcha, codes, sessions, Purpose};
+use ciam_core::{captcha, codes, numbers, sessions, Purpose};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -88,7 +89,8 @@ pub struct Register {
     accept_terms: bool,
 }
 
-/// `POST /auth/register`. Round trips: 2 (code read, one transaction).
+/// `POST /auth/register`. Round trips: 2 (code read, one transaction), then the numbers' new
+/// account (3 writes side by side, best effort).
 pub async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> ApiResult {
     let user_id = accounts::register(
         &s.ciam,
@@ -105,6 +107,7 @@ pub async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> Api
     )
     .await
     .map_err(on_account)?;
+    numbers::count_new_account(&s.ciam).await;
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({ "userId": user_id })),
@@ -121,16 +124,15 @@ pub struct PasswordLogin {
 
 /// `POST /auth/login/password`. Round trips: 2 (the attempt, one conditional update of the
 /// identity item that also finds the account; then the success transaction, or the lock after
-/// the last allowed failure).
+/// the last allowed failure); then the numbers (`sign_in.rs`).
 pub async fn login_password(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<PasswordLogin>,
 ) -> ApiResult {
-    Ok(
-        axum::Json(accounts::login_password(&s.ciam, &b.account, &b.password, &client).await?)
-            .into_response(),
-    )
+    Ok(signed_in(
+        accounts::login_password(&s.ciam, &b.account, &b.password, &client).await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -142,16 +144,16 @@ pub struct CodeLogin {
 
 /// `POST /auth/login/code`. Round trips: 2 (the attempt and the code read side by side; then the
 /// success transaction, which consumes the code). +1 read when no sign-in code is live (is it
-/// a code of another purpose?).
+/// a code of another purpose?). Then the numbers (`sign_in.rs`).
 pub async fn login_code(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<CodeLogin>,
 ) -> ApiResult {
-    let signed_in = accounts::login_code(&s.ciam, &b.account, &b.code, &client)
+    let signed = accounts::login_code(&s.ciam, &b.account, &b.code, &client)
         .await
         .map_err(on_account)?;
-    Ok(axum::Json(signed_in).into_response())
+    Ok(signed_in(signed))
 }
 
 /// Both shapes of `PATCH /auth/pwd`: with a session and `oldPassword` (change), or with

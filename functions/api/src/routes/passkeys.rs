@@ -124,7 +124,9 @@ pub async fn login(
     Client(client): Client,
     Json(b): Json<Assertion>,
 ) -> ApiResult {
-    json(ceremony::login(&s.ciam, &b.passkey_challenge, &b.credential, &client).await?)
+    Ok(crate::sign_in::signed_in(
+        ceremony::login(&s.ciam, &b.passkey_challenge, &b.credential, &client).await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -154,7 +156,7 @@ pub async fn login_mfa(
     Client(client): Client,
     Json(b): Json<StepAssertion>,
 ) -> ApiResult {
-    json(
+    Ok(crate::sign_in::signed_in(
         ceremony::login_mfa(
             &s.ciam,
             &b.challenge,
@@ -163,7 +165,7 @@ pub async fn login_mfa(
             &client,
         )
         .await?,
-    )
+    ))
 }
 
 /// `POST /auth/reauth/passkey/options`. Round trips: 2 (authentication, the passkeys).

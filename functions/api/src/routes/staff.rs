@@ -153,5 +153,7 @@ pub async fn login(
     Client(client): Client,
     Json(b): Json<StaffLogin>,
 ) -> Result<Response, ApiError> {
-    Ok(axum::Json(staff::redeem(&s.ciam, &b.code, &b.bind, &client).await?).into_response())
+    Ok(crate::sign_in::signed_in(
+        staff::redeem(&s.ciam, &b.code, &b.bind, &client).await?,
+    ))
 }

@@ -88,10 +88,9 @@ pub async fn login_totp(
     Client(client): Client,
     Json(b): Json<SecondStep>,
 ) -> ApiResult {
-    Ok(
-        axum::Json(totp::login_totp(&s.ciam, &b.challenge, &b.code, &client).await?)
-            .into_response(),
-    )
+    Ok(crate::sign_in::signed_in(
+        totp::login_totp(&s.ciam, &b.challenge, &b.code, &client).await?,
+    ))
 }
 
 /// `POST /auth/unlockCode {challenge, code}`: sign in with an 8-digit backup code.
@@ -101,8 +100,7 @@ pub async fn unlock_code(
     Client(client): Client,
     Json(b): Json<SecondStep>,
 ) -> ApiResult {
-    Ok(
-        axum::Json(totp::login_backup(&s.ciam, &b.challenge, &b.code, &client).await?)
-            .into_response(),
-    )
+    Ok(crate::sign_in::signed_in(
+        totp::login_backup(&s.ciam, &b.challenge, &b.code, &client).await?,
+    ))
 }

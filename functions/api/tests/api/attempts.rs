@@ -77,13 +77,17 @@ async fn on_dynamodb_a_sign_in_is_two_calls_and_an_unknown_account_costs_what_a_
     let (app, wire) = counted(&local, "calls").await;
     let mail = "ann@example.com";
     app.sign_up("annlee", mail).await;
+    // The day's first sign-in counts the account among the day's and month's active ones.
+    app.sign_in(mail, PASSWORD).await;
     wire.take();
 
     let token = app.sign_in(mail, PASSWORD).await;
     assert_eq!(
         wire.take(),
-        ["UpdateItem", "TransactWriteItems"],
-        "password sign-in: the attempt, then the session"
+        ["UpdateItem", "TransactWriteItems", "GetItem", "UpdateItem"],
+        "password sign-in: the attempt, then the session; then the numbers (after the answer \
+         is decided): the account's activity (the user item read: already counted today), \
+         the week's counters"
     );
 
     app.get_info(&token).await.ok(200);
@@ -97,11 +101,16 @@ async fn on_dynamodb_a_sign_in_is_two_calls_and_an_unknown_account_costs_what_a_
         .await
         .error(401, "PASSWORD_ERROR");
     let unknown = wire.take();
-    assert_eq!(wrong, ["UpdateItem"], "a wrong password: the attempt only");
+    assert_eq!(
+        wrong,
+        ["UpdateItem", "UpdateItem"],
+        "a wrong password: the attempt, then the week's counter"
+    );
     assert_eq!(
         unknown,
-        ["UpdateItem", "UpdateItem"],
-        "an unknown name: the same attempt, then its own budget is counted (the lock reveals nothing)"
+        ["UpdateItem", "UpdateItem", "UpdateItem"],
+        "an unknown name: the same attempt, then its own budget is counted (the lock reveals \
+         nothing), then the week's counter"
     );
 
     // A code sign-in: the attempt and the code read together, then one transaction.
@@ -109,6 +118,8 @@ async fn on_dynamodb_a_sign_in_is_two_calls_and_an_unknown_account_costs_what_a_
     wire.take();
     app.login_code(mail, &code).await.ok(200);
     let mut calls = wire.take();
+    let numbers = calls.split_off(calls.len() - 2);
+    assert_eq!(numbers, ["GetItem", "UpdateItem"], "the activity, the week");
     assert_eq!(calls.pop().as_deref(), Some("TransactWriteItems"));
     calls.sort();
     assert_eq!(calls, ["GetItem", "UpdateItem"], "read side by side");
@@ -246,8 +257,9 @@ async fn an_identity_item_from_before_the_record_signs_in_and_gets_its_record() 
 
 /// The cost model (docs/cost.md) prices a sign-in at one write unit per item written (the
 /// attempt, then the counter's reset and the session, which is also the activity entry, in one
-/// transaction): each stays under 1 KB, measured as DynamoDB bills it, for an account with a
-/// long mail and a phone.
+/// transaction; then the numbers: the week's counters, and once a day the user item's
+/// conditional update of the day's activity): each stays under 1 KB, measured as DynamoDB bills
+/// it, for an account with a long mail and a phone.
 #[tokio::test]
 async fn the_items_a_sign_in_writes_each_bill_as_one_write_unit() {
     let app = TestApp::spawn().await;
@@ -260,8 +272,17 @@ async fn the_items_a_sign_in_writes_each_bill_as_one_write_unit() {
     let written_before = app.store.written().len();
     app.sign_in(&mail, PASSWORD).await;
     let keys = app.store.written()[written_before..].to_vec();
-    assert_eq!(keys.len(), 3, "attempt, then reset + session: {keys:?}");
-    for key in keys {
+    assert_eq!(
+        keys.len(),
+        4,
+        "attempt, then reset + session, then the week's counters: {keys:?}"
+    );
+    assert_eq!(keys[3].pk, "STATS#2027-W02");
+    let user = app.owner_of(&mail).await.expect("owner");
+    for key in keys
+        .into_iter()
+        .chain([ciam_core::user::profile_key(&user)])
+    {
         let item = app.store.get(&key).await.unwrap().expect("written");
         let size = item.billed_size();
         println!(

@@ -28,6 +28,7 @@ mod lock_alike;
 mod login;
 mod lost_answers;
 mod me;
+mod numbers;
 mod oidc;
 mod passkeys;
 mod passwords;

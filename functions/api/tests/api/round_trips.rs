@@ -1,7 +1,9 @@
 //! The store round trips the handlers of `functions/api/src/routes/auth.rs` state in their doc
 //! comments, counted on the store spy (DESIGN.md §3: the number is part of the route's
 //! contract). Calls made side by side (`tokio::join!`) are one round trip but two calls here, so
-//! each case lists the calls themselves.
+//! each case lists the calls themselves. A sign-in, a registration and a deactivation then
+//! write the console's numbers (`ciam_core::numbers`, after the answer is decided, best
+//! effort): those calls are listed after the handler's own.
 
 use crate::helpers::{registration, TestApp, NEW_PASSWORD, PASSWORD};
 use serde_json::json;
@@ -39,20 +41,39 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
     app.post_register(&registration("annlee", mail, &code))
         .await
         .ok(201);
-    assert_eq!(calls(&app), ["get", "transact"], "register: 2");
+    assert_eq!(
+        calls(&app),
+        ["get", "transact", "update", "update", "update"],
+        "register: 2, then the numbers' new account (the total, the week, the month side by side)"
+    );
 
     let body = app.login_password(mail, PASSWORD).await.ok(200);
     let token = body["token"].as_str().unwrap().to_owned();
     assert_eq!(
         calls(&app),
-        ["update_once", "transact"],
-        "password sign-in: 2"
+        [
+            "update_once",
+            "transact",
+            "get",
+            "update_or_current",
+            "update",
+            "update"
+        ],
+        "password sign-in: 2, then the numbers of the account's first sign-in of the month: its \
+         activity (the user item read, then its conditional update), the week's and the \
+         month's counters side by side"
     );
 
     let code = app.fresh_code(mail, "login").await;
     calls(&app);
     app.login_code(mail, &code).await.ok(200);
     let mut seen = calls(&app);
+    let numbers = seen.split_off(seen.len() - 2);
+    assert_eq!(
+        numbers,
+        ["get", "update"],
+        "then the numbers: the activity, already counted today (a read), the week's counters"
+    );
     let last = seen.pop();
     seen.sort_unstable();
     assert_eq!(

@@ -31,7 +31,7 @@ fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
 /// linked to another company identity); without one, an internal account is created (no
 /// password; the user, the mail and the username in one transaction, like registration).
 /// Round trips: 2 reads (mail, user), then at most 1 write (more only on a lost race or a taken
-/// username).
+/// username); an account created adds the numbers' new account (3 writes side by side).
 pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<String> {
     let id = Identity::Mail(mail.clone());
     let sub = claims.sub.as_str();
@@ -84,7 +84,10 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
         let mut ops = create_ops(&user, &id);
         ops.extend(crate::directory::puts(&user));
         match ciam.store.transact(ops).await {
-            Ok(()) => return Ok(user.id),
+            Ok(()) => {
+                crate::numbers::count_new_account(ciam).await;
+                return Ok(user.id);
+            }
             // Someone took the mail meanwhile (a concurrent first sign-in): link to it.
             Err(e) if e.condition_failed_at(1) => continue,
             // The username is taken: try one with a suffix.

@@ -1,0 +1,255 @@
+use super::*;
+use crate::testing::{Builder, SpyStore};
+use crate::ManualClock;
+use ciam_store::sqlite::SqliteStore;
+use ciam_store::{Item, Store};
+use std::sync::Arc;
+
+/// 2027-01-15, a Friday (ISO week 2027-W02), 08:00 UTC.
+const START: i64 = 1_800_000_000;
+const DAY: i64 = 86_400;
+
+async fn app() -> (Ciam, ManualClock, Arc<SpyStore>) {
+    let b = Builder::new(START);
+    let clock = b.clock();
+    let inner = SqliteStore::in_memory(Arc::new(clock.clone())).expect("store");
+    inner.ensure_schema().await.expect("schema");
+    let spy = Arc::new(SpyStore::new(Arc::new(inner)));
+    let ciam = b.store(spy.clone()).build().await;
+    (ciam, clock, spy)
+}
+
+async fn week(ciam: &Ciam) -> Item {
+    ciam.store
+        .get(&week_key(Day::of(ciam.now())))
+        .await
+        .expect("get")
+        .expect("the week's item")
+}
+
+#[test]
+fn reasons_map_to_outcomes_and_two_are_no_verdict() {
+    let of = Outcome::of;
+    assert_eq!(of(None, false), Some(Outcome::Success));
+    assert_eq!(of(None, true), Some(Outcome::Success));
+    for r in [
+        Reason::PASSWORD_ERROR,
+        Reason::CODE_ERROR,
+        Reason::VERIFYCODE_NOT_FOUND,
+        Reason::MAIL_NOT_FOUND,
+        Reason::PASSKEY_VERIFY_FAILED,
+    ] {
+        assert_eq!(of(Some(r), false), Some(Outcome::WrongSecret), "{r:?}");
+        assert_eq!(of(Some(r), true), Some(Outcome::SecondStepFailed), "{r:?}");
+    }
+    for r in [Reason::TOTP_VERIFY_FAILED, Reason::UNLOCKCODE_NOT_FOUND] {
+        assert_eq!(of(Some(r), true), Some(Outcome::SecondStepFailed));
+    }
+    let locked = Some(Reason::VERIFICATION_ATTEMPT_CODE_LIMIT);
+    assert_eq!(of(locked, false), Some(Outcome::Locked));
+    assert_eq!(of(locked, true), Some(Outcome::Locked));
+    assert_eq!(of(Some(Reason::NEED_TOTP_VERIFY), false), None);
+    assert_eq!(of(Some(Reason::SERVICE_UNAVAILABLE), false), None);
+    assert_eq!(
+        of(Some(Reason::INVALID_PARAMETER), false),
+        Some(Outcome::Other)
+    );
+    assert_eq!(
+        of(Some(Reason::AUTHORIZATION_FAILED), false),
+        Some(Outcome::Other)
+    );
+    for m in Method::ALL {
+        assert_eq!(Method::from_name(m.name()), Some(m));
+    }
+}
+
+#[tokio::test]
+async fn sign_ins_are_counted_on_their_day_and_week_across_the_boundaries() {
+    let (ciam, clock, _) = app().await;
+    count_sign_in(&ciam, Method::Password, Outcome::Success).await;
+    count_sign_in(&ciam, Method::Password, Outcome::Success).await;
+    count_sign_in(&ciam, Method::Code, Outcome::WrongSecret).await;
+    let friday = week(&ciam).await;
+    assert_eq!(friday.key, Key::new("STATS#2027-W02", "NUM"));
+    assert_eq!(friday.n("5pS"), Some(2));
+    assert_eq!(friday.n("5cW"), Some(1));
+    assert_eq!(
+        friday.expires_at,
+        Some(START + WEEK_KEEP_SECS),
+        "kept 400 days"
+    );
+
+    // Friday 23:59:59, then Saturday 00:00:00: another day of the same week.
+    clock.set(START - START % DAY + DAY - 1);
+    count_sign_in(&ciam, Method::Totp, Outcome::SecondStepFailed).await;
+    clock.advance(1);
+    count_sign_in(&ciam, Method::Totp, Outcome::SecondStepFailed).await;
+    let item = week(&ciam).await;
+    assert_eq!((item.n("5tF"), item.n("6tF")), (Some(1), Some(1)));
+
+    // Sunday 23:59:59 is W02; Monday 00:00:00 is W03.
+    clock.advance(2 * DAY - 1);
+    count_sign_in(&ciam, Method::Passkey, Outcome::Locked).await;
+    assert_eq!(week(&ciam).await.n("7kL"), Some(1));
+    clock.advance(1);
+    count_sign_in(&ciam, Method::Staff, Outcome::Other).await;
+    let monday = week(&ciam).await;
+    assert_eq!(monday.key.pk, "STATS#2027-W03");
+    assert_eq!(monday.n("1sO"), Some(1));
+    assert_eq!(
+        monday.n("7kL"),
+        None,
+        "last week's Sunday stays last week's"
+    );
+
+    let o = overview(&ciam, ciam.now()).await.expect("overview");
+    let last = |n: usize| &o.days[o.days.len() - 1 - n];
+    assert_eq!(last(0).day, "2027-01-18");
+    assert_eq!(last(0).sign_ins.by_method["staff"], 1);
+    assert_eq!(last(1).sign_ins.by_outcome["locked"], 1);
+    assert_eq!(last(2).sign_ins.by_outcome["secondStepFailed"], 1);
+    assert_eq!(last(3).sign_ins.total, 4);
+    assert_eq!(last(3).sign_ins.by_outcome["success"], 2);
+    assert_eq!(last(3).sign_ins.by_method["password"], 2);
+    assert_eq!(last(3).sign_ins.by_outcome["wrongSecret"], 1);
+}
+
+#[tokio::test]
+async fn an_account_is_active_once_a_day_and_once_a_month() {
+    let (ciam, clock, _) = app().await;
+    let ann = crate::user::User {
+        id: "ann".into(),
+        user_name: "ann".into(),
+        ..Default::default()
+    };
+    ciam.store.put(ann.to_item(), None).await.expect("seed");
+    for _ in 0..3 {
+        mark_active(&ciam, "ann").await;
+    }
+    mark_active(&ciam, "nobody").await;
+    let month = |ciam: Ciam| async move {
+        let key = month_key(Day::of(ciam.now()));
+        ciam.store
+            .get(&key)
+            .await
+            .expect("get")
+            .and_then(|i| i.n("a"))
+    };
+    assert_eq!(week(&ciam).await.n("5a"), Some(1), "once today");
+    assert_eq!(month(ciam.clone()).await, Some(1));
+    let user = ciam.store.get(&profile_key("ann")).await.expect("get");
+    assert_eq!(
+        user.and_then(|u| u.s(ACTIVE_DAY).map(str::to_owned))
+            .as_deref(),
+        Some("2027-01-15")
+    );
+    assert!(
+        ciam.store
+            .get(&profile_key("nobody"))
+            .await
+            .expect("get")
+            .is_none(),
+        "no account is made by its activity"
+    );
+
+    clock.advance(DAY);
+    mark_active(&ciam, "ann").await;
+    mark_active(&ciam, "ann").await;
+    assert_eq!(week(&ciam).await.n("6a"), Some(1), "once the next day");
+    assert_eq!(month(ciam.clone()).await, Some(1), "still once this month");
+
+    clock.advance(20 * DAY);
+    mark_active(&ciam, "ann").await;
+    assert_eq!(month(ciam.clone()).await, Some(1), "once in February");
+    let o = overview(&ciam, ciam.now()).await.expect("overview");
+    assert_eq!(o.months[0].month, "2027-02");
+    assert_eq!((o.months[0].active, o.months[1].active), (1, 1));
+    assert_eq!(o.days.iter().map(|d| d.active).sum::<i64>(), 3);
+}
+
+#[tokio::test]
+async fn new_accounts_and_deactivations_move_the_total() {
+    let (ciam, _, _) = app().await;
+    for _ in 0..3 {
+        count_new_account(&ciam).await;
+    }
+    count_deactivation(&ciam).await;
+    count_lockout(&ciam).await;
+    let o = overview(&ciam, ciam.now()).await.expect("overview");
+    assert_eq!(o.accounts, 2);
+    let today = &o.days[29];
+    assert_eq!((today.new_accounts, today.lockouts), (3, 1));
+    assert_eq!(
+        (o.months[0].new_accounts, o.months[0].deactivations),
+        (3, 1)
+    );
+    assert_eq!(o.months[1].month, "2026-12");
+    let total = ciam
+        .store
+        .get(&total_key())
+        .await
+        .expect("get")
+        .expect("total");
+    assert_eq!(total.expires_at, None, "the total is kept");
+}
+
+#[tokio::test]
+async fn the_overview_is_one_read_of_at_most_nine_items_whatever_the_accounts() {
+    let (ciam, clock, spy) = app().await;
+    let mut seen = Vec::new();
+    for accounts in [5, 50] {
+        for _ in 0..accounts {
+            count_new_account(&ciam).await;
+            count_sign_in(&ciam, Method::Password, Outcome::Success).await;
+        }
+        spy.take_calls();
+        let o = overview(&ciam, ciam.now()).await.expect("overview");
+        let calls = spy.take_calls();
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        assert_eq!(calls[0].0, "get_many");
+        assert!(calls[0].1 <= 9, "{calls:?}");
+        assert_eq!(o.days.len(), 30);
+        seen.push(calls);
+    }
+    assert_eq!(seen[0], seen[1], "the same read for 5 and 55 accounts");
+    // Every weekday as today: 30 days touch 5 or 6 weeks, never more.
+    for _ in 0..7 {
+        clock.advance(DAY);
+        let n = overview::keys(Day::of(ciam.now())).len();
+        assert!((8..=9).contains(&n), "{n}");
+    }
+}
+
+/// The weekly item stays one write unit (under 1 KB, billed as DynamoDB does) in a busy week:
+/// every kind a sign-in can end in counted every day, the common ones up to 99,999 a day, the
+/// rare ones (locks, staff refusals, other failures) up to 99.
+#[test]
+fn a_busy_week_is_under_one_kilobyte() {
+    let mut item = Item::new(week_key(Day::of(START))).expires(START + WEEK_KEEP_SECS);
+    let common = [
+        (Method::Password, Outcome::Success),
+        (Method::Password, Outcome::WrongSecret),
+        (Method::Code, Outcome::Success),
+        (Method::Passkey, Outcome::Success),
+        (Method::Totp, Outcome::Success),
+    ];
+    for d in 0..7 {
+        let day = Day::of(START).minus(d);
+        for m in Method::ALL {
+            for o in Outcome::ALL {
+                let first_step_only = o == Outcome::SecondStepFailed
+                    && matches!(m, Method::Password | Method::Code | Method::Staff);
+                let second_step_only = o == Outcome::WrongSecret && m == Method::Totp;
+                if first_step_only || second_step_only {
+                    continue;
+                }
+                let n = if common.contains(&(m, o)) { 99_999 } else { 99 };
+                item = item.with(&sign_in_attr(day, m, o), n);
+            }
+        }
+        for (kind, n) in [('n', 99_999), ('a', 99_999), ('l', 99)] {
+            item = item.with(&day_attr(day, kind), n);
+        }
+    }
+    assert!(item.billed_size() < 1024, "{} bytes", item.billed_size());
+}
