@@ -20,8 +20,8 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The civil date of a day number since 1970-01-01, as `yyyy-mm-dd`.
-pub fn day_name(days: i64) -> String {
+/// (year, month 1-12, day 1-31) of `days` since 1970-01-01.
+pub fn civil(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -31,6 +31,12 @@ pub fn day_name(days: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The civil date of a day number since 1970-01-01, as `yyyy-mm-dd`.
+pub fn day_name(days: i64) -> String {
+    let (y, m, d) = civil(days);
     format!("{y:04}-{m:02}-{d:02}")
 }
 

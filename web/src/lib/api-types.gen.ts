@@ -796,6 +796,39 @@ export type AdminAuditResponse = {
   }[];
 };
 
+/** GET /admin/directory: List accounts by company or sign-up day */
+export type AdminDirectoryResponse = {
+  accounts: {
+    userId: string;
+    userName: string;
+    company?: string;
+    createdAt: number;
+  }[];
+  next?: string;
+};
+
+/** GET /admin/overview: The numbers */
+export type AdminOverviewResponse = {
+  accounts: number;
+  days: {
+    day: string;
+    newAccounts: number;
+    active: number;
+    lockouts: number;
+    signIns: {
+      total: number;
+      byOutcome: Record<string, unknown>;
+      byMethod: Record<string, unknown>;
+    };
+  }[];
+  months: {
+    month: string;
+    active: number;
+    newAccounts: number;
+    deactivations: number;
+  }[];
+};
+
 /** Every operation of the document: its method, path, request body and JSON answer. */
 export interface Operations {
   consentContext: { method: "GET"; path: "/auth/consent"; request: undefined; response: ConsentContextResponse };
@@ -871,4 +904,6 @@ export interface Operations {
   adminGetAccount: { method: "GET"; path: "/admin/accounts/{userId}"; request: undefined; response: AdminGetAccountResponse };
   adminReveal: { method: "POST"; path: "/admin/accounts/{userId}/reveal"; request: AdminRevealRequest; response: AdminRevealResponse };
   adminAudit: { method: "GET"; path: "/admin/audit"; request: undefined; response: AdminAuditResponse };
+  adminDirectory: { method: "GET"; path: "/admin/directory"; request: undefined; response: AdminDirectoryResponse };
+  adminOverview: { method: "GET"; path: "/admin/overview"; request: undefined; response: AdminOverviewResponse };
 }

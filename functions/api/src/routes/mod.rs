@@ -140,6 +140,8 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_role_put",          PUT,    "/admin/roles/{userId}",   admin::put_role,          Console(Admin),    "adminGrantRole",   WRITES),
     route!("admin_role_delete",       DELETE, "/admin/roles/{userId}",   admin::delete_role,       Console(Admin),    "adminRevokeRole",  WRITES),
     route!("admin_accounts",          GET,    "/admin/accounts",         admin::find,              Console(Viewer),   "adminFindAccount", WRITES),
+    route!("admin_directory",         GET,    "/admin/directory",        admin::directory,         Console(Viewer),   "adminDirectory",   WRITES),
+    route!("admin_overview",          GET,    "/admin/overview",         admin::overview,          Console(Viewer),   "adminOverview",    WRITES),
     route!("admin_account",           GET,    "/admin/accounts/{userId}", admin::account,          Console(Viewer),   "adminGetAccount",  WRITES),
     route!("admin_account_reveal",    POST,   "/admin/accounts/{userId}/reveal", admin::reveal,    Console(Operator), "adminReveal",      WRITES),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),

@@ -88,6 +88,7 @@ fn walk_request(
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={target}")),
         "/admin/audit" => p.push_str(&format!("?from={day}&to={day}")),
+        "/admin/directory" => p.push_str(&format!("?day={day}")),
         _ => {}
     }
     let body = match (r.method, r.path) {
@@ -513,4 +514,58 @@ async fn the_account_page_is_masked_and_a_reveal_is_audited_with_its_reason() {
             .await
             .error(400, "INVALID_PARAMETER");
     }
+}
+
+/// The console's lists and numbers over HTTP: accounts by company prefix and by sign-up day,
+/// paged; the overview counts the sign-ins and accounts made through the API.
+#[tokio::test]
+async fn a_viewer_lists_accounts_and_reads_the_numbers() {
+    let app = TestApp::spawn().await;
+    let (_, viewer) = app.staffer("vera", Some(Role::Viewer)).await;
+    app.clock.advance(61);
+    app.sign_up("ann", "ann@example.com").await;
+    app.login_password("ann@example.com", "Wr0ng!Password")
+        .await
+        .error(401, "PASSWORD_ERROR");
+    app.sign_in("ann@example.com", PASSWORD).await;
+
+    let by_company = app
+        .admin_get("/admin/directory?company=ACME", &viewer)
+        .await
+        .ok(200);
+    let names: Vec<&str> = by_company["accounts"]
+        .as_array()
+        .expect("accounts")
+        .iter()
+        .filter_map(|a| a["userName"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["ann", "vera"],
+        "both work at Acme Robotics, newest first"
+    );
+    assert!(by_company.get("next").is_none());
+    let by_day = app
+        .admin_get(&format!("/admin/directory?day={}", app.today()), &viewer)
+        .await
+        .ok(200);
+    assert_eq!(by_day["accounts"].as_array().map(Vec::len), Some(2));
+    app.admin_get("/admin/directory", &viewer)
+        .await
+        .error(400, "INVALID_PARAMETER");
+    app.admin_get("/admin/directory?day=2026-02-30", &viewer)
+        .await
+        .error(400, "INVALID_PARAMETER");
+
+    let numbers = app.admin_get("/admin/overview", &viewer).await.ok(200);
+    assert_eq!(numbers["accounts"], 2);
+    let today = numbers["days"]
+        .as_array()
+        .and_then(|d| d.last())
+        .expect("today");
+    assert_eq!(today["day"], app.today().as_str());
+    assert_eq!(today["newAccounts"], 2);
+    assert_eq!(today["signIns"]["byOutcome"]["wrongSecret"], 1);
+    assert!(today["signIns"]["byOutcome"]["success"].as_i64() >= Some(2));
+    assert!(today["active"].as_i64() >= Some(2));
 }
