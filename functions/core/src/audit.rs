@@ -28,6 +28,14 @@ pub enum Event {
     /// A passkey's signature counter went back: possibly a cloned authenticator; the
     /// assertion was refused (the entry names the passkey).
     PasskeyCloneSuspected,
+    /// Support unlocked the account (the console).
+    UnlockedBySupport,
+    /// Support ended every session of the account.
+    SessionsEndedBySupport,
+    /// Support turned two-factor sign-in off.
+    TwoFactorResetBySupport,
+    /// Support sent a password-reset code to the account's mail or phone.
+    ResetCodeSentBySupport,
 }
 
 impl Event {
@@ -45,6 +53,10 @@ impl Event {
             Event::PasskeyAdded => "passkeyAdded",
             Event::PasskeyRemoved => "passkeyRemoved",
             Event::PasskeyCloneSuspected => "passkeyCloneSuspected",
+            Event::UnlockedBySupport => "unlockedBySupport",
+            Event::SessionsEndedBySupport => "sessionsEndedBySupport",
+            Event::TwoFactorResetBySupport => "twoFactorResetBySupport",
+            Event::ResetCodeSentBySupport => "resetCodeSentBySupport",
         }
     }
 }

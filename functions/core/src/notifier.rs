@@ -70,6 +70,12 @@ pub enum Notice {
     PhoneChanged { new: String },
     /// The account was deactivated.
     Deactivated,
+    /// Support unlocked the account (the console).
+    UnlockedBySupport,
+    /// Support ended every session of the account.
+    SessionsEndedBySupport,
+    /// Support turned the account's two-factor sign-in off.
+    TwoFactorResetBySupport,
 }
 
 impl Notice {
@@ -78,6 +84,9 @@ impl Notice {
             Notice::MailChanged { .. } => "mailChanged",
             Notice::PhoneChanged { .. } => "phoneChanged",
             Notice::Deactivated => "deactivated",
+            Notice::UnlockedBySupport => "unlockedBySupport",
+            Notice::SessionsEndedBySupport => "sessionsEndedBySupport",
+            Notice::TwoFactorResetBySupport => "twoFactorResetBySupport",
         }
     }
 }
@@ -115,6 +124,24 @@ impl NoticeMessage {
             (Notice::Deactivated, Lang::ZhCn) => format!("您的 Ciam 账号已注销。{tail}"),
             (Notice::Deactivated, Lang::EnUs) => {
                 format!("Your Ciam account was deactivated.{tail}")
+            }
+            (Notice::UnlockedBySupport, Lang::ZhCn) => {
+                format!("客服已解除您的 Ciam 账号锁定。{tail}")
+            }
+            (Notice::UnlockedBySupport, Lang::EnUs) => {
+                format!("Support unlocked your Ciam account.{tail}")
+            }
+            (Notice::SessionsEndedBySupport, Lang::ZhCn) => {
+                format!("客服已退出您的 Ciam 账号在所有设备上的登录。{tail}")
+            }
+            (Notice::SessionsEndedBySupport, Lang::EnUs) => {
+                format!("Support signed your Ciam account out on every device.{tail}")
+            }
+            (Notice::TwoFactorResetBySupport, Lang::ZhCn) => {
+                format!("客服已关闭您的 Ciam 账号的两步验证。{tail}")
+            }
+            (Notice::TwoFactorResetBySupport, Lang::EnUs) => {
+                format!("Support turned off two-factor sign-in for your Ciam account.{tail}")
             }
         }
     }

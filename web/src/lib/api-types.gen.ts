@@ -406,7 +406,7 @@ export type RevokeSessionResponse = Ok;
 export type ListActivityResponse = {
   events: {
     at: number;
-    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected";
+    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport";
     device: string | null;
     country: string | null;
     /** the passkey a passkey event is about */
@@ -780,6 +780,32 @@ export type AdminRevealRequest = {
   reason: string;
 };
 
+/** POST /admin/accounts/{userId}/unlock: Unlock an account */
+export type AdminUnlockResponse = {
+  ok: boolean;
+};
+
+/** The body of POST /admin/accounts/{userId}/unlock. */
+export type AdminUnlockRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/end-sessions: End an account's sessions */
+export type AdminEndSessionsResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/end-sessions. */
+export type AdminEndSessionsRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/reset-two-factor: Turn an account's two-factor sign-in off */
+export type AdminResetTwoFactorResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/reset-two-factor. */
+export type AdminResetTwoFactorRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/send-reset-code: Send a password-reset code */
+export type AdminSendResetCodeResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/send-reset-code. */
+export type AdminSendResetCodeRequest = AdminRevealRequest;
+
 /** GET /admin/audit: The audit log */
 export type AdminAuditResponse = {
   entries: {
@@ -903,6 +929,10 @@ export interface Operations {
   adminFindAccount: { method: "GET"; path: "/admin/accounts"; request: undefined; response: AdminFindAccountResponse };
   adminGetAccount: { method: "GET"; path: "/admin/accounts/{userId}"; request: undefined; response: AdminGetAccountResponse };
   adminReveal: { method: "POST"; path: "/admin/accounts/{userId}/reveal"; request: AdminRevealRequest; response: AdminRevealResponse };
+  adminUnlock: { method: "POST"; path: "/admin/accounts/{userId}/unlock"; request: AdminUnlockRequest; response: AdminUnlockResponse };
+  adminEndSessions: { method: "POST"; path: "/admin/accounts/{userId}/end-sessions"; request: AdminEndSessionsRequest; response: AdminEndSessionsResponse };
+  adminResetTwoFactor: { method: "POST"; path: "/admin/accounts/{userId}/reset-two-factor"; request: AdminResetTwoFactorRequest; response: AdminResetTwoFactorResponse };
+  adminSendResetCode: { method: "POST"; path: "/admin/accounts/{userId}/send-reset-code"; request: AdminSendResetCodeRequest; response: AdminSendResetCodeResponse };
   adminAudit: { method: "GET"; path: "/admin/audit"; request: undefined; response: AdminAuditResponse };
   adminDirectory: { method: "GET"; path: "/admin/directory"; request: undefined; response: AdminDirectoryResponse };
   adminOverview: { method: "GET"; path: "/admin/overview"; request: undefined; response: AdminOverviewResponse };

@@ -8,6 +8,7 @@ use crate::AppState;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use ciam_core::console::accounts::{self, Lookup};
+use ciam_core::console::actions::{self, Action};
 use ciam_core::console::{audit, gate, roles, Role};
 use ciam_core::directory;
 use ciam_core::{Error, Reason};
@@ -158,6 +159,61 @@ pub async fn reveal(
             .into_response(),
     )
 }
+
+/// One account action (`console::actions`), after the gate (operator, a fresh proof).
+async fn act(
+    s: &AppState,
+    sess: &ciam_core::sessions::Session,
+    facts: &audit::RequestFacts,
+    user_id: &str,
+    action: Action,
+    reason: &str,
+) -> ApiResult {
+    let op = gate(&s.ciam, sess, Role::Operator, true).await?;
+    actions::act(&s.ciam, &op, user_id, action, reason, facts).await?;
+    Ok(axum::Json(json!({ "ok": true })).into_response())
+}
+
+/// The account actions' handlers: `POST /admin/accounts/{userId}/<action>` with `{reason}`.
+macro_rules! action_handler {
+    ($(#[$doc:meta])* $name:ident, $action:expr) => {
+        $(#[$doc])*
+        pub async fn $name(
+            State(s): State<AppState>,
+            Authed(sess): Authed,
+            Facts(facts): Facts,
+            Path(user_id): Path<String>,
+            Json(b): Json<RevealBody>,
+        ) -> ApiResult {
+            act(&s, &sess, &facts, &user_id, $action, &b.reason).await
+        }
+    };
+}
+
+action_handler!(
+    /// `POST /admin/accounts/{userId}/unlock`: clears the lock and the failure counters. Round
+    /// trips: 3.
+    unlock,
+    Action::Unlock
+);
+action_handler!(
+    /// `POST /admin/accounts/{userId}/end-sessions`: ends every session and access token. Round
+    /// trips: 3.
+    end_sessions,
+    Action::EndSessions
+);
+action_handler!(
+    /// `POST /admin/accounts/{userId}/reset-two-factor`: turns TOTP off (passkeys stay). Round
+    /// trips: 3, and the backup codes' sweep.
+    reset_two_factor,
+    Action::ResetTwoFactor
+);
+action_handler!(
+    /// `POST /admin/accounts/{userId}/send-reset-code`: a password-reset code to the account's
+    /// mail, else phone; the operator never sees it. Round trips: 4.
+    send_reset_code,
+    Action::SendResetCode
+);
 
 /// `GET /admin/audit?from=&to=&actor=&target=&action=`: the audit entries of a range of at most
 /// 31 days, newest first. Round trips: 1 + 1 a day.

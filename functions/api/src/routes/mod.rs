@@ -144,6 +144,10 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_overview",          GET,    "/admin/overview",         admin::overview,          Console(Viewer),   "adminOverview",    WRITES),
     route!("admin_account",           GET,    "/admin/accounts/{userId}", admin::account,          Console(Viewer),   "adminGetAccount",  WRITES),
     route!("admin_account_reveal",    POST,   "/admin/accounts/{userId}/reveal", admin::reveal,    Console(Operator), "adminReveal",      WRITES),
+    route!("admin_account_unlock",    POST,   "/admin/accounts/{userId}/unlock", admin::unlock,    Console(Operator), "adminUnlock",      WRITES.messages()),
+    route!("admin_account_end_sessions", POST, "/admin/accounts/{userId}/end-sessions", admin::end_sessions, Console(Operator), "adminEndSessions", WRITES.messages()),
+    route!("admin_account_reset_two_factor", POST, "/admin/accounts/{userId}/reset-two-factor", admin::reset_two_factor, Console(Operator), "adminResetTwoFactor", WRITES.messages()),
+    route!("admin_account_send_reset_code", POST, "/admin/accounts/{userId}/send-reset-code", admin::send_reset_code, Console(Operator), "adminSendResetCode", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
 ];
 

@@ -16,6 +16,7 @@ mod client_errors;
 mod codes;
 mod consents;
 mod console;
+mod console_actions;
 mod conventions;
 mod directory;
 mod dynamo;

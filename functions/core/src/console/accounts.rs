@@ -99,8 +99,22 @@ fn summary(u: &User, now: i64) -> Summary {
     }
 }
 
+/// An operator's reason for an action: required (not blank), at most 500 characters.
+pub(super) fn reason_of(raw: &str) -> Result<String> {
+    let reason = crate::validate::prose("reason", raw, 500)?;
+    if reason.is_empty() {
+        return Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "reason",
+            "请说明原因",
+            "Give a reason",
+        ));
+    }
+    Ok(reason)
+}
+
 /// The account `user_id` (deactivated ones too), else ACCOUNT_NOT_FOUND. Round trips: 1.
-async fn load(ciam: &Ciam, user_id: &str) -> Result<User> {
+pub(super) async fn load(ciam: &Ciam, user_id: &str) -> Result<User> {
     let ok = !user_id.is_empty() && user_id.len() <= 64;
     let item = if ok {
         ciam.store.get(&profile_key(user_id)).await?
@@ -214,15 +228,7 @@ pub async fn reveal(
     reason: &str,
     req: &RequestFacts,
 ) -> Result<Revealed> {
-    let reason = crate::validate::prose("reason", reason, 500)?;
-    if reason.is_empty() {
-        return Err(Error::field(
-            Reason::INVALID_PARAMETER,
-            "reason",
-            "请说明原因",
-            "Give a reason",
-        ));
-    }
+    let reason = reason_of(reason)?;
     let user = load(ciam, user_id).await?;
     audit::record(
         ciam,

@@ -1,8 +1,9 @@
 //! The operator console (docs/console-design.md): the roles, the gate every console route
-//! passes first, the role index ([`roles`]), finding an account and its page ([`accounts`]) and
-//! the audit log ([`audit`]).
+//! passes first, the role index ([`roles`]), finding an account and its page ([`accounts`]), the
+//! operator's actions on an account ([`actions`]) and the audit log ([`audit`]).
 
 pub mod accounts;
+pub mod actions;
 pub mod audit;
 pub mod roles;
 

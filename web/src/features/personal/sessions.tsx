@@ -57,6 +57,16 @@ const m = defineMessages({
     id: 'secure.activity.passkeyCloneSuspected',
     defaultMessage: 'Passkey refused, it may have been copied: {name}',
   },
+  unlockedBySupport: { id: 'secure.activity.unlockedBySupport', defaultMessage: 'Unlocked by support' },
+  sessionsEndedBySupport: { id: 'secure.activity.sessionsEndedBySupport', defaultMessage: 'Signed out everywhere by support' },
+  twoFactorResetBySupport: {
+    id: 'secure.activity.twoFactorResetBySupport',
+    defaultMessage: 'Two-factor authentication turned off by support',
+  },
+  resetCodeSentBySupport: {
+    id: 'secure.activity.resetCodeSentBySupport',
+    defaultMessage: 'Password reset code sent by support',
+  },
 });
 
 export const EVENT_KINDS = [
@@ -72,6 +82,10 @@ export const EVENT_KINDS = [
   'passkeyAdded',
   'passkeyRemoved',
   'passkeyCloneSuspected',
+  'unlockedBySupport',
+  'sessionsEndedBySupport',
+  'twoFactorResetBySupport',
+  'resetCodeSentBySupport',
 ] as const;
 const KIND: Record<string, MessageDescriptor> = Object.fromEntries(EVENT_KINDS.map((k) => [k, m[k]]));
 

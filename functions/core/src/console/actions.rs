@@ -1,0 +1,216 @@
+//! An operator's actions on a customer's account (design §5, §8): unlock, end every session,
+//! turn two-factor sign-in off, send a password-reset code. Each needs a reason, writes an
+//! audit entry and a security-activity entry on the account (in the same transaction as its
+//! effect where it has one), and tells the customer by a notice (the reset code's own message
+//! is its notice).
+
+use super::accounts::{load, reason_of};
+use super::audit::{Entry, RequestFacts};
+use super::Operator;
+use crate::audit::{self as activity, Event};
+use crate::client::ClientInfo;
+use crate::error::{Error, Result};
+use crate::notifier::{Notice, NoticeMessage};
+use crate::user::{profile_key, User};
+use crate::{captcha, codes, signin, Ciam, Lang, LostRace, Purpose, Reason};
+use ciam_store::{Cond, TxOp, Update};
+
+/// One of the operator's account actions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Clears the failure counters and the lock (user item and every identity item).
+    Unlock,
+    /// Ends every session and OpenID Connect access token (`sessGen`).
+    EndSessions,
+    /// Turns TOTP off and voids the backup codes; passkeys stay.
+    ResetTwoFactor,
+    /// Sends a password-reset code to the mail (else the phone); the operator never sees it.
+    SendResetCode,
+}
+
+impl Action {
+    pub const ALL: [Action; 4] = [
+        Action::Unlock,
+        Action::EndSessions,
+        Action::ResetTwoFactor,
+        Action::SendResetCode,
+    ];
+
+    /// The audit log's action name.
+    pub const fn audit_name(self) -> &'static str {
+        match self {
+            Action::Unlock => "account.unlock",
+            Action::EndSessions => "account.endSessions",
+            Action::ResetTwoFactor => "account.resetTwoFactor",
+            Action::SendResetCode => "account.sendResetCode",
+        }
+    }
+
+    /// The entry the customer's security activity shows.
+    pub const fn event(self) -> Event {
+        match self {
+            Action::Unlock => Event::UnlockedBySupport,
+            Action::EndSessions => Event::SessionsEndedBySupport,
+            Action::ResetTwoFactor => Event::TwoFactorResetBySupport,
+            Action::SendResetCode => Event::ResetCodeSentBySupport,
+        }
+    }
+
+    fn notice(self) -> Option<Notice> {
+        match self {
+            Action::Unlock => Some(Notice::UnlockedBySupport),
+            Action::EndSessions => Some(Notice::SessionsEndedBySupport),
+            Action::ResetTwoFactor => Some(Notice::TwoFactorResetBySupport),
+            Action::SendResetCode => None,
+        }
+    }
+}
+
+/// The customer's language for a notice: Chinese for an account in China, else English.
+fn lang_of(user: &User) -> Lang {
+    match user.country.as_deref() {
+        Some("CN") | None => Lang::ZhCn,
+        Some(_) => Lang::EnUs,
+    }
+}
+
+/// The user item's update, on the condition that nothing changed it since it was read (a
+/// deactivation bumps `sessGen` too).
+fn user_update(user: &User, ops: Vec<Update>) -> TxOp {
+    TxOp::Update {
+        key: profile_key(&user.id),
+        ops,
+        cond: Some(Cond::Exists.and(Cond::eq("sessGen", user.sess_gen))),
+    }
+}
+
+fn clear_lock() -> Vec<Update> {
+    vec![
+        Update::Set("fails".into(), 0.into()),
+        Update::Remove("lockedUntil".into()),
+    ]
+}
+
+/// The writes of `action`'s effect on `user` (empty for the reset code, sent on its own), or
+/// `None` when there is nothing to do (two-factor sign-in already off).
+fn effect(action: Action, user: &User) -> Option<Vec<TxOp>> {
+    Some(match action {
+        Action::Unlock => {
+            let mut ops = vec![user_update(user, clear_lock())];
+            let after = User {
+                fails: 0,
+                locked_until: None,
+                ..user.clone()
+            };
+            ops.extend(signin::in_step_with(&after, clear_lock()));
+            ops
+        }
+        Action::EndSessions => {
+            let gen = user.sess_gen + 1;
+            let mut ops = vec![user_update(
+                user,
+                vec![Update::Set("sessGen".into(), gen.into())],
+            )];
+            ops.extend(signin::in_step(&User {
+                sess_gen: gen,
+                ..user.clone()
+            }));
+            ops
+        }
+        Action::ResetTwoFactor => {
+            if !user.enable_totp {
+                return None;
+            }
+            // As the customer's own `totp::disable`: other sessions end with a two-factor change.
+            let gen = user.sess_gen + 1;
+            let mut ops = vec![user_update(
+                user,
+                vec![
+                    Update::Set("enableTotp".into(), false.into()),
+                    Update::Remove("totpSecret".into()),
+                    Update::Remove("totpLastStep".into()),
+                    Update::Set("backupGen".into(), (user.backup_gen + 1).into()),
+                    Update::Set("sessGen".into(), gen.into()),
+                ],
+            )];
+            ops.extend(signin::in_step(&User {
+                enable_totp: false,
+                sess_gen: gen,
+                ..user.clone()
+            }));
+            ops
+        }
+        Action::SendResetCode => Vec::new(),
+    })
+}
+
+/// `POST /admin/accounts/{userId}/<action>`: does `action` on the live account `user_id` (else
+/// ACCOUNT_NOT_FOUND) for the operator `op` with `reason` (required, at most 500 characters).
+/// Resetting two-factor sign-in that is already off changes nothing but is recorded (detail
+/// `nothing to change`).
+/// Round trips: 1 read, 1 transaction (the effect, the audit entry, the activity entry), then
+/// the notice (best effort); the reset code: 1 read, the code's send, 1 transaction.
+pub async fn act(
+    ciam: &Ciam,
+    op: &Operator,
+    user_id: &str,
+    action: Action,
+    reason: &str,
+    req: &RequestFacts,
+) -> Result<()> {
+    let reason = reason_of(reason)?;
+    let user = load(ciam, user_id).await?;
+    if user.deactivated {
+        return Err(Reason::ACCOUNT_NOT_FOUND.into());
+    }
+    let lang = lang_of(&user);
+    if action == Action::SendResetCode {
+        let to = user.identities().into_iter().next().ok_or_else(|| Error {
+            cause: Some("no mail or phone to send to".to_owned()),
+            ..Error::new(Reason::ACCOUNT_NOT_FOUND)
+        })?;
+        let solved = captcha::solved_by_server(ciam)?;
+        codes::send(ciam, &to, Purpose::ResetPassword, Some(&solved), lang).await?;
+    }
+    let effect = effect(action, &user);
+    let changed = effect.is_some();
+    // The operator's act is recorded even when it changed nothing; the customer hears of a
+    // change only.
+    let detail = (!changed).then(|| "nothing to change".to_owned());
+    let mut ops = effect.unwrap_or_default();
+    let entry = Entry::new(
+        ciam,
+        op,
+        action.audit_name(),
+        &user.id,
+        Some(&reason),
+        detail,
+        req,
+    );
+    ops.push(entry.put());
+    if changed {
+        ops.push(activity::record(
+            ciam,
+            &user.id,
+            action.event(),
+            &ClientInfo::default(),
+        ));
+    }
+    ciam.store
+        .transact(ops)
+        .await
+        .or_reason(Reason::SERVICE_UNAVAILABLE)?;
+    if !changed {
+        return Ok(());
+    }
+    if action == Action::ResetTwoFactor {
+        crate::totp::sweep_backup_codes(ciam, &user.id, None).await;
+    }
+    if let (Some(notice), Some(to)) = (action.notice(), user.identities().into_iter().next()) {
+        let msg = NoticeMessage { to, notice, lang };
+        if let Err(cause) = ciam.notifier.send_notice(&msg).await {
+            tracing::warn!(cause = %cause, action = action.audit_name(), "could not send the notice of a console action");
+        }
+    }
+    Ok(())
+}
