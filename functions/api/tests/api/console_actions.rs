@@ -223,6 +223,16 @@ async fn the_actions_need_an_operator_a_reason_a_fresh_proof_and_a_live_account(
         .await
         .error(404, "ACCOUNT_NOT_FOUND");
     }
+    // A deactivated account is not found.
+    let (bob, bob_token) = app.staffer("bob", None).await;
+    app.deactivate(&bob_token, &json!({ "password": PASSWORD }))
+        .await
+        .ok(200);
+    for action in ACTIONS {
+        app.act(&operator, &bob, action, "asked")
+            .await
+            .error(404, "ACCOUNT_NOT_FOUND");
+    }
     // Six minutes on, the sign-in's proof is stale.
     app.clock.advance(6 * 60);
     for action in ACTIONS {
