@@ -141,7 +141,7 @@ impl NoticeMessage {
                 format!("客服已关闭您的 Ciam 账号的两步验证。{tail}")
             }
             (Notice::TwoFactorResetBySupport, Lang::EnUs) => {
-                format!("Support turned off two-factor sign-in for your Ciam account.{tail}")
+                format!("Support turned off two-factor authentication for your Ciam account.{tail}")
             }
         }
     }
