@@ -266,7 +266,8 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
-    // Codes, and notices to an account's old address: the rows say so, and only these four.
+    // Codes, notices to an account's old address, and the console's notices of what support
+    // did to an account: the rows say so, and only these eight.
     let senders: Vec<&str> = all_routes()
         .filter(|r| r.lambda.messages)
         .map(|r| r.id)
@@ -277,7 +278,11 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "auth_identity",
             "auth_mail",
             "auth_phone",
-            "auth_deactivation"
+            "auth_deactivation",
+            "admin_account_unlock",
+            "admin_account_end_sessions",
+            "admin_account_reset_two_factor",
+            "admin_account_send_reset_code"
         ]
     );
     let functions = functions_by_route();

@@ -9,51 +9,16 @@
 //! registering.
 
 use crate::apps::{new_app, ticket, World, SERVICE};
+use crate::faults::{app_with, dynamo_app_with, met};
 use crate::helpers::{registration, wrong_code, TestApp, PASSWORD};
 use crate::two_factor::{enrolled_in, secret_of};
 use crate::unavailable::assert_retry_later;
 use ciam_core::totp::{code_at, STEP_SECS};
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::faults::{Fault, Faults, Op};
-use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Query, Store};
 use serde_json::Value;
 use std::sync::Arc;
-
-async fn app_with(faults: &Faults) -> TestApp {
-    let faults = faults.clone();
-    TestApp::spawn_on(move |clock| {
-        Box::pin(async move {
-            let inner: Arc<dyn Store> =
-                Arc::new(SqliteStore::in_memory(Arc::new(clock)).expect("in-memory store"));
-            let store: Arc<dyn Store> = Arc::new(faults.wrap(inner));
-            store
-        })
-    })
-    .await
-}
-
-async fn dynamo_app_with(local: &Arc<DynamoLocal>, table: &str, faults: &Faults) -> TestApp {
-    let (local, table, faults) = (local.clone(), table.to_owned(), faults.clone());
-    TestApp::spawn_on(move |clock| {
-        Box::pin(async move {
-            let inner: Arc<dyn Store> = Arc::new(local.store(&table, Arc::new(clock)).await);
-            let store: Arc<dyn Store> = Arc::new(faults.wrap(inner));
-            store
-        })
-    })
-    .await
-}
-
-/// Asserts that the last fault injected was `fault` on `op`: the request met it.
-#[track_caller]
-fn met(faults: &Faults, op: Op, fault: Fault) {
-    assert_eq!(
-        faults.fired().last(),
-        Some(&(op, fault)),
-        "the fault was met"
-    );
-}
 
 /// A send whose transaction committed but whose answer was lost delivered nothing: asking
 /// again at once is accepted, and the new code signs up. Once a code is delivered, the hold

@@ -56,7 +56,7 @@ pub(crate) async fn dynamo_app_with(
 
 /// Asserts that the last fault injected was `fault` on `op`: the request met it.
 #[track_caller]
-fn met(faults: &Faults, op: Op, fault: Fault) {
+pub(crate) fn met(faults: &Faults, op: Op, fault: Fault) {
     assert_eq!(
         faults.fired().last(),
         Some(&(op, fault)),
