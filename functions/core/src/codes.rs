@@ -345,15 +345,16 @@ async fn other_kind(ciam: &Ciam, id: &Identity, purpose: Purpose, code: &str) ->
 
 /// Consumes a verified code on its own (when the caller has no transaction to put it in). A use
 /// whose condition fails because this very request already made it (its answer lost, the
-/// write sent again) is recognised by the tombstone's `usedBy`, read back in the same round
-/// trip. Round trips: 1.
+/// write sent again) is recognised by its write token (`once`). Round trips: 1.
 pub async fn consume(ciam: &Ciam, v: Verified) -> Result<()> {
     let TxOp::Update { key, ops, cond } = v.consume else {
         return Err(Error::internal("a code is consumed by an update"));
     };
-    match ciam.store.update_or_current(&key, ops, cond).await? {
+    // The request's token doubles as the write token (`once`): a use sent again after a lost
+    // answer is recognised by the store's ring, and sent again once by `once` itself.
+    let token = ciam_store::Token::new(v.token);
+    match crate::once::update_with(ciam, &key, ops, cond, &token).await? {
         Ok(_) => Ok(()),
-        Err(Some(current)) if current.s("usedBy") == Some(v.token.as_str()) => Ok(()),
         Err(_) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
     }
 }
