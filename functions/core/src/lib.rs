@@ -90,6 +90,9 @@ pub struct Config {
     pub request_budget: std::time::Duration,
     /// How long the console's audit entries are kept (`expiresAt`), in days.
     pub audit_retention_days: u32,
+    /// Whether the operator console's routes (`/admin/...`) are served: `ciam serve
+    /// --no-console` and the template's `Console=false` leave them out (404).
+    pub console: bool,
 }
 
 impl Default for Config {
@@ -105,6 +108,7 @@ impl Default for Config {
             passkey_origins: Vec::new(),
             request_budget: deadline::LOCAL_BUDGET,
             audit_retention_days: 400,
+            console: true,
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct ServeOptions {
     pub addr: SocketAddr,
     pub store: StoreOptions,
     pub dev_outbox: bool,
+    /// Serve the operator console's routes (`--no-console` turns them off).
+    pub console: bool,
     pub web_dist: PathBuf,
     pub internal_domains: Option<Vec<String>>,
     /// Where browsers reach this server; `http://<bound address>` when not given.
@@ -267,6 +269,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{local}")),
         oidc_key_version: opts.oidc_key_version.max(1),
         staff_idp: opts.staff_idp.clone(),
+        console: opts.console,
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -349,6 +352,7 @@ mod tests {
                 endpoint: None,
             },
             dev_outbox: false,
+            console: true,
             web_dist: PathBuf::from("web/dist"),
             internal_domains: None,
             public_url: Some(public_url.to_owned()),

@@ -29,6 +29,10 @@ enum Command {
         /// Do not serve GET /ciam/dev/outbox (codes are still printed on the console).
         #[arg(long)]
         no_dev_outbox: bool,
+        /// Leave the operator console out: its routes (/ciam/v1/admin/...) answer 404 and its
+        /// screens say the console is off.
+        #[arg(long, env = "CIAM_NO_CONSOLE")]
+        no_console: bool,
         /// The built web app.
         #[arg(long, default_value = "web/dist", env = "CIAM_WEB_DIST")]
         web_dist: PathBuf,
@@ -120,6 +124,7 @@ async fn main() -> std::process::ExitCode {
             addr,
             store,
             no_dev_outbox,
+            no_console,
             web_dist,
             internal_domains,
             public_url,
@@ -133,6 +138,7 @@ async fn main() -> std::process::ExitCode {
             addr,
             store,
             dev_outbox: !no_dev_outbox,
+            console: !no_console,
             web_dist,
             internal_domains,
             public_url,
