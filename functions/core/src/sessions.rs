@@ -231,6 +231,8 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
     if !sess.is_live(now) {
         return Err(unauthorized("unknown or expired session"));
     }
+    // The account is active today (the console's numbers): free once counted today.
+    crate::numbers::used(ciam, &user_item).await;
     let created = sess.created_at;
     if now - sess.last_seen >= REFRESH_AFTER {
         let ops = vec![

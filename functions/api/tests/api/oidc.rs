@@ -719,6 +719,25 @@ async fn requests_codes_and_access_tokens_expire() {
 }
 
 #[tokio::test]
+async fn an_access_token_used_on_a_new_day_counts_the_account_active() {
+    let w = world().await;
+    let code = w.code().await;
+    let tokens = w.redeem(&code, VERIFIER, CB).await.ok(200);
+    let access = tokens["access_token"].as_str().unwrap();
+    // As if the account last signed in yesterday and the partner kept its token.
+    let key = ciam_core::user::profile_key(&w.user_id);
+    let ops = vec![ciam_store::Update::Set(
+        "activeDay".into(),
+        "2000-01-01".into(),
+    )];
+    w.app.store.update(&key, ops, None).await.unwrap();
+    userinfo(&w.app, access).await.ok(200);
+    let user = w.app.user_item(&w.user_id).await.unwrap();
+    let today = ciam_core::days::day_of(w.app.now());
+    assert_eq!(user.s("activeDay"), Some(today.as_str()));
+}
+
+#[tokio::test]
 async fn a_deactivated_account_loses_its_access_tokens() {
     let w = world().await;
     let code = w.code().await;

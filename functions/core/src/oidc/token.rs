@@ -343,6 +343,9 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
     {
         return Err(bad("the user revoked the consent"));
     }
+    if let Some(item) = &got[0] {
+        crate::numbers::used(ciam, item).await;
+    }
     let mut m = Map::new();
     m.insert("sub".into(), user.id.clone().into());
     m.extend(claims(ciam, &user, scopes));
