@@ -1,6 +1,7 @@
 //! The local server: every route of `ciam_api` on one port, the built SPA, the embedded store,
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 
+pub mod admin_cli;
 mod blob;
 mod outbox;
 mod web;
