@@ -90,6 +90,10 @@ pub struct Config {
     pub request_budget: std::time::Duration,
     /// How long the console's audit entries are kept (`expiresAt`), in days.
     pub audit_retention_days: u32,
+    /// Staff sign-in: the company provider's `acr` values that mean a second factor was used
+    /// (`CIAM_STAFF_MFA_ACR`); its `amr` holding `mfa`, `otp` or `hwk` means so too. Such a staff
+    /// session passes the console's second-factor check (docs/console-design.md §2).
+    pub staff_mfa_acr: Vec<String>,
 }
 
 impl Default for Config {
@@ -105,6 +109,7 @@ impl Default for Config {
             passkey_origins: Vec::new(),
             request_budget: deadline::LOCAL_BUDGET,
             audit_retention_days: 400,
+            staff_mfa_acr: Vec::new(),
         }
     }
 }

@@ -57,6 +57,8 @@ pub struct ServeOptions {
     pub oidc_key_version: u32,
     /// The company identity provider for staff sign-in (`--staff-issuer` and the client).
     pub staff_idp: Option<ciam_core::staff::StaffIdp>,
+    /// The provider's `acr` values that mean a second factor (`--staff-mfa-acr`).
+    pub staff_mfa_acr: Vec<String>,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -268,6 +270,12 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{local}")),
         oidc_key_version: opts.oidc_key_version.max(1),
         staff_idp: opts.staff_idp.clone(),
+        staff_mfa_acr: opts
+            .staff_mfa_acr
+            .iter()
+            .map(|a| a.trim().to_owned())
+            .filter(|a| !a.is_empty())
+            .collect(),
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -357,6 +365,7 @@ mod tests {
             passkey_origins: origins.iter().map(|o| o.to_string()).collect(),
             oidc_key_version: 1,
             staff_idp: None,
+            staff_mfa_acr: Vec::new(),
         };
         (config, opts)
     }

@@ -67,6 +67,14 @@ enum Command {
         /// Staff sign-in: Ciam's client secret at the company identity provider.
         #[arg(long, env = "CIAM_STAFF_CLIENT_SECRET", hide_env_values = true)]
         staff_client_secret: Option<String>,
+        /// Staff sign-in: the provider's `acr` values that mean a second factor (its `amr`
+        /// holding mfa, otp or hwk means so too); such a staff session enters the console.
+        #[arg(
+            long = "staff-mfa-acr",
+            env = "CIAM_STAFF_MFA_ACR",
+            value_delimiter = ','
+        )]
+        staff_mfa_acr: Vec<String>,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -196,8 +204,10 @@ async fn main() -> std::process::ExitCode {
             staff_issuer,
             staff_client_id,
             staff_client_secret,
+            staff_mfa_acr,
             oidc_key_version,
         } => ServeOptions {
+            staff_mfa_acr,
             addr,
             store,
             dev_outbox: !no_dev_outbox,

@@ -35,7 +35,10 @@ async fn seed(data: &Path, user: User) {
     store.put(user.to_item(), None).await.unwrap();
     let pk = Identity::parse(&mail).unwrap().unique_pk();
     store
-        .put(Item::new(unique_key(pk)).with("userId", user.id.as_str()), None)
+        .put(
+            Item::new(unique_key(pk)).with("userId", user.id.as_str()),
+            None,
+        )
         .await
         .unwrap();
 }
@@ -173,7 +176,12 @@ async fn an_unknown_account_or_a_missing_reason_fails_and_roles_lists_the_holder
     seed(&data, ann()).await;
     for args in [
         vec!["suspend", "bob@example.com", "--reason", "x"],
-        vec!["suspend", "fedcba9876543210fedcba9876543210", "--reason", "x"],
+        vec![
+            "suspend",
+            "fedcba9876543210fedcba9876543210",
+            "--reason",
+            "x",
+        ],
         vec!["suspend", MAIL, "--reason", "  "],
         vec!["suspend", MAIL],
     ] {

@@ -720,3 +720,42 @@ async fn a_discovery_document_with_plain_http_endpoints_is_refused() {
         header(&res, "location")
     );
 }
+
+#[tokio::test]
+async fn a_staff_sign_in_with_the_providers_second_factor_enters_the_console() {
+    let app = TestApp::spawn()
+        .await
+        .configure(|c| c.staff_mfa_acr = vec!["urn:corp:mfa".into()]);
+    let s = Staff::spawn_with(app).await;
+    let token_of = |res: TestResponse| res.ok(200)["token"].as_str().unwrap().to_owned();
+    let plain = s.sign_in_at_idp(staff("E-1", STAFF_MAIL)).await;
+    let plain = token_of(s.redeem(&staff_code(&plain)).await);
+    s.app
+        .grant_role(STAFF_MAIL, ciam_core::console::Role::Operator)
+        .await;
+    s.app
+        .admin_get("/admin/me", &plain)
+        .await
+        .error(403, "CONSOLE_MFA_REQUIRED");
+    for (claim, value, enters) in [
+        ("amr", json!(["pwd", "mfa"]), true),
+        ("amr", json!(["pwd", "otp"]), true),
+        ("amr", json!(["pwd"]), false),
+        ("acr", json!("urn:corp:mfa"), true),
+        ("acr", json!("urn:corp:pwd"), false),
+    ] {
+        let to = s
+            .sign_in_at_idp(Person {
+                tamper: Some((claim, value.clone())),
+                ..staff("E-1", STAFF_MAIL)
+            })
+            .await;
+        let token = token_of(s.redeem(&staff_code(&to)).await);
+        let res = s.app.admin_get("/admin/me", &token).await;
+        if enters {
+            assert_eq!(res.ok(200)["role"], "operator", "{claim}: {value}");
+        } else {
+            res.error(403, "CONSOLE_MFA_REQUIRED");
+        }
+    }
+}
