@@ -237,6 +237,7 @@ async fn init_with(
         config.oidc_key_version = v;
     }
     config.staff_idp = staff_idp;
+    config.staff_mfa_acr = settings.staff_mfa_acr;
     config.passkey_rp_id = settings.passkey_rp_id;
     config.passkey_origins = settings.passkey_origins;
     // The request answers 503 before Lambda would cut it off at the function's timeout.

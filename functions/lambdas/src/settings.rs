@@ -33,6 +33,9 @@ pub struct Settings {
     /// `CIAM_STAFF_ISSUER`, `CIAM_STAFF_CLIENT_ID`: staff sign-in through the company identity
     /// provider; both or none.
     pub staff: Option<StaffClient>,
+    /// `CIAM_STAFF_MFA_ACR`: comma-separated `acr` values of the staff provider that mean a
+    /// second factor (a staff session with one passes the console's check).
+    pub staff_mfa_acr: Vec<String>,
     /// `CIAM_STAFF_SECRET_ARN`: the secret `{"clientSecret"}` of that client.
     pub staff_secret_arn: Option<String>,
     /// `CIAM_ORIGIN_SECRET_ARN`: the secret `{"originVerify"}` CloudFront sends; when set, a
@@ -173,6 +176,7 @@ impl Settings {
             oidc_kms_key_id,
             oidc_kms_previous_key_ids,
             staff,
+            staff_mfa_acr: list("CIAM_STAFF_MFA_ACR"),
             staff_secret_arn,
             origin_secret_arn: present("CIAM_ORIGIN_SECRET_ARN"),
             passkey_rp_id,

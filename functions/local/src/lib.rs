@@ -1,6 +1,7 @@
 //! The local server: every route of `ciam_api` on one port, the built SPA, the embedded store,
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 
+pub mod admin_cli;
 mod blob;
 mod outbox;
 mod web;
@@ -58,6 +59,8 @@ pub struct ServeOptions {
     pub oidc_key_version: u32,
     /// The company identity provider for staff sign-in (`--staff-issuer` and the client).
     pub staff_idp: Option<ciam_core::staff::StaffIdp>,
+    /// The provider's `acr` values that mean a second factor (`--staff-mfa-acr`).
+    pub staff_mfa_acr: Vec<String>,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -270,6 +273,12 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         oidc_key_version: opts.oidc_key_version.max(1),
         staff_idp: opts.staff_idp.clone(),
         console: opts.console,
+        staff_mfa_acr: opts
+            .staff_mfa_acr
+            .iter()
+            .map(|a| a.trim().to_owned())
+            .filter(|a| !a.is_empty())
+            .collect(),
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -360,6 +369,7 @@ mod tests {
             passkey_origins: origins.iter().map(|o| o.to_string()).collect(),
             oidc_key_version: 1,
             staff_idp: None,
+            staff_mfa_acr: Vec::new(),
         };
         (config, opts)
     }

@@ -1,5 +1,6 @@
 //! `ciam`: the whole product on one port, on the embedded store by default.
 
+use ciam_local::admin_cli::{self, CliAction};
 use ciam_local::{grant_role, serve, ServeOptions, StoreOptions};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
@@ -70,8 +71,16 @@ enum Command {
         /// Staff sign-in: Ciam's client secret at the company identity provider.
         #[arg(long, env = "CIAM_STAFF_CLIENT_SECRET", hide_env_values = true)]
         staff_client_secret: Option<String>,
+        /// Staff sign-in: the provider's `acr` values that mean a second factor (its `amr`
+        /// holding mfa, otp or hwk means so too); such a staff session enters the console.
+        #[arg(
+            long = "staff-mfa-acr",
+            env = "CIAM_STAFF_MFA_ACR",
+            value_delimiter = ','
+        )]
+        staff_mfa_acr: Vec<String>,
     },
-    /// Manage roles of existing accounts.
+    /// Manage roles of existing accounts and act on them as the console does.
     Admin {
         #[command(subcommand)]
         command: AdminCommand,
@@ -90,6 +99,45 @@ enum AdminCommand {
         #[command(flatten)]
         store: StoreOptions,
     },
+    /// Clears the lock and the failure counters of an account (as the console's unlock).
+    Unlock(AccountArgs),
+    /// Suspends an account: no sign-in by any method, its sessions end.
+    Suspend(AccountArgs),
+    /// Lifts an account's suspension.
+    Reactivate(AccountArgs),
+    /// Turns an account's two-factor sign-in off (its sessions end).
+    ResetTwoFactor(AccountArgs),
+    /// Lists who holds a console role.
+    Roles {
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+}
+
+/// An account action's arguments: whom, why, and the store.
+#[derive(clap::Args)]
+struct AccountArgs {
+    /// The account's mail, phone number or user id.
+    who: String,
+    /// Why (kept in the audit log; required).
+    #[arg(long)]
+    reason: String,
+    #[command(flatten)]
+    store: StoreOptions,
+}
+
+/// Runs `ciam admin <action>`.
+async fn account_action(action: CliAction, a: AccountArgs) -> std::process::ExitCode {
+    match admin_cli::act_on(action, &a.who, &a.reason, &a.store).await {
+        Ok(user_id) => {
+            println!("{}: done for {} ({user_id})", action.name(), a.who);
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("ciam: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
 
 fn parse_role(s: &str) -> Result<ciam_core::console::Role, String> {
@@ -106,6 +154,34 @@ async fn main() -> std::process::ExitCode {
         .init();
     let Cli { command } = Cli::parse();
     let opts = match command {
+        Command::Admin {
+            command: AdminCommand::Unlock(a),
+        } => return account_action(CliAction::Unlock, a).await,
+        Command::Admin {
+            command: AdminCommand::Suspend(a),
+        } => return account_action(CliAction::Suspend, a).await,
+        Command::Admin {
+            command: AdminCommand::Reactivate(a),
+        } => return account_action(CliAction::Reactivate, a).await,
+        Command::Admin {
+            command: AdminCommand::ResetTwoFactor(a),
+        } => return account_action(CliAction::ResetTwoFactor, a).await,
+        Command::Admin {
+            command: AdminCommand::Roles { store },
+        } => {
+            return match admin_cli::role_lines(&store).await {
+                Ok(lines) => {
+                    for line in lines {
+                        println!("{line}");
+                    }
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
         Command::Admin {
             command: AdminCommand::Grant { mail, role, store },
         } => {
@@ -133,8 +209,10 @@ async fn main() -> std::process::ExitCode {
             staff_issuer,
             staff_client_id,
             staff_client_secret,
+            staff_mfa_acr,
             oidc_key_version,
         } => ServeOptions {
+            staff_mfa_acr,
             addr,
             store,
             dev_outbox: !no_dev_outbox,

@@ -406,7 +406,7 @@ export type RevokeSessionResponse = Ok;
 export type ListActivityResponse = {
   events: {
     at: number;
-    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport";
+    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport";
     device: string | null;
     country: string | null;
     /** the passkey a passkey event is about */
@@ -736,8 +736,10 @@ export type AdminFindAccountResponse = {
     mail: string | null;
     phone: string | null;
     company: string | null;
-    status: "active" | "locked" | "deactivated";
+    status: "active" | "locked" | "suspended" | "deactivated";
     lockedUntil: number | null;
+    /** when support suspended the account (Unix seconds), while it is suspended */
+    suspendedAt: number | null;
     createdAt: number;
     role: string | null;
   };
@@ -750,8 +752,10 @@ export type AdminGetAccountResponse = {
   mail: string | null;
   phone: string | null;
   company: string | null;
-  status: "active" | "locked" | "deactivated";
+  status: "active" | "locked" | "suspended" | "deactivated";
   lockedUntil: number | null;
+  /** when support suspended the account (Unix seconds), while it is suspended */
+  suspendedAt: number | null;
   createdAt: number;
   role: string | null;
   displayName?: string | null;
@@ -805,6 +809,38 @@ export type AdminSendResetCodeResponse = AdminUnlockResponse;
 
 /** The body of POST /admin/accounts/{userId}/send-reset-code. */
 export type AdminSendResetCodeRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/suspend: Suspend an account */
+export type AdminSuspendResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/suspend. */
+export type AdminSuspendRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/reactivate: Reactivate a suspended account */
+export type AdminReactivateResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/reactivate. */
+export type AdminReactivateRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/reset-passkeys: Remove every passkey of an account */
+export type AdminResetPasskeysResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/reset-passkeys. */
+export type AdminResetPasskeysRequest = AdminRevealRequest;
+
+/** PUT /admin/accounts/{userId}/identity: Replace the bound mail or phone */
+export type AdminReplaceIdentityResponse = AdminUnlockResponse;
+
+/** The body of PUT /admin/accounts/{userId}/identity. */
+export type AdminReplaceIdentityRequest = {
+  reason: string;
+  /** the new mail (or give `phone`) */
+  mail?: string;
+  /** the new phone number, mainland China (or give `mail`) */
+  phone?: string;
+  /** the phone's country: `CN` (the only one supported) */
+  country?: string;
+};
 
 /** GET /admin/audit: The audit log */
 export type AdminAuditResponse = {
@@ -933,6 +969,10 @@ export interface Operations {
   adminEndSessions: { method: "POST"; path: "/admin/accounts/{userId}/end-sessions"; request: AdminEndSessionsRequest; response: AdminEndSessionsResponse };
   adminResetTwoFactor: { method: "POST"; path: "/admin/accounts/{userId}/reset-two-factor"; request: AdminResetTwoFactorRequest; response: AdminResetTwoFactorResponse };
   adminSendResetCode: { method: "POST"; path: "/admin/accounts/{userId}/send-reset-code"; request: AdminSendResetCodeRequest; response: AdminSendResetCodeResponse };
+  adminSuspend: { method: "POST"; path: "/admin/accounts/{userId}/suspend"; request: AdminSuspendRequest; response: AdminSuspendResponse };
+  adminReactivate: { method: "POST"; path: "/admin/accounts/{userId}/reactivate"; request: AdminReactivateRequest; response: AdminReactivateResponse };
+  adminResetPasskeys: { method: "POST"; path: "/admin/accounts/{userId}/reset-passkeys"; request: AdminResetPasskeysRequest; response: AdminResetPasskeysResponse };
+  adminReplaceIdentity: { method: "PUT"; path: "/admin/accounts/{userId}/identity"; request: AdminReplaceIdentityRequest; response: AdminReplaceIdentityResponse };
   adminAudit: { method: "GET"; path: "/admin/audit"; request: undefined; response: AdminAuditResponse };
   adminDirectory: { method: "GET"; path: "/admin/directory"; request: undefined; response: AdminDirectoryResponse };
   adminOverview: { method: "GET"; path: "/admin/overview"; request: undefined; response: AdminOverviewResponse };

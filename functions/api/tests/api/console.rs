@@ -93,6 +93,9 @@ fn walk_request(
     }
     let body = match (r.method, r.path) {
         ("PUT", "/admin/roles/{userId}") => Some(json!({ "role": "viewer" })),
+        ("PUT", "/admin/accounts/{userId}/identity") => {
+            Some(json!({ "reason": "the role walk", "mail": "walked@example.com" }))
+        }
         ("POST", _) => Some(json!({ "reason": "the role walk" })),
         _ => None,
     };

@@ -5,7 +5,9 @@
 pub mod accounts;
 pub mod actions;
 pub mod audit;
+pub mod identity;
 pub mod roles;
+pub mod suspend;
 
 use crate::error::Result;
 use crate::sessions::{self, Session};
