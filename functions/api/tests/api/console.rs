@@ -128,7 +128,7 @@ async fn walk(app: &TestApp, only: &[&str]) {
     for name in ["Walked", "Deleted"] {
         let body = json!({
             "name": { "zh-CN": name, "en-US": name },
-            "serviceUrls": [format!("https://{name}.example.com/cb")],
+            "serviceUrls": [format!("https://{}.example.com/cb", name.to_lowercase())],
         });
         ids.push(
             app.create_app(admin, &body).await.ok(201)["app"]["appId"]

@@ -15,16 +15,18 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-async fn dynamo(table: &str) -> TestApp {
+/// The app on DynamoDB Local, with the process (it stops when dropped).
+async fn dynamo(table: &str) -> (Arc<DynamoLocal>, TestApp) {
     let local = Arc::new(DynamoLocal::start().await);
-    let table = table.to_owned();
-    TestApp::spawn_on(move |clock| {
+    let (kept, table) = (local.clone(), table.to_owned());
+    let app = TestApp::spawn_on(move |clock| {
         Box::pin(async move {
             let store: Arc<dyn Store> = Arc::new(local.store(&table, Arc::new(clock)).await);
             store
         })
     })
-    .await
+    .await;
+    (kept, app)
 }
 
 impl TestApp {
@@ -268,7 +270,8 @@ async fn an_admin_manages_apps_in_the_console_each_change_audited() {
 
 #[tokio::test]
 async fn on_dynamodb_an_admin_manages_apps_in_the_console_each_change_audited() {
-    manage_apps(&dynamo("console_apps").await).await;
+    let (_local, app) = dynamo("console_apps").await;
+    manage_apps(&app).await;
 }
 
 /// A partner verifies tickets without pause while the admin rotates with an overlap; it
@@ -351,7 +354,8 @@ async fn a_rotation_under_a_stream_of_verifications_fails_none() {
 
 #[tokio::test]
 async fn on_dynamodb_a_rotation_under_a_stream_of_verifications_fails_none() {
-    rotation_under_load(dynamo("console_rotation").await).await;
+    let (_local, app) = dynamo("console_rotation").await;
+    rotation_under_load(app).await;
 }
 
 /// A second rotation during an overlap makes the current secret the previous one: the oldest
@@ -594,7 +598,8 @@ async fn the_audit_export_is_csv_or_json_lines_a_day_per_query() {
 
 #[tokio::test]
 async fn on_dynamodb_the_audit_export_is_csv_or_json_lines_a_day_per_query() {
-    export_csv_and_jsonl(&dynamo("console_export").await).await;
+    let (_local, app) = dynamo("console_export").await;
+    export_csv_and_jsonl(&app).await;
 }
 
 /// The retention setting: each entry's `expiresAt` is `audit_retention_days` after it.
