@@ -1,6 +1,7 @@
 //! The local server: every route of `ciam_api` on one port, the built SPA, the embedded store,
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 
+pub mod audit_cli;
 mod blob;
 mod outbox;
 mod web;
@@ -56,6 +57,8 @@ pub struct ServeOptions {
     pub oidc_key_version: u32,
     /// The company identity provider for staff sign-in (`--staff-issuer` and the client).
     pub staff_idp: Option<ciam_core::staff::StaffIdp>,
+    /// How long console audit entries are kept, in days (`--audit-retention-days`).
+    pub audit_retention_days: u32,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -267,6 +270,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{local}")),
         oidc_key_version: opts.oidc_key_version.max(1),
         staff_idp: opts.staff_idp.clone(),
+        audit_retention_days: opts.audit_retention_days,
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -356,6 +360,7 @@ mod tests {
             passkey_origins: origins.iter().map(|o| o.to_string()).collect(),
             oidc_key_version: 1,
             staff_idp: None,
+            audit_retention_days: 400,
         };
         (config, opts)
     }

@@ -1,5 +1,6 @@
 //! `ciam`: the whole product on one port, on the embedded store by default.
 
+use ciam_local::audit_cli::{self, ExportArgs};
 use ciam_local::{grant_role, serve, ServeOptions, StoreOptions};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
@@ -66,6 +67,10 @@ enum Command {
         /// Staff sign-in: Ciam's client secret at the company identity provider.
         #[arg(long, env = "CIAM_STAFF_CLIENT_SECRET", hide_env_values = true)]
         staff_client_secret: Option<String>,
+        /// How long the console's audit entries are kept, in days.
+        #[arg(long, env = "CIAM_AUDIT_RETENTION_DAYS", default_value_t = 400,
+              value_parser = clap::value_parser!(u32).range(1..=3650))]
+        audit_retention_days: u32,
     },
     /// Manage roles of existing accounts.
     Admin {
@@ -83,6 +88,23 @@ enum AdminCommand {
         /// viewer, operator or admin.
         #[arg(long, default_value = "admin", value_parser = parse_role)]
         role: ciam_core::console::Role,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// The console's audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Writes the entries of a range of at most 31 days as CSV or JSON Lines (stdout by
+    /// default), a day at a time.
+    Export {
+        #[command(flatten)]
+        args: ExportArgs,
         #[command(flatten)]
         store: StoreOptions,
     },
@@ -116,6 +138,20 @@ async fn main() -> std::process::ExitCode {
                 }
             };
         }
+        Command::Admin {
+            command:
+                AdminCommand::Audit {
+                    command: AuditCommand::Export { args, store },
+                },
+        } => {
+            return match audit_cli::export(&args, &store).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
         Command::Serve {
             addr,
             store,
@@ -129,6 +165,7 @@ async fn main() -> std::process::ExitCode {
             staff_client_id,
             staff_client_secret,
             oidc_key_version,
+            audit_retention_days,
         } => ServeOptions {
             addr,
             store,
@@ -139,6 +176,7 @@ async fn main() -> std::process::ExitCode {
             passkey_rp_id,
             passkey_origins,
             oidc_key_version,
+            audit_retention_days,
             staff_idp: match ciam_core::staff::StaffIdp::from_parts(
                 staff_issuer,
                 staff_client_id,

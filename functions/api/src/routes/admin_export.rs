@@ -27,19 +27,19 @@ pub async fn export(s: &AppState, filter: Filter, format: &str) -> Result<Respon
     let days = plan.days().to_vec();
     let mut first = plan.head();
     if let Some(day) = days.first() {
-        first.push_str(&plan.day(&s.ciam, *day).await?);
+        first.push_str(&plan.day(s.ciam.store.as_ref(), *day).await?);
     }
     let disposition = format!("attachment; filename=\"{}\"", plan.filename());
-    let ciam = s.ciam.clone();
+    let store = s.ciam.store.clone();
     let rest = days.into_iter().skip(1);
     let tail =
-        futures_util::stream::unfold((ciam, plan, rest), |(ciam, plan, mut rest)| async move {
+        futures_util::stream::unfold((store, plan, rest), |(store, plan, mut rest)| async move {
             let day = rest.next()?;
-            let chunk = plan.day(&ciam, day).await.map_err(|e| {
+            let chunk = plan.day(store.as_ref(), day).await.map_err(|e| {
                 tracing::warn!(cause = ?e.cause, "audit export: a day could not be read");
                 std::io::Error::other("the audit export stopped: a day could not be read")
             });
-            Some((chunk.map(bytes::Bytes::from), (ciam, plan, rest)))
+            Some((chunk.map(bytes::Bytes::from), (store, plan, rest)))
         });
     let head = futures_util::stream::once(async move { Ok(bytes::Bytes::from(first)) });
     let body = Body::from_stream(futures_util::StreamExt::chain(head, tail));

@@ -5,7 +5,7 @@
 use super::Operator;
 use crate::error::{Error, Result};
 use crate::{random, Ciam, Reason};
-use ciam_store::{Cond, Item, Key, Query, TxOp};
+use ciam_store::{Cond, Item, Key, Query, Store, TxOp};
 use serde::Serialize;
 
 const DAY: i64 = 86_400;
@@ -166,14 +166,13 @@ pub fn days(f: &Filter) -> Result<Vec<i64>> {
 
 /// The entries of one day that pass the filter, newest first. Round trips: 1 (one query of the
 /// day's partition).
-pub async fn day_entries(ciam: &Ciam, day: i64, f: &Filter) -> Result<Vec<Entry>> {
+pub async fn day_entries(store: &dyn Store, day: i64, f: &Filter) -> Result<Vec<Entry>> {
     let keep = |e: &Entry| {
         let is = |want: &Option<String>, got: &str| want.as_deref().is_none_or(|w| w == got);
         is(&f.actor, &e.actor) && is(&f.target, &e.target) && is(&f.action, &e.action)
     };
     let q = Query::partition(partition(day)).descending();
-    Ok(ciam
-        .store
+    Ok(store
         .query(q)
         .await?
         .iter()
@@ -187,7 +186,7 @@ pub async fn day_entries(ciam: &Ciam, day: i64, f: &Filter) -> Result<Vec<Entry>
 pub async fn list(ciam: &Ciam, f: &Filter) -> Result<Vec<Entry>> {
     let mut out = Vec::new();
     for day in days(f)? {
-        out.extend(day_entries(ciam, day, f).await?);
+        out.extend(day_entries(ciam.store.as_ref(), day, f).await?);
     }
     Ok(out)
 }

@@ -10,7 +10,7 @@
 
 use super::audit::{self, Entry, Filter};
 use crate::error::Result;
-use crate::Ciam;
+use ciam_store::Store;
 
 /// The CSV columns, in order.
 pub const CSV_COLUMNS: [&str; 9] = [
@@ -160,17 +160,17 @@ impl Export {
     }
 
     /// One day's entries, rendered. Round trips: 1.
-    pub async fn day(&self, ciam: &Ciam, day: i64) -> Result<String> {
-        let entries = audit::day_entries(ciam, day, &self.filter).await?;
+    pub async fn day(&self, store: &dyn Store, day: i64) -> Result<String> {
+        let entries = audit::day_entries(store, day, &self.filter).await?;
         Ok(entries.iter().map(|e| render(self.format, e)).collect())
     }
 
     /// The whole export into `out`, a day at a time (the CLI). Round trips: 1 a day.
-    pub async fn write_to(&self, ciam: &Ciam, out: &mut impl std::io::Write) -> Result<()> {
+    pub async fn write_to(&self, store: &dyn Store, out: &mut impl std::io::Write) -> Result<()> {
         let io = |e: std::io::Error| crate::Error::internal(format!("writing the export: {e}"));
         out.write_all(self.head().as_bytes()).map_err(io)?;
         for day in &self.days {
-            out.write_all(self.day(ciam, *day).await?.as_bytes())
+            out.write_all(self.day(store, *day).await?.as_bytes())
                 .map_err(io)?;
         }
         out.flush().map_err(io)
