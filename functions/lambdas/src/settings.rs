@@ -48,6 +48,9 @@ pub struct Settings {
     /// `CIAM_PASSKEY_ORIGINS`: comma-separated origins a ceremony may come from besides the
     /// public URL's own.
     pub passkey_origins: Vec<String>,
+    /// `CIAM_AUDIT_RETENTION_DAYS`: how long console audit entries are kept (1 to 3650 days;
+    /// unset keeps 400).
+    pub audit_retention_days: Option<u32>,
 }
 
 /// The staff identity provider's client, without its secret.
@@ -147,6 +150,14 @@ impl Settings {
                 "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS is set without CIAM_OIDC_KMS_KEY_ID".into(),
             );
         }
+        let audit_retention_days = present("CIAM_AUDIT_RETENTION_DAYS")
+            .map(|v| {
+                v.parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=3650).contains(n))
+                    .ok_or("CIAM_AUDIT_RETENTION_DAYS must be a whole number from 1 to 3650")
+            })
+            .transpose()?;
         let public_url = present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned());
         let passkey_rp_id = present("CIAM_PASSKEY_RP_ID");
         let passkey_origins = list("CIAM_PASSKEY_ORIGINS");
@@ -181,6 +192,7 @@ impl Settings {
             origin_secret_arn: present("CIAM_ORIGIN_SECRET_ARN"),
             passkey_rp_id,
             passkey_origins,
+            audit_retention_days,
         })
     }
 }
@@ -327,6 +339,22 @@ mod tests {
         for bad in ["0", "-1", "two"] {
             let err = with(bad).unwrap_err();
             assert!(err.contains("CIAM_OIDC_KEY_VERSION"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_audit_retention_is_a_whole_number_of_days() {
+        let base = [("CIAM_TABLE", "t")];
+        assert_eq!(settings(&base).unwrap().audit_retention_days, None);
+        let with = |v: &str| {
+            let mut vars = base.to_vec();
+            vars.push(("CIAM_AUDIT_RETENTION_DAYS", v));
+            settings(&vars)
+        };
+        assert_eq!(with("90").unwrap().audit_retention_days, Some(90));
+        for bad in ["0", "-1", "3651", "a year"] {
+            let err = with(bad).unwrap_err();
+            assert!(err.contains("CIAM_AUDIT_RETENTION_DAYS"), "{bad}: {err}");
         }
     }
 

@@ -2,6 +2,7 @@
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 
 pub mod admin_cli;
+pub mod audit_cli;
 mod blob;
 mod outbox;
 mod web;
@@ -61,6 +62,8 @@ pub struct ServeOptions {
     pub staff_idp: Option<ciam_core::staff::StaffIdp>,
     /// The provider's `acr` values that mean a second factor (`--staff-mfa-acr`).
     pub staff_mfa_acr: Vec<String>,
+    /// How long console audit entries are kept, in days (`--audit-retention-days`).
+    pub audit_retention_days: u32,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -279,6 +282,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .map(|a| a.trim().to_owned())
             .filter(|a| !a.is_empty())
             .collect(),
+        audit_retention_days: opts.audit_retention_days,
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -370,6 +374,7 @@ mod tests {
             oidc_key_version: 1,
             staff_idp: None,
             staff_mfa_acr: Vec::new(),
+            audit_retention_days: 400,
         };
         (config, opts)
     }

@@ -1,6 +1,7 @@
 //! `ciam`: the whole product on one port, on the embedded store by default.
 
 use ciam_local::admin_cli::{self, CliAction};
+use ciam_local::audit_cli::{self, ExportArgs};
 use ciam_local::{grant_role, serve, ServeOptions, StoreOptions};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
@@ -79,6 +80,10 @@ enum Command {
             value_delimiter = ','
         )]
         staff_mfa_acr: Vec<String>,
+        /// How long the console's audit entries are kept, in days.
+        #[arg(long, env = "CIAM_AUDIT_RETENTION_DAYS", default_value_t = 400,
+              value_parser = clap::value_parser!(u32).range(1..=3650))]
+        audit_retention_days: u32,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -112,6 +117,11 @@ enum AdminCommand {
         #[command(flatten)]
         store: StoreOptions,
     },
+    /// The console's audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
 }
 
 /// An account action's arguments: whom, why, and the store.
@@ -138,6 +148,18 @@ async fn account_action(action: CliAction, a: AccountArgs) -> std::process::Exit
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Writes the entries of a range of at most 31 days as CSV or JSON Lines (stdout by
+    /// default), a day at a time.
+    Export {
+        #[command(flatten)]
+        args: ExportArgs,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
 }
 
 fn parse_role(s: &str) -> Result<ciam_core::console::Role, String> {
@@ -196,6 +218,20 @@ async fn main() -> std::process::ExitCode {
                 }
             };
         }
+        Command::Admin {
+            command:
+                AdminCommand::Audit {
+                    command: AuditCommand::Export { args, store },
+                },
+        } => {
+            return match audit_cli::export(&args, &store).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
         Command::Serve {
             addr,
             store,
@@ -211,6 +247,7 @@ async fn main() -> std::process::ExitCode {
             staff_client_secret,
             staff_mfa_acr,
             oidc_key_version,
+            audit_retention_days,
         } => ServeOptions {
             staff_mfa_acr,
             addr,
@@ -223,6 +260,7 @@ async fn main() -> std::process::ExitCode {
             passkey_rp_id,
             passkey_origins,
             oidc_key_version,
+            audit_retention_days,
             staff_idp: match ciam_core::staff::StaffIdp::from_parts(
                 staff_issuer,
                 staff_client_id,

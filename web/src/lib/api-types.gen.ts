@@ -140,6 +140,10 @@ export type App = {
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended: boolean;
   createdAt: number;
+  /** While a rotation's overlap runs: when the previous secret stops working (Unix seconds); null otherwise */
+  previousSecretUntil: number | null;
+  /** When the secret was last rotated (Unix seconds); null if never */
+  secretRotatedAt: number | null;
 };
 
 /** An RFC 6749 error of the OpenID Connect protocol endpoints (not the Reason shape: partners' libraries expect this one). */
@@ -891,6 +895,92 @@ export type AdminOverviewResponse = {
   }[];
 };
 
+/** GET /admin/apps: The partner apps */
+export type AdminListAppsResponse = ListAppsResponse;
+
+/** POST /admin/apps: Register a partner app */
+export type AdminCreateAppResponse = {
+  app: App;
+  /** 256 random bits, base64url; shown only here */
+  appSecret: string;
+};
+
+/** The body of POST /admin/apps. */
+export type AdminCreateAppRequest = {
+  name: {
+    "zh-CN": string;
+    "en-US": string;
+  };
+  description?: string;
+  /** https URL */
+  logo?: string;
+  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
+  serviceUrls: string[];
+  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
+  frameOrigins?: string[];
+  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
+  recommended?: boolean;
+  /** why (required; recorded in the audit log) */
+  reason: string;
+};
+
+/** GET /admin/apps/{appId}: One partner app */
+export type AdminGetAppResponse = {
+  app: App;
+  deleteEnds: ("tickets" | "oidcSignIn" | "embeddedSignIn" | "appList" | "consents")[];
+  deleteKeeps: ("oidcAccessTokens" | "recentApps")[];
+};
+
+/** PATCH /admin/apps/{appId}: Change a partner app */
+export type AdminPatchAppResponse = {
+  app: App;
+};
+
+/** The body of PATCH /admin/apps/{appId}. */
+export type AdminPatchAppRequest = {
+  name?: {
+    "zh-CN": string;
+    "en-US": string;
+  };
+  description?: string;
+  /** https URL */
+  logo?: string;
+  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
+  serviceUrls?: string[];
+  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
+  frameOrigins?: string[];
+  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
+  recommended?: boolean;
+  /** why (required; recorded in the audit log) */
+  reason: string;
+};
+
+/** DELETE /admin/apps/{appId}: Remove a partner app */
+export type AdminDeleteAppResponse = AdminUnlockResponse;
+
+/** The body of DELETE /admin/apps/{appId}. */
+export type AdminDeleteAppRequest = {
+  /** why (required; recorded in the audit log) */
+  reason: string;
+};
+
+/** POST /admin/apps/{appId}/secret: Rotate an app's secret */
+export type AdminRotateAppSecretResponse = AdminCreateAppResponse;
+
+/** The body of POST /admin/apps/{appId}/secret. */
+export type AdminRotateAppSecretRequest = {
+  /** why (required; recorded in the audit log) */
+  reason: string;
+  /** when the previous secret stops working, Unix seconds (now < t <= now + 30 days); default now + 24 hours */
+  previousValidUntil?: number;
+};
+
+/** POST /admin/apps/{appId}/retire-previous-secret: End the previous secret now */
+export type AdminRetirePreviousSecretResponse = AdminPatchAppResponse;
+
+/** The body of POST /admin/apps/{appId}/retire-previous-secret. */
+export type AdminRetirePreviousSecretRequest = AdminDeleteAppRequest;
+
 /** Every operation of the document: its method, path, request body and JSON answer. */
 export interface Operations {
   consentContext: { method: "GET"; path: "/auth/consent"; request: undefined; response: ConsentContextResponse };
@@ -976,4 +1066,11 @@ export interface Operations {
   adminAudit: { method: "GET"; path: "/admin/audit"; request: undefined; response: AdminAuditResponse };
   adminDirectory: { method: "GET"; path: "/admin/directory"; request: undefined; response: AdminDirectoryResponse };
   adminOverview: { method: "GET"; path: "/admin/overview"; request: undefined; response: AdminOverviewResponse };
+  adminListApps: { method: "GET"; path: "/admin/apps"; request: undefined; response: AdminListAppsResponse };
+  adminCreateApp: { method: "POST"; path: "/admin/apps"; request: AdminCreateAppRequest; response: AdminCreateAppResponse };
+  adminGetApp: { method: "GET"; path: "/admin/apps/{appId}"; request: undefined; response: AdminGetAppResponse };
+  adminPatchApp: { method: "PATCH"; path: "/admin/apps/{appId}"; request: AdminPatchAppRequest; response: AdminPatchAppResponse };
+  adminDeleteApp: { method: "DELETE"; path: "/admin/apps/{appId}"; request: AdminDeleteAppRequest; response: AdminDeleteAppResponse };
+  adminRotateAppSecret: { method: "POST"; path: "/admin/apps/{appId}/secret"; request: AdminRotateAppSecretRequest; response: AdminRotateAppSecretResponse };
+  adminRetirePreviousSecret: { method: "POST"; path: "/admin/apps/{appId}/retire-previous-secret"; request: AdminRetirePreviousSecretRequest; response: AdminRetirePreviousSecretResponse };
 }

@@ -13,6 +13,8 @@ use crate::route::{route, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Wa
 
 mod account;
 mod admin;
+mod admin_apps;
+mod admin_export;
 mod admin_suspend;
 mod apps;
 mod auth;
@@ -154,6 +156,14 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin_suspend::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
     route!("admin_account_identity",  PUT,    "/admin/accounts/{userId}/identity", admin_suspend::replace_identity, Console(Admin), "adminReplaceIdentity", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
+    // Partner apps in the console (admin_apps.rs): any role reads, admins change (audited).
+    route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),
+    route!("admin_app_create",        POST,   "/admin/apps",             admin_apps::create,       Console(Admin),    "adminCreateApp",   WRITES),
+    route!("admin_app",               GET,    "/admin/apps/{appId}",     admin_apps::get,          Console(Viewer),   "adminGetApp",      WRITES),
+    route!("admin_app_patch",         PATCH,  "/admin/apps/{appId}",     admin_apps::patch,        Console(Admin),    "adminPatchApp",    WRITES),
+    route!("admin_app_delete",        DELETE, "/admin/apps/{appId}",     admin_apps::delete,       Console(Admin),    "adminDeleteApp",   WRITES),
+    route!("admin_app_secret",        POST,   "/admin/apps/{appId}/secret", admin_apps::rotate_secret, Console(Admin), "adminRotateAppSecret", WRITES),
+    route!("admin_app_retire_secret", POST,   "/admin/apps/{appId}/retire-previous-secret", admin_apps::retire_previous_secret, Console(Admin), "adminRetirePreviousSecret", WRITES),
 ];
 
 /// The WebAuthn ceremonies (passkeys.rs): binary `passkeys` (docs/passkeys-design.md §1.4),

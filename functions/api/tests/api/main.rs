@@ -17,6 +17,7 @@ mod codes;
 mod consents;
 mod console;
 mod console_actions;
+mod console_apps;
 mod console_suspend;
 mod conventions;
 mod directory;
