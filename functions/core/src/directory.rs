@@ -176,6 +176,56 @@ pub async fn by_day(ciam: &Ciam, day: &str, after: Option<&str>, limit: usize) -
     page(ciam, q, limit).await
 }
 
+/// What [`backfill`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Backfilled {
+    /// Accounts read (live ones; deactivated accounts have no entries).
+    pub accounts: u64,
+    /// Directory items written (a company entry and a day entry each; no company, no company entry).
+    pub entries: u64,
+}
+
+/// `ciam admin backfill-directory`: writes the directory entries of every live account (for
+/// accounts created before the directory existed), and sets the numbers' account total to the
+/// count. A scan of the user items (`Store::scan_page`), run once by an operator after the
+/// upgrade; never on a request path. Idempotent: entries are derived from the account and put
+/// again as they are. An account registered while it runs has its entries already; the total
+/// may miss the registrations and deactivations made during the scan (run it in a quiet hour).
+/// `progress` is called after each page with the counts so far.
+pub async fn backfill(ciam: &Ciam, mut progress: impl FnMut(Backfilled)) -> Result<Backfilled> {
+    let mut done = Backfilled::default();
+    let mut start = None;
+    loop {
+        let page = ciam.store.scan_page("USER#", "PROFILE", start).await?;
+        for item in &page.items {
+            let Some(user) = User::from_item(item).filter(|u| !u.deactivated) else {
+                continue;
+            };
+            for op in puts(&user) {
+                if let TxOp::Put { item, .. } = op {
+                    ciam.store.put(item, None).await?;
+                    done.entries += 1;
+                }
+            }
+            done.accounts += 1;
+        }
+        progress(done);
+        start = page.next;
+        if start.is_none() {
+            break;
+        }
+    }
+    let total = i64::try_from(done.accounts).unwrap_or(i64::MAX);
+    ciam.store
+        .put(
+            Item::new(crate::numbers::total_key()).with("accounts", total),
+            None,
+        )
+        .await?;
+    Ok(done)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,6 +89,22 @@ async fn ciam(opts: &StoreOptions) -> Result<Ciam, String> {
     })
 }
 
+/// `ciam admin backfill-directory`: the console's directory entries of every account created
+/// before the directory existed, and the numbers' account total (`directory::backfill`: a scan,
+/// run once after the upgrade). Prints progress on stderr.
+pub async fn backfill_directory(opts: &StoreOptions) -> Result<String, String> {
+    let ciam = ciam(opts).await?;
+    let done = ciam_core::directory::backfill(&ciam, |so_far| {
+        eprintln!("backfill-directory: {} accounts so far", so_far.accounts);
+    })
+    .await
+    .map_err(|e| message(&e))?;
+    Ok(format!(
+        "{} accounts, {} directory entries written; the account total is {}",
+        done.accounts, done.entries, done.accounts
+    ))
+}
+
 /// What the command line names an account by: a mail (with `@`), a phone number, else a user id.
 fn lookup(who: &str) -> Lookup {
     let who = who.trim();

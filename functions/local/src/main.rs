@@ -117,6 +117,13 @@ enum AdminCommand {
         #[command(flatten)]
         store: StoreOptions,
     },
+    /// Writes the console's directory entries (lists by company and sign-up day) of accounts
+    /// created before the directory existed, and the overview's account total. Scans the
+    /// accounts once: run it once after upgrading (idempotent).
+    BackfillDirectory {
+        #[command(flatten)]
+        store: StoreOptions,
+    },
     /// The console's audit log.
     Audit {
         #[command(subcommand)]
@@ -188,6 +195,20 @@ async fn main() -> std::process::ExitCode {
         Command::Admin {
             command: AdminCommand::ResetTwoFactor(a),
         } => return account_action(CliAction::ResetTwoFactor, a).await,
+        Command::Admin {
+            command: AdminCommand::BackfillDirectory { store },
+        } => {
+            return match admin_cli::backfill_directory(&store).await {
+                Ok(line) => {
+                    println!("{line}");
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
         Command::Admin {
             command: AdminCommand::Roles { store },
         } => {

@@ -205,3 +205,70 @@ async fn an_unknown_account_or_a_missing_reason_fails_and_roles_lists_the_holder
     );
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// `ciam admin backfill-directory`: accounts from before the directory appear in the console's
+/// lists (by company, by sign-up day), a deactivated one does not, the total is set, and running
+/// it again changes nothing.
+#[tokio::test]
+async fn the_directory_backfill_lists_accounts_made_before_it() {
+    let data = temp_dir("backfill");
+    let store = store_in(&data);
+    store.ensure_schema().await.unwrap();
+    let day = 1_800_000_000; // 2027-01-15
+    for (i, company, gone) in [
+        (1, "Acme Robotics", false),
+        (2, "acme tooling", false),
+        (3, "Acme", true),
+        (4, "Beta", false),
+    ] {
+        let user = User {
+            id: format!("{i:032}"),
+            user_name: format!("u{i}"),
+            mail: Some(format!("u{i}@example.com")),
+            company: Some(company.into()),
+            created_at: day + i,
+            deactivated: gone,
+            ..Default::default()
+        };
+        store.put(user.to_item(), None).await.unwrap();
+    }
+    for _ in 0..2 {
+        let out = ciam(&data, &["backfill-directory"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("3 accounts, 6 directory entries written"),
+            "{text}"
+        );
+    }
+    let acme = store
+        .query(Query::partition("DIR#CO#a").prefix("acme"))
+        .await
+        .unwrap();
+    let ids: Vec<_> = acme
+        .iter()
+        .map(|i| i.s("userId").unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, [format!("{:032}", 1), format!("{:032}", 2)]);
+    let on_day = store
+        .query(Query::partition("DIR#DAY#2027-01-15"))
+        .await
+        .unwrap();
+    assert_eq!(
+        on_day.len(),
+        3,
+        "newest first, the deactivated one left out"
+    );
+    assert_eq!(on_day[0].s("userId"), Some(format!("{:032}", 4).as_str()));
+    let total = store
+        .get(&ciam_core::numbers::total_key())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(total.n("accounts"), Some(3));
+    let _ = std::fs::remove_dir_all(data);
+}
