@@ -13,6 +13,7 @@
 #   5. budget check (scripts/budget.mjs)
 #   6. node:test suites: the budget test and the end-to-end suite (real Chromium against
 #      `ciam serve`)                               -> TAP report
+# Steps 1-1b and 3-5 run in two background groups beside step 2 (the longest); 6 runs after all.
 # Every step runs even when an earlier one failed, and the run ends with ONE line summing every
 # test: `all tests: N passed, M failed`. The exit status is non-zero when any step failed.
 # The e2e suite needs /usr/bin/chromium (setup.sh installs it when root) and target/debug/ciam;
@@ -26,14 +27,55 @@ trap 'rm -rf "$work"' EXIT
 failed_steps=()
 started=$(date +%s)
 step() { echo; echo "== $* (at $(($(date +%s) - started)) s)"; }
-fail() { failed_steps+=("$1"); echo "!! step failed: $1" >&2; }
+fail() { failed_steps+=("$1"); echo "$1" >> "$work/failed"; echo "!! step failed: $1" >&2; }
 
-step "cfn-lint (template.yaml, infra/*.yaml) and sam validate --lint"
-.venv/bin/cfn-lint template.yaml infra/*.yaml || fail cfn-lint
-AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 .venv/bin/sam validate --lint -t template.yaml || fail "sam validate"
+# Steps that need neither the Rust build nor each other's results run beside the cargo step (the
+# longest), each group writing its own log, printed when the group is waited for: the infra group
+# (Python and the template) and the web group (Node). The end-to-end suite runs last: it needs the
+# ciam binary and the built web app.
+group() { # group NAME FUNCTION: runs FUNCTION in the background, output to $work/NAME.log
+  ( "$2" ) > "$work/$1.log" 2>&1 &
+  eval "pid_$1=$!"
+}
+await_group() { # await_group NAME: waits for the group and prints its log
+  local pid_var="pid_$1"
+  wait "${!pid_var}" || true
+  cat "$work/$1.log"
+}
 
-step "infra: the transformed template, policies and deploy steps (pytest, emulators from moto)"
-.venv/bin/python -m pytest -q infra/tests --junitxml="$work/pytest.xml" || fail "infra tests"
+infra_group() {
+  step "cfn-lint (template.yaml, infra/*.yaml) and sam validate --lint"
+  .venv/bin/cfn-lint template.yaml infra/*.yaml || fail cfn-lint
+  AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 .venv/bin/sam validate --lint -t template.yaml || fail "sam validate"
+
+  step "infra: the transformed template, policies and deploy steps (pytest, emulators from moto)"
+  .venv/bin/python -m pytest -q infra/tests --junitxml="$work/pytest.xml" || fail "infra tests"
+}
+group infra infra_group
+
+web_group() {
+  step "web: message catalogues (extract, merge, compile; ids present in both languages)"
+  npm run i18n --workspace web -- --check || fail "i18n check"
+
+  step "web: generated API types match docs/openapi.json (drift check)"
+  node web/scripts/gen-api.mjs --check || fail "api types drift"
+
+  step "web: type check (tsc --noEmit)"
+  npm run typecheck --workspace web || fail "tsc"
+
+  step "web: lint (ESLint, import boundaries between features; a warning fails)"
+  npm run lint --workspace web || fail "eslint"
+
+  step "web: unit tests (vitest, jsdom)"
+  (cd web && npx vitest run --reporter=default --reporter=json --outputFile.json="$work/vitest.json") || fail "vitest"
+
+  step "web: build"
+  npm run build --workspace web || fail "web build"
+
+  step "web: size budget (initial JS and CSS per route, gzipped)"
+  node web/scripts/budget.mjs || fail "budget"
+}
+group web web_group
 
 step "cargo fmt --check"
 cargo fmt --all --check || fail "cargo fmt"
@@ -58,26 +100,9 @@ cargo build -p ciam-local --locked --bin ciam || fail "cargo build"
 step "template.yaml, docs/operations.md §2 and infra/routes.json match the route table (ciam-gen --check)"
 cargo run -q --locked -p ciam-gen -- --check || fail "route table drift (npm run gen)"
 
-step "web: message catalogues (extract, merge, compile; ids present in both languages)"
-npm run i18n --workspace web -- --check || fail "i18n check"
+await_group infra
 
-step "web: generated API types match docs/openapi.json (drift check)"
-node web/scripts/gen-api.mjs --check || fail "api types drift"
-
-step "web: type check (tsc --noEmit)"
-npm run typecheck --workspace web || fail "tsc"
-
-step "web: lint (ESLint, import boundaries between features; a warning fails)"
-npm run lint --workspace web || fail "eslint"
-
-step "web: unit tests (vitest, jsdom)"
-(cd web && npx vitest run --reporter=default --reporter=json --outputFile.json="$work/vitest.json") || fail "vitest"
-
-step "web: build"
-npm run build --workspace web || fail "web build"
-
-step "web: size budget (initial JS and CSS per route, gzipped)"
-node web/scripts/budget.mjs || fail "budget"
+await_group web
 
 step "web: node:test suites (budget test; end to end in Chromium against ciam serve)"
 node --test --test-concurrency=1 \
@@ -85,6 +110,8 @@ node --test --test-concurrency=1 \
   --test-reporter=tap --test-reporter-destination="$work/node.tap" \
   web/tests/ || fail "node:test (budget, e2e)"
 
+# Every group's failures (the background groups cannot reach this shell's array).
+mapfile -t failed_steps < <(cat "$work/failed" 2>/dev/null || true)
 if [ ${#failed_steps[@]} -gt 0 ]; then
   echo "failed steps: ${failed_steps[*]}" >&2
 fi
