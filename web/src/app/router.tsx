@@ -20,6 +20,7 @@ const Secure = screen('secure', () => import('../features/personal/secure'));
 const Agreement = screen('agreement', () => import('../features/agreement/agreement'));
 const Logout = screen('logout', () => import('../features/logout/logout'));
 const SignOut = screen('signout', () => import('../features/logout/signout'));
+const Console = screen('admin', () => import('../features/admin/console'));
 
 /** Redirects to the page `to` (config/paths.ts) in the address's language, else the detected one. */
 function Go({ to }: { to: (l: Locale) => string }) {
@@ -127,6 +128,13 @@ const ROUTES: RouteObject[] = [
                   { path: ':doc', element: lazy(<WithMessages bundle="docs"><Agreement /></WithMessages>) },
                   { path: '*', element: <Go to={paths.privacy} /> },
                 ],
+              },
+              {
+                // The operator console: its own chunk and message bundle (the personal one too,
+                // for the fresh-proof dialog it shares with the security centre).
+                path: 'admin',
+                element: <RequireSession />,
+                children: [{ path: '*', element: lazy(<WithMessages bundle="personal"><WithMessages bundle="admin"><Console /></WithMessages></WithMessages>) }],
               },
               { path: 'find/password', element: lazy(<FindPassword />) },
               { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },

@@ -15,4 +15,6 @@ export const paths = {
   logout: (l: Locale) => `/${l}/logout`,
   embeddedSignin: (l: Locale) => `/${l}/embedded/signin`,
   signout: () => '/signout',
+  /** The operator console (features/admin builds its own screens' addresses under it). */
+  admin: (l: Locale) => `/${l}/admin`,
 } as const;

@@ -1,18 +1,18 @@
-// Re-authentication for sensitive changes. The server answers 403 REAUTH_REQUIRED when the last
+// Re-authentication for sensitive changes (the personal centre and the console). The server answers 403 REAUTH_REQUIRED when the last
 // proof of identity is older than 5 minutes; then a small dialog asks for the current password
 // (or, with two-factor on, the authenticator code), POST /auth/totp/verify records a fresh proof,
 // and the action is sent again by itself. Actions are called with skipErrorHandler, so the caller
 // decides what the other errors do.
 import { type FormEvent, useCallback, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Field, type Msg, OtpField } from '../../components/field';
-import { type ApiError, errorText, handleError, type Result } from '../../lib/api';
-import { verifyFresh } from './api';
+import { Field, type Msg, OtpField } from './field';
+import { type ApiError, errorText, handleError, type Result } from '../lib/api';
+import { verifyFresh } from '../lib/account-api';
 import { Dialog } from './dialog';
-import * as v from '../../lib/validate';
-import { atField, withoutEmpty } from '../../lib/proof';
-import { hasReason } from '../../lib/reasons';
-import { usePasskeys } from '../../lib/passkey-gate';
+import * as v from '../lib/validate';
+import { atField, withoutEmpty } from '../lib/proof';
+import { hasReason } from '../lib/reasons';
+import { usePasskeys } from '../lib/passkey-gate';
 
 const m = defineMessages({
   title: { id: 'personal.reauth.heading', defaultMessage: 'Confirm it is you' },
@@ -78,7 +78,7 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
   const withPasskey = async () => {
     setError(null);
     setBusy(true);
-    const out = await (await import('../../lib/passkey')).reauth();
+    const out = await (await import('../lib/passkey')).reauth();
     setBusy(false);
     if (out.ok) return onDone(true);
     form.current?.querySelector('input')?.focus();
