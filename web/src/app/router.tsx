@@ -129,13 +129,9 @@ const ROUTES: RouteObject[] = [
                   { path: '*', element: <Go to={paths.privacy} /> },
                 ],
               },
-              {
-                // The operator console: its own chunk and message bundle (the personal one too,
-                // for the fresh-proof dialog it shares with the security centre).
-                path: 'admin',
-                element: <RequireSession />,
-                children: [{ path: '*', element: lazy(<WithMessages bundle="personal"><WithMessages bundle="admin"><Console /></WithMessages></WithMessages>) }],
-              },
+              // The operator console: one lazy chunk that asks for a session, loads its own
+              // messages and routes its own screens (features/admin/console.tsx).
+              { path: 'admin/*', element: lazy(<Console />) },
               { path: 'find/password', element: lazy(<FindPassword />) },
               { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
               { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },

@@ -15,6 +15,4 @@ export const paths = {
   logout: (l: Locale) => `/${l}/logout`,
   embeddedSignin: (l: Locale) => `/${l}/embedded/signin`,
   signout: () => '/signout',
-  /** The operator console (features/admin builds its own screens' addresses under it). */
-  admin: (l: Locale) => `/${l}/admin`,
 } as const;

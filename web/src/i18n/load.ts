@@ -4,7 +4,7 @@ import type { MessageFormatElement } from 'react-intl';
 import type { Locale } from './locale';
 
 export type Messages = Record<string, MessageFormatElement[]>;
-export type Bundle = 'docs' | 'personal' | 'admin';
+export type Bundle = 'docs' | 'personal';
 
 type Loader = () => Promise<{ default: unknown }>;
 
@@ -14,16 +14,8 @@ const CORE: Record<Locale, Loader> = {
 };
 
 const BUNDLES: Record<Locale, Record<Bundle, Loader>> = {
-  'en-US': {
-    docs: () => import('./compiled/en-US.docs.json'),
-    personal: () => import('./compiled/en-US.personal.json'),
-    admin: () => import('./compiled/en-US.admin.json'),
-  },
-  'zh-CN': {
-    docs: () => import('./compiled/zh-CN.docs.json'),
-    personal: () => import('./compiled/zh-CN.personal.json'),
-    admin: () => import('./compiled/zh-CN.admin.json'),
-  },
+  'en-US': { docs: () => import('./compiled/en-US.docs.json'), personal: () => import('./compiled/en-US.personal.json') },
+  'zh-CN': { docs: () => import('./compiled/zh-CN.docs.json'), personal: () => import('./compiled/zh-CN.personal.json') },
 };
 
 export async function loadMessages(locale: Locale): Promise<Messages> {

@@ -12,8 +12,6 @@ import type {
   LogoutResponse,
   SendCodeRequest,
   SendCodeResponse,
-  VerifyFreshRequest,
-  VerifyFreshResponse,
 } from './api-types.gen';
 
 /** GET /auth/info: the signed-in user (mail and phone masked). */
@@ -33,7 +31,3 @@ export const loginTotp = (body: LoginTotpRequest) => api.post<LoginTotpResponse>
 
 /** POST /auth/unlockCode: the second step with a backup code (errors shown in the modal). */
 export const loginBackupCode = (body: LoginBackupCodeRequest) => api.post<LoginBackupCodeResponse>('/auth/unlockCode', body, SKIP);
-
-/** POST /auth/totp/verify: a fresh proof (password or code) before a sensitive change (the personal
- * centre and the console). */
-export const verifyFresh = (body: VerifyFreshRequest) => api.post<VerifyFreshResponse>('/auth/totp/verify', body, SKIP);

@@ -4,7 +4,7 @@
 // a reason in a dialog; an administrator can replace the bound mail or phone.
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Link, useParams } from 'react-router';
+import { Link } from 'react-router';
 import { ErrorText, type Msg } from '../../components/field';
 import { useTitle } from '../../components/use-title';
 import { When } from '../../components/when';
@@ -90,8 +90,7 @@ export function actionsFor(a: AccountPage): Action[] {
 
 const DANGER: ReadonlySet<Action> = new Set(['suspend', 'end-sessions', 'reset-two-factor', 'reset-passkeys']);
 
-export function Account() {
-  const { userId = '' } = useParams();
+export function Account({ userId }: { userId: string }) {
   const lang = useLang();
   useTitle(m.heading);
   const { loaded, reload } = useLoad(() => getAccount(userId), [userId]);

@@ -4,7 +4,7 @@
 // secret early, and deletes it after reading what deleting ends.
 import { type ReactNode, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { When } from '../../components/when';
 import type { ApiError } from '../../lib/api';
@@ -78,8 +78,7 @@ export function endOf(choice: End, date: string, now = Date.now()): number | nul
   return Number.isFinite(t) && t > now ? Math.floor(t / 1000) : null;
 }
 
-export function AppPage() {
-  const { appId = '' } = useParams();
+export function AppPage({ appId }: { appId: string }) {
   const lang = useLang();
   useTitle(m.heading);
   const { loaded, reload, setLoaded } = useLoad(() => getApp(appId), [appId]);

@@ -4,15 +4,20 @@
 // console role; CONSOLE_MFA_REQUIRED says to turn on two-factor sign-in first; REAUTH_REQUIRED
 // (15 minutes idle, or a change that needs a proof at most 5 minutes old) asks for a fresh proof
 // and tries again. The navigation shows only what the role may do.
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Link, Navigate, NavLink, type RouteObject, useRoutes } from 'react-router';
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import { createIntl, defineMessages, FormattedMessage, type IntlShape, RawIntlProvider, useIntl } from 'react-intl';
+import { Link, Navigate, NavLink, useLocation } from 'react-router';
 import { useReauth } from '../../components/reauth';
+import { WithMessages } from '../../components/with-messages';
+import type { Messages } from '../../i18n/load';
+import type { Locale } from '../../i18n/locale';
 import { paths } from '../../config/paths';
 import { getInfo } from '../../lib/account-api';
 import { type ApiError, handleError, type Result } from '../../lib/api';
 import { hasReason } from '../../lib/reasons';
-import { rememberOrigin } from '../../lib/redirect';
+import { keepQuery, rememberOrigin } from '../../lib/redirect';
+import * as session from '../../lib/session';
+import { common } from '../../i18n/common';
 import { useTitle } from '../../components/use-title';
 import { getMe, type Me, may } from './api';
 import { at, type Console, ConsoleContext, ErrorMessage, useLang } from './context';
@@ -63,17 +68,84 @@ type Gate =
   | { state: 'proof' }
   | { state: 'failed'; error: ApiError };
 
-const ROUTES: RouteObject[] = [
-  { index: true, element: <Overview /> },
-  { path: 'accounts', element: <Accounts /> },
-  { path: 'accounts/:userId', element: <Account /> },
-  { path: 'apps', element: <Apps /> },
-  { path: 'apps/:appId', element: <AppPage /> },
-  { path: 'audit', element: <Audit /> },
-  { path: 'roles', element: <Roles /> },
-];
+/**
+ * The screen of a console address (the part after /{lang}/admin), or null for an unknown one
+ * (it goes to the overview). The console routes its own screens: the app's router only knows
+ * `/{lang}/admin/*`, so the entry chunk carries none of this.
+ */
+export function screenOf(rest: string): ReactNode | null {
+  const [a = '', b, c] = rest.split('/').filter(Boolean);
+  if (c !== undefined) return null;
+  const id = b === undefined ? undefined : decodeURIComponent(b);
+  if (a === '' && id === undefined) return <Overview />;
+  if (a === 'accounts') return id === undefined ? <Accounts /> : <Account key={id} userId={id} />;
+  if (a === 'apps') return id === undefined ? <Apps /> : <AppPage key={id} appId={id} />;
+  if (a === 'audit' && id === undefined) return <Audit />;
+  if (a === 'roles' && id === undefined) return <Roles />;
+  return null;
+}
 
-export default function ConsoleRoot() {
+/** The console's catalogue (src/i18n/compiled/<locale>.admin.json, made by scripts/i18n.mjs). */
+const MESSAGES: Record<Locale, () => Promise<{ default: unknown }>> = {
+  'en-US': () => import('../../i18n/compiled/en-US.admin.json'),
+  'zh-CN': () => import('../../i18n/compiled/zh-CN.admin.json'),
+};
+
+/**
+ * The console's messages, added to the app's: loaded with the chunk, so the app's entry carries
+ * no loader of its own for them (the sign-in budget).
+ */
+function AdminMessages({ children }: { children: ReactNode }) {
+  const outer = useIntl();
+  const lang = useLang();
+  const [intl, setIntl] = useState<IntlShape | null>(null);
+  const [failed, setFailed] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    MESSAGES[lang]().then(
+      (m) => {
+        if (!live) return;
+        const messages = { ...(outer.messages as Messages), ...(m.default as Messages) };
+        setIntl(createIntl({ locale: outer.locale, defaultLocale: outer.defaultLocale, messages, onError: () => {} }));
+      },
+      (e: unknown) => live && setFailed(e ?? new Error('admin messages')),
+    );
+    return () => {
+      live = false;
+    };
+  }, [outer, lang]);
+  // A catalogue that cannot load is the screen's error (the router's error screen, with a retry).
+  if (failed) throw failed;
+  if (!intl)
+    return (
+      <p className="loading" aria-live="polite">
+        {outer.formatMessage(common.loading)}
+      </p>
+    );
+  return <RawIntlProvider value={intl}>{children}</RawIntlProvider>;
+}
+
+/**
+ * The console's chunk. Without a session: sign in, then back here (ciam_origin_url). Its messages,
+ * and the personal ones for the fresh-proof dialog it shares with the security centre.
+ */
+export default function ConsoleChunk() {
+  const { pathname, search, hash } = useLocation();
+  const lang = useLang();
+  if (!session.isLoggedIn()) {
+    rememberOrigin(`${pathname}${search}${hash}`);
+    return <Navigate replace to={`${paths.signin(lang)}${keepQuery(search)}`} state={{ origin: true }} />;
+  }
+  return (
+    <WithMessages bundle="personal">
+      <AdminMessages>
+        <ConsoleRoot />
+      </AdminMessages>
+    </WithMessages>
+  );
+}
+
+export function ConsoleRoot() {
   const lang = useLang();
   const [gate, setGate] = useState<Gate>({ state: 'checking' });
   const [attempt, setAttempt] = useState(0);
@@ -140,8 +212,9 @@ function signIn(e: ApiError) {
 
 function ConsoleScreens() {
   const lang = useLang();
-  const el = useRoutes([...ROUTES, { path: '*', element: <Navigate replace to={at.overview(lang)} /> }]);
-  return <div className="console-main">{el}</div>;
+  const { pathname } = useLocation();
+  const el = screenOf(pathname.replace(/^\/[^/]+\/admin/, ''));
+  return <div className="console-main">{el ?? <Navigate replace to={at.overview(lang)} />}</div>;
 }
 
 function ConsoleBar({ me }: { me: Me }) {

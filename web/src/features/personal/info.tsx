@@ -16,7 +16,7 @@ import { countryOptions, regionName } from '../../lib/countries';
 import { Apps } from './apps';
 import { Avatar } from './avatar';
 import { BindIdentity } from './bind-identity';
-import { LoadState } from '../../components/load-state';
+import { LoadState } from './load-state';
 import { learnName, signedInAs } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { PersonalNav } from './personal-nav';

@@ -11,7 +11,7 @@ import { asLocale } from '../../i18n/locale';
 import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { ChangePassword } from './change-password';
 import { signedInAs } from '../../lib/account-picker';
-import { LoadState } from '../../components/load-state';
+import { LoadState } from './load-state';
 import { Marketing } from './marketing';
 import { learnName } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
