@@ -4,7 +4,7 @@
 // console role; CONSOLE_MFA_REQUIRED says to turn on two-factor sign-in first; REAUTH_REQUIRED
 // (15 minutes idle, or a change that needs a proof at most 5 minutes old) asks for a fresh proof
 // and tries again. The navigation shows only what the role may do.
-import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createIntl, defineMessages, FormattedMessage, type IntlShape, RawIntlProvider, useIntl } from 'react-intl';
 import { Link, Navigate, NavLink, useLocation } from 'react-router';
 import { useReauth } from '../../components/reauth';
@@ -147,6 +147,9 @@ export default function ConsoleChunk() {
 
 export function ConsoleRoot() {
   const lang = useLang();
+  const { pathname, search, hash } = useLocation();
+  const here = useRef('');
+  here.current = `${pathname}${search}${hash}`;
   const [gate, setGate] = useState<Gate>({ state: 'checking' });
   const [attempt, setAttempt] = useState(0);
   // The fresh proof asks for the authenticator code when the operator has one, else the password
@@ -156,7 +159,7 @@ export function ConsoleRoot() {
   const guard = useCallback(
     async <T,>(call: () => Promise<Result<T>>): Promise<Result<T> | null> => {
       const r = await reauth(call);
-      if (r && !r.success && hasReason(r.error, 'AUTHORIZATION_FAILED')) signIn(r.error);
+      if (r && !r.success && hasReason(r.error, 'AUTHORIZATION_FAILED')) signIn(r.error, here.current);
       else if (r && !r.success && hasReason(r.error, 'PERMISSION_DENIED', 'CONSOLE_MFA_REQUIRED')) {
         // A role revoked (or two-factor turned off) while the console is open: the gate says so.
         setGate(hasReason(r.error, 'PERMISSION_DENIED') ? { state: 'noRole' } : { state: 'mfa' });
@@ -174,7 +177,7 @@ export function ConsoleRoot() {
       if (!live) return;
       if (r === null) return setGate({ state: 'proof' });
       if (r.success) return setGate({ state: 'open', me: r.data });
-      if (hasReason(r.error, 'AUTHORIZATION_FAILED')) return signIn(r.error);
+      if (hasReason(r.error, 'AUTHORIZATION_FAILED')) return signIn(r.error, here.current);
       if (hasReason(r.error, 'PERMISSION_DENIED')) return setGate({ state: 'noRole' });
       if (hasReason(r.error, 'CONSOLE_MFA_REQUIRED')) return setGate({ state: 'mfa' });
       setGate({ state: 'failed', error: r.error });
@@ -203,10 +206,9 @@ export function ConsoleRoot() {
   );
 }
 
-/** The session is gone: sign in again, then come back here (ciam_origin_url). */
-function signIn(e: ApiError) {
-  const { pathname, search, hash } = window.location;
-  rememberOrigin(`${pathname}${search}${hash}`);
+/** The session is gone: sign in again, then come back to `here` (ciam_origin_url). */
+function signIn(e: ApiError, here: string) {
+  rememberOrigin(here);
   handleError(e);
 }
 
