@@ -28,6 +28,8 @@ const m = defineMessages({
   company: { id: 'admin.accounts.company', defaultMessage: 'Company name (its beginning)' },
   day: { id: 'admin.accounts.day', defaultMessage: 'Sign-up day' },
   list: { id: 'admin.accounts.listButton', defaultMessage: 'List' },
+  byCompany: { id: 'admin.accounts.byCompany', defaultMessage: 'By company' },
+  byDay: { id: 'admin.accounts.byDay', defaultMessage: 'By sign-up day' },
   none: { id: 'admin.accounts.none', defaultMessage: 'No accounts.' },
   more: { id: 'admin.accounts.more', defaultMessage: 'More' },
   userName: { id: 'admin.accounts.col.userName', defaultMessage: 'Username' },
@@ -231,7 +233,7 @@ function Directory() {
                   setError(null);
                 }}
               />
-              <FormattedMessage {...(k === 'company' ? m.company : m.day)} />
+              <FormattedMessage {...(k === 'company' ? m.byCompany : m.byDay)} />
             </label>
           ))}
         </fieldset>
