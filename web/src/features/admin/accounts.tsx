@@ -12,6 +12,7 @@ import { hasReason } from '../../lib/reasons';
 import { directory, type DirectoryPage, findAccount, type FindBy, type Found } from './api';
 import { at, Section, useConsole, useLang } from './context';
 import { statusNames } from './labels';
+import { TableFrame } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.accounts.heading', defaultMessage: 'Accounts' },
@@ -268,7 +269,7 @@ function Directory() {
             <FormattedMessage {...m.none} />
           </p>
         ) : (
-          <div className="table-wrap">
+          <TableFrame label={intl.formatMessage(m.listCaption)}>
             <table data-testid="directory">
               <caption>{intl.formatMessage(m.listCaption)}</caption>
               <thead>
@@ -298,7 +299,7 @@ function Directory() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         ))}
       {query && next && (
         <button type="button" onClick={() => void load(query, next)} disabled={busy} data-testid="directory-more">

@@ -9,7 +9,7 @@ import { type ApiError, errorText } from '../../lib/api';
 import { type AppDetail, type AppFields, createApp, listApps } from './api';
 import { AppForm, type FieldError } from './app-form';
 import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
-import { ReasonDialog, SecretOnce } from './widgets';
+import { TableFrame, ReasonDialog, SecretOnce } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.apps.heading', defaultMessage: 'Partner apps' },
@@ -87,7 +87,7 @@ export function Apps() {
             <FormattedMessage {...m.none} />
           </p>
         ) : (
-          <div className="table-wrap card">
+          <TableFrame label={intl.formatMessage(m.caption)} className="card">
             <table data-testid="apps">
               <caption>{intl.formatMessage(m.caption)}</caption>
               <thead>
@@ -123,7 +123,7 @@ export function Apps() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         ))}
       {fields && (
         <ReasonDialog

@@ -10,7 +10,7 @@ import { errorText } from '../../lib/api';
 import { type AuditFilter, auditQuery, download, getAudit } from './api';
 import { LoadStatus, useConsole, useLoad } from './context';
 import { named, roleNames } from './labels';
-import { T } from './widgets';
+import { TableFrame, T } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.audit.heading', defaultMessage: 'Audit log' },
@@ -142,7 +142,7 @@ export function Audit() {
             <FormattedMessage {...m.none} />
           </p>
         ) : (
-          <div className="table-wrap card">
+          <TableFrame label={intl.formatMessage(m.caption, { from: filter.from, to: filter.to })} className="card">
             <table data-testid="audit">
               <caption>
                 <FormattedMessage {...m.caption} values={{ from: filter.from, to: filter.to }} />
@@ -197,7 +197,7 @@ export function Audit() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableFrame>
         ))}
     </div>
   );

@@ -4,7 +4,7 @@
 // both themes work; the legend names each series.
 import { useId } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
-import { T } from './widgets';
+import { TableFrame, T } from './widgets';
 
 const m = defineMessages({
   day: { id: 'admin.chart.day', defaultMessage: 'Day' },
@@ -51,9 +51,9 @@ export function DayChart({ title, series, rows, testId }: { title: MessageDescri
   return (
     <figure className="chart card" aria-labelledby={`${id}t`} data-testid={testId}>
       <figcaption>
-        <h3 id={`${id}t`}>
+        <h2 id={`${id}t`}>
           <FormattedMessage {...title} />
-        </h3>
+        </h2>
         <p className="muted">
           <FormattedMessage
             {...m.summary}
@@ -96,7 +96,7 @@ export function DayChart({ title, series, rows, testId }: { title: MessageDescri
         <summary>
           <FormattedMessage {...m.table} />
         </summary>
-        <div className="table-wrap">
+        <TableFrame label={intl.formatMessage(title)}>
           <table>
             <caption>
               <FormattedMessage {...title} />
@@ -130,7 +130,7 @@ export function DayChart({ title, series, rows, testId }: { title: MessageDescri
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       </details>
     </figure>
   );

@@ -110,7 +110,7 @@ describe('the overview', () => {
       expect(c.tagName).toBe('FIGURE');
       expect(c.querySelector('.plot')?.getAttribute('aria-hidden')).toBe('true');
       const table = c.querySelector('table')!;
-      expect(table.querySelector('caption')?.textContent).toBe(c.querySelector('h3')?.textContent);
+      expect(table.querySelector('caption')?.textContent).toBe(c.querySelector('h2')?.textContent);
       expect(table.querySelectorAll('tbody tr')).toHaveLength(30);
     }
     const outcome = charts[2]!;

@@ -14,7 +14,7 @@ import { FindAccount } from './accounts';
 import { type Found, grantRole, type Holder, listRoles, revokeRole, type Role, ROLES } from './api';
 import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { named, roleHints, roleNames } from './labels';
-import { T } from './widgets';
+import { TableFrame, T } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.roles.heading', defaultMessage: 'Console roles' },
@@ -100,7 +100,7 @@ function RolesView() {
               <FormattedMessage {...m.none} />
             </p>
           ) : (
-            <div className="table-wrap">
+            <TableFrame label={intl.formatMessage(m.caption)}>
               <table data-testid="roles">
                 <caption>{intl.formatMessage(m.caption)}</caption>
                 <thead>
@@ -160,7 +160,7 @@ function RolesView() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableFrame>
           ))}
       </Section>
       <FindAccount heading={m.findFirst} onFound={setFound} />

@@ -21,6 +21,18 @@ const m = defineMessages({
   dismiss: { id: 'admin.secret.dismiss', defaultMessage: 'I have copied it' },
 });
 
+/**
+ * A table's frame: it scrolls sideways on a narrow screen, so it is a named region the keyboard
+ * can reach (and scroll with the arrow keys).
+ */
+export function TableFrame({ label, className, children }: { label: string; className?: string; children: ReactNode }) {
+  return (
+    <div className={`table-wrap ${className ?? ''}`.trim()} tabIndex={0} role="region" aria-label={label}>
+      {children}
+    </div>
+  );
+}
+
 /** A message, or a word as the server said it. */
 export function T({ msg }: { msg: MessageDescriptor | string }) {
   return typeof msg === 'string' ? <>{msg}</> : <FormattedMessage {...msg} />;
