@@ -101,6 +101,9 @@ def test_every_role_allows_exactly_the_actions_and_resources_of_the_table(templa
         assert set(AWS_MANAGED) == aws_managed, f"{function}: {aws_managed}"
         allowed, referenced = set(), set()
         for s in statements:
+            if s["Effect"] == "Deny":
+                assert s.get("Sid") == "AuditEntriesAreAppendOnly", f"{function}: unexpected Deny {s}"
+                continue
             assert s["Effect"] == "Allow", f"{function}: only Allow statements are expected"
             assert "NotAction" not in s, f"{function}: NotAction grants too much"
             allowed |= set(as_list(s["Action"]))
@@ -153,3 +156,46 @@ def test_a_role_that_grows_fails_the_table_check(template, transformed, table):
     statements, _ = statements_of(grown, "AuthInfoGetFunction")
     allowed = {a for s in statements for a in as_list(s["Action"])}
     assert allowed != table["AuthInfoGetFunction"][0]
+
+
+AUDIT_DENY = {
+    "Sid": "AuditEntriesAreAppendOnly",
+    "Effect": "Deny",
+    "Action": ["dynamodb:UpdateItem", "dynamodb:DeleteItem"],
+    "Resource": {"Fn::GetAtt": ["Table", "Arn"]},
+    "Condition": {"ForAnyValue:StringLike": {"dynamodb:LeadingKeys": ["AUDIT#*"]}},
+}
+
+
+def test_no_function_can_change_or_delete_an_audit_entry(template, transformed):
+    """Issue 21: the audit log is append-only. Every role that may update or delete items of the
+    table is denied both on the audit partitions (AUDIT#<day>), so no console role, and no bug in
+    a handler, can rewrite who did what; entries leave only by the table's TTL."""
+    writers = 0
+    for function in functions(template):
+        statements, _ = statements_of(transformed, function)
+        allowed = {a for s in statements if s["Effect"] == "Allow" for a in as_list(s["Action"])}
+        denies = [s for s in statements if s["Effect"] == "Deny"]
+        if allowed & {"dynamodb:UpdateItem", "dynamodb:DeleteItem"}:
+            writers += 1
+            assert AUDIT_DENY in denies, f"{function}: may update or delete audit entries"
+        for s in denies:
+            assert s == AUDIT_DENY, f"{function}: {s}"
+    # The console's own functions are among them (they write audit entries with PutItem).
+    assert writers > 40
+    console = [f for f in functions(template) if f.startswith("Admin")]
+    assert console, "no console function in the template"
+    for function in console:
+        statements, _ = statements_of(transformed, function)
+        assert AUDIT_DENY in statements, function
+
+
+def test_the_audit_deny_check_is_not_vacuous(template, transformed):
+    import copy
+
+    grown = copy.deepcopy(transformed)
+    policy = grown["Resources"]["TableWritePolicy"]["Properties"]["PolicyDocument"]
+    policy["Statement"] = [s for s in as_list(policy["Statement"]) if s.get("Sid") != "AuditEntriesAreAppendOnly"]
+    function = next(f for f in functions(template) if f.startswith("Admin"))
+    statements, _ = statements_of(grown, function)
+    assert AUDIT_DENY not in statements

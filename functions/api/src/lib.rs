@@ -34,7 +34,11 @@ pub struct AppState {
 /// Every route under `/ciam/v1` (both tables), with the request-id and fallback layers, and
 /// each route's body limit and sign-in outcome line from its row.
 pub fn router(ciam: Ciam) -> Router {
-    build(ciam, all_routes())
+    let console = ciam.config.console;
+    build(
+        ciam,
+        all_routes().filter(move |r| console || !matches!(r.auth, Auth::Console(_))),
+    )
 }
 
 /// Only the route `id` of `table` (a Lambda serves one route of its binary's table: `ROUTES`

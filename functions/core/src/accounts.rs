@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::lock::locked_error;
 use crate::sessions::{self, same_session, Session};
 use crate::signin::{self, Attempt, SignInRecord};
-use crate::user::{active_user, profile_key, unique_key, username_pk, User, UserInfo};
+use crate::user::{live_user, profile_key, unique_key, username_pk, User, UserInfo};
 use crate::validate::{self, Identity};
 use crate::{codes, password, random, Ciam, LostRace, Purpose, Reason};
 use ciam_store::{Cond, Item, StoreError, TxOp, Update};
@@ -122,8 +122,8 @@ pub struct SignedIn {
     pub expires_at: i64,
 }
 
-/// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one
-/// and a wrong password, each after one argon2 verification and the same single store call
+/// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one,
+/// a suspended one and a wrong password, each after one argon2 verification and the same single store call
 /// (the attempt, `signin::take_attempt`). Round trips: 2 (the attempt, then the success
 /// transaction; or the lock after the last allowed failure).
 pub async fn login_password(
@@ -152,7 +152,7 @@ pub async fn login_password(
     if rec.pwd_hash.is_none() {
         password::verify(pw.to_owned(), None).await?;
         // Only accounts made by staff sign-in have no password; the answer tells them.
-        let staff = active_user(ciam, &rec.user_id)
+        let staff = live_user(ciam, &rec.user_id)
             .await?
             .is_some_and(|u| u.eiam_uid.is_some());
         let base = if staff {
@@ -162,7 +162,8 @@ pub async fn login_password(
         };
         return Err(signin::failed(ciam, &rec, base.into()).await);
     }
-    if !password::verify(pw.to_owned(), rec.pwd_hash.clone()).await? {
+    // A suspended account's right password is answered as a wrong one, after the same hash.
+    if !password::verify(pw.to_owned(), rec.pwd_hash.clone()).await? || rec.suspended {
         return Err(signin::failed(ciam, &rec, Reason::PASSWORD_ERROR.into()).await);
     }
     let reset = rec.reset();
@@ -213,6 +214,11 @@ pub async fn login_code(
         codes::consume(ciam, verified).await?;
         return Err(Error::new(id.not_found_reason()));
     };
+    if rec.suspended {
+        // A suspended account's right code is used up and answered as a wrong one.
+        codes::consume(ciam, verified).await?;
+        return Err(signin::failed(ciam, &rec, Reason::CODE_ERROR.into()).await);
+    }
     let extra = vec![verified.consume, rec.reset()];
     let answer = finish_login(
         ciam,

@@ -36,6 +36,14 @@ pub enum Event {
     TwoFactorResetBySupport,
     /// Support sent a password-reset code to the account's mail or phone.
     ResetCodeSentBySupport,
+    /// Support suspended the account: no sign-in until it is reactivated.
+    SuspendedBySupport,
+    /// Support reactivated the suspended account.
+    ReactivatedBySupport,
+    /// Support removed every passkey of the account.
+    PasskeysResetBySupport,
+    /// Support replaced the account's mail or phone (recovery).
+    IdentityReplacedBySupport,
 }
 
 impl Event {
@@ -57,6 +65,10 @@ impl Event {
             Event::SessionsEndedBySupport => "sessionsEndedBySupport",
             Event::TwoFactorResetBySupport => "twoFactorResetBySupport",
             Event::ResetCodeSentBySupport => "resetCodeSentBySupport",
+            Event::SuspendedBySupport => "suspendedBySupport",
+            Event::ReactivatedBySupport => "reactivatedBySupport",
+            Event::PasskeysResetBySupport => "passkeysResetBySupport",
+            Event::IdentityReplacedBySupport => "identityReplacedBySupport",
         }
     }
 }

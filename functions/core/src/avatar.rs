@@ -213,7 +213,7 @@ pub async fn upload(ciam: &Ciam, s: &Session, body: Vec<u8>) -> Result<String> {
                     }
                 };
                 match current {
-                    Some(u) if u.sess_gen == s.user.sess_gen && !u.deactivated => {
+                    Some(u) if u.sess_gen == s.user.sess_gen && u.usable() => {
                         previous = u.avatar;
                     }
                     _ => {

@@ -90,6 +90,13 @@ pub struct Config {
     pub request_budget: std::time::Duration,
     /// How long the console's audit entries are kept (`expiresAt`), in days.
     pub audit_retention_days: u32,
+    /// Whether the operator console's routes (`/admin/...`) are served: `ciam serve
+    /// --no-console` and the template's `Console=false` leave them out (404).
+    pub console: bool,
+    /// Staff sign-in: the company provider's `acr` values that mean a second factor was used
+    /// (`CIAM_STAFF_MFA_ACR`); its `amr` holding `mfa`, `otp` or `hwk` means so too. Such a staff
+    /// session passes the console's second-factor check (docs/console-design.md §2).
+    pub staff_mfa_acr: Vec<String>,
 }
 
 impl Default for Config {
@@ -105,6 +112,8 @@ impl Default for Config {
             passkey_origins: Vec::new(),
             request_budget: deadline::LOCAL_BUDGET,
             audit_retention_days: 400,
+            console: true,
+            staff_mfa_acr: Vec::new(),
         }
     }
 }

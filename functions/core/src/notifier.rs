@@ -76,6 +76,15 @@ pub enum Notice {
     SessionsEndedBySupport,
     /// Support turned the account's two-factor sign-in off.
     TwoFactorResetBySupport,
+    /// Support suspended the account.
+    SuspendedBySupport,
+    /// Support reactivated the account.
+    ReactivatedBySupport,
+    /// Support removed every passkey of the account.
+    PasskeysResetBySupport,
+    /// Support replaced the account's mail (`mail`) or phone with `new` (masked); told to the
+    /// old address.
+    IdentityReplacedBySupport { mail: bool, new: String },
 }
 
 impl Notice {
@@ -87,6 +96,10 @@ impl Notice {
             Notice::UnlockedBySupport => "unlockedBySupport",
             Notice::SessionsEndedBySupport => "sessionsEndedBySupport",
             Notice::TwoFactorResetBySupport => "twoFactorResetBySupport",
+            Notice::SuspendedBySupport => "suspendedBySupport",
+            Notice::ReactivatedBySupport => "reactivatedBySupport",
+            Notice::PasskeysResetBySupport => "passkeysResetBySupport",
+            Notice::IdentityReplacedBySupport { .. } => "identityReplacedBySupport",
         }
     }
 }
@@ -142,6 +155,36 @@ impl NoticeMessage {
             }
             (Notice::TwoFactorResetBySupport, Lang::EnUs) => {
                 format!("Support turned off two-factor authentication for your Ciam account.{tail}")
+            }
+            (Notice::SuspendedBySupport, Lang::ZhCn) => {
+                format!("客服已暂停您的 Ciam 账号，恢复前无法登录。{tail}")
+            }
+            (Notice::SuspendedBySupport, Lang::EnUs) => {
+                format!("Support suspended your Ciam account: it cannot sign in until it is reactivated.{tail}")
+            }
+            (Notice::ReactivatedBySupport, Lang::ZhCn) => {
+                format!("客服已恢复您的 Ciam 账号，现在可以正常登录。{tail}")
+            }
+            (Notice::ReactivatedBySupport, Lang::EnUs) => {
+                format!("Support reactivated your Ciam account: it can sign in again.{tail}")
+            }
+            (Notice::PasskeysResetBySupport, Lang::ZhCn) => {
+                format!("客服已删除您的 Ciam 账号的全部通行密钥。{tail}")
+            }
+            (Notice::PasskeysResetBySupport, Lang::EnUs) => {
+                format!("Support removed every passkey of your Ciam account.{tail}")
+            }
+            (Notice::IdentityReplacedBySupport { mail: true, new }, Lang::ZhCn) => {
+                format!("客服已将您的 Ciam 账号邮箱更换为 {new}。{tail}")
+            }
+            (Notice::IdentityReplacedBySupport { mail: true, new }, Lang::EnUs) => {
+                format!("Support replaced the e-mail of your Ciam account with {new}.{tail}")
+            }
+            (Notice::IdentityReplacedBySupport { mail: false, new }, Lang::ZhCn) => {
+                format!("客服已将您的 Ciam 账号手机号更换为 {new}。{tail}")
+            }
+            (Notice::IdentityReplacedBySupport { mail: false, new }, Lang::EnUs) => {
+                format!("Support replaced the phone number of your Ciam account with {new}.{tail}")
             }
         }
     }

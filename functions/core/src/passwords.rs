@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::lock::{ensure_unlocked, fail};
 use crate::sessions::{same_session, Session};
 use crate::signin;
-use crate::user::{active_user, profile_key, unique_key, User};
+use crate::user::{live_user, profile_key, unique_key, User};
 use crate::validate::{self, Identity};
 use crate::{audit, codes, password, random, Ciam, LostRace, Purpose, Reason};
 use ciam_store::{Cond, TxOp, Update};
@@ -153,5 +153,5 @@ async fn find_user(ciam: &Ciam, id: &Identity) -> Result<Option<User>> {
     let Some(uid) = owner.s("userId") else {
         return Ok(None);
     };
-    Ok(active_user(ciam, uid).await?)
+    Ok(live_user(ciam, uid).await?)
 }

@@ -224,13 +224,15 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
     let user = User::from_item(&user_item).ok_or_else(|| unauthorized("bad user item"))?;
     let console_at = sess.n("consoleAt");
     let sess = SessionItem::from_item(&sess);
-    if user.deactivated || sess.sess_gen != Some(user.sess_gen) {
+    if !user.usable() || sess.sess_gen != Some(user.sess_gen) {
         return Err(unauthorized("revoked session"));
     }
     let now = ciam.now();
     if !sess.is_live(now) {
         return Err(unauthorized("unknown or expired session"));
     }
+    // The account is active today (the console's numbers): free once counted today.
+    crate::numbers::used(ciam, &user_item).await;
     let created = sess.created_at;
     if now - sess.last_seen >= REFRESH_AFTER {
         let ops = vec![

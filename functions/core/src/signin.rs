@@ -3,8 +3,8 @@
 //! round trips: one conditional update that finds the account AND takes an attempt, then the
 //! success transaction (or, on the last allowed failure, the lock).
 //!
-//! The record copies `pwdHash`, `sessGen`, `enableTotp`, `mail` and `phone` from the user item
-//! (`rec` = 1 marks it). Every transaction that changes one of them on the user item carries
+//! The record copies `pwdHash`, `sessGen`, `enableTotp`, `mail`, `phone` and `suspendedAt` from
+//! the user item (`rec` = 1 marks it). Every transaction that changes one of them on the user item carries
 //! `in_step(&user_after)`, which rewrites the copy on each identity item of the account, so the
 //! two never disagree after a commit. An identity item written before the record existed has no
 //! `rec`: the sign-in then reads the user item (one more round trip, once) and fills the record
@@ -27,12 +27,16 @@
 //! more than a known one (the attempt's condition fails on the absent item, then the budget is
 //! counted): the answers are the same, try by try.
 //!
+//! A suspended account (`suspendedAt`, the console) takes its attempt as any other; the secret is
+//! judged and then refused as a wrong one (the same answer, counted the same way), and the
+//! success transaction's reset refuses it too, should the suspension land in between.
+//!
 //! Each sign-in name has its own budget of attempts; a lock reached through any of them locks
 //! the whole account (docs/data-model.md).
 
 use crate::error::{Error, Result};
 use crate::lock::{LOCK_SECS, MAX_FAILS};
-use crate::user::{active_user, identity_keys, unique_key, User};
+use crate::user::{identity_keys, live_user, unique_key, User};
 use crate::validate::Identity;
 use crate::{Ciam, LostRace, Reason};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
@@ -50,6 +54,8 @@ pub struct SignInRecord {
     pub phone: Option<String>,
     /// Attempts taken since the last success or lock, this one included.
     pub fails: i64,
+    /// Suspended by support (`suspendedAt`): the secret is judged, then refused as a wrong one.
+    pub suspended: bool,
 }
 
 impl SignInRecord {
@@ -66,6 +72,7 @@ impl SignInRecord {
             mail: item.s("mail").map(str::to_owned),
             phone: item.s("phone").map(str::to_owned),
             fails: item.n("fails").unwrap_or(0),
+            suspended: item.n("suspendedAt").is_some(),
         })
     }
 
@@ -79,6 +86,7 @@ impl SignInRecord {
             mail: user.mail.clone(),
             phone: user.phone.clone(),
             fails,
+            suspended: user.suspended_at.is_some(),
         }
     }
 
@@ -92,8 +100,9 @@ impl SignInRecord {
         identity_keys(self.mail.as_deref(), self.phone.as_deref(), Some(&self.key))
     }
 
-    /// The success transaction's reset of the counter (the item must still be this account's:
-    /// a deactivation meanwhile deleted it, and the sign-in is refused).
+    /// The success transaction's reset of the counter (the item must still be this account's
+    /// and not suspended: a deactivation meanwhile deleted it, a suspension marked it, and the
+    /// sign-in is refused).
     pub fn reset(&self) -> TxOp {
         TxOp::Update {
             key: self.key.clone(),
@@ -101,7 +110,9 @@ impl SignInRecord {
                 Update::Set("fails".into(), 0.into()),
                 Update::Remove("lockedUntil".into()),
             ],
-            cond: Some(Cond::eq("userId", self.user_id.as_str())),
+            cond: Some(
+                Cond::eq("userId", self.user_id.as_str()).and(Cond::attr_not_exists("suspendedAt")),
+            ),
         }
     }
 }
@@ -119,6 +130,10 @@ fn record_updates(user: &User) -> Vec<Update> {
         Update::Set("enableTotp".into(), user.enable_totp.into()),
         opt("mail", &user.mail),
         opt("phone", &user.phone),
+        match user.suspended_at {
+            Some(t) => Update::Set("suspendedAt".into(), t.into()),
+            None => Update::Remove("suspendedAt".into()),
+        },
     ]
 }
 
@@ -155,6 +170,7 @@ pub fn new_identity_item(key: Key, user: &User) -> Item {
         .with_opt("pwdHash", user.pwd_hash.clone())
         .with_opt("mail", user.mail.clone())
         .with_opt("phone", user.phone.clone())
+        .with_opt("suspendedAt", user.suspended_at)
 }
 
 /// The outcome of taking an attempt.
@@ -263,7 +279,7 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
     let Some(uid) = item.s("userId") else {
         return unknown(ciam, key, now).await;
     };
-    let Some(user) = active_user(ciam, uid).await? else {
+    let Some(user) = live_user(ciam, uid).await? else {
         return unknown(ciam, key, now).await;
     };
     if let Some(t) = user.locked_until.filter(|t| *t > now) {

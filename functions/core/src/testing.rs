@@ -325,6 +325,15 @@ impl tracing::Subscriber for AskEachThread {
     fn exit(&self, _: &tracing::span::Id) {}
 }
 
+/// The writes registration makes for `user` signing up with `id` (the user item, the identity's
+/// item with its sign-in record, the user name's item and the directory entries), without its
+/// code: for seeding a table with many accounts (the console's benchmark) in a transaction each.
+pub fn account_ops(user: &crate::user::User, id: &crate::validate::Identity) -> Vec<TxOp> {
+    let mut ops = crate::accounts::create_ops(user, id);
+    ops.extend(crate::directory::puts(user));
+    ops
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,8 +31,16 @@ pub fn username_pk(name: &str) -> String {
     format!("USERNAME#{}", crate::validate::username_key(name))
 }
 
-/// The account `user_id`, unless it is gone or deactivated. Round trips: 1.
+/// The account `user_id`, unless it is gone, deactivated or suspended (it may sign in and use
+/// what it signed in to). Round trips: 1.
 pub async fn active_user(ciam: &Ciam, user_id: &str) -> Result<Option<User>, StoreError> {
+    Ok(live_user(ciam, user_id)
+        .await?
+        .filter(|u| u.suspended_at.is_none()))
+}
+
+/// The account `user_id`, unless it is gone or deactivated (a suspended one too). Round trips: 1.
+pub async fn live_user(ciam: &Ciam, user_id: &str) -> Result<Option<User>, StoreError> {
     Ok(ciam
         .store
         .get(&profile_key(user_id))
@@ -69,6 +77,8 @@ pub struct User {
     pub eiam_uid: Option<String>,
     pub enable_totp: bool,
     pub deactivated: bool,
+    /// Suspended by support (the console) since then: no sign-in, no session, no token.
+    pub suspended_at: Option<i64>,
     /// Session generation: sessions stamped with an older one are revoked.
     pub sess_gen: i64,
     /// Consecutive failed verifications (password, codes) since the last success or lock.
@@ -109,6 +119,7 @@ impl User {
             eiam_uid: s("eiamUid"),
             enable_totp: item.bool("enableTotp").unwrap_or(false),
             deactivated: item.s("status") == Some("deactivated"),
+            suspended_at: item.n("suspendedAt"),
             sess_gen: item.n("sessGen").unwrap_or(0),
             fails: item.n("fails").unwrap_or(0),
             locked_until: item.n("lockedUntil"),
@@ -152,6 +163,7 @@ impl User {
                     "active"
                 },
             )
+            .with_opt("suspendedAt", self.suspended_at)
             .with("sessGen", self.sess_gen)
             .with("fails", self.fails)
             .with_opt("lockedUntil", self.locked_until)
@@ -175,6 +187,12 @@ impl User {
             item = item.with(&format!("privacy_{choice}"), *on);
         }
         item
+    }
+
+    /// Whether the account may sign in and use its sessions and tokens: neither deactivated nor
+    /// suspended.
+    pub fn usable(&self) -> bool {
+        !self.deactivated && self.suspended_at.is_none()
     }
 
     pub fn is_admin(&self) -> bool {

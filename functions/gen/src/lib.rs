@@ -331,11 +331,17 @@ fn render_function(f: &Function) -> String {
     let l = &f.lambda;
     let stem = f.stem();
     let mut s = String::new();
+    // The console's functions exist only when the operator wants the console (`Console`).
+    let condition = if matches!(f.auth, Auth::Console(_)) {
+        "    Condition: ConsoleOn\n"
+    } else {
+        ""
+    };
     let _ = write!(
         s,
         "  {stem}Function:
     Type: AWS::Serverless::Function
-    Metadata:
+{condition}    Metadata:
       BuildMethod: rust-cargolambda
       BuildProperties:
         Binary: {binary}
@@ -375,6 +381,9 @@ fn render_function(f: &Function) -> String {
     );
     if l.root_key {
         s.push_str("          CIAM_ROOT_SECRET_ARN: !Ref RootSecret\n");
+    }
+    if !condition.is_empty() {
+        s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
     }
     if l.staff != Staff::None {
         s.push_str("          CIAM_STAFF_ISSUER: !Ref StaffIssuer\n          CIAM_STAFF_CLIENT_ID: !Ref StaffClientId\n");
@@ -421,7 +430,7 @@ fn render_function(f: &Function) -> String {
 
   {stem}Logs:
     Type: AWS::Logs::LogGroup
-    DeletionPolicy: Delete
+{condition}    DeletionPolicy: Delete
     UpdateReplacePolicy: Delete
     Properties:
       RetentionInDays: !Ref LogRetentionDays

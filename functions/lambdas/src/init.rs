@@ -236,7 +236,11 @@ async fn init_with(
     if let Some(v) = settings.oidc_key_version {
         config.oidc_key_version = v;
     }
+    if let Some(days) = settings.audit_retention_days {
+        config.audit_retention_days = days;
+    }
     config.staff_idp = staff_idp;
+    config.staff_mfa_acr = settings.staff_mfa_acr;
     config.passkey_rp_id = settings.passkey_rp_id;
     config.passkey_origins = settings.passkey_origins;
     // The request answers 503 before Lambda would cut it off at the function's timeout.

@@ -33,6 +33,9 @@ pub struct Settings {
     /// `CIAM_STAFF_ISSUER`, `CIAM_STAFF_CLIENT_ID`: staff sign-in through the company identity
     /// provider; both or none.
     pub staff: Option<StaffClient>,
+    /// `CIAM_STAFF_MFA_ACR`: comma-separated `acr` values of the staff provider that mean a
+    /// second factor (a staff session with one passes the console's check).
+    pub staff_mfa_acr: Vec<String>,
     /// `CIAM_STAFF_SECRET_ARN`: the secret `{"clientSecret"}` of that client.
     pub staff_secret_arn: Option<String>,
     /// `CIAM_ORIGIN_SECRET_ARN`: the secret `{"originVerify"}` CloudFront sends; when set, a
@@ -45,6 +48,9 @@ pub struct Settings {
     /// `CIAM_PASSKEY_ORIGINS`: comma-separated origins a ceremony may come from besides the
     /// public URL's own.
     pub passkey_origins: Vec<String>,
+    /// `CIAM_AUDIT_RETENTION_DAYS`: how long console audit entries are kept (1 to 3650 days;
+    /// unset keeps 400).
+    pub audit_retention_days: Option<u32>,
 }
 
 /// The staff identity provider's client, without its secret.
@@ -144,6 +150,14 @@ impl Settings {
                 "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS is set without CIAM_OIDC_KMS_KEY_ID".into(),
             );
         }
+        let audit_retention_days = present("CIAM_AUDIT_RETENTION_DAYS")
+            .map(|v| {
+                v.parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=3650).contains(n))
+                    .ok_or("CIAM_AUDIT_RETENTION_DAYS must be a whole number from 1 to 3650")
+            })
+            .transpose()?;
         let public_url = present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned());
         let passkey_rp_id = present("CIAM_PASSKEY_RP_ID");
         let passkey_origins = list("CIAM_PASSKEY_ORIGINS");
@@ -173,10 +187,12 @@ impl Settings {
             oidc_kms_key_id,
             oidc_kms_previous_key_ids,
             staff,
+            staff_mfa_acr: list("CIAM_STAFF_MFA_ACR"),
             staff_secret_arn,
             origin_secret_arn: present("CIAM_ORIGIN_SECRET_ARN"),
             passkey_rp_id,
             passkey_origins,
+            audit_retention_days,
         })
     }
 }
@@ -323,6 +339,22 @@ mod tests {
         for bad in ["0", "-1", "two"] {
             let err = with(bad).unwrap_err();
             assert!(err.contains("CIAM_OIDC_KEY_VERSION"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_audit_retention_is_a_whole_number_of_days() {
+        let base = [("CIAM_TABLE", "t")];
+        assert_eq!(settings(&base).unwrap().audit_retention_days, None);
+        let with = |v: &str| {
+            let mut vars = base.to_vec();
+            vars.push(("CIAM_AUDIT_RETENTION_DAYS", v));
+            settings(&vars)
+        };
+        assert_eq!(with("90").unwrap().audit_retention_days, Some(90));
+        for bad in ["0", "-1", "3651", "a year"] {
+            let err = with(bad).unwrap_err();
+            assert!(err.contains("CIAM_AUDIT_RETENTION_DAYS"), "{bad}: {err}");
         }
     }
 

@@ -267,7 +267,7 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
     // Codes, notices to an account's old address, and the console's notices of what support
-    // did to an account: the rows say so, and only these eight.
+    // did to an account: the rows say so, and only these twelve.
     let senders: Vec<&str> = all_routes()
         .filter(|r| r.lambda.messages)
         .map(|r| r.id)
@@ -282,7 +282,11 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "admin_account_unlock",
             "admin_account_end_sessions",
             "admin_account_reset_two_factor",
-            "admin_account_send_reset_code"
+            "admin_account_send_reset_code",
+            "admin_account_suspend",
+            "admin_account_reactivate",
+            "admin_account_reset_passkeys",
+            "admin_account_identity"
         ]
     );
     let functions = functions_by_route();

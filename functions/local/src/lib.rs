@@ -1,6 +1,8 @@
 //! The local server: every route of `ciam_api` on one port, the built SPA, the embedded store,
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 
+pub mod admin_cli;
+pub mod audit_cli;
 mod blob;
 mod outbox;
 mod web;
@@ -44,6 +46,8 @@ pub struct ServeOptions {
     pub addr: SocketAddr,
     pub store: StoreOptions,
     pub dev_outbox: bool,
+    /// Serve the operator console's routes (`--no-console` turns them off).
+    pub console: bool,
     pub web_dist: PathBuf,
     pub internal_domains: Option<Vec<String>>,
     /// Where browsers reach this server; `http://<bound address>` when not given.
@@ -56,6 +60,10 @@ pub struct ServeOptions {
     pub oidc_key_version: u32,
     /// The company identity provider for staff sign-in (`--staff-issuer` and the client).
     pub staff_idp: Option<ciam_core::staff::StaffIdp>,
+    /// The provider's `acr` values that mean a second factor (`--staff-mfa-acr`).
+    pub staff_mfa_acr: Vec<String>,
+    /// How long console audit entries are kept, in days (`--audit-retention-days`).
+    pub audit_retention_days: u32,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -267,6 +275,14 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{local}")),
         oidc_key_version: opts.oidc_key_version.max(1),
         staff_idp: opts.staff_idp.clone(),
+        console: opts.console,
+        staff_mfa_acr: opts
+            .staff_mfa_acr
+            .iter()
+            .map(|a| a.trim().to_owned())
+            .filter(|a| !a.is_empty())
+            .collect(),
+        audit_retention_days: opts.audit_retention_days,
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -349,6 +365,7 @@ mod tests {
                 endpoint: None,
             },
             dev_outbox: false,
+            console: true,
             web_dist: PathBuf::from("web/dist"),
             internal_domains: None,
             public_url: Some(public_url.to_owned()),
@@ -356,6 +373,8 @@ mod tests {
             passkey_origins: origins.iter().map(|o| o.to_string()).collect(),
             oidc_key_version: 1,
             staff_idp: None,
+            staff_mfa_acr: Vec::new(),
+            audit_retention_days: 400,
         };
         (config, opts)
     }

@@ -1,5 +1,7 @@
 //! `ciam`: the whole product on one port, on the embedded store by default.
 
+use ciam_local::admin_cli::{self, CliAction};
+use ciam_local::audit_cli::{self, ExportArgs};
 use ciam_local::{grant_role, serve, ServeOptions, StoreOptions};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
@@ -29,6 +31,10 @@ enum Command {
         /// Do not serve GET /ciam/dev/outbox (codes are still printed on the console).
         #[arg(long)]
         no_dev_outbox: bool,
+        /// Leave the operator console out: its routes (/ciam/v1/admin/...) answer 404 and its
+        /// screens say the console is off.
+        #[arg(long, env = "CIAM_NO_CONSOLE")]
+        no_console: bool,
         /// The built web app.
         #[arg(long, default_value = "web/dist", env = "CIAM_WEB_DIST")]
         web_dist: PathBuf,
@@ -66,8 +72,20 @@ enum Command {
         /// Staff sign-in: Ciam's client secret at the company identity provider.
         #[arg(long, env = "CIAM_STAFF_CLIENT_SECRET", hide_env_values = true)]
         staff_client_secret: Option<String>,
+        /// Staff sign-in: the provider's `acr` values that mean a second factor (its `amr`
+        /// holding mfa, otp or hwk means so too); such a staff session enters the console.
+        #[arg(
+            long = "staff-mfa-acr",
+            env = "CIAM_STAFF_MFA_ACR",
+            value_delimiter = ','
+        )]
+        staff_mfa_acr: Vec<String>,
+        /// How long the console's audit entries are kept, in days.
+        #[arg(long, env = "CIAM_AUDIT_RETENTION_DAYS", default_value_t = 400,
+              value_parser = clap::value_parser!(u32).range(1..=3650))]
+        audit_retention_days: u32,
     },
-    /// Manage roles of existing accounts.
+    /// Manage roles of existing accounts and act on them as the console does.
     Admin {
         #[command(subcommand)]
         command: AdminCommand,
@@ -83,6 +101,62 @@ enum AdminCommand {
         /// viewer, operator or admin.
         #[arg(long, default_value = "admin", value_parser = parse_role)]
         role: ciam_core::console::Role,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// Clears the lock and the failure counters of an account (as the console's unlock).
+    Unlock(AccountArgs),
+    /// Suspends an account: no sign-in by any method, its sessions end.
+    Suspend(AccountArgs),
+    /// Lifts an account's suspension.
+    Reactivate(AccountArgs),
+    /// Turns an account's two-factor sign-in off (its sessions end).
+    ResetTwoFactor(AccountArgs),
+    /// Lists who holds a console role.
+    Roles {
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// The console's audit log.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
+}
+
+/// An account action's arguments: whom, why, and the store.
+#[derive(clap::Args)]
+struct AccountArgs {
+    /// The account's mail, phone number or user id.
+    who: String,
+    /// Why (kept in the audit log; required).
+    #[arg(long)]
+    reason: String,
+    #[command(flatten)]
+    store: StoreOptions,
+}
+
+/// Runs `ciam admin <action>`.
+async fn account_action(action: CliAction, a: AccountArgs) -> std::process::ExitCode {
+    match admin_cli::act_on(action, &a.who, &a.reason, &a.store).await {
+        Ok(user_id) => {
+            println!("{}: done for {} ({user_id})", action.name(), a.who);
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("ciam: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Writes the entries of a range of at most 31 days as CSV or JSON Lines (stdout by
+    /// default), a day at a time.
+    Export {
+        #[command(flatten)]
+        args: ExportArgs,
         #[command(flatten)]
         store: StoreOptions,
     },
@@ -103,6 +177,34 @@ async fn main() -> std::process::ExitCode {
     let Cli { command } = Cli::parse();
     let opts = match command {
         Command::Admin {
+            command: AdminCommand::Unlock(a),
+        } => return account_action(CliAction::Unlock, a).await,
+        Command::Admin {
+            command: AdminCommand::Suspend(a),
+        } => return account_action(CliAction::Suspend, a).await,
+        Command::Admin {
+            command: AdminCommand::Reactivate(a),
+        } => return account_action(CliAction::Reactivate, a).await,
+        Command::Admin {
+            command: AdminCommand::ResetTwoFactor(a),
+        } => return account_action(CliAction::ResetTwoFactor, a).await,
+        Command::Admin {
+            command: AdminCommand::Roles { store },
+        } => {
+            return match admin_cli::role_lines(&store).await {
+                Ok(lines) => {
+                    for line in lines {
+                        println!("{line}");
+                    }
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
+        Command::Admin {
             command: AdminCommand::Grant { mail, role, store },
         } => {
             return match grant_role(&mail, role, &store).await {
@@ -116,10 +218,25 @@ async fn main() -> std::process::ExitCode {
                 }
             };
         }
+        Command::Admin {
+            command:
+                AdminCommand::Audit {
+                    command: AuditCommand::Export { args, store },
+                },
+        } => {
+            return match audit_cli::export(&args, &store).await {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
         Command::Serve {
             addr,
             store,
             no_dev_outbox,
+            no_console,
             web_dist,
             internal_domains,
             public_url,
@@ -128,17 +245,22 @@ async fn main() -> std::process::ExitCode {
             staff_issuer,
             staff_client_id,
             staff_client_secret,
+            staff_mfa_acr,
             oidc_key_version,
+            audit_retention_days,
         } => ServeOptions {
+            staff_mfa_acr,
             addr,
             store,
             dev_outbox: !no_dev_outbox,
+            console: !no_console,
             web_dist,
             internal_domains,
             public_url,
             passkey_rp_id,
             passkey_origins,
             oidc_key_version,
+            audit_retention_days,
             staff_idp: match ciam_core::staff::StaffIdp::from_parts(
                 staff_issuer,
                 staff_client_id,

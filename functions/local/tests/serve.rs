@@ -247,6 +247,27 @@ async fn the_dev_outbox_can_be_turned_off() {
 }
 
 #[tokio::test]
+async fn the_console_can_be_turned_off() {
+    for (flags, status) in [(&[][..], 401), (&["--no-console"][..], 404)] {
+        let data = temp_dir("no-console");
+        let server = start(&data, flags).await;
+        for path in ["/ciam/v1/admin/me", "/ciam/v1/admin/overview"] {
+            let res = reqwest::get(format!("{}{path}", server.base))
+                .await
+                .unwrap();
+            assert_eq!(res.status().as_u16(), status, "{flags:?} {path}");
+        }
+        // The customer's API is the same either way.
+        let res = reqwest::get(format!("{}/ciam/v1/version", server.base))
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+        drop(server);
+        let _ = std::fs::remove_dir_all(data);
+    }
+}
+
+#[tokio::test]
 async fn the_secret_key_is_generated_once_and_kept_private() {
     let data = temp_dir("key");
     let first = ciam_local::load_or_create_keys(&data).unwrap();

@@ -225,6 +225,28 @@ pub trait Store: Send + Sync {
     async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError>;
     /// Creates the table or schema when missing.
     async fn ensure_schema(&self) -> Result<(), StoreError>;
+    /// One page of the live items whose sort key is `sk` and whose partition key starts with
+    /// `pk_prefix`, from after `start` (None: the beginning), and where the next page starts
+    /// (None: that was the last). A table scan: only for the operator's one-off maintenance
+    /// commands (`ciam admin backfill-directory`), never on a request path (no function's IAM
+    /// role allows `dynamodb:Scan`). Wrappers that do not pass it on answer `Invalid`.
+    async fn scan_page(
+        &self,
+        pk_prefix: &str,
+        sk: &str,
+        start: Option<Key>,
+    ) -> Result<ScanPage, StoreError> {
+        let _ = (pk_prefix, sk, start);
+        Err(StoreError::Invalid("this store does not scan".into()))
+    }
+}
+
+/// A page of [`Store::scan_page`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScanPage {
+    pub items: Vec<Item>,
+    /// Where the next page starts (`start` of the next call); None after the last page.
+    pub next: Option<Key>,
 }
 
 /// Whether `name` is one of the engines' own attributes (keys, expiry, the token ring), which

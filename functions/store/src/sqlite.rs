@@ -424,6 +424,52 @@ impl Store for SqliteStore {
         self.run(|c, _| c.execute_batch(SCHEMA).map_err(backend))
             .await
     }
+
+    async fn scan_page(
+        &self,
+        pk_prefix: &str,
+        sk: &str,
+        start: Option<Key>,
+    ) -> Result<crate::ScanPage, StoreError> {
+        const PAGE: i64 = 500;
+        let (prefix, sk) = (pk_prefix.to_owned(), sk.to_owned());
+        let after = start.map(|k| k.pk);
+        self.run(move |c, now| {
+            let mut stmt = c
+                .prepare_cached(
+                    "SELECT pk, attrs, expires_at FROM items
+                     WHERE substr(pk, 1, length(?1)) = ?1 AND sk = ?2
+                       AND (expires_at IS NULL OR expires_at > ?3)
+                       AND (?4 IS NULL OR pk > ?4)
+                     ORDER BY pk LIMIT ?5",
+                )
+                .map_err(backend)?;
+            let rows = stmt
+                .query_map(params![prefix, sk, now, after, PAGE], |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<i64>>(2)?,
+                    ))
+                })
+                .map_err(backend)?;
+            let mut items = Vec::new();
+            for row in rows {
+                let (pk, attrs, expires_at) = row.map_err(backend)?;
+                let attrs: Attrs = serde_json::from_str(&attrs).map_err(backend)?;
+                items.push(strip(Item {
+                    key: Key::new(pk, sk.clone()),
+                    attrs,
+                    expires_at,
+                }));
+            }
+            let next = (items.len() as i64 == PAGE)
+                .then(|| items.last().map(|i| i.key.clone()))
+                .flatten();
+            Ok(crate::ScanPage { items, next })
+        })
+        .await
+    }
 }
 
 /// Test support: another connection holding the write lock of the database at `path` until it

@@ -140,6 +140,10 @@ export type App = {
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended: boolean;
   createdAt: number;
+  /** While a rotation's overlap runs: when the previous secret stops working (Unix seconds); null otherwise */
+  previousSecretUntil: number | null;
+  /** When the secret was last rotated (Unix seconds); null if never */
+  secretRotatedAt: number | null;
 };
 
 /** An RFC 6749 error of the OpenID Connect protocol endpoints (not the Reason shape: partners' libraries expect this one). */
@@ -406,7 +410,7 @@ export type RevokeSessionResponse = Ok;
 export type ListActivityResponse = {
   events: {
     at: number;
-    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport";
+    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport";
     device: string | null;
     country: string | null;
     /** the passkey a passkey event is about */
@@ -736,8 +740,10 @@ export type AdminFindAccountResponse = {
     mail: string | null;
     phone: string | null;
     company: string | null;
-    status: "active" | "locked" | "deactivated";
+    status: "active" | "locked" | "suspended" | "deactivated";
     lockedUntil: number | null;
+    /** when support suspended the account (Unix seconds), while it is suspended */
+    suspendedAt: number | null;
     createdAt: number;
     role: string | null;
   };
@@ -750,8 +756,10 @@ export type AdminGetAccountResponse = {
   mail: string | null;
   phone: string | null;
   company: string | null;
-  status: "active" | "locked" | "deactivated";
+  status: "active" | "locked" | "suspended" | "deactivated";
   lockedUntil: number | null;
+  /** when support suspended the account (Unix seconds), while it is suspended */
+  suspendedAt: number | null;
   createdAt: number;
   role: string | null;
   displayName?: string | null;
@@ -806,6 +814,38 @@ export type AdminSendResetCodeResponse = AdminUnlockResponse;
 /** The body of POST /admin/accounts/{userId}/send-reset-code. */
 export type AdminSendResetCodeRequest = AdminRevealRequest;
 
+/** POST /admin/accounts/{userId}/suspend: Suspend an account */
+export type AdminSuspendResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/suspend. */
+export type AdminSuspendRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/reactivate: Reactivate a suspended account */
+export type AdminReactivateResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/reactivate. */
+export type AdminReactivateRequest = AdminRevealRequest;
+
+/** POST /admin/accounts/{userId}/reset-passkeys: Remove every passkey of an account */
+export type AdminResetPasskeysResponse = AdminUnlockResponse;
+
+/** The body of POST /admin/accounts/{userId}/reset-passkeys. */
+export type AdminResetPasskeysRequest = AdminRevealRequest;
+
+/** PUT /admin/accounts/{userId}/identity: Replace the bound mail or phone */
+export type AdminReplaceIdentityResponse = AdminUnlockResponse;
+
+/** The body of PUT /admin/accounts/{userId}/identity. */
+export type AdminReplaceIdentityRequest = {
+  reason: string;
+  /** the new mail (or give `phone`) */
+  mail?: string;
+  /** the new phone number, mainland China (or give `mail`) */
+  phone?: string;
+  /** the phone's country: `CN` (the only one supported) */
+  country?: string;
+};
+
 /** GET /admin/audit: The audit log */
 export type AdminAuditResponse = {
   entries: {
@@ -854,6 +894,92 @@ export type AdminOverviewResponse = {
     deactivations: number;
   }[];
 };
+
+/** GET /admin/apps: The partner apps */
+export type AdminListAppsResponse = ListAppsResponse;
+
+/** POST /admin/apps: Register a partner app */
+export type AdminCreateAppResponse = {
+  app: App;
+  /** 256 random bits, base64url; shown only here */
+  appSecret: string;
+};
+
+/** The body of POST /admin/apps. */
+export type AdminCreateAppRequest = {
+  name: {
+    "zh-CN": string;
+    "en-US": string;
+  };
+  description?: string;
+  /** https URL */
+  logo?: string;
+  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
+  serviceUrls: string[];
+  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
+  frameOrigins?: string[];
+  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
+  recommended?: boolean;
+  /** why (required; recorded in the audit log) */
+  reason: string;
+};
+
+/** GET /admin/apps/{appId}: One partner app */
+export type AdminGetAppResponse = {
+  app: App;
+  deleteEnds: ("tickets" | "oidcSignIn" | "embeddedSignIn" | "appList" | "consents")[];
+  deleteKeeps: ("oidcAccessTokens" | "recentApps")[];
+};
+
+/** PATCH /admin/apps/{appId}: Change a partner app */
+export type AdminPatchAppResponse = {
+  app: App;
+};
+
+/** The body of PATCH /admin/apps/{appId}. */
+export type AdminPatchAppRequest = {
+  name?: {
+    "zh-CN": string;
+    "en-US": string;
+  };
+  description?: string;
+  /** https URL */
+  logo?: string;
+  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
+  serviceUrls?: string[];
+  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
+  frameOrigins?: string[];
+  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
+  recommended?: boolean;
+  /** why (required; recorded in the audit log) */
+  reason: string;
+};
+
+/** DELETE /admin/apps/{appId}: Remove a partner app */
+export type AdminDeleteAppResponse = AdminUnlockResponse;
+
+/** The body of DELETE /admin/apps/{appId}. */
+export type AdminDeleteAppRequest = {
+  /** why (required; recorded in the audit log) */
+  reason: string;
+};
+
+/** POST /admin/apps/{appId}/secret: Rotate an app's secret */
+export type AdminRotateAppSecretResponse = AdminCreateAppResponse;
+
+/** The body of POST /admin/apps/{appId}/secret. */
+export type AdminRotateAppSecretRequest = {
+  /** why (required; recorded in the audit log) */
+  reason: string;
+  /** when the previous secret stops working, Unix seconds (now < t <= now + 30 days); default now + 24 hours */
+  previousValidUntil?: number;
+};
+
+/** POST /admin/apps/{appId}/retire-previous-secret: End the previous secret now */
+export type AdminRetirePreviousSecretResponse = AdminPatchAppResponse;
+
+/** The body of POST /admin/apps/{appId}/retire-previous-secret. */
+export type AdminRetirePreviousSecretRequest = AdminDeleteAppRequest;
 
 /** Every operation of the document: its method, path, request body and JSON answer. */
 export interface Operations {
@@ -933,7 +1059,18 @@ export interface Operations {
   adminEndSessions: { method: "POST"; path: "/admin/accounts/{userId}/end-sessions"; request: AdminEndSessionsRequest; response: AdminEndSessionsResponse };
   adminResetTwoFactor: { method: "POST"; path: "/admin/accounts/{userId}/reset-two-factor"; request: AdminResetTwoFactorRequest; response: AdminResetTwoFactorResponse };
   adminSendResetCode: { method: "POST"; path: "/admin/accounts/{userId}/send-reset-code"; request: AdminSendResetCodeRequest; response: AdminSendResetCodeResponse };
+  adminSuspend: { method: "POST"; path: "/admin/accounts/{userId}/suspend"; request: AdminSuspendRequest; response: AdminSuspendResponse };
+  adminReactivate: { method: "POST"; path: "/admin/accounts/{userId}/reactivate"; request: AdminReactivateRequest; response: AdminReactivateResponse };
+  adminResetPasskeys: { method: "POST"; path: "/admin/accounts/{userId}/reset-passkeys"; request: AdminResetPasskeysRequest; response: AdminResetPasskeysResponse };
+  adminReplaceIdentity: { method: "PUT"; path: "/admin/accounts/{userId}/identity"; request: AdminReplaceIdentityRequest; response: AdminReplaceIdentityResponse };
   adminAudit: { method: "GET"; path: "/admin/audit"; request: undefined; response: AdminAuditResponse };
   adminDirectory: { method: "GET"; path: "/admin/directory"; request: undefined; response: AdminDirectoryResponse };
   adminOverview: { method: "GET"; path: "/admin/overview"; request: undefined; response: AdminOverviewResponse };
+  adminListApps: { method: "GET"; path: "/admin/apps"; request: undefined; response: AdminListAppsResponse };
+  adminCreateApp: { method: "POST"; path: "/admin/apps"; request: AdminCreateAppRequest; response: AdminCreateAppResponse };
+  adminGetApp: { method: "GET"; path: "/admin/apps/{appId}"; request: undefined; response: AdminGetAppResponse };
+  adminPatchApp: { method: "PATCH"; path: "/admin/apps/{appId}"; request: AdminPatchAppRequest; response: AdminPatchAppResponse };
+  adminDeleteApp: { method: "DELETE"; path: "/admin/apps/{appId}"; request: AdminDeleteAppRequest; response: AdminDeleteAppResponse };
+  adminRotateAppSecret: { method: "POST"; path: "/admin/apps/{appId}/secret"; request: AdminRotateAppSecretRequest; response: AdminRotateAppSecretResponse };
+  adminRetirePreviousSecret: { method: "POST"; path: "/admin/apps/{appId}/retire-previous-secret"; request: AdminRetirePreviousSecretRequest; response: AdminRetirePreviousSecretResponse };
 }

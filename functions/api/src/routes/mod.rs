@@ -13,6 +13,9 @@ use crate::route::{route, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Wa
 
 mod account;
 mod admin;
+mod admin_apps;
+mod admin_export;
+mod admin_suspend;
 mod apps;
 mod auth;
 mod avatar;
@@ -148,7 +151,19 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_end_sessions", POST, "/admin/accounts/{userId}/end-sessions", admin::end_sessions, Console(Operator), "adminEndSessions", WRITES.messages()),
     route!("admin_account_reset_two_factor", POST, "/admin/accounts/{userId}/reset-two-factor", admin::reset_two_factor, Console(Operator), "adminResetTwoFactor", WRITES.messages()),
     route!("admin_account_send_reset_code", POST, "/admin/accounts/{userId}/send-reset-code", admin::send_reset_code, Console(Operator), "adminSendResetCode", WRITES.messages()),
+    route!("admin_account_suspend",   POST,   "/admin/accounts/{userId}/suspend", admin_suspend::suspend, Console(Operator), "adminSuspend", WRITES.messages()),
+    route!("admin_account_reactivate", POST,  "/admin/accounts/{userId}/reactivate", admin_suspend::reactivate, Console(Operator), "adminReactivate", WRITES.messages()),
+    route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin_suspend::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
+    route!("admin_account_identity",  PUT,    "/admin/accounts/{userId}/identity", admin_suspend::replace_identity, Console(Admin), "adminReplaceIdentity", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
+    // Partner apps in the console (admin_apps.rs): any role reads, admins change (audited).
+    route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),
+    route!("admin_app_create",        POST,   "/admin/apps",             admin_apps::create,       Console(Admin),    "adminCreateApp",   WRITES),
+    route!("admin_app",               GET,    "/admin/apps/{appId}",     admin_apps::get,          Console(Viewer),   "adminGetApp",      WRITES),
+    route!("admin_app_patch",         PATCH,  "/admin/apps/{appId}",     admin_apps::patch,        Console(Admin),    "adminPatchApp",    WRITES),
+    route!("admin_app_delete",        DELETE, "/admin/apps/{appId}",     admin_apps::delete,       Console(Admin),    "adminDeleteApp",   WRITES),
+    route!("admin_app_secret",        POST,   "/admin/apps/{appId}/secret", admin_apps::rotate_secret, Console(Admin), "adminRotateAppSecret", WRITES),
+    route!("admin_app_retire_secret", POST,   "/admin/apps/{appId}/retire-previous-secret", admin_apps::retire_previous_secret, Console(Admin), "adminRetirePreviousSecret", WRITES),
 ];
 
 /// The WebAuthn ceremonies (passkeys.rs): binary `passkeys` (docs/passkeys-design.md §1.4),

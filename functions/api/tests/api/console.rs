@@ -77,14 +77,16 @@ fn console_rows() -> Vec<(&'static ciam_api::RouteDef, Role)> {
         .collect()
 }
 
-/// The request a row is walked with: its path with `target` as the user id, a valid query and
-/// body.
+/// The request a row is walked with: its path with `target` as the user id and `apps.0` as the
+/// app id (`apps.1` for deleting one), a valid query and body.
 fn walk_request(
     r: &ciam_api::RouteDef,
     target: &str,
     day: &str,
+    apps: (&str, &str),
 ) -> (Method, String, Option<Value>) {
-    let mut p = r.path.replace("{userId}", target);
+    let app = if r.method == "DELETE" { apps.1 } else { apps.0 };
+    let mut p = r.path.replace("{userId}", target).replace("{appId}", app);
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={target}")),
         "/admin/audit" => p.push_str(&format!("?from={day}&to={day}")),
@@ -93,7 +95,17 @@ fn walk_request(
     }
     let body = match (r.method, r.path) {
         ("PUT", "/admin/roles/{userId}") => Some(json!({ "role": "viewer" })),
-        ("POST", _) => Some(json!({ "reason": "the role walk" })),
+        ("PUT", "/admin/accounts/{userId}/identity") => {
+            Some(json!({ "reason": "the role walk", "mail": "walked@example.com" }))
+        }
+        ("POST", "/admin/apps") => Some(json!({
+            "name": { "zh-CN": "漫步", "en-US": "Walk" },
+            "serviceUrls": ["https://walk.example.com/cb"],
+            "reason": "the role walk",
+        })),
+        ("POST" | "PATCH", _) | ("DELETE", "/admin/apps/{appId}") => {
+            Some(json!({ "reason": "the role walk" }))
+        }
         _ => None,
     };
     (r.method.parse().expect("method"), p, body)
@@ -114,8 +126,23 @@ async fn walk(app: &TestApp, only: &[&str]) {
         staff.push((role, app.staffer(role.as_str(), Some(role)).await.1));
     }
     let day = app.today();
+    let admin = &staff[2].1;
+    let mut ids = Vec::new();
+    for name in ["Walked", "Deleted"] {
+        let body = json!({
+            "name": { "zh-CN": name, "en-US": name },
+            "serviceUrls": [format!("https://{}.example.com/cb", name.to_lowercase())],
+        });
+        ids.push(
+            app.create_app(admin, &body).await.ok(201)["app"]["appId"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    let apps = (ids[0].as_str(), ids[1].as_str());
     for (r, need) in rows {
-        let (method, p, body) = walk_request(r, &target, &day);
+        let (method, p, body) = walk_request(r, &target, &day, apps);
         let what = format!("{} {} ({need:?})", r.method, r.path);
         let res = app
             .admin_call(method.clone(), &p, None, body.as_ref())
@@ -134,7 +161,7 @@ async fn walk(app: &TestApp, only: &[&str]) {
             // to an account of its own.
             let p = if r.path.ends_with("/send-reset-code") && *role >= need {
                 let (own, _) = app.staffer(&format!("reset{}", role.as_str()), None).await;
-                walk_request(r, &own, &day).1
+                walk_request(r, &own, &day, apps).1
             } else {
                 p.clone()
             };

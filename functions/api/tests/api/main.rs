@@ -17,6 +17,8 @@ mod codes;
 mod consents;
 mod console;
 mod console_actions;
+mod console_apps;
+mod console_suspend;
 mod conventions;
 mod directory;
 mod dynamo;

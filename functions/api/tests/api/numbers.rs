@@ -114,6 +114,46 @@ async fn the_lock_is_counted_once_and_the_refusals_it_causes_as_locked() {
     assert_eq!(numbers(&app).await.days[29].lockouts, 1);
 }
 
+/// Sets the account's `activeDay` back to yesterday, as if it last signed in then and kept its
+/// session (a session outlives a day; moving the clock a day would end this one).
+async fn active_yesterday(app: &TestApp, user_id: &str) {
+    let ops = vec![ciam_store::Update::Set(
+        "activeDay".into(),
+        "2027-01-14".into(),
+    )];
+    app.store
+        .update(&ciam_core::user::profile_key(user_id), ops, None)
+        .await
+        .expect("update");
+}
+
+#[tokio::test]
+async fn a_session_or_access_token_used_on_a_new_day_counts_the_account_active_once() {
+    let app = TestApp::spawn().await;
+    let mail = "kept@example.com";
+    let user_id = app.sign_up("kept", mail).await;
+    let token = app.sign_in(mail, PASSWORD).await;
+    assert_eq!(week(&app).await.n("5a"), Some(1), "the sign-in counted it");
+    // Already counted today: using the session costs no store call for the numbers.
+    app.store.take_calls();
+    app.get_info(&token).await.ok(200);
+    assert_eq!(
+        app.store.take_calls(),
+        [("get_many", 2)],
+        "one read, as before"
+    );
+    active_yesterday(&app, &user_id).await;
+    app.get_info(&token).await.ok(200);
+    app.get_info(&token).await.ok(200);
+    let user = app.user_item(&user_id).await.expect("user");
+    assert_eq!(user.s("activeDay"), Some("2027-01-15"));
+    assert_eq!(
+        week(&app).await.n("5a"),
+        Some(2),
+        "counted once more, not twice"
+    );
+}
+
 #[tokio::test]
 async fn an_account_is_active_once_a_day_and_once_a_month_however_often_it_signs_in() {
     let app = TestApp::spawn().await;

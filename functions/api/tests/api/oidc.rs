@@ -12,24 +12,24 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use tower::ServiceExt;
 
-const CB: &str = "https://factory.example.com/oidc/cb";
+pub(crate) const CB: &str = "https://factory.example.com/oidc/cb";
 const OTHER_CB: &str = "https://factory.example.com/cb?x=1";
 const ISSUER: &str = "http://127.0.0.1:8080/ciam/v1/oidc";
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+pub(crate) const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
 /// A refusal case: its label, the overrides of the valid request, and what is expected.
 type Case<'a> = (&'a str, Vec<(&'a str, Option<&'a str>)>, &'a str);
 
-struct World {
-    app: TestApp,
+pub(crate) struct World {
+    pub(crate) app: TestApp,
     app_id: String,
     secret: String,
-    user: String,
-    user_id: String,
+    pub(crate) user: String,
+    pub(crate) user_id: String,
 }
 
-async fn world_on(app: TestApp) -> World {
+pub(crate) async fn world_on(app: TestApp) -> World {
     let admin = app.admin_token().await;
     let created = app
         .create_app(
@@ -155,7 +155,7 @@ impl World {
     }
 
     /// The whole front channel: request, Allow; answers the code.
-    async fn code(&self) -> String {
+    pub(crate) async fn code(&self) -> String {
         let id = self.request_id(&[]).await;
         let to = self.allow(&id).await.ok(200)["redirect"]
             .as_str()
@@ -170,7 +170,12 @@ impl World {
     }
 
     /// `POST /token` with the client's credentials by Basic.
-    async fn redeem(&self, code: &str, verifier: &str, redirect_uri: &str) -> TestResponse {
+    pub(crate) async fn redeem(
+        &self,
+        code: &str,
+        verifier: &str,
+        redirect_uri: &str,
+    ) -> TestResponse {
         let body = query(&[
             ("grant_type", "authorization_code"),
             ("code", code),
@@ -190,7 +195,7 @@ async fn token(app: &TestApp, basic: Option<&str>, body: &str) -> TestResponse {
     app.call(b.body(Body::from(body.to_owned())).unwrap()).await
 }
 
-async fn userinfo(app: &TestApp, access_token: &str) -> TestResponse {
+pub(crate) async fn userinfo(app: &TestApp, access_token: &str) -> TestResponse {
     get(
         app,
         "/oidc/userinfo",
@@ -200,7 +205,7 @@ async fn userinfo(app: &TestApp, access_token: &str) -> TestResponse {
 }
 
 #[track_caller]
-fn oauth_error(res: &TestResponse, status: u16, error: &str) {
+pub(crate) fn oauth_error(res: &TestResponse, status: u16, error: &str) {
     assert_eq!(res.status.as_u16(), status, "body: {}", res.text);
     assert_eq!(res.json()["error"], error, "body: {}", res.text);
     assert!(res.json()["error_description"].is_string());
@@ -716,6 +721,25 @@ async fn requests_codes_and_access_tokens_expire() {
         .to_str()
         .unwrap()
         .contains(r#"error="invalid_token""#));
+}
+
+#[tokio::test]
+async fn an_access_token_used_on_a_new_day_counts_the_account_active() {
+    let w = world().await;
+    let code = w.code().await;
+    let tokens = w.redeem(&code, VERIFIER, CB).await.ok(200);
+    let access = tokens["access_token"].as_str().unwrap();
+    // As if the account last signed in yesterday and the partner kept its token.
+    let key = ciam_core::user::profile_key(&w.user_id);
+    let ops = vec![ciam_store::Update::Set(
+        "activeDay".into(),
+        "2000-01-01".into(),
+    )];
+    w.app.store.update(&key, ops, None).await.unwrap();
+    userinfo(&w.app, access).await.ok(200);
+    let user = w.app.user_item(&w.user_id).await.unwrap();
+    let today = ciam_core::days::day_of(w.app.now());
+    assert_eq!(user.s("activeDay"), Some(today.as_str()));
 }
 
 #[tokio::test]

@@ -220,10 +220,14 @@ async fn staff_sign_ins_log_success_and_a_refused_code() {
         .await
         .expect("linked");
     let bind = "a-browser-binding-of-enough-length-0123456789";
-    let code =
-        ciam_core::staff::issue_login_code(&app.ciam, &user_id, &ciam_core::staff::bind_hash(bind))
-            .await
-            .expect("a login code");
+    let code = ciam_core::staff::issue_login_code(
+        &app.ciam,
+        &user_id,
+        &ciam_core::staff::bind_hash(bind),
+        false,
+    )
+    .await
+    .expect("a login code");
     log.take(&[]);
     let redeem = |code: String| {
         json_request(

@@ -19,13 +19,13 @@ use std::sync::{Arc, Mutex};
 
 const CLIENT_ID: &str = "ciam";
 const CLIENT_SECRET: &str = "s3cret:&=";
-const STAFF_MAIL: &str = "li.lei@staff.ciam.example";
+pub(crate) const STAFF_MAIL: &str = "li.lei@staff.ciam.example";
 /// The random value the SPA keeps in sessionStorage while the browser is at the provider.
 const BIND: &str = "bind-of-the-browser-that-started-0123456789";
 
 /// What the stand-in provider will say about the next person to sign in.
 #[derive(Clone)]
-struct Person {
+pub(crate) struct Person {
     sub: String,
     email: Option<String>,
     /// Put the mail in the id_token (else only userinfo has it).
@@ -37,7 +37,7 @@ struct Person {
     userinfo_verified: Value,
 }
 
-fn staff(sub: &str, email: &str) -> Person {
+pub(crate) fn staff(sub: &str, email: &str) -> Person {
     Person {
         sub: sub.into(),
         email: Some(email.into()),
@@ -169,7 +169,7 @@ async fn userinfo(State(idp): State<Idp>, headers: HeaderMap) -> Response {
 
 /// The Ciam app with staff sign-in configured, and its stand-in provider.
 pub(crate) struct Staff {
-    app: TestApp,
+    pub(crate) app: TestApp,
     idp: Idp,
 }
 
@@ -255,13 +255,13 @@ impl Staff {
     }
 
     /// A whole staff sign-in up to the SPA's sign-in URL.
-    async fn sign_in_at_idp(&self, person: Person) -> String {
+    pub(crate) async fn sign_in_at_idp(&self, person: Person) -> String {
         let auth = self.start("lang=en-US").await;
         let back = self.consent(&auth, person);
         self.callback(&back).await
     }
 
-    async fn redeem(&self, code: &str) -> TestResponse {
+    pub(crate) async fn redeem(&self, code: &str) -> TestResponse {
         self.redeem_with(code, BIND).await
     }
 
@@ -293,7 +293,7 @@ fn header<'a>(res: &'a TestResponse, name: &str) -> &'a str {
         .unwrap_or("")
 }
 
-fn staff_code(location: &str) -> String {
+pub(crate) fn staff_code(location: &str) -> String {
     let q = location.split_once('?').expect("a query").1;
     form(q)
         .get("staffCode")
@@ -719,4 +719,43 @@ async fn a_discovery_document_with_plain_http_endpoints_is_refused() {
         "{}",
         header(&res, "location")
     );
+}
+
+#[tokio::test]
+async fn a_staff_sign_in_with_the_providers_second_factor_enters_the_console() {
+    let app = TestApp::spawn()
+        .await
+        .configure(|c| c.staff_mfa_acr = vec!["urn:corp:mfa".into()]);
+    let s = Staff::spawn_with(app).await;
+    let token_of = |res: TestResponse| res.ok(200)["token"].as_str().unwrap().to_owned();
+    let plain = s.sign_in_at_idp(staff("E-1", STAFF_MAIL)).await;
+    let plain = token_of(s.redeem(&staff_code(&plain)).await);
+    s.app
+        .grant_role(STAFF_MAIL, ciam_core::console::Role::Operator)
+        .await;
+    s.app
+        .admin_get("/admin/me", &plain)
+        .await
+        .error(403, "CONSOLE_MFA_REQUIRED");
+    for (claim, value, enters) in [
+        ("amr", json!(["pwd", "mfa"]), true),
+        ("amr", json!(["pwd", "otp"]), true),
+        ("amr", json!(["pwd"]), false),
+        ("acr", json!("urn:corp:mfa"), true),
+        ("acr", json!("urn:corp:pwd"), false),
+    ] {
+        let to = s
+            .sign_in_at_idp(Person {
+                tamper: Some((claim, value.clone())),
+                ..staff("E-1", STAFF_MAIL)
+            })
+            .await;
+        let token = token_of(s.redeem(&staff_code(&to)).await);
+        let res = s.app.admin_get("/admin/me", &token).await;
+        if enters {
+            assert_eq!(res.ok(200)["role"], "operator", "{claim}: {value}");
+        } else {
+            res.error(403, "CONSOLE_MFA_REQUIRED");
+        }
+    }
 }

@@ -151,8 +151,9 @@ fn name_keys(n: &Names) -> Vec<Key> {
     keys
 }
 
-fn name_taken(e: &StoreError, first_name_op: usize) -> bool {
-    matches!(e, StoreError::TxCanceled(r) if r.get(first_name_op..).is_some_and(|rest| rest.contains(&ciam_store::CancelReason::ConditionFailed)))
+/// Whether the transaction failed on one of the name items at `names` (a name taken).
+fn name_taken(e: &StoreError, names: std::ops::Range<usize>) -> bool {
+    matches!(e, StoreError::TxCanceled(r) if r.get(names).is_some_and(|rest| rest.contains(&ciam_store::CancelReason::ConditionFailed)))
 }
 
 /// An app and its secret, shown this once.
@@ -167,6 +168,16 @@ pub struct WithSecret {
 /// `POST /app`. Round trips: 1 transaction (the app and its name items).
 pub async fn create(ciam: &Ciam, s: &Session, f: AppFields) -> Result<WithSecret> {
     require_admin(s)?;
+    create_app(ciam, f, |_| None).await
+}
+
+/// Registers an app from unchecked fields; `extra(app id)` may add one write to the same
+/// transaction (the console's audit entry). Round trips: 1 transaction.
+pub(crate) async fn create_app(
+    ciam: &Ciam,
+    f: AppFields,
+    extra: impl FnOnce(&str) -> Option<TxOp>,
+) -> Result<WithSecret> {
     let f = check(f, true)?;
     let (Some(names), Some(urls)) = (f.name, f.service_urls) else {
         return Err(Error::internal("checked fields missing"));
@@ -186,24 +197,27 @@ pub async fn create(ciam: &Ciam, s: &Session, f: AppFields) -> Result<WithSecret
         secret_hash: Some(hash),
         prev_secret_hash: None,
         prev_secret_until: None,
+        secret_rotated_at: None,
         created_at: ciam.now(),
     };
     let mut tx = vec![TxOp::Put {
         item: app.to_item(),
         cond: Some(Cond::NotExists),
     }];
+    let names_at = 1..1 + name_keys(&names).len();
     for k in name_keys(&names) {
         tx.push(TxOp::Put {
             item: Item::new(k).with("appId", app_id.as_str()),
             cond: Some(Cond::NotExists),
         });
     }
+    tx.extend(extra(&app_id));
     match ciam.store.transact(tx).await {
-        Err(e) if name_taken(&e, 1) => return Err(Reason::APPNAME_EXIST.into()),
+        Err(e) if name_taken(&e, names_at) => return Err(Reason::APPNAME_EXIST.into()),
         other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
     }
     Ok(WithSecret {
-        app: app.detail(),
+        app: app.detail(ciam.now()),
         app_secret: Some(secret),
     })
 }
@@ -215,18 +229,21 @@ pub async fn list_all(ciam: &Ciam, s: &Session) -> Result<Vec<AppDetail>> {
         .store
         .query(Query::partition(APPS_PK).prefix("APP#"))
         .await?;
-    Ok(items.iter().map(|i| App::from_item(i).detail()).collect())
+    Ok(items
+        .iter()
+        .map(|i| App::from_item(i).detail(ciam.now()))
+        .collect())
 }
 
 /// `GET /app/{appId}`. Round trips: 1.
 pub async fn get(ciam: &Ciam, s: &Session, app_id: &str) -> Result<AppDetail> {
     require_admin(s)?;
-    Ok(find(ciam, app_id).await?.detail())
+    Ok(find(ciam, app_id).await?.detail(ciam.now()))
 }
 
 /// `PATCH /app/{appId}`: changes the given fields; `rotate` issues a new secret (shown once) and
-/// keeps the previous one working for 24 hours. Round trips: 1 read, 1 write or transaction,
-/// 1 read of the result.
+/// keeps the previous one working for [`PREVIOUS_SECRET_SECS`]. Round trips: 1 read, 1 write or
+/// transaction, 1 read of the result.
 pub async fn update(
     ciam: &Ciam,
     s: &Session,
@@ -236,10 +253,42 @@ pub async fn update(
 ) -> Result<WithSecret> {
     require_admin(s)?;
     let f = check(f, false)?;
+    let until = rotate.then(|| ciam.now() + PREVIOUS_SECRET_SECS);
+    let change = plan(ciam, app_id, f, until).await?;
+    apply(ciam, change, None).await
+}
+
+/// A change of an app, planned from its current item: the updates, the name items' writes, the
+/// fields that differ from the current values and the new secret (when rotating).
+pub(crate) struct Change {
+    pub current: App,
+    ops: Vec<Update>,
+    name_ops: Vec<TxOp>,
+    /// The names of the fields whose value changes (`name`, `serviceUrls`, `secret`, ...).
+    pub changed: Vec<&'static str>,
+    secret: Option<String>,
+}
+
+/// Plans the change of `app_id` by checked fields `f`; `rotate_until`: a new secret, the current
+/// one staying valid until then (a rotation during an overlap makes the current one the previous
+/// one and ends the older one at once). Round trips: 1 read.
+pub(crate) async fn plan(
+    ciam: &Ciam,
+    app_id: &str,
+    f: AppFields,
+    rotate_until: Option<i64>,
+) -> Result<Change> {
     let current = find(ciam, app_id).await?;
     let mut ops = Vec::new();
     let mut name_ops = Vec::new();
+    let mut changed = Vec::new();
+    let mut differs = |name: &'static str, same: bool| {
+        if !same {
+            changed.push(name);
+        }
+    };
     if let Some(n) = &f.name {
+        differs("name", *n == current.name);
         ops.push(Update::Set("name_zh-CN".into(), n.zh_cn.as_str().into()));
         ops.push(Update::Set("name_en-US".into(), n.en_us.as_str().into()));
         let old = name_keys(&current.name);
@@ -257,54 +306,74 @@ pub async fn update(
             });
         }
     }
+    if let Some(v) = f.description {
+        differs("description", v == current.description);
+        ops.push(Update::Set("description".into(), v.into()));
+    }
+    if let Some(v) = f.logo {
+        differs("logo", v == current.logo);
+        ops.push(Update::Set("logo".into(), v.into()));
+    }
     if let Some(urls) = &f.service_urls {
+        differs("serviceUrls", *urls == current.service_urls);
         ops.push(Update::Set("serviceUrls".into(), Value::strings(urls)));
         ops.push(Update::Set("url".into(), urls[0].as_str().into()));
     }
     if let Some(v) = &f.frame_origins {
+        differs("frameOrigins", *v == current.frame_origins);
         ops.push(Update::Set("frameOrigins".into(), Value::strings(v)));
     }
     if let Some(v) = &f.scopes {
+        differs("scopes", *v == current.scopes);
         ops.push(Update::Set("scopes".into(), Value::strings(v)));
     }
-    if let Some(v) = f.description {
-        ops.push(Update::Set("description".into(), v.into()));
-    }
-    if let Some(v) = f.logo {
-        ops.push(Update::Set("logo".into(), v.into()));
-    }
     if let Some(v) = f.recommended {
+        differs("recommended", v == current.recommended);
         ops.push(Update::Set("recommended".into(), v.into()));
     }
     let mut secret = None;
-    if rotate {
+    if let Some(until) = rotate_until {
+        changed.push("secret");
         let (plain, hash) = new_secret(ciam);
         ops.push(Update::Set("secretHash".into(), hash.into()));
+        ops.push(Update::Set("secretRotatedAt".into(), ciam.now().into()));
         if let Some(old) = current.secret_hash.as_deref() {
             ops.push(Update::Set("prevSecretHash".into(), old.into()));
-            ops.push(Update::Set(
-                "prevSecretUntil".into(),
-                (ciam.now() + PREVIOUS_SECRET_SECS).into(),
-            ));
+            ops.push(Update::Set("prevSecretUntil".into(), until.into()));
         }
         secret = Some(plain);
     }
-    if ops.is_empty() {
+    Ok(Change {
+        current,
+        ops,
+        name_ops,
+        changed,
+        secret,
+    })
+}
+
+/// Writes a planned change; `extra` (the console's audit entry) goes into the same transaction.
+/// Without a change nothing is written (and `extra` neither). Round trips: 1 write or
+/// transaction, 1 read of the result.
+pub(crate) async fn apply(ciam: &Ciam, c: Change, extra: Option<TxOp>) -> Result<WithSecret> {
+    if c.ops.is_empty() {
         return Ok(WithSecret {
-            app: current.detail(),
+            app: c.current.detail(ciam.now()),
             app_secret: None,
         });
     }
+    let app_id = c.current.app_id.as_str();
     // The secret seen above must still be the current one, so two rotations cannot both win.
-    let cond = match current.secret_hash.as_deref() {
+    let cond = match c.current.secret_hash.as_deref() {
         Some(h) => Cond::eq("secretHash", h),
         None => Cond::Exists,
     };
     let key = app_key(app_id);
-    let result = if name_ops.is_empty() {
+    let names_at = 1..1 + c.name_ops.len();
+    let result = if c.name_ops.is_empty() && extra.is_none() {
         // With a token: a rotation sent again after a lost answer is recognised as its own,
         // not refused because the secret it replaced is gone (`once`).
-        match crate::once::update(ciam, &key, ops, Some(cond)).await {
+        match crate::once::update(ciam, &key, c.ops, Some(cond)).await {
             Ok(Ok(_)) => Ok(()),
             Ok(Err(_)) => Err(ciam_store::StoreError::ConditionFailed),
             Err(e) => Err(e),
@@ -312,26 +381,33 @@ pub async fn update(
     } else {
         let mut tx = vec![TxOp::Update {
             key: key.clone(),
-            ops,
+            ops: c.ops,
             cond: Some(cond),
         }];
-        tx.extend(name_ops);
+        tx.extend(c.name_ops);
+        tx.extend(extra);
         ciam.store.transact(tx).await
     };
     match result {
         Ok(()) => {}
-        Err(e) if name_taken(&e, 1) => return Err(Reason::APPNAME_EXIST.into()),
+        Err(e) if name_taken(&e, names_at) => return Err(Reason::APPNAME_EXIST.into()),
         other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
     }
     Ok(WithSecret {
-        app: find(ciam, app_id).await?.detail(),
-        app_secret: secret,
+        app: find(ciam, app_id).await?.detail(ciam.now()),
+        app_secret: c.secret,
     })
 }
 
 /// `DELETE /app/{appId}`: the app and its name items. Round trips: 1 read, 1 transaction.
 pub async fn delete(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
     require_admin(s)?;
+    delete_app(ciam, app_id, None).await
+}
+
+/// Deletes the app and its name items; `extra` (the console's audit entry) in the same
+/// transaction. Round trips: 1 read, 1 transaction.
+pub(crate) async fn delete_app(ciam: &Ciam, app_id: &str, extra: Option<TxOp>) -> Result<()> {
     let current = find(ciam, app_id).await?;
     let mut tx = vec![TxOp::Delete {
         key: app_key(app_id),
@@ -340,6 +416,7 @@ pub async fn delete(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
     for k in name_keys(&current.name) {
         tx.push(TxOp::Delete { key: k, cond: None });
     }
+    tx.extend(extra);
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(0) => Err(Reason::APPID_NOT_FOUND.into()),

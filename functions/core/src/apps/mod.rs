@@ -1,7 +1,8 @@
 //! The partner-app registry, managed by admins: `APPS` / `APP#<appId>` (the same items
 //! `GET /app/language/{language}` lists, so its attribute names stay), each name held by an
 //! `APPNAME#<lower name>` / `UNIQUE` item taken in the same transaction. The app secret is shown
-//! once and stored only as a keyed hash; after a rotation the previous one works for 24 hours.
+//! once and stored only as a keyed hash; after a rotation the previous one works for 24 hours
+//! (`/app`) or until the end the console's admin chose (`console::apps`, at most 30 days).
 //!
 //! Here: the app record and what the sign-in flows ask of it (its service URLs, its secret).
 //! `admin`: the registry's management routes; `frame`: the framing policy of the embedded
@@ -11,6 +12,7 @@ mod admin;
 mod frame;
 mod urls;
 
+pub(crate) use admin::{apply, create_app, delete_app, plan};
 pub use admin::{
     check, create, delete, get, list_all, require_admin, update, AppFields, WithSecret,
 };
@@ -110,6 +112,11 @@ pub struct AppDetail {
     pub scopes: Vec<String>,
     pub recommended: bool,
     pub created_at: i64,
+    /// While a rotation's overlap runs: when the previous secret stops working (Unix seconds);
+    /// null otherwise.
+    pub previous_secret_until: Option<i64>,
+    /// When the secret was last rotated (Unix seconds); null if never.
+    pub secret_rotated_at: Option<i64>,
 }
 
 /// A registered app, the item `APPS` / `APP#<appId>` (docs/data-model.md). An attribute that
@@ -131,6 +138,8 @@ pub struct App {
     /// The secret before the last rotation, working until `prev_secret_until`.
     pub prev_secret_hash: Option<String>,
     pub prev_secret_until: Option<i64>,
+    /// When the secret was last rotated.
+    pub secret_rotated_at: Option<i64>,
     pub created_at: i64,
 }
 
@@ -153,6 +162,7 @@ impl App {
             secret_hash: i.s("secretHash").map(str::to_owned),
             prev_secret_hash: i.s("prevSecretHash").map(str::to_owned),
             prev_secret_until: i.n("prevSecretUntil"),
+            secret_rotated_at: i.n("secretRotatedAt"),
             created_at: i.n("createdAt").unwrap_or(0),
         }
     }
@@ -172,6 +182,7 @@ impl App {
             .with_opt("secretHash", self.secret_hash.as_deref())
             .with_opt("prevSecretHash", self.prev_secret_hash.as_deref())
             .with_opt("prevSecretUntil", self.prev_secret_until)
+            .with_opt("secretRotatedAt", self.secret_rotated_at)
             .with("createdAt", self.created_at)
     }
 
@@ -187,8 +198,16 @@ impl App {
         self.name.localized(lang)
     }
 
-    /// What its admin sees (never the secret).
-    pub fn detail(&self) -> AppDetail {
+    /// When the previous secret stops working, while that is after `now`.
+    pub fn previous_live_until(&self, now: i64) -> Option<i64> {
+        self.prev_secret_hash
+            .as_ref()
+            .and(self.prev_secret_until)
+            .filter(|t| *t > now)
+    }
+
+    /// What its admin sees at `now` (never the secret).
+    pub fn detail(&self, now: i64) -> AppDetail {
         AppDetail {
             app_id: self.app_id.clone(),
             name: self.name.clone(),
@@ -199,6 +218,8 @@ impl App {
             scopes: self.scopes.clone(),
             recommended: self.recommended,
             created_at: self.created_at,
+            previous_secret_until: self.previous_live_until(now),
+            secret_rotated_at: self.secret_rotated_at,
         }
     }
 }
@@ -214,7 +235,7 @@ pub fn with_params(url: &str, params: &[(&str, &str)]) -> String {
     format!("{url}{sep}{}", q.finish())
 }
 
-/// Whether `presented` is the app's secret, or its previous one within 24 hours of a rotation.
+/// Whether `presented` is the app's secret, or its previous one before `prevSecretUntil`.
 /// Every comparison always runs, in constant time. During a root key rotation's overlap the
 /// hash under the previous root is accepted too, and a match that only it finds writes the hash
 /// under the current root back (1 conditional write, once per app and hash), so an app in use

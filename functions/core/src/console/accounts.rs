@@ -59,9 +59,11 @@ pub struct Summary {
     pub mail: Option<String>,
     pub phone: Option<String>,
     pub company: Option<String>,
-    /// `active`, `locked` or `deactivated`.
+    /// `active`, `locked`, `suspended` or `deactivated`.
     pub status: &'static str,
     pub locked_until: Option<i64>,
+    /// When support suspended it (Unix seconds), while it is.
+    pub suspended_at: Option<i64>,
     pub created_at: i64,
     pub role: Option<&'static str>,
 }
@@ -88,12 +90,15 @@ fn summary(u: &User, now: i64) -> Summary {
         company: u.company.clone(),
         status: if u.deactivated {
             "deactivated"
+        } else if u.suspended_at.is_some() {
+            "suspended"
         } else if locked.is_some() {
             "locked"
         } else {
             "active"
         },
         locked_until: locked,
+        suspended_at: u.suspended_at,
         created_at: u.created_at,
         role: super::Role::of(u).map(super::Role::as_str),
     }

@@ -1,12 +1,13 @@
 //! An operator's actions on a customer's account (design §5, §8): unlock, end every session,
-//! turn two-factor sign-in off, send a password-reset code. Each needs a reason, writes an
+//! turn two-factor sign-in off, send a password-reset code, suspend and reactivate, remove every
+//! passkey (the last three's writes: `suspend`). Each needs a reason, writes an
 //! audit entry and a security-activity entry on the account (in the same transaction as its
 //! effect where it has one), and tells the customer by a notice (the reset code's own message
 //! is its notice).
 
 use super::accounts::{load, reason_of};
 use super::audit::{Entry, RequestFacts};
-use super::Operator;
+use super::{suspend, Operator};
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
@@ -26,14 +27,23 @@ pub enum Action {
     ResetTwoFactor,
     /// Sends a password-reset code to the mail (else the phone); the operator never sees it.
     SendResetCode,
+    /// Suspends the account (`suspendedAt`): no sign-in by any method, its sessions end.
+    Suspend,
+    /// Lifts a suspension; the failure counters stay as they are.
+    Reactivate,
+    /// Removes every passkey; the sessions end.
+    ResetPasskeys,
 }
 
 impl Action {
-    pub const ALL: [Action; 4] = [
+    pub const ALL: [Action; 7] = [
         Action::Unlock,
         Action::EndSessions,
         Action::ResetTwoFactor,
         Action::SendResetCode,
+        Action::Suspend,
+        Action::Reactivate,
+        Action::ResetPasskeys,
     ];
 
     /// The audit log's action name.
@@ -43,6 +53,9 @@ impl Action {
             Action::EndSessions => "account.endSessions",
             Action::ResetTwoFactor => "account.resetTwoFactor",
             Action::SendResetCode => "account.sendResetCode",
+            Action::Suspend => "account.suspend",
+            Action::Reactivate => "account.reactivate",
+            Action::ResetPasskeys => "account.resetPasskeys",
         }
     }
 
@@ -53,6 +66,9 @@ impl Action {
             Action::EndSessions => Event::SessionsEndedBySupport,
             Action::ResetTwoFactor => Event::TwoFactorResetBySupport,
             Action::SendResetCode => Event::ResetCodeSentBySupport,
+            Action::Suspend => Event::SuspendedBySupport,
+            Action::Reactivate => Event::ReactivatedBySupport,
+            Action::ResetPasskeys => Event::PasskeysResetBySupport,
         }
     }
 
@@ -62,12 +78,15 @@ impl Action {
             Action::EndSessions => Some(Notice::SessionsEndedBySupport),
             Action::ResetTwoFactor => Some(Notice::TwoFactorResetBySupport),
             Action::SendResetCode => None,
+            Action::Suspend => Some(Notice::SuspendedBySupport),
+            Action::Reactivate => Some(Notice::ReactivatedBySupport),
+            Action::ResetPasskeys => Some(Notice::PasskeysResetBySupport),
         }
     }
 }
 
 /// The customer's language for a notice: Chinese for an account in China, else English.
-fn lang_of(user: &User) -> Lang {
+pub(super) fn lang_of(user: &User) -> Lang {
     match user.country.as_deref() {
         Some("CN") | None => Lang::ZhCn,
         Some(_) => Lang::EnUs,
@@ -76,7 +95,7 @@ fn lang_of(user: &User) -> Lang {
 
 /// The user item's update, on the condition that nothing changed it since it was read (a
 /// deactivation bumps `sessGen` too).
-fn user_update(user: &User, ops: Vec<Update>) -> TxOp {
+pub(super) fn user_update(user: &User, ops: Vec<Update>) -> TxOp {
     TxOp::Update {
         key: profile_key(&user.id),
         ops,
@@ -92,8 +111,19 @@ fn clear_lock() -> Vec<Update> {
 }
 
 /// The writes of `action`'s effect on `user` (empty for the reset code, sent on its own), or
-/// `None` when there is nothing to do (two-factor sign-in already off).
-fn effect(action: Action, user: &User) -> Option<Vec<TxOp>> {
+/// `None` when there is nothing to do (two-factor sign-in already off, the account already
+/// suspended or not suspended, no passkey). Round trips: 0; 1 for the passkeys (their query).
+async fn effect(ciam: &Ciam, action: Action, user: &User) -> Result<Option<Vec<TxOp>>> {
+    Ok(match action {
+        Action::Suspend => suspend::suspend(user, ciam.now()),
+        Action::Reactivate => suspend::reactivate(user),
+        Action::ResetPasskeys => suspend::reset_passkeys(ciam, user).await?,
+        _ => plain_effect(action, user),
+    })
+}
+
+/// [`effect`] of the actions that need nothing but the user item.
+fn plain_effect(action: Action, user: &User) -> Option<Vec<TxOp>> {
     Some(match action {
         Action::Unlock => {
             let mut ops = vec![user_update(user, clear_lock())];
@@ -141,13 +171,15 @@ fn effect(action: Action, user: &User) -> Option<Vec<TxOp>> {
             ops
         }
         Action::SendResetCode => Vec::new(),
+        Action::Suspend | Action::Reactivate | Action::ResetPasskeys => return None,
     })
 }
 
 /// `POST /admin/accounts/{userId}/<action>`: does `action` on the live account `user_id` (else
 /// ACCOUNT_NOT_FOUND) for the operator `op` with `reason` (required, at most 500 characters).
-/// Resetting two-factor sign-in that is already off changes nothing but is recorded (detail
-/// `nothing to change`).
+/// Resetting two-factor sign-in that is already off, suspending a suspended account,
+/// reactivating an active one or resetting the passkeys of an account without any changes
+/// nothing but is recorded (detail `nothing to change`).
 /// Round trips: 1 read, 1 transaction (the effect, the audit entry, the activity entry), then
 /// the notice (best effort); the reset code: 1 read, the code's send, 1 transaction.
 pub async fn act(
@@ -172,7 +204,7 @@ pub async fn act(
         let solved = captcha::solved_by_server(ciam)?;
         codes::send(ciam, &to, Purpose::ResetPassword, Some(&solved), lang).await?;
     }
-    let effect = effect(action, &user);
+    let effect = effect(ciam, action, &user).await?;
     let changed = effect.is_some();
     // The operator's act is recorded even when it changed nothing; the customer hears of a
     // change only.

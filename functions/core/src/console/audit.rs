@@ -5,7 +5,7 @@
 use super::Operator;
 use crate::error::{Error, Result};
 use crate::{random, Ciam, Reason};
-use ciam_store::{Cond, Item, Key, Query, TxOp};
+use ciam_store::{Cond, Item, Key, Query, Store, TxOp};
 use serde::Serialize;
 
 const DAY: i64 = 86_400;
@@ -32,9 +32,9 @@ pub struct Entry {
     /// The operator's user id.
     pub actor: String,
     pub actor_role: String,
-    /// e.g. `account.reveal`, `role.grant`, `role.revoke`.
+    /// e.g. `account.reveal`, `role.grant`, `role.revoke`, `app.rotateSecret`.
     pub action: String,
-    /// The account acted on.
+    /// The account or app acted on (a user id, an app id).
     pub target: String,
     pub reason: Option<String>,
     pub detail: Option<String>,
@@ -148,9 +148,9 @@ pub struct Filter {
     pub action: Option<String>,
 }
 
-/// `GET /admin/audit`: the entries of the days `from`..=`to` (at most [`MAX_DAYS`]), newest
-/// first, filtered. Round trips: 1 a day.
-pub async fn list(ciam: &Ciam, f: &Filter) -> Result<Vec<Entry>> {
+/// The days `from`..=`to` of a filter, newest first: at most [`MAX_DAYS`], else
+/// INVALID_PARAMETER on `to` (a wrong date on `from` or `to`).
+pub fn days(f: &Filter) -> Result<Vec<i64>> {
     let from = parse_day("from", &f.from)?;
     let to = parse_day("to", &f.to)?;
     if to < from || to - from >= MAX_DAYS {
@@ -161,21 +161,32 @@ pub async fn list(ciam: &Ciam, f: &Filter) -> Result<Vec<Entry>> {
             "The range is 1 to 31 days",
         ));
     }
+    Ok((from..=to).rev().collect())
+}
+
+/// The entries of one day that pass the filter, newest first. Round trips: 1 (one query of the
+/// day's partition).
+pub async fn day_entries(store: &dyn Store, day: i64, f: &Filter) -> Result<Vec<Entry>> {
     let keep = |e: &Entry| {
         let is = |want: &Option<String>, got: &str| want.as_deref().is_none_or(|w| w == got);
         is(&f.actor, &e.actor) && is(&f.target, &e.target) && is(&f.action, &e.action)
     };
+    let q = Query::partition(partition(day)).descending();
+    Ok(store
+        .query(q)
+        .await?
+        .iter()
+        .map(Entry::from_item)
+        .filter(keep)
+        .collect())
+}
+
+/// `GET /admin/audit`: the entries of the days `from`..=`to` (at most [`MAX_DAYS`]), newest
+/// first, filtered. Round trips: 1 a day.
+pub async fn list(ciam: &Ciam, f: &Filter) -> Result<Vec<Entry>> {
     let mut out = Vec::new();
-    for day in (from..=to).rev() {
-        let q = Query::partition(partition(day)).descending();
-        out.extend(
-            ciam.store
-                .query(q)
-                .await?
-                .iter()
-                .map(Entry::from_item)
-                .filter(keep),
-        );
+    for day in days(f)? {
+        out.extend(day_entries(ciam.store.as_ref(), day, f).await?);
     }
     Ok(out)
 }

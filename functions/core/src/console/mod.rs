@@ -1,11 +1,16 @@
 //! The operator console (docs/console-design.md): the roles, the gate every console route
 //! passes first, the role index ([`roles`]), finding an account and its page ([`accounts`]), the
-//! operator's actions on an account ([`actions`]) and the audit log ([`audit`]).
+//! operator's actions on an account ([`actions`]), the partner apps ([`apps`]), the audit log
+//! ([`audit`]) and its export ([`export`]).
 
 pub mod accounts;
 pub mod actions;
+pub mod apps;
 pub mod audit;
+pub mod export;
+pub mod identity;
 pub mod roles;
+pub mod suspend;
 
 use crate::error::Result;
 use crate::sessions::{self, Session};

@@ -136,7 +136,7 @@ pub async fn set(
     if user_id == op.user.id {
         return Err(not_yourself());
     }
-    let user = crate::user::active_user(ciam, user_id)
+    let user = crate::user::live_user(ciam, user_id)
         .await?
         .ok_or(Reason::ACCOUNT_NOT_FOUND)?;
     let before = Role::of(&user).map(Role::as_str);

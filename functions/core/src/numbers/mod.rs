@@ -306,6 +306,25 @@ pub async fn mark_active(ciam: &Ciam, user_id: &str) {
     record_sign_in(ciam, SignIn::active(user_id)).await;
 }
 
+/// How long counting a token's use may take of its request (best effort, like a sign-in's).
+pub const USE_BUDGET: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// A session or access token of the account whose user item is `user` was used: the account is
+/// active today without signing in (issue 21: "accounts that signed in or whose tokens were
+/// used"). Nothing to do, and no store call, when the item already says today; else the same
+/// counting as a sign-in's success ([`mark_active`]), at most once a day per account. Best
+/// effort within [`USE_BUDGET`].
+pub async fn used(ciam: &Ciam, user: &ciam_store::Item) {
+    let date = today(ciam).date();
+    if user.s(ACTIVE_DAY).is_some_and(|d| d >= date.as_str()) {
+        return;
+    }
+    let Some(user_id) = user.s("userId") else {
+        return;
+    };
+    crate::deadline::within(USE_BUDGET, mark_active(ciam, user_id)).await;
+}
+
 /// What the sign-in outcome layer knows of one finished sign-in.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SignIn<'a> {

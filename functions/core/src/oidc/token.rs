@@ -310,7 +310,7 @@ fn claims(ciam: &Ciam, user: &User, scopes: &[String]) -> Map<String, Json> {
 }
 
 /// `GET|POST /userinfo`: `sub` and the claims the token's scopes allow. An unknown or expired
-/// token, one of an account deactivated or signed out everywhere since, or one whose consent the
+/// token, one of an account deactivated, suspended or signed out everywhere since, or one whose consent the
 /// user revoked (`DELETE /auth/consents/{appId}`) is `invalid_token`.
 /// Round trips: 2 (the token; the user and the consent together).
 pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<Json, OAuthError> {
@@ -332,7 +332,7 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
     let user = got[0]
         .as_ref()
         .and_then(User::from_item)
-        .filter(|u| !u.deactivated && t.gen == Some(u.sess_gen))
+        .filter(|u| u.usable() && t.gen == Some(u.sess_gen))
         .ok_or_else(|| bad("the access token was revoked"))?;
     // The consent must still cover the token, and date from before it (a revocation followed
     // by a new Allow does not revive older tokens).
@@ -342,6 +342,9 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
         .is_some_and(|c| c.covers(scopes) && c.since <= t.created_at)
     {
         return Err(bad("the user revoked the consent"));
+    }
+    if let Some(item) = &got[0] {
+        crate::numbers::used(ciam, item).await;
     }
     let mut m = Map::new();
     m.insert("sub".into(), user.id.clone().into());

@@ -99,13 +99,22 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
 }
 
 /// A one-time login code for the account (60 s, stored as a keyed hash), bound to the browser
-/// that started the sign-in (the state's `bind_hash`). Round trips: 1.
-pub async fn issue_login_code(ciam: &Ciam, user_id: &str, bind_hash: &str) -> Result<String> {
+/// that started the sign-in (the state's `bind_hash`); `mfa` when the provider says a second
+/// factor was used (the session then records it). Round trips: 1.
+pub async fn issue_login_code(
+    ciam: &Ciam,
+    user_id: &str,
+    bind_hash: &str,
+    mfa: bool,
+) -> Result<String> {
     let code = token(ciam);
-    let item = Item::new(login_code_key(ciam, &code))
+    let mut item = Item::new(login_code_key(ciam, &code))
         .with("userId", user_id)
-        .with("bindHash", bind_hash)
-        .expires(ciam.now() + LOGIN_CODE_TTL);
+        .with("bindHash", bind_hash);
+    if mfa {
+        item = item.with("mfa", true);
+    }
+    let item = item.expires(ciam.now() + LOGIN_CODE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
     Ok(code)
 }
@@ -157,7 +166,16 @@ pub async fn redeem(ciam: &Ciam, code: &str, bind: &str, client: &ClientInfo) ->
         ops,
         cond: Some(Cond::Exists),
     });
-    let who = Who::from(&user);
+    // The provider's second factor (its `amr`/`acr`, judged at the callback) is the session's.
+    let amr = if item.bool("mfa") == Some(true) {
+        vec!["mfa"]
+    } else {
+        Vec::new()
+    };
+    let who = Who {
+        amr,
+        ..Who::from(&user)
+    };
     let lost = Reason::AUTHORIZATION_FAILED;
     finish_login(ciam, who, client, clear.into_iter().collect(), lost).await
 }

@@ -15,11 +15,25 @@ pub struct StaffClaims {
     pub email: Option<String>,
     pub email_verified: Option<bool>,
     pub name: Option<String>,
+    /// How the person authenticated at the provider (RFC 8176 values), from the id_token.
+    pub amr: Vec<String>,
+    /// The authentication context class the provider reached, from the id_token.
+    pub acr: Option<String>,
 }
 
+/// The provider's `amr` values that mean a second factor (design §2).
+const MFA_AMR: [&str; 3] = ["mfa", "otp", "hwk"];
+
 impl StaffClaims {
-    /// Reads `sub`, `email`, `email_verified` and `name` from a claims object (id_token payload
-    /// or userinfo answer).
+    /// Whether the provider says the person used a second factor: its `amr` holds `mfa`, `otp`
+    /// or `hwk`, or its `acr` is one of `mfa_acr` (`Config::staff_mfa_acr`).
+    pub fn did_mfa(&self, mfa_acr: &[String]) -> bool {
+        self.amr.iter().any(|m| MFA_AMR.contains(&m.as_str()))
+            || self.acr.as_ref().is_some_and(|a| mfa_acr.contains(a))
+    }
+
+    /// Reads `sub`, `email`, `email_verified`, `name`, `amr` and `acr` from a claims object
+    /// (id_token payload or userinfo answer).
     pub fn from_json(v: &Value) -> StaffClaims {
         let s = |n: &str| v.get(n).and_then(Value::as_str).map(str::to_owned);
         StaffClaims {
@@ -30,6 +44,17 @@ impl StaffClaims {
                     .or_else(|| b.as_str().map(|s| s.eq_ignore_ascii_case("true")))
             }),
             name: s("name"),
+            amr: v
+                .get("amr")
+                .and_then(Value::as_array)
+                .map(|l| {
+                    l.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            acr: s("acr"),
         }
     }
 }

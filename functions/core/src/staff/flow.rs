@@ -130,7 +130,8 @@ pub async fn finish<P: IdentityProvider>(
     }
     let mail = staff_mail(ciam, &claims)?;
     let user_id = link(ciam, &claims, &mail).await?;
-    issue_login_code(ciam, &user_id, &pending.bind_hash).await
+    let mfa = claims.did_mfa(&ciam.config.staff_mfa_acr);
+    issue_login_code(ciam, &user_id, &pending.bind_hash, mfa).await
 }
 
 /// A staff sign-in sent to the identity provider: what goes into the authorization request.

@@ -556,4 +556,45 @@ impl Store for DynamoStore {
     async fn ensure_schema(&self) -> Result<(), StoreError> {
         schema::ensure(self).await
     }
+
+    async fn scan_page(
+        &self,
+        pk_prefix: &str,
+        sk: &str,
+        start: Option<Key>,
+    ) -> Result<crate::ScanPage, StoreError> {
+        let now = self.clock.now();
+        let mut p = Placeholders::default();
+        let (pk_name, sk_name) = (p.name(crate::PK), p.name(crate::SK));
+        let prefix = p.value(AttributeValue::S(pk_prefix.to_owned()));
+        let sk_value = p.value(AttributeValue::S(sk.to_owned()));
+        let (exp, now_v) = (p.name(crate::EXPIRES_AT), p.now(now));
+        let filter = format!(
+            "begins_with({pk_name}, {prefix}) AND {sk_name} = {sk_value} \
+             AND (attribute_not_exists({exp}) OR {exp} > {now_v})"
+        );
+        let (names, values) = p.into_parts();
+        let page = self
+            .client
+            .scan()
+            .table_name(&self.table)
+            .filter_expression(filter)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+            .set_exclusive_start_key(start.as_ref().map(key_map))
+            .send()
+            .await
+            .map_err(|e| sdk_error("Scan", &e))?;
+        let mut items = Vec::new();
+        for m in page.items() {
+            if let Some(item) = live_item(Some(m), now)? {
+                items.push(item);
+            }
+        }
+        let next = match page.last_evaluated_key {
+            Some(k) if !k.is_empty() => Some(item_from_map(&k)?.key),
+            _ => None,
+        };
+        Ok(crate::ScanPage { items, next })
+    }
 }

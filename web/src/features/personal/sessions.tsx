@@ -67,6 +67,16 @@ const m = defineMessages({
     id: 'secure.activity.resetCodeSentBySupport',
     defaultMessage: 'Password reset code sent by support',
   },
+  suspendedBySupport: { id: 'secure.activity.suspendedBySupport', defaultMessage: 'Account suspended by support' },
+  reactivatedBySupport: { id: 'secure.activity.reactivatedBySupport', defaultMessage: 'Account reactivated by support' },
+  passkeysResetBySupport: {
+    id: 'secure.activity.passkeysResetBySupport',
+    defaultMessage: 'Every passkey removed by support',
+  },
+  identityReplacedBySupport: {
+    id: 'secure.activity.identityReplacedBySupport',
+    defaultMessage: 'Mail or phone replaced by support',
+  },
 });
 
 export const EVENT_KINDS = [
@@ -86,6 +96,10 @@ export const EVENT_KINDS = [
   'sessionsEndedBySupport',
   'twoFactorResetBySupport',
   'resetCodeSentBySupport',
+  'suspendedBySupport',
+  'reactivatedBySupport',
+  'passkeysResetBySupport',
+  'identityReplacedBySupport',
 ] as const;
 const KIND: Record<string, MessageDescriptor> = Object.fromEntries(EVENT_KINDS.map((k) => [k, m[k]]));
 

@@ -66,7 +66,7 @@ pub async fn login(
     let user = found[0]
         .as_ref()
         .and_then(User::from_item)
-        .filter(|u| !u.deactivated)
+        .filter(User::usable)
         .ok_or_else(not_found)?;
     let passkey = found[1]
         .as_ref()

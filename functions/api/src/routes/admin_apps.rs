@@ -1,0 +1,155 @@
+//! Partner apps in the operator console (`/admin/apps...`, docs/console-design.md §5): each
+//! handler passes `console::gate` first with its row's role; the changes need an admin with a
+//! fresh proof and a reason, and are audited (`ciam_core::console::apps`).
+
+use super::apps::typed;
+use crate::error::ApiError;
+use crate::extract::{Authed, Facts, Json};
+use crate::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use ciam_core::apps::{AppFields, Names};
+use ciam_core::console::{apps, gate, Role};
+use ciam_core::Error;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+type ApiResult = Result<Response, ApiError>;
+
+/// The `/app` fields and the operator's reason. Lists and the names object arrive as raw JSON
+/// and are typed here, so that each wrong value is reported on its own field.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AppChange {
+    name: Option<Value>,
+    description: Option<String>,
+    logo: Option<String>,
+    service_urls: Option<Value>,
+    frame_origins: Option<Value>,
+    scopes: Option<Value>,
+    recommended: Option<bool>,
+    reason: String,
+}
+
+impl AppChange {
+    fn fields(self) -> Result<(AppFields, String), Error> {
+        Ok((
+            AppFields {
+                name: typed::<Names>("name", self.name)?,
+                description: self.description,
+                logo: self.logo,
+                service_urls: typed("serviceUrls", self.service_urls)?,
+                frame_origins: typed("frameOrigins", self.frame_origins)?,
+                scopes: typed("scopes", self.scopes)?,
+                recommended: self.recommended,
+            },
+            self.reason,
+        ))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReasonBody {
+    reason: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RotateBody {
+    reason: String,
+    previous_valid_until: Option<i64>,
+}
+
+/// `GET /admin/apps`: every registered app. Round trips: 2 (authentication, the registry).
+pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+    Ok(axum::Json(json!({ "apps": apps::list(&s.ciam).await? })).into_response())
+}
+
+/// `GET /admin/apps/{appId}`: the app and what deleting it ends. Round trips: 2.
+pub async fn get(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Path(app_id): Path<String>,
+) -> ApiResult {
+    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+    Ok(axum::Json(apps::get(&s.ciam, &app_id).await?).into_response())
+}
+
+/// `POST /admin/apps`: registers an app; its secret is in this answer only. Round trips: 2.
+pub async fn create(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Json(b): Json<AppChange>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
+    let (fields, reason) = b.fields()?;
+    let created = apps::create(&s.ciam, &op, fields, &reason, &facts).await?;
+    Ok((StatusCode::CREATED, axum::Json(created)).into_response())
+}
+
+/// `PATCH /admin/apps/{appId}`: changes the given fields. Round trips: 4.
+pub async fn patch(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Path(app_id): Path<String>,
+    Json(b): Json<AppChange>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
+    let (fields, reason) = b.fields()?;
+    let app = apps::update(&s.ciam, &op, &app_id, fields, &reason, &facts).await?;
+    Ok(axum::Json(json!({ "app": app })).into_response())
+}
+
+/// `POST /admin/apps/{appId}/secret`: a new secret (in this answer only); the previous one
+/// works until `previousValidUntil` (default 24 hours, at most 30 days). Round trips: 4.
+pub async fn rotate_secret(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Path(app_id): Path<String>,
+    Json(b): Json<RotateBody>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
+    let rotated = apps::rotate(
+        &s.ciam,
+        &op,
+        &app_id,
+        b.previous_valid_until,
+        &b.reason,
+        &facts,
+    )
+    .await?;
+    Ok(axum::Json(rotated).into_response())
+}
+
+/// `POST /admin/apps/{appId}/retire-previous-secret`: the previous secret stops at once. Round
+/// trips: 4.
+pub async fn retire_previous_secret(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Path(app_id): Path<String>,
+    Json(b): Json<ReasonBody>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
+    let app = apps::retire_previous(&s.ciam, &op, &app_id, &b.reason, &facts).await?;
+    Ok(axum::Json(json!({ "app": app })).into_response())
+}
+
+/// `DELETE /admin/apps/{appId}` with `{reason}`: the app and its names. Round trips: 3.
+pub async fn delete(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Facts(facts): Facts,
+    Path(app_id): Path<String>,
+    Json(b): Json<ReasonBody>,
+) -> ApiResult {
+    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
+    apps::delete(&s.ciam, &op, &app_id, &b.reason, &facts).await?;
+    Ok(axum::Json(json!({ "ok": true })).into_response())
+}

@@ -1,0 +1,55 @@
+"""The operator console can be turned off (issue 21): `Console=false` leaves out every console
+function, its role, permission and log group, and the HTTP API's console paths, and nothing else;
+the console's functions get the audit retention setting."""
+
+import json
+import re
+
+from template_facts import functions
+
+
+def console_functions(template):
+    return [f for f in functions(template) if template["Resources"][f]["Properties"]["Environment"]["Variables"]["CIAM_ROUTE"].startswith("admin_")]
+
+
+def test_the_console_parameter_and_condition(template):
+    p = template["Parameters"]["Console"]
+    assert p["Default"] == "true" and p["AllowedValues"] == ["true", "false"]
+    assert template["Conditions"]["ConsoleOn"] == {"Fn::Equals": [{"Ref": "Console"}, "true"]}
+    assert template["Parameters"]["AuditRetentionDays"]["Default"] == 400
+
+
+def test_every_console_resource_is_conditional_and_no_other(template, transformed):
+    console = console_functions(template)
+    assert len(console) >= 10, console
+    resources = transformed["Resources"]
+    stems = [f[: -len("Function")] for f in console]
+    own = re.compile(rf"^({'|'.join(stems)})(Function(Role|ApiPermission)?|Logs)$")
+    for name, r in resources.items():
+        if own.match(name):
+            assert r.get("Condition") == "ConsoleOn", f"{name} is not under ConsoleOn"
+        else:
+            assert r.get("Condition") != "ConsoleOn", f"{name} is under ConsoleOn but is not the console's"
+    # Nothing unconditional names a console resource (it would not exist with Console=false).
+    for name, r in resources.items():
+        if r.get("Condition") == "ConsoleOn" or r["Type"] == "AWS::ApiGatewayV2::Api":
+            continue
+        text = json.dumps(r)
+        for f in console:
+            assert f'"{f}' not in text and f"${{{f}" not in text, f"{name} refers to {f}"
+
+
+def test_the_api_leaves_out_the_console_paths_when_off(transformed):
+    api = next(r for r in transformed["Resources"].values() if r["Type"] == "AWS::ApiGatewayV2::Api")
+    paths = api["Properties"]["Body"]["paths"]
+    admin = [p for p in paths if p.startswith("/ciam/v1/admin/")]
+    assert len(admin) >= 8
+    for p, item in paths.items():
+        conditional = isinstance(item, dict) and list(item) == ["Fn::If"] and item["Fn::If"][0] == "ConsoleOn"
+        assert conditional == p.startswith("/ciam/v1/admin/"), p
+
+
+def test_console_functions_get_the_audit_retention(template):
+    for f in console_functions(template):
+        env = template["Resources"][f]["Properties"]["Environment"]["Variables"]
+        assert env["CIAM_AUDIT_RETENTION_DAYS"] == {"Ref": "AuditRetentionDays"}, f
