@@ -1,21 +1,31 @@
 // The API calls of the operator console (/ciam/v1/admin/...). Every call passes SKIP: the console
 // handles its errors itself (the gate's refusals, a fresh proof on REAUTH_REQUIRED, inline errors).
-// Types from docs/openapi.json (api-types.gen.ts); the ones marked TODO(gen) are written by hand
-// from the console's contract until their routes are in the OpenAPI document.
+// Types from docs/openapi.json (api-types.gen.ts).
 import { api, BASE, type ApiError, request, type Result, SKIP } from '../../lib/api';
 import type {
   AdminAuditResponse,
+  AdminCreateAppRequest,
+  AdminCreateAppResponse,
+  AdminDeleteAppResponse,
   AdminDirectoryResponse,
   AdminFindAccountResponse,
   AdminGetAccountResponse,
+  AdminGetAppResponse,
   AdminGrantRoleResponse,
+  AdminListAppsResponse,
   AdminListRolesResponse,
   AdminMeResponse,
   AdminOverviewResponse,
+  AdminPatchAppRequest,
+  AdminPatchAppResponse,
+  AdminReplaceIdentityRequest,
+  AdminReplaceIdentityResponse,
+  AdminRetirePreviousSecretResponse,
   AdminRevealResponse,
   AdminRevokeRoleResponse,
+  AdminRotateAppSecretResponse,
+  AdminUnlockResponse,
   App,
-  CreateAppRequest,
   ListActivityResponse,
   ListConsentsResponse,
   ListSessionsResponse,
@@ -38,29 +48,28 @@ export type DirectoryPage = AdminDirectoryResponse;
 export type AuditEntry = AdminAuditResponse['entries'][number];
 export type Holder = AdminListRolesResponse['holders'][number];
 
-/** An account's status, with helper A's `suspended`. TODO(gen) */
-export type Status = Found['status'] | 'suspended';
+/** An account's status: active, locked, suspended or deactivated. */
+export type Status = Found['status'];
 
-/** The account's page; the lists are the owner's own (the personal centre's shapes). TODO(gen): suspendedAt, status suspended. */
-export type AccountPage = Omit<AdminGetAccountResponse, 'status' | 'sessions' | 'recentApps' | 'consents' | 'activity'> & {
-  status: Status;
-  suspendedAt?: number | null;
+/**
+ * The account's page. The document gives its lists as plain objects: they are the owner's own
+ * lists, in the shapes the personal centre reads (sessions, recent apps, consents, activity).
+ */
+export type AccountPage = Omit<AdminGetAccountResponse, 'sessions' | 'recentApps' | 'consents' | 'activity'> & {
   sessions: ListSessionsResponse['sessions'];
   recentApps: RecentAppsResponse['apps'];
   consents: ListConsentsResponse['apps'];
   activity: ListActivityResponse['events'];
 };
 
-/** A partner app as the console shows it (helper B's routes). TODO(gen) */
-export type AppDetail = App & { previousSecretUntil: number | null; deleteEnds?: string[] };
-/** The fields of a new or changed app. TODO(gen) */
-export type AppFields = CreateAppRequest;
-/** An app with its new secret, shown once. TODO(gen) */
-export interface AppWithSecret {
-  app: AppDetail;
-  appSecret: string;
-}
-type Ok = { ok: boolean };
+/** A partner app as the registry keeps it (with its secret's rotation). */
+export type AppDetail = App;
+/** One app, with what deleting it ends and what it keeps. */
+export type OneApp = AdminGetAppResponse;
+/** The fields of a new or changed app (without the reason, asked for in its dialog). */
+export type AppFields = Omit<AdminCreateAppRequest, 'reason'>;
+/** An app with its new secret, shown once. */
+export type AppWithSecret = AdminCreateAppResponse;
 
 /** The ways to find one account. */
 export type FindBy = 'mail' | 'phone' | 'userName' | 'userId';
@@ -87,39 +96,40 @@ export const getAccount = (userId: string) => api.get<AccountPage>(`/admin/accou
 /** POST /admin/accounts/{userId}/reveal: the unmasked mail and phone (audited). */
 export const reveal = (userId: string, reason: string) => api.post<AdminRevealResponse>(`/admin/accounts/${enc(userId)}/reveal`, { reason }, SKIP);
 
-/** POST /admin/accounts/{userId}/<action> {reason}. suspend, reactivate, reset-passkeys: TODO(gen). */
-export const act = (userId: string, action: Action, reason: string) => api.post<Ok>(`/admin/accounts/${enc(userId)}/${action}`, { reason }, SKIP);
+/** POST /admin/accounts/{userId}/<action> {reason} (operator). */
+export const act = (userId: string, action: Action, reason: string) =>
+  api.post<AdminUnlockResponse>(`/admin/accounts/${enc(userId)}/${action}`, { reason }, SKIP);
 
-/** The new bound mail, or phone with its country. TODO(gen) */
-export type IdentityChange = { mail: string } | { phone: string; country: string };
+/** The new bound mail, or phone with its country. */
+export type IdentityChange = Omit<AdminReplaceIdentityRequest, 'reason'>;
 
-/** PUT /admin/accounts/{userId}/identity (admin): replace the bound mail or phone. TODO(gen) */
+/** PUT /admin/accounts/{userId}/identity (admin): replace the bound mail or phone. */
 export const replaceIdentity = (userId: string, reason: string, change: IdentityChange) =>
-  request<Ok>('PUT', `/admin/accounts/${enc(userId)}/identity`, { reason, ...change }, SKIP);
+  request<AdminReplaceIdentityResponse>('PUT', `/admin/accounts/${enc(userId)}/identity`, { reason, ...change }, SKIP);
 
-/** GET /admin/apps. TODO(gen) */
-export const listApps = () => api.get<{ apps: AppDetail[] }>('/admin/apps', SKIP);
+/** GET /admin/apps. */
+export const listApps = () => api.get<AdminListAppsResponse>('/admin/apps', SKIP);
 
-/** GET /admin/apps/{appId}. TODO(gen) */
-export const getApp = (appId: string) => api.get<{ app: AppDetail }>(`/admin/apps/${enc(appId)}`, SKIP);
+/** GET /admin/apps/{appId}: the app, what deleting it ends and what it keeps. */
+export const getApp = (appId: string) => api.get<OneApp>(`/admin/apps/${enc(appId)}`, SKIP);
 
-/** POST /admin/apps (admin): answers the app and its first secret. TODO(gen) */
+/** POST /admin/apps (admin): answers the app and its first secret. */
 export const createApp = (fields: AppFields, reason: string) => api.post<AppWithSecret>('/admin/apps', { ...fields, reason }, SKIP);
 
-/** PATCH /admin/apps/{appId} (admin). TODO(gen) */
-export const patchApp = (appId: string, fields: Partial<AppFields>, reason: string) =>
-  api.patch<{ app: AppDetail }>(`/admin/apps/${enc(appId)}`, { ...fields, reason }, SKIP);
+/** PATCH /admin/apps/{appId} (admin). */
+export const patchApp = (appId: string, fields: Omit<AdminPatchAppRequest, 'reason'>, reason: string) =>
+  api.patch<AdminPatchAppResponse>(`/admin/apps/${enc(appId)}`, { ...fields, reason }, SKIP);
 
-/** POST /admin/apps/{appId}/secret (admin): a new secret; the old one works until `previousValidUntil`. TODO(gen) */
+/** POST /admin/apps/{appId}/secret (admin): a new secret; the old one works until `previousValidUntil`. */
 export const rotateSecret = (appId: string, reason: string, previousValidUntil: number) =>
-  api.post<AppWithSecret>(`/admin/apps/${enc(appId)}/secret`, { reason, previousValidUntil }, SKIP);
+  api.post<AdminRotateAppSecretResponse>(`/admin/apps/${enc(appId)}/secret`, { reason, previousValidUntil }, SKIP);
 
-/** POST /admin/apps/{appId}/retire-previous-secret (admin). TODO(gen) */
+/** POST /admin/apps/{appId}/retire-previous-secret (admin). */
 export const retirePreviousSecret = (appId: string, reason: string) =>
-  api.post<{ app: AppDetail }>(`/admin/apps/${enc(appId)}/retire-previous-secret`, { reason }, SKIP);
+  api.post<AdminRetirePreviousSecretResponse>(`/admin/apps/${enc(appId)}/retire-previous-secret`, { reason }, SKIP);
 
-/** DELETE /admin/apps/{appId} {reason} (admin). TODO(gen) */
-export const deleteApp = (appId: string, reason: string) => request<Ok>('DELETE', `/admin/apps/${enc(appId)}`, { reason }, SKIP);
+/** DELETE /admin/apps/{appId} {reason} (admin). */
+export const deleteApp = (appId: string, reason: string) => request<AdminDeleteAppResponse>('DELETE', `/admin/apps/${enc(appId)}`, { reason }, SKIP);
 
 /** The audit log's filter: days yyyy-mm-dd (at most 31), and optional exact values. */
 export interface AuditFilter {

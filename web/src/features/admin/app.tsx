@@ -9,11 +9,11 @@ import { useTitle } from '../../components/use-title';
 import { When } from '../../components/when';
 import type { ApiError } from '../../lib/api';
 import * as toast from '../../lib/toast';
-import { type AppDetail, type AppFields, deleteApp, getApp, patchApp, retirePreviousSecret, rotateSecret } from './api';
+import { type AppDetail, type AppFields, deleteApp, getApp, type OneApp, patchApp, retirePreviousSecret, rotateSecret } from './api';
 import { AppForm, type FieldError } from './app-form';
 import { fieldError } from './apps';
 import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
-import { endsName, scopeNames } from './labels';
+import { endsName, keepsName, scopeNames } from './labels';
 import { ReasonDialog, SecretOnce, T } from './widgets';
 
 const m = defineMessages({
@@ -53,7 +53,7 @@ const m = defineMessages({
   day: { id: 'admin.app.end.day', defaultMessage: '24 hours' },
   week: { id: 'admin.app.end.week', defaultMessage: '7 days' },
   date: { id: 'admin.app.end.date', defaultMessage: 'until a date' },
-  endDate: { id: 'admin.app.end.dateLabel', defaultMessage: 'End date (the end of that day, UTC)' },
+  endDate: { id: 'admin.app.end.dateLabel', defaultMessage: 'End date (the end of that day, UTC; at most 30 days)' },
   rotated: { id: 'admin.app.rotated', defaultMessage: 'New secret for {name}' },
   retire: { id: 'admin.app.retire', defaultMessage: 'Retire the previous secret now…' },
   retireConfirm: { id: 'admin.app.retireConfirm', defaultMessage: 'Retire it' },
@@ -64,6 +64,9 @@ const m = defineMessages({
   deleteConfirm: { id: 'admin.app.deleteConfirm', defaultMessage: 'Delete for good' },
   deleteTitle: { id: 'admin.app.deleteTitle', defaultMessage: 'Delete {name}?' },
   deleteEnds: { id: 'admin.app.deleteEnds', defaultMessage: 'Deleting the app ends:' },
+  deleteKeeps: { id: 'admin.app.deleteKeeps', defaultMessage: 'It does not end:' },
+  rotatedAt: { id: 'admin.app.rotatedAt', defaultMessage: 'Secret last changed' },
+  never: { id: 'admin.app.never', defaultMessage: 'Never' },
   deleted: { id: 'admin.app.deleted', defaultMessage: '{name} is deleted.' },
 });
 
@@ -82,7 +85,8 @@ export function AppPage({ appId }: { appId: string }) {
   const lang = useLang();
   useTitle(m.heading);
   const { loaded, reload, setLoaded } = useLoad(() => getApp(appId), [appId]);
-  const app = loaded.state === 'ready' ? loaded.data.app : null;
+  const one = loaded.state === 'ready' ? loaded.data : null;
+  const app = one?.app ?? null;
   return (
     <div className="console-screen">
       <p>
@@ -95,12 +99,13 @@ export function AppPage({ appId }: { appId: string }) {
         {app && <span className="h1-sub">: {app.name[lang] || app.name['zh-CN']}</span>}
       </h1>
       <LoadStatus loaded={loaded} onRetry={reload} />
-      {app && <AppView app={app} onChange={(next) => setLoaded({ state: 'ready', data: { app: { ...next, deleteEnds: next.deleteEnds ?? app.deleteEnds } } })} />}
+      {one && <AppView one={one} onChange={(next) => setLoaded({ state: 'ready', data: { ...one, app: next } })} />}
     </div>
   );
 }
 
-function AppView({ app, onChange }: { app: AppDetail; onChange: (app: AppDetail) => void }) {
+function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) => void }) {
+  const { app } = one;
   const intl = useIntl();
   const lang = useLang();
   const navigate = useNavigate();
@@ -156,6 +161,7 @@ function AppView({ app, onChange }: { app: AppDetail; onChange: (app: AppDetail)
               {fact(m.scopes, app.scopes.length ? app.scopes.map((s) => intl.formatMessage(scopeNames[s])).join(', ') : intl.formatMessage(m.none))}
               {fact(m.recommended, intl.formatMessage(app.recommended ? m.yes : m.no))}
               {fact(m.created, <When at={app.createdAt} />)}
+              {fact(m.rotatedAt, app.secretRotatedAt ? <When at={app.secretRotatedAt} /> : intl.formatMessage(m.never))}
             </dl>
             {admin && (
               <p>
@@ -258,7 +264,14 @@ function AppView({ app, onChange }: { app: AppDetail; onChange: (app: AppDetail)
               <label htmlFor="old-secret-end">
                 <FormattedMessage {...m.endDate} />
               </label>
-              <input id="old-secret-end" type="date" value={endDate} onChange={(e) => setEndDate(e.target.value)} />
+              <input
+                id="old-secret-end"
+                type="date"
+                min={new Date().toISOString().slice(0, 10)}
+                max={new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10)}
+                value={endDate}
+                onChange={(e) => setEndDate(e.target.value)}
+              />
             </>
           )}
         </ReasonDialog>
@@ -301,12 +314,26 @@ function AppView({ app, onChange }: { app: AppDetail; onChange: (app: AppDetail)
           }}
         >
           <ul className="ends" data-testid="delete-ends">
-            {(app.deleteEnds ?? []).map((x) => (
+            {one.deleteEnds.map((x) => (
               <li key={x}>
                 <T msg={endsName(x)} />
               </li>
             ))}
           </ul>
+          {one.deleteKeeps.length > 0 && (
+            <>
+              <p className="muted">
+                <FormattedMessage {...m.deleteKeeps} />
+              </p>
+              <ul className="ends" data-testid="delete-keeps">
+                {one.deleteKeeps.map((x) => (
+                  <li key={x}>
+                    <T msg={keepsName(x)} />
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
         </ReasonDialog>
       )}
     </>

@@ -90,16 +90,29 @@ export function activityName(kind: string): MessageDescriptor | string {
 }
 
 const ends = defineMessages({
-  tickets: { id: 'admin.ends.tickets', defaultMessage: 'the sign-in tickets issued to the app that are not verified yet' },
-  oidcTokens: { id: 'admin.ends.oidcTokens', defaultMessage: 'the OpenID Connect codes and tokens issued to the app' },
-  consents: { id: 'admin.ends.consents', defaultMessage: 'what customers allowed the app to see (their consents)' },
-  recentApps: { id: 'admin.ends.recentApps', defaultMessage: 'the app in customers’ recently used apps' },
-  embeddedSignIn: { id: 'admin.ends.embeddedSignIn', defaultMessage: 'the sign-in embedded in the app’s pages' },
-  secrets: { id: 'admin.ends.secrets', defaultMessage: 'the app’s secrets' },
+  tickets: { id: 'admin.ends.tickets', defaultMessage: 'Tickets: no new ticket is issued for the app, and one not yet verified can no longer be.' },
+  oidcSignIn: { id: 'admin.ends.oidcSignIn', defaultMessage: 'OpenID Connect sign-in: requests for the app are refused, and codes not yet exchanged can no longer be.' },
+  embeddedSignIn: { id: 'admin.ends.embeddedSignIn', defaultMessage: 'The embedded sign-in: the app’s pages may no longer frame it.' },
+  appList: { id: 'admin.ends.appList', defaultMessage: 'The app list: the app leaves the list customers see.' },
+  consents: { id: 'admin.ends.consents', defaultMessage: 'Consents: the app leaves its customers’ list of allowed apps.' },
 });
 
+const keeps = defineMessages({
+  oidcAccessTokens: {
+    id: 'admin.keeps.oidcAccessTokens',
+    defaultMessage: 'OpenID Connect access tokens already issued: they keep working until they expire (within an hour).',
+  },
+  recentApps: { id: 'admin.keeps.recentApps', defaultMessage: 'Customers’ recently used apps keep its name and link until newer apps replace it.' },
+});
+
+/** What deleting an app ends, in words; a name this build does not know shows as it is. */
 export function endsName(what: string): MessageDescriptor | string {
   return Object.prototype.hasOwnProperty.call(ends, what) ? ends[what as keyof typeof ends] : what;
+}
+
+/** What deleting an app does not end, in words. */
+export function keepsName(what: string): MessageDescriptor | string {
+  return Object.prototype.hasOwnProperty.call(keeps, what) ? keeps[what as keyof typeof keeps] : what;
 }
 
 export const scopeNames = defineMessages({

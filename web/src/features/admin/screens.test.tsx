@@ -231,12 +231,13 @@ describe('apps', () => {
     fireEvent.click(screen.getByTestId('delete-app'));
     const ends = [...screen.getByTestId('delete-ends').querySelectorAll('li')].map((li) => li.textContent);
     expect(ends).toEqual([
-      'the sign-in tickets issued to the app that are not verified yet',
-      'the OpenID Connect codes and tokens issued to the app',
-      'what customers allowed the app to see (their consents)',
-      'the app in customers’ recently used apps',
-      'the sign-in embedded in the app’s pages',
+      'Tickets: no new ticket is issued for the app, and one not yet verified can no longer be.',
+      'OpenID Connect sign-in: requests for the app are refused, and codes not yet exchanged can no longer be.',
+      'The embedded sign-in: the app’s pages may no longer frame it.',
+      'The app list: the app leaves the list customers see.',
+      'Consents: the app leaves its customers’ list of allowed apps.',
     ]);
+    expect(screen.getByTestId('delete-keeps').querySelectorAll('li')).toHaveLength(2);
     await confirmWithReason('delete-dialog', 'contract ended');
     expect(fake.callsTo('DELETE', '/admin/apps/a1')[0]?.body).toEqual({ reason: 'contract ended' });
     expect(where(router)).toBe('/en-US/admin/apps');

@@ -18,6 +18,7 @@ export const account: AccountPage = {
   company: 'Acme',
   status: 'locked',
   lockedUntil: AT + 900,
+  suspendedAt: null,
   createdAt: AT - 86_400,
   role: null,
   displayName: 'Ann',
@@ -48,7 +49,14 @@ export const app: AppDetail = {
   recommended: true,
   createdAt: AT - 86_400,
   previousSecretUntil: null,
-  deleteEnds: ['tickets', 'oidcTokens', 'consents', 'recentApps', 'embeddedSignIn'],
+  secretRotatedAt: null,
+};
+
+/** GET /admin/apps/a1's answer. */
+export const oneApp = {
+  app,
+  deleteEnds: ['tickets', 'oidcSignIn', 'embeddedSignIn', 'appList', 'consents'],
+  deleteKeeps: ['oidcAccessTokens', 'recentApps'],
 };
 
 /** 30 days of numbers ending 2026-01-30, with sign-ins on the last day. */
@@ -79,7 +87,7 @@ export async function open(path: string, role: Me['role'] | null = 'operator', a
     'GET /admin/overview': () => [200, overview()],
     'GET /admin/accounts/u1': () => [200, account],
     'GET /admin/apps': () => [200, { apps: [app] }],
-    'GET /admin/apps/a1': () => [200, { app }],
+    'GET /admin/apps/a1': () => [200, oneApp],
     ...answers,
   });
   const router = await renderApp(
