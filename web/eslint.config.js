@@ -11,7 +11,7 @@ import globals from 'globals';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-const FEATURES = ['agreement', 'auth', 'logout', 'personal'];
+const FEATURES = ['admin', 'agreement', 'auth', 'logout', 'personal'];
 
 const featureImports = (name) => [`../${name}`, `../${name}/*`, `**/features/${name}`, `**/features/${name}/*`];
 

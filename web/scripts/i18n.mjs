@@ -37,6 +37,8 @@ writeFileSync(join(here, 'src/i18n/messages/zh-CN.json'), JSON.stringify(sorted,
 const BUNDLES = {
   docs: ['privacy.', 'protocols.', 'manual.', 'agreement.'],
   personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.'],
+  // The operator console (/{lang}/admin/...): loaded only when it is opened.
+  admin: ['admin.'],
 };
 const bundleOf = (id) =>
   id.endsWith('.title') ? 'core' : (Object.entries(BUNDLES).find(([, ps]) => ps.some((p) => id.startsWith(p)))?.[0] ?? 'core');

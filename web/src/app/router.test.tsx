@@ -1,5 +1,5 @@
 // The routes and routing rules of spec §2, on the real router in jsdom.
-import { act, cleanup } from '@testing-library/react';
+import { act, cleanup, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentApi } from '../testing/fake-api';
 import { browserRouter, renderWithIntl, type TestRouter } from '../testing/render-app';
@@ -167,6 +167,22 @@ describe('serviceUrl on redirects', () => {
   it('a page that needs no redirect keeps its url untouched', async () => {
     const p = '/en-US/passport/signin?serviceUrl=https%3A%2F%2Fapp.example.com';
     expect((await open(p)).path).toBe(p);
+  });
+});
+
+describe('admin (the operator console)', () => {
+  it.each(['/en-US/admin', '/en-US/admin/accounts/u1'])('%s without a session -> sign-in, and back after it', async (p) => {
+    // The console's own chunk decides (the app's router knows only /{lang}/admin/*): it loads first.
+    await open(`${p}?a=1`);
+    await waitFor(() => expect(`${window.location.pathname}${window.location.search}`).toBe('/en-US/passport/signin?a=1'), { timeout: 10_000 });
+    expect(localStorage.getItem('ciam_origin_url')).toBe(`${p}?a=1`);
+  });
+  it.each(['/en-US/admin', '/en-US/admin/audit', '/en-US/admin/apps/a1'])('%s with a session stays (the console asks the server)', async (p) => {
+    signedIn();
+    expect((await open(p)).path).toBe(p);
+  });
+  it('an unknown second segment still goes to sign-in', async () => {
+    expect((await open('/en-US/administrator')).path).toBe('/en-US/passport/signin');
   });
 });
 

@@ -20,6 +20,7 @@ const Secure = screen('secure', () => import('../features/personal/secure'));
 const Agreement = screen('agreement', () => import('../features/agreement/agreement'));
 const Logout = screen('logout', () => import('../features/logout/logout'));
 const SignOut = screen('signout', () => import('../features/logout/signout'));
+const Console = screen('admin', () => import('../features/admin/console'));
 
 /** Redirects to the page `to` (config/paths.ts) in the address's language, else the detected one. */
 function Go({ to }: { to: (l: Locale) => string }) {
@@ -128,6 +129,9 @@ const ROUTES: RouteObject[] = [
                   { path: '*', element: <Go to={paths.privacy} /> },
                 ],
               },
+              // The operator console: one lazy chunk that asks for a session, loads its own
+              // messages and routes its own screens (features/admin/console.tsx).
+              { path: 'admin/*', element: lazy(<Console />) },
               { path: 'find/password', element: lazy(<FindPassword />) },
               { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
               { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },

@@ -60,7 +60,7 @@ export function partnerRequest(search: string): PartnerRequest | null {
 }
 
 /** The protected pages a signed-out visit may return to after sign-in (spec §3 ciam_origin_url). */
-const PROTECTED = /^\/(zh-CN|en-US)\/(personal|logout)(\/[A-Za-z0-9/_-]*)?$/;
+const PROTECTED = /^\/(zh-CN|en-US)\/(personal|logout|admin)(\/[A-Za-z0-9/_-]*)?$/;
 
 /**
  * A page of this app to return to: a path (with its query and fragment) under /{lang}/personal

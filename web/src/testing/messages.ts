@@ -1,11 +1,13 @@
 // Every compiled catalogue of a locale merged (core and the screen bundles), for tests that
 // render screens outside their WithMessages wrapper.
+import enAdmin from '../i18n/compiled/en-US.admin.json';
 import enCore from '../i18n/compiled/en-US.json';
 import enDocs from '../i18n/compiled/en-US.docs.json';
 import enPersonal from '../i18n/compiled/en-US.personal.json';
+import zhAdmin from '../i18n/compiled/zh-CN.admin.json';
 import zhCore from '../i18n/compiled/zh-CN.json';
 import zhDocs from '../i18n/compiled/zh-CN.docs.json';
 import zhPersonal from '../i18n/compiled/zh-CN.personal.json';
 
-export const en = { ...enCore, ...enDocs, ...enPersonal };
-export const zh = { ...zhCore, ...zhDocs, ...zhPersonal };
+export const en = { ...enCore, ...enDocs, ...enPersonal, ...enAdmin };
+export const zh = { ...zhCore, ...zhDocs, ...zhPersonal, ...zhAdmin };

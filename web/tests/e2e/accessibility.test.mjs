@@ -12,9 +12,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { apiCall, axeEveryRule, base32, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, totp, uniqueMail, where } from './harness.mjs';
+import { apiCall, axeEveryRule, base32, consoleUser, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, totp, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
+const openapi = JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8'));
+/** The console's partner-app screens need their routes (GET /admin/apps...). */
+const CONSOLE_APPS = Boolean(openapi.paths['/admin/apps']);
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 
 const VIEWPORTS = [
@@ -157,6 +160,54 @@ for (const L of LOCALES) {
       await page.getByRole('dialog', { name: t['mfa.title'] }).locator('[data-testid="mfa-code"]').waitFor();
       await settled(page);
       await everyWay(page, `two-factor step (${L})`);
+    });
+
+    it('the operator console: every screen, its dialogs and its charts\' tables', async () => {
+      const { base } = ctx.server;
+      const admin = await consoleUser(ctx.server, 'admin', `a11y-console-${L.toLowerCase()}`);
+      const customer = await createAccount(ctx.server, { account: uniqueMail(`a11y-customer-${L.toLowerCase()}`) });
+      const me = await apiCall(base, 'GET', '/auth/info', undefined, customer.token);
+      const signedIn = { ciam_token: admin.token, lastActionTime: String(Date.now()) };
+      // The overview, with one chart's table open.
+      let page = await open(`/${L}/admin`, '[data-testid="chart-outcome"]', signedIn);
+      await settled(page);
+      await page.locator('[data-testid="chart-outcome"] summary').click();
+      await everyWay(page, `console overview (${L})`);
+      // Accounts, with a found account and a listed company.
+      page = await open(`/${L}/admin/accounts`, '[data-testid="find-form"]', signedIn);
+      await page.locator('[data-testid="find-form"] select[name="by"]').selectOption('mail');
+      await page.locator('[data-testid="find-form"] input[name="value"]').fill(customer.account);
+      await page.locator('[data-testid="find-form"] button[type="submit"]').click();
+      await page.locator('[data-testid="found"]').waitFor();
+      await page.locator('[data-testid="directory-form"] input[name="listValue"]').fill('Acme');
+      await page.locator('[data-testid="directory-form"] button[type="submit"]').click();
+      await page.locator('[data-testid="directory"]').waitFor();
+      await everyWay(page, `console accounts (${L})`);
+      // One account, and an action's reason dialog.
+      page = await open(`/${L}/admin/accounts/${encodeURIComponent(me.json.userId)}`, '[data-testid="account-status"]', signedIn);
+      await everyWay(page, `console account (${L})`);
+      await page.locator('[data-testid="action-end-sessions"]').click();
+      await page.locator('[data-testid="action-dialog"] [data-testid="reason-confirm"]').click();
+      await page.locator('[data-testid="action-dialog"] textarea[aria-invalid="true"]').waitFor();
+      await everyWay(page, `console action dialog with an error (${L})`);
+      await page.keyboard.press('Escape');
+      // The audit log and the roles.
+      page = await open(`/${L}/admin/audit`, '[data-testid="audit-form"]', signedIn);
+      await settled(page);
+      await everyWay(page, `console audit (${L})`);
+      page = await open(`/${L}/admin/roles`, '[data-testid="roles"]', signedIn);
+      await everyWay(page, `console roles (${L})`);
+      if (CONSOLE_APPS) {
+        page = await open(`/${L}/admin/apps`, '[data-testid="new-app"]', signedIn);
+        await settled(page);
+        await page.locator('[data-testid="new-app"]').click();
+        await page.locator('[data-testid="app-form-submit"]').click();
+        await page.locator('[data-testid="app-form"] [aria-invalid="true"]').first().waitFor();
+        await everyWay(page, `console apps, a new app with errors (${L})`);
+      }
+      // A customer's session: the no-role screen.
+      page = await open(`/${L}/admin`, '[data-testid="console-noRole"]', { ciam_token: customer.token, lastActionTime: String(Date.now()) });
+      await everyWay(page, `console, no role (${L})`);
     });
   });
 }

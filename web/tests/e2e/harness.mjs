@@ -297,6 +297,11 @@ export async function startServer({ args = [], env = {}, dist = DIST, localhost 
       const r = spawnSync(BIN, ['admin', 'grant', mail, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
       assert.equal(r.status, 0, `ciam admin grant ${mail}: ${r.stderr}`);
     },
+    /** `ciam admin grant <mail> --role <role>`: a console role (viewer, operator or admin). */
+    grant(mail, role) {
+      const r = spawnSync(BIN, ['admin', 'grant', mail, '--role', role, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
+      assert.equal(r.status, 0, `ciam admin grant ${mail} --role ${role}: ${r.stderr}`);
+    },
     async stop() {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
@@ -520,6 +525,49 @@ export async function createAccount(server, { account = uniqueMail('api'), passw
   const login = await call(base, 'POST', '/auth/login/password', { account, password });
   assert.equal(login.status, 200, `login: ${JSON.stringify(login.json)}`);
   return { account, password, userName: name, token: login.json.token };
+}
+
+/**
+ * Turns two-factor authentication on for `user` (createAccount's answer) through the API; answers
+ * the authenticator key and the time step of the code that turned it on (a code is used once).
+ */
+export async function enableTotp(server, user) {
+  const uri = await call(server.base, 'GET', '/auth/totp/url', undefined, user.token);
+  assert.equal(uri.status, 200, `totp url: ${JSON.stringify(uri.json)}`);
+  const key = base32(new URL(uri.json.url).searchParams.get('secret'));
+  const step = Math.floor(Date.now() / 30_000);
+  const on = await call(server.base, 'POST', '/auth/totp/enable', { code: totp(key, step) }, user.token);
+  assert.equal(on.status, 200, `totp enable: ${JSON.stringify(on.json)}`);
+  return { key, step };
+}
+
+/**
+ * Signs `user` in with the password and the authenticator code of a step after `step` (the
+ * server takes the current step plus or minus one, each once): a session whose sign-in included a
+ * second factor, as the console asks. Answers the token and the step used.
+ */
+export async function signInWithTotp(server, user, key, step) {
+  const pw = await call(server.base, 'POST', '/auth/login/password', { account: user.account, password: user.password });
+  assert.equal(pw.json?.reason, 'NEED_TOTP_VERIFY', `password step: ${JSON.stringify(pw.json)}`);
+  let next = Math.max(step + 1, Math.floor(Date.now() / 30_000));
+  // More than one step ahead of the clock is refused: wait for the clock instead.
+  while (next > Math.floor(Date.now() / 30_000) + 1) await sleep(500);
+  const r = await call(server.base, 'POST', '/auth/login/totp', { challenge: pw.json.challenge, code: totp(key, next) });
+  assert.equal(r.status, 200, `totp step: ${JSON.stringify(r.json)}`);
+  return { token: r.json.token, step: next };
+}
+
+/**
+ * A console user: a new account with two-factor on, the console `role` granted by `ciam admin
+ * grant`, signed in with both factors. Answers the account (createAccount's fields) with `token`,
+ * `key` and `step`.
+ */
+export async function consoleUser(server, role, tag = role) {
+  const user = await createAccount(server, { account: uniqueMail(`console-${tag}`) });
+  const { key, step } = await enableTotp(server, user);
+  server.grant(user.account, role);
+  const signed = await signInWithTotp(server, user, key, step);
+  return { ...user, key, ...signed };
 }
 
 /**

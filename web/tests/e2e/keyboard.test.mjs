@@ -1,6 +1,7 @@
 // Keyboard only (issue 12 §7), both languages, against a real `ciam serve` in real Chromium: sign-in,
 // sign-up, the two-factor step of sign-in (a modal: focus inside, Tab stays inside, Escape closes)
-// and enabling two-factor in the security centre. No mouse: every control is reached with Tab /
+// enabling two-factor in the security centre, and the operator console's main flow (find a
+// locked customer, open the account, unlock it with a reason). No mouse: every control is reached with Tab /
 // Shift+Tab and worked with Enter / Space / arrow keys; text is typed with page.keyboard into the
 // element the keyboard focused (never locator.fill or click). Codes come from the dev outbox of
 // `ciam serve` and from RFC 6238 computed here.
@@ -9,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { apiCall, base32, createAccount, expectLanding, LOCALES, ROOT, setStorage, storage, suite, totp, uniqueMail } from './harness.mjs';
+import { apiCall, base32, consoleUser, createAccount, expectLanding, LOCALES, ROOT, setStorage, storage, suite, totp, uniqueMail } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -205,6 +206,47 @@ for (const L of LOCALES) {
       await page.locator('[data-testid="backup-regenerate"]').waitFor();
       const info = await apiCall(ctx.server.base, 'GET', '/auth/info', undefined, user.token);
       assert.equal(info.json.enableTotp, true);
+    });
+
+    it('the operator console: find a locked customer, open the account, unlock it with a reason, keyboard only', async () => {
+      const { base } = ctx.server;
+      const phone = `136${String(Date.now() % 1e8).padStart(8, '0')}`;
+      const customer = await createAccount(ctx.server, { account: phone, password: PASSWORD });
+      for (let i = 0; i < 10; i++) {
+        const r = await apiCall(base, 'POST', '/auth/login/password', { account: phone, password: 'Wrong-Password-1!' });
+        if (r.json?.reason === 'VERIFICATION_ATTEMPT_CODE_LIMIT') break;
+      }
+      const operator = await consoleUser(ctx.server, 'operator', `keys-console-${L.toLowerCase()}`);
+      const page = await open(L, `/${L}/admin`, { ciam_token: operator.token, lastActionTime: String(Date.now()) });
+      await page.locator('.console-bar').waitFor();
+      // The navigation: Tab to Accounts, Enter.
+      await tabTo(page, `.console-bar nav a[href="/${L}/admin/accounts"]`);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`**/${L}/admin/accounts`);
+      // Find by phone (the default choice): type it, Enter.
+      await tabTo(page, '[data-testid="find-form"] input[name="value"]');
+      await typeInto(page, '[data-testid="find-form"] input[name="value"]', customer.account);
+      await page.keyboard.press('Enter');
+      await page.locator('[data-testid="found"]').waitFor();
+      await tabTo(page, '[data-testid="found"] a');
+      await page.keyboard.press('Enter');
+      await page.locator('[data-testid="action-unlock"]').waitFor();
+      await tabTo(page, '[data-testid="action-unlock"]', { max: 60 });
+      await page.keyboard.press('Enter');
+      // The dialog: focus on the reason; Escape closes it and gives the focus back.
+      await page.locator('[data-testid="action-dialog"]').waitFor();
+      assert.ok(await isActive(page, '[data-testid="action-dialog"] textarea[name="reason"]'), `focus in the dialog: ${await active(page)}`);
+      await page.keyboard.press('Escape');
+      await page.locator('[data-testid="action-dialog"]').waitFor({ state: 'detached' });
+      assert.ok(await isActive(page, '[data-testid="action-unlock"]'), `focus back on the action: ${await active(page)}`);
+      await page.keyboard.press('Enter');
+      await page.locator('[data-testid="action-dialog"]').waitFor();
+      await typeInto(page, '[data-testid="action-dialog"] textarea[name="reason"]', 'Ticket: locked out');
+      await tabTo(page, '[data-testid="action-dialog"] [data-testid="reason-confirm"]');
+      await page.keyboard.press('Enter');
+      await page.locator('[data-testid="action-done"]').filter({ hasText: t['admin.actionDone.unlock'] }).waitFor();
+      const after = await apiCall(base, 'POST', '/auth/login/password', { account: phone, password: PASSWORD });
+      assert.equal(after.status, 200, `the customer signs in again: ${JSON.stringify(after.json)}`);
     });
   });
 }

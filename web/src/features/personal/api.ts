@@ -23,8 +23,6 @@ import type {
   SetAdvertisementResponse,
   SetPrivacyRequest,
   SetPrivacyResponse,
-  VerifyFreshRequest,
-  VerifyFreshResponse,
 } from '../../lib/api-types.gen';
 
 const enc = encodeURIComponent;
@@ -41,9 +39,6 @@ export const setAdvertisement = (body: SetAdvertisementRequest) => api.patch<Set
 
 /** PATCH /auth/pwd with a session: the old password (or a code) and the new one. */
 export const changePassword = (body: ChangePasswordRequest) => api.patch<ChangePasswordResponse>('/auth/pwd', body, SKIP);
-
-/** POST /auth/totp/verify: a fresh proof (password or code) before a sensitive change. */
-export const verifyFresh = (body: VerifyFreshRequest) => api.post<VerifyFreshResponse>('/auth/totp/verify', body, SKIP);
 
 /** GET /auth/privacy. */
 export const getPrivacy = () => api.get<GetPrivacyResponse>('/auth/privacy', SKIP);

@@ -7,7 +7,7 @@ import { handleError, type Result } from '../../lib/api';
 import { getAppsByLanguage, getRecentApps } from './api';
 import { AuthorizedApps } from './consents';
 import { type CatalogueApp, type RecentApp, recentApps, safeHref, splitCatalogue } from './recent-apps';
-import { When } from './when';
+import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({

@@ -3,7 +3,7 @@
 // Done. Done before any of those asks first, in a dialog: the codes cannot be shown again.
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Dialog } from './dialog';
+import { Dialog } from '../../components/dialog';
 
 const m = defineMessages({
   heading: { id: 'secure.backup.heading', defaultMessage: 'Your backup codes' },

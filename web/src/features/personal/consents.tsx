@@ -4,8 +4,8 @@ import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { handleError } from '../../lib/api';
 import { type GrantedApp, knownScopes, listConsents, logoUrl, revokeConsent, scopeMessages } from '../../lib/partner';
-import { Dialog } from './dialog';
-import { When } from './when';
+import { Dialog } from '../../components/dialog';
+import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({

@@ -20,7 +20,7 @@ import { LoadState } from './load-state';
 import { learnName, signedInAs } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { PersonalNav } from './personal-nav';
-import { useReauth } from './reauth';
+import { useReauth } from '../../components/reauth';
 import { useUserInfo } from '../../components/use-user-info';
 import type { UserInfo } from '../../lib/api-types.gen';
 import './personal.css';

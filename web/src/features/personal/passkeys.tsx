@@ -11,8 +11,8 @@ import { api, type ApiError, errorText, handleError, type Result, SKIP } from '.
 import { turnOff, usePasskeys, useServerPasskeys } from '../../lib/passkey-gate';
 import { hasReason } from '../../lib/reasons';
 import * as toast from '../../lib/toast';
-import { Dialog } from './dialog';
-import { When } from './when';
+import { Dialog } from '../../components/dialog';
+import { When } from '../../components/when';
 
 const m = defineMessages({
   heading: { id: 'secure.passkeys.heading', defaultMessage: 'Passkeys' },

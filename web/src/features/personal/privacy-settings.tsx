@@ -8,7 +8,7 @@ import { asLocale } from '../../i18n/locale';
 import { handleError } from '../../lib/api';
 import { getPrivacy, setPrivacy } from './api';
 import { FormStatus, useFormStatus } from '../../components/form-status';
-import { When } from './when';
+import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({

@@ -3,7 +3,7 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as toast from '../../lib/toast';
-import { dateOf } from './when';
+import { dateOf } from '../../components/when';
 import { callsTo, errorOf, form, input, mockFetch, settle, show, state, user } from './test-kit';
 
 const SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';

@@ -18,7 +18,7 @@ import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
 import { Passkeys } from './passkeys';
 import { PersonalNav } from './personal-nav';
 import { PrivacySettings } from './privacy-settings';
-import { useReauth } from './reauth';
+import { useReauth } from '../../components/reauth';
 import { Activity, Sessions } from './sessions';
 import { TwoFactor } from './two-factor';
 import { useUserInfo } from '../../components/use-user-info';

@@ -12,8 +12,8 @@ import type { ListSessionsResponse } from '../../lib/api-types.gen';
 import { regionName } from '../../lib/countries';
 import * as session from '../../lib/session';
 import * as toast from '../../lib/toast';
-import { Dialog } from './dialog';
-import { When } from './when';
+import { Dialog } from '../../components/dialog';
+import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({

@@ -10,7 +10,7 @@ import { disableTotp, enableTotp, getTotpUrl, regenerateBackupCodes } from './ap
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';
 import { BackupCodes } from './backup-codes';
-import { Dialog } from './dialog';
+import { Dialog } from '../../components/dialog';
 import { groupKey, secretOf } from './otpauth';
 import type { UserInfo } from '../../lib/api-types.gen';
 import { hasReason } from '../../lib/reasons';

@@ -3,11 +3,11 @@
 import { fireEvent, screen } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, type Result } from '../../lib/api';
-import * as toast from '../../lib/toast';
-import { type Answer, type Call, fakeApi, inTurn, type Reply } from '../../testing/fake-api';
-import { renderWithIntl, resetApp, settle } from '../../testing/render-app';
-import { withoutEmpty } from '../../lib/proof';
+import { api, type Result } from '../lib/api';
+import * as toast from '../lib/toast';
+import { type Answer, type Call, fakeApi, inTurn, type Reply } from '../testing/fake-api';
+import { renderWithIntl, resetApp, settle } from '../testing/render-app';
+import { withoutEmpty } from '../lib/proof';
 import { useReauth, withReauth } from './reauth';
 
 let calls: Call[];

@@ -1,18 +1,17 @@
-// Re-authentication for sensitive changes. The server answers 403 REAUTH_REQUIRED when the last
+// Re-authentication for sensitive changes (the personal centre and the console). The server answers 403 REAUTH_REQUIRED when the last
 // proof of identity is older than 5 minutes; then a small dialog asks for the current password
 // (or, with two-factor on, the authenticator code), POST /auth/totp/verify records a fresh proof,
 // and the action is sent again by itself. Actions are called with skipErrorHandler, so the caller
 // decides what the other errors do.
 import { type FormEvent, useCallback, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Field, type Msg, OtpField } from '../../components/field';
-import { type ApiError, errorText, handleError, type Result } from '../../lib/api';
-import { verifyFresh } from './api';
+import { Field, type Msg, OtpField } from './field';
+import { api, type ApiError, errorText, handleError, type Result, SKIP } from '../lib/api';
+import type { VerifyFreshRequest, VerifyFreshResponse } from '../lib/api-types.gen';
 import { Dialog } from './dialog';
-import * as v from '../../lib/validate';
-import { atField, withoutEmpty } from '../../lib/proof';
-import { hasReason } from '../../lib/reasons';
-import { usePasskeys } from '../../lib/passkey-gate';
+import * as v from '../lib/validate';
+import { hasReason } from '../lib/reasons';
+import { usePasskeys } from '../lib/passkey-gate';
 
 const m = defineMessages({
   title: { id: 'personal.reauth.heading', defaultMessage: 'Confirm it is you' },
@@ -28,6 +27,9 @@ const m = defineMessages({
   passkeyCancelled: { id: 'personal.reauth.passkeyCancelled', defaultMessage: 'The passkey was not used. Try again, or enter the code or password.' },
 });
 
+
+/** POST /auth/totp/verify: a fresh proof (password or code) before a sensitive change. */
+const verifyFresh = (body: VerifyFreshRequest) => api.post<VerifyFreshResponse>('/auth/totp/verify', body, SKIP);
 
 /**
  * Runs `action`; when it answers REAUTH_REQUIRED, asks `prove` for a fresh proof and runs it once
@@ -78,7 +80,7 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
   const withPasskey = async () => {
     setError(null);
     setBusy(true);
-    const out = await (await import('../../lib/passkey')).reauth();
+    const out = await (await import('../lib/passkey')).reauth();
     setBusy(false);
     if (out.ok) return onDone(true);
     form.current?.querySelector('input')?.focus();
@@ -93,19 +95,22 @@ export function ReauthDialog({ twoFactor, onDone }: { twoFactor: boolean; onDone
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const input = e.currentTarget.elements.namedItem(twoFactor ? 'code' : 'password') as HTMLInputElement | null;
-    const problem = twoFactor ? v.code(value) && v.rules.codeDigits : value ? null : m.passwordRequired;
+    const problem = twoFactor ? v.code(value) && v.rules.codeDigits : value.trim() ? null : m.passwordRequired;
     if (problem) {
       setError(problem);
       input?.focus();
       return;
     }
     setBusy(true);
-    const body = withoutEmpty(twoFactor ? { code: value.trim() } : { password: value });
+    // The field was checked above: the body is never an empty proof (lib/proof.ts's rule).
+    const body = twoFactor ? { code: value.trim() } : { password: value };
     const res = await verifyFresh(body);
     setBusy(false);
     if (res.success) {
       onDone(true);
-    } else if (atField(res.error)) {
+    } else if (hasReason(res.error, 'PASSWORD_ERROR', 'TOTP_VERIFY_FAILED', 'INVALID_PARAMETER', 'VERIFICATION_ATTEMPT_CODE_LIMIT')) {
+      // The proof's own errors (lib/proof.ts atField), shown at the field. Not imported from there:
+      // the console shares this dialog, and one more shared chunk would grow every route's preload.
       setError(fieldText(res.error));
       input?.focus();
     } else {

@@ -1,0 +1,145 @@
+// The words the console shows for the server's names: roles, statuses, activity, what deleting an
+// app ends, scopes, sign-in outcomes and methods, audit actions.
+import { defineMessages, type MessageDescriptor } from 'react-intl';
+import type { Action, Role, Status } from './api';
+
+export const roleNames: Record<Role, MessageDescriptor> = defineMessages({
+  viewer: { id: 'admin.role.viewer', defaultMessage: 'Viewer' },
+  operator: { id: 'admin.role.operator', defaultMessage: 'Operator' },
+  admin: { id: 'admin.role.admin', defaultMessage: 'Administrator' },
+});
+
+export const roleHints: Record<Role, MessageDescriptor> = defineMessages({
+  viewer: { id: 'admin.roleHint.viewer', defaultMessage: 'reads accounts, apps, the audit log and the numbers' },
+  operator: { id: 'admin.roleHint.operator', defaultMessage: 'also acts on accounts' },
+  admin: { id: 'admin.roleHint.admin', defaultMessage: 'also manages apps and grants roles' },
+});
+
+export const statusNames: Record<Status, MessageDescriptor> = defineMessages({
+  active: { id: 'admin.status.active', defaultMessage: 'Active' },
+  locked: { id: 'admin.status.locked', defaultMessage: 'Locked' },
+  suspended: { id: 'admin.status.suspended', defaultMessage: 'Suspended' },
+  deactivated: { id: 'admin.status.deactivated', defaultMessage: 'Deactivated' },
+});
+
+export const actionNames: Record<Action, MessageDescriptor> = defineMessages({
+  unlock: { id: 'admin.action.unlock', defaultMessage: 'Unlock' },
+  suspend: { id: 'admin.action.suspend', defaultMessage: 'Suspend' },
+  reactivate: { id: 'admin.action.reactivate', defaultMessage: 'Reactivate' },
+  'end-sessions': { id: 'admin.action.endSessions', defaultMessage: 'Sign out everywhere' },
+  'reset-two-factor': { id: 'admin.action.resetTwoFactor', defaultMessage: 'Reset two-factor' },
+  'reset-passkeys': { id: 'admin.action.resetPasskeys', defaultMessage: 'Remove passkeys' },
+  'send-reset-code': { id: 'admin.action.sendResetCode', defaultMessage: 'Send a password-reset code' },
+});
+
+export const actionHelp: Record<Action, MessageDescriptor> = defineMessages({
+  unlock: { id: 'admin.actionHelp.unlock', defaultMessage: 'Clears the lock and the failed sign-in counters, so the customer can sign in again.' },
+  suspend: {
+    id: 'admin.actionHelp.suspend',
+    defaultMessage: 'The account can no longer sign in by any method; it is signed out everywhere, and its tokens and tickets end. Reactivate it to undo.',
+  },
+  reactivate: { id: 'admin.actionHelp.reactivate', defaultMessage: 'The suspended account can sign in again.' },
+  'end-sessions': { id: 'admin.actionHelp.endSessions', defaultMessage: 'Signs the account out on every device: each session and access token ends.' },
+  'reset-two-factor': {
+    id: 'admin.actionHelp.resetTwoFactor',
+    defaultMessage: 'Turns off the authenticator app and its backup codes. Passkeys stay. The customer can sign in with the password alone and set it up again.',
+  },
+  'reset-passkeys': { id: 'admin.actionHelp.resetPasskeys', defaultMessage: 'Removes every passkey of the account.' },
+  'send-reset-code': {
+    id: 'admin.actionHelp.sendResetCode',
+    defaultMessage: 'Sends a password-reset code to the account’s mail, else its phone. You never see the code or the password.',
+  },
+});
+
+export const actionDone: Record<Action, MessageDescriptor> = defineMessages({
+  unlock: { id: 'admin.actionDone.unlock', defaultMessage: 'The account is unlocked.' },
+  suspend: { id: 'admin.actionDone.suspend', defaultMessage: 'The account is suspended.' },
+  reactivate: { id: 'admin.actionDone.reactivate', defaultMessage: 'The account is active again.' },
+  'end-sessions': { id: 'admin.actionDone.endSessions', defaultMessage: 'The account is signed out on every device.' },
+  'reset-two-factor': { id: 'admin.actionDone.resetTwoFactor', defaultMessage: 'Two-factor authentication is off for the account.' },
+  'reset-passkeys': { id: 'admin.actionDone.resetPasskeys', defaultMessage: 'The account’s passkeys are removed.' },
+  'send-reset-code': { id: 'admin.actionDone.sendResetCode', defaultMessage: 'A password-reset code is on its way to the customer.' },
+});
+
+const activity = defineMessages({
+  signIn: { id: 'admin.event.signIn', defaultMessage: 'Signed in' },
+  passwordChanged: { id: 'admin.event.passwordChanged', defaultMessage: 'Password changed' },
+  passwordReset: { id: 'admin.event.passwordReset', defaultMessage: 'Password reset' },
+  totpEnabled: { id: 'admin.event.totpEnabled', defaultMessage: 'Two-factor authentication turned on' },
+  totpDisabled: { id: 'admin.event.totpDisabled', defaultMessage: 'Two-factor authentication turned off' },
+  backupCodesRegenerated: { id: 'admin.event.backupCodesRegenerated', defaultMessage: 'New backup codes' },
+  mailChanged: { id: 'admin.event.mailChanged', defaultMessage: 'Mail changed' },
+  phoneChanged: { id: 'admin.event.phoneChanged', defaultMessage: 'Phone changed' },
+  appRevoked: { id: 'admin.event.appRevoked', defaultMessage: 'App access revoked' },
+  passkeyAdded: { id: 'admin.event.passkeyAdded', defaultMessage: 'Passkey added' },
+  passkeyRemoved: { id: 'admin.event.passkeyRemoved', defaultMessage: 'Passkey removed' },
+  passkeyCloneSuspected: { id: 'admin.event.passkeyCloneSuspected', defaultMessage: 'Passkey copy suspected' },
+  unlockedBySupport: { id: 'admin.event.unlockedBySupport', defaultMessage: 'Unlocked by support' },
+  sessionsEndedBySupport: { id: 'admin.event.sessionsEndedBySupport', defaultMessage: 'Signed out everywhere by support' },
+  twoFactorResetBySupport: { id: 'admin.event.twoFactorResetBySupport', defaultMessage: 'Two-factor reset by support' },
+  resetCodeSentBySupport: { id: 'admin.event.resetCodeSentBySupport', defaultMessage: 'Reset code sent by support' },
+  suspendedBySupport: { id: 'admin.event.suspendedBySupport', defaultMessage: 'Suspended by support' },
+  reactivatedBySupport: { id: 'admin.event.reactivatedBySupport', defaultMessage: 'Reactivated by support' },
+  passkeysResetBySupport: { id: 'admin.event.passkeysResetBySupport', defaultMessage: 'Passkeys removed by support' },
+  identityReplacedBySupport: { id: 'admin.event.identityReplacedBySupport', defaultMessage: 'Mail or phone replaced by support' },
+});
+
+/** An activity kind's words; a kind this build does not know shows as it is. */
+export function activityName(kind: string): MessageDescriptor | string {
+  return Object.prototype.hasOwnProperty.call(activity, kind) ? activity[kind as keyof typeof activity] : kind;
+}
+
+const ends = defineMessages({
+  tickets: { id: 'admin.ends.tickets', defaultMessage: 'Tickets: no new ticket is issued for the app, and one not yet verified can no longer be.' },
+  oidcSignIn: { id: 'admin.ends.oidcSignIn', defaultMessage: 'OpenID Connect sign-in: requests for the app are refused, and codes not yet exchanged can no longer be.' },
+  embeddedSignIn: { id: 'admin.ends.embeddedSignIn', defaultMessage: 'The embedded sign-in: the app’s pages may no longer frame it.' },
+  appList: { id: 'admin.ends.appList', defaultMessage: 'The app list: the app leaves the list customers see.' },
+  consents: { id: 'admin.ends.consents', defaultMessage: 'Consents: the app leaves its customers’ list of allowed apps.' },
+});
+
+const keeps = defineMessages({
+  oidcAccessTokens: {
+    id: 'admin.keeps.oidcAccessTokens',
+    defaultMessage: 'OpenID Connect access tokens already issued: they keep working until they expire (within an hour).',
+  },
+  recentApps: { id: 'admin.keeps.recentApps', defaultMessage: 'Customers’ recently used apps keep its name and link until newer apps replace it.' },
+});
+
+/** What deleting an app ends, in words; a name this build does not know shows as it is. */
+export function endsName(what: string): MessageDescriptor | string {
+  return Object.prototype.hasOwnProperty.call(ends, what) ? ends[what as keyof typeof ends] : what;
+}
+
+/** What deleting an app does not end, in words. */
+export function keepsName(what: string): MessageDescriptor | string {
+  return Object.prototype.hasOwnProperty.call(keeps, what) ? keeps[what as keyof typeof keeps] : what;
+}
+
+export const scopeNames = defineMessages({
+  avatar: { id: 'admin.scope.avatar', defaultMessage: 'Avatar' },
+  nickname: { id: 'admin.scope.nickname', defaultMessage: 'Display name' },
+  company: { id: 'admin.scope.company', defaultMessage: 'Company' },
+  phone: { id: 'admin.scope.phone', defaultMessage: 'Phone' },
+  email: { id: 'admin.scope.email', defaultMessage: 'Mail' },
+});
+
+export const outcomeNames = defineMessages({
+  success: { id: 'admin.outcome.success', defaultMessage: 'Succeeded' },
+  wrongSecret: { id: 'admin.outcome.wrongSecret', defaultMessage: 'Wrong password or code' },
+  locked: { id: 'admin.outcome.locked', defaultMessage: 'Locked' },
+  secondStepFailed: { id: 'admin.outcome.secondStepFailed', defaultMessage: 'Second step failed' },
+  other: { id: 'admin.outcome.other', defaultMessage: 'Other' },
+});
+
+export const methodNames = defineMessages({
+  password: { id: 'admin.method.password', defaultMessage: 'Password' },
+  code: { id: 'admin.method.code', defaultMessage: 'One-time code' },
+  passkey: { id: 'admin.method.passkey', defaultMessage: 'Passkey' },
+  staff: { id: 'admin.method.staff', defaultMessage: 'Staff sign-in' },
+  totp: { id: 'admin.method.totp', defaultMessage: 'Authenticator (second step)' },
+});
+
+/** A name from one of the maps above, or the server's word when this build does not know it. */
+export function named(map: Record<string, MessageDescriptor>, key: string): MessageDescriptor | string {
+  return Object.prototype.hasOwnProperty.call(map, key) ? (map[key] as MessageDescriptor) : key;
+}

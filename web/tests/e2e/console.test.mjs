@@ -1,0 +1,189 @@
+// The operator console (issue 21) end to end, both languages, against a real `ciam serve` in real
+// Chromium: console users hold a role granted by `ciam admin grant --role` and sign in with both
+// factors (the console asks for it). (1) The support desk: a viewer finds a locked customer by
+// phone; an operator unlocks it with a reason; the customer signs in; the customer's own security
+// activity shows the unlock. (2) A two-factor reset: the customer then signs in with the password
+// alone. (3) An app secret rotation: a new secret shown once, the old one kept until the chosen
+// end. (4) The audit log exported as CSV and as JSON Lines, downloaded and parsed.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { apiCall, consoleUser, createAccount, enableTotp, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
+
+const { skip, ctx } = suite();
+const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const openapi = JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8'));
+/** The partner apps' console routes (another branch adds them): their tests wait for them. */
+const APPS = openapi.paths['/admin/apps'] ? false : 'the /admin/apps routes are not in docs/openapi.json yet';
+/** The audit export (`format=csv|json`): likewise. */
+const EXPORT = (openapi.paths['/admin/audit']?.get?.parameters ?? []).some((p) => p.name === 'format')
+  ? false
+  : 'GET /admin/audit has no format parameter in docs/openapi.json yet';
+
+let phones = 0;
+/** A unique mobile number for this run. */
+const uniquePhone = () => `139${String((Date.now() + phones++ * 7919) % 1e8).padStart(8, '0')}`;
+
+/** Wrong passwords until the account is locked. */
+async function lock(base, account) {
+  for (let i = 0; i < 10; i++) {
+    const r = await apiCall(base, 'POST', '/auth/login/password', { account, password: 'Wrong-Password-1!' });
+    if (r.json?.reason === 'VERIFICATION_ATTEMPT_CODE_LIMIT') return;
+  }
+  assert.fail(`${account} was not locked after 10 wrong passwords`);
+}
+
+/** Opens `path` as the console user `who` (its token in storage) and waits for the screen. */
+async function asConsole(L, who, path) {
+  const page = await ctx.browser.page();
+  await setStorage(page, ctx.server.base, { umi_locale: L, ciam_token: who.token, lastActionTime: String(Date.now()) });
+  await page.goto(`${ctx.server.base}${path}`);
+  await page.locator('.console-bar').waitFor();
+  await settled(page);
+  return page;
+}
+
+/** Takes an action on the open account page with a reason, and waits for its notice. */
+async function act(page, action, reason, done) {
+  await page.getByTestId(`action-${action}`).click();
+  const d = page.getByTestId('action-dialog');
+  await d.locator('textarea[name="reason"]').fill(reason);
+  await d.getByTestId('reason-confirm').click();
+  await page.getByTestId('action-done').filter({ hasText: done }).waitFor();
+}
+
+/** The customer signs in with the password form and lands on the personal centre. */
+async function customerSignsIn(L, user) {
+  const page = await ctx.browser.page();
+  await setStorage(page, ctx.server.base, { umi_locale: L });
+  await page.goto(`${ctx.server.base}/${L}/passport/signin`);
+  const form = page.locator('form[data-testid="signin-password"]');
+  await form.locator('[name="account"]').fill(user.account);
+  await form.locator('[name="password"]').fill(user.password);
+  await form.locator('button[type="submit"]').click();
+  await page.waitForURL(`**/${L}/personal/info**`);
+  return page;
+}
+
+for (const L of LOCALES) {
+  describe(`the operator console (${L})`, { skip }, () => {
+    const t = messages[L];
+
+    it('the support desk: a viewer finds a locked customer by phone, an operator unlocks it, the customer signs in and sees it', async () => {
+      const { base } = ctx.server;
+      const customer = await createAccount(ctx.server, { account: uniquePhone() });
+      await lock(base, customer.account);
+      const viewer = await consoleUser(ctx.server, 'viewer', `viewer-${L}`);
+      const operator = await consoleUser(ctx.server, 'operator', `operator-${L}`);
+
+      // The viewer: finds the account by its phone, sees it locked, and cannot act on it.
+      let page = await asConsole(L, viewer, `/${L}/admin/accounts`);
+      const find = page.getByTestId('find-form');
+      assert.equal(await find.locator('select[name="by"]').inputValue(), 'phone');
+      await find.locator('input[name="value"]').fill(customer.account);
+      await find.locator('button[type="submit"]').click();
+      const found = page.getByTestId('found');
+      await found.filter({ hasText: t['admin.status.locked'] }).waitFor();
+      await found.getByRole('link').click();
+      await page.getByTestId('account-status').filter({ hasText: t['admin.status.locked'] }).waitFor();
+      const userId = decodeURIComponent(where(page).split('/').pop());
+      assert.equal(await page.getByTestId('action-unlock').count(), 0, 'a viewer does not act');
+      assert.notEqual(await page.getByTestId('account-phone').textContent(), customer.account, 'the phone is masked');
+
+      // The operator: unlocks it with a reason.
+      page = await asConsole(L, operator, `/${L}/admin/accounts/${encodeURIComponent(userId)}`);
+      await page.getByTestId('account-status').filter({ hasText: t['admin.status.locked'] }).waitFor();
+      await act(page, 'unlock', `Ticket ${L}: locked out on the phone`, t['admin.actionDone.unlock']);
+      await page.getByTestId('account-status').filter({ hasText: t['admin.status.active'] }).waitFor();
+
+      // The customer signs in, and the security centre's activity shows the unlock.
+      page = await customerSignsIn(L, customer);
+      await page.goto(`${base}/${L}/personal/secure`);
+      await page.getByTestId('activity').filter({ hasText: t['secure.activity.unlockedBySupport'] }).waitFor();
+    });
+
+    it('a two-factor reset: the customer signs in with the password alone afterwards', async () => {
+      const customer = await createAccount(ctx.server, { account: uniqueMail(`console-2fa-${L.toLowerCase()}`) });
+      await enableTotp(ctx.server, customer);
+      const operator = await consoleUser(ctx.server, 'operator', `operator2-${L}`);
+      const page = await asConsole(L, operator, `/${L}/admin/accounts`);
+      const find = page.getByTestId('find-form');
+      await find.locator('select[name="by"]').selectOption('mail');
+      await find.locator('input[name="value"]').fill(customer.account);
+      await find.locator('button[type="submit"]').click();
+      await page.getByTestId('found').getByRole('link').click();
+      await page.getByTestId('account-two-factor').filter({ hasText: t['admin.account.on'] }).waitFor();
+      await act(page, 'reset-two-factor', 'Lost the phone with the authenticator', t['admin.actionDone.resetTwoFactor']);
+      await page.getByTestId('account-two-factor').filter({ hasText: t['admin.account.off'] }).waitFor();
+      // No second step any more: the password alone signs in.
+      const signedIn = await customerSignsIn(L, customer);
+      await signedIn.goto(`${ctx.server.base}/${L}/personal/secure`);
+      await signedIn.getByTestId('activity').filter({ hasText: t['secure.activity.twoFactorResetBySupport'] }).waitFor();
+    });
+
+    it('an app secret rotation: the new secret shown once, the old one kept until the chosen end', { skip: APPS }, async () => {
+      const admin = await consoleUser(ctx.server, 'admin', `admin-${L}`);
+      const page = await asConsole(L, admin, `/${L}/admin/apps`);
+      await page.getByTestId('new-app').click();
+      const f = page.getByTestId('app-form');
+      await f.locator('[name="name.zh-CN"]').fill(`控制台应用 ${L}`);
+      await f.locator('[name="name.en-US"]').fill(`Console app ${L}`);
+      await f.locator('[name="serviceUrls"]').fill(`https://console-${L.toLowerCase()}.example.com/cb`);
+      await f.getByTestId('app-form-submit').click();
+      const create = page.getByTestId('create-app-dialog');
+      await create.locator('textarea[name="reason"]').fill('partner onboarding');
+      await create.getByTestId('reason-confirm').click();
+      const first = await page.getByTestId('app-secret').inputValue();
+      assert.ok(first.length >= 32, 'the first secret is shown once');
+      await page.getByTestId('secret-once').locator('..').getByRole('link').click();
+      await page.getByTestId('app-id').waitFor();
+      const appId = (await page.getByTestId('app-id').textContent()).trim();
+      await page.getByTestId('rotate-secret').click();
+      const rotate = page.getByTestId('rotate-dialog');
+      await rotate.getByLabel(t['admin.app.end.hour']).check();
+      await rotate.locator('textarea[name="reason"]').fill('scheduled rotation');
+      await rotate.getByTestId('reason-confirm').click();
+      const second = await page.getByTestId('app-secret').inputValue();
+      assert.ok(second.length >= 32 && second !== first, 'a new secret, shown once');
+      await page.getByTestId('retire-secret').waitFor();
+      const app = await apiCall(ctx.server.base, 'GET', `/admin/apps/${encodeURIComponent(appId)}`, undefined, admin.token);
+      assert.equal(app.status, 200, JSON.stringify(app.json));
+      const until = app.json.app.previousSecretUntil;
+      const hour = Date.now() / 1000 + 3600;
+      assert.ok(Math.abs(until - hour) < 120, `the old secret works for an hour (${until})`);
+      // A reload shows no secret: it was shown once.
+      await page.reload();
+      await page.getByTestId('app-id').waitFor();
+      assert.equal(await page.getByTestId('app-secret').count(), 0);
+    });
+
+    it('the audit log exported as CSV and as JSON Lines, downloaded and parsed', { skip: EXPORT }, async () => {
+      const customer = await createAccount(ctx.server, { account: uniqueMail(`console-audit-${L.toLowerCase()}`) });
+      const operator = await consoleUser(ctx.server, 'operator', `operator3-${L}`);
+      const reason = `audit export ${L} ${Date.now()}`;
+      const me = await apiCall(ctx.server.base, 'GET', '/auth/info', undefined, customer.token);
+      const acted = await apiCall(ctx.server.base, 'POST', `/admin/accounts/${encodeURIComponent(me.json.userId)}/end-sessions`, { reason }, operator.token);
+      assert.equal(acted.status, 200, JSON.stringify(acted.json));
+      const page = await asConsole(L, operator, `/${L}/admin/audit`);
+      await page.getByTestId('audit').filter({ hasText: reason }).waitFor();
+      const read = async (testId) => {
+        const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
+        return { name: download.suggestedFilename(), text: readFileSync(await download.path(), 'utf8') };
+      };
+      const csv = await read('export-csv');
+      assert.match(csv.name, /\.csv$/);
+      const [header, ...rows] = csv.text.trim().split(/\r?\n/);
+      const cols = header.split(',');
+      for (const c of ['actor', 'action', 'target', 'reason']) assert.ok(cols.includes(c), `CSV column ${c} in ${header}`);
+      assert.ok(rows.some((r) => r.includes(reason)), 'the action is a row of the CSV');
+      const json = await read('export-json');
+      const entries = json.text.trim().split('\n').map((l) => JSON.parse(l));
+      const mine = entries.find((e) => e.reason === reason);
+      assert.ok(mine, 'the action is a line of the JSON Lines');
+      assert.equal(mine.target, me.json.userId);
+      const op = await apiCall(ctx.server.base, 'GET', '/auth/info', undefined, operator.token);
+      assert.equal(mine.actor, op.json.userId);
+    });
+  });
+}
