@@ -37,6 +37,15 @@ describe('the gate', () => {
     expect(within(box).getByRole('link', { name: 'Go to the security settings' }).getAttribute('href')).toBe('/en-US/personal/secure#two-factor');
   });
 
+  it('NOT_FOUND: the console is turned off on this server (--no-console), with no retry loop', async () => {
+    const { fake } = await open('/en-US/admin', null, { 'GET /admin/me': () => [404, { reason: 'NOT_FOUND', message: '', code: 404 }] });
+    const box = screen.getByTestId('console-off');
+    expect(box.textContent).toContain('The console is turned off');
+    expect(within(box).getByRole('link', { name: 'My account' }).getAttribute('href')).toBe('/en-US/personal/info');
+    expect(fake.callsTo('GET', '/admin/me')).toHaveLength(1);
+    expect(screen.queryByRole('navigation', { name: 'Console sections' })).toBeNull();
+  });
+
   it('REAUTH_REQUIRED: the fresh proof, then GET /admin/me again', async () => {
     const { fake } = await open('/en-US/admin', null, { 'GET /admin/me': inTurn(REAUTH, [200, { role: 'operator', userId: 'op1', mail: null }]) });
     const d = screen.getByTestId('reauth-dialog');

@@ -57,6 +57,11 @@ const m = defineMessages({
   proofHeading: { id: 'admin.proof.heading', defaultMessage: 'Confirm it is you' },
   proof: { id: 'admin.proof.text', defaultMessage: 'The console was idle, so it needs a fresh proof that it is you.' },
   failedHeading: { id: 'admin.failed.heading', defaultMessage: 'The console could not be opened' },
+  offHeading: { id: 'admin.off.heading', defaultMessage: 'The console is turned off' },
+  off: {
+    id: 'admin.off.text',
+    defaultMessage: 'This server does not offer the operator console. Its operator turned it off (ciam serve --no-console, or Console=false in the template).',
+  },
   retry: { id: 'admin.retryGate', defaultMessage: 'Try again' },
 });
 
@@ -66,6 +71,7 @@ type Gate =
   | { state: 'noRole' }
   | { state: 'mfa' }
   | { state: 'proof' }
+  | { state: 'off' }
   | { state: 'failed'; error: ApiError };
 
 /**
@@ -180,6 +186,8 @@ export function ConsoleRoot() {
       if (hasReason(r.error, 'AUTHORIZATION_FAILED')) return signIn(r.error, here.current);
       if (hasReason(r.error, 'PERMISSION_DENIED')) return setGate({ state: 'noRole' });
       if (hasReason(r.error, 'CONSOLE_MFA_REQUIRED')) return setGate({ state: 'mfa' });
+      // The console's routes are not served (`--no-console`, `Console=false`): 404 NOT_FOUND.
+      if (hasReason(r.error, 'NOT_FOUND')) return setGate({ state: 'off' });
       setGate({ state: 'failed', error: r.error });
     });
     return () => {
@@ -272,7 +280,9 @@ function Closed({ gate, onRetry, lang }: { gate: Gate; onRetry: () => void; lang
         ? [m.mfaHeading, <FormattedMessage key="b" {...m.mfa} />]
         : gate.state === 'proof'
           ? [m.proofHeading, <FormattedMessage key="b" {...m.proof} />]
-          : [m.failedHeading, <ErrorMessage key="b" error={gate.error} />];
+          : gate.state === 'off'
+            ? [m.offHeading, <FormattedMessage key="b" {...m.off} />]
+            : [m.failedHeading, <ErrorMessage key="b" error={gate.error} />];
   return (
     <div className="card console-closed" data-testid={`console-${gate.state}`}>
       <h1>
@@ -291,7 +301,7 @@ function Closed({ gate, onRetry, lang }: { gate: Gate; onRetry: () => void; lang
           <FormattedMessage {...m.retry} />
         </button>
       )}
-      {gate.state === 'noRole' && (
+      {(gate.state === 'noRole' || gate.state === 'off') && (
         <p>
           <Link to={paths.info(lang)}>
             <FormattedMessage {...m.myAccount} />
