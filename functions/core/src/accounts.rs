@@ -223,7 +223,14 @@ pub async fn login_code(
     let answer = finish_login(
         ciam,
         Who {
-            amr: vec!["otp"],
+            // A code sent to the account's own mail or phone is its one factor (RFC 8176 `sms`;
+            // `email`, not registered there, for mail): never `otp`, which the console reads as
+            // a second factor (TOTP, backup codes).
+            amr: vec![if matches!(id, Identity::Phone(_)) {
+                "sms"
+            } else {
+                "email"
+            }],
             ..Who::from(&rec)
         },
         client,

@@ -188,8 +188,14 @@ pub async fn deactivate(
     // The passkeys go with the account, in the same commit (at most 20 operations).
     let passkeys = crate::passkey::items::items_of(ciam, &u.id).await?;
     ops.extend(crate::passkey::items::delete_ops(&u.id, &passkeys));
-    // And its entries in the console's lists.
+    // And its entries in the console's lists, and its console role's index item.
     ops.extend(crate::directory::deletes(u));
+    if !u.roles.is_empty() {
+        ops.push(TxOp::Delete {
+            key: crate::user::role_index_key(&u.id),
+            cond: None,
+        });
+    }
     ciam.store
         .transact(ops)
         .await

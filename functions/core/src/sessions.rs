@@ -273,11 +273,13 @@ fn still_on() -> Cond {
 
 /// Records a fresh proof of identity on the session, made by `amr`. Round trips: 1.
 pub async fn mark_fresh(ciam: &Ciam, s: &Session, amr: &[&str]) -> Result<()> {
+    // The proof adds its method to the session's: a session that signed in with a second factor
+    // keeps it after a password proof (the console's gate reads it).
     let ops = vec![
         Update::Set("authAt".into(), ciam.now().into()),
         Update::Set(
             "amr".into(),
-            ciam_store::Value::strings(amr.iter().copied()),
+            ciam_store::Value::strings(amr_after(&s.amr, amr)),
         ),
     ];
     ciam.store

@@ -20,6 +20,12 @@ pub fn profile_key(id: &str) -> Key {
     Key::new(user_pk(id), PROFILE)
 }
 
+/// The console's role index item of the account `id` (`ROLES` / `USER#<id>`): here because the
+/// account's deactivation removes it with the account.
+pub fn role_index_key(id: &str) -> Key {
+    Key::new("ROLES", user_pk(id))
+}
+
 /// The item that holds an identity (mail, phone or username) for its owner.
 pub fn unique_key(pk: String) -> Key {
     Key::new(pk, "UNIQUE")

@@ -58,7 +58,7 @@ pub fn actor() -> String {
 }
 
 /// The operator the command line acts as: a local admin named [`actor`].
-fn operator() -> Operator {
+pub(crate) fn operator() -> Operator {
     Operator {
         user: User {
             id: actor(),
@@ -70,7 +70,7 @@ fn operator() -> Operator {
 }
 
 /// The product over the store these options name, as `ciam serve` builds it (no listener).
-async fn ciam(opts: &StoreOptions) -> Result<Ciam, String> {
+pub(crate) async fn ciam(opts: &StoreOptions) -> Result<Ciam, String> {
     if opts.store == StoreChoice::Sqlite {
         std::fs::create_dir_all(&opts.data)
             .map_err(|e| format!("cannot create {}: {e}", opts.data.display()))?;

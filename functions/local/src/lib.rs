@@ -131,14 +131,9 @@ pub async fn grant_role(
     role: ciam_core::console::Role,
     opts: &StoreOptions,
 ) -> Result<String, String> {
-    if opts.store == StoreChoice::Sqlite {
-        std::fs::create_dir_all(&opts.data)
-            .map_err(|e| format!("cannot create {}: {e}", opts.data.display()))?;
-    }
-    let clock = Arc::new(SystemClock);
-    let store = open_store(opts, clock.clone()).await?;
-    let now = ciam_core::Clock::now(clock.as_ref());
-    ciam_core::console::roles::grant_by_mail(store.as_ref(), now, mail, role)
+    let ciam = admin_cli::ciam(opts).await?;
+    let facts = ciam_core::console::audit::RequestFacts::default();
+    ciam_core::console::roles::grant_by_mail(&ciam, &admin_cli::operator(), mail, role, &facts)
         .await
         .map_err(|e| format!("{mail}: {}", e.reason.message(ciam_core::Lang::EnUs)))
 }

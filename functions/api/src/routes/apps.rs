@@ -1,12 +1,14 @@
 //! Partner apps: the registry (admins only). Their tickets are tickets.rs's.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Json};
+use crate::extract::{Authed, Facts, Json};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use ciam_core::apps::{self, AppFields, Names};
+use ciam_core::console::audit::{self, RequestFacts};
+use ciam_core::console::{gate, Operator, Role};
 use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -65,6 +67,37 @@ impl AppBody {
     }
 }
 
+/// A change through the registry API needs what the console's app changes need (an admin whose
+/// sign-in had a second factor, a proof at most 5 minutes old: `console::gate`), and is recorded
+/// in the console's audit log (after the change, with the reason `registry API`).
+async fn admin_change(
+    s: &AppState,
+    sess: &ciam_core::sessions::Session,
+) -> Result<Operator, ApiError> {
+    Ok(gate(&s.ciam, sess, Role::Admin, true).await?)
+}
+
+async fn audited(
+    s: &AppState,
+    op: &Operator,
+    action: &str,
+    app_id: &str,
+    detail: Option<String>,
+    facts: &RequestFacts,
+) -> Result<(), ApiError> {
+    audit::record(
+        &s.ciam,
+        op,
+        action,
+        app_id,
+        Some("registry API"),
+        detail,
+        facts,
+    )
+    .await?;
+    Ok(())
+}
+
 /// `GET /app`: every registered app. Round trips: 2 (authentication, the registry).
 pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
     Ok(axum::Json(json!({ "apps": apps::list_all(&s.ciam, &sess).await? })).into_response())
@@ -74,9 +107,10 @@ pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult 
 pub async fn create(
     State(s): State<AppState>,
     Authed(sess): Authed,
+    Facts(facts): Facts,
     Json(b): Json<AppBody>,
 ) -> ApiResult {
-    apps::require_admin(&sess)?;
+    let op = admin_change(&s, &sess).await?;
     let (fields, rotate) = b.fields()?;
     if rotate {
         return Err(ApiError(Error::field(
@@ -87,6 +121,7 @@ pub async fn create(
         )));
     }
     let created = apps::create(&s.ciam, &sess, fields).await?;
+    audited(&s, &op, "app.create", &created.app.app_id, None, &facts).await?;
     Ok((StatusCode::CREATED, axum::Json(created)).into_response())
 }
 
@@ -103,20 +138,31 @@ pub async fn get(
 pub async fn update(
     State(s): State<AppState>,
     Authed(sess): Authed,
+    Facts(facts): Facts,
     Path(app_id): Path<String>,
     Json(b): Json<AppBody>,
 ) -> ApiResult {
-    apps::require_admin(&sess)?;
+    let op = admin_change(&s, &sess).await?;
     let (fields, rotate) = b.fields()?;
-    Ok(axum::Json(apps::update(&s.ciam, &sess, &app_id, fields, rotate).await?).into_response())
+    let updated = apps::update(&s.ciam, &sess, &app_id, fields, rotate).await?;
+    let action = if rotate {
+        "app.rotateSecret"
+    } else {
+        "app.update"
+    };
+    audited(&s, &op, action, &app_id, None, &facts).await?;
+    Ok(axum::Json(updated).into_response())
 }
 
 /// `DELETE /app/{appId}`. Round trips: 3.
 pub async fn remove(
     State(s): State<AppState>,
     Authed(sess): Authed,
+    Facts(facts): Facts,
     Path(app_id): Path<String>,
 ) -> ApiResult {
+    let op = admin_change(&s, &sess).await?;
     apps::delete(&s.ciam, &sess, &app_id).await?;
+    audited(&s, &op, "app.delete", &app_id, None, &facts).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }

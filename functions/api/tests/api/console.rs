@@ -11,7 +11,7 @@ use ciam_api::{all_routes, Auth};
 use ciam_core::console::audit::day_name;
 use ciam_core::console::Role;
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::{Store, Update, Value as StoreValue};
+use ciam_store::Store;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -34,18 +34,6 @@ impl TestApp {
 
     pub(crate) async fn admin_get(&self, p: &str, token: &str) -> TestResponse {
         self.admin_call(Method::GET, p, Some(token), None).await
-    }
-
-    /// As if the session's sign-in had included a second factor (the TOTP sign-in itself is
-    /// `a_second_factor_sign_in_enters_and_a_password_only_one_is_told_to_turn_it_on`).
-    async fn with_second_factor(&self, user_id: &str) {
-        for s in self.sessions_of(user_id).await {
-            let amr = StoreValue::strings(["pwd", "otp"]);
-            self.store
-                .update(&s.key, vec![Update::Set("amr".into(), amr)], None)
-                .await
-                .expect("amr");
-        }
     }
 
     /// A signed-up account holding `role` (None: a customer), signed in with a second factor:

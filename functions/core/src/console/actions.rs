@@ -195,6 +195,7 @@ pub async fn act(
     if user.deactivated {
         return Err(Reason::ACCOUNT_NOT_FOUND.into());
     }
+    op.may_act_on(&user)?;
     let lang = lang_of(&user);
     if action == Action::SendResetCode {
         let to = user.identities().into_iter().next().ok_or_else(|| Error {

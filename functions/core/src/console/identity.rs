@@ -74,6 +74,7 @@ pub async fn replace(
     if user.deactivated {
         return Err(Reason::ACCOUNT_NOT_FOUND.into());
     }
+    op.may_act_on(&user)?;
     let is_mail = matches!(new, Identity::Mail(_));
     let (field, current) = if is_mail {
         ("mail", user.mail.clone())

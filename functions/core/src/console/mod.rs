@@ -63,8 +63,29 @@ impl Role {
 pub struct Operator {
     pub user: User,
     pub role: Role,
-    /// The session the console request came with.
+    /// The session the console request came with (empty for the command line).
     pub session: Key,
+}
+
+impl Operator {
+    /// The command line's local admin (`ciam admin ...`, no session): the break-glass path.
+    pub fn is_local(&self) -> bool {
+        self.session.pk.is_empty()
+    }
+
+    /// Whether this operator may act on `target`'s account: not on a console role holder of
+    /// the same or a higher role (themselves included), so an operator cannot lock the admins
+    /// out and an admin cannot take over another admin's account. Such accounts are helped
+    /// by a higher role, or by the command line. Else 403 PERMISSION_DENIED.
+    pub fn may_act_on(&self, target: &User) -> Result<()> {
+        match Role::of(target) {
+            Some(r) if r >= self.role && !self.is_local() => Err(crate::Error {
+                cause: Some("the target holds a console role as high as the operator's".into()),
+                ..crate::Error::new(Reason::PERMISSION_DENIED)
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The one check every console handler makes first (design §2):

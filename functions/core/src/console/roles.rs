@@ -16,7 +16,7 @@ use serde::Serialize;
 pub const ROLES_PK: &str = "ROLES";
 
 pub fn index_key(user_id: &str) -> Key {
-    Key::new(ROLES_PK, format!("USER#{user_id}"))
+    crate::user::role_index_key(user_id)
 }
 
 /// One role holder, as the roles screen lists it.
@@ -89,8 +89,17 @@ fn ops(user: &User, role: Option<Role>, by: &str, now: i64) -> Vec<TxOp> {
 }
 
 /// `ciam admin grant <mail> --role <role>`: the role for the account with that mail (replacing
-/// its console role), granted by `cli`. Answers the user id. Round trips: 3.
-pub async fn grant_by_mail(store: &dyn Store, now: i64, mail: &str, role: Role) -> Result<String> {
+/// its console role), granted by `op` (the command line's local admin, `cli:<os user>`), with
+/// its audit entry in the same transaction, as every role change. Answers the user id. Round
+/// trips: 3.
+pub async fn grant_by_mail(
+    ciam: &Ciam,
+    op: &Operator,
+    mail: &str,
+    role: Role,
+    req: &RequestFacts,
+) -> Result<String> {
+    let store: &dyn Store = ciam.store.as_ref();
     let id = Identity::Mail(Email::parse(mail)?);
     let owner = store
         .get(&unique_key(id.unique_pk()))
@@ -103,7 +112,11 @@ pub async fn grant_by_mail(store: &dyn Store, now: i64, mail: &str, role: Role) 
         .as_ref()
         .and_then(User::from_item)
         .ok_or(Reason::MAIL_NOT_FOUND)?;
-    store.transact(ops(&user, Some(role), "cli", now)).await?;
+    let before = Role::of(&user).map(Role::as_str).unwrap_or("-");
+    let mut tx = ops(&user, Some(role), &op.user.id, ciam.now());
+    let detail = format!("{before} -> {}", role.as_str());
+    tx.push(audit::Entry::new(ciam, op, "role.grant", &owner, None, Some(detail), req).put());
+    store.transact(tx).await?;
     Ok(owner)
 }
 

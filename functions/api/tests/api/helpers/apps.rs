@@ -11,16 +11,44 @@ impl TestApp {
 
     /// Gives an account a console role, as `ciam admin grant --role` does.
     pub async fn grant_role(&self, mail: &str, role: ciam_core::console::Role) {
-        ciam_core::console::roles::grant_by_mail(self.store.as_ref(), self.now(), mail, role)
+        let cli = ciam_core::console::Operator {
+            user: ciam_core::user::User {
+                id: "cli:test".into(),
+                ..Default::default()
+            },
+            role: ciam_core::console::Role::Admin,
+            session: ciam_store::Key::new("", ""),
+        };
+        let facts = ciam_core::console::audit::RequestFacts::default();
+        ciam_core::console::roles::grant_by_mail(&self.ciam, &cli, mail, role, &facts)
             .await
             .expect("grant role");
     }
 
-    /// A signed-up admin's session token.
+    /// As if the sessions' sign-in had included a second factor (the TOTP sign-in itself is
+    /// `console::a_second_factor_sign_in_enters_and_a_password_only_one_is_told_to_turn_it_on`).
+    pub(crate) async fn with_second_factor(&self, user_id: &str) {
+        for s in self.sessions_of(user_id).await {
+            let amr = ciam_store::Value::strings(["pwd", "otp"]);
+            self.store
+                .update(
+                    &s.key,
+                    vec![ciam_store::Update::Set("amr".into(), amr)],
+                    None,
+                )
+                .await
+                .expect("amr");
+        }
+    }
+
+    /// A signed-up admin's session token, its sign-in with a second factor (the registry's
+    /// changes need what the console's need).
     pub async fn admin_token(&self) -> String {
-        self.sign_up("admin", "admin@example.com").await;
+        let id = self.sign_up("admin", "admin@example.com").await;
         self.make_admin("admin@example.com").await;
-        self.sign_in("admin@example.com", PASSWORD).await
+        let token = self.sign_in("admin@example.com", PASSWORD).await;
+        self.with_second_factor(&id).await;
+        token
     }
 
     pub async fn list_registry(&self, token: &str) -> TestResponse {
