@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use ciam_core::apps::{self, AppFields, Names};
 use ciam_core::console::audit::{self, RequestFacts};
-use ciam_core::console::{gate, Operator, Role};
+use ciam_core::console::{Operator, Role};
 use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -67,14 +67,18 @@ impl AppBody {
     }
 }
 
-/// A change through the registry API needs what the console's app changes need (an admin whose
-/// sign-in had a second factor, a proof at most 5 minutes old: `console::gate`), and is recorded
-/// in the console's audit log (after the change, with the reason `registry API`).
-async fn admin_change(
-    s: &AppState,
-    sess: &ciam_core::sessions::Session,
-) -> Result<Operator, ApiError> {
-    Ok(gate(&s.ciam, sess, Role::Admin, true).await?)
+/// A change through the registry API (an admin's session, as before the console) is recorded in
+/// the console's audit log like the console's own app changes (after the change, with the reason
+/// `registry API`). The console's routes (`/admin/apps...`) also ask for a second factor and a
+/// fresh proof; this API does not yet (docs/console-design.md §5: scripts and the end-to-end
+/// suite use it with a password session).
+fn admin_change(sess: &ciam_core::sessions::Session) -> Result<Operator, ApiError> {
+    apps::require_admin(sess)?;
+    Ok(Operator {
+        user: sess.user.clone(),
+        role: Role::Admin,
+        session: sess.key.clone(),
+    })
 }
 
 async fn audited(
@@ -110,7 +114,7 @@ pub async fn create(
     Facts(facts): Facts,
     Json(b): Json<AppBody>,
 ) -> ApiResult {
-    let op = admin_change(&s, &sess).await?;
+    let op = admin_change(&sess)?;
     let (fields, rotate) = b.fields()?;
     if rotate {
         return Err(ApiError(Error::field(
@@ -142,7 +146,7 @@ pub async fn update(
     Path(app_id): Path<String>,
     Json(b): Json<AppBody>,
 ) -> ApiResult {
-    let op = admin_change(&s, &sess).await?;
+    let op = admin_change(&sess)?;
     let (fields, rotate) = b.fields()?;
     let updated = apps::update(&s.ciam, &sess, &app_id, fields, rotate).await?;
     let action = if rotate {
@@ -161,7 +165,7 @@ pub async fn remove(
     Facts(facts): Facts,
     Path(app_id): Path<String>,
 ) -> ApiResult {
-    let op = admin_change(&s, &sess).await?;
+    let op = admin_change(&sess)?;
     apps::delete(&s.ciam, &sess, &app_id).await?;
     audited(&s, &op, "app.delete", &app_id, None, &facts).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
