@@ -207,6 +207,8 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
           a={a}
           onDone={(text) => {
             setDone(text);
+            // The revealed values were the old ones: masked again until revealed anew.
+            setShown(null);
             reload();
           }}
         />
