@@ -115,7 +115,23 @@ async fn granting_a_role_replaces_the_console_role_and_lists_it_in_the_index() {
         .unwrap()
         .unwrap();
     assert_eq!(index.s("role"), Some("operator"));
-    assert_eq!(index.s("grantedBy"), Some("cli"));
+    // The command line's actor (`cli:<os user>`), also in the audit entry of the grant.
+    assert!(index
+        .s("grantedBy")
+        .is_some_and(|by| by.starts_with("cli:")));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let day = ciam_core::console::audit::day_name(now.div_euclid(86_400));
+    let grants = store_in(&data)
+        .query(ciam_store::Query::partition(format!("AUDIT#{day}")))
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.s("action") == Some("role.grant") && e.s("target") == Some(id))
+        .count();
+    assert!(grants >= 1, "ciam admin grant is in the audit log");
     assert_eq!(index.s("mail"), Some("ann@example.com"));
     assert!(!with_role("root").status.success());
     assert_eq!(roles(&data, id).await, vec!["operator".to_owned()]);

@@ -56,8 +56,10 @@ fn roles_with(user: &User, role: Option<Role>) -> Vec<String> {
     v
 }
 
-/// The writes that give `user` the console role `role` (None: none), granted by `by` at `now`.
-fn ops(user: &User, role: Option<Role>, by: &str, now: i64) -> Vec<TxOp> {
+/// The writes that give `user` the console role `role` (None: none), granted by `by` at `now`:
+/// the user item and the role index, without the audit entry (every caller adds its own; tests
+/// seed roles with them alone, so the entries they count are their own).
+pub fn ops(user: &User, role: Option<Role>, by: &str, now: i64) -> Vec<TxOp> {
     let roles = roles_with(user, role);
     let set = if roles.is_empty() {
         Update::Remove("roles".into())
