@@ -53,3 +53,17 @@ def test_console_functions_get_the_audit_retention(template):
     for f in console_functions(template):
         env = template["Resources"][f]["Properties"]["Environment"]["Variables"]
         assert env["CIAM_AUDIT_RETENTION_DAYS"] == {"Ref": "AuditRetentionDays"}, f
+
+
+def test_the_staff_callback_reads_which_provider_acr_is_a_second_factor(template):
+    """A staff session whose company provider did a second factor enters the console: the
+    callback, which reads the provider's id_token, gets `StaffMfaAcr` (and only it needs it)."""
+    assert template["Parameters"]["StaffMfaAcr"]["Default"] == ""
+    having = [
+        f
+        for f in functions(template)
+        if "CIAM_STAFF_MFA_ACR" in template["Resources"][f]["Properties"]["Environment"]["Variables"]
+    ]
+    assert having == ["AuthStaffCallbackFunction"]
+    env = template["Resources"]["AuthStaffCallbackFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["CIAM_STAFF_MFA_ACR"] == {"Ref": "StaffMfaAcr"}

@@ -387,6 +387,10 @@ fn render_function(f: &Function) -> String {
     }
     if l.staff != Staff::None {
         s.push_str("          CIAM_STAFF_ISSUER: !Ref StaffIssuer\n          CIAM_STAFF_CLIENT_ID: !Ref StaffClientId\n");
+        if l.staff == Staff::ClientSecret {
+            // The callback reads the provider's id_token: whether it says a second factor.
+            s.push_str("          CIAM_STAFF_MFA_ACR: !Ref StaffMfaAcr\n");
+        }
     }
     if l.staff == Staff::ClientSecret {
         s.push_str("          CIAM_STAFF_SECRET_ARN: !Ref StaffSecret\n");
