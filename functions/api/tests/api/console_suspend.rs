@@ -232,10 +232,9 @@ async fn on_dynamodb_a_suspended_account_signs_in_by_no_method_until_reactivated
     suspension(dynamo_app(&local, "suspend").await).await;
 }
 
-#[tokio::test]
-async fn a_suspended_accounts_access_tokens_and_tickets_are_refused() {
-    // OpenID Connect: the access token of a code redeemed before.
-    let w = crate::oidc::world_on(TestApp::spawn().await).await;
+/// OpenID Connect: the access token of a code redeemed before, and a code not yet redeemed.
+async fn tokens_refused(app: TestApp) {
+    let w = crate::oidc::world_on(app).await;
     let (_, operator) = w.app.staffer("helper", Some(Role::Operator)).await;
     let code = w.code().await;
     let tokens = w
@@ -256,9 +255,11 @@ async fn a_suspended_accounts_access_tokens_and_tickets_are_refused() {
         .await;
     assert_eq!(res.status, 400, "{}", res.text);
     assert_eq!(res.json()["error"], "invalid_grant");
+}
 
-    // A ticket issued before: refused at verification, as a used one.
-    let w = crate::apps::world_on(TestApp::spawn().await).await;
+/// A ticket issued before: refused at verification, as a used one.
+async fn tickets_refused(app: TestApp) {
+    let w = crate::apps::world_on(app).await;
     let (_, operator) = w.app.staffer("helper", Some(Role::Operator)).await;
     let ticket = crate::apps::ticket(&w, crate::apps::SERVICE).await;
     let used = crate::apps::ticket(&w, crate::apps::SERVICE).await;
@@ -283,9 +284,32 @@ async fn a_suspended_accounts_access_tokens_and_tickets_are_refused() {
 }
 
 #[tokio::test]
+async fn a_suspended_accounts_access_tokens_and_tickets_are_refused() {
+    tokens_refused(TestApp::spawn().await).await;
+    tickets_refused(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_suspended_accounts_access_tokens_and_tickets_are_refused() {
+    let local = Arc::new(DynamoLocal::start().await);
+    tokens_refused(dynamo_app(&local, "suspend_tokens").await).await;
+    tickets_refused(dynamo_app(&local, "suspend_tickets").await).await;
+}
+
+#[tokio::test]
 async fn a_suspended_staff_account_is_refused_at_the_staff_sign_in() {
+    staff_refused(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_suspended_staff_account_is_refused_at_the_staff_sign_in() {
+    let local = Arc::new(DynamoLocal::start().await);
+    staff_refused(dynamo_app(&local, "suspend_staff").await).await;
+}
+
+async fn staff_refused(app: TestApp) {
     use crate::staff::{staff, staff_code, Staff, STAFF_MAIL};
-    let s = Staff::spawn_with(TestApp::spawn().await).await;
+    let s = Staff::spawn_with(app).await;
     let (_, operator) = s.app.staffer("helper", Some(Role::Operator)).await;
     let to = s.sign_in_at_idp(staff("E-1", STAFF_MAIL)).await;
     let signed_in = s.redeem(&staff_code(&to)).await.ok(200);
@@ -319,7 +343,16 @@ async fn a_suspended_staff_account_is_refused_at_the_staff_sign_in() {
 
 #[tokio::test]
 async fn resetting_the_passkeys_removes_them_and_ends_the_sessions() {
-    let app = sqlite_app().await;
+    passkey_reset(sqlite_app().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_resetting_the_passkeys_removes_them_and_ends_the_sessions() {
+    let local = Arc::new(DynamoLocal::start().await);
+    passkey_reset(dynamo_app(&local, "reset_passkeys").await).await;
+}
+
+async fn passkey_reset(app: TestApp) {
     let (_, operator) = app.staffer("helper", Some(Role::Operator)).await;
     let ann = app.sign_up("annlee", MAIL).await;
     let token = app.sign_in(MAIL, PASSWORD).await;
