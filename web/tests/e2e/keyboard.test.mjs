@@ -231,6 +231,9 @@ for (const L of LOCALES) {
       await tabTo(page, '[data-testid="found"] a');
       await page.keyboard.press('Enter');
       await page.locator('[data-testid="action-unlock"]').waitFor();
+      // The page's own requests settle first (the account, the gate's checks): a re-render after
+      // one of them landing between the Tab and the Enter made the Enter miss (seen once under load).
+      await page.waitForLoadState('networkidle');
       await tabTo(page, '[data-testid="action-unlock"]', { max: 60 });
       await page.keyboard.press('Enter');
       // The dialog: focus on the reason; Escape closes it and gives the focus back.
