@@ -215,6 +215,24 @@ action_handler!(
     Action::SendResetCode
 );
 
+action_handler!(
+    /// `POST /admin/accounts/{userId}/suspend`: no sign-in by any method until reactivated; the
+    /// sessions end. Round trips: 3.
+    suspend,
+    Action::Suspend
+);
+action_handler!(
+    /// `POST /admin/accounts/{userId}/reactivate`: lifts the suspension. Round trips: 3.
+    reactivate,
+    Action::Reactivate
+);
+action_handler!(
+    /// `POST /admin/accounts/{userId}/reset-passkeys`: removes every passkey; the sessions end.
+    /// Round trips: 4 (authentication, the user, the passkeys, one transaction).
+    reset_passkeys,
+    Action::ResetPasskeys
+);
+
 /// `GET /admin/audit?from=&to=&actor=&target=&action=&format=`: the audit entries of a range of
 /// at most 31 days, newest first; with `format=csv|json` the export (`admin_export`, streamed a
 /// day at a time). Round trips: 1 + 1 a day.

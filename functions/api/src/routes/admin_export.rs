@@ -24,14 +24,15 @@ pub async fn export(s: &AppState, filter: Filter, format: &str) -> Result<Respon
         )
     })?;
     let plan = Export::new(filter, format)?;
-    let days = plan.days().to_vec();
+    // The first day is read before the answer starts (its failure is an error answer); the rest
+    // stream after it.
+    let mut rest = plan.days().to_vec().into_iter();
     let mut first = plan.head();
-    if let Some(day) = days.first() {
-        first.push_str(&plan.day(s.ciam.store.as_ref(), *day).await?);
+    if let Some(day) = rest.next() {
+        first.push_str(&plan.day(s.ciam.store.as_ref(), day).await?);
     }
     let disposition = format!("attachment; filename=\"{}\"", plan.filename());
     let store = s.ciam.store.clone();
-    let rest = days.into_iter().skip(1);
     let tail =
         futures_util::stream::unfold((store, plan, rest), |(store, plan, mut rest)| async move {
             let day = rest.next()?;

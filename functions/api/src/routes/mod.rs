@@ -151,9 +151,9 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_end_sessions", POST, "/admin/accounts/{userId}/end-sessions", admin::end_sessions, Console(Operator), "adminEndSessions", WRITES.messages()),
     route!("admin_account_reset_two_factor", POST, "/admin/accounts/{userId}/reset-two-factor", admin::reset_two_factor, Console(Operator), "adminResetTwoFactor", WRITES.messages()),
     route!("admin_account_send_reset_code", POST, "/admin/accounts/{userId}/send-reset-code", admin::send_reset_code, Console(Operator), "adminSendResetCode", WRITES.messages()),
-    route!("admin_account_suspend",   POST,   "/admin/accounts/{userId}/suspend", admin_suspend::suspend, Console(Operator), "adminSuspend", WRITES.messages()),
-    route!("admin_account_reactivate", POST,  "/admin/accounts/{userId}/reactivate", admin_suspend::reactivate, Console(Operator), "adminReactivate", WRITES.messages()),
-    route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin_suspend::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
+    route!("admin_account_suspend",   POST,   "/admin/accounts/{userId}/suspend", admin::suspend, Console(Operator), "adminSuspend", WRITES.messages()),
+    route!("admin_account_reactivate", POST,  "/admin/accounts/{userId}/reactivate", admin::reactivate, Console(Operator), "adminReactivate", WRITES.messages()),
+    route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
     route!("admin_account_identity",  PUT,    "/admin/accounts/{userId}/identity", admin_suspend::replace_identity, Console(Admin), "adminReplaceIdentity", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
     // Partner apps in the console (admin_apps.rs): any role reads, admins change (audited).
