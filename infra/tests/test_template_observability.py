@@ -141,9 +141,10 @@ def test_api_access_logs_are_json_lines_with_the_request_essentials(template):
 def test_the_dashboard_is_valid_json_with_the_main_graphs(template):
     body, variables = template["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
     # What CloudFormation substitutes: stack resources, pseudo parameters, the Sub's own variables.
-    known = set(template["Resources"]) | {"AWS::Region"} | set(variables)
+    known = set(template["Resources"]) | {"AWS::Region", "AWS::StackName"} | set(variables)
     for var in re.findall(r"\$\{([^}]+)\}", body):
-        assert var in known, var
+        # A resource, or a resource's attribute (${Resource.Attribute}).
+        assert var in known or (var.split(".")[0] in template["Resources"] and "." in var), var
     # The generated concurrency lines of the argon2 functions, themselves a Sub of resources.
     hashing = variables["HashingFunctionMetrics"]["Fn::Sub"]
     named = set(re.findall(r"\$\{([^}]+)\}", hashing))
