@@ -19,7 +19,7 @@ TOPIC = [{"Ref": "AlarmTopic"}]
 BREACHING = {"SignInCanaryAlarm", "SignInSuccessAnomalyAlarm"}
 # What this part adds to the stack (after the transform; MonthlyBudget only with a budget).
 ADDED = {
-    "CanarySecret", "CanarySecretPolicy", "CanaryArtifactsBucket", "CanaryRole", "SignInCanary",
+    "CanarySecret", "CanarySecretPolicy", "CanaryArtifactsBucket", "CanaryArtifactsBucketPolicy", "CanaryRole", "SignInCanary",
     "SignInCanaryAlarm", "SignInUrl5xxRateAlarm", "SignInUrl4xxRateAlarm", "OriginRefusalsRule",
     "OriginRefusalsAlarm", "SignInSuccessAnomalyDetector", "SignInSuccessAnomalyAlarm",
     "MonthlyBudget", "AlarmTopicPolicy",
@@ -83,6 +83,8 @@ def test_the_canary_artifacts_expire_and_stay_private(transformed):
     [rule] = bucket["LifecycleConfiguration"]["Rules"]
     assert rule["Status"] == "Enabled" and rule["ExpirationInDays"] == 30
     assert all(bucket["PublicAccessBlockConfiguration"].values())
+    [tls] = transformed["Resources"]["CanaryArtifactsBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert tls["Effect"] == "Deny" and tls["Condition"] == {"Bool": {"aws:SecureTransport": False}}
 
 
 def statements(doc):
