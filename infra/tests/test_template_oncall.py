@@ -22,7 +22,7 @@ ADDED = {
     "CanarySecret", "CanarySecretPolicy", "CanaryArtifactsBucket", "CanaryArtifactsBucketPolicy", "CanaryRole", "SignInCanary",
     "SignInCanaryAlarm", "SignInUrl5xxRateAlarm", "SignInUrl4xxRateAlarm", "OriginRefusalsRule",
     "OriginRefusalsAlarm", "SignInSuccessAnomalyDetector", "SignInSuccessAnomalyAlarm",
-    "MonthlyBudget", "AlarmTopicPolicy",
+    "MonthlyBudget", "AlarmTopicPolicy", "TelemetryTags",
 }
 
 
@@ -394,6 +394,14 @@ def test_lambda_alarms_are_metrics_insights_over_the_stacks_tagged_functions(tem
             "WHERE tag.CiamStack = '${AWS::StackName}'"
         ), name
         assert q["Period"] == 300 and q["ReturnData"] is True
+    # The tag is queryable: the stack turns resource tags for telemetry on unless told it is on
+    # already, and keeps it when deleted (it is the account's, not the stack's).
+    switch = transformed["Resources"]["TelemetryTags"]
+    assert switch["Type"] == "AWS::ObservabilityAdmin::TelemetryEnrichment"
+    assert switch["Properties"] == {"Scope": "ACCOUNT"}
+    assert switch["Condition"] == "TurnsOnTelemetryTags" and switch["DeletionPolicy"] == "Retain"
+    assert template["Conditions"]["TurnsOnTelemetryTags"] == {"Fn::Equals": [{"Ref": "EnableTelemetryTags"}, "true"]}
+    assert template["Parameters"]["EnableTelemetryTags"]["Default"] == "true"
     # Errors as a rate (a share of invocations), not a count.
     assert transformed["Resources"]["LambdaErrorsAlarm"]["Properties"]["Threshold"] < 1
 
