@@ -193,6 +193,7 @@ class FakeCiam:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length)) if length else None
                 outer.calls.append((self.command, self.path, self.headers.get("authorization"), body))
+                outer.agents.add(self.headers.get("user-agent"))
                 base = f"http://127.0.0.1:{outer.port}"
                 route = (self.command, self.path)
                 if outer.broken == route:
@@ -219,6 +220,7 @@ class FakeCiam:
             do_GET = do_POST = handle_any
 
         self.issuer = None
+        self.agents = set()
         self.keys = [{"kty": "EC", "kid": "1"}]
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
@@ -267,6 +269,8 @@ def test_the_script_makes_the_five_checks_with_the_session_and_ends_it(canary_di
     ]
     assert ciam.calls[1][3] == {"account": "canary@example.com", "password": "right"}
     assert ciam.calls[2][2] == "Bearer tok" and ciam.calls[3][2] == "Bearer tok"
+    # One name for every request, so logs and web ACL samples can tell the canary apart.
+    assert ciam.agents == {"CiamSyntheticSignIn/1"}
 
 
 @pytest.mark.parametrize(
