@@ -241,6 +241,14 @@ def canary_dir(tmp_path, template):
     return tmp_path
 
 
+STUB_SYNTHETICS = """
+const fs = require("fs");
+const log = (line) => fs.appendFileSync(process.env.STEP_LOG, line + "\\n");
+exports.getConfiguration = () => ({ setConfig: (c) => log("config " + JSON.stringify(c)) });
+exports.executeStep = async (name, fn) => { log("step " + name); return fn(); };
+"""
+
+
 def run_canary(directory, ciam, password="right"):
     env = dict(
         os.environ,
@@ -271,6 +279,26 @@ def test_the_script_makes_the_five_checks_with_the_session_and_ends_it(canary_di
     assert ciam.calls[2][2] == "Bearer tok" and ciam.calls[3][2] == "Bearer tok"
     # One name for every request, so logs and web ACL samples can tell the canary apart.
     assert ciam.agents == {"CiamSyntheticSignIn/1"}
+
+
+def test_in_the_synthetics_runtime_each_check_is_a_step_without_screenshots(canary_dir, tmp_path):
+    lib = canary_dir / "node_modules" / "@aws" / "synthetics-puppeteer"
+    lib.mkdir(parents=True)
+    (lib / "index.js").write_text(STUB_SYNTHETICS)
+    steps = tmp_path / "steps.log"
+    os.environ["STEP_LOG"] = str(steps)
+    ciam = FakeCiam()
+    try:
+        done = run_canary(canary_dir, ciam)
+    finally:
+        ciam.close()
+        del os.environ["STEP_LOG"]
+    assert done.returncode == 0, done.stderr
+    lines = steps.read_text().splitlines()
+    assert json.loads(lines[0].removeprefix("config ")) == {
+        "screenshotOnStepStart": False, "screenshotOnStepSuccess": False, "screenshotOnStepFailure": False,
+    }
+    assert lines[1:] == ["step version", "step sign-in", "step auth-info", "step oidc-discovery", "step oidc-jwks"]
 
 
 @pytest.mark.parametrize(
