@@ -1,7 +1,9 @@
 """infra/deploy.sh with stub `sam`, `aws`, `npm`, `cargo`, `cargo-lambda` and `zig` on PATH (the
 build goes through scripts/build-lambda.sh, as `npm run build:lambda` does): the
-steps in order, the dry run that changes nothing, the prerequisites that stop a run early; and
-one whole run whose upload lands in moto_server (the S3 emulator of test_upload_web.py)."""
+steps in order, the dry run that changes nothing, the prerequisites that stop a run early; the
+production gate (web ACL), the change set review, the stack policy, the kept releases and the
+rollback without a build; and whole runs whose upload lands in moto_server (the S3 emulator of
+test_upload_web.py). The stub `aws s3 cp` keeps the artefact bucket in a folder ($STUB_S3)."""
 
 import json
 import os
@@ -29,7 +31,20 @@ STUBS = {
         if [ "$1" = build ]; then
           mkdir -p .aws-sam/build/AuthInfoGetFunction
           printf 'a bootstrap' > .aws-sam/build/AuthInfoGetFunction/bootstrap
+          printf 'Resources: {}\\n' > .aws-sam/build/template.yaml
         fi
+        if [ "$1" = package ]; then
+          while [ $# -gt 0 ]; do
+            [ "$1" = --output-template-file ] && printf 'packaged: this build\\n' > "$2"
+            shift
+          done
+        fi
+        if [ "$1" = deploy ]; then
+          case " $* " in *" --no-execute-changeset "*)
+            [ -n "$STUB_CHANGES" ] && echo "arn:aws:cloudformation:eu-west-1:1:changeSet/samcli-deploy$RANDOM/x" >> "$STUB_STATE/changesets" ;;
+          esac
+        fi
+        exit 0
         """
     ),
     "cargo": 'echo "cargo $*" >> "$STUB_LOG"',
@@ -41,8 +56,22 @@ STUBS = {
         case "$1 $2" in
           "sts get-caller-identity") echo arn:aws:iam::123456789012:user/ops ;;
           "configure get") echo eu-west-1 ;;
-          "cloudformation describe-stacks") [ -n "$STUB_OUTPUTS" ] || { echo "Stack does not exist" >&2; exit 254; }
-                                            echo "$STUB_OUTPUTS" ;;
+          "cloudformation describe-stacks")
+            case " $* " in *" aws-sam-cli-managed-default "*)
+              [ -n "$STUB_SAM_BUCKET" ] || { echo "Stack does not exist" >&2; exit 254; }
+              echo "$STUB_SAM_BUCKET"; exit 0 ;;
+            esac
+            [ -n "$STUB_OUTPUTS" ] || { echo "Stack does not exist" >&2; exit 254; }
+            echo "$STUB_OUTPUTS" ;;
+          "cloudformation list-change-sets") [ -f "$STUB_STATE/changesets" ] && paste -sd '\\t' "$STUB_STATE/changesets" || true ;;
+          "cloudformation describe-change-set") echo "$STUB_CHANGES" ;;
+          "cloudformation execute-change-set" | "cloudformation delete-change-set" | "cloudformation wait" | "cloudformation set-stack-policy") ;;
+          "s3 cp")
+            path() { printf '%s/%s' "$STUB_S3" "${1#s3://}"; }
+            src="$3" dst="$4"
+            case "$src" in s3://*) [ -f "$(path "$src")" ] || { echo "fatal error: 404 $src" >&2; exit 1; }; src="$(path "$src")" ;; esac
+            case "$dst" in s3://*) dst="$(path "$dst")"; mkdir -p "$(dirname "$dst")" ;; esac
+            if [ "$src" = - ]; then cat > "$dst"; elif [ "$dst" = - ]; then cat "$src"; else cp "$src" "$dst"; fi ;;
           "cloudfront create-invalidation") echo I2EXAMPLE ;;
           *) echo "stub aws: unexpected $*" >&2; exit 2 ;;
         esac
@@ -85,7 +114,7 @@ def outputs(
 def repo(tmp_path):
     """A copy of the files deploy.sh uses, so the stub build never touches this worktree."""
     (tmp_path / "infra").mkdir()
-    for name in ("deploy.sh", "upload_web.py"):
+    for name in ("deploy.sh", "upload_web.py", "deploy_tool.py", "stack-policy.json"):
         shutil.copy(ROOT / "infra" / name, tmp_path / "infra" / name)
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "build-lambda.sh", tmp_path / "scripts" / "build-lambda.sh")
@@ -101,7 +130,53 @@ def repo(tmp_path):
     )
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "web").mkdir()
+    # A release is named by its commit.
+    (tmp_path / ".gitignore").write_text("calls.log\nstub-bin/\ns3/\nstate/\n.aws-sam/\nweb/dist/\n")
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "release"]):
+        subprocess.run(["git", *cmd], cwd=tmp_path, env=GIT_ENV, check=True, capture_output=True)
+    (tmp_path / "s3").mkdir()
+    (tmp_path / "state").mkdir()
     return tmp_path
+
+
+GIT_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/nonexistent",
+    "GIT_AUTHOR_NAME": "ops", "GIT_AUTHOR_EMAIL": "ops@example.com",
+    "GIT_COMMITTER_NAME": "ops", "GIT_COMMITTER_EMAIL": "ops@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def head(repo):
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def s3_object(repo, bucket, key):
+    return repo / "s3" / bucket / key
+
+
+# A change set as describe-change-set answers it: (action, logical id, type, replacement).
+def change_set(*changes):
+    return json.dumps({
+        "ChangeSetName": "samcli-deploy1",
+        "Status": "CREATE_COMPLETE",
+        "Changes": [
+            {"Type": "Resource", "ResourceChange": {"Action": a, "LogicalResourceId": i, "ResourceType": t,
+                                                     **({"Replacement": r} if r else {})}}
+            for a, i, t, r in changes
+        ],
+    })
+
+
+MODIFY_ONLY = change_set(
+    ("Modify", "AuthInfoGetFunction", "AWS::Lambda::Function", "False"),
+    ("Add", "AuthInfoGetCanaryErrorsAlarm", "AWS::CloudWatch::Alarm", ""),
+)
+REPLACES_THE_TABLE = change_set(
+    ("Modify", "AuthInfoGetFunction", "AWS::Lambda::Function", "False"),
+    ("Modify", "Table", "AWS::DynamoDB::Table", "True"),
+)
 
 
 @pytest.fixture
@@ -121,11 +196,16 @@ def deploy(repo, stubs, *args, missing=(), env=None):
     log = repo / "calls.log"
     log.touch()
     run_env = {
+        **GIT_ENV,
         # Only the stubs and the base system: no real sam, aws or node can answer.
         "PATH": f"{stubs}:/usr/bin:/bin",
         "HOME": str(repo),
         "STUB_LOG": str(log),
         "STUB_OUTPUTS": outputs(),
+        "STUB_S3": str(repo / "s3"),
+        "STUB_STATE": str(repo / "state"),
+        "STUB_SAM_BUCKET": "ciam-artifacts",
+        "STUB_CHANGES": MODIFY_ONLY,
         "CIAM_PYTHON": sys.executable,
         **(env or {}),
     }
@@ -135,6 +215,21 @@ def deploy(repo, stubs, *args, missing=(), env=None):
     return done, log.read_text().splitlines()
 
 
+# What a dry run may call: reads only.
+READ_ONLY = (
+    "aws sts get-caller-identity",
+    "aws cloudformation describe-stacks",
+    "aws cloudformation list-change-sets",
+    "aws cloudformation describe-change-set",
+)
+
+
+def only_reads(calls):
+    """Every call reads: the read-only verbs, and `aws s3 cp` from S3 to a local file."""
+    return all(c.startswith(READ_ONLY) or (c.startswith("aws s3 cp s3://") and " s3://" not in c.split(" ", 4)[4])
+               for c in calls)
+
+
 def test_a_dry_run_prints_every_step_in_order_and_makes_only_read_only_calls(repo, stubs):
     done, calls = deploy(
         repo, stubs, "--dry-run", "--stack-name", "ciam-test", "--region", "eu-west-1",
@@ -142,27 +237,76 @@ def test_a_dry_run_prints_every_step_in_order_and_makes_only_read_only_calls(rep
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    sha = head(repo)
     order = [
+        "Environment=production WebAclArn=arn:aws:wafv2:x",
         "+ bash " + str(repo / "scripts" / "build-lambda.sh"),
-        "/sam deploy --stack-name ciam-test --region eu-west-1",
-        "--parameter-overrides MailFrom=no-reply@example.com\\ WebAclArn=arn:aws:wafv2:x",
+        f"/sam package --template-file {repo}/.aws-sam/build/template.yaml --region eu-west-1 --s3-prefix releases/{sha}",
+        f"+ aws s3 cp {repo}/.aws-sam/packaged.yaml s3://ciam-artifacts/releases/{sha}/packaged.yaml",
+        "+ aws cloudformation set-stack-policy --stack-name ciam-test --region eu-west-1 --stack-policy-body file://",
+        f"/sam deploy --stack-name ciam-test --region eu-west-1 --template-file {repo}/.aws-sam/packaged.yaml"
+        f" --s3-bucket ciam-artifacts --s3-prefix releases/{sha}",
+        "--parameter-overrides MailFrom=no-reply@example.com\\ WebAclArn=arn:aws:wafv2:x --no-execute-changeset",
+        # The production review step: made, reviewed, confirmed, executed.
+        "== change set review (production)",
+        "deploy_tool.py review --stack ciam-test --region eu-west-1",
+        "+ aws cloudformation execute-change-set --stack-name ciam-test",
         "+ npm run build --workspace web",
+        f"s3://ciam-artifacts/releases/{sha}/web.tar.gz",
         "upload_web.py --bucket ciam-web-test --region eu-west-1",
         "+ aws cloudfront create-invalidation --distribution-id E2EXAMPLE --paths /index.html",
+        f"s3://ciam-artifacts/releases/history",
+        f"s3://ciam-artifacts/releases/last-good",
     ]
     positions = [out.find(s) for s in order]
-    assert -1 not in positions, out
+    assert -1 not in positions, [s for s, p in zip(order, positions) if p == -1]
     assert positions == sorted(positions), out
-    assert calls == [
-        "aws sts get-caller-identity --query Arn --output text",
-        "aws cloudformation describe-stacks --stack-name ciam-test --region eu-west-1 --query Stacks[0] --output json",
-    ]
+    assert "--no-confirm-changeset" not in out, "production is never deployed unreviewed"
+    assert calls[0] == "aws sts get-caller-identity --query Arn --output text"
+    assert "aws cloudformation describe-stacks --stack-name ciam-test --region eu-west-1 --query Stacks[0] --output json" in calls
+    assert only_reads(calls), calls
     assert not (repo / "web" / "dist").exists()
+    assert not list((repo / "s3").iterdir()), "nothing was uploaded"
+
+
+def test_production_without_the_web_acl_is_refused_before_anything_is_built(repo, stubs):
+    # The deployed stack has no web ACL, and no override gives one.
+    for args in (["--dry-run"], []):
+        done, calls = deploy(repo, stubs, *args, "--region", "eu-west-1", env={"STUB_OUTPUTS": outputs(web_acl="")})
+        assert done.returncode == 1, done.stdout
+        assert "refusing to deploy the production stack ciam without the web ACL (WebAclArn is empty)" in done.stderr
+        assert "--parameter-overrides 'Environment=test'" in done.stderr, "the explicit escape is named"
+        assert not [c for c in calls if c.startswith(("sam", "cargo", "npm"))], calls
+    # An override that empties it is refused too, even when the stack has one.
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "WebAclArn=")
+    assert done.returncode == 1 and "without the web ACL" in done.stderr
+    # samconfig.toml's parameter_overrides count as the operator's.
+    (repo / "samconfig.toml").write_text('[default.deploy.parameters]\nparameter_overrides = "Environment=production WebAclArn=\\"\\""\n')
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1")
+    assert done.returncode == 1 and "without the web ACL" in done.stderr
+
+
+def test_a_test_stack_says_so_and_deploys_without_the_web_acl_or_a_review(repo, stubs):
+    done, calls = deploy(
+        repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "Environment=test",
+        env={"STUB_OUTPUTS": outputs(web_acl="")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Environment=test WebAclArn=<empty>" in done.stdout
+    assert "--parameter-overrides Environment=test --no-confirm-changeset --no-fail-on-empty-changeset" in done.stdout
+    assert "change set review" not in done.stdout
+    # The stack policy is the same on a test stack.
+    assert "set-stack-policy --stack-name ciam --region eu-west-1 --stack-policy-body file://" in done.stdout
+    assert only_reads(calls), calls
 
 
 def test_a_dry_run_before_the_first_deploy_shows_placeholders(repo, stubs):
-    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", env={"STUB_OUTPUTS": ""})
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "Environment=test",
+                     env={"STUB_OUTPUTS": ""})
     assert done.returncode == 0, done.stderr
+    # A new stack gets its policy after the create (nothing to protect before).
+    policy = done.stdout.find("set-stack-policy")
+    assert done.stdout.find("/sam deploy") < policy and done.stdout.count("set-stack-policy") == 1
     assert "--bucket \\<WebBucketName\\>" in done.stdout
     assert "--distribution-id \\<DistributionId\\>" in done.stdout
 
