@@ -194,7 +194,7 @@ def deploy(repo, stubs, *args, missing=(), env=None):
     for name in missing:
         (stubs / name).unlink()
     log = repo / "calls.log"
-    log.touch()
+    log.write_text("")  # the calls of this run only
     run_env = {
         **GIT_ENV,
         # Only the stubs and the base system: no real sam, aws or node can answer.
@@ -364,39 +364,160 @@ def test_an_empty_public_base_url_and_web_acl_are_pointed_out(repo, stubs):
     assert "note:" not in done.stdout
 
 
-def test_a_whole_run_deploys_then_uploads_to_the_bucket_then_invalidates_index_html(repo, stubs, endpoint):  # noqa: F811
+def whole_run(repo, stubs, endpoint, *args, env=None):  # noqa: F811
+    """A run that is not a dry run: the web upload lands in moto_server's bucket."""
     bucket = f"ciam-web-{uuid.uuid4().hex[:12]}"
     s3 = boto3.client("s3", endpoint_url=endpoint, **CREDENTIALS)
     s3.create_bucket(Bucket=bucket)
     done, calls = deploy(
-        repo, stubs, "--region", "us-east-1", "--stack-name", "ciam-test",
+        repo, stubs, "--region", "us-east-1", "--stack-name", "ciam-test", *args,
         env={
             "STUB_OUTPUTS": outputs(bucket=bucket),
             # boto3 sends S3 calls here (the upload tool); the stub aws ignores it.
             "AWS_ENDPOINT_URL_S3": endpoint,
             "AWS_ACCESS_KEY_ID": "testing",
             "AWS_SECRET_ACCESS_KEY": "testing",
+            **(env or {}),
         },
     )
+    return done, calls, s3, bucket
+
+
+def kinds(calls):
+    """`aws cloudformation execute-change-set` -> `aws cloudformation execute-change-set`, `sam build ...` -> `sam build`."""
+    return [" ".join(c.split(" ")[:3] if c.startswith(("aws cloudformation", "aws s3")) else c.split(" ")[:2]) for c in calls]
+
+
+def test_a_whole_production_run_reviews_executes_protects_uploads_and_remembers_the_release(repo, stubs, endpoint):  # noqa: F811
+    done, calls, s3, bucket = whole_run(repo, stubs, endpoint, "--yes")
     assert done.returncode == 0, done.stderr + done.stdout
-    kinds = [c.split(" ")[0] + " " + c.split(" ")[1] for c in calls]
-    assert kinds == [
+    sha = head(repo)
+    steps = [k for k in kinds(calls) if k not in ("aws cloudformation describe-stacks", "aws cloudformation list-change-sets")]
+    assert steps == [
         "aws sts",
         "cargo fetch",
         "sam build",
+        "sam package",
+        "aws s3 cp",  # the packaged template kept
+        "aws cloudformation set-stack-policy",  # before the update
         "sam deploy",
-        "aws cloudformation",
+        "aws cloudformation describe-change-set",
+        "aws cloudformation execute-change-set",
+        "aws cloudformation wait",
+        "aws cloudformation set-stack-policy",  # after it
         "npm run",
+        "aws s3 cp",  # the web build kept
         "aws cloudfront",
-    ]
-    assert calls[1] == "cargo fetch --locked --target aarch64-unknown-linux-gnu"
-    assert calls[2] == f"sam build --template-file {repo}/template.yaml", "the build of npm run build:lambda"
+        "aws s3 cp",  # history read
+        "aws s3 cp",  # history written
+        "aws s3 cp",  # last-good
+    ], calls
+    assert f"sam build --template-file {repo}/template.yaml" in calls, "the build of npm run build:lambda"
     assert "1 functions, 1 distinct artifact(s)" in done.stdout, done.stdout
-    assert "--no-fail-on-empty-changeset" in calls[3]
-    assert calls[-1].endswith("create-invalidation --distribution-id E2EXAMPLE --paths /index.html --query Invalidation.Id --output text")
-    head = s3.head_object(Bucket=bucket, Key="index.html")
-    assert head["CacheControl"] == "no-cache"
+    [package] = [c for c in calls if c.startswith("sam package")]
+    assert f"--s3-prefix releases/{sha}" in package and "--s3-bucket ciam-artifacts" in package
+    [deploy_call] = [c for c in calls if c.startswith("sam deploy")]
+    assert f"--template-file {repo}/.aws-sam/packaged.yaml" in deploy_call
+    assert "--no-execute-changeset" in deploy_call and "--no-confirm-changeset" not in deploy_call
+    policies = [c for c in calls if "set-stack-policy" in c]
+    assert all(c.endswith(f"--stack-policy-body file://{repo}/infra/stack-policy.json") for c in policies), policies
+    # The review: every change, its action and type.
+    assert "change set samcli-deploy1 of stack ciam-test: 2 change(s)" in done.stdout
+    assert "AWS::Lambda::Function" in done.stdout and "AuthInfoGetCanaryErrorsAlarm" in done.stdout
+    assert [c for c in calls if "execute-change-set" in c][0].endswith("--change-set-name " + (repo / "state" / "changesets").read_text().split()[-1])
+    # The release is kept and named the last good one.
+    kept = s3_object(repo, "ciam-artifacts", f"releases/{sha}")
+    assert (kept / "packaged.yaml").read_text() == "packaged: this build\n"
+    assert (kept / "web.tar.gz").stat().st_size > 0
+    assert s3_object(repo, "ciam-artifacts", "releases/last-good").read_text() == sha + "\n"
+    assert s3_object(repo, "ciam-artifacts", "releases/history").read_text() == sha + "\n"
+    assert calls[-4].endswith("create-invalidation --distribution-id E2EXAMPLE --paths /index.html --query Invalidation.Id --output text")
+    head_object = s3.head_object(Bucket=bucket, Key="index.html")
+    assert head_object["CacheControl"] == "no-cache"
     asset = s3.head_object(Bucket=bucket, Key="assets/index-Q1w2e3r4.js")
     assert asset["CacheControl"] == "public, max-age=31536000, immutable"
     uploaded = done.stdout.find("uploaded 2 files to s3://")
     assert -1 < uploaded < done.stdout.find("invalidation I2EXAMPLE"), "the invalidation comes after the upload"
+
+
+def test_a_production_change_set_is_not_executed_without_a_terminal_or_yes(repo, stubs, endpoint):  # noqa: F811
+    done, calls, _, _ = whole_run(repo, stubs, endpoint)
+    assert done.returncode == 1
+    assert "refusing to execute a production change set without a terminal to confirm it" in done.stderr
+    assert "--yes" in done.stderr
+    assert "change set samcli-deploy1 of stack ciam-test" in done.stdout, "the review was printed first"
+    assert not [c for c in calls if "execute-change-set" in c or c.startswith("npm")]
+    assert [c for c in calls if "delete-change-set" in c], "the refused change set is not left behind"
+    assert not s3_object(repo, "ciam-artifacts", "releases/last-good").exists()
+
+
+def test_a_change_set_that_replaces_a_protected_resource_is_refused_unless_allowed(repo, stubs, endpoint):  # noqa: F811
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--yes", env={"STUB_CHANGES": REPLACES_THE_TABLE})
+    assert done.returncode == 1
+    assert "would replace or delete Table (AWS::DynamoDB::Table, Modify replacement True)" in done.stderr
+    assert "--allow-replacement" in done.stderr
+    # Replacements come first in the review.
+    review = done.stdout[done.stdout.find("change set samcli-deploy1"):]
+    assert review.find("Table") < review.find("AuthInfoGetFunction")
+    assert "PROTECTED" in review
+    assert not [c for c in calls if "execute-change-set" in c]
+    assert [c for c in calls if "delete-change-set" in c]
+
+    (repo / "state" / "changesets").unlink()
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--yes", "--allow-replacement", env={"STUB_CHANGES": REPLACES_THE_TABLE})
+    assert done.returncode == 0, done.stderr
+    assert "these protected resources WILL be replaced or deleted: Table" in done.stdout
+    policies = [c for c in calls if "set-stack-policy" in c or "execute-change-set" in c]
+    # Opened for this update only (execute-change-set takes no during-update policy), then closed.
+    assert "Update:*" in policies[0] and "Deny" not in policies[0]
+    assert "execute-change-set" in policies[1]
+    assert policies[2].endswith("--stack-policy-body file://" + str(repo / "infra" / "stack-policy.json"))
+
+
+def keep_release(repo, sha, template, web=True):
+    """A release as an earlier run kept it in the artefact bucket."""
+    folder = s3_object(repo, "ciam-artifacts", f"releases/{sha}")
+    folder.mkdir(parents=True)
+    (folder / "packaged.yaml").write_text(template)
+    if web:
+        dist = repo / f"dist-{sha}"
+        (dist / "assets").mkdir(parents=True)
+        (dist / "index.html").write_text(f'<!doctype html><script src="/assets/index-{sha}.js"></script>')
+        (dist / "assets" / f"index-{sha}.js").write_text("console.log(0)")
+        subprocess.run(["tar", "-czf", str(folder / "web.tar.gz"), "-C", str(dist), "."], check=True)
+
+
+def test_a_rollback_deploys_the_release_before_last_good_without_a_build(repo, stubs, endpoint):  # noqa: F811
+    keep_release(repo, "aaa111", "packaged: release aaa111\n")
+    keep_release(repo, "bbb222", "packaged: release bbb222\n")
+    s3_object(repo, "ciam-artifacts", "releases/history").write_text("aaa111\nbbb222\n")
+    s3_object(repo, "ciam-artifacts", "releases/last-good").write_text("bbb222\n")
+    # Nothing to build with: a rollback needs neither cargo nor npm.
+    done, calls, s3, bucket = whole_run(repo, stubs, endpoint, "--rollback", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "rolling back to the release before it: aaa111" in done.stdout
+    assert not [c for c in calls if c.startswith(("cargo", "npm", "sam build", "sam package"))], calls
+    [deploy_call] = [c for c in calls if c.startswith("sam deploy")]
+    # The saved packaged template of aaa111, downloaded as it was kept.
+    template = deploy_call.split("--template-file ")[1].split(" ")[0]
+    assert "--s3-prefix releases/aaa111" in deploy_call
+    assert f"aws s3 cp s3://ciam-artifacts/releases/aaa111/packaged.yaml {template} --region us-east-1" in calls
+    assert [c for c in calls if "execute-change-set" in c], "production: reviewed and executed"
+    # Its web app is uploaded again, and last-good moves back (history is left as it was).
+    s3.head_object(Bucket=bucket, Key="assets/index-aaa111.js")
+    assert b"index-aaa111.js" in s3.get_object(Bucket=bucket, Key="index.html")["Body"].read()
+    assert s3_object(repo, "ciam-artifacts", "releases/last-good").read_text() == "aaa111\n"
+    assert s3_object(repo, "ciam-artifacts", "releases/history").read_text() == "aaa111\nbbb222\n"
+
+
+def test_a_rollback_to_a_named_release_without_its_web_app_says_so(repo, stubs, endpoint):  # noqa: F811
+    keep_release(repo, "ccc333", "packaged: release ccc333\n", web=False)
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--rollback", "ccc333", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "the web app is NOT rolled back: release ccc333 kept no web build" in done.stdout
+    assert not [c for c in calls if c.startswith(("npm", "sam build", "aws cloudfront"))]
+    # A release that was never kept is refused before anything is deployed.
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--rollback", "ddd444", "--yes")
+    assert done.returncode == 1
+    assert "release ddd444 is not kept" in done.stderr
+    assert not [c for c in calls if c.startswith("sam")]
