@@ -521,3 +521,30 @@ def test_a_rollback_to_a_named_release_without_its_web_app_says_so(repo, stubs, 
     assert done.returncode == 1
     assert "release ddd444 is not kept" in done.stderr
     assert not [c for c in calls if c.startswith("sam")]
+
+
+def test_on_a_terminal_the_change_set_waits_for_a_yes_and_a_no_deletes_it(repo, stubs):
+    """The confirmation is read from a terminal (a pseudo-terminal here); anything but y keeps
+    the stack as it was."""
+    import pty
+
+    log = repo / "calls.log"
+    log.write_text("")
+    main, secondary = pty.openpty()
+    os.write(main, b"n\n")
+    env = {
+        **GIT_ENV,
+        "PATH": f"{stubs}:/usr/bin:/bin", "HOME": str(repo), "STUB_LOG": str(log), "STUB_OUTPUTS": outputs(),
+        "STUB_S3": str(repo / "s3"), "STUB_STATE": str(repo / "state"), "STUB_SAM_BUCKET": "ciam-artifacts",
+        "STUB_CHANGES": MODIFY_ONLY, "CIAM_PYTHON": sys.executable,
+    }
+    done = subprocess.run(["bash", str(repo / "infra" / "deploy.sh"), "--region", "eu-west-1"], stdin=secondary,
+                          env=env, capture_output=True, text=True, timeout=120)
+    os.close(main)
+    os.close(secondary)
+    calls = log.read_text().splitlines()
+    assert done.returncode == 1
+    assert "Execute this change set on the production stack ciam? [y/N]" in done.stderr
+    assert "not confirmed: the change set was deleted, nothing changed" in done.stderr
+    assert [c for c in calls if "delete-change-set" in c]
+    assert not [c for c in calls if "execute-change-set" in c or c.startswith("npm")]
