@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Deploys Ciam to AWS: the backend (sam build through scripts/build-lambda.sh, which also checks
-# every function's zip size, then sam deploy), then the web app (vite build, the upload of
-# infra/upload_web.py, a CloudFront invalidation of /index.html). docs/operations.md
-# §7 explains each step and §8 the first deploy.
+# every function's zip size; sam package to the artefact bucket under releases/<git sha>/, the
+# packaged template kept there; sam deploy, through a reviewed change set in production; the
+# stack policy infra/stack-policy.json), then the web app (vite build, kept with the release,
+# the upload of infra/upload_web.py, a CloudFront invalidation of /index.html), then
+# releases/last-good. docs/operations.md §7 explains each step, §8 the first deploy and
+# §8.x "Rolling back".
 #
 # Usage: infra/deploy.sh [options] [-- extra arguments for sam deploy]
 #   --stack-name NAME            default: $CIAM_STACK_NAME, else samconfig.toml's, else "ciam"
@@ -13,9 +16,20 @@
 #   --guided                     first deploy: `sam deploy --guided` asks for every parameter and
 #                                saves the answers in samconfig.toml for the next runs
 #   --web-only                   skip sam build and sam deploy (a release of the web app alone)
+#   --rollback [SHA]             deploy a kept release WITHOUT a build: its packaged template from
+#                                the artefact bucket (default: the release before last-good), then
+#                                its web app if it was kept
+#   --artifact-bucket BUCKET     where releases are kept: default $CIAM_ARTIFACT_BUCKET, else
+#                                samconfig.toml's s3_bucket, else SAM's managed bucket
+#   --allow-replacement          let this deploy replace or delete a resource the stack policy
+#                                protects (table, secrets, KMS key, buckets, distribution)
+#   --yes                        execute a production change set without asking (no terminal)
 #   --dry-run                    check the prerequisites and print every command that would change
-#                                something instead of running it (read-only calls still run)
+#                                something instead of running it (read-only calls still run),
+#                                the change set review step included
 #   -h, --help
+# Production (the stack's Environment parameter, default production) needs the web ACL
+# (WebAclArn); a test stack says so: --parameter-overrides 'Environment=test'.
 # Environment: AWS_PROFILE and the usual AWS variables; CIAM_PYTHON (default .venv/bin/python).
 set -euo pipefail
 
@@ -25,6 +39,21 @@ REGION=""
 GUIDED=false
 WEB_ONLY=false
 DRY_RUN=false
+ROLLBACK=false
+ROLLBACK_SHA=""
+ALLOW_REPLACEMENT=false
+YES=false
+ARTIFACT_BUCKET="${CIAM_ARTIFACT_BUCKET:-}"
+RELEASE=""
+TEMPLATE=""
+ENVIRONMENT=""
+WEB_ACL=""
+STACK_EXISTS=false
+RESTORE_POLICY=false
+WORK="$(mktemp -d)"
+POLICY="$ROOT/infra/stack-policy.json"
+# The policy of a deliberate replacement (--allow-replacement), in place only while it runs.
+OPEN_POLICY='{"Statement":[{"Effect":"Allow","Action":"Update:*","Principal":"*","Resource":"*"}]}'
 OVERRIDES=()
 SAM_EXTRA=()
 MISSING=()
@@ -33,6 +62,7 @@ PY=""
 WEB_BUCKET=""
 DISTRIBUTION_ID=""
 PUBLIC_URL=""
+DIST="$ROOT/web/dist"
 
 log() { printf '%s\n' "$*"; }
 step() { printf '\n== %s\n' "$*"; }
@@ -67,13 +97,31 @@ parse_args() {
       --guided) GUIDED=true; shift ;;
       --web-only) WEB_ONLY=true; shift ;;
       --dry-run) DRY_RUN=true; shift ;;
+      --rollback)
+        ROLLBACK=true; shift
+        if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then ROLLBACK_SHA="$1"; shift; fi ;;
+      --artifact-bucket) [ $# -ge 2 ] || die "--artifact-bucket needs a value"; ARTIFACT_BUCKET="$2"; shift 2 ;;
+      --allow-replacement) ALLOW_REPLACEMENT=true; shift ;;
+      --yes) YES=true; shift ;;
       -h | --help) usage; exit 0 ;;
       --) shift; SAM_EXTRA=("$@"); break ;;
       *) die "unknown option $1 (infra/deploy.sh --help)" ;;
     esac
   done
   if $GUIDED && $WEB_ONLY; then die "--guided deploys the stack; it cannot go with --web-only"; fi
+  if $ROLLBACK && { $GUIDED || $WEB_ONLY; }; then die "--rollback deploys a kept release; it cannot go with --guided or --web-only"; fi
 }
+
+cleanup() {
+  # A deliberate replacement opened the stack policy: close it again whatever happened.
+  if $RESTORE_POLICY; then
+    aws cloudformation set-stack-policy --stack-name "$STACK_NAME" --region "$REGION" \
+      --stack-policy-body "file://$POLICY" ||
+      printf 'deploy: error: could not restore the stack policy: aws cloudformation set-stack-policy --stack-name %s --stack-policy-body file://%s\n' "$STACK_NAME" "$POLICY" >&2
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
 
 # samconfig.toml (written by --guided) gives the stack name and region when none was passed.
 samconfig() {
@@ -93,7 +141,7 @@ check_prerequisites() {
   "$PY" -c 'import boto3' 2>/dev/null || need boto3 "boto3 not importable by $PY: bash scripts/setup.sh (or pip install boto3)"
 
   command -v aws >/dev/null || need aws "aws CLI not found: install AWS CLI v2 (reads the stack outputs, invalidates CloudFront)"
-  if ! $WEB_ONLY; then
+  if ! $WEB_ONLY && ! $ROLLBACK; then
     # The build tools bash scripts/setup.sh installs in .venv (scripts/build-lambda.sh, which
     # runs sam build, puts .venv/bin first on PATH the same way).
     [ -d "$ROOT/.venv/bin" ] && export PATH="$ROOT/.venv/bin:$PATH"
@@ -108,8 +156,15 @@ check_prerequisites() {
     command -v zig >/dev/null ||
       need zig "zig not found (cargo-lambda links the arm64 bootstrap with it): bash scripts/setup.sh puts it in .venv (PyPI ziglang)"
   fi
-  command -v npm >/dev/null || need npm "npm not found: install Node.js 20+ to build the web app"
-  [ -d "$ROOT/node_modules" ] || need node_modules "node_modules missing: bash scripts/setup.sh (or npm ci)"
+  if $ROLLBACK; then
+    [ -d "$ROOT/.venv/bin" ] && export PATH="$ROOT/.venv/bin:$PATH"
+    SAM="$(command -v sam || true)"
+    [ -n "$SAM" ] || need sam "sam (AWS SAM CLI) not found: bash scripts/setup.sh puts it in .venv, or pip install aws-sam-cli"
+    SAM="${SAM:-sam}"
+  else
+    command -v npm >/dev/null || need npm "npm not found: install Node.js 20+ to build the web app"
+    [ -d "$ROOT/node_modules" ] || need node_modules "node_modules missing: bash scripts/setup.sh (or npm ci)"
+  fi
 
   [ -n "$STACK_NAME" ] || STACK_NAME="$(samconfig stack_name)"
   STACK_NAME="${STACK_NAME:-ciam}"
@@ -130,26 +185,215 @@ check_prerequisites() {
   if $DRY_RUN && [ ${#MISSING[@]} -gt 0 ]; then log "(dry run: continuing to show the plan; it will fail at the end)"; fi
 }
 
+# The deployed stack (its parameters and outputs), or nothing before the first deploy.
+read_stack() {
+  if aws cloudformation describe-stacks --stack-name "$STACK_NAME" --region "$REGION" \
+    --query 'Stacks[0]' --output json >"$WORK/stack.json" 2>/dev/null; then
+    STACK_EXISTS=true
+  else
+    : >"$WORK/stack.json"
+  fi
+}
+
+# Production needs the web ACL: without it nothing limits one client (docs/operations.md §8).
+# Environment and WebAclArn are read from --parameter-overrides, else samconfig.toml, else the
+# deployed stack; the template's rule refuses the same (this stops it before a build).
+check_web_acl() {
+  { $WEB_ONLY || $GUIDED; } && return 0
+  local cmd=("$PY" "$ROOT/infra/deploy_tool.py" settings --stack-json "$WORK/stack.json" --samconfig "$ROOT/samconfig.toml")
+  local o
+  for o in "${OVERRIDES[@]}"; do cmd+=(--overrides "$o"); done
+  IFS=$'\t' read -r ENVIRONMENT WEB_ACL <<<"$("${cmd[@]}")" || die "cannot read Environment and WebAclArn"
+  case "$ENVIRONMENT" in
+    production | test) ;;
+    *) die "Environment=$ENVIRONMENT: production or test" ;;
+  esac
+  log "Environment=$ENVIRONMENT WebAclArn=${WEB_ACL:-<empty>}"
+  if [ "$ENVIRONMENT" = production ] && [ -z "$WEB_ACL" ]; then
+    die "refusing to deploy the production stack $STACK_NAME without the web ACL (WebAclArn is empty):
+  deploy infra/waf.yaml in us-east-1 and pass --parameter-overrides 'WebAclArn=arn:aws:wafv2:us-east-1:...'
+  (docs/operations.md section 8); a test stack says so explicitly: --parameter-overrides 'Environment=test'"
+  fi
+}
+
+# The bucket that keeps the releases: --artifact-bucket, $CIAM_ARTIFACT_BUCKET, samconfig.toml's
+# s3_bucket, else the bucket of SAM's managed stack (sam deploy --resolve-s3 made it).
+resolve_bucket() {
+  [ -n "$ARTIFACT_BUCKET" ] || ARTIFACT_BUCKET="$(samconfig s3_bucket)"
+  if [ -z "$ARTIFACT_BUCKET" ]; then
+    ARTIFACT_BUCKET="$(aws cloudformation describe-stacks --stack-name aws-sam-cli-managed-default --region "$REGION" \
+      --query "Stacks[0].Outputs[?OutputKey=='SourceBucket'].OutputValue" --output text 2>/dev/null || true)"
+    [ "$ARTIFACT_BUCKET" != None ] || ARTIFACT_BUCKET=""
+  fi
+}
+
+# The release id: the commit being deployed (a tree with changes is marked -dirty).
+release_id() {
+  RELEASE="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null)" ||
+    die "not a git checkout: a release is named by its commit (releases/<sha>/ in the artefact bucket)"
+  if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    RELEASE="$RELEASE-dirty"
+    log "note: uncommitted changes: this release is kept as $RELEASE (overwritten by the next dirty one)"
+  fi
+}
+
 build_backend() {
-  $WEB_ONLY && return 0
+  { $WEB_ONLY || $ROLLBACK; } && return 0
   step "sam build (npm run build:lambda: bootstrap and passkeys, each zip at most 4 MB)"
   run bash "$ROOT/scripts/build-lambda.sh"
 }
 
+# sam package: the artefacts and the packaged template under releases/<sha>/, kept for a rollback
+# without a build.
+package_release() {
+  { $WEB_ONLY || $ROLLBACK || $GUIDED; } && return 0
+  release_id
+  resolve_bucket
+  step "sam package (release $RELEASE)"
+  local args=(package --template-file "$ROOT/.aws-sam/build/template.yaml" --region "$REGION"
+    --s3-prefix "releases/$RELEASE" --output-template-file "$ROOT/.aws-sam/packaged.yaml")
+  if [ -z "$ARTIFACT_BUCKET" ]; then
+    if $DRY_RUN; then
+      ARTIFACT_BUCKET="<ArtifactBucket>"
+    else
+      # The first run without samconfig.toml: SAM makes its managed bucket, which is then used.
+      (cd "$ROOT" && run "$SAM" "${args[@]}" --resolve-s3)
+      resolve_bucket
+      [ -n "$ARTIFACT_BUCKET" ] || die "no artefact bucket: pass --artifact-bucket BUCKET (or set s3_bucket in samconfig.toml)"
+    fi
+  fi
+  (cd "$ROOT" && run "$SAM" "${args[@]}" --s3-bucket "$ARTIFACT_BUCKET")
+  run aws s3 cp "$ROOT/.aws-sam/packaged.yaml" "s3://$ARTIFACT_BUCKET/releases/$RELEASE/packaged.yaml" --region "$REGION"
+  TEMPLATE="$ROOT/.aws-sam/packaged.yaml"
+}
+
+# The release a rollback deploys: SHA, or the one before last-good in releases/history.
+rollback_target() {
+  $ROLLBACK || return 0
+  resolve_bucket
+  [ -n "$ARTIFACT_BUCKET" ] || die "no artefact bucket to roll back from: pass --artifact-bucket BUCKET"
+  step "rollback: find the release"
+  local prefix="s3://$ARTIFACT_BUCKET/releases"
+  if [ -z "$ROLLBACK_SHA" ]; then
+    local last history
+    last="$(aws s3 cp "$prefix/last-good" - --region "$REGION" 2>/dev/null | tr -d '[:space:]')" ||
+      die "no $prefix/last-good: nothing was deployed by this script yet; name a release: --rollback SHA"
+    history="$(aws s3 cp "$prefix/history" - --region "$REGION" 2>/dev/null || true)"
+    ROLLBACK_SHA="$(awk -v last="$last" '$1 == last { print prev; exit } { prev = $1 }' <<<"$history")"
+    [ -n "$ROLLBACK_SHA" ] || die "no release before $last in $prefix/history; name one: --rollback SHA"
+    log "last good: $last; rolling back to the release before it: $ROLLBACK_SHA"
+  fi
+  RELEASE="$ROLLBACK_SHA"
+  TEMPLATE="$WORK/packaged.yaml"
+  aws s3 cp "$prefix/$RELEASE/packaged.yaml" "$TEMPLATE" --region "$REGION" >/dev/null 2>&1 ||
+    die "release $RELEASE is not kept: no $prefix/$RELEASE/packaged.yaml (aws s3 ls $prefix/)"
+  log "packaged template of $RELEASE: $prefix/$RELEASE/packaged.yaml (no build)"
+}
+
+# set-stack-policy, or its command in a dry run.
+stack_policy() {
+  run aws cloudformation set-stack-policy --stack-name "$STACK_NAME" --region "$REGION" "$@"
+}
+
+# An existing stack gets the protective policy before the update, or the open one for a
+# deliberate replacement (execute-change-set takes no during-update policy, so the open one is
+# set for the update and the protective one restored after it, even when it fails).
+guard_stack() {
+  $STACK_EXISTS || return 0
+  if $ALLOW_REPLACEMENT; then
+    log "--allow-replacement: the stack policy is opened for this update only"
+    $DRY_RUN || RESTORE_POLICY=true
+    stack_policy --stack-policy-body "$OPEN_POLICY"
+  else
+    stack_policy --stack-policy-body "file://$POLICY"
+  fi
+}
+
 deploy_backend() {
   $WEB_ONLY && return 0
-  step "sam deploy (stack $STACK_NAME)"
+  step "sam deploy (stack $STACK_NAME${RELEASE:+, release $RELEASE})"
   local args=(deploy --stack-name "$STACK_NAME" --region "$REGION")
   if $GUIDED; then
     args+=(--guided)
-  elif [ ! -f "$ROOT/samconfig.toml" ]; then
-    # Without a samconfig.toml nothing else says where the code goes or what may be created.
-    args+=(--resolve-s3 --capabilities CAPABILITY_IAM)
+  else
+    args+=(--template-file "$TEMPLATE" --s3-bucket "$ARTIFACT_BUCKET" --s3-prefix "releases/$RELEASE")
+    # Without a samconfig.toml nothing else says what may be created.
+    [ -f "$ROOT/samconfig.toml" ] || args+=(--capabilities CAPABILITY_IAM)
   fi
-  # An unchanged stack is not an error: the web app may still have changed.
-  $GUIDED || args+=(--no-confirm-changeset --no-fail-on-empty-changeset)
   [ ${#OVERRIDES[@]} -eq 0 ] || args+=(--parameter-overrides "${OVERRIDES[@]}")
-  (cd "$ROOT" && run "$SAM" "${args[@]}" "${SAM_EXTRA[@]}")
+  if $GUIDED; then
+    (cd "$ROOT" && run "$SAM" "${args[@]}" "${SAM_EXTRA[@]}")
+  elif [ "$ENVIRONMENT" = production ]; then
+    guard_stack
+    reviewed_deploy "${args[@]}"
+  else
+    guard_stack
+    # A test stack: no review. An unchanged stack is not an error: the web app may have changed.
+    (cd "$ROOT" && run "$SAM" "${args[@]}" --no-confirm-changeset --no-fail-on-empty-changeset "${SAM_EXTRA[@]}")
+  fi
+  # Set after a create too: from now on the table, secrets, key, buckets and distribution are
+  # neither replaced nor deleted by an update without --allow-replacement.
+  stack_policy --stack-policy-body "file://$POLICY"
+  RESTORE_POLICY=false
+}
+
+# The change set ids of the stack (none before it exists).
+change_sets() {
+  aws cloudformation list-change-sets --stack-name "$STACK_NAME" --region "$REGION" \
+    --query 'Summaries[].ChangeSetId' --output text 2>/dev/null | tr '\t' '\n' | grep -v '^None$' | sort || true
+}
+
+# Production: the change set is made, reviewed (deploy_tool.py review: replacements and removals
+# first; a protected one refused without --allow-replacement), confirmed, then executed.
+reviewed_deploy() {
+  local review=("$PY" "$ROOT/infra/deploy_tool.py" review --stack "$STACK_NAME" --region "$REGION" --policy "$POLICY")
+  $ALLOW_REPLACEMENT && review+=(--allow-replacement)
+  if $DRY_RUN; then
+    (cd "$ROOT" && run "$SAM" "$@" --no-execute-changeset --no-fail-on-empty-changeset "${SAM_EXTRA[@]}")
+    step "change set review (production): replacements and removals first; a protected one refused without --allow-replacement"
+    run "${review[@]}" --change-set "<the change set sam deploy made>"
+    log "then: confirm on the terminal (or --yes), and"
+    run aws cloudformation execute-change-set --stack-name "$STACK_NAME" --region "$REGION" --change-set-name "<the change set>"
+    return 0
+  fi
+  local before after made
+  before="$(change_sets)"
+  (cd "$ROOT" && "$SAM" "$@" --no-execute-changeset --no-fail-on-empty-changeset "${SAM_EXTRA[@]}")
+  after="$(change_sets)"
+  made="$(comm -13 <(printf '%s\n' "$before") <(printf '%s\n' "$after") | grep . | tail -n1 || true)"
+  if [ -z "$made" ]; then
+    log "no change set: the stack is up to date"
+    return 0
+  fi
+  step "change set review (production)"
+  local status=0
+  "${review[@]}" --change-set "$made" || status=$?
+  if [ "$status" -ne 0 ]; then
+    aws cloudformation delete-change-set --stack-name "$STACK_NAME" --region "$REGION" --change-set-name "$made" || true
+    die "the change set was not executed (deleted)"
+  fi
+  if ! $YES; then
+    if [ -t 0 ]; then
+      local answer
+      read -r -p "Execute this change set on the production stack $STACK_NAME? [y/N] " answer
+      case "$answer" in
+        y | Y | yes) ;;
+        *)
+          aws cloudformation delete-change-set --stack-name "$STACK_NAME" --region "$REGION" --change-set-name "$made" || true
+          die "not confirmed: the change set was deleted, nothing changed"
+          ;;
+      esac
+    else
+      aws cloudformation delete-change-set --stack-name "$STACK_NAME" --region "$REGION" --change-set-name "$made" || true
+      die "refusing to execute a production change set without a terminal to confirm it: review it above, then rerun with --yes"
+    fi
+  fi
+  aws cloudformation execute-change-set --stack-name "$STACK_NAME" --region "$REGION" --change-set-name "$made"
+  local wait=stack-update-complete
+  $STACK_EXISTS || wait=stack-create-complete
+  aws cloudformation wait "$wait" --stack-name "$STACK_NAME" --region "$REGION" ||
+    die "the stack did not reach ${wait#stack-}: aws cloudformation describe-stack-events --stack-name $STACK_NAME (CodeDeploy may have rolled a canary back: docs/operations.md section 8)"
+  STACK_EXISTS=true
 }
 
 read_outputs() {
@@ -192,16 +436,62 @@ if "WebAclArn" in params and not params["WebAclArn"]:
 }
 
 build_web() {
+  $ROLLBACK && return 0
   step "web build (vite -> web/dist)"
   (cd "$ROOT" && run npm run build --workspace web)
   $DRY_RUN || [ -f "$ROOT/web/dist/index.html" ] || die "the web build left no web/dist/index.html"
 }
 
+# The web build goes with its release (releases/<sha>/web.tar.gz), so a rollback restores the
+# web app that matches the backend it deploys.
+keep_web() {
+  { $ROLLBACK || [ -z "$RELEASE" ]; } && return 0
+  step "keep the web build with release $RELEASE"
+  run tar -czf "$WORK/web.tar.gz" -C "$ROOT/web/dist" .
+  run aws s3 cp "$WORK/web.tar.gz" "s3://$ARTIFACT_BUCKET/releases/$RELEASE/web.tar.gz" --region "$REGION"
+}
+
+# A rollback's web app: the one kept with the release, if it was.
+fetch_web() {
+  $ROLLBACK || return 0
+  step "rollback: the web app of release $RELEASE"
+  if aws s3 cp "s3://$ARTIFACT_BUCKET/releases/$RELEASE/web.tar.gz" "$WORK/web.tar.gz" --region "$REGION" >/dev/null 2>&1; then
+    mkdir -p "$WORK/web"
+    tar -xzf "$WORK/web.tar.gz" -C "$WORK/web"
+    DIST="$WORK/web"
+    log "the web app of $RELEASE is uploaded again (its hashed assets were kept; the newer ones are marked stale)"
+  else
+    DIST=""
+    log "note: the web app is NOT rolled back: release $RELEASE kept no web build. The current web app"
+    log "      stays (it talks to /ciam/v1, which stays compatible); to deploy that release's web app:"
+    log "      git checkout $RELEASE && infra/deploy.sh --web-only"
+  fi
+}
+
 upload_web() {
-  step "upload web/dist to s3://$WEB_BUCKET (assets first, index.html last, old files marked stale)"
-  local cmd=("$PY" "$ROOT/infra/upload_web.py" --bucket "$WEB_BUCKET" --region "$REGION" --dist "$ROOT/web/dist")
+  [ -n "$DIST" ] || return 0
+  step "upload $DIST to s3://$WEB_BUCKET (assets first, index.html last, old files marked stale)"
+  local cmd=("$PY" "$ROOT/infra/upload_web.py" --bucket "$WEB_BUCKET" --region "$REGION" --dist "$DIST")
   run "${cmd[@]}"
-  if $DRY_RUN && [ -f "$ROOT/web/dist/index.html" ]; then "${cmd[@]}" --dry-run | sed 's/^/  /'; fi
+  if $DRY_RUN && [ -f "$DIST/index.html" ]; then "${cmd[@]}" --dry-run | sed 's/^/  /'; fi
+}
+
+# After a whole deploy: releases/last-good names it, and releases/history (one sha a line,
+# oldest first) gets it, which is what `--rollback` with no SHA steps back through. A rollback
+# moves last-good only, so a second rollback goes one release further back.
+remember_release() {
+  { $WEB_ONLY || [ -z "$RELEASE" ]; } && return 0
+  step "release $RELEASE is the last good one"
+  local prefix="s3://$ARTIFACT_BUCKET/releases"
+  if ! $ROLLBACK; then
+    local history
+    history="$(aws s3 cp "$prefix/history" - --region "$REGION" 2>/dev/null || true)"
+    printf '%s\n' "$history" | grep . | grep -vx "$RELEASE" >"$WORK/history" || true
+    printf '%s\n' "$RELEASE" >>"$WORK/history"
+    run aws s3 cp "$WORK/history" "$prefix/history" --region "$REGION"
+  fi
+  printf '%s\n' "$RELEASE" >"$WORK/last-good"
+  run aws s3 cp "$WORK/last-good" "$prefix/last-good" --region "$REGION"
 }
 
 invalidate_index() {
@@ -219,12 +509,19 @@ invalidate_index() {
 main() {
   parse_args "$@"
   check_prerequisites
+  $WEB_ONLY || read_stack
+  check_web_acl
+  rollback_target
   build_backend
+  package_release
   deploy_backend
   read_outputs
   build_web
+  keep_web
+  fetch_web
   upload_web
-  invalidate_index
+  [ -z "$DIST" ] || invalidate_index
+  remember_release
   if $DRY_RUN && [ ${#MISSING[@]} -gt 0 ]; then die "dry run: missing ${MISSING[*]}"; fi
   step "done: $PUBLIC_URL"
 }

@@ -1,7 +1,9 @@
 """infra/deploy.sh with stub `sam`, `aws`, `npm`, `cargo`, `cargo-lambda` and `zig` on PATH (the
 build goes through scripts/build-lambda.sh, as `npm run build:lambda` does): the
-steps in order, the dry run that changes nothing, the prerequisites that stop a run early; and
-one whole run whose upload lands in moto_server (the S3 emulator of test_upload_web.py)."""
+steps in order, the dry run that changes nothing, the prerequisites that stop a run early; the
+production gate (web ACL), the change set review, the stack policy, the kept releases and the
+rollback without a build; and whole runs whose upload lands in moto_server (the S3 emulator of
+test_upload_web.py). The stub `aws s3 cp` keeps the artefact bucket in a folder ($STUB_S3)."""
 
 import json
 import os
@@ -29,7 +31,20 @@ STUBS = {
         if [ "$1" = build ]; then
           mkdir -p .aws-sam/build/AuthInfoGetFunction
           printf 'a bootstrap' > .aws-sam/build/AuthInfoGetFunction/bootstrap
+          printf 'Resources: {}\\n' > .aws-sam/build/template.yaml
         fi
+        if [ "$1" = package ]; then
+          while [ $# -gt 0 ]; do
+            [ "$1" = --output-template-file ] && printf 'packaged: this build\\n' > "$2"
+            shift
+          done
+        fi
+        if [ "$1" = deploy ]; then
+          case " $* " in *" --no-execute-changeset "*)
+            [ -n "$STUB_CHANGES" ] && echo "arn:aws:cloudformation:eu-west-1:1:changeSet/samcli-deploy$RANDOM/x" >> "$STUB_STATE/changesets" ;;
+          esac
+        fi
+        exit 0
         """
     ),
     "cargo": 'echo "cargo $*" >> "$STUB_LOG"',
@@ -41,8 +56,22 @@ STUBS = {
         case "$1 $2" in
           "sts get-caller-identity") echo arn:aws:iam::123456789012:user/ops ;;
           "configure get") echo eu-west-1 ;;
-          "cloudformation describe-stacks") [ -n "$STUB_OUTPUTS" ] || { echo "Stack does not exist" >&2; exit 254; }
-                                            echo "$STUB_OUTPUTS" ;;
+          "cloudformation describe-stacks")
+            case " $* " in *" aws-sam-cli-managed-default "*)
+              [ -n "$STUB_SAM_BUCKET" ] || { echo "Stack does not exist" >&2; exit 254; }
+              echo "$STUB_SAM_BUCKET"; exit 0 ;;
+            esac
+            [ -n "$STUB_OUTPUTS" ] || { echo "Stack does not exist" >&2; exit 254; }
+            echo "$STUB_OUTPUTS" ;;
+          "cloudformation list-change-sets") [ -f "$STUB_STATE/changesets" ] && paste -sd '\\t' "$STUB_STATE/changesets" || true ;;
+          "cloudformation describe-change-set") echo "$STUB_CHANGES" ;;
+          "cloudformation execute-change-set" | "cloudformation delete-change-set" | "cloudformation wait" | "cloudformation set-stack-policy") ;;
+          "s3 cp")
+            path() { printf '%s/%s' "$STUB_S3" "${1#s3://}"; }
+            src="$3" dst="$4"
+            case "$src" in s3://*) [ -f "$(path "$src")" ] || { echo "fatal error: 404 $src" >&2; exit 1; }; src="$(path "$src")" ;; esac
+            case "$dst" in s3://*) dst="$(path "$dst")"; mkdir -p "$(dirname "$dst")" ;; esac
+            if [ "$src" = - ]; then cat > "$dst"; elif [ "$dst" = - ]; then cat "$src"; else cp "$src" "$dst"; fi ;;
           "cloudfront create-invalidation") echo I2EXAMPLE ;;
           *) echo "stub aws: unexpected $*" >&2; exit 2 ;;
         esac
@@ -85,7 +114,7 @@ def outputs(
 def repo(tmp_path):
     """A copy of the files deploy.sh uses, so the stub build never touches this worktree."""
     (tmp_path / "infra").mkdir()
-    for name in ("deploy.sh", "upload_web.py"):
+    for name in ("deploy.sh", "upload_web.py", "deploy_tool.py", "stack-policy.json"):
         shutil.copy(ROOT / "infra" / name, tmp_path / "infra" / name)
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "build-lambda.sh", tmp_path / "scripts" / "build-lambda.sh")
@@ -101,7 +130,53 @@ def repo(tmp_path):
     )
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "web").mkdir()
+    # A release is named by its commit.
+    (tmp_path / ".gitignore").write_text("calls.log\nstub-bin/\ns3/\nstate/\n.aws-sam/\nweb/dist/\n")
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "release"]):
+        subprocess.run(["git", *cmd], cwd=tmp_path, env=GIT_ENV, check=True, capture_output=True)
+    (tmp_path / "s3").mkdir()
+    (tmp_path / "state").mkdir()
     return tmp_path
+
+
+GIT_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": "/nonexistent",
+    "GIT_AUTHOR_NAME": "ops", "GIT_AUTHOR_EMAIL": "ops@example.com",
+    "GIT_COMMITTER_NAME": "ops", "GIT_COMMITTER_EMAIL": "ops@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def head(repo):
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def s3_object(repo, bucket, key):
+    return repo / "s3" / bucket / key
+
+
+# A change set as describe-change-set answers it: (action, logical id, type, replacement).
+def change_set(*changes):
+    return json.dumps({
+        "ChangeSetName": "samcli-deploy1",
+        "Status": "CREATE_COMPLETE",
+        "Changes": [
+            {"Type": "Resource", "ResourceChange": {"Action": a, "LogicalResourceId": i, "ResourceType": t,
+                                                     **({"Replacement": r} if r else {})}}
+            for a, i, t, r in changes
+        ],
+    })
+
+
+MODIFY_ONLY = change_set(
+    ("Modify", "AuthInfoGetFunction", "AWS::Lambda::Function", "False"),
+    ("Add", "AuthInfoGetCanaryErrorsAlarm", "AWS::CloudWatch::Alarm", ""),
+)
+REPLACES_THE_TABLE = change_set(
+    ("Modify", "AuthInfoGetFunction", "AWS::Lambda::Function", "False"),
+    ("Modify", "Table", "AWS::DynamoDB::Table", "True"),
+)
 
 
 @pytest.fixture
@@ -119,13 +194,18 @@ def deploy(repo, stubs, *args, missing=(), env=None):
     for name in missing:
         (stubs / name).unlink()
     log = repo / "calls.log"
-    log.touch()
+    log.write_text("")  # the calls of this run only
     run_env = {
+        **GIT_ENV,
         # Only the stubs and the base system: no real sam, aws or node can answer.
         "PATH": f"{stubs}:/usr/bin:/bin",
         "HOME": str(repo),
         "STUB_LOG": str(log),
         "STUB_OUTPUTS": outputs(),
+        "STUB_S3": str(repo / "s3"),
+        "STUB_STATE": str(repo / "state"),
+        "STUB_SAM_BUCKET": "ciam-artifacts",
+        "STUB_CHANGES": MODIFY_ONLY,
         "CIAM_PYTHON": sys.executable,
         **(env or {}),
     }
@@ -135,6 +215,21 @@ def deploy(repo, stubs, *args, missing=(), env=None):
     return done, log.read_text().splitlines()
 
 
+# What a dry run may call: reads only.
+READ_ONLY = (
+    "aws sts get-caller-identity",
+    "aws cloudformation describe-stacks",
+    "aws cloudformation list-change-sets",
+    "aws cloudformation describe-change-set",
+)
+
+
+def only_reads(calls):
+    """Every call reads: the read-only verbs, and `aws s3 cp` from S3 to a local file."""
+    return all(c.startswith(READ_ONLY) or (c.startswith("aws s3 cp s3://") and " s3://" not in c.split(" ", 4)[4])
+               for c in calls)
+
+
 def test_a_dry_run_prints_every_step_in_order_and_makes_only_read_only_calls(repo, stubs):
     done, calls = deploy(
         repo, stubs, "--dry-run", "--stack-name", "ciam-test", "--region", "eu-west-1",
@@ -142,27 +237,76 @@ def test_a_dry_run_prints_every_step_in_order_and_makes_only_read_only_calls(rep
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    sha = head(repo)
     order = [
+        "Environment=production WebAclArn=arn:aws:wafv2:x",
         "+ bash " + str(repo / "scripts" / "build-lambda.sh"),
-        "/sam deploy --stack-name ciam-test --region eu-west-1",
-        "--parameter-overrides MailFrom=no-reply@example.com\\ WebAclArn=arn:aws:wafv2:x",
+        f"/sam package --template-file {repo}/.aws-sam/build/template.yaml --region eu-west-1 --s3-prefix releases/{sha}",
+        f"+ aws s3 cp {repo}/.aws-sam/packaged.yaml s3://ciam-artifacts/releases/{sha}/packaged.yaml",
+        "+ aws cloudformation set-stack-policy --stack-name ciam-test --region eu-west-1 --stack-policy-body file://",
+        f"/sam deploy --stack-name ciam-test --region eu-west-1 --template-file {repo}/.aws-sam/packaged.yaml"
+        f" --s3-bucket ciam-artifacts --s3-prefix releases/{sha}",
+        "--parameter-overrides MailFrom=no-reply@example.com\\ WebAclArn=arn:aws:wafv2:x --no-execute-changeset",
+        # The production review step: made, reviewed, confirmed, executed.
+        "== change set review (production)",
+        "deploy_tool.py review --stack ciam-test --region eu-west-1",
+        "+ aws cloudformation execute-change-set --stack-name ciam-test",
         "+ npm run build --workspace web",
+        f"s3://ciam-artifacts/releases/{sha}/web.tar.gz",
         "upload_web.py --bucket ciam-web-test --region eu-west-1",
         "+ aws cloudfront create-invalidation --distribution-id E2EXAMPLE --paths /index.html",
+        f"s3://ciam-artifacts/releases/history",
+        f"s3://ciam-artifacts/releases/last-good",
     ]
     positions = [out.find(s) for s in order]
-    assert -1 not in positions, out
+    assert -1 not in positions, [s for s, p in zip(order, positions) if p == -1]
     assert positions == sorted(positions), out
-    assert calls == [
-        "aws sts get-caller-identity --query Arn --output text",
-        "aws cloudformation describe-stacks --stack-name ciam-test --region eu-west-1 --query Stacks[0] --output json",
-    ]
+    assert "--no-confirm-changeset" not in out, "production is never deployed unreviewed"
+    assert calls[0] == "aws sts get-caller-identity --query Arn --output text"
+    assert "aws cloudformation describe-stacks --stack-name ciam-test --region eu-west-1 --query Stacks[0] --output json" in calls
+    assert only_reads(calls), calls
     assert not (repo / "web" / "dist").exists()
+    assert not list((repo / "s3").iterdir()), "nothing was uploaded"
+
+
+def test_production_without_the_web_acl_is_refused_before_anything_is_built(repo, stubs):
+    # The deployed stack has no web ACL, and no override gives one.
+    for args in (["--dry-run"], []):
+        done, calls = deploy(repo, stubs, *args, "--region", "eu-west-1", env={"STUB_OUTPUTS": outputs(web_acl="")})
+        assert done.returncode == 1, done.stdout
+        assert "refusing to deploy the production stack ciam without the web ACL (WebAclArn is empty)" in done.stderr
+        assert "--parameter-overrides 'Environment=test'" in done.stderr, "the explicit escape is named"
+        assert not [c for c in calls if c.startswith(("sam", "cargo", "npm"))], calls
+    # An override that empties it is refused too, even when the stack has one.
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "WebAclArn=")
+    assert done.returncode == 1 and "without the web ACL" in done.stderr
+    # samconfig.toml's parameter_overrides count as the operator's.
+    (repo / "samconfig.toml").write_text('[default.deploy.parameters]\nparameter_overrides = "Environment=production WebAclArn=\\"\\""\n')
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1")
+    assert done.returncode == 1 and "without the web ACL" in done.stderr
+
+
+def test_a_test_stack_says_so_and_deploys_without_the_web_acl_or_a_review(repo, stubs):
+    done, calls = deploy(
+        repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "Environment=test",
+        env={"STUB_OUTPUTS": outputs(web_acl="")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Environment=test WebAclArn=<empty>" in done.stdout
+    assert "--parameter-overrides Environment=test --no-confirm-changeset --no-fail-on-empty-changeset" in done.stdout
+    assert "change set review" not in done.stdout
+    # The stack policy is the same on a test stack.
+    assert "set-stack-policy --stack-name ciam --region eu-west-1 --stack-policy-body file://" in done.stdout
+    assert only_reads(calls), calls
 
 
 def test_a_dry_run_before_the_first_deploy_shows_placeholders(repo, stubs):
-    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", env={"STUB_OUTPUTS": ""})
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "Environment=test",
+                     env={"STUB_OUTPUTS": ""})
     assert done.returncode == 0, done.stderr
+    # A new stack gets its policy after the create (nothing to protect before).
+    policy = done.stdout.find("set-stack-policy")
+    assert done.stdout.find("/sam deploy") < policy and done.stdout.count("set-stack-policy") == 1
     assert "--bucket \\<WebBucketName\\>" in done.stdout
     assert "--distribution-id \\<DistributionId\\>" in done.stdout
 
@@ -220,39 +364,187 @@ def test_an_empty_public_base_url_and_web_acl_are_pointed_out(repo, stubs):
     assert "note:" not in done.stdout
 
 
-def test_a_whole_run_deploys_then_uploads_to_the_bucket_then_invalidates_index_html(repo, stubs, endpoint):  # noqa: F811
+def whole_run(repo, stubs, endpoint, *args, env=None):  # noqa: F811
+    """A run that is not a dry run: the web upload lands in moto_server's bucket."""
     bucket = f"ciam-web-{uuid.uuid4().hex[:12]}"
     s3 = boto3.client("s3", endpoint_url=endpoint, **CREDENTIALS)
     s3.create_bucket(Bucket=bucket)
     done, calls = deploy(
-        repo, stubs, "--region", "us-east-1", "--stack-name", "ciam-test",
+        repo, stubs, "--region", "us-east-1", "--stack-name", "ciam-test", *args,
         env={
             "STUB_OUTPUTS": outputs(bucket=bucket),
             # boto3 sends S3 calls here (the upload tool); the stub aws ignores it.
             "AWS_ENDPOINT_URL_S3": endpoint,
             "AWS_ACCESS_KEY_ID": "testing",
             "AWS_SECRET_ACCESS_KEY": "testing",
+            **(env or {}),
         },
     )
+    return done, calls, s3, bucket
+
+
+def kinds(calls):
+    """`aws cloudformation execute-change-set` -> `aws cloudformation execute-change-set`, `sam build ...` -> `sam build`."""
+    return [" ".join(c.split(" ")[:3] if c.startswith(("aws cloudformation", "aws s3")) else c.split(" ")[:2]) for c in calls]
+
+
+def test_a_whole_production_run_reviews_executes_protects_uploads_and_remembers_the_release(repo, stubs, endpoint):  # noqa: F811
+    done, calls, s3, bucket = whole_run(repo, stubs, endpoint, "--yes")
     assert done.returncode == 0, done.stderr + done.stdout
-    kinds = [c.split(" ")[0] + " " + c.split(" ")[1] for c in calls]
-    assert kinds == [
+    sha = head(repo)
+    steps = [k for k in kinds(calls) if k not in ("aws cloudformation describe-stacks", "aws cloudformation list-change-sets")]
+    assert steps == [
         "aws sts",
         "cargo fetch",
         "sam build",
+        "sam package",
+        "aws s3 cp",  # the packaged template kept
+        "aws cloudformation set-stack-policy",  # before the update
         "sam deploy",
-        "aws cloudformation",
+        "aws cloudformation describe-change-set",
+        "aws cloudformation execute-change-set",
+        "aws cloudformation wait",
+        "aws cloudformation set-stack-policy",  # after it
         "npm run",
+        "aws s3 cp",  # the web build kept
         "aws cloudfront",
-    ]
-    assert calls[1] == "cargo fetch --locked --target aarch64-unknown-linux-gnu"
-    assert calls[2] == f"sam build --template-file {repo}/template.yaml", "the build of npm run build:lambda"
+        "aws s3 cp",  # history read
+        "aws s3 cp",  # history written
+        "aws s3 cp",  # last-good
+    ], calls
+    assert f"sam build --template-file {repo}/template.yaml" in calls, "the build of npm run build:lambda"
     assert "1 functions, 1 distinct artifact(s)" in done.stdout, done.stdout
-    assert "--no-fail-on-empty-changeset" in calls[3]
-    assert calls[-1].endswith("create-invalidation --distribution-id E2EXAMPLE --paths /index.html --query Invalidation.Id --output text")
-    head = s3.head_object(Bucket=bucket, Key="index.html")
-    assert head["CacheControl"] == "no-cache"
+    [package] = [c for c in calls if c.startswith("sam package")]
+    assert f"--s3-prefix releases/{sha}" in package and "--s3-bucket ciam-artifacts" in package
+    [deploy_call] = [c for c in calls if c.startswith("sam deploy")]
+    assert f"--template-file {repo}/.aws-sam/packaged.yaml" in deploy_call
+    assert "--no-execute-changeset" in deploy_call and "--no-confirm-changeset" not in deploy_call
+    policies = [c for c in calls if "set-stack-policy" in c]
+    assert all(c.endswith(f"--stack-policy-body file://{repo}/infra/stack-policy.json") for c in policies), policies
+    # The review: every change, its action and type.
+    assert "change set samcli-deploy1 of stack ciam-test: 2 change(s)" in done.stdout
+    assert "AWS::Lambda::Function" in done.stdout and "AuthInfoGetCanaryErrorsAlarm" in done.stdout
+    assert [c for c in calls if "execute-change-set" in c][0].endswith("--change-set-name " + (repo / "state" / "changesets").read_text().split()[-1])
+    # The release is kept and named the last good one.
+    kept = s3_object(repo, "ciam-artifacts", f"releases/{sha}")
+    assert (kept / "packaged.yaml").read_text() == "packaged: this build\n"
+    assert (kept / "web.tar.gz").stat().st_size > 0
+    assert s3_object(repo, "ciam-artifacts", "releases/last-good").read_text() == sha + "\n"
+    assert s3_object(repo, "ciam-artifacts", "releases/history").read_text() == sha + "\n"
+    assert calls[-4].endswith("create-invalidation --distribution-id E2EXAMPLE --paths /index.html --query Invalidation.Id --output text")
+    head_object = s3.head_object(Bucket=bucket, Key="index.html")
+    assert head_object["CacheControl"] == "no-cache"
     asset = s3.head_object(Bucket=bucket, Key="assets/index-Q1w2e3r4.js")
     assert asset["CacheControl"] == "public, max-age=31536000, immutable"
     uploaded = done.stdout.find("uploaded 2 files to s3://")
     assert -1 < uploaded < done.stdout.find("invalidation I2EXAMPLE"), "the invalidation comes after the upload"
+
+
+def test_a_production_change_set_is_not_executed_without_a_terminal_or_yes(repo, stubs, endpoint):  # noqa: F811
+    done, calls, _, _ = whole_run(repo, stubs, endpoint)
+    assert done.returncode == 1
+    assert "refusing to execute a production change set without a terminal to confirm it" in done.stderr
+    assert "--yes" in done.stderr
+    assert "change set samcli-deploy1 of stack ciam-test" in done.stdout, "the review was printed first"
+    assert not [c for c in calls if "execute-change-set" in c or c.startswith("npm")]
+    assert [c for c in calls if "delete-change-set" in c], "the refused change set is not left behind"
+    assert not s3_object(repo, "ciam-artifacts", "releases/last-good").exists()
+
+
+def test_a_change_set_that_replaces_a_protected_resource_is_refused_unless_allowed(repo, stubs, endpoint):  # noqa: F811
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--yes", env={"STUB_CHANGES": REPLACES_THE_TABLE})
+    assert done.returncode == 1
+    assert "would replace or delete Table (AWS::DynamoDB::Table, Modify replacement True)" in done.stderr
+    assert "--allow-replacement" in done.stderr
+    # Replacements come first in the review.
+    review = done.stdout[done.stdout.find("change set samcli-deploy1"):]
+    assert review.find("Table") < review.find("AuthInfoGetFunction")
+    assert "PROTECTED" in review
+    assert not [c for c in calls if "execute-change-set" in c]
+    assert [c for c in calls if "delete-change-set" in c]
+
+    (repo / "state" / "changesets").unlink()
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--yes", "--allow-replacement", env={"STUB_CHANGES": REPLACES_THE_TABLE})
+    assert done.returncode == 0, done.stderr
+    assert "these protected resources WILL be replaced or deleted: Table" in done.stdout
+    policies = [c for c in calls if "set-stack-policy" in c or "execute-change-set" in c]
+    # Opened for this update only (execute-change-set takes no during-update policy), then closed.
+    assert "Update:*" in policies[0] and "Deny" not in policies[0]
+    assert "execute-change-set" in policies[1]
+    assert policies[2].endswith("--stack-policy-body file://" + str(repo / "infra" / "stack-policy.json"))
+
+
+def keep_release(repo, sha, template, web=True):
+    """A release as an earlier run kept it in the artefact bucket."""
+    folder = s3_object(repo, "ciam-artifacts", f"releases/{sha}")
+    folder.mkdir(parents=True)
+    (folder / "packaged.yaml").write_text(template)
+    if web:
+        dist = repo / f"dist-{sha}"
+        (dist / "assets").mkdir(parents=True)
+        (dist / "index.html").write_text(f'<!doctype html><script src="/assets/index-{sha}.js"></script>')
+        (dist / "assets" / f"index-{sha}.js").write_text("console.log(0)")
+        subprocess.run(["tar", "-czf", str(folder / "web.tar.gz"), "-C", str(dist), "."], check=True)
+
+
+def test_a_rollback_deploys_the_release_before_last_good_without_a_build(repo, stubs, endpoint):  # noqa: F811
+    keep_release(repo, "aaa111", "packaged: release aaa111\n")
+    keep_release(repo, "bbb222", "packaged: release bbb222\n")
+    s3_object(repo, "ciam-artifacts", "releases/history").write_text("aaa111\nbbb222\n")
+    s3_object(repo, "ciam-artifacts", "releases/last-good").write_text("bbb222\n")
+    # Nothing to build with: a rollback needs neither cargo nor npm.
+    done, calls, s3, bucket = whole_run(repo, stubs, endpoint, "--rollback", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "rolling back to the release before it: aaa111" in done.stdout
+    assert not [c for c in calls if c.startswith(("cargo", "npm", "sam build", "sam package"))], calls
+    [deploy_call] = [c for c in calls if c.startswith("sam deploy")]
+    # The saved packaged template of aaa111, downloaded as it was kept.
+    template = deploy_call.split("--template-file ")[1].split(" ")[0]
+    assert "--s3-prefix releases/aaa111" in deploy_call
+    assert f"aws s3 cp s3://ciam-artifacts/releases/aaa111/packaged.yaml {template} --region us-east-1" in calls
+    assert [c for c in calls if "execute-change-set" in c], "production: reviewed and executed"
+    # Its web app is uploaded again, and last-good moves back (history is left as it was).
+    s3.head_object(Bucket=bucket, Key="assets/index-aaa111.js")
+    assert b"index-aaa111.js" in s3.get_object(Bucket=bucket, Key="index.html")["Body"].read()
+    assert s3_object(repo, "ciam-artifacts", "releases/last-good").read_text() == "aaa111\n"
+    assert s3_object(repo, "ciam-artifacts", "releases/history").read_text() == "aaa111\nbbb222\n"
+
+
+def test_a_rollback_to_a_named_release_without_its_web_app_says_so(repo, stubs, endpoint):  # noqa: F811
+    keep_release(repo, "ccc333", "packaged: release ccc333\n", web=False)
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--rollback", "ccc333", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "the web app is NOT rolled back: release ccc333 kept no web build" in done.stdout
+    assert not [c for c in calls if c.startswith(("npm", "sam build", "aws cloudfront"))]
+    # A release that was never kept is refused before anything is deployed.
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--rollback", "ddd444", "--yes")
+    assert done.returncode == 1
+    assert "release ddd444 is not kept" in done.stderr
+    assert not [c for c in calls if c.startswith("sam")]
+
+
+def test_on_a_terminal_the_change_set_waits_for_a_yes_and_a_no_deletes_it(repo, stubs):
+    """The confirmation is read from a terminal (a pseudo-terminal here); anything but y keeps
+    the stack as it was."""
+    import pty
+
+    log = repo / "calls.log"
+    log.write_text("")
+    main, secondary = pty.openpty()
+    os.write(main, b"n\n")
+    env = {
+        **GIT_ENV,
+        "PATH": f"{stubs}:/usr/bin:/bin", "HOME": str(repo), "STUB_LOG": str(log), "STUB_OUTPUTS": outputs(),
+        "STUB_S3": str(repo / "s3"), "STUB_STATE": str(repo / "state"), "STUB_SAM_BUCKET": "ciam-artifacts",
+        "STUB_CHANGES": MODIFY_ONLY, "CIAM_PYTHON": sys.executable,
+    }
+    done = subprocess.run(["bash", str(repo / "infra" / "deploy.sh"), "--region", "eu-west-1"], stdin=secondary,
+                          env=env, capture_output=True, text=True, timeout=120)
+    os.close(main)
+    os.close(secondary)
+    calls = log.read_text().splitlines()
+    assert done.returncode == 1
+    assert "Execute this change set on the production stack ciam? [y/N]" in done.stderr
+    assert "not confirmed: the change set was deleted, nothing changed" in done.stderr
+    assert [c for c in calls if "delete-change-set" in c]
+    assert not [c for c in calls if "execute-change-set" in c or c.startswith("npm")]

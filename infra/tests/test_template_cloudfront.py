@@ -112,13 +112,18 @@ def test_the_sign_in_function_url_is_public_but_the_function_wants_cloudfronts_h
     # Only this function has a URL.
     urls = [n for n, r in resources.items() if r["Type"] == "AWS::Lambda::Url"]
     assert urls == ["AuthLoginPasswordFunctionUrl"]
+    # The function is deployed gradually (a canary on the alias live): the URL calls the alias,
+    # so CloudFront's sign-ins move with CodeDeploy's traffic shift like the API's.
+    alias = {"Ref": "AuthLoginPasswordFunctionAliaslive"}
+    assert resources["AuthLoginPasswordFunctionUrl"]["Properties"]["TargetFunctionArn"] == alias
+    assert resources["AuthLoginPasswordFunctionAliaslive"]["Properties"]["Name"] == "live"
     # Both permissions a public URL needs (lambda:InvokeFunctionUrl, and lambda:InvokeFunction
-    # only via the URL).
+    # only via the URL), on the alias the URL calls.
     grants = [
         r["Properties"]
         for r in resources.values()
         if r["Type"] == "AWS::Lambda::Permission"
-        and r["Properties"].get("FunctionName") == {"Ref": "AuthLoginPasswordFunction"}
+        and r["Properties"].get("FunctionName") == alias
         and r["Properties"].get("Principal") == "*"
     ]
     assert {g["Action"] for g in grants} == {"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}

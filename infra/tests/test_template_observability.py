@@ -105,21 +105,49 @@ def test_client_error_reports_become_a_metric_on_their_log_group(template):
     [f] = [f for f in filters.values() if f["MetricTransformations"][0]["MetricName"] == "ClientErrors"]
     assert f["FilterPattern"] == '{ $.fields.message = "client error" }'
     assert f["MetricTransformations"][0]["MetricNamespace"] == "Ciam"
+    # The group the client_error function writes to (the shared one).
+    assert f["LogGroupName"]["Ref"] == route_facts()["client_error"]["logs"]
     assert template["Resources"][f["LogGroupName"]["Ref"]]["Type"] == "AWS::Logs::LogGroup"
 
 
-def test_every_function_logs_json_to_its_own_group_and_may_trace(template, transformed):
+def test_every_function_logs_json_to_its_group_and_may_trace(template, transformed):
+    """A sign-in row logs to its own group (the sign-in metric filters read it), kept
+    SignInLogRetentionDays; every other function to the shared FunctionLogs, kept
+    LogRetentionDays (one group per function would take 80 of CloudFormation's 500 resources)."""
     lambdas = {n: r["Properties"] for n, r in transformed["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
-    for name in functions(template):
+    facts = route_facts()
+    own_groups = set()
+    for name, route in functions(template).items():
         logging = lambdas[name]["LoggingConfig"]
         assert logging["LogFormat"] == "JSON", name
         # Lambda's start/report lines follow a parameter (off by default: they cost per request).
         assert logging["SystemLogLevel"] == {"Ref": "PlatformLogLevel"}, name
         group = logging["LogGroup"]["Ref"]
-        assert template["Resources"][group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}, name
+        assert group == facts[route]["logs"], name
+        retention = template["Resources"][group]["Properties"]["RetentionInDays"]
+        if facts[route]["signIn"]:
+            assert group == name.removesuffix("Function") + "Logs", name
+            assert retention == {"Ref": "SignInLogRetentionDays"}, name
+            own_groups.add(group)
+        else:
+            assert group == "FunctionLogs", name
+            assert retention == {"Ref": "LogRetentionDays"}, name
         assert lambdas[name]["TracingConfig"] == {"Mode": {"Ref": "TracingMode"}}, name
+    # No log group is left without a writer: the sign-in groups, the shared one, API access.
+    groups = {n for n, r in transformed["Resources"].items() if r["Type"] == "AWS::Logs::LogGroup"}
+    assert groups == own_groups | {"FunctionLogs", "ApiAccessLogs"}
+    assert own_groups == SIGN_IN_LOGS
     assert set(template["Parameters"]["TracingMode"]["AllowedValues"]) == {"Active", "PassThrough"}
     assert template["Parameters"]["PlatformLogLevel"]["Default"] == "WARN"
+
+
+def test_sign_ins_and_api_access_are_kept_a_year_the_rest_a_month(template):
+    params = template["Parameters"]
+    assert params["SignInLogRetentionDays"]["Default"] == 365
+    assert params["LogRetentionDays"]["Default"] == 30
+    # Only the values CloudWatch Logs accepts.
+    assert params["SignInLogRetentionDays"]["AllowedValues"] == params["LogRetentionDays"]["AllowedValues"]
+    assert {365, 30, 3653} <= set(params["SignInLogRetentionDays"]["AllowedValues"])
 
 
 def test_api_access_logs_are_json_lines_with_the_request_essentials(template):
@@ -135,7 +163,7 @@ def test_api_access_logs_are_json_lines_with_the_request_essentials(template):
     }.items():
         assert line[field] == variable, field
     group = template["Resources"]["ApiAccessLogs"]["Properties"]
-    assert group["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+    assert group["RetentionInDays"] == {"Ref": "SignInLogRetentionDays"}
 
 
 def test_the_dashboard_is_valid_json_with_the_main_graphs(template):

@@ -200,6 +200,11 @@ pub struct Lambda {
     /// CloudFront calls it through its function URL rather than the HTTP API (one API Gateway
     /// request less per call; the busiest route only).
     pub function_url: bool,
+    /// A critical route deployed gradually: its function gets the alias `live` and a CodeDeploy
+    /// canary (`DeploymentType`) that rolls back when the new version errs (ciam-gen writes
+    /// `AutoPublishAlias`, `DeploymentPreference` and the `<Stem>CanaryErrorsAlarm`;
+    /// docs/operations.md §7).
+    pub gradual: bool,
 }
 
 impl Lambda {
@@ -217,6 +222,7 @@ impl Lambda {
         throttle: None,
         waf: Waf::None,
         function_url: false,
+        gradual: false,
     };
     /// Derives keys, never touches the table (the captcha, passkey sign-in options).
     pub const KEYS: Lambda = Lambda {
@@ -275,6 +281,12 @@ impl Lambda {
     pub const fn function_url(self) -> Self {
         Lambda {
             function_url: true,
+            ..self
+        }
+    }
+    pub const fn gradual(self) -> Self {
+        Lambda {
+            gradual: true,
             ..self
         }
     }

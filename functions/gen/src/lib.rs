@@ -2,7 +2,9 @@
 //! cannot read Rust. Each is a region between two marker lines in a hand-written file, or a whole
 //! generated file:
 //!
-//! - template.yaml `functions`: one `AWS::Serverless::Function` and its log group per row;
+//! - template.yaml `functions`: one `AWS::Serverless::Function` per row, the own log group of
+//!   each sign-in row (the others log to the shared `FunctionLogs`), and the canary alarm of
+//!   each gradual row (`Lambda::gradual`: alias `live`, CodeDeploy `DeploymentPreference`);
 //! - template.yaml `route-settings`: the HTTP API's per-route throttles;
 //! - template.yaml `sign-in-metrics`: the `Ciam/SignIn`, `Ciam/SignInFailures` and `Ciam/SignInUnavailable` metric filters
 //!   on the log group of every sign-in row;
@@ -55,10 +57,29 @@ impl Function {
         format!("{}Function", self.stem())
     }
 
+    /// The log group the function writes to: its own `<Stem>Logs` for a sign-in row (the
+    /// generated sign-in metric filters read it, and it is kept `SignInLogRetentionDays`), else
+    /// the shared `FunctionLogs` (every line names its route: the `lambda` span of
+    /// functions/lambdas/src/binary.rs). One group per function would spend 66-91 of
+    /// CloudFormation's 500 resources (docs/operations.md §7, "Resource budget").
+    pub fn log_group(&self) -> String {
+        if self.sign_in.is_some() {
+            format!("{}Logs", self.stem())
+        } else {
+            SHARED_LOGS.to_owned()
+        }
+    }
+
     fn route_key(&self) -> String {
         format!("{} {}", self.method, self.path)
     }
 }
+
+/// The log group of every function without a sign-in (hand-written in template.yaml).
+pub const SHARED_LOGS: &str = "FunctionLogs";
+
+/// The alias CodeDeploy shifts on a gradual row (`AutoPublishAlias`).
+pub const ALIAS: &str = "live";
 
 /// Every function: `ROUTES`, then `CEREMONY_ROUTES`, then the pages, with the summaries of
 /// their operations in `openapi` (docs/openapi.json). A route without an operation or summary
@@ -369,14 +390,29 @@ fn render_function(f: &Function) -> String {
 ",
         );
     }
+    if l.gradual {
+        // SAM publishes a version per code or configuration change and points the alias at it
+        // through CodeDeploy: 10% for DeploymentType's minutes, then all, or back to the old
+        // version when the canary alarm fires. The HTTP API and the function URL call the alias.
+        let _ = write!(
+            s,
+            "      AutoPublishAlias: {ALIAS}
+      DeploymentPreference:
+        Type: !Ref DeploymentType
+        Alarms:
+          - !Ref {stem}CanaryErrorsAlarm
+"
+        );
+    }
     let _ = write!(
         s,
         "      LoggingConfig:
-        LogGroup: !Ref {stem}Logs
+        LogGroup: !Ref {log_group}
       Environment:
         Variables:
           CIAM_ROUTE: {id}
 ",
+        log_group = f.log_group(),
         id = f.id
     );
     if l.root_key {
@@ -432,17 +468,59 @@ fn render_function(f: &Function) -> String {
             Method: {method}
             Path: {path}
 
-  {stem}Logs:
-    Type: AWS::Logs::LogGroup
-{condition}    DeletionPolicy: Delete
-    UpdateReplacePolicy: Delete
-    Properties:
-      RetentionInDays: !Ref LogRetentionDays
-
 ",
         method = f.method,
         path = f.path,
     );
+    if f.sign_in.is_some() {
+        // Sign-ins are kept a year by default (SignInLogRetentionDays): the trail of an account
+        // takeover is often found months later.
+        let _ = write!(
+            s,
+            "  {stem}Logs:
+    Type: AWS::Logs::LogGroup
+{condition}    DeletionPolicy: Delete
+    UpdateReplacePolicy: Delete
+    Properties:
+      RetentionInDays: !Ref SignInLogRetentionDays
+
+"
+        );
+    }
+    if l.gradual {
+        let _ = write!(
+            s,
+            "  # Lambda errors (crashes, timeouts; not 4xx or 503 answers) of the version being deployed:
+  # one in a minute stops the canary and CodeDeploy shifts the alias back.
+  {stem}CanaryErrorsAlarm:
+    Type: AWS::CloudWatch::Alarm
+{condition}    Properties:
+      AlarmDescription: {description}
+      Namespace: AWS/Lambda
+      MetricName: Errors
+      Dimensions:
+        - Name: FunctionName
+          Value: !Ref {stem}Function
+        - Name: Resource
+          Value: !Sub \"${{{stem}Function}}:{ALIAS}\"
+        - Name: ExecutedVersion
+          Value: !GetAtt {stem}Function.Version.Version
+      Statistic: Sum
+      Period: 60
+      EvaluationPeriods: 1
+      Threshold: 1
+      ComparisonOperator: GreaterThanOrEqualToThreshold
+      TreatMissingData: notBreaching
+      AlarmActions: [!Ref AlarmTopic]
+      OKActions: [!Ref AlarmTopic]
+
+",
+            description = quoted(&format!(
+                "{} errs in its newest version: CodeDeploy rolls the alias {ALIAS} back. On-call: docs/operations.md §8.6 \"{stem}CanaryErrorsAlarm\".",
+                f.id
+            )),
+        );
+    }
     s
 }
 
@@ -621,7 +699,7 @@ pub fn routes_json(fns: &[Function]) -> String {
             let l = &f.lambda;
             json!({
                 "function": f.logical_id(),
-                "logs": format!("{}Logs", f.stem()),
+                "logs": f.log_group(),
                 "id": f.id,
                 "method": f.method,
                 "path": f.path,
@@ -644,6 +722,7 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "throttle": l.throttle.map(|t| json!({"burst": t.burst, "rate": t.rate})),
                 "waf": l.waf.rule(),
                 "functionUrl": l.function_url,
+                "gradual": l.gradual,
             })
         })
         .collect();

@@ -98,6 +98,49 @@ fn a_new_row_gets_everything_in_aws_from_the_generator() {
     assert!(text("routes.json").contains("\"id\": \"auth_login_sample\""));
 }
 
+/// A row without a sign-in logs to the shared `FunctionLogs` (no group of its own); a gradual
+/// row gets the alias `live`, the CodeDeploy preference and its canary alarm.
+#[test]
+fn log_groups_follow_the_sign_in_and_a_gradual_row_gets_its_canary() {
+    let mut fns = table_functions(&root()).unwrap();
+    fns.push(Function {
+        id: "auth_sample".into(),
+        method: "GET".into(),
+        path: "/ciam/v1/auth/sample".into(),
+        binary: Binary::Bootstrap,
+        summary: "A sample".into(),
+        sign_in: None,
+        auth: Auth::Session,
+        lambda: Lambda::WRITES.gradual(),
+    });
+    let template = generate(&root(), &fns)
+        .unwrap()
+        .into_iter()
+        .find(|(p, _)| p.ends_with("template.yaml"))
+        .unwrap()
+        .1;
+    let function = &template[template.find("  AuthSampleFunction:\n").unwrap()..];
+    let function = &function[..function.find("\n\n").unwrap()];
+    for wanted in [
+        "      AutoPublishAlias: live\n",
+        "        Type: !Ref DeploymentType\n",
+        "          - !Ref AuthSampleCanaryErrorsAlarm\n",
+        "        LogGroup: !Ref FunctionLogs\n",
+    ] {
+        assert!(
+            function.contains(wanted),
+            "AuthSampleFunction lacks {wanted:?}"
+        );
+    }
+    assert!(!template.contains("  AuthSampleLogs:\n"));
+    assert!(template.contains("  AuthSampleCanaryErrorsAlarm:\n"));
+    assert!(template.contains("          Value: !Sub \"${AuthSampleFunction}:live\"\n"));
+    // The sign-in rows keep their groups, a year by default.
+    assert!(template.contains(
+        "  AuthLoginPasswordLogs:\n    Type: AWS::Logs::LogGroup\n    DeletionPolicy: Delete\n    UpdateReplacePolicy: Delete\n    Properties:\n      RetentionInDays: !Ref SignInLogRetentionDays\n"
+    ));
+}
+
 #[test]
 fn the_hand_written_part_of_the_template_is_at_most_1500_lines() {
     let template = committed(&root().join("template.yaml"));

@@ -171,7 +171,10 @@ pub async fn run<B: Binary>(route_id: &'static str) -> Result<(), lambda_http::E
         }
     };
     if ready.lambda.table != ciam_api::Table::None {
-        init::warm_up(&ready.ciam).await;
+        // In the route's span like every request line: most functions share one log group.
+        init::warm_up(&ready.ciam)
+            .instrument(tracing::info_span!("lambda", route = route_id))
+            .await;
     }
     B::serve(route_id, ready).await
 }
