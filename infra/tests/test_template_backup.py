@@ -224,3 +224,13 @@ def test_another_account_may_only_copy_into_the_vault(copy_stack):
     assert stmt["Effect"] == "Allow"
     assert stmt["Principal"] == {"AWS": {"Ref": "SourceAccountIds"}}
     assert stmt["Action"] == "backup:CopyIntoBackupVault"
+
+
+def test_with_the_console_off_its_paths_have_no_operation_and_the_default_route_stays(transformed):
+    """The Api's DefinitionBody (its `$default` route) makes SAM put each console operation, not
+    its path, under ConsoleOn: with Console=false such a path is left with no operation."""
+    body = deployed(transformed, Console="false")["Api"]["Properties"]["Body"]
+    admin = {p: item for p, item in body["paths"].items() if p.startswith("/ciam/v1/admin/")}
+    assert admin and all(item == {} for item in admin.values()), admin
+    assert "x-amazon-apigateway-any-method" in body["paths"]["$default"]
+    assert "get" in body["paths"]["/ciam/v1/version"]
