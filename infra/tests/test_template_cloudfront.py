@@ -185,3 +185,65 @@ def test_access_logs_go_to_a_private_logs_bucket_that_forgets(template, distribu
     [rule] = bucket["LifecycleConfiguration"]["Rules"]
     assert rule["Status"] == "Enabled"
     assert rule["ExpirationInDays"] == {"Ref": "CdnLogRetentionDays"}
+
+
+def test_the_production_csp_loads_no_image_from_loopback(transformed):
+    """CloudFront's CSP (and the file's, which the Lambdas send) names no loopback source:
+    `ciam serve` adds http://localhost:* and http://127.0.0.1:* for development only."""
+    (policy,) = [r for r in transformed["Resources"].values() if r["Type"] == "AWS::CloudFront::ResponseHeadersPolicy"]
+    csp, _ = headers_of(policy)["Content-Security-Policy"]
+    img = [d for d in csp.split("; ") if d.startswith("img-src ")]
+    assert img == ["img-src 'self' data: blob: https:"], csp
+    for loopback in ("localhost", "127.0.0.1", "[::1]", "http:"):
+        assert loopback not in csp
+        assert loopback not in json.loads(HEADERS_FILE.read_text())["Content-Security-Policy"]
+
+
+def test_avatars_are_cached_at_the_edge_for_a_day_with_nothing_of_the_viewer_in_the_key(transformed):
+    resources = transformed["Resources"]
+    config = resources["Distribution"]["Properties"]["DistributionConfig"]
+    ordered = [b["PathPattern"] for b in config["CacheBehaviors"]]
+    assert ordered.index("/ciam/v1/avatar/*") < ordered.index("/ciam/*"), "not shadowed by /ciam/*"
+    (avatar,) = [b for b in config["CacheBehaviors"] if b["PathPattern"] == "/ciam/v1/avatar/*"]
+    assert avatar["TargetOriginId"] == "api", "the origin that carries the origin header"
+    assert sorted(avatar["AllowedMethods"]) == ["GET", "HEAD"] and sorted(avatar["CachedMethods"]) == ["GET", "HEAD"]
+    assert avatar["ResponseHeadersPolicyId"] == {"Ref": "SecurityHeaders"}
+    assert "OriginRequestPolicyId" not in avatar, "nothing of the viewer is forwarded"
+    policy = resources[avatar["CachePolicyId"]["Ref"]]
+    assert policy["Type"] == "AWS::CloudFront::CachePolicy"
+    c = policy["Properties"]["CachePolicyConfig"]
+    # The origin's `immutable` year is capped to a day at the edge: a deleted avatar leaves it.
+    assert (c["MinTTL"], c["DefaultTTL"], c["MaxTTL"]) == (0, 86400, 86400)
+    key = c["ParametersInCacheKeyAndForwardedToOrigin"]
+    assert key["HeadersConfig"] == {"HeaderBehavior": "none"}
+    assert key["CookiesConfig"] == {"CookieBehavior": "none"}
+    assert key["QueryStringsConfig"] == {"QueryStringBehavior": "none"}
+    # Every other /ciam behaviour stays uncached.
+    for b in config["CacheBehaviors"]:
+        if b["PathPattern"] != "/ciam/v1/avatar/*":
+            assert b["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", b["PathPattern"]
+
+
+def test_the_default_route_sends_unknown_paths_to_the_version_function(transformed):
+    """API Gateway's `$default` route: a path no route matches reaches the version function,
+    whose router answers Ciam's own 404 body (functions/lambdas/tests/lambda_runtime.rs), and
+    API Gateway may invoke it there."""
+    resources = transformed["Resources"]
+    body = resources["Api"]["Properties"]["Body"]
+    default = body["paths"]["$default"]["x-amazon-apigateway-any-method"]
+    assert default["isDefaultRoute"] is True
+    integration = default["x-amazon-apigateway-integration"]
+    assert (integration["type"], integration["payloadFormatVersion"]) == ("aws_proxy", "2.0")
+    assert "${VersionFunction.Arn}" in integration["uri"]["Fn::Sub"]
+    assert resources["VersionFunction"]["Properties"]["Environment"]["Variables"]["CIAM_ROUTE"] == "version"
+    # The functions' own routes are still there, SAM having added them to the definition.
+    assert "get" in body["paths"]["/ciam/v1/version"] and len(body["paths"]) > 50
+    grants = [
+        r["Properties"]
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::Permission" and r["Properties"]["FunctionName"] == {"Ref": "VersionFunction"}
+    ]
+    assert len(grants) == 1, "one grant covers both of the version function's routes"
+    (grant,) = grants
+    assert grant["Principal"] == "apigateway.amazonaws.com"
+    assert grant["SourceArn"]["Fn::Sub"].endswith(":${Api}/*/*")

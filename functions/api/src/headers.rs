@@ -84,6 +84,39 @@ pub fn csp_with_frame_ancestors(ancestors: &str) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static(FAIL_CLOSED_CSP))
 }
 
+/// Image sources `ciam serve` adds to the CSP's `img-src`: logos of apps registered on a loopback
+/// http URL while developing (the registry accepts http on localhost and 127.0.0.1). Never in
+/// `infra/security-headers.json`, so never in CloudFront's policy or a Lambda's answer.
+pub const DEV_IMAGE_SOURCES: &str = "http://localhost:* http://127.0.0.1:*";
+
+/// `csp` with `sources` added to its `img-src` directive. A CSP without one (the avatar's own
+/// `default-src 'none'; sandbox`) is returned unchanged: nothing is ever widened that the
+/// handler did not open for images.
+pub fn with_image_sources(csp: &HeaderValue, sources: &str) -> HeaderValue {
+    let Ok(text) = csp.to_str() else {
+        return csp.clone();
+    };
+    let mut found = false;
+    let directives: Vec<String> = text
+        .split(';')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            let name = d.split_ascii_whitespace().next().unwrap_or("");
+            if !found && name.eq_ignore_ascii_case("img-src") {
+                found = true;
+                format!("{d} {sources}")
+            } else {
+                d.to_owned()
+            }
+        })
+        .collect();
+    if !found {
+        return csp.clone();
+    }
+    HeaderValue::from_str(&directives.join("; ")).unwrap_or_else(|_| csp.clone())
+}
+
 /// Sets every security header on `headers`, replacing what a handler set, except a CSP of the
 /// handler's own (the avatar images' `default-src 'none'; sandbox`, stricter than the app's):
 /// CloudFront's policy does the same (its CSP does not override the origin's). With
@@ -158,6 +191,36 @@ mod tests {
         );
         // A value a header cannot carry never widens anything.
         assert_eq!(csp_with_frame_ancestors("https://a.example.com\n*"), base);
+    }
+
+    #[test]
+    fn production_loads_no_image_from_loopback_and_dev_adds_it_to_img_src_only() {
+        let csp = csp();
+        for loopback in ["localhost", "127.0.0.1", "[::1]", "http:"] {
+            assert!(!csp.contains(loopback), "{loopback} in {csp}");
+        }
+        let dev = with_image_sources(&HeaderValue::from_str(&csp).unwrap(), DEV_IMAGE_SOURCES);
+        let dev = dev.to_str().unwrap();
+        let img = |c: &str| {
+            c.split("; ")
+                .find(|d| d.starts_with("img-src "))
+                .map(str::to_owned)
+        };
+        assert_eq!(
+            img(dev),
+            Some(format!("{} {DEV_IMAGE_SOURCES}", img(&csp).unwrap()))
+        );
+        // Every other directive is the file's, in the file's order.
+        let others = |c: &str| {
+            c.split("; ")
+                .filter(|d| !d.starts_with("img-src "))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(others(dev), others(&csp));
+        // A CSP that opens nothing for images stays as it is.
+        let own = HeaderValue::from_static("default-src 'none'; sandbox");
+        assert_eq!(with_image_sources(&own, DEV_IMAGE_SOURCES), own);
     }
 
     #[test]

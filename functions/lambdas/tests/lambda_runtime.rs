@@ -374,3 +374,84 @@ async fn with_the_store_unreachable_the_init_stays_short_and_requests_answer_503
         );
     }
 }
+
+/// An event of API Gateway's `$default` route (template.yaml `Api` DefinitionBody): a request
+/// no route matched, as the version function receives it.
+fn default_route_event(request_id: &str, method: &'static str, path: &'static str) -> Value {
+    let mut event = Event {
+        method,
+        path,
+        headers: json!({ "accept-language": "en-US" }),
+        body: None,
+    }
+    .json(request_id);
+    event["routeKey"] = json!("$default");
+    event["requestContext"]["routeKey"] = json!("$default");
+    event
+}
+
+/// The `$default` route's function is the version function: a path no route matches gets
+/// Ciam's own 404 body (as under `ciam serve`), not API Gateway's `{"message":"Not Found"}`; a
+/// method its path does not take gets Ciam's 405; the console's paths with Console=false
+/// (their functions left out) get the 404; and the version itself still answers.
+#[tokio::test]
+async fn the_version_function_answers_the_default_route_with_ciams_own_errors() {
+    let env = [
+        ("CIAM_ROUTE", "version".to_owned()),
+        ("AWS_REGION", REGION.into()),
+        ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
+        ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ("CIAM_TABLE", TABLE.into()),
+        ("CIAM_SECRET_KEY", KEY.into()),
+        // Nothing listens here: the version route must not need the table.
+        ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:9".into()),
+    ];
+    let events = vec![
+        (
+            "unknown".into(),
+            default_route_event("d-1", "GET", "/ciam/v1/nowhere"),
+        ),
+        (
+            "deep".into(),
+            default_route_event("d-2", "POST", "/ciam/v1/auth/nowhere/at/all"),
+        ),
+        (
+            "console-off".into(),
+            default_route_event("d-3", "GET", "/ciam/v1/admin/me"),
+        ),
+        (
+            "method".into(),
+            default_route_event("d-4", "DELETE", "/ciam/v1/version"),
+        ),
+        (
+            "version".into(),
+            Event {
+                method: "GET",
+                path: "/ciam/v1/version",
+                headers: json!({}),
+                body: None,
+            }
+            .json("d-5"),
+        ),
+    ];
+    let run = run_function(env!("CARGO_BIN_EXE_bootstrap"), &env, events).await;
+    let (got, logs) = (&run.outcomes, &run.logs);
+    for id in ["unknown", "deep", "console-off"] {
+        let answer = response(got, id, logs);
+        assert_eq!(answer["statusCode"], json!(404), "{id}: {answer}\n{logs}");
+        let body = body_json(answer);
+        assert_eq!(body["reason"], json!("NOT_FOUND"), "{id}: {body}");
+        assert_eq!(body["code"], json!(404), "{id}: {body}");
+        assert!(body.get("message").is_some(), "{id}: {body}");
+        assert!(
+            header(answer, "content-type").is_some_and(|v| v.starts_with("application/json")),
+            "{id}: {answer}"
+        );
+        assert!(header(answer, "x-request-id").is_some(), "{id}: {answer}");
+    }
+    let method = response(got, "method", logs);
+    assert_eq!(method["statusCode"], json!(405), "{method}");
+    assert_eq!(body_json(method)["reason"], json!("METHOD_NOT_ALLOWED"));
+    let version = response(got, "version", logs);
+    assert_eq!(version["statusCode"], json!(200), "{version}\n{logs}");
+}

@@ -196,14 +196,15 @@ async fn embedded_page(
 /// Every answer (pages, assets, API, errors, the dev outbox) carries the headers of
 /// `infra/security-headers.json` (`ciam_api::headers`), the same CloudFront adds in AWS; a
 /// handler's own CSP (the avatar images' stricter one, the embedded sign-in's, which names the
-/// frame origins of its app: `ciam_api::embedded`) stays, as CloudFront lets it.
+/// frame origins of its app: `ciam_api::embedded`) stays, as CloudFront lets it. The CSP's
+/// `img-src` also allows loopback http here (`DEV_IMAGE_SOURCES`), and only here.
 /// HTML answers also get `Cache-Control: no-cache` (index.html must be revalidated; hashed
 /// assets keep theirs).
 async fn response_headers(
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
+    use axum::http::header::{HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
     let mut res = next.run(req).await;
     let html = res
         .headers()
@@ -211,6 +212,12 @@ async fn response_headers(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|ct| ct.starts_with("text/html"));
     ciam_api::headers::apply(res.headers_mut(), None);
+    // Development only: logos of apps registered on loopback http (CloudFront's policy and the
+    // Lambdas' answers, from the same file, have none).
+    if let Some(csp) = res.headers().get(CONTENT_SECURITY_POLICY) {
+        let dev = ciam_api::headers::with_image_sources(csp, ciam_api::headers::DEV_IMAGE_SOURCES);
+        res.headers_mut().insert(CONTENT_SECURITY_POLICY, dev);
+    }
     if html {
         res.headers_mut()
             .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));

@@ -63,14 +63,18 @@ async fn get(ciam: &Ciam, dist: &std::path::Path, uri: &str) -> Answer {
     }
 }
 
-/// The CSP of infra/security-headers.json, whose `frame-ancestors` is 'none'.
+/// The CSP of infra/security-headers.json, whose `frame-ancestors` is 'none' (as `ciam serve`
+/// sends it: with the development-only loopback image sources).
 fn none() -> String {
     framed_by("'none'")
 }
 
 /// That CSP with `frame-ancestors <origins>`.
 fn framed_by(origins: &str) -> String {
-    let csp = ciam_api::headers::csp_with_frame_ancestors(origins);
+    let csp = ciam_api::headers::with_image_sources(
+        &ciam_api::headers::csp_with_frame_ancestors(origins),
+        ciam_api::headers::DEV_IMAGE_SOURCES,
+    );
     let csp = csp.to_str().unwrap();
     assert!(csp.contains(&format!("frame-ancestors {origins}")), "{csp}");
     csp.to_owned()

@@ -1,6 +1,7 @@
 //! Every answer of `ciam serve` carries exactly the headers of infra/security-headers.json, read
-//! here from the file itself: pages, assets, API answers and errors, the dev outbox (the avatar
-//! images keep their stricter CSP). And a client error report becomes the structured log line
+//! here from the file itself, with loopback image sources added to the CSP for development only:
+//! pages, assets, API answers and errors, the dev outbox (the avatar images keep their stricter
+//! CSP). And a client error report becomes the structured log line
 //! the template's metric filter matches.
 
 // Test code: a panic is the failure report, so unwrap and expect are allowed here
@@ -23,6 +24,27 @@ fn file_headers() -> Vec<(String, String)> {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     json.into_iter()
         .map(|(k, v)| (k.to_ascii_lowercase(), v.as_str().unwrap().to_owned()))
+        .collect()
+}
+
+/// What `ciam serve` sends: the file's headers, its CSP's `img-src` with the development-only
+/// loopback sources added (the file, hence CloudFront, has none).
+fn serve_headers() -> Vec<(String, String)> {
+    file_headers()
+        .into_iter()
+        .map(|(k, v)| {
+            if k != "content-security-policy" {
+                return (k, v);
+            }
+            assert!(!v.contains("localhost") && !v.contains("127.0.0.1"), "{v}");
+            let v = v.replacen(
+                "img-src 'self' data: blob: https:;",
+                "img-src 'self' data: blob: https: http://localhost:* http://127.0.0.1:*;",
+                1,
+            );
+            assert!(v.contains("http://localhost:*"), "{v}");
+            (k, v)
+        })
         .collect()
 }
 
@@ -69,7 +91,7 @@ fn json_post(uri: &str, body: &str) -> Request<Body> {
 async fn every_kind_of_answer_carries_exactly_the_files_headers() {
     let d = dist();
     let app = app(&d).await;
-    let want = file_headers();
+    let want = serve_headers();
     assert!(want.len() >= 6, "{want:?}");
     let report = r#"{"version":"release.0.1.0","kind":"error","message":"m","route":"/"}"#;
     let cases: Vec<(&str, Request<Body>, u16)> = vec![

@@ -1,19 +1,19 @@
 // Headers everywhere (issue 9 §4) in real Chromium: every screen, in both languages, runs under
 // the strict CSP of infra/security-headers.json (no inline script or style, Trusted Types) with
 // no `securitypolicyviolation` event in any document or frame and no CSP or Trusted Types error
-// on the console; and an HTML page, an asset and an API answer carry exactly the file's headers.
+// on the console; and an HTML page, an asset and an API answer carry exactly the file's headers
+// (ciam serve's CSP adds loopback image sources: harness.mjs servedHeaders).
 // The route error screen exists only in a build made with CIAM_TEST_HOOKS=on: it is checked on
 // a second server serving such a build.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { apiCall, base32, buildWeb, createAccount, LOCALES, ROOT, setStorage, settled, startServer, suite, totp, uniqueMail, where } from './harness.mjs';
+import { apiCall, base32, buildWeb, createAccount, LOCALES, servedHeaders, setStorage, settled, startServer, suite, totp, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
-const HEADERS = JSON.parse(readFileSync(join(ROOT, 'infra/security-headers.json'), 'utf8'));
+const HEADERS = servedHeaders();
 const PASSWORD = 'Ciam-Csp-2026!';
 // A 1×1 PNG: the partner's logo and the avatar.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

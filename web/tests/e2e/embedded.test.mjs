@@ -3,15 +3,14 @@
 // gets exactly the documented messages; the unregistered one is refused by the CSP
 // frame-ancestors of that page and never receives anything.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { describe, it, before, after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiCall, createAccount, hostPage, ROOT, suite } from './harness.mjs';
+import { apiCall, createAccount, hostPage, servedHeaders, suite } from './harness.mjs';
 
-/** The CSP every answer carries (infra/security-headers.json), and the embedded page's variant. */
-const HEADERS = JSON.parse(readFileSync(join(ROOT, 'infra/security-headers.json'), 'utf8'));
+/** The CSP every answer of ciam serve carries (infra/security-headers.json with the development
+ * image sources: harness.mjs servedHeaders), and the embedded page's variant. */
+const HEADERS = servedHeaders();
 const CSP = HEADERS['Content-Security-Policy'];
 const framedBy = (origins) => CSP.replace("frame-ancestors 'none'", `frame-ancestors ${origins}`);
 

@@ -16,6 +16,21 @@ import AxeBuilder from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
 
 export const ROOT = new URL('../../../', import.meta.url).pathname.replace(/\/$/, '');
+
+/**
+ * The headers `ciam serve` sends on every answer: those of infra/security-headers.json (what
+ * CloudFront sends), with the CSP's img-src also allowing loopback http, for logos of apps
+ * registered on localhost while developing (ciam_api::headers::DEV_IMAGE_SOURCES). The file
+ * itself, hence production, has no loopback source.
+ */
+export function servedHeaders() {
+  const file = JSON.parse(readFileSync(join(ROOT, 'infra/security-headers.json'), 'utf8'));
+  const csp = file['Content-Security-Policy'];
+  assert.ok(!/localhost|127\.0\.0\.1/.test(csp), `the file's CSP has a loopback source: ${csp}`);
+  const served = csp.replace(/(^|; )(img-src [^;]*)/, '$1$2 http://localhost:* http://127.0.0.1:*');
+  assert.notEqual(served, csp, 'the CSP has an img-src');
+  return { ...file, 'Content-Security-Policy': served };
+}
 export const CI = /^(1|true|yes)$/i.test(process.env.CI ?? '');
 export const CHROMIUM = process.env.CIAM_CHROMIUM ?? '/usr/bin/chromium';
 export const BIN = process.env.CIAM_BIN ?? join(ROOT, 'target/debug/ciam');
