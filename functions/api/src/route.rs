@@ -102,6 +102,17 @@ pub enum Table {
     GetItem,
 }
 
+/// Avatar images: where the untrusted bytes are decoded (issue 22: never in a function that
+/// holds a key, the table or a bucket).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Images {
+    None,
+    /// Sends uploads to the decoding function (`IMAGE_DECODER`), the only function it may invoke.
+    Invoke,
+    /// Decodes them: an internal function with no route, no secret, no table, no bucket.
+    Decode,
+}
+
 /// The staff identity provider's settings a function gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Staff {
@@ -200,6 +211,7 @@ pub struct Lambda {
     /// CloudFront calls it through its function URL rather than the HTTP API (one API Gateway
     /// request less per call; the busiest route only).
     pub function_url: bool,
+    pub images: Images,
 }
 
 impl Lambda {
@@ -217,6 +229,7 @@ impl Lambda {
         throttle: None,
         waf: Waf::None,
         function_url: false,
+        images: Images::None,
     };
     /// Derives keys, never touches the table (the captcha, passkey sign-in options).
     pub const KEYS: Lambda = Lambda {
@@ -271,6 +284,9 @@ impl Lambda {
     }
     pub const fn waf(self, waf: Waf) -> Self {
         Lambda { waf, ..self }
+    }
+    pub const fn images(self, images: Images) -> Self {
+        Lambda { images, ..self }
     }
     pub const fn function_url(self) -> Self {
         Lambda {
@@ -332,6 +348,17 @@ impl RouteDef {
     pub const fn body(self, body: Body) -> Self {
         RouteDef { body, ..self }
     }
+}
+
+/// A function with no route at all, invoked by another function through the Lambda API (binary
+/// `bootstrap`; its role is its row's, and nothing calls it over HTTP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InternalDef {
+    /// Also its `CIAM_ROUTE`.
+    pub id: &'static str,
+    /// Its function's description.
+    pub summary: &'static str,
+    pub lambda: Lambda,
 }
 
 /// A page outside `/ciam/v1`, served by its own function and not described in

@@ -14,7 +14,7 @@
 //! differs from what the table generates. Why a generator rather than CloudFormation's
 //! `Fn::ForEach`: docs/operations.md §2 "The template is generated".
 
-use ciam_api::{Auth, Binary, Kms, Lambda, Staff, Table, S3};
+use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -34,6 +34,9 @@ pub struct Function {
     /// Who may call it (pages: anyone).
     pub auth: Auth,
     pub lambda: Lambda,
+    /// No route: another function invokes it through the Lambda API (`ciam_api::INTERNAL`);
+    /// `method` and `path` are empty.
+    pub internal: bool,
 }
 
 impl Function {
@@ -87,6 +90,7 @@ pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
                 sign_in: r.sign_in.map(str::to_owned),
                 auth: r.auth,
                 lambda: r.lambda,
+                internal: false,
             });
         }
     }
@@ -100,6 +104,20 @@ pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
             sign_in: None,
             auth: Auth::Public,
             lambda: p.lambda,
+            internal: false,
+        });
+    }
+    for i in ciam_api::INTERNAL {
+        out.push(Function {
+            id: i.id.to_owned(),
+            method: String::new(),
+            path: String::new(),
+            binary: Binary::Bootstrap,
+            summary: i.summary.to_owned(),
+            sign_in: None,
+            auth: Auth::Public,
+            lambda: i.lambda,
+            internal: true,
         });
     }
     Ok(out)
@@ -252,6 +270,16 @@ fn inline_statements(l: &Lambda) -> String {
 ",
         );
     }
+    if l.images == Images::Invoke {
+        s.push_str(
+            "            # Uploads are decoded there, never here: the one function it may invoke.
+            - Sid: InvokeTheImageDecoderOnly
+              Effect: Allow
+              Action: lambda:InvokeFunction
+              Resource: !GetAtt AvatarDecodeFunction.Arn
+",
+        );
+    }
     if l.staff == Staff::ClientSecret {
         s.push_str(
             "            - Sid: ReadTheStaffClientSecret
@@ -351,7 +379,11 @@ fn render_function(f: &Function) -> String {
       Timeout: {timeout}
 ",
         binary = f.binary.name(),
-        description = quoted(&format!("{} {} - {}", f.method, f.path, f.summary)),
+        description = quoted(&if f.internal {
+            format!("internal - {}", f.summary)
+        } else {
+            format!("{} {} - {}", f.method, f.path, f.summary)
+        }),
         memory = l.memory,
         timeout = l.timeout,
     );
@@ -407,6 +439,25 @@ fn render_function(f: &Function) -> String {
     }
     if l.kms == Kms::PublicKeys {
         s.push_str("          CIAM_OIDC_KMS_PREVIOUS_KEY_IDS: !Ref OidcPreviousKmsKeyArns\n");
+    }
+    if l.images == Images::Invoke {
+        s.push_str("          CIAM_IMAGE_DECODER_FUNCTION: !Ref AvatarDecodeFunction\n");
+    }
+    if f.internal {
+        // No policy, no event: SAM's basic execution role (its log group) is all it holds.
+        let _ = write!(
+            s,
+            "
+  {stem}Logs:
+    Type: AWS::Logs::LogGroup
+    DeletionPolicy: Delete
+    UpdateReplacePolicy: Delete
+    Properties:
+      RetentionInDays: !Ref LogRetentionDays
+
+"
+        );
+        return s;
     }
     s.push_str("      Policies:\n        - !Ref OriginSecretReadPolicy\n");
     if l.root_key {
@@ -563,15 +614,24 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
         Kms::Sign => Some(("`kms:{Sign,GetPublicKey}`", "OidcSigningKey")),
         Kms::PublicKeys => Some(("`kms:GetPublicKey`", "OidcSigningKey and previous keys")),
     };
+    let invoke =
+        (l.images == Images::Invoke).then_some(("`lambda:InvokeFunction`", "AvatarDecodeFunction"));
     let messages = l.messages.then_some((
         "`ses:SendEmail`, `sns:Publish`",
         "SES identity MailFrom and its domain, SMS (no topic)",
     ));
-    let (mut actions, mut resources): (Vec<String>, Vec<String>) = [table, s3, kms, messages]
-        .into_iter()
-        .flatten()
-        .map(|(a, r)| (a.to_owned(), r.to_owned()))
-        .unzip();
+    if f.internal {
+        return (
+            vec!["none".to_owned()],
+            vec!["none: its log group only".to_owned()],
+        );
+    }
+    let (mut actions, mut resources): (Vec<String>, Vec<String>) =
+        [table, s3, kms, messages, invoke]
+            .into_iter()
+            .flatten()
+            .map(|(a, r)| (a.to_owned(), r.to_owned()))
+            .unzip();
     actions.push("`secretsmanager:GetSecretValue`".to_owned());
     let mut secrets = Vec::new();
     if l.root_key {
@@ -644,6 +704,8 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "throttle": l.throttle.map(|t| json!({"burst": t.burst, "rate": t.rate})),
                 "waf": l.waf.rule(),
                 "functionUrl": l.function_url,
+                "images": lower(l.images),
+                "internal": f.internal,
             })
         })
         .collect();

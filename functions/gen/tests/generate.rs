@@ -72,6 +72,7 @@ fn a_new_row_gets_everything_in_aws_from_the_generator() {
         sign_in: Some("sample".into()),
         auth: Auth::Public,
         lambda: Lambda::WRITES.throttle(30, 15).waf(Waf::SignIn),
+        internal: false,
     });
     let files = files(&fns);
     let text = |name: &str| {
