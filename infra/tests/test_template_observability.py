@@ -108,7 +108,7 @@ def test_client_error_reports_become_a_metric_on_their_log_group(template):
     assert template["Resources"][f["LogGroupName"]["Ref"]]["Type"] == "AWS::Logs::LogGroup"
 
 
-def test_every_function_logs_json_to_its_own_group_and_may_trace(template, transformed):
+def test_every_function_logs_json_to_its_own_group_and_does_not_trace(template, transformed):
     lambdas = {n: r["Properties"] for n, r in transformed["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
     for name in functions(template):
         logging = lambdas[name]["LoggingConfig"]
@@ -117,8 +117,13 @@ def test_every_function_logs_json_to_its_own_group_and_may_trace(template, trans
         assert logging["SystemLogLevel"] == {"Ref": "PlatformLogLevel"}, name
         group = logging["LogGroup"]["Ref"]
         assert template["Resources"][group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}, name
-        assert lambdas[name]["TracingConfig"] == {"Mode": {"Ref": "TracingMode"}}, name
-    assert set(template["Parameters"]["TracingMode"]["AllowedValues"]) == {"Active", "PassThrough"}
+        # X-Ray is off: nothing emits segments (docs/operations.md §6), so no tracing mode and
+        # no X-Ray permission.
+        assert "TracingConfig" not in lambdas[name], name
+        role = transformed["Resources"][f"{name}Role"]["Properties"]
+        assert not any("Xray" in str(arn) for arn in role.get("ManagedPolicyArns", [])), name
+    assert "TracingMode" not in template["Parameters"]
+    assert "Tracing" not in template["Globals"]["Function"]
     assert template["Parameters"]["PlatformLogLevel"]["Default"] == "WARN"
 
 

@@ -649,7 +649,7 @@ fn render_actions(fns: &[Function]) -> String {
     let mut s = String::from(
         "| Function | Actions | Resources |
 |---|---|---|
-| every function | `logs:{CreateLogGroup,CreateLogStream,PutLogEvents}`, `xray:{PutTraceSegments,PutTelemetryRecords,GetSamplingRules,GetSamplingTargets,GetSamplingStatisticSummaries}` | AWS managed AWSLambdaBasicExecutionRole and AWSXrayWriteOnlyAccess (SAM adds them) |
+| every function | `logs:{CreateLogGroup,CreateLogStream,PutLogEvents}` | AWS managed AWSLambdaBasicExecutionRole (SAM adds it) |
 ",
     );
     for f in fns {
