@@ -110,7 +110,7 @@ def test_client_error_reports_become_a_metric_on_their_log_group(template):
     assert template["Resources"][f["LogGroupName"]["Ref"]]["Type"] == "AWS::Logs::LogGroup"
 
 
-def test_every_function_logs_json_to_its_group_and_may_trace(template, transformed):
+def test_every_function_logs_json_to_its_group_and_does_not_trace(template, transformed):
     """A sign-in row logs to its own group (the sign-in metric filters read it), kept
     SignInLogRetentionDays; every other function to the shared FunctionLogs, kept
     LogRetentionDays (one group per function would take 80 of CloudFormation's 500 resources)."""
@@ -132,12 +132,17 @@ def test_every_function_logs_json_to_its_group_and_may_trace(template, transform
         else:
             assert group == "FunctionLogs", name
             assert retention == {"Ref": "LogRetentionDays"}, name
-        assert lambdas[name]["TracingConfig"] == {"Mode": {"Ref": "TracingMode"}}, name
+        # X-Ray is off: nothing emits segments (docs/operations.md §6), so no tracing mode and
+        # no X-Ray permission.
+        assert "TracingConfig" not in lambdas[name], name
+        role = transformed["Resources"][f"{name}Role"]["Properties"]
+        assert not any("Xray" in str(arn) for arn in role.get("ManagedPolicyArns", [])), name
     # No log group is left without a writer: the sign-in groups, the shared one, API access.
     groups = {n for n, r in transformed["Resources"].items() if r["Type"] == "AWS::Logs::LogGroup"}
     assert groups == own_groups | {"FunctionLogs", "ApiAccessLogs"}
     assert own_groups == SIGN_IN_LOGS
-    assert set(template["Parameters"]["TracingMode"]["AllowedValues"]) == {"Active", "PassThrough"}
+    assert "TracingMode" not in template["Parameters"]
+    assert "Tracing" not in template["Globals"]["Function"]
     assert template["Parameters"]["PlatformLogLevel"]["Default"] == "WARN"
 
 

@@ -10,20 +10,13 @@ from template_facts import ROOT, as_list, functions, refs, strings
 
 OPERATIONS = ROOT / "docs" / "operations.md"
 
-# The AWS managed policies SAM attaches to every function role, with the actions they grant
-# today (AWSLambdaBasicExecutionRole; AWSXrayWriteOnlyAccess because Tracing is set).
+# The AWS managed policy SAM attaches to every function role, with the actions it grants
+# today (AWSLambdaBasicExecutionRole; no AWSXrayWriteOnlyAccess: no function sets Tracing).
 AWS_MANAGED = {
     "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole": {
         "logs:CreateLogGroup",
         "logs:CreateLogStream",
         "logs:PutLogEvents",
-    },
-    "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess": {
-        "xray:PutTraceSegments",
-        "xray:PutTelemetryRecords",
-        "xray:GetSamplingRules",
-        "xray:GetSamplingTargets",
-        "xray:GetSamplingStatisticSummaries",
     },
 }
 EVERY_FUNCTION = "every function"

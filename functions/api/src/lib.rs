@@ -16,10 +16,13 @@ mod sign_in;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
 pub use route::{
-    Auth, Binary, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Throttle, Waf, BODY_LIMIT,
-    CLIENT_ERROR_LIMIT, S3,
+    Auth, Binary, Body, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Staff, Table,
+    Throttle, Waf, BODY_LIMIT, CLIENT_ERROR_LIMIT, S3,
 };
-pub use routes::{all_routes, embedded, CEREMONY_ROUTES, EMBEDDED_PAGE, PAGES, RELEASE, ROUTES};
+pub use routes::{
+    all_routes, embedded, CEREMONY_ROUTES, EMBEDDED_PAGE, IMAGE_DECODER, INTERNAL, PAGES, RELEASE,
+    ROUTES,
+};
 
 use axum::Router;
 use ciam_core::Ciam;

@@ -102,6 +102,17 @@ pub enum Table {
     GetItem,
 }
 
+/// Avatar images: where the untrusted bytes are decoded (issue 22: never in a function that
+/// holds a key, the table or a bucket).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Images {
+    None,
+    /// Sends uploads to the decoding function (`IMAGE_DECODER`), the only function it may invoke.
+    Invoke,
+    /// Decodes them: an internal function with no route, no secret, no table, no bucket.
+    Decode,
+}
+
 /// The staff identity provider's settings a function gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Staff {
@@ -205,6 +216,7 @@ pub struct Lambda {
     /// `AutoPublishAlias`, `DeploymentPreference` and the `<Stem>CanaryErrorsAlarm`;
     /// docs/operations.md §7).
     pub gradual: bool,
+    pub images: Images,
 }
 
 impl Lambda {
@@ -223,6 +235,7 @@ impl Lambda {
         waf: Waf::None,
         function_url: false,
         gradual: false,
+        images: Images::None,
     };
     /// Derives keys, never touches the table (the captcha, passkey sign-in options).
     pub const KEYS: Lambda = Lambda {
@@ -277,6 +290,9 @@ impl Lambda {
     }
     pub const fn waf(self, waf: Waf) -> Self {
         Lambda { waf, ..self }
+    }
+    pub const fn images(self, images: Images) -> Self {
+        Lambda { images, ..self }
     }
     pub const fn function_url(self) -> Self {
         Lambda {
@@ -344,6 +360,17 @@ impl RouteDef {
     pub const fn body(self, body: Body) -> Self {
         RouteDef { body, ..self }
     }
+}
+
+/// A function with no route at all, invoked by another function through the Lambda API (binary
+/// `bootstrap`; its role is its row's, and nothing calls it over HTTP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InternalDef {
+    /// Also its `CIAM_ROUTE`.
+    pub id: &'static str,
+    /// Its function's description.
+    pub summary: &'static str,
+    pub lambda: Lambda,
 }
 
 /// A page outside `/ciam/v1`, served by its own function and not described in

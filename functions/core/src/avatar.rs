@@ -9,6 +9,11 @@
 //!
 //! The PNG keeps transparency and is lossless; at 256 x 256 it stays small (tens of KB).
 //!
+//! The decoders see untrusted bytes, so the pipeline runs behind the `ImageDecoder` port: in
+//! process locally (`InProcessDecoder`, `ciam serve` and the tests), in a function of its own in
+//! AWS that holds no secret, no table and no bucket (`ciam_lambdas::decoder`): a decoder bug an
+//! image exploits reaches nothing worth having.
+//!
 //! Objects are stored through the `BlobStore` port under keys the server makes:
 //! `<userId>-<128 random bits in hex>.png`. A new key per upload busts every cache, so the
 //! image can be served as immutable.
@@ -17,10 +22,11 @@ use crate::error::{Error, Result};
 use crate::sessions::Session;
 use crate::user::{profile_key, User};
 use crate::{random, Ciam, Reason};
+use async_trait::async_trait;
 use ciam_store::{Cond, StoreError, Update};
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::imageops::FilterType;
-use image::{DynamicImage, ImageDecoder, ImageEncoder, ImageFormat, ImageReader, Limits};
+use image::{DynamicImage, ImageDecoder as _, ImageEncoder, ImageFormat, ImageReader, Limits};
 use std::io::Cursor;
 
 /// The largest upload: 1 MiB, enforced on the streamed body.
@@ -68,6 +74,12 @@ pub fn has_markup(bytes: &[u8]) -> bool {
                     })
             })
     })
+}
+
+/// True for what `make_thumbnail` makes: a PNG by magic bytes with no markup in it (checked
+/// again on what the decoding function answers before it is stored).
+pub fn is_clean_png(bytes: &[u8]) -> bool {
+    sniff(bytes) == Some(ImageFormat::Png) && !has_markup(bytes)
 }
 
 fn invalid(cause: impl Into<String>) -> Error {
@@ -137,6 +149,24 @@ pub async fn thumbnail(bytes: Vec<u8>) -> Result<Vec<u8>> {
         .map_err(|e| Error::internal(format!("thumbnail task: {e}")))?
 }
 
+/// Makes the thumbnail of an upload (`make_thumbnail`'s answers: the PNG, or AVATAR_INVALID,
+/// AVATAR_TOO_LARGE), wherever the decoding runs.
+#[async_trait]
+pub trait ImageDecoder: Send + Sync {
+    async fn thumbnail(&self, bytes: Vec<u8>) -> Result<Vec<u8>>;
+}
+
+/// The decoding on a blocking thread of this process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InProcessDecoder;
+
+#[async_trait]
+impl ImageDecoder for InProcessDecoder {
+    async fn thumbnail(&self, bytes: Vec<u8>) -> Result<Vec<u8>> {
+        thumbnail(bytes).await
+    }
+}
+
 /// True for keys this module makes: `<32 hex userId>-<32 hex>.png`, lower case.
 pub fn is_key(key: &str) -> bool {
     let hex32 = |s: &str| {
@@ -159,14 +189,18 @@ pub fn key_of(path: &str) -> Option<&str> {
 const ATTEMPTS: usize = 3;
 
 /// `PATCH /auth/avatar`: stores the thumbnail under a new key, points the user at it, then
-/// deletes the previous one. Returns the new avatar path.
+/// deletes the previous one. Returns the new avatar path. The thumbnail comes from
+/// `ciam.images` (in AWS, one invocation of the decoding function).
 ///
 /// The user write is conditional on the session generation (a revoked session cannot write) and
 /// on the avatar it replaces, so of concurrent uploads each previous blob is deleted exactly
 /// once and none is orphaned. Round trips: 1 blob put, 1 conditional update, 1 blob delete
 /// (plus 1 read and 1 update per lost race).
 pub async fn upload(ciam: &Ciam, s: &Session, body: Vec<u8>) -> Result<String> {
-    let png = thumbnail(body).await?;
+    if body.len() > MAX_BYTES {
+        return Err(Reason::AVATAR_TOO_LARGE.into());
+    }
+    let png = ciam.images.thumbnail(body).await?;
     let key = format!(
         "{}-{}.png",
         s.user.id,

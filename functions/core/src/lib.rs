@@ -128,6 +128,8 @@ pub struct Ciam {
     pub notifier: Arc<dyn Notifier>,
     /// Avatars: S3 in AWS, a folder locally.
     pub blobs: Arc<dyn BlobStore>,
+    /// Avatar decoding: in process locally, the decoding function in AWS (`avatar`).
+    pub images: Arc<dyn avatar::ImageDecoder>,
     pub config: Config,
 }
 

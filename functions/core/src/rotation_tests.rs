@@ -47,6 +47,7 @@ impl World {
             keys,
             notifier: Arc::new(Quiet),
             blobs: Arc::new(crate::MemoryBlobs::default()),
+            images: Arc::new(crate::avatar::InProcessDecoder),
             config: Config::default(),
         }
     }

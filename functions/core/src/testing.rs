@@ -63,6 +63,7 @@ pub struct Builder {
     notifier: Arc<dyn Notifier>,
     keys: Keys,
     blobs: Arc<dyn BlobStore>,
+    images: Arc<dyn crate::avatar::ImageDecoder>,
     config: Config,
 }
 
@@ -75,6 +76,7 @@ impl Builder {
             notifier: Arc::new(Quiet),
             keys: Keys::from_root([7; 32]),
             blobs: Arc::new(MemoryBlobs::default()),
+            images: Arc::new(crate::avatar::InProcessDecoder),
             config: Config::default(),
         }
     }
@@ -112,6 +114,12 @@ impl Builder {
         self
     }
 
+    /// Another avatar decoder (the Lambda adapter over a fake client).
+    pub fn images(mut self, images: Arc<dyn crate::avatar::ImageDecoder>) -> Builder {
+        self.images = images;
+        self
+    }
+
     pub fn config(mut self, config: Config) -> Builder {
         self.config = config;
         self
@@ -145,6 +153,7 @@ impl Builder {
             keys: self.keys,
             notifier: self.notifier,
             blobs: self.blobs,
+            images: self.images,
             config: self.config,
         }
     }

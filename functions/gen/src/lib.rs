@@ -16,7 +16,7 @@
 //! differs from what the table generates. Why a generator rather than CloudFormation's
 //! `Fn::ForEach`: docs/operations.md §2 "The template is generated".
 
-use ciam_api::{Auth, Binary, Kms, Lambda, Staff, Table, S3};
+use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,9 @@ pub struct Function {
     /// Who may call it (pages: anyone).
     pub auth: Auth,
     pub lambda: Lambda,
+    /// No route: another function invokes it through the Lambda API (`ciam_api::INTERNAL`);
+    /// `method` and `path` are empty.
+    pub internal: bool,
 }
 
 impl Function {
@@ -108,6 +111,7 @@ pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
                 sign_in: r.sign_in.map(str::to_owned),
                 auth: r.auth,
                 lambda: r.lambda,
+                internal: false,
             });
         }
     }
@@ -121,6 +125,20 @@ pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
             sign_in: None,
             auth: Auth::Public,
             lambda: p.lambda,
+            internal: false,
+        });
+    }
+    for i in ciam_api::INTERNAL {
+        out.push(Function {
+            id: i.id.to_owned(),
+            method: String::new(),
+            path: String::new(),
+            binary: Binary::Bootstrap,
+            summary: i.summary.to_owned(),
+            sign_in: None,
+            auth: Auth::Public,
+            lambda: i.lambda,
+            internal: true,
         });
     }
     Ok(out)
@@ -273,6 +291,16 @@ fn inline_statements(l: &Lambda) -> String {
 ",
         );
     }
+    if l.images == Images::Invoke {
+        s.push_str(
+            "            # Uploads are decoded there, never here: the one function it may invoke.
+            - Sid: InvokeTheImageDecoderOnly
+              Effect: Allow
+              Action: lambda:InvokeFunction
+              Resource: !GetAtt AvatarDecodeFunction.Arn
+",
+        );
+    }
     if l.staff == Staff::ClientSecret {
         s.push_str(
             "            - Sid: ReadTheStaffClientSecret
@@ -372,7 +400,11 @@ fn render_function(f: &Function) -> String {
       Timeout: {timeout}
 ",
         binary = f.binary.name(),
-        description = quoted(&format!("{} {} - {}", f.method, f.path, f.summary)),
+        description = quoted(&if f.internal {
+            format!("internal - {}", f.summary)
+        } else {
+            format!("{} {} - {}", f.method, f.path, f.summary)
+        }),
         memory = l.memory,
         timeout = l.timeout,
     );
@@ -443,6 +475,15 @@ fn render_function(f: &Function) -> String {
     }
     if l.kms == Kms::PublicKeys {
         s.push_str("          CIAM_OIDC_KMS_PREVIOUS_KEY_IDS: !Ref OidcPreviousKmsKeyArns\n");
+    }
+    if l.images == Images::Invoke {
+        s.push_str("          CIAM_IMAGE_DECODER_FUNCTION: !Ref AvatarDecodeFunction\n");
+    }
+    if f.internal {
+        // No policy, no event: SAM's basic execution role (writing the shared log group) is all
+        // it holds.
+        s.push('\n');
+        return s;
     }
     s.push_str("      Policies:\n        - !Ref OriginSecretReadPolicy\n");
     if l.root_key {
@@ -641,15 +682,24 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
         Kms::Sign => Some(("`kms:{Sign,GetPublicKey}`", "OidcSigningKey")),
         Kms::PublicKeys => Some(("`kms:GetPublicKey`", "OidcSigningKey and previous keys")),
     };
+    let invoke =
+        (l.images == Images::Invoke).then_some(("`lambda:InvokeFunction`", "AvatarDecodeFunction"));
     let messages = l.messages.then_some((
         "`ses:SendEmail`, `sns:Publish`",
         "SES identity MailFrom and its domain, SMS (no topic)",
     ));
-    let (mut actions, mut resources): (Vec<String>, Vec<String>) = [table, s3, kms, messages]
-        .into_iter()
-        .flatten()
-        .map(|(a, r)| (a.to_owned(), r.to_owned()))
-        .unzip();
+    if f.internal {
+        return (
+            vec!["none".to_owned()],
+            vec!["none: its log group only".to_owned()],
+        );
+    }
+    let (mut actions, mut resources): (Vec<String>, Vec<String>) =
+        [table, s3, kms, messages, invoke]
+            .into_iter()
+            .flatten()
+            .map(|(a, r)| (a.to_owned(), r.to_owned()))
+            .unzip();
     actions.push("`secretsmanager:GetSecretValue`".to_owned());
     let mut secrets = Vec::new();
     if l.root_key {
@@ -667,7 +717,7 @@ fn render_actions(fns: &[Function]) -> String {
     let mut s = String::from(
         "| Function | Actions | Resources |
 |---|---|---|
-| every function | `logs:{CreateLogGroup,CreateLogStream,PutLogEvents}`, `xray:{PutTraceSegments,PutTelemetryRecords,GetSamplingRules,GetSamplingTargets,GetSamplingStatisticSummaries}` | AWS managed AWSLambdaBasicExecutionRole and AWSXrayWriteOnlyAccess (SAM adds them) |
+| every function | `logs:{CreateLogGroup,CreateLogStream,PutLogEvents}` | AWS managed AWSLambdaBasicExecutionRole (SAM adds it) |
 ",
     );
     for f in fns {
@@ -723,6 +773,8 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "waf": l.waf.rule(),
                 "functionUrl": l.function_url,
                 "gradual": l.gradual,
+                "images": lower(l.images),
+                "internal": f.internal,
             })
         })
         .collect();

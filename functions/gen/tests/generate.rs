@@ -72,6 +72,7 @@ fn a_new_row_gets_everything_in_aws_from_the_generator() {
         sign_in: Some("sample".into()),
         auth: Auth::Public,
         lambda: Lambda::WRITES.throttle(30, 15).waf(Waf::SignIn),
+        internal: false,
     });
     let files = files(&fns);
     let text = |name: &str| {
@@ -177,8 +178,14 @@ fn every_route_has_a_summary_for_its_function_description() {
     let fns = table_functions(&root()).unwrap();
     assert_eq!(
         fns.len(),
-        ciam_api::all_routes().count() + ciam_api::PAGES.len()
+        ciam_api::all_routes().count() + ciam_api::PAGES.len() + ciam_api::INTERNAL.len()
     );
+    let internal: Vec<&str> = fns
+        .iter()
+        .filter(|f| f.internal)
+        .map(|f| f.id.as_str())
+        .collect();
+    assert_eq!(internal, [ciam_api::IMAGE_DECODER.id]);
     for f in &fns {
         assert!(!f.summary.trim().is_empty(), "{}", f.id);
         assert!(f.logical_id().ends_with("Function"));

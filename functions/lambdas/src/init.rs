@@ -9,7 +9,8 @@ use crate::binary::lambda_of;
 use crate::{kms, secrets, AwsNotifier, OriginCheck, S3Blobs, Settings, Unavailable};
 use aws_config::meta::region::RegionProviderChain;
 use aws_config::BehaviorVersion;
-use ciam_api::{Kms, Lambda, Staff};
+use ciam_api::{Images, Kms, Lambda, Staff};
+use ciam_core::avatar::{ImageDecoder, InProcessDecoder};
 use ciam_core::{BlobStore, Ciam, Config, Keys, Notifier, OidcSigner, OsEntropy, SystemClock};
 use ciam_store::dynamodb::DynamoStore;
 use ciam_store::{Clock, Store};
@@ -193,6 +194,11 @@ async fn init_with(
     blobs: Arc<dyn BlobStore>,
 ) -> Result<Ready, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    // Uploads are decoded by the decoding function, never here (this function holds keys).
+    let images: Arc<dyn ImageDecoder> = match lambda.images {
+        Images::Invoke => Arc::new(crate::decoder::LambdaDecoder::from_env(&sdk)?),
+        Images::None | Images::Decode => Arc::new(InProcessDecoder),
+    };
     let wanted = secrets::Wanted {
         root: settings
             .root_secret_arn
@@ -253,12 +259,19 @@ async fn init_with(
         keys,
         notifier,
         blobs,
+        images,
         config,
     };
     Ok(Ready {
         ciam,
         sdk,
-        origin: fetched.origin_verify.map(OriginCheck::new),
+        origin: fetched
+            .origin_verify
+            .zip(settings.origin_secret_arn)
+            .map(|(values, arn)| {
+                let source = secrets::OriginSecret { client: sm, arn };
+                OriginCheck::rotating(values, Arc::new(source), crate::origin::REREAD_WINDOW)
+            }),
         lambda,
     })
 }

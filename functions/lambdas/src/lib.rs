@@ -18,6 +18,7 @@
 
 mod binary;
 mod blob;
+pub mod decoder;
 mod init;
 pub mod kms;
 mod notifier;

@@ -1,10 +1,12 @@
 //! The secrets a function reads once at init from Secrets Manager (`GetSecretValue`), each a
 //! JSON object: the root key (`CIAM_ROOT_SECRET_ARN`: `rootKey`, `previousRootKey`?), the staff
 //! client secret (`CIAM_STAFF_SECRET_ARN`: `clientSecret`) and the origin header's value
-//! (`CIAM_ORIGIN_SECRET_ARN`: `originVerify`). They are read concurrently, each within
+//! (`CIAM_ORIGIN_SECRET_ARN`: `originVerify`, `previousOriginVerify`? while it rotates; the
+//! origin check reads this one again before a refusal, `OriginSecret`). They are read concurrently, each within
 //! `timeout`, so an unreachable endpoint fails the init instead of hanging it. Errors name the
 //! variable and the field, never a value.
 
+use crate::origin::{OriginSource, OriginValues};
 use aws_sdk_secretsmanager::error::DisplayErrorContext;
 use aws_sdk_secretsmanager::Client;
 use ciam_core::Keys;
@@ -33,7 +35,7 @@ pub struct Wanted<'a> {
 pub struct Fetched {
     pub keys: Option<Keys>,
     pub staff_client_secret: Option<String>,
-    pub origin_verify: Option<String>,
+    pub origin_verify: Option<OriginValues>,
 }
 
 /// One secret's JSON object, with the variable that named it (for errors).
@@ -111,16 +113,40 @@ pub fn staff_client_secret(j: &SecretJson) -> Result<String, String> {
     j.required("clientSecret").map(str::to_owned)
 }
 
-/// `{"originVerify": ...}`.
-pub fn origin_verify(j: &SecretJson) -> Result<String, String> {
-    let v = j.required("originVerify")?;
-    if v.chars().count() < MIN_ORIGIN_CHARS {
-        return Err(format!(
-            "{}: originVerify must be at least {MIN_ORIGIN_CHARS} characters",
-            j.var
-        ));
+/// `{"originVerify": ..., "previousOriginVerify"?: ...}`: both are accepted while CloudFront
+/// moves from the previous value to the current one (docs/operations.md §1).
+pub fn origin_verify(j: &SecretJson) -> Result<OriginValues, String> {
+    let long_enough = |field: &str, v: &str| {
+        if v.chars().count() < MIN_ORIGIN_CHARS {
+            Err(format!(
+                "{}: {field} must be at least {MIN_ORIGIN_CHARS} characters",
+                j.var
+            ))
+        } else {
+            Ok(v.to_owned())
+        }
+    };
+    let current = long_enough("originVerify", j.required("originVerify")?)?;
+    let previous = j
+        .optional("previousOriginVerify")?
+        .map(|v| long_enough("previousOriginVerify", v))
+        .transpose()?
+        .filter(|p| *p != current);
+    Ok(OriginValues { current, previous })
+}
+
+/// The origin secret read again (the origin check's source after init), within `TIMEOUT`.
+pub struct OriginSecret {
+    pub client: Client,
+    pub arn: String,
+}
+
+#[async_trait::async_trait]
+impl OriginSource for OriginSecret {
+    async fn read(&self) -> Result<OriginValues, String> {
+        let j = read(&self.client, ORIGIN_VAR, &self.arn, TIMEOUT).await?;
+        origin_verify(&j)
     }
-    Ok(v.to_owned())
 }
 
 /// `GetSecretValue` of `arn`, within `timeout`.
@@ -260,10 +286,43 @@ mod tests {
         let long = "v".repeat(64);
         let origin =
             SecretJson::parse(ORIGIN_VAR, &format!(r#"{{"originVerify": "{long}"}}"#)).unwrap();
-        assert_eq!(origin_verify(&origin).unwrap(), long);
+        assert_eq!(
+            origin_verify(&origin).unwrap(),
+            OriginValues::new(long.clone())
+        );
         let short = SecretJson::parse(ORIGIN_VAR, r#"{"originVerify": "abc"}"#).unwrap();
         let err = origin_verify(&short).unwrap_err();
         assert!(err.starts_with(ORIGIN_VAR) && !err.contains("abc"), "{err}");
+    }
+
+    #[test]
+    fn the_origin_secret_may_hold_the_previous_value_while_it_rotates() {
+        let (new, old) = ("n".repeat(64), "o".repeat(64));
+        let both = SecretJson::parse(
+            ORIGIN_VAR,
+            &format!(r#"{{"originVerify": "{new}", "previousOriginVerify": "{old}"}}"#),
+        )
+        .unwrap();
+        let values = origin_verify(&both).unwrap();
+        assert_eq!(values.current, new);
+        assert_eq!(values.previous.as_deref(), Some(old.as_str()));
+        // Step 3 drops it: blank or absent is the same.
+        let dropped = SecretJson::parse(
+            ORIGIN_VAR,
+            &format!(r#"{{"originVerify": "{new}", "previousOriginVerify": ""}}"#),
+        )
+        .unwrap();
+        assert_eq!(origin_verify(&dropped).unwrap().previous, None);
+        let short = SecretJson::parse(
+            ORIGIN_VAR,
+            &format!(r#"{{"originVerify": "{new}", "previousOriginVerify": "tiny"}}"#),
+        )
+        .unwrap();
+        let err = origin_verify(&short).unwrap_err();
+        assert!(
+            err.contains("previousOriginVerify must be at least") && !err.contains("tiny"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -85,6 +85,7 @@ pub(crate) async fn ciam(opts: &StoreOptions) -> Result<Ciam, String> {
         keys,
         notifier: Arc::new(DevOutbox::default()),
         blobs: Arc::new(FolderBlobs::new(opts.data.join("avatars"))),
+        images: Arc::new(ciam_core::avatar::InProcessDecoder),
         config: Config::default(),
     })
 }

@@ -302,6 +302,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         keys,
         notifier: Arc::new(outbox.clone()),
         blobs: Arc::new(FolderBlobs::new(opts.store.data.join("avatars"))),
+        // Locally the decoding runs in this process (in AWS: a function of its own).
+        images: Arc::new(ciam_core::avatar::InProcessDecoder),
         config,
     };
     let app_ciam = ciam.clone();

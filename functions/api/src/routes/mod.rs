@@ -9,7 +9,9 @@
 //! The handlers live in files named for what they do. Each handler's doc comment states its
 //! sequential store round trips (see docs/data-model.md).
 
-use crate::route::{route, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Waf, S3};
+use crate::route::{
+    route, Body, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Staff, Table, Waf, S3,
+};
 
 mod account;
 mod admin;
@@ -53,6 +55,21 @@ pub const EMBEDDED_PAGE: PageDef = PageDef {
 /// The pages outside `/ciam/v1` (the embedded sign-in only): rows beside `ROUTES`, as they have
 /// no `/ciam/v1` path, auth requirement or OpenAPI operation. Binary `bootstrap`.
 pub const PAGES: &[PageDef] = &[EMBEDDED_PAGE];
+
+/// The avatar decoder: `auth_avatar` sends it each upload and gets the thumbnail back, so the
+/// image decoders run where there is nothing to take (no key, secret, table or bucket).
+pub const IMAGE_DECODER: InternalDef = InternalDef {
+    id: "avatar_decode",
+    summary: "Decodes an uploaded avatar into its thumbnail (no route: auth_avatar invokes it)",
+    lambda: Lambda {
+        memory: 512,
+        timeout: 6,
+        ..STATIC.images(Images::Decode)
+    },
+};
+
+/// The functions with no route (binary `bootstrap`).
+pub const INTERNAL: &[InternalDef] = &[IMAGE_DECODER];
 
 /// Every route of both tables: `ROUTES` (binary `bootstrap`) then `CEREMONY_ROUTES` (binary
 /// `passkeys`). For `ciam serve`, the OpenAPI checks and the generator; never called by
@@ -104,7 +121,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("app_language",            GET,    "/app/language/{language}", me::apps_in,             Public,        "appsByLanguage",   STATIC.table(Table::Read)),
     // The avatar (avatar.rs): decoding up to 4096 x 4096 pixels (64 MiB) plus the crop needs
     // the room and the CPU; serving reads the bucket only (the key is the whole lookup).
-    route!("auth_avatar",             PATCH,  "/auth/avatar",            avatar::upload,           Session,       "uploadAvatar",     WRITES.memory(512).s3(S3::AvatarWrite)).body(Body::Avatar),
+    route!("auth_avatar",             PATCH,  "/auth/avatar",            avatar::upload,           Session,       "uploadAvatar",     WRITES.s3(S3::AvatarWrite).images(Images::Invoke)).body(Body::Avatar),
     route!("avatar_get",              GET,    "/avatar/{key}",           avatar::serve,            Public,        "getAvatar",        STATIC.s3(S3::AvatarRead)),
     // The partner app registry (apps.rs).
     route!("app_list",                GET,    "/app",                    apps::list,               Session,       "listApps",         WRITES),
