@@ -41,6 +41,9 @@ use crate::validate::Identity;
 use crate::{Ciam, LostRace, Reason};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
 
+/// The identity item's copy of the last day a password sign-in by it succeeded.
+pub const ACT_DAY: &str = "actDay";
+
 /// What a sign-in knows about the account after taking its attempt.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SignInRecord {
@@ -56,6 +59,10 @@ pub struct SignInRecord {
     pub fails: i64,
     /// Suspended by support (`suspendedAt`): the secret is judged, then refused as a wrong one.
     pub suspended: bool,
+    /// The last day (`yyyy-mm-dd`, UTC) a password sign-in by this identity succeeded
+    /// (`actDay`, written by [`SignInRecord::reset_update`]): the console's numbers skip the
+    /// account's day on a repeat sign-in of the day (docs/data-model.md "The numbers").
+    pub day: Option<String>,
 }
 
 impl SignInRecord {
@@ -73,6 +80,7 @@ impl SignInRecord {
             phone: item.s("phone").map(str::to_owned),
             fails: item.n("fails").unwrap_or(0),
             suspended: item.n("suspendedAt").is_some(),
+            day: item.s(ACT_DAY).map(str::to_owned),
         })
     }
 
@@ -87,6 +95,7 @@ impl SignInRecord {
             phone: user.phone.clone(),
             fails,
             suspended: user.suspended_at.is_some(),
+            day: None,
         }
     }
 
@@ -110,10 +119,25 @@ impl SignInRecord {
                 Update::Set("fails".into(), 0.into()),
                 Update::Remove("lockedUntil".into()),
             ],
-            cond: Some(
-                Cond::eq("userId", self.user_id.as_str()).and(Cond::attr_not_exists("suspendedAt")),
-            ),
+            cond: Some(self.still_signing_in()),
         }
+    }
+
+    /// The reset of a password sign-in's success, as a single-item write (no transaction,
+    /// `accounts::finish_password`): the same changes and condition as [`SignInRecord::reset`],
+    /// and `actDay` set to `today`, in the same write unit. Sent again, it changes nothing more.
+    pub fn reset_update(&self, today: &str) -> (Vec<Update>, Cond) {
+        let ops = vec![
+            Update::Set("fails".into(), 0.into()),
+            Update::Remove("lockedUntil".into()),
+            Update::Set(ACT_DAY.into(), today.into()),
+        ];
+        (ops, self.still_signing_in())
+    }
+
+    /// The item is still this account's and not suspended.
+    fn still_signing_in(&self) -> Cond {
+        Cond::eq("userId", self.user_id.as_str()).and(Cond::attr_not_exists("suspendedAt"))
     }
 }
 
