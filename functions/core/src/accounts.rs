@@ -128,8 +128,8 @@ pub struct SignedIn {
 
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one,
 /// a suspended one and a wrong password, each after one argon2 verification and the same single store call
-/// (the attempt, `signin::take_attempt`). Round trips: 2 (the attempt, then the success
-/// transaction; or the lock after the last allowed failure).
+/// (the attempt, `signin::take_attempt`). Round trips: 2 (the attempt, then the reset and the
+/// session side by side, `finish_password`; or the lock after the last allowed failure).
 pub async fn login_password(
     ciam: &Ciam,
     account: &str,

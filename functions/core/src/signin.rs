@@ -1,7 +1,7 @@
 //! The sign-in record: what a password or code sign-in needs, kept on the item the account is
 //! found by (`MAIL#<mail>` / `UNIQUE`, `PHONE#<phone>` / `UNIQUE`), so a sign-in is two store
 //! round trips: one conditional update that finds the account AND takes an attempt, then the
-//! success transaction (or, on the last allowed failure, the lock).
+//! success's writes (or, on the last allowed failure, the lock).
 //!
 //! The record copies `pwdHash`, `sessGen`, `enableTotp`, `mail`, `phone` and `suspendedAt` from
 //! the user item (`rec` = 1 marks it). Every transaction that changes one of them on the user item carries
@@ -13,7 +13,8 @@
 //! The attempt counter (`fails`, `attemptAt`) and `lockedUntil` live here too. The attempt is
 //! taken BEFORE the password is hashed, by one conditional update that adds to `fails` only
 //! while the account is not locked and has attempts left, so N parallel guesses get exactly
-//! `MAX_FAILS` evaluations, whatever N. A success resets the counter inside its transaction; the
+//! `MAX_FAILS` evaluations, whatever N. A success resets the counter (a code sign-in in its transaction; a password sign-in by a
+//! single-item write beside the session's, `accounts::finish_password`, 3 write units in all); the
 //! evaluation that used the last attempt and failed locks the account (`lock::lock_account`:
 //! every identity item and the user item, so the other sign-in name and the session-side checks
 //! are locked too). A count left by failures is forgotten after `LOCK_SECS` without an attempt
@@ -29,7 +30,7 @@
 //!
 //! A suspended account (`suspendedAt`, the console) takes its attempt as any other; the secret is
 //! judged and then refused as a wrong one (the same answer, counted the same way), and the
-//! success transaction's reset refuses it too, should the suspension land in between.
+//! success's reset refuses it too, should the suspension land in between.
 //!
 //! Each sign-in name has its own budget of attempts; a lock reached through any of them locks
 //! the whole account (docs/data-model.md).

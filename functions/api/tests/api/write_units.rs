@@ -127,7 +127,7 @@ async fn a_two_factor_first_step(app: TestApp) {
     app.store.take_bill();
     app.login_password(crate::two_factor::MAIL, PASSWORD)
         .await
-        .error(401, "NEED_TOTP_VERIFY");
+        .error(403, "NEED_TOTP_VERIFY");
     let bill = app.store.take_bill();
     let own: Vec<Billed> = bill
         .into_iter()
@@ -166,8 +166,9 @@ async fn tickets(app: TestApp) {
         show(&bill)
     );
 
-    // The consent held, the app already used today: the ticket's put alone.
-    app.clock.advance(60);
+    // The consent held, the app already used today: the ticket's put alone (within the
+    // session's minute, so no idle refresh is billed with it).
+    app.clock.advance(30);
     let again = app.issue_ticket(&w.user, &w.app_id, SERVICE).await.ok(200);
     assert_ne!(first["cTicket"], again["cTicket"]);
     let bill = app.store.take_bill();
@@ -183,6 +184,19 @@ async fn tickets(app: TestApp) {
     assert_eq!(claims["userId"], w.user_id.as_str());
     app.store.take_bill();
 
+    // The app widens its scopes: the consent grows, written with the ticket.
+    app.patch_app(
+        &w.admin,
+        &w.app_id,
+        &serde_json::json!({ "scopes": ["nickname", "email", "company", "avatar"] }),
+    )
+    .await
+    .ok(200);
+    app.store.take_bill();
+    app.issue_ticket(&w.user, &w.app_id, SERVICE).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 4, "ticket + consent: {:?}", show(&bill));
+    assert!(bill.iter().any(|b| b.key.sk.starts_with("CONSENT#")));
     // The next day: the recent app's day moves with the ticket (2 items, 4 units); the consent
     // still held.
     app.clock.advance(86_400);
@@ -193,20 +207,6 @@ async fn tickets(app: TestApp) {
     assert_eq!(total(&bill), 4, "{:?}", show(&bill));
     assert!(bill.iter().any(|b| b.key.sk.starts_with("APPLOGIN#")));
     assert!(bill.iter().all(|b| !b.key.sk.starts_with("CONSENT#")));
-
-    // The app widens its scopes: the consent grows, written with the ticket.
-    app.patch_app(
-        &w.admin,
-        &w.app_id,
-        &serde_json::json!({ "scopes": ["nickname", "email", "company", "avatar"] }),
-    )
-    .await
-    .ok(200);
-    app.store.take_bill();
-    app.issue_ticket(&user, &w.app_id, SERVICE).await.ok(200);
-    let bill = app.store.take_bill();
-    assert_eq!(total(&bill), 4, "ticket + consent: {:?}", show(&bill));
-    assert!(bill.iter().any(|b| b.key.sk.starts_with("CONSENT#")));
 }
 
 #[tokio::test]
