@@ -297,3 +297,33 @@ async fn the_items_a_sign_in_writes_each_bill_as_one_write_unit() {
         assert!(size <= 1024, "{key:?} is {size} bytes: {item:?}");
     }
 }
+
+/// The success's two writes are side by side, not a transaction (docs/cost.md): when the session's
+/// write fails after the reset, the answer is 503 and nothing is left that a user would see (no
+/// session, no activity entry), the attempt is not counted against the account (four wrong
+/// passwords are still allowed after it), and the next right password signs in.
+#[tokio::test]
+async fn a_session_write_that_fails_after_the_reset_answers_503_and_leaves_nothing() {
+    use ciam_store::faults::{Fault, Faults, Op};
+    let faults = Faults::new();
+    let app = crate::faults::app_with(&faults).await;
+    let mail = "ann@example.com";
+    let user_id = app.sign_up("annlee", mail).await;
+    let sessions = app.sessions_of(&user_id).await.len();
+    faults.inject_on(Op::Put, "USER#", Fault::ServerError, 1);
+    crate::unavailable::assert_retry_later(&app.login_password(mail, PASSWORD).await);
+    assert_eq!(faults.fired().len(), 1);
+    assert_eq!(
+        app.sessions_of(&user_id).await.len(),
+        sessions,
+        "no session"
+    );
+    for _ in 0..4 {
+        app.login_password(mail, NEW_PASSWORD)
+            .await
+            .error(401, "PASSWORD_ERROR");
+    }
+    let token = app.sign_in(mail, PASSWORD).await;
+    app.get_info(&token).await.ok(200);
+    assert_eq!(app.sessions_of(&user_id).await.len(), sessions + 1);
+}
