@@ -305,7 +305,11 @@ fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item, Result<Sig
 /// the session's write fails after the reset, the answer is 503 and the reset only gave the
 /// attempt back early (`signin::settle` then finds nothing to refund). Both writes are safe to
 /// send again (a `SET` and a put without condition). Round trips: 1 (2 when undoing).
-async fn finish_password(ciam: &Ciam, rec: &SignInRecord, client: &ClientInfo) -> Result<SignedIn> {
+pub(crate) async fn finish_password(
+    ciam: &Ciam,
+    rec: &SignInRecord,
+    client: &ClientInfo,
+) -> Result<SignedIn> {
     let who = Who {
         amr: vec!["pwd"],
         ..Who::from(rec)
