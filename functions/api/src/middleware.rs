@@ -81,12 +81,19 @@ async fn conventions(mut req: Request, next: Next) -> Response {
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path());
     async move {
         let mut res = next.run(req).await;
+        // A sign-in's outcome line already tells how it ended (`sign_in::OutcomeLogged`).
+        let logged = res
+            .extensions()
+            .get::<crate::sign_in::OutcomeLogged>()
+            .is_some();
         if let Some(PendingError(e)) = res.extensions_mut().remove::<PendingError>() {
             res = render(&e, lang);
         } else if res.status() == StatusCode::METHOD_NOT_ALLOWED {
             res = render(&Error::new(Reason::METHOD_NOT_ALLOWED), lang);
         }
-        tracing::info!(status = res.status().as_u16(), "response");
+        if !logged {
+            tracing::info!(status = res.status().as_u16(), "response");
+        }
         if let Ok(v) = HeaderValue::from_str(&id) {
             res.headers_mut().insert("x-request-id", v);
         }

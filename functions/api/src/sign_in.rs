@@ -47,18 +47,24 @@ pub fn logged(
 /// request's own budget, which Lambda's timeout exceeds by 2 s).
 pub const COUNT_BUDGET: Duration = Duration::from_secs(1);
 
-/// The account a successful sign-in signed in, left on the response for the numbers.
+/// The account a successful sign-in signed in, left on the response for the numbers, and
+/// whether its identity had already signed in today (`SignedIn::active_today`).
 #[derive(Clone, Debug)]
-pub struct SignedInAs(pub String);
+pub struct SignedInAs(pub String, pub bool);
 
 /// The answer of a successful sign-in: the session as JSON, and the account for the numbers.
 pub fn signed_in(s: SignedIn) -> Response {
     use axum::response::IntoResponse;
-    let user_id = s.user_id.clone();
+    let as_ = SignedInAs(s.user_id.clone(), s.active_today);
     let mut res = axum::Json(s).into_response();
-    res.extensions_mut().insert(SignedInAs(user_id));
+    res.extensions_mut().insert(as_);
     res
 }
+
+/// Left on a sign-in's response by its outcome line: the request's `response` line
+/// (`middleware`) would repeat it, and each log line is paid for (docs/cost.md).
+#[derive(Clone, Copy, Debug)]
+pub struct OutcomeLogged;
 
 /// The outcome of a sign-in answered 503 SERVICE_UNAVAILABLE (metric `Ciam/SignInUnavailable`).
 pub const UNAVAILABLE: &str = "unavailable";
@@ -67,7 +73,8 @@ async fn outcome(method: &'static str, ciam: Ciam, req: Request, next: Next) -> 
     // The second steps: the authenticator or backup code (`totp`), a passkey as second factor.
     let second_step = method == "totp" || req.uri().path().ends_with("/mfa");
     let started = ciam.now();
-    let res = next.run(req).await;
+    let mut res = next.run(req).await;
+    res.extensions_mut().insert(OutcomeLogged);
     let pending = res.extensions().get::<PendingError>().map(|p| &p.0);
     let outcome = match pending {
         // A store fault (or any other transient failure) is not a verdict on the person: its
@@ -85,11 +92,12 @@ async fn outcome(method: &'static str, ciam: Ciam, req: Request, next: Next) -> 
         None => Some(Reason::INTERNAL_SERVER_ERROR),
     };
     let counted = Method::from_name(method).zip(Outcome::of(refusal, second_step));
-    let user_id = res.extensions().get::<SignedInAs>().map(|s| s.0.as_str());
+    let signed = res.extensions().get::<SignedInAs>();
     let s = SignIn {
         counted,
         locked_now: pending.is_some_and(|e| locked_by_this_request(e, started)),
-        user_id: user_id.filter(|_| refusal.is_none()),
+        user_id: signed.map(|s| s.0.as_str()).filter(|_| refusal.is_none()),
+        active_today: signed.is_some_and(|s| s.1),
     };
     if s.counted.is_some() || s.locked_now || s.user_id.is_some() {
         ciam_core::deadline::within(COUNT_BUDGET, numbers::record_sign_in(&ciam, s)).await;

@@ -120,12 +120,16 @@ pub struct SignedIn {
     pub token: String,
     pub user_id: String,
     pub expires_at: i64,
+    /// The identity it signed in by had already signed in today (its `actDay`): the console's
+    /// numbers need not look at the account's day again (`numbers::SignIn::active_today`).
+    #[serde(skip)]
+    pub active_today: bool,
 }
 
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one,
 /// a suspended one and a wrong password, each after one argon2 verification and the same single store call
-/// (the attempt, `signin::take_attempt`). Round trips: 2 (the attempt, then the success
-/// transaction; or the lock after the last allowed failure).
+/// (the attempt, `signin::take_attempt`). Round trips: 2 (the attempt, then the reset and the
+/// session side by side, `finish_password`; or the lock after the last allowed failure).
 pub async fn login_password(
     ciam: &Ciam,
     account: &str,
@@ -166,18 +170,7 @@ pub async fn login_password(
     if !password::verify(pw.to_owned(), rec.pwd_hash.clone()).await? || rec.suspended {
         return Err(signin::failed(ciam, &rec, Reason::PASSWORD_ERROR.into()).await);
     }
-    let reset = rec.reset();
-    let answer = finish_login(
-        ciam,
-        Who {
-            amr: vec!["pwd"],
-            ..Who::from(&rec)
-        },
-        client,
-        vec![reset],
-        Reason::PASSWORD_ERROR,
-    )
-    .await;
+    let answer = finish_password(ciam, &rec, client).await;
     signin::settle(ciam, &rec, answer).await
 }
 
@@ -273,6 +266,79 @@ impl From<&User> for Who {
     }
 }
 
+/// The session of `who` (which is also the sign-in's activity entry), or, with two-factor on,
+/// a single-use challenge for the second step (`NEED_TOTP_VERIFY`): the item to write (with
+/// no condition, so a retry of the write is harmless: the key holds 256 random bits) and the
+/// answer once it is written.
+fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item, Result<SignedIn>) {
+    if who.enable_totp {
+        let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
+        let challenge = Challenge {
+            key: challenge::mfa_key(ciam, &secret),
+            user_id: who.id.clone(),
+            amr: who.amr.iter().map(|m| (*m).to_owned()).collect(),
+            expires_at: Some(ciam.now() + challenge::MFA_TTL),
+        };
+        let answer = Err(Error {
+            challenge: Some(secret),
+            ..Error::new(Reason::NEED_TOTP_VERIFY)
+        });
+        return (challenge.to_item(), answer);
+    }
+    let (token, mut session) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
+    session.amr = who.amr.iter().map(|m| (*m).to_owned()).collect();
+    let answer = Ok(SignedIn {
+        token,
+        user_id: who.id.clone(),
+        expires_at: session.deadline(),
+        active_today: false,
+    });
+    (session.to_item(), answer)
+}
+
+/// The success of a password sign-in (docs/cost.md): the counter's reset, which also records
+/// the day on the identity item (`SignInRecord::reset_update`), and the session (or the
+/// challenge), as two single-item writes side by side: 1 write unit each, where a transaction
+/// of the two cost 4. Nothing half-written is shown: when the reset fails (the account was
+/// suspended or deactivated meanwhile: `PASSWORD_ERROR`, as the transaction answered; or a
+/// store fault: 503) the session just written is deleted, and no one ever held its token; when
+/// the session's write fails after the reset, the answer is 503 and the reset only gave the
+/// attempt back early (`signin::settle` then finds nothing to refund). Both writes are safe to
+/// send again (a `SET` and a put without condition). Round trips: 1 (2 when undoing).
+pub(crate) async fn finish_password(
+    ciam: &Ciam,
+    rec: &SignInRecord,
+    client: &ClientInfo,
+) -> Result<SignedIn> {
+    let who = Who {
+        amr: vec!["pwd"],
+        ..Who::from(rec)
+    };
+    let today = crate::numbers::Day::of(ciam.now()).date();
+    let (item, answer) = first_write(ciam, &who, client);
+    let key = item.key.clone();
+    let (ops, cond) = rec.reset_update(&today);
+    let (reset, put) = tokio::join!(
+        ciam.store.update(&rec.key, ops, Some(cond)),
+        ciam.store.put(item, None)
+    );
+    let refused = match (reset, put) {
+        (Ok(_), Ok(())) => {
+            return answer.map(|s| SignedIn {
+                active_today: rec.day.as_deref().is_some_and(|d| d >= today.as_str()),
+                ..s
+            })
+        }
+        (Ok(_), Err(e)) => return Err(e.into()),
+        (Err(StoreError::ConditionFailed), _) => Error::new(Reason::PASSWORD_ERROR),
+        (Err(e), _) => e.into(),
+    };
+    if let Err(e) = ciam.store.delete(&key, None).await {
+        tracing::warn!(store_kind = e.kind(), cause = %e, "a refused sign-in's session was not deleted");
+    }
+    Err(refused)
+}
+
 /// Issues the session, or, with two-factor on, a single-use challenge for the second step
 /// (`NEED_TOTP_VERIFY`) and no session; in one transaction with `extra` (the counter's reset,
 /// a code's consumption), which come first. A cancelled transaction (the account or the code
@@ -284,37 +350,8 @@ pub(crate) async fn finish_login(
     mut ops: Vec<TxOp>,
     lost: Reason,
 ) -> Result<SignedIn> {
-    let mut outcome = if who.enable_totp {
-        let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
-        let challenge = Challenge {
-            key: challenge::mfa_key(ciam, &secret),
-            user_id: who.id.clone(),
-            amr: who.amr.iter().map(|m| (*m).to_owned()).collect(),
-            expires_at: Some(ciam.now() + challenge::MFA_TTL),
-        };
-        ops.push(TxOp::Put {
-            item: challenge.to_item(),
-            cond: Some(Cond::NotExists),
-        });
-        Err(Error {
-            challenge: Some(secret),
-            ..Error::new(Reason::NEED_TOTP_VERIFY)
-        })
-    } else {
-        // The session item is also the sign-in's activity entry (no event item).
-        let (token, mut session) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
-        session.amr = who.amr.iter().map(|m| (*m).to_owned()).collect();
-        let expires_at = session.deadline();
-        ops.push(TxOp::Put {
-            item: session.to_item(),
-            cond: None,
-        });
-        Ok(SignedIn {
-            token,
-            user_id: who.id.clone(),
-            expires_at,
-        })
-    };
+    let (item, mut outcome) = first_write(ciam, &who, client);
+    ops.push(TxOp::Put { item, cond: None });
     let written = match ops.len() {
         1 => match ops.pop() {
             Some(TxOp::Put { item, cond }) => ciam.store.put(item, cond).await,

@@ -102,6 +102,23 @@ pub fn grant_op(
     }
 }
 
+/// [`grant_op`] only when it changes the consent: `None` when `previous` already holds every
+/// scope of `approved` (then the write would rewrite the same scopes and `since`, and only move
+/// `grantedAt`, which therefore tells the latest Allow that widened the consent). A ticket for
+/// an app whose consent is held writes no consent (docs/cost.md).
+pub fn grant_if_new(
+    ciam: &Ciam,
+    user_id: &str,
+    app_id: &str,
+    approved: &[String],
+    previous: Option<&Consent>,
+) -> Option<TxOp> {
+    if previous.is_some_and(|c| c.covers(approved)) {
+        return None;
+    }
+    Some(grant_op(ciam, user_id, app_id, approved, previous))
+}
+
 /// `url` with `cError=access_denied` appended: where Cancel on the consent screen leads, built
 /// from a service URL already matched against the registry (never one the browser chose).
 pub fn cancel_url(service_url: &str) -> String {
@@ -166,16 +183,33 @@ pub async fn app_and_consent(
     app_id: &str,
     service_url: &str,
 ) -> Result<(App, Option<Consent>)> {
+    let (app, consent, _) = app_consent_and(ciam, s, app_id, service_url, None).await?;
+    Ok((app, consent))
+}
+
+/// [`app_and_consent`], and the item at `also` (`key_of(user, app)`) in the same read: the
+/// ticket reads the user's recent-app entry for the app with them. Round trips: 1.
+pub async fn app_consent_and(
+    ciam: &Ciam,
+    s: &Session,
+    app_id: &str,
+    service_url: &str,
+    also: Option<fn(&str, &str) -> Key>,
+) -> Result<(App, Option<Consent>, Option<Item>)> {
     let app_id = AppId::parse(app_id).ok_or(crate::Reason::APPID_NOT_FOUND)?;
-    let got = ciam
-        .store
-        .get_many(&[app_id.key(), consent_key(&s.user.id, app_id.as_str())])
-        .await?;
-    let Some(app) = got[0].as_ref().map(App::from_item) else {
+    let mut keys = vec![app_id.key(), consent_key(&s.user.id, app_id.as_str())];
+    keys.extend(also.map(|key_of| key_of(&s.user.id, app_id.as_str())));
+    let mut got = ciam.store.get_many(&keys).await?.into_iter();
+    let (app, consent, other) = (got.next().flatten(), got.next().flatten(), got.next());
+    let Some(app) = app.as_ref().map(App::from_item) else {
         return Err(crate::Reason::APPID_NOT_FOUND.into());
     };
     apps::check_service(&app, service_url)?;
-    Ok((app, got[1].as_ref().map(Consent::from_item)))
+    Ok((
+        app,
+        consent.as_ref().map(Consent::from_item),
+        other.flatten(),
+    ))
 }
 
 /// One remembered consent, as the personal centre lists it.

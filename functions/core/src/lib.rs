@@ -40,6 +40,8 @@ pub mod sessions;
 pub mod signer;
 pub mod signin;
 #[cfg(test)]
+mod signin_tests;
+#[cfg(test)]
 mod size_tests;
 pub mod staff;
 #[cfg(any(test, feature = "testing"))]

@@ -1,7 +1,7 @@
 //! The sign-in record: what a password or code sign-in needs, kept on the item the account is
 //! found by (`MAIL#<mail>` / `UNIQUE`, `PHONE#<phone>` / `UNIQUE`), so a sign-in is two store
 //! round trips: one conditional update that finds the account AND takes an attempt, then the
-//! success transaction (or, on the last allowed failure, the lock).
+//! success's writes (or, on the last allowed failure, the lock).
 //!
 //! The record copies `pwdHash`, `sessGen`, `enableTotp`, `mail`, `phone` and `suspendedAt` from
 //! the user item (`rec` = 1 marks it). Every transaction that changes one of them on the user item carries
@@ -13,7 +13,8 @@
 //! The attempt counter (`fails`, `attemptAt`) and `lockedUntil` live here too. The attempt is
 //! taken BEFORE the password is hashed, by one conditional update that adds to `fails` only
 //! while the account is not locked and has attempts left, so N parallel guesses get exactly
-//! `MAX_FAILS` evaluations, whatever N. A success resets the counter inside its transaction; the
+//! `MAX_FAILS` evaluations, whatever N. A success resets the counter (a code sign-in in its transaction; a password sign-in by a
+//! single-item write beside the session's, `accounts::finish_password`, 3 write units in all); the
 //! evaluation that used the last attempt and failed locks the account (`lock::lock_account`:
 //! every identity item and the user item, so the other sign-in name and the session-side checks
 //! are locked too). A count left by failures is forgotten after `LOCK_SECS` without an attempt
@@ -29,7 +30,7 @@
 //!
 //! A suspended account (`suspendedAt`, the console) takes its attempt as any other; the secret is
 //! judged and then refused as a wrong one (the same answer, counted the same way), and the
-//! success transaction's reset refuses it too, should the suspension land in between.
+//! success's reset refuses it too, should the suspension land in between.
 //!
 //! Each sign-in name has its own budget of attempts; a lock reached through any of them locks
 //! the whole account (docs/data-model.md).
@@ -40,6 +41,9 @@ use crate::user::{identity_keys, live_user, unique_key, User};
 use crate::validate::Identity;
 use crate::{Ciam, LostRace, Reason};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
+
+/// The identity item's copy of the last day a password sign-in by it succeeded.
+pub const ACT_DAY: &str = "actDay";
 
 /// What a sign-in knows about the account after taking its attempt.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +60,10 @@ pub struct SignInRecord {
     pub fails: i64,
     /// Suspended by support (`suspendedAt`): the secret is judged, then refused as a wrong one.
     pub suspended: bool,
+    /// The last day (`yyyy-mm-dd`, UTC) a password sign-in by this identity succeeded
+    /// (`actDay`, written by [`SignInRecord::reset_update`]): the console's numbers skip the
+    /// account's day on a repeat sign-in of the day (docs/data-model.md "The numbers").
+    pub day: Option<String>,
 }
 
 impl SignInRecord {
@@ -73,6 +81,7 @@ impl SignInRecord {
             phone: item.s("phone").map(str::to_owned),
             fails: item.n("fails").unwrap_or(0),
             suspended: item.n("suspendedAt").is_some(),
+            day: item.s(ACT_DAY).map(str::to_owned),
         })
     }
 
@@ -87,6 +96,7 @@ impl SignInRecord {
             phone: user.phone.clone(),
             fails,
             suspended: user.suspended_at.is_some(),
+            day: None,
         }
     }
 
@@ -110,10 +120,25 @@ impl SignInRecord {
                 Update::Set("fails".into(), 0.into()),
                 Update::Remove("lockedUntil".into()),
             ],
-            cond: Some(
-                Cond::eq("userId", self.user_id.as_str()).and(Cond::attr_not_exists("suspendedAt")),
-            ),
+            cond: Some(self.still_signing_in()),
         }
+    }
+
+    /// The reset of a password sign-in's success, as a single-item write (no transaction,
+    /// `accounts::finish_password`): the same changes and condition as [`SignInRecord::reset`],
+    /// and `actDay` set to `today`, in the same write unit. Sent again, it changes nothing more.
+    pub fn reset_update(&self, today: &str) -> (Vec<Update>, Cond) {
+        let ops = vec![
+            Update::Set("fails".into(), 0.into()),
+            Update::Remove("lockedUntil".into()),
+            Update::Set(ACT_DAY.into(), today.into()),
+        ];
+        (ops, self.still_signing_in())
+    }
+
+    /// The item is still this account's and not suspended.
+    fn still_signing_in(&self) -> Cond {
+        Cond::eq("userId", self.user_id.as_str()).and(Cond::attr_not_exists("suspendedAt"))
     }
 }
 

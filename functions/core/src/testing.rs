@@ -19,6 +19,8 @@ use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
 use std::sync::{Arc, Mutex, PoisonError};
 
+/// Write units as DynamoDB bills them (`SpyStore::bill_writes`).
+pub mod billing;
 /// The software WebAuthn authenticator of the passkey tests.
 pub mod passkey;
 
@@ -168,6 +170,13 @@ pub struct SpyStore {
     writes: Mutex<Vec<Key>>,
     /// Conditional updates that applied through `update_or_current` (sign-in attempts taken).
     taken: Mutex<Vec<Key>>,
+    /// Whether writes are billed (`bill_writes`): each then reads its items before (and a
+    /// transaction after) on the inner store, calls that neither `take_calls` nor a wire count
+    /// of the engine should see, so it is off unless a test turns it on.
+    billing: std::sync::atomic::AtomicBool,
+    bill: Mutex<Vec<billing::Billed>>,
+    /// Items written with a token (their ring is priced in).
+    ringed: Mutex<std::collections::HashSet<Key>>,
 }
 
 impl SpyStore {
@@ -177,7 +186,49 @@ impl SpyStore {
             calls: Mutex::new(Vec::new()),
             writes: Mutex::new(Vec::new()),
             taken: Mutex::new(Vec::new()),
+            billing: std::sync::atomic::AtomicBool::new(false),
+            bill: Mutex::new(Vec::new()),
+            ringed: Mutex::new(std::collections::HashSet::new()),
         }
+    }
+
+    /// From now on, bills every write in write units as DynamoDB does (`billing`).
+    pub fn bill_writes(&self) {
+        self.billing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The writes billed since the last call.
+    pub fn take_bill(&self) -> Vec<billing::Billed> {
+        std::mem::take(&mut *lock(&self.bill))
+    }
+
+    fn billing(&self) -> bool {
+        self.billing.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The billed size of the item at `key` now (0 when absent), when billing.
+    async fn size_now(&self, key: &Key) -> usize {
+        if !self.billing() {
+            return 0;
+        }
+        let ringed = lock(&self.ringed).contains(key);
+        billing::size(self.inner.get(key).await.ok().flatten().as_ref(), ringed)
+    }
+
+    /// Bills one item's write: `before` bytes, and the item after it (None: as before, e.g. a
+    /// failed condition, or removed).
+    fn charge(&self, key: &Key, op: &'static str, before: usize, after: Option<&Item>, x: u64) {
+        if !self.billing() {
+            return;
+        }
+        let ringed = lock(&self.ringed).contains(key);
+        let after = after.map_or(0, |i| billing::size(Some(i), ringed));
+        lock(&self.bill).push(billing::Billed {
+            key: key.clone(),
+            op,
+            units: x * billing::units(before, after),
+        });
     }
 
     fn record<T>(&self, keys: Vec<Key>, r: &Result<T, StoreError>) {
@@ -225,7 +276,12 @@ impl Store for SpyStore {
     async fn put(&self, item: Item, cond: Option<Cond>) -> Result<(), StoreError> {
         self.call("put", 1);
         let key = item.key.clone();
+        let before = self.size_now(&key).await;
+        let written = item.clone();
         let r = self.inner.put(item, cond).await;
+        // A put replaces the whole item, its ring too.
+        lock(&self.ringed).remove(&key);
+        self.charge(&key, "put", before, r.as_ref().ok().map(|_| &written), 1);
         self.record(vec![key], &r);
         r
     }
@@ -237,7 +293,9 @@ impl Store for SpyStore {
         cond: Option<Cond>,
     ) -> Result<Item, StoreError> {
         self.call("update", 1);
+        let before = self.size_now(key).await;
         let r = self.inner.update(key, ops, cond).await;
+        self.charge(key, "update", before, r.as_ref().ok(), 1);
         self.record(vec![key.clone()], &r);
         r
     }
@@ -248,7 +306,13 @@ impl Store for SpyStore {
         cond: Option<Cond>,
     ) -> Result<Result<Item, Option<Item>>, StoreError> {
         self.call("update_or_current", 1);
+        let before = self.size_now(key).await;
         let r = self.inner.update_or_current(key, ops, cond).await;
+        let after = match &r {
+            Ok(Ok(i)) => Some(i),
+            _ => None,
+        };
+        self.charge(key, "update", before, after, 1);
         if let Ok(Ok(_)) = &r {
             lock(&self.writes).push(key.clone());
             lock(&self.taken).push(key.clone());
@@ -263,7 +327,16 @@ impl Store for SpyStore {
         token: &ciam_store::Token,
     ) -> Result<Result<Item, Option<Item>>, StoreError> {
         self.call("update_once", 1);
+        let before = self.size_now(key).await;
         let r = self.inner.update_once(key, ops, cond, token).await;
+        if self.billing() {
+            lock(&self.ringed).insert(key.clone());
+        }
+        let after = match &r {
+            Ok(Ok(i)) => Some(i),
+            _ => None,
+        };
+        self.charge(key, "update", before, after, 1);
         if let Ok(Ok(_)) = &r {
             lock(&self.writes).push(key.clone());
             lock(&self.taken).push(key.clone());
@@ -272,14 +345,29 @@ impl Store for SpyStore {
     }
     async fn delete(&self, key: &Key, cond: Option<Cond>) -> Result<(), StoreError> {
         self.call("delete", 1);
+        let before = self.size_now(key).await;
         let r = self.inner.delete(key, cond).await;
+        self.charge(key, "delete", before, None, 1);
         self.record(vec![key.clone()], &r);
         r
     }
     async fn transact(&self, ops: Vec<TxOp>) -> Result<(), StoreError> {
         self.call("transact", ops.len());
-        let keys = ops.iter().map(|o| o.key().clone()).collect();
+        let keys: Vec<Key> = ops.iter().map(|o| o.key().clone()).collect();
+        let mut before = Vec::new();
+        for k in &keys {
+            before.push(self.size_now(k).await);
+        }
         let r = self.inner.transact(ops).await;
+        for (k, b) in keys.iter().zip(before) {
+            // Each item of a transaction counts twice, applied or not.
+            let after = if self.billing() && r.is_ok() {
+                self.inner.get(k).await.ok().flatten()
+            } else {
+                None
+            };
+            self.charge(k, "transact", b, after.as_ref(), 2);
+        }
         self.record(keys, &r);
         r
     }

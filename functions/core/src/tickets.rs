@@ -95,12 +95,17 @@ fn check_shown(app: &App, shown: Option<&[String]>) -> Result<()> {
     }
 }
 
-/// `POST /auth/login/token`: a ticket for `service_url` of `app_id`; in the same transaction the
-/// app is recorded among the user's recent apps and the user's consent to its current scopes is
-/// remembered, merged with what was allowed before (this call is the consent screen's Allow).
+/// `POST /auth/login/token`: a ticket for `service_url` of `app_id`; with it, the app is
+/// recorded among the user's recent apps and the user's consent to its current scopes is
+/// remembered, merged with what was allowed before (this call is the consent screen's Allow),
+/// each only when it changes (docs/cost.md): the consent when it grows
+/// (`consents::grant_if_new`), the recent-app entry when it is new, the app's names or link
+/// changed, or its day is past (`recent_app_if_stale`). With the consent held and the app
+/// already used today, the ticket's put alone (1 write unit); else one transaction of the
+/// ticket and what changed, so no entry or consent is left without its ticket.
 /// `shown`, when given, are the scopes the screen showed: they must be the app's current scopes
 /// (as a set), else INVALID_PARAMETER `scopes`. The ticket keeps the scopes it was issued for.
-/// Round trips: 1 read (the app and the consent together), 1 transaction.
+/// Round trips: 1 read (the app, the consent and the recent-app entry together), 1 write.
 pub async fn issue(
     ciam: &Ciam,
     s: &Session,
@@ -108,7 +113,8 @@ pub async fn issue(
     service_url: &str,
     shown: Option<&[String]>,
 ) -> Result<Issued> {
-    let (app, previous) = crate::consents::app_and_consent(ciam, s, app_id, service_url).await?;
+    let (app, previous, login) =
+        crate::consents::app_consent_and(ciam, s, app_id, service_url, Some(app_login_key)).await?;
     check_shown(&app, shown)?;
     let ticket = format!(
         "{PREFIX}{}",
@@ -122,18 +128,29 @@ pub async fn issue(
         scopes: app.scopes.clone(),
         created_at: ciam.now(),
     };
-    let tx = vec![
-        TxOp::Put {
-            item: t.to_item(),
-            cond: Some(Cond::NotExists),
-        },
-        recent_app_op(ciam, &s.user.id, &app),
-        crate::consents::grant_op(ciam, &s.user.id, app_id, &t.scopes, previous.as_ref()),
-    ];
-    ciam.store
-        .transact(tx)
-        .await
-        .or_reason(Reason::SERVICE_UNAVAILABLE)?;
+    let mut tx = vec![];
+    tx.extend(recent_app_if_stale(ciam, &s.user.id, &app, login.as_ref()));
+    tx.extend(crate::consents::grant_if_new(
+        ciam,
+        &s.user.id,
+        app_id,
+        &t.scopes,
+        previous.as_ref(),
+    ));
+    // No condition: the key holds 256 random bits, and a put sent again is the same put.
+    let written = if tx.is_empty() {
+        ciam.store.put(t.to_item(), None).await
+    } else {
+        tx.insert(
+            0,
+            TxOp::Put {
+                item: t.to_item(),
+                cond: None,
+            },
+        );
+        ciam.store.transact(tx).await
+    };
+    written.or_reason(Reason::SERVICE_UNAVAILABLE)?;
     Ok(Issued {
         redirect: apps::with_params(service_url, &[("cTicket", &ticket)]),
         c_ticket: ticket,
@@ -285,16 +302,38 @@ impl AppLogin {
     }
 
     pub fn to_item(&self) -> Item {
-        Item::new(Key::new(
-            user_pk(&self.user_id),
-            format!("APPLOGIN#{}", self.app_id),
-        ))
-        .with("appId", self.app_id.as_str())
-        .with("name_zh-CN", self.names.zh_cn.as_str())
-        .with("name_en-US", self.names.en_us.as_str())
-        .with("url", self.url.as_str())
-        .with("lastLoginTime", self.last_login_time)
+        Item::new(app_login_key(&self.user_id, &self.app_id))
+            .with("appId", self.app_id.as_str())
+            .with("name_zh-CN", self.names.zh_cn.as_str())
+            .with("name_en-US", self.names.en_us.as_str())
+            .with("url", self.url.as_str())
+            .with("lastLoginTime", self.last_login_time)
     }
+}
+
+/// `USER#<id>` / `APPLOGIN#<appId>`.
+pub fn app_login_key(user_id: &str, app_id: &str) -> Key {
+    Key::new(user_pk(user_id), format!("APPLOGIN#{app_id}"))
+}
+
+/// [`recent_app_op`] only when the entry `current` would change beyond its time of the same
+/// day: it is missing, the app's names or link changed, or its `lastLoginTime` is of an earlier
+/// UTC day. So the recent apps tell the day an app was last used (the personal centre shows the
+/// day), and the entry is rewritten at most once a day per app while the app is unchanged.
+pub fn recent_app_if_stale(
+    ciam: &Ciam,
+    user_id: &str,
+    app: &App,
+    current: Option<&Item>,
+) -> Option<TxOp> {
+    let day = |t: i64| t.div_euclid(86_400);
+    let fresh = current.map(AppLogin::from_item).is_some_and(|c| {
+        c.names == app.name
+            && c.url == app.url
+            && c.app_id == app.app_id
+            && day(c.last_login_time) >= day(ciam.now())
+    });
+    (!fresh).then(|| recent_app_op(ciam, user_id, app))
 }
 
 /// The write that records `app` among the user's recent apps (`APPLOGIN#<appId>`, with its

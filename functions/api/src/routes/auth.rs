@@ -123,8 +123,8 @@ pub struct PasswordLogin {
 }
 
 /// `POST /auth/login/password`. Round trips: 2 (the attempt, one conditional update of the
-/// identity item that also finds the account; then the success transaction, or the lock after
-/// the last allowed failure); then the numbers (`sign_in.rs`).
+/// identity item that also finds the account; then the reset and the session side by side, or
+/// the lock after the last allowed failure); then the numbers (`sign_in.rs`).
 pub async fn login_password(
     State(s): State<AppState>,
     Client(client): Client,

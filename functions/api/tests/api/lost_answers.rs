@@ -52,7 +52,8 @@ async fn passwords_count_once(app: &TestApp, faults: &Faults) {
     app.sign_up("right", account).await;
     let key = Key::new(format!("MAIL#{account}"), "UNIQUE");
     for _ in 0..10 {
-        faults.inject(Op::Transact, Fault::TxThrottled, 1);
+        // The session's write (beside the reset) throttled.
+        faults.inject_on(Op::Put, "USER#", Fault::TxThrottled, 1);
         assert_retry_later(&app.login_password(account, PASSWORD).await);
     }
     assert_eq!(fails_on(app, key).await, 0, "no attempt was kept");

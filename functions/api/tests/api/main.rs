@@ -45,3 +45,4 @@ mod staff;
 mod two_factor;
 mod unavailable;
 mod validation;
+mod write_units;

@@ -53,13 +53,14 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
         calls(&app),
         [
             "update_once",
-            "transact",
+            "update",
+            "put",
             "get",
             "update_or_current",
             "update",
             "update"
         ],
-        "password sign-in: 2, then the numbers of the account's first sign-in of the month: its \
+        "password sign-in: 2 (the attempt; the reset and the session side by side), then the numbers of the account's first sign-in of the month: its \
          activity (the user item read, then its conditional update), the week's and the \
          month's counters side by side"
     );

@@ -262,7 +262,7 @@ async fn a_sign_in_meeting_a_store_fault_logs_unavailable_and_the_faults_kind() 
         (Fault::TxConflict, "conflict"),
         (Fault::ServerError, "unavailable"),
     ] {
-        faults.inject(Op::Transact, fault, 1);
+        faults.inject(Op::Put, fault, 1);
         app.login_password(MAIL, PASSWORD)
             .await
             .error(503, "SERVICE_UNAVAILABLE");
@@ -288,4 +288,36 @@ async fn a_sign_in_meeting_a_store_fault_logs_unavailable_and_the_faults_kind() 
         assert_eq!(store[0]["fields"]["reason"], "SERVICE_UNAVAILABLE");
     }
     app.sign_in(MAIL, PASSWORD).await;
+}
+
+/// The `response` line (`middleware`) is left out on the sign-in routes, whose outcome line says
+/// how the request ended (docs/cost.md: each line is paid for), success or refusal; every other
+/// route keeps it, with its status.
+#[tokio::test]
+async fn sign_in_routes_log_their_outcome_line_and_no_response_line() {
+    let log = Log::capture();
+    let app = TestApp::spawn().await;
+    app.sign_up("annlee", MAIL).await;
+    log.lines();
+    let messages = |lines: Vec<Value>| -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|v| v["fields"]["message"].as_str().map(str::to_owned))
+            .filter(|m| m == "sign-in" || m == "response")
+            .collect()
+    };
+    let token = app.sign_in(MAIL, PASSWORD).await;
+    assert_eq!(messages(log.lines()), ["sign-in"]);
+    app.login_password(MAIL, NEW_PASSWORD)
+        .await
+        .error(401, "PASSWORD_ERROR");
+    assert_eq!(messages(log.lines()), ["sign-in"]);
+    app.get_info(&token).await.ok(200);
+    let lines = log.lines();
+    let response: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v["fields"]["message"] == "response")
+        .collect();
+    assert_eq!(response.len(), 1, "{lines:?}");
+    assert_eq!(response[0]["fields"]["status"], 200);
 }

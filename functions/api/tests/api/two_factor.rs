@@ -5,7 +5,7 @@ use ciam_core::totp::{code_at, STEP_SECS};
 use ciam_store::Store;
 use serde_json::{json, Value};
 
-const MAIL: &str = "tfa@example.com";
+pub(crate) const MAIL: &str = "tfa@example.com";
 
 pub(crate) fn secret_of(url: &str) -> Vec<u8> {
     let b32 = url

@@ -334,6 +334,12 @@ pub struct SignIn<'a> {
     pub locked_now: bool,
     /// The account that signed in (a success).
     pub user_id: Option<&'a str>,
+    /// The identity it signed in by had already signed in today (its sign-in record's
+    /// `actDay`, returned by the attempt at no cost): the account is already among today's
+    /// active ones, so neither the user item's read nor its conditional update is made. The
+    /// user item stays the arbiter of an identity's first sign-in of the day, so an account
+    /// with two identities is still counted once.
+    pub active_today: bool,
 }
 
 impl<'a> SignIn<'a> {
@@ -349,12 +355,13 @@ impl<'a> SignIn<'a> {
 /// (`touch`), then one write of the week's item with the sign-in, the lockout and the day's
 /// activity together, beside the month's item when the month's activity is news. Round trips:
 /// a failure 1 write; a success 1 read (the user item) and 1 write (the week's item), and on
-/// the account's first sign-in of the day the user item's conditional update between them.
+/// the account's first sign-in of the day the user item's conditional update between them; a
+/// success whose identity already signed in today ([`SignIn::active_today`]) 1 write.
 /// Best effort, never an error.
 pub async fn record_sign_in(ciam: &Ciam, s: SignIn<'_>) {
     let active = match s.user_id {
-        Some(user_id) => touch(ciam, user_id).await,
-        None => Active::default(),
+        Some(user_id) if !s.active_today => touch(ciam, user_id).await,
+        _ => Active::default(),
     };
     let day = today(ciam);
     let mut adds = Vec::new();

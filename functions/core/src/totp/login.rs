@@ -91,6 +91,7 @@ pub(crate) fn finish(
             token,
             user_id: user.id.clone(),
             expires_at,
+            active_today: false,
         },
         ops,
     )

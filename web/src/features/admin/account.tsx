@@ -397,7 +397,7 @@ function Lists({ a }: { a: AccountPage }) {
             {a.recentApps.map((x) => (
               <li key={x.appId}>
                 <span>{x.name}</span>
-                <When at={x.lastLoginTime} />
+                <When at={x.lastLoginTime} dateOnly />
               </li>
             ))}
           </ul>

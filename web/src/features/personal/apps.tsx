@@ -96,7 +96,7 @@ export function Apps() {
               <li key={a.appId}>
                 <AppLink name={a.name} url={a.url} />
                 <span className="muted">
-                  <FormattedMessage {...m.lastLogin} values={{ when: <When at={a.lastLoginTime} /> }} />
+                  <FormattedMessage {...m.lastLogin} values={{ when: <When at={a.lastLoginTime} dateOnly /> }} />
                 </span>
               </li>
             ))}

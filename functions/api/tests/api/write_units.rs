@@ -1,0 +1,221 @@
+//! What the busiest writes cost, in DynamoDB write units as on-demand bills them
+//! (`ciam_core::testing::billing`: per started KB of the larger of the item before and after, a
+//! failed condition billed all the same, a transaction's item twice), on both engines: a
+//! password sign-in of an account with no recent failures (at most 3, issue 22), its two-factor
+//! first step, and a ticket whose consent is held (the put alone). docs/cost.md prices these.
+
+use crate::apps::SERVICE;
+use crate::helpers::{TestApp, PASSWORD};
+use ciam_core::testing::billing::{total, Billed};
+use ciam_store::dynamo_local::DynamoLocal;
+use ciam_store::Store;
+use std::sync::Arc;
+
+/// An account with an 81-character mail (the items' sizes are the largest a sign-in writes).
+fn long_mail() -> String {
+    format!("{}@{}.example.com", "a".repeat(40), "b".repeat(40))
+}
+
+async fn on_dynamodb(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
+    let (local, table) = (local.clone(), table.to_owned());
+    TestApp::spawn_on(move |clock| {
+        Box::pin(async move {
+            let store: Arc<dyn Store> = Arc::new(local.store(&table, Arc::new(clock)).await);
+            store
+        })
+    })
+    .await
+}
+
+/// The bill split into the sign-in's own writes and the console's numbers (the week's and
+/// month's counters, `STATS#...`, and the user item's `activeDay`).
+fn split(bill: Vec<Billed>, user_id: &str) -> (Vec<Billed>, Vec<Billed>) {
+    let user = ciam_core::user::profile_key(user_id);
+    bill.into_iter()
+        .partition(|b| !b.key.pk.starts_with("STATS") && b.key != user)
+}
+
+fn show(bill: &[Billed]) -> Vec<(String, &'static str, u64)> {
+    bill.iter()
+        .map(|b| (format!("{} / {}", b.key.pk, b.key.sk), b.op, b.units))
+        .collect()
+}
+
+async fn a_password_sign_in(app: &TestApp) {
+    let mail = long_mail();
+    let user_id = app.sign_up("annlee", &mail).await;
+    app.store.bill_writes();
+
+    // The account's first sign-in of the day.
+    app.store.take_bill();
+    app.sign_in(&mail, PASSWORD).await;
+    let (own, numbers) = split(app.store.take_bill(), &user_id);
+    println!("first of the day: {:?} + {:?}", show(&own), show(&numbers));
+    assert_eq!(
+        total(&own),
+        3,
+        "the attempt, the reset, the session: {:?}",
+        show(&own)
+    );
+    assert!(own.iter().all(|b| b.op != "transact"), "{:?}", show(&own));
+    assert_eq!(
+        total(&numbers),
+        3,
+        "the user item's day, the week's and the month's counters (first of a month too): {:?}",
+        show(&numbers)
+    );
+
+    // A repeat sign-in of the day: 3 units, the week's counter, and no read of the user item.
+    app.clock.advance(120);
+    app.store.take_calls();
+    app.sign_in(&mail, PASSWORD).await;
+    let (own, numbers) = split(app.store.take_bill(), &user_id);
+    println!("repeat: {:?} + {:?}", show(&own), show(&numbers));
+    assert_eq!(total(&own), 3, "{:?}", show(&own));
+    assert_eq!(
+        total(&numbers),
+        1,
+        "the week's counter: {:?}",
+        show(&numbers)
+    );
+    let calls = app.store.take_calls();
+    assert!(
+        calls
+            .iter()
+            .all(|(op, _)| *op != "get" && *op != "get_many"),
+        "a repeat sign-in of the day reads nothing: {calls:?}"
+    );
+
+    // The next day: the identity's day is past, the user item decides (one conditional write).
+    app.clock.advance(86_400);
+    app.sign_in(&mail, PASSWORD).await;
+    let (own, numbers) = split(app.store.take_bill(), &user_id);
+    println!("next day: {:?} + {:?}", show(&own), show(&numbers));
+    assert_eq!(total(&own), 3, "{:?}", show(&own));
+    assert_eq!(
+        total(&numbers),
+        2,
+        "the day, the week: {:?}",
+        show(&numbers)
+    );
+
+    // A wrong password: the attempt (1) and the week's counter (1).
+    app.login_password(&mail, "Wr0ng!password")
+        .await
+        .error(401, "PASSWORD_ERROR");
+    let (own, numbers) = split(app.store.take_bill(), &user_id);
+    assert_eq!((total(&own), total(&numbers)), (1, 1), "{:?}", show(&own));
+}
+
+#[tokio::test]
+async fn a_password_sign_in_bills_three_write_units_and_a_repeat_of_the_day_reads_nothing() {
+    a_password_sign_in(&TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_password_sign_in_bills_three_write_units_and_a_repeat_of_the_day_reads_nothing(
+) {
+    let local = Arc::new(DynamoLocal::start().await);
+    a_password_sign_in(&on_dynamodb(&local, "units").await).await;
+}
+
+async fn a_two_factor_first_step(app: TestApp) {
+    let e = crate::two_factor::enrolled_in(app).await;
+    let app = &e.app;
+    app.clock.advance(120);
+    app.store.bill_writes();
+    app.store.take_bill();
+    app.login_password(crate::two_factor::MAIL, PASSWORD)
+        .await
+        .error(403, "NEED_TOTP_VERIFY");
+    let bill = app.store.take_bill();
+    let own: Vec<Billed> = bill
+        .into_iter()
+        .filter(|b| !b.key.pk.starts_with("STATS"))
+        .collect();
+    assert_eq!(
+        total(&own),
+        3,
+        "the attempt, the reset, the challenge: {:?}",
+        show(&own)
+    );
+}
+
+#[tokio::test]
+async fn a_two_factor_first_step_bills_three_write_units() {
+    a_two_factor_first_step(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_two_factor_first_step_bills_three_write_units() {
+    let local = Arc::new(DynamoLocal::start().await);
+    a_two_factor_first_step(on_dynamodb(&local, "tfa").await).await;
+}
+
+async fn tickets(app: TestApp) {
+    let w = crate::apps::world_on(app).await;
+    let app = &w.app;
+    app.store.bill_writes();
+    app.store.take_bill();
+    let first = app.issue_ticket(&w.user, &w.app_id, SERVICE).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(
+        total(&bill),
+        6,
+        "the first ticket: ticket, recent app and consent in one transaction: {:?}",
+        show(&bill)
+    );
+
+    // The consent held, the app already used today: the ticket's put alone (within the
+    // session's minute, so no idle refresh is billed with it).
+    app.clock.advance(30);
+    let again = app.issue_ticket(&w.user, &w.app_id, SERVICE).await.ok(200);
+    assert_ne!(first["cTicket"], again["cTicket"]);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 1, "{:?}", show(&bill));
+    assert_eq!(bill[0].op, "put");
+    assert!(bill[0].key.pk.starts_with("TICKET#"));
+    // And it redeems as any ticket.
+    let c = again["cTicket"].as_str().expect("ticket");
+    let claims = app
+        .verify_ticket(&w.app_id, &w.secret, c, SERVICE)
+        .await
+        .ok(200);
+    assert_eq!(claims["userId"], w.user_id.as_str());
+    app.store.take_bill();
+
+    // The app widens its scopes: the consent grows, written with the ticket.
+    app.patch_app(
+        &w.admin,
+        &w.app_id,
+        &serde_json::json!({ "scopes": ["nickname", "email", "company", "avatar"] }),
+    )
+    .await
+    .ok(200);
+    app.store.take_bill();
+    app.issue_ticket(&w.user, &w.app_id, SERVICE).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 4, "ticket + consent: {:?}", show(&bill));
+    assert!(bill.iter().any(|b| b.key.sk.starts_with("CONSENT#")));
+    // The next day: the recent app's day moves with the ticket (2 items, 4 units); the consent
+    // still held.
+    app.clock.advance(86_400);
+    let user = app.sign_in("ann@example.com", PASSWORD).await;
+    app.store.take_bill();
+    app.issue_ticket(&user, &w.app_id, SERVICE).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 4, "{:?}", show(&bill));
+    assert!(bill.iter().any(|b| b.key.sk.starts_with("APPLOGIN#")));
+    assert!(bill.iter().all(|b| !b.key.sk.starts_with("CONSENT#")));
+}
+
+#[tokio::test]
+async fn a_ticket_with_the_consent_held_bills_one_write_unit() {
+    tickets(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_ticket_with_the_consent_held_bills_one_write_unit() {
+    let local = Arc::new(DynamoLocal::start().await);
+    tickets(on_dynamodb(&local, "tickets").await).await;
+}
