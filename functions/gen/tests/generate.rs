@@ -113,6 +113,7 @@ fn log_groups_follow_the_sign_in_and_a_gradual_row_gets_its_canary() {
         sign_in: None,
         auth: Auth::Session,
         lambda: Lambda::WRITES.gradual(),
+        internal: false,
     });
     let template = generate(&root(), &fns)
         .unwrap()
