@@ -153,17 +153,29 @@ impl Purposes {
     }
 }
 
-tokio::task_local! {
-    static REQUEST: Arc<AtomicBool>;
+/// The current request, as [`within_request`] scopes it.
+struct Request {
+    route: &'static str,
+    undeclared: AtomicBool,
 }
 
-/// Runs `f` as one request: a key used outside the declared purposes within it
+tokio::task_local! {
+    static REQUEST: Arc<Request>;
+}
+
+/// Runs `f` as one request of route `route`: a key used outside the declared purposes within it
 /// ([`mark_undeclared`]) makes [`refused`] true for the rest of it. The HTTP layer runs each
 /// route's handler inside it and answers 503 when it returns [`Outcome::Undeclared`].
-pub async fn within_request<F: std::future::Future>(f: F) -> (F::Output, Outcome) {
-    let flag = Arc::new(AtomicBool::new(false));
-    let out = REQUEST.scope(flag.clone(), f).await;
-    let outcome = if flag.load(Ordering::SeqCst) {
+pub async fn within_request<F: std::future::Future>(
+    route: &'static str,
+    f: F,
+) -> (F::Output, Outcome) {
+    let req = Arc::new(Request {
+        route,
+        undeclared: AtomicBool::new(false),
+    });
+    let out = REQUEST.scope(req.clone(), f).await;
+    let outcome = if req.undeclared.load(Ordering::SeqCst) {
         Outcome::Undeclared
     } else {
         Outcome::Clean
@@ -178,15 +190,20 @@ pub enum Outcome {
     Undeclared,
 }
 
-/// Marks the current request (if any) as having asked for an undeclared key.
-pub(crate) fn mark_undeclared() {
-    let _ = REQUEST.try_with(|f| f.store(true, Ordering::SeqCst));
+/// Marks the current request (if any) as having asked for an undeclared key; its route.
+pub(crate) fn mark_undeclared() -> Option<&'static str> {
+    REQUEST
+        .try_with(|r| {
+            r.undeclared.store(true, Ordering::SeqCst);
+            r.route
+        })
+        .ok()
 }
 
 /// Whether the current request asked for an undeclared key: then its store calls are refused.
 pub fn refused() -> bool {
     REQUEST
-        .try_with(|f| f.load(Ordering::SeqCst))
+        .try_with(|r| r.undeclared.load(Ordering::SeqCst))
         .unwrap_or(false)
 }
 
@@ -225,15 +242,15 @@ mod tests {
 
     #[tokio::test]
     async fn a_mark_lasts_for_its_request_only() {
-        let (_, o) = within_request(async { assert!(!refused()) }).await;
+        let (_, o) = within_request("r", async { assert!(!refused()) }).await;
         assert_eq!(o, Outcome::Clean);
-        let (_, o) = within_request(async {
-            mark_undeclared();
+        let (_, o) = within_request("r", async {
+            assert_eq!(mark_undeclared(), Some("r"));
             assert!(refused());
         })
         .await;
         assert_eq!(o, Outcome::Undeclared);
         assert!(!refused());
-        mark_undeclared(); // outside a request: nothing to mark
+        assert_eq!(mark_undeclared(), None); // outside a request: nothing to mark
     }
 }

@@ -178,15 +178,16 @@ impl Keys {
     #[cold]
     fn undeclared(&self, label: &str, purpose: Option<KeyPurpose>) -> [u8; 32] {
         let purpose = purpose.map_or("none", KeyPurpose::name);
+        let route = crate::key_purpose::mark_undeclared().unwrap_or("-");
         tracing::error!(
             label,
             purpose,
+            route,
             "key of an undeclared purpose: the request answers 503 (declare the purpose on the \
              route's row)"
         );
-        crate::key_purpose::mark_undeclared();
         if self.panics {
-            panic!("key {label:?} of purpose {purpose} used but not declared by the route");
+            panic!("key {label:?} of purpose {purpose} used but not declared by the route {route}");
         }
         random::<32>(&OsEntropy)
     }

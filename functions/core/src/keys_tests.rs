@@ -153,10 +153,10 @@ mod purpose_tests {
             .clone()
             .restricted(Purposes::of(&[KeyPurpose::Captcha]))
             .without_panics();
-        let (k, outcome) = crate::within_request(async { keys.derive("session") }).await;
+        let (k, outcome) = crate::within_request("r", async { keys.derive("session") }).await;
         assert_ne!(k, root.derive("session"));
         assert_eq!(outcome, crate::Outcome::Undeclared);
-        let (_, outcome) = crate::within_request(async { keys.derive("captcha") }).await;
+        let (_, outcome) = crate::within_request("r", async { keys.derive("captcha") }).await;
         assert_eq!(outcome, crate::Outcome::Clean);
     }
 }

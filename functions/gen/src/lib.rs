@@ -379,7 +379,7 @@ fn render_function(f: &Function) -> String {
 ",
         id = f.id
     );
-    if l.root_key {
+    if reads_keys(l) {
         s.push_str("          CIAM_ROOT_SECRET_ARN: !Ref RootSecret\n");
     }
     if !condition.is_empty() {
@@ -409,7 +409,7 @@ fn render_function(f: &Function) -> String {
         s.push_str("          CIAM_OIDC_KMS_PREVIOUS_KEY_IDS: !Ref OidcPreviousKmsKeyArns\n");
     }
     s.push_str("      Policies:\n        - !Ref OriginSecretReadPolicy\n");
-    if l.root_key {
+    if reads_keys(l) {
         s.push_str("        - !Ref RootSecretReadPolicy\n");
     }
     match l.table {
@@ -574,7 +574,7 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
         .unzip();
     actions.push("`secretsmanager:GetSecretValue`".to_owned());
     let mut secrets = Vec::new();
-    if l.root_key {
+    if reads_keys(l) {
         secrets.push("RootSecret");
     }
     if l.staff == Staff::ClientSecret {
@@ -605,6 +605,12 @@ fn render_actions(fns: &[Function]) -> String {
     s
 }
 
+/// Whether the function reads keys in AWS: a purpose of its row with a secret (`Es256` has
+/// none: KMS signs there).
+fn reads_keys(l: &Lambda) -> bool {
+    l.keys.iter().any(|p| p.distributed())
+}
+
 fn lower(debug: impl std::fmt::Debug) -> String {
     let text = format!("{debug:?}");
     let mut c = text.chars();
@@ -633,7 +639,8 @@ pub fn routes_json(fns: &[Function]) -> String {
                 },
                 "signIn": f.sign_in,
                 "table": lower(l.table),
-                "rootKey": l.root_key,
+                "rootKey": reads_keys(l),
+                "keys": l.keys.iter().map(|p| p.name()).collect::<Vec<_>>(),
                 "staff": lower(l.staff),
                 "messages": l.messages,
                 "s3": lower(l.s3),

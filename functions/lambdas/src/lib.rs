@@ -23,6 +23,7 @@ pub mod kms;
 mod notifier;
 pub mod origin;
 pub mod page;
+pub mod purpose_keys;
 pub mod secrets;
 mod settings;
 mod unavailable;
