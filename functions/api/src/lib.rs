@@ -15,6 +15,7 @@ pub mod routes;
 mod sign_in;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
+pub use federation::https_put;
 pub use route::{
     Auth, Binary, Body, Kms, Lambda, PageDef, RouteDef, Staff, Table, Throttle, Waf, BODY_LIMIT,
     CLIENT_ERROR_LIMIT, S3,

@@ -18,7 +18,8 @@
 
 mod binary;
 mod blob;
-mod init;
+pub mod distributor;
+pub(crate) mod init;
 pub mod kms;
 mod notifier;
 pub mod origin;
