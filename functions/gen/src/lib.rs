@@ -252,6 +252,19 @@ fn inline_statements(l: &Lambda) -> String {
 ",
         );
     }
+    let keys: Vec<&str> = key_secrets(l).collect();
+    if !keys.is_empty() {
+        s.push_str(
+            "            - Sid: ReadItsKeySecrets
+              Effect: Allow
+              Action: secretsmanager:GetSecretValue
+              Resource:
+",
+        );
+        for p in keys {
+            let _ = writeln!(s, "                - !Ref {p}KeySecret");
+        }
+    }
     if l.staff == Staff::ClientSecret {
         s.push_str(
             "            - Sid: ReadTheStaffClientSecret
@@ -379,8 +392,14 @@ fn render_function(f: &Function) -> String {
 ",
         id = f.id
     );
-    if reads_keys(l) {
-        s.push_str("          CIAM_ROOT_SECRET_ARN: !Ref RootSecret\n");
+    // Its key purposes' secrets (docs/operations.md §1, "Keys with smaller reach"); the root
+    // only the key distributor reads.
+    for p in key_secrets(l) {
+        let _ = writeln!(
+            s,
+            "          {}: !Ref {p}KeySecret",
+            ciam_lambdas_var(p)
+        );
     }
     if !condition.is_empty() {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
@@ -409,9 +428,6 @@ fn render_function(f: &Function) -> String {
         s.push_str("          CIAM_OIDC_KMS_PREVIOUS_KEY_IDS: !Ref OidcPreviousKmsKeyArns\n");
     }
     s.push_str("      Policies:\n        - !Ref OriginSecretReadPolicy\n");
-    if reads_keys(l) {
-        s.push_str("        - !Ref RootSecretReadPolicy\n");
-    }
     match l.table {
         Table::Read => s.push_str("        - !Ref TableReadPolicy\n"),
         Table::Write => s.push_str("        - !Ref TableWritePolicy\n"),
@@ -574,9 +590,8 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
         .unzip();
     actions.push("`secretsmanager:GetSecretValue`".to_owned());
     let mut secrets = Vec::new();
-    if reads_keys(l) {
-        secrets.push("RootSecret");
-    }
+    let keys: Vec<String> = key_secrets(l).map(|p| format!("{p}KeySecret")).collect();
+    secrets.extend(keys.iter().map(String::as_str));
     if l.staff == Staff::ClientSecret {
         secrets.push("StaffSecret");
     }
@@ -605,10 +620,14 @@ fn render_actions(fns: &[Function]) -> String {
     s
 }
 
-/// Whether the function reads keys in AWS: a purpose of its row with a secret (`Es256` has
-/// none: KMS signs there).
-fn reads_keys(l: &Lambda) -> bool {
-    l.keys.iter().any(|p| p.distributed())
+/// The purposes whose secrets (`Es256` has none: KMS signs there) (`<Purpose>KeySecret`) the function reads, by name.
+fn key_secrets(l: &Lambda) -> impl Iterator<Item = &'static str> {
+    l.keys.iter().filter(|p| p.distributed()).map(|p| p.name())
+}
+
+/// `CIAM_<PURPOSE>_KEY_SECRET_ARN` (as `ciam_lambdas::purpose_keys::var`).
+fn ciam_lambdas_var(name: &str) -> String {
+    format!("CIAM_{}_KEY_SECRET_ARN", name.to_ascii_uppercase())
 }
 
 fn lower(debug: impl std::fmt::Debug) -> String {
@@ -639,7 +658,6 @@ pub fn routes_json(fns: &[Function]) -> String {
                 },
                 "signIn": f.sign_in,
                 "table": lower(l.table),
-                "rootKey": reads_keys(l),
                 "keys": l.keys.iter().map(|p| p.name()).collect::<Vec<_>>(),
                 "staff": lower(l.staff),
                 "messages": l.messages,
