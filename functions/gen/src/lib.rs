@@ -395,11 +395,7 @@ fn render_function(f: &Function) -> String {
     // Its key purposes' secrets (docs/operations.md §1, "Keys with smaller reach"); the root
     // only the key distributor reads.
     for p in key_secrets(l) {
-        let _ = writeln!(
-            s,
-            "          {}: !Ref {p}KeySecret",
-            ciam_lambdas_var(p)
-        );
+        let _ = writeln!(s, "          {}: !Ref {p}KeySecret", ciam_lambdas_var(p));
     }
     if !condition.is_empty() {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
