@@ -62,11 +62,12 @@ pub async fn load_sdk() -> aws_config::SdkConfig {
         .await
 }
 
-/// Whether the function derives keys from the root: its row says so, or it publishes the
-/// OpenID Connect keys without a KMS key (tests, local runs), which are then derived from the
-/// root.
+/// Whether the function derives keys from the root (where the template names no key secrets):
+/// a purpose of its row with a secret, or `Es256` without a KMS key (tests, local runs: the
+/// OpenID Connect keys are then derived from the root).
 fn needs_root(lambda: &Lambda, settings: &Settings) -> bool {
-    !lambda.keys.is_empty() || (lambda.kms == Kms::PublicKeys && settings.oidc_kms_key_id.is_none())
+    lambda.keys.iter().any(|p| p.distributed())
+        || (lambda.keys.contains(KeyPurpose::Es256) && settings.oidc_kms_key_id.is_none())
 }
 
 /// The facts of `route_id` in `routes` and `pages`, or why there are none.
