@@ -8,6 +8,9 @@
 //! (sessions, two-factor secrets, backup codes, partner app secrets) also try the previous one
 //! while it is there. The OpenID Connect signer is another seam kept here: derived from the root
 //! unless a deployment installs its own (`with_oidc_signer`, AWS KMS in the Lambdas).
+//!
+//! Reach: a holder may be restricted to some key purposes (`restricted`, `key_purpose.rs`), and
+//! in AWS a function holds only its purposes' keys by label (`with_labels`), never the root.
 
 use crate::signer::OidcSigner;
 use async_trait::async_trait;
