@@ -19,8 +19,18 @@ def route_facts():
 
 
 def no_keys():
-    """The routes whose functions derive no key from the root secret."""
-    return {i for i, r in route_facts().items() if not r["rootKey"]}
+    """The routes whose functions read no key secret (Es256 has none: KMS signs in AWS)."""
+    return {i for i, r in route_facts().items() if not key_secrets(r)}
+
+
+def key_secrets(row):
+    """The key purpose secrets a route's function reads: `<Purpose>KeySecret` of its row's
+    distributed purposes (docs/operations.md §1, "Keys with smaller reach")."""
+    return {f"{p}KeySecret" for p in row["keys"] if p != "Es256"}
+
+
+# The one function that serves no route: it writes the key secrets from the root.
+KEY_DISTRIBUTOR = "key_distributor"
 
 
 def no_table():
@@ -37,6 +47,7 @@ def functions(template):
         name: r["Properties"]["Environment"]["Variables"][ROUTE_VAR]
         for name, r in template["Resources"].items()
         if r["Type"] == "AWS::Serverless::Function"
+        and r["Properties"]["Environment"]["Variables"][ROUTE_VAR] != KEY_DISTRIBUTOR
     }
 
 

@@ -5,7 +5,7 @@ origin header."""
 
 import re
 
-from template_facts import functions, no_keys, refs, strings, walk, route_facts
+from template_facts import functions, key_secrets, no_keys, refs, strings, walk, route_facts
 
 GONE = {"CIAM_SECRET_KEY", "CIAM_STAFF_CLIENT_SECRET"}
 SECRET_NAME = re.compile(r"secret|password|passwd|token|credential|private", re.I)
@@ -100,11 +100,13 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
     for name, binary in functions(template).items():
         variables = lambda_envs[name]
         assert variables.get("CIAM_ORIGIN_SECRET_ARN") == {"Ref": "OriginSecret"}, name
-        if binary in keyless:
-            assert "CIAM_ROOT_SECRET_ARN" not in variables, f"{name} is keyless"
-        else:
-            assert variables.get("CIAM_ROOT_SECRET_ARN") == {"Ref": "RootSecret"}, name
         row = facts[binary]
+        # Only the key distributor reads the root (test_template_keys.py); a function gets its
+        # key purposes' secrets.
+        assert "CIAM_ROOT_SECRET_ARN" not in variables, name
+        given = {v["Ref"] for k, v in variables.items() if k.endswith("_KEY_SECRET_ARN")}
+        assert given == key_secrets(row), name
+        assert (not given) == (binary in keyless), name
         assert ("CIAM_STAFF_SECRET_ARN" in variables) == (row["staff"] == "clientSecret"), name
         has_kms = "CIAM_OIDC_KMS_KEY_ID" in variables
         assert has_kms == (row["kms"] != "none"), name

@@ -42,6 +42,19 @@ fn client() -> &'static reqwest::Client {
     })
 }
 
+/// A PUT of `body` to `url` with the same HTTPS client (the key distributor's answer to
+/// CloudFormation, a presigned S3 URL): the status, or why there is none.
+pub async fn https_put(url: &str, body: String) -> Result<u16, String> {
+    client()
+        .put(url)
+        .header("content-type", "")
+        .body(body)
+        .send()
+        .await
+        .map(|r| r.status().as_u16())
+        .map_err(|e| format!("PUT failed: {e}"))
+}
+
 fn cache() -> &'static Mutex<HashMap<String, (Metadata, Instant)>> {
     static CACHE: OnceLock<Mutex<HashMap<String, (Metadata, Instant)>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))

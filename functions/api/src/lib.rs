@@ -15,6 +15,7 @@ pub mod routes;
 mod sign_in;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
+pub use federation::https_put;
 pub use route::{
     Auth, Binary, Body, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Staff, Table,
     Throttle, Waf, BODY_LIMIT, CLIENT_ERROR_LIMIT, S3,
@@ -35,7 +36,7 @@ pub struct AppState {
 }
 
 /// Every route under `/ciam/v1` (both tables), with the request-id and fallback layers, and
-/// each route's body limit and sign-in outcome line from its row.
+/// each route's body limit, sign-in outcome line and key purposes from its row.
 pub fn router(ciam: Ciam) -> Router {
     let console = ciam.config.console;
     build(
@@ -60,6 +61,14 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
     let mut api = Router::new();
     for def in defs {
         let body = def.body;
+        let route = def.id;
+        // The route's handler sees only the keys of its row's purposes (ciam_core::KeyPurpose).
+        let state = AppState {
+            ciam: Ciam {
+                keys: ciam.keys.clone().restricted(def.purposes()),
+                ..ciam.clone()
+            },
+        };
         let handler = (def.handler)()
             .route_layer(axum::middleware::from_fn(
                 move |req: axum::extract::Request, next: axum::middleware::Next| {
@@ -70,7 +79,13 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
                 move |req: axum::extract::Request, next: axum::middleware::Next| {
                     middleware::deadline(budget, req, next)
                 },
-            ));
+            ))
+            .route_layer(axum::middleware::from_fn(
+                move |req: axum::extract::Request, next: axum::middleware::Next| {
+                    middleware::declared_keys(route, req, next)
+                },
+            ))
+            .with_state(state);
         api = api.route(def.path, sign_in::logged(def.sign_in, handler, &ciam));
     }
     let api = api.fallback(error::not_found).with_state(AppState { ciam });

@@ -1,6 +1,7 @@
 //! Request id, language, and rendering of errors in the request's language (`wrap`, around the
 //! whole router); the body limit of a route (`limit_body`, a route layer from its row); the
-//! request's deadline (`deadline`, a route layer).
+//! request's deadline (`deadline`, a route layer); the keys a route declared (`declared_keys`, a
+//! route layer).
 
 use crate::error::{render, ApiError, PendingError};
 use crate::extract::{BodyLimit, RequestId, RequestLang};
@@ -30,6 +31,21 @@ pub async fn deadline(budget: std::time::Duration, req: Request, next: Next) -> 
         Ok(res) => res,
         Err(_) => ApiError(Error {
             cause: Some(format!("request deadline ({} ms)", budget.as_millis())),
+            ..Error::new(Reason::SERVICE_UNAVAILABLE)
+        })
+        .into_response(),
+    }
+}
+
+/// Runs the route's handler as one request of its keys (`ciam_core::within_request`): if it
+/// used a key outside its row's purposes (a programming error, logged where it happened), its
+/// store refused every call after that, and whatever the handler answered is replaced by 503
+/// SERVICE_UNAVAILABLE: never a verdict made with a wrong key.
+pub async fn declared_keys(route: &'static str, req: Request, next: Next) -> Response {
+    match ciam_core::within_request(route, next.run(req)).await {
+        (res, ciam_core::Outcome::Clean) => res,
+        (_, ciam_core::Outcome::Undeclared) => ApiError(Error {
+            cause: Some(format!("{route}: key of an undeclared purpose")),
             ..Error::new(Reason::SERVICE_UNAVAILABLE)
         })
         .into_response(),

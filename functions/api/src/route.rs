@@ -5,7 +5,7 @@
 
 use crate::AppState;
 use axum::routing::MethodRouter;
-use ciam_core::{Error, Reason};
+use ciam_core::{Error, KeyPurpose, Purposes, Reason};
 
 /// Who may call a route: the credentials it reads. Each is one `security` of docs/openapi.json
 /// (`Auth::openapi_security`, checked by functions/api/tests/openapi.rs). Finer checks live in
@@ -192,9 +192,11 @@ pub struct Throttle {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lambda {
     pub table: Table,
-    /// Derives keys from the root secret (`RootSecret`); without it the function gets a random
-    /// root, so it cannot forge anything either.
-    pub root_key: bool,
+    /// The key purposes its handler uses (`ciam_core::KeyPurpose`; the table adds `Session` to
+    /// the rows that authenticate one, `with_session_key`). The router runs the handler
+    /// with its keys restricted to them; in AWS the function reads those purposes' secrets
+    /// (`<Purpose>KeySecret`) and nothing else, the root never.
+    pub keys: Purposes,
     pub staff: Staff,
     /// Sends codes or notices by mail (SES, from `MailFrom`) and SMS (SNS, to phone numbers).
     pub messages: bool,
@@ -223,7 +225,7 @@ impl Lambda {
     /// Touches nothing: no table, no keys (the OpenAPI document, the version, discovery).
     pub const STATIC: Lambda = Lambda {
         table: Table::None,
-        root_key: false,
+        keys: Purposes::NONE,
         staff: Staff::None,
         messages: false,
         s3: S3::None,
@@ -237,17 +239,15 @@ impl Lambda {
         gradual: false,
         images: Images::None,
     };
-    /// Derives keys, never touches the table (the captcha, passkey sign-in options).
-    pub const KEYS: Lambda = Lambda {
-        root_key: true,
-        ..Lambda::STATIC
-    };
-    /// Reads the table and derives keys.
+    /// Derives keys (of the purposes its row names with `.keys(..)`), never touches the table
+    /// (the captcha, passkey sign-in options).
+    pub const KEYS: Lambda = Lambda::STATIC;
+    /// Reads the table (and derives the keys its row names).
     pub const READS: Lambda = Lambda {
         table: Table::Read,
         ..Lambda::KEYS
     };
-    /// Writes the table and derives keys: every signed-in route (the session's idle deadline
+    /// Writes the table (and derives the keys its row names): every signed-in route (the session's idle deadline
     /// moves) and the anonymous ones that store codes, counters, sessions or requests.
     pub const WRITES: Lambda = Lambda {
         table: Table::Write,
@@ -261,6 +261,13 @@ impl Lambda {
         ..Lambda::WRITES
     };
 
+    /// Also uses the keys of `purposes`.
+    pub const fn keys(self, purposes: &[KeyPurpose]) -> Self {
+        Lambda {
+            keys: self.keys.union(Purposes::of(purposes)),
+            ..self
+        }
+    }
     pub const fn table(self, table: Table) -> Self {
         Lambda { table, ..self }
     }
@@ -349,6 +356,11 @@ pub struct RouteDef {
 }
 
 impl RouteDef {
+    /// The key purposes its handler may use (its function's, `Lambda::keys`).
+    pub const fn purposes(&self) -> Purposes {
+        self.lambda.keys
+    }
+
     /// This row as a sign-in route of `method` (password, code, totp, staff, passkey).
     pub const fn sign_in(self, method: &'static str) -> Self {
         RouteDef {
@@ -371,6 +383,17 @@ pub struct InternalDef {
     /// Its function's description.
     pub summary: &'static str,
     pub lambda: Lambda,
+}
+
+/// `lambda` with `Session` among its keys when `auth` authenticates a session (the bearer
+/// extractors look it up by its keyed hash): the table's macro applies it to every row.
+pub const fn with_session_key(auth: Auth, lambda: Lambda) -> Lambda {
+    match auth {
+        Auth::Session | Auth::Console(_) | Auth::SessionOrCode => {
+            lambda.keys(&[KeyPurpose::Session])
+        }
+        _ => lambda,
+    }
 }
 
 /// A page outside `/ciam/v1`, served by its own function and not described in
@@ -406,7 +429,7 @@ macro_rules! route {
             operation_id: $op,
             body: $crate::route::Body::Json,
             sign_in: None,
-            lambda: $lambda,
+            lambda: $crate::route::with_session_key($crate::route::Auth::$auth, $lambda),
         }
     };
 }

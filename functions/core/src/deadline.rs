@@ -7,7 +7,8 @@
 //! left and refuses to start one with less than [`RESERVE`] left
 //! (`StoreError::Unavailable("request deadline")`, so the answer is the ordinary 503 with
 //! Retry-After). Work outside a request (a test calling core directly, a background sweep)
-//! has no deadline. `tokio::join!` keeps the deadline; a spawned task does not.
+//! has no deadline. `tokio::join!` keeps the deadline; a spawned task does not. A request that
+//! used a key outside its route's purposes (`key_purpose`) is refused every further store call.
 
 use ciam_store::{Cond, Item, Key, Query, Store, StoreError, Token, TxOp, Update};
 use std::future::Future;
@@ -54,6 +55,12 @@ pub struct DeadlineStore {
 }
 
 async fn bounded<T>(call: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+    // A request that used a key it did not declare writes and reads nothing more (503).
+    if crate::key_purpose::refused() {
+        return Err(StoreError::Unavailable(
+            "key of an undeclared purpose".into(),
+        ));
+    }
     match remaining() {
         None => call.await,
         Some(left) if left < RESERVE => Err(past()),

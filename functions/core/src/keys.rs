@@ -8,21 +8,32 @@
 //! (sessions, two-factor secrets, backup codes, partner app secrets) also try the previous one
 //! while it is there. The OpenID Connect signer is another seam kept here: derived from the root
 //! unless a deployment installs its own (`with_oidc_signer`, AWS KMS in the Lambdas).
+//!
+//! Reach: a holder may be restricted to some key purposes (`restricted`, `key_purpose.rs`), and
+//! in AWS a function holds only its purposes' keys by label (`with_labels`), never the root.
 
 use crate::signer::OidcSigner;
 use async_trait::async_trait;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::key_purpose::{KeyPurpose, Purposes};
 use serde_json::Value as Json;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 type HmacSha256 = Hmac<Sha256>;
 
 #[derive(Clone)]
 pub struct Keys {
-    root: [u8; 32],
+    /// Where keys come from: the root, or the keys of some labels derived from it elsewhere
+    /// (a function in AWS holds only its purposes' keys, `with_labels`).
+    source: Source,
+    /// The purposes this holder may use; None: all (see `restricted`).
+    allowed: Option<Purposes>,
+    /// Whether deriving an undeclared purpose panics (debug builds) besides being logged and
+    /// marking the request.
+    panics: bool,
     /// The root before the last rotation, accepted for verification during the overlap; or,
     /// while a rotation is announced, the next root (see `writes_back`).
     previous: Option<Arc<Keys>>,
@@ -35,6 +46,13 @@ pub struct Keys {
     /// ES256 keys already derived, by version: each is derived once per process (shared by
     /// clones, which have the same root).
     es256: Arc<Mutex<HashMap<u32, Es256Key>>>,
+}
+
+#[derive(Clone)]
+enum Source {
+    Root([u8; 32]),
+    /// label -> HMAC-SHA256(root, label), for the labels of some purposes.
+    Labels(Arc<BTreeMap<String, [u8; 32]>>),
 }
 
 impl std::fmt::Debug for Keys {
@@ -52,8 +70,14 @@ pub enum RootError {
 
 impl Keys {
     pub fn from_root(root: [u8; 32]) -> Self {
+        Keys::from_source(Source::Root(root))
+    }
+
+    fn from_source(source: Source) -> Self {
         Keys {
-            root,
+            source,
+            allowed: None,
+            panics: cfg!(debug_assertions),
             previous: None,
             writes_back: true,
             signer: None,
@@ -87,7 +111,7 @@ impl Keys {
     /// The same keys, also accepting `previous` (the root before a rotation) where verification
     /// looks for something made under it.
     pub fn with_previous(mut self, previous: [u8; 32]) -> Self {
-        self.previous = Some(Arc::new(Keys::from_root(previous)));
+        self.previous = Some(Arc::new(self.sibling(previous)));
         self.writes_back = true;
         self
     }
@@ -95,9 +119,18 @@ impl Keys {
     /// The same keys, also accepting `next` (the root a rotation has announced) for reading
     /// only: nothing found under it is written back under the current root.
     pub fn with_next(mut self, next: [u8; 32]) -> Self {
-        self.previous = Some(Arc::new(Keys::from_root(next)));
+        self.previous = Some(Arc::new(self.sibling(next)));
         self.writes_back = false;
         self
+    }
+
+    /// Keys of another root with this holder's restriction.
+    fn sibling(&self, root: [u8; 32]) -> Keys {
+        Keys {
+            allowed: self.allowed,
+            panics: self.panics,
+            ..Keys::from_root(root)
+        }
     }
 
     /// Whether a two-factor secret or an app secret hash found only under the other root is
@@ -126,8 +159,98 @@ impl Keys {
         }
     }
 
+    /// HMAC-SHA256(root, label). A label outside the purposes this holder may use (see
+    /// `restricted`), or not among the keys it was given (`with_labels`), is a programming
+    /// error: logged, the request marked (its store refuses, the answer is 503), a panic in
+    /// debug builds, and a fresh random key returned that matches nothing.
     pub fn derive(&self, label: &str) -> [u8; 32] {
-        self.mac_with(&self.root, label.as_bytes())
+        let purpose = KeyPurpose::of_label(label);
+        let declared = match (self.allowed, purpose) {
+            (None, _) => true,
+            (Some(allowed), Some(p)) => allowed.contains(p),
+            (Some(_), None) => false,
+        };
+        let key = match &self.source {
+            _ if !declared => None,
+            Source::Root(root) => Some(self.mac_with(root, label.as_bytes())),
+            Source::Labels(keys) => keys.get(label).copied(),
+        };
+        key.unwrap_or_else(|| self.undeclared(label, purpose))
+    }
+
+    #[cold]
+    fn undeclared(&self, label: &str, purpose: Option<KeyPurpose>) -> [u8; 32] {
+        let purpose = purpose.map_or("none", KeyPurpose::name);
+        let route = crate::key_purpose::mark_undeclared().unwrap_or("-");
+        tracing::error!(
+            label,
+            purpose,
+            route,
+            "key of an undeclared purpose: the request answers 503 (declare the purpose on the \
+             route's row)"
+        );
+        if self.panics {
+            panic!("key {label:?} of purpose {purpose} used but not declared by the route {route}");
+        }
+        random::<32>(&OsEntropy)
+    }
+
+    /// The same keys, usable for `purposes` only (the previous or next root's too). The HTTP
+    /// layer runs each route with its row's purposes.
+    pub fn restricted(mut self, purposes: Purposes) -> Self {
+        self.allowed = Some(purposes);
+        if let Some(p) = &self.previous {
+            self.previous = Some(Arc::new(p.as_ref().clone().restricted(purposes)));
+        }
+        self
+    }
+
+    /// The same keys, answering an undeclared purpose without panicking in debug builds too
+    /// (the production path: logged, 503). For the tests of that path.
+    pub fn without_panics(mut self) -> Self {
+        self.panics = false;
+        if let Some(p) = &self.previous {
+            self.previous = Some(Arc::new(p.as_ref().clone().without_panics()));
+        }
+        self
+    }
+
+    /// The purposes this holder may use, None for all.
+    pub fn allowed(&self) -> Option<Purposes> {
+        self.allowed
+    }
+
+    /// Keys given as label -> key (hex) pairs instead of a root: what a function in AWS reads
+    /// from its purposes' secrets. Every other label is undeclared. None if a value is not 64
+    /// hex characters.
+    pub fn with_labels<'a>(labels: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Self> {
+        let mut keys = BTreeMap::new();
+        for (label, hex_key) in labels {
+            let mut k = [0u8; 32];
+            hex::decode_to_slice(hex_key, &mut k).ok()?;
+            keys.insert(label.to_owned(), k);
+        }
+        Some(Keys::from_source(Source::Labels(Arc::new(keys))))
+    }
+
+    /// The same keys, with `previous` accepted as `with_previous` does, given as keys too.
+    pub fn with_previous_keys(mut self, previous: Keys, writes_back: bool) -> Self {
+        self.previous = Some(Arc::new(previous));
+        self.writes_back = writes_back;
+        self
+    }
+
+    /// The keys of the labels of `purposes` derived from this root, as hex: what the key
+    /// distributor writes into each purpose's secret. Empty for keys given by label.
+    pub fn purpose_keys(&self, purpose: KeyPurpose) -> BTreeMap<&'static str, String> {
+        match &self.source {
+            Source::Root(root) => purpose
+                .labels()
+                .iter()
+                .map(|l| (*l, hex::encode(self.mac_with(root, l.as_bytes()))))
+                .collect(),
+            Source::Labels(_) => BTreeMap::new(),
+        }
     }
 
     /// A keyed hash of `data` under the key for `label`, as hex.
@@ -245,6 +368,10 @@ impl Keys {
     /// negligible case that it is zero or not below the curve order, the first valid
     /// `derive("oidc-es256-v<version>-<n>")`. Derived once per version, then cached.
     pub fn es256(&self, version: u32) -> Es256Key {
+        if self.allowed.is_some_and(|a| !a.contains(KeyPurpose::Es256)) {
+            // Not from the cache shared with unrestricted clones: `derive` refuses.
+            return self.derive_es256(version);
+        }
         let mut cache = self.es256.lock().unwrap_or_else(|e| e.into_inner());
         cache
             .entry(version)
@@ -320,87 +447,5 @@ impl OidcSigner for DerivedSigner {
 
     fn jwks(&self) -> Vec<Json> {
         self.published.clone()
-    }
-}
-
-#[cfg(test)]
-mod es256_tests {
-    use super::*;
-    use p256::ecdsa::signature::Verifier;
-
-    #[test]
-    fn keys_are_deterministic_per_root_and_version() {
-        let a = Keys::from_root([1; 32]);
-        let b = Keys::from_root([2; 32]);
-        assert_eq!(a.es256(1).kid(), a.es256(1).kid());
-        assert_eq!(a.es256(1).public_jwk(), a.es256(1).public_jwk());
-        assert_ne!(a.es256(1).kid(), a.es256(2).kid());
-        assert_ne!(a.es256(1).kid(), b.es256(1).kid());
-        assert!(a.es256(3).kid().starts_with("3-"));
-    }
-
-    #[test]
-    fn signatures_verify_with_the_public_key_only() {
-        let k = Keys::from_root([3; 32]).es256(1);
-        let sig = k.sign(b"header.payload");
-        let sig = p256::ecdsa::Signature::from_slice(&sig).unwrap();
-        assert!(k.verifying_key().verify(b"header.payload", &sig).is_ok());
-        assert!(k.verifying_key().verify(b"header.payloaD", &sig).is_err());
-        let jwk = k.public_jwk();
-        assert_eq!(jwk["kty"], "EC");
-        assert_eq!(jwk["crv"], "P-256");
-        assert_eq!(jwk["x"].as_str().unwrap().len(), 43);
-        assert_eq!(jwk["y"].as_str().unwrap().len(), 43);
-    }
-}
-
-#[cfg(test)]
-mod root_tests {
-    use super::*;
-
-    #[test]
-    fn a_64_hex_character_secret_is_the_root_itself() {
-        let hex = "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
-        let root = Keys::root_from_secret(hex).unwrap();
-        assert_eq!(root[0], 0x00);
-        assert_eq!(root[31], 0xff);
-        assert_eq!(
-            Keys::from_root(root).derive("x"),
-            Keys::from_hex(hex).unwrap().derive("x")
-        );
-    }
-
-    #[test]
-    fn any_other_secret_of_32_characters_or_more_is_hashed() {
-        use sha2::Digest;
-        // 64 characters, but not all hex: the template's generated string looks like this.
-        let generated = "Zk3q".repeat(16);
-        let expected: [u8; 32] = Sha256::digest(generated.as_bytes()).into();
-        assert_eq!(Keys::root_from_secret(&generated), Ok(expected));
-        let thirty_two = "a".repeat(32);
-        assert!(Keys::root_from_secret(&thirty_two).is_ok());
-        // Characters, not bytes: 32 CJK characters are enough, 31 are not.
-        assert!(Keys::root_from_secret(&"钥".repeat(32)).is_ok());
-        assert_eq!(
-            Keys::root_from_secret(&"钥".repeat(31)),
-            Err(RootError::TooShort)
-        );
-        assert_eq!(
-            Keys::root_from_secret(&"a".repeat(31)),
-            Err(RootError::TooShort)
-        );
-        assert_eq!(Keys::root_from_secret(""), Err(RootError::TooShort));
-    }
-
-    #[test]
-    fn the_previous_root_is_kept_apart_and_shared_by_clones() {
-        let keys = Keys::from_root([1; 32]).with_previous([2; 32]);
-        assert_eq!(keys.derive("x"), Keys::from_root([1; 32]).derive("x"));
-        let previous = keys.clone();
-        let previous = previous.previous().unwrap();
-        assert_eq!(previous.derive("x"), Keys::from_root([2; 32]).derive("x"));
-        assert!(previous.previous().is_none());
-        assert!(Keys::from_root([1; 32]).previous().is_none());
-        assert_eq!(format!("{keys:?}"), "Keys(..)");
     }
 }

@@ -18,7 +18,10 @@ pub mod days;
 pub mod deadline;
 pub mod directory;
 mod error;
+mod key_purpose;
 mod keys;
+#[cfg(test)]
+mod keys_tests;
 mod lang;
 #[cfg(test)]
 mod layering;
@@ -55,6 +58,7 @@ pub use blob::{Blob, BlobStore, MemoryBlobs};
 pub use ciam_store::{Clock, ManualClock, SystemClock};
 pub(crate) use error::LostRace;
 pub use error::{Error, Message, Result};
+pub use key_purpose::{within_request, KeyPurpose, Outcome, Purposes};
 pub use keys::{
     random, random_digits, DerivedSigner, Entropy, Es256Key, Keys, OsEntropy, RootError,
 };

@@ -301,6 +301,19 @@ fn inline_statements(l: &Lambda) -> String {
 ",
         );
     }
+    let keys: Vec<&str> = key_secrets(l).collect();
+    if !keys.is_empty() {
+        s.push_str(
+            "            - Sid: ReadItsKeySecrets
+              Effect: Allow
+              Action: secretsmanager:GetSecretValue
+              Resource:
+",
+        );
+        for p in keys {
+            let _ = writeln!(s, "                - !Ref {p}KeySecret");
+        }
+    }
     if l.staff == Staff::ClientSecret {
         s.push_str(
             "            - Sid: ReadTheStaffClientSecret
@@ -447,8 +460,10 @@ fn render_function(f: &Function) -> String {
         log_group = f.log_group(),
         id = f.id
     );
-    if l.root_key {
-        s.push_str("          CIAM_ROOT_SECRET_ARN: !Ref RootSecret\n");
+    // Its key purposes' secrets (docs/operations.md §1, "Keys with smaller reach"); the root
+    // only the key distributor reads.
+    for p in key_secrets(l) {
+        let _ = writeln!(s, "          {}: !Ref {p}KeySecret", ciam_lambdas_var(p));
     }
     if !condition.is_empty() {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
@@ -486,9 +501,6 @@ fn render_function(f: &Function) -> String {
         return s;
     }
     s.push_str("      Policies:\n        - !Ref OriginSecretReadPolicy\n");
-    if l.root_key {
-        s.push_str("        - !Ref RootSecretReadPolicy\n");
-    }
     match l.table {
         Table::Read => s.push_str("        - !Ref TableReadPolicy\n"),
         Table::Write => s.push_str("        - !Ref TableWritePolicy\n"),
@@ -702,9 +714,8 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
             .unzip();
     actions.push("`secretsmanager:GetSecretValue`".to_owned());
     let mut secrets = Vec::new();
-    if l.root_key {
-        secrets.push("RootSecret");
-    }
+    let keys: Vec<String> = key_secrets(l).map(|p| format!("{p}KeySecret")).collect();
+    secrets.extend(keys.iter().map(String::as_str));
     if l.staff == Staff::ClientSecret {
         secrets.push("StaffSecret");
     }
@@ -731,6 +742,16 @@ fn render_actions(fns: &[Function]) -> String {
         );
     }
     s
+}
+
+/// The purposes whose secrets (`Es256` has none: KMS signs there) (`<Purpose>KeySecret`) the function reads, by name.
+fn key_secrets(l: &Lambda) -> impl Iterator<Item = &'static str> {
+    l.keys.iter().filter(|p| p.distributed()).map(|p| p.name())
+}
+
+/// `CIAM_<PURPOSE>_KEY_SECRET_ARN` (as `ciam_lambdas::purpose_keys::var`).
+fn ciam_lambdas_var(name: &str) -> String {
+    format!("CIAM_{}_KEY_SECRET_ARN", name.to_ascii_uppercase())
 }
 
 fn lower(debug: impl std::fmt::Debug) -> String {
@@ -761,7 +782,7 @@ pub fn routes_json(fns: &[Function]) -> String {
                 },
                 "signIn": f.sign_in,
                 "table": lower(l.table),
-                "rootKey": l.root_key,
+                "keys": l.keys.iter().map(|p| p.name()).collect::<Vec<_>>(),
                 "staff": lower(l.staff),
                 "messages": l.messages,
                 "s3": lower(l.s3),

@@ -145,6 +145,11 @@ pub fn route_id(
 /// unknown route id fails the init (logged, nonzero exit) before anything else is read.
 pub async fn run_from_env<B: Binary>() -> Result<(), lambda_http::Error> {
     let value = std::env::var(ROUTE_VAR).ok();
+    // The key distributor is a function of `bootstrap` with no HTTP route (distributor.rs).
+    if B::NAME == Bootstrap::NAME && value.as_deref() == Some(crate::distributor::DISTRIBUTOR) {
+        init::init_tracing();
+        return crate::distributor::run().await;
+    }
     match route_id(B::ROUTES, B::PAGES, B::TABLE, value.as_deref()) {
         Ok(id) => run::<B>(id).await,
         Err(e) => {

@@ -1,19 +1,22 @@
 //! The init of a function: configuration, the secrets (Secrets Manager) and the OpenID Connect
 //! public keys (KMS), the AWS SDK clients, the store. Everything slow happens once per execution
 //! environment, never per request. What a function reads is its row's `ciam_api::Lambda`: the
-//! root secret if `root_key`, the staff client secret if `staff` is `ClientSecret`, the KMS key
+//! secrets of its key purposes (`keys`, `purpose_keys`; the root secret only where the template
+//! names none: older stacks, tests), the staff client secret if `staff` is `ClientSecret`, the KMS key
 //! if `kms` says so. A bad configuration or an unreadable secret fails the init (logged, nonzero
 //! exit), so a misdeployed function never serves with half a configuration or a made-up key.
 
 use crate::binary::lambda_of;
-use crate::{kms, secrets, AwsNotifier, OriginCheck, S3Blobs, Settings, Unavailable};
+use crate::{kms, purpose_keys, secrets, AwsNotifier, OriginCheck, S3Blobs, Settings, Unavailable};
 use aws_config::meta::region::RegionProviderChain;
 use aws_config::BehaviorVersion;
 use ciam_api::{Images, Kms, Lambda, Staff};
 use ciam_core::avatar::{ImageDecoder, InProcessDecoder};
+use ciam_core::KeyPurpose;
 use ciam_core::{BlobStore, Ciam, Config, Keys, Notifier, OidcSigner, OsEntropy, SystemClock};
 use ciam_store::dynamodb::DynamoStore;
 use ciam_store::{Clock, Store};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,11 +63,12 @@ pub async fn load_sdk() -> aws_config::SdkConfig {
         .await
 }
 
-/// Whether the function derives keys from the root: its row says so, or it publishes the
-/// OpenID Connect keys without a KMS key (tests, local runs), which are then derived from the
-/// root.
+/// Whether the function derives keys from the root (where the template names no key secrets):
+/// a purpose of its row with a secret, or `Es256` without a KMS key (tests, local runs: the
+/// OpenID Connect keys are then derived from the root).
 fn needs_root(lambda: &Lambda, settings: &Settings) -> bool {
-    lambda.root_key || (lambda.kms == Kms::PublicKeys && settings.oidc_kms_key_id.is_none())
+    lambda.keys.iter().any(|p| p.distributed())
+        || (lambda.keys.contains(KeyPurpose::Es256) && settings.oidc_kms_key_id.is_none())
 }
 
 /// The facts of `route_id` in `routes` and `pages`, or why there are none.
@@ -210,10 +214,28 @@ async fn init_with(
             .filter(|_| lambda.staff == Staff::ClientSecret),
         origin: settings.origin_secret_arn.as_deref(),
     };
+    // The secrets of the row's key purposes, when the template names them: then the root is
+    // never read (docs/operations.md §1, "Keys with smaller reach").
+    let purpose_arns: BTreeMap<KeyPurpose, String> = lambda
+        .keys
+        .iter()
+        .filter_map(|p| settings.key_secret_arns.get(&p).map(|a| (p, a.clone())))
+        .collect();
+    let by_purpose = !purpose_arns.is_empty();
+    let wanted = secrets::Wanted {
+        root: wanted.root.filter(|_| !by_purpose),
+        ..wanted
+    };
     let sm = aws_sdk_secretsmanager::Client::new(&sdk);
-    let (fetched, signer) =
-        tokio::try_join!(secrets::fetch(&sm, wanted, secrets::TIMEOUT), signer)?;
-    let mut keys = if needs_root(&lambda, &settings) {
+    let port = purpose_keys::SecretsManager(sm.clone());
+    let (fetched, signer, texts) = tokio::try_join!(
+        secrets::fetch(&sm, wanted, secrets::TIMEOUT),
+        signer,
+        purpose_keys::read_all(&port, &purpose_arns, secrets::TIMEOUT),
+    )?;
+    let mut keys = if by_purpose {
+        purpose_keys::keys_from_secrets(lambda.keys, &texts)?
+    } else if needs_root(&lambda, &settings) {
         root_keys(fetched.keys, &settings)?
     } else {
         // Never used: a keyless function must not be able to forge anything either.

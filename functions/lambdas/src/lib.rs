@@ -19,11 +19,13 @@
 mod binary;
 mod blob;
 pub mod decoder;
-mod init;
+pub mod distributor;
+pub(crate) mod init;
 pub mod kms;
 mod notifier;
 pub mod origin;
 pub mod page;
+pub mod purpose_keys;
 pub mod secrets;
 mod settings;
 mod unavailable;

@@ -12,6 +12,9 @@ pub struct Settings {
     pub table: String,
     /// `CIAM_ROOT_SECRET_ARN`: the secret `{"rootKey", "previousRootKey"?}`, read at init.
     pub root_secret_arn: Option<String>,
+    /// `CIAM_<PURPOSE>_KEY_SECRET_ARN` (`purpose_keys::var`): the secrets of the key purposes
+    /// the function uses, read at init instead of the root (docs/operations.md §1).
+    pub key_secret_arns: std::collections::BTreeMap<ciam_core::KeyPurpose, String>,
     /// `CIAM_SECRET_KEY`: 64 hex characters, the root as it is (tests and local runs only;
     /// `CIAM_ROOT_SECRET_ARN` wins when both are set).
     pub secret_key: Option<Keys>,
@@ -178,6 +181,10 @@ impl Settings {
         Ok(Settings {
             table,
             root_secret_arn: present("CIAM_ROOT_SECRET_ARN"),
+            key_secret_arns: ciam_core::KeyPurpose::ALL
+                .into_iter()
+                .filter_map(|p| present(&crate::purpose_keys::var(p)).map(|arn| (p, arn)))
+                .collect(),
             secret_key,
             mail_from: present("CIAM_MAIL_FROM"),
             internal_domains,

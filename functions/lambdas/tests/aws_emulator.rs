@@ -397,3 +397,53 @@ async fn an_unreadable_secret_fails_the_init_and_keyless_functions_never_read_it
         .unwrap_or_default();
     assert!(err.starts_with("CIAM_OIDC_KMS_KEY_ID: "), "{err}");
 }
+
+/// Keys with smaller reach (docs/operations.md §1): the distributor writes each purpose's secret
+/// from the root through Secrets Manager, and a function initialised with its purposes' secrets
+/// (never the root) derives the same keys as the root did, and only those.
+#[tokio::test]
+async fn the_distributor_fills_the_key_secrets_and_a_function_reads_only_its_own() {
+    use ciam_core::{KeyPurpose, Purposes};
+    use ciam_lambdas::purpose_keys::{self, SecretsManager};
+    use std::collections::BTreeMap;
+    let Some(moto) = Moto::start().await else {
+        return;
+    };
+    let root_arn = moto
+        .secret("ciam/root-3", &json!({ "rootKey": ROOT }))
+        .await;
+    let mut targets = BTreeMap::new();
+    for p in KeyPurpose::ALL.into_iter().filter(|p| p.distributed()) {
+        let arn = moto
+            .secret(&format!("ciam/key-{}", p.name()), &json!({}))
+            .await;
+        targets.insert(p, arn);
+    }
+    let port = SecretsManager(aws_sdk_secretsmanager::Client::new(&moto.sdk().await));
+    let done = purpose_keys::distribute(&port, &root_arn, &targets)
+        .await
+        .unwrap();
+    assert_eq!(done.written.len(), 9);
+    let again = purpose_keys::distribute(&port, &root_arn, &targets)
+        .await
+        .unwrap();
+    assert!(again.written.is_empty(), "nothing changed, no new version");
+
+    let dynamo = DynamoLocal::start().await;
+    let captcha_var = purpose_keys::var(KeyPurpose::Captcha);
+    let s = settings(&[
+        ("CIAM_TABLE", TABLE),
+        (&captcha_var, &targets[&KeyPurpose::Captcha]),
+        ("CIAM_DYNAMODB_ENDPOINT", &dynamo.endpoint),
+    ]);
+    let ciam = ciam_lambdas::init("auth_captcha", s, moto.sdk().await)
+        .await
+        .map(|ready| ready.ciam)
+        .unwrap();
+    let root = Keys::from_hex(ROOT).unwrap();
+    assert_eq!(ciam.keys.derive("captcha"), root.derive("captcha"));
+    assert_eq!(
+        ciam.keys.allowed(),
+        Some(Purposes::of(&[KeyPurpose::Captcha]))
+    );
+}

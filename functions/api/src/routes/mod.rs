@@ -12,6 +12,7 @@
 use crate::route::{
     route, Body, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Staff, Table, Waf, S3,
 };
+use ciam_core::KeyPurpose as K;
 
 mod account;
 mod admin;
@@ -84,33 +85,33 @@ pub fn all_routes() -> impl Iterator<Item = &'static RouteDef> {
 pub const ROUTES: &[RouteDef] = &[
     // Signing up and in (auth.rs).
     route!("auth_location",           GET,    "/auth/location",          auth::location,           Public,        "getLocation",      STATIC),
-    route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha",       KEYS.waf(Waf::Captcha)),
-    route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode",         WRITES.messages().throttle(40, 20).waf(Waf::Codes)),
-    route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register",         HASHING.throttle(20, 10).waf(Waf::Register).gradual()),
-    route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword",    HASHING.throttle(100, 50).waf(Waf::SignIn).function_url().gradual()).sign_in("password"),
-    route!("auth_login_code",         POST,   "/auth/login/code",        auth::login_code,         Public,        "loginCode",        WRITES.throttle(60, 30).waf(Waf::SignIn)).sign_in("code"),
+    route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha",       KEYS.waf(Waf::Captcha).keys(&[K::Captcha])),
+    route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode",         WRITES.messages().throttle(40, 20).waf(Waf::Codes).keys(&[K::Code, K::Captcha])),
+    route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register",         HASHING.throttle(20, 10).waf(Waf::Register).keys(&[K::Code]).gradual()),
+    route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword",    HASHING.throttle(100, 50).waf(Waf::SignIn).function_url().keys(&[K::Session]).gradual()).sign_in("password"),
+    route!("auth_login_code",         POST,   "/auth/login/code",        auth::login_code,         Public,        "loginCode",        WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Code, K::Session])).sign_in("code"),
     route!("auth_info_get",           GET,    "/auth/info",              me::info,                 Session,       "getInfo",          WRITES.gradual()),
     route!("auth_info_patch",         PATCH,  "/auth/info",              me::update_info,          Session,       "patchInfo",        WRITES),
-    route!("auth_pwd",                PATCH,  "/auth/pwd",               auth::password,           SessionOrCode, "changePassword",   HASHING.throttle(20, 10)),
+    route!("auth_pwd",                PATCH,  "/auth/pwd",               auth::password,           SessionOrCode, "changePassword",   HASHING.throttle(20, 10).keys(&[K::Code])),
     route!("auth_logout",             POST,   "/auth/logout",            auth::logout,             Session,       "logout",           WRITES),
     // Two-factor (two_factor.rs). The backup-code second step counts with the authenticator's
     // as `totp`: both finish the two-factor step, and their reasons tell them apart.
-    route!("auth_totp_url",           GET,    "/auth/totp/url",          two_factor::url,          Session,       "getTotpUrl",       WRITES),
-    route!("auth_totp_enable",        POST,   "/auth/totp/enable",       two_factor::enable,       Session,       "enableTotp",       HASHING),
-    route!("auth_totp_verify",        POST,   "/auth/totp/verify",       two_factor::verify,       Session,       "verifyFresh",      HASHING),
-    route!("auth_totp_backup_codes",  POST,   "/auth/totp/backupCodes",  two_factor::backup_codes, Session,       "regenerateBackupCodes", HASHING),
+    route!("auth_totp_url",           GET,    "/auth/totp/url",          two_factor::url,          Session,       "getTotpUrl",       WRITES.keys(&[K::Seal])),
+    route!("auth_totp_enable",        POST,   "/auth/totp/enable",       two_factor::enable,       Session,       "enableTotp",       HASHING.keys(&[K::Seal])),
+    route!("auth_totp_verify",        POST,   "/auth/totp/verify",       two_factor::verify,       Session,       "verifyFresh",      HASHING.keys(&[K::Seal])),
+    route!("auth_totp_backup_codes",  POST,   "/auth/totp/backupCodes",  two_factor::backup_codes, Session,       "regenerateBackupCodes", HASHING.keys(&[K::Seal])),
     route!("auth_totp_disable",       POST,   "/auth/totp/disable",      two_factor::disable,      Session,       "disableTotp",      WRITES),
-    route!("auth_login_totp",         POST,   "/auth/login/totp",        two_factor::login_totp,   Public,        "loginTotp",        WRITES.throttle(60, 30).waf(Waf::SignIn)).sign_in("totp"),
-    route!("auth_unlock_code",        POST,   "/auth/unlockCode",        two_factor::unlock_code,  Public,        "loginBackupCode",  HASHING.throttle(20, 10).waf(Waf::Codes)).sign_in("totp"),
+    route!("auth_login_totp",         POST,   "/auth/login/totp",        two_factor::login_totp,   Public,        "loginTotp",        WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Session, K::Seal])).sign_in("totp"),
+    route!("auth_unlock_code",        POST,   "/auth/unlockCode",        two_factor::unlock_code,  Public,        "loginBackupCode",  HASHING.throttle(20, 10).waf(Waf::Codes).keys(&[K::Session, K::Seal])).sign_in("totp"),
     // Passkeys that only touch the table (passkeys.rs; the ceremonies are `CEREMONY_ROUTES`).
     route!("auth_passkeys",           GET,    "/auth/passkeys",          passkeys::list,           Session,       "listPasskeys",     WRITES),
     route!("auth_passkey_rename",     PATCH,  "/auth/passkeys/{id}",     passkeys::rename,         Session,       "renamePasskey",    WRITES),
     route!("auth_passkey_delete",     DELETE, "/auth/passkeys/{id}",     passkeys::remove,         Session,       "deletePasskey",    WRITES),
     // Account changes (account.rs). Binding and deactivating send notices to the old address.
     route!("auth_advertisement",      PATCH,  "/auth/advertisement",     account::advertisement,   Session,       "setAdvertisement", WRITES),
-    route!("auth_mail",               PATCH,  "/auth/mail",              account::mail,            Session,       "bindMail",         WRITES.messages()),
-    route!("auth_phone",              PATCH,  "/auth/phone",             account::phone,           Session,       "bindPhone",        WRITES.messages()),
-    route!("auth_deactivation",       PATCH,  "/auth/deactivation",      account::deactivation,    Session,       "deactivate",       HASHING.messages()),
+    route!("auth_mail",               PATCH,  "/auth/mail",              account::mail,            Session,       "bindMail",         WRITES.messages().keys(&[K::Code])),
+    route!("auth_phone",              PATCH,  "/auth/phone",             account::phone,           Session,       "bindPhone",        WRITES.messages().keys(&[K::Code])),
+    route!("auth_deactivation",       PATCH,  "/auth/deactivation",      account::deactivation,    Session,       "deactivate",       HASHING.messages().keys(&[K::Seal])),
     // The owner's view (me.rs).
     route!("auth_privacy_get",        GET,    "/auth/privacy",           me::privacy,              Session,       "getPrivacy",       WRITES),
     route!("auth_privacy_patch",      PATCH,  "/auth/privacy",           me::set_privacy,          Session,       "setPrivacy",       WRITES),
@@ -125,30 +126,30 @@ pub const ROUTES: &[RouteDef] = &[
     route!("avatar_get",              GET,    "/avatar/{key}",           avatar::serve,            Public,        "getAvatar",        STATIC.s3(S3::AvatarRead)),
     // The partner app registry (apps.rs).
     route!("app_list",                GET,    "/app",                    apps::list,               Session,       "listApps",         WRITES),
-    route!("app_create",              POST,   "/app",                    apps::create,             Session,       "createApp",        WRITES),
+    route!("app_create",              POST,   "/app",                    apps::create,             Session,       "createApp",        WRITES.keys(&[K::App])),
     route!("app_get",                 GET,    "/app/{appId}",            apps::get,                Session,       "getApp",           WRITES),
-    route!("app_patch",               PATCH,  "/app/{appId}",            apps::update,             Session,       "patchApp",         WRITES),
+    route!("app_patch",               PATCH,  "/app/{appId}",            apps::update,             Session,       "patchApp",         WRITES.keys(&[K::App])),
     route!("app_delete",              DELETE, "/app/{appId}",            apps::remove,             Session,       "deleteApp",        WRITES),
     // Tickets: the consent screen's Allow and the partner's check (tickets.rs).
-    route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket",      WRITES),
-    route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket",     WRITES.throttle(100, 50).gradual()),
+    route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket",      WRITES.keys(&[K::Ticket])),
+    route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket",     WRITES.throttle(100, 50).keys(&[K::Ticket, K::App]).gradual()),
     // Consents (consents.rs).
     route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),
     route!("auth_consent_delete",     DELETE, "/auth/consents/{appId}",  consents::revoke,         Session,       "revokeConsent",    WRITES),
     // Staff sign-in (staff.rs): only the callback exchanges the code, with the client secret.
-    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart",       WRITES.staff(Staff::Client).throttle(20, 10)),
-    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback",    WRITES.staff(Staff::ClientSecret).throttle(20, 10)),
-    route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff",       WRITES.throttle(20, 10).waf(Waf::SignIn)).sign_in("staff"),
+    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart",       WRITES.staff(Staff::Client).throttle(20, 10).keys(&[K::Staff])),
+    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback",    WRITES.staff(Staff::ClientSecret).throttle(20, 10).keys(&[K::Staff])),
+    route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff",       WRITES.throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff, K::Session])).sign_in("staff"),
     // OpenID Connect provider (oidc.rs): id_tokens signed in KMS; userinfo only reads.
     route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery", STATIC),
     route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize",    WRITES.throttle(50, 20)),
     route!("oidc_request_get",        GET,    "/oidc/requests/{id}",     oidc::request_get,        Session,       "oidcRequestGet",   WRITES),
-    route!("oidc_request_post",       POST,   "/oidc/requests/{id}",     oidc::request_post,       Session,       "oidcRequestAllow", WRITES),
-    route!("oidc_token",              POST,   "/oidc/token",             oidc::token,              App,           "oidcToken",        WRITES.kms(Kms::Sign).throttle(100, 50).waf(Waf::OidcToken).gradual()),
-    route!("oidc_userinfo",           GET,    "/oidc/userinfo",          oidc::userinfo,           AccessToken,   "oidcUserinfo",     READS),
-    route!("oidc_userinfo_post",      POST,   "/oidc/userinfo",          oidc::userinfo_post,      AccessTokenOrForm, "oidcUserinfoPost", READS),
-    route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks",         STATIC.kms(Kms::PublicKeys)),
+    route!("oidc_request_post",       POST,   "/oidc/requests/{id}",     oidc::request_post,       Session,       "oidcRequestAllow", WRITES.keys(&[K::Oidc])),
+    route!("oidc_token",              POST,   "/oidc/token",             oidc::token,              App,           "oidcToken",        WRITES.kms(Kms::Sign).throttle(100, 50).waf(Waf::OidcToken).keys(&[K::App, K::Oidc, K::Es256]).gradual()),
+    route!("oidc_userinfo",           GET,    "/oidc/userinfo",          oidc::userinfo,           AccessToken,   "oidcUserinfo",     READS.keys(&[K::Oidc])),
+    route!("oidc_userinfo_post",      POST,   "/oidc/userinfo",          oidc::userinfo_post,      AccessTokenOrForm, "oidcUserinfoPost", READS.keys(&[K::Oidc])),
+    route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks",         STATIC.kms(Kms::PublicKeys).keys(&[K::Es256])),
     // The API itself and the web app's reports (meta.rs, client_error.rs).
     route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi",       STATIC),
     route!("client_error",            POST,   "/client-errors",          client_error::report,     Public,        "reportClientError", STATIC.memory(128).throttle(20, 10).waf(Waf::ClientErrors)).body(Body::Report),
@@ -167,7 +168,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_unlock",    POST,   "/admin/accounts/{userId}/unlock", admin::unlock,    Console(Operator), "adminUnlock",      WRITES.messages()),
     route!("admin_account_end_sessions", POST, "/admin/accounts/{userId}/end-sessions", admin::end_sessions, Console(Operator), "adminEndSessions", WRITES.messages()),
     route!("admin_account_reset_two_factor", POST, "/admin/accounts/{userId}/reset-two-factor", admin::reset_two_factor, Console(Operator), "adminResetTwoFactor", WRITES.messages()),
-    route!("admin_account_send_reset_code", POST, "/admin/accounts/{userId}/send-reset-code", admin::send_reset_code, Console(Operator), "adminSendResetCode", WRITES.messages()),
+    route!("admin_account_send_reset_code", POST, "/admin/accounts/{userId}/send-reset-code", admin::send_reset_code, Console(Operator), "adminSendResetCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
     route!("admin_account_suspend",   POST,   "/admin/accounts/{userId}/suspend", admin::suspend, Console(Operator), "adminSuspend", WRITES.messages()),
     route!("admin_account_reactivate", POST,  "/admin/accounts/{userId}/reactivate", admin::reactivate, Console(Operator), "adminReactivate", WRITES.messages()),
     route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
@@ -175,11 +176,11 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
     // Partner apps in the console (admin_apps.rs): any role reads, admins change (audited).
     route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),
-    route!("admin_app_create",        POST,   "/admin/apps",             admin_apps::create,       Console(Admin),    "adminCreateApp",   WRITES),
+    route!("admin_app_create",        POST,   "/admin/apps",             admin_apps::create,       Console(Admin),    "adminCreateApp",   WRITES.keys(&[K::App])),
     route!("admin_app",               GET,    "/admin/apps/{appId}",     admin_apps::get,          Console(Viewer),   "adminGetApp",      WRITES),
     route!("admin_app_patch",         PATCH,  "/admin/apps/{appId}",     admin_apps::patch,        Console(Admin),    "adminPatchApp",    WRITES),
     route!("admin_app_delete",        DELETE, "/admin/apps/{appId}",     admin_apps::delete,       Console(Admin),    "adminDeleteApp",   WRITES),
-    route!("admin_app_secret",        POST,   "/admin/apps/{appId}/secret", admin_apps::rotate_secret, Console(Admin), "adminRotateAppSecret", WRITES),
+    route!("admin_app_secret",        POST,   "/admin/apps/{appId}/secret", admin_apps::rotate_secret, Console(Admin), "adminRotateAppSecret", WRITES.keys(&[K::App])),
     route!("admin_app_retire_secret", POST,   "/admin/apps/{appId}/retire-previous-secret", admin_apps::retire_previous_secret, Console(Admin), "adminRetirePreviousSecret", WRITES),
 ];
 
@@ -188,12 +189,12 @@ pub const ROUTES: &[RouteDef] = &[
 /// this table. Sign-in options are a sealed challenge from the keys: nothing stored.
 #[rustfmt::skip]
 pub const CEREMONY_ROUTES: &[RouteDef] = &[
-    route!("auth_passkey_register_options", POST, "/auth/passkeys/options",          passkeys::register_options, Session, "passkeyRegisterOptions", WRITES),
-    route!("auth_passkey_register",         POST, "/auth/passkeys",                  passkeys::register,         Session, "passkeyRegister",        WRITES),
-    route!("auth_login_passkey_options",    POST, "/auth/login/passkey/options",     passkeys::login_options,    Public,  "passkeyLoginOptions",    KEYS.throttle(100, 50).waf(Waf::SignIn)),
-    route!("auth_login_passkey",            POST, "/auth/login/passkey",             passkeys::login,            Public,  "loginPasskey",           WRITES.throttle(100, 50).waf(Waf::SignIn).gradual()).sign_in("passkey"),
-    route!("auth_mfa_passkey_options",      POST, "/auth/login/passkey/mfa/options", passkeys::mfa_options,      Public,  "passkeyMfaOptions",      READS.throttle(60, 30).waf(Waf::SignIn)),
-    route!("auth_login_passkey_mfa",        POST, "/auth/login/passkey/mfa",         passkeys::login_mfa,        Public,  "loginPasskeyMfa",        WRITES.throttle(60, 30).waf(Waf::SignIn)).sign_in("passkey"),
-    route!("auth_reauth_passkey_options",   POST, "/auth/reauth/passkey/options",    passkeys::reauth_options,   Session, "passkeyReauthOptions",   WRITES),
-    route!("auth_reauth_passkey",           POST, "/auth/reauth/passkey",            passkeys::reauth,           Session, "reauthPasskey",          WRITES),
+    route!("auth_passkey_register_options", POST, "/auth/passkeys/options",          passkeys::register_options, Session, "passkeyRegisterOptions", WRITES.keys(&[K::Passkey])),
+    route!("auth_passkey_register",         POST, "/auth/passkeys",                  passkeys::register,         Session, "passkeyRegister",        WRITES.keys(&[K::Passkey])),
+    route!("auth_login_passkey_options",    POST, "/auth/login/passkey/options",     passkeys::login_options,    Public,  "passkeyLoginOptions",    KEYS.throttle(100, 50).waf(Waf::SignIn).keys(&[K::Passkey])),
+    route!("auth_login_passkey",            POST, "/auth/login/passkey",             passkeys::login,            Public,  "loginPasskey",           WRITES.throttle(100, 50).waf(Waf::SignIn).keys(&[K::Passkey, K::Session]).gradual()).sign_in("passkey"),
+    route!("auth_mfa_passkey_options",      POST, "/auth/login/passkey/mfa/options", passkeys::mfa_options,      Public,  "passkeyMfaOptions",      READS.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Passkey, K::Session])),
+    route!("auth_login_passkey_mfa",        POST, "/auth/login/passkey/mfa",         passkeys::login_mfa,        Public,  "loginPasskeyMfa",        WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Passkey, K::Session])).sign_in("passkey"),
+    route!("auth_reauth_passkey_options",   POST, "/auth/reauth/passkey/options",    passkeys::reauth_options,   Session, "passkeyReauthOptions",   WRITES.keys(&[K::Passkey])),
+    route!("auth_reauth_passkey",           POST, "/auth/reauth/passkey",            passkeys::reauth,           Session, "reauthPasskey",          WRITES.keys(&[K::Passkey])),
 ];

@@ -28,6 +28,7 @@ mod faults;
 mod helpers;
 mod input;
 mod journey;
+mod key_purposes;
 mod lock_alike;
 mod login;
 mod lost_answers;

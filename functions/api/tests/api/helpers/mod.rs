@@ -409,6 +409,13 @@ pub async fn password_hash(pw: &str) -> String {
 }
 
 impl TestApp {
+    /// The same app and store with other keys (as a function in AWS holds only its purposes').
+    pub fn with_keys(mut self, keys: ciam_core::Keys) -> TestApp {
+        self.ciam.keys = keys;
+        self.router = ciam_api::router(self.ciam.clone());
+        self
+    }
+
     /// The same app with a changed configuration (e.g. the staff identity provider).
     pub fn configure(mut self, change: impl FnOnce(&mut Config)) -> TestApp {
         change(&mut self.ciam.config);
