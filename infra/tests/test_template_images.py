@@ -12,7 +12,7 @@ BASIC = {
     "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
     "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess",
 }
-KEY_VARIABLES = {"CIAM_ROOT_SECRET_ARN", "CIAM_STAFF_SECRET_ARN", "CIAM_AVATAR_BUCKET", "CIAM_WEB_BUCKET", "CIAM_OIDC_KMS_KEY_ID"}
+KEY_VARIABLES = {"CIAM_ROOT_SECRET_ARN", "CIAM_SESSION_KEY_SECRET_ARN", "CIAM_STAFF_SECRET_ARN", "CIAM_AVATAR_BUCKET", "CIAM_WEB_BUCKET", "CIAM_OIDC_KMS_KEY_ID"}
 
 
 def by_images(template, kind):
@@ -48,7 +48,8 @@ def problems(template, transformed):
         if set(map(str, managed)) - BASIC:
             found.append(f"{name}: managed policies {managed}")
         fn = resources[name]["Properties"]
-        held = KEY_VARIABLES & set(fn.get("Environment", {}).get("Variables", {}))
+        names = set(fn.get("Environment", {}).get("Variables", {}))
+        held = (KEY_VARIABLES & names) | {n for n in names if n.endswith("_KEY_SECRET_ARN")}
         if held:
             found.append(f"{name}: environment names {sorted(held)}")
         source = template["Resources"][name]["Properties"]
@@ -90,7 +91,7 @@ def test_the_image_decoder_holds_nothing_and_only_the_upload_may_invoke_it(templ
 def test_the_check_sees_a_decoder_given_a_secret_or_a_second_target(template, transformed):
     worse = copy.deepcopy(transformed)
     role = worse["Resources"]["AvatarDecodeFunctionRole"]["Properties"]
-    role["ManagedPolicyArns"] = list(role.get("ManagedPolicyArns", [])) + [{"Ref": "RootSecretReadPolicy"}]
+    role["ManagedPolicyArns"] = list(role.get("ManagedPolicyArns", [])) + [{"Ref": "OriginSecretReadPolicy"}]
     assert any("AvatarDecodeFunction: its role has statements" in p for p in problems(template, worse))
     worse = copy.deepcopy(transformed)
     for inline in worse["Resources"]["AuthAvatarFunctionRole"]["Properties"]["Policies"]:

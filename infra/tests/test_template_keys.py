@@ -118,7 +118,11 @@ def test_the_distribution_runs_with_every_deploy(transformed):
 def test_no_function_serving_the_captcha_or_decoding_images_can_mint_sessions(transformed):
     facts = route_facts()
     r = reach(transformed)
-    exposed = {"auth_captcha"} | {route for route, row in facts.items() if row.get("decodesImages")}
+    decoders = {route for route, row in facts.items() if row.get("images") == "decode"}
+    assert decoders == {"avatar_decode"}, decoders
+    # The upload that hands images to the decoder holds the session key: it never decodes.
+    assert facts["auth_avatar"]["images"] == "invoke"
+    exposed = {"auth_captcha"} | decoders
     for route in exposed:
         reads, _ = r[route]
         assert "SessionKeySecret" not in reads, route
