@@ -433,8 +433,13 @@ def test_the_web_acl_stays_within_its_included_capacity_and_the_estimate_is_the_
     assert total <= WCU_LIMIT
     written = f"{total:,}"
     assert f"Total {written} WCU" in WAF.read_text()
-    assert f"{written} WCU" in (ROOT / "docs" / "operations.md").read_text()
-    assert f"{written} WCU" in (ROOT / "docs" / "cost.md").read_text()
+    ops, cost = (" ".join((ROOT / "docs" / d).read_text().split()) for d in ("operations.md", "cost.md"))
+    assert f"{written} WCU" in ops
+    assert f"{written} WCU" in cost
+    # The fixed cost written beside it: $5 the web ACL + $1 per rule (a managed group is a rule).
+    rules, monthly = len(props["Rules"]), 5 + len(props["Rules"])
+    assert f"{rules} rules since issue 22, ${monthly} a month" in cost
+    assert f"{rules} rules and the web ACL cost ${monthly} a month" in ops
 
 
 def test_the_log_keeps_blocked_challenged_and_counted_requests_only(waf):
