@@ -4,7 +4,7 @@
 #   1b. the infra suite (pytest, infra/tests): the SAM transform, policies, deploy steps
 #       against emulators (moto)                  -> JUnit report
 #   2. cargo fmt --check; cargo test (workspace) compiled through clippy-driver, so cargo clippy
-#      -D warnings in the same build; then cargo build -p ciam-local (the binary e2e serves) -> "test result:" lines
+#      -D warnings in the same build, which also builds target/debug/ciam (the binary e2e serves) -> "test result:" lines
 #   2b. the route table's drift check: `ciam-gen --check` (template.yaml's generated regions,
 #      docs/operations.md §2, infra/routes.json)
 #   3. web message catalogues (i18n --check), the generated API types' drift check (gen-api --check),
@@ -94,8 +94,16 @@ else
 fi
 cargo test --workspace --all-targets --locked --no-fail-fast 2>&1 | tee "$work/cargo.log" || fail "cargo test (or a clippy finding)"
 
-step "cargo build -p ciam-local (the binary the end-to-end suite serves)"
-cargo build -p ciam-local --locked --bin ciam || fail "cargo build"
+# The end-to-end suite serves target/debug/ciam as the cargo test step built it for ciam-local's
+# own tests (CARGO_BIN_EXE_ciam). A separate `cargo build -p ciam-local` would compile the
+# workspace a second time with other features (no dev-dependencies): minutes in CI for the same
+# program (the test kit the tests' features add is never called by `ciam serve`).
+step "the ciam binary the end-to-end suite serves (built by the cargo test step)"
+if [ -x target/debug/ciam ] && [ target/debug/ciam -nt Cargo.lock ]; then
+  ls -l target/debug/ciam
+else
+  fail "target/debug/ciam missing or older than Cargo.lock (the cargo test step did not build it)"
+fi
 
 step "template.yaml, docs/operations.md §2 and infra/routes.json match the route table (ciam-gen --check)"
 cargo run -q --locked -p ciam-gen -- --check || fail "route table drift (npm run gen)"

@@ -145,8 +145,10 @@ pub enum Kms {
     PublicKeys,
 }
 
-/// The rate rule of the web ACL (infra/waf.yaml) that counts the route's requests per client,
-/// if any. infra/tests/test_template_waf.py evaluates the web ACL's rules on each route.
+/// The per-route rate rule of the web ACL (infra/waf.yaml) that counts the route's requests per
+/// client address, if any. infra/tests/test_template_waf.py evaluates the web ACL's rules on each
+/// route, and every anonymous route that hashes, sends or stores must name one. (The blanket
+/// `/ciam/*` rule and the per-network sign-in rules count routes besides; they are not named here.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Waf {
     None,
@@ -158,6 +160,8 @@ pub enum Waf {
     Register,
     /// `RateCaptcha`.
     Captcha,
+    /// `RateOidcAuthorize`.
+    OidcAuthorize,
     /// `RateOidcToken`.
     OidcToken,
     /// `RateClientErrors`.
@@ -173,6 +177,7 @@ impl Waf {
             Waf::Codes => Some("RateCodes"),
             Waf::Register => Some("RateRegister"),
             Waf::Captcha => Some("RateCaptcha"),
+            Waf::OidcAuthorize => Some("RateOidcAuthorize"),
             Waf::OidcToken => Some("RateOidcToken"),
             Waf::ClientErrors => Some("RateClientErrors"),
         }

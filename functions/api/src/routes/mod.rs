@@ -88,11 +88,11 @@ pub const ROUTES: &[RouteDef] = &[
     route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha",       KEYS.waf(Waf::Captcha).keys(&[K::Captcha])),
     route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode",         WRITES.messages().throttle(40, 20).waf(Waf::Codes).keys(&[K::Code, K::Captcha])),
     route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register",         HASHING.throttle(20, 10).waf(Waf::Register).keys(&[K::Code]).gradual()),
-    route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword",    HASHING.throttle(100, 50).waf(Waf::SignIn).function_url().keys(&[K::Session]).gradual()).sign_in("password"),
+    route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword",    HASHING.memory(768).throttle(100, 50).waf(Waf::SignIn).function_url().keys(&[K::Session]).gradual()).sign_in("password"),
     route!("auth_login_code",         POST,   "/auth/login/code",        auth::login_code,         Public,        "loginCode",        WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Code, K::Session])).sign_in("code"),
     route!("auth_info_get",           GET,    "/auth/info",              me::info,                 Session,       "getInfo",          WRITES.gradual()),
     route!("auth_info_patch",         PATCH,  "/auth/info",              me::update_info,          Session,       "patchInfo",        WRITES),
-    route!("auth_pwd",                PATCH,  "/auth/pwd",               auth::password,           SessionOrCode, "changePassword",   HASHING.throttle(20, 10).keys(&[K::Code])),
+    route!("auth_pwd",                PATCH,  "/auth/pwd",               auth::password,           SessionOrCode, "changePassword",   HASHING.throttle(20, 10).waf(Waf::Codes).keys(&[K::Code])),
     route!("auth_logout",             POST,   "/auth/logout",            auth::logout,             Session,       "logout",           WRITES),
     // Two-factor (two_factor.rs). The backup-code second step counts with the authenticator's
     // as `totp`: both finish the two-factor step, and their reasons tell them apart.
@@ -138,12 +138,12 @@ pub const ROUTES: &[RouteDef] = &[
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),
     route!("auth_consent_delete",     DELETE, "/auth/consents/{appId}",  consents::revoke,         Session,       "revokeConsent",    WRITES),
     // Staff sign-in (staff.rs): only the callback exchanges the code, with the client secret.
-    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart",       WRITES.staff(Staff::Client).throttle(20, 10).keys(&[K::Staff])),
-    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback",    WRITES.staff(Staff::ClientSecret).throttle(20, 10).keys(&[K::Staff])),
+    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart",       WRITES.staff(Staff::Client).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
+    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback",    WRITES.staff(Staff::ClientSecret).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
     route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff",       WRITES.throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff, K::Session])).sign_in("staff"),
     // OpenID Connect provider (oidc.rs): id_tokens signed in KMS; userinfo only reads.
     route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery", STATIC),
-    route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize",    WRITES.throttle(50, 20)),
+    route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize",    WRITES.throttle(50, 20).waf(Waf::OidcAuthorize)),
     route!("oidc_request_get",        GET,    "/oidc/requests/{id}",     oidc::request_get,        Session,       "oidcRequestGet",   WRITES),
     route!("oidc_request_post",       POST,   "/oidc/requests/{id}",     oidc::request_post,       Session,       "oidcRequestAllow", WRITES.keys(&[K::Oidc])),
     route!("oidc_token",              POST,   "/oidc/token",             oidc::token,              App,           "oidcToken",        WRITES.kms(Kms::Sign).throttle(100, 50).waf(Waf::OidcToken).keys(&[K::App, K::Oidc, K::Es256]).gradual()),
