@@ -280,16 +280,7 @@ async fn the_passkeys_binary_serves_a_ceremony_route_from_the_lambda_runtime_api
         body: Some("{}".into()),
     }
     .json("pk-1");
-    let env = [
-        ("CIAM_ROUTE", "auth_login_passkey_options".to_owned()),
-        ("AWS_REGION", REGION.into()),
-        ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
-        ("AWS_SECRET_ACCESS_KEY", "test".into()),
-        ("CIAM_TABLE", TABLE.into()),
-        ("CIAM_SECRET_KEY", KEY.into()),
-        // Nothing listens here: the route must not need the table.
-        ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:9".into()),
-    ];
+    let env = without_a_table("auth_login_passkey_options");
     let run = run_function(
         env!("CARGO_BIN_EXE_passkeys"),
         &env,
@@ -396,16 +387,7 @@ fn default_route_event(request_id: &str, method: &'static str, path: &'static st
 /// (their functions left out) get the 404; and the version itself still answers.
 #[tokio::test]
 async fn the_version_function_answers_the_default_route_with_ciams_own_errors() {
-    let env = [
-        ("CIAM_ROUTE", "version".to_owned()),
-        ("AWS_REGION", REGION.into()),
-        ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
-        ("AWS_SECRET_ACCESS_KEY", "test".into()),
-        ("CIAM_TABLE", TABLE.into()),
-        ("CIAM_SECRET_KEY", KEY.into()),
-        // Nothing listens here: the version route must not need the table.
-        ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:9".into()),
-    ];
+    let env = without_a_table("version");
     let events = vec![
         (
             "unknown".into(),
@@ -454,4 +436,18 @@ async fn the_version_function_answers_the_default_route_with_ciams_own_errors() 
     assert_eq!(body_json(method)["reason"], json!("METHOD_NOT_ALLOWED"));
     let version = response(got, "version", logs);
     assert_eq!(version["statusCode"], json!(200), "{version}\n{logs}");
+}
+
+/// The environment of `route`'s function with a table endpoint where nothing listens: for the
+/// routes that must answer without the table.
+fn without_a_table(route: &str) -> [(&'static str, String); 7] {
+    [
+        ("CIAM_ROUTE", route.to_owned()),
+        ("AWS_REGION", REGION.into()),
+        ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
+        ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ("CIAM_TABLE", TABLE.into()),
+        ("CIAM_SECRET_KEY", KEY.into()),
+        ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:9".into()),
+    ]
 }

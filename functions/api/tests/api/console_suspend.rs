@@ -42,17 +42,7 @@ async fn sqlite_app() -> TestApp {
 }
 
 async fn dynamo_app(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
-    let (local, table) = (local.clone(), table.to_owned());
-    TestApp::spawn_with(
-        move |clock| {
-            Box::pin(async move {
-                let store: Arc<dyn Store> = Arc::new(local.store(&table, Arc::new(clock)).await);
-                store
-            })
-        },
-        config(),
-    )
-    .await
+    TestApp::on_dynamo_with(local, table, config()).await
 }
 
 impl TestApp {

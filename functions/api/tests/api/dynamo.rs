@@ -4,18 +4,10 @@
 use crate::helpers::{TestApp, PASSWORD};
 use crate::two_factor::enrolled_in;
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::Store;
 use std::sync::Arc;
 
 async fn app_on(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
-    let (local, table) = (local.clone(), table.to_owned());
-    TestApp::spawn_on(move |clock| {
-        Box::pin(async move {
-            let store: Arc<dyn Store> = Arc::new(local.store(&table, Arc::new(clock)).await);
-            store
-        })
-    })
-    .await
+    TestApp::on_dynamo(local, table).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

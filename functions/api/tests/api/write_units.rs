@@ -8,23 +8,11 @@ use crate::apps::SERVICE;
 use crate::helpers::{TestApp, PASSWORD};
 use ciam_core::testing::billing::{total, Billed};
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::Store;
 use std::sync::Arc;
 
 /// An account with an 81-character mail (the items' sizes are the largest a sign-in writes).
 fn long_mail() -> String {
     format!("{}@{}.example.com", "a".repeat(40), "b".repeat(40))
-}
-
-async fn on_dynamodb(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
-    let (local, table) = (local.clone(), table.to_owned());
-    TestApp::spawn_on(move |clock| {
-        Box::pin(async move {
-            let store: Arc<dyn Store> = Arc::new(local.store(&table, Arc::new(clock)).await);
-            store
-        })
-    })
-    .await
 }
 
 /// The bill split into the sign-in's own writes and the console's numbers (the week's and
@@ -116,7 +104,7 @@ async fn a_password_sign_in_bills_three_write_units_and_a_repeat_of_the_day_read
 async fn on_dynamodb_a_password_sign_in_bills_three_write_units_and_a_repeat_of_the_day_reads_nothing(
 ) {
     let local = Arc::new(DynamoLocal::start().await);
-    a_password_sign_in(&on_dynamodb(&local, "units").await).await;
+    a_password_sign_in(&TestApp::on_dynamo(&local, "units").await).await;
 }
 
 async fn a_two_factor_first_step(app: TestApp) {
@@ -149,7 +137,7 @@ async fn a_two_factor_first_step_bills_three_write_units() {
 #[tokio::test]
 async fn on_dynamodb_a_two_factor_first_step_bills_three_write_units() {
     let local = Arc::new(DynamoLocal::start().await);
-    a_two_factor_first_step(on_dynamodb(&local, "tfa").await).await;
+    a_two_factor_first_step(TestApp::on_dynamo(&local, "tfa").await).await;
 }
 
 async fn tickets(app: TestApp) {
@@ -217,5 +205,5 @@ async fn a_ticket_with_the_consent_held_bills_one_write_unit() {
 #[tokio::test]
 async fn on_dynamodb_a_ticket_with_the_consent_held_bills_one_write_unit() {
     let local = Arc::new(DynamoLocal::start().await);
-    tickets(on_dynamodb(&local, "tickets").await).await;
+    tickets(TestApp::on_dynamo(&local, "tickets").await).await;
 }

@@ -23,6 +23,7 @@ use ciam_core::testing::{Builder, SpyStore};
 use ciam_core::user::{profile_key, unique_key, user_pk, username_pk, User};
 use ciam_core::validate::Identity;
 use ciam_core::{Ciam, CodeMessage, Config, ManualClock, NoticeMessage, Notifier};
+use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Item, Query, Store};
 use http_body_util::BodyExt;
@@ -183,6 +184,27 @@ impl TestApp {
             -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>,
     ) -> TestApp {
         Self::spawn_with(make, Config::default()).await
+    }
+
+    /// The app on table `table` of DynamoDB Local (the production engine).
+    pub async fn on_dynamo(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
+        Self::on_dynamo_with(local, table, Config::default()).await
+    }
+
+    /// [`TestApp::on_dynamo`] with `config`.
+    pub async fn on_dynamo_with(local: &Arc<DynamoLocal>, table: &str, config: Config) -> TestApp {
+        let (local, table) = (local.clone(), table.to_owned());
+        Self::spawn_with(
+            move |clock| {
+                Box::pin(async move {
+                    let store: Arc<dyn Store> =
+                        Arc::new(local.store(&table, Arc::new(clock)).await);
+                    store
+                })
+            },
+            config,
+        )
+        .await
     }
 
     /// The app on `make`'s store with `config` (its captcha made easy, as everywhere here).
