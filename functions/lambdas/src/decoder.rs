@@ -143,8 +143,30 @@ impl ImageDecoder for LambdaDecoder {
                 "image decoder: the answer is not a clean PNG",
             ));
         }
+        // ... and what the pipeline makes: SIDE x SIDE and no larger than such a PNG can be (a
+        // decoder environment is shared by uploads, so a compromised one must not store a
+        // poster or megabytes as someone's avatar).
+        if !is_thumbnail_shaped(&png) {
+            return Err(Error::internal(
+                "image decoder: the answer is not a 256 x 256 thumbnail",
+            ));
+        }
         Ok(png)
     }
+}
+
+/// The most a SIDE x SIDE PNG can weigh: every pixel stored raw as RGBA (filter bytes and
+/// chunk overhead within the margin).
+const MAX_THUMBNAIL_BYTES: usize = (avatar::SIDE * avatar::SIDE * 4) as usize + 16 * 1024;
+
+/// Whether `png`'s header (IHDR, the first chunk: width at bytes 16..20, height at 20..24) says
+/// SIDE x SIDE and its length fits such an image.
+fn is_thumbnail_shaped(png: &[u8]) -> bool {
+    let side = avatar::SIDE.to_be_bytes();
+    png.len() <= MAX_THUMBNAIL_BYTES
+        && png.get(12..16) == Some(b"IHDR".as_slice())
+        && png.get(16..20) == Some(side.as_slice())
+        && png.get(20..24) == Some(side.as_slice())
 }
 
 /// The decoding function's answer to one invocation (never a function error of its own: a bad

@@ -134,6 +134,23 @@ async fn what_the_upload_does_not_trust_in_an_answer() {
         d.thumbnail(vec![1]).await.unwrap_err().reason,
         Reason::INTERNAL_SERVER_ERROR
     );
+    // A clean PNG of another size, or heavier than a 256 x 256 one can be, is never stored.
+    let good = avatar::make_thumbnail(&jpeg(10, 10)).unwrap();
+    let mut wide = good.clone();
+    wide[16..20].copy_from_slice(&4096u32.to_be_bytes());
+    let mut heavy = good.clone();
+    heavy.splice(33..33, vec![0u8; 300 * 1024]);
+    for forged in [wide, heavy] {
+        assert!(avatar::is_clean_png(&forged));
+        let (_, d) = decoder(canned(None, json!({ "png": STANDARD.encode(forged) })));
+        assert_eq!(
+            d.thumbnail(vec![1]).await.unwrap_err().reason,
+            Reason::INTERNAL_SERVER_ERROR
+        );
+    }
+    // The real thing passes.
+    let (_, d) = decoder(canned(None, json!({ "png": STANDARD.encode(&good) })));
+    assert_eq!(d.thumbnail(vec![1]).await.unwrap(), good);
     let (_, d) = decoder(canned(None, json!({"nothing": true})));
     assert_eq!(
         d.thumbnail(vec![1]).await.unwrap_err().reason,
