@@ -9,6 +9,18 @@ pub fn day_of(unix: i64) -> String {
     day_name(unix.div_euclid(86_400))
 }
 
+/// Unix seconds as ISO 8601 UTC, `2026-11-27T02:17:12Z`.
+pub fn iso(unix: i64) -> String {
+    let secs = unix.rem_euclid(86_400);
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        crate::days::day_of(unix),
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
 /// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
 pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };

@@ -18,6 +18,7 @@ pub mod days;
 pub mod deadline;
 pub mod directory;
 mod error;
+pub mod events;
 mod key_purpose;
 mod keys;
 #[cfg(test)]

@@ -304,3 +304,11 @@ pub async fn end(ciam: &Ciam, key: &Key) -> Result<()> {
 pub async fn revoke(ciam: &Ciam, s: &Session) -> Result<()> {
     end(ciam, &s.key).await
 }
+
+/// The session's `sid` (OpenID Connect `sid`, the partner events' `sid`): stable for the life of
+/// the session, the same on every engine, and revealing nothing (its sort key is already a keyed
+/// hash): the first 128 bits of SHA-256 over the sort key, hex.
+pub fn sid(key: &Key) -> String {
+    use sha2::Digest;
+    hex::encode(&sha2::Sha256::digest(key.sk.as_bytes())[..16])
+}

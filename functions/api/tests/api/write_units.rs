@@ -207,3 +207,47 @@ async fn on_dynamodb_a_ticket_with_the_consent_held_bills_one_write_unit() {
     let local = Arc::new(DynamoLocal::start().await);
     tickets(TestApp::on_dynamo(&local, "tickets").await).await;
 }
+
+/// OpenID Connect codes, like tickets: the consent and the recent-app entry are written only
+/// when they change, so a second code the same day writes the request (at `/authorize`) and,
+/// at the Allow, the request's single-use delete and the code in one transaction: nothing else.
+async fn oidc_codes(app: TestApp) {
+    let w = crate::oidc::world_on(app).await;
+    w.app.store.bill_writes();
+    w.app.store.take_bill();
+    w.code().await;
+    let first = w.app.store.take_bill();
+    println!("first code: {:?}", show(&first));
+    assert!(first.iter().any(|b| b.key.sk.starts_with("CONSENT#")));
+    assert!(first.iter().any(|b| b.key.sk.starts_with("APPLOGIN#")));
+
+    w.app.clock.advance(30);
+    w.code().await;
+    let again = w.app.store.take_bill();
+    println!("second code: {:?}", show(&again));
+    assert!(
+        again
+            .iter()
+            .all(|b| !b.key.sk.starts_with("CONSENT#") && !b.key.sk.starts_with("APPLOGIN#")),
+        "{:?}",
+        show(&again)
+    );
+    assert_eq!(
+        total(&again),
+        total(&first) - 4,
+        "two transaction items (4 units) fewer: {:?} against {:?}",
+        show(&again),
+        show(&first)
+    );
+}
+
+#[tokio::test]
+async fn a_code_with_the_consent_held_writes_no_consent_and_no_recent_app() {
+    oidc_codes(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_code_with_the_consent_held_writes_no_consent_and_no_recent_app() {
+    let local = Arc::new(DynamoLocal::start().await);
+    oidc_codes(TestApp::on_dynamo(&local, "codes").await).await;
+}

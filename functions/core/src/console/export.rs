@@ -58,17 +58,7 @@ impl Format {
     }
 }
 
-/// Unix seconds as ISO 8601 UTC, `2026-11-27T02:17:12Z`.
-pub fn iso(unix: i64) -> String {
-    let secs = unix.rem_euclid(86_400);
-    format!(
-        "{}T{:02}:{:02}:{:02}Z",
-        crate::days::day_of(unix),
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
+pub use crate::days::iso;
 
 /// One CSV cell: protected against formulas, then quoted when it must be.
 pub fn csv_cell(raw: &str) -> String {

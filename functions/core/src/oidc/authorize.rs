@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::sessions::Session;
 use crate::tickets;
 use crate::{random, Ciam, Error, Lang, LostRace, Reason};
-use ciam_store::{Cond, TxOp};
+use ciam_store::{Cond, Item, TxOp};
 use serde::Serialize;
 
 /// What `GET /authorize` answers.
@@ -227,24 +227,28 @@ fn check_app(app: Option<&App>, req: &Request) -> Result<()> {
     Ok(())
 }
 
-/// The stored request `id`, its app (still registering the request's redirect URI) and the
-/// user's consent to that app, if any. Round trips: 2 (the request; the app and the consent
-/// together).
+/// The stored request `id`, its app (still registering the request's redirect URI), the
+/// user's consent to that app, if any, and the app's entry among the user's recent apps, if
+/// any. Round trips: 2 (the request; the app, the consent and the entry together).
 async fn load_request_with_app(
     ciam: &Ciam,
     s: &Session,
     id: &str,
-) -> Result<(Request, App, Option<Consent>)> {
+) -> Result<(Request, App, Option<Consent>, Option<Item>)> {
     let req = load_request(ciam, id).await?;
-    let got = ciam
+    let mut got = ciam
         .store
-        .get_many(&[app_key(&req.app_id), consent_key(&s.user.id, &req.app_id)])
+        .get_many(&[
+            app_key(&req.app_id),
+            consent_key(&s.user.id, &req.app_id),
+            tickets::app_login_key(&s.user.id, &req.app_id),
+        ])
         .await?;
     let app = got[0].as_ref().map(App::from_item);
     check_app(app.as_ref(), &req)?;
     let app = app.ok_or(Reason::APPID_NOT_FOUND)?;
     let consent = got[1].as_ref().map(Consent::from_item);
-    Ok((req, app, consent))
+    Ok((req, app, consent, got[2].take()))
 }
 
 /// `GET /requests/{id}`: what the consent screen shows for a stored request, in the shape of
@@ -258,7 +262,7 @@ pub async fn request_context(
     id: &str,
     lang: Lang,
 ) -> Result<consents::Context> {
-    let (req, app, consent) = load_request_with_app(ciam, s, id).await?;
+    let (req, app, consent, _) = load_request_with_app(ciam, s, id).await?;
     let scopes = asked(&req, &app);
     let granted = consent.as_ref().is_some_and(|c| c.covers(&scopes));
     let uri = req.redirect_uri.as_str();
@@ -283,11 +287,14 @@ pub struct Approved {
 /// and, in the same transaction, the code is written (bound to the user, app, redirect URI,
 /// scopes, nonce, PKCE challenge and the session's last proof of identity), the consent to the
 /// request's scopes (those the screen showed) remembered, merged with what was allowed before,
-/// and the app recorded among the user's recent apps. Answers the redirect URI with `code`,
-/// `state` and `iss`. Round trips: 2 reads (the request; the app and the consent together),
-/// 1 transaction.
+/// and the app recorded among the user's recent apps; the last two only when they change (as
+/// for a ticket, docs/cost.md: the consent when it grows, the recent-app entry at most once a
+/// day), so a code for an app whose consent is held and used today writes the request's delete
+/// and the code alone. Answers the redirect URI with `code`, `state` and `iss`. Round trips:
+/// 2 reads (the request; the app, the consent and the recent-app entry together), 1
+/// transaction.
 pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
-    let (req, app, consent) = load_request_with_app(ciam, s, id).await?;
+    let (req, app, consent, login) = load_request_with_app(ciam, s, id).await?;
     let code = b64(&random::<32>(ciam.entropy.as_ref()));
     let c = Code {
         key: code_key(ciam, &code),
@@ -303,7 +310,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
         used_at: None,
         token_hash: None,
     };
-    let tx = vec![
+    let mut tx = vec![
         TxOp::Delete {
             key: req.key(),
             cond: Some(Cond::Exists),
@@ -312,9 +319,20 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
             item: c.to_item(),
             cond: Some(Cond::NotExists),
         },
-        consents::grant_op(ciam, &s.user.id, &c.app_id, &c.scopes, consent.as_ref()),
-        tickets::recent_app_op(ciam, &s.user.id, &app),
     ];
+    tx.extend(consents::grant_if_new(
+        ciam,
+        &s.user.id,
+        &c.app_id,
+        &c.scopes,
+        consent.as_ref(),
+    ));
+    tx.extend(tickets::recent_app_if_stale(
+        ciam,
+        &s.user.id,
+        &app,
+        login.as_ref(),
+    ));
     match ciam.store.transact(tx).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(request_gone("request used meanwhile")),

@@ -1,0 +1,243 @@
+//! Partner events (issue 23, docs/events-design.md): what a partner app hears about a user it
+//! has a consent with. An event is an item written **in the transaction of the change that
+//! causes it** (the outbox): no change is announced that did not commit, and none that committed
+//! is lost. The item is `EVT#<userId>` / `<at, 12 digits>#<eventId>` {type, userId, at, data}:
+//! one partition per user (the order of a user's events is the order of their sort keys), kept
+//! [`KEEP_SECS`] for replay. Fan-out (who hears it, with what) happens after commit: on AWS from
+//! the table's stream (filtered on the `EVT#` prefix), in `ciam serve` from a worker in process.
+//!
+//! `data` is the snapshot of the change, every field under the scope that covers it
+//! ([`Kind`] documents each); the fan-out cuts it down to what each app's consent covers.
+
+use crate::{random, Ciam};
+use ciam_store::{Item, Key, TxOp};
+use serde_json::{Map, Value as Json};
+
+/// The partition prefix of event items (the stream filter matches it).
+pub const PK_PREFIX: &str = "EVT#";
+
+/// How long an event is kept for replay: 30 days.
+pub const KEEP_SECS: i64 = 30 * 86_400;
+
+/// The scope that covers each data field (the OpenID Connect claim names of the same fields,
+/// `oidc::token::claims`). A field under no scope is never sent.
+pub const FIELD_SCOPES: [(&str, &str); 7] = [
+    ("nickname", "nickname"),
+    ("picture", "avatar"),
+    ("company", "company"),
+    ("email", "email"),
+    ("email_verified", "email"),
+    ("phone_number", "phone"),
+    ("phone_number_verified", "phone"),
+];
+
+/// Data fields every app that hears the event gets, whatever its consent covers.
+pub const FREE_FIELDS: [&str; 3] = ["sid", "reason", "enabled"];
+
+/// The event kinds, the names partners subscribe to (docs/openapi.json `webhooks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Profile fields changed (each field under its scope).
+    UserUpdated,
+    /// The bound mail changed (the new mail under the `email` scope).
+    MailChanged,
+    /// The bound phone changed (the new phone under the `phone` scope).
+    PhoneChanged,
+    Deactivated,
+    Suspended,
+    Reactivated,
+    /// Sessions ended by a person (sign-out, sign-out everywhere, the support desk); never an
+    /// idle or absolute expiry.
+    SessionEnded,
+    /// The user removed the app: the app's last event for this user.
+    ConsentRevoked,
+    /// Two-factor sign-in (authenticator, backup codes, passkeys) changed.
+    TwoFactorChanged,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 9] = [
+        Kind::UserUpdated,
+        Kind::MailChanged,
+        Kind::PhoneChanged,
+        Kind::Deactivated,
+        Kind::Suspended,
+        Kind::Reactivated,
+        Kind::SessionEnded,
+        Kind::ConsentRevoked,
+        Kind::TwoFactorChanged,
+    ];
+
+    /// The name on the wire (`type` of the payload, what an endpoint subscribes to).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::UserUpdated => "user.updated",
+            Kind::MailChanged => "user.mail_changed",
+            Kind::PhoneChanged => "user.phone_changed",
+            Kind::Deactivated => "user.deactivated",
+            Kind::Suspended => "user.suspended",
+            Kind::Reactivated => "user.reactivated",
+            Kind::SessionEnded => "session.ended",
+            Kind::ConsentRevoked => "consent.revoked",
+            Kind::TwoFactorChanged => "two_factor.changed",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// One event, the item `EVT#<userId>` / `<at>#<id>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// `msg_` + 24 hex characters: the Standard Webhooks `webhook-id` receivers dedupe on.
+    pub id: String,
+    pub kind: Kind,
+    pub user_id: String,
+    /// When the change committed (Unix seconds).
+    pub at: i64,
+    /// The change's snapshot (see the module documentation).
+    pub data: Map<String, Json>,
+    /// The app a `consent.revoked` is about (the only app that hears it).
+    pub app_id: Option<String>,
+}
+
+pub fn event_key(user_id: &str, at: i64, id: &str) -> Key {
+    Key::new(format!("{PK_PREFIX}{user_id}"), format!("{at:012}#{id}"))
+}
+
+/// The user id of an event partition key, or None when `pk` is not one.
+pub fn user_of(pk: &str) -> Option<&str> {
+    pk.strip_prefix(PK_PREFIX)
+}
+
+impl Event {
+    /// A new event of `user_id` at the clock's now.
+    pub fn new(ciam: &Ciam, user_id: &str, kind: Kind, data: Map<String, Json>) -> Event {
+        Event {
+            id: format!("msg_{}", hex::encode(random::<12>(ciam.entropy.as_ref()))),
+            kind,
+            user_id: user_id.to_owned(),
+            at: ciam.now(),
+            data,
+            app_id: None,
+        }
+    }
+
+    pub fn key(&self) -> Key {
+        event_key(&self.user_id, self.at, &self.id)
+    }
+
+    pub fn to_item(&self) -> Item {
+        Item::new(self.key())
+            .with("type", self.kind.name())
+            .with("userId", self.user_id.as_str())
+            .with("at", self.at)
+            .with("data", Json::Object(self.data.clone()).to_string())
+            .with_opt("appId", self.app_id.as_deref())
+            .expires(self.at + KEEP_SECS)
+    }
+
+    /// None for an item that is not an event of a kind this build knows.
+    pub fn from_item(i: &Item) -> Option<Event> {
+        let user_id = user_of(&i.key.pk)?.to_owned();
+        let (_, id) = i.key.sk.split_once('#')?;
+        let data = match i.s("data").map(serde_json::from_str::<Json>) {
+            Some(Ok(Json::Object(m))) => m,
+            None => Map::new(),
+            Some(_) => return None,
+        };
+        Some(Event {
+            id: id.to_owned(),
+            kind: Kind::parse(i.s("type")?)?,
+            user_id,
+            at: i.n("at")?,
+            data,
+            app_id: i.s("appId").map(str::to_owned),
+        })
+    }
+
+    /// What an app whose consent covers `scopes` hears (the Standard Webhooks body
+    /// `{type, timestamp, data}`; `data` always has `userId`), or None when it hears nothing:
+    /// a `user.updated` none of whose fields the consent covers, or a `consent.revoked` of
+    /// another app (`app_id`).
+    pub fn payload_for(&self, app_id: &str, scopes: &[String]) -> Option<Json> {
+        if self.kind == Kind::ConsentRevoked && self.app_id.as_deref() != Some(app_id) {
+            return None;
+        }
+        let covered = |field: &str| {
+            FREE_FIELDS.contains(&field)
+                || FIELD_SCOPES
+                    .iter()
+                    .any(|(f, scope)| *f == field && scopes.iter().any(|s| s == scope))
+        };
+        let mut data: Map<String, Json> = self
+            .data
+            .iter()
+            .filter(|(k, _)| covered(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if self.kind == Kind::UserUpdated && data.is_empty() {
+            return None;
+        }
+        data.insert("userId".into(), Json::from(self.user_id.as_str()));
+        Some(serde_json::json!({
+            "type": self.kind.name(),
+            "timestamp": crate::days::iso(self.at),
+            "data": data,
+        }))
+    }
+
+    /// The put that adds it to the change's transaction.
+    pub fn op(&self) -> TxOp {
+        TxOp::Put {
+            item: self.to_item(),
+            cond: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_event_survives_its_item() {
+        let ciam = crate::testing::Builder::new(1_700_000_000).build().await;
+        let mut data = Map::new();
+        data.insert("nickname".into(), Json::from("小王"));
+        let mut e = Event::new(&ciam, "u1", Kind::ConsentRevoked, data);
+        e.app_id = Some("shop".into());
+        let item = e.to_item();
+        assert_eq!(item.key.pk, "EVT#u1");
+        assert!(item.key.sk.ends_with(&e.id));
+        assert_eq!(Event::from_item(&item), Some(e));
+        for k in Kind::ALL {
+            assert_eq!(Kind::parse(k.name()), Some(k));
+        }
+        assert_eq!(Kind::parse("user.created"), None);
+    }
+
+    #[tokio::test]
+    async fn an_app_hears_only_what_its_consent_covers() {
+        let ciam = crate::testing::Builder::new(1_700_000_000).build().await;
+        let mut data = Map::new();
+        data.insert("nickname".into(), Json::from("小王"));
+        data.insert("email".into(), Json::from("w@example.com"));
+        data.insert("duty".into(), Json::from("never sent"));
+        let e = Event::new(&ciam, "u1", Kind::UserUpdated, data);
+        let p = e.payload_for("shop", &["nickname".into()]).unwrap();
+        assert_eq!(p["type"], "user.updated");
+        assert_eq!(p["timestamp"], "2023-11-14T22:13:20Z");
+        assert_eq!(
+            p["data"],
+            serde_json::json!({"nickname": "小王", "userId": "u1"})
+        );
+        assert_eq!(e.payload_for("shop", &["phone".into()]), None);
+        let mut revoked = Event::new(&ciam, "u1", Kind::ConsentRevoked, Map::new());
+        revoked.app_id = Some("shop".into());
+        assert!(revoked.payload_for("shop", &[]).is_some());
+        assert_eq!(revoked.payload_for("other", &[]), None);
+    }
+}
