@@ -69,6 +69,8 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
         advertisement: "unsubscribe".into(),
         pwd_hash: Some(password::hash(r.password, random::<16>(ciam.entropy.as_ref())).await?),
         created_at: now,
+        // Counted from the start: no consent, nothing announced (`events::heard`).
+        consents: Some(0),
         ..User::default()
     };
     let mut ops = create_ops(&user, &id);
@@ -379,74 +381,69 @@ pub struct ProfilePatch {
 }
 
 /// Round trips: 1 conditional update (the user must still be on the same session generation);
-/// 2 when the company changes (a transaction that also moves its directory entry, then the read).
+/// 2 when the company changes (a transaction that also moves its directory entry, then the read)
+/// or a partner hears of it (the `user.updated` event in the same transaction: a change of a
+/// field under a scope, `nickname` or `company`, of an account with a consent).
 pub async fn update_info(ciam: &Ciam, s: &Session, p: ProfilePatch) -> Result<UserInfo> {
     let mut ops = Vec::new();
+    let mut after = s.user.clone();
     let mut set = |name: &str, v: Option<String>| match v {
         Some(v) => ops.push(Update::Set(name.into(), v.into())),
         None => ops.push(Update::Remove(name.into())),
     };
-    let mut company = None;
     if let Some(c) = p.company {
         let c = validate::company(&c)?;
         set("company", Some(c.clone()));
-        company = Some(c);
+        after.company = Some(c);
     }
     if let Some(d) = p.duty {
-        set("duty", validate::optional_text("duty", &d, 100)?);
+        after.duty = validate::optional_text("duty", &d, 100)?;
+        set("duty", after.duty.clone());
     }
     if let Some(a) = p.address {
-        set("address", validate::optional_text("address", &a, 200)?);
+        after.address = validate::optional_text("address", &a, 200)?;
+        set("address", after.address.clone());
     }
     if let Some(n) = p.display_name {
-        set(
-            "displayName",
-            validate::optional_text("displayName", &n, 50)?,
-        );
+        after.display_name = validate::optional_text("displayName", &n, 50)?;
+        set("displayName", after.display_name.clone());
     }
     if let Some(c) = p.country {
-        set("country", Some(validate::country(&c)?));
+        after.country = Some(validate::country(&c)?);
+        set("country", after.country.clone());
     }
     if ops.is_empty() {
         return Ok(s.user.info(ciam));
     }
     let cond = same_session(s);
     let key = profile_key(&s.user.id);
-    let after = match company {
-        // A new company moves the account's entry in the console's company list, in the same
-        // commit: one transaction, then the user item read back.
-        Some(c)
-            if crate::directory::fold(&c)
-                != s.user
-                    .company
-                    .as_deref()
-                    .map(crate::directory::fold)
-                    .unwrap_or_default() =>
-        {
-            let renamed = User {
-                company: Some(c),
-                ..s.user.clone()
-            };
-            let mut tx = vec![TxOp::Update {
-                key: key.clone(),
-                ops,
-                cond: Some(cond),
-            }];
-            tx.extend(crate::directory::moves(&s.user, &renamed));
-            ciam.store
-                .transact(tx)
-                .await
-                .or_reason(Reason::AUTHORIZATION_FAILED)?;
-            ciam.store
-                .get(&key)
-                .await?
-                .ok_or(Reason::AUTHORIZATION_FAILED)?
-        }
-        _ => ciam
-            .store
+    let event = crate::events::profile_changes(ciam, &s.user, &after)
+        .and_then(|d| crate::events::op_for(ciam, &s.user, crate::events::Kind::UserUpdated, d));
+    // A new company moves the account's entry in the console's company list, in the same
+    // commit (nothing when its folded key stays).
+    let moves = crate::directory::moves(&s.user, &after);
+    let after = if moves.is_empty() && event.is_none() {
+        ciam.store
             .update(&key, ops, Some(cond))
             .await
-            .or_reason(Reason::AUTHORIZATION_FAILED)?,
+            .or_reason(Reason::AUTHORIZATION_FAILED)?
+    } else {
+        // One transaction, then the user item read back.
+        let mut tx = vec![TxOp::Update {
+            key: key.clone(),
+            ops,
+            cond: Some(cond),
+        }];
+        tx.extend(moves);
+        tx.extend(event);
+        ciam.store
+            .transact(tx)
+            .await
+            .or_reason(Reason::AUTHORIZATION_FAILED)?;
+        ciam.store
+            .get(&key)
+            .await?
+            .ok_or(Reason::AUTHORIZATION_FAILED)?
     };
     Ok(User::from_item(&after)
         .ok_or_else(|| Error::internal("user item unreadable"))?

@@ -23,7 +23,7 @@ use crate::sessions::Session;
 use crate::user::{profile_key, User};
 use crate::{random, Ciam, Reason};
 use async_trait::async_trait;
-use ciam_store::{Cond, StoreError, Update};
+use ciam_store::{Cond, Update};
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageDecoder as _, ImageEncoder, ImageFormat, ImageReader, Limits};
@@ -212,6 +212,14 @@ pub async fn upload(ciam: &Ciam, s: &Session, body: Vec<u8>) -> Result<String> {
         .await
         .map_err(|e| Error::internal(format!("avatar put: {e}")))?;
     let mut previous = s.user.avatar.clone();
+    // A partner with the `avatar` scope hears the new picture (the key is new: it always
+    // changes), in the write that points the user at it.
+    let after = User {
+        avatar: Some(path.clone()),
+        ..s.user.clone()
+    };
+    let event = crate::events::profile_changes(ciam, &s.user, &after)
+        .and_then(|d| crate::events::op_for(ciam, &s.user, crate::events::Kind::UserUpdated, d));
     for _ in 0..ATTEMPTS {
         let replaces = match &previous {
             Some(p) => Cond::eq("avatar", p.as_str()),
@@ -221,11 +229,8 @@ pub async fn upload(ciam: &Ciam, s: &Session, body: Vec<u8>) -> Result<String> {
             .and(Cond::eq("sessGen", s.user.sess_gen))
             .and(replaces);
         let ops = vec![Update::Set("avatar".into(), path.as_str().into())];
-        match ciam
-            .store
-            .update(&profile_key(&s.user.id), ops, Some(cond))
-            .await
-        {
+        let user_key = profile_key(&s.user.id);
+        match crate::events::update_with(ciam, &user_key, ops, Some(cond), event.clone()).await {
             Ok(_) => {
                 // Only this account's own images are ever deleted on its behalf.
                 let old = previous.as_deref().and_then(key_of);
@@ -237,7 +242,7 @@ pub async fn upload(ciam: &Ciam, s: &Session, body: Vec<u8>) -> Result<String> {
                 }
                 return Ok(path);
             }
-            Err(StoreError::ConditionFailed) => {
+            Err(e) if e.is_condition_failed() => {
                 // A revoked session, or another upload won the race: read which.
                 let current = match ciam.store.get(&profile_key(&s.user.id)).await {
                     Ok(item) => item.as_ref().and_then(User::from_item),

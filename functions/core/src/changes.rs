@@ -3,6 +3,7 @@
 
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
+use crate::events::{self, Event, Kind};
 use crate::sessions::{same_session, Session};
 use crate::totp::{require_fresh, verify_fresh};
 use crate::user::{profile_key, unique_key, User, UserInfo};
@@ -100,6 +101,17 @@ pub async fn bind(
             client,
         ),
     ];
+    // Partners with the `email` (`phone`) scope hear the new one.
+    let kind = match is_mail {
+        true => Kind::MailChanged,
+        false => Kind::PhoneChanged,
+    };
+    ops.extend(events::op_for(
+        ciam,
+        &s.user,
+        kind,
+        events::identity_data(ciam, &after, is_mail),
+    ));
     if let Some(old) = &old {
         ops.push(TxOp::Delete {
             key: unique_key(old.unique_pk()),
@@ -172,12 +184,23 @@ pub async fn deactivate(
         backup_gen: u.backup_gen + 1,
         created_at: u.created_at,
         advertisement: "unsubscribe".into(),
+        consents: Some(0),
         ..User::default()
     };
     let mut ops = vec![TxOp::Put {
         item: tombstone.to_item().with("deactivatedAt", ciam.now()),
         cond: Some(same_session(s)),
     }];
+    // The apps with a consent hear it; the consents are deleted after the commit, so the event
+    // names them (its audience: 1 more read, only for an account with a consent).
+    if events::heard(u) {
+        let audience = crate::consents::audience_now(ciam, &u.id).await?;
+        if !audience.is_empty() {
+            let mut event = Event::new(ciam, &u.id, Kind::Deactivated, Default::default());
+            event.audience = Some(audience);
+            ops.push(event.op());
+        }
+    }
     let ids = u.identities();
     for id in &ids {
         ops.push(TxOp::Delete {

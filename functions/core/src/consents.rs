@@ -11,11 +11,13 @@
 
 use crate::apps::{self, app_key, App, AppId};
 use crate::error::Result;
+use crate::events::{Event, Kind};
 use crate::sessions::Session;
-use crate::user::user_pk;
+use crate::user::{profile_key, user_pk, User};
 use crate::{Ciam, Lang};
 use ciam_store::{Item, Key, Query, TxOp, Value};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 pub const PREFIX: &str = "CONSENT#";
 
@@ -72,7 +74,10 @@ impl Consent {
 /// for `app_id`, merged with the scopes allowed before (`previous`, the consent item read with
 /// the app): a consent only grows until it is revoked. `since` keeps the time of the first
 /// Allow after the last revocation: access tokens issued before it stay revoked. Goes into the
-/// transaction that issues the ticket or code.
+/// transaction that issues the ticket or code. The put is conditional on what was read (a new
+/// consent: none there; a grown one: still there), so the profile's `consents` count
+/// ([`count_op`]) stays exact under a concurrent revocation or a second first Allow: the
+/// transaction is then cancelled (503, sent again it succeeds).
 pub fn grant_op(
     ciam: &Ciam,
     user_id: &str,
@@ -98,25 +103,80 @@ pub fn grant_op(
     };
     TxOp::Put {
         item: consent.to_item(),
-        cond: None,
+        cond: Some(match previous {
+            Some(_) => ciam_store::Cond::Exists,
+            None => ciam_store::Cond::NotExists,
+        }),
     }
 }
 
-/// [`grant_op`] only when it changes the consent: `None` when `previous` already holds every
+/// The profile's `consents` count moved by `by` (a consent created: 1, revoked: -1), or None
+/// for an account from before the count (`User::consents` None: its count would be wrong, so
+/// it is left absent and the account's changes are always announced, `events::heard`).
+pub fn count_op(user: &User, by: i64) -> Option<TxOp> {
+    user.consents?;
+    Some(TxOp::Update {
+        key: profile_key(&user.id),
+        ops: vec![ciam_store::Update::Add("consents".into(), by)],
+        cond: Some(ciam_store::Cond::Exists),
+    })
+}
+
+/// [`grant_op`] only when it changes the consent: nothing when `previous` already holds every
 /// scope of `approved` (then the write would rewrite the same scopes and `since`, and only move
 /// `grantedAt`, which therefore tells the latest Allow that widened the consent). A ticket for
-/// an app whose consent is held writes no consent (docs/cost.md).
+/// an app whose consent is held writes no consent (docs/cost.md). A new consent (no
+/// `previous`) also counts one more on the profile ([`count_op`]): from then on the user's
+/// changes are announced (docs/events-design.md §2).
 pub fn grant_if_new(
     ciam: &Ciam,
-    user_id: &str,
+    user: &User,
     app_id: &str,
     approved: &[String],
     previous: Option<&Consent>,
-) -> Option<TxOp> {
+) -> Vec<TxOp> {
     if previous.is_some_and(|c| c.covers(approved)) {
-        return None;
+        return Vec::new();
     }
-    Some(grant_op(ciam, user_id, app_id, approved, previous))
+    let mut ops = vec![grant_op(ciam, &user.id, app_id, approved, previous)];
+    if previous.is_none() {
+        ops.extend(count_op(user, 1));
+    }
+    ops
+}
+
+/// Who hears `event` and with which scopes: its `audience` when the change recorded one (a
+/// deactivation), the app of a `consent.revoked` (its consent is gone; it hears no field),
+/// else the user's consents now. For the fan-out. Round trips: 0, or 1 (the consents).
+pub async fn audience(ciam: &Ciam, event: &Event) -> Result<Vec<Consent>> {
+    let of = |app_id: &str, scopes: Vec<String>| Consent {
+        user_id: event.user_id.clone(),
+        app_id: app_id.to_owned(),
+        scopes,
+        ..Consent::default()
+    };
+    if let Some(a) = &event.audience {
+        return Ok(a.iter().map(|(app, s)| of(app, s.clone())).collect());
+    }
+    if event.kind == Kind::ConsentRevoked {
+        return Ok(event.app_id.iter().map(|a| of(a, Vec::new())).collect());
+    }
+    Ok(consent_items(ciam, &event.user_id)
+        .await?
+        .iter()
+        .map(Consent::from_item)
+        .collect())
+}
+
+/// The user's consents as an event's `audience` (app id to scopes), for a change after whose
+/// commit they are deleted (deactivation). Round trips: 1.
+pub async fn audience_now(ciam: &Ciam, user_id: &str) -> Result<BTreeMap<String, Vec<String>>> {
+    Ok(consent_items(ciam, user_id)
+        .await?
+        .iter()
+        .map(Consent::from_item)
+        .map(|c| (c.app_id, c.scopes))
+        .collect())
 }
 
 /// `url` with `cError=access_denied` appended: where Cancel on the consent screen leads, built
@@ -266,7 +326,9 @@ pub async fn list(ciam: &Ciam, s: &Session, lang: Lang) -> Result<Vec<Granted>> 
 }
 
 /// `DELETE /auth/consents/{appId}`: forgets the decision, so the next visit asks again, and
-/// records `appRevoked` in the security activity. Idempotent. Round trips: 1 (a transaction).
+/// records `appRevoked` in the security activity and the `consent.revoked` event the app hears
+/// (its last about this user), one off the profile's `consents` count. Idempotent: nothing to
+/// revoke, nothing written. Round trips: 1 (a transaction).
 pub async fn revoke(
     ciam: &Ciam,
     s: &Session,
@@ -277,14 +339,19 @@ pub async fn revoke(
         return Ok(());
     };
     let app_id = app_id.as_str();
-    // The delete and its line in the security activity, together; nothing to revoke, no line.
-    let tx = vec![
+    let mut event = Event::new(ciam, &s.user.id, Kind::ConsentRevoked, Default::default());
+    event.app_id = Some(app_id.to_owned());
+    // The delete, its line in the security activity and its event, together; nothing to
+    // revoke, no line and no event.
+    let mut tx = vec![
         TxOp::Delete {
             key: consent_key(&s.user.id, app_id),
             cond: Some(ciam_store::Cond::Exists),
         },
         crate::audit::record(ciam, &s.user.id, crate::audit::Event::AppRevoked, client),
+        event.op(),
     ];
+    tx.extend(count_op(&s.user, -1));
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(0) => Ok(()),

@@ -9,9 +9,12 @@
 //! `data` is the snapshot of the change, every field under the scope that covers it
 //! ([`Kind`] documents each); the fan-out cuts it down to what each app's consent covers.
 
+use crate::user::User;
+use crate::validate::{Email, Phone};
 use crate::{random, Ciam};
-use ciam_store::{Item, Key, TxOp};
+use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update};
 use serde_json::{Map, Value as Json};
+use std::collections::BTreeMap;
 
 /// The partition prefix of event items (the stream filter matches it).
 pub const PK_PREFIX: &str = "EVT#";
@@ -101,6 +104,11 @@ pub struct Event {
     pub data: Map<String, Json>,
     /// The app a `consent.revoked` is about (the only app that hears it).
     pub app_id: Option<String>,
+    /// Who hears it, when the change itself removes the consents the fan-out would read
+    /// (`user.deactivated`: the consents are deleted right after its commit): each consented
+    /// app and its scopes at the time of the change (attribute `audience`, JSON). None: the
+    /// user's `CONSENT#` items at fan-out (`consents::audience`).
+    pub audience: Option<BTreeMap<String, Vec<String>>>,
 }
 
 pub fn event_key(user_id: &str, at: i64, id: &str) -> Key {
@@ -122,6 +130,7 @@ impl Event {
             at: ciam.now(),
             data,
             app_id: None,
+            audience: None,
         }
     }
 
@@ -136,6 +145,12 @@ impl Event {
             .with("at", self.at)
             .with("data", Json::Object(self.data.clone()).to_string())
             .with_opt("appId", self.app_id.as_deref())
+            .with_opt(
+                "audience",
+                self.audience
+                    .as_ref()
+                    .map(|a| serde_json::to_string(a).unwrap_or_default()),
+            )
             .expires(self.at + KEEP_SECS)
     }
 
@@ -155,6 +170,11 @@ impl Event {
             at: i.n("at")?,
             data,
             app_id: i.s("appId").map(str::to_owned),
+            audience: match i.s("audience").map(serde_json::from_str) {
+                Some(Ok(a)) => Some(a),
+                None => None,
+                Some(Err(_)) => return None,
+            },
         })
     }
 
@@ -196,6 +216,146 @@ impl Event {
             cond: None,
         }
     }
+}
+
+/// `session.ended`'s `reason`: the user signed out (or ended one session from the list).
+pub const SIGNED_OUT: &str = "signed_out";
+/// `session.ended`'s `reason`: every session ended (a password change or reset).
+pub const ALL_SESSIONS: &str = "all_sessions";
+/// `session.ended`'s `reason`: the support desk ended them (the console; a suspension).
+pub const SUPPORT: &str = "support";
+
+/// Whether anyone could hear a change of `user`: it has a consent with an app (the profile's
+/// `consents` count, docs/events-design.md §2 "Who pays"). An account from before the count
+/// (None) is announced always: nothing says it has no consent.
+pub fn heard(user: &User) -> bool {
+    user.consents.is_none_or(|n| n > 0)
+}
+
+/// The put of a new event of `user`, for the transaction of the change that causes it, or
+/// None when nobody could hear it ([`heard`]): then the change is written as before.
+pub fn op_for(ciam: &Ciam, user: &User, kind: Kind, data: Map<String, Json>) -> Option<TxOp> {
+    heard(user).then(|| Event::new(ciam, &user.id, kind, data).op())
+}
+
+/// The fields of `user` that events carry, under their claim names, as OpenID Connect's
+/// `oidc::token::claims` makes them (`picture` absolute, `phone_number` in E.164).
+pub fn claims(ciam: &Ciam, user: &User) -> Map<String, Json> {
+    let mut m = Map::new();
+    let nickname = user
+        .display_name
+        .clone()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| user.user_name.clone());
+    m.insert("nickname".into(), nickname.into());
+    if let Some(a) = &user.avatar {
+        let abs = match a.starts_with('/') {
+            true => format!("{}{a}", ciam.config.public_url.trim_end_matches('/')),
+            false => a.clone(),
+        };
+        m.insert("picture".into(), abs.into());
+    }
+    if let Some(c) = &user.company {
+        m.insert("company".into(), c.clone().into());
+    }
+    if let Some(p) = user.phone.as_deref().and_then(|p| Phone::parse(p).ok()) {
+        let p = p.as_str();
+        let e164 = match p.starts_with('+') {
+            true => p.to_owned(),
+            false => format!("+86{p}"),
+        };
+        m.insert("phone_number".into(), e164.into());
+        m.insert("phone_number_verified".into(), true.into());
+    }
+    if let Some(e) = user.mail.as_deref().and_then(|m| Email::parse(m).ok()) {
+        m.insert("email".into(), e.as_str().into());
+        m.insert("email_verified".into(), true.into());
+    }
+    m
+}
+
+/// `user.updated`'s data: the profile claims (`nickname`, `picture`, `company`) that differ
+/// between `before` and `after` (a claim gone is `null`); None when none does (a change of
+/// fields under no scope alone: nobody could hear it).
+pub fn profile_changes(ciam: &Ciam, before: &User, after: &User) -> Option<Map<String, Json>> {
+    let (b, a) = (claims(ciam, before), claims(ciam, after));
+    let changed: Map<String, Json> = ["nickname", "picture", "company"]
+        .into_iter()
+        .filter(|f| b.get(*f) != a.get(*f))
+        .map(|f| (f.to_owned(), a.get(f).cloned().unwrap_or(Json::Null)))
+        .collect();
+    (!changed.is_empty()).then_some(changed)
+}
+
+/// `user.mail_changed`'s data (`email`, `email_verified`) or `user.phone_changed`'s
+/// (`phone_number`, `phone_number_verified`): the account `after` the change.
+pub fn identity_data(ciam: &Ciam, after: &User, mail: bool) -> Map<String, Json> {
+    let fields: &[&str] = match mail {
+        true => &["email", "email_verified"],
+        false => &["phone_number", "phone_number_verified"],
+    };
+    let all = claims(ciam, after);
+    fields
+        .iter()
+        .filter_map(|f| Some(((*f).to_owned(), all.get(*f)?.clone())))
+        .collect()
+}
+
+/// `session.ended`'s data: the session's `sid` (none when every session ended) and `reason`.
+pub fn session_ended(sid: Option<String>, reason: &str) -> Map<String, Json> {
+    let mut m = Map::new();
+    if let Some(sid) = sid {
+        m.insert("sid".into(), sid.into());
+    }
+    m.insert("reason".into(), reason.into());
+    m
+}
+
+/// `two_factor.changed`'s data: whether any second factor (the authenticator, a passkey) is on
+/// after the change.
+pub fn two_factor(enabled: bool) -> Map<String, Json> {
+    let mut m = Map::new();
+    m.insert("enabled".into(), enabled.into());
+    m
+}
+
+/// The `two_factor.changed` event of a change to `user` that leaves a second factor (the
+/// authenticator, a passkey) on (`enabled`) or none, when a partner could hear it.
+pub fn two_factor_changed(ciam: &Ciam, user: &User, enabled: bool) -> Option<TxOp> {
+    op_for(ciam, user, Kind::TwoFactorChanged, two_factor(enabled))
+}
+
+/// One item's change, with its event when there is one: a single conditional update, or a
+/// transaction of the update (first) and the event's put. A failed condition is a condition
+/// failure either way (`StoreError::is_condition_failed`). Round trips: 1.
+pub async fn update_with(
+    ciam: &Ciam,
+    key: &Key,
+    ops: Vec<Update>,
+    cond: Option<Cond>,
+    event: Option<TxOp>,
+) -> Result<(), StoreError> {
+    match event {
+        None => ciam.store.update(key, ops, cond).await.map(|_| ()),
+        Some(event) => {
+            let update = TxOp::Update {
+                key: key.clone(),
+                ops,
+                cond,
+            };
+            ciam.store.transact(vec![update, event]).await
+        }
+    }
+}
+
+/// The events of `user_id` kept, oldest first (a Query of its partition); items of kinds this
+/// build does not know are left out. Round trips: 1 (paged by the store).
+pub async fn list(ciam: &Ciam, user_id: &str) -> Result<Vec<Event>, StoreError> {
+    let items = ciam
+        .store
+        .query(Query::partition(format!("{PK_PREFIX}{user_id}")))
+        .await?;
+    Ok(items.iter().filter_map(Event::from_item).collect())
 }
 
 #[cfg(test)]

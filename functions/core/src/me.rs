@@ -212,7 +212,7 @@ pub async fn revoke_session(ciam: &Ciam, s: &Session, id: &str) -> Result<()> {
         .into_iter()
         .find(|i| session_id(&i.key.sk) == id);
     let item = found.ok_or(Reason::NOT_FOUND)?;
-    crate::sessions::end(ciam, &item.key).await
+    crate::sessions::end(ciam, &s.user, &item.key).await
 }
 
 #[derive(Debug, Serialize)]

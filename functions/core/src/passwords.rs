@@ -8,7 +8,7 @@ use crate::sessions::{same_session, Session};
 use crate::signin;
 use crate::user::{live_user, profile_key, unique_key, User};
 use crate::validate::{self, Identity};
-use crate::{audit, codes, password, random, Ciam, LostRace, Purpose, Reason};
+use crate::{audit, codes, events, password, random, Ciam, LostRace, Purpose, Reason};
 use ciam_store::{Cond, TxOp, Update};
 
 /// Clears the lock and the counter (a new password ends the lock, on every item that holds it).
@@ -81,6 +81,7 @@ pub async fn change_password(
         ..s.user.clone()
     };
     ops.extend(signin::in_step_with(&after, clear_lock()));
+    ops.extend(all_sessions_ended(ciam, &s.user));
     ciam.store
         .transact(ops)
         .await
@@ -138,11 +139,19 @@ pub async fn reset_password(
         ..user.clone()
     };
     ops.extend(signin::in_step_with(&after, clear_lock()));
+    ops.extend(all_sessions_ended(ciam, &user));
     match ciam.store.transact(ops).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(1) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         other => other.or_reason(Reason::SERVICE_UNAVAILABLE),
     }
+}
+
+/// A new password ends the account's sessions (all but the changing one): partners hear
+/// `session.ended` (`all_sessions`, no `sid`).
+fn all_sessions_ended(ciam: &Ciam, user: &User) -> Option<TxOp> {
+    let data = events::session_ended(None, events::ALL_SESSIONS);
+    events::op_for(ciam, user, events::Kind::SessionEnded, data)
 }
 
 /// The owner of an identity, if any. Round trips: 2 (uniqueness item, then user).

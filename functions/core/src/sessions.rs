@@ -289,12 +289,16 @@ pub async fn mark_fresh(ciam: &Ciam, s: &Session, amr: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// Ends the session at `key` (it stays as the sign-in's activity entry). Round trips: 1.
-pub async fn end(ciam: &Ciam, key: &Key) -> Result<()> {
+/// Ends the session of `user` at `key` (it stays as the sign-in's activity entry), with the
+/// `session.ended` event (`signed_out`, its `sid`) when a partner could hear it. A session
+/// already ended is left as it is, and announced no second time. Round trips: 1.
+pub async fn end(ciam: &Ciam, user: &User, key: &Key) -> Result<()> {
+    use crate::events::{self, Kind};
     let ops = vec![Update::Set("endedAt".into(), ciam.now().into())];
-    // Already gone: nothing to end.
-    ciam.store
-        .update(key, ops, Some(Cond::Exists))
+    let data = events::session_ended(Some(sid(key)), events::SIGNED_OUT);
+    let event = events::op_for(ciam, user, Kind::SessionEnded, data);
+    // Already gone or ended: nothing to end.
+    events::update_with(ciam, key, ops, Some(still_on()), event)
         .await
         .won()?;
     Ok(())
@@ -302,7 +306,7 @@ pub async fn end(ciam: &Ciam, key: &Key) -> Result<()> {
 
 /// Logout: the session ends on the server. Round trips: 1.
 pub async fn revoke(ciam: &Ciam, s: &Session) -> Result<()> {
-    end(ciam, &s.key).await
+    end(ciam, &s.user, &s.key).await
 }
 
 /// The session's `sid` (OpenID Connect `sid`, the partner events' `sid`): stable for the life of

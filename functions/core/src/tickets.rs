@@ -132,7 +132,7 @@ pub async fn issue(
     tx.extend(recent_app_if_stale(ciam, &s.user.id, &app, login.as_ref()));
     tx.extend(crate::consents::grant_if_new(
         ciam,
-        &s.user.id,
+        &s.user,
         app_id,
         &t.scopes,
         previous.as_ref(),

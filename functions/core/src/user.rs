@@ -104,6 +104,12 @@ pub struct User {
     /// The privacy choices made (`PRIVACY_CHOICES`, attributes `privacy_<choice>`); a
     /// choice never made is absent (off).
     pub privacy: BTreeMap<String, bool>,
+    /// How many apps the account has a consent with (`consents`, kept in the transactions that
+    /// create and delete `CONSENT#` items): whether its changes are announced to partners
+    /// (`events::heard`). None on an account created before the count: unknown, so announced.
+    pub consents: Option<i64>,
+    /// How many passkeys the account has (`passkeys`, kept by the passkey routes).
+    pub passkeys: i64,
 }
 
 impl User {
@@ -142,6 +148,8 @@ impl User {
                 .iter()
                 .filter_map(|c| Some((c.to_string(), item.bool(&format!("privacy_{c}"))?)))
                 .collect(),
+            consents: item.n("consents"),
+            passkeys: item.n("passkeys").unwrap_or(0),
         })
     }
 
@@ -188,7 +196,9 @@ impl User {
             .with_opt(
                 "roles",
                 (!self.roles.is_empty()).then(|| Value::strings(&self.roles)),
-            );
+            )
+            .with_opt("consents", self.consents)
+            .with_opt("passkeys", (self.passkeys != 0).then_some(self.passkeys));
         for (choice, on) in &self.privacy {
             item = item.with(&format!("privacy_{choice}"), *on);
         }

@@ -23,6 +23,7 @@ mod console_suspend;
 mod conventions;
 mod directory;
 mod dynamo;
+mod events;
 mod fault_matrix;
 mod faults;
 mod helpers;

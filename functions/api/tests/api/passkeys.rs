@@ -36,7 +36,7 @@ pub(crate) async fn app() -> TestApp {
     .await
 }
 
-async fn app_on(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
+pub(crate) async fn app_on(local: &Arc<DynamoLocal>, table: &str) -> TestApp {
     let (local, table) = (local.clone(), table.to_owned());
     TestApp::spawn_with(
         move |clock| {

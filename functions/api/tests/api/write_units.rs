@@ -2,7 +2,9 @@
 //! (`ciam_core::testing::billing`: per started KB of the larger of the item before and after, a
 //! failed condition billed all the same, a transaction's item twice), on both engines: a
 //! password sign-in of an account with no recent failures (at most 3, issue 22), its two-factor
-//! first step, and a ticket whose consent is held (the put alone). docs/cost.md prices these.
+//! first step, a ticket whose consent is held (the put alone), and the routes that write a
+//! partner event, with and without a consented app (docs/events-design.md §2). docs/cost.md
+//! prices these.
 
 use crate::apps::SERVICE;
 use crate::helpers::{TestApp, PASSWORD};
@@ -149,8 +151,10 @@ async fn tickets(app: TestApp) {
     let bill = app.store.take_bill();
     assert_eq!(
         total(&bill),
-        6,
-        "the first ticket: ticket, recent app and consent in one transaction: {:?}",
+        8,
+        "the first ticket: ticket, recent app, consent and the profile's consent count (from \
+         now on the account's changes are announced, docs/events-design.md §2) in one \
+         transaction: {:?}",
         show(&bill)
     );
 
@@ -234,8 +238,9 @@ async fn oidc_codes(app: TestApp) {
     );
     assert_eq!(
         total(&again),
-        total(&first) - 4,
-        "two transaction items (4 units) fewer: {:?} against {:?}",
+        total(&first) - 6,
+        "three transaction items (6 units) fewer: the consent, its count on the profile, the \
+         recent app: {:?} against {:?}",
         show(&again),
         show(&first)
     );
@@ -250,4 +255,57 @@ async fn a_code_with_the_consent_held_writes_no_consent_and_no_recent_app() {
 async fn on_dynamodb_a_code_with_the_consent_held_writes_no_consent_and_no_recent_app() {
     let local = Arc::new(DynamoLocal::start().await);
     oidc_codes(TestApp::on_dynamo(&local, "codes").await).await;
+}
+
+/// The routes that announce a change: with no consented app exactly as before (one update);
+/// with one, the change and its event in one transaction (each item billed twice).
+async fn events(app: TestApp) {
+    let w = crate::apps::world_on(app).await;
+    let app = &w.app;
+    app.store.bill_writes();
+    app.store.take_bill();
+    let nickname = |n: &str| serde_json::json!({ "displayName": n });
+
+    // No consent yet: a nickname, a sign-out.
+    app.patch_info(&w.user, &nickname("One")).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 1, "the profile's update: {:?}", show(&bill));
+    let other = app.sign_in("ann@example.com", PASSWORD).await;
+    app.store.take_bill();
+    app.logout(&other).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 1, "the session's end: {:?}", show(&bill));
+
+    // With a consent: each is a transaction with its event.
+    app.issue_ticket(&w.user, &w.app_id, SERVICE).await.ok(200);
+    app.store.take_bill();
+    app.patch_info(&w.user, &nickname("Two")).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 4, "update + event: {:?}", show(&bill));
+    assert!(bill.iter().any(|b| b.key.pk.starts_with("EVT#")));
+    let other = app.sign_in("ann@example.com", PASSWORD).await;
+    app.store.take_bill();
+    app.logout(&other).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 4, "session + event: {:?}", show(&bill));
+
+    // The revocation: the consent's delete, the activity entry, the event, the count.
+    app.delete_consent(&w.user, &w.app_id).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 8, "{:?}", show(&bill));
+    // And the consent gone, a nickname is one update again.
+    app.patch_info(&w.user, &nickname("Three")).await.ok(200);
+    let bill = app.store.take_bill();
+    assert_eq!(total(&bill), 1, "{:?}", show(&bill));
+}
+
+#[tokio::test]
+async fn a_change_bills_its_event_only_with_a_consented_app() {
+    events(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_change_bills_its_event_only_with_a_consented_app() {
+    let local = Arc::new(DynamoLocal::start().await);
+    events(TestApp::on_dynamo(&local, "evunits").await).await;
 }

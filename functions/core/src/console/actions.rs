@@ -11,6 +11,7 @@ use super::{suspend, Operator};
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
+use crate::events::{self, Kind};
 use crate::notifier::{Notice, NoticeMessage};
 use crate::user::{profile_key, User};
 use crate::{captcha, codes, signin, Ciam, Lang, LostRace, Purpose, Reason};
@@ -175,6 +176,26 @@ fn plain_effect(action: Action, user: &User) -> Option<Vec<TxOp>> {
     })
 }
 
+/// What partners hear of `action`'s change to `user` (when one could: `events::op_for`): the
+/// suspension (never its reason) and its end of the sessions, the reactivation, the support
+/// desk's end of the sessions, a second factor reset.
+fn partner_events(ciam: &Ciam, action: Action, user: &User) -> Vec<TxOp> {
+    let ended = || events::session_ended(None, events::SUPPORT);
+    let of = |kind, data| events::op_for(ciam, user, kind, data);
+    let ops = match action {
+        Action::Suspend => vec![
+            of(Kind::Suspended, Default::default()),
+            of(Kind::SessionEnded, ended()),
+        ],
+        Action::Reactivate => vec![of(Kind::Reactivated, Default::default())],
+        Action::EndSessions => vec![of(Kind::SessionEnded, ended())],
+        Action::ResetTwoFactor => vec![events::two_factor_changed(ciam, user, user.passkeys > 0)],
+        Action::ResetPasskeys => vec![events::two_factor_changed(ciam, user, user.enable_totp)],
+        Action::Unlock | Action::SendResetCode => Vec::new(),
+    };
+    ops.into_iter().flatten().collect()
+}
+
 /// `POST /admin/accounts/{userId}/<action>`: does `action` on the live account `user_id` (else
 /// ACCOUNT_NOT_FOUND) for the operator `op` with `reason` (required, at most 500 characters).
 /// Resetting two-factor sign-in that is already off, suspending a suspended account,
@@ -228,6 +249,7 @@ pub async fn act(
             action.event(),
             &ClientInfo::default(),
         ));
+        ops.extend(partner_events(ciam, action, &user));
     }
     ciam.store
         .transact(ops)

@@ -150,6 +150,13 @@ pub async fn replace(
         Event::IdentityReplacedBySupport,
         &ClientInfo::default(),
     ));
+    // Partners with the `email` (`phone`) scope hear the new one, as of the customer's own.
+    let kind = match is_mail {
+        true => crate::events::Kind::MailChanged,
+        false => crate::events::Kind::PhoneChanged,
+    };
+    let data = crate::events::identity_data(ciam, &after, is_mail);
+    ops.extend(crate::events::op_for(ciam, &user, kind, data));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(new.exists_reason().into()),

@@ -322,7 +322,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
     ];
     tx.extend(consents::grant_if_new(
         ciam,
-        &s.user.id,
+        &s.user,
         &c.app_id,
         &c.scopes,
         consent.as_ref(),

@@ -301,7 +301,7 @@ pub async fn remove(ciam: &Ciam, s: &Session, id: &str, client: &ClientInfo) -> 
         return Err(Reason::PASSKEY_NOT_FOUND.into());
     };
     let event = audit::record_named(ciam, &s.user.id, Event::PasskeyRemoved, &item.name, client);
-    let ops = vec![
+    let mut ops = vec![
         TxOp::Delete {
             key,
             cond: Some(Cond::Exists),
@@ -317,6 +317,8 @@ pub async fn remove(ciam: &Ciam, s: &Session, id: &str, client: &ClientInfo) -> 
         },
         event,
     ];
+    let enabled = s.user.enable_totp || s.user.passkeys > 1;
+    ops.extend(crate::events::two_factor_changed(ciam, &s.user, enabled));
     ciam.store
         .transact(ops)
         .await

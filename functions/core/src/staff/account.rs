@@ -79,6 +79,7 @@ pub async fn link(ciam: &Ciam, claims: &StaffClaims, mail: &Email) -> Result<Str
             advertisement: "unsubscribe".into(),
             eiam_uid: Some(sub.to_owned()),
             created_at: ciam.now(),
+            consents: Some(0),
             ..User::default()
         };
         let mut ops = create_ops(&user, &id);

@@ -138,6 +138,7 @@ pub async fn enable(
         audit::Event::TotpEnabled,
         client,
     ));
+    puts.extend(crate::events::two_factor_changed(ciam, &s.user, true));
     let user_ops = vec![
         Update::Set("enableTotp".into(), true.into()),
         Update::Set("totpSecret".into(), Value::B(sealed)),
@@ -173,6 +174,7 @@ pub async fn regenerate(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result
         audit::Event::BackupCodesRegenerated,
         client,
     ));
+    ops.extend(crate::events::two_factor_changed(ciam, &s.user, true));
     ciam.store.transact(ops).await.or_reason(stale())?;
     sweep_backup_codes(ciam, &s.user.id, Some(gen)).await;
     Ok(codes)
@@ -195,12 +197,19 @@ pub async fn disable(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<()
             s,
             false,
             user_ops,
-            vec![audit::record(
+            [audit::record(
                 ciam,
                 &s.user.id,
                 audit::Event::TotpDisabled,
                 client,
-            )],
+            )]
+            .into_iter()
+            .chain(crate::events::two_factor_changed(
+                ciam,
+                &s.user,
+                s.user.passkeys > 0,
+            ))
+            .collect(),
         ))
         .await
         .or_reason(stale())?;

@@ -96,7 +96,7 @@ pub async fn register(
     let h = id_hash(&p.cred_id);
     let now = ciam.now();
     let uid = s.user.id.as_str();
-    let ops = vec![
+    let mut ops = vec![
         TxOp::Put {
             item: Item::new(used_key(ciam, token)).expires(t.exp),
             cond: Some(Cond::NotExists),
@@ -121,6 +121,7 @@ pub async fn register(
         },
         crate::audit::record_named(ciam, uid, Event::PasskeyAdded, &name, client),
     ];
+    ops.extend(crate::events::two_factor_changed(ciam, &s.user, true));
     match ciam.store.transact(ops).await.won()? {
         Some(()) => Ok(Registered { id: h, name }),
         None => Err(why_not_registered(ciam, s, token, &h).await),
