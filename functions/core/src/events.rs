@@ -400,4 +400,50 @@ mod tests {
         assert!(revoked.payload_for("shop", &[]).is_some());
         assert_eq!(revoked.payload_for("other", &[]), None);
     }
+
+    #[tokio::test]
+    async fn the_claims_are_those_partners_get_from_tickets_and_oidc() {
+        let ciam = crate::testing::Builder::new(1_700_000_000).build().await;
+        let user = User {
+            id: "u1".into(),
+            user_name: "ann".into(),
+            mail: Some("ann@example.com".into()),
+            phone: Some("13800138000".into()),
+            company: Some("Co".into()),
+            avatar: Some("/ciam/v1/avatar/u1-00.png".into()),
+            ..User::default()
+        };
+        let all: Vec<String> = ["nickname", "avatar", "company", "phone", "email"]
+            .map(String::from)
+            .to_vec();
+        let t = crate::tickets::claims(&user, &all);
+        let c = claims(&ciam, &user);
+        assert_eq!(c["nickname"], Json::from(t.nickname.unwrap()));
+        assert_eq!(c["company"], Json::from(t.company.unwrap()));
+        assert_eq!(c["email"], Json::from(t.email.unwrap()));
+        assert_eq!(c["phone_number"], "+8613800138000");
+        assert_eq!(
+            c["picture"],
+            format!("{}/ciam/v1/avatar/u1-00.png", ciam.config.public_url)
+        );
+        let renamed = User {
+            display_name: Some("安妮".into()),
+            ..user.clone()
+        };
+        let changed = profile_changes(&ciam, &user, &renamed).unwrap();
+        assert_eq!(
+            Json::Object(changed),
+            serde_json::json!({"nickname": "安妮"})
+        );
+        let moved = User {
+            duty: Some("Chief".into()),
+            ..user.clone()
+        };
+        assert_eq!(profile_changes(&ciam, &user, &moved), None);
+        assert!(!heard(&User {
+            consents: Some(0),
+            ..user.clone()
+        }));
+        assert!(heard(&user), "an account from before the count");
+    }
 }
