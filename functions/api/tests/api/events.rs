@@ -371,14 +371,40 @@ async fn the_support_desks_changes(app: TestApp) {
         json!({ "email": "ann.new@example.com", "email_verified": true })
     );
 
+    // The support desk turns the customer's authenticator off.
+    let mail = "ann.new@example.com";
+    let token = app.sign_in(mail, PASSWORD).await;
+    let url = app.get_totp_url(&token).await.ok(200)["url"]
+        .as_str()
+        .expect("url")
+        .to_owned();
+    let secret = crate::two_factor::secret_of(&url);
+    let code = code_at(&secret, app.now().div_euclid(STEP_SECS));
+    app.totp_enable(&token, &code).await.ok(200);
+    one(app, uid, &mut seen, Kind::TwoFactorChanged).await;
+    act(app, &admin, uid, "reset-two-factor").await;
+    let e = one(app, uid, &mut seen, Kind::TwoFactorChanged).await;
+    assert_eq!(data(&e), json!({ "enabled": false }));
+
+    // A password reset by code ends every session: a wrong code writes nothing.
+    let code = app.fresh_code(mail, "resetPassword").await;
+    let reset = |code: &str| json!({ "account": mail, "code": code, "password": NEW_PASSWORD, "confirmPassword": NEW_PASSWORD });
+    app.patch_pwd(None, &reset(&crate::helpers::wrong_code(&code)))
+        .await
+        .error(400, "CODE_ERROR");
+    none(app, uid, &mut seen, "a wrong reset code").await;
+    app.patch_pwd(None, &reset(&code)).await.ok(200);
+    let e = one(app, uid, &mut seen, Kind::SessionEnded).await;
+    assert_eq!(data(&e), json!({ "reason": "all_sessions" }));
+
     // Deactivation: a wrong password writes nothing; the event names its audience, as the
     // consents are deleted after it.
-    let token = app.sign_in("ann.new@example.com", PASSWORD).await;
+    let token = app.sign_in(mail, NEW_PASSWORD).await;
     app.deactivate(&token, &json!({ "password": "Wr0ng!Passw0rd" }))
         .await
         .error(401, "PASSWORD_ERROR");
     none(app, uid, &mut seen, "a refused deactivation").await;
-    app.deactivate(&token, &json!({ "password": PASSWORD }))
+    app.deactivate(&token, &json!({ "password": NEW_PASSWORD }))
         .await
         .ok(200);
     let e = one(app, uid, &mut seen, Kind::Deactivated).await;
