@@ -35,6 +35,7 @@ mod lost_answers;
 mod me;
 mod numbers;
 mod oidc;
+mod oidc_logout;
 mod passkeys;
 mod passwords;
 mod races;
