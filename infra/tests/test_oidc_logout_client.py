@@ -8,7 +8,8 @@ discovery's `end_session_endpoint` (id_token_hint, post_logout_redirect_uri, sta
 it: the endpoint hands the request to Ciam's end-session page, whose two calls this test makes as
 the page does with the browser's session (no browser is needed: web/tests/e2e/oidc-logout.test.mjs
 does the same in Chromium with openid-client). The session ends, the answer's redirect is the
-registered URI with the state, and the old session token is refused. An unregistered
+registered URI with the state, and the old session token is refused; the session's Back-Channel
+Logout token (`ciam admin logout-notices`) passes joserfc's checks with the JWKS. An unregistered
 post_logout_redirect_uri is refused and nothing ends.
 
 Needs the ciam binary (target/debug/ciam, built by the cargo test step). With CI=true a missing
@@ -261,6 +262,38 @@ def test_authlib_signs_in_and_rp_initiated_logout_ends_the_session(ciam, client_
     assert answer.status_code == 200, answer.text
     assert answer.json() == {"ended": True, "redirect": f"{BYE}?state={state}"}
     assert ciam.api("GET", "/auth/info", token=user["token"]).status_code == 401
+
+    # The ended session's Back-Channel Logout token (what `ciam admin logout-notices` shows),
+    # validated with joserfc and the JWKS as Back-Channel Logout §2.6 says.
+    claims = got["claims"]
+    r = subprocess.run(
+        [str(BIN), "admin", "logout-notices", claims["sub"], claims["sid"], "--public-url", ciam.base, "--data", ciam.data.name],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    notices = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(n["appId"], n["url"], n["contentType"]) for n in notices] == [
+        (client_app["id"], f"{RP}/backchannel", "application/x-www-form-urlencoded")
+    ]
+    form = urllib.parse.parse_qs(notices[0]["body"])
+    assert list(form) == ["logout_token"]
+    jwks = KeySet.import_key_set(requests.get(meta["jwks_uri"], timeout=10).json())
+    token = jwt.decode(form["logout_token"][0], jwks, algorithms=["ES256"])
+    assert token.header["typ"] == "logout+jwt"
+    jwt.JWTClaimsRegistry(
+        leeway=5,
+        iss={"essential": True, "value": meta["issuer"]},
+        aud={"essential": True, "value": client_app["id"]},
+        iat={"essential": True},
+        exp={"essential": True},
+        jti={"essential": True},
+        sub={"essential": True, "value": claims["sub"]},
+        sid={"essential": True, "value": claims["sid"]},
+        events={"essential": True, "value": {"http://schemas.openid.net/event/backchannel-logout": {}}},
+    ).validate(token.claims)
+    assert token.claims["exp"] - token.claims["iat"] == 120
+    assert "nonce" not in token.claims
 
 
 def test_an_unregistered_post_logout_redirect_uri_is_refused_and_nothing_ends(ciam, client_app):
