@@ -650,3 +650,54 @@ async fn logout_holds_on_dynamodb() {
     );
     assert!(!alive(&w.app, &w.user).await);
 }
+
+/// What recording the session's apps costs (docs/cost.md): only apps that hear logouts pay it,
+/// 2 write units as one more transaction item.
+#[tokio::test]
+async fn only_an_app_that_hears_logouts_pays_for_the_sessions_record() {
+    use ciam_core::testing::billing::total;
+    let (w, admin) = world().await;
+    let shop = w
+        .app
+        .create_app(
+            &admin,
+            &json!({
+                "name": { "zh-CN": "店", "en-US": "Shop" },
+                "serviceUrls": [SHOP],
+                "scopes": ["nickname"],
+                "logoutUrl": TICKET_LOGOUT,
+            }),
+        )
+        .await
+        .ok(201)["app"]["appId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let app = &w.app;
+    app.store.bill_writes();
+    app.issue_ticket(&w.user, &shop, SHOP).await.ok(200);
+    app.clock.advance(30);
+    app.store.take_bill();
+    // The consent held, the app used today: the ticket and the session's record, one
+    // transaction (a ticket of an app without a logout URL is its put alone: write_units.rs).
+    app.issue_ticket(&w.user, &shop, SHOP).await.ok(200);
+    let bill = app.store.take_bill();
+    let keys: Vec<String> = bill.iter().map(|b| b.key.sk.clone()).collect();
+    assert_eq!(total(&bill), 4, "{keys:?}");
+    assert!(keys.iter().any(|k| k.starts_with("SESSAPP#")), "{keys:?}");
+    // A second code the same day: 5 units without a logout URL (write_units.rs), 7 with one.
+    w.code().await;
+    app.clock.advance(30);
+    app.store.take_bill();
+    w.code().await;
+    // (Not the session's idle refresh, once a minute.)
+    let bill: Vec<_> = app
+        .store
+        .take_bill()
+        .into_iter()
+        .filter(|b| !b.key.sk.starts_with("SESSION#"))
+        .collect();
+    let keys: Vec<String> = bill.iter().map(|b| b.key.sk.clone()).collect();
+    assert_eq!(total(&bill), 7, "{keys:?}");
+    assert!(keys.iter().any(|k| k.starts_with("SESSAPP#")), "{keys:?}");
+}
