@@ -20,7 +20,6 @@ const Secure = screen('secure', () => import('../features/personal/secure'));
 const Agreement = screen('agreement', () => import('../features/agreement/agreement'));
 const Logout = screen('logout', () => import('../features/logout/logout'));
 const SignOut = screen('signout', () => import('../features/logout/signout'));
-const EndSession = screen('end-session', () => import('../features/logout/end-session'));
 const Console = screen('admin', () => import('../features/admin/console'));
 
 /** Redirects to the page `to` (config/paths.ts) in the address's language, else the detected one. */
@@ -109,7 +108,8 @@ const ROUTES: RouteObject[] = [
                   { path: 'signin', element: lazy(<SignIn />) },
                   { path: 'register', element: lazy(<Register />) },
                   { path: 'authorize', element: lazy(<Authorize />) },
-                  { path: 'end-session', element: lazy(<WithMessages bundle="personal"><EndSession /></WithMessages>) },
+                  // RP-Initiated Logout's page: the sign-out chunk (features/logout/signout.tsx).
+                  { path: 'end-session', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },
                   { path: '*', element: <Go to={paths.signin} /> },
                 ],
               },

@@ -6,7 +6,6 @@ export const paths = {
   signin: (l: Locale) => `/${l}/passport/signin`,
   register: (l: Locale) => `/${l}/passport/register`,
   authorize: (l: Locale) => `/${l}/passport/authorize`,
-  endSession: (l: Locale) => `/${l}/passport/end-session`,
   info: (l: Locale) => `/${l}/personal/info`,
   secure: (l: Locale) => `/${l}/personal/secure`,
   privacy: (l: Locale) => `/${l}/agreement/privacy`,
