@@ -5,7 +5,7 @@
 // follows it. With the id_token_hint the session ends at once and the browser lands on the
 // registered post_logout_redirect_uri with the state; without one, Ciam's page asks "sign out of
 // Ciam?" first; an unregistered post_logout_redirect_uri is refused on Ciam's page and never
-// followed. After each end the old session token is refused by the server.
+// followed. After each end the old session token is refused by the server. Both pages pass axe.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as client from 'openid-client';
-import { apiCall, createAccount, LOCALES, ROOT, setStorage, storage, suite, uniqueMail, where } from './harness.mjs';
+import { apiCall, createAccount, expectAccessible, LOCALES, ROOT, setStorage, storage, suite, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -165,6 +165,7 @@ for (const L of LOCALES) {
       const t = messages[L];
       assert.equal((await ask.locator('h1').textContent()).trim(), t['signout.endSession.ask']);
       assert.ok((await ask.textContent()).includes(NAMES[L]), 'names the app');
+      await expectAccessible(page, `end-session confirmation (${L})`);
       // Nothing has ended yet.
       assert.equal((await apiCall(ctx.server.base, 'GET', '/auth/info', undefined, token)).status, 200);
       const from = rp.hits.length;
@@ -184,6 +185,7 @@ for (const L of LOCALES) {
       const error = page.locator('[data-testid="end-session-error"]');
       await error.waitFor({ timeout: 20_000 });
       assert.equal((await error.locator('h1').textContent()).trim(), messages[L]['signout.endSession.failed']);
+      await expectAccessible(page, `end-session refusal (${L})`);
       await sleep(500);
       assert.deepEqual(rp.hits.slice(from), [], 'the relying party was not called');
       assert.equal(new URL(page.url()).origin, ctx.server.base);
