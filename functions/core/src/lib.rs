@@ -3,6 +3,7 @@
 //! time (`Clock`), randomness (`Entropy`), secrets (`Keys`) and delivery (`Notifier`) are ports.
 
 pub mod accounts;
+pub mod app_sessions;
 pub mod apps;
 pub mod audit;
 pub mod avatar;

@@ -25,7 +25,16 @@ pub trait OidcSigner: Send + Sync {
 
 /// A compact JWS of `payload`: base64url(header).base64url(payload).base64url(r || s).
 pub async fn sign_jwt(signer: &dyn OidcSigner, payload: &Json) -> Result<String, String> {
-    let header = json!({ "alg": "ES256", "typ": "JWT", "kid": signer.kid() });
+    sign_typed_jwt(signer, "JWT", payload).await
+}
+
+/// [`sign_jwt`] with another header `typ` (a Back-Channel Logout token is `logout+jwt`).
+pub async fn sign_typed_jwt(
+    signer: &dyn OidcSigner,
+    typ: &str,
+    payload: &Json,
+) -> Result<String, String> {
+    let header = json!({ "alg": "ES256", "typ": typ, "kid": signer.kid() });
     let input = format!(
         "{}.{}",
         URL_SAFE_NO_PAD.encode(header.to_string().as_bytes()),

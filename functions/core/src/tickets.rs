@@ -98,7 +98,8 @@ fn check_shown(app: &App, shown: Option<&[String]>) -> Result<()> {
 /// `POST /auth/login/token`: a ticket for `service_url` of `app_id`; with it, the app is
 /// recorded among the user's recent apps and the user's consent to its current scopes is
 /// remembered, merged with what was allowed before (this call is the consent screen's Allow),
-/// each only when it changes (docs/cost.md): the consent when it grows
+/// each only when it changes (docs/cost.md), and, for an app that hears logouts (a `logoutUrl`
+/// or Back-Channel Logout URI), the session's record (`app_sessions`): the consent when it grows
 /// (`consents::grant_if_new`), the recent-app entry when it is new, the app's names or link
 /// changed, or its day is past (`recent_app_if_stale`). With the consent held and the app
 /// already used today, the ticket's put alone (1 write unit); else one transaction of the
@@ -130,6 +131,7 @@ pub async fn issue(
     };
     let mut tx = vec![];
     tx.extend(recent_app_if_stale(ciam, &s.user.id, &app, login.as_ref()));
+    tx.extend(crate::app_sessions::record_op(ciam, s, &app));
     tx.extend(crate::consents::grant_if_new(
         ciam,
         &s.user,

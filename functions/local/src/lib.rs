@@ -4,6 +4,7 @@
 pub mod admin_cli;
 pub mod audit_cli;
 mod blob;
+pub mod logout_cli;
 mod outbox;
 mod web;
 

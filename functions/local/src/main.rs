@@ -2,6 +2,7 @@
 
 use ciam_local::admin_cli::{self, CliAction};
 use ciam_local::audit_cli::{self, ExportArgs};
+use ciam_local::logout_cli;
 use ciam_local::{grant_role, serve, ServeOptions, StoreOptions};
 use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
@@ -129,6 +130,19 @@ enum AdminCommand {
         #[command(subcommand)]
         command: AuditCommand,
     },
+    /// What the apps a session signed in to are told when it ends (Back-Channel Logout tokens,
+    /// ticket apps' `session.ended` notices), one JSON line each; sends nothing.
+    LogoutNotices {
+        /// The user id (an id_token's `sub`).
+        user_id: String,
+        /// The session's `sid` (an id_token's `sid`).
+        sid: String,
+        /// The issuer's base, as `ciam serve --public-url` (the tokens' `iss`).
+        #[arg(long, env = "CIAM_PUBLIC_URL")]
+        public_url: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
 }
 
 /// An account action's arguments: whom, why, and the store.
@@ -201,6 +215,28 @@ async fn main() -> std::process::ExitCode {
             return match admin_cli::backfill_directory(&store).await {
                 Ok(line) => {
                     println!("{line}");
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
+        Command::Admin {
+            command:
+                AdminCommand::LogoutNotices {
+                    user_id,
+                    sid,
+                    public_url,
+                    store,
+                },
+        } => {
+            return match logout_cli::notice_lines(&user_id, &sid, &public_url, &store).await {
+                Ok(lines) => {
+                    for line in lines {
+                        println!("{line}");
+                    }
                     std::process::ExitCode::SUCCESS
                 }
                 Err(e) => {

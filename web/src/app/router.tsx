@@ -108,6 +108,8 @@ const ROUTES: RouteObject[] = [
                   { path: 'signin', element: lazy(<SignIn />) },
                   { path: 'register', element: lazy(<Register />) },
                   { path: 'authorize', element: lazy(<Authorize />) },
+                  // RP-Initiated Logout's page: the sign-out chunk (features/logout/signout.tsx).
+                  { path: 'end-session', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },
                   { path: '*', element: <Go to={paths.signin} /> },
                 ],
               },

@@ -137,6 +137,9 @@ export type App = {
   logo: string;
   serviceUrls: string[];
   frameOrigins: string[];
+  postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string;
+  logoutUrl: string;
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended: boolean;
   createdAt: number;
@@ -468,6 +471,12 @@ export type CreateAppRequest = {
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
   frameOrigins?: string[];
+  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
+  postLogoutRedirectUris?: string[];
+  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  backchannelLogoutUri?: string;
+  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;
 };
@@ -491,6 +500,12 @@ export type PatchAppRequest = {
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
   frameOrigins?: string[];
+  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
+  postLogoutRedirectUris?: string[];
+  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  backchannelLogoutUri?: string;
+  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;
   /** Issue a new secret (answered once); the previous one keeps working for 24 hours */
@@ -550,6 +565,11 @@ export type OidcDiscoveryResponse = {
   token_endpoint_auth_methods_supported?: string[];
   scopes_supported?: string[];
   claims_supported?: string[];
+  end_session_endpoint?: string;
+  backchannel_logout_supported?: boolean;
+  backchannel_logout_session_supported?: boolean;
+  frontchannel_logout_supported?: boolean;
+  frontchannel_logout_session_supported?: boolean;
 };
 
 /** GET /oidc/requests/{id}: The consent screen's view of an authorization request */
@@ -588,6 +608,29 @@ export type OidcUserinfoResponse = {
 
 /** POST /oidc/userinfo: OpenID Connect userinfo (POST) */
 export type OidcUserinfoPostResponse = OidcUserinfoResponse;
+
+/** GET /oidc/end-session: What an end-session request means */
+export type OidcEndSessionGetResponse = {
+  appName: string | null;
+  redirect: string | null;
+  hint: boolean;
+};
+
+/** POST /oidc/end-session: End the session for an end-session request */
+export type OidcEndSessionResponse = {
+  ended: boolean;
+  redirect: string | null;
+};
+
+/** The body of POST /oidc/end-session. */
+export type OidcEndSessionRequest = {
+  idTokenHint?: string;
+  clientId?: string;
+  postLogoutRedirectUri?: string;
+  state?: string;
+  /** the user pressed Sign out on the confirmation */
+  confirmed?: boolean;
+};
 
 /** GET /oidc/jwks: OpenID Connect signing keys */
 export type OidcJwksResponse = {
@@ -918,6 +961,12 @@ export type AdminCreateAppRequest = {
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
   frameOrigins?: string[];
+  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
+  postLogoutRedirectUris?: string[];
+  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  backchannelLogoutUri?: string;
+  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;
   /** why (required; recorded in the audit log) */
@@ -949,6 +998,12 @@ export type AdminPatchAppRequest = {
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
   frameOrigins?: string[];
+  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
+  postLogoutRedirectUris?: string[];
+  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  backchannelLogoutUri?: string;
+  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;
   /** why (required; recorded in the audit log) */
@@ -1034,6 +1089,10 @@ export interface Operations {
   oidcToken: { method: "POST"; path: "/oidc/token"; request: undefined; response: OidcTokenResponse };
   oidcUserinfo: { method: "GET"; path: "/oidc/userinfo"; request: undefined; response: OidcUserinfoResponse };
   oidcUserinfoPost: { method: "POST"; path: "/oidc/userinfo"; request: undefined; response: OidcUserinfoPostResponse };
+  oidcLogout: { method: "GET"; path: "/oidc/logout"; request: undefined; response: undefined };
+  oidcLogoutPost: { method: "POST"; path: "/oidc/logout"; request: undefined; response: undefined };
+  oidcEndSessionGet: { method: "GET"; path: "/oidc/end-session"; request: undefined; response: OidcEndSessionGetResponse };
+  oidcEndSession: { method: "POST"; path: "/oidc/end-session"; request: OidcEndSessionRequest; response: OidcEndSessionResponse };
   oidcJwks: { method: "GET"; path: "/oidc/jwks"; request: undefined; response: OidcJwksResponse };
   reportClientError: { method: "POST"; path: "/client-errors"; request: ReportClientErrorRequest; response: undefined };
   getVersion: { method: "GET"; path: "/version"; request: undefined; response: GetVersionResponse };

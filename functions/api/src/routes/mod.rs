@@ -149,6 +149,10 @@ pub const ROUTES: &[RouteDef] = &[
     route!("oidc_token",              POST,   "/oidc/token",             oidc::token,              App,           "oidcToken",        WRITES.kms(Kms::Sign).throttle(100, 50).waf(Waf::OidcToken).keys(&[K::App, K::Oidc, K::Es256]).gradual()),
     route!("oidc_userinfo",           GET,    "/oidc/userinfo",          oidc::userinfo,           AccessToken,   "oidcUserinfo",     READS.keys(&[K::Oidc])),
     route!("oidc_userinfo_post",      POST,   "/oidc/userinfo",          oidc::userinfo_post,      AccessTokenOrForm, "oidcUserinfoPost", READS.keys(&[K::Oidc])),
+    route!("oidc_logout",             GET,    "/oidc/logout",            oidc::logout_get,         Public,        "oidcLogout",       STATIC),
+    route!("oidc_logout_post",        POST,   "/oidc/logout",            oidc::logout_post,        Public,        "oidcLogoutPost",   STATIC),
+    route!("oidc_end_session_get",    GET,    "/oidc/end-session",       oidc::end_session_get,    Public,        "oidcEndSessionGet", READS.kms(Kms::PublicKeys).keys(&[K::Es256])),
+    route!("oidc_end_session_post",   POST,   "/oidc/end-session",       oidc::end_session_post,   Session,       "oidcEndSession",   WRITES.kms(Kms::PublicKeys).keys(&[K::Es256])),
     route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks",         STATIC.kms(Kms::PublicKeys).keys(&[K::Es256])),
     // The API itself and the web app's reports (meta.rs, client_error.rs).
     route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi",       STATIC),

@@ -4,13 +4,15 @@
 //! signed-in route.
 
 use crate::error::ApiError;
-use crate::extract::{basic, bearer, Authed, Lang};
+use crate::extract::{basic, bearer, Authed, Json, Lang};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use ciam_core::oidc::logout::{self, EndSession};
 use ciam_core::oidc::{self, OAuthError, TokenRequest};
+use serde::Deserialize;
 
 type ApiResult = Result<Response, ApiError>;
 
@@ -217,4 +219,88 @@ pub async fn userinfo_post(State(s): State<AppState>, headers: HeaderMap, body: 
         None => None,
     };
     answer_userinfo(&s, token).await
+}
+
+/// `GET /oidc/logout` (the `end_session_endpoint`, RP-Initiated Logout 1.0): reads no session
+/// and writes nothing; 303 to the SPA's `/{lang}/passport/end-session` with the request's
+/// parameters (`id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`; the language
+/// from `ui_locales`, else Accept-Language), where the page checks them and, holding the
+/// session, ends it. Round trips: 0.
+pub async fn logout_get(
+    State(s): State<AppState>,
+    Lang(lang): Lang,
+    RawQuery(q): RawQuery,
+) -> ApiResult {
+    oidc::configured(&s.ciam)?;
+    to_spa(&pairs(q.unwrap_or_default().as_bytes()), lang)
+}
+
+/// `POST /oidc/logout` (form): the same as `GET`. Round trips: 0.
+pub async fn logout_post(
+    State(s): State<AppState>,
+    Lang(lang): Lang,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    oidc::configured(&s.ciam)?;
+    let p = if form_type(&headers) {
+        pairs(&body)
+    } else {
+        Vec::new()
+    };
+    to_spa(&p, lang)
+}
+
+fn to_spa(params: &[(String, String)], lang: ciam_core::Lang) -> ApiResult {
+    let location = HeaderValue::from_str(&logout::spa_location(params, lang))
+        .map_err(|e| ApiError(ciam_core::Error::internal(e)))?;
+    Ok((
+        StatusCode::SEE_OTHER,
+        [
+            (header::LOCATION, location),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+    )
+        .into_response())
+}
+
+/// `GET /oidc/end-session`: what the end-session page shows (the app's name, the checked
+/// redirect, whether the hint verified), the request's parameters in the query. Nothing ends.
+/// Round trips: 0 or 1 (the app).
+pub async fn end_session_get(
+    State(s): State<AppState>,
+    Lang(lang): Lang,
+    RawQuery(q): RawQuery,
+) -> ApiResult {
+    let req = EndSession::from_pairs(&pairs(q.unwrap_or_default().as_bytes()));
+    Ok(axum::Json(logout::context(&s.ciam, &req, lang).await?).into_response())
+}
+
+/// The end-session page's request: the RP's parameters and whether the user confirmed.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EndSessionBody {
+    id_token_hint: Option<String>,
+    client_id: Option<String>,
+    post_logout_redirect_uri: Option<String>,
+    state: Option<String>,
+    confirmed: Option<bool>,
+}
+
+/// `POST /oidc/end-session`: ends the caller's session when the hint names it (or its user) or
+/// the user confirmed; answers `{ended, redirect}`. Round trips: 2 to 4 (authentication, the
+/// app, the sign-out's).
+pub async fn end_session_post(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Json(b): Json<EndSessionBody>,
+) -> ApiResult {
+    let req = EndSession {
+        id_token_hint: b.id_token_hint.filter(|v| !v.is_empty()),
+        client_id: b.client_id.filter(|v| !v.is_empty()),
+        post_logout_redirect_uri: b.post_logout_redirect_uri.filter(|v| !v.is_empty()),
+        state: b.state.filter(|v| !v.is_empty()),
+    };
+    let ended = logout::end(&s.ciam, &sess, &req, b.confirmed.unwrap_or(false)).await?;
+    Ok(axum::Json(ended).into_response())
 }

@@ -36,6 +36,7 @@ mod lost_answers;
 mod me;
 mod numbers;
 mod oidc;
+mod oidc_logout;
 mod passkeys;
 mod passwords;
 mod races;

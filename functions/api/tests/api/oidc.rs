@@ -23,8 +23,8 @@ type Case<'a> = (&'a str, Vec<(&'a str, Option<&'a str>)>, &'a str);
 
 pub(crate) struct World {
     pub(crate) app: TestApp,
-    app_id: String,
-    secret: String,
+    pub(crate) app_id: String,
+    pub(crate) secret: String,
     pub(crate) user: String,
     pub(crate) user_id: String,
 }
@@ -58,7 +58,7 @@ async fn world() -> World {
     world_on(TestApp::spawn().await).await
 }
 
-async fn get(app: &TestApp, p: &str, headers: &[(&str, &str)]) -> TestResponse {
+pub(crate) async fn get(app: &TestApp, p: &str, headers: &[(&str, &str)]) -> TestResponse {
     let mut b = request(Method::GET, p);
     for (k, v) in headers {
         b = b.header(*k, *v);
@@ -66,7 +66,7 @@ async fn get(app: &TestApp, p: &str, headers: &[(&str, &str)]) -> TestResponse {
     app.call(b.body(Body::empty()).unwrap()).await
 }
 
-fn query(pairs: &[(&str, &str)]) -> String {
+pub(crate) fn query(pairs: &[(&str, &str)]) -> String {
     pairs
         .iter()
         .map(|(k, v)| format!("{k}={}", url_encode(v)))
@@ -87,7 +87,7 @@ fn params(url: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn param(url: &str, name: &str) -> Option<String> {
+pub(crate) fn param(url: &str, name: &str) -> Option<String> {
     params(url)
         .into_iter()
         .find(|(k, _)| k == name)
@@ -164,6 +164,24 @@ impl World {
         param(&to, "code").expect("code")
     }
 
+    /// The same client, signed in as `token`.
+    pub(crate) fn as_user(&self, token: &str) -> World {
+        World {
+            app: self.app.clone(),
+            app_id: self.app_id.clone(),
+            secret: self.secret.clone(),
+            user: token.to_owned(),
+            user_id: self.user_id.clone(),
+        }
+    }
+
+    /// An id_token of the whole code flow through this session.
+    pub(crate) async fn id_token(&self) -> String {
+        let code = self.code().await;
+        let tokens = self.redeem(&code, VERIFIER, CB).await.ok(200);
+        tokens["id_token"].as_str().unwrap().to_owned()
+    }
+
     fn basic(&self) -> String {
         let e = |s: &str| url_encode(s);
         STANDARD.encode(format!("{}:{}", e(&self.app_id), e(&self.secret)))
@@ -211,15 +229,22 @@ pub(crate) fn oauth_error(res: &TestResponse, status: u16, error: &str) {
     assert!(res.json()["error_description"].is_string());
 }
 
-/// Verifies a compact ES256 JWS with the key of its `kid` in `jwks`; answers header and claims.
+/// Verifies a compact ES256 JWS (`typ` JWT) with the key of its `kid` in `jwks`; answers header
+/// and claims.
 fn verify_jwt(jwt: &str, jwks: &Value) -> Result<(Value, Value), String> {
+    let (header, claims) = verify_jws(jwt, jwks)?;
+    assert_eq!(header["typ"], "JWT");
+    Ok((header, claims))
+}
+
+/// Verifies a compact ES256 JWS of any `typ` with the key of its `kid` in `jwks`.
+pub(crate) fn verify_jws(jwt: &str, jwks: &Value) -> Result<(Value, Value), String> {
     let parts: Vec<&str> = jwt.split('.').collect();
     assert_eq!(parts.len(), 3, "{jwt}");
     let dec = |s: &str| URL_SAFE_NO_PAD.decode(s).expect("base64url");
     let header: Value = serde_json::from_slice(&dec(parts[0])).unwrap();
     let claims: Value = serde_json::from_slice(&dec(parts[1])).unwrap();
     assert_eq!(header["alg"], "ES256");
-    assert_eq!(header["typ"], "JWT");
     let jwk = jwks["keys"]
         .as_array()
         .unwrap()

@@ -27,6 +27,11 @@ pub struct AppFields {
     pub logo: Option<String>,
     pub service_urls: Option<Vec<String>>,
     pub frame_origins: Option<Vec<String>>,
+    pub post_logout_redirect_uris: Option<Vec<String>>,
+    /// Empty: none.
+    pub backchannel_logout_uri: Option<String>,
+    /// Empty: none.
+    pub logout_url: Option<String>,
     pub scopes: Option<Vec<String>>,
     pub recommended: Option<bool>,
 }
@@ -90,6 +95,18 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
         .frame_origins
         .map(|v| check_list("frameOrigins", v, urls::origin))
         .transpose()?;
+    let post_logout_redirect_uris = f
+        .post_logout_redirect_uris
+        .map(|v| check_list("postLogoutRedirectUris", v, urls::service_url))
+        .transpose()?;
+    let backchannel_logout_uri = f
+        .backchannel_logout_uri
+        .map(|u| urls::notice_url("backchannelLogoutUri", u))
+        .transpose()?;
+    let logout_url = f
+        .logout_url
+        .map(|u| urls::notice_url("logoutUrl", u))
+        .transpose()?;
     let scopes = f
         .scopes
         .map(|v| {
@@ -125,9 +142,32 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
         logo,
         service_urls,
         frame_origins,
+        post_logout_redirect_uris,
+        backchannel_logout_uri,
+        logout_url,
         scopes,
         recommended: f.recommended,
     })
+}
+
+/// Refuses (INVALID_PARAMETER) a server-to-server notice URL over http (`http://localhost`,
+/// which `check` lets through) unless this deployment serves local http itself
+/// (`urls::local_http_allowed`): in production the back-channel is https only.
+fn check_notice_scheme(ciam: &Ciam, f: &AppFields) -> Result<()> {
+    let fields = [
+        ("backchannelLogoutUri", &f.backchannel_logout_uri),
+        ("logoutUrl", &f.logout_url),
+    ];
+    for (field, v) in fields {
+        if v.as_deref().is_some_and(|u| u.starts_with("http:")) && !urls::local_http_allowed(ciam) {
+            return Err(invalid(
+                field,
+                "请使用 https 地址",
+                "Use an https URL (http://localhost only when Ciam itself serves local http)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Only admins manage the registry.
@@ -179,6 +219,7 @@ pub(crate) async fn create_app(
     extra: impl FnOnce(&str) -> Option<TxOp>,
 ) -> Result<WithSecret> {
     let f = check(f, true)?;
+    check_notice_scheme(ciam, &f)?;
     let (Some(names), Some(urls)) = (f.name, f.service_urls) else {
         return Err(Error::internal("checked fields missing"));
     };
@@ -193,6 +234,9 @@ pub(crate) async fn create_app(
         logo: f.logo.unwrap_or_default(),
         service_urls: urls,
         frame_origins: f.frame_origins.unwrap_or_default(),
+        post_logout_redirect_uris: f.post_logout_redirect_uris.unwrap_or_default(),
+        backchannel_logout_uri: f.backchannel_logout_uri.unwrap_or_default(),
+        logout_url: f.logout_url.unwrap_or_default(),
         scopes: f.scopes.unwrap_or_default(),
         secret_hash: Some(hash),
         prev_secret_hash: None,
@@ -278,6 +322,7 @@ pub(crate) async fn plan(
     f: AppFields,
     rotate_until: Option<i64>,
 ) -> Result<Change> {
+    check_notice_scheme(ciam, &f)?;
     let current = find(ciam, app_id).await?;
     let mut ops = Vec::new();
     let mut name_ops = Vec::new();
@@ -322,6 +367,24 @@ pub(crate) async fn plan(
     if let Some(v) = &f.frame_origins {
         differs("frameOrigins", *v == current.frame_origins);
         ops.push(Update::Set("frameOrigins".into(), Value::strings(v)));
+    }
+    if let Some(v) = &f.post_logout_redirect_uris {
+        differs(
+            "postLogoutRedirectUris",
+            *v == current.post_logout_redirect_uris,
+        );
+        ops.push(Update::Set(
+            "postLogoutRedirectUris".into(),
+            Value::strings(v),
+        ));
+    }
+    if let Some(v) = f.backchannel_logout_uri {
+        differs("backchannelLogoutUri", v == current.backchannel_logout_uri);
+        ops.push(Update::Set("backchannelLogoutUri".into(), v.into()));
+    }
+    if let Some(v) = f.logout_url {
+        differs("logoutUrl", v == current.logout_url);
+        ops.push(Update::Set("logoutUrl".into(), v.into()));
     }
     if let Some(v) = &f.scopes {
         differs("scopes", *v == current.scopes);

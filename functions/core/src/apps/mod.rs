@@ -109,6 +109,9 @@ pub struct AppDetail {
     pub logo: String,
     pub service_urls: Vec<String>,
     pub frame_origins: Vec<String>,
+    pub post_logout_redirect_uris: Vec<String>,
+    pub backchannel_logout_uri: String,
+    pub logout_url: String,
     pub scopes: Vec<String>,
     pub recommended: bool,
     pub created_at: i64,
@@ -132,6 +135,12 @@ pub struct App {
     pub logo: String,
     pub service_urls: Vec<String>,
     pub frame_origins: Vec<String>,
+    /// Where RP-Initiated Logout may send the browser back (`oidc::logout`), matched exactly.
+    pub post_logout_redirect_uris: Vec<String>,
+    /// Where Back-Channel Logout tokens are POSTed (empty: none).
+    pub backchannel_logout_uri: String,
+    /// Where a ticket (CAS-style) app gets its `session.ended` notice (empty: none).
+    pub logout_url: String,
     pub scopes: Vec<String>,
     /// The keyed hash (`app-secret`) of the secret.
     pub secret_hash: Option<String>,
@@ -158,6 +167,9 @@ impl App {
             logo: s("logo"),
             service_urls: i.strings("serviceUrls"),
             frame_origins: i.strings("frameOrigins"),
+            post_logout_redirect_uris: i.strings("postLogoutRedirectUris"),
+            backchannel_logout_uri: s("backchannelLogoutUri"),
+            logout_url: s("logoutUrl"),
             scopes: i.strings("scopes"),
             secret_hash: i.s("secretHash").map(str::to_owned),
             prev_secret_hash: i.s("prevSecretHash").map(str::to_owned),
@@ -178,6 +190,12 @@ impl App {
             .with("logo", self.logo.as_str())
             .with("serviceUrls", Value::strings(&self.service_urls))
             .with("frameOrigins", Value::strings(&self.frame_origins))
+            .with(
+                "postLogoutRedirectUris",
+                Value::strings(&self.post_logout_redirect_uris),
+            )
+            .with("backchannelLogoutUri", self.backchannel_logout_uri.as_str())
+            .with("logoutUrl", self.logout_url.as_str())
             .with("scopes", Value::strings(&self.scopes))
             .with_opt("secretHash", self.secret_hash.as_deref())
             .with_opt("prevSecretHash", self.prev_secret_hash.as_deref())
@@ -190,6 +208,12 @@ impl App {
     /// service URLs, so no open redirect through look-alike URLs.
     pub fn registers(&self, url: &str) -> bool {
         self.service_urls.iter().any(|u| u == url)
+    }
+
+    /// Whether a session's sign-in to it is recorded (`app_sessions`): it registered a
+    /// Back-Channel Logout URI or a ticket logout URL, so the session's end reaches it.
+    pub fn hears_logout(&self) -> bool {
+        !self.backchannel_logout_uri.is_empty() || !self.logout_url.is_empty()
     }
 
     /// The app's name in `lang`, falling back to the Chinese one when it has none in that
@@ -215,6 +239,9 @@ impl App {
             logo: self.logo.clone(),
             service_urls: self.service_urls.clone(),
             frame_origins: self.frame_origins.clone(),
+            post_logout_redirect_uris: self.post_logout_redirect_uris.clone(),
+            backchannel_logout_uri: self.backchannel_logout_uri.clone(),
+            logout_url: self.logout_url.clone(),
             scopes: self.scopes.clone(),
             recommended: self.recommended,
             created_at: self.created_at,

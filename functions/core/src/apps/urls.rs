@@ -145,6 +145,22 @@ pub fn service_url(field: Cow<'static, str>, raw: &str) -> Result<String> {
     web_url(field, raw).map(|u| u.to_string())
 }
 
+/// A server-to-server notice URL (`backchannelLogoutUri`, `logoutUrl`): empty for none, else a
+/// URL as `web_url` takes it (https; http only for localhost, and then only where
+/// [`local_http_allowed`], which the registry checks with the deployment at hand).
+pub fn notice_url(field: &'static str, raw: String) -> Result<String> {
+    if raw.is_empty() {
+        return Ok(raw);
+    }
+    web_url(field.into(), &raw).map(|u| u.to_string())
+}
+
+/// Whether this deployment serves plain http itself (its public URL is `http://`, as under
+/// `ciam serve`): only then may a notice URL be `http://localhost`.
+pub fn local_http_allowed(ciam: &crate::Ciam) -> bool {
+    ciam.config.public_url.starts_with("http://")
+}
+
 /// A frame origin: scheme, host and port only, e.g. `https://app.example.com`.
 pub fn origin(field: Cow<'static, str>, raw: &str) -> Result<String> {
     let u = web_url(field.clone(), &format!("{raw}/"))?;

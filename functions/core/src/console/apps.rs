@@ -87,6 +87,12 @@ fn given(f: &AppFields) -> Vec<&'static str> {
         ("logo", f.logo.is_some()),
         ("serviceUrls", f.service_urls.is_some()),
         ("frameOrigins", f.frame_origins.is_some()),
+        (
+            "postLogoutRedirectUris",
+            f.post_logout_redirect_uris.is_some(),
+        ),
+        ("backchannelLogoutUri", f.backchannel_logout_uri.is_some()),
+        ("logoutUrl", f.logout_url.is_some()),
         ("scopes", f.scopes.is_some()),
         ("recommended", f.recommended.is_some()),
     ]

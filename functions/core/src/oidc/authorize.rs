@@ -290,7 +290,8 @@ pub struct Approved {
 /// and the app recorded among the user's recent apps; the last two only when they change (as
 /// for a ticket, docs/cost.md: the consent when it grows, the recent-app entry at most once a
 /// day), so a code for an app whose consent is held and used today writes the request's delete
-/// and the code alone. Answers the redirect URI with `code`, `state` and `iss`. Round trips:
+/// and the code alone; an app that hears logouts (`App::hears_logout`) also gets the session's
+/// record (`app_sessions`) in it. The code carries the session's `sid`. Answers the redirect URI with `code`, `state` and `iss`. Round trips:
 /// 2 reads (the request; the app, the consent and the recent-app entry together), 1
 /// transaction.
 pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
@@ -306,6 +307,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
         code_challenge: req.code_challenge.clone(),
         auth_time: Some(s.auth_at),
         amr: s.amr.clone(),
+        sid: Some(crate::sessions::sid(&s.key)),
         created_at: ciam.now(),
         used_at: None,
         token_hash: None,
@@ -333,6 +335,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
         &app,
         login.as_ref(),
     ));
+    tx.extend(crate::app_sessions::record_op(ciam, s, &app));
     match ciam.store.transact(tx).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(request_gone("request used meanwhile")),

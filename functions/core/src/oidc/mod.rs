@@ -30,6 +30,7 @@
 //! redemption, userinfo); `records`: the stored items.
 
 mod authorize;
+pub mod logout;
 mod records;
 mod token;
 
@@ -140,6 +141,7 @@ pub fn discovery(ciam: &Ciam) -> Json {
         "authorization_endpoint": format!("{iss}/authorize"),
         "token_endpoint": format!("{iss}/token"),
         "userinfo_endpoint": format!("{iss}/userinfo"),
+        "end_session_endpoint": format!("{iss}/logout"),
         "jwks_uri": format!("{iss}/jwks"),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
@@ -150,7 +152,7 @@ pub fn discovery(ciam: &Ciam) -> Json {
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         "scopes_supported": scopes,
         "claims_supported": [
-            "iss", "sub", "aud", "exp", "iat", "auth_time", "amr", "nonce", "azp", "at_hash",
+            "iss", "sub", "aud", "exp", "iat", "auth_time", "amr", "nonce", "azp", "at_hash", "sid",
             "nickname", "picture", "company", "phone_number", "phone_number_verified",
             "email", "email_verified",
         ],
@@ -159,6 +161,10 @@ pub fn discovery(ciam: &Ciam) -> Json {
         "request_parameter_supported": false,
         "request_uri_parameter_supported": false,
         "claims_parameter_supported": false,
+        "backchannel_logout_supported": true,
+        "backchannel_logout_session_supported": true,
+        "frontchannel_logout_supported": false,
+        "frontchannel_logout_session_supported": false,
     })
 }
 

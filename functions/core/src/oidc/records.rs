@@ -103,6 +103,9 @@ pub struct Code {
     pub auth_time: Option<i64>,
     /// How that proof was made (RFC 8176; the id_token's `amr`, left out when empty).
     pub amr: Vec<String>,
+    /// The `sid` of the session the authorization came from (`sessions::sid`), the id_token's
+    /// `sid`; None on codes written before it.
+    pub sid: Option<String>,
     pub created_at: i64,
     pub used_at: Option<i64>,
     /// The keyed hash of the access token its redemption gave.
@@ -122,6 +125,7 @@ impl Code {
             code_challenge: s("codeChallenge").unwrap_or_default(),
             auth_time: item.n("authTime"),
             amr: item.strings("amr"),
+            sid: s("sid"),
             created_at: item.n("createdAt").unwrap_or(0),
             used_at: item.n("usedAt"),
             token_hash: s("tokenHash"),
@@ -140,7 +144,8 @@ impl Code {
             .with("scopes", Value::strings(&self.scopes))
             .with_opt("nonce", self.nonce.as_deref())
             .with("codeChallenge", self.code_challenge.as_str())
-            .with_opt("authTime", self.auth_time);
+            .with_opt("authTime", self.auth_time)
+            .with_opt("sid", self.sid.as_deref());
         let item = if self.amr.is_empty() {
             item
         } else {

@@ -214,6 +214,9 @@ pub async fn token(
     if let Some(n) = &c.nonce {
         payload.insert("nonce".into(), n.as_str().into());
     }
+    if let Some(sid) = &c.sid {
+        payload.insert("sid".into(), sid.as_str().into());
+    }
     let digest = Sha256::digest(access_token.as_bytes());
     payload.insert("at_hash".into(), b64(&digest[..16]).into());
     payload.extend(claims(ciam, &user, &scopes));

@@ -1,5 +1,6 @@
 // The fields of a partner app (create and edit): the names per language, description, logo,
-// service URLs, frame origins, scopes and the recommended flag. The server checks every value
+// service URLs, frame origins, the sign-out addresses (OpenID Connect post-logout redirects and
+// back-channel logout, a ticket app's logout URL), scopes and the recommended flag. The server checks every value
 // (an error names its field and is shown there).
 import { type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
@@ -16,6 +17,13 @@ const m = defineMessages({
   serviceUrlsHint: { id: 'admin.appForm.serviceUrlsHint', defaultMessage: 'The exact addresses tickets and OpenID Connect codes may be sent to.' },
   frameOrigins: { id: 'admin.appForm.frameOrigins', defaultMessage: 'Frame origins (one a line)' },
   frameOriginsHint: { id: 'admin.appForm.frameOriginsHint', defaultMessage: 'The sites allowed to embed the sign-in, e.g. https://app.example.com' },
+  postLogoutRedirectUris: { id: 'admin.appForm.postLogoutRedirectUris', defaultMessage: 'Addresses after sign-out (one a line)' },
+  postLogoutRedirectUrisHint: {
+    id: 'admin.appForm.postLogoutRedirectUrisHint',
+    defaultMessage: 'The exact addresses an OpenID Connect sign-out may return to (post_logout_redirect_uri).',
+  },
+  backchannelLogoutUri: { id: 'admin.appForm.backchannelLogoutUri', defaultMessage: 'Back-channel logout URI (OpenID Connect, https)' },
+  logoutUrl: { id: 'admin.appForm.logoutUrl', defaultMessage: 'Logout notice URL (ticket apps, https)' },
   scopes: { id: 'admin.appForm.scopes', defaultMessage: 'What the app may ask to see' },
   recommended: { id: 'admin.appForm.recommended', defaultMessage: 'Recommended to customers' },
   required: { id: 'admin.appForm.required', defaultMessage: 'Required' },
@@ -45,6 +53,9 @@ function initial(app?: AppDetail) {
     logo: app?.logo ?? '',
     serviceUrls: (app?.serviceUrls ?? []).join('\n'),
     frameOrigins: (app?.frameOrigins ?? []).join('\n'),
+    postLogoutRedirectUris: (app?.postLogoutRedirectUris ?? []).join('\n'),
+    backchannelLogoutUri: app?.backchannelLogoutUri ?? '',
+    logoutUrl: app?.logoutUrl ?? '',
     scopes: new Set<Scope>(app?.scopes ?? []),
     recommended: app?.recommended ?? false,
   };
@@ -90,11 +101,14 @@ export function AppForm({
       ...(v.logo.trim() ? { logo: v.logo.trim() } : {}),
       serviceUrls: lines(v.serviceUrls),
       frameOrigins: lines(v.frameOrigins),
+      postLogoutRedirectUris: lines(v.postLogoutRedirectUris),
+      backchannelLogoutUri: v.backchannelLogoutUri.trim(),
+      logoutUrl: v.logoutUrl.trim(),
       scopes: SCOPES.filter((s) => v.scopes.has(s)),
       recommended: v.recommended,
     });
   };
-  const text = (key: 'zh' | 'en' | 'logo', field: string, label: MessageDescriptor, type = 'text') => (
+  const text = (key: 'zh' | 'en' | 'logo' | 'backchannelLogoutUri' | 'logoutUrl', field: string, label: MessageDescriptor, type = 'text') => (
     <>
       <label htmlFor={`${id}${key}`}>
         <FormattedMessage {...label} />
@@ -113,7 +127,7 @@ export function AppForm({
       <ErrorText id={`${id}${key}e`} error={errorOf(field)} />
     </>
   );
-  const area = (key: 'description' | 'serviceUrls' | 'frameOrigins', label: MessageDescriptor, hint?: MessageDescriptor) => (
+  const area = (key: 'description' | 'serviceUrls' | 'frameOrigins' | 'postLogoutRedirectUris', label: MessageDescriptor, hint?: MessageDescriptor) => (
     <>
       <label htmlFor={`${id}${key}`}>
         <FormattedMessage {...label} />
@@ -145,6 +159,9 @@ export function AppForm({
       {text('logo', 'logo', m.logo, 'url')}
       {area('serviceUrls', m.serviceUrls, m.serviceUrlsHint)}
       {area('frameOrigins', m.frameOrigins, m.frameOriginsHint)}
+      {area('postLogoutRedirectUris', m.postLogoutRedirectUris, m.postLogoutRedirectUrisHint)}
+      {text('backchannelLogoutUri', 'backchannelLogoutUri', m.backchannelLogoutUri, 'url')}
+      {text('logoutUrl', 'logoutUrl', m.logoutUrl, 'url')}
       <fieldset className="choice">
         <legend>
           <FormattedMessage {...m.scopes} />
@@ -171,7 +188,7 @@ export function AppForm({
         <input type="checkbox" name="recommended" checked={v.recommended} onChange={(e) => set('recommended', e.target.checked)} />
         <FormattedMessage {...m.recommended} />
       </label>
-      <ErrorText id={`${id}other`} error={error && !['name', 'description', 'logo', 'serviceUrls', 'frameOrigins'].some((f) => error.field.startsWith(f)) ? error.text : null} />
+      <ErrorText id={`${id}other`} error={error && !['name', 'description', 'logo', 'serviceUrls', 'frameOrigins', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'logoutUrl'].some((f) => error.field.startsWith(f)) ? error.text : null} />
       <div className="actions">
         {onCancel && (
           <button type="button" onClick={onCancel}>

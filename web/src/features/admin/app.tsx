@@ -27,6 +27,9 @@ const m = defineMessages({
   logo: { id: 'admin.app.logo', defaultMessage: 'Logo' },
   serviceUrls: { id: 'admin.app.serviceUrls', defaultMessage: 'Service URLs' },
   frameOrigins: { id: 'admin.app.frameOrigins', defaultMessage: 'Frame origins' },
+  postLogoutRedirectUris: { id: 'admin.app.postLogoutRedirectUris', defaultMessage: 'Addresses after sign-out' },
+  backchannelLogoutUri: { id: 'admin.app.backchannelLogoutUri', defaultMessage: 'Back-channel logout URI' },
+  logoutUrl: { id: 'admin.app.logoutUrl', defaultMessage: 'Logout notice URL' },
   scopes: { id: 'admin.app.scopes', defaultMessage: 'Scopes' },
   recommended: { id: 'admin.apps.col.recommended', defaultMessage: 'Recommended' },
   created: { id: 'admin.apps.col.created', defaultMessage: 'Registered' },
@@ -158,6 +161,9 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
               {fact(m.logo, app.logo ? <code>{app.logo}</code> : intl.formatMessage(m.none))}
               {fact(m.serviceUrls, list(app.serviceUrls))}
               {fact(m.frameOrigins, list(app.frameOrigins))}
+              {fact(m.postLogoutRedirectUris, list(app.postLogoutRedirectUris))}
+              {fact(m.backchannelLogoutUri, app.backchannelLogoutUri ? <code>{app.backchannelLogoutUri}</code> : intl.formatMessage(m.none))}
+              {fact(m.logoutUrl, app.logoutUrl ? <code>{app.logoutUrl}</code> : intl.formatMessage(m.none))}
               {fact(m.scopes, app.scopes.length ? app.scopes.map((s) => intl.formatMessage(scopeNames[s])).join(', ') : intl.formatMessage(m.none))}
               {fact(m.recommended, intl.formatMessage(app.recommended ? m.yes : m.no))}
               {fact(m.created, <When at={app.createdAt} />)}

@@ -195,12 +195,41 @@ describe('apps', () => {
       description: '',
       serviceUrls: ['https://new.example.com/cb', 'https://new.example.com/cb2'],
       frameOrigins: [],
+      postLogoutRedirectUris: [],
+      backchannelLogoutUri: '',
+      logoutUrl: '',
       scopes: ['email'],
       recommended: false,
       reason: 'partner onboarding',
     });
     expect((screen.getByTestId('app-secret') as HTMLInputElement).value).toBe('S3CRET');
     expect(screen.getByTestId('secret-once').textContent).toContain('You will not see it again');
+  });
+
+  it('an admin gives the sign-out addresses; a refused one is said at its field', async () => {
+    const { fake } = await open('/en-US/admin/apps', 'admin', {
+      'POST /admin/apps': inTurn(
+        [400, { reason: 'INVALID_PARAMETER', message: 'Use an https URL', code: 400, field: 'backchannelLogoutUri' }],
+        [200, { app: { ...app, appId: 'a3' }, appSecret: 'S3CRET' }],
+      ),
+    });
+    fireEvent.click(screen.getByTestId('new-app'));
+    const f = screen.getByTestId('app-form');
+    type('Name in Chinese', '新', f);
+    type('Name in English', 'New', f);
+    type('Service URLs (one a line)', 'https://new.example.com/cb', f);
+    type('Addresses after sign-out (one a line)', 'https://new.example.com/bye\nhttps://new.example.com/bye?x=1', f);
+    type('Back-channel logout URI (OpenID Connect, https)', 'http://new.example.com/bc', f);
+    type('Logout notice URL (ticket apps, https)', 'https://new.example.com/cas/logout', f);
+    fireEvent.submit(f);
+    await confirmWithReason('create-app-dialog', 'partner onboarding');
+    expect(fake.callsTo('POST', '/admin/apps')[0]?.body).toMatchObject({
+      postLogoutRedirectUris: ['https://new.example.com/bye', 'https://new.example.com/bye?x=1'],
+      backchannelLogoutUri: 'http://new.example.com/bc',
+      logoutUrl: 'https://new.example.com/cas/logout',
+    });
+    const input = within(f).getByLabelText('Back-channel logout URI (OpenID Connect, https)');
+    expect(input.getAttribute('aria-invalid')).toBe('true');
   });
 
   it('a viewer only reads', async () => {

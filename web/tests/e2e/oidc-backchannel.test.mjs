@@ -1,0 +1,115 @@
+// Back-Channel Logout 1.0 tokens validated by a client library (issue 23): `openid-client` signs
+// a user in through the code flow against `ciam serve` (the id_token's `sid` names the session),
+// the user signs out, and `ciam admin logout-notices <sub> <sid>` prints what the apps of that
+// session are told. `jose` (the JOSE library openid-client is built on) then validates the
+// logout token as §2.6 of the specification asks: signature by a key of the provider's JWKS,
+// `typ` logout+jwt, `iss`, `aud`, `iat` (and `exp`, two minutes later), `jti`, the `events`
+// member, `sid` and `sub` those of the id_token, no `nonce`. The ticket app's notice is the
+// `session.ended` JSON. No browser: only the ciam binary (with CI=true a missing one FAILS).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as client from 'openid-client';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { BIN, CI, apiCall, createAccount, startServer, uniqueMail } from './harness.mjs';
+
+const lacking = existsSync(BIN) ? [] : [`the ciam binary at ${BIN} (cargo build -p ciam-local --bin ciam)`];
+const skip = lacking.length && !CI ? `back-channel e2e needs ${lacking.join('; ')}` : false;
+const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
+const ctx = { server: null, oidc: null, ticket: null, user: null, admin: null };
+const issuer = () => `${ctx.server.base}/ciam/v1/oidc`;
+
+before(async () => {
+  if (skip) return;
+  if (lacking.length) throw new Error(`e2e: missing ${lacking.join('; ')}`);
+  ctx.server = await startServer();
+  const admin = await createAccount(ctx.server, { account: uniqueMail('bc-admin') });
+  ctx.server.grantAdmin(admin.account);
+  const login = await apiCall(ctx.server.base, 'POST', '/auth/login/password', { account: admin.account, password: admin.password });
+  assert.equal(login.status, 200);
+  ctx.admin = login.json.token;
+  const register = async (name, fields) => {
+    const res = await apiCall(ctx.server.base, 'POST', '/app', { name: { 'zh-CN': `${name}中`, 'en-US': name }, scopes: ['nickname'], ...fields }, ctx.admin);
+    assert.equal(res.status, 201, JSON.stringify(res.json));
+    return { id: res.json.app.appId, secret: res.json.appSecret };
+  };
+  ctx.oidc = await register('BC Client', {
+    serviceUrls: ['https://rp.example.com/cb'],
+    backchannelLogoutUri: 'https://rp.example.com/backchannel',
+  });
+  ctx.ticket = await register('BC Shop', { serviceUrls: ['https://shop.example.com/cas'], logoutUrl: 'https://shop.example.com/cas/logout' });
+  ctx.user = await createAccount(ctx.server, { account: uniqueMail('bc-user') });
+});
+
+after(async () => {
+  await ctx.server?.stop();
+});
+
+test('a logout token passes every check of Back-Channel Logout §2.6 in jose', { skip }, async () => {
+  const config = await client.discovery(new URL(issuer()), ctx.oidc.id, ctx.oidc.secret, undefined, { execute: [client.allowInsecureRequests] });
+  const meta = config.serverMetadata();
+  assert.equal(meta.backchannel_logout_supported, true);
+  assert.equal(meta.backchannel_logout_session_supported, true);
+  // The code flow; the browser's part through the API the consent screen calls.
+  const pkceCodeVerifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: 'https://rp.example.com/cb',
+    scope: 'openid nickname',
+    code_challenge: await client.calculatePKCECodeChallenge(pkceCodeVerifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  const res = await fetch(url, { redirect: 'manual' });
+  const id = new URL(res.headers.get('location'), ctx.server.base).searchParams.get('oidcRequest');
+  const allow = await apiCall(ctx.server.base, 'POST', `/oidc/requests/${id}`, {}, ctx.user.token);
+  assert.equal(allow.status, 200, JSON.stringify(allow.json));
+  const tokens = await client.authorizationCodeGrant(config, new URL(allow.json.redirect), { pkceCodeVerifier, expectedState: state });
+  const { sub, sid } = tokens.claims();
+  assert.match(sid, /^[0-9a-f]{32}$/);
+  // The same session takes a ticket of the ticket app.
+  const ticket = await apiCall(ctx.server.base, 'POST', '/auth/login/token', { appId: ctx.ticket.id, serviceUrl: 'https://shop.example.com/cas' }, ctx.user.token);
+  assert.equal(ticket.status, 200, JSON.stringify(ticket.json));
+
+  // The user signs out of Ciam.
+  assert.equal((await apiCall(ctx.server.base, 'POST', '/auth/logout', {}, ctx.user.token)).status, 200);
+  const r = spawnSync(BIN, ['admin', 'logout-notices', sub, sid, '--public-url', ctx.server.base, '--data', ctx.server.data], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const notices = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(notices.length, 2, r.stdout);
+
+  const bc = notices.find((n) => n.appId === ctx.oidc.id);
+  assert.equal(bc.url, 'https://rp.example.com/backchannel');
+  assert.equal(bc.contentType, 'application/x-www-form-urlencoded');
+  const form = new URLSearchParams(bc.body);
+  assert.deepEqual([...form.keys()], ['logout_token']);
+  const logoutToken = form.get('logout_token');
+  // §2.6: validate as an ID token (signature with the JWKS, iss, aud, iat), typed logout+jwt.
+  const jwks = createRemoteJWKSet(new URL(meta.jwks_uri));
+  const { payload, protectedHeader } = await jwtVerify(logoutToken, jwks, {
+    issuer: issuer(),
+    audience: ctx.oidc.id,
+    typ: 'logout+jwt',
+    algorithms: ['ES256'],
+    maxTokenAge: '2 minutes',
+    requiredClaims: ['iat', 'exp', 'jti', 'events', 'sid', 'sub'],
+  });
+  assert.equal(protectedHeader.alg, 'ES256');
+  assert.equal(decodeProtectedHeader(logoutToken).typ, 'logout+jwt');
+  assert.equal(payload.exp - payload.iat, 120, 'valid for two minutes');
+  assert.ok(typeof payload.jti === 'string' && payload.jti.length >= 16, 'a jti');
+  assert.deepEqual(payload.events, { [EVENT]: {} }, 'the back-channel logout event, an empty object');
+  assert.equal(payload.sid, sid, "the id_token's sid");
+  assert.equal(payload.sub, sub, "the id_token's sub");
+  assert.equal('nonce' in payload, false, 'no nonce');
+  // Another audience or issuer is refused by the library.
+  await assert.rejects(jwtVerify(logoutToken, jwks, { issuer: issuer(), audience: 'another-client', typ: 'logout+jwt' }));
+  await assert.rejects(jwtVerify(logoutToken, jwks, { issuer: 'https://other.example/oidc', audience: ctx.oidc.id }));
+
+  const cas = notices.find((n) => n.appId === ctx.ticket.id);
+  assert.equal(cas.url, 'https://shop.example.com/cas/logout');
+  assert.equal(cas.contentType, 'application/json');
+  assert.deepEqual(JSON.parse(cas.body), { type: 'session.ended', data: { userId: sub, sid } });
+});
