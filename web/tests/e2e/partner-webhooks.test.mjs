@@ -1,0 +1,179 @@
+// The example partner's events endpoint (examples/partner-app, POST /webhooks, docs/partners.md
+// §9): started as a partner runs it, with its secret in CIAM_WEBHOOK_SECRET, and sent requests
+// signed by the `standardwebhooks` reference library (not our code). It accepts a signed event
+// once per webhook-id and logs it; a tampered body, another secret, a timestamp 10 minutes old
+// are refused. The by-hand verification of docs/partners.md (node:crypto) is checked against the
+// library's signatures too. Needs nothing but Node: it never skips.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { freePort, ROOT } from './harness.mjs';
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+const newId = () => `msg_${randomBytes(12).toString('hex')}`;
+const userId = () => randomBytes(16).toString('hex');
+
+/** Starts the example with only the webhook secret; resolves when it listens. */
+async function startExample(secret) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'examples/partner-app/server.mjs')], {
+    env: { ...process.env, APP_ID: '', APP_SECRET: '', CIAM_WEBHOOK_SECRET: secret, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ex = {
+    base: `http://127.0.0.1:${port}`,
+    log: '',
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    },
+    /** How many log lines contain `text`. */
+    count(text) {
+      return ex.log.split('\n').filter((l) => l.includes(text)).length;
+    },
+    /** Waits (2 s at most) until the log has `text`. */
+    async waitFor(text) {
+      for (let i = 0; i < 40 && !ex.log.includes(text); i++) await sleep(50);
+      assert.ok(ex.log.includes(text), `the log has no "${text}":\n${ex.log}`);
+    },
+  };
+  child.stdout.on('data', (c) => (ex.log += c));
+  child.stderr.on('data', (c) => (ex.log += c));
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the example did not start:\n${ex.log}`)), 15_000);
+      child.stdout.on('data', () => {
+        if (ex.log.includes('listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`the example exited (${code}):\n${ex.log}`)));
+    });
+  } catch (e) {
+    ex.stop();
+    throw e;
+  }
+  return ex;
+}
+
+/** An event body as Ciam sends it (docs/openapi.json `webhooks`). */
+const eventBody = (type, data) => JSON.stringify({ type, timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), data });
+
+/** The Standard Webhooks headers for `body`, signed by the library with each of `secrets`. */
+function signed(secrets, id, body, at = new Date()) {
+  const signature = secrets.map((s) => new Webhook(s).sign(id, at, body)).join(' ');
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
+}
+
+const post = (ex, headers, body) => fetch(`${ex.base}/webhooks`, { method: 'POST', headers, body });
+
+describe('the example partner receives events (POST /webhooks, standardwebhooks)', () => {
+  const secret = newSecret();
+  let ex = null;
+  before(async () => {
+    ex = await startExample(secret);
+  });
+  after(() => ex?.stop());
+
+  it('accepts an event signed with its secret: 204 and one log line', async () => {
+    const id = newId();
+    const user = userId();
+    const body = eventBody('user.updated', { userId: user, nickname: 'Lin' });
+    const res = await post(ex, signed([secret], id, body), body);
+    assert.equal(res.status, 204);
+    await ex.waitFor(`verified event user.updated ${id} for ${user}`);
+  });
+
+  it('counts a redelivery of the same webhook-id once (a retry is signed anew)', async () => {
+    const id = newId();
+    const user = userId();
+    const body = eventBody('session.ended', { userId: user, reason: 'signed_out', sid: 'abc' });
+    assert.equal((await post(ex, signed([secret], id, body), body)).status, 204);
+    await sleep(1100); // the retry comes later, with a new timestamp and signature
+    assert.equal((await post(ex, signed([secret], id, body), body)).status, 204);
+    await ex.waitFor(`duplicate ${id} ignored`);
+    assert.equal(ex.count(`verified event session.ended ${id} for ${user}`), 1);
+  });
+
+  it('refuses a tampered body, another secret and a timestamp 10 minutes old (401), missing headers (400)', async () => {
+    const user = userId();
+    const body = eventBody('user.mail_changed', { userId: user, email: 'lin@example.com', email_verified: true });
+
+    const tamperedId = newId();
+    const tampered = body.replace('lin@example.com', 'eve@example.com');
+    assert.equal((await post(ex, signed([secret], tamperedId, body), tampered)).status, 401);
+
+    const otherId = newId();
+    assert.equal((await post(ex, signed([newSecret()], otherId, body), body)).status, 401);
+
+    const oldId = newId();
+    const tenMinutesAgo = new Date(Date.now() - 10 * 60 * 1000);
+    const old = await post(ex, signed([secret], oldId, body, tenMinutesAgo), body);
+    assert.equal(old.status, 401);
+    assert.match(await old.text(), /too old/);
+
+    const bare = await post(ex, { 'content-type': 'application/json' }, body);
+    assert.equal(bare.status, 400);
+
+    await ex.waitFor(`refused ${oldId}`);
+    assert.equal(ex.count(`for ${user}`), 0, 'nothing refused is logged as verified');
+
+    // The refusals burned nothing: the genuine delivery of a refused id is still accepted.
+    assert.equal((await post(ex, signed([secret], tamperedId, body), body)).status, 204);
+    await ex.waitFor(`verified event user.mail_changed ${tamperedId} for ${user}`);
+  });
+
+  it('accepts either of two signatures, as during a secret rotation', async () => {
+    const id = newId();
+    const user = userId();
+    const body = eventBody('two_factor.changed', { userId: user, enabled: true });
+    // Ciam signs with the new and the old secret; this endpoint still holds the old one.
+    assert.equal((await post(ex, signed([newSecret(), secret], id, body), body)).status, 204);
+    await ex.waitFor(`verified event two_factor.changed ${id} for ${user}`);
+  });
+
+  it('only POST: a GET is 405', async () => {
+    assert.equal((await fetch(`${ex.base}/webhooks`)).status, 405);
+  });
+});
+
+/**
+ * The by-hand verification of docs/partners.md §9 (Node.js, node:crypto), as printed there,
+ * against the library's signatures.
+ */
+function verifyByHand(secret, headers, rawBody, now = Math.floor(Date.now() / 1000)) {
+  const id = headers['webhook-id'];
+  const ts = headers['webhook-timestamp'];
+  const sigs = headers['webhook-signature'];
+  if (!id || !ts || !sigs) return false;
+  if (!/^\d+$/.test(ts) || Math.abs(now - Number(ts)) > 5 * 60) return false;
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${ts}.${rawBody}`).digest();
+  return sigs.split(' ').some((s) => {
+    const [version, value] = s.split(',');
+    const given = Buffer.from(value ?? '', 'base64');
+    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+describe('the by-hand verification of docs/partners.md agrees with the standardwebhooks library', () => {
+  it('accepts what the library signs, refuses a tampered body, another secret, an old timestamp', () => {
+    const secret = newSecret();
+    const id = newId();
+    const body = eventBody('consent.revoked', { userId: userId() });
+    assert.ok(verifyByHand(secret, signed([secret], id, body), body));
+    assert.ok(verifyByHand(secret, signed([newSecret(), secret], id, body), body), 'rotation');
+    assert.ok(!verifyByHand(secret, signed([secret], id, body), body.replace('consent', 'xonsent')));
+    assert.ok(!verifyByHand(secret, signed([newSecret()], id, body), body));
+    assert.ok(!verifyByHand(secret, signed([secret], id, body, new Date(Date.now() - 600_000)), body));
+  });
+});
