@@ -2,11 +2,13 @@
 // §9): started as a partner runs it, with its secret in CIAM_WEBHOOK_SECRET, and sent requests
 // signed by the `standardwebhooks` reference library (not our code). It accepts a signed event
 // once per webhook-id and logs it; a tampered body, another secret, a timestamp 10 minutes old
-// are refused. The by-hand verification of docs/partners.md (node:crypto) is checked against the
-// library's signatures too. Needs nothing but Node: it never skips.
+// are refused. The by-hand verifications printed in docs/partners.md §9 (Node.js and Python) are
+// run against the library's signatures too. Needs Node and python3 (no package): it never skips.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -146,34 +148,65 @@ describe('the example partner receives events (POST /webhooks, standardwebhooks)
   });
 });
 
-/**
- * The by-hand verification of docs/partners.md §9 (Node.js, node:crypto), as printed there,
- * against the library's signatures.
- */
-function verifyByHand(secret, headers, rawBody, now = Math.floor(Date.now() / 1000)) {
-  const id = headers['webhook-id'];
-  const ts = headers['webhook-timestamp'];
-  const sigs = headers['webhook-signature'];
-  if (!id || !ts || !sigs) return false;
-  if (!/^\d+$/.test(ts) || Math.abs(now - Number(ts)) > 5 * 60) return false;
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = createHmac('sha256', key).update(`${id}.${ts}.${rawBody}`).digest();
-  return sigs.split(' ').some((s) => {
-    const [version, value] = s.split(',');
-    const given = Buffer.from(value ?? '', 'base64');
-    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
-  });
+/** The fenced code block of docs/partners.md §9 in `lang` that contains `marker`. */
+function docBlock(lang, marker) {
+  const doc = readFileSync(join(ROOT, 'docs/partners.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## 9. Events (webhooks)'));
+  const blocks = [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+  const block = blocks.find((b) => b.includes(marker));
+  assert.ok(block, `docs/partners.md §9 has a ${lang} block with ${marker}`);
+  return block;
 }
 
-describe('the by-hand verification of docs/partners.md agrees with the standardwebhooks library', () => {
-  it('accepts what the library signs, refuses a tampered body, another secret, an old timestamp', () => {
-    const secret = newSecret();
-    const id = newId();
-    const body = eventBody('consent.revoked', { userId: userId() });
-    assert.ok(verifyByHand(secret, signed([secret], id, body), body));
-    assert.ok(verifyByHand(secret, signed([newSecret(), secret], id, body), body), 'rotation');
-    assert.ok(!verifyByHand(secret, signed([secret], id, body), body.replace('consent', 'xonsent')));
-    assert.ok(!verifyByHand(secret, signed([newSecret()], id, body), body));
-    assert.ok(!verifyByHand(secret, signed([secret], id, body, new Date(Date.now() - 600_000)), body));
+/**
+ * Cases signed by the library: [name, secret the receiver holds, headers, body, expected].
+ * The receiver's secret is `secret`; the others sign with another, tamper or are old.
+ */
+function cases() {
+  const secret = newSecret();
+  const id = newId();
+  const body = eventBody('consent.revoked', { userId: userId(), note: '中文 ✓' });
+  return [
+    ['signed with its secret', secret, signed([secret], id, body), body, true],
+    ['two signatures (rotation)', secret, signed([newSecret(), secret], id, body), body, true],
+    ['a tampered body', secret, signed([secret], id, body), body.replace('consent', 'xonsent'), false],
+    ['another secret', secret, signed([newSecret()], id, body), body, false],
+    ['10 minutes old', secret, signed([secret], id, body, new Date(Date.now() - 600_000)), body, false],
+    ['no signature', secret, { ...signed([secret], id, body), 'webhook-signature': '' }, body, false],
+  ];
+}
+
+describe('the by-hand verifications printed in docs/partners.md agree with the standardwebhooks library', () => {
+  it('Node.js (node:crypto), as printed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ciam-doc-'));
+    try {
+      const file = join(dir, 'verify.mjs');
+      writeFileSync(file, `${docBlock('js', 'function verify(')}\nexport { verify };\n`);
+      const { verify } = await import(file);
+      for (const [name, secret, headers, body, ok] of cases()) {
+        assert.equal(verify(secret, headers, body), ok, name);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('Python (hmac, hashlib), as printed', () => {
+    const all = cases();
+    const driver = `${docBlock('python', 'def verify(')}
+import json, sys
+for secret, headers, body in json.load(sys.stdin):
+    print(json.dumps(verify(secret, headers, body.encode())))
+`;
+    const run = spawnSync('python3', ['-c', driver], {
+      input: JSON.stringify(all.map(([, secret, headers, body]) => [secret, headers, body])),
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, `python3: ${run.error ?? ''}${run.stderr}`);
+    const got = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(
+      got.map((ok, i) => [all[i][0], ok]),
+      all.map(([name, , , , ok]) => [name, ok]),
+    );
   });
 });
