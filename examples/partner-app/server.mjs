@@ -25,7 +25,16 @@ if (!(APP_ID && APP_SECRET) && !WEBHOOK_SECRET) {
   process.exit(2);
 }
 /** Null when no secret is set: POST /webhooks then answers 404. A bad secret stops the start. */
-const webhook = WEBHOOK_SECRET ? new Webhook(WEBHOOK_SECRET) : null;
+const webhook = (() => {
+  if (!WEBHOOK_SECRET) return null;
+  try {
+    if (!/^whsec_[A-Za-z0-9+/]+=*$/.test(WEBHOOK_SECRET)) throw new Error('not whsec_ + base64');
+    return new Webhook(WEBHOOK_SECRET);
+  } catch (e) {
+    console.error(`partner-app: CIAM_WEBHOOK_SECRET is not a webhook secret (${e.message})`);
+    process.exit(2);
+  }
+})();
 
 const escape = (s) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
