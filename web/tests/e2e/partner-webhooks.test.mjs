@@ -36,9 +36,9 @@ async function startExample(secret) {
     count(text) {
       return ex.log.split('\n').filter((l) => l.includes(text)).length;
     },
-    /** Waits (2 s at most) until the log has `text`. */
+    /** Waits (5 s at most) until the log has `text`. */
     async waitFor(text) {
-      for (let i = 0; i < 40 && !ex.log.includes(text); i++) await sleep(50);
+      for (let i = 0; i < 100 && !ex.log.includes(text); i++) await sleep(50);
       assert.ok(ex.log.includes(text), `the log has no "${text}":\n${ex.log}`);
     },
   };
@@ -145,6 +145,18 @@ describe('the example partner receives events (POST /webhooks, standardwebhooks)
 
   it('only POST: a GET is 405', async () => {
     assert.equal((await fetch(`${ex.base}/webhooks`)).status, 405);
+  });
+});
+
+describe('the example partner refuses to start with a secret that is not one', () => {
+  it('CIAM_WEBHOOK_SECRET not whsec_ + base64: exit 2 and a clear message', () => {
+    const run = spawnSync(process.execPath, [join(ROOT, 'examples/partner-app/server.mjs')], {
+      env: { ...process.env, APP_ID: '', APP_SECRET: '', CIAM_WEBHOOK_SECRET: 'my-password', PORT: '0' },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    assert.equal(run.status, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, /CIAM_WEBHOOK_SECRET is not a webhook secret/);
   });
 });
 
