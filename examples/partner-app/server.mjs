@@ -1,9 +1,13 @@
-// A partner application in one file, with no dependencies: it sends people to Ciam to sign in,
-// receives the ticket (cTicket) on its callback, verifies it server to server with its app
-// secret, and shows who signed in. See README.md here and docs/partners.md.
+// A partner application in one file: it sends people to Ciam to sign in, receives the ticket
+// (cTicket) on its callback, verifies it server to server with its app secret, and shows who
+// signed in. It also receives Ciam's events (webhooks) on POST /webhooks, verified with the
+// `standardwebhooks` library (its one dependency, only for that endpoint). See README.md here
+// and docs/partners.md §9.
 //
-//   CIAM_URL=http://127.0.0.1:8080 APP_ID=… APP_SECRET=… PORT=3000 node examples/partner-app/server.mjs
+//   CIAM_URL=http://127.0.0.1:8080 APP_ID=… APP_SECRET=… CIAM_WEBHOOK_SECRET=whsec_… PORT=3000 \
+//     node examples/partner-app/server.mjs
 import { createServer } from 'node:http';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
 const CIAM_URL = (process.env.CIAM_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
 const APP_ID = process.env.APP_ID ?? '';
@@ -13,10 +17,24 @@ const LANG = process.env.CIAM_LANG === 'en-US' ? 'en-US' : 'zh-CN';
 /** Registered in Ciam exactly like this (exact match: scheme, host, port, path). */
 const SERVICE_URL = process.env.SERVICE_URL ?? `http://127.0.0.1:${PORT}/callback`;
 
-if (!APP_ID || !APP_SECRET) {
-  console.error('partner-app: set APP_ID and APP_SECRET (from POST /ciam/v1/app)');
+/** The endpoint's signing secret (`whsec_…`, shown once when the endpoint is registered). */
+const WEBHOOK_SECRET = process.env.CIAM_WEBHOOK_SECRET ?? '';
+
+if (!(APP_ID && APP_SECRET) && !WEBHOOK_SECRET) {
+  console.error('partner-app: set APP_ID and APP_SECRET (from POST /ciam/v1/app), or CIAM_WEBHOOK_SECRET, or both');
   process.exit(2);
 }
+/** Null when no secret is set: POST /webhooks then answers 404. A bad secret stops the start. */
+const webhook = (() => {
+  if (!WEBHOOK_SECRET) return null;
+  try {
+    if (!/^whsec_[A-Za-z0-9+/]+=*$/.test(WEBHOOK_SECRET)) throw new Error('not whsec_ + base64');
+    return new Webhook(WEBHOOK_SECRET);
+  } catch (e) {
+    console.error(`partner-app: CIAM_WEBHOOK_SECRET is not a webhook secret (${e.message})`);
+    process.exit(2);
+  }
+})();
 
 const escape = (s) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -52,10 +70,100 @@ async function verify(cTicket) {
   return res.ok ? { ok: true, claims: body } : { ok: false, error: body ?? { reason: `HTTP ${res.status}` } };
 }
 
+// ---- Events (webhooks) ----------------------------------------------------------------------
+
+/** A body larger than this is refused (Ciam's events are a few hundred bytes). */
+const MAX_BODY = 64 * 1024;
+/**
+ * The webhook-ids already received: Ciam delivers at least once (a retry, a replay), always
+ * with the same webhook-id. Kept in memory for 48 h here (retries last 24 h); a real partner keeps
+ * them in its database, written in the same transaction as the work the event causes.
+ */
+const seen = new Map();
+const KEEP_SEEN_MS = 48 * 3600 * 1000;
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(Object.assign(new Error('body too large'), { status: 413 }));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function answer(res, status, text) {
+  res.writeHead(status, status === 204 ? {} : { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(status === 204 ? undefined : text);
+}
+
+/**
+ * What the partner does with an event, after it has answered: here, nothing but a note. A real
+ * partner would update its copy of the profile (user.updated, user.mail_changed,
+ * user.phone_changed), end its own sessions of the user (session.ended, user.suspended,
+ * user.deactivated) and forget the user's data it no longer may keep (consent.revoked: the
+ * last event for this user).
+ */
+function work(event, id) {
+  if (event.type === 'consent.revoked' || event.type === 'user.deactivated') {
+    console.log(`partner-app: forgetting ${event.data.userId} (${event.type}, ${id})`);
+  }
+}
+
+/**
+ * POST /webhooks: verify the Standard Webhooks signature over the raw body (headers
+ * webhook-id, webhook-timestamp, webhook-signature; the library refuses a timestamp more than
+ * 5 minutes away and accepts any one of several signatures, as during a secret rotation), then
+ * dedupe by webhook-id, answer 204 at once and do the work afterwards.
+ */
+async function receive(req, res) {
+  if (!webhook) return answer(res, 404, 'webhooks are not configured (CIAM_WEBHOOK_SECRET)');
+  const body = await readBody(req);
+  const id = req.headers['webhook-id'];
+  if (!id || !req.headers['webhook-timestamp'] || !req.headers['webhook-signature']) {
+    return answer(res, 400, 'missing webhook-id, webhook-timestamp or webhook-signature');
+  }
+  let event;
+  try {
+    event = webhook.verify(body, req.headers);
+  } catch (e) {
+    if (!(e instanceof WebhookVerificationError)) return answer(res, 400, 'not JSON');
+    console.log(`partner-app: refused ${id}: ${e.message}`);
+    return answer(res, 401, e.message); // a bad signature, or a timestamp out of tolerance
+  }
+  if (typeof event?.type !== 'string' || typeof event?.data?.userId !== 'string') {
+    return answer(res, 400, 'not an event');
+  }
+  const now = Date.now();
+  for (const [old, at] of seen) {
+    if (now - at < KEEP_SEEN_MS) break; // insertion order: the rest is newer
+    seen.delete(old);
+  }
+  if (seen.has(id)) {
+    console.log(`partner-app: duplicate ${id} ignored`);
+    return answer(res, 204);
+  }
+  seen.set(id, now);
+  console.log(`verified event ${event.type} ${id} for ${event.data.userId}`);
+  answer(res, 204);
+  setImmediate(() => work(event, id));
+}
+
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? '/', `http://127.0.0.1:${PORT}`);
   try {
+    if (url.pathname === '/webhooks') {
+      if (req.method !== 'POST') return answer(res, 405, 'POST only');
+      return await receive(req, res);
+    }
     if (req.method !== 'GET') return page(res, 405, 'Method not allowed', '');
+    if (!APP_ID) return page(res, 404, 'Sign-in is not configured (APP_ID, APP_SECRET)', '');
     if (url.pathname === '/') {
       return page(res, 200, 'Example partner', `<p>This site has no accounts of its own.</p>
 <p><a id="signin" href="${escape(authorizeUrl)}">Sign in with Ciam</a></p>`);
@@ -81,12 +189,16 @@ const server = createServer(async (req, res) => {
     }
     return page(res, 404, 'Not found', '');
   } catch (e) {
+    if (e.status === 413) return answer(res, 413, e.message);
     console.error('partner-app:', e);
+    if (res.headersSent) return;
     return page(res, 502, 'Ciam is not reachable', `<p>${escape(e.message)}</p>`);
   }
 });
 
 server.listen(PORT, '127.0.0.1', () => {
-  console.log(`partner-app: listening on http://127.0.0.1:${PORT}/ (Ciam at ${CIAM_URL}, serviceUrl ${SERVICE_URL})`);
+  const port = server.address().port; // PORT=0: a free one
+  const hooks = webhook ? `, webhooks on http://127.0.0.1:${port}/webhooks` : '';
+  console.log(`partner-app: listening on http://127.0.0.1:${port}/ (Ciam at ${CIAM_URL}, serviceUrl ${SERVICE_URL}${hooks})`);
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.close(() => process.exit(0)));

@@ -223,3 +223,64 @@ async fn test_router() -> (axum::Router, String) {
     ciam.store.put(session, None).await.expect("session");
     (ciam_api::router(ciam), token)
 }
+
+/// The `webhooks` of the document are the event kinds partners subscribe to
+/// (`ciam_core::events::Kind`), one each, and each payload's `data` documents only fields an
+/// event can carry: `userId` and the fields of `FIELD_SCOPES` and `FREE_FIELDS`.
+#[test]
+fn the_documented_webhooks_are_exactly_the_event_kinds() {
+    use ciam_core::events::{Kind, FIELD_SCOPES, FREE_FIELDS};
+    let doc = doc();
+    let hooks = doc["webhooks"].as_object().expect("webhooks");
+    let documented: BTreeSet<&str> = hooks.keys().map(String::as_str).collect();
+    let kinds: BTreeSet<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    assert_eq!(
+        documented, kinds,
+        "docs/openapi.json webhooks and Kind::ALL"
+    );
+    let known: BTreeSet<&str> = FIELD_SCOPES
+        .iter()
+        .map(|(f, _)| *f)
+        .chain(FREE_FIELDS)
+        .chain(["userId"])
+        .collect();
+    for (name, hook) in hooks {
+        let schema = &hook["post"]["requestBody"]["content"]["application/json"]["schema"];
+        let schema_ref = schema["$ref"].as_str().expect("a $ref");
+        let schema =
+            &doc["components"]["schemas"][schema_ref.trim_start_matches("#/components/schemas/")];
+        assert_eq!(
+            schema["properties"]["type"]["enum"],
+            serde_json::json!([name]),
+            "{name}"
+        );
+        let data = &schema["properties"]["data"];
+        assert_eq!(
+            data["required"][0], "userId",
+            "{name}: userId is always sent"
+        );
+        for field in data["properties"]
+            .as_object()
+            .expect("data properties")
+            .keys()
+        {
+            assert!(
+                known.contains(field.as_str()),
+                "{name}: {field} is no event field"
+            );
+        }
+        for h in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+            let named = hook["post"]["parameters"]
+                .as_array()
+                .expect("parameters")
+                .iter()
+                .any(|p| {
+                    let r = p["$ref"].as_str().unwrap_or("");
+                    doc["components"]["parameters"]
+                        [r.trim_start_matches("#/components/parameters/")]["name"]
+                        == h
+                });
+            assert!(named, "{name}: header {h}");
+        }
+    }
+}

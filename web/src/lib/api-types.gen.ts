@@ -182,6 +182,134 @@ export type Passkey = {
   aaguid?: string;
 };
 
+/** The `user.updated` event (the Standard Webhooks body). The profile changed: the changed fields among nickname, company and avatar, each only under its consent scope. An app whose consent covers none of the changed fields is not sent the event. */
+export type UserUpdatedEvent = {
+  /** The event kind. */
+  type: "user.updated";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+    /** The new nickname (scope `nickname`). */
+    nickname?: string;
+    /** The new company (scope `company`). */
+    company?: string;
+    /** The new avatar, an absolute URL (scope `avatar`). */
+    picture?: string;
+  };
+};
+
+/** The `user.mail_changed` event (the Standard Webhooks body). The bound mail changed (by the user or the support desk). `email` and `email_verified` only under the `email` scope; without it the event carries `userId` alone. */
+export type MailChangedEvent = {
+  /** The event kind. */
+  type: "user.mail_changed";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+    /** The new bound mail (scope `email`). */
+    email?: string;
+    /** Always true: Ciam binds only a verified mail (scope `email`). */
+    email_verified?: boolean;
+  };
+};
+
+/** The `user.phone_changed` event (the Standard Webhooks body). The bound phone changed (by the user or the support desk). `phone_number` and `phone_number_verified` only under the `phone` scope. */
+export type PhoneChangedEvent = {
+  /** The event kind. */
+  type: "user.phone_changed";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+    /** The new bound phone in E.164, e.g. +8613800138000 (scope `phone`). */
+    phone_number?: string;
+    /** Always true: Ciam binds only a verified phone (scope `phone`). */
+    phone_number_verified?: boolean;
+  };
+};
+
+/** The `user.deactivated` event (the Standard Webhooks body). The user deactivated the account: its consents are removed with it; no more events of this user follow. */
+export type DeactivatedEvent = {
+  /** The event kind. */
+  type: "user.deactivated";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+};
+
+/** The `user.suspended` event (the Standard Webhooks body). The support desk suspended the account (the reason is never sent); its sessions end too (a `session.ended` with `reason` `support` may come in either order). */
+export type SuspendedEvent = {
+  /** The event kind. */
+  type: "user.suspended";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+};
+
+/** The `user.reactivated` event (the Standard Webhooks body). The support desk lifted a suspension. */
+export type ReactivatedEvent = {
+  /** The event kind. */
+  type: "user.reactivated";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+};
+
+/** The `session.ended` event (the Standard Webhooks body). Sessions ended by a person: a sign-out, sign-out everywhere, a password change or reset, the support desk. Never sent for an idle or absolute expiry. */
+export type SessionEndedEvent = {
+  /** The event kind. */
+  type: "session.ended";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+    /** The ended session's id, as the `sid` of ID tokens; only for one session signed out (`reason` `signed_out`). No scope needed. */
+    sid?: string;
+    /** `signed_out`: the user signed out or ended this session; `all_sessions`: every session ended (password change or reset); `support`: the support desk ended them (or suspended the account). Never an idle or absolute expiry. No scope needed. */
+    reason: "signed_out" | "all_sessions" | "support";
+  };
+};
+
+/** The `consent.revoked` event (the Standard Webhooks body). The user removed your app from the account: the last event your app gets for this user (only the revoked app hears it). */
+export type ConsentRevokedEvent = {
+  /** The event kind. */
+  type: "consent.revoked";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+};
+
+/** The `two_factor.changed` event (the Standard Webhooks body). Two-factor sign-in changed: authenticator on or off, backup codes regenerated, a passkey added or removed, a reset by the support desk. */
+export type TwoFactorChangedEvent = {
+  /** The event kind. */
+  type: "two_factor.changed";
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+    /** Whether a second factor (authenticator or passkey) is on after the change. No scope needed. */
+    enabled: boolean;
+  };
+};
+
 /** GET /auth/consent: What the consent screen shows */
 export type ConsentContextResponse = ConsentContext;
 
