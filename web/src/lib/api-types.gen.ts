@@ -435,6 +435,8 @@ export type AppsByLanguageResponse = {
     name: string;
     url: string;
     recommended: boolean;
+    /** The registry's logo: an https URL, or empty */
+    logo: string;
   }[];
 };
 

@@ -115,6 +115,11 @@ async fn admins_manage_the_registry_and_others_are_denied() {
     let public = app.get_apps("en-US").await.ok(200);
     assert_eq!(public["apps"][0]["name"], "Factory");
     assert_eq!(public["apps"][0]["url"], SERVICE);
+    // Its logo too: the sign-in pages say "to continue to Factory" with it (issue 23).
+    assert_eq!(
+        public["apps"][0]["logo"],
+        "https://factory.example.com/logo.png"
+    );
 
     let patched = app
         .patch_app(
