@@ -66,6 +66,8 @@ export type ConsentContext = {
   name: string;
   /** a URL, or empty */
   logo: string;
+  /** the app's privacy policy (https URL), or empty */
+  privacyUrl: string;
   /** what the app asks for now */
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   /** the user already allowed every scope asked for */
@@ -135,6 +137,8 @@ export type App = {
   };
   description: string;
   logo: string;
+  /** https URL of the app's privacy policy, or empty */
+  privacyUrl: string;
   serviceUrls: string[];
   frameOrigins: string[];
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
@@ -466,6 +470,8 @@ export type CreateAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -489,6 +495,8 @@ export type PatchAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -916,6 +924,8 @@ export type AdminCreateAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -947,6 +957,8 @@ export type AdminPatchAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */

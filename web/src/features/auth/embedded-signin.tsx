@@ -23,6 +23,8 @@ import * as mfa from '../../lib/mfa';
 import { paths } from '../../config/paths';
 import { normalize } from '../../i18n/locale';
 import { PartnerBanner } from './partner-banner';
+import { logout } from '../../lib/account-api';
+import { maskAccount } from '../../lib/account-picker';
 
 const m = defineMessages({
   done: { id: 'embedded.done', defaultMessage: 'You are signed in.' },
@@ -116,7 +118,10 @@ export default function EmbeddedSignIn() {
       refused: refuse,
     });
 
-  const onSignedIn = async (_account: string, token: string) => {
+  // Who signed in, masked, for the consent step ("signed in as …, not you?").
+  const [who, setWho] = useState('');
+  const onSignedIn = async (account: string, token: string) => {
+    setWho(account ? maskAccount(account) : '');
     session.start(token);
     if (!flow) return setStep({ at: 'failed', error: intl.formatMessage(m.incomplete) });
     await flow.load();
@@ -127,7 +132,7 @@ export default function EmbeddedSignIn() {
     setUnset(hasReason(e, 'EIAM_PASSWORD_UNSET'));
     if (!hasReason(e, 'NEED_TOTP_VERIFY') || !e.challenge) return false;
     mfa.open(e.challenge, {
-      done: (token) => void onSignedIn('', token),
+      done: (token) => void onSignedIn(mfa.pendingAccount() ?? '', token),
       // A wrong code, the lock: told to the host page as any refusal (validateMsg=notice).
       refused: (err) => {
         if (validateMsg === 'notice') postToHost({ type: 'ciam:error', reason: err.reason, errMsg: errorText(err) }, serviceUrl);
@@ -135,6 +140,13 @@ export default function EmbeddedSignIn() {
       passkey: false,
     });
     return true;
+  };
+
+  // "Not you?": the frame's session ends (on the server too), back to the password form.
+  const switchAccount = async () => {
+    await logout();
+    session.clear();
+    setStep({ at: 'signin' });
   };
 
   const cancel = () => {
@@ -175,7 +187,8 @@ export default function EmbeddedSignIn() {
       )}
       {step.at === 'ask' && (
         <div data-testid="embedded-consent">
-          <ConsentCard ctx={step.ctx} prefix="embedded" busy={step.busy ? 'allow' : null} onAllow={() => void flow?.allow(step.ctx)} onCancel={cancel} />
+          <ConsentCard ctx={step.ctx} prefix="embedded" busy={step.busy ? 'allow' : null} onAllow={() => void flow?.allow(step.ctx)} onCancel={cancel}
+            account={who} onSwitch={() => void switchAccount()} />
         </div>
       )}
       {step.at === 'done' && (
