@@ -3,7 +3,8 @@
 // authenticator code (by keyboard alone) and with a backup code, up to the ticket the partner
 // verifies; the lock shows in the frame and reaches the host as `ciam:error`; the frame is compact
 // (no site header, the submit button in view) and in the host's theme (`theme=dark`); the sign-in
-// and consent pages name the app the user continues to; axe (every rule) on the new screens.
+// and consent pages name the app the user continues to, the consent page links its privacy policy
+// and says who is signed in ("not you?" signs out); axe (every rule) on the new screens.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it, before, after } from 'node:test';
@@ -53,7 +54,7 @@ async function setUp() {
     ctx.server.base,
     'POST',
     '/app',
-    { name: app.names, logo: app.logo, serviceUrls: [app.serviceUrl], frameOrigins: [host.origin], scopes: ['nickname', 'email'] },
+    { name: app.names, logo: app.logo, privacyUrl: 'https://cdn.example.com/privacy', serviceUrls: [app.serviceUrl], frameOrigins: [host.origin], scopes: ['nickname', 'email'] },
     admin.token,
   );
   assert.equal(created.status, 201, `create app: ${JSON.stringify(created.json)}`);
@@ -271,7 +272,18 @@ for (const lang of LOCALES) {
           .waitFor()
           .catch(async (e) => assert.fail(`${e.message}\n${page.url()}\n${await page.locator('main').innerText()}`));
         assert.equal(await page.locator('.app-logo').getAttribute('src'), app.logo);
+        // The app's privacy policy (a new window) and who is signed in, masked.
+        const privacy = page.locator('[data-testid="authorize-privacy"]');
+        assert.equal(await privacy.getAttribute('href'), 'https://cdn.example.com/privacy');
+        assert.equal(await privacy.getAttribute('target'), '_blank');
+        const who = await page.locator('[data-testid="authorize-who"]').innerText();
+        assert.ok(who.includes('***') && !who.includes(user.account.split('@')[0]), who);
         assert.deepEqual(await axeEveryRule(page), [], `${lang} consent`);
+        // "Not you?": signed out, back at the sign-in of the same request.
+        await page.locator('[data-testid="authorize-switch"]').click();
+        await page.waitForURL((u) => u.pathname === `/${lang}/passport/signin` && u.searchParams.get('appId') === app.id);
+        assert.equal(await page.evaluate(() => localStorage.getItem('ciam_token')), null);
+        await page.locator('[data-testid="partner-banner"]', { hasText: w.continueTo(app.names[lang]) }).waitFor();
       } finally {
         await page.close();
       }
