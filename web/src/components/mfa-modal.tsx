@@ -106,7 +106,7 @@ function MfaModal({ challenge }: { challenge: string }) {
   const withPasskey = async () => {
     setError(null);
     setBusy(true);
-    const out = await (await import('../lib/passkey')).mfa(challenge);
+    const out = await (await import('../lib/passkey')).mfa(challenge, embed?.appId);
     setBusy(false);
     if (out.ok) return signedIn(out.data.token);
     if (!out.cancelled && hasReason(out.error, 'PASSKEY_NOT_FOUND')) setNoPasskey(true);
@@ -200,7 +200,7 @@ function MfaModal({ challenge }: { challenge: string }) {
             </button>
           </p>
         )}
-        {passkeys && !noPasskey && (!embed || embed.passkey) && (
+        {passkeys && !noPasskey && embed?.passkey !== false && (
           <button type="button" className="link mfa-passkey" data-testid="mfa-passkey" disabled={busy} onClick={() => void withPasskey()}>
             <FormattedMessage {...m.passkey} />
           </button>

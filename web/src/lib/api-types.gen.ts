@@ -686,6 +686,8 @@ export type PasskeyMfaOptionsResponse = PasskeyOptions;
 /** The body of POST /auth/login/passkey/mfa/options. */
 export type PasskeyMfaOptionsRequest = {
   challenge: string;
+  /** The embedded sign-in's app (issue 23): the finish then accepts an assertion framed by one of that app's frameOrigins */
+  appId?: string;
 };
 
 /** POST /auth/login/passkey/mfa: Finish the two-factor step with a passkey */

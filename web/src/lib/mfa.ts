@@ -9,6 +9,8 @@ export interface StepHost {
   done(token: string): void;
   refused(e: ApiError): void;
   passkey: boolean;
+  /** The embedding app: the passkey step names it (the server checks the framing page). */
+  appId: string;
 }
 
 /** Dispatched on window when a server answer says two-factor is already on (app.tsx wires lib/api.ts to it). */

@@ -202,6 +202,32 @@ describe('passkeys in the frame', () => {
     expect(toast.current()).toHaveLength(0);
   });
 
+  it('the second step by passkey in the frame names the app, then posts the ticket', async () => {
+    browser(true);
+    answers['POST /auth/login/password'] = () => [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch-9' }];
+    answers['POST /auth/login/passkey/mfa/options'] = () => [200, OPTIONS];
+    answers['POST /auth/login/passkey/mfa'] = () => [200, { token: 'u1.pkmfa' }];
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    mockFetch();
+    await show();
+    await signIn();
+    fireEvent.click(button('mfa-passkey'));
+    await settle();
+    expect(callsTo('POST', '/auth/login/passkey/mfa/options').map((c) => c.body)).toEqual([{ challenge: 'ch-9', appId: 'a1' }]);
+    expect(callsTo('POST', '/auth/login/passkey/mfa').map((c) => (c.body as { challenge: string }).challenge)).toEqual(['ch-9']);
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
+  });
+
+  it('no passkey as second step when the framing page did not delegate it', async () => {
+    browser(false);
+    answers['POST /auth/login/password'] = () => [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch-9' }];
+    mockFetch();
+    await show();
+    await signIn();
+    expect(screen.getByTestId('mfa-code')).toBeTruthy();
+    expect(screen.queryByTestId('mfa-passkey')).toBeNull();
+  });
+
   it('has no button when the framing page did not delegate publickey-credentials-get', async () => {
     browser(false);
     await show();

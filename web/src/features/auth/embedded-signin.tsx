@@ -137,7 +137,9 @@ export default function EmbeddedSignIn() {
       refused: (err) => {
         if (validateMsg === 'notice') postToHost({ type: 'ciam:error', reason: err.reason, errMsg: errorText(err) }, serviceUrl);
       },
-      passkey: false,
+      // A passkey where the framing page delegates it, bound to this app (as the first step's).
+      passkey: mayAskPasskey,
+      appId,
     });
     return true;
   };
