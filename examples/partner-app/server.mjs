@@ -6,6 +6,7 @@
 //
 //   CIAM_URL=http://127.0.0.1:8080 APP_ID=… APP_SECRET=… CIAM_WEBHOOK_SECRET=whsec_… PORT=3000 \
 //     node examples/partner-app/server.mjs
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
@@ -53,6 +54,38 @@ function page(res, status, title, body) {
 
 /** The authorize URL: serviceUrl written unencoded and last, as Ciam expects. */
 const authorizeUrl = `${CIAM_URL}/${LANG}/passport/authorize?appId=${encodeURIComponent(APP_ID)}&serviceUrl=${SERVICE_URL}`;
+
+/**
+ * The embedded sign-in (docs/partners.md §5): Ciam's sign-in in a 380 x 520 frame of this page,
+ * compact, in this page's theme (`theme=light|dark`, here the visitor's system setting), with the
+ * two-factor step inside the frame and a forgot-password link that opens a new window. The frame
+ * posts the ticket; this page hands it to /callback, which verifies it server to server.
+ * Register `frameOrigins: ["http://127.0.0.1:$PORT"]` (the serviceUrl's origin) for it.
+ */
+const embeddedUrl = (theme) =>
+  `${CIAM_URL}/${LANG}/embedded/signin?appId=${encodeURIComponent(APP_ID)}&serviceUrl=${SERVICE_URL}&validateMsg=notice&theme=${theme}`;
+const EMBED_SCRIPT = `const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+const f = document.createElement('iframe');
+f.title = 'Sign in with Ciam';
+f.width = '380';
+f.height = '520';
+f.allow = 'publickey-credentials-get';
+f.src = ${JSON.stringify(embeddedUrl('THEME'))}.replace('theme=THEME', 'theme=' + (dark ? 'dark' : 'light'));
+document.getElementById('frame').append(f);
+window.addEventListener('message', (e) => {
+  if (e.origin !== ${JSON.stringify(new URL(CIAM_URL).origin)}) return;
+  const m = e.data;
+  if (m?.type === 'ciam:ticket') location.href = '/callback?cTicket=' + encodeURIComponent(m.cTicket);
+  else if (m?.type === 'ciam:error') document.getElementById('said').textContent = m.reason + ': ' + m.errMsg;
+  else if (m?.type === 'ciam:cancel') document.getElementById('said').textContent = 'You cancelled: nothing was shared.';
+});`;
+const EMBED_CSP = [
+  "default-src 'none'",
+  `script-src 'sha256-${createHash('sha256').update(EMBED_SCRIPT).digest('base64')}'`,
+  `frame-src ${new URL(CIAM_URL).origin}`,
+  "style-src 'unsafe-inline'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 /**
  * `GET /ciam/v1/auth/login/token/verify` with the app's credentials (HTTP Basic). Answers the
@@ -166,7 +199,20 @@ const server = createServer(async (req, res) => {
     if (!APP_ID) return page(res, 404, 'Sign-in is not configured (APP_ID, APP_SECRET)', '');
     if (url.pathname === '/') {
       return page(res, 200, 'Example partner', `<p>This site has no accounts of its own.</p>
-<p><a id="signin" href="${escape(authorizeUrl)}">Sign in with Ciam</a></p>`);
+<p><a id="signin" href="${escape(authorizeUrl)}">Sign in with Ciam</a></p>
+<p><a id="embedded" href="/embedded">Sign in here, in a frame</a></p>`);
+    }
+    if (url.pathname === '/embedded') {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': EMBED_CSP,
+        'cache-control': 'no-store',
+        // The frame checks which page frames it (location.ancestorOrigins, else the referrer).
+        'referrer-policy': 'strict-origin-when-cross-origin',
+      });
+      return res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><title>Example partner: sign in</title>
+<style>body{font:16px system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}iframe{border:0}</style>
+<h1>Sign in</h1><div id="frame"></div><p id="said" role="status"></p><script>${EMBED_SCRIPT}</script></html>`);
     }
     if (url.pathname === '/callback') {
       if (url.searchParams.get('cError') === 'access_denied') {

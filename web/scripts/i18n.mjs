@@ -39,6 +39,8 @@ const BUNDLES = {
   personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.'],
   // The operator console (/{lang}/admin/...): loaded only when it is opened.
   admin: ['admin.'],
+  // The partner screens' own words (the consent screen, the embedded sign-in): loaded with them.
+  partner: ['embedded.', 'consent.', 'authorize.'],
 };
 const bundleOf = (id) =>
   id.endsWith('.title') ? 'core' : (Object.entries(BUNDLES).find(([, ps]) => ps.some((p) => id.startsWith(p)))?.[0] ?? 'core');

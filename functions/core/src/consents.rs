@@ -192,6 +192,8 @@ pub struct Context {
     pub app_id: String,
     pub name: String,
     pub logo: String,
+    /// The app's privacy policy (https) the screen links to; empty when none is registered.
+    pub privacy_url: String,
     pub scopes: Vec<String>,
     pub granted: bool,
     pub service_url: String,
@@ -205,6 +207,7 @@ impl Context {
             app_id: app.app_id.clone(),
             name: app.localized_name(lang),
             logo: app.logo.clone(),
+            privacy_url: app.privacy_url.clone(),
             scopes: app.scopes.clone(),
             granted,
             service_url: service_url.to_owned(),

@@ -276,6 +276,8 @@ pub struct AppView {
     pub name: String,
     pub url: String,
     pub recommended: bool,
+    /// The registry's logo (an https URL, or empty): the sign-in pages show it (issue 23).
+    pub logo: String,
 }
 
 /// `GET /app/language/{language}`: the common and recommended apps, names in that language.
@@ -295,6 +297,7 @@ pub async fn apps_in(ciam: &Ciam, language: crate::Lang) -> Result<Vec<AppView>>
                 app_id: app.app_id,
                 url: app.url,
                 recommended: app.recommended,
+                logo: app.logo,
             }
         })
         .collect();

@@ -107,7 +107,7 @@ const ROUTES: RouteObject[] = [
                   { index: true, element: <Go to={paths.signin} /> },
                   { path: 'signin', element: lazy(<SignIn />) },
                   { path: 'register', element: lazy(<Register />) },
-                  { path: 'authorize', element: lazy(<Authorize />) },
+                  { path: 'authorize', element: lazy(<WithMessages bundle="partner"><Authorize /></WithMessages>) },
                   // RP-Initiated Logout's page: the sign-out chunk (features/logout/signout.tsx).
                   { path: 'end-session', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },
                   { path: '*', element: <Go to={paths.signin} /> },
@@ -136,7 +136,7 @@ const ROUTES: RouteObject[] = [
               { path: 'admin/*', element: lazy(<Console />) },
               { path: 'find/password', element: lazy(<FindPassword />) },
               { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
-              { path: 'embedded/signin', element: lazy(<EmbeddedSignIn />) },
+              { path: 'embedded/signin', element: lazy(<WithMessages bundle="partner"><EmbeddedSignIn /></WithMessages>) },
               ...testRoutes,
               { path: '*', element: <Go to={paths.signin} /> },
             ],

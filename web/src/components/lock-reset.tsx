@@ -11,12 +11,16 @@ const m = defineMessages({
   reset: { id: 'lock.reset', defaultMessage: 'Reset your password to unlock it now' },
 });
 
-export function LockReset({ account, onGo }: { account?: string; onGo?: () => void }) {
+/**
+ * `top`: in a partner's frame, the reset opens in a new top-level window (nothing navigates the
+ * frame); the partner's query goes along, so the user ends at the partner after the reset.
+ */
+export function LockReset({ account, onGo, top }: { account?: string; onGo?: () => void; top?: boolean }) {
   const lang = normalize(useIntl().locale);
   const { search } = useLocation();
   return (
     <Link to={paths.findPassword(lang) + keepQuery(search)} state={{ account: account?.trim() ?? '' }} onClick={onGo}
-      data-testid="lock-reset">
+      target={top ? '_blank' : undefined} rel="noopener" data-testid="lock-reset">
       <FormattedMessage {...m.reset} />
     </Link>
   );

@@ -90,7 +90,13 @@ function MfaModal({ challenge }: { challenge: string }) {
     };
   }, []);
   const digits = mode === 'totp' ? 6 : 8;
+  // Opened by the embedded sign-in: it takes the session on from here (never a navigation).
+  const [embed] = useState(mfa.host);
   const signedIn = (token: string) => {
+    if (embed) {
+      mfa.close();
+      return embed.done(token);
+    }
     session.start(token);
     const account = mfa.pendingAccount();
     if (account) accounts.remember(account);
@@ -100,7 +106,7 @@ function MfaModal({ challenge }: { challenge: string }) {
   const withPasskey = async () => {
     setError(null);
     setBusy(true);
-    const out = await (await import('../lib/passkey')).mfa(challenge);
+    const out = await (await import('../lib/passkey')).mfa(challenge, embed?.appId);
     setBusy(false);
     if (out.ok) return signedIn(out.data.token);
     if (!out.cancelled && hasReason(out.error, 'PASSKEY_NOT_FOUND')) setNoPasskey(true);
@@ -110,6 +116,7 @@ function MfaModal({ challenge }: { challenge: string }) {
   };
   /** A refusal, said in the dialog with its own reason. */
   const refused = (e: ApiError) => {
+    embed?.refused(e);
     // A lost session still goes to sign-in (spec §8).
     if (hasReason(e, 'AUTHORIZATION_FAILED')) handleError(e);
     const minutes = hasReason(e, 'VERIFICATION_ATTEMPT_CODE_LIMIT') ? lockMinutes(e.message) : null;
@@ -183,7 +190,7 @@ function MfaModal({ challenge }: { challenge: string }) {
         {locked && (
           <p className="mfa-lock">
             <UnlockIn left={lock.left} testId="mfa-unlock-in" />{' '}
-            <LockReset account={mfa.pendingAccount() ?? ''} onGo={() => mfa.close()} />
+            <LockReset account={mfa.pendingAccount() ?? ''} top={!!embed} onGo={() => embed || mfa.close()} />
           </p>
         )}
         {gone && (
@@ -193,7 +200,7 @@ function MfaModal({ challenge }: { challenge: string }) {
             </button>
           </p>
         )}
-        {passkeys && !noPasskey && (
+        {passkeys && !noPasskey && embed?.passkey !== false && (
           <button type="button" className="link mfa-passkey" data-testid="mfa-passkey" disabled={busy} onClick={() => void withPasskey()}>
             <FormattedMessage {...m.passkey} />
           </button>

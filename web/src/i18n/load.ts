@@ -4,7 +4,7 @@ import type { MessageFormatElement } from 'react-intl';
 import type { Locale } from './locale';
 
 export type Messages = Record<string, MessageFormatElement[]>;
-export type Bundle = 'docs' | 'personal';
+export type Bundle = 'docs' | 'personal' | 'partner';
 
 type Loader = () => Promise<{ default: unknown }>;
 
@@ -14,8 +14,16 @@ const CORE: Record<Locale, Loader> = {
 };
 
 const BUNDLES: Record<Locale, Record<Bundle, Loader>> = {
-  'en-US': { docs: () => import('./compiled/en-US.docs.json'), personal: () => import('./compiled/en-US.personal.json') },
-  'zh-CN': { docs: () => import('./compiled/zh-CN.docs.json'), personal: () => import('./compiled/zh-CN.personal.json') },
+  'en-US': {
+    docs: () => import('./compiled/en-US.docs.json'),
+    personal: () => import('./compiled/en-US.personal.json'),
+    partner: () => import('./compiled/en-US.partner.json'),
+  },
+  'zh-CN': {
+    docs: () => import('./compiled/zh-CN.docs.json'),
+    personal: () => import('./compiled/zh-CN.personal.json'),
+    partner: () => import('./compiled/zh-CN.partner.json'),
+  },
 };
 
 export async function loadMessages(locale: Locale): Promise<Messages> {

@@ -66,6 +66,8 @@ export type ConsentContext = {
   name: string;
   /** a URL, or empty */
   logo: string;
+  /** the app's privacy policy (https URL), or empty */
+  privacyUrl: string;
   /** what the app asks for now */
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   /** the user already allowed every scope asked for */
@@ -135,6 +137,8 @@ export type App = {
   };
   description: string;
   logo: string;
+  /** https URL of the app's privacy policy, or empty */
+  privacyUrl: string;
   serviceUrls: string[];
   frameOrigins: string[];
   postLogoutRedirectUris: string[];
@@ -566,6 +570,8 @@ export type AppsByLanguageResponse = {
     name: string;
     url: string;
     recommended: boolean;
+    /** The registry's logo: an https URL, or empty */
+    logo: string;
   }[];
 };
 
@@ -595,6 +601,8 @@ export type CreateAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -624,6 +632,8 @@ export type PatchAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -847,6 +857,8 @@ export type PasskeyMfaOptionsResponse = PasskeyOptions;
 /** The body of POST /auth/login/passkey/mfa/options. */
 export type PasskeyMfaOptionsRequest = {
   challenge: string;
+  /** The embedded sign-in's app (issue 23): the finish then accepts an assertion framed by one of that app's frameOrigins */
+  appId?: string;
 };
 
 /** POST /auth/login/passkey/mfa: Finish the two-factor step with a passkey */
@@ -1085,6 +1097,8 @@ export type AdminCreateAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -1122,6 +1136,8 @@ export type AdminPatchAppRequest = {
   description?: string;
   /** https URL */
   logo?: string;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */

@@ -19,6 +19,8 @@ export interface ConsentContext {
   /** Localised by the server (Accept-Language). */
   name: string;
   logo: string;
+  /** The app's privacy policy (an https URL) when registered (issue 23). */
+  privacyUrl?: string;
   scopes: string[];
   /** The user already allowed these scopes for this app: go straight on. */
   granted: boolean;

@@ -245,10 +245,13 @@ export function signIn(mediation?: CredentialMediationRequirement, signal?: Abor
   });
 }
 
-/** The second step of a sign-in (NEED_TOTP_VERIFY's `challenge`) with a passkey of that account. */
-export function mfa(challenge: string): Promise<Outcome<SignedIn>> {
+/**
+ * The second step of a sign-in (NEED_TOTP_VERIFY's `challenge`) with a passkey of that account;
+ * in a partner's frame with the app's id (the server then accepts its frameOrigins as the top page).
+ */
+export function mfa(challenge: string, appId?: string): Promise<Outcome<SignedIn>> {
   return ceremony<RequestOptionsJSON, SignedIn>({
-    options: { path: '/auth/login/passkey/mfa/options', body: { challenge } },
+    options: { path: '/auth/login/passkey/mfa/options', body: appId ? { challenge, appId } : { challenge } },
     ask: get(),
     finish: (passkeyChallenge, credential) => ({ path: '/auth/login/passkey/mfa', body: { challenge, passkeyChallenge, credential } }),
     rpId: rpIdOf,

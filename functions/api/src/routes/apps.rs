@@ -24,6 +24,7 @@ pub struct AppBody {
     name: Option<Value>,
     description: Option<String>,
     logo: Option<String>,
+    privacy_url: Option<String>,
     service_urls: Option<Value>,
     frame_origins: Option<Value>,
     post_logout_redirect_uris: Option<Value>,
@@ -60,6 +61,7 @@ impl AppBody {
                 name: typed::<Names>("name", self.name)?,
                 description: self.description,
                 logo: self.logo,
+                privacy_url: self.privacy_url,
                 service_urls: typed("serviceUrls", self.service_urls)?,
                 frame_origins: typed("frameOrigins", self.frame_origins)?,
                 post_logout_redirect_uris: typed(

@@ -130,15 +130,18 @@ pub async fn login(
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Step {
     challenge: String,
+    /// The embedded sign-in's app: a framed assertion from its frameOrigins is accepted.
+    #[serde(default)]
+    app_id: Option<String>,
 }
 
 /// `POST /auth/login/passkey/mfa/options`. Round trips: 3 (the challenge, its user, the
 /// passkeys).
 pub async fn mfa_options(State(s): State<AppState>, Json(b): Json<Step>) -> ApiResult {
-    json(ceremony::mfa_options(&s.ciam, &b.challenge).await?)
+    json(ceremony::mfa_options(&s.ciam, &b.challenge, b.app_id.as_deref()).await?)
 }
 
 #[derive(Deserialize)]

@@ -115,6 +115,11 @@ async fn admins_manage_the_registry_and_others_are_denied() {
     let public = app.get_apps("en-US").await.ok(200);
     assert_eq!(public["apps"][0]["name"], "Factory");
     assert_eq!(public["apps"][0]["url"], SERVICE);
+    // Its logo too: the sign-in pages say "to continue to Factory" with it (issue 23).
+    assert_eq!(
+        public["apps"][0]["logo"],
+        "https://factory.example.com/logo.png"
+    );
 
     let patched = app
         .patch_app(
@@ -484,4 +489,49 @@ async fn look_alike_service_urls_get_no_ticket() {
         .issue_ticket(&w.user, "0000000000000000", SERVICE)
         .await
         .error(404, "APPID_NOT_FOUND");
+}
+
+/// Issue 23: the registry's `privacyUrl` (https only), shown to admins and linked from the
+/// consent screen (`GET /auth/consent`), changed and removed by PATCH.
+#[tokio::test]
+async fn a_privacy_policy_url_is_https_only_and_reaches_the_consent_screen() {
+    let w = world().await;
+    let (app, admin, id) = (&w.app, &w.admin, &w.app_id);
+    // None registered: empty, on both answers.
+    assert_eq!(app.get_app(admin, id).await.ok(200)["privacyUrl"], "");
+    let ctx = app.get_consent(&w.user, id, SERVICE).await.ok(200);
+    assert_eq!(ctx["privacyUrl"], "");
+    for bad in [
+        "http://factory.example.com/privacy",
+        "javascript:alert(1)",
+        "https://*.example.com/privacy",
+        "factory.example.com/privacy",
+    ] {
+        let r = app
+            .patch_app(admin, id, &json!({ "privacyUrl": bad }))
+            .await;
+        let e = r.error(400, "INVALID_PARAMETER");
+        assert_eq!(e["field"], "privacyUrl", "{bad}");
+    }
+    // Nothing half-written by the refusals.
+    assert_eq!(app.get_app(admin, id).await.ok(200)["privacyUrl"], "");
+    let policy = "https://factory.example.com/privacy";
+    let patched = app
+        .patch_app(admin, id, &json!({ "privacyUrl": policy }))
+        .await
+        .ok(200);
+    assert_eq!(patched["app"]["privacyUrl"], policy);
+    let ctx = app.get_consent(&w.user, id, SERVICE).await.ok(200);
+    assert_eq!(ctx["privacyUrl"], policy);
+    assert_eq!(ctx["logo"], "https://factory.example.com/logo.png");
+    // Created with one.
+    let mut body = new_app("Policy shop");
+    body["privacyUrl"] = json!(policy);
+    let created = app.create_app(admin, &body).await.ok(201);
+    assert_eq!(created["app"]["privacyUrl"], policy);
+    // Removed with an empty one.
+    app.patch_app(admin, id, &json!({ "privacyUrl": "" }))
+        .await
+        .ok(200);
+    assert_eq!(app.get_app(admin, id).await.ok(200)["privacyUrl"], "");
 }

@@ -29,6 +29,8 @@ async fn the_context_names_the_app_in_the_request_language_and_where_cancel_lead
             "appId": w.app_id,
             "name": "Factory 工厂",
             "logo": "https://factory.example.com/logo.png",
+            // None registered (issue 23: the consent screen links it when there is one).
+            "privacyUrl": "",
             "scopes": ["company", "email", "nickname"],
             "granted": false,
             "serviceUrl": SERVICE,

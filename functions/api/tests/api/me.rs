@@ -163,6 +163,8 @@ async fn apps_are_listed_in_the_requested_language_and_recent_apps_start_empty()
     assert_eq!(en["apps"][0]["name"], "Demo factory portal");
     assert_eq!(en["apps"][0]["url"], "http://127.0.0.1:8080/");
     assert_eq!(en["apps"][0]["recommended"], true);
+    // No logo registered: an empty one (the sign-in pages then show the name alone).
+    assert_eq!(en["apps"][0]["logo"], "");
     assert_eq!(
         app.get_apps("zh-CN").await.ok(200)["apps"][0]["name"],
         "演示工厂门户"

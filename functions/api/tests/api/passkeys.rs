@@ -596,3 +596,80 @@ async fn a_passkey_is_a_fresh_proof_for_sensitive_changes() {
         .await
         .error(404, "PASSKEY_NOT_FOUND");
 }
+
+/// Issue 23: the passkey as second step inside a partner's frame. Options naming the embedding
+/// app accept a framed assertion from that app's frameOrigins only; without the app a framed
+/// assertion is refused, as for the first step.
+#[tokio::test]
+async fn a_framed_second_step_passkey_is_accepted_only_from_the_named_apps_frame_origins() {
+    let e = crate::two_factor::enrolled_in(app().await).await;
+    let user_id = e.app.owner_of("tfa@example.com").await.expect("owner");
+    let mut auth = soft(33);
+    add(&e.app, &e.token, &mut auth).await.ok(200);
+    let admin = e.app.admin_token().await;
+    let created = e
+        .app
+        .create_app(&admin, &crate::apps::new_app("Framed"))
+        .await
+        .ok(201);
+    let app_id = created["app"]["appId"].as_str().expect("appId").to_owned();
+    let options = |ch: &str, app: Option<&str>| {
+        let mut body = json!({ "challenge": ch });
+        if let Some(a) = app {
+            body["appId"] = json!(a);
+        }
+        body
+    };
+    let step = |ch: &str, o: &Value, auth: &mut SoftAuthenticator| {
+        json!({
+            "challenge": ch,
+            "passkeyChallenge": o["passkeyChallenge"],
+            "credential": auth.get(&o["publicKey"], &handle(&user_id)),
+        })
+    };
+    auth.top_origin = Some("https://factory.example.com".into());
+    // Framed, options without the app: refused.
+    let ch = e.challenge().await;
+    let o = e
+        .app
+        .passkey_mfa_options_with(&options(&ch, None))
+        .await
+        .ok(200);
+    let finish = step(&ch, &o, &mut auth);
+    e.app
+        .passkey_login_mfa(&finish)
+        .await
+        .error(401, "PASSKEY_VERIFY_FAILED");
+    // A malformed app id: refused at the options.
+    e.app
+        .passkey_mfa_options_with(&options(&ch, Some("../x")))
+        .await
+        .error(400, "INVALID_PARAMETER");
+    // Framed by a page the app did not register: refused.
+    let ch = e.challenge().await;
+    let o = e
+        .app
+        .passkey_mfa_options_with(&options(&ch, Some(&app_id)))
+        .await
+        .ok(200);
+    auth.top_origin = Some("https://evil.example.com".into());
+    let finish = step(&ch, &o, &mut auth);
+    e.app
+        .passkey_login_mfa(&finish)
+        .await
+        .error(401, "PASSKEY_VERIFY_FAILED");
+    // Framed by the app's own origin: the session, as after an authenticator code.
+    let ch = e.challenge().await;
+    let o = e
+        .app
+        .passkey_mfa_options_with(&options(&ch, Some(&app_id)))
+        .await
+        .ok(200);
+    auth.top_origin = Some("https://factory.example.com".into());
+    let finish = step(&ch, &o, &mut auth);
+    let token = e.app.passkey_login_mfa(&finish).await.ok(200)["token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    e.app.get_info(&token).await.ok(200);
+}

@@ -25,6 +25,8 @@ pub struct AppFields {
     pub name: Option<Names>,
     pub description: Option<String>,
     pub logo: Option<String>,
+    /// https only: a policy page the consent screen links to.
+    pub privacy_url: Option<String>,
     pub service_urls: Option<Vec<String>>,
     pub frame_origins: Option<Vec<String>>,
     pub post_logout_redirect_uris: Option<Vec<String>>,
@@ -136,10 +138,25 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
         Some(l) if !l.is_empty() => Some(urls::web_url("logo".into(), &l)?.to_string()),
         l => l,
     };
+    let privacy_url = match f.privacy_url {
+        Some(p) if !p.is_empty() => {
+            let u = urls::web_url("privacyUrl".into(), &p)?;
+            if u.scheme() != "https" {
+                return Err(invalid(
+                    "privacyUrl",
+                    "隐私政策地址必须使用 https",
+                    "The privacy policy URL must use https",
+                ));
+            }
+            Some(u.to_string())
+        }
+        p => p,
+    };
     Ok(AppFields {
         name: names,
         description,
         logo,
+        privacy_url,
         service_urls,
         frame_origins,
         post_logout_redirect_uris,
@@ -232,6 +249,7 @@ pub(crate) async fn create_app(
         recommended: f.recommended.unwrap_or(false),
         description: f.description.unwrap_or_default(),
         logo: f.logo.unwrap_or_default(),
+        privacy_url: f.privacy_url.unwrap_or_default(),
         service_urls: urls,
         frame_origins: f.frame_origins.unwrap_or_default(),
         post_logout_redirect_uris: f.post_logout_redirect_uris.unwrap_or_default(),
@@ -358,6 +376,10 @@ pub(crate) async fn plan(
     if let Some(v) = f.logo {
         differs("logo", v == current.logo);
         ops.push(Update::Set("logo".into(), v.into()));
+    }
+    if let Some(v) = f.privacy_url {
+        differs("privacyUrl", v == current.privacy_url);
+        ops.push(Update::Set("privacyUrl".into(), v.into()));
     }
     if let Some(urls) = &f.service_urls {
         differs("serviceUrls", *urls == current.service_urls);

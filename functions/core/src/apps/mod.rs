@@ -107,6 +107,8 @@ pub struct AppDetail {
     pub name: Names,
     pub description: String,
     pub logo: String,
+    /// The app's privacy policy (https), linked from the consent screen; empty when none.
+    pub privacy_url: String,
     pub service_urls: Vec<String>,
     pub frame_origins: Vec<String>,
     pub post_logout_redirect_uris: Vec<String>,
@@ -133,6 +135,8 @@ pub struct App {
     pub recommended: bool,
     pub description: String,
     pub logo: String,
+    /// The app's privacy policy (https), linked from the consent screen; empty when none.
+    pub privacy_url: String,
     pub service_urls: Vec<String>,
     pub frame_origins: Vec<String>,
     /// Where RP-Initiated Logout may send the browser back (`oidc::logout`), matched exactly.
@@ -165,6 +169,7 @@ impl App {
             recommended: i.bool("recommended").unwrap_or(false),
             description: s("description"),
             logo: s("logo"),
+            privacy_url: s("privacyUrl"),
             service_urls: i.strings("serviceUrls"),
             frame_origins: i.strings("frameOrigins"),
             post_logout_redirect_uris: i.strings("postLogoutRedirectUris"),
@@ -188,6 +193,7 @@ impl App {
             .with("recommended", self.recommended)
             .with("description", self.description.as_str())
             .with("logo", self.logo.as_str())
+            .with("privacyUrl", self.privacy_url.as_str())
             .with("serviceUrls", Value::strings(&self.service_urls))
             .with("frameOrigins", Value::strings(&self.frame_origins))
             .with(
@@ -237,6 +243,7 @@ impl App {
             name: self.name.clone(),
             description: self.description.clone(),
             logo: self.logo.clone(),
+            privacy_url: self.privacy_url.clone(),
             service_urls: self.service_urls.clone(),
             frame_origins: self.frame_origins.clone(),
             post_logout_redirect_uris: self.post_logout_redirect_uris.clone(),

@@ -85,6 +85,7 @@ fn given(f: &AppFields) -> Vec<&'static str> {
         ("name", f.name.is_some()),
         ("description", f.description.is_some()),
         ("logo", f.logo.is_some()),
+        ("privacyUrl", f.privacy_url.is_some()),
         ("serviceUrls", f.service_urls.is_some()),
         ("frameOrigins", f.frame_origins.is_some()),
         (

@@ -363,6 +363,7 @@ pub fn verify_assertion(
     credential: &Json,
     user_id: [u8; USER_HANDLE_LEN],
     stored: &StoredPasskey,
+    top_origins: Option<&[String]>,
 ) -> Result<Asserted, Refusal> {
     let rp = rp_id(cfg)?;
     let server = NonDiscoverableAuthenticationServerState::decode(state)
@@ -372,7 +373,12 @@ pub fn verify_assertion(
     let (id, static_state, dynamic) = credential_parts(stored)?;
     let mut cred = AuthenticatedCredential::new(id, &handle, static_state, dynamic)
         .map_err(|e| Refusal::Failed(format!("{e:?}")))?;
-    let result = server.verify(&rp, &auth, &mut cred, &verification_options(cfg, None));
+    let result = server.verify(
+        &rp,
+        &auth,
+        &mut cred,
+        &verification_options(cfg, top_origins),
+    );
     asserted(result, &cred.dynamic_state())
 }
 

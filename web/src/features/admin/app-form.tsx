@@ -13,6 +13,7 @@ const m = defineMessages({
   nameEn: { id: 'admin.appForm.nameEn', defaultMessage: 'Name in English' },
   description: { id: 'admin.appForm.description', defaultMessage: 'Description' },
   logo: { id: 'admin.appForm.logo', defaultMessage: 'Logo (an https address)' },
+  privacyUrl: { id: 'admin.appForm.privacyUrl', defaultMessage: 'Privacy policy (an https address, linked from the consent screen)' },
   serviceUrls: { id: 'admin.appForm.serviceUrls', defaultMessage: 'Service URLs (one a line)' },
   serviceUrlsHint: { id: 'admin.appForm.serviceUrlsHint', defaultMessage: 'The exact addresses tickets and OpenID Connect codes may be sent to.' },
   frameOrigins: { id: 'admin.appForm.frameOrigins', defaultMessage: 'Frame origins (one a line)' },
@@ -51,6 +52,7 @@ function initial(app?: AppDetail) {
     en: app?.name['en-US'] ?? '',
     description: app?.description ?? '',
     logo: app?.logo ?? '',
+    privacyUrl: app?.privacyUrl ?? '',
     serviceUrls: (app?.serviceUrls ?? []).join('\n'),
     frameOrigins: (app?.frameOrigins ?? []).join('\n'),
     postLogoutRedirectUris: (app?.postLogoutRedirectUris ?? []).join('\n'),
@@ -99,6 +101,7 @@ export function AppForm({
       name: { 'zh-CN': v.zh.trim(), 'en-US': v.en.trim() },
       description: v.description.trim(),
       ...(v.logo.trim() ? { logo: v.logo.trim() } : {}),
+      ...(v.privacyUrl.trim() ? { privacyUrl: v.privacyUrl.trim() } : {}),
       serviceUrls: lines(v.serviceUrls),
       frameOrigins: lines(v.frameOrigins),
       postLogoutRedirectUris: lines(v.postLogoutRedirectUris),
@@ -108,7 +111,7 @@ export function AppForm({
       recommended: v.recommended,
     });
   };
-  const text = (key: 'zh' | 'en' | 'logo' | 'backchannelLogoutUri' | 'logoutUrl', field: string, label: MessageDescriptor, type = 'text') => (
+  const text = (key: 'zh' | 'en' | 'logo' | 'privacyUrl' | 'backchannelLogoutUri' | 'logoutUrl', field: string, label: MessageDescriptor, type = 'text') => (
     <>
       <label htmlFor={`${id}${key}`}>
         <FormattedMessage {...label} />
@@ -157,6 +160,7 @@ export function AppForm({
       {text('en', 'name.en-US', m.nameEn)}
       {area('description', m.description)}
       {text('logo', 'logo', m.logo, 'url')}
+      {text('privacyUrl', 'privacyUrl', m.privacyUrl, 'url')}
       {area('serviceUrls', m.serviceUrls, m.serviceUrlsHint)}
       {area('frameOrigins', m.frameOrigins, m.frameOriginsHint)}
       {area('postLogoutRedirectUris', m.postLogoutRedirectUris, m.postLogoutRedirectUrisHint)}
@@ -188,7 +192,7 @@ export function AppForm({
         <input type="checkbox" name="recommended" checked={v.recommended} onChange={(e) => set('recommended', e.target.checked)} />
         <FormattedMessage {...m.recommended} />
       </label>
-      <ErrorText id={`${id}other`} error={error && !['name', 'description', 'logo', 'serviceUrls', 'frameOrigins', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'logoutUrl'].some((f) => error.field.startsWith(f)) ? error.text : null} />
+      <ErrorText id={`${id}other`} error={error && !['name', 'description', 'logo', 'privacyUrl', 'serviceUrls', 'frameOrigins', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'logoutUrl'].some((f) => error.field.startsWith(f)) ? error.text : null} />
       <div className="actions">
         {onCancel && (
           <button type="button" onClick={onCancel}>

@@ -25,6 +25,7 @@ const m = defineMessages({
   nameEn: { id: 'admin.appForm.nameEn', defaultMessage: 'Name in English' },
   description: { id: 'admin.appForm.description', defaultMessage: 'Description' },
   logo: { id: 'admin.app.logo', defaultMessage: 'Logo' },
+  privacyUrl: { id: 'admin.app.privacyUrl', defaultMessage: 'Privacy policy' },
   serviceUrls: { id: 'admin.app.serviceUrls', defaultMessage: 'Service URLs' },
   frameOrigins: { id: 'admin.app.frameOrigins', defaultMessage: 'Frame origins' },
   postLogoutRedirectUris: { id: 'admin.app.postLogoutRedirectUris', defaultMessage: 'Addresses after sign-out' },
@@ -159,6 +160,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
               {fact(m.nameEn, app.name['en-US'])}
               {fact(m.description, app.description || intl.formatMessage(m.none))}
               {fact(m.logo, app.logo ? <code>{app.logo}</code> : intl.formatMessage(m.none))}
+              {fact(m.privacyUrl, app.privacyUrl ? <code>{app.privacyUrl}</code> : intl.formatMessage(m.none))}
               {fact(m.serviceUrls, list(app.serviceUrls))}
               {fact(m.frameOrigins, list(app.frameOrigins))}
               {fact(m.postLogoutRedirectUris, list(app.postLogoutRedirectUris))}

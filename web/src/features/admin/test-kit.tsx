@@ -43,6 +43,7 @@ export const app: AppDetail = {
   name: { 'zh-CN': '商城', 'en-US': 'Mall' },
   description: 'The shop',
   logo: '',
+  privacyUrl: '',
   serviceUrls: ['https://mall.example.com/cb'],
   frameOrigins: [],
   postLogoutRedirectUris: [],

@@ -299,3 +299,36 @@ describe('signing in from a partner', () => {
     expect(at(router)).toBe('/en-US/personal/info');
   });
 });
+
+describe("who is signed in, and the app's privacy policy (issue 23)", () => {
+  it('says who is signed in (as the server masks it); "not you?" signs out and goes to sign-in with the same request', async () => {
+    signedIn();
+    answers['GET /auth/info'] = () => [200, { userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null }];
+    answers['POST /auth/logout'] = () => [200, {}];
+    mockFetch();
+    const router = await show(`/en-US/passport/authorize${Q}`);
+    expect(screen.getByTestId('authorize-who').textContent).toBe('Signed in as an***@example.com Not you? Use another account');
+    fireEvent.click(button('authorize-switch'));
+    await settle();
+    expect(callsTo('POST', '/auth/logout').map((c) => c.auth)).toEqual(['Bearer u1.token']);
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+    expect(at(router)).toBe(`/en-US/passport/signin${Q}`);
+    expect(callsTo('POST', '/auth/login/token')).toHaveLength(0);
+  });
+
+  it("links the app's privacy policy (a new window) when registered, and shows no link otherwise", async () => {
+    signedIn();
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, privacyUrl: 'https://app.example.com/privacy' }];
+    mockFetch();
+    await show(`/zh-CN/passport/authorize${Q}`, 'zh-CN');
+    const link = screen.getByTestId('authorize-privacy') as HTMLAnchorElement;
+    expect([link.href, link.target, link.textContent]).toEqual(['https://app.example.com/privacy', '_blank', 'Factory Portal 的《隐私政策》（在新窗口打开）']);
+    expect(link.rel).toContain('noopener');
+    cleanup();
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, privacyUrl: '' }];
+    mockFetch();
+    await show(`/en-US/passport/authorize${Q}`);
+    expect(screen.getByTestId('authorize')).toBeTruthy();
+    expect(screen.queryByTestId('authorize-privacy')).toBeNull();
+  });
+});

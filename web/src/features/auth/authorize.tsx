@@ -6,7 +6,8 @@
 // never leaves Ciam.
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Link, Navigate, useLocation } from 'react-router';
+import { Link, Navigate, useLocation, useNavigate } from 'react-router';
+import { getInfo, logout } from '../../lib/account-api';
 import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
@@ -37,7 +38,7 @@ export default function Authorize() {
   const req = partnerRequest(search);
   if (!req) return <Failed lang={lang} />;
   if (!session.isLoggedIn()) return <Navigate replace to={paths.signin(lang) + keepQuery(search)} />;
-  return <Consent key={search} lang={lang} req={req} />;
+  return <Consent key={search} lang={lang} req={req} search={search} />;
 }
 
 function Failed({ lang, error }: { lang: Locale; error?: string }) {
@@ -63,8 +64,27 @@ function Failed({ lang, error }: { lang: Locale; error?: string }) {
   );
 }
 
-function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
+function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; search: string }) {
   const intl = useIntl();
+  const navigate = useNavigate();
+  // Who is signed in (masked): "not you?" signs out and starts this request's sign-in again.
+  const [account, setAccount] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    void getInfo({ skipErrorHandler: true }).then((r) => {
+      // The server masks the mail and phone (as the personal centre shows them).
+      if (live && r.success) setAccount(r.data.mail ?? r.data.phone ?? r.data.userName);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  const switchAccount = async () => {
+    setBusy('cancel');
+    await logout();
+    session.clear();
+    navigate(paths.signin(lang) + keepQuery(search), { replace: true });
+  };
   const [state, setState] = useState<State>({ at: 'loading' });
   const [busy, setBusy] = useState<'allow' | 'cancel' | null>(null);
   // One ticket per visit, even when an effect runs twice (React's strict mode in development).
@@ -128,7 +148,8 @@ function Consent({ lang, req }: { lang: Locale; req: PartnerRequest }) {
       <h1>
         <FormattedMessage {...titles.authorize} />
       </h1>
-      <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void flow.allow(ctx)} onCancel={cancel} />
+      <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void flow.allow(ctx)} onCancel={cancel}
+        account={account} onSwitch={() => void switchAccount()} />
     </div>
   );
 }

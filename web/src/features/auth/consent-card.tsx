@@ -10,6 +10,9 @@ const m = defineMessages({
   cancel: { id: 'consent.cancel', defaultMessage: 'Cancel' },
   allow: { id: 'consent.allow', defaultMessage: 'Allow' },
   allowing: { id: 'consent.allowing', defaultMessage: 'Allowing…' },
+  signedInAs: { id: 'consent.signedInAs', defaultMessage: 'Signed in as {account}' },
+  notYou: { id: 'consent.notYou', defaultMessage: 'Not you? Use another account' },
+  privacy: { id: 'consent.privacy', defaultMessage: 'Privacy policy of {app} (opens a new window)' },
   revocable: {
     id: 'consent.revocable',
     defaultMessage: 'Ciam remembers your choice. You can revoke it at any time under Applications in your Personal Center.',
@@ -24,11 +27,16 @@ interface Props {
   busy: 'allow' | 'cancel' | null;
   onAllow: () => void;
   onCancel: () => void;
+  /** Who is signed in, masked as elsewhere (the account picker's mask); unknown: not shown. */
+  account?: string | null;
+  /** "Not you? Use another account": signs out, then back to the sign-in with the same request. */
+  onSwitch?: () => void;
 }
 
-export function ConsentCard({ ctx, prefix, busy, onAllow, onCancel }: Props) {
+export function ConsentCard({ ctx, prefix, busy, onAllow, onCancel, account, onSwitch }: Props) {
   const intl = useIntl();
   const logo = logoUrl(ctx.logo);
+  const privacy = logoUrl(ctx.privacyUrl);
   const scopes = knownScopes(ctx.scopes);
   const app = <strong data-testid={`${prefix}-app`}>{ctx.name}</strong>;
   return (
@@ -52,9 +60,26 @@ export function ConsentCard({ ctx, prefix, busy, onAllow, onCancel }: Props) {
           <FormattedMessage {...m.identityOnly} values={{ app }} />
         </p>
       )}
+      {privacy && (
+        <p>
+          <a href={privacy} target="_blank" rel="noopener noreferrer" data-testid={`${prefix}-privacy`}>
+            <FormattedMessage {...m.privacy} values={{ app: ctx.name }} />
+          </a>
+        </p>
+      )}
       <p className="muted">
         <FormattedMessage {...m.revocable} />
       </p>
+      {account && (
+        <p className="who" data-testid={`${prefix}-who`}>
+          <FormattedMessage {...m.signedInAs} values={{ account: <strong>{account}</strong> }} />{' '}
+          {onSwitch && (
+            <button type="button" className="link" data-testid={`${prefix}-switch`} disabled={busy !== null} onClick={onSwitch}>
+              <FormattedMessage {...m.notYou} />
+            </button>
+          )}
+        </p>
+      )}
       <div className="actions">
         <button type="button" data-testid={`${prefix}-cancel`} disabled={busy !== null} onClick={onCancel}>
           <FormattedMessage {...m.cancel} />

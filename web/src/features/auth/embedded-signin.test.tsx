@@ -8,6 +8,7 @@ import EmbeddedSignIn from './embedded-signin';
 import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
 import { renderApp, settle } from '../../testing/render-app';
 import { resetGate } from '../../lib/passkey-gate';
+import { MfaHost } from '../../components/mfa-modal';
 
 let calls: Call[] = [];
 let answers: Record<string, Answer> = {};
@@ -28,9 +29,16 @@ function mockFetch() {
   ({ calls, answers } = fakeApi(answers, NOT_FOUND));
 }
 
-async function show() {
-  window.history.replaceState(null, '', PATH);
-  await renderApp([{ path: '/:language/embedded/signin', element: <EmbeddedSignIn /> }], PATH, { onNeedTotp: (c) => mfa.open(c) });
+async function show(path = PATH) {
+  window.history.replaceState(null, '', path);
+  // The shell's second-step host beside the screen, as in the app.
+  const element = (
+    <>
+      <EmbeddedSignIn />
+      <MfaHost />
+    </>
+  );
+  await renderApp([{ path: '/:language/embedded/signin', element }], path, { onNeedTotp: (c) => mfa.open(c) });
 }
 
 async function signIn() {
@@ -95,7 +103,9 @@ describe('the embedded sign-in', () => {
     expect(screen.getByTestId('embedded-done')).toBeTruthy();
     // The frame's token is sent, the stored one never; storage is not written.
     expect(callsTo('POST', '/auth/login/password')[0]!.auth).toBeUndefined();
-    expect(calls.filter((c) => c.path !== '/auth/login/password').map((c) => c.auth)).toEqual(['Bearer u1.frame', 'Bearer u1.frame']);
+    expect(calls.filter((c) => c.path.startsWith('/auth/') && c.path !== '/auth/login/password').map((c) => c.auth)).toEqual(['Bearer u1.frame', 'Bearer u1.frame']);
+    // The app's name for "to continue to": the public list, asked without the stored token.
+    expect(callsTo('GET', '/app/language/en-US').map((c) => c.auth)).toEqual([undefined]);
     expect(localStorage.getItem('ciam_token')).toBe('u9.stored');
   });
 
@@ -192,6 +202,32 @@ describe('passkeys in the frame', () => {
     expect(toast.current()).toHaveLength(0);
   });
 
+  it('the second step by passkey in the frame names the app, then posts the ticket', async () => {
+    browser(true);
+    answers['POST /auth/login/password'] = () => [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch-9' }];
+    answers['POST /auth/login/passkey/mfa/options'] = () => [200, OPTIONS];
+    answers['POST /auth/login/passkey/mfa'] = () => [200, { token: 'u1.pkmfa' }];
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    mockFetch();
+    await show();
+    await signIn();
+    fireEvent.click(button('mfa-passkey'));
+    await settle();
+    expect(callsTo('POST', '/auth/login/passkey/mfa/options').map((c) => c.body)).toEqual([{ challenge: 'ch-9', appId: 'a1' }]);
+    expect(callsTo('POST', '/auth/login/passkey/mfa').map((c) => (c.body as { challenge: string }).challenge)).toEqual(['ch-9']);
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
+  });
+
+  it('no passkey as second step when the framing page did not delegate it', async () => {
+    browser(false);
+    answers['POST /auth/login/password'] = () => [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch-9' }];
+    mockFetch();
+    await show();
+    await signIn();
+    expect(screen.getByTestId('mfa-code')).toBeTruthy();
+    expect(screen.queryByTestId('mfa-passkey')).toBeNull();
+  });
+
   it('has no button when the framing page did not delegate publickey-credentials-get', async () => {
     browser(false);
     await show();
@@ -209,3 +245,108 @@ describe('passkeys in the frame', () => {
   });
 });
 
+
+describe('the second step in the frame', () => {
+  const NEED_TOTP: [number, unknown] = [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch-1' }];
+  const code = () => screen.getByTestId('mfa-code') as HTMLInputElement;
+  const verify = async (value: string) => {
+    fireEvent.change(code(), { target: { value } });
+    fireEvent.submit(code().form!);
+    await settle();
+  };
+
+  it('an authenticator code finishes the sign-in in the frame: consent, then the ticket; NEED_TOTP_VERIFY is never posted', async () => {
+    answers['POST /auth/login/password'] = () => NEED_TOTP;
+    answers['POST /auth/login/totp'] = () => [200, { token: 'u1.totp' }];
+    mockFetch();
+    await show();
+    await signIn();
+    expect(post).not.toHaveBeenCalled();
+    expect(screen.getByTestId('mfa-code')).toBeTruthy();
+    await verify('123456');
+    expect(callsTo('POST', '/auth/login/totp').map((c) => c.body)).toEqual([{ challenge: 'ch-1', code: '123456' }]);
+    expect(screen.queryByTestId('mfa-code')).toBeNull();
+    expect(screen.getByTestId('embedded-consent')).toBeTruthy();
+    fireEvent.click(button('embedded-allow'));
+    await settle();
+    expect(calls.filter((c) => c.path === '/auth/login/token').map((c) => c.auth)).toEqual(['Bearer u1.totp']);
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
+    expect(localStorage.getItem('ciam_token')).toBe('u9.stored');
+  });
+
+  it('a backup code: the ticket straight on when the app is allowed', async () => {
+    answers['POST /auth/login/password'] = () => NEED_TOTP;
+    answers['POST /auth/unlockCode'] = () => [200, { token: 'u1.backup' }];
+    answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, granted: true }];
+    mockFetch();
+    await show();
+    await signIn();
+    fireEvent.click(screen.getByText('Backup code'));
+    await verify('12345678');
+    expect(callsTo('POST', '/auth/unlockCode').map((c) => c.body)).toEqual([{ challenge: 'ch-1', code: '12345678' }]);
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
+    expect(screen.getByTestId('embedded-done')).toBeTruthy();
+  });
+
+  it('a wrong code and the lock are shown in the frame and posted as refusals; the reset opens a new window', async () => {
+    const until = Math.floor(Date.now() / 1000) + 600;
+    let n = 0;
+    answers['POST /auth/login/password'] = () => NEED_TOTP;
+    answers['POST /auth/login/totp'] = () =>
+      n++ === 0
+        ? [400, { reason: 'TOTP_CODE_ERROR', message: '', code: 400 }]
+        : [403, { reason: 'VERIFICATION_ATTEMPT_CODE_LIMIT', message: String(until), code: 403 }];
+    mockFetch();
+    await show();
+    await signIn();
+    await verify('000000');
+    const error = screen.getByTestId('mfa-error').textContent!;
+    expect(error).not.toBe('');
+    expect(post.mock.calls).toEqual([[{ type: 'ciam:error', reason: 'TOTP_CODE_ERROR', errMsg: error }, ORIGIN]]);
+    await verify('111111');
+    expect(post.mock.calls[1]).toEqual([{ type: 'ciam:error', reason: 'VERIFICATION_ATTEMPT_CODE_LIMIT', errMsg: screen.getByTestId('mfa-error').textContent }, ORIGIN]);
+    expect(screen.getByTestId('mfa-unlock-in')).toBeTruthy();
+    const reset = screen.getByTestId('lock-reset') as HTMLAnchorElement;
+    expect([reset.target, reset.rel, new URL(reset.href).pathname]).toEqual(['_blank', 'noopener', '/en-US/find/password']);
+    expect((screen.getByText('Verify') as HTMLButtonElement).disabled).toBe(true);
+    expect(toast.current()).toHaveLength(0);
+  });
+
+  it('a staff account without a password: a message and a link to set it in a new window, and the refusal posted', async () => {
+    answers['POST /auth/login/password'] = () => [403, { reason: 'EIAM_PASSWORD_UNSET', message: '', code: 403 }];
+    mockFetch();
+    await show();
+    await signIn();
+    expect(screen.getByTestId('embedded-unset').textContent).toContain('has no password here yet');
+    const link = screen.getByTestId('embedded-set-password') as HTMLAnchorElement;
+    expect([link.target, link.rel, new URL(link.href).pathname]).toEqual(['_blank', 'noopener', '/en-US/find/password']);
+    expect(post.mock.calls.map((c) => (c[0] as { reason: string }).reason)).toEqual(['EIAM_PASSWORD_UNSET']);
+  });
+});
+
+describe('the compact frame', () => {
+  it("takes the host's theme, hides the site's header and footer (data-frame) and opens the password reset in a new window", async () => {
+    await show(`${PATH}&theme=dark`);
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    expect(document.documentElement.dataset.frame).toBe('compact');
+    const forgot = screen.getByTestId('embedded-forgot') as HTMLAnchorElement;
+    expect([forgot.target, forgot.rel, new URL(forgot.href).pathname]).toEqual(['_blank', 'noopener', '/en-US/find/password']);
+    cleanup();
+    expect(document.documentElement.dataset.theme).toBeUndefined();
+    expect(document.documentElement.dataset.frame).toBeUndefined();
+  });
+
+  it('ignores any other theme value (the system decides)', async () => {
+    await show(`${PATH}&theme=purple`);
+    expect(document.documentElement.dataset.theme).toBeUndefined();
+  });
+
+  it('says which app the user continues to, with its logo at 48 px', async () => {
+    answers['GET /app/language/en-US'] = () => [200, { apps: [{ appId: 'a1', name: 'Factory Portal', url: SERVICE, recommended: false, logo: 'https://cdn.example.com/logo.png' }] }];
+    mockFetch();
+    await show();
+    expect(screen.getByTestId('partner-banner').textContent).toBe('to continue to Factory Portal');
+    const img = screen.getByRole('img', { name: 'Logo of Factory Portal' }) as HTMLImageElement;
+    expect([img.src, img.width, img.height]).toEqual(['https://cdn.example.com/logo.png', 48, 48]);
+  });
+});

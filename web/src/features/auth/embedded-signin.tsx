@@ -6,7 +6,7 @@
 // the ticket is posted as `{type:'ciam:ticket', cTicket, serviceUrl}`. The frame never navigates
 // to the serviceUrl. Every message goes to the serviceUrl's origin only, and only when the framing
 // page is at that origin (lib/api.ts postToHost); refusals only with validateMsg=notice.
-import { useEffect, useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
@@ -19,12 +19,30 @@ import { ConsentCard } from './consent-card';
 import { PasswordForm } from './password-form';
 import { PasskeySignIn } from './passkey-signin';
 import { hasReason } from '../../lib/reasons';
+import * as mfa from '../../lib/mfa';
+import { paths } from '../../config/paths';
+import { normalize } from '../../i18n/locale';
+import { PartnerBanner } from './partner-banner';
+import { logout } from '../../lib/account-api';
+import { maskAccount } from '../../lib/account-picker';
 
 const m = defineMessages({
   done: { id: 'embedded.done', defaultMessage: 'You are signed in.' },
   cancelled: { id: 'embedded.cancelled', defaultMessage: 'You did not allow the application.' },
   incomplete: { id: 'embedded.incomplete', defaultMessage: 'This sign-in does not say which application is asking.' },
+  forgot: { id: 'embedded.forgot', defaultMessage: 'Forgot password? (opens a new window)' },
+  unset: {
+    id: 'embedded.unset',
+    defaultMessage: 'Your staff account has no password here yet. Set one first, then sign in again in this frame.',
+  },
+  setPassword: { id: 'embedded.setPassword', defaultMessage: 'Set your password (opens a new window)' },
 });
+
+/** The host page's `theme=light|dark`, else null (then the system's colour scheme). */
+export function hostTheme(search: string): 'light' | 'dark' | null {
+  const t = new URLSearchParams(search).get('theme');
+  return t === 'light' || t === 'dark' ? t : null;
+}
 
 /**
  * Whether this frame may ask for a passkey: the framing page's `allow="publickey-credentials-get"`
@@ -52,10 +70,25 @@ export default function EmbeddedSignIn() {
   const { serviceUrl, validateMsg } = embeddedInfo(pathname, search);
   const [step, setStep] = useState<Step>({ at: 'signin' });
   const [mayAskPasskey] = useState(frameMayAskPasskey);
+  const lang = normalize(intl.locale);
+  // A staff account without a password: it sets one in a new top-level window.
+  const [unset, setUnset] = useState(false);
+  const theme = hostTheme(search);
+  // The compact frame (no site header or footer: styles.css) in the host's theme.
+  useLayoutEffect(() => {
+    const root = document.documentElement;
+    root.dataset.frame = 'compact';
+    if (theme) root.dataset.theme = theme;
+    return () => {
+      delete root.dataset.frame;
+      delete root.dataset.theme;
+    };
+  }, [theme]);
   const req: TicketRequest | null = appId && serviceUrl ? { kind: 'ticket', appId, serviceUrl } : null;
 
-  // The session of this screen lives in memory only: storage is neither read nor written.
-  useEffect(() => {
+  // The session of this screen lives in memory only: storage is neither read nor written (set
+  // before any child's call: layout effects run before effects).
+  useLayoutEffect(() => {
     session.memoryOnly(true);
     return () => session.memoryOnly(false);
   }, []);
@@ -85,10 +118,37 @@ export default function EmbeddedSignIn() {
       refused: refuse,
     });
 
-  const onSignedIn = async (_account: string, token: string) => {
+  // Who signed in, masked, for the consent step ("signed in as …, not you?").
+  const [who, setWho] = useState('');
+  const onSignedIn = async (account: string, token: string) => {
+    setWho(account ? maskAccount(account) : '');
     session.start(token);
     if (!flow) return setStep({ at: 'failed', error: intl.formatMessage(m.incomplete) });
     await flow.load();
+  };
+
+  // The second step (NEED_TOTP_VERIFY) in the frame: the full page's dialog, ending here.
+  const onRefused = (e: ApiError) => {
+    setUnset(hasReason(e, 'EIAM_PASSWORD_UNSET'));
+    if (!hasReason(e, 'NEED_TOTP_VERIFY') || !e.challenge) return false;
+    mfa.open(e.challenge, {
+      done: (token) => void onSignedIn(mfa.pendingAccount() ?? '', token),
+      // A wrong code, the lock: told to the host page as any refusal (validateMsg=notice).
+      refused: (err) => {
+        if (validateMsg === 'notice') postToHost({ type: 'ciam:error', reason: err.reason, errMsg: errorText(err) }, serviceUrl);
+      },
+      // A passkey where the framing page delegates it, bound to this app (as the first step's).
+      passkey: mayAskPasskey,
+      appId,
+    });
+    return true;
+  };
+
+  // "Not you?": the frame's session ends (on the server too), back to the password form.
+  const switchAccount = async () => {
+    await logout();
+    session.clear();
+    setStep({ at: 'signin' });
   };
 
   const cancel = () => {
@@ -103,9 +163,23 @@ export default function EmbeddedSignIn() {
       </h1>
       {step.at === 'signin' && (
         <>
-          <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} />
+          {appId && <PartnerBanner appId={appId} />}
+          <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} onRefused={onRefused} />
+          {unset && (
+            <p className="notice" data-testid="embedded-unset">
+              <FormattedMessage {...m.unset} />{' '}
+              <a href={paths.findPassword(lang)} target="_blank" rel="noopener" data-testid="embedded-set-password">
+                <FormattedMessage {...m.setPassword} />
+              </a>
+            </p>
+          )}
           {/* No autofill request in a frame; the app's id lets the server check the framing page. */}
           {appId && mayAskPasskey && <PasskeySignIn appId={appId} onSignedIn={(t) => void onSignedIn('', t)} />}
+          <div className="links">
+            <a href={paths.findPassword(lang)} target="_blank" rel="noopener" data-testid="embedded-forgot">
+              <FormattedMessage {...m.forgot} />
+            </a>
+          </div>
         </>
       )}
       {step.at === 'checking' && (
@@ -115,7 +189,8 @@ export default function EmbeddedSignIn() {
       )}
       {step.at === 'ask' && (
         <div data-testid="embedded-consent">
-          <ConsentCard ctx={step.ctx} prefix="embedded" busy={step.busy ? 'allow' : null} onAllow={() => void flow?.allow(step.ctx)} onCancel={cancel} />
+          <ConsentCard ctx={step.ctx} prefix="embedded" busy={step.busy ? 'allow' : null} onAllow={() => void flow?.allow(step.ctx)} onCancel={cancel}
+            account={who} onSwitch={() => void switchAccount()} />
         </div>
       )}
       {step.at === 'done' && (

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import * as mfa from '../../lib/mfa';
-import { SKIP } from '../../lib/api';
+import { type ApiError, SKIP } from '../../lib/api';
 import { loginPassword } from './api';
 import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
@@ -35,9 +35,11 @@ interface Props {
   blocked?: boolean;
   /** Staff mode: say who signs in here (false when the company button above says it already). */
   staffNote?: boolean;
+  /** Embedded: sees each refusal first; true when it took it over (the second step in the frame). */
+  onRefused?: (e: ApiError) => boolean;
 }
 
-export function PasswordForm({ account = '', staff, inline, onSignedIn, onAccount, blocked, staffNote = true }: Props) {
+export function PasswordForm({ account = '', staff, inline, onSignedIn, onAccount, blocked, staffNote = true, onRefused }: Props) {
   const f = useForm({ account, password: '' });
   const typed = f.values.account;
   useEffect(() => onAccount?.(typed), [typed, onAccount]);
@@ -52,7 +54,7 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn, onAccoun
     const res = await loginPassword({ account: account.trim(), password }, SKIP);
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
-    else f.refuse(res.error, inline);
+    else if (!onRefused?.(res.error)) f.refuse(res.error, inline);
   };
   return (
     <form ref={f.ref} data-testid="signin-password" noValidate onSubmit={submit}>
@@ -61,7 +63,7 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn, onAccoun
           <FormattedMessage {...m.staffNote} />
         </p>
       )}
-      <FormAlert {...f.alert} lockAction={inline ? undefined : <LockReset account={f.values.account} />} />
+      <FormAlert {...f.alert} lockAction={<LockReset account={f.values.account} top={inline} />} />
       <Field {...f.bind('account')} label={staff ? m.staffMail : labels.account}
         autoComplete={staff || inline ? 'username' : 'username webauthn'} />
       <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="current-password" autoFocus={!!account} />

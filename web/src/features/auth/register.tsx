@@ -1,5 +1,5 @@
 // Sign-up (spec §2, every rule of §5 checked here and again on the server).
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { ErrorText, Field, FormAlert } from '../../components/field';
@@ -15,6 +15,10 @@ import { CountryField, initialCountry } from './country-field';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
 
+// "To continue to <app>" (its logo, its name) when a partner's query names the app: loaded then
+// only; a chunk that fails to load shows nothing.
+const Partner = lazy(() => import('./partner-banner').catch(() => ({ default: () => null })));
+
 const m = defineMessages({
   userName: { id: 'register.userName', defaultMessage: 'Username' },
   company: { id: 'register.company', defaultMessage: 'Company name' },
@@ -28,7 +32,9 @@ export default function Register() {
   const intl = useIntl();
   const lang = intl.locale as Locale;
   const navigate = useNavigate();
-  const q = keepQuery(useLocation().search);
+  const { search } = useLocation();
+  const q = keepQuery(search);
+  const appId = new URLSearchParams(search).get('appId');
   const f = useForm({
     userName: '', company: '', account: '', code: '', password: '', confirmPassword: '', country: initialCountry(), acceptTerms: false as boolean,
   });
@@ -64,6 +70,11 @@ export default function Register() {
       <h1>
         <FormattedMessage {...titles.register} />
       </h1>
+      {appId && (
+        <Suspense fallback={null}>
+          <Partner appId={appId} />
+        </Suspense>
+      )}
       <form ref={f.ref} data-testid="register" noValidate onSubmit={submit}>
         <FormAlert {...f.alert} />
         <Field {...f.bind('userName')} label={m.userName} autoComplete="nickname" />

@@ -1,6 +1,6 @@
 // Sign-in (spec §2): password or verification code, the staff entry, and "choose account" from
 // the accounts remembered on this browser.
-import { lazy, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { Lazy } from '../../components/lazy-screen';
@@ -49,6 +49,9 @@ const loadStaff = () => import('./staff-signin');
 const StaffSignIn = lazy(() => loadStaff().then((x) => ({ default: x.StaffSignIn })));
 const StaffReturn = lazy(() => loadStaff().then((x) => ({ default: x.StaffReturn })));
 const STAFF_RETURN = /[?&]staff(Code|Error)=/;
+// "To continue to <app>" (its logo, its name) when a partner's query names the app: loaded then
+// only; a chunk that fails to load shows nothing.
+const Partner = lazy(() => import('./partner-banner').catch(() => ({ default: () => null })));
 
 function Picker({ onPick }: { onPick: (account: string) => void }) {
   const intl = useIntl();
@@ -122,6 +125,7 @@ export default function SignIn() {
   const navigate = useNavigate();
   const { search, state } = useLocation();
   const q = keepQuery(search);
+  const appId = new URLSearchParams(search).get('appId');
   // Sign-up and password recovery come back here with the account (router state): prefilled,
   // the password field focused.
   const [account, setAccount] = useState(() => prefilled(state));
@@ -169,6 +173,11 @@ export default function SignIn() {
       <h1>
         <FormattedMessage {...titles.signin} />
       </h1>
+      {appId && (
+        <Suspense fallback={null}>
+          <Partner appId={appId} />
+        </Suspense>
+      )}
       {blocked && (
         <p className="form-alert on" role="alert" data-testid="cookies-disabled">
           <FormattedMessage {...common.cookiesDisabled} />

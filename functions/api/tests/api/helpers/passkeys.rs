@@ -53,6 +53,12 @@ impl TestApp {
             .await
     }
 
+    /// The second step's options with a whole body (e.g. the embedded sign-in's `appId`).
+    pub async fn passkey_mfa_options_with(&self, body: &Value) -> TestResponse {
+        self.send_json(Method::POST, "/auth/login/passkey/mfa/options", None, body)
+            .await
+    }
+
     pub async fn passkey_login_mfa(&self, body: &Value) -> TestResponse {
         self.send_json(Method::POST, "/auth/login/passkey/mfa", None, body)
             .await

@@ -19,9 +19,12 @@ use serde_json::Value as Json;
 
 /// `POST /auth/login/passkey/mfa/options`: the account's passkeys for the second step of the
 /// sign-in whose `challenge` (NEED_TOTP_VERIFY) is given. PASSKEY_NOT_FOUND when it has none.
-/// Round trips: 3 (the challenge, its user, the passkeys).
-pub async fn mfa_options(ciam: &Ciam, challenge: &str) -> Result<Options> {
+/// With `app_id` (the embedded sign-in), the finish accepts a framed assertion from that app's
+/// `frameOrigins`, as the first-step passkey does. Round trips: 3 (the challenge, its user, the
+/// passkeys).
+pub async fn mfa_options(ciam: &Ciam, challenge: &str, app_id: Option<&str>) -> Result<Options> {
     let cfg = config(ciam)?;
+    let app = super::sign_in::embedding_app(app_id)?;
     let (key, user, _) = crate::totp::passkey_step_user(ciam, challenge).await?;
     let existing = items::items_of(ciam, &user.id).await?;
     if existing.is_empty() {
@@ -29,10 +32,34 @@ pub async fn mfa_options(ciam: &Ciam, challenge: &str) -> Result<Options> {
     }
     let (public_key, state) =
         rp::assertion_options(&cfg, &descriptors(&existing)).map_err(internal)?;
+    let binding = if app.is_empty() {
+        key.pk
+    } else {
+        format!("{}{APP_SEP}{app}", key.pk)
+    };
     Ok(Options {
-        passkey_challenge: seal(ciam, Ceremony::Mfa, key.pk, state)?,
+        passkey_challenge: seal(ciam, Ceremony::Mfa, binding, state)?,
         public_key,
     })
+}
+
+/// Between the sign-in step's key and the embedding app's id in a framed step's binding.
+const APP_SEP: char = '|';
+
+/// The allowed top origins of a step's token bound to `pk`: None unframed, the embedding app's
+/// `frameOrigins` when the options named one (PASSKEY_CHALLENGE_EXPIRED when the binding is not
+/// this step's or the app is gone). Round trips: 1 when framed, else 0.
+async fn step_top_origins(ciam: &Ciam, pk: &str, binding: &str) -> Result<Option<Vec<String>>> {
+    if binding == pk {
+        return Ok(None);
+    }
+    let app = binding
+        .strip_prefix(pk)
+        .and_then(|r| r.strip_prefix(APP_SEP))
+        .ok_or(Reason::PASSKEY_CHALLENGE_EXPIRED)?;
+    let item = ciam.store.get(&crate::apps::app_key(app)).await?;
+    let app = item.ok_or(Reason::PASSKEY_CHALLENGE_EXPIRED)?;
+    Ok(Some(crate::apps::App::from_item(&app).frame_origins))
 }
 
 /// `POST /auth/login/passkey/mfa`: the second step by passkey; the session as after an
@@ -47,9 +74,17 @@ pub async fn login_mfa(
 ) -> Result<SignedIn> {
     let cfg = config(ciam)?;
     let (key, user, first) = crate::totp::passkey_step_user(ciam, challenge).await?;
-    let t = Token::open(&ciam.keys, Ceremony::Mfa, &key.pk, ciam.now(), token)?;
+    let t = Token::open_unbound(&ciam.keys, Ceremony::Mfa, ciam.now(), token)?;
+    let top_origins = step_top_origins(ciam, &key.pk, &t.binding).await?;
     let (h, item, stored) = own_credential(ciam, &user.id, credential).await?;
-    let a = match rp::verify_assertion(&cfg, &t.state, credential, handle_of(&user.id)?, &stored) {
+    let a = match rp::verify_assertion(
+        &cfg,
+        &t.state,
+        credential,
+        handle_of(&user.id)?,
+        &stored,
+        top_origins.as_deref(),
+    ) {
         Ok(a) => a,
         Err(r) => return Err(assertion_refused(ciam, &user, &item, &r, client, token).await),
     };
@@ -133,8 +168,14 @@ pub async fn reauth(
         token,
     )?;
     let (h, item, stored) = own_credential(ciam, &s.user.id, credential).await?;
-    let a = match rp::verify_assertion(&cfg, &t.state, credential, handle_of(&s.user.id)?, &stored)
-    {
+    let a = match rp::verify_assertion(
+        &cfg,
+        &t.state,
+        credential,
+        handle_of(&s.user.id)?,
+        &stored,
+        None,
+    ) {
         Ok(a) => a,
         Err(r) => return Err(assertion_refused(ciam, &s.user, &item, &r, client, token).await),
     };

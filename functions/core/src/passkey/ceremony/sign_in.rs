@@ -22,24 +22,27 @@ use serde_json::Value as Json;
 /// that app's `frameOrigins`). Round trips: 0.
 pub fn login_options(ciam: &Ciam, app_id: Option<&str>) -> Result<Options> {
     let cfg = config(ciam)?;
-    let binding = match app_id.map(str::trim).filter(|a| !a.is_empty()) {
-        // The id goes into the token's binding: only the characters app ids are made of.
-        Some(a) if AppId::parse(a).is_some_and(|id| id.is_plain()) => a.to_owned(),
-        Some(_) => {
-            return Err(Error::field(
-                Reason::INVALID_PARAMETER,
-                "appId",
-                "应用标识不正确",
-                "The appId is malformed",
-            ))
-        }
-        None => String::new(),
-    };
+    let binding = embedding_app(app_id)?;
     let (public_key, state) = rp::signin_options(&cfg).map_err(internal)?;
     Ok(Options {
         passkey_challenge: seal(ciam, Ceremony::Signin, binding, state)?,
         public_key,
     })
+}
+
+/// The embedding app's id of a framed ceremony ('' when none): it goes into the token's
+/// binding, so only the characters app ids are made of.
+pub(super) fn embedding_app(app_id: Option<&str>) -> Result<String> {
+    match app_id.map(str::trim).filter(|a| !a.is_empty()) {
+        Some(a) if AppId::parse(a).is_some_and(|id| id.is_plain()) => Ok(a.to_owned()),
+        Some(_) => Err(Error::field(
+            Reason::INVALID_PARAMETER,
+            "appId",
+            "应用标识不正确",
+            "The appId is malformed",
+        )),
+        None => Ok(String::new()),
+    }
 }
 
 /// `POST /auth/login/passkey`: a passkey with user verification is two factors, so the session
