@@ -16,10 +16,16 @@ const m = defineMessages({
 
 type Listed = AppsByLanguageResponse['apps'][number];
 
-/** The app `appId` as the public list names it in `lang`, else null. */
+/** The app `appId` as the public list names it in `lang`, else null (also when the list cannot
+ * be read or is not a list: the banner is a courtesy, never a reason for the page to fail). */
 export async function listedApp(lang: string, appId: string): Promise<Listed | null> {
-  const res = await api.get<AppsByLanguageResponse>(`/app/language/${encodeURIComponent(lang)}`, SKIP);
-  return (res.success && res.data.apps.find((a) => a.appId === appId)) || null;
+  try {
+    const res = await api.get<AppsByLanguageResponse>(`/app/language/${encodeURIComponent(lang)}`, SKIP);
+    const apps = res.success && Array.isArray(res.data?.apps) ? res.data.apps : [];
+    return apps.find((a) => a.appId === appId) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 export function PartnerBanner({ appId }: { appId: string }) {
