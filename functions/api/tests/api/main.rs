@@ -46,4 +46,5 @@ mod staff;
 mod two_factor;
 mod unavailable;
 mod validation;
+mod webhooks;
 mod write_units;
