@@ -30,6 +30,10 @@ pub enum WebhooksCommand {
         events: Vec<String>,
         #[arg(long, default_value = "")]
         description: String,
+        /// Production rules: https only (by default, as `ciam serve`, http to localhost,
+        /// 127.0.0.1 and [::1] is allowed too).
+        #[arg(long)]
+        webhooks_strict: bool,
         #[command(flatten)]
         store: StoreOptions,
     },
@@ -63,6 +67,16 @@ pub enum WebhooksCommand {
         to: Option<i64>,
         #[command(flatten)]
         store: StoreOptions,
+    },
+    /// Prints the `webhook-signature` Ciam sends for the body on stdin (no store: for checking
+    /// a receiver's verification, e.g. against the Standard Webhooks reference library).
+    Sign {
+        #[arg(long)]
+        secret: String,
+        #[arg(long)]
+        id: String,
+        #[arg(long)]
+        timestamp: i64,
     },
 }
 
@@ -115,6 +129,19 @@ async fn audit(c: &ciam_core::Ciam, action: &str, app: &str, endpoint: &str) {
 pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
     let s = session();
     match cmd {
+        WebhooksCommand::Sign {
+            secret,
+            id,
+            timestamp,
+        } => {
+            let bytes = webhooks::sign::secret_bytes(&secret)
+                .ok_or_else(|| "--secret: not a whsec_<base64> secret".to_owned())?;
+            let mut body = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut body)
+                .map_err(|e| format!("stdin: {e}"))?;
+            let headers = webhooks::sign::headers(&[bytes], &id, timestamp, &body);
+            Ok(headers.into_iter().map(|(_, v)| v).skip(2).collect())
+        }
         WebhooksCommand::List { app, store } => {
             let c = ciam(&store).await?;
             let list = webhooks::list(&c, &s, &app)
@@ -138,9 +165,11 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             url,
             events,
             description,
+            webhooks_strict,
             store,
         } => {
-            let c = ciam(&store).await?;
+            let mut c = ciam(&store).await?;
+            c.config.webhooks_local_http = !webhooks_strict;
             let f = EndpointFields {
                 url: Some(url),
                 events: Some(events),
