@@ -63,7 +63,7 @@ export const errors = defineMessages({
   WEBHOOK_NOT_FOUND: { id: 'error.WEBHOOK_NOT_FOUND', defaultMessage: 'Webhook endpoint not found' },
   WEBHOOK_URL_INVALID: { id: 'error.WEBHOOK_URL_INVALID', defaultMessage: 'The webhook URL is not a valid absolute URL' },
   WEBHOOK_URL_NOT_HTTPS: { id: 'error.WEBHOOK_URL_NOT_HTTPS', defaultMessage: 'Webhook URLs must use https' },
-  WEBHOOK_URL_USERINFO: { id: 'error.WEBHOOK_URL_USERINFO', defaultMessage: 'Webhook URLs cannot carry a user name or password' },
+  WEBHOOK_URL_USERINFO: { id: 'error.WEBHOOK_URL_USERINFO', defaultMessage: 'Webhook URLs cannot carry credentials (user:password@)' },
   WEBHOOK_URL_FRAGMENT: { id: 'error.WEBHOOK_URL_FRAGMENT', defaultMessage: 'Webhook URLs cannot carry a fragment (#...)' },
   WEBHOOK_URL_TOO_LONG: { id: 'error.WEBHOOK_URL_TOO_LONG', defaultMessage: 'Webhook URLs are at most 2048 characters' },
   WEBHOOK_URL_PRIVATE: { id: 'error.WEBHOOK_URL_PRIVATE', defaultMessage: 'Webhook URLs cannot point at private, loopback, link-local or metadata addresses' },
