@@ -3,7 +3,7 @@
 //! the log, replay, 410, and the SSRF guard; on SQLite and on DynamoDB Local.
 
 use crate::apps::{world_on, World, SERVICE};
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, PASSWORD};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -550,4 +550,68 @@ async fn in_strict_mode_names_resolving_to_inside_addresses_are_refused_before_a
             "{err}"
         );
     }
+}
+
+#[tokio::test]
+async fn an_endpoint_failing_for_three_days_without_a_success_is_disabled_and_re_enabled_by_an_admin(
+) {
+    let mut w = local_world(TestApp::spawn().await).await;
+    w.app
+        .issue_ticket(&w.user, &w.app_id, SERVICE)
+        .await
+        .ok(200);
+    let (rx, url) = Receiver::start(&[500; 40]).await;
+    let (ep, _) = add_endpoint(&w, &url, &["user.updated"]).await;
+    let one = format!("/app/{}/webhooks/{ep}", w.app_id);
+    let t0 = w.app.now();
+    emit(&w, Kind::UserUpdated, "a").await;
+    // Retried through its 24 hours, then failed.
+    let mut next = run(&w).await;
+    while let Some(at) = next {
+        w.app.clock.advance(at - w.app.now());
+        next = run(&w).await;
+    }
+    assert!(w.app.now() <= t0 + 86_400, "no retry after 24 h");
+    // The admin's session ended meanwhile: a new one.
+    w.admin = w.app.sign_in("admin@example.com", PASSWORD).await;
+    let tries = rx.count();
+    assert!((10..=20).contains(&tries), "{tries} attempts in 24 h");
+    let l = log(&w, &ep).await;
+    assert_eq!(l[0]["outcome"], "failed");
+    let got = w.app.get(&one, Some(&w.admin)).await.ok(200);
+    assert_eq!(
+        (got["enabled"].as_bool(), got["failingSince"].as_i64()),
+        (Some(true), Some(t0))
+    );
+    // Three days after the first failure, still no success: the next failure disables it.
+    w.app.clock.advance(t0 + 3 * 86_400 - w.app.now());
+    w.admin = w.app.sign_in("admin@example.com", PASSWORD).await;
+    emit(&w, Kind::UserUpdated, "b").await;
+    assert_eq!(run(&w).await, None);
+    let got = w.app.get(&one, Some(&w.admin)).await.ok(200);
+    assert_eq!(got["enabled"], false);
+    assert_eq!(got["disabledAt"], w.app.now());
+    emit(&w, Kind::UserUpdated, "c").await;
+    run(&w).await;
+    assert_eq!(rx.count(), tries + 1, "a disabled endpoint hears nothing");
+    // Re-enabled by an admin: failures forgotten, deliveries again.
+    let body = json!({"enabled": true});
+    let got = w
+        .app
+        .send_json(Method::PATCH, &one, Some(&w.admin), &body)
+        .await
+        .ok(200);
+    assert_eq!(
+        (
+            got["endpoint"]["enabled"].as_bool(),
+            got["endpoint"]["failingSince"].as_i64()
+        ),
+        (Some(true), None)
+    );
+    rx.script.lock().unwrap().clear();
+    emit(&w, Kind::UserUpdated, "d").await;
+    assert_eq!(run(&w).await, None);
+    assert_eq!(rx.count(), tries + 2);
+    let got = w.app.get(&one, Some(&w.admin)).await.ok(200);
+    assert_eq!(got["lastSuccessAt"], w.app.now());
 }
