@@ -25,7 +25,7 @@ const CACHE_FOR: Duration = Duration::from_secs(3600);
 /// HTTPS to the identity provider uses the process's rustls crypto provider: aws-lc-rs, the
 /// one the AWS SDKs use (no second crypto library in the binary). Installed here when nothing
 /// else installed one first.
-fn tls_provider() {
+pub(crate) fn tls_provider() {
     let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
 }
 

@@ -13,6 +13,7 @@ pub mod openapi;
 pub mod route;
 pub mod routes;
 mod sign_in;
+pub mod webhook_transport;
 
 pub use error::{ApiError, RETRY_AFTER_SECS};
 pub use federation::https_put;

@@ -42,10 +42,13 @@ pub enum KeyPurpose {
     /// The ES256 keys of id_tokens derived where no signer is installed (`oidc-es256-v<n>...`:
     /// `ciam serve`, tests). In AWS KMS signs: this purpose has no secret.
     Es256,
+    /// Sealed webhook endpoint secrets (`webhook-secret`, AES-256-GCM): the registry routes that
+    /// make one and whatever signs deliveries.
+    Webhook,
 }
 
 impl KeyPurpose {
-    pub const ALL: [KeyPurpose; 10] = [
+    pub const ALL: [KeyPurpose; 11] = [
         KeyPurpose::Session,
         KeyPurpose::Seal,
         KeyPurpose::Captcha,
@@ -56,6 +59,7 @@ impl KeyPurpose {
         KeyPurpose::App,
         KeyPurpose::Oidc,
         KeyPurpose::Es256,
+        KeyPurpose::Webhook,
     ];
 
     /// Its name in CamelCase: the secret `<Name>KeySecret` of template.yaml, the fact of
@@ -72,6 +76,7 @@ impl KeyPurpose {
             KeyPurpose::App => "App",
             KeyPurpose::Oidc => "Oidc",
             KeyPurpose::Es256 => "Es256",
+            KeyPurpose::Webhook => "Webhook",
         }
     }
 
@@ -89,6 +94,7 @@ impl KeyPurpose {
             KeyPurpose::App => &["app-secret"],
             KeyPurpose::Oidc => &["oidc-code", "oidc-access-token"],
             KeyPurpose::Es256 => &[],
+            KeyPurpose::Webhook => &["webhook-secret"],
         }
     }
 

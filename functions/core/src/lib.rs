@@ -55,6 +55,7 @@ pub mod tickets;
 pub mod totp;
 pub mod user;
 pub mod validate;
+pub mod webhooks;
 
 pub use blob::{Blob, BlobStore, MemoryBlobs};
 pub use ciam_store::{Clock, ManualClock, SystemClock};
@@ -105,6 +106,9 @@ pub struct Config {
     /// (`CIAM_STAFF_MFA_ACR`); its `amr` holding `mfa`, `otp` or `hwk` means so too. Such a staff
     /// session passes the console's second-factor check (docs/console-design.md §2).
     pub staff_mfa_acr: Vec<String>,
+    /// Webhooks may go to `http://localhost` (and loopback addresses) for URLs naming it: the
+    /// local-http mode of `ciam serve` (`--webhooks-strict` turns it off). Never in AWS.
+    pub webhooks_local_http: bool,
 }
 
 impl Default for Config {
@@ -122,6 +126,7 @@ impl Default for Config {
             audit_retention_days: 400,
             console: true,
             staff_mfa_acr: Vec::new(),
+            webhooks_local_http: false,
         }
     }
 }

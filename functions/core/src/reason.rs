@@ -96,6 +96,14 @@ reasons! {
     // The operator console (docs/console-design.md).
     CONSOLE_MFA_REQUIRED = 403, "Turn on two-factor sign-in and sign in with it to use the console", "请先开启两步验证并使用它登录后再使用控制台";
     ACCOUNT_NOT_FOUND = 404, "No account matches", "未找到该账号";
+    // Webhook endpoints (docs/events-design.md §3).
+    WEBHOOK_NOT_FOUND = 404, "Webhook endpoint not found", "未找到该 Webhook 地址";
+    WEBHOOK_URL_INVALID = 400, "The webhook URL is not a valid absolute URL", "Webhook 地址不是有效的完整网址";
+    WEBHOOK_URL_NOT_HTTPS = 400, "Webhook URLs must use https", "Webhook 地址必须使用 https";
+    WEBHOOK_URL_USERINFO = 400, "Webhook URLs cannot carry credentials (user:password@)", "Webhook 地址不能包含用户名或密码";
+    WEBHOOK_URL_FRAGMENT = 400, "Webhook URLs cannot carry a fragment (#...)", "Webhook 地址不能包含片段（#...）";
+    WEBHOOK_URL_TOO_LONG = 400, "Webhook URLs are at most 2048 characters", "Webhook 地址不能超过 2048 个字符";
+    WEBHOOK_URL_PRIVATE = 400, "Webhook URLs cannot point at private, loopback, link-local or metadata addresses", "Webhook 地址不能指向内网、回环、链路本地或元数据地址";
 }
 
 impl std::fmt::Display for Reason {

@@ -7,6 +7,8 @@ mod blob;
 pub mod logout_cli;
 mod outbox;
 mod web;
+pub mod webhooks;
+pub mod webhooks_cli;
 
 pub use blob::FolderBlobs;
 pub use outbox::{DevOutbox, OutboxEntry};
@@ -59,6 +61,9 @@ pub struct ServeOptions {
     pub passkey_origins: Vec<String>,
     /// The OpenID Connect signing-key version (1 or more).
     pub oidc_key_version: u32,
+    /// Webhooks under production rules: https only, no loopback (`--webhooks-strict`); by
+    /// default `ciam serve` also delivers to http://localhost, 127.0.0.1 and [::1].
+    pub webhooks_strict: bool,
     /// The company identity provider for staff sign-in (`--staff-issuer` and the client).
     pub staff_idp: Option<ciam_core::staff::StaffIdp>,
     /// The provider's `acr` values that mean a second factor (`--staff-mfa-acr`).
@@ -296,6 +301,11 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .filter(|s| !s.is_empty())
             .collect();
     }
+    // The webhook worker drains the outbox; the routes' store notices what wakes it.
+    let wake = Arc::new(tokio::sync::Notify::new());
+    let raw_store = store.clone();
+    let store: Arc<dyn Store> = Arc::new(webhooks::NoticingStore::new(store, wake.clone()));
+    config.webhooks_local_http = !opts.webhooks_strict;
     let ciam = Ciam {
         store,
         clock,
@@ -308,6 +318,13 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         config,
     };
     let app_ciam = ciam.clone();
+    webhooks::spawn(
+        Ciam {
+            store: raw_store,
+            ..ciam.clone()
+        },
+        wake,
+    );
     let app = app(
         ciam,
         opts.dev_outbox.then(|| outbox.clone()),
@@ -377,6 +394,7 @@ mod tests {
             passkey_rp_id: rp_id.map(str::to_owned),
             passkey_origins: origins.iter().map(|o| o.to_string()).collect(),
             oidc_key_version: 1,
+            webhooks_strict: false,
             staff_idp: None,
             staff_mfa_acr: Vec::new(),
             audit_retention_days: 400,

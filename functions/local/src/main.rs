@@ -63,6 +63,10 @@ enum Command {
         #[arg(long, env = "CIAM_OIDC_KEY_VERSION", default_value_t = 1,
               value_parser = clap::value_parser!(u32).range(1..))]
         oidc_key_version: u32,
+        /// Webhooks under production rules: https only and no loopback address (by default
+        /// `ciam serve` also delivers to http://localhost, 127.0.0.1 and [::1]).
+        #[arg(long, env = "CIAM_WEBHOOKS_STRICT")]
+        webhooks_strict: bool,
         /// Staff sign-in: the company OpenID Connect provider's issuer URL (with the client id
         /// and secret; redirect URI <public url>/ciam/v1/auth/staff/callback).
         #[arg(long, env = "CIAM_STAFF_ISSUER")]
@@ -142,6 +146,11 @@ enum AdminCommand {
         public_url: String,
         #[command(flatten)]
         store: StoreOptions,
+    },
+    /// A partner app's webhook endpoints.
+    Webhooks {
+        #[command(subcommand)]
+        command: ciam_local::webhooks_cli::WebhooksCommand,
     },
 }
 
@@ -289,6 +298,22 @@ async fn main() -> std::process::ExitCode {
                 }
             };
         }
+        Command::Admin {
+            command: AdminCommand::Webhooks { command },
+        } => {
+            return match ciam_local::webhooks_cli::run(command).await {
+                Ok(lines) => {
+                    for l in lines {
+                        println!("{l}");
+                    }
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
         Command::Serve {
             addr,
             store,
@@ -304,8 +329,10 @@ async fn main() -> std::process::ExitCode {
             staff_client_secret,
             staff_mfa_acr,
             oidc_key_version,
+            webhooks_strict,
             audit_retention_days,
         } => ServeOptions {
+            webhooks_strict,
             staff_mfa_acr,
             addr,
             store,

@@ -57,7 +57,14 @@ export type Reason =
   | "PASSKEY_LIMIT"
   | "PASSKEY_UNAVAILABLE"
   | "CONSOLE_MFA_REQUIRED"
-  | "ACCOUNT_NOT_FOUND";
+  | "ACCOUNT_NOT_FOUND"
+  | "WEBHOOK_NOT_FOUND"
+  | "WEBHOOK_URL_INVALID"
+  | "WEBHOOK_URL_NOT_HTTPS"
+  | "WEBHOOK_URL_USERINFO"
+  | "WEBHOOK_URL_FRAGMENT"
+  | "WEBHOOK_URL_TOO_LONG"
+  | "WEBHOOK_URL_PRIVATE";
 
 /** What the consent screen shows. */
 export type ConsentContext = {
@@ -312,6 +319,23 @@ export type TwoFactorChangedEvent = {
     /** Whether a second factor (authenticator or passkey) is on after the change. No scope needed. */
     enabled: boolean;
   };
+};
+
+export type WebhookEndpoint = {
+  endpointId: string;
+  appId: string;
+  url: string;
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
+  description: string;
+  enabled: boolean;
+  createdAt: number;
+  /** When it was disabled (a 410 answer, 3 days of failures without a success, or an admin); null while enabled */
+  disabledAt: number | null;
+  /** The first failed attempt since the last success */
+  failingSince: number | null;
+  lastSuccessAt: number | null;
+  /** While a rotation's overlap runs: when the previous secret stops signing (both signatures are sent until then) */
+  previousSecretUntil: number | null;
 };
 
 /** GET /auth/consent: What the consent screen shows */
@@ -1180,6 +1204,80 @@ export type AdminRetirePreviousSecretResponse = AdminPatchAppResponse;
 /** The body of POST /admin/apps/{appId}/retire-previous-secret. */
 export type AdminRetirePreviousSecretRequest = AdminDeleteAppRequest;
 
+/** GET /app/{appId}/webhooks: The webhook endpoints of a partner app */
+export type ListWebhooksResponse = {
+  endpoints: WebhookEndpoint[];
+};
+
+/** POST /app/{appId}/webhooks: Add a webhook endpoint to a partner app */
+export type CreateWebhookResponse = {
+  endpoint: WebhookEndpoint;
+  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown only here */
+  secret?: string;
+};
+
+/** The body of POST /app/{appId}/webhooks. */
+export type CreateWebhookRequest = {
+  /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without --webhooks-strict), no user info, no fragment, at most 2048 characters, no literal private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
+  url: string;
+  /** The event kinds it hears (at least one) */
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
+  /** At most 500 characters */
+  description?: string;
+};
+
+/** GET /app/{appId}/webhooks/{endpointId}: One webhook endpoint */
+export type GetWebhookResponse = WebhookEndpoint;
+
+/** PATCH /app/{appId}/webhooks/{endpointId}: Change, rotate, enable or disable a webhook endpoint */
+export type PatchWebhookResponse = CreateWebhookResponse;
+
+/** The body of PATCH /app/{appId}/webhooks/{endpointId}. */
+export type PatchWebhookRequest = {
+  /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without --webhooks-strict), no user info, no fragment, at most 2048 characters, no literal private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
+  url?: string;
+  /** The event kinds it hears (at least one) */
+  events?: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
+  description?: string;
+  rotateSecret?: boolean;
+  enabled?: boolean;
+};
+
+/** DELETE /app/{appId}/webhooks/{endpointId}: Remove a webhook endpoint */
+export type DeleteWebhookResponse = Ok;
+
+/** GET /app/{appId}/webhooks/{endpointId}/deliveries: The delivery log of a webhook endpoint */
+export type ListWebhookDeliveriesResponse = {
+  deliveries: {
+    /** The `webhook-id` sent */
+    eventId: string;
+    type: string;
+    userId: string;
+    attempt: number;
+    /** The HTTP status; 0 when there was no answer (refused by the address guard, unreachable, timed out) */
+    status: number;
+    outcome: "delivered" | "retry" | "failed";
+    latencyMs: number;
+    /** At most the first 1 KB of the answer's body */
+    answer: string;
+    error: string | null;
+    at: number;
+  }[];
+  next: string | null;
+};
+
+/** POST /app/{appId}/webhooks/{endpointId}/replay: Deliver events again to a webhook endpoint */
+export type ReplayWebhookResponse = {
+  eventIds: string[];
+};
+
+/** The body of POST /app/{appId}/webhooks/{endpointId}/replay. */
+export type ReplayWebhookRequest = {
+  eventId?: string;
+  from?: number;
+  to?: number;
+};
+
 /** Every operation of the document: its method, path, request body and JSON answer. */
 export interface Operations {
   consentContext: { method: "GET"; path: "/auth/consent"; request: undefined; response: ConsentContextResponse };
@@ -1276,4 +1374,11 @@ export interface Operations {
   adminDeleteApp: { method: "DELETE"; path: "/admin/apps/{appId}"; request: AdminDeleteAppRequest; response: AdminDeleteAppResponse };
   adminRotateAppSecret: { method: "POST"; path: "/admin/apps/{appId}/secret"; request: AdminRotateAppSecretRequest; response: AdminRotateAppSecretResponse };
   adminRetirePreviousSecret: { method: "POST"; path: "/admin/apps/{appId}/retire-previous-secret"; request: AdminRetirePreviousSecretRequest; response: AdminRetirePreviousSecretResponse };
+  listWebhooks: { method: "GET"; path: "/app/{appId}/webhooks"; request: undefined; response: ListWebhooksResponse };
+  createWebhook: { method: "POST"; path: "/app/{appId}/webhooks"; request: CreateWebhookRequest; response: CreateWebhookResponse };
+  getWebhook: { method: "GET"; path: "/app/{appId}/webhooks/{endpointId}"; request: undefined; response: GetWebhookResponse };
+  patchWebhook: { method: "PATCH"; path: "/app/{appId}/webhooks/{endpointId}"; request: PatchWebhookRequest; response: PatchWebhookResponse };
+  deleteWebhook: { method: "DELETE"; path: "/app/{appId}/webhooks/{endpointId}"; request: undefined; response: DeleteWebhookResponse };
+  listWebhookDeliveries: { method: "GET"; path: "/app/{appId}/webhooks/{endpointId}/deliveries"; request: undefined; response: ListWebhookDeliveriesResponse };
+  replayWebhook: { method: "POST"; path: "/app/{appId}/webhooks/{endpointId}/replay"; request: ReplayWebhookRequest; response: ReplayWebhookResponse };
 }

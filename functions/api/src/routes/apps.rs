@@ -83,7 +83,7 @@ impl AppBody {
 /// `registry API`). The console's routes (`/admin/apps...`) also ask for a second factor and a
 /// fresh proof; this API does not yet (docs/console-design.md §5: scripts and the end-to-end
 /// suite use it with a password session).
-fn admin_change(sess: &ciam_core::sessions::Session) -> Result<Operator, ApiError> {
+pub(super) fn admin_change(sess: &ciam_core::sessions::Session) -> Result<Operator, ApiError> {
     apps::require_admin(sess)?;
     Ok(Operator {
         user: sess.user.clone(),
@@ -92,7 +92,7 @@ fn admin_change(sess: &ciam_core::sessions::Session) -> Result<Operator, ApiErro
     })
 }
 
-async fn audited(
+pub(super) async fn audited(
     s: &AppState,
     op: &Operator,
     action: &str,

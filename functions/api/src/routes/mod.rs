@@ -32,6 +32,7 @@ mod passkeys;
 mod staff;
 mod tickets;
 mod two_factor;
+mod webhooks;
 
 pub use client_error::RELEASE;
 
@@ -130,6 +131,15 @@ pub const ROUTES: &[RouteDef] = &[
     route!("app_get",                 GET,    "/app/{appId}",            apps::get,                Session,       "getApp",           WRITES),
     route!("app_patch",               PATCH,  "/app/{appId}",            apps::update,             Session,       "patchApp",         WRITES.keys(&[K::App])),
     route!("app_delete",              DELETE, "/app/{appId}",            apps::remove,             Session,       "deleteApp",        WRITES),
+    // Its webhook endpoints (webhooks.rs): rotating and enabling are fields of the PATCH, as
+    // for the app's secret (docs/events-design.md §3: seven rows, not nine, for the budget).
+    route!("app_webhooks",            GET,    "/app/{appId}/webhooks",   webhooks::list,           Session,       "listWebhooks",     WRITES),
+    route!("app_webhook_create",      POST,   "/app/{appId}/webhooks",   webhooks::create,         Session,       "createWebhook",    WRITES.keys(&[K::Webhook])),
+    route!("app_webhook",             GET,    "/app/{appId}/webhooks/{endpointId}", webhooks::get, Session,       "getWebhook",       WRITES),
+    route!("app_webhook_patch",       PATCH,  "/app/{appId}/webhooks/{endpointId}", webhooks::update, Session,    "patchWebhook",     WRITES.keys(&[K::Webhook])),
+    route!("app_webhook_delete",      DELETE, "/app/{appId}/webhooks/{endpointId}", webhooks::remove, Session,    "deleteWebhook",    WRITES),
+    route!("app_webhook_deliveries",  GET,    "/app/{appId}/webhooks/{endpointId}/deliveries", webhooks::deliveries, Session, "listWebhookDeliveries", WRITES),
+    route!("app_webhook_replay",      POST,   "/app/{appId}/webhooks/{endpointId}/replay", webhooks::replay, Session, "replayWebhook",   WRITES),
     // Tickets: the consent screen's Allow and the partner's check (tickets.rs).
     route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket",      WRITES.keys(&[K::Ticket])),
     route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket",     WRITES.throttle(100, 50).keys(&[K::Ticket, K::App]).gradual()),

@@ -48,4 +48,5 @@ mod staff;
 mod two_factor;
 mod unavailable;
 mod validation;
+mod webhooks;
 mod write_units;

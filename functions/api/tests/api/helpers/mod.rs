@@ -267,7 +267,7 @@ impl TestApp {
         }
     }
 
-    async fn send_json(
+    pub(crate) async fn send_json(
         &self,
         method: Method,
         p: &str,
@@ -277,7 +277,7 @@ impl TestApp {
         self.call(json_request(method, p, token, body)).await
     }
 
-    async fn get(&self, p: &str, token: Option<&str>) -> TestResponse {
+    pub(crate) async fn get(&self, p: &str, token: Option<&str>) -> TestResponse {
         let req = request_as(Method::GET, p, token).body(Body::empty());
         self.call(req.expect("request")).await
     }

@@ -1,0 +1,259 @@
+//! Fan-out of one event and one delivery attempt: core functions taking the ports, so that
+//! `ciam serve`'s worker (`queue`) and, later, the AWS functions call the same code.
+//!
+//! Fan-out: the user's consents (`USER#<id>` / `CONSENT#...`, one Query), for each consented app
+//! (for `consent.revoked`: the app revoked, whose consent the change deleted) its enabled
+//! endpoints subscribed to the kind (one Query per app), the body = `Event::payload_for` with
+//! that app's consented scopes. One [`Outbound`] per (endpoint, event).
+//!
+//! An attempt: the SSRF guard (`guard::check`), the signed POST through the [`Transport`] port
+//! pinned to the checked address (no redirects, 5 s, at most 1 KB of the answer read), a
+//! delivery log entry, and the endpoint's state: a 2xx is delivered; a 410 disables the
+//! endpoint at once; anything else is retried after 5 s, 30 s, 2 min, 10 min, 1 h, then every
+//! 2 h while within 24 h of the first try, then failed. An endpoint failing without a success
+//! for 3 days is disabled (`disabledAt`).
+
+use super::guard::{self, Resolver, Target};
+use super::log::{self, Entry};
+use super::{endpoints, sign, Endpoint};
+use crate::consents::{Consent, PREFIX as CONSENT_PREFIX};
+use crate::error::Result;
+use crate::events::{Event, Kind};
+use crate::Ciam;
+use async_trait::async_trait;
+use ciam_store::{Cond, Query, Update};
+
+/// The waits after the 1st, 2nd, ... failed attempt; then [`THEN_SECS`].
+pub const BACKOFF_SECS: [i64; 5] = [5, 30, 120, 600, 3600];
+pub const THEN_SECS: i64 = 7200;
+/// How long after its first try a delivery is retried.
+pub const WINDOW_SECS: i64 = 24 * 3600;
+/// How long an endpoint may fail without a success before it is disabled.
+pub const DISABLE_AFTER_SECS: i64 = 3 * 86_400;
+/// The whole attempt's time limit.
+pub const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The most of an answer read (and logged).
+pub const ANSWER_BYTES: usize = 1024;
+
+/// What the receiver answered, as the transport saw it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// An HTTP answer: its status (a 3xx is not followed) and at most [`ANSWER_BYTES`] of its body.
+    Status {
+        code: u16,
+        body: Vec<u8>,
+        latency_ms: i64,
+    },
+    /// No answer: connection refused, timeout, TLS failure...
+    Failed { error: String, latency_ms: i64 },
+}
+
+/// Sends one signed POST to the checked address (the HTTP client lives outside core).
+#[async_trait]
+pub trait Transport: Send + Sync {
+    async fn post(&self, target: &Target, headers: &[(&'static str, String)], body: &str)
+        -> Answer;
+}
+
+/// One delivery of one event to one endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outbound {
+    pub app_id: String,
+    pub endpoint_id: String,
+    pub user_id: String,
+    pub event_id: String,
+    /// The event item's sort key (`<at>#<id>`).
+    pub event_sk: String,
+    pub kind: String,
+    pub body: String,
+    pub event_at: i64,
+    /// When it was first enqueued (the 24 h window starts then; a replay starts a new one).
+    pub since: i64,
+    /// Attempts made so far.
+    pub attempts: i64,
+}
+
+/// What follows an attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    Delivered,
+    /// Try again at this time.
+    RetryAt(i64),
+    /// Given up: the window ended, or the endpoint is disabled or gone.
+    Failed,
+}
+
+/// When to try again after `attempts` failed attempts, or None when the window is over.
+pub fn next_attempt(since: i64, attempts: i64, now: i64) -> Option<i64> {
+    let i = usize::try_from(attempts.max(1) - 1).unwrap_or(usize::MAX);
+    let at = now + BACKOFF_SECS.get(i).copied().unwrap_or(THEN_SECS);
+    (at <= since + WINDOW_SECS).then_some(at)
+}
+
+/// The deliveries of `event` to the endpoints of the apps that hear it. Round trips: 1 + one
+/// per consented app.
+pub async fn fan_out(ciam: &Ciam, event: &Event) -> Result<Vec<Outbound>> {
+    let mut apps: Vec<(String, Vec<String>)> = if event.kind == Kind::ConsentRevoked {
+        event
+            .app_id
+            .iter()
+            .map(|a| (a.clone(), Vec::new()))
+            .collect()
+    } else {
+        let q = Query::partition(format!("USER#{}", event.user_id)).prefix(CONSENT_PREFIX);
+        ciam.store
+            .query(q)
+            .await?
+            .iter()
+            .map(Consent::from_item)
+            .map(|c| (c.app_id, c.scopes))
+            .collect()
+    };
+    apps.dedup_by(|a, b| a.0 == b.0);
+    let mut out = Vec::new();
+    for (app_id, scopes) in apps {
+        let Some(body) = event.payload_for(&app_id, &scopes) else {
+            continue;
+        };
+        for e in endpoints::of_app(ciam, &app_id).await? {
+            if e.enabled() && e.subscribed(event.kind) {
+                out.push(outbound(&e, event, body.to_string(), ciam.now()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn outbound(e: &Endpoint, event: &Event, body: String, now: i64) -> Outbound {
+    Outbound {
+        app_id: e.app_id.clone(),
+        endpoint_id: e.endpoint_id.clone(),
+        user_id: event.user_id.clone(),
+        event_id: event.id.clone(),
+        event_sk: event.key().sk,
+        kind: event.kind.name().to_owned(),
+        body,
+        event_at: event.at,
+        since: now,
+        attempts: 0,
+    }
+}
+
+/// One attempt of `ob`: checks, sends, logs, and updates the endpoint. `local_http`: the
+/// local-http mode of `ciam serve`. Round trips: 1 read, 1 or 2 writes.
+pub async fn attempt(
+    ciam: &Ciam,
+    transport: &dyn Transport,
+    resolver: &dyn Resolver,
+    ob: &Outbound,
+) -> Result<Step> {
+    let e = match endpoints::find(ciam, &ob.app_id, &ob.endpoint_id).await {
+        Ok(e) => e,
+        Err(err) if err.reason == crate::Reason::WEBHOOK_NOT_FOUND => return Ok(Step::Failed),
+        Err(err) => return Err(err),
+    };
+    let attempt = ob.attempts + 1;
+    let now = ciam.now();
+    let mut entry = Entry::new(ob, attempt, now);
+    if !e.enabled() {
+        entry.outcome = "failed".into();
+        entry.error = Some("endpoint disabled".into());
+        log::write(ciam, &entry).await?;
+        return Ok(Step::Failed);
+    }
+    let answer = match url::Url::parse(&e.url) {
+        Err(_) => Answer::Failed {
+            error: "refused: invalid URL".into(),
+            latency_ms: 0,
+        },
+        Ok(u) => match guard::check(&u, ciam.config.webhooks_local_http, resolver).await {
+            Err(why) => Answer::Failed {
+                error: why,
+                latency_ms: 0,
+            },
+            Ok(target) => {
+                let secrets = endpoints::open_secrets(ciam, &e)?;
+                let headers = sign::headers(&secrets, &ob.event_id, now, &ob.body);
+                transport.post(&target, &headers, &ob.body).await
+            }
+        },
+    };
+    let (code, ok) = match &answer {
+        Answer::Status {
+            code,
+            body,
+            latency_ms,
+        } => {
+            entry.status = i64::from(*code);
+            entry.latency_ms = *latency_ms;
+            let cut = &body[..body.len().min(ANSWER_BYTES)];
+            entry.answer = String::from_utf8_lossy(cut).into_owned();
+            if (300..400).contains(code) {
+                entry.error = Some("redirect not followed".into());
+            }
+            (*code, (200..300).contains(code))
+        }
+        Answer::Failed { error, latency_ms } => {
+            entry.latency_ms = *latency_ms;
+            entry.error = Some(error.clone());
+            (0, false)
+        }
+    };
+    let mut ops = Vec::new();
+    let step = if ok {
+        ops.push(Update::Set("lastSuccessAt".into(), now.into()));
+        ops.push(Update::Remove("failingSince".into()));
+        Step::Delivered
+    } else {
+        let since = e.failing_since.unwrap_or(now);
+        if e.failing_since.is_none() {
+            ops.push(Update::Set("failingSince".into(), now.into()));
+        }
+        if code == 410 || now - since >= DISABLE_AFTER_SECS {
+            ops.push(Update::Set("disabledAt".into(), now.into()));
+            entry.error = Some(if code == 410 {
+                "410 Gone: endpoint disabled".into()
+            } else {
+                "failing for 3 days: endpoint disabled".into()
+            });
+            tracing::warn!(app = %e.app_id, endpoint = %e.endpoint_id, "webhooks: endpoint disabled");
+            Step::Failed
+        } else {
+            match next_attempt(ob.since, attempt, now) {
+                Some(at) => Step::RetryAt(at),
+                None => Step::Failed,
+            }
+        }
+    };
+    entry.outcome = match step {
+        Step::Delivered => "delivered",
+        Step::RetryAt(_) => "retry",
+        Step::Failed => "failed",
+    }
+    .into();
+    log::write(ciam, &entry).await?;
+    if !ops.is_empty() {
+        match ciam.store.update(&e.key(), ops, Some(Cond::Exists)).await {
+            Ok(_) | Err(ciam_store::StoreError::ConditionFailed) => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backoff_and_its_window() {
+        let t0 = 1_000_000;
+        assert_eq!(next_attempt(t0, 1, t0), Some(t0 + 5));
+        assert_eq!(next_attempt(t0, 2, t0 + 5), Some(t0 + 35));
+        assert_eq!(next_attempt(t0, 3, t0 + 35), Some(t0 + 155));
+        assert_eq!(next_attempt(t0, 4, t0), Some(t0 + 600));
+        assert_eq!(next_attempt(t0, 5, t0), Some(t0 + 3600));
+        assert_eq!(next_attempt(t0, 6, t0), Some(t0 + 7200));
+        assert_eq!(next_attempt(t0, 9, t0 + 80_000), None);
+    }
+}

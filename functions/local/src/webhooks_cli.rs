@@ -1,0 +1,237 @@
+//! `ciam admin webhooks list|add|remove|rotate|replay --app <appId> ...`: the registry's webhook
+//! endpoints from the command line, through the functions the `/app/{appId}/webhooks` routes
+//! call, as a local admin (`cli:<os user>`). A replay queues the deliveries in the store; the
+//! running `ciam serve`'s worker sends them at its next wake-up (or its next start).
+
+use crate::admin_cli::{ciam, operator};
+use crate::StoreOptions;
+use ciam_core::sessions::Session;
+use ciam_core::webhooks::{self, queue, EndpointFields};
+use ciam_core::{Lang, OsEntropy};
+use ciam_store::Key;
+
+#[derive(Clone, Debug, clap::Subcommand)]
+pub enum WebhooksCommand {
+    /// Every endpoint of the app, one a line: id, enabled/disabled, events, URL.
+    List {
+        #[arg(long)]
+        app: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// Adds an endpoint; prints its id and its secret (shown this once).
+    Add {
+        #[arg(long)]
+        app: String,
+        #[arg(long)]
+        url: String,
+        /// Event kinds, comma-separated (user.updated, session.ended, ...).
+        #[arg(long, value_delimiter = ',', required = true)]
+        events: Vec<String>,
+        #[arg(long, default_value = "")]
+        description: String,
+        /// Production rules: https only (by default, as `ciam serve`, http to localhost,
+        /// 127.0.0.1 and [::1] is allowed too).
+        #[arg(long)]
+        webhooks_strict: bool,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// Removes an endpoint.
+    Remove {
+        #[arg(long)]
+        app: String,
+        endpoint: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// A new secret (printed once); the previous one keeps signing for 24 hours.
+    Rotate {
+        #[arg(long)]
+        app: String,
+        endpoint: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// Queues again one event (`--event`) or those of a time range (`--from`, `--to`, Unix
+    /// seconds) of the endpoint's delivery log.
+    Replay {
+        #[arg(long)]
+        app: String,
+        endpoint: String,
+        #[arg(long)]
+        event: Option<String>,
+        #[arg(long)]
+        from: Option<i64>,
+        #[arg(long)]
+        to: Option<i64>,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
+    /// Prints the `webhook-signature` Ciam sends for the body on stdin (no store: for checking
+    /// a receiver's verification, e.g. against the Standard Webhooks reference library).
+    Sign {
+        #[arg(long)]
+        secret: String,
+        #[arg(long)]
+        id: String,
+        #[arg(long)]
+        timestamp: i64,
+    },
+}
+
+fn session() -> Session {
+    let op = operator();
+    let mut user = op.user;
+    user.roles = vec![ciam_core::user::ADMIN.to_owned()];
+    Session {
+        user,
+        key: Key::new("", ""),
+        created_at: 0,
+        auth_at: 0,
+        amr: Vec::new(),
+        console_at: None,
+    }
+}
+
+fn message(e: &ciam_core::Error) -> String {
+    let mut m = e.reason.code().to_owned();
+    m.push_str(": ");
+    m.push_str(e.reason.message(Lang::EnUs));
+    if let Some(f) = &e.field {
+        m.push_str(&format!(" ({f})"));
+    }
+    m
+}
+
+async fn audit(c: &ciam_core::Ciam, action: &str, app: &str, endpoint: &str) {
+    let facts = ciam_core::console::audit::RequestFacts {
+        request_id: hex::encode(ciam_core::random::<16>(&OsEntropy)),
+        ip: None,
+        device: Some("ciam admin (command line)".to_owned()),
+    };
+    let r = ciam_core::console::audit::record(
+        c,
+        &operator(),
+        action,
+        app,
+        Some("command line"),
+        Some(endpoint.to_owned()),
+        &facts,
+    )
+    .await;
+    if let Err(e) = r {
+        eprintln!("ciam: the audit entry was not written: {}", message(&e));
+    }
+}
+
+/// Runs one command; answers the lines to print.
+pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
+    let s = session();
+    match cmd {
+        WebhooksCommand::Sign {
+            secret,
+            id,
+            timestamp,
+        } => {
+            let bytes = webhooks::sign::secret_bytes(&secret)
+                .ok_or_else(|| "--secret: not a whsec_<base64> secret".to_owned())?;
+            let mut body = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut body)
+                .map_err(|e| format!("stdin: {e}"))?;
+            let headers = webhooks::sign::headers(&[bytes], &id, timestamp, &body);
+            Ok(headers.into_iter().map(|(_, v)| v).skip(2).collect())
+        }
+        WebhooksCommand::List { app, store } => {
+            let c = ciam(&store).await?;
+            let list = webhooks::list(&c, &s, &app)
+                .await
+                .map_err(|e| message(&e))?;
+            Ok(list
+                .iter()
+                .map(|e| {
+                    let state = if e.enabled { "enabled" } else { "disabled" };
+                    format!(
+                        "{}\t{state}\t{}\t{}",
+                        e.endpoint_id,
+                        e.events.join(","),
+                        e.url
+                    )
+                })
+                .collect())
+        }
+        WebhooksCommand::Add {
+            app,
+            url,
+            events,
+            description,
+            webhooks_strict,
+            store,
+        } => {
+            let mut c = ciam(&store).await?;
+            c.config.webhooks_local_http = !webhooks_strict;
+            let f = EndpointFields {
+                url: Some(url),
+                events: Some(events),
+                description: Some(description),
+                ..EndpointFields::default()
+            };
+            let made = webhooks::create(&c, &s, &app, f)
+                .await
+                .map_err(|e| message(&e))?;
+            audit(&c, "webhook.create", &app, &made.endpoint.endpoint_id).await;
+            Ok(vec![
+                made.endpoint.endpoint_id,
+                made.secret.unwrap_or_default(),
+            ])
+        }
+        WebhooksCommand::Remove {
+            app,
+            endpoint,
+            store,
+        } => {
+            let c = ciam(&store).await?;
+            webhooks::delete(&c, &s, &app, &endpoint)
+                .await
+                .map_err(|e| message(&e))?;
+            audit(&c, "webhook.delete", &app, &endpoint).await;
+            Ok(vec![format!("{endpoint} removed")])
+        }
+        WebhooksCommand::Rotate {
+            app,
+            endpoint,
+            store,
+        } => {
+            let c = ciam(&store).await?;
+            let f = EndpointFields {
+                rotate_secret: true,
+                ..EndpointFields::default()
+            };
+            let got = webhooks::update(&c, &s, &app, &endpoint, f)
+                .await
+                .map_err(|e| message(&e))?;
+            audit(&c, "webhook.rotateSecret", &app, &endpoint).await;
+            Ok(vec![got.secret.unwrap_or_default()])
+        }
+        WebhooksCommand::Replay {
+            app,
+            endpoint,
+            event,
+            from,
+            to,
+            store,
+        } => {
+            let what = match (event, from, to) {
+                (Some(id), None, None) => queue::Replay::Event(id),
+                (None, Some(from), Some(to)) => queue::Replay::Range { from, to },
+                _ => return Err("give --event, or --from and --to".to_owned()),
+            };
+            let c = ciam(&store).await?;
+            let ids = queue::replay(&c, &s, &app, &endpoint, what)
+                .await
+                .map_err(|e| message(&e))?;
+            audit(&c, "webhook.replay", &app, &endpoint).await;
+            Ok(ids)
+        }
+    }
+}
