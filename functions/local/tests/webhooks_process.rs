@@ -158,6 +158,7 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
         at: now,
         data: d,
         app_id: None,
+        audience: None,
     };
     let tx = vec![
         ciam_store::TxOp::Put {

@@ -615,3 +615,32 @@ async fn an_endpoint_failing_for_three_days_without_a_success_is_disabled_and_re
     let got = w.app.get(&one, Some(&w.admin)).await.ok(200);
     assert_eq!(got["lastSuccessAt"], w.app.now());
 }
+
+/// A deactivation deletes the consents in its transaction; the event keeps who heard the user
+/// then (`audience`), and the fan-out sends to them, not to nobody.
+#[tokio::test]
+async fn a_deactivation_reaches_the_apps_that_had_a_consent_after_the_consents_are_gone() {
+    let w = local_world(TestApp::spawn().await).await;
+    let (ep, _) = add_endpoint(
+        &w,
+        "https://hooks.factory.example.com/ciam",
+        &["user.deactivated"],
+    )
+    .await;
+    let mut e = Event::new(&w.app.ciam, &w.user_id, Kind::Deactivated, Map::new());
+    e.audience = Some([(w.app_id.clone(), vec!["nickname".to_owned()])].into());
+    let out = ciam_core::webhooks::deliver::fan_out(&w.app.ciam, &e)
+        .await
+        .unwrap();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0].endpoint_id, ep);
+    let body: Value = serde_json::from_str(&out[0].body).unwrap();
+    assert_eq!(body["type"], "user.deactivated");
+    assert_eq!(body["data"], json!({ "userId": w.user_id }));
+    // Another app's audience only: this app hears nothing.
+    e.audience = Some([("another-app".to_owned(), vec![])].into());
+    assert!(ciam_core::webhooks::deliver::fan_out(&w.app.ciam, &e)
+        .await
+        .unwrap()
+        .is_empty());
+}

@@ -1,7 +1,8 @@
 //! Fan-out of one event and one delivery attempt: core functions taking the ports, so that
 //! `ciam serve`'s worker (`queue`) and, later, the AWS functions call the same code.
 //!
-//! Fan-out: the user's consents (`USER#<id>` / `CONSENT#...`, one Query), for each consented app
+//! Fan-out: who hears the event (`consents::audience`: the deactivation's recorded audience, the
+//! revoked app, or the user's consents, one Query), for each of those apps
 //! (for `consent.revoked`: the app revoked, whose consent the change deleted) its enabled
 //! endpoints subscribed to the kind (one Query per app), the body = `Event::payload_for` with
 //! that app's consented scopes. One [`Outbound`] per (endpoint, event).
@@ -16,12 +17,11 @@
 use super::guard::{self, Resolver, Target};
 use super::log::{self, Entry};
 use super::{endpoints, sign, Endpoint};
-use crate::consents::{Consent, PREFIX as CONSENT_PREFIX};
 use crate::error::Result;
-use crate::events::{Event, Kind};
+use crate::events::Event;
 use crate::Ciam;
 use async_trait::async_trait;
-use ciam_store::{Cond, Query, Update};
+use ciam_store::{Cond, Update};
 
 /// The waits after the 1st, 2nd, ... failed attempt; then [`THEN_SECS`].
 pub const BACKOFF_SECS: [i64; 5] = [5, 30, 120, 600, 3600];
@@ -93,22 +93,13 @@ pub fn next_attempt(since: i64, attempts: i64, now: i64) -> Option<i64> {
 /// The deliveries of `event` to the endpoints of the apps that hear it. Round trips: 1 + one
 /// per consented app.
 pub async fn fan_out(ciam: &Ciam, event: &Event) -> Result<Vec<Outbound>> {
-    let mut apps: Vec<(String, Vec<String>)> = if event.kind == Kind::ConsentRevoked {
-        event
-            .app_id
-            .iter()
-            .map(|a| (a.clone(), Vec::new()))
-            .collect()
-    } else {
-        let q = Query::partition(format!("USER#{}", event.user_id)).prefix(CONSENT_PREFIX);
-        ciam.store
-            .query(q)
-            .await?
-            .iter()
-            .map(Consent::from_item)
-            .map(|c| (c.app_id, c.scopes))
-            .collect()
-    };
+    // Who hears it: the deactivation's recorded audience (its consents are deleted with the
+    // account), the revoked app, or the user's consents now (`consents::audience`).
+    let mut apps: Vec<(String, Vec<String>)> = crate::consents::audience(ciam, event)
+        .await?
+        .into_iter()
+        .map(|c| (c.app_id, c.scopes))
+        .collect();
     apps.dedup_by(|a, b| a.0 == b.0);
     let mut out = Vec::new();
     for (app_id, scopes) in apps {

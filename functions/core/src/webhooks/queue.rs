@@ -46,7 +46,9 @@ fn queue_key(ob: &Outbound) -> Key {
     )
 }
 
-fn to_item(ob: &Outbound, next_at: i64) -> Item {
+/// The queue item of `ob`, due at `next_at` (also what a replay writes: on AWS the table's
+/// stream hands it to the fan-out function, which sends it to the delivery queue).
+pub fn to_item(ob: &Outbound, next_at: i64) -> Item {
     Item::new(queue_key(ob))
         .with("appId", ob.app_id.as_str())
         .with("endpointId", ob.endpoint_id.as_str())
@@ -61,7 +63,8 @@ fn to_item(ob: &Outbound, next_at: i64) -> Item {
         .with("nextAt", next_at)
 }
 
-fn from_item(i: &Item) -> Outbound {
+/// The delivery a queue item holds.
+pub fn queued(i: &Item) -> Outbound {
     let s = |n: &str| i.s(n).unwrap_or_default().to_owned();
     Outbound {
         app_id: s("appId"),
@@ -151,7 +154,7 @@ pub async fn drain(
             return Ok(heads.iter().filter_map(|i| i.n("nextAt")).min());
         }
         for i in due {
-            let ob = from_item(i);
+            let ob = queued(i);
             match deliver::attempt(ciam, transport, resolver, &ob).await? {
                 Step::Delivered | Step::Failed => ciam.store.delete(&i.key, None).await?,
                 Step::RetryAt(at) => {
