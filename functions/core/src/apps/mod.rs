@@ -9,13 +9,13 @@
 //! sign-in; `urls`: the checks of the URLs an admin registers.
 
 mod admin;
+mod fields;
 mod frame;
 mod urls;
 
 pub(crate) use admin::{apply, create_app, delete_app, plan};
-pub use admin::{
-    check, create, delete, get, list_all, require_admin, update, AppFields, WithSecret,
-};
+pub use admin::{create, delete, get, list_all, require_admin, update, WithSecret};
+pub use fields::{check, AppFields};
 pub use frame::{
     frame_ancestors, frame_ancestors_csp, is_embedded_signin, NO_FRAMING, NO_FRAMING_CSP,
 };
