@@ -36,9 +36,11 @@ writeFileSync(join(here, 'src/i18n/messages/zh-CN.json'), JSON.stringify(sorted,
 // Page titles (`*.title`) stay in core.
 const BUNDLES = {
   docs: ['privacy.', 'protocols.', 'manual.', 'agreement.'],
-  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.'],
-  // The operator console (/{lang}/admin/...): loaded only when it is opened.
-  admin: ['admin.'],
+  // The avatar's reasons come only from the personal centre's upload.
+  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_'],
+  // The operator console (/{lang}/admin/...): loaded only when it is opened, with the reasons
+  // only the console and the registry answer (nothing before sign-in can show them).
+  admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND'],
   // The partner screens' own words (the consent screen, the embedded sign-in): loaded with them.
   partner: ['embedded.', 'consent.', 'authorize.'],
 };
