@@ -139,8 +139,9 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             let mut body = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut body)
                 .map_err(|e| format!("stdin: {e}"))?;
-            let headers = webhooks::sign::headers(&[bytes], &id, timestamp, &body);
-            Ok(headers.into_iter().map(|(_, v)| v).skip(2).collect())
+            Ok(vec![webhooks::sign::signature(
+                &bytes, &id, timestamp, &body,
+            )])
         }
         WebhooksCommand::List { app, store } => {
             let c = ciam(&store).await?;

@@ -36,8 +36,6 @@ use crate::lock::{clear_ops, ensure_unlocked, fail};
 use crate::sessions::{self, same_session, Session};
 use crate::user::{profile_key, user_pk, User};
 use crate::{audit, password, random, random_digits, Ciam, LostRace, Reason};
-use aes_gcm::aead::{Aead, KeyInit, Payload};
-use aes_gcm::{Aes256Gcm, Nonce};
 use ciam_store::{Cond, Item, Key, Query, TxOp, Update, Value};
 use hmac::{Hmac, Mac};
 use sha1::Sha1;
@@ -98,38 +96,20 @@ pub fn uri(account: &str, secret: &[u8]) -> String {
     )
 }
 
-fn cipher(keys: &crate::Keys) -> Result<Aes256Gcm> {
-    Aes256Gcm::new_from_slice(&keys.derive("totp-secret")).map_err(Error::internal)
-}
+const SEAL_LABEL: &str = "totp-secret";
 
 pub fn seal(ciam: &Ciam, user_id: &str, plain: &[u8]) -> Result<Vec<u8>> {
-    let nonce = random::<12>(ciam.entropy.as_ref());
-    let ct = cipher(&ciam.keys)?
-        .encrypt(
-            Nonce::from_slice(&nonce),
-            Payload {
-                msg: plain,
-                aad: user_id.as_bytes(),
-            },
-        )
-        .map_err(Error::internal)?;
-    Ok([nonce.as_slice(), &ct].concat())
+    crate::sealed::seal(
+        &ciam.keys,
+        ciam.entropy.as_ref(),
+        SEAL_LABEL,
+        user_id,
+        plain,
+    )
 }
 
 fn open_under(keys: &crate::Keys, user_id: &str, sealed: &[u8]) -> Result<Option<Vec<u8>>> {
-    if sealed.len() < 12 {
-        return Err(Error::internal("sealed secret too short"));
-    }
-    let (nonce, ct) = sealed.split_at(12);
-    Ok(cipher(keys)?
-        .decrypt(
-            Nonce::from_slice(nonce),
-            Payload {
-                msg: ct,
-                aad: user_id.as_bytes(),
-            },
-        )
-        .ok())
+    crate::sealed::open(keys, SEAL_LABEL, user_id, sealed)
 }
 
 /// A sealed secret, opened.

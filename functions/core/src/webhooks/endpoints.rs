@@ -6,8 +6,6 @@ use crate::error::{Error, Result};
 use crate::events::Kind;
 use crate::sessions::Session;
 use crate::{random, Ciam, LostRace, Reason};
-use aes_gcm::aead::{Aead, Payload};
-use aes_gcm::{Aes256Gcm, KeyInit, Nonce};
 use ciam_store::{Cond, Item, Key, Query, TxOp, Update, Value};
 use serde::Serialize;
 
@@ -110,45 +108,18 @@ impl Endpoint {
     }
 }
 
-fn cipher(keys: &crate::Keys) -> Result<Aes256Gcm> {
-    Aes256Gcm::new_from_slice(&keys.derive(LABEL)).map_err(Error::internal)
-}
-
 fn seal(ciam: &Ciam, endpoint_id: &str, plain: &[u8]) -> Result<Vec<u8>> {
-    let nonce = random::<12>(ciam.entropy.as_ref());
-    let ct = cipher(&ciam.keys)?
-        .encrypt(
-            Nonce::from_slice(&nonce),
-            Payload {
-                msg: plain,
-                aad: endpoint_id.as_bytes(),
-            },
-        )
-        .map_err(Error::internal)?;
-    Ok([nonce.as_slice(), &ct].concat())
+    crate::sealed::seal(&ciam.keys, ciam.entropy.as_ref(), LABEL, endpoint_id, plain)
 }
 
+/// Opens under the current root, else the previous one during a rotation's overlap.
 fn open(ciam: &Ciam, endpoint_id: &str, sealed: &[u8]) -> Result<Vec<u8>> {
-    if sealed.len() < 12 {
-        return Err(Error::internal("sealed webhook secret too short"));
-    }
-    let (nonce, ct) = sealed.split_at(12);
-    let under = |keys: &crate::Keys| -> Result<Option<Vec<u8>>> {
-        Ok(cipher(keys)?
-            .decrypt(
-                Nonce::from_slice(nonce),
-                Payload {
-                    msg: ct,
-                    aad: endpoint_id.as_bytes(),
-                },
-            )
-            .ok())
-    };
-    if let Some(s) = under(&ciam.keys)? {
+    if let Some(s) = crate::sealed::open(&ciam.keys, LABEL, endpoint_id, sealed)? {
         return Ok(s);
     }
     match ciam.keys.previous() {
-        Some(p) => under(p)?.ok_or_else(|| Error::internal("webhook secret does not open")),
+        Some(p) => crate::sealed::open(p, LABEL, endpoint_id, sealed)?
+            .ok_or_else(|| Error::internal("webhook secret does not open")),
         None => Err(Error::internal("webhook secret does not open")),
     }
 }
