@@ -15,6 +15,14 @@ from samtranslator.translator.transform import transform
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def pytest_configure(config):
+    # scripts/test.sh runs the infra suite beside the cargo build (`-m "not serves_ciam"`) and the
+    # tests that serve target/debug/ciam after that build has made it (`-m serves_ciam`).
+    config.addinivalue_line(
+        "markers", "serves_ciam: needs target/debug/ciam (runs after the cargo test step)"
+    )
+
+
 class _NoManagedPolicies:
     """The transform asks IAM for managed policy ARNs only when a function names one by its
     bare name; the template never does, so nothing is looked up."""

@@ -12,8 +12,9 @@ registered URI with the state, and the old session token is refused; the session
 Logout token (`ciam admin logout-notices`) passes joserfc's checks with the JWKS. An unregistered
 post_logout_redirect_uri is refused and nothing ends.
 
-Needs the ciam binary (target/debug/ciam, built by the cargo test step). With CI=true a missing
-binary or library fails the test; elsewhere it is skipped with the reason.
+Needs the ciam binary (target/debug/ciam, built by the cargo test step): marked `serves_ciam`, so
+scripts/test.sh runs it after that step, not in the infra group beside the build. With CI=true a
+missing binary or library fails the test; elsewhere it is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("CIAM_BIN", ROOT / "target/debug/ciam"))
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PASSWORD = "Ciam-Python-2026!"
+pytestmark = pytest.mark.serves_ciam
 
 
 def _need(ok: bool, why: str) -> None:
