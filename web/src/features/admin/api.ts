@@ -26,6 +26,16 @@ import type {
   AdminRotateAppSecretResponse,
   AdminUnlockResponse,
   App,
+  CreateWebhookRequest,
+  CreateWebhookResponse,
+  DeleteWebhookResponse,
+  ListWebhookDeliveriesResponse,
+  ListWebhooksResponse,
+  PatchWebhookRequest,
+  PatchWebhookResponse,
+  ReplayWebhookRequest,
+  ReplayWebhookResponse,
+  WebhookEndpoint,
   ListActivityResponse,
   ListConsentsResponse,
   ListSessionsResponse,
@@ -130,6 +140,40 @@ export const retirePreviousSecret = (appId: string, reason: string) =>
 
 /** DELETE /admin/apps/{appId} {reason} (admin). */
 export const deleteApp = (appId: string, reason: string) => request<AdminDeleteAppResponse>('DELETE', `/admin/apps/${enc(appId)}`, { reason }, SKIP);
+
+/** A webhook endpoint of a partner app (never its secret). */
+export type Endpoint = WebhookEndpoint;
+/** An event kind an endpoint may hear. */
+export type EventKind = WebhookEndpoint['events'][number];
+/** An endpoint with its secret, present only when just made or rotated. */
+export type EndpointWithSecret = CreateWebhookResponse;
+/** A page of an endpoint's delivery log, newest first. */
+export type DeliveryPage = ListWebhookDeliveriesResponse;
+export type Delivery = DeliveryPage['deliveries'][number];
+
+const hooks = (appId: string) => `/app/${enc(appId)}/webhooks`;
+const hook = (appId: string, endpointId: string) => `${hooks(appId)}/${enc(endpointId)}`;
+
+/** GET /app/{appId}/webhooks (the registry API: the admin flag, no reason asked). */
+export const listWebhooks = (appId: string) => api.get<ListWebhooksResponse>(hooks(appId), SKIP);
+
+/** POST /app/{appId}/webhooks: the endpoint and its `whsec_` secret, shown once. */
+export const createWebhook = (appId: string, body: CreateWebhookRequest) => api.post<CreateWebhookResponse>(hooks(appId), body, SKIP);
+
+/** PATCH /app/{appId}/webhooks/{endpointId}: `enabled`, `rotateSecret` (the new secret in the answer only), fields. */
+export const patchWebhook = (appId: string, endpointId: string, body: PatchWebhookRequest) =>
+  api.patch<PatchWebhookResponse>(hook(appId, endpointId), body, SKIP);
+
+/** DELETE /app/{appId}/webhooks/{endpointId}. */
+export const deleteWebhook = (appId: string, endpointId: string) => api.delete<DeleteWebhookResponse>(hook(appId, endpointId), SKIP);
+
+/** GET /app/{appId}/webhooks/{endpointId}/deliveries?after=: a page of the log, newest first. */
+export const listDeliveries = (appId: string, endpointId: string, after?: string | null) =>
+  api.get<DeliveryPage>(`${hook(appId, endpointId)}/deliveries${after ? `?after=${enc(after)}` : ''}`, SKIP);
+
+/** POST /app/{appId}/webhooks/{endpointId}/replay `{eventId}` or `{from, to}` (unix seconds): the event ids queued again. */
+export const replayWebhook = (appId: string, endpointId: string, body: ReplayWebhookRequest) =>
+  api.post<ReplayWebhookResponse>(`${hook(appId, endpointId)}/replay`, body, SKIP);
 
 /** The audit log's filter: days yyyy-mm-dd (at most 31), and optional exact values. */
 export interface AuditFilter {

@@ -1,7 +1,8 @@
 // One partner app (/{lang}/admin/apps/:appId): its registry entry (GET /admin/apps/{appId}). An
 // administrator edits it (PATCH, with a reason), rotates its secret with no failed verification
 // (the new secret shown once; the old one keeps working until a chosen end), retires the old
-// secret early, and deletes it after reading what deleting ends.
+// secret early, manages its webhook endpoints (webhooks.tsx), and deletes it after reading what
+// deleting ends.
 import { type ReactNode, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useNavigate } from 'react-router';
@@ -14,6 +15,7 @@ import { AppForm, type FieldError } from './app-form';
 import { fieldError } from './apps';
 import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { endsName, keepsName, scopeNames } from './labels';
+import { Webhooks } from './webhooks';
 import { ReasonDialog, SecretOnce, T } from './widgets';
 
 const m = defineMessages({
@@ -201,6 +203,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
           </div>
         )}
       </Section>
+      <Webhooks appId={app.appId} />
       {admin && (
         <Section title={<FormattedMessage {...m.deleteHeading} />} className="danger-zone">
           <p>

@@ -1,7 +1,7 @@
 // The words the console shows for the server's names: roles, statuses, activity, what deleting an
 // app ends, scopes, sign-in outcomes and methods, audit actions.
 import { defineMessages, type MessageDescriptor } from 'react-intl';
-import type { Action, Role, Status } from './api';
+import type { Action, EventKind, Role, Status } from './api';
 
 export const roleNames: Record<Role, MessageDescriptor> = defineMessages({
   viewer: { id: 'admin.role.viewer', defaultMessage: 'Viewer' },
@@ -143,3 +143,16 @@ export const methodNames = defineMessages({
 export function named(map: Record<string, MessageDescriptor>, key: string): MessageDescriptor | string {
   return Object.prototype.hasOwnProperty.call(map, key) ? (map[key] as MessageDescriptor) : key;
 }
+
+/** The webhook event kinds, in the order of docs/partners.md. */
+export const eventNames: Record<EventKind, MessageDescriptor> = defineMessages({
+  'user.updated': { id: 'admin.webhooks.kind.userUpdated', defaultMessage: 'Profile changed' },
+  'user.mail_changed': { id: 'admin.webhooks.kind.mailChanged', defaultMessage: 'Mail changed' },
+  'user.phone_changed': { id: 'admin.webhooks.kind.phoneChanged', defaultMessage: 'Phone changed' },
+  'user.deactivated': { id: 'admin.webhooks.kind.deactivated', defaultMessage: 'Account deactivated' },
+  'user.suspended': { id: 'admin.webhooks.kind.suspended', defaultMessage: 'Account suspended' },
+  'user.reactivated': { id: 'admin.webhooks.kind.reactivated', defaultMessage: 'Account reactivated' },
+  'session.ended': { id: 'admin.webhooks.kind.sessionEnded', defaultMessage: 'Signed out' },
+  'consent.revoked': { id: 'admin.webhooks.kind.consentRevoked', defaultMessage: 'App removed by the user' },
+  'two_factor.changed': { id: 'admin.webhooks.kind.twoFactorChanged', defaultMessage: 'Two-factor changed' },
+});

@@ -122,8 +122,26 @@ export function ReasonDialog({ title, description, confirm, danger, children, te
   );
 }
 
-/** A new app secret, shown once with a copy button. */
-export function SecretOnce({ secret, onDismiss }: { secret: string; onDismiss: () => void }) {
+/**
+ * A new secret, shown once with a copy button: an app's (the default label and test ids) or
+ * another's (`label`, `testId`, and `children` for what else to say about it).
+ */
+export function SecretOnce({
+  secret,
+  onDismiss,
+  label,
+  testId = 'secret-once',
+  inputTestId = 'app-secret',
+  children,
+}: {
+  secret: string;
+  onDismiss: () => void;
+  /** The secret's label (default: the app secret's). */
+  label?: ReactNode;
+  testId?: string;
+  inputTestId?: string;
+  children?: ReactNode;
+}) {
   const id = useId();
   const [copied, setCopied] = useState(false);
   const copy = async () => {
@@ -136,21 +154,22 @@ export function SecretOnce({ secret, onDismiss }: { secret: string; onDismiss: (
     }
   };
   return (
-    <div className="secret-once notice" role="status" data-testid="secret-once">
+    <div className="secret-once notice" role="status" data-testid={testId}>
       <p id={`${id}o`}>
         <strong>
           <FormattedMessage {...m.once} />
         </strong>
       </p>
       <label htmlFor={`${id}s`}>
-        <FormattedMessage {...m.secretLabel} />
+        {label ?? <FormattedMessage {...m.secretLabel} />}
       </label>
       <div className="row">
-        <input id={`${id}s`} readOnly value={secret} className="key" data-testid="app-secret" aria-describedby={`${id}o`} onFocus={(e) => e.currentTarget.select()} />
+        <input id={`${id}s`} readOnly value={secret} className="key" data-testid={inputTestId} aria-describedby={`${id}o`} onFocus={(e) => e.currentTarget.select()} />
         <button type="button" onClick={() => void copy()}>
           <FormattedMessage {...(copied ? m.copied : m.copy)} />
         </button>
       </div>
+      {children}
       <div className="actions">
         <button type="button" onClick={onDismiss}>
           <FormattedMessage {...m.dismiss} />

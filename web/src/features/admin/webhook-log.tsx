@@ -1,0 +1,216 @@
+// One endpoint's delivery log (GET .../deliveries, newest first, 50 a page with More) and replay
+// (POST .../replay): one event by its id from a row of the log, or the attempts made in a time
+// range; the answer says how many events were queued again (same webhook-id: receivers dedupe).
+import { type FormEvent, useId, useState } from 'react';
+import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { ErrorText } from '../../components/field';
+import { When } from '../../components/when';
+import * as toast from '../../lib/toast';
+import { type Delivery, type Endpoint, listDeliveries, replayWebhook } from './api';
+import { LoadStatus, useConsole, useLoad } from './context';
+import { KindName, shielded, useErrorWords } from './webhook-kit';
+import { TableFrame } from './widgets';
+
+const m = defineMessages({
+  heading: { id: 'admin.webhookLog.heading', defaultMessage: 'Deliveries to {url}' },
+  empty: { id: 'admin.webhookLog.empty', defaultMessage: 'Nothing was sent to it yet (the log keeps 30 days).' },
+  refresh: { id: 'admin.webhookLog.refresh', defaultMessage: 'Refresh' },
+  more: { id: 'admin.webhookLog.more', defaultMessage: 'Older deliveries' },
+  at: { id: 'admin.webhookLog.at', defaultMessage: 'Time' },
+  event: { id: 'admin.webhookLog.event', defaultMessage: 'Event' },
+  attempt: { id: 'admin.webhookLog.attempt', defaultMessage: 'Attempt' },
+  outcome: { id: 'admin.webhookLog.outcome', defaultMessage: 'Outcome' },
+  status: { id: 'admin.webhookLog.status', defaultMessage: 'HTTP status' },
+  latency: { id: 'admin.webhookLog.latency', defaultMessage: 'Latency' },
+  ms: { id: 'admin.webhookLog.ms', defaultMessage: '{ms} ms' },
+  noAnswer: { id: 'admin.webhookLog.noAnswer', defaultMessage: 'No answer' },
+  replay: { id: 'admin.webhookLog.replay', defaultMessage: 'Replay' },
+  replayOne: { id: 'admin.webhookLog.replayOne', defaultMessage: 'event {id}' },
+  actions: { id: 'admin.webhookLog.actions', defaultMessage: 'Replay' },
+  queued: {
+    id: 'admin.webhookLog.queued',
+    defaultMessage:
+      '{n, plural, =0 {No delivery in that range to replay.} one {# event queued again, with its webhook-id: the partner can drop a copy it already has.} other {# events queued again, with their webhook-id: the partner can drop copies it already has.}}',
+  },
+  rangeHeading: { id: 'admin.webhookLog.rangeHeading', defaultMessage: 'Replay a time range' },
+  rangeHelp: { id: 'admin.webhookLog.rangeHelp', defaultMessage: 'Sends again every event attempted in the range (your local time; at most 30 days).' },
+  from: { id: 'admin.webhookLog.from', defaultMessage: 'From' },
+  to: { id: 'admin.webhookLog.to', defaultMessage: 'To' },
+  replayRange: { id: 'admin.webhookLog.replayRange', defaultMessage: 'Replay the range' },
+  rangeInvalid: { id: 'admin.webhookLog.rangeInvalid', defaultMessage: 'Give a start and an end after it' },
+});
+
+export const outcomeNames: Record<Delivery['outcome'], MessageDescriptor> = defineMessages({
+  delivered: { id: 'admin.webhookLog.outcome.delivered', defaultMessage: 'Delivered' },
+  retry: { id: 'admin.webhookLog.outcome.retry', defaultMessage: 'Will be retried' },
+  failed: { id: 'admin.webhookLog.outcome.failed', defaultMessage: 'Failed' },
+});
+
+/** A datetime-local value (the browser's local time) as unix seconds; null when empty or invalid. */
+export function secondsOf(local: string): number | null {
+  if (!local) return null;
+  const t = new Date(local).getTime();
+  return Number.isFinite(t) ? Math.floor(t / 1000) : null;
+}
+
+export function DeliveryLog({ appId, endpoint }: { appId: string; endpoint: Endpoint }) {
+  const intl = useIntl();
+  const id = useId();
+  const { guard } = useConsole();
+  const words = useErrorWords();
+  const ep = endpoint.endpointId;
+  const { loaded, reload } = useLoad(shielded(() => listDeliveries(appId, ep)), [appId, ep]);
+  // Older pages, fetched with More: [page rows, their `next`]; a reload starts again.
+  const [older, setOlder] = useState<{ rows: Delivery[]; next: string | null; base: unknown } | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [rangeError, setRangeError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const first = loaded.state === 'ready' ? loaded.data : null;
+  const more = older && older.base === first ? older : null;
+  const rows = first ? [...first.deliveries, ...(more?.rows ?? [])] : [];
+  const next = more ? more.next : (first?.next ?? null);
+  const loadMore = async () => {
+    if (!next) return;
+    const r = await guard(shielded(() => listDeliveries(appId, ep, next)));
+    if (r?.success) setOlder({ rows: [...(more?.rows ?? []), ...r.data.deliveries], next: r.data.next, base: first });
+    else if (r) toast.show('error', words(r.error));
+  };
+  const replay = async (body: { eventId: string } | { from: number; to: number }) => {
+    setBusy(true);
+    setSaid(null);
+    const r = await guard(shielded(() => replayWebhook(appId, ep, body)));
+    setBusy(false);
+    if (!r) return false;
+    if (!r.success) {
+      if ('from' in body && (r.error.field === 'to' || r.error.field === 'from')) setRangeError(words(r.error));
+      else setSaid(words(r.error));
+      return false;
+    }
+    const text = intl.formatMessage(m.queued, { n: r.data.eventIds.length });
+    setSaid(text);
+    toast.show('success', text);
+    return true;
+  };
+  const submitRange = async (e: FormEvent) => {
+    e.preventDefault();
+    const f = secondsOf(from);
+    const t = secondsOf(to);
+    if (f === null || t === null || f > t) {
+      setRangeError(intl.formatMessage(m.rangeInvalid));
+      return;
+    }
+    setRangeError(null);
+    await replay({ from: f, to: t });
+  };
+  const label = intl.formatMessage(m.heading, { url: endpoint.url });
+  return (
+    <div className="webhook-log" data-testid="webhook-log">
+      <h4 id={`${id}h`}>{label}</h4>
+      <LoadStatus loaded={loaded} onRetry={reload} />
+      {first && (
+        <>
+          <p className="buttons">
+            <button type="button" onClick={reload} data-testid="webhook-log-refresh">
+              <FormattedMessage {...m.refresh} />
+            </button>
+          </p>
+          {rows.length === 0 ? (
+            <p data-testid="webhook-log-empty">
+              <FormattedMessage {...m.empty} />
+            </p>
+          ) : (
+            <TableFrame label={label}>
+              <table data-testid="webhook-deliveries">
+                <thead>
+                  <tr>
+                    <th scope="col">{intl.formatMessage(m.at)}</th>
+                    <th scope="col">{intl.formatMessage(m.event)}</th>
+                    <th scope="col">{intl.formatMessage(m.attempt)}</th>
+                    <th scope="col">{intl.formatMessage(m.outcome)}</th>
+                    <th scope="col">{intl.formatMessage(m.status)}</th>
+                    <th scope="col">{intl.formatMessage(m.latency)}</th>
+                    <th scope="col">{intl.formatMessage(m.actions)}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((d) => (
+                    <tr key={`${d.eventId}#${d.attempt}#${d.at}`} data-testid="delivery" data-event-id={d.eventId} data-outcome={d.outcome}>
+                      <th scope="row">
+                        <When at={d.at} />
+                      </th>
+                      <td>
+                        <KindName kind={d.type} />
+                        <span className="cell-note">
+                          <code>{d.eventId}</code>
+                        </span>
+                      </td>
+                      <td>{d.attempt}</td>
+                      <td>
+                        <FormattedMessage {...outcomeNames[d.outcome]} />
+                        {d.error && <span className="cell-note">{d.error}</span>}
+                      </td>
+                      <td data-testid="delivery-status">{d.status === 0 ? intl.formatMessage(m.noAnswer) : d.status}</td>
+                      <td>{intl.formatMessage(m.ms, { ms: d.latencyMs })}</td>
+                      <td>
+                        <button type="button" disabled={busy} onClick={() => void replay({ eventId: d.eventId })} data-testid="delivery-replay">
+                          <FormattedMessage {...m.replay} />
+                          <span className="sr-only"> {intl.formatMessage(m.replayOne, { id: d.eventId })}</span>
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableFrame>
+          )}
+          {next && (
+            <p>
+              <button type="button" onClick={() => void loadMore()} data-testid="webhook-log-more">
+                <FormattedMessage {...m.more} />
+              </button>
+            </p>
+          )}
+        </>
+      )}
+      <p role="status" data-testid="webhook-replayed">
+        {said}
+      </p>
+      <form className="console-form" onSubmit={(e) => void submitRange(e)} noValidate data-testid="webhook-replay-range" aria-labelledby={`${id}r`}>
+        <h5 id={`${id}r`}>
+          <FormattedMessage {...m.rangeHeading} />
+        </h5>
+        <p id={`${id}rh`} className="hint muted">
+          <FormattedMessage {...m.rangeHelp} />
+        </p>
+        <div className="inline-fields">
+          <div>
+            <label htmlFor={`${id}f`}>
+              <FormattedMessage {...m.from} />
+            </label>
+            <input id={`${id}f`} name="from" type="datetime-local" value={from} aria-describedby={`${id}rh`} onChange={(e) => setFrom(e.target.value)} />
+          </div>
+          <div>
+            <label htmlFor={`${id}t`}>
+              <FormattedMessage {...m.to} />
+            </label>
+            <input
+              id={`${id}t`}
+              name="to"
+              type="datetime-local"
+              value={to}
+              aria-invalid={!!rangeError}
+              aria-describedby={`${id}rh ${id}re`}
+              onChange={(e) => setTo(e.target.value)}
+            />
+          </div>
+          <button type="submit" className="primary" disabled={busy} data-testid="webhook-replay-range-submit">
+            <FormattedMessage {...m.replayRange} />
+          </button>
+        </div>
+        <ErrorText id={`${id}re`} error={rangeError} />
+      </form>
+    </div>
+  );
+}

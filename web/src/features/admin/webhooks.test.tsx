@@ -1,0 +1,270 @@
+// The app page's webhooks against a mocked registry API: the list and why an endpoint is
+// disabled, adding one (checks in the page, the server's refusals at their fields, the secret
+// shown once), disable / enable, rotation (the new secret once, the old one's end from the
+// answer), removal, the delivery log with paging and replay; who sees the section; a failure
+// to load stays in the section.
+import { fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { inTurn } from '../../testing/fake-api';
+import { resetApp, settle } from '../../testing/render-app';
+import type { Delivery, Endpoint } from './api';
+import { AT, dialog, open, type } from './test-kit';
+import { secondsOf } from './webhook-log';
+import { disabledWhy } from './webhooks';
+
+afterEach(() => resetApp());
+
+const endpoint = (over: Partial<Endpoint> = {}): Endpoint => ({
+  endpointId: 'ep_1',
+  appId: 'a1',
+  url: 'https://mall.example.com/hooks',
+  events: ['user.updated', 'session.ended'],
+  description: 'orders',
+  enabled: true,
+  createdAt: AT - 3600,
+  disabledAt: null,
+  failingSince: null,
+  lastSuccessAt: AT - 60,
+  previousSecretUntil: null,
+  ...over,
+});
+
+const delivery = (over: Partial<Delivery> = {}): Delivery => ({
+  eventId: 'evt_1',
+  type: 'user.updated',
+  userId: 'u1',
+  attempt: 1,
+  status: 200,
+  outcome: 'delivered',
+  latencyMs: 42,
+  answer: '',
+  error: null,
+  at: AT - 30,
+  ...over,
+});
+
+const SECTION = () => screen.getByRole('region', { name: 'Webhooks' });
+const item = (id: string) => SECTION().querySelector<HTMLElement>(`[data-endpoint-id="${id}"]`)!;
+const confirm = async (testId: string) => {
+  fireEvent.submit(within(dialog(testId)).getByTestId('confirm').closest('form')!);
+  await settle();
+};
+
+describe('webhooks on the app page', () => {
+  it('lists the endpoints: URL, events, enabled or disabled and why', async () => {
+    await open('/en-US/admin/apps/a1', 'admin', {
+      'GET /app/a1/webhooks': () => [
+        200,
+        {
+          endpoints: [
+            endpoint(),
+            endpoint({ endpointId: 'ep_2', url: 'https://b.example.com/h', enabled: false, disabledAt: AT, failingSince: AT - 10 }),
+            endpoint({ endpointId: 'ep_3', url: 'https://c.example.com/h', enabled: false, disabledAt: AT, failingSince: null }),
+            endpoint({ endpointId: 'ep_4', url: 'https://d.example.com/h', failingSince: AT - 600 }),
+          ],
+        },
+      ],
+    });
+    const one = item('ep_1');
+    expect(within(one).getByRole('heading', { level: 3 }).textContent).toBe('https://mall.example.com/hooks');
+    expect(within(one).getByTestId('webhook-state').textContent).toBe('Enabled');
+    expect(within(one).getByTestId('webhook-events').textContent).toBe('Profile changed user.updatedSigned out session.ended');
+    expect(one.textContent).toContain('orders');
+    expect(within(item('ep_2')).getByTestId('webhook-state').textContent).toBe('Disabled');
+    expect(within(item('ep_2')).getByTestId('webhook-why').textContent).toMatch(/^Disabled on .* after failed deliveries since .*410 Gone/);
+    expect(within(item('ep_3')).getByTestId('webhook-why').textContent).toMatch(/^Disabled by an administrator on /);
+    expect(within(item('ep_4')).getByTestId('webhook-why').textContent).toMatch(/^Deliveries failing since /);
+    expect(within(item('ep_2')).getByTestId('webhook-enable')).toBeTruthy();
+    // The rest of the page is there.
+    expect(screen.getByTestId('app-id').textContent).toBe('a1');
+  });
+
+  it('why an endpoint is disabled, from its dates', () => {
+    expect(disabledWhy(endpoint())).toBeNull();
+    expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: AT - 3 * 86_400 }))?.id).toBe('admin.webhooks.afterDays');
+    expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: AT }))?.id).toBe('admin.webhooks.afterFailure');
+    expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: null }))?.id).toBe('admin.webhooks.byAdmin');
+  });
+
+  it('adds an endpoint: the page asks for the URL and an event, the server’s refusal is said at the URL, then the secret is shown once', async () => {
+    const made = endpoint({ endpointId: 'ep_9', url: 'https://new.example.com/h', events: ['user.mail_changed'], lastSuccessAt: null });
+    const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
+      'POST /app/a1/webhooks': inTurn(
+        [400, { reason: 'WEBHOOK_URL_NOT_HTTPS', message: 'x', code: 400, field: 'url' }],
+        [400, { reason: 'WEBHOOK_URL_PRIVATE', message: 'x', code: 400, field: 'url' }],
+        [201, { endpoint: made, secret: 'whsec_AAAA' }],
+      ),
+    });
+    expect(screen.getByTestId('webhooks-none').textContent).toBe('No endpoint yet: the app hears no events.');
+    fireEvent.click(screen.getByTestId('webhook-add'));
+    const f = screen.getByTestId('webhook-form');
+    expect(document.activeElement).toBe(within(f).getByLabelText('URL'));
+    fireEvent.submit(f);
+    await settle();
+    expect(within(f).getByLabelText('URL').getAttribute('aria-invalid')).toBe('true');
+    expect(f.textContent).toContain('Required');
+    type('URL', 'http://new.example.com/h', f);
+    fireEvent.submit(f);
+    await settle();
+    expect(within(f).getByTestId('webhook-events-choice').getAttribute('aria-invalid')).toBe('true');
+    expect(f.textContent).toContain('Pick at least one event');
+    expect(fake.callsTo('POST', '/app/a1/webhooks')).toHaveLength(0);
+    fireEvent.click(within(f).getByLabelText(/Mail changed/));
+    type('Description (optional)', ' the shop ', f);
+    fireEvent.submit(f);
+    await settle();
+    const url = within(f).getByLabelText('URL');
+    expect(url.getAttribute('aria-invalid')).toBe('true');
+    expect(document.getElementById(url.getAttribute('aria-describedby')!.split(' ')[1]!)?.textContent).toBe('Webhook URLs must use https');
+    type('URL', 'https://10.0.0.1/h', f);
+    fireEvent.submit(f);
+    await settle();
+    expect(f.textContent).toContain('Webhook URLs cannot point at private, loopback, link-local or metadata addresses');
+    type('URL', 'https://new.example.com/h', f);
+    fireEvent.submit(f);
+    await settle();
+    expect(fake.callsTo('POST', '/app/a1/webhooks')[2]?.body).toEqual({ url: 'https://new.example.com/h', events: ['user.mail_changed'], description: 'the shop' });
+    const once = screen.getByTestId('webhook-secret-once');
+    expect((within(once).getByLabelText('Signing secret of https://new.example.com/h') as HTMLInputElement).value).toBe('whsec_AAAA');
+    expect(document.activeElement).toBe(screen.getByTestId('webhook-secret'));
+    expect(once.textContent).toContain('You will not see it again');
+    expect(item('ep_9')).toBeTruthy();
+    fireEvent.click(within(once).getByRole('button', { name: 'I have copied it' }));
+    expect(screen.queryByTestId('webhook-secret')).toBeNull();
+  });
+
+  it('disables with a confirmation, then enables', async () => {
+    const off = endpoint({ enabled: false, disabledAt: AT, failingSince: null });
+    const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
+      'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint()] }],
+      'PATCH /app/a1/webhooks/ep_1': inTurn([200, { endpoint: off }], [200, { endpoint: endpoint() }]),
+    });
+    fireEvent.click(within(item('ep_1')).getByTestId('webhook-disable'));
+    expect(dialog('webhook-disable-dialog').textContent).toContain('Disable https://mall.example.com/hooks?');
+    await confirm('webhook-disable-dialog');
+    expect(fake.callsTo('PATCH', '/app/a1/webhooks/ep_1')[0]?.body).toEqual({ enabled: false });
+    expect(within(item('ep_1')).getByTestId('webhook-state').textContent).toBe('Disabled');
+    fireEvent.click(within(item('ep_1')).getByTestId('webhook-enable'));
+    await settle();
+    expect(fake.callsTo('PATCH', '/app/a1/webhooks/ep_1')[1]?.body).toEqual({ enabled: true });
+    expect(within(item('ep_1')).getByTestId('webhook-state').textContent).toBe('Enabled');
+  });
+
+  it('rotates the secret: the new one shown once, the old one verifying until the time the answer gives', async () => {
+    const until = AT + 86_400;
+    const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
+      'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint()] }],
+      'PATCH /app/a1/webhooks/ep_1': () => [200, { endpoint: endpoint({ previousSecretUntil: until }), secret: 'whsec_NEW' }],
+    });
+    fireEvent.click(within(item('ep_1')).getByTestId('webhook-rotate'));
+    await confirm('webhook-rotate-dialog');
+    expect(fake.callsTo('PATCH', '/app/a1/webhooks/ep_1')[0]?.body).toEqual({ rotateSecret: true });
+    expect((screen.getByTestId('webhook-secret') as HTMLInputElement).value).toBe('whsec_NEW');
+    const said = screen.getByTestId('webhook-previous-until');
+    expect(said.textContent).toMatch(/^The previous secret keeps verifying until /);
+    expect(said.querySelector('time')?.getAttribute('datetime')).toBe(new Date(until * 1000).toISOString());
+  });
+
+  it('removes after a confirmation; a refusal stays in the dialog', async () => {
+    const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
+      'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint()] }],
+      'DELETE /app/a1/webhooks/ep_1': inTurn([503, { reason: 'SERVICE_UNAVAILABLE', message: 'Try again', code: 503 }], [200, { ok: true }]),
+    });
+    fireEvent.click(within(item('ep_1')).getByTestId('webhook-remove'));
+    await confirm('webhook-remove-dialog');
+    expect(within(dialog('webhook-remove-dialog')).getByTestId('confirm-error').textContent).not.toBe('');
+    await confirm('webhook-remove-dialog');
+    expect(fake.callsTo('DELETE', '/app/a1/webhooks/ep_1')).toHaveLength(2);
+    expect(screen.queryByTestId('webhook-remove-dialog')).toBeNull();
+    expect(screen.getByTestId('webhooks-none')).toBeTruthy();
+  });
+
+  it('the delivery log: newest first, older pages, replay of one event and of a range', async () => {
+    const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
+      'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint()] }],
+      'GET /app/a1/webhooks/ep_1/deliveries': () => [
+        200,
+        { deliveries: [delivery(), delivery({ eventId: 'evt_0', attempt: 2, status: 0, outcome: 'retry', error: 'connection refused', at: AT - 90 })], next: 'k1' },
+      ],
+      'GET /app/a1/webhooks/ep_1/deliveries?after=k1': () => [200, { deliveries: [delivery({ eventId: 'evt_z', status: 410, outcome: 'failed', at: AT - 900 })], next: null }],
+      'POST /app/a1/webhooks/ep_1/replay': inTurn([200, { eventIds: ['evt_0'] }], [200, { eventIds: ['evt_1', 'evt_0', 'evt_z'] }], [200, { eventIds: [] }]),
+    });
+    const toggle = within(item('ep_1')).getByTestId('webhook-log-toggle');
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(toggle);
+    await settle();
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    const log = screen.getByTestId('webhook-log');
+    const rows = () => [...log.querySelectorAll('tbody tr')].map((r) => [r.getAttribute('data-event-id'), r.querySelector('[data-testid="delivery-status"]')?.textContent]);
+    expect(rows()).toEqual([
+      ['evt_1', '200'],
+      ['evt_0', 'No answer'],
+    ]);
+    expect(log.textContent).toContain('Will be retried');
+    expect(log.textContent).toContain('connection refused');
+    expect(log.textContent).toContain('42 ms');
+    fireEvent.click(within(log).getByTestId('webhook-log-more'));
+    await settle();
+    expect(rows().map((r) => r[0])).toEqual(['evt_1', 'evt_0', 'evt_z']);
+    expect(within(log).queryByTestId('webhook-log-more')).toBeNull();
+    // One event, by its id.
+    fireEvent.click(within(log).getByRole('button', { name: 'Replay event evt_0' }));
+    await settle();
+    expect(fake.callsTo('POST', '/app/a1/webhooks/ep_1/replay')[0]?.body).toEqual({ eventId: 'evt_0' });
+    expect(within(log).getByTestId('webhook-replayed').textContent).toMatch(/^1 event queued again/);
+    // A range: checked in the page first.
+    const range = within(log).getByTestId('webhook-replay-range');
+    type('From', '2026-01-01T10:00', range);
+    type('To', '2026-01-01T09:00', range);
+    fireEvent.submit(range);
+    await settle();
+    expect(range.textContent).toContain('Give a start and an end after it');
+    expect(fake.callsTo('POST', '/app/a1/webhooks/ep_1/replay')).toHaveLength(1);
+    type('To', '2026-01-01T11:00', range);
+    fireEvent.submit(range);
+    await settle();
+    expect(fake.callsTo('POST', '/app/a1/webhooks/ep_1/replay')[1]?.body).toEqual({ from: secondsOf('2026-01-01T10:00'), to: secondsOf('2026-01-01T11:00') });
+    expect(within(log).getByTestId('webhook-replayed').textContent).toMatch(/^3 events queued again/);
+    fireEvent.submit(range);
+    await settle();
+    expect(within(log).getByTestId('webhook-replayed').textContent).toBe('No delivery in that range to replay.');
+  });
+
+  it('below the admin role the section says it is for administrators and asks nothing', async () => {
+    const { fake } = await open('/en-US/admin/apps/a1', 'operator');
+    expect(within(SECTION()).getByTestId('webhooks-admins-only').textContent).toBe('Only administrators see and manage the webhook endpoints.');
+    expect(fake.callsTo('GET', '/app/a1/webhooks')).toHaveLength(0);
+  });
+
+  it('a PERMISSION_DENIED answer says the same', async () => {
+    await open('/en-US/admin/apps/a1', 'admin', { 'GET /app/a1/webhooks': () => [403, { reason: 'PERMISSION_DENIED', message: '', code: 403 }] });
+    expect(within(SECTION()).getByTestId('webhooks-admins-only')).toBeTruthy();
+    expect(screen.getByTestId('app-id').textContent).toBe('a1');
+  });
+
+  it('a failure to load stays in the section, with a retry', async () => {
+    const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
+      'GET /app/a1/webhooks': inTurn([500, { reason: 'INTERNAL_SERVER_ERROR', message: 'boom', code: 500 }], [200, { endpoints: [endpoint()] }]),
+    });
+    expect(within(SECTION()).getByRole('alert')).toBeTruthy();
+    expect(screen.getByTestId('app-id').textContent).toBe('a1');
+    expect(screen.getByTestId('rotate-secret')).toBeTruthy();
+    fireEvent.click(within(SECTION()).getByRole('button', { name: 'Try again' }));
+    await settle();
+    expect(fake.callsTo('GET', '/app/a1/webhooks')).toHaveLength(2);
+    expect(item('ep_1')).toBeTruthy();
+  });
+
+  it('speaks Chinese', async () => {
+    await open('/zh-CN/admin/apps/a1', 'admin', { 'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint()] }] }, 'zh-CN');
+    const s = screen.getByRole('region', { name: 'Webhook' });
+    expect(within(s).getByTestId('webhook-state').textContent).toBe('已启用');
+    expect(within(s).getByTestId('webhook-events').textContent).toContain('资料已修改');
+  });
+});
+
+it('reads a local date and time as unix seconds', () => {
+  expect(secondsOf('')).toBeNull();
+  expect(secondsOf('nonsense')).toBeNull();
+  expect(secondsOf('2026-01-01T10:00')).toBe(Math.floor(new Date('2026-01-01T10:00').getTime() / 1000));
+});

@@ -1,0 +1,488 @@
+// The app page's webhooks (issue 23, docs/events-design.md §3): the app's endpoints over the
+// registry API (/app/{appId}/webhooks..., the admin flag: the console's admin role; no reason
+// asked, audited as "registry API"). An admin lists them (URL, events, enabled or disabled and
+// why), adds one (its whsec_ secret shown once), enables or disables, rotates the secret (the new
+// one shown once, the old one verifying until the time the answer gives), removes one, and reads
+// its delivery log with replay (webhook-log.tsx). Below the admin role the section says it is for
+// administrators and asks nothing; a failure to load stays inside the section.
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
+import { Dialog } from '../../components/dialog';
+import { ErrorText } from '../../components/field';
+import { When } from '../../components/when';
+import type { ApiError, Result } from '../../lib/api';
+import * as toast from '../../lib/toast';
+import { createWebhook, deleteWebhook, type Endpoint, type EndpointWithSecret, type EventKind, listWebhooks, patchWebhook } from './api';
+import type { FieldError } from './app-form';
+import { LoadStatus, Section, useConsole, useLoad, useMay } from './context';
+import { eventNames } from './labels';
+import { DeliveryLog } from './webhook-log';
+import { adminsOnly, DENIED, KindName, shielded, useErrorWords } from './webhook-kit';
+import { SecretOnce } from './widgets';
+
+const m = defineMessages({
+  heading: { id: 'admin.webhooks.heading', defaultMessage: 'Webhooks' },
+  help: {
+    id: 'admin.webhooks.help',
+    defaultMessage:
+      'Addresses of the partner that hear what happens to the app’s users (signed with Standard Webhooks). Only users who consented to the app are announced, with what their consent covers.',
+  },
+  none: { id: 'admin.webhooks.none', defaultMessage: 'No endpoint yet: the app hears no events.' },
+  add: { id: 'admin.webhooks.add', defaultMessage: 'Add an endpoint…' },
+  addHeading: { id: 'admin.webhooks.addHeading', defaultMessage: 'New endpoint' },
+  url: { id: 'admin.webhooks.url', defaultMessage: 'URL' },
+  urlHint: {
+    id: 'admin.webhooks.urlHint',
+    defaultMessage: 'An https address of the partner, e.g. https://shop.example.com/ciam/events. No private or internal addresses.',
+  },
+  events: { id: 'admin.webhooks.events', defaultMessage: 'Events' },
+  eventsRequired: { id: 'admin.webhooks.eventsRequired', defaultMessage: 'Pick at least one event' },
+  description: { id: 'admin.webhooks.description', defaultMessage: 'Description (optional)' },
+  required: { id: 'admin.appForm.required', defaultMessage: 'Required' },
+  create: { id: 'admin.webhooks.create', defaultMessage: 'Add the endpoint' },
+  cancel: { id: 'admin.cancel', defaultMessage: 'Cancel' },
+  created: { id: 'admin.webhooks.created', defaultMessage: 'The endpoint is added.' },
+  secretLabel: { id: 'admin.webhooks.secretLabel', defaultMessage: 'Signing secret of {url}' },
+  previousUntil: {
+    id: 'admin.webhooks.previousUntil',
+    defaultMessage: 'The previous secret keeps verifying until {time}: each delivery is signed with both until then.',
+  },
+  enabled: { id: 'admin.webhooks.enabled', defaultMessage: 'Enabled' },
+  disabled: { id: 'admin.webhooks.disabled', defaultMessage: 'Disabled' },
+  failing: {
+    id: 'admin.webhooks.failing',
+    defaultMessage: 'Deliveries failing since {time}: they are retried, and after 3 days without a success the endpoint is disabled.',
+  },
+  byAdmin: { id: 'admin.webhooks.byAdmin', defaultMessage: 'Disabled by an administrator on {time}.' },
+  afterDays: { id: 'admin.webhooks.afterDays', defaultMessage: 'Disabled on {time}: no delivery succeeded for 3 days.' },
+  afterFailure: {
+    id: 'admin.webhooks.afterFailure',
+    defaultMessage: 'Disabled on {time} after failed deliveries since {since} (an answer 410 Gone disables it at once; the delivery log shows the answers).',
+  },
+  descriptionFact: { id: 'admin.webhooks.descriptionFact', defaultMessage: 'Description' },
+  createdFact: { id: 'admin.webhooks.createdFact', defaultMessage: 'Added' },
+  lastSuccess: { id: 'admin.webhooks.lastSuccess', defaultMessage: 'Last delivered' },
+  never: { id: 'admin.app.never', defaultMessage: 'Never' },
+  noDescription: { id: 'admin.app.none', defaultMessage: 'None' },
+  previousFact: { id: 'admin.webhooks.previousFact', defaultMessage: 'Previous secret verifies until' },
+  log: { id: 'admin.webhooks.log', defaultMessage: 'Delivery log' },
+  enable: { id: 'admin.webhooks.enable', defaultMessage: 'Enable' },
+  disable: { id: 'admin.webhooks.disable', defaultMessage: 'Disable…' },
+  rotate: { id: 'admin.webhooks.rotate', defaultMessage: 'New secret…' },
+  remove: { id: 'admin.webhooks.remove', defaultMessage: 'Remove…' },
+  enabledDone: { id: 'admin.webhooks.enabledDone', defaultMessage: 'The endpoint is enabled; its failures are forgotten.' },
+  disableTitle: { id: 'admin.webhooks.disableTitle', defaultMessage: 'Disable {url}?' },
+  disableHelp: {
+    id: 'admin.webhooks.disableHelp',
+    defaultMessage:
+      'Nothing is sent to it until it is enabled again: events that happen meanwhile are not sent to it, and deliveries waiting for a retry fail (they can be replayed from the log).',
+  },
+  disableConfirm: { id: 'admin.webhooks.disableConfirm', defaultMessage: 'Disable' },
+  disabledDone: { id: 'admin.webhooks.disabledDone', defaultMessage: 'The endpoint is disabled.' },
+  rotateTitle: { id: 'admin.webhooks.rotateTitle', defaultMessage: 'A new signing secret for {url}?' },
+  rotateHelp: {
+    id: 'admin.webhooks.rotateHelp',
+    defaultMessage:
+      'A new secret is made and shown once. The current one keeps verifying for a while (the answer says until when): deliveries are signed with both meanwhile, so the partner can switch without a failed verification.',
+  },
+  rotateConfirm: { id: 'admin.webhooks.rotateConfirm', defaultMessage: 'Make a new secret' },
+  removeTitle: { id: 'admin.webhooks.removeTitle', defaultMessage: 'Remove {url}?' },
+  removeHelp: {
+    id: 'admin.webhooks.removeHelp',
+    defaultMessage:
+      'Nothing more is sent to it and deliveries waiting for it are dropped. This cannot be undone: to hear events again, add the endpoint anew (with a new secret).',
+  },
+  removeConfirm: { id: 'admin.webhooks.removeConfirm', defaultMessage: 'Remove for good' },
+  removed: { id: 'admin.webhooks.removed', defaultMessage: 'The endpoint is removed.' },
+});
+
+const KIND_LIST = Object.keys(eventNames) as EventKind[];
+
+const DAYS_3 = 3 * 86_400;
+
+/** Why a disabled endpoint is disabled, from its dates (the API keeps no reason). */
+export function disabledWhy(e: Endpoint): MessageDescriptor | null {
+  if (e.enabled || e.disabledAt === null) return null;
+  if (e.failingSince === null) return m.byAdmin;
+  return e.disabledAt - e.failingSince >= DAYS_3 ? m.afterDays : m.afterFailure;
+}
+
+/** The webhooks section of an app's page. */
+export function Webhooks({ appId }: { appId: string }) {
+  const admin = useMay('admin');
+  return (
+    <Section title={<FormattedMessage {...m.heading} />} id="webhooks">
+      <p className="muted">
+        <FormattedMessage {...m.help} />
+      </p>
+      {admin ? <Endpoints appId={appId} /> : <AdminsOnly />}
+    </Section>
+  );
+}
+
+function AdminsOnly() {
+  return (
+    <p data-testid="webhooks-admins-only">
+      <FormattedMessage {...adminsOnly} />
+    </p>
+  );
+}
+
+type Shown = { endpoint: Endpoint; secret: string; rotated: boolean };
+type Ask = { kind: 'disable' | 'rotate' | 'remove'; endpoint: Endpoint };
+
+function Endpoints({ appId }: { appId: string }) {
+  const intl = useIntl();
+  const { guard } = useConsole();
+  const words = useErrorWords();
+  const { loaded, reload, setLoaded } = useLoad(shielded(() => listWebhooks(appId)), [appId]);
+  const [adding, setAdding] = useState(false);
+  const [shown, setShown] = useState<Shown | null>(null);
+  const [ask, setAsk] = useState<Ask | null>(null);
+  const secretBox = useRef<HTMLDivElement>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (shown) secretBox.current?.querySelector('input')?.focus();
+  }, [shown]);
+  if (loaded.state === 'failed' && loaded.error?.reason === DENIED) return <AdminsOnly />;
+  if (loaded.state !== 'ready') return <LoadStatus loaded={loaded} onRetry={reload} />;
+  const endpoints = loaded.data.endpoints;
+  const put = (e: Endpoint) =>
+    setLoaded({
+      state: 'ready',
+      data: { endpoints: endpoints.some((x) => x.endpointId === e.endpointId) ? endpoints.map((x) => (x.endpointId === e.endpointId ? e : x)) : [...endpoints, e] },
+    });
+  const drop = (id: string) => setLoaded({ state: 'ready', data: { endpoints: endpoints.filter((x) => x.endpointId !== id) } });
+  const withSecret = (r: EndpointWithSecret, rotated: boolean) => {
+    put(r.endpoint);
+    if (r.secret) setShown({ endpoint: r.endpoint, secret: r.secret, rotated });
+  };
+  const enable = async (e: Endpoint) => {
+    const r = await guard(shielded(() => patchWebhook(appId, e.endpointId, { enabled: true })));
+    if (!r) return;
+    if (r.success) {
+      put(r.data.endpoint);
+      toast.show('success', intl.formatMessage(m.enabledDone));
+    } else toast.show('error', words(r.error));
+  };
+  return (
+    <>
+      {shown && (
+        <div ref={secretBox}>
+          <SecretOnce
+            secret={shown.secret}
+            onDismiss={() => {
+              setShown(null);
+              addButton.current?.focus();
+            }}
+            label={<FormattedMessage {...m.secretLabel} values={{ url: shown.endpoint.url }} />}
+            testId="webhook-secret-once"
+            inputTestId="webhook-secret"
+          >
+            {shown.rotated && shown.endpoint.previousSecretUntil !== null && (
+              <p data-testid="webhook-previous-until">
+                <FormattedMessage {...m.previousUntil} values={{ time: <When at={shown.endpoint.previousSecretUntil} /> }} />
+              </p>
+            )}
+          </SecretOnce>
+        </div>
+      )}
+      {endpoints.length === 0 ? (
+        <p data-testid="webhooks-none">
+          <FormattedMessage {...m.none} />
+        </p>
+      ) : (
+        <ul className="webhooks" data-testid="webhooks">
+          {endpoints.map((e) => (
+            <EndpointItem key={e.endpointId} appId={appId} e={e} onEnable={() => void enable(e)} onAsk={(kind) => setAsk({ kind, endpoint: e })} />
+          ))}
+        </ul>
+      )}
+      {adding ? (
+        <AddEndpoint
+          appId={appId}
+          onCancel={() => {
+            setAdding(false);
+            setTimeout(() => addButton.current?.focus());
+          }}
+          onCreated={(r) => {
+            setAdding(false);
+            withSecret(r, false);
+            toast.show('success', intl.formatMessage(m.created));
+          }}
+        />
+      ) : (
+        <p>
+          <button type="button" ref={addButton} onClick={() => setAdding(true)} data-testid="webhook-add">
+            <FormattedMessage {...m.add} />
+          </button>
+        </p>
+      )}
+      {ask && (
+        <Confirm
+          testId={`webhook-${ask.kind}-dialog`}
+          title={<FormattedMessage {...{ disable: m.disableTitle, rotate: m.rotateTitle, remove: m.removeTitle }[ask.kind]} values={{ url: ask.endpoint.url }} />}
+          description={<FormattedMessage {...{ disable: m.disableHelp, rotate: m.rotateHelp, remove: m.removeHelp }[ask.kind]} />}
+          confirm={{ disable: m.disableConfirm, rotate: m.rotateConfirm, remove: m.removeConfirm }[ask.kind]}
+          danger={ask.kind !== 'rotate'}
+          run={async () => {
+            const id = ask.endpoint.endpointId;
+            if (ask.kind === 'remove') {
+              const r = await guard(shielded(() => deleteWebhook(appId, id)));
+              if (r?.success) drop(id);
+              return r;
+            }
+            const r = await guard(shielded(() => patchWebhook(appId, id, ask.kind === 'rotate' ? { rotateSecret: true } : { enabled: false })));
+            if (r?.success) withSecret(r.data, true);
+            return r;
+          }}
+          onDone={(ok) => {
+            const kind = ask.kind;
+            setAsk(null);
+            if (!ok) return;
+            if (kind === 'remove') {
+              toast.show('success', intl.formatMessage(m.removed));
+              setTimeout(() => addButton.current?.focus());
+            }
+            if (kind === 'disable') toast.show('success', intl.formatMessage(m.disabledDone));
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function EndpointItem({ appId, e, onEnable, onAsk }: { appId: string; e: Endpoint; onEnable: () => void; onAsk: (k: Ask['kind']) => void }) {
+  const intl = useIntl();
+  const id = useId();
+  const [log, setLog] = useState(false);
+  const why = disabledWhy(e);
+  const fact = (label: MessageDescriptor, value: ReactNode, testId?: string) => (
+    <div>
+      <dt>{intl.formatMessage(label)}</dt>
+      <dd data-testid={testId}>{value}</dd>
+    </div>
+  );
+  return (
+    <li data-testid="webhook" data-endpoint-id={e.endpointId}>
+      <h3 id={`${id}h`}>
+        <code>{e.url}</code>
+      </h3>
+      <p>
+        <span className={`status ${e.enabled ? 'status-active' : 'status-suspended'}`} data-testid="webhook-state">
+          <FormattedMessage {...(e.enabled ? m.enabled : m.disabled)} />
+        </span>{' '}
+        {why && (
+          <span data-testid="webhook-why">
+            <FormattedMessage {...why} values={{ time: <When at={e.disabledAt} />, since: <When at={e.failingSince} /> }} />
+          </span>
+        )}
+        {e.enabled && e.failingSince !== null && (
+          <span data-testid="webhook-why">
+            <FormattedMessage {...m.failing} values={{ time: <When at={e.failingSince} /> }} />
+          </span>
+        )}
+      </p>
+      <dl className="facts">
+        {fact(
+          m.events,
+          <ul className="plain">
+            {e.events.map((k) => (
+              <li key={k}>
+                <KindName kind={k} />
+              </li>
+            ))}
+          </ul>,
+          'webhook-events',
+        )}
+        {fact(m.descriptionFact, e.description || intl.formatMessage(m.noDescription))}
+        {fact(m.createdFact, <When at={e.createdAt} />)}
+        {fact(m.lastSuccess, e.lastSuccessAt ? <When at={e.lastSuccessAt} /> : intl.formatMessage(m.never), 'webhook-last-success')}
+        {e.previousSecretUntil !== null && fact(m.previousFact, <When at={e.previousSecretUntil} />)}
+      </dl>
+      <div className="buttons">
+        <button type="button" aria-expanded={log} aria-controls={`${id}log`} aria-describedby={`${id}h`} onClick={() => setLog((x) => !x)} data-testid="webhook-log-toggle">
+          <FormattedMessage {...m.log} />
+        </button>
+        {e.enabled ? (
+          <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('disable')} data-testid="webhook-disable">
+            <FormattedMessage {...m.disable} />
+          </button>
+        ) : (
+          <button type="button" aria-describedby={`${id}h`} onClick={onEnable} data-testid="webhook-enable">
+            <FormattedMessage {...m.enable} />
+          </button>
+        )}
+        <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('rotate')} data-testid="webhook-rotate">
+          <FormattedMessage {...m.rotate} />
+        </button>
+        <button type="button" className="danger" aria-describedby={`${id}h`} onClick={() => onAsk('remove')} data-testid="webhook-remove">
+          <FormattedMessage {...m.remove} />
+        </button>
+      </div>
+      <div id={`${id}log`}>{log && <DeliveryLog appId={appId} endpoint={e} />}</div>
+    </li>
+  );
+}
+
+/** The form of a new endpoint: the server checks the URL; its refusals are said at their fields. */
+function AddEndpoint({ appId, onCancel, onCreated }: { appId: string; onCancel: () => void; onCreated: (r: EndpointWithSecret) => void }) {
+  const id = useId();
+  const intl = useIntl();
+  const { guard } = useConsole();
+  const words = useErrorWords();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<Set<EventKind>>(new Set());
+  const [description, setDescription] = useState('');
+  const [error, setError] = useState<FieldError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const urlField = useRef<HTMLInputElement>(null);
+  useEffect(() => urlField.current?.focus(), []);
+  const errorOf = (field: string) => (error?.field === field ? error.text : null);
+  const focusInvalid = () => setTimeout(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"], fieldset[aria-invalid="true"] input')?.focus());
+  const submit = async (ev: FormEvent) => {
+    ev.preventDefault();
+    if (!url.trim()) {
+      setError({ field: 'url', text: intl.formatMessage(m.required) });
+      return focusInvalid();
+    }
+    if (events.size === 0) {
+      setError({ field: 'events', text: intl.formatMessage(m.eventsRequired) });
+      return focusInvalid();
+    }
+    setBusy(true);
+    const r = await guard(
+      shielded(() => createWebhook(appId, { url: url.trim(), events: KIND_LIST.filter((k) => events.has(k)), description: description.trim() })),
+    );
+    setBusy(false);
+    if (!r) return;
+    if (r.success) return onCreated(r.data);
+    const field = ['url', 'events', 'description'].includes(r.error.field ?? '') ? r.error.field! : '';
+    setError({ field, text: words(r.error) });
+    if (field) focusInvalid();
+  };
+  return (
+    <form ref={form} className="console-form webhook-form" onSubmit={(e) => void submit(e)} noValidate data-testid="webhook-form" aria-labelledby={`${id}t`}>
+      <h3 id={`${id}t`}>
+        <FormattedMessage {...m.addHeading} />
+      </h3>
+      <label htmlFor={`${id}u`}>
+        <FormattedMessage {...m.url} />
+      </label>
+      <input
+        id={`${id}u`}
+        name="url"
+        type="url"
+        inputMode="url"
+        autoComplete="off"
+        spellCheck={false}
+        ref={urlField}
+        value={url}
+        aria-invalid={!!errorOf('url')}
+        aria-describedby={`${id}uh ${id}ue`}
+        onChange={(e) => {
+          setUrl(e.target.value);
+          if (error?.field === 'url') setError(null);
+        }}
+      />
+      <p id={`${id}uh`} className="hint muted">
+        <FormattedMessage {...m.urlHint} />
+      </p>
+      <ErrorText id={`${id}ue`} error={errorOf('url')} />
+      <fieldset className="choice" aria-invalid={!!errorOf('events')} aria-describedby={`${id}ee`} data-testid="webhook-events-choice">
+        <legend>
+          <FormattedMessage {...m.events} />
+        </legend>
+        <div className="kinds">
+          {KIND_LIST.map((k) => (
+            <label key={k} className="radio">
+              <input
+                type="checkbox"
+                name="events"
+                value={k}
+                checked={events.has(k)}
+                onChange={(e) => {
+                  const next = new Set(events);
+                  if (e.target.checked) next.add(k);
+                  else next.delete(k);
+                  setEvents(next);
+                  if (error?.field === 'events') setError(null);
+                }}
+              />
+              <span>
+                <KindName kind={k} />
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <ErrorText id={`${id}ee`} error={errorOf('events')} />
+      <label htmlFor={`${id}d`}>
+        <FormattedMessage {...m.description} />
+      </label>
+      <textarea
+        id={`${id}d`}
+        name="description"
+        rows={2}
+        maxLength={500}
+        value={description}
+        aria-invalid={!!errorOf('description')}
+        aria-describedby={`${id}de`}
+        onChange={(e) => setDescription(e.target.value)}
+      />
+      <ErrorText id={`${id}de`} error={errorOf('description')} />
+      <ErrorText id={`${id}o`} error={error && !error.field ? error.text : null} />
+      <div className="actions">
+        <button type="button" onClick={onCancel}>
+          <FormattedMessage {...m.cancel} />
+        </button>
+        <button type="submit" className="primary" disabled={busy} data-testid="webhook-create">
+          <FormattedMessage {...m.create} />
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A confirmation without a reason (the registry API records its changes as "registry API"). */
+function Confirm({ title, description, confirm, danger, testId, run, onDone }: {
+  title: ReactNode;
+  description: ReactNode;
+  confirm: MessageDescriptor;
+  danger?: boolean;
+  testId: string;
+  run: () => Promise<Result<unknown> | null>;
+  onDone: (ok: boolean) => void;
+}) {
+  const words = useErrorWords();
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState<ApiError | null>(null);
+  const submit = async (ev: FormEvent) => {
+    ev.preventDefault();
+    setBusy(true);
+    setFailed(null);
+    const r = await run();
+    setBusy(false);
+    if (r === null) return;
+    if (r.success) return onDone(true);
+    setFailed(r.error);
+  };
+  return (
+    <Dialog testId={testId} title={title} description={description} onCancel={() => onDone(false)}>
+      <form onSubmit={(e) => void submit(e)}>
+        <p className="field-error" role="alert" data-testid="confirm-error">
+          {failed ? words(failed) : null}
+        </p>
+        <div className="actions">
+          <button type="button" onClick={() => onDone(false)} data-autofocus>
+            <FormattedMessage {...m.cancel} />
+          </button>
+          <button type="submit" className={danger ? 'primary danger' : 'primary'} disabled={busy} data-testid="confirm">
+            <FormattedMessage {...confirm} />
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
