@@ -340,7 +340,12 @@ function AddEndpoint({ appId, onCancel, onCreated }: { appId: string; onCancel: 
   const urlField = useRef<HTMLInputElement>(null);
   useEffect(() => urlField.current?.focus(), []);
   const errorOf = (field: string) => (error?.field === field ? error.text : null);
-  const focusInvalid = () => setTimeout(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"], fieldset[aria-invalid="true"] input')?.focus());
+  // After a refusal is drawn, its field gets the focus (for events: the first kind).
+  const [refused, setRefused] = useState(0);
+  const focusInvalid = () => setRefused((n) => n + 1);
+  useEffect(() => {
+    if (refused) form.current?.querySelector<HTMLElement>('input[aria-invalid="true"], fieldset[aria-invalid="true"] input, textarea[aria-invalid="true"]')?.focus();
+  }, [refused]);
   const submit = async (ev: FormEvent) => {
     ev.preventDefault();
     if (!url.trim()) {
