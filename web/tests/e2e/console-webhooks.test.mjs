@@ -259,6 +259,19 @@ for (const L of LOCALES) {
       const replayed = (await receivedAtLeast(path, 5)).slice(3).map((g) => g.headers['webhook-id']);
       assert.deepEqual(new Set(replayed), new Set([eventId, third.headers['webhook-id']]));
 
+      // On a phone nothing of the section sticks out (the log's table scrolls in its own frame).
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForFunction(() => window.innerWidth === 390);
+      await sleep(200);
+      const wide = await page.evaluate(() =>
+        [...document.querySelectorAll('#webhooks *')]
+          .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-wrap'))
+          .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px: ${e.textContent.slice(0, 60)}`),
+      );
+      assert.deepEqual(wide, [], 'the section fits 390 px');
+      if (process.env.CIAM_E2E_SHOTS) await page.locator('#webhooks').screenshot({ path: join(process.env.CIAM_E2E_SHOTS, `webhooks-${L}-phone.png`) });
+      await page.setViewportSize({ width: 1280, height: 900 });
+
       // Disabled: the state and why; a change reaches nothing.
       await item.getByTestId('webhook-disable').click();
       await page.getByTestId('webhook-disable-dialog').getByTestId('confirm').click();
