@@ -230,6 +230,9 @@ for (const L of LOCALES) {
       }
       assert.equal(await row.count(), 2, 'the replay is in the log');
       await axeSection(page, `${L}, the delivery log`);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await axeSection(page, `${L}, the delivery log, dark`);
+      await page.emulateMedia({ colorScheme: 'light' });
 
       // Rotation: a new secret once; the old one verifies until the time the page says.
       await item.getByTestId('webhook-rotate').click();
