@@ -4,7 +4,7 @@
 // server's refusals of an http and a metadata URL said at the field, in the page's language),
 // sees its whsec_ secret once; a customer who consented to the app changes the nickname and the
 // receiver verifies the delivery with the Standard Webhooks reference library (npm
-// `standardwebhooks`, not our code) and that secret; the delivery log shows it; one event is
+// `standardwebhooks`, not our code) and that secret (after a change of the events); the delivery log shows it; one event is
 // replayed (same webhook-id) and a time range; the secret is rotated (the next delivery verifies
 // with the new and the old secret until the end the page says); the endpoint is disabled (nothing
 // more arrives) and removed. axe with every rule on the section in each state. A console
@@ -111,7 +111,7 @@ for (const L of LOCALES) {
     const t = messages[L];
     const path = `/hook-${L}`;
 
-    it('an admin adds an endpoint by keyboard, sees its secret once, reads the log, replays, rotates, disables and removes it', async () => {
+    it('an admin adds an endpoint by keyboard, sees its secret once, changes it, reads the log, replays, rotates, disables and removes it', async () => {
       const { base } = ctx.server;
       const admin = await consoleUser(ctx.server, 'admin', `hooks-admin-${L}`);
       // The partner app (scope nickname) and a customer who consented to it (a ticket).
@@ -202,6 +202,16 @@ for (const L of LOCALES) {
       );
       await once.getByRole('button', { name: t['admin.secret.dismiss'] }).click();
       assert.equal(await section.getByTestId('webhook-secret').count(), 0, 'shown once');
+
+      // A change: one more kind; the card says it.
+      await item.getByTestId('webhook-edit').click();
+      const edit = item.getByTestId('webhook-form');
+      await edit.locator('input[name="events"][value="user.mail_changed"]').check();
+      await edit.getByTestId('webhook-save').click();
+      await edit.waitFor({ state: 'detached' });
+      await item.getByTestId('webhook-events').filter({ hasText: 'user.mail_changed' }).waitFor();
+      const changed = await apiCall(base, 'GET', `${hooks}/${endpointId}`, undefined, admin.token);
+      assert.deepEqual(changed.json.events, ['user.updated', 'user.mail_changed', 'session.ended']);
 
       // The customer changes the nickname: the receiver verifies it with the shown secret.
       await nickname(`Hook ${L}`);

@@ -133,6 +133,36 @@ describe('webhooks on the app page', () => {
     expect(screen.queryByTestId('webhook-secret')).toBeNull();
   });
 
+  it('changes an endpoint’s URL, events and description; a refusal is said at its field', async () => {
+    const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
+      'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint()] }],
+      'PATCH /app/a1/webhooks/ep_1': inTurn(
+        [400, { reason: 'WEBHOOK_URL_FRAGMENT', message: 'x', code: 400, field: 'url' }],
+        [200, { endpoint: endpoint({ url: 'https://mall.example.com/v2', events: ['user.updated'], description: '' }) }],
+      ),
+    });
+    fireEvent.click(within(item('ep_1')).getByTestId('webhook-edit'));
+    const f = within(item('ep_1')).getByTestId('webhook-form');
+    expect((within(f).getByLabelText('URL') as HTMLInputElement).value).toBe('https://mall.example.com/hooks');
+    expect((within(f).getByLabelText(/Signed out/) as HTMLInputElement).checked).toBe(true);
+    type('URL', 'https://mall.example.com/v2#x', f);
+    fireEvent.click(within(f).getByLabelText(/Signed out/));
+    type('Description (optional)', '', f);
+    fireEvent.submit(f);
+    await settle();
+    expect(f.textContent).toContain('Webhook URLs cannot carry a fragment (#...)');
+    type('URL', 'https://mall.example.com/v2', f);
+    fireEvent.submit(f);
+    await settle();
+    expect(fake.callsTo('PATCH', '/app/a1/webhooks/ep_1').map((c) => c.body)).toEqual([
+      { url: 'https://mall.example.com/v2#x', events: ['user.updated'], description: '' },
+      { url: 'https://mall.example.com/v2', events: ['user.updated'], description: '' },
+    ]);
+    expect(within(item('ep_1')).queryByTestId('webhook-form')).toBeNull();
+    expect(within(item('ep_1')).getByRole('heading', { level: 3 }).textContent).toBe('https://mall.example.com/v2');
+    expect(within(item('ep_1')).getByTestId('webhook-events').textContent).toBe('Profile changed user.updated');
+  });
+
   it('disables with a confirmation, then enables', async () => {
     const off = endpoint({ enabled: false, disabledAt: AT, failingSince: null });
     const { fake } = await open('/en-US/admin/apps/a1', 'admin', {

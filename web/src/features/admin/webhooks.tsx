@@ -30,6 +30,10 @@ const m = defineMessages({
   none: { id: 'admin.webhooks.none', defaultMessage: 'No endpoint yet: the app hears no events.' },
   add: { id: 'admin.webhooks.add', defaultMessage: 'Add an endpoint…' },
   addHeading: { id: 'admin.webhooks.addHeading', defaultMessage: 'New endpoint' },
+  editHeading: { id: 'admin.webhooks.editHeading', defaultMessage: 'Change the endpoint' },
+  edit: { id: 'admin.webhooks.edit', defaultMessage: 'Change…' },
+  save: { id: 'admin.app.save', defaultMessage: 'Save' },
+  saved: { id: 'admin.webhooks.saved', defaultMessage: 'The endpoint is saved.' },
   url: { id: 'admin.webhooks.url', defaultMessage: 'URL' },
   urlHint: {
     id: 'admin.webhooks.urlHint',
@@ -194,18 +198,18 @@ function Endpoints({ appId }: { appId: string }) {
       ) : (
         <ul className="webhooks" data-testid="webhooks">
           {endpoints.map((e) => (
-            <EndpointItem key={e.endpointId} appId={appId} e={e} onEnable={() => void enable(e)} onAsk={(kind) => setAsk({ kind, endpoint: e })} />
+            <EndpointItem key={e.endpointId} appId={appId} e={e} onEnable={() => void enable(e)} onAsk={(kind) => setAsk({ kind, endpoint: e })} onSaved={put} />
           ))}
         </ul>
       )}
       {adding ? (
-        <AddEndpoint
+        <EndpointForm
           appId={appId}
           onCancel={() => {
             setAdding(false);
             setTimeout(() => addButton.current?.focus());
           }}
-          onCreated={(r) => {
+          onDone={(r) => {
             setAdding(false);
             withSecret(r, false);
             toast.show('success', intl.formatMessage(m.created));
@@ -252,10 +256,22 @@ function Endpoints({ appId }: { appId: string }) {
   );
 }
 
-function EndpointItem({ appId, e, onEnable, onAsk }: { appId: string; e: Endpoint; onEnable: () => void; onAsk: (k: Ask['kind']) => void }) {
+function EndpointItem({ appId, e, onEnable, onAsk, onSaved }: {
+  appId: string;
+  e: Endpoint;
+  onEnable: () => void;
+  onAsk: (k: Ask['kind']) => void;
+  onSaved: (e: Endpoint) => void;
+}) {
   const intl = useIntl();
   const id = useId();
   const [log, setLog] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const stopEditing = () => {
+    setEditing(false);
+    setTimeout(() => editButton.current?.focus());
+  };
   const why = disabledWhy(e);
   const fact = (label: MessageDescriptor, value: ReactNode, testId?: string) => (
     <div>
@@ -283,27 +299,45 @@ function EndpointItem({ appId, e, onEnable, onAsk }: { appId: string; e: Endpoin
           </span>
         )}
       </p>
-      <dl className="facts">
-        {fact(
-          m.events,
-          <ul className="plain">
-            {e.events.map((k) => (
-              <li key={k}>
-                <KindName kind={k} />
-              </li>
-            ))}
-          </ul>,
-          'webhook-events',
-        )}
-        {fact(m.descriptionFact, e.description || intl.formatMessage(m.noDescription))}
-        {fact(m.createdFact, <When at={e.createdAt} />)}
-        {fact(m.lastSuccess, e.lastSuccessAt ? <When at={e.lastSuccessAt} /> : intl.formatMessage(m.never), 'webhook-last-success')}
-        {e.previousSecretUntil !== null && fact(m.previousFact, <When at={e.previousSecretUntil} />)}
-      </dl>
+      {editing ? (
+        <EndpointForm
+          appId={appId}
+          endpoint={e}
+          onCancel={stopEditing}
+          onDone={(r) => {
+            onSaved(r.endpoint);
+            stopEditing();
+            toast.show('success', intl.formatMessage(m.saved));
+          }}
+        />
+      ) : (
+        <dl className="facts">
+          {fact(
+            m.events,
+            <ul className="plain">
+              {e.events.map((k) => (
+                <li key={k}>
+                  <KindName kind={k} />
+                </li>
+              ))}
+            </ul>,
+            'webhook-events',
+          )}
+          {fact(m.descriptionFact, e.description || intl.formatMessage(m.noDescription))}
+          {fact(m.createdFact, <When at={e.createdAt} />)}
+          {fact(m.lastSuccess, e.lastSuccessAt ? <When at={e.lastSuccessAt} /> : intl.formatMessage(m.never), 'webhook-last-success')}
+          {e.previousSecretUntil !== null && fact(m.previousFact, <When at={e.previousSecretUntil} />)}
+        </dl>
+      )}
       <div className="buttons">
         <button type="button" aria-expanded={log} aria-controls={`${id}log`} aria-describedby={`${id}h`} onClick={() => setLog((x) => !x)} data-testid="webhook-log-toggle">
           <FormattedMessage {...m.log} />
         </button>
+        {!editing && (
+          <button type="button" ref={editButton} aria-describedby={`${id}h`} onClick={() => setEditing(true)} data-testid="webhook-edit">
+            <FormattedMessage {...m.edit} />
+          </button>
+        )}
         {e.enabled ? (
           <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('disable')} data-testid="webhook-disable">
             <FormattedMessage {...m.disable} />
@@ -325,15 +359,18 @@ function EndpointItem({ appId, e, onEnable, onAsk }: { appId: string; e: Endpoin
   );
 }
 
-/** The form of a new endpoint: the server checks the URL; its refusals are said at their fields. */
-function AddEndpoint({ appId, onCancel, onCreated }: { appId: string; onCancel: () => void; onCreated: (r: EndpointWithSecret) => void }) {
+/**
+ * The form of a new endpoint, or of a change to `endpoint` (its URL, events and description): the
+ * server checks the URL; its refusals are said at their fields.
+ */
+function EndpointForm({ appId, endpoint, onCancel, onDone }: { appId: string; endpoint?: Endpoint; onCancel: () => void; onDone: (r: EndpointWithSecret) => void }) {
   const id = useId();
   const intl = useIntl();
   const { guard } = useConsole();
   const words = useErrorWords();
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<Set<EventKind>>(new Set());
-  const [description, setDescription] = useState('');
+  const [url, setUrl] = useState(endpoint?.url ?? '');
+  const [events, setEvents] = useState<Set<EventKind>>(new Set(endpoint?.events ?? []));
+  const [description, setDescription] = useState(endpoint?.description ?? '');
   const [error, setError] = useState<FieldError | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
@@ -357,21 +394,26 @@ function AddEndpoint({ appId, onCancel, onCreated }: { appId: string; onCancel: 
       return focusInvalid();
     }
     setBusy(true);
-    const r = await guard(
-      shielded(() => createWebhook(appId, { url: url.trim(), events: KIND_LIST.filter((k) => events.has(k)), description: description.trim() })),
-    );
+    const fields = { url: url.trim(), events: KIND_LIST.filter((k) => events.has(k)), description: description.trim() };
+    const r = await guard(shielded(() => (endpoint ? patchWebhook(appId, endpoint.endpointId, fields) : createWebhook(appId, fields))));
     setBusy(false);
     if (!r) return;
-    if (r.success) return onCreated(r.data);
+    if (r.success) return onDone(r.data);
     const field = ['url', 'events', 'description'].includes(r.error.field ?? '') ? r.error.field! : '';
     setError({ field, text: words(r.error) });
     if (field) focusInvalid();
   };
   return (
     <form ref={form} className="console-form webhook-form" onSubmit={(e) => void submit(e)} noValidate data-testid="webhook-form" aria-labelledby={`${id}t`}>
-      <h3 id={`${id}t`}>
-        <FormattedMessage {...m.addHeading} />
-      </h3>
+      {endpoint ? (
+        <h4 id={`${id}t`}>
+          <FormattedMessage {...m.editHeading} />
+        </h4>
+      ) : (
+        <h3 id={`${id}t`}>
+          <FormattedMessage {...m.addHeading} />
+        </h3>
+      )}
       <label htmlFor={`${id}u`}>
         <FormattedMessage {...m.url} />
       </label>
@@ -442,8 +484,8 @@ function AddEndpoint({ appId, onCancel, onCreated }: { appId: string; onCancel: 
         <button type="button" onClick={onCancel}>
           <FormattedMessage {...m.cancel} />
         </button>
-        <button type="submit" className="primary" disabled={busy} data-testid="webhook-create">
-          <FormattedMessage {...m.create} />
+        <button type="submit" className="primary" disabled={busy} data-testid={endpoint ? 'webhook-save' : 'webhook-create'}>
+          <FormattedMessage {...(endpoint ? m.save : m.create)} />
         </button>
       </div>
     </form>
