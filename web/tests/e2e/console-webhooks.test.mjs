@@ -22,7 +22,7 @@ import { apiCall, AXE_TAGS, consoleUser, createAccount, LOCALES, ROOT, setStorag
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 
-/** A receiver on 127.0.0.1: records each POST (path, headers, body) and answers 204. */
+/** A receiver on 127.0.0.1: records each POST (path, headers, body) and answers 200 "thanks <id>". */
 const receiver = { server: null, base: '', got: [] };
 before(async () => {
   if (skip) return;
@@ -32,7 +32,7 @@ before(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       receiver.got.push({ path: req.url, headers: req.headers, body });
-      res.writeHead(204).end();
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(`thanks ${req.headers['webhook-id']}`);
     });
   });
   await new Promise((r) => receiver.server.listen(0, '127.0.0.1', r));
@@ -227,7 +227,9 @@ for (const L of LOCALES) {
       const row = log.locator(`[data-testid="delivery"][data-event-id="${eventId}"]`);
       await row.first().waitFor();
       assert.equal(await row.first().getAttribute('data-outcome'), 'delivered');
-      assert.equal((await row.first().getByTestId('delivery-status').textContent()).trim(), '204');
+      assert.equal((await row.first().getByTestId('delivery-status').textContent()).trim(), '200');
+      await row.first().locator('summary').click();
+      assert.equal(await row.first().getByTestId('delivery-answer').textContent(), `thanks ${eventId}`);
       assert.ok((await row.first().textContent()).includes(t['admin.webhookLog.outcome.delivered']));
       await row.first().getByTestId('delivery-replay').click();
       await log.getByTestId('webhook-replayed').filter({ hasText: '1' }).waitFor();

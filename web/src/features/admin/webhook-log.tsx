@@ -1,6 +1,7 @@
 // One endpoint's delivery log (GET .../deliveries, newest first, 50 a page with More) and replay
 // (POST .../replay): one event by its id from a row of the log, or the attempts made in a time
 // range; the answer says how many events were queued again (same webhook-id: receivers dedupe).
+// Each row shows the receiver's status and, when it sent one, the first 1 KB of its answer.
 import { type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { ErrorText } from '../../components/field';
@@ -24,6 +25,8 @@ const m = defineMessages({
   latency: { id: 'admin.webhookLog.latency', defaultMessage: 'Latency' },
   ms: { id: 'admin.webhookLog.ms', defaultMessage: '{ms} ms' },
   noAnswer: { id: 'admin.webhookLog.noAnswer', defaultMessage: 'No answer' },
+  answer: { id: 'admin.webhookLog.answer', defaultMessage: 'Their answer (first 1 KB)' },
+  user: { id: 'admin.webhookLog.user', defaultMessage: 'user {id}' },
   replay: { id: 'admin.webhookLog.replay', defaultMessage: 'Replay' },
   replayOne: { id: 'admin.webhookLog.replayOne', defaultMessage: 'event {id}' },
   actions: { id: 'admin.webhookLog.actions', defaultMessage: 'Replay' },
@@ -88,9 +91,9 @@ export function DeliveryLog({ appId, endpoint }: { appId: string; endpoint: Endp
       else setSaid(words(r.error));
       return false;
     }
-    const text = intl.formatMessage(m.queued, { n: r.data.eventIds.length });
-    setSaid(text);
-    toast.show('success', text);
+    setSaid(intl.formatMessage(m.queued, { n: r.data.eventIds.length }));
+    // The worker sends them at once: the log shows the new attempts a moment later.
+    if (r.data.eventIds.length) setTimeout(reload, 1500);
     return true;
   };
   const submitRange = async (e: FormEvent) => {
@@ -145,11 +148,22 @@ export function DeliveryLog({ appId, endpoint }: { appId: string; endpoint: Endp
                         <span className="cell-note">
                           <code>{d.eventId}</code>
                         </span>
+                        <span className="cell-note">
+                          <FormattedMessage {...m.user} values={{ id: <code>{d.userId}</code> }} />
+                        </span>
                       </td>
                       <td>{d.attempt}</td>
                       <td>
                         <FormattedMessage {...outcomeNames[d.outcome]} />
                         {d.error && <span className="cell-note">{d.error}</span>}
+                        {d.answer && (
+                          <details>
+                            <summary>
+                              <FormattedMessage {...m.answer} />
+                            </summary>
+                            <pre data-testid="delivery-answer">{d.answer}</pre>
+                          </details>
+                        )}
                       </td>
                       <td data-testid="delivery-status">{d.status === 0 ? intl.formatMessage(m.noAnswer) : d.status}</td>
                       <td>{intl.formatMessage(m.ms, { ms: d.latencyMs })}</td>

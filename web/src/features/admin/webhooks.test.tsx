@@ -216,7 +216,10 @@ describe('webhooks on the app page', () => {
         200,
         { deliveries: [delivery(), delivery({ eventId: 'evt_0', attempt: 2, status: 0, outcome: 'retry', error: 'connection refused', at: AT - 90 })], next: 'k1' },
       ],
-      'GET /app/a1/webhooks/ep_1/deliveries?after=k1': () => [200, { deliveries: [delivery({ eventId: 'evt_z', status: 410, outcome: 'failed', at: AT - 900 })], next: null }],
+      'GET /app/a1/webhooks/ep_1/deliveries?after=k1': () => [
+        200,
+        { deliveries: [delivery({ eventId: 'evt_z', status: 410, outcome: 'failed', answer: 'gone for good', error: '410 Gone: endpoint disabled', at: AT - 900 })], next: null },
+      ],
       'POST /app/a1/webhooks/ep_1/replay': inTurn([200, { eventIds: ['evt_0'] }], [200, { eventIds: ['evt_1', 'evt_0', 'evt_z'] }], [200, { eventIds: [] }]),
     });
     const toggle = within(item('ep_1')).getByTestId('webhook-log-toggle');
@@ -237,6 +240,10 @@ describe('webhooks on the app page', () => {
     await settle();
     expect(rows().map((r) => r[0])).toEqual(['evt_1', 'evt_0', 'evt_z']);
     expect(within(log).queryByTestId('webhook-log-more')).toBeNull();
+    const last = log.querySelector('tbody tr:last-child')!;
+    expect(within(last as HTMLElement).getByTestId('delivery-answer').textContent).toBe('gone for good');
+    expect(last.textContent).toContain('410 Gone: endpoint disabled');
+    expect(last.textContent).toContain('user u1');
     // One event, by its id.
     fireEvent.click(within(log).getByRole('button', { name: 'Replay event evt_0' }));
     await settle();
