@@ -227,6 +227,7 @@ for (const L of LOCALES) {
       const row = log.locator(`[data-testid="delivery"][data-event-id="${eventId}"]`);
       await row.first().waitFor();
       assert.equal(await row.first().getAttribute('data-outcome'), 'delivered');
+      await item.getByTestId('webhook-last-success').locator('time').waitFor(); // read again with its log
       assert.equal((await row.first().getByTestId('delivery-status').textContent()).trim(), '200');
       await row.first().locator('summary').click();
       assert.equal(await row.first().getByTestId('delivery-answer').textContent(), `thanks ${eventId}`);
@@ -242,6 +243,7 @@ for (const L of LOCALES) {
       }
       assert.equal(await row.count(), 2, 'the replay is in the log');
       await axeSection(page, `${L}, the delivery log`);
+      if (process.env.CIAM_E2E_SHOTS) await page.locator('#webhooks').screenshot({ path: join(process.env.CIAM_E2E_SHOTS, `webhooks-${L}.png`) });
       await page.emulateMedia({ colorScheme: 'dark' });
       await axeSection(page, `${L}, the delivery log, dark`);
       await page.emulateMedia({ colorScheme: 'light' });
@@ -254,6 +256,7 @@ for (const L of LOCALES) {
       await rotate.getByTestId('confirm').click();
       await once.waitFor();
       const rotated = await once.getByTestId('webhook-secret').inputValue();
+      await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'webhook-secret'); // the focus is on it
       assert.ok(rotated.startsWith('whsec_') && rotated !== secret, 'a new secret');
       const until = await once.getByTestId('webhook-previous-until').locator('time').getAttribute('datetime');
       const one = await apiCall(base, 'GET', `${hooks}/${endpointId}`, undefined, admin.token);

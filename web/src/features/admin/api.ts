@@ -29,6 +29,7 @@ import type {
   CreateWebhookRequest,
   CreateWebhookResponse,
   DeleteWebhookResponse,
+  GetWebhookResponse,
   ListWebhookDeliveriesResponse,
   ListWebhooksResponse,
   PatchWebhookRequest,
@@ -156,6 +157,9 @@ const hook = (appId: string, endpointId: string) => `${hooks(appId)}/${enc(endpo
 
 /** GET /app/{appId}/webhooks (the registry API: the admin flag, no reason asked). */
 export const listWebhooks = (appId: string) => api.get<ListWebhooksResponse>(hooks(appId), SKIP);
+
+/** GET /app/{appId}/webhooks/{endpointId}. */
+export const getWebhook = (appId: string, endpointId: string) => api.get<GetWebhookResponse>(hook(appId, endpointId), SKIP);
 
 /** POST /app/{appId}/webhooks: the endpoint and its `whsec_` secret, shown once. */
 export const createWebhook = (appId: string, body: CreateWebhookRequest) => api.post<CreateWebhookResponse>(hooks(appId), body, SKIP);

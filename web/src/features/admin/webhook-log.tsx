@@ -2,12 +2,12 @@
 // (POST .../replay): one event by its id from a row of the log, or the attempts made in a time
 // range; the answer says how many events were queued again (same webhook-id: receivers dedupe).
 // Each row shows the receiver's status and, when it sent one, the first 1 KB of its answer.
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { ErrorText } from '../../components/field';
 import { When } from '../../components/when';
 import * as toast from '../../lib/toast';
-import { type Delivery, type Endpoint, listDeliveries, replayWebhook } from './api';
+import { type Delivery, type Endpoint, getWebhook, listDeliveries, replayWebhook } from './api';
 import { LoadStatus, useConsole, useLoad } from './context';
 import { KindName, shielded, useErrorWords } from './webhook-kit';
 import { TableFrame } from './widgets';
@@ -56,13 +56,29 @@ export function secondsOf(local: string): number | null {
   return Number.isFinite(t) ? Math.floor(t / 1000) : null;
 }
 
-export function DeliveryLog({ appId, endpoint }: { appId: string; endpoint: Endpoint }) {
+/**
+ * The log of `endpoint`; each load of it also reads the endpoint again (`onEndpoint`: its last
+ * delivery, failures and state move with the deliveries).
+ */
+export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; endpoint: Endpoint; onEndpoint: (e: Endpoint) => void }) {
   const intl = useIntl();
   const id = useId();
   const { guard } = useConsole();
   const words = useErrorWords();
   const ep = endpoint.endpointId;
   const { loaded, reload } = useLoad(shielded(() => listDeliveries(appId, ep)), [appId, ep]);
+  const told = useRef(onEndpoint);
+  told.current = onEndpoint;
+  useEffect(() => {
+    if (loaded.state !== 'ready') return;
+    let live = true;
+    void guard(shielded(() => getWebhook(appId, ep))).then((r) => {
+      if (live && r?.success) told.current(r.data);
+    });
+    return () => {
+      live = false;
+    };
+  }, [loaded, guard, appId, ep]);
   // Older pages, fetched with More: [page rows, their `next`]; a reload starts again.
   const [older, setOlder] = useState<{ rows: Delivery[]; next: string | null; base: unknown } | null>(null);
   const [said, setSaid] = useState<string | null>(null);

@@ -190,6 +190,7 @@ describe('webhooks on the app page', () => {
     await confirm('webhook-rotate-dialog');
     expect(fake.callsTo('PATCH', '/app/a1/webhooks/ep_1')[0]?.body).toEqual({ rotateSecret: true });
     expect((screen.getByTestId('webhook-secret') as HTMLInputElement).value).toBe('whsec_NEW');
+    expect(document.activeElement).toBe(screen.getByTestId('webhook-secret'));
     const said = screen.getByTestId('webhook-previous-until');
     expect(said.textContent).toMatch(/^The previous secret keeps verifying until /);
     expect(said.querySelector('time')?.getAttribute('datetime')).toBe(new Date(until * 1000).toISOString());
@@ -211,7 +212,8 @@ describe('webhooks on the app page', () => {
 
   it('the delivery log: newest first, older pages, replay of one event and of a range', async () => {
     const { fake } = await open('/en-US/admin/apps/a1', 'admin', {
-      'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint()] }],
+      'GET /app/a1/webhooks': () => [200, { endpoints: [endpoint({ lastSuccessAt: null })] }],
+      'GET /app/a1/webhooks/ep_1': () => [200, endpoint({ lastSuccessAt: AT - 30 })],
       'GET /app/a1/webhooks/ep_1/deliveries': () => [
         200,
         { deliveries: [delivery(), delivery({ eventId: 'evt_0', attempt: 2, status: 0, outcome: 'retry', error: 'connection refused', at: AT - 90 })], next: 'k1' },
@@ -227,6 +229,8 @@ describe('webhooks on the app page', () => {
     fireEvent.click(toggle);
     await settle();
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    // The endpoint is read again with its log: its last delivery moved.
+    expect(within(item('ep_1')).getByTestId('webhook-last-success').querySelector('time')?.getAttribute('datetime')).toBe(new Date((AT - 30) * 1000).toISOString());
     const log = screen.getByTestId('webhook-log');
     const rows = () => [...log.querySelectorAll('tbody tr')].map((r) => [r.getAttribute('data-event-id'), r.querySelector('[data-testid="delivery-status"]')?.textContent]);
     expect(rows()).toEqual([

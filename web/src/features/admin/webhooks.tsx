@@ -145,18 +145,24 @@ function Endpoints({ appId }: { appId: string }) {
   const [ask, setAsk] = useState<Ask | null>(null);
   const secretBox = useRef<HTMLDivElement>(null);
   const addButton = useRef<HTMLButtonElement>(null);
+  // The new secret gets the focus once no dialog is open (a closing dialog gives the focus back
+  // to its button first).
   useEffect(() => {
-    if (shown) secretBox.current?.querySelector('input')?.focus();
-  }, [shown]);
+    if (shown && !ask) secretBox.current?.querySelector('input')?.focus();
+  }, [shown, ask]);
   if (loaded.state === 'failed' && loaded.error?.reason === DENIED) return <AdminsOnly />;
   if (loaded.state !== 'ready') return <LoadStatus loaded={loaded} onRetry={reload} />;
   const endpoints = loaded.data.endpoints;
+  // Functional updates: a log's refresh answers the endpoint later, after other changes.
   const put = (e: Endpoint) =>
-    setLoaded({
-      state: 'ready',
-      data: { endpoints: endpoints.some((x) => x.endpointId === e.endpointId) ? endpoints.map((x) => (x.endpointId === e.endpointId ? e : x)) : [...endpoints, e] },
+    setLoaded((old) => {
+      if (old.state !== 'ready') return old;
+      const list = old.data.endpoints;
+      const endpoints = list.some((x) => x.endpointId === e.endpointId) ? list.map((x) => (x.endpointId === e.endpointId ? e : x)) : [...list, e];
+      return { state: 'ready', data: { endpoints } };
     });
-  const drop = (id: string) => setLoaded({ state: 'ready', data: { endpoints: endpoints.filter((x) => x.endpointId !== id) } });
+  const drop = (id: string) =>
+    setLoaded((old) => (old.state === 'ready' ? { state: 'ready', data: { endpoints: old.data.endpoints.filter((x) => x.endpointId !== id) } } : old));
   const withSecret = (r: EndpointWithSecret, rotated: boolean) => {
     put(r.endpoint);
     if (r.secret) setShown({ endpoint: r.endpoint, secret: r.secret, rotated });
@@ -354,7 +360,7 @@ function EndpointItem({ appId, e, onEnable, onAsk, onSaved }: {
           <FormattedMessage {...m.remove} />
         </button>
       </div>
-      <div id={`${id}log`}>{log && <DeliveryLog appId={appId} endpoint={e} />}</div>
+      <div id={`${id}log`}>{log && <DeliveryLog appId={appId} endpoint={e} onEndpoint={onSaved} />}</div>
     </li>
   );
 }
