@@ -7,7 +7,7 @@
 // `standardwebhooks`, not our code) and that secret (after a change of the events); the delivery log shows it; one event is
 // replayed (same webhook-id) and a time range; the secret is rotated (the next delivery verifies
 // with the new and the old secret until the end the page says); the endpoint is disabled (nothing
-// more arrives) and removed. axe with every rule on the section in each state. A console
+// more arrives) and removed; an endpoint answering 410 Gone shows disabled with that reason. axe with every rule on the section in each state. A console
 // operator sees the "only administrators" line instead.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ import { apiCall, AXE_TAGS, consoleUser, createAccount, LOCALES, ROOT, setStorag
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 
-/** A receiver on 127.0.0.1: records each POST (path, headers, body) and answers 200 "thanks <id>". */
+/** A receiver on 127.0.0.1: records each POST (path, headers, body) and answers 200 "thanks <id>" (410 under /gone). */
 const receiver = { server: null, base: '', got: [] };
 before(async () => {
   if (skip) return;
@@ -32,7 +32,8 @@ before(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       receiver.got.push({ path: req.url, headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(`thanks ${req.headers['webhook-id']}`);
+      if (req.url.startsWith('/gone')) res.writeHead(410).end('gone');
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end(`thanks ${req.headers['webhook-id']}`);
     });
   });
   await new Promise((r) => receiver.server.listen(0, '127.0.0.1', r));
@@ -308,8 +309,27 @@ for (const L of LOCALES) {
       await remove.waitFor();
       await remove.getByTestId('confirm').click();
       await section.getByTestId('webhooks-none').waitFor();
-      const gone = await apiCall(base, 'GET', hooks, undefined, admin.token);
-      assert.deepEqual(gone.json.endpoints, []);
+      const none = await apiCall(base, 'GET', hooks, undefined, admin.token);
+      assert.deepEqual(none.json.endpoints, []);
+
+      // An endpoint that answers 410 Gone is disabled at once, and the page says why.
+      const goneAt = `/gone-${L}`;
+      const added = await apiCall(base, 'POST', hooks, { url: `${receiver.base}${goneAt}`, events: ['user.updated'] }, admin.token);
+      assert.equal(added.status, 201, JSON.stringify(added.json));
+      await nickname(`Hook ${L} 4`);
+      await receivedAtLeast(goneAt, 1);
+      for (let i = 0; i < 100; i++) {
+        const e = await apiCall(base, 'GET', `${hooks}/${added.json.endpoint.endpointId}`, undefined, admin.token);
+        if (!e.json.enabled) break;
+        await sleep(50);
+      }
+      await page.reload();
+      const goneItem = page.locator('#webhooks').getByTestId('webhook');
+      await goneItem.getByTestId('webhook-state').filter({ hasText: t['admin.webhooks.disabled'] }).waitFor();
+      const why = (await goneItem.getByTestId('webhook-why').textContent()).trim();
+      const [head, tail] = t['admin.webhooks.gone'].split('{time}');
+      assert.ok(why.startsWith(head) && why.endsWith(tail), `${why} says 410 Gone`);
+      assert.equal(received(goneAt).length, 1, 'nothing more is sent after the 410');
       assert.deepEqual(ctx.browser.errors, []);
     });
 

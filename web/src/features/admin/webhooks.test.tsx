@@ -82,7 +82,8 @@ describe('webhooks on the app page', () => {
   it('why an endpoint is disabled, from its dates', () => {
     expect(disabledWhy(endpoint())).toBeNull();
     expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: AT - 3 * 86_400 }))?.id).toBe('admin.webhooks.afterDays');
-    expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: AT }))?.id).toBe('admin.webhooks.afterFailure');
+    expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: AT }))?.id).toBe('admin.webhooks.gone');
+    expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: AT - 600 }))?.id).toBe('admin.webhooks.afterFailure');
     expect(disabledWhy(endpoint({ enabled: false, disabledAt: AT, failingSince: null }))?.id).toBe('admin.webhooks.byAdmin');
   });
 

@@ -58,6 +58,7 @@ const m = defineMessages({
     defaultMessage: 'Deliveries failing since {time}: they are retried, and after 3 days without a success the endpoint is disabled.',
   },
   byAdmin: { id: 'admin.webhooks.byAdmin', defaultMessage: 'Disabled by an administrator on {time}.' },
+  gone: { id: 'admin.webhooks.gone', defaultMessage: 'Disabled on {time}: it answered 410 Gone (the partner removed it).' },
   afterDays: { id: 'admin.webhooks.afterDays', defaultMessage: 'Disabled on {time}: no delivery succeeded for 3 days.' },
   afterFailure: {
     id: 'admin.webhooks.afterFailure',
@@ -104,10 +105,15 @@ const KIND_LIST = Object.keys(eventNames) as EventKind[];
 
 const DAYS_3 = 3 * 86_400;
 
-/** Why a disabled endpoint is disabled, from its dates (the API keeps no reason). */
+/**
+ * Why a disabled endpoint is disabled, from its dates (the API keeps no reason): no failure is an
+ * administrator's; disabled in the second of its first failure is a 410 Gone (nothing else
+ * disables at once); 3 days of failures is the rule; else failures, then a 410 or an administrator.
+ */
 export function disabledWhy(e: Endpoint): MessageDescriptor | null {
   if (e.enabled || e.disabledAt === null) return null;
   if (e.failingSince === null) return m.byAdmin;
+  if (e.disabledAt === e.failingSince) return m.gone;
   return e.disabledAt - e.failingSince >= DAYS_3 ? m.afterDays : m.afterFailure;
 }
 
