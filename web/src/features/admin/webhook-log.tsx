@@ -90,6 +90,15 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
   const more = older && older.base === first ? older : null;
   const rows = first ? [...first.deliveries, ...(more?.rows ?? [])] : [];
   const next = more ? more.next : (first?.next ?? null);
+  // Row keys that survive newer rows arriving on top (a focused Replay button keeps its focus):
+  // the log's own key is not answered, and a replay's attempt may share event, attempt and second.
+  const seen = new Map<string, number>();
+  const keys = rows.map((d) => {
+    const k = `${d.eventId}#${d.attempt}#${d.at}`;
+    const n = seen.get(k) ?? 0;
+    seen.set(k, n + 1);
+    return `${k}#${n}`;
+  });
   const loadMore = async () => {
     if (!next) return;
     const r = await guard(shielded(() => listDeliveries(appId, ep, next)));
@@ -154,8 +163,8 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
                   </tr>
                 </thead>
                 <tbody>
-                  {rows.map((d) => (
-                    <tr key={`${d.eventId}#${d.attempt}#${d.at}`} data-testid="delivery" data-event-id={d.eventId} data-outcome={d.outcome}>
+                  {rows.map((d, i) => (
+                    <tr key={keys[i]} data-testid="delivery" data-event-id={d.eventId} data-outcome={d.outcome}>
                       <th scope="row">
                         <When at={d.at} />
                       </th>
