@@ -1,0 +1,258 @@
+//! The webhook pipeline on AWS (issue 23, docs/events-design.md §2): the two functions of the
+//! `webhooks` binary, `ciam_api::WEBHOOK_FANOUT` and `ciam_api::WEBHOOK_DELIVERY`.
+//!
+//! - **Fan-out**: the table's stream invokes it with inserted `EVT#` items only (the event
+//!   source mapping's filter; nothing else of the table wakes it). Each record is one committed
+//!   event; the domain turns it into one message per delivery, sent to the FIFO queue with the
+//!   delivery's group (endpoint and user: in order per user per endpoint) and deduplication id
+//!   (event and endpoint: a record retried after a partial send does not deliver twice). Records
+//!   are handled in stream order; the first that fails is reported (`batchItemFailures`) and the
+//!   ones after it are left for the retry, so a user's events are never sent out of order.
+//! - **Delivery**: the queue invokes it; each message is one attempt. A failed attempt sets the
+//!   message's visibility to the next backoff step (the domain's answer) and reports the message
+//!   as failed, so SQS hands it back then; in a FIFO queue the messages after it in the batch
+//!   are reported too (their group waits for it).
+//!
+//! What the domain does with an event and a message is the [`Pipeline`] port; the queue is the
+//! [`Queue`] port ([`SqsQueue`] in AWS). Both are fakes in the tests.
+
+use async_trait::async_trait;
+use ciam_core::events::{self, Event};
+use lambda_http::{lambda_runtime, service_fn, LambdaEvent};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// The queue's URL, on both functions (`!Ref WebhookQueue`).
+pub const QUEUE_VAR: &str = "CIAM_WEBHOOK_QUEUE_URL";
+/// SQS's longest visibility timeout: a later retry waits in steps of it.
+pub const MAX_VISIBILITY_SECS: u64 = 12 * 60 * 60;
+/// Most messages one `SendMessageBatch` takes.
+pub const SEND_BATCH: usize = 10;
+
+/// One message for the delivery queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// `MessageGroupId`: the deliveries of one group arrive in order, one at a time.
+    pub group: String,
+    /// `MessageDeduplicationId` (at most 128 characters).
+    pub dedup: String,
+    pub body: String,
+}
+
+/// What an attempt asks of the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Delivered, failed for good or refused: the message is done (deleted).
+    Done,
+    /// Try again in this many seconds.
+    RetryIn(u64),
+}
+
+/// The domain's side of the pipeline.
+#[async_trait]
+pub trait Pipeline: Send + Sync {
+    /// The deliveries one committed event makes (none when no endpoint hears it).
+    async fn fan_out(&self, event: &Event) -> Result<Vec<Outgoing>, String>;
+    /// One attempt of the delivery in `body`; `receive_count` is SQS's count of receipts.
+    async fn deliver(&self, body: &str, receive_count: u32) -> Result<Next, String>;
+}
+
+/// The delivery queue.
+#[async_trait]
+pub trait Queue: Send + Sync {
+    /// Sends at most [`SEND_BATCH`] messages; an error when any was not accepted.
+    async fn send(&self, batch: &[Outgoing]) -> Result<(), String>;
+    /// Hides the received message `receipt` for `secs` seconds (its next attempt).
+    async fn retry_in(&self, receipt: &str, secs: u64) -> Result<(), String>;
+}
+
+fn failures(ids: Vec<String>) -> Value {
+    json!({
+        "batchItemFailures": ids
+            .into_iter()
+            .map(|id| json!({ "itemIdentifier": id }))
+            .collect::<Vec<_>>()
+    })
+}
+
+/// The event of one stream record, or why it is none. A record the filter should have kept
+/// out (not an insert, not an `EVT#` item) is `Ok(None)`: nothing to do.
+fn event_of(record: &Value) -> Result<Option<Event>, String> {
+    if record["eventName"] != "INSERT" {
+        return Ok(None);
+    }
+    let image = &record["dynamodb"]["NewImage"];
+    let item = ciam_store::dynamodb::item_from_image(image).map_err(|e| e.to_string())?;
+    if events::user_of(&item.key.pk).is_none() {
+        return Ok(None);
+    }
+    Event::from_item(&item).map(Some).ok_or_else(|| {
+        format!(
+            "{}/{} is not an event this build reads",
+            item.key.pk, item.key.sk
+        )
+    })
+}
+
+/// The fan-out function's answer to one batch of stream records.
+pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value) -> Value {
+    let records = batch["Records"].as_array().cloned().unwrap_or_default();
+    for record in &records {
+        let seq = record["dynamodb"]["SequenceNumber"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let outcome = async {
+            let Some(event) = event_of(record)? else {
+                return Ok(());
+            };
+            let out = pipeline.fan_out(&event).await?;
+            for chunk in out.chunks(SEND_BATCH) {
+                queue.send(chunk).await?;
+            }
+            Ok::<(), String>(())
+        }
+        .await;
+        if let Err(e) = outcome {
+            // This record and every later one come back in the retry, in order.
+            tracing::error!(sequence = %seq, error = %e, "webhook fan-out failed");
+            return failures(vec![seq]);
+        }
+    }
+    failures(Vec::new())
+}
+
+/// The delivery function's answer to one batch of queue messages.
+pub async fn on_queue(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value) -> Value {
+    let records = batch["Records"].as_array().cloned().unwrap_or_default();
+    let mut failed = Vec::new();
+    for record in &records {
+        let id = record["messageId"].as_str().unwrap_or_default().to_owned();
+        if !failed.is_empty() {
+            // FIFO: a message after a failed one of the batch waits for it.
+            failed.push(id);
+            continue;
+        }
+        let receipt = record["receiptHandle"].as_str().unwrap_or_default();
+        let count = record["attributes"]["ApproximateReceiveCount"]
+            .as_str()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(1);
+        let body = record["body"].as_str().unwrap_or_default();
+        match pipeline.deliver(body, count).await {
+            Ok(Next::Done) => {}
+            Ok(Next::RetryIn(secs)) => {
+                if let Err(e) = queue.retry_in(receipt, secs.min(MAX_VISIBILITY_SECS)).await {
+                    // The queue's own visibility timeout then decides when it comes back.
+                    tracing::warn!(message = %id, error = %e, "could not set the next attempt");
+                }
+                failed.push(id);
+            }
+            Err(e) => {
+                tracing::error!(message = %id, error = %e, "webhook delivery failed");
+                failed.push(id);
+            }
+        }
+    }
+    failures(failed)
+}
+
+/// The delivery queue in SQS.
+pub struct SqsQueue {
+    pub client: aws_sdk_sqs::Client,
+    pub url: String,
+}
+
+#[async_trait]
+impl Queue for SqsQueue {
+    async fn send(&self, batch: &[Outgoing]) -> Result<(), String> {
+        let mut call = self.client.send_message_batch().queue_url(&self.url);
+        for (i, m) in batch.iter().enumerate() {
+            let entry = aws_sdk_sqs::types::SendMessageBatchRequestEntry::builder()
+                .id(i.to_string())
+                .message_body(&m.body)
+                .message_group_id(&m.group)
+                .message_deduplication_id(&m.dedup)
+                .build()
+                .map_err(|e| e.to_string())?;
+            call = call.entries(entry);
+        }
+        let out = call
+            .send()
+            .await
+            .map_err(|e| aws_sdk_sqs::error::DisplayErrorContext(e).to_string())?;
+        match out.failed().first() {
+            None => Ok(()),
+            Some(f) => Err(format!(
+                "{} of {} messages refused: {} {}",
+                out.failed().len(),
+                batch.len(),
+                f.code(),
+                f.message().unwrap_or_default()
+            )),
+        }
+    }
+
+    async fn retry_in(&self, receipt: &str, secs: u64) -> Result<(), String> {
+        self.client
+            .change_message_visibility()
+            .queue_url(&self.url)
+            .receipt_handle(receipt)
+            .visibility_timeout(i32::try_from(secs).unwrap_or(i32::MAX))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| aws_sdk_sqs::error::DisplayErrorContext(e).to_string())
+    }
+}
+
+/// The entry of the `webhooks` binary: initialises the function `CIAM_ROUTE` names and serves
+/// its stream or queue batches until the environment is shut down. `pipeline` builds the
+/// domain's side from the initialised `Ciam`.
+pub async fn run(
+    pipeline: impl FnOnce(ciam_core::Ciam) -> Arc<dyn Pipeline>,
+) -> Result<(), lambda_http::Error> {
+    crate::init::init_tracing();
+    let route = std::env::var(crate::ROUTE_VAR).unwrap_or_default();
+    let Some(def) = ciam_api::WEBHOOK_FUNCTIONS.iter().find(|f| f.id == route) else {
+        let e = format!(
+            "{}={route:?} is not a webhook function ({})",
+            crate::ROUTE_VAR,
+            ciam_api::WEBHOOK_FUNCTIONS
+                .iter()
+                .map(|f| f.id)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        tracing::error!(error = %e, "init failed");
+        return Err(e.into());
+    };
+    let ready = async {
+        let settings = crate::Settings::from_env()?;
+        crate::init::init_webhooks(def.id, settings, crate::init::load_sdk().await).await
+    }
+    .await
+    .map_err(|e| {
+        tracing::error!(route = def.id, error = %e, "init failed");
+        e
+    })?;
+    let url = std::env::var(QUEUE_VAR).map_err(|_| format!("{QUEUE_VAR} is required"))?;
+    let queue: Arc<dyn Queue> = Arc::new(SqsQueue {
+        client: aws_sdk_sqs::Client::new(&ready.sdk),
+        url,
+    });
+    let pipeline = pipeline(ready.ciam);
+    let fan_out = def.id == ciam_api::WEBHOOK_FANOUT.id;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
+        let (pipeline, queue) = (pipeline.clone(), queue.clone());
+        async move {
+            let answer = if fan_out {
+                on_stream(pipeline.as_ref(), queue.as_ref(), &event.payload).await
+            } else {
+                on_queue(pipeline.as_ref(), queue.as_ref(), &event.payload).await
+            };
+            Ok::<Value, lambda_runtime::Error>(answer)
+        }
+    }))
+    .await
+}
