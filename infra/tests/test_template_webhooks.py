@@ -60,7 +60,8 @@ def test_the_table_streams_new_images_and_only_inserted_events_wake_the_fan_out(
     assert m["BisectBatchOnFunctionError"] is True
     [f] = m["FilterCriteria"]["Filters"]
     pattern = json.loads(f["Pattern"])
-    assert pattern == {"eventName": ["INSERT"], "dynamodb": {"Keys": {"pk": {"S": [{"prefix": "EVT#"}]}}}}
+    # Committed events, and the deliveries the registry's replay writes (partition WHQ).
+    assert pattern == {"eventName": ["INSERT"], "dynamodb": {"Keys": {"pk": {"S": [{"prefix": "EVT#"}, "WHQ"]}}}}
     # A batch that keeps failing is set aside in a standard queue (a stream's on-failure
     # destination cannot be FIFO), never dropped.
     assert m["DestinationConfig"]["OnFailure"]["Destination"] == {"Fn::GetAtt": ["WebhookFanoutFailures", "Arn"]}
@@ -107,9 +108,11 @@ def test_the_fan_out_reads_consents_and_endpoints_and_sends_to_the_queue_only(tr
     acts = by_action(transformed, "WebhookFanoutFunctionRole")
     assert set(acts) == {
         "dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams",
-        "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query",
+        "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:DeleteItem",
         "sqs:SendMessage",
     }
+    [delete] = acts["dynamodb:DeleteItem"]
+    assert delete["Condition"] == {"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": ["WHQ"]}}
     for a in ["dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:DescribeStream", "dynamodb:ListStreams"]:
         assert [s["Resource"] for s in acts[a]] == [{"Fn::Sub": "${Table.Arn}/stream/*"}]
     for a in ["dynamodb:GetItem", "dynamodb:Query"]:

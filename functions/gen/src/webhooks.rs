@@ -15,9 +15,11 @@ use ciam_api::{InternalDef, Lambda, WEBHOOK_DELIVERY, WEBHOOK_FANOUT};
 use std::fmt::Write as _;
 
 /// The partition prefixes of a partner app's endpoints and of an endpoint's delivery log.
-// MERGE: take these from ciam_core::webhooks once it lands.
-const ENDPOINT_PK_PREFIX: &str = "HOOKS#";
-const DELIVERY_PK_PREFIX: &str = "DLV#";
+const ENDPOINT_PK_PREFIX: &str = ciam_core::webhooks::PK_PREFIX;
+const DELIVERY_PK_PREFIX: &str = ciam_core::webhooks::log::PK_PREFIX;
+/// The registry's replays: deliveries written as items of this partition, sent on by the
+/// fan-out (the one partition it deletes from).
+const REPLAY_PK: &str = ciam_core::webhooks::queue::QUEUE_PK;
 
 /// The partitions the fan-out reads: the user's consents (`USER#<id>` / `CONSENT#...`) and the
 /// consented apps' endpoints.
@@ -27,11 +29,12 @@ const FANOUT_READS: [&str; 2] = ["USER#", ENDPOINT_PK_PREFIX];
 const DELIVERY_READS: [&str; 1] = [ENDPOINT_PK_PREFIX];
 const DELIVERY_WRITES: [&str; 2] = [ENDPOINT_PK_PREFIX, DELIVERY_PK_PREFIX];
 
-/// The stream filter: inserted event items, nothing else of the table.
+/// The stream filter: inserted event items and replayed deliveries, nothing else of the table.
 pub fn stream_filter() -> String {
     format!(
-        r#"{{"eventName": ["INSERT"], "dynamodb": {{"Keys": {{"pk": {{"S": [{{"prefix": "{}"}}]}}}}}}}}"#,
-        ciam_core::events::PK_PREFIX
+        r#"{{"eventName": ["INSERT"], "dynamodb": {{"Keys": {{"pk": {{"S": [{{"prefix": "{}"}}, "{}"]}}}}}}}}"#,
+        ciam_core::events::PK_PREFIX,
+        REPLAY_PK
     )
 }
 
@@ -51,6 +54,17 @@ fn leading_keys(prefixes: &[&str]) -> String {
     format!(
         "                Condition:
                   ForAllValues:StringLike:
+                    dynamodb:LeadingKeys: [{}]
+",
+        list.join(", ")
+    )
+}
+
+fn exact_keys(keys: &[&str]) -> String {
+    let list: Vec<String> = keys.iter().map(|k| quoted(k)).collect();
+    format!(
+        "                Condition:
+                  ForAllValues:StringEquals:
                     dynamodb:LeadingKeys: [{}]
 ",
         list.join(", ")
@@ -222,7 +236,18 @@ pub fn render() -> String {
                 Effect: Allow
                 Action: [dynamodb:GetItem, dynamodb:BatchGetItem, dynamodb:Query]
                 Resource: !GetAtt Table.Arn
-{reads}              - Sid: SendDeliveries
+{reads}              - Sid: RemoveSentReplays
+                Effect: Allow
+                Action: dynamodb:DeleteItem
+                Resource: !GetAtt Table.Arn
+{replays}              - Sid: AuditEntriesAreAppendOnly
+                Effect: Deny
+                Action: [dynamodb:UpdateItem, dynamodb:DeleteItem]
+                Resource: !GetAtt Table.Arn
+                Condition:
+                  ForAnyValue:StringLike:
+                    dynamodb:LeadingKeys: [\"AUDIT#*\"]
+              - Sid: SendDeliveries
                 Effect: Allow
                 Action: sqs:SendMessage
                 Resource: !GetAtt WebhookQueue.Arn
@@ -232,6 +257,7 @@ pub fn render() -> String {
                 Resource: !GetAtt WebhookFanoutFailures.Arn
 {row}",
         reads = leading_keys(&FANOUT_READS),
+        replays = exact_keys(&[REPLAY_PK]),
         row = row_statements(&WEBHOOK_FANOUT.lambda),
     );
     s.push_str(&role(&WEBHOOK_FANOUT, &fanout));
@@ -352,6 +378,10 @@ pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
         rows.push((
             "`dynamodb:{GetItem,BatchGetItem,Query}`".into(),
             format!("Table, partitions {}", prefixes(&FANOUT_READS)),
+        ));
+        rows.push((
+            "`dynamodb:DeleteItem`".into(),
+            format!("Table, partition `{REPLAY_PK}` (replays sent on)"),
         ));
         rows.push((
             "`sqs:SendMessage`".into(),

@@ -17,7 +17,13 @@
 //! [`Queue`] port ([`SqsQueue`] in AWS). Both are fakes in the tests.
 
 use async_trait::async_trait;
+use ciam_api::webhook_transport::{DnsResolver, HttpTransport};
 use ciam_core::events::{self, Event};
+use ciam_core::webhooks::deliver::{self, Outbound, Step};
+use ciam_core::webhooks::guard::Resolver;
+use ciam_core::webhooks::{queue, Transport};
+use ciam_core::Ciam;
+use ciam_store::Item;
 use lambda_http::{lambda_runtime, service_fn, LambdaEvent};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -51,8 +57,11 @@ pub enum Next {
 /// The domain's side of the pipeline.
 #[async_trait]
 pub trait Pipeline: Send + Sync {
-    /// The deliveries one committed event makes (none when no endpoint hears it).
-    async fn fan_out(&self, event: &Event) -> Result<Vec<Outgoing>, String>;
+    /// The deliveries one inserted item makes: a committed event's fan-out, a replayed delivery
+    /// (a `WHQ` item the registry's replay wrote), none for anything else.
+    async fn outgoing(&self, item: &Item) -> Result<Vec<Outgoing>, String>;
+    /// After its deliveries are in the queue: a replayed delivery's item is removed.
+    async fn queued(&self, item: &Item) -> Result<(), String>;
     /// One attempt of the delivery in `body`; `receive_count` is SQS's count of receipts.
     async fn deliver(&self, body: &str, receive_count: u32) -> Result<Next, String>;
 }
@@ -75,23 +84,15 @@ fn failures(ids: Vec<String>) -> Value {
     })
 }
 
-/// The event of one stream record, or why it is none. A record the filter should have kept
-/// out (not an insert, not an `EVT#` item) is `Ok(None)`: nothing to do.
-fn event_of(record: &Value) -> Result<Option<Event>, String> {
+/// The item one stream record inserted, or None for another change (the filter keeps them
+/// out; the function ignores them too).
+fn item_of(record: &Value) -> Result<Option<Item>, String> {
     if record["eventName"] != "INSERT" {
         return Ok(None);
     }
-    let image = &record["dynamodb"]["NewImage"];
-    let item = ciam_store::dynamodb::item_from_image(image).map_err(|e| e.to_string())?;
-    if events::user_of(&item.key.pk).is_none() {
-        return Ok(None);
-    }
-    Event::from_item(&item).map(Some).ok_or_else(|| {
-        format!(
-            "{}/{} is not an event this build reads",
-            item.key.pk, item.key.sk
-        )
-    })
+    ciam_store::dynamodb::item_from_image(&record["dynamodb"]["NewImage"])
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// The fan-out function's answer to one batch of stream records.
@@ -103,13 +104,14 @@ pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value
             .unwrap_or_default()
             .to_owned();
         let outcome = async {
-            let Some(event) = event_of(record)? else {
+            let Some(item) = item_of(record)? else {
                 return Ok(());
             };
-            let out = pipeline.fan_out(&event).await?;
+            let out = pipeline.outgoing(&item).await?;
             for chunk in out.chunks(SEND_BATCH) {
                 queue.send(chunk).await?;
             }
+            pipeline.queued(&item).await?;
             Ok::<(), String>(())
         }
         .await;
@@ -155,6 +157,123 @@ pub async fn on_queue(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value)
         }
     }
     failures(failed)
+}
+
+/// The SQS message of one delivery: the `Outbound` without its attempt count (SQS counts the
+/// receipts).
+pub fn message(ob: &Outbound, replay: bool) -> Outgoing {
+    let body = json!({
+        "appId": ob.app_id,
+        "endpointId": ob.endpoint_id,
+        "userId": ob.user_id,
+        "eventId": ob.event_id,
+        "eventSk": ob.event_sk,
+        "kind": ob.kind,
+        "body": ob.body,
+        "eventAt": ob.event_at,
+        "since": ob.since,
+    });
+    Outgoing {
+        // In order per user per endpoint.
+        group: format!("{}:{}", ob.endpoint_id, ob.user_id),
+        // A stream record retried after a partial send repeats the same ids (SQS drops them
+        // within 5 minutes); a replay is a new delivery of the same event (its own `since`).
+        dedup: if replay {
+            format!("{}:{}:r{}", ob.event_id, ob.endpoint_id, ob.since)
+        } else {
+            format!("{}:{}", ob.event_id, ob.endpoint_id)
+        },
+        body: body.to_string(),
+    }
+}
+
+/// The delivery a message carries, after `receive_count` receipts.
+pub fn outbound(body: &str, receive_count: u32) -> Result<Outbound, String> {
+    let v: Value = serde_json::from_str(body).map_err(|e| format!("not a delivery: {e}"))?;
+    let s = |n: &str| {
+        v[n].as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("a delivery without {n}"))
+    };
+    let n = |n: &str| v[n].as_i64().ok_or_else(|| format!("a delivery without {n}"));
+    Ok(Outbound {
+        app_id: s("appId")?,
+        endpoint_id: s("endpointId")?,
+        user_id: s("userId")?,
+        event_id: s("eventId")?,
+        event_sk: s("eventSk")?,
+        kind: s("kind")?,
+        body: s("body")?,
+        event_at: n("eventAt")?,
+        since: n("since")?,
+        attempts: i64::from(receive_count.saturating_sub(1)),
+    })
+}
+
+/// The pipeline of the domain (`ciam_core::webhooks`): the fan-out by consent, one attempt
+/// behind the SSRF guard over the reqwest transport and the system's resolver.
+pub struct CorePipeline {
+    pub ciam: Ciam,
+    pub transport: Arc<dyn Transport>,
+    pub resolver: Arc<dyn Resolver>,
+}
+
+impl CorePipeline {
+    pub fn new(ciam: Ciam) -> CorePipeline {
+        CorePipeline {
+            ciam,
+            transport: Arc::new(HttpTransport),
+            resolver: Arc::new(DnsResolver),
+        }
+    }
+}
+
+#[async_trait]
+impl Pipeline for CorePipeline {
+    async fn outgoing(&self, item: &Item) -> Result<Vec<Outgoing>, String> {
+        if item.key.pk == queue::QUEUE_PK {
+            return Ok(vec![message(&queue::queued(item), true)]);
+        }
+        if events::user_of(&item.key.pk).is_none() {
+            return Ok(Vec::new());
+        }
+        let event = Event::from_item(item).ok_or_else(|| {
+            format!("{}/{} is not an event this build reads", item.key.pk, item.key.sk)
+        })?;
+        let out = deliver::fan_out(&self.ciam, &event)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(out.iter().map(|ob| message(ob, false)).collect())
+    }
+
+    async fn queued(&self, item: &Item) -> Result<(), String> {
+        if item.key.pk != queue::QUEUE_PK {
+            return Ok(());
+        }
+        self.ciam
+            .store
+            .delete(&item.key, None)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn deliver(&self, body: &str, receive_count: u32) -> Result<Next, String> {
+        let ob = outbound(body, receive_count)?;
+        let step = deliver::attempt(
+            &self.ciam,
+            self.transport.as_ref(),
+            self.resolver.as_ref(),
+            &ob,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(match step {
+            Step::Delivered | Step::Failed => Next::Done,
+            Step::RetryAt(at) => {
+                Next::RetryIn(u64::try_from(at - self.ciam.now()).unwrap_or(0).max(1))
+            }
+        })
+    }
 }
 
 /// The delivery queue in SQS.

@@ -12,6 +12,7 @@ mod support;
 
 use async_trait::async_trait;
 use ciam_core::events::{Event, Kind};
+use ciam_store::Item;
 use ciam_lambdas::webhooks::{on_queue, on_stream, Next, Outgoing, Pipeline, Queue, SqsQueue};
 use serde_json::{json, Value};
 use std::sync::Mutex;
@@ -25,6 +26,7 @@ struct Domain {
     seen: Mutex<Vec<(String, Kind)>>,
     answers: Mutex<Vec<Result<Next, String>>>,
     delivered: Mutex<Vec<(String, u32)>>,
+    queued: Mutex<Vec<String>>,
 }
 
 #[async_trait]
@@ -44,6 +46,11 @@ impl Pipeline for Domain {
                 body: json!({"event": event.id, "endpoint": i}).to_string(),
             })
             .collect())
+    }
+
+    async fn queued(&self, item: &Item) -> Result<(), String> {
+        self.queued.lock().unwrap().push(item.key.sk.clone());
+        Ok(())
     }
 
     async fn deliver(&self, body: &str, receive_count: u32) -> Result<Next, String> {
@@ -115,6 +122,8 @@ async fn every_event_of_a_batch_is_fanned_out_in_order_in_batches_of_ten() {
     ]});
     let answer = on_stream(&domain, &queue, &batch).await;
     assert_eq!(answer, json!({"batchItemFailures": []}));
+    // Each record's item is told queued after its messages are sent.
+    assert_eq!(domain.queued.lock().unwrap().len(), 2);
     // A MODIFY is not an event (the filter keeps it out; the function ignores it too).
     assert_eq!(
         *domain.seen.lock().unwrap(),
@@ -305,4 +314,55 @@ async fn the_fifo_queue_takes_a_batch_dedupes_a_resend_and_hides_a_retried_messa
         url: format!("{url}-deleted"),
     };
     assert!(gone.send(&batch[..1]).await.is_err());
+}
+
+fn a_delivery() -> ciam_core::webhooks::deliver::Outbound {
+    ciam_core::webhooks::deliver::Outbound {
+        app_id: "shop".into(),
+        endpoint_id: "ep1".into(),
+        user_id: "u1".into(),
+        event_id: "msg_0123456789abcdef01234567".into(),
+        event_sk: "001700000000#msg_0123456789abcdef01234567".into(),
+        kind: "user.updated".into(),
+        body: r#"{"type":"user.updated","timestamp":"2023-11-14T22:13:20Z","data":{"userId":"u1"}}"#.into(),
+        event_at: 1_700_000_000,
+        since: 1_700_000_005,
+        attempts: 0,
+    }
+}
+
+#[test]
+fn a_delivery_survives_its_message_and_sqs_counts_its_attempts() {
+    use ciam_lambdas::webhooks::{message, outbound};
+    let ob = a_delivery();
+    let m = message(&ob, false);
+    assert_eq!(m.group, "ep1:u1");
+    assert_eq!(m.dedup, "msg_0123456789abcdef01234567:ep1");
+    assert!(m.dedup.len() <= 128 && m.group.len() <= 128);
+    let back = outbound(&m.body, 3).unwrap();
+    assert_eq!(back, ciam_core::webhooks::deliver::Outbound { attempts: 2, ..ob.clone() });
+    // A replay is a new delivery of the same event: SQS must not drop it as a duplicate.
+    assert_ne!(message(&ob, true).dedup, m.dedup);
+    assert!(outbound("{}", 1).is_err() && outbound("not json", 1).is_err());
+}
+
+#[tokio::test]
+async fn the_domain_sends_a_replayed_delivery_once_and_an_event_nobody_hears_nowhere() {
+    use ciam_lambdas::webhooks::CorePipeline;
+    let ciam = ciam_core::testing::Builder::new(1_700_000_100).build().await;
+    let ob = a_delivery();
+    let item = ciam_core::webhooks::queue::to_item(&ob, 1_700_000_100);
+    ciam.store.put(item.clone(), None).await.unwrap();
+    let event = Event::new(&ciam, "u-alone", Kind::UserUpdated, Default::default());
+    let pipeline = CorePipeline::new(ciam);
+    let out = pipeline.outgoing(&item).await.unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(ciam_lambdas::webhooks::outbound(&out[0].body, 1).unwrap().event_id, ob.event_id);
+    pipeline.queued(&item).await.unwrap();
+    assert!(pipeline.ciam.store.get(&item.key).await.unwrap().is_none(), "the replay item is gone");
+    // A user without a consent: no delivery.
+    assert!(pipeline.outgoing(&event.to_item()).await.unwrap().is_empty());
+    // Anything else of the table: nothing.
+    let other = Item::new(ciam_store::Key::new("USER#u1", "PROFILE"));
+    assert!(pipeline.outgoing(&other).await.unwrap().is_empty());
 }
