@@ -1,9 +1,11 @@
 //! The webhook pipeline on AWS (issue 23, docs/events-design.md §2): the two functions of the
 //! `webhooks` binary, `ciam_api::WEBHOOK_FANOUT` and `ciam_api::WEBHOOK_DELIVERY`.
 //!
-//! - **Fan-out**: the table's stream invokes it with inserted `EVT#` items only (the event
-//!   source mapping's filter; nothing else of the table wakes it). Each record is one committed
-//!   event; the domain turns it into one message per delivery, sent to the FIFO queue with the
+//! - **Fan-out**: the table's stream invokes it with inserted `EVT#` items (committed events) and
+//!   `WHQ` items (deliveries the registry's replay wrote) only (the event source mapping's
+//!   filter; nothing else of the table wakes it). The domain turns an event into one message per
+//!   delivery and a replay item into its one message (then deletes the item), sent to the FIFO
+//!   queue with the
 //!   delivery's group (endpoint and user: in order per user per endpoint) and deduplication id
 //!   (event and endpoint: a record retried after a partial send does not deliver twice). Records
 //!   are handled in stream order; the first that fails is reported (`batchItemFailures`) and the
