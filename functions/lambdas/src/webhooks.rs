@@ -197,7 +197,10 @@ pub fn outbound(body: &str, receive_count: u32) -> Result<Outbound, String> {
             .map(str::to_owned)
             .ok_or_else(|| format!("a delivery without {n}"))
     };
-    let n = |n: &str| v[n].as_i64().ok_or_else(|| format!("a delivery without {n}"));
+    let n = |n: &str| {
+        v[n].as_i64()
+            .ok_or_else(|| format!("a delivery without {n}"))
+    };
     Ok(Outbound {
         app_id: s("appId")?,
         endpoint_id: s("endpointId")?,
@@ -240,7 +243,10 @@ impl Pipeline for CorePipeline {
             return Ok(Vec::new());
         }
         let event = Event::from_item(item).ok_or_else(|| {
-            format!("{}/{} is not an event this build reads", item.key.pk, item.key.sk)
+            format!(
+                "{}/{} is not an event this build reads",
+                item.key.pk, item.key.sk
+            )
         })?;
         let out = deliver::fan_out(&self.ciam, &event)
             .await

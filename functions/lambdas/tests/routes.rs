@@ -218,7 +218,11 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
             );
         }
     }
-    assert_eq!(builds.len(), 3, "exactly three build definitions: {builds:?}");
+    assert_eq!(
+        builds.len(),
+        3,
+        "exactly three build definitions: {builds:?}"
+    );
     for w in WEBHOOK_FUNCTIONS {
         let f = &functions[w.id];
         assert!(

@@ -12,8 +12,8 @@ mod support;
 
 use async_trait::async_trait;
 use ciam_core::events::{Event, Kind};
-use ciam_store::Item;
 use ciam_lambdas::webhooks::{on_queue, on_stream, Next, Outgoing, Pipeline, Queue, SqsQueue};
+use ciam_store::Item;
 use serde_json::{json, Value};
 use std::sync::Mutex;
 use support::moto::Moto;
@@ -31,7 +31,8 @@ struct Domain {
 
 #[async_trait]
 impl Pipeline for Domain {
-    async fn fan_out(&self, event: &Event) -> Result<Vec<Outgoing>, String> {
+    async fn outgoing(&self, item: &Item) -> Result<Vec<Outgoing>, String> {
+        let event = Event::from_item(item).ok_or("not an event")?;
         self.seen
             .lock()
             .unwrap()
@@ -324,7 +325,9 @@ fn a_delivery() -> ciam_core::webhooks::deliver::Outbound {
         event_id: "msg_0123456789abcdef01234567".into(),
         event_sk: "001700000000#msg_0123456789abcdef01234567".into(),
         kind: "user.updated".into(),
-        body: r#"{"type":"user.updated","timestamp":"2023-11-14T22:13:20Z","data":{"userId":"u1"}}"#.into(),
+        body:
+            r#"{"type":"user.updated","timestamp":"2023-11-14T22:13:20Z","data":{"userId":"u1"}}"#
+                .into(),
         event_at: 1_700_000_000,
         since: 1_700_000_005,
         attempts: 0,
@@ -340,7 +343,13 @@ fn a_delivery_survives_its_message_and_sqs_counts_its_attempts() {
     assert_eq!(m.dedup, "msg_0123456789abcdef01234567:ep1");
     assert!(m.dedup.len() <= 128 && m.group.len() <= 128);
     let back = outbound(&m.body, 3).unwrap();
-    assert_eq!(back, ciam_core::webhooks::deliver::Outbound { attempts: 2, ..ob.clone() });
+    assert_eq!(
+        back,
+        ciam_core::webhooks::deliver::Outbound {
+            attempts: 2,
+            ..ob.clone()
+        }
+    );
     // A replay is a new delivery of the same event: SQS must not drop it as a duplicate.
     assert_ne!(message(&ob, true).dedup, m.dedup);
     assert!(outbound("{}", 1).is_err() && outbound("not json", 1).is_err());
@@ -349,7 +358,9 @@ fn a_delivery_survives_its_message_and_sqs_counts_its_attempts() {
 #[tokio::test]
 async fn the_domain_sends_a_replayed_delivery_once_and_an_event_nobody_hears_nowhere() {
     use ciam_lambdas::webhooks::CorePipeline;
-    let ciam = ciam_core::testing::Builder::new(1_700_000_100).build().await;
+    let ciam = ciam_core::testing::Builder::new(1_700_000_100)
+        .build()
+        .await;
     let ob = a_delivery();
     let item = ciam_core::webhooks::queue::to_item(&ob, 1_700_000_100);
     ciam.store.put(item.clone(), None).await.unwrap();
@@ -357,11 +368,23 @@ async fn the_domain_sends_a_replayed_delivery_once_and_an_event_nobody_hears_now
     let pipeline = CorePipeline::new(ciam);
     let out = pipeline.outgoing(&item).await.unwrap();
     assert_eq!(out.len(), 1);
-    assert_eq!(ciam_lambdas::webhooks::outbound(&out[0].body, 1).unwrap().event_id, ob.event_id);
+    assert_eq!(
+        ciam_lambdas::webhooks::outbound(&out[0].body, 1)
+            .unwrap()
+            .event_id,
+        ob.event_id
+    );
     pipeline.queued(&item).await.unwrap();
-    assert!(pipeline.ciam.store.get(&item.key).await.unwrap().is_none(), "the replay item is gone");
+    assert!(
+        pipeline.ciam.store.get(&item.key).await.unwrap().is_none(),
+        "the replay item is gone"
+    );
     // A user without a consent: no delivery.
-    assert!(pipeline.outgoing(&event.to_item()).await.unwrap().is_empty());
+    assert!(pipeline
+        .outgoing(&event.to_item())
+        .await
+        .unwrap()
+        .is_empty());
     // Anything else of the table: nothing.
     let other = Item::new(ciam_store::Key::new("USER#u1", "PROFILE"));
     assert!(pipeline.outgoing(&other).await.unwrap().is_empty());
