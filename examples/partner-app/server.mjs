@@ -139,11 +139,15 @@ function answer(res, status, text) {
 /**
  * What the partner does with an event, after it has answered: here, nothing but a note. A real
  * partner would update its copy of the profile (user.updated, user.mail_changed,
- * user.phone_changed), end its own sessions of the user (session.ended, user.suspended,
- * user.deactivated) and forget the user's data it no longer may keep (consent.revoked: the
- * last event for this user).
+ * user.phone_changed: the note says which fields it would write), end its own sessions of the
+ * user (session.ended, user.suspended, user.deactivated) and forget the user's data it no longer
+ * may keep (consent.revoked: the last event for this user). Never called twice for one webhook-id.
  */
 function work(event, id) {
+  if (event.type === 'user.updated' || event.type === 'user.mail_changed' || event.type === 'user.phone_changed') {
+    const { userId, ...fields } = event.data;
+    console.log(`partner-app: updating ${userId} (${event.type}, ${id}): ${JSON.stringify(fields)}`);
+  }
   if (event.type === 'consent.revoked' || event.type === 'user.deactivated') {
     console.log(`partner-app: forgetting ${event.data.userId} (${event.type}, ${id})`);
   }

@@ -1,6 +1,7 @@
-"""The build shape (docs/operations.md §10): every function runs one of two binaries,
-`bootstrap` or (the WebAuthn ceremonies of ciam_api::CEREMONY_ROUTES) `passkeys`, and names its
-route in CIAM_ROUTE, so `sam build` groups them into TWO build definitions, one per binary:
+"""The build shape (docs/operations.md §10): every function runs one of three binaries,
+`bootstrap`, (the WebAuthn ceremonies of ciam_api::CEREMONY_ROUTES) `passkeys`, or (the webhook
+pipeline's two functions, ciam_api::WEBHOOK_FUNCTIONS) `webhooks`, and names its route in
+CIAM_ROUTE, so `sam build` groups them into THREE build definitions, one per binary:
 cargo-lambda links each binary once, and SAM copies each artifact to its functions.
 
 Asked of SAM itself: the build graph is the one `sam build` makes (BuildContext collects the
@@ -67,9 +68,9 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
     }
     assert len(distributor) == 1
     assert built == len(routes) + 1, "every function is built by sam build"
-    assert len(definitions) == 2, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
+    assert len(definitions) == 3, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
     by_binary = {d.metadata["BuildProperties"]["Binary"]: d for d in definitions}
-    assert set(by_binary) == {"bootstrap", "passkeys"}
+    assert set(by_binary) == {"bootstrap", "passkeys", "webhooks"}
     for binary, definition in by_binary.items():
         assert definition.metadata == {"BuildMethod": "rust-cargolambda", "BuildProperties": {"Binary": binary}}
         assert definition.runtime == "provided.al2023"
@@ -81,6 +82,7 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
             name for name, route in routes.items() if binary_of(route) == binary
         } | (distributor if binary == "bootstrap" else set()), binary
     assert len(by_binary["passkeys"].functions) == len(ceremony_routes()) == 8
+    assert {f.name for f in by_binary["webhooks"].functions} == {"WebhookFanoutFunction", "WebhookDeliveryFunction"}
 
 
 def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(template):
@@ -94,7 +96,7 @@ def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(te
             "BuildProperties": {"Binary": binary_of(route)},
         }, f"{name}: the Metadata of its table's binary"
         groups.setdefault(repr(metadata), set()).add(name)
-    assert len(groups) == 2, groups
+    assert len(groups) == 3, groups
     assert ceremony_routes() <= set(routes.values()), "every ceremony route has a function"
     for name in routes:
         props = template["Resources"][name]["Properties"]
@@ -113,7 +115,7 @@ def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(te
 )
 def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, change):
     """The check above can fail: a function with another Binary, CodeUri or architecture gets a
-    build definition of its own (a third cargo-lambda build). (The Handler is not grouped on
+    build definition of its own (a fourth cargo-lambda build). (The Handler is not grouped on
     for provided.al2023; per-function Environment never is.)"""
     changed = load_template(ROOT / "template.yaml")
     name = next(iter(functions(changed)))
@@ -121,4 +123,4 @@ def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, 
     path = tmp_path / "template.yaml"
     path.write_text(yaml_dump(changed))
     definitions, _ = build_definitions(path, tmp_path)
-    assert len(definitions) == 3
+    assert len(definitions) == 4

@@ -20,6 +20,7 @@ AWS_MANAGED = {
     },
 }
 EVERY_FUNCTION = "every function"
+STREAM_ACTIONS = {"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
 
 
 def expand(cell):
@@ -127,7 +128,10 @@ def test_no_role_can_scan_batch_write_use_an_index_or_a_wildcard(template, trans
             for text in strings(resource):
                 assert text != "*", f"{function}: {s['Action']} on *"
                 assert "/index/" not in text, f"{function}: {s['Action']} on a table index"
-            if any(a.startswith("dynamodb:") for a in as_list(s["Action"])):
+            if set(as_list(s["Action"])) <= STREAM_ACTIONS:
+                # The webhook fan-out reads the table's stream (issue 23), nothing else does.
+                assert resource == {"Fn::Sub": "${Table.Arn}/stream/*"}, f"{function}: the table's stream only, got {resource}"
+            elif any(a.startswith("dynamodb:") for a in as_list(s["Action"])):
                 assert resource == {"Fn::GetAtt": ["Table", "Arn"]}, f"{function}: the table ARN only, got {resource}"
             if any(a.startswith("s3:") for a in as_list(s["Action"])):
                 # Object ARNs only (bucket/...), never the bucket itself.

@@ -23,7 +23,7 @@ pub use route::{
 };
 pub use routes::{
     all_routes, embedded, CEREMONY_ROUTES, EMBEDDED_PAGE, IMAGE_DECODER, INTERNAL, PAGES, RELEASE,
-    ROUTES,
+    ROUTES, WEBHOOK_DELIVERY, WEBHOOK_FANOUT, WEBHOOK_FUNCTIONS,
 };
 
 use axum::Router;

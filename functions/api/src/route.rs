@@ -327,6 +327,9 @@ pub enum Binary {
     Bootstrap,
     /// `CEREMONY_ROUTES`, the WebAuthn ceremonies: the only binary that links the relying party.
     Passkeys,
+    /// The webhook pipeline's functions (`WEBHOOK_FUNCTIONS`): a stream and a queue consumer,
+    /// no HTTP route; the only binary that links the SQS client.
+    Webhooks,
 }
 
 impl Binary {
@@ -335,6 +338,7 @@ impl Binary {
         match self {
             Binary::Bootstrap => "bootstrap",
             Binary::Passkeys => "passkeys",
+            Binary::Webhooks => "webhooks",
         }
     }
 }

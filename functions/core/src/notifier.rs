@@ -85,6 +85,16 @@ pub enum Notice {
     /// Support replaced the account's mail (`mail`) or phone with `new` (masked); told to the
     /// old address.
     IdentityReplacedBySupport { mail: bool, new: String },
+    /// Ciam disabled a webhook endpoint of the app `app` (its names, Chinese and English) at
+    /// `url`: it answered 410 (`gone`), or failed for 3 days. Told to the app's owner
+    /// (`ownerMail`), in both languages: the registry keeps no language for an owner.
+    WebhookDisabled {
+        app: (String, String),
+        app_id: String,
+        endpoint_id: String,
+        url: String,
+        gone: bool,
+    },
 }
 
 impl Notice {
@@ -100,6 +110,7 @@ impl Notice {
             Notice::ReactivatedBySupport => "reactivatedBySupport",
             Notice::PasskeysResetBySupport => "passkeysResetBySupport",
             Notice::IdentityReplacedBySupport { .. } => "identityReplacedBySupport",
+            Notice::WebhookDisabled { .. } => "webhookDisabled",
         }
     }
 }
@@ -113,6 +124,9 @@ pub struct NoticeMessage {
 
 impl NoticeMessage {
     pub fn subject(&self) -> &'static str {
+        if let Notice::WebhookDisabled { .. } = self.notice {
+            return "Ciam：Webhook 端点已停用 / Ciam disabled a webhook endpoint";
+        }
         self.lang
             .pick("Ciam 账号安全提醒", "Ciam account security notice")
     }
@@ -186,6 +200,45 @@ impl NoticeMessage {
             (Notice::IdentityReplacedBySupport { mail: false, new }, Lang::EnUs) => {
                 format!("Support replaced the phone number of your Ciam account with {new}.{tail}")
             }
+            (
+                Notice::WebhookDisabled {
+                    app,
+                    app_id,
+                    endpoint_id,
+                    url,
+                    gone,
+                },
+                _,
+            ) => webhook_disabled(app, app_id, endpoint_id, url, *gone),
         }
     }
+}
+
+/// The owner's notice of a disabled webhook endpoint, in Chinese then English.
+fn webhook_disabled(
+    (zh, en): &(String, String),
+    app_id: &str,
+    endpoint_id: &str,
+    url: &str,
+    gone: bool,
+) -> String {
+    let (why_zh, why_en) = if gone {
+        ("它回复了 410 Gone", "it answered 410 Gone")
+    } else {
+        (
+            "它已连续 3 天投递失败",
+            "every delivery to it failed for 3 days",
+        )
+    };
+    format!(
+        "Ciam 已停用应用「{zh}」（{app_id}）的 Webhook 端点 {url}（{endpoint_id}），因为{why_zh}。\
+         停用期间的事件不会投递。修复接收端后，请在 Ciam 控制台的应用页面重新启用它\
+         （或 PATCH /ciam/v1/app/{app_id}/webhooks/{endpoint_id} {{\"enabled\": true}}），\
+         再按时间段重放错过的事件。\n\n\
+         Ciam disabled the webhook endpoint {url} ({endpoint_id}) of the app \"{en}\" \
+         ({app_id}) because {why_en}. Events are not delivered while it is disabled. Once the \
+         receiver is fixed, enable it again on the app's page of the Ciam console (or PATCH \
+         /ciam/v1/app/{app_id}/webhooks/{endpoint_id} {{\"enabled\": true}}) and replay the \
+         events it missed by time range."
+    )
 }

@@ -17,6 +17,8 @@
 //! `Fn::ForEach`: docs/operations.md §2 "The template is generated".
 
 use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
+pub mod webhooks;
+
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -141,6 +143,19 @@ pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
             internal: true,
         });
     }
+    for i in ciam_api::WEBHOOK_FUNCTIONS {
+        out.push(Function {
+            id: i.id.to_owned(),
+            method: String::new(),
+            path: String::new(),
+            binary: Binary::Webhooks,
+            summary: i.summary.to_owned(),
+            sign_in: None,
+            auth: Auth::Public,
+            lambda: i.lambda,
+            internal: true,
+        });
+    }
     Ok(out)
 }
 
@@ -151,13 +166,15 @@ pub enum Region {
     RouteSettings,
     SignInMetrics,
     DashboardHashing,
+    Webhooks,
     Actions,
 }
 
 impl Region {
-    pub const TEMPLATE: [Region; 4] = [
+    pub const TEMPLATE: [Region; 5] = [
         Region::RouteSettings,
         Region::Functions,
+        Region::Webhooks,
         Region::SignInMetrics,
         Region::DashboardHashing,
     ];
@@ -168,6 +185,7 @@ impl Region {
             Region::RouteSettings => "route-settings",
             Region::SignInMetrics => "sign-in-metrics",
             Region::DashboardHashing => "dashboard-hashing",
+            Region::Webhooks => "webhooks",
             Region::Actions => "actions",
         }
     }
@@ -193,6 +211,7 @@ impl Region {
             Region::RouteSettings => render_route_settings(fns),
             Region::SignInMetrics => render_sign_in_metrics(fns),
             Region::DashboardHashing => render_dashboard_hashing(fns),
+            Region::Webhooks => webhooks::render(),
             Region::Actions => render_actions(fns),
         }
     }
@@ -578,7 +597,12 @@ fn render_function(f: &Function) -> String {
 }
 
 fn render_functions(fns: &[Function]) -> String {
-    fns.iter().map(render_function).collect()
+    // The webhook functions have a region of their own (`webhooks.rs`): their roles, queues and
+    // event sources are not a route's.
+    fns.iter()
+        .filter(|f| f.binary != Binary::Webhooks)
+        .map(render_function)
+        .collect()
 }
 
 fn render_route_settings(fns: &[Function]) -> String {
@@ -700,6 +724,9 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
         "`ses:SendEmail`, `sns:Publish`",
         "SES identity MailFrom and its domain, SMS (no topic)",
     ));
+    if let Some(w) = ciam_api::WEBHOOK_FUNCTIONS.iter().find(|w| w.id == f.id) {
+        return webhooks::actions(w);
+    }
     if f.internal {
         return (
             vec!["none".to_owned()],

@@ -186,6 +186,37 @@ pub async fn init_passkeys(
     .await
 }
 
+/// The `webhooks` init (issue 23): the store, the keys of its row and the notifier (an
+/// endpoint disabled after days of failures is told to its app's owner). It serves no page,
+/// stores no blob and signs no id_token.
+pub async fn init_webhooks(
+    route_id: &str,
+    mut settings: Settings,
+    sdk: aws_config::SdkConfig,
+) -> Result<Ready, String> {
+    let lambda = ciam_api::WEBHOOK_FUNCTIONS
+        .iter()
+        .find(|f| f.id == route_id)
+        .map(|f| f.lambda)
+        .ok_or_else(|| format!("no webhook function with id {route_id}"))?;
+    let no_signer = std::future::ready(Ok::<Option<Arc<dyn OidcSigner>>, String>(None));
+    let notifier = AwsNotifier::new(
+        aws_sdk_sesv2::Client::new(&sdk),
+        aws_sdk_sns::Client::new(&sdk),
+        settings.mail_from.take(),
+    );
+    init_with(
+        route_id,
+        lambda,
+        settings,
+        sdk,
+        no_signer,
+        Arc::new(notifier),
+        Arc::new(Unavailable),
+    )
+    .await
+}
+
 /// What both inits share: the secrets (read alongside `signer`), the keys, the store and the
 /// configuration.
 async fn init_with(

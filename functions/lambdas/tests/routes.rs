@@ -8,7 +8,9 @@
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ciam_api::{all_routes, Table, BASE, CEREMONY_ROUTES, INTERNAL, PAGES, ROUTES};
+use ciam_api::{
+    all_routes, Table, BASE, CEREMONY_ROUTES, INTERNAL, PAGES, ROUTES, WEBHOOK_FUNCTIONS,
+};
 use ciam_lambdas::{Binary, Bootstrap, Passkeys};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -99,6 +101,8 @@ fn build_metadata(binary: &str) -> String {
 fn binary_of(id: &str) -> &'static str {
     if CEREMONY_ROUTES.iter().any(|r| r.id == id) {
         Passkeys::NAME
+    } else if WEBHOOK_FUNCTIONS.iter().any(|f| f.id == id) {
+        ciam_api::Binary::Webhooks.name()
     } else {
         Bootstrap::NAME
     }
@@ -150,7 +154,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         assert!(ids.contains(id), "{id}: bootstrap serves every page");
     }
 
-    // The two binaries: nothing else in src/bin, no per-route main.
+    // The three binaries: nothing else in src/bin, no per-route main.
     let mut bins: Vec<String> = std::fs::read_dir(crate_dir().join("src").join("bin"))
         .expect("src/bin")
         .filter_map(Result::ok)
@@ -161,9 +165,10 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         bins,
         vec![
             format!("{}.rs", Bootstrap::NAME),
-            format!("{}.rs", Passkeys::NAME)
+            format!("{}.rs", Passkeys::NAME),
+            format!("{}.rs", ciam_api::Binary::Webhooks.name()),
         ],
-        "src/bin holds the two binaries"
+        "src/bin holds the three binaries"
     );
 
     let functions = functions_by_route();
@@ -172,6 +177,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
     // distributor (distributor.rs).
     let mut expected = ids.clone();
     expected.extend(INTERNAL.iter().map(|i| i.id.to_owned()));
+    expected.extend(WEBHOOK_FUNCTIONS.iter().map(|i| i.id.to_owned()));
     expected.insert(ciam_lambdas::distributor::DISTRIBUTOR.to_owned());
     assert_eq!(
         served, expected,
@@ -212,7 +218,19 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
             );
         }
     }
-    assert_eq!(builds.len(), 2, "exactly two build definitions: {builds:?}");
+    assert_eq!(
+        builds.len(),
+        3,
+        "exactly three build definitions: {builds:?}"
+    );
+    for w in WEBHOOK_FUNCTIONS {
+        let f = &functions[w.id];
+        assert!(
+            f.values("Type").iter().all(|t| *t != "HttpApi"),
+            "{}: no route",
+            w.id
+        );
+    }
 
     for route in all_routes() {
         let f = &functions[route.id];

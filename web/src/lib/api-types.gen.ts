@@ -146,6 +146,8 @@ export type App = {
   logo: string;
   /** https URL of the app's privacy policy, or empty */
   privacyUrl: string;
+  /** the owner's e-mail (told when Ciam disables a webhook endpoint), or empty */
+  ownerMail: string;
   serviceUrls: string[];
   frameOrigins: string[];
   postLogoutRedirectUris: string[];
@@ -627,6 +629,8 @@ export type CreateAppRequest = {
   logo?: string;
   /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
   privacyUrl?: string;
+  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
+  ownerMail?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -658,6 +662,8 @@ export type PatchAppRequest = {
   logo?: string;
   /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
   privacyUrl?: string;
+  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
+  ownerMail?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -1123,6 +1129,8 @@ export type AdminCreateAppRequest = {
   logo?: string;
   /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
   privacyUrl?: string;
+  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
+  ownerMail?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
   serviceUrls: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
@@ -1162,6 +1170,8 @@ export type AdminPatchAppRequest = {
   logo?: string;
   /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
   privacyUrl?: string;
+  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
+  ownerMail?: string;
   /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
   serviceUrls?: string[];
   /** Origins allowed to embed the sign-in, e.g. https://app.example.com */

@@ -33,6 +33,7 @@ pub struct AppChange {
     logout_url: Option<String>,
     scopes: Option<Value>,
     recommended: Option<bool>,
+    owner_mail: Option<String>,
     reason: String,
 }
 
@@ -54,6 +55,7 @@ impl AppChange {
                 logout_url: self.logout_url,
                 scopes: typed("scopes", self.scopes)?,
                 recommended: self.recommended,
+                owner_mail: self.owner_mail,
             },
             self.reason,
         ))

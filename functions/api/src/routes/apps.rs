@@ -32,6 +32,7 @@ pub struct AppBody {
     logout_url: Option<String>,
     scopes: Option<Value>,
     recommended: Option<bool>,
+    owner_mail: Option<String>,
     rotate_secret: Option<bool>,
 }
 
@@ -72,6 +73,7 @@ impl AppBody {
                 logout_url: self.logout_url,
                 scopes: typed("scopes", self.scopes)?,
                 recommended: self.recommended,
+                owner_mail: self.owner_mail,
             },
             self.rotate_secret.unwrap_or(false),
         ))

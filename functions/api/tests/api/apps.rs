@@ -535,3 +535,49 @@ async fn a_privacy_policy_url_is_https_only_and_reaches_the_consent_screen() {
         .ok(200);
     assert_eq!(app.get_app(admin, id).await.ok(200)["privacyUrl"], "");
 }
+
+/// Issue 23: the registry's `ownerMail`, the contact told when Ciam disables one of the app's
+/// webhook endpoints: a valid e-mail (stored lower-case), shown to admins only — never in the
+/// public app list nor the consent screen —, changed and removed by PATCH.
+#[tokio::test]
+async fn an_owner_mail_is_checked_kept_for_admins_and_never_shown_to_users() {
+    let w = world().await;
+    let (app, admin, id) = (&w.app, &w.admin, &w.app_id);
+    assert_eq!(app.get_app(admin, id).await.ok(200)["ownerMail"], "");
+    for bad in [
+        "owner",
+        "owner@",
+        "owner@factory",
+        "a b@factory.example.com",
+    ] {
+        let e = app
+            .patch_app(admin, id, &json!({ "ownerMail": bad }))
+            .await
+            .error(400, "INVALID_MAIL");
+        assert_eq!(e["field"], "ownerMail", "{bad}");
+    }
+    assert_eq!(app.get_app(admin, id).await.ok(200)["ownerMail"], "");
+    let patched = app
+        .patch_app(
+            admin,
+            id,
+            &json!({ "ownerMail": " Ops@Factory.example.com " }),
+        )
+        .await
+        .ok(200);
+    assert_eq!(patched["app"]["ownerMail"], "ops@factory.example.com");
+    // Not in what users and the public see.
+    let public = app.get("/app/language/zh-CN", None).await.ok(200);
+    assert!(!public.to_string().contains("ops@factory"), "{public}");
+    let ctx = app.get_consent(&w.user, id, SERVICE).await.ok(200);
+    assert!(!ctx.to_string().contains("ops@factory"), "{ctx}");
+    // Created with one; removed with an empty one.
+    let mut body = new_app("Owned shop");
+    body["ownerMail"] = json!("owner@shop.example.com");
+    let created = app.create_app(admin, &body).await.ok(201);
+    assert_eq!(created["app"]["ownerMail"], "owner@shop.example.com");
+    app.patch_app(admin, id, &json!({ "ownerMail": "" }))
+        .await
+        .ok(200);
+    assert_eq!(app.get_app(admin, id).await.ok(200)["ownerMail"], "");
+}

@@ -461,6 +461,7 @@ async fn a_410_disables_the_endpoint_at_once_and_a_redirect_is_not_followed() {
         .issue_ticket(&w.user, &w.app_id, SERVICE)
         .await
         .ok(200);
+    set_owner(&w, "owner@factory.example.com").await;
     let (gone, gone_url) = Receiver::start(&[410]).await;
     let (moved, moved_url) = Receiver::start(&[302, 302]).await;
     let (ep_gone, _) = add_endpoint(&w, &gone_url, &["user.updated"]).await;
@@ -478,6 +479,23 @@ async fn a_410_disables_the_endpoint_at_once_and_a_redirect_is_not_followed() {
         .ok(200);
     assert_eq!(one["enabled"], false);
     assert_eq!(one["disabledAt"], w.app.now());
+    // Its owner is told, once, in both languages, what to do.
+    let told = disabled_notices(&w);
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0].to.as_str(), "owner@factory.example.com");
+    let text = told[0].text();
+    assert!(
+        text.contains(&gone_url) && text.contains(&ep_gone),
+        "{text}"
+    );
+    assert!(
+        text.contains("410 Gone") && text.contains("已停用"),
+        "{text}"
+    );
+    assert!(text.contains(&format!(
+        "PATCH /ciam/v1/app/{}/webhooks/{ep_gone}",
+        w.app_id
+    )));
     let l = log(&w, &ep_gone).await;
     assert_eq!(
         (l[0]["status"].as_i64(), l[0]["outcome"].as_str()),
@@ -498,6 +516,32 @@ async fn a_410_disables_the_endpoint_at_once_and_a_redirect_is_not_followed() {
     w.app.clock.advance(5);
     run(&w).await;
     assert_eq!(gone.count(), 1);
+    assert_eq!(disabled_notices(&w).len(), 1, "told once");
+}
+
+/// Registers `mail` as the app's owner (PATCH /app/{appId}).
+async fn set_owner(w: &World, mail: &str) {
+    let got = w
+        .app
+        .send_json(
+            Method::PATCH,
+            &format!("/app/{}", w.app_id),
+            Some(&w.admin),
+            &json!({ "ownerMail": mail }),
+        )
+        .await
+        .ok(200);
+    assert_eq!(got["app"]["ownerMail"], mail);
+}
+
+/// The owner notices of disabled endpoints sent so far.
+fn disabled_notices(w: &World) -> Vec<ciam_core::NoticeMessage> {
+    w.app
+        .outbox
+        .notices()
+        .into_iter()
+        .filter(|n| n.notice.kind() == "webhookDisabled")
+        .collect()
 }
 
 #[tokio::test]
@@ -591,6 +635,8 @@ async fn an_endpoint_failing_for_three_days_without_a_success_is_disabled_and_re
     let got = w.app.get(&one, Some(&w.admin)).await.ok(200);
     assert_eq!(got["enabled"], false);
     assert_eq!(got["disabledAt"], w.app.now());
+    // The app has no ownerMail: nobody to mail (the registry and the console show it disabled).
+    assert!(disabled_notices(&w).is_empty());
     emit(&w, Kind::UserUpdated, "c").await;
     run(&w).await;
     assert_eq!(rx.count(), tries + 1, "a disabled endpoint hears nothing");

@@ -84,6 +84,7 @@ pub(crate) async fn create_app(
         backchannel_logout_uri: f.backchannel_logout_uri.unwrap_or_default(),
         logout_url: f.logout_url.unwrap_or_default(),
         scopes: f.scopes.unwrap_or_default(),
+        owner_mail: f.owner_mail.unwrap_or_default(),
         secret_hash: Some(hash),
         prev_secret_hash: None,
         prev_secret_until: None,
@@ -208,6 +209,14 @@ pub(crate) async fn plan(
     if let Some(v) = f.privacy_url {
         differs("privacyUrl", v == current.privacy_url);
         ops.push(Update::Set("privacyUrl".into(), v.into()));
+    }
+    if let Some(v) = f.owner_mail {
+        differs("ownerMail", v == current.owner_mail);
+        ops.push(if v.is_empty() {
+            Update::Remove("ownerMail".into())
+        } else {
+            Update::Set("ownerMail".into(), v.into())
+        });
     }
     if let Some(urls) = &f.service_urls {
         differs("serviceUrls", *urls == current.service_urls);

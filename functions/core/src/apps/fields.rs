@@ -24,6 +24,8 @@ pub struct AppFields {
     pub logout_url: Option<String>,
     pub scopes: Option<Vec<String>>,
     pub recommended: Option<bool>,
+    /// Empty: none. Who is told when Ciam disables one of the app's webhook endpoints.
+    pub owner_mail: Option<String>,
 }
 
 pub(super) fn invalid(field: &'static str, zh: &'static str, en: &'static str) -> Error {
@@ -140,6 +142,19 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
         }
         p => p,
     };
+    let owner_mail = match f.owner_mail {
+        Some(m) if !m.trim().is_empty() => Some(
+            crate::validate::Email::parse(&m)
+                .map_err(|e| Error {
+                    field: Some("ownerMail".into()),
+                    ..e
+                })?
+                .as_str()
+                .to_owned(),
+        ),
+        Some(_) => Some(String::new()),
+        None => None,
+    };
     Ok(AppFields {
         name: names,
         description,
@@ -152,6 +167,7 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
         logout_url,
         scopes,
         recommended: f.recommended,
+        owner_mail,
     })
 }
 

@@ -116,6 +116,8 @@ pub struct AppDetail {
     pub logout_url: String,
     pub scopes: Vec<String>,
     pub recommended: bool,
+    /// Who is told when Ciam disables one of its webhook endpoints; empty when none.
+    pub owner_mail: String,
     pub created_at: i64,
     /// While a rotation's overlap runs: when the previous secret stops working (Unix seconds);
     /// null otherwise.
@@ -146,6 +148,9 @@ pub struct App {
     /// Where a ticket (CAS-style) app gets its `session.ended` notice (empty: none).
     pub logout_url: String,
     pub scopes: Vec<String>,
+    /// The owner's contact (never shown outside the registry): told when Ciam disables one of
+    /// the app's webhook endpoints (`webhooks::owner`); empty when none.
+    pub owner_mail: String,
     /// The keyed hash (`app-secret`) of the secret.
     pub secret_hash: Option<String>,
     /// The secret before the last rotation, working until `prev_secret_until`.
@@ -176,6 +181,7 @@ impl App {
             backchannel_logout_uri: s("backchannelLogoutUri"),
             logout_url: s("logoutUrl"),
             scopes: i.strings("scopes"),
+            owner_mail: s("ownerMail"),
             secret_hash: i.s("secretHash").map(str::to_owned),
             prev_secret_hash: i.s("prevSecretHash").map(str::to_owned),
             prev_secret_until: i.n("prevSecretUntil"),
@@ -203,6 +209,10 @@ impl App {
             .with("backchannelLogoutUri", self.backchannel_logout_uri.as_str())
             .with("logoutUrl", self.logout_url.as_str())
             .with("scopes", Value::strings(&self.scopes))
+            .with_opt(
+                "ownerMail",
+                (!self.owner_mail.is_empty()).then_some(self.owner_mail.as_str()),
+            )
             .with_opt("secretHash", self.secret_hash.as_deref())
             .with_opt("prevSecretHash", self.prev_secret_hash.as_deref())
             .with_opt("prevSecretUntil", self.prev_secret_until)
@@ -251,6 +261,7 @@ impl App {
             logout_url: self.logout_url.clone(),
             scopes: self.scopes.clone(),
             recommended: self.recommended,
+            owner_mail: self.owner_mail.clone(),
             created_at: self.created_at,
             previous_secret_until: self.previous_live_until(now),
             secret_rotated_at: self.secret_rotated_at,

@@ -96,6 +96,7 @@ fn given(f: &AppFields) -> Vec<&'static str> {
         ("logoutUrl", f.logout_url.is_some()),
         ("scopes", f.scopes.is_some()),
         ("recommended", f.recommended.is_some()),
+        ("ownerMail", f.owner_mail.is_some()),
     ]
     .into_iter()
     .filter_map(|(n, g)| g.then_some(n))

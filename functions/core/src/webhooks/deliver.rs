@@ -191,6 +191,7 @@ pub async fn attempt(
         }
     };
     let mut ops = Vec::new();
+    let mut disabling = false;
     let step = if ok {
         ops.push(Update::Set("lastSuccessAt".into(), now.into()));
         ops.push(Update::Remove("failingSince".into()));
@@ -202,6 +203,7 @@ pub async fn attempt(
         }
         if code == 410 || now - since >= DISABLE_AFTER_SECS {
             ops.push(Update::Set("disabledAt".into(), now.into()));
+            disabling = true;
             entry.error = Some(if code == 410 {
                 "410 Gone: endpoint disabled".into()
             } else {
@@ -224,7 +226,15 @@ pub async fn attempt(
     .into();
     log::write(ciam, &entry).await?;
     if !ops.is_empty() {
-        match ciam.store.update(&e.key(), ops, Some(Cond::Exists)).await {
+        // Only the attempt that disables it tells the owner (two attempts at once disable it
+        // once: the second finds `disabledAt` set).
+        let cond = if disabling {
+            Cond::And(vec![Cond::Exists, Cond::AttrNotExists("disabledAt".into())])
+        } else {
+            Cond::Exists
+        };
+        match ciam.store.update(&e.key(), ops, Some(cond)).await {
+            Ok(_) if disabling => super::owner::tell_disabled(ciam, &e, code == 410).await,
             Ok(_) | Err(ciam_store::StoreError::ConditionFailed) => {}
             Err(err) => return Err(err.into()),
         }

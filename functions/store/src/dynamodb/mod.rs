@@ -6,7 +6,10 @@
 mod convert;
 mod expr;
 mod schema;
+mod stream;
 mod tx;
+
+pub use stream::item_from_image;
 
 use crate::{
     validate_attrs, validate_ops, validate_token, validate_tx, Clock, Cond, Item, Key, Query,

@@ -25,6 +25,7 @@ const m = defineMessages({
   },
   backchannelLogoutUri: { id: 'admin.appForm.backchannelLogoutUri', defaultMessage: 'Back-channel logout URI (OpenID Connect, https)' },
   logoutUrl: { id: 'admin.appForm.logoutUrl', defaultMessage: 'Logout notice URL (ticket apps, https)' },
+  ownerMail: { id: 'admin.appForm.ownerMail', defaultMessage: "Owner's e-mail (told when Ciam disables a webhook endpoint)" },
   scopes: { id: 'admin.appForm.scopes', defaultMessage: 'What the app may ask to see' },
   recommended: { id: 'admin.appForm.recommended', defaultMessage: 'Recommended to customers' },
   required: { id: 'admin.appForm.required', defaultMessage: 'Required' },
@@ -58,6 +59,7 @@ function initial(app?: AppDetail) {
     postLogoutRedirectUris: (app?.postLogoutRedirectUris ?? []).join('\n'),
     backchannelLogoutUri: app?.backchannelLogoutUri ?? '',
     logoutUrl: app?.logoutUrl ?? '',
+    ownerMail: app?.ownerMail ?? '',
     scopes: new Set<Scope>(app?.scopes ?? []),
     recommended: app?.recommended ?? false,
   };
@@ -107,11 +109,12 @@ export function AppForm({
       postLogoutRedirectUris: lines(v.postLogoutRedirectUris),
       backchannelLogoutUri: v.backchannelLogoutUri.trim(),
       logoutUrl: v.logoutUrl.trim(),
+      ownerMail: v.ownerMail.trim(),
       scopes: SCOPES.filter((s) => v.scopes.has(s)),
       recommended: v.recommended,
     });
   };
-  const text = (key: 'zh' | 'en' | 'logo' | 'privacyUrl' | 'backchannelLogoutUri' | 'logoutUrl', field: string, label: MessageDescriptor, type = 'text') => (
+  const text = (key: 'zh' | 'en' | 'logo' | 'privacyUrl' | 'backchannelLogoutUri' | 'logoutUrl' | 'ownerMail', field: string, label: MessageDescriptor, type = 'text') => (
     <>
       <label htmlFor={`${id}${key}`}>
         <FormattedMessage {...label} />
@@ -166,6 +169,7 @@ export function AppForm({
       {area('postLogoutRedirectUris', m.postLogoutRedirectUris, m.postLogoutRedirectUrisHint)}
       {text('backchannelLogoutUri', 'backchannelLogoutUri', m.backchannelLogoutUri, 'url')}
       {text('logoutUrl', 'logoutUrl', m.logoutUrl, 'url')}
+      {text('ownerMail', 'ownerMail', m.ownerMail, 'email')}
       <fieldset className="choice">
         <legend>
           <FormattedMessage {...m.scopes} />
@@ -192,7 +196,7 @@ export function AppForm({
         <input type="checkbox" name="recommended" checked={v.recommended} onChange={(e) => set('recommended', e.target.checked)} />
         <FormattedMessage {...m.recommended} />
       </label>
-      <ErrorText id={`${id}other`} error={error && !['name', 'description', 'logo', 'privacyUrl', 'serviceUrls', 'frameOrigins', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'logoutUrl'].some((f) => error.field.startsWith(f)) ? error.text : null} />
+      <ErrorText id={`${id}other`} error={error && !['name', 'description', 'logo', 'privacyUrl', 'serviceUrls', 'frameOrigins', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'logoutUrl', 'ownerMail'].some((f) => error.field.startsWith(f)) ? error.text : null} />
       <div className="actions">
         {onCancel && (
           <button type="button" onClick={onCancel}>

@@ -33,6 +33,7 @@ const m = defineMessages({
   postLogoutRedirectUris: { id: 'admin.app.postLogoutRedirectUris', defaultMessage: 'Addresses after sign-out' },
   backchannelLogoutUri: { id: 'admin.app.backchannelLogoutUri', defaultMessage: 'Back-channel logout URI' },
   logoutUrl: { id: 'admin.app.logoutUrl', defaultMessage: 'Logout notice URL' },
+  ownerMail: { id: 'admin.app.ownerMail', defaultMessage: "Owner's e-mail" },
   scopes: { id: 'admin.app.scopes', defaultMessage: 'Scopes' },
   recommended: { id: 'admin.apps.col.recommended', defaultMessage: 'Recommended' },
   created: { id: 'admin.apps.col.created', defaultMessage: 'Registered' },
@@ -168,6 +169,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
               {fact(m.postLogoutRedirectUris, list(app.postLogoutRedirectUris))}
               {fact(m.backchannelLogoutUri, app.backchannelLogoutUri ? <code>{app.backchannelLogoutUri}</code> : intl.formatMessage(m.none))}
               {fact(m.logoutUrl, app.logoutUrl ? <code>{app.logoutUrl}</code> : intl.formatMessage(m.none))}
+              {fact(m.ownerMail, app.ownerMail || intl.formatMessage(m.none))}
               {fact(m.scopes, app.scopes.length ? app.scopes.map((s) => intl.formatMessage(scopeNames[s])).join(', ') : intl.formatMessage(m.none))}
               {fact(m.recommended, intl.formatMessage(app.recommended ? m.yes : m.no))}
               {fact(m.created, <When at={app.createdAt} />)}

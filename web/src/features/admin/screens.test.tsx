@@ -198,6 +198,7 @@ describe('apps', () => {
       postLogoutRedirectUris: [],
       backchannelLogoutUri: '',
       logoutUrl: '',
+      ownerMail: '',
       scopes: ['email'],
       recommended: false,
       reason: 'partner onboarding',
@@ -221,12 +222,14 @@ describe('apps', () => {
     type('Addresses after sign-out (one a line)', 'https://new.example.com/bye\nhttps://new.example.com/bye?x=1', f);
     type('Back-channel logout URI (OpenID Connect, https)', 'http://new.example.com/bc', f);
     type('Logout notice URL (ticket apps, https)', 'https://new.example.com/cas/logout', f);
+    type("Owner's e-mail (told when Ciam disables a webhook endpoint)", ' ops@new.example.com ', f);
     fireEvent.submit(f);
     await confirmWithReason('create-app-dialog', 'partner onboarding');
     expect(fake.callsTo('POST', '/admin/apps')[0]?.body).toMatchObject({
       postLogoutRedirectUris: ['https://new.example.com/bye', 'https://new.example.com/bye?x=1'],
       backchannelLogoutUri: 'http://new.example.com/bc',
       logoutUrl: 'https://new.example.com/cas/logout',
+      ownerMail: 'ops@new.example.com',
     });
     const input = within(f).getByLabelText('Back-channel logout URI (OpenID Connect, https)');
     expect(input.getAttribute('aria-invalid')).toBe('true');

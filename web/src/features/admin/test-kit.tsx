@@ -44,6 +44,7 @@ export const app: AppDetail = {
   description: 'The shop',
   logo: '',
   privacyUrl: '',
+  ownerMail: 'owner@mall.example.com',
   serviceUrls: ['https://mall.example.com/cb'],
   frameOrigins: [],
   postLogoutRedirectUris: [],

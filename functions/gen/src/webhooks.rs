@@ -1,0 +1,422 @@
+//! The template's webhook pipeline (issue 23, docs/events-design.md §2), generated from the two
+//! rows of `ciam_api::WEBHOOK_FUNCTIONS` and the partition prefixes the domain writes, so the
+//! roles' `dynamodb:LeadingKeys` conditions cannot drift from the code.
+//!
+//! The table's stream (`NEW_IMAGE`) → an event source mapping whose filter passes inserted
+//! `EVT#` items only → the fan-out function → the FIFO delivery queue → the delivery function;
+//! a message that keeps failing goes to the FIFO dead-letter queue, a stream batch the fan-out
+//! cannot handle to a standard queue (a stream mapping's on-failure destination cannot be FIFO).
+//! Each function has its own role, written here in full: SAM's defaults for stream and queue
+//! sources (`AWSLambdaDynamoDBExecutionRole`, `AWSLambdaSQSQueueExecutionRole`) allow every
+//! stream and every queue of the account.
+
+use crate::{inline_statements, quoted};
+use ciam_api::{InternalDef, Lambda, WEBHOOK_DELIVERY, WEBHOOK_FANOUT};
+use std::fmt::Write as _;
+
+/// The partition prefixes of a partner app's endpoints and of an endpoint's delivery log.
+const ENDPOINT_PK_PREFIX: &str = ciam_core::webhooks::PK_PREFIX;
+const DELIVERY_PK_PREFIX: &str = ciam_core::webhooks::log::PK_PREFIX;
+/// The registry's replays: deliveries written as items of this partition, sent on by the
+/// fan-out (the one partition it deletes from).
+const REPLAY_PK: &str = ciam_core::webhooks::queue::QUEUE_PK;
+
+/// The partitions the fan-out reads: the user's consents (`USER#<id>` / `CONSENT#...`) and the
+/// consented apps' endpoints.
+const FANOUT_READS: [&str; 2] = ["USER#", ENDPOINT_PK_PREFIX];
+/// The partitions the delivery reads (the endpoints, with their sealed secrets) and writes (the
+/// delivery log, an endpoint's failure state).
+const DELIVERY_READS: [&str; 1] = [ENDPOINT_PK_PREFIX];
+const DELIVERY_WRITES: [&str; 2] = [ENDPOINT_PK_PREFIX, DELIVERY_PK_PREFIX];
+
+/// The stream filter: inserted event items and replayed deliveries, nothing else of the table.
+pub fn stream_filter() -> String {
+    format!(
+        r#"{{"eventName": ["INSERT"], "dynamodb": {{"Keys": {{"pk": {{"S": [{{"prefix": "{}"}}, "{}"]}}}}}}}}"#,
+        ciam_core::events::PK_PREFIX,
+        REPLAY_PK
+    )
+}
+
+pub fn stem(f: &InternalDef) -> String {
+    f.id.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn leading_keys(prefixes: &[&str]) -> String {
+    let list: Vec<String> = prefixes.iter().map(|p| quoted(&format!("{p}*"))).collect();
+    format!(
+        "                Condition:
+                  ForAllValues:StringLike:
+                    dynamodb:LeadingKeys: [{}]
+",
+        list.join(", ")
+    )
+}
+
+fn exact_keys(keys: &[&str]) -> String {
+    let list: Vec<String> = keys.iter().map(|k| quoted(k)).collect();
+    format!(
+        "                Condition:
+                  ForAllValues:StringEquals:
+                    dynamodb:LeadingKeys: [{}]
+",
+        list.join(", ")
+    )
+}
+
+/// A role for one function (`<Stem>FunctionRole`, the name SAM would give it): the basic
+/// execution policy every function has (its log lines), then `statements`.
+fn role(f: &InternalDef, statements: &str) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "  {stem}FunctionRole:
+    Type: AWS::IAM::Role
+    Properties:
+      Description: {description}
+      AssumeRolePolicyDocument:
+        Version: \"2012-10-17\"
+        Statement:
+          - Effect: Allow
+            Principal: {{Service: lambda.amazonaws.com}}
+            Action: sts:AssumeRole
+      ManagedPolicyArns:
+        - arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole
+      Policies:
+        - PolicyName: {id}
+          PolicyDocument:
+            Version: \"2012-10-17\"
+            Statement:
+",
+        stem = stem(f),
+        description = quoted(&format!("The role of {} only", f.id)),
+        id = f.id,
+    );
+    s.push_str(statements);
+    s.push('\n');
+    s
+}
+
+/// The row's own statements (mail and SMS, key secrets), re-indented under a role's policy.
+fn row_statements(l: &Lambda) -> String {
+    inline_statements(l)
+        .lines()
+        .map(|line| format!("  {line}\n"))
+        .collect()
+}
+
+fn function(f: &InternalDef, env: &str, events: &str) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "  {stem}Function:
+    Type: AWS::Serverless::Function
+    Metadata:
+      BuildMethod: rust-cargolambda
+      BuildProperties:
+        Binary: {binary}
+    Properties:
+      Description: {description}
+      MemorySize: {memory}
+      Timeout: {timeout}
+      Role: !GetAtt {stem}FunctionRole.Arn
+      LoggingConfig:
+        LogGroup: !Ref FunctionLogs
+      Environment:
+        Variables:
+          CIAM_ROUTE: {id}
+          CIAM_WEBHOOK_QUEUE_URL: !Ref WebhookQueue
+{env}      Events:
+{events}
+",
+        stem = stem(f),
+        binary = ciam_api::Binary::Webhooks.name(),
+        description = quoted(&format!("internal - {}", f.summary)),
+        memory = f.lambda.memory,
+        timeout = f.lambda.timeout,
+        id = f.id,
+    );
+    s
+}
+
+fn key_env(l: &Lambda) -> String {
+    crate::key_secrets(l)
+        .map(|p| {
+            format!(
+                "          {}: !Ref {p}KeySecret\n",
+                crate::ciam_lambdas_var(p)
+            )
+        })
+        .collect()
+}
+
+fn queue_alarm(name: &str, queue: &str, what: &str) -> String {
+    format!(
+        "  {name}:
+    Type: AWS::CloudWatch::Alarm
+    Properties:
+      AlarmDescription: {description}
+      Namespace: AWS/SQS
+      MetricName: ApproximateNumberOfMessagesVisible
+      Dimensions:
+        - Name: QueueName
+          Value: !GetAtt {queue}.QueueName
+      Statistic: Maximum
+      Period: 300
+      EvaluationPeriods: 1
+      Threshold: 1
+      ComparisonOperator: GreaterThanOrEqualToThreshold
+      TreatMissingData: notBreaching
+      AlarmActions: [!Ref AlarmTopic]
+      OKActions: [!Ref AlarmTopic]
+
+",
+        description = quoted(&format!(
+            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
+        )),
+    )
+}
+
+/// The region `webhooks` of template.yaml.
+pub fn render() -> String {
+    let mut s = String::from(
+        "  # The delivery queue: FIFO, so the deliveries of one user to one endpoint arrive in
+  # order and a retried one holds back the later ones of its group only. A failed attempt hides
+  # its message until the next backoff step (the delivery function sets its visibility); after
+  # 24 hours the domain gives up and the message is deleted, so what reaches the dead letters
+  # is a function that kept crashing on it.
+  WebhookQueue:
+    Type: AWS::SQS::Queue
+    Properties:
+      FifoQueue: true
+      ContentBasedDeduplication: false
+      DeduplicationScope: messageGroup
+      FifoThroughputLimit: perMessageGroupId
+",
+    );
+    let _ = write!(
+        s,
+        "      # At least six times the delivery function's timeout (Lambda's advice for a queue source).
+      VisibilityTimeout: {visibility}
+      MessageRetentionPeriod: 172800
+      SqsManagedSseEnabled: true
+      RedrivePolicy:
+        deadLetterTargetArn: !GetAtt WebhookDeadLetters.Arn
+        maxReceiveCount: 50
+
+  WebhookDeadLetters:
+    Type: AWS::SQS::Queue
+    Properties:
+      FifoQueue: true
+      MessageRetentionPeriod: 1209600
+      SqsManagedSseEnabled: true
+
+  WebhookFanoutFailures:
+    Type: AWS::SQS::Queue
+    Properties:
+      MessageRetentionPeriod: 1209600
+      SqsManagedSseEnabled: true
+
+",
+        visibility = 6 * WEBHOOK_DELIVERY.lambda.timeout,
+    );
+    let fanout = format!(
+        "              - Sid: ReadTheTableStream
+                Effect: Allow
+                Action: [dynamodb:DescribeStream, dynamodb:GetRecords, dynamodb:GetShardIterator, dynamodb:ListStreams]
+                Resource: !Sub \"${{Table.Arn}}/stream/*\"
+              - Sid: ReadConsentsAndEndpoints
+                Effect: Allow
+                Action: [dynamodb:GetItem, dynamodb:BatchGetItem, dynamodb:Query]
+                Resource: !GetAtt Table.Arn
+{reads}              - Sid: RemoveSentReplays
+                Effect: Allow
+                Action: dynamodb:DeleteItem
+                Resource: !GetAtt Table.Arn
+{replays}              - Sid: AuditEntriesAreAppendOnly
+                Effect: Deny
+                Action: [dynamodb:UpdateItem, dynamodb:DeleteItem]
+                Resource: !GetAtt Table.Arn
+                Condition:
+                  ForAnyValue:StringLike:
+                    dynamodb:LeadingKeys: [\"AUDIT#*\"]
+              - Sid: SendDeliveries
+                Effect: Allow
+                Action: sqs:SendMessage
+                Resource: !GetAtt WebhookQueue.Arn
+              - Sid: SetAsideFailedBatches
+                Effect: Allow
+                Action: sqs:SendMessage
+                Resource: !GetAtt WebhookFanoutFailures.Arn
+{row}",
+        reads = leading_keys(&FANOUT_READS),
+        replays = exact_keys(&[REPLAY_PK]),
+        row = row_statements(&WEBHOOK_FANOUT.lambda),
+    );
+    s.push_str(&role(&WEBHOOK_FANOUT, &fanout));
+    let delivery = format!(
+        "              - Sid: TakeDeliveries
+                Effect: Allow
+                Action: [sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility, sqs:GetQueueAttributes]
+                Resource: !GetAtt WebhookQueue.Arn
+              - Sid: ReadEndpoints
+                Effect: Allow
+                Action: [dynamodb:GetItem, dynamodb:BatchGetItem]
+                Resource: !GetAtt Table.Arn
+{reads}              - Sid: WriteTheDeliveryLog
+                Effect: Allow
+                Action: [dynamodb:PutItem, dynamodb:UpdateItem]
+                Resource: !GetAtt Table.Arn
+{writes}              - Sid: AuditEntriesAreAppendOnly
+                Effect: Deny
+                Action: [dynamodb:UpdateItem, dynamodb:DeleteItem]
+                Resource: !GetAtt Table.Arn
+                Condition:
+                  ForAnyValue:StringLike:
+                    dynamodb:LeadingKeys: [\"AUDIT#*\"]
+{row}",
+        reads = leading_keys(&DELIVERY_READS),
+        writes = leading_keys(&DELIVERY_WRITES),
+        row = row_statements(&WEBHOOK_DELIVERY.lambda),
+    );
+    s.push_str(&role(&WEBHOOK_DELIVERY, &delivery));
+    let stream = format!(
+        "        Outbox:
+          Type: DynamoDB
+          Properties:
+            Stream: !GetAtt Table.StreamArn
+            StartingPosition: TRIM_HORIZON
+            BatchSize: 100
+            MaximumBatchingWindowInSeconds: 1
+            # Records older than a day are the failures queue's (the deliveries' own window).
+            MaximumRecordAgeInSeconds: 86400
+            MaximumRetryAttempts: 50
+            BisectBatchOnFunctionError: true
+            FunctionResponseTypes: [ReportBatchItemFailures]
+            DestinationConfig:
+              OnFailure:
+                Destination: !GetAtt WebhookFanoutFailures.Arn
+            FilterCriteria:
+              Filters:
+                - Pattern: {filter}",
+        filter = quoted(&stream_filter()),
+    );
+    s.push_str(&function(
+        &WEBHOOK_FANOUT,
+        &key_env(&WEBHOOK_FANOUT.lambda),
+        &stream,
+    ));
+    let queue = "        Deliveries:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt WebhookQueue.Arn
+            BatchSize: 1
+            FunctionResponseTypes: [ReportBatchItemFailures]
+            ScalingConfig:
+              MaximumConcurrency: 20";
+    s.push_str(&function(
+        &WEBHOOK_DELIVERY,
+        &key_env(&WEBHOOK_DELIVERY.lambda),
+        queue,
+    ));
+    s.push_str(&queue_alarm(
+        "WebhookDeadLettersAlarm",
+        "WebhookDeadLetters",
+        "A webhook delivery made the delivery function fail 50 times: it is in the dead-letter queue, not delivered.",
+    ));
+    s.push_str(&queue_alarm(
+        "WebhookFanoutFailuresAlarm",
+        "WebhookFanoutFailures",
+        "Partner events could not be fanned out from the table's stream for a day or 50 tries: they are set aside, not delivered.",
+    ));
+    let _ = write!(
+        s,
+        "  WebhookFanoutAgeAlarm:
+    Type: AWS::CloudWatch::Alarm
+    Properties:
+      AlarmDescription: {description}
+      Namespace: AWS/Lambda
+      MetricName: IteratorAge
+      Dimensions:
+        - Name: FunctionName
+          Value: !Ref WebhookFanoutFunction
+      Statistic: Maximum
+      Period: 300
+      EvaluationPeriods: 3
+      Threshold: 600000
+      ComparisonOperator: GreaterThanThreshold
+      TreatMissingData: notBreaching
+      AlarmActions: [!Ref AlarmTopic]
+      OKActions: [!Ref AlarmTopic]
+",
+        description = quoted(
+            "Partner events wait more than 10 minutes in the table's stream: the fan-out is failing or throttled. On-call: docs/operations.md §8.6 \"WebhookFanoutAgeAlarm\"."
+        ),
+    );
+    s
+}
+
+/// The function's row of docs/operations.md §2 (actions, resources), as its role above allows.
+pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
+    let l = &f.lambda;
+    let keys: Vec<String> = crate::key_secrets(l)
+        .map(|p| format!("{p}KeySecret"))
+        .collect();
+    let mut rows: Vec<(String, String)> = Vec::new();
+    if f.id == WEBHOOK_FANOUT.id {
+        rows.push((
+            "`dynamodb:{DescribeStream,GetRecords,GetShardIterator,ListStreams}`".into(),
+            "Table's stream".into(),
+        ));
+        rows.push((
+            "`dynamodb:{GetItem,BatchGetItem,Query}`".into(),
+            format!("Table, partitions {}", prefixes(&FANOUT_READS)),
+        ));
+        rows.push((
+            "`dynamodb:DeleteItem`".into(),
+            format!("Table, partition `{REPLAY_PK}` (replays sent on)"),
+        ));
+        rows.push((
+            "`sqs:SendMessage`".into(),
+            "WebhookQueue, WebhookFanoutFailures".into(),
+        ));
+    } else {
+        rows.push((
+            "`sqs:{ReceiveMessage,DeleteMessage,ChangeMessageVisibility,GetQueueAttributes}`"
+                .into(),
+            "WebhookQueue".into(),
+        ));
+        rows.push((
+            "`dynamodb:{GetItem,BatchGetItem,PutItem,UpdateItem}`".into(),
+            format!(
+                "Table, partitions {} (reads), {} (writes)",
+                prefixes(&DELIVERY_READS),
+                prefixes(&DELIVERY_WRITES)
+            ),
+        ));
+    }
+    if l.messages {
+        rows.push((
+            "`ses:SendEmail`, `sns:Publish`".into(),
+            "SES identity MailFrom and its domain, SMS (no topic)".into(),
+        ));
+    }
+    if !keys.is_empty() {
+        rows.push(("`secretsmanager:GetSecretValue`".into(), keys.join(", ")));
+    }
+    rows.into_iter().unzip()
+}
+
+fn prefixes(p: &[&str]) -> String {
+    p.iter()
+        .map(|p| format!("`{p}*`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
