@@ -8,12 +8,14 @@
 //! `endpoints`: the registry routes; `url`: the URL's form at registration; `sign`: Standard
 //! Webhooks signatures; `guard`: the SSRF guard of each attempt; `deliver`: fan-out of an event
 //! and one attempt (ports: [`Transport`], [`guard::Resolver`]); `queue`: the deliveries waiting
-//! in `ciam serve` and replay; `log`: the delivery log.
+//! in `ciam serve` and replay; `log`: the delivery log; `notices`: the sign-out's logout notices,
+//! sent through the same pipeline.
 
 pub mod deliver;
 mod endpoints;
 pub mod guard;
 pub mod log;
+pub mod notices;
 pub mod queue;
 pub mod sign;
 pub mod url;
