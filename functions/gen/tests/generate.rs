@@ -179,14 +179,24 @@ fn every_route_has_a_summary_for_its_function_description() {
     let fns = table_functions(&root()).unwrap();
     assert_eq!(
         fns.len(),
-        ciam_api::all_routes().count() + ciam_api::PAGES.len() + ciam_api::INTERNAL.len()
+        ciam_api::all_routes().count()
+            + ciam_api::PAGES.len()
+            + ciam_api::INTERNAL.len()
+            + ciam_api::WEBHOOK_FUNCTIONS.len()
     );
     let internal: Vec<&str> = fns
         .iter()
         .filter(|f| f.internal)
         .map(|f| f.id.as_str())
         .collect();
-    assert_eq!(internal, [ciam_api::IMAGE_DECODER.id]);
+    assert_eq!(
+        internal,
+        [
+            ciam_api::IMAGE_DECODER.id,
+            ciam_api::WEBHOOK_FANOUT.id,
+            ciam_api::WEBHOOK_DELIVERY.id
+        ]
+    );
     for f in &fns {
         assert!(!f.summary.trim().is_empty(), "{}", f.id);
         assert!(f.logical_id().ends_with("Function"));
