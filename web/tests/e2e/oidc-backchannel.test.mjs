@@ -73,7 +73,7 @@ after(async () => {
   ctx.receiver?.close();
 });
 
-test('a logout token passes every check of Back-Channel Logout §2.6 in jose', { skip }, async () => {
+test('logout tokens POSTed by ciam serve at sign-out pass every check of Back-Channel Logout §2.6 in jose', { skip }, async () => {
   const config = await client.discovery(new URL(issuer()), ctx.oidc.id, ctx.oidc.secret, undefined, { execute: [client.allowInsecureRequests] });
   const meta = config.serverMetadata();
   assert.equal(meta.backchannel_logout_supported, true);

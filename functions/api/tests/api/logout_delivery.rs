@@ -454,3 +454,38 @@ async fn in_strict_mode_a_back_channel_uri_resolving_to_loopback_is_refused() {
     assert!(s.w.app.clock.now() > now + 3600);
     assert!(rx.got().is_empty());
 }
+
+#[tokio::test]
+async fn a_deactivation_tells_the_apps_of_every_session() {
+    let (mut s, rx) = local(TestApp::spawn().await).await;
+    s.w.app
+        .deactivate(&s.second, &json!({ "password": PASSWORD }))
+        .await
+        .ok(200);
+    let now = s.w.app.now();
+    assert_eq!(pump(&mut s, &DnsResolver).await, None);
+    let mut got = rx.got();
+    got.sort();
+    assert_eq!(got.len(), 3, "{got:?}");
+    let keys = jwks(&s.w.app).await;
+    // Both sessions ended: the first's client and ticket app, the second's other client.
+    let mut heard: Vec<(String, String)> = got
+        .iter()
+        .map(|g| {
+            let c = crate::oidc_logout::claims_of(&g.2);
+            let aud = c["aud"].as_str().unwrap().to_owned();
+            let sid = c["sid"].as_str().unwrap().to_owned();
+            check_logout_token(&g.2, &keys, &aud, &s.w.user_id, &sid, now);
+            (aud, sid)
+        })
+        .collect();
+    heard.sort();
+    let mut want = vec![
+        (s.client.clone(), s.first_sid.clone()),
+        (s.shop.clone(), s.first_sid.clone()),
+        (s.elsewhere.clone(), s.second_sid.clone()),
+    ];
+    want.sort();
+    assert_eq!(heard, want);
+    assert!(records(&s).await.is_empty());
+}

@@ -67,7 +67,7 @@ async fn sid_of(app: &TestApp, token: &str) -> String {
     sessions::sid(&s.key)
 }
 
-fn claims_of(jwt: &str) -> Value {
+pub(crate) fn claims_of(jwt: &str) -> Value {
     let p = jwt.split('.').nth(1).unwrap();
     serde_json::from_slice(&URL_SAFE_NO_PAD.decode(p).unwrap()).unwrap()
 }
