@@ -3,8 +3,9 @@
 //! `logoutUrl` ends, and the webhook pipeline (`ciam serve`'s queue: fan-out, drain) POSTs each
 //! a logout token, to a real receiver on 127.0.0.1, on the manual clock. The tokens are checked
 //! against the JWKS and every claim rule; retries sign a fresh one; the SSRF guard refuses a
-//! loopback address in strict mode; apps of sessions that stay hear nothing. SQLite and DynamoDB
-//! Local.
+//! loopback address in strict mode; apps of sessions that stay hear nothing (a password change
+//! keeps its own session); a deactivation and the support desk's end of sessions tell the apps of
+//! every session. SQLite and DynamoDB Local.
 
 use crate::helpers::{json_request, TestApp, PASSWORD};
 use crate::oidc::{get, World, CB};
@@ -488,4 +489,44 @@ async fn a_deactivation_tells_the_apps_of_every_session() {
     want.sort();
     assert_eq!(heard, want);
     assert!(records(&s).await.is_empty());
+}
+
+#[tokio::test]
+async fn the_support_desks_end_of_sessions_tells_the_apps_of_every_session() {
+    let (mut s, rx) = local(TestApp::spawn().await).await;
+    let (_, operator) =
+        s.w.app
+            .staffer("helper", Some(ciam_core::console::Role::Operator))
+            .await;
+    let p = format!("/admin/accounts/{}/end-sessions", s.w.user_id);
+    s.w.app
+        .admin_call(
+            Method::POST,
+            &p,
+            Some(&operator),
+            Some(&json!({ "reason": "a stolen laptop" })),
+        )
+        .await
+        .ok(200);
+    assert_eq!(pump(&mut s, &DnsResolver).await, None);
+    let got = rx.got();
+    assert_eq!(got.len(), 3, "both sessions' apps: {got:?}");
+    let sids: Vec<String> = got
+        .iter()
+        .map(|g| {
+            crate::oidc_logout::claims_of(&g.2)["sid"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(sids.iter().filter(|x| **x == s.first_sid).count(), 2);
+    assert_eq!(sids.iter().filter(|x| **x == s.second_sid).count(), 1);
+    assert!(records(&s).await.is_empty());
+    // A session signed in after it is not told by it: a new sign-in's app waits for its own end.
+    let third = s.w.app.sign_in("ann@example.com", PASSWORD).await;
+    s.w.app.issue_ticket(&third, &s.shop, SHOP).await.ok(200);
+    pump(&mut s, &DnsResolver).await;
+    assert_eq!(rx.got().len(), 3);
+    assert_eq!(records(&s).await.len(), 1);
 }
