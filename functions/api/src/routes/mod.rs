@@ -93,7 +93,7 @@ pub const WEBHOOK_FANOUT: InternalDef = InternalDef {
 /// tokens with the current OIDC key (`Kms::Sign`; `Es256` is the key `ciam serve` derives).
 pub const WEBHOOK_DELIVERY: InternalDef = InternalDef {
     id: "webhook_delivery",
-    summary: "Delivers one queued partner event to its endpoint (no route: the delivery queue invokes it)",
+    summary: "Delivers one queued partner event or sign-out notice to its endpoint (no route: the delivery queue invokes it)",
     lambda: Lambda {
         memory: 256,
         timeout: 15,
