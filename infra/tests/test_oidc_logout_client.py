@@ -9,7 +9,7 @@ it: the endpoint hands the request to Ciam's end-session page, whose two calls t
 the page does with the browser's session (no browser is needed: web/tests/e2e/oidc-logout.test.mjs
 does the same in Chromium with openid-client). The session ends, the answer's redirect is the
 registered URI with the state, and the old session token is refused; the session's Back-Channel
-Logout token (`ciam admin logout-notices`) passes joserfc's checks with the JWKS. An unregistered
+Logout token (`ciam admin logout-notices`, before the end) passes joserfc's checks with the JWKS. An unregistered
 post_logout_redirect_uri is refused and nothing ends.
 
 Needs the ciam binary (target/debug/ciam, built by the cargo test step): marked `serves_ciam`, so
@@ -255,18 +255,10 @@ def test_authlib_signs_in_and_rp_initiated_logout_ends_the_session(ciam, client_
     assert meta["end_session_endpoint"] == f"{meta['issuer']}/logout"
     assert meta["backchannel_logout_supported"] is True
     assert meta["backchannel_logout_session_supported"] is True
-    state = secrets.token_urlsafe(8)
-    logout_url = add_params_to_uri(
-        meta["end_session_endpoint"],
-        [("id_token_hint", got["id_token"]), ("post_logout_redirect_uri", BYE), ("state", state), ("ui_locales", "en-US")],
-    )
-    answer = _follow_logout(ciam, logout_url, user["token"])
-    assert answer.status_code == 200, answer.text
-    assert answer.json() == {"ended": True, "redirect": f"{BYE}?state={state}"}
-    assert ciam.api("GET", "/auth/info", token=user["token"]).status_code == 401
-
-    # The ended session's Back-Channel Logout token (what `ciam admin logout-notices` shows),
-    # validated with joserfc and the JWKS as Back-Channel Logout §2.6 says.
+    # The session's Back-Channel Logout token, what its end will POST (`ciam admin
+    # logout-notices` shows it while the session lives: `ciam serve` forgets the session's apps
+    # once it has queued their notices), validated with joserfc and the JWKS as Back-Channel
+    # Logout §2.6 says.
     claims = got["claims"]
     r = subprocess.run(
         [str(BIN), "admin", "logout-notices", claims["sub"], claims["sid"], "--public-url", ciam.base, "--data", ciam.data.name],
@@ -296,6 +288,16 @@ def test_authlib_signs_in_and_rp_initiated_logout_ends_the_session(ciam, client_
     ).validate(token.claims)
     assert token.claims["exp"] - token.claims["iat"] == 120
     assert "nonce" not in token.claims
+
+    state = secrets.token_urlsafe(8)
+    logout_url = add_params_to_uri(
+        meta["end_session_endpoint"],
+        [("id_token_hint", got["id_token"]), ("post_logout_redirect_uri", BYE), ("state", state), ("ui_locales", "en-US")],
+    )
+    answer = _follow_logout(ciam, logout_url, user["token"])
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"ended": True, "redirect": f"{BYE}?state={state}"}
+    assert ciam.api("GET", "/auth/info", token=user["token"]).status_code == 401
 
 
 def test_an_unregistered_post_logout_redirect_uri_is_refused_and_nothing_ends(ciam, client_app):

@@ -112,16 +112,19 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
         assert has_kms == (row["kms"] != "none"), name
         assert ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" in variables) == (row["kms"] == "publicKeys"), name
     # The rows themselves: only the staff code exchange holds the client secret, only the
-    # OpenID Connect key routes reach KMS: the token signs, the JWKS and the end-session routes
-    # (which verify an id_token_hint with the published keys) read the public keys.
+    # OpenID Connect key routes reach KMS: the token signs, and so does the webhook delivery (a
+    # fresh logout token at each attempt of a sign-out's notice, issue 23), the JWKS and the
+    # end-session routes (which verify an id_token_hint with the published keys) read the public
+    # keys.
     assert [r for r, f in facts.items() if f["staff"] == "clientSecret"] == ["auth_staff_callback"]
     assert {r for r, f in facts.items() if f["kms"] != "none"} == {
         "oidc_token",
         "oidc_jwks",
         "oidc_end_session_get",
         "oidc_end_session_post",
+        "webhook_delivery",
     }
-    assert {r for r, f in facts.items() if f["kms"] == "sign"} == {"oidc_token"}
+    assert {r for r, f in facts.items() if f["kms"] == "sign"} == {"oidc_token", "webhook_delivery"}
 
 
 def test_the_oidc_signing_key_is_an_asymmetric_kms_key_the_account_governs(template):

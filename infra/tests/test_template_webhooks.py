@@ -2,7 +2,8 @@
 table's stream filtered to inserted EVT# items, the fan-out function, the FIFO delivery queue and
 its dead letters, the delivery function, each function with a role of its own that allows what
 it needs and nothing more (the delivery function reads the endpoints, with their sealed secrets,
-and writes the delivery log; it holds no other key and reads no user item)."""
+and the app items, writes the delivery log, and signs logout tokens with the current OIDC key;
+it holds no other key and reads no user item)."""
 
 import json
 
@@ -10,6 +11,8 @@ from template_facts import walk
 
 FANOUT, DELIVERY = "WebhookFanoutFunction", "WebhookDeliveryFunction"
 BASIC = "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+CURRENT_OIDC_KEY = {"Fn::If": ["OverridesOidcKey", {"Ref": "OidcKmsKeyArn"}, {"Fn::GetAtt": ["OidcSigningKey", "Arn"]}]}
+READS = {"dynamodb:GetItem", "dynamodb:BatchGetItem"}
 
 
 def statements(transformed, role):
@@ -111,15 +114,21 @@ def test_the_fan_out_reads_consents_and_endpoints_and_sends_to_the_queue_only(tr
         "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:DeleteItem",
         "sqs:SendMessage",
     }
-    [delete] = acts["dynamodb:DeleteItem"]
-    assert delete["Condition"] == {"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": ["WHQ"]}}
+    # Deletes: the replays it sent on, and the records of sessions whose logout notices it queued
+    # (their own partition: nothing of the account itself).
+    conds = sorted((json.dumps(d["Condition"]) for d in acts["dynamodb:DeleteItem"]))
+    assert conds == sorted([
+        json.dumps({"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": ["WHQ"]}}),
+        json.dumps({"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["SESSAPP#*"]}}),
+    ])
     for a in ["dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:DescribeStream", "dynamodb:ListStreams"]:
         assert [s["Resource"] for s in acts[a]] == [{"Fn::Sub": "${Table.Arn}/stream/*"}]
     for a in ["dynamodb:GetItem", "dynamodb:Query"]:
         [s] = acts[a]
         assert s["Resource"] == {"Fn::GetAtt": ["Table", "Arn"]}
         keys = leading_keys(s)
-        assert "USER#*" in keys and len(keys) == 2, keys
+        # The consents, the endpoints, the ended sessions' apps and the app items (exactly `APPS`).
+        assert sorted(keys) == ["APPS", "SESSAPP#*", "USER#*", "WHE#*"], keys
     sends = {json.dumps(s["Resource"]) for s in acts["sqs:SendMessage"]}
     assert sends == {json.dumps({"Fn::GetAtt": ["WebhookQueue", "Arn"]}), json.dumps({"Fn::GetAtt": ["WebhookFanoutFailures", "Arn"]})}
     assert not any("secretsmanager" in a or "kms" in a for a in acts)
@@ -134,9 +143,27 @@ def test_the_delivery_reads_the_endpoints_and_their_key_and_writes_the_log_only(
             keys = leading_keys(s)
             # Never a user's partition (sessions, password hashes), never the outbox's writes.
             assert not any(k.startswith("USER#") for k in keys), keys
-            assert all(k.endswith("#*") for k in keys), keys
+            # Partitions by prefix, or exactly the apps' (a logout notice's URL), read only.
+            assert all(k.endswith("#*") or (k == "APPS" and a in READS) for k in keys), (a, keys)
     assert [s["Resource"] for s in acts["sqs:ReceiveMessage"]] == [{"Fn::GetAtt": ["WebhookQueue", "Arn"]}]
     assert "sqs:SendMessage" not in acts and "dynamodb:Query" not in acts and "dynamodb:DeleteItem" not in acts
+    # Logout tokens are signed at each attempt: kms:Sign (and the public key's kid) on the current
+    # OIDC signing key only, never the previous keys, never another KMS action.
+    kms = {a for a in acts if a.startswith("kms:")}
+    assert kms == {"kms:Sign", "kms:GetPublicKey"}
+    [sign] = acts["kms:Sign"]
+    assert acts["kms:GetPublicKey"] == [sign]
+    assert sign["Resource"] == CURRENT_OIDC_KEY
+    env = transformed["Resources"][DELIVERY]["Properties"]["Environment"]["Variables"]
+    assert env["CIAM_OIDC_KMS_KEY_ID"] == CURRENT_OIDC_KEY
+    assert "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" not in env
+    fanout = by_action(transformed, "WebhookFanoutFunctionRole")
+    assert not any(a.startswith("kms:") for a in fanout)
+    # The owner's notice of a disabled endpoint: mail from the deployment's sender only, like every
+    # function that mails (the fan-out mails nobody).
+    [mail] = acts["ses:SendEmail"]
+    assert mail["Condition"] == {"StringEquals": {"ses:FromAddress": {"Ref": "MailFrom"}}}
+    assert "ses:SendEmail" not in fanout
     secrets = [s["Resource"] for s in acts.get("secretsmanager:GetSecretValue", [])]
     # Its key purposes' secrets only (the Webhook key unseals the endpoint secrets), never the root.
     for r in secrets:

@@ -47,9 +47,14 @@ impl Transport for HttpTransport {
                 }
             }
         };
-        let mut req = client
-            .post(target.url.clone())
-            .header("content-type", "application/json");
+        let mut req = client.post(target.url.clone());
+        // A webhook is JSON; a logout notice names its own type (a form).
+        if !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        {
+            req = req.header("content-type", "application/json");
+        }
         for (k, v) in headers {
             req = req.header(*k, v);
         }

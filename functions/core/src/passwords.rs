@@ -81,7 +81,11 @@ pub async fn change_password(
         ..s.user.clone()
     };
     ops.extend(signin::in_step_with(&after, clear_lock()));
-    ops.extend(all_sessions_ended(ciam, &s.user));
+    // This session stays: its apps are not told (the event item names it, no payload does).
+    ops.extend(crate::app_sessions::keeping(
+        all_sessions_ended(ciam, &s.user),
+        &s.key,
+    ));
     ciam.store
         .transact(ops)
         .await

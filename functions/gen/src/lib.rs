@@ -376,7 +376,7 @@ fn inline_statements(l: &Lambda) -> String {
         Kms::Sign => {
             let _ = write!(
                 s,
-                "            # Signs id_tokens with the current key only; the private key never leaves KMS.
+                "            # Signs id_tokens and logout tokens with the current key only; the private key never leaves KMS.
             - Sid: SignWithTheCurrentOidcKey
               Effect: Allow
               Action:

@@ -3,7 +3,8 @@
 //! roles' `dynamodb:LeadingKeys` conditions cannot drift from the code.
 //!
 //! The table's stream (`NEW_IMAGE`) → an event source mapping whose filter passes inserted
-//! `EVT#` items only → the fan-out function → the FIFO delivery queue → the delivery function;
+//! `EVT#` items (and replays) only → the fan-out function (webhook deliveries, and the
+//! sign-out's logout notices) → the FIFO delivery queue → the delivery function;
 //! a message that keeps failing goes to the FIFO dead-letter queue, a stream batch the fan-out
 //! cannot handle to a standard queue (a stream mapping's on-failure destination cannot be FIFO).
 //! Each function has its own role, written here in full: SAM's defaults for stream and queue
@@ -21,11 +22,17 @@ const DELIVERY_PK_PREFIX: &str = ciam_core::webhooks::log::PK_PREFIX;
 /// fan-out (the one partition it deletes from).
 const REPLAY_PK: &str = ciam_core::webhooks::queue::QUEUE_PK;
 
-/// The partitions the fan-out reads: the user's consents (`USER#<id>` / `CONSENT#...`) and the
-/// consented apps' endpoints.
-const FANOUT_READS: [&str; 2] = ["USER#", ENDPOINT_PK_PREFIX];
-/// The partitions the delivery reads (the endpoints, with their sealed secrets) and writes (the
-/// delivery log, an endpoint's failure state).
+/// The apps' partition (one `APPS` partition, exact): a logout notice's URLs.
+const APPS_PK: &str = ciam_core::apps::APPS_PK;
+/// The records of which apps a session signed in to (`SESSAPP#<userId>`): the fan-out reads
+/// the ended sessions' and deletes them once their notices are queued.
+const SESSION_APPS_PK_PREFIX: &str = ciam_core::app_sessions::PK_PREFIX;
+/// The partitions the fan-out reads: the user's consents (`USER#<id>` / `CONSENT#...`), the
+/// consented apps' endpoints, the ended sessions' apps (and, exactly, the `APPS` partition).
+const FANOUT_READS: [&str; 3] = ["USER#", ENDPOINT_PK_PREFIX, SESSION_APPS_PK_PREFIX];
+/// The partitions the delivery reads (the endpoints, with their sealed secrets; exactly, the
+/// `APPS` partition for a notice's URL) and writes (the delivery log, an endpoint's failure
+/// state).
 const DELIVERY_READS: [&str; 1] = [ENDPOINT_PK_PREFIX];
 const DELIVERY_WRITES: [&str; 2] = [ENDPOINT_PK_PREFIX, DELIVERY_PK_PREFIX];
 
@@ -51,6 +58,19 @@ pub fn stem(f: &InternalDef) -> String {
 
 fn leading_keys(prefixes: &[&str]) -> String {
     let list: Vec<String> = prefixes.iter().map(|p| quoted(&format!("{p}*"))).collect();
+    format!(
+        "                Condition:
+                  ForAllValues:StringLike:
+                    dynamodb:LeadingKeys: [{}]
+",
+        list.join(", ")
+    )
+}
+
+/// Partitions by prefix (`prefixes`) or exactly (`exact`), in one condition.
+fn some_keys(prefixes: &[&str], exact: &[&str]) -> String {
+    let mut list: Vec<String> = prefixes.iter().map(|p| quoted(&format!("{p}*"))).collect();
+    list.extend(exact.iter().map(|k| quoted(k)));
     format!(
         "                Condition:
                   ForAllValues:StringLike:
@@ -147,14 +167,22 @@ fn function(f: &InternalDef, env: &str, events: &str) -> String {
 }
 
 fn key_env(l: &Lambda) -> String {
-    crate::key_secrets(l)
+    let mut s: String = crate::key_secrets(l)
         .map(|p| {
             format!(
                 "          {}: !Ref {p}KeySecret\n",
                 crate::ciam_lambdas_var(p)
             )
         })
-        .collect()
+        .collect();
+    if l.kms == ciam_api::Kms::Sign {
+        let _ = writeln!(
+            s,
+            "          CIAM_OIDC_KMS_KEY_ID: {}",
+            crate::CURRENT_OIDC_KEY
+        );
+    }
+    s
 }
 
 fn queue_alarm(name: &str, queue: &str, what: &str) -> String {
@@ -240,7 +268,11 @@ pub fn render() -> String {
                 Effect: Allow
                 Action: dynamodb:DeleteItem
                 Resource: !GetAtt Table.Arn
-{replays}              - Sid: AuditEntriesAreAppendOnly
+{replays}              - Sid: RemoveNotifiedSessionApps
+                Effect: Allow
+                Action: dynamodb:DeleteItem
+                Resource: !GetAtt Table.Arn
+{notified}              - Sid: AuditEntriesAreAppendOnly
                 Effect: Deny
                 Action: [dynamodb:UpdateItem, dynamodb:DeleteItem]
                 Resource: !GetAtt Table.Arn
@@ -256,8 +288,9 @@ pub fn render() -> String {
                 Action: sqs:SendMessage
                 Resource: !GetAtt WebhookFanoutFailures.Arn
 {row}",
-        reads = leading_keys(&FANOUT_READS),
+        reads = some_keys(&FANOUT_READS, &[APPS_PK]),
         replays = exact_keys(&[REPLAY_PK]),
+        notified = leading_keys(&[SESSION_APPS_PK_PREFIX]),
         row = row_statements(&WEBHOOK_FANOUT.lambda),
     );
     s.push_str(&role(&WEBHOOK_FANOUT, &fanout));
@@ -266,7 +299,7 @@ pub fn render() -> String {
                 Effect: Allow
                 Action: [sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility, sqs:GetQueueAttributes]
                 Resource: !GetAtt WebhookQueue.Arn
-              - Sid: ReadEndpoints
+              - Sid: ReadEndpointsAndApps
                 Effect: Allow
                 Action: [dynamodb:GetItem, dynamodb:BatchGetItem]
                 Resource: !GetAtt Table.Arn
@@ -282,7 +315,7 @@ pub fn render() -> String {
                   ForAnyValue:StringLike:
                     dynamodb:LeadingKeys: [\"AUDIT#*\"]
 {row}",
-        reads = leading_keys(&DELIVERY_READS),
+        reads = some_keys(&DELIVERY_READS, &[APPS_PK]),
         writes = leading_keys(&DELIVERY_WRITES),
         row = row_statements(&WEBHOOK_DELIVERY.lambda),
     );
@@ -377,11 +410,13 @@ pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
         ));
         rows.push((
             "`dynamodb:{GetItem,BatchGetItem,Query}`".into(),
-            format!("Table, partitions {}", prefixes(&FANOUT_READS)),
+            format!("Table, partitions {}, `{APPS_PK}`", prefixes(&FANOUT_READS)),
         ));
         rows.push((
             "`dynamodb:DeleteItem`".into(),
-            format!("Table, partition `{REPLAY_PK}` (replays sent on)"),
+            format!(
+                "Table, partitions `{REPLAY_PK}` (replays sent on), `{SESSION_APPS_PK_PREFIX}*` (sessions notified)"
+            ),
         ));
         rows.push((
             "`sqs:SendMessage`".into(),
@@ -396,11 +431,14 @@ pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
         rows.push((
             "`dynamodb:{GetItem,BatchGetItem,PutItem,UpdateItem}`".into(),
             format!(
-                "Table, partitions {} (reads), {} (writes)",
+                "Table, partitions {}, `{APPS_PK}` (reads), {} (writes)",
                 prefixes(&DELIVERY_READS),
                 prefixes(&DELIVERY_WRITES)
             ),
         ));
+    }
+    if l.kms == ciam_api::Kms::Sign {
+        rows.push(("`kms:{Sign,GetPublicKey}`".into(), "OidcSigningKey".into()));
     }
     if l.messages {
         rows.push((

@@ -187,8 +187,8 @@ pub async fn init_passkeys(
 }
 
 /// The `webhooks` init (issue 23): the store, the keys of its row and the notifier (an
-/// endpoint disabled after days of failures is told to its app's owner). It serves no page,
-/// stores no blob and signs no id_token.
+/// endpoint disabled after days of failures is told to its app's owner), and for the delivery
+/// (`Kms::Sign` on its row) the KMS signer of logout tokens. It serves no page, stores no blob.
 pub async fn init_webhooks(
     route_id: &str,
     mut settings: Settings,
@@ -199,7 +199,21 @@ pub async fn init_webhooks(
         .find(|f| f.id == route_id)
         .map(|f| f.lambda)
         .ok_or_else(|| format!("no webhook function with id {route_id}"))?;
-    let no_signer = std::future::ready(Ok::<Option<Arc<dyn OidcSigner>>, String>(None));
+    // The delivery signs logout tokens (a fresh one at each attempt of a sign-out's notice)
+    // with the current OIDC key in KMS, as the token route signs id_tokens.
+    let kms = settings
+        .oidc_kms_key_id
+        .clone()
+        .filter(|_| lambda.kms == Kms::Sign)
+        .map(|id| (aws_sdk_kms::Client::new(&sdk), id));
+    let signer = async move {
+        match kms {
+            Some((client, id)) => kms::KmsSigner::load(client, &id, &[], secrets::TIMEOUT)
+                .await
+                .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>)),
+            None => Ok(None),
+        }
+    };
     let notifier = AwsNotifier::new(
         aws_sdk_sesv2::Client::new(&sdk),
         aws_sdk_sns::Client::new(&sdk),
@@ -210,7 +224,7 @@ pub async fn init_webhooks(
         lambda,
         settings,
         sdk,
-        no_signer,
+        signer,
         Arc::new(notifier),
         Arc::new(Unavailable),
     )

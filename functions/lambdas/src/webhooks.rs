@@ -23,7 +23,7 @@ use ciam_api::webhook_transport::{DnsResolver, HttpTransport};
 use ciam_core::events::{self, Event};
 use ciam_core::webhooks::deliver::{self, Outbound, Step};
 use ciam_core::webhooks::guard::Resolver;
-use ciam_core::webhooks::{queue, Transport};
+use ciam_core::webhooks::{notices, queue, Transport};
 use ciam_core::Ciam;
 use ciam_store::Item;
 use lambda_http::{lambda_runtime, service_fn, LambdaEvent};
@@ -180,11 +180,16 @@ pub fn message(ob: &Outbound, replay: bool) -> Outgoing {
         group: format!("{}:{}", ob.endpoint_id, ob.user_id),
         // A stream record retried after a partial send repeats the same ids (SQS drops them
         // within 5 minutes); a replay is a new delivery of the same event (its own `since`).
+        // (At most 128 characters: a logout notice's event id holds the sid, its endpoint the
+        // app id; what is cut is the end of the app id.)
         dedup: if replay {
             format!("{}:{}:r{}", ob.event_id, ob.endpoint_id, ob.since)
         } else {
             format!("{}:{}", ob.event_id, ob.endpoint_id)
-        },
+        }
+        .chars()
+        .take(128)
+        .collect(),
         body: body.to_string(),
     }
 }
@@ -248,21 +253,35 @@ impl Pipeline for CorePipeline {
                 item.key.pk, item.key.sk
             )
         })?;
-        let out = deliver::fan_out(&self.ciam, &event)
+        let mut out = deliver::fan_out(&self.ciam, &event)
             .await
             .map_err(|e| e.to_string())?;
+        // The sign-out's notices to the apps the ended sessions signed in to.
+        let (logout, _) = notices::fan_out(&self.ciam, item)
+            .await
+            .map_err(|e| e.to_string())?;
+        out.extend(logout);
         Ok(out.iter().map(|ob| message(ob, false)).collect())
     }
 
     async fn queued(&self, item: &Item) -> Result<(), String> {
-        if item.key.pk != queue::QUEUE_PK {
-            return Ok(());
+        let keys = if item.key.pk == queue::QUEUE_PK {
+            vec![item.key.clone()]
+        } else {
+            // The notified sessions' records (read again: the same filter finds the same ones).
+            let ended = notices::ended(&self.ciam, item)
+                .await
+                .map_err(|e| e.to_string())?;
+            ended.into_iter().map(|r| r.key).collect()
+        };
+        for key in keys {
+            self.ciam
+                .store
+                .delete(&key, None)
+                .await
+                .map_err(|e| e.to_string())?;
         }
-        self.ciam
-            .store
-            .delete(&item.key, None)
-            .await
-            .map_err(|e| e.to_string())
+        Ok(())
     }
 
     async fn deliver(&self, body: &str, receive_count: u32) -> Result<Next, String> {

@@ -447,3 +447,67 @@ async fn the_distributor_fills_the_key_secrets_and_a_function_reads_only_its_own
         Some(Purposes::of(&[KeyPurpose::Captcha]))
     );
 }
+
+/// The webhook delivery signs a fresh logout token at each attempt of a sign-out's notice (issue
+/// 23): its init loads the KMS signer of the current OIDC key (its row's `Kms::Sign`), so the
+/// token is signed in KMS; the fan-out loads no signer.
+#[tokio::test]
+async fn the_webhook_delivery_signs_logout_tokens_with_the_current_kms_key() {
+    use ciam_core::oidc::logout::logout_token;
+    let Some(moto) = Moto::start().await else {
+        return;
+    };
+    let current = moto.kms_key().await;
+    let root_arn = moto
+        .secret("ciam/root-4", &json!({ "rootKey": ROOT }))
+        .await;
+    let vars = |route_kms: bool| {
+        let mut v = vec![
+            ("CIAM_TABLE", TABLE.to_owned()),
+            ("CIAM_PUBLIC_URL", PUBLIC_URL.to_owned()),
+            ("CIAM_ROOT_SECRET_ARN", root_arn.clone()),
+            ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:9".to_owned()),
+        ];
+        if route_kms {
+            v.push(("CIAM_OIDC_KMS_KEY_ID", current.clone()));
+        }
+        v
+    };
+    let s = |v: Vec<(&str, String)>| {
+        let pairs: Vec<(&str, &str)> = v.iter().map(|(k, x)| (*k, x.as_str())).collect();
+        settings(&pairs)
+    };
+    let ciam = ciam_lambdas::init_webhooks("webhook_delivery", s(vars(true)), moto.sdk().await)
+        .await
+        .map(|r| r.ciam)
+        .unwrap();
+    let sid = "0123456789abcdef0123456789abcdef";
+    let token = logout_token(&ciam, "rp01", USER_ID, sid).await.unwrap();
+    let parts: Vec<&str> = token.split('.').collect();
+    assert_eq!(decode_part(parts[0])["typ"], "logout+jwt");
+    // The kid is the current KMS key's (as the JWKS function publishes it), the signature that
+    // key's (over the digest moto signs, as for the id_token above).
+    let jwks = ciam.keys.oidc_signer(ciam.config.oidc_key_version).jwks();
+    assert_eq!(decode_part(parts[0])["kid"], jwks[0]["kid"]);
+    let claims = decode_part(parts[1]);
+    assert_eq!(claims["iss"], format!("{PUBLIC_URL}/ciam/v1/oidc"));
+    assert_eq!(
+        (&claims["aud"], &claims["sub"], &claims["sid"]),
+        (&json!("rp01"), &json!(USER_ID), &json!(sid))
+    );
+    let sig =
+        p256::ecdsa::Signature::from_slice(&URL_SAFE_NO_PAD.decode(parts[2]).unwrap()).unwrap();
+    let digest = Sha256::digest(format!("{}.{}", parts[0], parts[1]).as_bytes());
+    assert!(moto
+        .public_key(&current)
+        .await
+        .verify(&digest, &sig)
+        .is_ok());
+    // The fan-out signs nothing: its init loads no signer, even with the variable set.
+    let fan = ciam_lambdas::init_webhooks("webhook_fanout", s(vars(true)), moto.sdk().await)
+        .await
+        .map(|r| r.ciam)
+        .unwrap();
+    let derived = fan.keys.oidc_signer(fan.config.oidc_key_version).jwks();
+    assert_ne!(derived.first().map(|k| &k["kid"]), Some(&jwks[0]["kid"]));
+}

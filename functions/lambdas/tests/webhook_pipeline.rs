@@ -11,7 +11,7 @@
 mod support;
 
 use async_trait::async_trait;
-use ciam_core::events::{Event, Kind};
+use ciam_core::events::{self, Event, Kind};
 use ciam_lambdas::webhooks::{on_queue, on_stream, Next, Outgoing, Pipeline, Queue, SqsQueue};
 use ciam_store::Item;
 use serde_json::{json, Value};
@@ -388,4 +388,149 @@ async fn the_domain_sends_a_replayed_delivery_once_and_an_event_nobody_hears_now
     // Anything else of the table: nothing.
     let other = Item::new(ciam_store::Key::new("USER#u1", "PROFILE"));
     assert!(pipeline.outgoing(&other).await.unwrap().is_empty());
+}
+
+/// One POST: its headers and body.
+type Posted = (Vec<(String, String)>, String);
+
+/// A transport that records each POST and answers 200.
+#[derive(Default)]
+struct Receiving {
+    got: Mutex<Vec<Posted>>,
+}
+
+#[async_trait]
+impl ciam_core::webhooks::Transport for Receiving {
+    async fn post(
+        &self,
+        _target: &ciam_core::webhooks::guard::Target,
+        headers: &[(&'static str, String)],
+        body: &str,
+    ) -> ciam_core::webhooks::Answer {
+        let h = headers
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        self.got.lock().unwrap().push((h, body.to_owned()));
+        ciam_core::webhooks::Answer::Status {
+            code: 200,
+            body: Vec::new(),
+            latency_ms: 1,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_sign_outs_logout_notice_goes_through_the_fifo_queue_and_is_signed_at_its_delivery() {
+    use ciam_core::app_sessions;
+    use ciam_core::apps::App;
+    use ciam_lambdas::webhooks::CorePipeline;
+    let Some(moto) = Moto::start().await else {
+        return;
+    };
+    let ciam = ciam_core::testing::Builder::new(1_700_000_100)
+        .build()
+        .await;
+    // An OIDC app with a back-channel URI and no webhook endpoint, a session signed in to it.
+    let app = App {
+        app_id: "rp01".into(),
+        backchannel_logout_uri: "https://rp.example.com/backchannel".into(),
+        ..App::default()
+    };
+    ciam.store.put(app.to_item(), None).await.unwrap();
+    let sid = "0123456789abcdef0123456789abcdef";
+    let record = Item::new(app_sessions::record_key("u1", sid, "rp01"))
+        .with("appId", "rp01")
+        .with("at", 1_700_000_050_i64);
+    ciam.store.put(record.clone(), None).await.unwrap();
+    let data = events::session_ended(Some(sid.into()), events::SIGNED_OUT);
+    let event = Event::new(&ciam, "u1", Kind::SessionEnded, data).to_item();
+    let receiving = std::sync::Arc::new(Receiving::default());
+    let pipeline = CorePipeline {
+        transport: receiving.clone(),
+        resolver: std::sync::Arc::new(ciam_core::webhooks::guard::StaticResolver(vec![(
+            "rp.example.com".into(),
+            vec!["93.184.216.34".parse().unwrap()],
+        )])),
+        ..CorePipeline::new(ciam)
+    };
+    // The fan-out: one message, into moto's FIFO queue; then the record is gone.
+    let client = aws_sdk_sqs::Client::new(&moto.sdk().await);
+    let url = client
+        .create_queue()
+        .queue_name("ciam-logout.fifo")
+        .attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    let queue = SqsQueue {
+        client: client.clone(),
+        url: url.clone(),
+    };
+    // The event item as the table's stream shows it.
+    let image = json!({
+        "pk": {"S": event.key.pk},
+        "sk": {"S": event.key.sk},
+        "type": {"S": "session.ended"},
+        "userId": {"S": "u1"},
+        "at": {"N": "1700000100"},
+        "data": {"S": event.s("data").unwrap()},
+    });
+    let batch = json!({"Records": [{
+        "eventName": "INSERT",
+        "dynamodb": {"NewImage": image, "SequenceNumber": "1"}
+    }]});
+    assert_eq!(
+        on_stream(&pipeline, &queue, &batch).await,
+        json!({"batchItemFailures": []})
+    );
+    assert!(
+        pipeline
+            .ciam
+            .store
+            .get(&record.key)
+            .await
+            .unwrap()
+            .is_none(),
+        "the notified session's record is deleted once the notice is queued"
+    );
+    // The delivery: the message as SQS hands it over, one attempt, a token signed then.
+    let got = client
+        .receive_message()
+        .queue_url(&url)
+        .max_number_of_messages(10)
+        .message_system_attribute_names(aws_sdk_sqs::types::MessageSystemAttributeName::All)
+        .send()
+        .await
+        .unwrap()
+        .messages
+        .unwrap_or_default();
+    assert_eq!(got.len(), 1);
+    let m = &got[0];
+    let body = m.body.clone().unwrap();
+    let sqs = json!({"Records": [{
+        "messageId": m.message_id.clone().unwrap(),
+        "receiptHandle": m.receipt_handle.clone().unwrap(),
+        "body": body,
+        "attributes": {"ApproximateReceiveCount": "1"},
+    }]});
+    assert_eq!(
+        on_queue(&pipeline, &queue, &sqs).await,
+        json!({"batchItemFailures": []})
+    );
+    let sent = receiving.got.lock().unwrap().clone();
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].0.contains(&(
+        "content-type".into(),
+        "application/x-www-form-urlencoded".into()
+    )));
+    let token = sent[0].1.strip_prefix("logout_token=").unwrap();
+    let hint = ciam_core::oidc::logout::verify_hint(&pipeline.ciam, token)
+        .expect("signed by the provider's published key, its issuer");
+    assert_eq!(
+        (hint.aud.as_str(), hint.sub.as_str(), hint.sid.as_deref()),
+        ("rp01", "u1", Some(sid))
+    );
 }

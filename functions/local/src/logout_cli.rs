@@ -1,10 +1,11 @@
-//! `ciam admin logout-notices <userId> <sid>`: what the apps a session signed in to are told
-//! when it ends (`ciam_core::oidc::logout::notices`): a Back-Channel Logout token for each
-//! OpenID Connect app with a `backchannelLogoutUri`, a `session.ended` notice for each ticket app
-//! with a `logoutUrl`. One JSON line per notice `{appId, url, contentType, body}`. For an operator
-//! checking a partner's sign-out set-up, and for the tests that validate the tokens with client
-//! libraries. The tokens are signed with this data folder's keys and name `--public-url` as their
-//! issuer: give the one `ciam serve` runs with.
+//! `ciam admin logout-notices <userId> <sid>`: what the apps a session signed in to would be
+//! told if it ended now (`ciam_core::oidc::logout::notices`): a Back-Channel Logout token for
+//! each app's `backchannelLogoutUri` and the same token for each ticket app's `logoutUrl`. One JSON
+//! line per notice `{appId, receiver, url, contentType, body}`. Sends nothing: `ciam serve` sends
+//! them when the session ends (and then forgets the session's apps, so for an ended session this
+//! prints nothing). For an operator checking a partner's sign-out set-up. The tokens are signed
+//! with this data folder's keys and name `--public-url` as their issuer: give the one `ciam
+//! serve` runs with.
 
 use crate::{admin_cli, StoreOptions};
 
@@ -25,6 +26,7 @@ pub async fn notice_lines(
         .map(|n| {
             serde_json::json!({
                 "appId": n.app_id,
+                "receiver": n.receiver.name(),
                 "url": n.url,
                 "contentType": n.content_type,
                 "body": n.body,

@@ -6,7 +6,9 @@
 //!   the same transaction**, and a commit that wrote an `EVT#`, `WHF` or `WHQ` item (an event, a
 //!   replay) wakes the worker. Nothing polls the table.
 //! - [`spawn`]: at start, and after each wake-up, the worker fans out every marked event
-//!   (`fan_out_pending`) and attempts each due delivery (`drain`); then it sleeps until the next
+//!   (`fan_out_pending`: the webhook deliveries and, for an event that ends sessions, the logout
+//!   notices of the apps those sessions signed in to, `webhooks::notices`) and attempts each due
+//!   delivery (`drain`; a notice signs a fresh logout token each time); then it sleeps until the next
 //!   retry is due (the only timer) or the next wake-up. A `kill -9` between a change and its
 //!   delivery loses nothing: the marker or the queue item is still there at the next start.
 

@@ -639,7 +639,7 @@ export type CreateAppRequest = {
   postLogoutRedirectUris?: string[];
   /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;
@@ -672,7 +672,7 @@ export type PatchAppRequest = {
   postLogoutRedirectUris?: string[];
   /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;
@@ -1139,7 +1139,7 @@ export type AdminCreateAppRequest = {
   postLogoutRedirectUris?: string[];
   /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;
@@ -1180,7 +1180,7 @@ export type AdminPatchAppRequest = {
   postLogoutRedirectUris?: string[];
   /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a signed session.ended notice is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
+  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
   logoutUrl?: string;
   scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   recommended?: boolean;

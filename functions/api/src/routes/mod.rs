@@ -88,15 +88,16 @@ pub const WEBHOOK_FANOUT: InternalDef = InternalDef {
 
 /// The webhook delivery: the FIFO queue invokes it with one message at a time; it makes one
 /// signed attempt and logs it, and a failure sets the message's next attempt. Binary
-/// `webhooks`; its role reads the endpoint items (with their sealed secrets) and writes the
-/// delivery log, nothing else of the table.
+/// `webhooks`; its role reads the endpoint items (with their sealed secrets) and the apps (a
+/// logout notice's URL), writes the delivery log, nothing else of the table, and signs logout
+/// tokens with the current OIDC key (`Kms::Sign`; `Es256` is the key `ciam serve` derives).
 pub const WEBHOOK_DELIVERY: InternalDef = InternalDef {
     id: "webhook_delivery",
-    summary: "Delivers one queued partner event to its endpoint (no route: the delivery queue invokes it)",
+    summary: "Delivers one queued partner event or sign-out notice to its endpoint (no route: the delivery queue invokes it)",
     lambda: Lambda {
         memory: 256,
         timeout: 15,
-        ..WRITES.keys(&[K::Webhook])
+        ..WRITES.kms(Kms::Sign).keys(&[K::Webhook, K::Es256]).messages()
     },
 };
 

@@ -32,6 +32,7 @@ mod journey;
 mod key_purposes;
 mod lock_alike;
 mod login;
+mod logout_delivery;
 mod lost_answers;
 mod me;
 mod numbers;

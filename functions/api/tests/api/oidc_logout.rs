@@ -1,7 +1,7 @@
 //! Sign-out that reaches the partner (issue 23): `sid` in id_tokens, the registry's logout
 //! fields, RP-Initiated Logout 1.0 (`/oidc/logout`, the end-session page's two calls) and the
-//! Back-Channel Logout 1.0 tokens and ticket notices (`oidc::logout::notices`), checked against
-//! every claim rule of the specification.
+//! Back-Channel Logout 1.0 tokens, also a ticket app's notice (`oidc::logout::notices`), checked
+//! against every claim rule of the specification. Their sending: `logout_delivery.rs`.
 
 use crate::helpers::{json_request, request, TestApp, TestResponse, PASSWORD};
 use crate::oidc::{get, query, verify_jws, World, CB};
@@ -67,7 +67,7 @@ async fn sid_of(app: &TestApp, token: &str) -> String {
     sessions::sid(&s.key)
 }
 
-fn claims_of(jwt: &str) -> Value {
+pub(crate) fn claims_of(jwt: &str) -> Value {
     let p = jwt.split('.').nth(1).unwrap();
     serde_json::from_slice(&URL_SAFE_NO_PAD.decode(p).unwrap()).unwrap()
 }
@@ -491,7 +491,14 @@ async fn an_unregistered_redirect_or_a_client_mismatch_is_refused_and_never_foll
 
 /// Checks a Back-Channel Logout token against §2.4 (its contents) and §2.6 (its validation by
 /// the RP), with the published JWKS: answers its claims.
-fn check_logout_token(jwt: &str, jwks: &Value, aud: &str, sub: &str, sid: &str, now: i64) -> Value {
+pub(crate) fn check_logout_token(
+    jwt: &str,
+    jwks: &Value,
+    aud: &str,
+    sub: &str,
+    sid: &str,
+    now: i64,
+) -> Value {
     // Signed by a key of the JWKS (ES256), typed as a logout token (§2.4, RFC 8725 §3.11).
     let (header, claims) = verify_jws(jwt, jwks).expect("signed by a published key");
     assert_eq!(header["typ"], "logout+jwt");
@@ -605,11 +612,13 @@ async fn logout_token_notices(app: &TestApp) {
         .find(|n| n.app_id == shop)
         .expect("the ticket app's");
     assert_eq!(cas.url, TICKET_LOGOUT);
-    assert_eq!(cas.content_type, "application/json");
-    assert_eq!(
-        serde_json::from_str::<Value>(&cas.body).unwrap(),
-        json!({"type": "session.ended", "data": {"userId": user_id, "sid": sid}})
-    );
+    // A ticket app gets the same logout token (its own aud), verified with the JWKS.
+    assert_eq!(cas.content_type, "application/x-www-form-urlencoded");
+    let form: Vec<(String, String)> = url::form_urlencoded::parse(cas.body.as_bytes())
+        .into_owned()
+        .collect();
+    assert_eq!(form[0].0, "logout_token");
+    check_logout_token(&form[0].1, &jwks, &shop, &user_id, &sid, now);
     assert!(got.iter().all(|n| n.app_id != deaf), "no URL, no notice");
     // Each token is new (jti), and the other session has nothing to tell.
     let again = notices(&app.ciam, &user_id, &sid).await.unwrap();
@@ -625,7 +634,7 @@ async fn logout_token_notices(app: &TestApp) {
     // An app without logout URLs costs no record.
     let records = app
         .store
-        .query(ciam_store::Query::partition(format!("USER#{user_id}")).prefix("SESSAPP#"))
+        .query(ciam_store::Query::partition(format!("SESSAPP#{user_id}")))
         .await
         .unwrap();
     assert_eq!(records.len(), 2, "{records:?}");
@@ -682,7 +691,7 @@ async fn only_an_app_that_hears_logouts_pays_for_the_sessions_record() {
     // transaction (a ticket of an app without a logout URL is its put alone: write_units.rs).
     app.issue_ticket(&w.user, &shop, SHOP).await.ok(200);
     let bill = app.store.take_bill();
-    let keys: Vec<String> = bill.iter().map(|b| b.key.sk.clone()).collect();
+    let keys: Vec<String> = bill.iter().map(|b| b.key.pk.clone()).collect();
     assert_eq!(total(&bill), 4, "{keys:?}");
     assert!(keys.iter().any(|k| k.starts_with("SESSAPP#")), "{keys:?}");
     // A second code the same day: 5 units without a logout URL (write_units.rs), 7 with one.
@@ -697,7 +706,7 @@ async fn only_an_app_that_hears_logouts_pays_for_the_sessions_record() {
         .into_iter()
         .filter(|b| !b.key.sk.starts_with("SESSION#"))
         .collect();
-    let keys: Vec<String> = bill.iter().map(|b| b.key.sk.clone()).collect();
+    let keys: Vec<String> = bill.iter().map(|b| b.key.pk.clone()).collect();
     assert_eq!(total(&bill), 7, "{keys:?}");
     assert!(keys.iter().any(|k| k.starts_with("SESSAPP#")), "{keys:?}");
 }

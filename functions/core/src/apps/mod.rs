@@ -145,7 +145,7 @@ pub struct App {
     pub post_logout_redirect_uris: Vec<String>,
     /// Where Back-Channel Logout tokens are POSTed (empty: none).
     pub backchannel_logout_uri: String,
-    /// Where a ticket (CAS-style) app gets its `session.ended` notice (empty: none).
+    /// Where a ticket (CAS-style) app gets the logout token of an ended session (empty: none).
     pub logout_url: String,
     pub scopes: Vec<String>,
     /// The owner's contact (never shown outside the registry): told when Ciam disables one of

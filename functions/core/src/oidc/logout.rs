@@ -12,11 +12,11 @@
 //! given: they must be the same). A hint that does not verify is treated as absent (§4 of the
 //! specification): the user is asked.
 //!
-//! **Back-Channel Logout 1.0.** [`notices`]: for an ended session, what each app it signed in to
-//! (`app_sessions`) must be told: a logout token (`typ` `logout+jwt`, ES256 by the OIDC signer)
-//! POSTed as `logout_token=` to its `backchannelLogoutUri`, and for a ticket app a
-//! `session.ended` notice to its `logoutUrl`. Sending them (SSRF guard, retries) is the
-//! webhook delivery pipeline's.
+//! **Back-Channel Logout 1.0.** [`notice`]: for an ended session, what an app it signed in to
+//! (`app_sessions`) is told: a logout token (`typ` `logout+jwt`, ES256 by the OIDC signer)
+//! POSTed as `logout_token=` (form) to its `backchannelLogoutUri`, and the same to a ticket
+//! app's `logoutUrl`. Sending them (fan-out from the `session.ended` event, SSRF guard, a fresh
+//! token at each attempt, retries, the log) is `webhooks::notices`'.
 
 use super::{b64, bad_param, issuer, signer, MAX_ECHO};
 use crate::apps::{app_key, with_params, App, AppId};
@@ -282,10 +282,46 @@ pub async fn end(ciam: &Ciam, s: &Session, req: &EndSession, confirmed: bool) ->
     })
 }
 
+/// Where an app hears of an ended session: its `backchannelLogoutUri` (OpenID Connect) or its
+/// `logoutUrl` (tickets). The name is the pseudo endpoint of the app's delivery log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receiver {
+    Backchannel,
+    LogoutUrl,
+}
+
+impl Receiver {
+    pub const ALL: [Receiver; 2] = [Receiver::Backchannel, Receiver::LogoutUrl];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Receiver::Backchannel => "backchannel",
+            Receiver::LogoutUrl => "logoutUrl",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Receiver> {
+        Receiver::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The app's URL of this kind, None when it registered none.
+    pub fn url(self, app: &App) -> Option<&str> {
+        let u = match self {
+            Receiver::Backchannel => &app.backchannel_logout_uri,
+            Receiver::LogoutUrl => &app.logout_url,
+        };
+        (!u.is_empty()).then_some(u.as_str())
+    }
+}
+
+/// The content type of every notice (Back-Channel Logout 1.0 §2.5).
+pub const FORM: &str = "application/x-www-form-urlencoded";
+
 /// One message for one app about an ended session, for the delivery pipeline to POST.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogoutNotice {
     pub app_id: String,
+    pub receiver: Receiver,
     pub url: String,
     pub content_type: &'static str,
     pub body: String,
@@ -315,11 +351,38 @@ pub async fn logout_token(ciam: &Ciam, app_id: &str, user_id: &str, sid: &str) -
         })
 }
 
-/// What each app the ended session `sid` of `user_id` signed in to must be told: to its
-/// `backchannelLogoutUri`, `logout_token=<jwt>` (form); to its `logoutUrl` (ticket apps), the
-/// JSON `{"type":"session.ended","data":{"userId","sid"}}`, which the delivery signs like a
-/// webhook. An app gone or that dropped both URLs since is skipped. Round trips: 1 query (the
-/// session's apps), 1 batch read (the apps), then one signature per logout token.
+/// The message to `app`'s `receiver` URL about the ended session `sid` of `user_id`, signed now
+/// (None when the app registered no such URL): `logout_token=<jwt>`, form-encoded, to either
+/// URL. A ticket app's `logoutUrl` gets the same logout token as a back-channel URI (its `aud`
+/// the app id): every partner verifies it with the published JWKS, no secret needed.
+/// Round trips: 0 (one signature: KMS Sign in AWS).
+pub async fn notice(
+    ciam: &Ciam,
+    app: &App,
+    receiver: Receiver,
+    user_id: &str,
+    sid: &str,
+) -> Result<Option<LogoutNotice>> {
+    let Some(url) = receiver.url(app) else {
+        return Ok(None);
+    };
+    let jwt = logout_token(ciam, &app.app_id, user_id, sid).await?;
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("logout_token", &jwt)
+        .finish();
+    Ok(Some(LogoutNotice {
+        app_id: app.app_id.clone(),
+        receiver,
+        url: url.to_owned(),
+        content_type: FORM,
+        body,
+    }))
+}
+
+/// What each app the session `sid` of `user_id` signed in to would be told if it ended now:
+/// [`notice`] to each URL it registered (the delivery signs a fresh one at each attempt). An app
+/// gone or that dropped both URLs since is skipped. Round trips: 1 query (the session's apps),
+/// 1 batch read (the apps), then one signature per notice.
 pub async fn notices(ciam: &Ciam, user_id: &str, sid: &str) -> Result<Vec<LogoutNotice>> {
     let ids = app_sessions::apps_of(ciam, user_id, sid).await?;
     if ids.is_empty() {
@@ -329,29 +392,8 @@ pub async fn notices(ciam: &Ciam, user_id: &str, sid: &str) -> Result<Vec<Logout
     let apps = ciam.store.get_many(&keys).await?;
     let mut out = Vec::new();
     for app in apps.iter().flatten().map(App::from_item) {
-        if !app.backchannel_logout_uri.is_empty() {
-            let jwt = logout_token(ciam, &app.app_id, user_id, sid).await?;
-            let body = url::form_urlencoded::Serializer::new(String::new())
-                .append_pair("logout_token", &jwt)
-                .finish();
-            out.push(LogoutNotice {
-                app_id: app.app_id.clone(),
-                url: app.backchannel_logout_uri.clone(),
-                content_type: "application/x-www-form-urlencoded",
-                body,
-            });
-        }
-        if !app.logout_url.is_empty() {
-            let body = json!({
-                "type": crate::events::Kind::SessionEnded.name(),
-                "data": { "userId": user_id, "sid": sid },
-            });
-            out.push(LogoutNotice {
-                app_id: app.app_id.clone(),
-                url: app.logout_url.clone(),
-                content_type: "application/json",
-                body: body.to_string(),
-            });
+        for r in Receiver::ALL {
+            out.extend(notice(ciam, &app, r, user_id, sid).await?);
         }
     }
     out.sort_by(|a, b| (&a.app_id, &a.url).cmp(&(&b.app_id, &b.url)));

@@ -85,9 +85,49 @@ pub enum Step {
 
 /// When to try again after `attempts` failed attempts, or None when the window is over.
 pub fn next_attempt(since: i64, attempts: i64, now: i64) -> Option<i64> {
+    next_attempt_within(since, attempts, now, WINDOW_SECS)
+}
+
+/// [`next_attempt`] with another window (a logout notice's, `notices::WINDOW_SECS`).
+pub fn next_attempt_within(since: i64, attempts: i64, now: i64, window: i64) -> Option<i64> {
     let i = usize::try_from(attempts.max(1) - 1).unwrap_or(usize::MAX);
     let at = now + BACKOFF_SECS.get(i).copied().unwrap_or(THEN_SECS);
-    (at <= since + WINDOW_SECS).then_some(at)
+    (at <= since + window).then_some(at)
+}
+
+/// Notes `answer` in the log entry (status, latency, the first 1 KB of the body, why there was
+/// none); answers the HTTP status, 0 when there was no answer.
+pub(crate) fn observe(entry: &mut Entry, answer: &Answer) -> u16 {
+    match answer {
+        Answer::Status {
+            code,
+            body,
+            latency_ms,
+        } => {
+            entry.status = i64::from(*code);
+            entry.latency_ms = *latency_ms;
+            let cut = &body[..body.len().min(ANSWER_BYTES)];
+            entry.answer = String::from_utf8_lossy(cut).into_owned();
+            if (300..400).contains(code) {
+                entry.error = Some("redirect not followed".into());
+            }
+            *code
+        }
+        Answer::Failed { error, latency_ms } => {
+            entry.latency_ms = *latency_ms;
+            entry.error = Some(error.clone());
+            0
+        }
+    }
+}
+
+/// The log's `outcome` of a step.
+pub(crate) fn outcome(step: &Step) -> &'static str {
+    match step {
+        Step::Delivered => "delivered",
+        Step::RetryAt(_) => "retry",
+        Step::Failed => "failed",
+    }
 }
 
 /// The deliveries of `event` to the endpoints of the apps that hear it. Round trips: 1 + one
@@ -130,7 +170,8 @@ pub(crate) fn outbound(e: &Endpoint, event: &Event, body: String, now: i64) -> O
     }
 }
 
-/// One attempt of `ob`: checks, sends, logs, and updates the endpoint. `local_http`: the
+/// One attempt of `ob`: checks, sends, logs, and updates the endpoint (a logout notice's:
+/// `notices::attempt`). `local_http`: the
 /// local-http mode of `ciam serve`. Round trips: 1 read, 1 or 2 writes.
 pub async fn attempt(
     ciam: &Ciam,
@@ -138,6 +179,9 @@ pub async fn attempt(
     resolver: &dyn Resolver,
     ob: &Outbound,
 ) -> Result<Step> {
+    if let Some((receiver, app_id)) = super::notices::parse(&ob.endpoint_id) {
+        return super::notices::attempt(ciam, transport, resolver, ob, receiver, app_id).await;
+    }
     let e = match endpoints::find(ciam, &ob.app_id, &ob.endpoint_id).await {
         Ok(e) => e,
         Err(err) if err.reason == crate::Reason::WEBHOOK_NOT_FOUND => return Ok(Step::Failed),
@@ -169,27 +213,8 @@ pub async fn attempt(
             }
         },
     };
-    let (code, ok) = match &answer {
-        Answer::Status {
-            code,
-            body,
-            latency_ms,
-        } => {
-            entry.status = i64::from(*code);
-            entry.latency_ms = *latency_ms;
-            let cut = &body[..body.len().min(ANSWER_BYTES)];
-            entry.answer = String::from_utf8_lossy(cut).into_owned();
-            if (300..400).contains(code) {
-                entry.error = Some("redirect not followed".into());
-            }
-            (*code, (200..300).contains(code))
-        }
-        Answer::Failed { error, latency_ms } => {
-            entry.latency_ms = *latency_ms;
-            entry.error = Some(error.clone());
-            (0, false)
-        }
-    };
+    let code = observe(&mut entry, &answer);
+    let ok = (200..300).contains(&code);
     let mut ops = Vec::new();
     let mut disabling = false;
     let step = if ok {
@@ -218,12 +243,7 @@ pub async fn attempt(
             }
         }
     };
-    entry.outcome = match step {
-        Step::Delivered => "delivered",
-        Step::RetryAt(_) => "retry",
-        Step::Failed => "failed",
-    }
-    .into();
+    entry.outcome = outcome(&step).into();
     log::write(ciam, &entry).await?;
     if !ops.is_empty() {
         // Only the attempt that disables it tells the owner (two attempts at once disable it

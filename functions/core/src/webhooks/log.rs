@@ -3,11 +3,12 @@
 //! one item per attempt, kept 30 days. Listed newest first, paged.
 
 use super::deliver::Outbound;
-use super::endpoints;
-use crate::apps::require_admin;
+use super::{endpoints, notices};
+use crate::apps::{app_key, require_admin, AppId};
 use crate::error::Result;
+use crate::oidc::logout::Receiver;
 use crate::sessions::Session;
-use crate::{random, Ciam};
+use crate::{random, Ciam, Reason};
 use ciam_store::{Item, Key, Query};
 use serde::Serialize;
 
@@ -128,7 +129,8 @@ pub(crate) async fn all(ciam: &Ciam, endpoint_id: &str) -> Result<Vec<(String, E
 }
 
 /// `GET /app/{appId}/webhooks/{endpointId}/deliveries`: a page of at most `limit` (≤ 50)
-/// entries after cursor `after`. Round trips: 2.
+/// entries after cursor `after`. `endpointId` `backchannel` or `logoutUrl`: the log of the app's
+/// logout notices (`notices`), for an app that exists. Round trips: 2.
 pub async fn page(
     ciam: &Ciam,
     s: &Session,
@@ -138,9 +140,23 @@ pub async fn page(
     limit: Option<usize>,
 ) -> Result<Page> {
     require_admin(s)?;
-    let e = endpoints::find(ciam, app_id, endpoint_id).await?;
+    let logged = match Receiver::parse(endpoint_id) {
+        Some(r) => {
+            let known =
+                AppId::parse(app_id).is_some() && ciam.store.get(&app_key(app_id)).await?.is_some();
+            if !known {
+                return Err(Reason::WEBHOOK_NOT_FOUND.into());
+            }
+            notices::endpoint_id(r, app_id)
+        }
+        None => {
+            endpoints::find(ciam, app_id, endpoint_id)
+                .await?
+                .endpoint_id
+        }
+    };
     let limit = limit.unwrap_or(PAGE).clamp(1, PAGE);
-    let mut q = Query::partition(format!("{PK_PREFIX}{}", e.endpoint_id))
+    let mut q = Query::partition(format!("{PK_PREFIX}{logged}"))
         .descending()
         .limit(limit + 1);
     if let Some(a) = after.filter(|a| !a.is_empty() && a.len() <= 128) {

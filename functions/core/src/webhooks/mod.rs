@@ -8,13 +8,14 @@
 //! `endpoints`: the registry routes; `url`: the URL's form at registration; `sign`: Standard
 //! Webhooks signatures; `guard`: the SSRF guard of each attempt; `deliver`: fan-out of an event
 //! and one attempt (ports: [`Transport`], [`guard::Resolver`]); `queue`: the deliveries waiting
-//! in `ciam serve` and replay; `log`: the delivery log; `owner`: the owner's notice when Ciam
-//! disables an endpoint.
+//! in `ciam serve` and replay; `log`: the delivery log; `notices`: the sign-out's logout notices,
+//! sent through the same pipeline; `owner`: the owner's notice when Ciam disables an endpoint.
 
 pub mod deliver;
 mod endpoints;
 pub mod guard;
 pub mod log;
+pub mod notices;
 mod owner;
 pub mod queue;
 pub mod sign;

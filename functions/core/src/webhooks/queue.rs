@@ -13,7 +13,7 @@
 
 use super::deliver::{self, Outbound, Step, Transport};
 use super::guard::Resolver;
-use super::{endpoints, log};
+use super::{endpoints, log, notices};
 use crate::apps::require_admin;
 use crate::consents::consent_key;
 use crate::error::{Error, Result};
@@ -80,9 +80,9 @@ pub fn queued(i: &Item) -> Outbound {
     }
 }
 
-/// Enqueues deliveries (due now), in transactions of at most 100 items, `last` in the final
-/// one. Round trips: one per 100.
-async fn enqueue(ciam: &Ciam, obs: &[Outbound], last: Option<TxOp>) -> Result<()> {
+/// Enqueues deliveries (due now), in transactions of at most 100 items, then `last` (the
+/// marker's delete after the notified sessions' records). Round trips: one per 100.
+async fn enqueue(ciam: &Ciam, obs: &[Outbound], last: Vec<TxOp>) -> Result<()> {
     let now = ciam.now();
     let mut ops: Vec<TxOp> = obs
         .iter()
@@ -98,7 +98,9 @@ async fn enqueue(ciam: &Ciam, obs: &[Outbound], last: Option<TxOp>) -> Result<()
     Ok(())
 }
 
-/// Fans out every event whose marker is still there. Answers how many deliveries it queued.
+/// Fans out every event whose marker is still there: its webhook deliveries and, for an event
+/// that ends sessions, their logout notices (`notices::fan_out`; the sessions' records are
+/// deleted in the marker's transaction). Answers how many deliveries it queued.
 pub async fn fan_out_pending(ciam: &Ciam) -> Result<usize> {
     let mut queued = 0;
     for marker in ciam.store.query(Query::partition(PENDING_PK)).await? {
@@ -110,18 +112,25 @@ pub async fn fan_out_pending(ciam: &Ciam) -> Result<usize> {
             ciam.store.transact(vec![done]).await?;
             continue;
         };
-        let event = ciam
-            .store
-            .get(&Key::new(pk, sk))
-            .await?
-            .as_ref()
-            .and_then(Event::from_item);
-        let obs = match &event {
-            Some(e) => deliver::fan_out(ciam, e).await?,
+        let item = ciam.store.get(&Key::new(pk, sk)).await?;
+        let mut obs = match item.as_ref().and_then(Event::from_item) {
+            Some(e) => deliver::fan_out(ciam, &e).await?,
             None => Vec::new(),
         };
+        // The sign-out's notices, by the ended sessions' records (deleted with the marker).
+        let mut last: Vec<TxOp> = Vec::new();
+        if let Some(item) = &item {
+            let (notices, records) = notices::fan_out(ciam, item).await?;
+            obs.extend(notices);
+            last.extend(
+                records
+                    .into_iter()
+                    .map(|key| TxOp::Delete { key, cond: None }),
+            );
+        }
+        last.push(done);
         queued += obs.len();
-        enqueue(ciam, &obs, Some(done)).await?;
+        enqueue(ciam, &obs, last).await?;
     }
     Ok(queued)
 }
@@ -240,6 +249,6 @@ pub async fn replay(
             obs.push(deliver::outbound(&e, &event, body.to_string(), ciam.now()));
         }
     }
-    enqueue(ciam, &obs, None).await?;
+    enqueue(ciam, &obs, Vec::new()).await?;
     Ok(obs.into_iter().map(|o| o.event_id).collect())
 }

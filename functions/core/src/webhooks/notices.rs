@@ -1,0 +1,205 @@
+//! Sending the sign-out to partner apps (issue 23, docs/events-design.md §4): the logout notices
+//! ride the webhook pipeline (the same outbox, queue, SSRF guard, backoff and log), but go to
+//! apps by the sessions that signed in there (`app_sessions`), not by consent and endpoint
+//! subscription: an app with a `backchannelLogoutUri` and no webhook endpoint still hears.
+//!
+//! - **Fan-out** ([`fan_out`]): a `session.ended` event with a `sid` ends that session; one
+//!   without (`all_sessions`, `support`) and a `user.deactivated` end every session of the user
+//!   that signed in to an app until the event (records written at or before it), except the one
+//!   a password change keeps (`keepSid` on the event item, never in a payload). One delivery per
+//!   (ended session, app, registered URL), to the pseudo endpoint `backchannel.<appId>` or
+//!   `logoutUrl.<appId>`; its `event_id` is `<eventId>.<sid>` and its `body` the `sid` (the
+//!   message is built at each attempt). The records are deleted once the deliveries are queued.
+//! - **An attempt** ([`attempt`]): reads the app (its URL now; an app gone or that dropped the URL
+//!   is not told), signs a **fresh** logout token (`oidc::logout::notice`: a new `jti`, `iat` now,
+//!   2 minutes of life), checks the URL with the SSRF guard, POSTs it form-encoded, and logs the
+//!   attempt in the app's delivery log under the pseudo endpoint (`GET
+//!   /app/{appId}/webhooks/backchannel/deliveries`). A 200 or 204 is delivered; anything else is
+//!   retried on the webhooks' backoff within [`WINDOW_SECS`]. No endpoint state: these URLs are
+//!   the app's registration, never disabled by failures.
+
+use super::deliver::{self, Answer, Outbound, Step, Transport};
+use super::guard::{self, Resolver};
+use super::log::{self, Entry};
+use crate::app_sessions::{self, Record, KEEP_SID};
+use crate::apps::{app_key, App};
+use crate::error::Result;
+use crate::events::{Event, Kind};
+use crate::oidc::logout::{self, Receiver};
+use crate::Ciam;
+use ciam_store::{Item, Key};
+
+/// How long after it is queued a notice is retried (attempts at 0, 5 s, 35 s, 2 min 35 s and
+/// 12 min 35 s): a fresh token is signed at each, so the window is not the token's life.
+pub const WINDOW_SECS: i64 = 3600;
+
+/// The pseudo endpoint id of an app's logout URL in the queue and the delivery log.
+pub fn endpoint_id(receiver: Receiver, app_id: &str) -> String {
+    format!("{}.{app_id}", receiver.name())
+}
+
+/// The receiver and app of a pseudo endpoint id, None for a webhook endpoint's (`ep_...`).
+pub fn parse(endpoint_id: &str) -> Option<(Receiver, &str)> {
+    let (r, app) = endpoint_id.split_once('.')?;
+    Some((Receiver::parse(r)?, app))
+}
+
+/// The records of the sessions the event item `item` ended (none for other events).
+/// Round trips: 0 or 1 query.
+pub async fn ended(ciam: &Ciam, item: &Item) -> Result<Vec<Record>> {
+    let Some(event) = Event::from_item(item) else {
+        return Ok(Vec::new());
+    };
+    let sid = match event.kind {
+        Kind::SessionEnded => event.data.get("sid").and_then(|s| s.as_str()),
+        Kind::Deactivated => None,
+        _ => return Ok(Vec::new()),
+    };
+    let records = app_sessions::records(ciam, &event.user_id, sid).await?;
+    if sid.is_some() {
+        return Ok(records);
+    }
+    let keep = item.s(KEEP_SID);
+    Ok(records
+        .into_iter()
+        .filter(|r| r.at <= event.at && keep != Some(r.sid.as_str()))
+        .collect())
+}
+
+/// The notices of the event item `item` (see the module documentation) and the records to
+/// delete once they are queued. Round trips: 0, or 1 query and 1 batch read (the apps).
+pub async fn fan_out(ciam: &Ciam, item: &Item) -> Result<(Vec<Outbound>, Vec<Key>)> {
+    let records = ended(ciam, item).await?;
+    let Some(event) = Event::from_item(item).filter(|_| !records.is_empty()) else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let mut ids: Vec<&str> = records.iter().map(|r| r.app_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let keys: Vec<Key> = ids.iter().map(|id| app_key(id)).collect();
+    let apps: Vec<App> = ciam
+        .store
+        .get_many(&keys)
+        .await?
+        .iter()
+        .flatten()
+        .map(App::from_item)
+        .collect();
+    let now = ciam.now();
+    let mut out = Vec::new();
+    for r in &records {
+        let Some(app) = apps.iter().find(|a| a.app_id == r.app_id) else {
+            continue;
+        };
+        for receiver in Receiver::ALL {
+            if receiver.url(app).is_some() {
+                out.push(Outbound {
+                    app_id: app.app_id.clone(),
+                    endpoint_id: endpoint_id(receiver, &app.app_id),
+                    user_id: event.user_id.clone(),
+                    event_id: format!("{}.{}", event.id, r.sid),
+                    event_sk: event.key().sk,
+                    kind: Kind::SessionEnded.name().to_owned(),
+                    body: r.sid.clone(),
+                    event_at: event.at,
+                    since: now,
+                    attempts: 0,
+                });
+            }
+        }
+    }
+    Ok((out, records.into_iter().map(|r| r.key).collect()))
+}
+
+/// One attempt of the notice `ob` (to `receiver` of `app_id`). Round trips: 1 read (the app),
+/// 1 write (the log), and one signature.
+pub async fn attempt(
+    ciam: &Ciam,
+    transport: &dyn Transport,
+    resolver: &dyn Resolver,
+    ob: &Outbound,
+    receiver: Receiver,
+    app_id: &str,
+) -> Result<Step> {
+    let attempt = ob.attempts + 1;
+    let now = ciam.now();
+    let mut entry = Entry::new(ob, attempt, now);
+    let app = ciam
+        .store
+        .get(&app_key(app_id))
+        .await?
+        .map(|i| App::from_item(&i));
+    let notice = match &app {
+        Some(app) => logout::notice(ciam, app, receiver, &ob.user_id, &ob.body).await?,
+        None => None,
+    };
+    let Some(notice) = notice else {
+        entry.outcome = "failed".into();
+        entry.error = Some(format!("the app no longer registers a {}", receiver.name()));
+        log::write(ciam, &entry).await?;
+        return Ok(Step::Failed);
+    };
+    let answer = match url::Url::parse(&notice.url) {
+        Err(_) => Answer::Failed {
+            error: "refused: invalid URL".into(),
+            latency_ms: 0,
+        },
+        Ok(u) => match guard::check(&u, ciam.config.webhooks_local_http, resolver).await {
+            Err(why) => Answer::Failed {
+                error: why,
+                latency_ms: 0,
+            },
+            Ok(target) => {
+                let headers = [("content-type", notice.content_type.to_owned())];
+                transport.post(&target, &headers, &notice.body).await
+            }
+        },
+    };
+    let code = deliver::observe(&mut entry, &answer);
+    let step = if code == 200 || code == 204 {
+        Step::Delivered
+    } else {
+        match deliver::next_attempt_within(ob.since, attempt, now, WINDOW_SECS) {
+            Some(at) => Step::RetryAt(at),
+            None => Step::Failed,
+        }
+    };
+    if code != 0 && !matches!(step, Step::Delivered) && entry.error.is_none() {
+        entry.error = Some("only 200 or 204 is a delivery".into());
+    }
+    entry.outcome = deliver::outcome(&step).into();
+    log::write(ciam, &entry).await?;
+    Ok(step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pseudo_endpoints_name_the_receiver_and_the_app() {
+        let id = endpoint_id(Receiver::Backchannel, "a1b2");
+        assert_eq!(id, "backchannel.a1b2");
+        assert_eq!(parse(&id), Some((Receiver::Backchannel, "a1b2")));
+        assert_eq!(parse("logoutUrl.x"), Some((Receiver::LogoutUrl, "x")));
+        assert_eq!(parse("ep_0123456789abcdef"), None);
+        assert_eq!(parse("other.x"), None);
+    }
+
+    #[test]
+    fn a_notice_is_retried_for_an_hour() {
+        let t0 = 1_000_000;
+        let mut at = t0;
+        let mut tries = vec![at];
+        let mut n = 1;
+        while let Some(next) = deliver::next_attempt_within(t0, n, at, WINDOW_SECS) {
+            at = next;
+            tries.push(at);
+            n += 1;
+        }
+        assert_eq!(
+            tries.iter().map(|t| t - t0).collect::<Vec<_>>(),
+            [0, 5, 35, 155, 755]
+        );
+    }
+}
