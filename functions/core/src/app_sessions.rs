@@ -22,6 +22,10 @@ pub const PK_PREFIX: &str = "SESSAPP#";
 /// The attribute of a `session.ended` event item naming the session that stays (a password
 /// change ends the other sessions): not in any partner's payload.
 pub const KEEP_SID: &str = "keepSid";
+/// Attribute of an event item whose change ended the account's sessions though its kind is not
+/// `session.ended` (a two-factor change, the support desk's identity replacement): the fan-out
+/// tells the apps of every session but [`KEEP_SID`]'s (`webhooks::notices::ended`).
+pub const ENDS_SESSIONS: &str = "endsSessions";
 
 fn pk(user_id: &str) -> String {
     format!("{PK_PREFIX}{user_id}")
@@ -97,6 +101,26 @@ pub fn keeping(event: Option<TxOp>, keep: &Key) -> Option<TxOp> {
             item: item.with(KEEP_SID, sid(keep)),
             cond,
         }),
+        other => Some(other),
+    }
+}
+
+/// `event` (the put of an event whose change also ends the account's sessions, e.g.
+/// `two_factor.changed`) marked so (attribute [`ENDS_SESSIONS`]), naming the session that stays
+/// (`keep`, [`KEEP_SID`]) when there is one, so that the other sessions' apps get their logout
+/// notices.
+pub fn ending_sessions(event: Option<TxOp>, keep: Option<&Key>) -> Option<TxOp> {
+    match event? {
+        TxOp::Put { item, cond } => {
+            let item = item.with(ENDS_SESSIONS, true);
+            Some(TxOp::Put {
+                item: match keep {
+                    Some(k) => item.with(KEEP_SID, sid(k)),
+                    None => item,
+                },
+                cond,
+            })
+        }
         other => Some(other),
     }
 }

@@ -15,6 +15,7 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::routing::post;
 use ciam_api::webhook_transport::{DnsResolver, HttpTransport};
 use ciam_core::events;
+use ciam_core::totp::{code_at, STEP_SECS};
 use ciam_core::webhooks::guard::{Resolver, StaticResolver};
 use ciam_core::webhooks::queue;
 use ciam_core::{sessions, Clock};
@@ -529,4 +530,57 @@ async fn the_support_desks_end_of_sessions_tells_the_apps_of_every_session() {
     pump(&mut s, &DnsResolver).await;
     assert_eq!(rx.got().len(), 3);
     assert_eq!(records(&s).await.len(), 1);
+}
+
+/// A two-factor change ends the account's other sessions (`sessGen`) and announces only
+/// `two_factor.changed`: the ended sessions' apps still get their logout tokens, the current
+/// session's do not; the support desk's two-factor reset ends every session and tells them all.
+#[tokio::test]
+async fn a_two_factor_change_tells_the_other_sessions_apps_and_the_support_desks_reset_all() {
+    let (mut s, rx) = local(TestApp::spawn().await).await;
+    let url = s.w.app.get_totp_url(&s.first).await.ok(200)["url"]
+        .as_str()
+        .expect("url")
+        .to_owned();
+    let secret = crate::two_factor::secret_of(&url);
+    let code = code_at(&secret, s.w.app.now().div_euclid(STEP_SECS));
+    s.w.app.totp_enable(&s.first, &code).await.ok(200);
+    assert!(sessions::authenticate(&s.w.app.ciam, Some(&s.first))
+        .await
+        .is_ok());
+    assert!(sessions::authenticate(&s.w.app.ciam, Some(&s.second))
+        .await
+        .is_err());
+    pump(&mut s, &DnsResolver).await;
+    let got = rx.got();
+    assert_eq!(got.len(), 1, "only the ended session's app: {got:?}");
+    assert_eq!(
+        crate::oidc_logout::claims_of(&got[0].2)["sid"],
+        json!(s.second_sid)
+    );
+    assert_eq!(records(&s).await.len(), 2, "the staying session's apps");
+    // The support desk turns it off: every session ends, the first one's two apps are told.
+    let (_, operator) =
+        s.w.app
+            .staffer("helper", Some(ciam_core::console::Role::Operator))
+            .await;
+    let p = format!("/admin/accounts/{}/reset-two-factor", s.w.user_id);
+    s.w.app
+        .admin_call(
+            Method::POST,
+            &p,
+            Some(&operator),
+            Some(&json!({ "reason": "lost the phone" })),
+        )
+        .await
+        .ok(200);
+    pump(&mut s, &DnsResolver).await;
+    let got = rx.got();
+    assert_eq!(got.len(), 3, "{got:?}");
+    let sids: Vec<Value> = got[1..]
+        .iter()
+        .map(|g| crate::oidc_logout::claims_of(&g.2)["sid"].clone())
+        .collect();
+    assert_eq!(sids, [json!(s.first_sid), json!(s.first_sid)]);
+    assert!(records(&s).await.is_empty());
 }

@@ -189,7 +189,11 @@ fn partner_events(ciam: &Ciam, action: Action, user: &User) -> Vec<TxOp> {
         ],
         Action::Reactivate => vec![of(Kind::Reactivated, Default::default())],
         Action::EndSessions => vec![of(Kind::SessionEnded, ended())],
-        Action::ResetTwoFactor => vec![events::two_factor_changed(ciam, user, user.passkeys > 0)],
+        // Every session ended with it (`sessGen`): their apps are told.
+        Action::ResetTwoFactor => vec![crate::app_sessions::ending_sessions(
+            events::two_factor_changed(ciam, user, user.passkeys > 0),
+            None,
+        )],
         Action::ResetPasskeys => vec![events::two_factor_changed(ciam, user, user.enable_totp)],
         Action::Unlock | Action::SendResetCode => Vec::new(),
     };

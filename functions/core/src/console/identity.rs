@@ -156,7 +156,11 @@ pub async fn replace(
         false => crate::events::Kind::PhoneChanged,
     };
     let data = crate::events::identity_data(ciam, &after, is_mail);
-    ops.extend(crate::events::op_for(ciam, &user, kind, data));
+    // Every session ended with it (`sessGen`): their apps are told.
+    ops.extend(crate::app_sessions::ending_sessions(
+        crate::events::op_for(ciam, &user, kind, data),
+        None,
+    ));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(new.exists_reason().into()),

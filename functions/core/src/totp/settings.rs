@@ -138,7 +138,11 @@ pub async fn enable(
         audit::Event::TotpEnabled,
         client,
     ));
-    puts.extend(crate::events::two_factor_changed(ciam, &s.user, true));
+    // Other sessions end (`with_session_restamp`): their apps are told.
+    puts.extend(crate::app_sessions::ending_sessions(
+        crate::events::two_factor_changed(ciam, &s.user, true),
+        Some(&s.key),
+    ));
     let user_ops = vec![
         Update::Set("enableTotp".into(), true.into()),
         Update::Set("totpSecret".into(), Value::B(sealed)),
@@ -204,10 +208,9 @@ pub async fn disable(ciam: &Ciam, s: &Session, client: &ClientInfo) -> Result<()
                 client,
             )]
             .into_iter()
-            .chain(crate::events::two_factor_changed(
-                ciam,
-                &s.user,
-                s.user.passkeys > 0,
+            .chain(crate::app_sessions::ending_sessions(
+                crate::events::two_factor_changed(ciam, &s.user, s.user.passkeys > 0),
+                Some(&s.key),
             ))
             .collect(),
         ))

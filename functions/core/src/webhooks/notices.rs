@@ -21,7 +21,7 @@
 use super::deliver::{self, Answer, Outbound, Step, Transport};
 use super::guard::{self, Resolver};
 use super::log::{self, Entry};
-use crate::app_sessions::{self, Record, KEEP_SID};
+use crate::app_sessions::{self, Record, ENDS_SESSIONS, KEEP_SID};
 use crate::apps::{app_key, App};
 use crate::error::Result;
 use crate::events::{Event, Kind};
@@ -53,6 +53,9 @@ pub async fn ended(ciam: &Ciam, item: &Item) -> Result<Vec<Record>> {
     let sid = match event.kind {
         Kind::SessionEnded => event.data.get("sid").and_then(|s| s.as_str()),
         Kind::Deactivated => None,
+        // A two-factor change or the support desk's identity replacement: its change ended the
+        // sessions (all, or all but `keepSid`).
+        _ if item.bool(ENDS_SESSIONS) == Some(true) => None,
         _ => return Ok(Vec::new()),
     };
     let records = app_sessions::records(ciam, &event.user_id, sid).await?;
