@@ -205,7 +205,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
           </div>
         )}
       </Section>
-      <Webhooks appId={app.appId} />
+      <Webhooks appId={app.appId} ownerMail={app.ownerMail} />
       {admin && (
         <Section title={<FormattedMessage {...m.deleteHeading} />} className="danger-zone">
           <p>

@@ -72,7 +72,9 @@ describe('webhooks on the app page', () => {
     expect(one.textContent).toContain('orders');
     expect(within(item('ep_2')).getByTestId('webhook-state').textContent).toBe('Disabled');
     expect(within(item('ep_2')).getByTestId('webhook-why').textContent).toMatch(/^Disabled on .* after failed deliveries since .*410 Gone/);
+    expect(within(item('ep_2')).getByTestId('webhook-why').textContent).toContain('The app’s owner (owner@mall.example.com) was told by mail.');
     expect(within(item('ep_3')).getByTestId('webhook-why').textContent).toMatch(/^Disabled by an administrator on /);
+    expect(within(item('ep_3')).getByTestId('webhook-why').textContent).not.toContain('told');
     expect(within(item('ep_4')).getByTestId('webhook-why').textContent).toMatch(/^Deliveries failing since /);
     expect(within(item('ep_2')).getByTestId('webhook-enable')).toBeTruthy();
     // The rest of the page is there.

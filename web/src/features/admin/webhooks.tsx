@@ -64,6 +64,11 @@ const m = defineMessages({
     id: 'admin.webhooks.afterFailure',
     defaultMessage: 'Disabled on {time} after failed deliveries since {since} (an answer 410 Gone disables it at once; the delivery log shows the answers).',
   },
+  ownerTold: { id: 'admin.webhooks.ownerTold', defaultMessage: 'The app’s owner ({mail}) was told by mail.' },
+  noOwner: {
+    id: 'admin.webhooks.noOwner',
+    defaultMessage: 'Nobody was told: the app has no owner’s e-mail (add one in the registry entry to be told next time).',
+  },
   descriptionFact: { id: 'admin.webhooks.descriptionFact', defaultMessage: 'Description' },
   createdFact: { id: 'admin.webhooks.createdFact', defaultMessage: 'Added' },
   lastSuccess: { id: 'admin.webhooks.lastSuccess', defaultMessage: 'Last delivered' },
@@ -118,14 +123,14 @@ export function disabledWhy(e: Endpoint): MessageDescriptor | null {
 }
 
 /** The webhooks section of an app's page. */
-export function Webhooks({ appId }: { appId: string }) {
+export function Webhooks({ appId, ownerMail }: { appId: string; ownerMail: string }) {
   const admin = useMay('admin');
   return (
     <Section title={<FormattedMessage {...m.heading} />} id="webhooks">
       <p className="muted">
         <FormattedMessage {...m.help} />
       </p>
-      {admin ? <Endpoints appId={appId} /> : <AdminsOnly />}
+      {admin ? <Endpoints appId={appId} ownerMail={ownerMail} /> : <AdminsOnly />}
     </Section>
   );
 }
@@ -141,7 +146,7 @@ function AdminsOnly() {
 type Shown = { endpoint: Endpoint; secret: string; rotated: boolean };
 type Ask = { kind: 'disable' | 'rotate' | 'remove'; endpoint: Endpoint };
 
-function Endpoints({ appId }: { appId: string }) {
+function Endpoints({ appId, ownerMail }: { appId: string; ownerMail: string }) {
   const intl = useIntl();
   const { guard } = useConsole();
   const words = useErrorWords();
@@ -210,7 +215,7 @@ function Endpoints({ appId }: { appId: string }) {
       ) : (
         <ul className="webhooks" data-testid="webhooks">
           {endpoints.map((e) => (
-            <EndpointItem key={e.endpointId} appId={appId} e={e} onEnable={() => void enable(e)} onAsk={(kind) => setAsk({ kind, endpoint: e })} onSaved={put} />
+            <EndpointItem key={e.endpointId} appId={appId} ownerMail={ownerMail} e={e} onEnable={() => void enable(e)} onAsk={(kind) => setAsk({ kind, endpoint: e })} onSaved={put} />
           ))}
         </ul>
       )}
@@ -268,8 +273,10 @@ function Endpoints({ appId }: { appId: string }) {
   );
 }
 
-function EndpointItem({ appId, e, onEnable, onAsk, onSaved }: {
+function EndpointItem({ appId, ownerMail, e, onEnable, onAsk, onSaved }: {
   appId: string;
+  /** The registry's ownerMail: told when Ciam (not an administrator) disabled it. */
+  ownerMail: string;
   e: Endpoint;
   onEnable: () => void;
   onAsk: (k: Ask['kind']) => void;
@@ -302,7 +309,8 @@ function EndpointItem({ appId, e, onEnable, onAsk, onSaved }: {
         </span>{' '}
         {why && (
           <span data-testid="webhook-why">
-            <FormattedMessage {...why} values={{ time: <When at={e.disabledAt} />, since: <When at={e.failingSince} /> }} />
+            <FormattedMessage {...why} values={{ time: <When at={e.disabledAt} />, since: <When at={e.failingSince} /> }} />{' '}
+            {why !== m.byAdmin && (ownerMail ? <FormattedMessage {...m.ownerTold} values={{ mail: ownerMail }} /> : <FormattedMessage {...m.noOwner} />)}
           </span>
         )}
         {e.enabled && e.failingSince !== null && (
