@@ -137,20 +137,8 @@ pub async fn init(
     } else {
         Vec::new()
     };
-    let kms = kms_key.map(|id| (aws_sdk_kms::Client::new(&sdk), id));
-    let signer = async move {
-        match kms {
-            Some((client, id)) => kms::KmsSigner::load(client, &id, &previous, secrets::TIMEOUT)
-                .await
-                .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>)),
-            None => Ok(None),
-        }
-    };
-    let notifier = AwsNotifier::new(
-        aws_sdk_sesv2::Client::new(&sdk),
-        aws_sdk_sns::Client::new(&sdk),
-        settings.mail_from.take(),
-    );
+    let signer = kms_signer(&sdk, kms_key, previous);
+    let notifier = aws_notifier(&sdk, &mut settings);
     let blobs = S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk));
     init_with(
         route_id,
@@ -158,7 +146,7 @@ pub async fn init(
         settings,
         sdk,
         signer,
-        Arc::new(notifier),
+        notifier,
         Arc::new(blobs),
     )
     .await
@@ -201,34 +189,49 @@ pub async fn init_webhooks(
         .ok_or_else(|| format!("no webhook function with id {route_id}"))?;
     // The delivery signs logout tokens (a fresh one at each attempt of a sign-out's notice)
     // with the current OIDC key in KMS, as the token route signs id_tokens.
-    let kms = settings
+    let kms_key = settings
         .oidc_kms_key_id
         .clone()
-        .filter(|_| lambda.kms == Kms::Sign)
-        .map(|id| (aws_sdk_kms::Client::new(&sdk), id));
-    let signer = async move {
-        match kms {
-            Some((client, id)) => kms::KmsSigner::load(client, &id, &[], secrets::TIMEOUT)
-                .await
-                .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>)),
-            None => Ok(None),
-        }
-    };
-    let notifier = AwsNotifier::new(
-        aws_sdk_sesv2::Client::new(&sdk),
-        aws_sdk_sns::Client::new(&sdk),
-        settings.mail_from.take(),
-    );
+        .filter(|_| lambda.kms == Kms::Sign);
+    let signer = kms_signer(&sdk, kms_key, Vec::new());
+    let notifier = aws_notifier(&sdk, &mut settings);
     init_with(
         route_id,
         lambda,
         settings,
         sdk,
         signer,
-        Arc::new(notifier),
+        notifier,
         Arc::new(Unavailable),
     )
     .await
+}
+
+/// The KMS signer of the key `key_id` (with the public keys of `previous`), loaded when awaited;
+/// none without a key.
+fn kms_signer(
+    sdk: &aws_config::SdkConfig,
+    key_id: Option<String>,
+    previous: Vec<String>,
+) -> impl std::future::Future<Output = Result<Option<Arc<dyn OidcSigner>>, String>> {
+    let kms = key_id.map(|id| (aws_sdk_kms::Client::new(sdk), id));
+    async move {
+        match kms {
+            Some((client, id)) => kms::KmsSigner::load(client, &id, &previous, secrets::TIMEOUT)
+                .await
+                .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Mail through SES and SMS through SNS, from the settings' sender.
+fn aws_notifier(sdk: &aws_config::SdkConfig, settings: &mut Settings) -> Arc<dyn Notifier> {
+    Arc::new(AwsNotifier::new(
+        aws_sdk_sesv2::Client::new(sdk),
+        aws_sdk_sns::Client::new(sdk),
+        settings.mail_from.take(),
+    ))
 }
 
 /// What both inits share: the secrets (read alongside `signer`), the keys, the store and the

@@ -95,6 +95,32 @@ pub fn next_attempt_within(since: i64, attempts: i64, now: i64, window: i64) -> 
     (at <= since + window).then_some(at)
 }
 
+/// One POST of `body` to `url` past the SSRF guard: an invalid URL or a refused address is an
+/// answer without a connection (the refusal in its error); `headers` are made only for a checked
+/// address.
+pub(crate) async fn post_guarded(
+    ciam: &Ciam,
+    transport: &dyn Transport,
+    resolver: &dyn Resolver,
+    url: &str,
+    headers: impl FnOnce() -> Result<Vec<(&'static str, String)>>,
+    body: &str,
+) -> Result<Answer> {
+    let refused = |error: String| Answer::Failed {
+        error,
+        latency_ms: 0,
+    };
+    let Ok(u) = url::Url::parse(url) else {
+        return Ok(refused("refused: invalid URL".into()));
+    };
+    Ok(
+        match guard::check(&u, ciam.config.webhooks_local_http, resolver).await {
+            Err(why) => refused(why),
+            Ok(target) => transport.post(&target, &headers()?, body).await,
+        },
+    )
+}
+
 /// Notes `answer` in the log entry (status, latency, the first 1 KB of the body, why there was
 /// none); answers the HTTP status, 0 when there was no answer.
 pub(crate) fn observe(entry: &mut Entry, answer: &Answer) -> u16 {
@@ -196,23 +222,11 @@ pub async fn attempt(
         log::write(ciam, &entry).await?;
         return Ok(Step::Failed);
     }
-    let answer = match url::Url::parse(&e.url) {
-        Err(_) => Answer::Failed {
-            error: "refused: invalid URL".into(),
-            latency_ms: 0,
-        },
-        Ok(u) => match guard::check(&u, ciam.config.webhooks_local_http, resolver).await {
-            Err(why) => Answer::Failed {
-                error: why,
-                latency_ms: 0,
-            },
-            Ok(target) => {
-                let secrets = endpoints::open_secrets(ciam, &e)?;
-                let headers = sign::headers(&secrets, &ob.event_id, now, &ob.body);
-                transport.post(&target, &headers, &ob.body).await
-            }
-        },
+    let signed = || {
+        let secrets = endpoints::open_secrets(ciam, &e)?;
+        Ok(sign::headers(&secrets, &ob.event_id, now, &ob.body))
     };
+    let answer = post_guarded(ciam, transport, resolver, &e.url, signed, &ob.body).await?;
     let code = observe(&mut entry, &answer);
     let ok = (200..300).contains(&code);
     let mut ops = Vec::new();

@@ -18,8 +18,8 @@
 //!   retried on the webhooks' backoff within [`WINDOW_SECS`]. No endpoint state: these URLs are
 //!   the app's registration, never disabled by failures.
 
-use super::deliver::{self, Answer, Outbound, Step, Transport};
-use super::guard::{self, Resolver};
+use super::deliver::{self, Outbound, Step, Transport};
+use super::guard::Resolver;
 use super::log::{self, Entry};
 use crate::app_sessions::{self, Record, ENDS_SESSIONS, KEEP_SID};
 use crate::apps::{app_key, App};
@@ -142,22 +142,16 @@ pub async fn attempt(
         log::write(ciam, &entry).await?;
         return Ok(Step::Failed);
     };
-    let answer = match url::Url::parse(&notice.url) {
-        Err(_) => Answer::Failed {
-            error: "refused: invalid URL".into(),
-            latency_ms: 0,
-        },
-        Ok(u) => match guard::check(&u, ciam.config.webhooks_local_http, resolver).await {
-            Err(why) => Answer::Failed {
-                error: why,
-                latency_ms: 0,
-            },
-            Ok(target) => {
-                let headers = [("content-type", notice.content_type.to_owned())];
-                transport.post(&target, &headers, &notice.body).await
-            }
-        },
-    };
+    let headers = || Ok(vec![("content-type", notice.content_type.to_owned())]);
+    let answer = deliver::post_guarded(
+        ciam,
+        transport,
+        resolver,
+        &notice.url,
+        headers,
+        &notice.body,
+    )
+    .await?;
     let code = deliver::observe(&mut entry, &answer);
     let step = if code == 200 || code == 204 {
         Step::Delivered
