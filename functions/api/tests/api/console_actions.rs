@@ -17,7 +17,8 @@ const ACTIONS: [&str; 4] = [
 ];
 
 impl TestApp {
-    async fn act(
+    /// `POST /admin/accounts/{userId}/<action>` with `reason`, as the staffer `token`.
+    pub(crate) async fn act(
         &self,
         token: &str,
         user_id: &str,

@@ -499,14 +499,8 @@ async fn the_support_desks_end_of_sessions_tells_the_apps_of_every_session() {
         s.w.app
             .staffer("helper", Some(ciam_core::console::Role::Operator))
             .await;
-    let p = format!("/admin/accounts/{}/end-sessions", s.w.user_id);
     s.w.app
-        .admin_call(
-            Method::POST,
-            &p,
-            Some(&operator),
-            Some(&json!({ "reason": "a stolen laptop" })),
-        )
+        .act(&operator, &s.w.user_id, "end-sessions", "a stolen laptop")
         .await
         .ok(200);
     assert_eq!(pump(&mut s, &DnsResolver).await, None);
@@ -564,13 +558,12 @@ async fn a_two_factor_change_tells_the_other_sessions_apps_and_the_support_desks
         s.w.app
             .staffer("helper", Some(ciam_core::console::Role::Operator))
             .await;
-    let p = format!("/admin/accounts/{}/reset-two-factor", s.w.user_id);
     s.w.app
-        .admin_call(
-            Method::POST,
-            &p,
-            Some(&operator),
-            Some(&json!({ "reason": "lost the phone" })),
+        .act(
+            &operator,
+            &s.w.user_id,
+            "reset-two-factor",
+            "lost the phone",
         )
         .await
         .ok(200);
