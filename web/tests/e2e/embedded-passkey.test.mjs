@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiCall, axeEveryRule, base32, createAccount, hostPage, launchBrowser, LOCALES, missing, requirements, ROOT, setStorage, settled, startServer, totp, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryRule, base32, createAccount, hostPage, launchBrowser, LOCALES, missing, requirements, ROOT, setStorage, settled, startServer, totp, uniqueMail, virtualAuthenticator } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 
@@ -32,27 +32,6 @@ before(async () => {
   host.origin = `http://127.0.0.1:${host.server.address().port}`;
 });
 after(() => host.server?.close());
-
-/** A virtual authenticator on `page` (resident keys, user verification, no UI). */
-async function virtualAuthenticator(page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const options = {
-    protocol: 'ctap2',
-    ctap2Version: 'ctap2_1',
-    transport: 'internal',
-    hasResidentKey: true,
-    hasUserVerification: true,
-    isUserVerified: true,
-    automaticPresenceSimulation: true,
-  };
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', { options });
-  return {
-    async credentials() {
-      return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
-    },
-  };
-}
 
 describe('the passkey as the second step inside a partner frame', { skip: requirements() }, () => {
   // One server for the file. The frame's language is the browser's (spec §2: the stored locale,

@@ -612,3 +612,29 @@ export function suite({ locale = 'en-US', server = {}, dynamodb = false } = {}) 
   });
   return { skip, ctx };
 }
+
+/** A virtual authenticator on `page` (one person's device: each locale's account gets a new one). */
+export async function virtualAuthenticator(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const options = {
+    protocol: 'ctap2',
+    ctap2Version: 'ctap2_1',
+    transport: 'internal',
+    hasResidentKey: true,
+    hasUserVerification: true,
+    isUserVerified: true,
+    automaticPresenceSimulation: true,
+  };
+  let authenticatorId = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options })).authenticatorId;
+  return {
+    async credentials() {
+      return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+    },
+    /** Swaps in a new, empty authenticator (two attached would both answer). */
+    async renew() {
+      await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+      authenticatorId = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options })).authenticatorId;
+    },
+  };
+}

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as client from 'openid-client';
-import { apiCall, axeEveryRule, hostPage, base32, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, totp, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryRule, hostPage, base32, createAccount, LOCALES, requirements, ROOT, setStorage, settled, storage, suite, totp, uniqueMail, virtualAuthenticator } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const PASSWORD = 'Ciam-Passkey-2026!';
@@ -50,32 +50,6 @@ function instrument() {
       sessionStorage.setItem('e2e-mediation', JSON.stringify(log));
     });
     return get(options);
-  };
-}
-
-/** A virtual authenticator on `page` (one person's device: each locale's account gets a new one). */
-async function virtualAuthenticator(page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const options = {
-    protocol: 'ctap2',
-    ctap2Version: 'ctap2_1',
-    transport: 'internal',
-    hasResidentKey: true,
-    hasUserVerification: true,
-    isUserVerified: true,
-    automaticPresenceSimulation: true,
-  };
-  let authenticatorId = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options })).authenticatorId;
-  return {
-    async credentials() {
-      return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
-    },
-    /** Swaps in a new, empty authenticator (two attached would both answer). */
-    async renew() {
-      await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
-      authenticatorId = (await cdp.send('WebAuthn.addVirtualAuthenticator', { options })).authenticatorId;
-    },
   };
 }
 
