@@ -34,7 +34,6 @@ import type {
   ListWebhooksResponse,
   PatchWebhookRequest,
   PatchWebhookResponse,
-  ReplayWebhookRequest,
   ReplayWebhookResponse,
   WebhookEndpoint,
   ListActivityResponse,
@@ -152,32 +151,57 @@ export type EndpointWithSecret = CreateWebhookResponse;
 export type DeliveryPage = ListWebhookDeliveriesResponse;
 export type Delivery = DeliveryPage['deliveries'][number];
 
-const hooks = (appId: string) => `/app/${enc(appId)}/webhooks`;
+const hooks = (appId: string) => `/admin/apps/${enc(appId)}/webhooks`;
 const hook = (appId: string, endpointId: string) => `${hooks(appId)}/${enc(endpointId)}`;
 
-/** GET /app/{appId}/webhooks (the registry API: the admin flag, no reason asked). */
+/** The fields of a new endpoint (without the reason, asked for in its dialog). */
+export type EndpointFields = Omit<CreateWebhookRequest, 'reason'>;
+/** A change of an endpoint: its fields, `enabled`, `rotateSecret` (without the reason). */
+export type EndpointChange = Omit<PatchWebhookRequest, 'reason'>;
+/** What a replay sends again: one event of the log, or the attempts in a range (unix seconds). */
+export type ReplayWhat = { eventId: string } | { from: number; to: number };
+/**
+ * A replay's answer: the event ids queued again and, when a range had more than one replay sends,
+ * `next`: the `from` to continue with (the same `to`).
+ */
+export type Replayed = { eventIds: string[]; next: number | null };
+
+/** GET /admin/apps/{appId}/webhooks (viewer). */
 export const listWebhooks = (appId: string) => api.get<ListWebhooksResponse>(hooks(appId), SKIP);
 
-/** GET /app/{appId}/webhooks/{endpointId}. */
+/** GET /admin/apps/{appId}/webhooks/{endpointId} (viewer). */
 export const getWebhook = (appId: string, endpointId: string) => api.get<GetWebhookResponse>(hook(appId, endpointId), SKIP);
 
-/** POST /app/{appId}/webhooks: the endpoint and its `whsec_` secret, shown once. */
-export const createWebhook = (appId: string, body: CreateWebhookRequest) => api.post<CreateWebhookResponse>(hooks(appId), body, SKIP);
+/** POST /admin/apps/{appId}/webhooks {..., reason} (admin): the endpoint and its `whsec_` secret, shown once. */
+export const createWebhook = (appId: string, fields: EndpointFields, reason: string) =>
+  api.post<CreateWebhookResponse>(hooks(appId), { ...fields, reason }, SKIP);
 
-/** PATCH /app/{appId}/webhooks/{endpointId}: `enabled`, `rotateSecret` (the new secret in the answer only), fields. */
-export const patchWebhook = (appId: string, endpointId: string, body: PatchWebhookRequest) =>
-  api.patch<PatchWebhookResponse>(hook(appId, endpointId), body, SKIP);
+/**
+ * PATCH /admin/apps/{appId}/webhooks/{endpointId} {..., reason} (admin): `enabled`, `rotateSecret`
+ * (the new secret in the answer only), fields.
+ */
+export const patchWebhook = (appId: string, endpointId: string, change: EndpointChange, reason: string) =>
+  api.patch<PatchWebhookResponse>(hook(appId, endpointId), { ...change, reason }, SKIP);
 
-/** DELETE /app/{appId}/webhooks/{endpointId}. */
-export const deleteWebhook = (appId: string, endpointId: string) => api.delete<DeleteWebhookResponse>(hook(appId, endpointId), SKIP);
+/** DELETE /admin/apps/{appId}/webhooks/{endpointId} {reason} (admin). */
+export const deleteWebhook = (appId: string, endpointId: string, reason: string) =>
+  request<DeleteWebhookResponse>('DELETE', hook(appId, endpointId), { reason }, SKIP);
 
-/** GET /app/{appId}/webhooks/{endpointId}/deliveries?after=: a page of the log, newest first. */
+/** GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries?after= (viewer): a page of the log, newest first. */
 export const listDeliveries = (appId: string, endpointId: string, after?: string | null) =>
   api.get<DeliveryPage>(`${hook(appId, endpointId)}/deliveries${after ? `?after=${enc(after)}` : ''}`, SKIP);
 
-/** POST /app/{appId}/webhooks/{endpointId}/replay `{eventId}` or `{from, to}` (unix seconds): the event ids queued again. */
-export const replayWebhook = (appId: string, endpointId: string, body: ReplayWebhookRequest) =>
-  api.post<ReplayWebhookResponse>(`${hook(appId, endpointId)}/replay`, body, SKIP);
+/**
+ * POST /admin/apps/{appId}/webhooks/{endpointId}/replay `{eventId}` or `{from, to}` with a reason
+ * (admin): the event ids queued again, and `next` when a range had more (null when the server
+ * says nothing of it).
+ */
+export async function replayWebhook(appId: string, endpointId: string, what: ReplayWhat, reason: string): Promise<Result<Replayed>> {
+  const r = await api.post<Partial<ReplayWebhookResponse> & { queued?: string[]; next?: number | null }>(`${hook(appId, endpointId)}/replay`, { ...what, reason }, SKIP);
+  if (!r.success) return r;
+  const { eventIds, queued, next } = r.data;
+  return { success: true, data: { eventIds: eventIds ?? queued ?? [], next: typeof next === 'number' ? next : null } };
+}
 
 /** The audit log's filter: days yyyy-mm-dd (at most 31), and optional exact values. */
 export interface AuditFilter {

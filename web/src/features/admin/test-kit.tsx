@@ -93,7 +93,7 @@ export async function open(path: string, role: Me['role'] | null = 'operator', a
     'GET /admin/accounts/u1': () => [200, account],
     'GET /admin/apps': () => [200, { apps: [app] }],
     'GET /admin/apps/a1': () => [200, oneApp],
-    'GET /app/a1/webhooks': () => [200, { endpoints: [] }],
+    'GET /admin/apps/a1/webhooks': () => [200, { endpoints: [] }],
     ...answers,
   });
   const router = await renderApp(

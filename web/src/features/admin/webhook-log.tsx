@@ -1,16 +1,19 @@
-// One endpoint's delivery log (GET .../deliveries, newest first, 50 a page with More) and replay
-// (POST .../replay): one event by its id from a row of the log, or the attempts made in a time
-// range; the answer says how many events were queued again (same webhook-id: receivers dedupe).
+// One endpoint's delivery log (GET .../deliveries, newest first, 50 a page with More) and, for an
+// admin, replay (POST .../replay with a reason): one event by its id from a row of the log, or the
+// attempts made in a time range; the answer says how many events were queued again (same
+// webhook-id: receivers dedupe). A range the server sends in parts answers `next`: "more to
+// replay", and a button that continues from there with the same reason (the same act, in parts).
 // Each row shows the receiver's status and, when it sent one, the first 1 KB of its answer.
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { ErrorText } from '../../components/field';
 import { When } from '../../components/when';
+import { errorText } from '../../lib/api';
 import * as toast from '../../lib/toast';
-import { type Delivery, type Endpoint, getWebhook, listDeliveries, replayWebhook } from './api';
+import { type Delivery, type Endpoint, getWebhook, listDeliveries, type Replayed, replayWebhook, type ReplayWhat } from './api';
 import { LoadStatus, useConsole, useLoad } from './context';
-import { KindName, shielded, useErrorWords } from './webhook-kit';
-import { TableFrame } from './widgets';
+import { KindName } from './webhook-kit';
+import { ReasonDialog, TableFrame } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.webhookLog.heading', defaultMessage: 'Deliveries to {url}' },
@@ -41,6 +44,17 @@ const m = defineMessages({
   to: { id: 'admin.webhookLog.to', defaultMessage: 'To' },
   replayRange: { id: 'admin.webhookLog.replayRange', defaultMessage: 'Replay the range' },
   rangeInvalid: { id: 'admin.webhookLog.rangeInvalid', defaultMessage: 'Give a start and an end after it' },
+  replayOneTitle: { id: 'admin.webhookLog.replayOneTitle', defaultMessage: 'Replay event {id}?' },
+  replayRangeTitle: { id: 'admin.webhookLog.replayRangeTitle', defaultMessage: 'Replay the events attempted from {from} to {to}?' },
+  replayHelp: {
+    id: 'admin.webhookLog.replayHelp',
+    defaultMessage: 'Each event is sent again with its webhook-id and the body the app’s consent covers now.',
+  },
+  moreToReplay: {
+    id: 'admin.webhookLog.moreToReplay',
+    defaultMessage: 'More to replay: the range has more events than one replay sends. The next part starts at {time}.',
+  },
+  continueReplay: { id: 'admin.webhookLog.continueReplay', defaultMessage: 'Replay the next part' },
 });
 
 export const outcomeNames: Record<Delivery['outcome'], MessageDescriptor> = defineMessages({
@@ -60,19 +74,18 @@ export function secondsOf(local: string): number | null {
  * The log of `endpoint`; each load of it also reads the endpoint again (`onEndpoint`: its last
  * delivery, failures and state move with the deliveries).
  */
-export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; endpoint: Endpoint; onEndpoint: (e: Endpoint) => void }) {
+export function DeliveryLog({ appId, endpoint, admin, onEndpoint }: { appId: string; endpoint: Endpoint; admin: boolean; onEndpoint: (e: Endpoint) => void }) {
   const intl = useIntl();
   const id = useId();
   const { guard } = useConsole();
-  const words = useErrorWords();
   const ep = endpoint.endpointId;
-  const { loaded, reload } = useLoad(shielded(() => listDeliveries(appId, ep)), [appId, ep]);
+  const { loaded, reload } = useLoad(() => listDeliveries(appId, ep), [appId, ep]);
   const told = useRef(onEndpoint);
   told.current = onEndpoint;
   useEffect(() => {
     if (loaded.state !== 'ready') return;
     let live = true;
-    void guard(shielded(() => getWebhook(appId, ep))).then((r) => {
+    void guard(() => getWebhook(appId, ep)).then((r) => {
       if (live && r?.success) told.current(r.data);
     });
     return () => {
@@ -86,6 +99,9 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
   const [to, setTo] = useState('');
   const [rangeError, setRangeError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The replay waiting for its reason (its dialog is open), and the rest of a range sent in parts.
+  const [asking, setAsking] = useState<ReplayWhat | null>(null);
+  const [rest, setRest] = useState<{ from: number; to: number; reason: string } | null>(null);
   const first = loaded.state === 'ready' ? loaded.data : null;
   const more = older && older.base === first ? older : null;
   const rows = first ? [...first.deliveries, ...(more?.rows ?? [])] : [];
@@ -101,27 +117,42 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
   });
   const loadMore = async () => {
     if (!next) return;
-    const r = await guard(shielded(() => listDeliveries(appId, ep, next)));
+    const r = await guard(() => listDeliveries(appId, ep, next));
     if (r?.success) setOlder({ rows: [...(more?.rows ?? []), ...r.data.deliveries], next: r.data.next, base: first });
-    else if (r) toast.show('error', words(r.error));
+    else if (r) toast.show('error', errorText(r.error));
   };
-  const replay = async (body: { eventId: string } | { from: number; to: number }) => {
+  /** What a replay answered: how many were queued, and what is left of a range. */
+  const replayed = (data: Replayed, what: ReplayWhat, reason: string) => {
+    setSaid(intl.formatMessage(m.queued, { n: data.eventIds.length }));
+    setRest('from' in what && data.next !== null ? { from: data.next, to: what.to, reason } : null);
+    // The worker sends them at once: the log shows the new attempts a moment later.
+    if (data.eventIds.length) setTimeout(reload, 1500);
+  };
+  /** The replay with its reason (from the dialog): a refused range is said at the range's fields. */
+  const replay = async (what: ReplayWhat, reason: string) => {
+    setSaid(null);
+    const r = await guard(() => replayWebhook(appId, ep, what, reason));
+    if (r && !r.success && 'from' in what && (r.error.field === 'to' || r.error.field === 'from')) {
+      setRangeError(errorText(r.error));
+      setAsking(null);
+      return null;
+    }
+    if (r?.success) replayed(r.data, what, reason);
+    return r;
+  };
+  /** The next part of a range, with the reason given for the first. */
+  const replayRest = async () => {
+    if (!rest) return;
     setBusy(true);
     setSaid(null);
-    const r = await guard(shielded(() => replayWebhook(appId, ep, body)));
+    const what = { from: rest.from, to: rest.to };
+    const r = await guard(() => replayWebhook(appId, ep, what, rest.reason));
     setBusy(false);
-    if (!r) return false;
-    if (!r.success) {
-      if ('from' in body && (r.error.field === 'to' || r.error.field === 'from')) setRangeError(words(r.error));
-      else setSaid(words(r.error));
-      return false;
-    }
-    setSaid(intl.formatMessage(m.queued, { n: r.data.eventIds.length }));
-    // The worker sends them at once: the log shows the new attempts a moment later.
-    if (r.data.eventIds.length) setTimeout(reload, 1500);
-    return true;
+    if (!r) return;
+    if (r.success) replayed(r.data, what, rest.reason);
+    else setSaid(errorText(r.error));
   };
-  const submitRange = async (e: FormEvent) => {
+  const submitRange = (e: FormEvent) => {
     e.preventDefault();
     const f = secondsOf(from);
     const t = secondsOf(to);
@@ -130,7 +161,7 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
       return;
     }
     setRangeError(null);
-    await replay({ from: f, to: t });
+    setAsking({ from: f, to: t });
   };
   const label = intl.formatMessage(m.heading, { url: endpoint.url });
   return (
@@ -159,7 +190,7 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
                     <th scope="col">{intl.formatMessage(m.outcome)}</th>
                     <th scope="col">{intl.formatMessage(m.status)}</th>
                     <th scope="col">{intl.formatMessage(m.latency)}</th>
-                    <th scope="col">{intl.formatMessage(m.actions)}</th>
+                    {admin && <th scope="col">{intl.formatMessage(m.actions)}</th>}
                   </tr>
                 </thead>
                 <tbody>
@@ -192,12 +223,14 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
                       </td>
                       <td data-testid="delivery-status">{d.status === 0 ? intl.formatMessage(m.noAnswer) : d.status}</td>
                       <td>{intl.formatMessage(m.ms, { ms: d.latencyMs })}</td>
-                      <td>
-                        <button type="button" disabled={busy} onClick={() => void replay({ eventId: d.eventId })} data-testid="delivery-replay">
-                          <FormattedMessage {...m.replay} />
-                          <span className="sr-only"> {intl.formatMessage(m.replayOne, { id: d.eventId })}</span>
-                        </button>
-                      </td>
+                      {admin && (
+                        <td>
+                          <button type="button" disabled={busy} onClick={() => setAsking({ eventId: d.eventId })} data-testid="delivery-replay">
+                            <FormattedMessage {...m.replay} />
+                            <span className="sr-only"> {intl.formatMessage(m.replayOne, { id: d.eventId })}</span>
+                          </button>
+                        </td>
+                      )}
                     </tr>
                   ))}
                 </tbody>
@@ -213,43 +246,71 @@ export function DeliveryLog({ appId, endpoint, onEndpoint }: { appId: string; en
           )}
         </>
       )}
-      <p role="status" data-testid="webhook-replayed">
-        {said}
-      </p>
-      <form className="console-form" onSubmit={(e) => void submitRange(e)} noValidate data-testid="webhook-replay-range" aria-labelledby={`${id}r`}>
-        <h5 id={`${id}r`}>
-          <FormattedMessage {...m.rangeHeading} />
-        </h5>
-        <p id={`${id}rh`} className="hint muted">
-          <FormattedMessage {...m.rangeHelp} />
-        </p>
-        <div className="inline-fields">
-          <div>
-            <label htmlFor={`${id}f`}>
-              <FormattedMessage {...m.from} />
-            </label>
-            <input id={`${id}f`} name="from" type="datetime-local" value={from} aria-describedby={`${id}rh`} onChange={(e) => setFrom(e.target.value)} />
-          </div>
-          <div>
-            <label htmlFor={`${id}t`}>
-              <FormattedMessage {...m.to} />
-            </label>
-            <input
-              id={`${id}t`}
-              name="to"
-              type="datetime-local"
-              value={to}
-              aria-invalid={!!rangeError}
-              aria-describedby={`${id}rh ${id}re`}
-              onChange={(e) => setTo(e.target.value)}
-            />
-          </div>
-          <button type="submit" className="primary" disabled={busy} data-testid="webhook-replay-range-submit">
-            <FormattedMessage {...m.replayRange} />
-          </button>
-        </div>
-        <ErrorText id={`${id}re`} error={rangeError} />
-      </form>
+      {admin && (
+        <>
+          <p role="status" data-testid="webhook-replayed">
+            {said}
+          </p>
+          {rest && (
+            <p data-testid="webhook-replay-more">
+              <FormattedMessage {...m.moreToReplay} values={{ time: <When at={rest.from} /> }} />{' '}
+              <button type="button" disabled={busy} onClick={() => void replayRest()} data-testid="webhook-replay-continue">
+                <FormattedMessage {...m.continueReplay} />
+              </button>
+            </p>
+          )}
+          <form className="console-form" onSubmit={submitRange} noValidate data-testid="webhook-replay-range" aria-labelledby={`${id}r`}>
+            <h5 id={`${id}r`}>
+              <FormattedMessage {...m.rangeHeading} />
+            </h5>
+            <p id={`${id}rh`} className="hint muted">
+              <FormattedMessage {...m.rangeHelp} />
+            </p>
+            <div className="inline-fields">
+              <div>
+                <label htmlFor={`${id}f`}>
+                  <FormattedMessage {...m.from} />
+                </label>
+                <input id={`${id}f`} name="from" type="datetime-local" value={from} aria-describedby={`${id}rh`} onChange={(e) => setFrom(e.target.value)} />
+              </div>
+              <div>
+                <label htmlFor={`${id}t`}>
+                  <FormattedMessage {...m.to} />
+                </label>
+                <input
+                  id={`${id}t`}
+                  name="to"
+                  type="datetime-local"
+                  value={to}
+                  aria-invalid={!!rangeError}
+                  aria-describedby={`${id}rh ${id}re`}
+                  onChange={(e) => setTo(e.target.value)}
+                />
+              </div>
+              <button type="submit" className="primary" disabled={busy} data-testid="webhook-replay-range-submit">
+                <FormattedMessage {...m.replayRange} />
+              </button>
+            </div>
+            <ErrorText id={`${id}re`} error={rangeError} />
+          </form>
+        </>
+      )}
+      {asking && (
+        <ReasonDialog
+          testId="webhook-replay-dialog"
+          title={
+            'eventId' in asking ? (
+              <FormattedMessage {...m.replayOneTitle} values={{ id: asking.eventId }} />
+            ) : (
+              <FormattedMessage {...m.replayRangeTitle} values={{ from: <When at={asking.from} />, to: <When at={asking.to} /> }} />
+            )
+          }
+          description={<FormattedMessage {...m.replayHelp} />}
+          confirm={'eventId' in asking ? m.replay : m.replayRange}
+          run={(reason) => replay(asking, reason)}
+          onDone={() => setAsking(null)}
+        />
+      )}
     </div>
   );
 }

@@ -1,24 +1,33 @@
-// The app page's webhooks (issue 23, docs/events-design.md §3): the app's endpoints over the
-// registry API (/app/{appId}/webhooks..., the admin flag: the console's admin role; no reason
-// asked, audited as "registry API"). An admin lists them (URL, events, enabled or disabled and
-// why), adds one (its whsec_ secret shown once), enables or disables, rotates the secret (the new
-// one shown once, the old one verifying until the time the answer gives), removes one, and reads
-// its delivery log with replay (webhook-log.tsx). Below the admin role the section says it is for
-// administrators and asks nothing; a failure to load stays inside the section.
+// The app page's webhooks (issue 23, docs/events-design.md §3; issue 30: the console's gate):
+// the app's endpoints over the console's routes (/admin/apps/{appId}/webhooks...). Every console
+// role reads them (URL, events, enabled or disabled and why) and their delivery logs
+// (webhook-log.tsx). An admin adds one (its whsec_ secret shown once), changes it, enables or
+// disables it, rotates its secret (the new one shown once, the old one verifying until the time
+// the answer gives), removes it, and replays deliveries: each change asks for the reason the
+// audit log records (ReasonDialog, as every other console change) and may ask for a fresh proof
+// (the console's guard). A failure to load stays inside the section.
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
-import { Dialog } from '../../components/dialog';
 import { ErrorText } from '../../components/field';
 import { When } from '../../components/when';
-import type { ApiError, Result } from '../../lib/api';
+import { errorText } from '../../lib/api';
 import * as toast from '../../lib/toast';
-import { createWebhook, deleteWebhook, type Endpoint, type EndpointWithSecret, type EventKind, listWebhooks, patchWebhook } from './api';
+import {
+  createWebhook,
+  deleteWebhook,
+  type Endpoint,
+  type EndpointFields,
+  type EndpointWithSecret,
+  type EventKind,
+  listWebhooks,
+  patchWebhook,
+} from './api';
 import type { FieldError } from './app-form';
 import { LoadStatus, Section, useConsole, useLoad, useMay } from './context';
 import { eventNames } from './labels';
 import { DeliveryLog } from './webhook-log';
-import { adminsOnly, DENIED, KindName, shielded, useErrorWords } from './webhook-kit';
-import { SecretOnce } from './widgets';
+import { adminsOnly, KindName } from './webhook-kit';
+import { ReasonDialog, SecretOnce } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.webhooks.heading', defaultMessage: 'Webhooks' },
@@ -46,6 +55,8 @@ const m = defineMessages({
   create: { id: 'admin.webhooks.create', defaultMessage: 'Add the endpoint' },
   cancel: { id: 'admin.cancel', defaultMessage: 'Cancel' },
   created: { id: 'admin.webhooks.created', defaultMessage: 'The endpoint is added.' },
+  createDialog: { id: 'admin.webhooks.createDialog', defaultMessage: 'Add {url}? Its signing secret is shown once, next.' },
+  saveDialog: { id: 'admin.webhooks.saveDialog', defaultMessage: 'Save the changes to {url}?' },
   secretLabel: { id: 'admin.webhooks.secretLabel', defaultMessage: 'Signing secret of {url}' },
   previousUntil: {
     id: 'admin.webhooks.previousUntil',
@@ -76,11 +87,17 @@ const m = defineMessages({
   noDescription: { id: 'admin.app.none', defaultMessage: 'None' },
   previousFact: { id: 'admin.webhooks.previousFact', defaultMessage: 'Previous secret verifies until' },
   log: { id: 'admin.webhooks.log', defaultMessage: 'Delivery log' },
-  enable: { id: 'admin.webhooks.enable', defaultMessage: 'Enable' },
+  enable: { id: 'admin.webhooks.enable', defaultMessage: 'Enable…' },
   disable: { id: 'admin.webhooks.disable', defaultMessage: 'Disable…' },
   rotate: { id: 'admin.webhooks.rotate', defaultMessage: 'New secret…' },
   remove: { id: 'admin.webhooks.remove', defaultMessage: 'Remove…' },
   enabledDone: { id: 'admin.webhooks.enabledDone', defaultMessage: 'The endpoint is enabled; its failures are forgotten.' },
+  enableTitle: { id: 'admin.webhooks.enableTitle', defaultMessage: 'Enable {url}?' },
+  enableHelp: {
+    id: 'admin.webhooks.enableHelp',
+    defaultMessage: 'Events are sent to it again from the next one on, and its failures are forgotten (what it missed meanwhile can be replayed from the log).',
+  },
+  enableConfirm: { id: 'admin.webhooks.enableConfirm', defaultMessage: 'Enable' },
   disableTitle: { id: 'admin.webhooks.disableTitle', defaultMessage: 'Disable {url}?' },
   disableHelp: {
     id: 'admin.webhooks.disableHelp',
@@ -122,7 +139,7 @@ export function disabledWhy(e: Endpoint): MessageDescriptor | null {
   return e.disabledAt - e.failingSince >= DAYS_3 ? m.afterDays : m.afterFailure;
 }
 
-/** The webhooks section of an app's page. */
+/** The webhooks section of an app's page: every console role reads it, an admin changes it. */
 export function Webhooks({ appId, ownerMail }: { appId: string; ownerMail: string }) {
   const admin = useMay('admin');
   return (
@@ -130,27 +147,30 @@ export function Webhooks({ appId, ownerMail }: { appId: string; ownerMail: strin
       <p className="muted">
         <FormattedMessage {...m.help} />
       </p>
-      {admin ? <Endpoints appId={appId} ownerMail={ownerMail} /> : <AdminsOnly />}
+      {!admin && (
+        <p data-testid="webhooks-admins-only">
+          <FormattedMessage {...adminsOnly} />
+        </p>
+      )}
+      <Endpoints appId={appId} ownerMail={ownerMail} admin={admin} />
     </Section>
   );
 }
 
-function AdminsOnly() {
-  return (
-    <p data-testid="webhooks-admins-only">
-      <FormattedMessage {...adminsOnly} />
-    </p>
-  );
-}
-
 type Shown = { endpoint: Endpoint; secret: string; rotated: boolean };
-type Ask = { kind: 'disable' | 'rotate' | 'remove'; endpoint: Endpoint };
+type Ask = { kind: 'enable' | 'disable' | 'rotate' | 'remove'; endpoint: Endpoint };
 
-function Endpoints({ appId, ownerMail }: { appId: string; ownerMail: string }) {
+const ASKED = {
+  enable: { title: m.enableTitle, help: m.enableHelp, confirm: m.enableConfirm, done: m.enabledDone },
+  disable: { title: m.disableTitle, help: m.disableHelp, confirm: m.disableConfirm, done: m.disabledDone },
+  rotate: { title: m.rotateTitle, help: m.rotateHelp, confirm: m.rotateConfirm, done: null },
+  remove: { title: m.removeTitle, help: m.removeHelp, confirm: m.removeConfirm, done: m.removed },
+} as const;
+
+function Endpoints({ appId, ownerMail, admin }: { appId: string; ownerMail: string; admin: boolean }) {
   const intl = useIntl();
   const { guard } = useConsole();
-  const words = useErrorWords();
-  const { loaded, reload, setLoaded } = useLoad(shielded(() => listWebhooks(appId)), [appId]);
+  const { loaded, reload, setLoaded } = useLoad(() => listWebhooks(appId), [appId]);
   const [adding, setAdding] = useState(false);
   const [shown, setShown] = useState<Shown | null>(null);
   const [ask, setAsk] = useState<Ask | null>(null);
@@ -161,7 +181,6 @@ function Endpoints({ appId, ownerMail }: { appId: string; ownerMail: string }) {
   useEffect(() => {
     if (shown && !ask) secretBox.current?.querySelector('input')?.focus();
   }, [shown, ask]);
-  if (loaded.state === 'failed' && loaded.error?.reason === DENIED) return <AdminsOnly />;
   if (loaded.state !== 'ready') return <LoadStatus loaded={loaded} onRetry={reload} />;
   const endpoints = loaded.data.endpoints;
   // Functional updates: a log's refresh answers the endpoint later, after other changes.
@@ -177,14 +196,6 @@ function Endpoints({ appId, ownerMail }: { appId: string; ownerMail: string }) {
   const withSecret = (r: EndpointWithSecret, rotated: boolean) => {
     put(r.endpoint);
     if (r.secret) setShown({ endpoint: r.endpoint, secret: r.secret, rotated });
-  };
-  const enable = async (e: Endpoint) => {
-    const r = await guard(shielded(() => patchWebhook(appId, e.endpointId, { enabled: true })));
-    if (!r) return;
-    if (r.success) {
-      put(r.data.endpoint);
-      toast.show('success', intl.formatMessage(m.enabledDone));
-    } else toast.show('error', words(r.error));
   };
   return (
     <>
@@ -215,57 +226,57 @@ function Endpoints({ appId, ownerMail }: { appId: string; ownerMail: string }) {
       ) : (
         <ul className="webhooks" data-testid="webhooks">
           {endpoints.map((e) => (
-            <EndpointItem key={e.endpointId} appId={appId} ownerMail={ownerMail} e={e} onEnable={() => void enable(e)} onAsk={(kind) => setAsk({ kind, endpoint: e })} onSaved={put} />
+            <EndpointItem key={e.endpointId} appId={appId} ownerMail={ownerMail} admin={admin} e={e} onAsk={(kind) => setAsk({ kind, endpoint: e })} onSaved={put} />
           ))}
         </ul>
       )}
-      {adding ? (
-        <EndpointForm
-          appId={appId}
-          onCancel={() => {
-            setAdding(false);
-            setTimeout(() => addButton.current?.focus());
-          }}
-          onDone={(r) => {
-            setAdding(false);
-            withSecret(r, false);
-            toast.show('success', intl.formatMessage(m.created));
-          }}
-        />
-      ) : (
-        <p>
-          <button type="button" ref={addButton} onClick={() => setAdding(true)} data-testid="webhook-add">
-            <FormattedMessage {...m.add} />
-          </button>
-        </p>
-      )}
+      {admin &&
+        (adding ? (
+          <EndpointForm
+            appId={appId}
+            onCancel={() => {
+              setAdding(false);
+              setTimeout(() => addButton.current?.focus());
+            }}
+            onDone={(r) => {
+              setAdding(false);
+              withSecret(r, false);
+              toast.show('success', intl.formatMessage(m.created));
+            }}
+          />
+        ) : (
+          <p>
+            <button type="button" ref={addButton} onClick={() => setAdding(true)} data-testid="webhook-add">
+              <FormattedMessage {...m.add} />
+            </button>
+          </p>
+        ))}
       {ask && (
-        <Confirm
+        <ReasonDialog
           testId={`webhook-${ask.kind}-dialog`}
-          title={<FormattedMessage {...{ disable: m.disableTitle, rotate: m.rotateTitle, remove: m.removeTitle }[ask.kind]} values={{ url: ask.endpoint.url }} />}
-          description={<FormattedMessage {...{ disable: m.disableHelp, rotate: m.rotateHelp, remove: m.removeHelp }[ask.kind]} />}
-          confirm={{ disable: m.disableConfirm, rotate: m.rotateConfirm, remove: m.removeConfirm }[ask.kind]}
-          danger={ask.kind !== 'rotate'}
-          run={async () => {
+          title={<FormattedMessage {...ASKED[ask.kind].title} values={{ url: ask.endpoint.url }} />}
+          description={<FormattedMessage {...ASKED[ask.kind].help} />}
+          confirm={ASKED[ask.kind].confirm}
+          danger={ask.kind === 'disable' || ask.kind === 'remove'}
+          run={async (reason) => {
             const id = ask.endpoint.endpointId;
             if (ask.kind === 'remove') {
-              const r = await guard(shielded(() => deleteWebhook(appId, id)));
+              const r = await guard(() => deleteWebhook(appId, id, reason));
               if (r?.success) drop(id);
               return r;
             }
-            const r = await guard(shielded(() => patchWebhook(appId, id, ask.kind === 'rotate' ? { rotateSecret: true } : { enabled: false })));
+            const change = ask.kind === 'rotate' ? { rotateSecret: true } : { enabled: ask.kind === 'enable' };
+            const r = await guard(() => patchWebhook(appId, id, change, reason));
             if (r?.success) withSecret(r.data, true);
             return r;
           }}
           onDone={(ok) => {
-            const kind = ask.kind;
+            const done = ASKED[ask.kind].done;
+            const removed = ask.kind === 'remove';
             setAsk(null);
             if (!ok) return;
-            if (kind === 'remove') {
-              toast.show('success', intl.formatMessage(m.removed));
-              setTimeout(() => addButton.current?.focus());
-            }
-            if (kind === 'disable') toast.show('success', intl.formatMessage(m.disabledDone));
+            if (done) toast.show('success', intl.formatMessage(done));
+            if (removed) setTimeout(() => addButton.current?.focus());
           }}
         />
       )}
@@ -273,12 +284,13 @@ function Endpoints({ appId, ownerMail }: { appId: string; ownerMail: string }) {
   );
 }
 
-function EndpointItem({ appId, ownerMail, e, onEnable, onAsk, onSaved }: {
+function EndpointItem({ appId, ownerMail, admin, e, onAsk, onSaved }: {
   appId: string;
   /** The registry's ownerMail: told when Ciam (not an administrator) disabled it. */
   ownerMail: string;
+  /** Whether the operator may change it (else the buttons that would are not drawn). */
+  admin: boolean;
   e: Endpoint;
-  onEnable: () => void;
   onAsk: (k: Ask['kind']) => void;
   onSaved: (e: Endpoint) => void;
 }) {
@@ -353,46 +365,51 @@ function EndpointItem({ appId, ownerMail, e, onEnable, onAsk, onSaved }: {
         <button type="button" aria-expanded={log} aria-controls={`${id}log`} aria-describedby={`${id}h`} onClick={() => setLog((x) => !x)} data-testid="webhook-log-toggle">
           <FormattedMessage {...m.log} />
         </button>
-        {!editing && (
-          <button type="button" ref={editButton} aria-describedby={`${id}h`} onClick={() => setEditing(true)} data-testid="webhook-edit">
-            <FormattedMessage {...m.edit} />
-          </button>
+        {admin && (
+          <>
+            {!editing && (
+              <button type="button" ref={editButton} aria-describedby={`${id}h`} onClick={() => setEditing(true)} data-testid="webhook-edit">
+                <FormattedMessage {...m.edit} />
+              </button>
+            )}
+            {e.enabled ? (
+              <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('disable')} data-testid="webhook-disable">
+                <FormattedMessage {...m.disable} />
+              </button>
+            ) : (
+              <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('enable')} data-testid="webhook-enable">
+                <FormattedMessage {...m.enable} />
+              </button>
+            )}
+            <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('rotate')} data-testid="webhook-rotate">
+              <FormattedMessage {...m.rotate} />
+            </button>
+            <button type="button" className="danger" aria-describedby={`${id}h`} onClick={() => onAsk('remove')} data-testid="webhook-remove">
+              <FormattedMessage {...m.remove} />
+            </button>
+          </>
         )}
-        {e.enabled ? (
-          <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('disable')} data-testid="webhook-disable">
-            <FormattedMessage {...m.disable} />
-          </button>
-        ) : (
-          <button type="button" aria-describedby={`${id}h`} onClick={onEnable} data-testid="webhook-enable">
-            <FormattedMessage {...m.enable} />
-          </button>
-        )}
-        <button type="button" aria-describedby={`${id}h`} onClick={() => onAsk('rotate')} data-testid="webhook-rotate">
-          <FormattedMessage {...m.rotate} />
-        </button>
-        <button type="button" className="danger" aria-describedby={`${id}h`} onClick={() => onAsk('remove')} data-testid="webhook-remove">
-          <FormattedMessage {...m.remove} />
-        </button>
       </div>
-      <div id={`${id}log`}>{log && <DeliveryLog appId={appId} endpoint={e} onEndpoint={onSaved} />}</div>
+      <div id={`${id}log`}>{log && <DeliveryLog appId={appId} endpoint={e} admin={admin} onEndpoint={onSaved} />}</div>
     </li>
   );
 }
 
 /**
- * The form of a new endpoint, or of a change to `endpoint` (its URL, events and description): the
- * server checks the URL; its refusals are said at their fields.
+ * The form of a new endpoint, or of a change to `endpoint` (its URL, events and description), then
+ * the reason: the server checks the URL; its refusals are said at their fields.
  */
 function EndpointForm({ appId, endpoint, onCancel, onDone }: { appId: string; endpoint?: Endpoint; onCancel: () => void; onDone: (r: EndpointWithSecret) => void }) {
   const id = useId();
   const intl = useIntl();
   const { guard } = useConsole();
-  const words = useErrorWords();
   const [url, setUrl] = useState(endpoint?.url ?? '');
   const [events, setEvents] = useState<Set<EventKind>>(new Set(endpoint?.events ?? []));
   const [description, setDescription] = useState(endpoint?.description ?? '');
   const [error, setError] = useState<FieldError | null>(null);
-  const [busy, setBusy] = useState(false);
+  // The checked fields, waiting for their reason (the dialog is open meanwhile).
+  const [asking, setAsking] = useState<EndpointFields | null>(null);
+  const made = useRef<EndpointWithSecret | null>(null);
   const form = useRef<HTMLFormElement>(null);
   const urlField = useRef<HTMLInputElement>(null);
   useEffect(() => urlField.current?.focus(), []);
@@ -403,7 +420,7 @@ function EndpointForm({ appId, endpoint, onCancel, onDone }: { appId: string; en
   useEffect(() => {
     if (refused) form.current?.querySelector<HTMLElement>('input[aria-invalid="true"], fieldset[aria-invalid="true"] input, textarea[aria-invalid="true"]')?.focus();
   }, [refused]);
-  const submit = async (ev: FormEvent) => {
+  const submit = (ev: FormEvent) => {
     ev.preventDefault();
     if (!url.trim()) {
       setError({ field: 'url', text: intl.formatMessage(m.required) });
@@ -413,143 +430,120 @@ function EndpointForm({ appId, endpoint, onCancel, onDone }: { appId: string; en
       setError({ field: 'events', text: intl.formatMessage(m.eventsRequired) });
       return focusInvalid();
     }
-    setBusy(true);
-    const fields = { url: url.trim(), events: KIND_LIST.filter((k) => events.has(k)), description: description.trim() };
-    const r = await guard(shielded(() => (endpoint ? patchWebhook(appId, endpoint.endpointId, fields) : createWebhook(appId, fields))));
-    setBusy(false);
-    if (!r) return;
-    if (r.success) return onDone(r.data);
-    const field = ['url', 'events', 'description'].includes(r.error.field ?? '') ? r.error.field! : '';
-    setError({ field, text: words(r.error) });
-    if (field) focusInvalid();
+    setError(null);
+    setAsking({ url: url.trim(), events: KIND_LIST.filter((k) => events.has(k)), description: description.trim() });
+  };
+  /** Sends the fields with the reason; a refusal of a field closes the dialog and is said there. */
+  const send = async (fields: EndpointFields, reason: string) => {
+    const r = await guard(() => (endpoint ? patchWebhook(appId, endpoint.endpointId, fields, reason) : createWebhook(appId, fields, reason)));
+    if (r && !r.success && ['url', 'events', 'description'].includes(r.error.field ?? '')) {
+      setError({ field: r.error.field!, text: errorText(r.error) });
+      setAsking(null);
+      focusInvalid();
+      return null;
+    }
+    if (r?.success) made.current = r.data;
+    return r;
   };
   return (
-    <form ref={form} className="console-form webhook-form" onSubmit={(e) => void submit(e)} noValidate data-testid="webhook-form" aria-labelledby={`${id}t`}>
-      {endpoint ? (
-        <h4 id={`${id}t`}>
-          <FormattedMessage {...m.editHeading} />
-        </h4>
-      ) : (
-        <h3 id={`${id}t`}>
-          <FormattedMessage {...m.addHeading} />
-        </h3>
-      )}
-      <label htmlFor={`${id}u`}>
-        <FormattedMessage {...m.url} />
-      </label>
-      <input
-        id={`${id}u`}
-        name="url"
-        type="url"
-        inputMode="url"
-        autoComplete="off"
-        spellCheck={false}
-        ref={urlField}
-        value={url}
-        aria-invalid={!!errorOf('url')}
-        aria-describedby={`${id}uh ${id}ue`}
-        onChange={(e) => {
-          setUrl(e.target.value);
-          if (error?.field === 'url') setError(null);
-        }}
-      />
-      <p id={`${id}uh`} className="hint muted">
-        <FormattedMessage {...m.urlHint} />
-      </p>
-      <ErrorText id={`${id}ue`} error={errorOf('url')} />
-      <fieldset className="choice" aria-invalid={!!errorOf('events')} aria-describedby={`${id}ee`} data-testid="webhook-events-choice">
-        <legend>
-          <FormattedMessage {...m.events} />
-        </legend>
-        <div className="kinds">
-          {KIND_LIST.map((k) => (
-            <label key={k} className="radio">
-              <input
-                type="checkbox"
-                name="events"
-                value={k}
-                checked={events.has(k)}
-                onChange={(e) => {
-                  const next = new Set(events);
-                  if (e.target.checked) next.add(k);
-                  else next.delete(k);
-                  setEvents(next);
-                  if (error?.field === 'events') setError(null);
-                }}
-              />
-              <span>
-                <KindName kind={k} />
-              </span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <ErrorText id={`${id}ee`} error={errorOf('events')} />
-      <label htmlFor={`${id}d`}>
-        <FormattedMessage {...m.description} />
-      </label>
-      <textarea
-        id={`${id}d`}
-        name="description"
-        rows={2}
-        maxLength={500}
-        value={description}
-        aria-invalid={!!errorOf('description')}
-        aria-describedby={`${id}de`}
-        onChange={(e) => setDescription(e.target.value)}
-      />
-      <ErrorText id={`${id}de`} error={errorOf('description')} />
-      <ErrorText id={`${id}o`} error={error && !error.field ? error.text : null} />
-      <div className="actions">
-        <button type="button" onClick={onCancel}>
-          <FormattedMessage {...m.cancel} />
-        </button>
-        <button type="submit" className="primary" disabled={busy} data-testid={endpoint ? 'webhook-save' : 'webhook-create'}>
-          <FormattedMessage {...(endpoint ? m.save : m.create)} />
-        </button>
-      </div>
-    </form>
-  );
-}
-
-/** A confirmation without a reason (the registry API records its changes as "registry API"). */
-function Confirm({ title, description, confirm, danger, testId, run, onDone }: {
-  title: ReactNode;
-  description: ReactNode;
-  confirm: MessageDescriptor;
-  danger?: boolean;
-  testId: string;
-  run: () => Promise<Result<unknown> | null>;
-  onDone: (ok: boolean) => void;
-}) {
-  const words = useErrorWords();
-  const [busy, setBusy] = useState(false);
-  const [failed, setFailed] = useState<ApiError | null>(null);
-  const submit = async (ev: FormEvent) => {
-    ev.preventDefault();
-    setBusy(true);
-    setFailed(null);
-    const r = await run();
-    setBusy(false);
-    if (r === null) return;
-    if (r.success) return onDone(true);
-    setFailed(r.error);
-  };
-  return (
-    <Dialog testId={testId} title={title} description={description} onCancel={() => onDone(false)}>
-      <form onSubmit={(e) => void submit(e)}>
-        <p className="field-error" role="alert" data-testid="confirm-error">
-          {failed ? words(failed) : null}
+    <>
+      <form ref={form} className="console-form webhook-form" onSubmit={submit} noValidate data-testid="webhook-form" aria-labelledby={`${id}t`}>
+        {endpoint ? (
+          <h4 id={`${id}t`}>
+            <FormattedMessage {...m.editHeading} />
+          </h4>
+        ) : (
+          <h3 id={`${id}t`}>
+            <FormattedMessage {...m.addHeading} />
+          </h3>
+        )}
+        <label htmlFor={`${id}u`}>
+          <FormattedMessage {...m.url} />
+        </label>
+        <input
+          id={`${id}u`}
+          name="url"
+          type="url"
+          inputMode="url"
+          autoComplete="off"
+          spellCheck={false}
+          ref={urlField}
+          value={url}
+          aria-invalid={!!errorOf('url')}
+          aria-describedby={`${id}uh ${id}ue`}
+          onChange={(e) => {
+            setUrl(e.target.value);
+            if (error?.field === 'url') setError(null);
+          }}
+        />
+        <p id={`${id}uh`} className="hint muted">
+          <FormattedMessage {...m.urlHint} />
         </p>
+        <ErrorText id={`${id}ue`} error={errorOf('url')} />
+        <fieldset className="choice" aria-invalid={!!errorOf('events')} aria-describedby={`${id}ee`} data-testid="webhook-events-choice">
+          <legend>
+            <FormattedMessage {...m.events} />
+          </legend>
+          <div className="kinds">
+            {KIND_LIST.map((k) => (
+              <label key={k} className="radio">
+                <input
+                  type="checkbox"
+                  name="events"
+                  value={k}
+                  checked={events.has(k)}
+                  onChange={(e) => {
+                    const next = new Set(events);
+                    if (e.target.checked) next.add(k);
+                    else next.delete(k);
+                    setEvents(next);
+                    if (error?.field === 'events') setError(null);
+                  }}
+                />
+                <span>
+                  <KindName kind={k} />
+                </span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <ErrorText id={`${id}ee`} error={errorOf('events')} />
+        <label htmlFor={`${id}d`}>
+          <FormattedMessage {...m.description} />
+        </label>
+        <textarea
+          id={`${id}d`}
+          name="description"
+          rows={2}
+          maxLength={500}
+          value={description}
+          aria-invalid={!!errorOf('description')}
+          aria-describedby={`${id}de`}
+          onChange={(e) => setDescription(e.target.value)}
+        />
+        <ErrorText id={`${id}de`} error={errorOf('description')} />
         <div className="actions">
-          <button type="button" onClick={() => onDone(false)} data-autofocus>
+          <button type="button" onClick={onCancel}>
             <FormattedMessage {...m.cancel} />
           </button>
-          <button type="submit" className={danger ? 'primary danger' : 'primary'} disabled={busy} data-testid="confirm">
-            <FormattedMessage {...confirm} />
+          <button type="submit" className="primary" data-testid={endpoint ? 'webhook-save' : 'webhook-create'}>
+            <FormattedMessage {...(endpoint ? m.save : m.create)} />
           </button>
         </div>
       </form>
-    </Dialog>
+      {asking && (
+        <ReasonDialog
+          testId={endpoint ? 'webhook-save-dialog' : 'webhook-create-dialog'}
+          title={<FormattedMessage {...(endpoint ? m.editHeading : m.addHeading)} />}
+          description={<FormattedMessage {...(endpoint ? m.saveDialog : m.createDialog)} values={{ url: asking.url }} />}
+          confirm={endpoint ? m.save : m.create}
+          run={(reason) => send(asking, reason)}
+          onDone={(ok) => {
+            setAsking(null);
+            if (ok && made.current) onDone(made.current);
+          }}
+        />
+      )}
+    </>
   );
 }
