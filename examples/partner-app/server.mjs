@@ -22,7 +22,9 @@ const SERVICE_URL = process.env.SERVICE_URL ?? `http://127.0.0.1:${PORT}/callbac
 const WEBHOOK_SECRET = process.env.CIAM_WEBHOOK_SECRET ?? '';
 
 if (!(APP_ID && APP_SECRET) && !WEBHOOK_SECRET) {
-  console.error('partner-app: set APP_ID and APP_SECRET (from POST /ciam/v1/app), or CIAM_WEBHOOK_SECRET, or both');
+  console.error(
+    'partner-app: set APP_ID and APP_SECRET (register the app in the operator console, or with `ciam admin apps create`), or CIAM_WEBHOOK_SECRET, or both',
+  );
   process.exit(2);
 }
 /** Null when no secret is set: POST /webhooks then answers 404. A bad secret stops the start. */

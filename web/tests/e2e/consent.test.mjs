@@ -59,23 +59,10 @@ let sawConsent = 0;
 
 async function registerApp() {
   if (app.appId) return;
-  const { base } = ctx.server;
-  const admin = await createAccount(ctx.server, { account: uniqueMail('consent-admin'), password: PASSWORD });
-  ctx.server.grantAdmin(admin.account);
-  const login = await apiCall(base, 'POST', '/auth/login/password', { account: admin.account, password: PASSWORD });
-  assert.equal(login.status, 200);
   app.serviceUrl = `${partner.origin}/cb`;
-  const created = await apiCall(
-    base,
-    'POST',
-    '/app',
-    { name: NAMES, description: 'The e2e partner', logo: `${partner.origin}/logo.png`, serviceUrls: [app.serviceUrl], scopes: SCOPES },
-    login.json.token,
-  );
-  assert.equal(created.status, 201, `POST /app: ${JSON.stringify(created.json)}`);
-  app.appId = created.json.app.appId;
-  app.secret = created.json.appSecret;
-  assert.ok(app.appId && app.secret);
+  const created = ctx.server.registerApp({ name: NAMES, description: 'The e2e partner', logo: `${partner.origin}/logo.png`, serviceUrls: [app.serviceUrl], scopes: SCOPES });
+  app.appId = created.app.appId;
+  app.secret = created.appSecret;
   // Whether the consent screen's Allow button was ever drawn, across navigations.
   const page = await ctx.browser.page();
   await page.exposeFunction('__ciamSawConsent', () => {

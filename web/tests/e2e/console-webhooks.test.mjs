@@ -1,14 +1,16 @@
 // The app page's webhooks (issue 23) end to end, both languages, against a real `ciam serve` in
 // real Chromium with a receiver on 127.0.0.1 (`ciam serve` delivers to http loopback unless
-// --webhooks-strict). An admin of the console adds an endpoint with the keyboard alone (the
-// server's refusals of an http and a metadata URL said at the field, in the page's language),
-// sees its whsec_ secret once; a customer who consented to the app changes the nickname and the
+// --webhooks-strict). The screen calls the console's routes (/admin/apps/{appId}/webhooks...) and
+// every change asks for its reason. An admin of the console adds an endpoint with the keyboard
+// alone, the reason included (the server's refusals of an http and a metadata URL said at the
+// field, in the page's language), sees its whsec_ secret once; a customer who consented to the app changes the nickname and the
 // receiver verifies the delivery with the Standard Webhooks reference library (npm
 // `standardwebhooks`, not our code) and that secret (after a change of the events); the delivery log shows it; one event is
 // replayed (same webhook-id) and a time range; the secret is rotated (the next delivery verifies
 // with the new and the old secret until the end the page says); the endpoint is disabled (nothing
-// more arrives) and removed; an endpoint answering 410 Gone shows disabled with that reason. axe with every rule on the section in each state. A console
-// operator sees the "only administrators" line instead.
+// more arrives) and removed; an endpoint answering 410 Gone shows disabled with that reason. axe
+// with every rule on the section in each state. A console operator reads the endpoints and their
+// log, with the "only administrators change" line and no button that changes anything.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -17,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import AxeBuilder from '@axe-core/playwright';
 import { Webhook } from 'standardwebhooks';
-import { apiCall, AXE_TAGS, consoleUser, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
+import { apiCall, AXE_TAGS, consoleUser, consoleWebhooks, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -86,6 +88,24 @@ async function tabTo(page, testId) {
     await page.keyboard.press('Tab');
   }
   assert.fail(`Tab never reached ${testId}`);
+}
+
+/** The reason dialog `testId`, by keyboard: the reason (its field has the focus), then Tab to its confirm button. */
+async function reasonByKeyboard(page, testId, reason) {
+  await page.getByTestId(testId).waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'reason');
+  await page.keyboard.type(reason);
+  await tabTo(page, 'reason-confirm');
+  await page.keyboard.press('Enter');
+}
+
+/** The reason dialog `testId`: the reason filled in, then confirmed. */
+async function withReason(page, testId, reason) {
+  const d = page.getByTestId(testId);
+  await d.waitFor();
+  await d.locator('textarea[name="reason"]').fill(reason);
+  await d.getByTestId('reason-confirm').click();
+  await d.waitFor({ state: 'detached' });
 }
 
 /** The focused element's name attribute and value. */
@@ -161,6 +181,9 @@ for (const L of LOCALES) {
       await page.keyboard.press('Space');
       await tabTo(page, 'webhook-create');
       await page.keyboard.press('Enter');
+      // The reason, asked in a dialog before anything is sent.
+      await axeSection(page, `${L}, the reason dialog`);
+      await reasonByKeyboard(page, 'webhook-create-dialog', `partner onboarding ${L}`);
       await form.locator('input[name="url"][aria-invalid="true"]').waitFor();
       assert.equal(await urlError(form), t['error.WEBHOOK_URL_NOT_HTTPS']);
       await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'url'); // the refused field has the focus
@@ -168,6 +191,7 @@ for (const L of LOCALES) {
       await page.keyboard.press('ControlOrMeta+A');
       await page.keyboard.type('https://169.254.169.254/latest');
       await page.keyboard.press('Enter');
+      await reasonByKeyboard(page, 'webhook-create-dialog', `partner onboarding ${L}`);
       await page.waitForFunction((want) => document.querySelector('[data-testid="webhook-form"] .field-error')?.textContent === want, t['error.WEBHOOK_URL_PRIVATE']);
       assert.equal(await urlError(form), t['error.WEBHOOK_URL_PRIVATE']);
       await axeSection(page, `${L}, a refused URL`);
@@ -181,6 +205,7 @@ for (const L of LOCALES) {
       await page.keyboard.type(`orders ${L}`);
       await tabTo(page, 'webhook-create');
       await page.keyboard.press('Enter');
+      await reasonByKeyboard(page, 'webhook-create-dialog', `partner onboarding ${L}`);
 
       // The secret, shown once, focused.
       const once = section.getByTestId('webhook-secret-once');
@@ -195,8 +220,8 @@ for (const L of LOCALES) {
       assert.ok(events.includes(t['admin.webhooks.kind.userUpdated']) && events.includes('session.ended'), events);
       await axeSection(page, `${L}, the secret shown`);
       const endpointId = await item.getAttribute('data-endpoint-id');
-      const hooks = `/app/${encodeURIComponent(appId)}/webhooks`;
-      const listed = await apiCall(base, 'GET', hooks, undefined, admin.token);
+      const hooks = consoleWebhooks(ctx.server, admin, appId);
+      const listed = await hooks.list();
       assert.deepEqual(
         listed.json.endpoints.map((e) => [e.endpointId, e.url, e.events, e.description]),
         [[endpointId, `${receiver.base}${path}`, ['user.updated', 'session.ended'], `orders ${L}`]],
@@ -209,9 +234,10 @@ for (const L of LOCALES) {
       const edit = item.getByTestId('webhook-form');
       await edit.locator('input[name="events"][value="user.mail_changed"]').check();
       await edit.getByTestId('webhook-save').click();
+      await withReason(page, 'webhook-save-dialog', 'the partner wants mail changes');
       await edit.waitFor({ state: 'detached' });
       await item.getByTestId('webhook-events').filter({ hasText: 'user.mail_changed' }).waitFor();
-      const changed = await apiCall(base, 'GET', `${hooks}/${endpointId}`, undefined, admin.token);
+      const changed = await hooks.get(endpointId);
       assert.deepEqual(changed.json.events, ['user.updated', 'user.mail_changed', 'session.ended']);
 
       // The customer changes the nickname: the receiver verifies it with the shown secret.
@@ -234,6 +260,7 @@ for (const L of LOCALES) {
       assert.equal(await row.first().getByTestId('delivery-answer').textContent(), `thanks ${eventId}`);
       assert.ok((await row.first().textContent()).includes(t['admin.webhookLog.outcome.delivered']));
       await row.first().getByTestId('delivery-replay').click();
+      await withReason(page, 'webhook-replay-dialog', 'the partner lost it');
       await log.getByTestId('webhook-replayed').filter({ hasText: '1' }).waitFor();
       const again = (await receivedAtLeast(path, 2))[1];
       assert.equal(again.headers['webhook-id'], eventId, 'a replay keeps the webhook-id');
@@ -254,13 +281,14 @@ for (const L of LOCALES) {
       const rotate = page.getByTestId('webhook-rotate-dialog');
       await rotate.waitFor();
       await axeSection(page, `${L}, the rotation dialog`);
-      await rotate.getByTestId('confirm').click();
+      await rotate.locator('textarea[name="reason"]').fill('scheduled rotation');
+      await rotate.getByTestId('reason-confirm').click();
       await once.waitFor();
       const rotated = await once.getByTestId('webhook-secret').inputValue();
       await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'webhook-secret'); // the focus is on it
       assert.ok(rotated.startsWith('whsec_') && rotated !== secret, 'a new secret');
       const until = await once.getByTestId('webhook-previous-until').locator('time').getAttribute('datetime');
-      const one = await apiCall(base, 'GET', `${hooks}/${endpointId}`, undefined, admin.token);
+      const one = await hooks.get(endpointId);
       assert.equal(new Date(one.json.previousSecretUntil * 1000).toISOString(), until, 'the end the API reports');
       assert.ok(Math.abs(Date.parse(until) - (Date.now() + 86_400_000)) < 120_000, `about 24 hours (${until})`);
       await once.getByRole('button', { name: t['admin.secret.dismiss'] }).click();
@@ -274,6 +302,7 @@ for (const L of LOCALES) {
       await range.locator('input[name="from"]').fill(await localInput(page, -3_600_000));
       await range.locator('input[name="to"]').fill(await localInput(page, 120_000));
       await range.getByTestId('webhook-replay-range-submit').click();
+      await withReason(page, 'webhook-replay-dialog', 'an outage at the partner');
       await log.getByTestId('webhook-replayed').filter({ hasText: '2' }).waitFor();
       const replayed = (await receivedAtLeast(path, 5)).slice(3).map((g) => g.headers['webhook-id']);
       assert.deepEqual(new Set(replayed), new Set([eventId, third.headers['webhook-id']]));
@@ -293,7 +322,7 @@ for (const L of LOCALES) {
 
       // Disabled: the state and why; a change reaches nothing.
       await item.getByTestId('webhook-disable').click();
-      await page.getByTestId('webhook-disable-dialog').getByTestId('confirm').click();
+      await withReason(page, 'webhook-disable-dialog', 'the partner asked');
       await item.getByTestId('webhook-state').filter({ hasText: t['admin.webhooks.disabled'] }).waitFor();
       await item.getByTestId('webhook-why').waitFor();
       await item.getByTestId('webhook-enable').waitFor();
@@ -307,19 +336,19 @@ for (const L of LOCALES) {
       await item.getByTestId('webhook-remove').click();
       const remove = page.getByTestId('webhook-remove-dialog');
       await remove.waitFor();
-      await remove.getByTestId('confirm').click();
+      await withReason(page, 'webhook-remove-dialog', 'the partner moved');
       await section.getByTestId('webhooks-none').waitFor();
-      const none = await apiCall(base, 'GET', hooks, undefined, admin.token);
+      const none = await hooks.list();
       assert.deepEqual(none.json.endpoints, []);
 
       // An endpoint that answers 410 Gone is disabled at once, and the page says why.
       const goneAt = `/gone-${L}`;
-      const added = await apiCall(base, 'POST', hooks, { url: `${receiver.base}${goneAt}`, events: ['user.updated'] }, admin.token);
+      const added = await hooks.create({ url: `${receiver.base}${goneAt}`, events: ['user.updated'] });
       assert.equal(added.status, 201, JSON.stringify(added.json));
       await nickname(`Hook ${L} 4`);
       await receivedAtLeast(goneAt, 1);
       for (let i = 0; i < 100; i++) {
-        const e = await apiCall(base, 'GET', `${hooks}/${added.json.endpoint.endpointId}`, undefined, admin.token);
+        const e = await hooks.get(added.json.endpoint.endpointId);
         if (!e.json.enabled) break;
         await sleep(50);
       }
@@ -335,7 +364,7 @@ for (const L of LOCALES) {
       assert.deepEqual(ctx.browser.errors, []);
     });
 
-    it('a console operator sees that webhooks are for administrators', async () => {
+    it('a console operator reads the endpoints and their log; only administrators change them', async () => {
       const admin = await consoleUser(ctx.server, 'admin', `hooks-admin2-${L}`);
       const made = await apiCall(
         ctx.server.base,
@@ -345,12 +374,23 @@ for (const L of LOCALES) {
         admin.token,
       );
       assert.equal(made.status, 201, JSON.stringify(made.json));
+      const added = await consoleWebhooks(ctx.server, admin, made.json.app.appId).create({ url: `${receiver.base}/ro-${L}`, events: ['user.updated'] });
+      assert.equal(added.status, 201, JSON.stringify(added.json));
       const operator = await consoleUser(ctx.server, 'operator', `hooks-operator-${L}`);
       const page = await asConsole(L, operator, `/${L}/admin/apps/${encodeURIComponent(made.json.app.appId)}`);
-      const line = page.locator('#webhooks').getByTestId('webhooks-admins-only');
+      const section = page.locator('#webhooks');
+      const line = section.getByTestId('webhooks-admins-only');
       await line.waitFor();
       assert.equal((await line.textContent()).trim(), t['admin.webhooks.adminsOnly']);
       await page.getByTestId('app-id').waitFor();
+      const item = section.getByTestId('webhook');
+      assert.equal((await item.locator('h3').textContent()).trim(), `${receiver.base}/ro-${L}`);
+      await item.getByTestId('webhook-log-toggle').click();
+      await item.getByTestId('webhook-log').waitFor();
+      await item.getByTestId('webhook-log-refresh').waitFor();
+      for (const id of ['webhook-add', 'webhook-edit', 'webhook-disable', 'webhook-rotate', 'webhook-remove', 'webhook-replay-range']) {
+        assert.equal(await section.getByTestId(id).count(), 0, `an operator has no ${id}`);
+      }
       await axeSection(page, `${L}, an operator`);
     });
   });

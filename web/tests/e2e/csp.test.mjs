@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { apiCall, base32, buildWeb, createAccount, LOCALES, servedHeaders, setStorage, settled, startServer, suite, totp, uniqueMail, where } from './harness.mjs';
+import { base32, buildWeb, createAccount, LOCALES, servedHeaders, setStorage, settled, startServer, suite, totp, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const HEADERS = servedHeaders();
@@ -83,23 +83,14 @@ async function start() {
   await new Promise((r) => partner.server.listen(0, '127.0.0.1', r));
   partner.origin = `http://127.0.0.1:${partner.server.address().port}`;
   await watchPolicies(ctx.browser.context);
-  const admin = await createAccount(ctx.server, { account: uniqueMail('csp-admin'), password: PASSWORD });
-  ctx.server.grantAdmin(admin.account);
-  const created = await apiCall(
-    ctx.server.base,
-    'POST',
-    '/app',
-    {
-      name: { 'zh-CN': '安全策略测试', 'en-US': 'CSP test partner' },
-      logo: `${partner.origin}/logo.png`,
-      serviceUrls: [`${partner.origin}/cb`],
-      frameOrigins: [partner.origin],
-      scopes: ['nickname', 'email'],
-    },
-    admin.token,
-  );
-  assert.equal(created.status, 201, JSON.stringify(created.json));
-  partner.app = { id: created.json.app.appId, serviceUrl: `${partner.origin}/cb` };
+  const created = ctx.server.registerApp({
+    name: { 'zh-CN': '安全策略测试', 'en-US': 'CSP test partner' },
+    logo: `${partner.origin}/logo.png`,
+    serviceUrls: [`${partner.origin}/cb`],
+    frameOrigins: [partner.origin],
+    scopes: ['nickname', 'email'],
+  });
+  partner.app = { id: created.app.appId, serviceUrl: `${partner.origin}/cb` };
 }
 after(() => partner.server?.close());
 

@@ -44,22 +44,20 @@ async function setUp() {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   host = { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-  const admin = await createAccount(ctx.server);
-  ctx.server.grantAdmin(admin.account);
   const stamp = Date.now();
   app.names = { 'zh-CN': `精工商城${stamp}`, 'en-US': `Precision Shop ${stamp}` };
   app.logo = 'https://cdn.example.com/precision-shop.png';
   app.serviceUrl = `${host.origin}/callback`;
-  const created = await apiCall(
-    ctx.server.base,
-    'POST',
-    '/app',
-    { name: app.names, logo: app.logo, privacyUrl: 'https://cdn.example.com/privacy', serviceUrls: [app.serviceUrl], frameOrigins: [host.origin], scopes: ['nickname', 'email'] },
-    admin.token,
-  );
-  assert.equal(created.status, 201, `create app: ${JSON.stringify(created.json)}`);
-  app.id = created.json.app.appId;
-  app.secret = created.json.appSecret;
+  const created = ctx.server.registerApp({
+    name: app.names,
+    logo: app.logo,
+    privacyUrl: 'https://cdn.example.com/privacy',
+    serviceUrls: [app.serviceUrl],
+    frameOrigins: [host.origin],
+    scopes: ['nickname', 'email'],
+  });
+  app.id = created.app.appId;
+  app.secret = created.appSecret;
 }
 
 /** A new account with two-factor on: its key, the step its enabling code used, its backup codes. */

@@ -47,25 +47,15 @@ describe('the passkey as the second step inside a partner frame', { skip: requir
     const m = missing();
     if (m.length) throw new Error(`e2e: missing ${m.join('; ')}`);
     ctx.server = await startServer({ localhost: true });
-    const { base } = ctx.server;
-    const admin = await createAccount(ctx.server, { account: uniqueMail('frame-pk-admin') });
-    ctx.server.grantAdmin(admin.account);
     app.serviceUrl = `${host.origin}/cb`;
-    const created = await apiCall(
-      base,
-      'POST',
-      '/app',
-      {
-        name: { 'zh-CN': `框内密钥${Date.now()}`, 'en-US': `Frame Passkey ${Date.now()}` },
-        serviceUrls: [app.serviceUrl],
-        frameOrigins: [host.origin],
-        scopes: ['nickname', 'email'],
-      },
-      admin.token,
-    );
-    assert.equal(created.status, 201, JSON.stringify(created.json));
-    app.appId = created.json.app.appId;
-    app.secret = created.json.appSecret;
+    const created = ctx.server.registerApp({
+      name: { 'zh-CN': `框内密钥${Date.now()}`, 'en-US': `Frame Passkey ${Date.now()}` },
+      serviceUrls: [app.serviceUrl],
+      frameOrigins: [host.origin],
+      scopes: ['nickname', 'email'],
+    });
+    app.appId = created.app.appId;
+    app.secret = created.appSecret;
   });
   after(async () => {
     await ctx.browser?.close();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it, before, after } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiCall, createAccount, hostPage, servedHeaders, suite } from './harness.mjs';
+import { createAccount, hostPage, servedHeaders, suite } from './harness.mjs';
 
 /** The CSP every answer of ciam serve carries (infra/security-headers.json with the development
  * image sources: harness.mjs servedHeaders), and the embedded page's variant. */
@@ -35,24 +35,14 @@ let user;
 async function setUp() {
   sites.registered = await hostSite('127.0.0.1');
   sites.stranger = await hostSite('localhost');
-  const base = ctx.server.base;
-  const admin = await createAccount(ctx.server);
-  ctx.server.grantAdmin(admin.account);
-  const created = await apiCall(
-    base,
-    'POST',
-    '/app',
-    {
-      name: { 'zh-CN': `嵌入测试${Date.now()}`, 'en-US': `Embedded test ${Date.now()}` },
-      serviceUrls: [`${sites.registered.origin}/callback`],
-      frameOrigins: [sites.registered.origin],
-      scopes: ['nickname', 'email'],
-    },
-    admin.token,
-  );
-  assert.equal(created.status, 201, `create app: ${JSON.stringify(created.json)}`);
-  app.id = created.json.app.appId;
-  app.secret = created.json.appSecret;
+  const created = ctx.server.registerApp({
+    name: { 'zh-CN': `嵌入测试${Date.now()}`, 'en-US': `Embedded test ${Date.now()}` },
+    serviceUrls: [`${sites.registered.origin}/callback`],
+    frameOrigins: [sites.registered.origin],
+    scopes: ['nickname', 'email'],
+  });
+  app.id = created.app.appId;
+  app.secret = created.appSecret;
   app.serviceUrl = `${sites.registered.origin}/callback`;
   user = await createAccount(ctx.server);
 }

@@ -183,7 +183,7 @@ export function dynamoServerOptions(endpoint, table = 'ciam-e2e') {
   };
 }
 
-/** The store flags among `ciam serve` arguments (what `ciam admin grant` needs to reach the same store). */
+/** The store flags among `ciam serve` arguments (what `ciam admin grant` and `ciam admin apps create` need to reach the same store). */
 function storeArgs(args) {
   const out = [];
   for (let i = 0; i < args.length; i++) {
@@ -307,15 +307,26 @@ export async function startServer({ args = [], env = {}, dist = DIST, localhost 
       }
       throw new Error(`no code for ${to} in the outbox`);
     },
-    /** `ciam admin grant <mail>` on this server's data folder and store (the account must exist). */
-    grantAdmin(mail) {
-      const r = spawnSync(BIN, ['admin', 'grant', mail, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
-      assert.equal(r.status, 0, `ciam admin grant ${mail}: ${r.stderr}`);
-    },
     /** `ciam admin grant <mail> --role <role>`: a console role (viewer, operator or admin). */
     grant(mail, role) {
       const r = spawnSync(BIN, ['admin', 'grant', mail, '--role', role, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
       assert.equal(r.status, 0, `ciam admin grant ${mail} --role ${role}: ${r.stderr}`);
+    },
+    /**
+     * `ciam admin apps create --reason <reason> --json '<fields>'` on this server's data folder and
+     * store: registers a partner app as an operator's script does (the registry is the console's;
+     * the command line is its way without a session). `fields` is POST /admin/apps's body without
+     * the reason. Answers what it prints, POST /admin/apps's answer: `{ app, appSecret }`.
+     */
+    registerApp(fields, reason = 'e2e: the test\'s partner app') {
+      const r = spawnSync(BIN, ['admin', 'apps', 'create', '--reason', reason, '--json', JSON.stringify(fields), '--data', data, ...storeArgs(args)], {
+        encoding: 'utf8',
+        env: childEnv,
+      });
+      assert.equal(r.status, 0, `ciam admin apps create: ${r.stderr}${r.stdout}`);
+      const made = JSON.parse(r.stdout);
+      assert.ok(made.app?.appId && made.appSecret, `ciam admin apps create printed ${r.stdout}`);
+      return made;
     },
     async stop() {
       if (child.exitCode === null) {
@@ -583,6 +594,47 @@ export async function consoleUser(server, role, tag = role) {
   server.grant(user.account, role);
   const signed = await signInWithTotp(server, user, key, step);
   return { ...user, key, ...signed };
+}
+
+/**
+ * A fresh proof for the console user `who` (consoleUser's answer): POST /auth/totp/verify with the
+ * code of a step after the last one it used (waiting for the clock when it must). A console change
+ * needs a proof at most 5 minutes old.
+ */
+export async function freshProof(server, who) {
+  let next = Math.max(who.step + 1, Math.floor(Date.now() / 30_000));
+  while (next > Math.floor(Date.now() / 30_000) + 1) await sleep(500);
+  const r = await call(server.base, 'POST', '/auth/totp/verify', { code: totp(who.key, next) }, who.token);
+  assert.equal(r.status, 200, `fresh proof: ${JSON.stringify(r.json)}`);
+  who.step = next;
+}
+
+/**
+ * The webhook endpoints of `appId` through the console's routes (`/admin/apps/{appId}/webhooks...`)
+ * as the console user `who` (consoleUser's answer; an admin for changes). Every change carries
+ * `reason`; a change answered REAUTH_REQUIRED (the sign-in's proof is older than 5 minutes) gets a
+ * fresh proof and is sent once more. Each call answers `{ status, json }`.
+ */
+export function consoleWebhooks(server, who, appId, reason = 'e2e: webhooks of the test') {
+  const at = `/admin/apps/${encodeURIComponent(appId)}/webhooks`;
+  const one = (endpointId) => `${at}/${encodeURIComponent(endpointId)}`;
+  const change = async (method, path, body) => {
+    const r = await call(server.base, method, path, { ...body, reason }, who.token);
+    if (r.json?.reason !== 'REAUTH_REQUIRED') return r;
+    await freshProof(server, who);
+    return call(server.base, method, path, { ...body, reason }, who.token);
+  };
+  return {
+    list: () => call(server.base, 'GET', at, undefined, who.token),
+    get: (endpointId) => call(server.base, 'GET', one(endpointId), undefined, who.token),
+    /** `{ url, events, description? }`: answers 201 with the endpoint and its `whsec_` secret. */
+    create: (fields) => change('POST', at, fields),
+    patch: (endpointId, fields) => change('PATCH', one(endpointId), fields),
+    remove: (endpointId) => change('DELETE', one(endpointId), {}),
+    deliveries: (endpointId, after) => call(server.base, 'GET', `${one(endpointId)}/deliveries${after ? `?after=${encodeURIComponent(after)}` : ''}`, undefined, who.token),
+    /** `{ eventId }` or `{ from, to }` (unix seconds). */
+    replay: (endpointId, what) => change('POST', `${one(endpointId)}/replay`, what),
+  };
 }
 
 /**

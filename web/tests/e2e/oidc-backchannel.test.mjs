@@ -16,13 +16,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as client from 'openid-client';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { BIN, CI, apiCall, createAccount, startServer, uniqueMail } from './harness.mjs';
+import { BIN, CI, apiCall, consoleUser, consoleWebhooks, createAccount, startServer, uniqueMail } from './harness.mjs';
 
 const lacking = existsSync(BIN) ? [] : [`the ciam binary at ${BIN} (cargo build -p ciam-local --bin ciam)`];
 const skip = lacking.length && !CI ? `back-channel e2e needs ${lacking.join('; ')}` : false;
 const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
-const ctx = { server: null, oidc: null, ticket: null, user: null, admin: null, receiver: null, got: [], rx: '' };
+const ctx = { server: null, oidc: null, ticket: null, user: null, viewer: null, receiver: null, got: [], rx: '' };
 
 /** A receiver of logout notices: records each POST (path, content type, body), answers 200. */
 function startReceiver() {
@@ -50,21 +50,17 @@ before(async () => {
   ctx.receiver = await startReceiver();
   ctx.rx = `http://127.0.0.1:${ctx.receiver.address().port}`;
   ctx.server = await startServer();
-  const admin = await createAccount(ctx.server, { account: uniqueMail('bc-admin') });
-  ctx.server.grantAdmin(admin.account);
-  const login = await apiCall(ctx.server.base, 'POST', '/auth/login/password', { account: admin.account, password: admin.password });
-  assert.equal(login.status, 200);
-  ctx.admin = login.json.token;
-  const register = async (name, fields) => {
-    const res = await apiCall(ctx.server.base, 'POST', '/app', { name: { 'zh-CN': `${name}中`, 'en-US': name }, scopes: ['nickname'], ...fields }, ctx.admin);
-    assert.equal(res.status, 201, JSON.stringify(res.json));
-    return { id: res.json.app.appId, secret: res.json.appSecret };
+  // The apps, registered by the operator's command line; a console viewer reads the delivery log.
+  ctx.viewer = await consoleUser(ctx.server, 'viewer', 'bc-viewer');
+  const register = (name, fields) => {
+    const made = ctx.server.registerApp({ name: { 'zh-CN': `${name}中`, 'en-US': name }, scopes: ['nickname'], ...fields });
+    return { id: made.app.appId, secret: made.appSecret };
   };
-  ctx.oidc = await register('BC Client', {
+  ctx.oidc = register('BC Client', {
     serviceUrls: ['https://rp.example.com/cb'],
     backchannelLogoutUri: `${ctx.rx}/backchannel`,
   });
-  ctx.ticket = await register('BC Shop', { serviceUrls: ['https://shop.example.com/cas'], logoutUrl: `${ctx.rx}/cas/logout` });
+  ctx.ticket = register('BC Shop', { serviceUrls: ['https://shop.example.com/cas'], logoutUrl: `${ctx.rx}/cas/logout` });
   ctx.user = await createAccount(ctx.server, { account: uniqueMail('bc-user') });
 });
 
@@ -144,7 +140,7 @@ test('logout tokens POSTed by ciam serve at sign-out pass every check of Back-Ch
   await check('/cas/logout', ctx.ticket.id);
 
   // Each is in its app's delivery log, delivered once; the session's apps are forgotten.
-  const log = await apiCall(ctx.server.base, 'GET', `/app/${ctx.oidc.id}/webhooks/backchannel/deliveries`, undefined, ctx.admin);
+  const log = await consoleWebhooks(ctx.server, ctx.viewer, ctx.oidc.id).deliveries('backchannel');
   assert.equal(log.status, 200, JSON.stringify(log.json));
   assert.deepEqual(log.json.deliveries.map((d) => [d.status, d.outcome]), [[200, 'delivered']]);
   const again = spawnSync(BIN, ['admin', 'logout-notices', sub, sid, '--public-url', ctx.server.base, '--data', ctx.server.data], { encoding: 'utf8' });

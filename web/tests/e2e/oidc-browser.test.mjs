@@ -69,22 +69,10 @@ let sawConsent = 0;
 
 async function registerApp() {
   if (app.appId) return;
-  const { base } = ctx.server;
-  const admin = await createAccount(ctx.server, { account: uniqueMail('oidc-browser-admin'), password: PASSWORD });
-  ctx.server.grantAdmin(admin.account);
-  const login = await apiCall(base, 'POST', '/auth/login/password', { account: admin.account, password: PASSWORD });
-  assert.equal(login.status, 200, JSON.stringify(login.json));
   app.redirectUri = `${rp.origin}/cb`;
-  const created = await apiCall(
-    base,
-    'POST',
-    '/app',
-    { name: NAMES, description: 'The e2e relying party', serviceUrls: [app.redirectUri], scopes: SCOPES },
-    login.json.token,
-  );
-  assert.equal(created.status, 201, `POST /app: ${JSON.stringify(created.json)}`);
-  app.appId = created.json.app.appId;
-  app.secret = created.json.appSecret;
+  const created = ctx.server.registerApp({ name: NAMES, description: 'The e2e relying party', serviceUrls: [app.redirectUri], scopes: SCOPES });
+  app.appId = created.app.appId;
+  app.secret = created.appSecret;
   app.config = await client.discovery(new URL(issuer()), app.appId, app.secret, undefined, {
     execute: [client.allowInsecureRequests],
   });

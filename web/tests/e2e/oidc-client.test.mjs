@@ -20,25 +20,14 @@ before(async () => {
   if (lacking.length) throw new Error(`e2e: missing ${lacking.join('; ')}`);
   const server = await startServer();
   ctx.server = server;
-  // An admin registers the partner app through the API.
-  const admin = await createAccount(server, { account: uniqueMail('oidc-admin') });
-  server.grantAdmin(admin.account);
-  const login = await apiCall(server.base, 'POST', '/auth/login/password', { account: admin.account, password: admin.password });
-  assert.equal(login.status, 200, JSON.stringify(login.json));
+  // The operator registers the partner app with the command line (ciam admin apps create).
   const redirectUri = `${server.base}/cb`;
-  const created = await apiCall(
-    server.base,
-    'POST',
-    '/app',
-    {
-      name: { 'zh-CN': 'OIDC 示例', 'en-US': 'OIDC Example' },
-      serviceUrls: [redirectUri],
-      scopes: ['nickname', 'email'],
-    },
-    login.json.token,
-  );
-  assert.equal(created.status, 201, JSON.stringify(created.json));
-  ctx.app = { id: created.json.app.appId, secret: created.json.appSecret, redirectUri };
+  const created = server.registerApp({
+    name: { 'zh-CN': 'OIDC 示例', 'en-US': 'OIDC Example' },
+    serviceUrls: [redirectUri],
+    scopes: ['nickname', 'email'],
+  });
+  ctx.app = { id: created.app.appId, secret: created.appSecret, redirectUri };
   ctx.user = await createAccount(server, { account: uniqueMail('oidc-user'), userName: `oidc${Date.now().toString(36)}` });
   const info = await apiCall(server.base, 'GET', '/auth/info', undefined, ctx.user.token);
   assert.equal(info.status, 200, JSON.stringify(info.json));

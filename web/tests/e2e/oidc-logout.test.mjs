@@ -49,29 +49,17 @@ const issuer = () => `${ctx.server.base}/ciam/v1/oidc`;
 
 async function registerApp() {
   if (app.appId) return;
-  const { base } = ctx.server;
-  const admin = await createAccount(ctx.server, { account: uniqueMail('oidc-logout-admin'), password: PASSWORD });
-  ctx.server.grantAdmin(admin.account);
-  const login = await apiCall(base, 'POST', '/auth/login/password', { account: admin.account, password: PASSWORD });
-  assert.equal(login.status, 200, JSON.stringify(login.json));
   app.redirectUri = `${rp.origin}/cb`;
   app.bye = `${rp.origin}/bye`;
-  const created = await apiCall(
-    base,
-    'POST',
-    '/app',
-    {
-      name: NAMES,
-      serviceUrls: [app.redirectUri],
-      scopes: ['nickname'],
-      postLogoutRedirectUris: [app.bye],
-      backchannelLogoutUri: `${rp.origin}/backchannel`,
-    },
-    login.json.token,
-  );
-  assert.equal(created.status, 201, `POST /app: ${JSON.stringify(created.json)}`);
-  app.appId = created.json.app.appId;
-  app.config = await client.discovery(new URL(issuer()), app.appId, created.json.appSecret, undefined, {
+  const created = ctx.server.registerApp({
+    name: NAMES,
+    serviceUrls: [app.redirectUri],
+    scopes: ['nickname'],
+    postLogoutRedirectUris: [app.bye],
+    backchannelLogoutUri: `${rp.origin}/backchannel`,
+  });
+  app.appId = created.app.appId;
+  app.config = await client.discovery(new URL(issuer()), app.appId, created.appSecret, undefined, {
     execute: [client.allowInsecureRequests],
   });
   const meta = app.config.serverMetadata();

@@ -1,11 +1,11 @@
 // Issue 23: `ciam serve` delivers a real cause's event to the example partner app
 // (examples/partner-app, POST /webhooks verified with the `standardwebhooks` npm library,
-// docs/partners.md §10). The example is registered as an app with a webhook endpoint on it (the
-// registry API, as an admin; plain http to 127.0.0.1 is allowed by `ciam serve` without
-// --webhooks-strict) and started with the endpoint's `whsec_` secret. In Chromium a user signs in
+// docs/partners.md §10). The example is registered as an app (`ciam admin apps create`) with a
+// webhook endpoint on it (the console's routes, as a console admin with a reason; plain http to
+// 127.0.0.1 is allowed by `ciam serve` without --webhooks-strict) and started with the endpoint's `whsec_` secret. In Chromium a user signs in
 // through the example's "Sign in with Ciam" and allows it, then changes the nickname in the
 // personal centre: the example logs the verified `user.updated` with the new nickname, once. A
-// replay through the registry API sends the same webhook-id again: the example logs a duplicate
+// replay through the console's route sends the same webhook-id again: the example logs a duplicate
 // and does not apply it twice. The user revokes the app in the personal centre: `consent.revoked`
 // arrives, and a later change delivers nothing more (another user who still allows the app is
 // heard after it: the worker did run). The example's log never shows a signature failure.
@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiCall, createAccount, freePort, requirements, ROOT, settled, suite, uniqueMail } from './harness.mjs';
+import { apiCall, consoleUser, consoleWebhooks, createAccount, freePort, requirements, ROOT, settled, suite, uniqueMail } from './harness.mjs';
 
 const L = 'zh-CN'; // one locale is enough for the delivery; the example signs in in zh-CN
 const t = JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${L}.json`), 'utf8'));
@@ -78,7 +78,8 @@ async function startExample(base, port, app, secret) {
 describe('ciam serve delivers real events to the example partner (standardwebhooks)', { skip: requirements() }, () => {
   const { ctx } = suite({ locale: L });
   const app = { appId: '', secret: '', serviceUrl: '', name: '' };
-  let admin = null;
+  /** The app's webhooks through the console's routes, as a console admin. */
+  let hooks = null;
   let endpointId = '';
   let example = null;
   let page = null;
@@ -88,29 +89,15 @@ describe('ciam serve delivers real events to the example partner (standardwebhoo
 
   before(async () => {
     const { base } = ctx.server;
-    admin = await createAccount(ctx.server, { account: uniqueMail('delivery-admin') });
-    ctx.server.grantAdmin(admin.account);
     const port = await freePort();
     app.serviceUrl = `http://127.0.0.1:${port}/callback`;
     app.name = `示例伙伴${Date.now()}`;
-    const created = await apiCall(
-      base,
-      'POST',
-      '/app',
-      { name: { 'zh-CN': app.name, 'en-US': `Example partner ${Date.now()}` }, serviceUrls: [app.serviceUrl], scopes: ['nickname', 'company'] },
-      admin.token,
-    );
-    assert.equal(created.status, 201, `create app: ${JSON.stringify(created.json)}`);
-    app.appId = created.json.app.appId;
-    app.secret = created.json.appSecret;
+    const created = ctx.server.registerApp({ name: { 'zh-CN': app.name, 'en-US': `Example partner ${Date.now()}` }, serviceUrls: [app.serviceUrl], scopes: ['nickname', 'company'] });
+    app.appId = created.app.appId;
+    app.secret = created.appSecret;
+    hooks = consoleWebhooks(ctx.server, await consoleUser(ctx.server, 'admin', 'delivery-admin'), app.appId, 'e2e: the example partner hears its users');
     // The example's events endpoint, registered before it starts: its secret is shown once, here.
-    const hook = await apiCall(
-      base,
-      'POST',
-      `/app/${app.appId}/webhooks`,
-      { url: `http://127.0.0.1:${port}/webhooks`, events: KINDS, description: 'the example partner' },
-      admin.token,
-    );
+    const hook = await hooks.create({ url: `http://127.0.0.1:${port}/webhooks`, events: KINDS, description: 'the example partner' });
     assert.equal(hook.status, 201, `create webhook: ${JSON.stringify(hook.json)}`);
     assert.match(hook.json.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
     endpointId = hook.json.endpoint.endpointId;
@@ -130,13 +117,13 @@ describe('ciam serve delivers real events to the example partner (standardwebhoo
   }
 
   /**
-   * The endpoint's delivery log (registry API, newest first) once it has `n` attempts (the worker
+   * The endpoint's delivery log (the console's route, newest first) once it has `n` attempts (the worker
    * writes an attempt's entry after the answer, so a moment after the example logged it).
    */
   const deliveries = async (n) => {
     let list = [];
     for (let i = 0; i < 100; i++) {
-      const got = await apiCall(ctx.server.base, 'GET', `/app/${app.appId}/webhooks/${endpointId}/deliveries`, undefined, admin.token);
+      const got = await hooks.deliveries(endpointId);
       assert.equal(got.status, 200, JSON.stringify(got.json));
       list = got.json.deliveries;
       if (list.length >= n) break;
@@ -186,9 +173,9 @@ describe('ciam serve delivers real events to the example partner (standardwebhoo
     );
   });
 
-  it('a replay through the registry API sends the same webhook-id: the example logs a duplicate and applies nothing twice', async () => {
+  it('a replay through the console\'s route sends the same webhook-id: the example logs a duplicate and applies nothing twice', async () => {
     assert.ok(updatedId, 'the first step ran');
-    const r = await apiCall(ctx.server.base, 'POST', `/app/${app.appId}/webhooks/${endpointId}/replay`, { eventId: updatedId }, admin.token);
+    const r = await hooks.replay(endpointId, { eventId: updatedId });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.deepEqual(r.json.eventIds, [updatedId]);
     await example.waitFor(`partner-app: duplicate ${updatedId} ignored`);

@@ -6,29 +6,23 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { apiCall, createAccount, freePort, launchBrowser, requirements, ROOT, suite } from './harness.mjs';
+import { createAccount, freePort, launchBrowser, requirements, ROOT, suite } from './harness.mjs';
 
-/** Registers the example as an app of `server` (by a fresh admin) and starts it; returns it. */
+/**
+ * Registers the example as an app of `server` (`ciam admin apps create`, as its README says) and
+ * starts it; returns it.
+ */
 async function startExample(server) {
   const base = server.base;
   const port = await freePort();
   const exampleBase = `http://127.0.0.1:${port}`;
-  const admin = await createAccount(server);
-  server.grantAdmin(admin.account);
-  const created = await apiCall(
-    base,
-    'POST',
-    '/app',
-    {
-      name: { 'zh-CN': `示例伙伴${Date.now()}`, 'en-US': `Example partner ${Date.now()}` },
-      serviceUrls: [`${exampleBase}/callback`],
-      scopes: ['nickname', 'company'],
-    },
-    admin.token,
-  );
-  assert.equal(created.status, 201, `create app: ${JSON.stringify(created.json)}`);
+  const created = server.registerApp({
+    name: { 'zh-CN': `示例伙伴${Date.now()}`, 'en-US': `Example partner ${Date.now()}` },
+    serviceUrls: [`${exampleBase}/callback`],
+    scopes: ['nickname', 'company'],
+  });
   const child = spawn(process.execPath, [join(ROOT, 'examples/partner-app/server.mjs')], {
-    env: { ...process.env, CIAM_URL: base, APP_ID: created.json.app.appId, APP_SECRET: created.json.appSecret, PORT: String(port) },
+    env: { ...process.env, CIAM_URL: base, APP_ID: created.app.appId, APP_SECRET: created.appSecret, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const example = {

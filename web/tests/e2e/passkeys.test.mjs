@@ -130,28 +130,17 @@ function passkeyFlows(engine, { dynamodb = false } = {}) {
     let authenticator = null;
 
     before(async () => {
-      const { base } = ctx.server;
       // The partner app: a serviceUrl (tickets) and a redirect URI (OpenID Connect) on this server.
-      const admin = await createAccount(ctx.server, { account: uniqueMail(`pk-admin-${slug}`) });
-      ctx.server.grantAdmin(admin.account);
-      const login = await apiCall(base, 'POST', '/auth/login/password', { account: admin.account, password: admin.password });
       app.serviceUrl = `${partner.origin}/cb`;
       app.redirectUri = `${partner.origin}/oidc-cb`;
-      const created = await apiCall(
-        base,
-        'POST',
-        '/app',
-        {
-          name: { 'zh-CN': '通行密钥伙伴', 'en-US': 'Passkey Partner' },
-          serviceUrls: [app.serviceUrl, app.redirectUri],
-          frameOrigins: [partner.origin],
-          scopes: ['nickname', 'email'],
-        },
-        login.json.token,
-      );
-      assert.equal(created.status, 201, JSON.stringify(created.json));
-      app.appId = created.json.app.appId;
-      app.secret = created.json.appSecret;
+      const created = ctx.server.registerApp({
+        name: { 'zh-CN': '通行密钥伙伴', 'en-US': 'Passkey Partner' },
+        serviceUrls: [app.serviceUrl, app.redirectUri],
+        frameOrigins: [partner.origin],
+        scopes: ['nickname', 'email'],
+      });
+      app.appId = created.app.appId;
+      app.secret = created.appSecret;
       page = await ctx.browser.page();
       await page.addInitScript(instrument);
       authenticator = await virtualAuthenticator(page);
