@@ -1,14 +1,15 @@
 //! Extractors: JSON bodies parsed into request types with errors that name the field, query
-//! parameters, and the bearer session.
+//! parameters, the bearer session, and the console's operator (`Op`, the gate of the row's role).
 
 use crate::error::ApiError;
-use crate::route::Body;
+use crate::route::{Auth, Body};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderMap};
+use axum::http::{header, HeaderMap, Method};
 use base64::Engine;
+use ciam_core::console::{self, Operator};
 use ciam_core::sessions::{self, Session};
 use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
@@ -32,6 +33,11 @@ pub struct RequestId(pub String);
 /// extractors that read the body, so that they name the route's limit when they cut it.
 #[derive(Clone, Copy, Debug)]
 pub struct BodyLimit(pub Body);
+
+/// The route's row's `auth` (`RouteDef::auth`): set by a route layer from the row, read by
+/// [`Op`], so that a console handler never names its role.
+#[derive(Clone, Copy, Debug)]
+pub struct RowAuth(pub Auth);
 
 fn invalid(field: String, detail: &str) -> ApiError {
     ApiError(crate::error::invalid(&field, detail))
@@ -161,6 +167,31 @@ impl FromRequestParts<AppState> for Authed {
         Ok(Authed(
             MaybeAuthed::of(&parts.headers).session(state).await?,
         ))
+    }
+}
+
+/// The operator of a console route (`Auth::Console(role)`): the bearer session (401
+/// AUTHORIZATION_FAILED without a live one), past `console::gate` with the role of the request's
+/// row ([`RowAuth`]): `change` (a fresh proof) when the method changes something, that is is not
+/// GET or HEAD. A handler takes it first, before `Path`, `Params` or `Json`: a refused caller
+/// (403 PERMISSION_DENIED for a customer, CONSOLE_MFA_REQUIRED without a second factor) learns
+/// nothing of the body's shape. A row that is not a console row is a programming error: 503.
+/// Round trips: those of the session and the gate.
+pub struct Op(pub Operator);
+
+impl FromRequestParts<AppState> for Op {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(RowAuth(Auth::Console(role))) = parts.extensions.get::<RowAuth>().copied() else {
+            return Err(ApiError(Error {
+                cause: Some("Op on a route whose row is not Auth::Console".into()),
+                ..Error::new(Reason::SERVICE_UNAVAILABLE)
+            }));
+        };
+        let session = MaybeAuthed::of(&parts.headers).session(state).await?;
+        let change = !matches!(parts.method, Method::GET | Method::HEAD);
+        Ok(Op(console::gate(&state.ciam, &session, role, change).await?))
     }
 }
 

@@ -15,15 +15,15 @@ pub mod routes;
 mod sign_in;
 pub mod webhook_transport;
 
-pub use error::{ApiError, RETRY_AFTER_SECS};
+pub use error::{body as error_body, ApiError, ErrorBody, RETRY_AFTER_SECS};
 pub use federation::https_put;
 pub use route::{
     Auth, Binary, Body, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Staff, Table,
     Throttle, Waf, BODY_LIMIT, CLIENT_ERROR_LIMIT, S3,
 };
 pub use routes::{
-    all_routes, embedded, CEREMONY_ROUTES, EMBEDDED_PAGE, IMAGE_DECODER, INTERNAL, PAGES, RELEASE,
-    ROUTES, WEBHOOK_DELIVERY, WEBHOOK_FANOUT, WEBHOOK_FUNCTIONS,
+    all_routes, app_change, embedded, CEREMONY_ROUTES, EMBEDDED_PAGE, IMAGE_DECODER, INTERNAL,
+    PAGES, RELEASE, ROUTES, WEBHOOK_DELIVERY, WEBHOOK_FANOUT, WEBHOOK_FUNCTIONS,
 };
 
 use axum::Router;
@@ -37,7 +37,8 @@ pub struct AppState {
 }
 
 /// Every route under `/ciam/v1` (both tables), with the request-id and fallback layers, and
-/// each route's body limit, sign-in outcome line and key purposes from its row.
+/// each route's body limit, sign-in outcome line, key purposes and auth (the console's role) from
+/// its row.
 pub fn router(ciam: Ciam) -> Router {
     let console = ciam.config.console;
     build(
@@ -63,6 +64,7 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
     for def in defs {
         let body = def.body;
         let route = def.id;
+        let auth = extract::RowAuth(def.auth);
         // The route's handler sees only the keys of its row's purposes (ciam_core::KeyPurpose).
         let state = AppState {
             ciam: Ciam {
@@ -86,6 +88,8 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
                     middleware::declared_keys(route, req, next)
                 },
             ))
+            // The row's auth, for the console's gate (`extract::Op`).
+            .route_layer(axum::Extension(auth))
             .with_state(state);
         api = api.route(def.path, sign_in::logged(def.sign_in, handler, &ciam));
     }

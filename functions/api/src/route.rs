@@ -8,9 +8,10 @@ use axum::routing::MethodRouter;
 use ciam_core::{Error, KeyPurpose, Purposes, Reason};
 
 /// Who may call a route: the credentials it reads. Each is one `security` of docs/openapi.json
-/// (`Auth::openapi_security`, checked by functions/api/tests/openapi.rs). Finer checks live in
-/// core and are not part of the table: a fresh proof of identity (`totp::require_fresh`) and the
-/// admin role (`apps::require_admin`) are asked of a session after it is authenticated.
+/// (`Auth::openapi_security`, checked by functions/api/tests/openapi.rs). Every check it names
+/// runs before the body is read (the extractors that read the session come before `Json`). A
+/// finer check lives in core: a fresh proof of identity (`totp::require_fresh`) outside the
+/// console is asked of a session after it is authenticated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Auth {
     /// Anyone: no credentials are read.
@@ -18,9 +19,11 @@ pub enum Auth {
     /// A live session: `Authorization: Bearer <token>` (`extract::Authed`), else 401
     /// AUTHORIZATION_FAILED before the body is read.
     Session,
-    /// A console route (`/admin/...`): a live session as `Session`, whose handler then passes
-    /// `console::gate` with this role (docs/console-design.md §2). The role walk of
-    /// functions/api/tests/api/console.rs checks each row's handler against its role.
+    /// A console route (`/admin/...`): a live session as `Session`, past `console::gate` with
+    /// this role (docs/console-design.md §2), a fresh proof when the method changes something:
+    /// the handler takes `extract::Op`, which reads this role from the row (the router puts it in
+    /// the request, `extract::RowAuth`), so no handler names one. The role walk of
+    /// functions/api/tests/api/console.rs checks each row against its role.
     Console(ciam_core::console::Role),
     /// A session, or a one-time code in the body instead (`extract::MaybeAuthed`):
     /// `PATCH /auth/pwd` changes the password with one and resets it with the other.

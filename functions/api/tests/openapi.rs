@@ -213,14 +213,22 @@ async fn test_router() -> (axum::Router, String) {
         .keys(Keys::from_root([1; 32]))
         .build()
         .await;
+    // An admin signed in with a second factor just now: the console's rows pass their gate
+    // (which runs before the body is read) and answer for the body.
     let user = user::User {
         id: "0123456789abcdef0123456789abcdef".into(),
         user_name: "doc".into(),
+        roles: vec![user::ADMIN.to_owned()],
         ..Default::default()
     };
     ciam.store.put(user.to_item(), None).await.expect("user");
-    let (token, session) = sessions::mint(&ciam, &user, &Default::default());
-    ciam.store.put(session, None).await.expect("session");
+    let (token, mut session) =
+        sessions::mint_for(&ciam, &user.id, user.sess_gen, &Default::default());
+    session.amr = vec!["pwd".into(), "otp".into()];
+    ciam.store
+        .put(session.to_item(), None)
+        .await
+        .expect("session");
     (ciam_api::router(ciam), token)
 }
 

@@ -233,12 +233,13 @@ fn webhook_disabled(
     format!(
         "Ciam 已停用应用「{zh}」（{app_id}）的 Webhook 端点 {url}（{endpoint_id}），因为{why_zh}。\
          停用期间的事件不会投递。修复接收端后，请在 Ciam 控制台的应用页面重新启用它\
-         （或 PATCH /ciam/v1/app/{app_id}/webhooks/{endpoint_id} {{\"enabled\": true}}），\
+         （或 PATCH /ciam/v1/admin/apps/{app_id}/webhooks/{endpoint_id} {{\"enabled\": true, \"reason\": …}}），\
          再按时间段重放错过的事件。\n\n\
          Ciam disabled the webhook endpoint {url} ({endpoint_id}) of the app \"{en}\" \
          ({app_id}) because {why_en}. Events are not delivered while it is disabled. Once the \
          receiver is fixed, enable it again on the app's page of the Ciam console (or PATCH \
-         /ciam/v1/app/{app_id}/webhooks/{endpoint_id} {{\"enabled\": true}}) and replay the \
+         /ciam/v1/admin/apps/{app_id}/webhooks/{endpoint_id} {{\"enabled\": true, \"reason\": …}}) \
+         and replay the \
          events it missed by time range."
     )
 }

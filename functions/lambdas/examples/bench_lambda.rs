@@ -336,26 +336,26 @@ async fn seed(store: Arc<dyn Store>) -> (String, String) {
     store.put(identity, None).await.expect("mail");
     let (token, session) = sessions::mint(&ciam, &user, &Default::default());
     store.put(session, None).await.expect("session");
-    // The app, through the API as an admin would create it.
-    let req = axum::http::Request::builder()
-        .method("POST")
-        .uri("/ciam/v1/app")
-        .header("authorization", format!("Bearer {token}"))
-        .header("content-type", "application/json")
-        .body(axum::body::Body::from(
-            json!({"name": {"zh-CN": "基准", "en-US": "Bench"}, "serviceUrls": [SERVICE_URL],
-                   "scopes": ["nickname", "email"]})
-            .to_string(),
-        ))
-        .unwrap();
-    let res = ciam_api::router(ciam.clone()).oneshot(req).await.unwrap();
-    let status = res.status();
-    let body = http_body_util::BodyExt::collect(res.into_body())
-        .await
-        .unwrap()
-        .to_bytes();
-    let created: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    assert_eq!(status, 201, "the app is created: {created}");
+    // The app, as the console's POST /admin/apps registers it.
+    let op = ciam_core::console::Operator {
+        user: user.clone(),
+        role: ciam_core::console::Role::Admin,
+        session: ciam_store::Key::new("", ""),
+    };
+    let fields = ciam_core::apps::AppFields {
+        name: Some(ciam_core::apps::Names {
+            zh_cn: "基准".into(),
+            en_us: "Bench".into(),
+        }),
+        service_urls: Some(vec![SERVICE_URL.into()]),
+        scopes: Some(vec!["nickname".into(), "email".into()]),
+        ..Default::default()
+    };
+    let created =
+        ciam_core::console::apps::create(&ciam, &op, fields, "bench", &Default::default())
+            .await
+            .expect("the app is created");
+    let created = serde_json::to_value(&created).expect("json");
     let app_id = created["app"]["appId"].as_str().expect("appId").to_owned();
     (token, app_id)
 }

@@ -77,6 +77,11 @@ async fn seed_code(store: Arc<dyn Store>) -> (String, String, String) {
     let (token, item) = sessions::mint(&ciam, &user, &Default::default());
     store.put(item, None).await.unwrap();
     let s = sessions::authenticate(&ciam, Some(&token)).await.unwrap();
+    let op = ciam_core::console::Operator {
+        user: s.user.clone(),
+        role: ciam_core::console::Role::Admin,
+        session: s.key.clone(),
+    };
     let fields = AppFields {
         name: Some(Names {
             zh_cn: "合作方".into(),
@@ -85,7 +90,9 @@ async fn seed_code(store: Arc<dyn Store>) -> (String, String, String) {
         service_urls: Some(vec![CALLBACK.into()]),
         ..Default::default()
     };
-    let created = ciam_core::apps::create(&ciam, &s, fields).await.unwrap();
+    let created = ciam_core::console::apps::create(&ciam, &op, fields, "test", &Default::default())
+        .await
+        .unwrap();
     let app_id = created.app.app_id.clone();
     let params: Vec<(String, String)> = [
         ("client_id", app_id.as_str()),

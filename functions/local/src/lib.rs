@@ -2,6 +2,7 @@
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 
 pub mod admin_cli;
+pub mod apps_cli;
 pub mod audit_cli;
 mod blob;
 pub mod logout_cli;

@@ -100,7 +100,7 @@ enum Command {
 #[derive(Subcommand)]
 enum AdminCommand {
     /// Gives the account with this mail a console role (`admin` also manages the partner-app
-    /// registry), replacing the one it had.
+    /// registry in the console), replacing the one it had.
     Grant {
         mail: String,
         /// viewer, operator or admin.
@@ -146,6 +146,11 @@ enum AdminCommand {
         public_url: String,
         #[command(flatten)]
         store: StoreOptions,
+    },
+    /// Partner apps (as the console's `POST /admin/apps`; for scripts and break-glass).
+    Apps {
+        #[command(subcommand)]
+        command: ciam_local::apps_cli::AppsCommand,
     },
     /// A partner app's webhook endpoints.
     Webhooks {
@@ -293,6 +298,24 @@ async fn main() -> std::process::ExitCode {
             return match audit_cli::export(&args, &store).await {
                 Ok(()) => std::process::ExitCode::SUCCESS,
                 Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
+        Command::Admin {
+            command: AdminCommand::Apps { command },
+        } => {
+            return match ciam_local::apps_cli::run(command).await {
+                Ok(json) => {
+                    println!("{json}");
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(ciam_local::apps_cli::Failure::Refused(body)) => {
+                    eprintln!("{body}");
+                    std::process::ExitCode::from(2)
+                }
+                Err(ciam_local::apps_cli::Failure::Other(e)) => {
                     eprintln!("ciam: {e}");
                     std::process::ExitCode::FAILURE
                 }

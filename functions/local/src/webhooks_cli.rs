@@ -1,14 +1,14 @@
 //! `ciam admin webhooks list|add|remove|rotate|replay --app <appId> ...`: the registry's webhook
-//! endpoints from the command line, through the functions the `/app/{appId}/webhooks` routes
-//! call, as a local admin (`cli:<os user>`). A replay queues the deliveries in the store; the
+//! endpoints from the command line, through the functions the `/admin/apps/{appId}/webhooks`
+//! routes call, as a local admin (`cli:<os user>`), each change's audit entry (reason `command
+//! line`) in its transaction. A replay queues the deliveries in the store; the
 //! running `ciam serve`'s worker sends them at its next wake-up (or its next start).
 
 use crate::admin_cli::{ciam, operator};
 use crate::StoreOptions;
-use ciam_core::sessions::Session;
+use ciam_core::console::webhooks::Audit;
 use ciam_core::webhooks::{self, queue, EndpointFields};
 use ciam_core::{Lang, OsEntropy};
-use ciam_store::Key;
 
 #[derive(Clone, Debug, clap::Subcommand)]
 pub enum WebhooksCommand {
@@ -80,20 +80,6 @@ pub enum WebhooksCommand {
     },
 }
 
-fn session() -> Session {
-    let op = operator();
-    let mut user = op.user;
-    user.roles = vec![ciam_core::user::ADMIN.to_owned()];
-    Session {
-        user,
-        key: Key::new("", ""),
-        created_at: 0,
-        auth_at: 0,
-        amr: Vec::new(),
-        console_at: None,
-    }
-}
-
 fn message(e: &ciam_core::Error) -> String {
     let mut m = e.reason.code().to_owned();
     m.push_str(": ");
@@ -104,30 +90,18 @@ fn message(e: &ciam_core::Error) -> String {
     m
 }
 
-async fn audit(c: &ciam_core::Ciam, action: &str, app: &str, endpoint: &str) {
-    let facts = ciam_core::console::audit::RequestFacts {
+fn facts() -> ciam_core::console::audit::RequestFacts {
+    ciam_core::console::audit::RequestFacts {
         request_id: hex::encode(ciam_core::random::<16>(&OsEntropy)),
         ip: None,
         device: Some("ciam admin (command line)".to_owned()),
-    };
-    let r = ciam_core::console::audit::record(
-        c,
-        &operator(),
-        action,
-        app,
-        Some("command line"),
-        Some(endpoint.to_owned()),
-        &facts,
-    )
-    .await;
-    if let Err(e) = r {
-        eprintln!("ciam: the audit entry was not written: {}", message(&e));
     }
 }
 
 /// Runs one command; answers the lines to print.
 pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
-    let s = session();
+    let op = operator();
+    let facts = facts();
     match cmd {
         WebhooksCommand::Sign {
             secret,
@@ -145,9 +119,7 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
         }
         WebhooksCommand::List { app, store } => {
             let c = ciam(&store).await?;
-            let list = webhooks::list(&c, &s, &app)
-                .await
-                .map_err(|e| message(&e))?;
+            let list = webhooks::list(&c, &app).await.map_err(|e| message(&e))?;
             Ok(list
                 .iter()
                 .map(|e| {
@@ -177,10 +149,11 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
                 description: Some(description),
                 ..EndpointFields::default()
             };
-            let made = webhooks::create(&c, &s, &app, f)
+            let audit =
+                Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
+            let made = webhooks::create(&c, &app, f, |id| Some(audit.entry("webhook.create", id)))
                 .await
                 .map_err(|e| message(&e))?;
-            audit(&c, "webhook.create", &app, &made.endpoint.endpoint_id).await;
             Ok(vec![
                 made.endpoint.endpoint_id,
                 made.secret.unwrap_or_default(),
@@ -192,10 +165,12 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             store,
         } => {
             let c = ciam(&store).await?;
-            webhooks::delete(&c, &s, &app, &endpoint)
+            let audit =
+                Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
+            let entry = audit.entry("webhook.delete", &endpoint);
+            webhooks::delete(&c, &app, &endpoint, Some(entry))
                 .await
                 .map_err(|e| message(&e))?;
-            audit(&c, "webhook.delete", &app, &endpoint).await;
             Ok(vec![format!("{endpoint} removed")])
         }
         WebhooksCommand::Rotate {
@@ -208,10 +183,12 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
                 rotate_secret: true,
                 ..EndpointFields::default()
             };
-            let got = webhooks::update(&c, &s, &app, &endpoint, f)
+            let audit =
+                Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
+            let entry = audit.entry("webhook.rotateSecret", &endpoint);
+            let got = webhooks::update(&c, &app, &endpoint, f, Some(entry))
                 .await
                 .map_err(|e| message(&e))?;
-            audit(&c, "webhook.rotateSecret", &app, &endpoint).await;
             Ok(vec![got.secret.unwrap_or_default()])
         }
         WebhooksCommand::Replay {
@@ -228,10 +205,12 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
                 _ => return Err("give --event, or --from and --to".to_owned()),
             };
             let c = ciam(&store).await?;
-            let ids = queue::replay(&c, &s, &app, &endpoint, what)
+            let audit =
+                Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
+            let entry = audit.entry("webhook.replay", &endpoint);
+            let ids = queue::replay(&c, &app, &endpoint, what, Some(entry))
                 .await
                 .map_err(|e| message(&e))?;
-            audit(&c, "webhook.replay", &app, &endpoint).await;
             Ok(ids)
         }
     }

@@ -183,6 +183,21 @@ async fn a_transaction_cancelled_for_a_conflict_is_retryable() {
     assert!(matches!(e, StoreError::Conflict), "{e:?}");
 }
 
+/// A transaction sent again by the SDK after its connection dropped past the commit (the same
+/// `ClientRequestToken`) may meet the first one still in progress: retryable, so the route
+/// answers 503 with its way forward (app creation answered 500 here before issue 30).
+#[tokio::test]
+async fn a_transaction_still_in_progress_under_its_token_is_retryable() {
+    let (endpoint, _) = dynamodb_answering(error_doc("TransactionInProgressException", ""));
+    let e = store(&endpoint)
+        .await
+        .transact(two_ops())
+        .await
+        .expect_err("in progress");
+    assert!(matches!(e, StoreError::Conflict), "{e:?}");
+    assert!(e.is_retryable(), "{e:?}");
+}
+
 #[tokio::test]
 async fn a_condition_that_did_not_hold_is_answered_at_once_beside_a_throttle() {
     let (endpoint, requests) =

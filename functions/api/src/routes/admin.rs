@@ -1,15 +1,15 @@
-//! The operator console's routes (`/admin/...`, docs/console-design.md §5). Each handler passes
-//! `console::gate` first with its row's role (`Auth::Console`); `change` for the routes that
-//! change something (a fresh proof).
+//! The operator console's routes (`/admin/...`, docs/console-design.md §5). Each handler takes
+//! `extract::Op` first: the gate with its row's role (`Auth::Console`), and a fresh proof for
+//! the methods that change something. No handler names a role.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Facts, Json, Lang, Params};
+use crate::extract::{Facts, Json, Lang, Op, Params};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use ciam_core::console::accounts::{self, Lookup};
 use ciam_core::console::actions::{self, Action};
-use ciam_core::console::{audit, gate, roles, Role};
+use ciam_core::console::{audit, roles, Operator, Role};
 use ciam_core::directory;
 use ciam_core::{Error, Reason};
 use serde::Deserialize;
@@ -19,8 +19,7 @@ type ApiResult = Result<Response, ApiError>;
 
 /// `GET /admin/me`: the operator's role. Round trips: 1 (authentication; a second at most once a
 /// minute for the console's idle clock).
-pub async fn me(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Viewer, false).await?;
+pub async fn me(Op(op): Op) -> ApiResult {
     Ok(axum::Json(json!({
         "role": op.role.as_str(),
         "userId": op.user.id,
@@ -30,8 +29,7 @@ pub async fn me(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
 }
 
 /// `GET /admin/roles`: every role holder. Round trips: 2.
-pub async fn list_roles(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Admin, false).await?;
+pub async fn list_roles(Op(_): Op, State(s): State<AppState>) -> ApiResult {
     Ok(axum::Json(json!({ "holders": roles::list(&s.ciam).await? })).into_response())
 }
 
@@ -43,13 +41,12 @@ pub struct RoleBody {
 
 /// `PUT /admin/roles/{userId}`: grants a role (replacing the one held). Round trips: 3.
 pub async fn put_role(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(user_id): Path<String>,
     Json(b): Json<RoleBody>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     let role = Role::parse(&b.role).ok_or_else(|| {
         Error::field(
             Reason::INVALID_PARAMETER,
@@ -64,20 +61,18 @@ pub async fn put_role(
 
 /// `DELETE /admin/roles/{userId}`: revokes the console role. Round trips: 3.
 pub async fn delete_role(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(user_id): Path<String>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     roles::set(&s.ciam, &op, &user_id, None, &facts).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }
 
 /// `GET /admin/accounts?mail=|phone=|userName=|userId=`: one account by an exact value. Round
 /// trips: 3.
-pub async fn find(State(s): State<AppState>, Authed(sess): Authed, Params(q): Params) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+pub async fn find(Op(_): Op, State(s): State<AppState>, Params(q): Params) -> ApiResult {
     let mut q = q;
     let by = Lookup::one_of(
         q.remove("mail"),
@@ -92,12 +87,7 @@ pub async fn find(State(s): State<AppState>, Authed(sess): Authed, Params(q): Pa
 /// `GET /admin/directory?company=<prefix>|day=<yyyy-mm-dd>&after=`: accounts by company prefix or
 /// sign-up day, newest first, 50 a page (`ciam_core::directory`). Round trips: 2 (authentication,
 /// one query).
-pub async fn directory(
-    State(s): State<AppState>,
-    Authed(sess): Authed,
-    Params(q): Params,
-) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+pub async fn directory(Op(_): Op, State(s): State<AppState>, Params(q): Params) -> ApiResult {
     let mut q = q;
     let after = q.remove("after");
     let page = match (q.remove("company"), q.remove("day")) {
@@ -122,20 +112,18 @@ pub async fn directory(
 
 /// `GET /admin/overview`: the numbers (`ciam_core::numbers::overview`). Round trips: 2
 /// (authentication, one `get_many` of at most 9 items).
-pub async fn overview(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+pub async fn overview(Op(_): Op, State(s): State<AppState>) -> ApiResult {
     let now = s.ciam.now();
     Ok(axum::Json(ciam_core::numbers::overview(&s.ciam, now).await?).into_response())
 }
 
 /// `GET /admin/accounts/{userId}`: the account's page, masked. Round trips: 4.
 pub async fn account(
+    Op(_): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Lang(lang): Lang,
     Path(user_id): Path<String>,
 ) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Viewer, false).await?;
     Ok(axum::Json(accounts::page(&s.ciam, &user_id, lang).await?).into_response())
 }
 
@@ -147,30 +135,29 @@ pub struct RevealBody {
 
 /// `POST /admin/accounts/{userId}/reveal`: the unmasked mail and phone, audited. Round trips: 3.
 pub async fn reveal(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(user_id): Path<String>,
     Json(b): Json<RevealBody>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Operator, true).await?;
     Ok(
         axum::Json(accounts::reveal(&s.ciam, &op, &user_id, &b.reason, &facts).await?)
             .into_response(),
     )
 }
 
-/// One account action (`console::actions`), after the gate (operator, a fresh proof).
+/// One account action (`console::actions`), after the gate (`Op`: the row's role, a fresh
+/// proof).
 async fn act(
     s: &AppState,
-    sess: &ciam_core::sessions::Session,
+    op: &Operator,
     facts: &audit::RequestFacts,
     user_id: &str,
     action: Action,
     reason: &str,
 ) -> ApiResult {
-    let op = gate(&s.ciam, sess, Role::Operator, true).await?;
-    actions::act(&s.ciam, &op, user_id, action, reason, facts).await?;
+    actions::act(&s.ciam, op, user_id, action, reason, facts).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }
 
@@ -179,13 +166,13 @@ macro_rules! action_handler {
     ($(#[$doc:meta])* $name:ident, $action:expr) => {
         $(#[$doc])*
         pub async fn $name(
+            Op(op): Op,
             State(s): State<AppState>,
-            Authed(sess): Authed,
             Facts(facts): Facts,
             Path(user_id): Path<String>,
             Json(b): Json<RevealBody>,
         ) -> ApiResult {
-            act(&s, &sess, &facts, &user_id, $action, &b.reason).await
+            act(&s, &op, &facts, &user_id, $action, &b.reason).await
         }
     };
 }
@@ -236,12 +223,7 @@ action_handler!(
 /// `GET /admin/audit?from=&to=&actor=&target=&action=&format=`: the audit entries of a range of
 /// at most 31 days, newest first; with `format=csv|json` the export (`admin_export`, streamed a
 /// day at a time). Round trips: 1 + 1 a day.
-pub async fn audit_log(
-    State(s): State<AppState>,
-    Authed(sess): Authed,
-    Params(q): Params,
-) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+pub async fn audit_log(Op(_): Op, State(s): State<AppState>, Params(q): Params) -> ApiResult {
     let filter = audit::Filter {
         from: q.get("from").cloned().unwrap_or_default(),
         to: q.get("to").cloned().unwrap_or_default(),

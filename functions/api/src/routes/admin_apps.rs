@@ -1,23 +1,43 @@
-//! Partner apps in the operator console (`/admin/apps...`, docs/console-design.md §5): each
-//! handler passes `console::gate` first with its row's role; the changes need an admin with a
-//! fresh proof and a reason, and are audited (`ciam_core::console::apps`).
+//! Partner apps in the operator console (`/admin/apps...`, docs/console-design.md §5), the only
+//! door to the registry (docs/partners.md §1): each handler takes `extract::Op` first (its row's
+//! role; a fresh proof for a change); the changes need a reason and are audited in their
+//! transaction (`ciam_core::console::apps`).
 
-use super::apps::typed;
 use crate::error::ApiError;
-use crate::extract::{Authed, Facts, Json};
+use crate::extract::{Facts, Json, Op};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use ciam_core::apps::{AppFields, Names};
-use ciam_core::console::{apps, gate, Role};
-use ciam_core::Error;
+use ciam_core::console::apps;
+use ciam_core::{Error, Reason};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 type ApiResult = Result<Response, ApiError>;
 
-/// The `/app` fields and the operator's reason. Lists and the names object arrive as raw JSON
+/// `v` as a `T`, or INVALID_PARAMETER on `field` saying why.
+pub(super) fn typed<T: DeserializeOwned>(
+    field: &'static str,
+    v: Option<Value>,
+) -> Result<Option<T>, Error> {
+    v.map(|v| {
+        serde_json::from_value(v).map_err(|e| {
+            Error::field(
+                Reason::INVALID_PARAMETER,
+                field,
+                "格式不正确",
+                "Wrong shape",
+            )
+            .raw_message(format!("{field}: {e}"))
+        })
+    })
+    .transpose()
+}
+
+/// An app's fields and the operator's reason. Lists and the names object arrive as raw JSON
 /// and are typed here, so that each wrong value is reported on its own field.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -62,6 +82,13 @@ impl AppChange {
     }
 }
 
+/// A `POST /admin/apps` body read as the route reads it, for `ciam admin apps create`: the
+/// fields and the reason, or the route's 400.
+pub fn app_change(bytes: &[u8]) -> Result<(AppFields, String), ApiError> {
+    let b: AppChange = crate::extract::parse(bytes)?;
+    Ok(b.fields()?)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReasonBody {
@@ -76,29 +103,22 @@ pub struct RotateBody {
 }
 
 /// `GET /admin/apps`: every registered app. Round trips: 2 (authentication, the registry).
-pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+pub async fn list(Op(_): Op, State(s): State<AppState>) -> ApiResult {
     Ok(axum::Json(json!({ "apps": apps::list(&s.ciam).await? })).into_response())
 }
 
 /// `GET /admin/apps/{appId}`: the app and what deleting it ends. Round trips: 2.
-pub async fn get(
-    State(s): State<AppState>,
-    Authed(sess): Authed,
-    Path(app_id): Path<String>,
-) -> ApiResult {
-    gate(&s.ciam, &sess, Role::Viewer, false).await?;
+pub async fn get(Op(_): Op, State(s): State<AppState>, Path(app_id): Path<String>) -> ApiResult {
     Ok(axum::Json(apps::get(&s.ciam, &app_id).await?).into_response())
 }
 
 /// `POST /admin/apps`: registers an app; its secret is in this answer only. Round trips: 2.
 pub async fn create(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Json(b): Json<AppChange>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     let (fields, reason) = b.fields()?;
     let created = apps::create(&s.ciam, &op, fields, &reason, &facts).await?;
     Ok((StatusCode::CREATED, axum::Json(created)).into_response())
@@ -106,13 +126,12 @@ pub async fn create(
 
 /// `PATCH /admin/apps/{appId}`: changes the given fields. Round trips: 4.
 pub async fn patch(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(app_id): Path<String>,
     Json(b): Json<AppChange>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     let (fields, reason) = b.fields()?;
     let app = apps::update(&s.ciam, &op, &app_id, fields, &reason, &facts).await?;
     Ok(axum::Json(json!({ "app": app })).into_response())
@@ -121,13 +140,12 @@ pub async fn patch(
 /// `POST /admin/apps/{appId}/secret`: a new secret (in this answer only); the previous one
 /// works until `previousValidUntil` (default 24 hours, at most 30 days). Round trips: 4.
 pub async fn rotate_secret(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(app_id): Path<String>,
     Json(b): Json<RotateBody>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     let rotated = apps::rotate(
         &s.ciam,
         &op,
@@ -143,26 +161,24 @@ pub async fn rotate_secret(
 /// `POST /admin/apps/{appId}/retire-previous-secret`: the previous secret stops at once. Round
 /// trips: 4.
 pub async fn retire_previous_secret(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(app_id): Path<String>,
     Json(b): Json<ReasonBody>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     let app = apps::retire_previous(&s.ciam, &op, &app_id, &b.reason, &facts).await?;
     Ok(axum::Json(json!({ "app": app })).into_response())
 }
 
 /// `DELETE /admin/apps/{appId}` with `{reason}`: the app and its names. Round trips: 3.
 pub async fn delete(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(app_id): Path<String>,
     Json(b): Json<ReasonBody>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     apps::delete(&s.ciam, &op, &app_id, &b.reason, &facts).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }

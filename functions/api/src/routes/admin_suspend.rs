@@ -1,12 +1,12 @@
-//! Replacing a customer's bound mail or phone (admin, docs/console-design.md §5), after
-//! `console::gate` with a fresh proof. The other account actions are `admin.rs`'s.
+//! Replacing a customer's bound mail or phone (admin, docs/console-design.md §5), after the
+//! gate of its row (`extract::Op`, with a fresh proof). The other account actions are `admin.rs`'s.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Facts, Json};
+use crate::extract::{Facts, Json, Op};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use ciam_core::console::{gate, identity, Role};
+use ciam_core::console::identity;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -24,13 +24,12 @@ pub struct IdentityBody {
 /// `PUT /admin/accounts/{userId}/identity`: replaces the bound mail (`mail`) or phone (`phone`,
 /// `country`) (admin, a fresh proof). Round trips: 3, then the notice to the old address.
 pub async fn replace_identity(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(user_id): Path<String>,
     Json(b): Json<IdentityBody>,
 ) -> ApiResult {
-    let op = gate(&s.ciam, &sess, Role::Admin, true).await?;
     let new = identity::new_identity(b.mail.as_deref(), b.phone.as_deref(), b.country.as_deref())?;
     identity::replace(&s.ciam, &op, &user_id, new, &b.reason, &facts).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())

@@ -19,7 +19,6 @@ mod admin;
 mod admin_apps;
 mod admin_export;
 mod admin_suspend;
-mod apps;
 mod auth;
 mod avatar;
 mod client_error;
@@ -34,6 +33,7 @@ mod tickets;
 mod two_factor;
 mod webhooks;
 
+pub use admin_apps::app_change;
 pub use client_error::RELEASE;
 
 /// The per-area defaults the rows start from.
@@ -159,21 +159,6 @@ pub const ROUTES: &[RouteDef] = &[
     // the room and the CPU; serving reads the bucket only (the key is the whole lookup).
     route!("auth_avatar",             PATCH,  "/auth/avatar",            avatar::upload,           Session,       "uploadAvatar",     WRITES.s3(S3::AvatarWrite).images(Images::Invoke)).body(Body::Avatar),
     route!("avatar_get",              GET,    "/avatar/{key}",           avatar::serve,            Public,        "getAvatar",        STATIC.s3(S3::AvatarRead)),
-    // The partner app registry (apps.rs).
-    route!("app_list",                GET,    "/app",                    apps::list,               Session,       "listApps",         WRITES),
-    route!("app_create",              POST,   "/app",                    apps::create,             Session,       "createApp",        WRITES.keys(&[K::App])),
-    route!("app_get",                 GET,    "/app/{appId}",            apps::get,                Session,       "getApp",           WRITES),
-    route!("app_patch",               PATCH,  "/app/{appId}",            apps::update,             Session,       "patchApp",         WRITES.keys(&[K::App])),
-    route!("app_delete",              DELETE, "/app/{appId}",            apps::remove,             Session,       "deleteApp",        WRITES),
-    // Its webhook endpoints (webhooks.rs): rotating and enabling are fields of the PATCH, as
-    // for the app's secret (docs/events-design.md §3: seven rows, not nine, for the budget).
-    route!("app_webhooks",            GET,    "/app/{appId}/webhooks",   webhooks::list,           Session,       "listWebhooks",     WRITES),
-    route!("app_webhook_create",      POST,   "/app/{appId}/webhooks",   webhooks::create,         Session,       "createWebhook",    WRITES.keys(&[K::Webhook])),
-    route!("app_webhook",             GET,    "/app/{appId}/webhooks/{endpointId}", webhooks::get, Session,       "getWebhook",       WRITES),
-    route!("app_webhook_patch",       PATCH,  "/app/{appId}/webhooks/{endpointId}", webhooks::update, Session,    "patchWebhook",     WRITES.keys(&[K::Webhook])),
-    route!("app_webhook_delete",      DELETE, "/app/{appId}/webhooks/{endpointId}", webhooks::remove, Session,    "deleteWebhook",    WRITES),
-    route!("app_webhook_deliveries",  GET,    "/app/{appId}/webhooks/{endpointId}/deliveries", webhooks::deliveries, Session, "listWebhookDeliveries", WRITES),
-    route!("app_webhook_replay",      POST,   "/app/{appId}/webhooks/{endpointId}/replay", webhooks::replay, Session, "replayWebhook",   WRITES),
     // Tickets: the consent screen's Allow and the partner's check (tickets.rs).
     route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket",      WRITES.keys(&[K::Ticket])),
     route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket",     WRITES.throttle(100, 50).keys(&[K::Ticket, K::App]).gradual()),
@@ -202,8 +187,9 @@ pub const ROUTES: &[RouteDef] = &[
     route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi",       STATIC),
     route!("client_error",            POST,   "/client-errors",          client_error::report,     Public,        "reportClientError", STATIC.memory(128).throttle(20, 10).waf(Waf::ClientErrors)).body(Body::Report),
     route!("version",                 GET,    "/version",                client_error::version,    Public,        "getVersion",       STATIC.memory(128)),
-    // The operator console (admin.rs, docs/console-design.md): each row's role is the one its
-    // handler passes `console::gate` with; the session's idle deadline and `consoleAt` move.
+    // The operator console (admin.rs, docs/console-design.md): each handler takes `extract::Op`,
+    // the gate with its row's role (a fresh proof for a method that changes something); the
+    // session's idle deadline and `consoleAt` move.
     route!("admin_me",                GET,    "/admin/me",               admin::me,                Console(Viewer),   "adminMe",          WRITES),
     route!("admin_roles",             GET,    "/admin/roles",            admin::list_roles,        Console(Admin),    "adminListRoles",   WRITES),
     route!("admin_role_put",          PUT,    "/admin/roles/{userId}",   admin::put_role,          Console(Admin),    "adminGrantRole",   WRITES),
@@ -222,7 +208,8 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
     route!("admin_account_identity",  PUT,    "/admin/accounts/{userId}/identity", admin_suspend::replace_identity, Console(Admin), "adminReplaceIdentity", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
-    // Partner apps in the console (admin_apps.rs): any role reads, admins change (audited).
+    // Partner apps in the console (admin_apps.rs), the registry's only door (docs/partners.md
+    // §1): any role reads, admins change (a reason, audited in the change's transaction).
     route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),
     route!("admin_app_create",        POST,   "/admin/apps",             admin_apps::create,       Console(Admin),    "adminCreateApp",   WRITES.keys(&[K::App])),
     route!("admin_app",               GET,    "/admin/apps/{appId}",     admin_apps::get,          Console(Viewer),   "adminGetApp",      WRITES),
@@ -230,6 +217,15 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_app_delete",        DELETE, "/admin/apps/{appId}",     admin_apps::delete,       Console(Admin),    "adminDeleteApp",   WRITES),
     route!("admin_app_secret",        POST,   "/admin/apps/{appId}/secret", admin_apps::rotate_secret, Console(Admin), "adminRotateAppSecret", WRITES.keys(&[K::App])),
     route!("admin_app_retire_secret", POST,   "/admin/apps/{appId}/retire-previous-secret", admin_apps::retire_previous_secret, Console(Admin), "adminRetirePreviousSecret", WRITES),
+    // Their webhook endpoints (webhooks.rs): rotating and enabling are fields of the PATCH, as
+    // for the app's secret (docs/events-design.md §3: seven rows, not nine, for the budget).
+    route!("admin_app_webhooks",      GET,    "/admin/apps/{appId}/webhooks", webhooks::list,      Console(Viewer),   "listWebhooks", WRITES),
+    route!("admin_app_webhook_create", POST,  "/admin/apps/{appId}/webhooks", webhooks::create,    Console(Admin),    "createWebhook", WRITES.keys(&[K::Webhook])),
+    route!("admin_app_webhook",       GET,    "/admin/apps/{appId}/webhooks/{endpointId}", webhooks::get, Console(Viewer), "getWebhook", WRITES),
+    route!("admin_app_webhook_patch", PATCH,  "/admin/apps/{appId}/webhooks/{endpointId}", webhooks::update, Console(Admin), "patchWebhook", WRITES.keys(&[K::Webhook])),
+    route!("admin_app_webhook_delete", DELETE, "/admin/apps/{appId}/webhooks/{endpointId}", webhooks::remove, Console(Admin), "deleteWebhook", WRITES),
+    route!("admin_app_webhook_deliveries", GET, "/admin/apps/{appId}/webhooks/{endpointId}/deliveries", webhooks::deliveries, Console(Viewer), "listWebhookDeliveries", WRITES),
+    route!("admin_app_webhook_replay", POST,  "/admin/apps/{appId}/webhooks/{endpointId}/replay", webhooks::replay, Console(Admin), "replayWebhook", WRITES),
 ];
 
 /// The WebAuthn ceremonies (passkeys.rs): binary `passkeys` (docs/passkeys-design.md §1.4),

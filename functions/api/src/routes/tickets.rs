@@ -3,7 +3,7 @@
 //! of that ticket (`GET /auth/login/token/verify`). The consent screen's context and the list of
 //! remembered consents are consents.rs's.
 
-use super::apps::typed;
+use super::admin_apps::typed;
 use crate::error::ApiError;
 use crate::extract::{basic, Authed, Json, Params};
 use crate::AppState;

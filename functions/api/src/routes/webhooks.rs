@@ -1,15 +1,17 @@
-//! Webhook endpoints of a partner app (`/app/{appId}/webhooks...`, admins only, like the rest of
-//! the registry; docs/events-design.md §3). Changes are recorded in the console's audit log as
-//! the registry's own (`webhook.create`, `webhook.update`, `webhook.rotateSecret`,
-//! `webhook.delete`, `webhook.replay`; target: the app id, detail: the endpoint id).
+//! Webhook endpoints of a partner app in the console (`/admin/apps/{appId}/webhooks...`,
+//! docs/events-design.md §3, docs/console-design.md §5): each handler takes `extract::Op` first
+//! (its row's role; a fresh proof for a change); each change carries a `reason` and its audit
+//! entry is written in the change's transaction (`console::webhooks::Audit`: `webhook.create`,
+//! `webhook.update`, `webhook.rotateSecret`, `webhook.delete`, `webhook.replay`).
 
-use super::apps::{admin_change, audited, typed};
+use super::admin_apps::typed;
 use crate::error::ApiError;
-use crate::extract::{Authed, Facts, Json};
+use crate::extract::{Facts, Json, Op};
 use crate::AppState;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use ciam_core::console::webhooks::Audit;
 use ciam_core::webhooks::{self, queue, EndpointFields};
 use ciam_core::{Error, Reason};
 use serde::Deserialize;
@@ -25,40 +27,46 @@ pub struct EndpointBody {
     description: Option<String>,
     rotate_secret: Option<bool>,
     enabled: Option<bool>,
+    reason: String,
 }
 
 impl EndpointBody {
-    fn fields(self) -> Result<EndpointFields, Error> {
-        Ok(EndpointFields {
-            url: self.url,
-            events: typed("events", self.events)?,
-            description: self.description,
-            rotate_secret: self.rotate_secret.unwrap_or(false),
-            enabled: self.enabled,
-        })
+    fn fields(self) -> Result<(EndpointFields, String), Error> {
+        Ok((
+            EndpointFields {
+                url: self.url,
+                events: typed("events", self.events)?,
+                description: self.description,
+                rotate_secret: self.rotate_secret.unwrap_or(false),
+                enabled: self.enabled,
+            },
+            self.reason,
+        ))
     }
 }
 
-/// `GET /app/{appId}/webhooks`. Round trips: 3 (authentication, the app, its endpoints).
-pub async fn list(
-    State(s): State<AppState>,
-    Authed(sess): Authed,
-    Path(app_id): Path<String>,
-) -> ApiResult {
-    let endpoints = webhooks::list(&s.ciam, &sess, &app_id).await?;
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReasonBody {
+    reason: String,
+}
+
+/// `GET /admin/apps/{appId}/webhooks`. Round trips: 3 (authentication, the app, its endpoints).
+pub async fn list(Op(_): Op, State(s): State<AppState>, Path(app_id): Path<String>) -> ApiResult {
+    let endpoints = webhooks::list(&s.ciam, &app_id).await?;
     Ok(axum::Json(json!({ "endpoints": endpoints })).into_response())
 }
 
-/// `POST /app/{appId}/webhooks`: its secret is in this answer only. Round trips: 5.
+/// `POST /admin/apps/{appId}/webhooks`: its secret is in this answer only. Round trips: 5.
 pub async fn create(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path(app_id): Path<String>,
     Json(b): Json<EndpointBody>,
 ) -> ApiResult {
-    let op = admin_change(&sess)?;
-    let fields = b.fields()?;
+    let (fields, reason) = b.fields()?;
+    let audit = Audit::new(&s.ciam, &op, &app_id, &reason, &facts)?;
     if fields.rotate_secret || fields.enabled.is_some() {
         return Err(ApiError(Error::field(
             Reason::INVALID_PARAMETER,
@@ -71,68 +79,62 @@ pub async fn create(
             "A new endpoint does not take this field",
         )));
     }
-    let created = webhooks::create(&s.ciam, &sess, &app_id, fields).await?;
-    let detail = Some(created.endpoint.endpoint_id.clone());
-    audited(&s, &op, "webhook.create", &app_id, detail, &facts).await?;
+    let created = webhooks::create(&s.ciam, &app_id, fields, |endpoint_id| {
+        Some(audit.entry("webhook.create", endpoint_id))
+    })
+    .await?;
     Ok((StatusCode::CREATED, axum::Json(created)).into_response())
 }
 
-/// `GET /app/{appId}/webhooks/{endpointId}`. Round trips: 2.
+/// `GET /admin/apps/{appId}/webhooks/{endpointId}`. Round trips: 2.
 pub async fn get(
+    Op(_): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Path((app_id, endpoint_id)): Path<(String, String)>,
 ) -> ApiResult {
-    Ok(axum::Json(webhooks::get(&s.ciam, &sess, &app_id, &endpoint_id).await?).into_response())
+    Ok(axum::Json(webhooks::get(&s.ciam, &app_id, &endpoint_id).await?).into_response())
 }
 
-/// `PATCH /app/{appId}/webhooks/{endpointId}`: fields, `rotateSecret` (the new secret in this
-/// answer only), `enabled`. Round trips: 4.
+/// `PATCH /admin/apps/{appId}/webhooks/{endpointId}`: fields, `rotateSecret` (the new secret in
+/// this answer only), `enabled`. Round trips: 5.
 pub async fn update(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path((app_id, endpoint_id)): Path<(String, String)>,
     Json(b): Json<EndpointBody>,
 ) -> ApiResult {
-    let op = admin_change(&sess)?;
-    let fields = b.fields()?;
+    let (fields, reason) = b.fields()?;
+    let audit = Audit::new(&s.ciam, &op, &app_id, &reason, &facts)?;
     let action = if fields.rotate_secret {
         "webhook.rotateSecret"
     } else {
         "webhook.update"
     };
-    let updated = webhooks::update(&s.ciam, &sess, &app_id, &endpoint_id, fields).await?;
-    audited(&s, &op, action, &app_id, Some(endpoint_id), &facts).await?;
+    let entry = audit.entry(action, &endpoint_id);
+    let updated = webhooks::update(&s.ciam, &app_id, &endpoint_id, fields, Some(entry)).await?;
     Ok(axum::Json(updated).into_response())
 }
 
-/// `DELETE /app/{appId}/webhooks/{endpointId}`. Round trips: 3.
+/// `DELETE /admin/apps/{appId}/webhooks/{endpointId}` with `{reason}`. Round trips: 2.
 pub async fn remove(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path((app_id, endpoint_id)): Path<(String, String)>,
+    Json(b): Json<ReasonBody>,
 ) -> ApiResult {
-    let op = admin_change(&sess)?;
-    webhooks::delete(&s.ciam, &sess, &app_id, &endpoint_id).await?;
-    audited(
-        &s,
-        &op,
-        "webhook.delete",
-        &app_id,
-        Some(endpoint_id),
-        &facts,
-    )
-    .await?;
+    let audit = Audit::new(&s.ciam, &op, &app_id, &b.reason, &facts)?;
+    let entry = audit.entry("webhook.delete", &endpoint_id);
+    webhooks::delete(&s.ciam, &app_id, &endpoint_id, Some(entry)).await?;
     Ok(axum::Json(json!({ "ok": true })).into_response())
 }
 
-/// `GET /app/{appId}/webhooks/{endpointId}/deliveries?after=&limit=`: the delivery log, newest
-/// first. Round trips: 3.
+/// `GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries?after=&limit=`: the delivery log,
+/// newest first. Round trips: 3.
 pub async fn deliveries(
+    Op(_): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Path((app_id, endpoint_id)): Path<(String, String)>,
     RawQuery(q): RawQuery,
 ) -> ApiResult {
@@ -154,7 +156,7 @@ pub async fn deliveries(
             _ => {}
         }
     }
-    let page = webhooks::log::page(&s.ciam, &sess, &app_id, &endpoint_id, after, limit).await?;
+    let page = webhooks::log::page(&s.ciam, &app_id, &endpoint_id, after, limit).await?;
     Ok(axum::Json(page).into_response())
 }
 
@@ -164,18 +166,20 @@ pub struct ReplayBody {
     event_id: Option<String>,
     from: Option<Value>,
     to: Option<Value>,
+    reason: String,
 }
 
-/// `POST /app/{appId}/webhooks/{endpointId}/replay` `{eventId}` or `{from, to}` (Unix seconds):
-/// queues the events again with the same `webhook-id`. Round trips: 4 + 2 per event.
+/// `POST /admin/apps/{appId}/webhooks/{endpointId}/replay` `{eventId}` or `{from, to}` (Unix
+/// seconds) and `reason`: queues the events again with the same `webhook-id`, the audit entry
+/// with them. Round trips: 4 + 2 per event.
 pub async fn replay(
+    Op(op): Op,
     State(s): State<AppState>,
-    Authed(sess): Authed,
     Facts(facts): Facts,
     Path((app_id, endpoint_id)): Path<(String, String)>,
     Json(b): Json<ReplayBody>,
 ) -> ApiResult {
-    let op = admin_change(&sess)?;
+    let audit = Audit::new(&s.ciam, &op, &app_id, &b.reason, &facts)?;
     let from: Option<i64> = typed("from", b.from)?;
     let to: Option<i64> = typed("to", b.to)?;
     let what = match (b.event_id, from, to) {
@@ -190,15 +194,7 @@ pub async fn replay(
             )))
         }
     };
-    let queued = queue::replay(&s.ciam, &sess, &app_id, &endpoint_id, what).await?;
-    audited(
-        &s,
-        &op,
-        "webhook.replay",
-        &app_id,
-        Some(endpoint_id),
-        &facts,
-    )
-    .await?;
+    let entry = audit.entry("webhook.replay", &endpoint_id);
+    let queued = queue::replay(&s.ciam, &app_id, &endpoint_id, what, Some(entry)).await?;
     Ok(axum::Json(json!({ "eventIds": queued })).into_response())
 }

@@ -105,7 +105,7 @@ async fn admins_manage_the_registry_and_others_are_denied() {
     assert_eq!(id.len(), 16);
     assert!(id.chars().all(|c| c.is_ascii_hexdigit()));
 
-    let got = app.get_app(admin, id).await.ok(200);
+    let got = app.get_app(admin, id).await.ok(200)["app"].clone();
     assert_eq!(got["name"]["en-US"], "Factory");
     assert_eq!(got["scopes"], json!(["company", "email", "nickname"]));
     assert!(got.get("appSecret").is_none() && !got.to_string().contains(&w.secret));
@@ -219,7 +219,7 @@ async fn unsafe_service_urls_are_refused_at_registration() {
         assert_eq!(v["field"], "serviceUrls[0]", "{bad}: {v}");
     }
     // The registry is as it was: the app keeps its URLs.
-    let app = w.app.get_app(&w.admin, &w.app_id).await.ok(200);
+    let app = w.app.get_app(&w.admin, &w.app_id).await.ok(200)["app"].clone();
     assert_eq!(app["serviceUrls"][0], SERVICE);
     let mut body = new_app("Other");
     body["scopes"] = json!(["password"]);
@@ -498,7 +498,10 @@ async fn a_privacy_policy_url_is_https_only_and_reaches_the_consent_screen() {
     let w = world().await;
     let (app, admin, id) = (&w.app, &w.admin, &w.app_id);
     // None registered: empty, on both answers.
-    assert_eq!(app.get_app(admin, id).await.ok(200)["privacyUrl"], "");
+    assert_eq!(
+        app.get_app(admin, id).await.ok(200)["app"]["privacyUrl"],
+        ""
+    );
     let ctx = app.get_consent(&w.user, id, SERVICE).await.ok(200);
     assert_eq!(ctx["privacyUrl"], "");
     for bad in [
@@ -514,7 +517,10 @@ async fn a_privacy_policy_url_is_https_only_and_reaches_the_consent_screen() {
         assert_eq!(e["field"], "privacyUrl", "{bad}");
     }
     // Nothing half-written by the refusals.
-    assert_eq!(app.get_app(admin, id).await.ok(200)["privacyUrl"], "");
+    assert_eq!(
+        app.get_app(admin, id).await.ok(200)["app"]["privacyUrl"],
+        ""
+    );
     let policy = "https://factory.example.com/privacy";
     let patched = app
         .patch_app(admin, id, &json!({ "privacyUrl": policy }))
@@ -533,7 +539,10 @@ async fn a_privacy_policy_url_is_https_only_and_reaches_the_consent_screen() {
     app.patch_app(admin, id, &json!({ "privacyUrl": "" }))
         .await
         .ok(200);
-    assert_eq!(app.get_app(admin, id).await.ok(200)["privacyUrl"], "");
+    assert_eq!(
+        app.get_app(admin, id).await.ok(200)["app"]["privacyUrl"],
+        ""
+    );
 }
 
 /// Issue 23: the registry's `ownerMail`, the contact told when Ciam disables one of the app's
@@ -543,7 +552,7 @@ async fn a_privacy_policy_url_is_https_only_and_reaches_the_consent_screen() {
 async fn an_owner_mail_is_checked_kept_for_admins_and_never_shown_to_users() {
     let w = world().await;
     let (app, admin, id) = (&w.app, &w.admin, &w.app_id);
-    assert_eq!(app.get_app(admin, id).await.ok(200)["ownerMail"], "");
+    assert_eq!(app.get_app(admin, id).await.ok(200)["app"]["ownerMail"], "");
     for bad in [
         "owner",
         "owner@",
@@ -556,7 +565,7 @@ async fn an_owner_mail_is_checked_kept_for_admins_and_never_shown_to_users() {
             .error(400, "INVALID_MAIL");
         assert_eq!(e["field"], "ownerMail", "{bad}");
     }
-    assert_eq!(app.get_app(admin, id).await.ok(200)["ownerMail"], "");
+    assert_eq!(app.get_app(admin, id).await.ok(200)["app"]["ownerMail"], "");
     let patched = app
         .patch_app(
             admin,
@@ -579,5 +588,5 @@ async fn an_owner_mail_is_checked_kept_for_admins_and_never_shown_to_users() {
     app.patch_app(admin, id, &json!({ "ownerMail": "" }))
         .await
         .ok(200);
-    assert_eq!(app.get_app(admin, id).await.ok(200)["ownerMail"], "");
+    assert_eq!(app.get_app(admin, id).await.ok(200)["app"]["ownerMail"], "");
 }

@@ -66,15 +66,31 @@ fn console_rows() -> Vec<(&'static ciam_api::RouteDef, Role)> {
 }
 
 /// The request a row is walked with: its path with `target` as the user id and `apps.0` as the
-/// app id (`apps.1` for deleting one), a valid query and body.
+/// app id (`apps.1` for deleting one), `endpoints.0` as the endpoint id (`endpoints.1` for
+/// deleting one, of `apps.0`), a valid query and body.
 fn walk_request(
     r: &ciam_api::RouteDef,
     target: &str,
     day: &str,
     apps: (&str, &str),
+    endpoints: (&str, &str),
 ) -> (Method, String, Option<Value>) {
-    let app = if r.method == "DELETE" { apps.1 } else { apps.0 };
-    let mut p = r.path.replace("{userId}", target).replace("{appId}", app);
+    let webhook = r.path.contains("{endpointId}");
+    let app = if r.method == "DELETE" && !webhook {
+        apps.1
+    } else {
+        apps.0
+    };
+    let endpoint = if r.method == "DELETE" {
+        endpoints.1
+    } else {
+        endpoints.0
+    };
+    let mut p = r
+        .path
+        .replace("{userId}", target)
+        .replace("{appId}", app)
+        .replace("{endpointId}", endpoint);
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={target}")),
         "/admin/audit" => p.push_str(&format!("?from={day}&to={day}")),
@@ -91,7 +107,17 @@ fn walk_request(
             "serviceUrls": ["https://walk.example.com/cb"],
             "reason": "the role walk",
         })),
-        ("POST" | "PATCH", _) | ("DELETE", "/admin/apps/{appId}") => {
+        ("POST", "/admin/apps/{appId}/webhooks") => Some(json!({
+            "url": "https://hooks.example.com/walk",
+            "events": ["user.updated"],
+            "reason": "the role walk",
+        })),
+        ("POST", "/admin/apps/{appId}/webhooks/{endpointId}/replay") => {
+            Some(json!({ "from": 0, "to": 1, "reason": "the role walk" }))
+        }
+        ("POST" | "PATCH", _)
+        | ("DELETE", "/admin/apps/{appId}")
+        | ("DELETE", "/admin/apps/{appId}/webhooks/{endpointId}") => {
             Some(json!({ "reason": "the role walk" }))
         }
         _ => None,
@@ -129,8 +155,23 @@ async fn walk(app: &TestApp, only: &[&str]) {
         );
     }
     let apps = (ids[0].as_str(), ids[1].as_str());
+    let mut eps = Vec::new();
+    for n in 0..2 {
+        let p = format!("/admin/apps/{}/webhooks", apps.0);
+        let body = json!({
+            "url": format!("https://hooks.example.com/{n}"),
+            "events": ["user.updated"],
+            "reason": "the role walk",
+        });
+        let made = app
+            .admin_call(Method::POST, &p, Some(admin), Some(&body))
+            .await
+            .ok(201);
+        eps.push(made["endpoint"]["endpointId"].as_str().unwrap().to_owned());
+    }
+    let endpoints = (eps[0].as_str(), eps[1].as_str());
     for (r, need) in rows {
-        let (method, p, body) = walk_request(r, &target, &day, apps);
+        let (method, p, body) = walk_request(r, &target, &day, apps, endpoints);
         let what = format!("{} {} ({need:?})", r.method, r.path);
         let res = app
             .admin_call(method.clone(), &p, None, body.as_ref())
@@ -149,7 +190,7 @@ async fn walk(app: &TestApp, only: &[&str]) {
             // to an account of its own.
             let p = if r.path.ends_with("/send-reset-code") && *role >= need {
                 let (own, _) = app.staffer(&format!("reset{}", role.as_str()), None).await;
-                walk_request(r, &own, &day, apps).1
+                walk_request(r, &own, &day, apps, endpoints).1
             } else {
                 p.clone()
             };

@@ -257,10 +257,10 @@ async fn manage_apps(app: &TestApp) {
             "app.create"
         ]
     );
-    // The old `/app` routes see the new attributes too.
+    // A new app has no previous secret.
     let (other, _) = app.console_app(&admin, "Mill").await;
-    let old = app.get_app(&admin, &other).await.ok(200);
-    assert_eq!(old["previousSecretUntil"], Value::Null);
+    let one = app.get_app(&admin, &other).await.ok(200);
+    assert_eq!(one["app"]["previousSecretUntil"], Value::Null);
 }
 
 #[tokio::test]

@@ -208,7 +208,7 @@ async fn pump(s: &mut Scene, resolver: &dyn Resolver) -> Option<i64> {
 }
 
 async fn log(s: &Scene, app_id: &str, receiver: &str) -> Vec<Value> {
-    let p = format!("/app/{app_id}/webhooks/{receiver}/deliveries");
+    let p = format!("/admin/apps/{app_id}/webhooks/{receiver}/deliveries");
     let got = s.w.app.get(&p, Some(&s.admin)).await.ok(200);
     got["deliveries"].as_array().unwrap().clone()
 }
@@ -273,7 +273,7 @@ async fn signing_out_tells_each_app_of_the_session_once(app: TestApp) {
     pump(&mut s, &DnsResolver).await;
     assert_eq!(rx.got().len(), 2);
     let p = format!(
-        "/app/{}/webhooks/backchannel/deliveries",
+        "/admin/apps/{}/webhooks/backchannel/deliveries",
         "0000000000000000"
     );
     s.w.app

@@ -18,6 +18,7 @@ mod consents;
 mod console;
 mod console_actions;
 mod console_apps;
+mod console_gate;
 mod console_review;
 mod console_suspend;
 mod conventions;

@@ -126,7 +126,7 @@ async fn discovery_offers_rp_initiated_and_back_channel_logout_and_id_tokens_car
 #[tokio::test]
 async fn the_registry_keeps_the_logout_fields_and_checks_them() {
     let (w, admin) = world().await;
-    let app = w.app.get_app(&admin, &w.app_id).await.ok(200);
+    let app = w.app.get_app(&admin, &w.app_id).await.ok(200)["app"].clone();
     assert_eq!(
         app["postLogoutRedirectUris"],
         logout_fields()["postLogoutRedirectUris"]
@@ -160,7 +160,7 @@ async fn the_registry_keeps_the_logout_fields_and_checks_them() {
         );
     }
     // Nothing half-written.
-    let after = w.app.get_app(&admin, &w.app_id).await.ok(200);
+    let after = w.app.get_app(&admin, &w.app_id).await.ok(200)["app"].clone();
     assert_eq!(after, app);
     // `ciam serve` (an http public URL) takes http://localhost for the back-channel.
     let local = json!({"logoutUrl": "http://localhost:9000/logout", "backchannelLogoutUri": ""});

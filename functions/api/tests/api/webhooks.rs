@@ -77,7 +77,7 @@ async fn local_world(app: TestApp) -> World {
 
 async fn add_endpoint(w: &World, url: &str, events: &[&str]) -> (String, String) {
     let body = json!({ "url": url, "events": events, "description": "orders" });
-    let p = format!("/app/{}/webhooks", w.app_id);
+    let p = format!("/admin/apps/{}/webhooks", w.app_id);
     let got = w
         .app
         .send_json(Method::POST, &p, Some(&w.admin), &body)
@@ -108,7 +108,7 @@ async fn run(w: &World) -> Option<i64> {
 }
 
 async fn log(w: &World, ep: &str) -> Vec<Value> {
-    let p = format!("/app/{}/webhooks/{ep}/deliveries", w.app_id);
+    let p = format!("/admin/apps/{}/webhooks/{ep}/deliveries", w.app_id);
     let got = w.app.get(&p, Some(&w.admin)).await.ok(200);
     got["deliveries"].as_array().unwrap().clone()
 }
@@ -127,7 +127,7 @@ fn verify(secret: &str, h: &HeaderMap, body: &str) -> bool {
 #[tokio::test]
 async fn admins_register_endpoints_whose_secrets_are_shown_once_and_stored_sealed() {
     let w = world_on(TestApp::spawn().await).await;
-    let base = format!("/app/{}/webhooks", w.app_id);
+    let base = format!("/admin/apps/{}/webhooks", w.app_id);
     let (ep, secret) = add_endpoint(
         &w,
         "https://hooks.factory.example.com/ciam",
@@ -286,7 +286,7 @@ async fn admins_register_endpoints_whose_secrets_are_shown_once_and_stored_seale
         .await
         .error(403, "PERMISSION_DENIED");
     w.app
-        .get("/app/0000000000000000/webhooks", Some(&w.admin))
+        .get("/admin/apps/0000000000000000/webhooks", Some(&w.admin))
         .await
         .error(404, "APPID_NOT_FOUND");
     w.app
@@ -380,12 +380,12 @@ async fn retries_until_the_third_attempt(w: World) {
         "at most 1 KB kept"
     );
     // Paging.
-    let p = format!("/app/{}/webhooks/{ep}/deliveries?limit=2", w.app_id);
+    let p = format!("/admin/apps/{}/webhooks/{ep}/deliveries?limit=2", w.app_id);
     let page = w.app.get(&p, Some(&w.admin)).await.ok(200);
     assert_eq!(page["deliveries"].as_array().unwrap().len(), 2);
     let next = page["next"].as_str().unwrap();
     let p2 = format!(
-        "/app/{}/webhooks/{ep}/deliveries?limit=2&after={}",
+        "/admin/apps/{}/webhooks/{ep}/deliveries?limit=2&after={}",
         w.app_id,
         next.replace('#', "%23")
     );
@@ -394,7 +394,7 @@ async fn retries_until_the_third_attempt(w: World) {
     assert!(page2["next"].is_null());
 
     // Replay of one event, then of a range: the same webhook-id again.
-    let replay = format!("/app/{}/webhooks/{ep}/replay", w.app_id);
+    let replay = format!("/admin/apps/{}/webhooks/{ep}/replay", w.app_id);
     let r = w
         .app
         .send_json(
@@ -472,7 +472,7 @@ async fn a_410_disables_the_endpoint_at_once_and_a_redirect_is_not_followed() {
     let one = w
         .app
         .get(
-            &format!("/app/{}/webhooks/{ep_gone}", w.app_id),
+            &format!("/admin/apps/{}/webhooks/{ep_gone}", w.app_id),
             Some(&w.admin),
         )
         .await
@@ -493,7 +493,7 @@ async fn a_410_disables_the_endpoint_at_once_and_a_redirect_is_not_followed() {
         "{text}"
     );
     assert!(text.contains(&format!(
-        "PATCH /ciam/v1/app/{}/webhooks/{ep_gone}",
+        "PATCH /ciam/v1/admin/apps/{}/webhooks/{ep_gone}",
         w.app_id
     )));
     let l = log(&w, &ep_gone).await;
@@ -519,13 +519,13 @@ async fn a_410_disables_the_endpoint_at_once_and_a_redirect_is_not_followed() {
     assert_eq!(disabled_notices(&w).len(), 1, "told once");
 }
 
-/// Registers `mail` as the app's owner (PATCH /app/{appId}).
+/// Registers `mail` as the app's owner (PATCH /admin/apps/{appId}).
 async fn set_owner(w: &World, mail: &str) {
     let got = w
         .app
         .send_json(
             Method::PATCH,
-            &format!("/app/{}", w.app_id),
+            &format!("/admin/apps/{}", w.app_id),
             Some(&w.admin),
             &json!({ "ownerMail": mail }),
         )
@@ -606,7 +606,7 @@ async fn an_endpoint_failing_for_three_days_without_a_success_is_disabled_and_re
         .ok(200);
     let (rx, url) = Receiver::start(&[500; 40]).await;
     let (ep, _) = add_endpoint(&w, &url, &["user.updated"]).await;
-    let one = format!("/app/{}/webhooks/{ep}", w.app_id);
+    let one = format!("/admin/apps/{}/webhooks/{ep}", w.app_id);
     let t0 = w.app.now();
     emit(&w, Kind::UserUpdated, "a").await;
     // Retried through its 24 hours, then failed.

@@ -1,27 +1,18 @@
-//! The registry's management (`/app` routes, admins only; roles are `console::roles`).
+//! The registry's writes, for the console's partner apps (`console::apps`: the gate, the reason
+//! and the audit entry, which each write here takes into its transaction).
 
 use super::fields::{check, check_notice_scheme, AppFields};
-use super::{app_key, find, App, AppDetail, Names, APPS_PK, PREVIOUS_SECRET_SECS, SECRET_LABEL};
+use super::{app_key, find, App, AppDetail, Names, SECRET_LABEL};
 use crate::error::{Error, Result};
-use crate::sessions::Session;
 use crate::user::unique_key;
 use crate::{random, Ciam, LostRace, Reason};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, Value};
+use ciam_store::{Cond, Item, Key, StoreError, TxOp, Update, Value};
 use serde::Serialize;
 
 fn name_key(name: &str) -> Key {
     unique_key(format!("APPNAME#{}", name.to_lowercase()))
-}
-
-/// Only admins manage the registry.
-pub fn require_admin(s: &Session) -> Result<()> {
-    if s.user.is_admin() {
-        Ok(())
-    } else {
-        Err(Reason::PERMISSION_DENIED.into())
-    }
 }
 
 fn new_secret(ciam: &Ciam) -> (String, String) {
@@ -48,12 +39,6 @@ pub struct WithSecret {
     pub app: AppDetail,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app_secret: Option<String>,
-}
-
-/// `POST /app`. Round trips: 1 transaction (the app and its name items).
-pub async fn create(ciam: &Ciam, s: &Session, f: AppFields) -> Result<WithSecret> {
-    require_admin(s)?;
-    create_app(ciam, f, |_| None).await
 }
 
 /// Registers an app from unchecked fields; `extra(app id)` may add one write to the same
@@ -111,42 +96,6 @@ pub(crate) async fn create_app(
         app: app.detail(ciam.now()),
         app_secret: Some(secret),
     })
-}
-
-/// `GET /app`. Round trips: 1.
-pub async fn list_all(ciam: &Ciam, s: &Session) -> Result<Vec<AppDetail>> {
-    require_admin(s)?;
-    let items = ciam
-        .store
-        .query(Query::partition(APPS_PK).prefix("APP#"))
-        .await?;
-    Ok(items
-        .iter()
-        .map(|i| App::from_item(i).detail(ciam.now()))
-        .collect())
-}
-
-/// `GET /app/{appId}`. Round trips: 1.
-pub async fn get(ciam: &Ciam, s: &Session, app_id: &str) -> Result<AppDetail> {
-    require_admin(s)?;
-    Ok(find(ciam, app_id).await?.detail(ciam.now()))
-}
-
-/// `PATCH /app/{appId}`: changes the given fields; `rotate` issues a new secret (shown once) and
-/// keeps the previous one working for [`PREVIOUS_SECRET_SECS`]. Round trips: 1 read, 1 write or
-/// transaction, 1 read of the result.
-pub async fn update(
-    ciam: &Ciam,
-    s: &Session,
-    app_id: &str,
-    f: AppFields,
-    rotate: bool,
-) -> Result<WithSecret> {
-    require_admin(s)?;
-    let f = check(f, false)?;
-    let until = rotate.then(|| ciam.now() + PREVIOUS_SECRET_SECS);
-    let change = plan(ciam, app_id, f, until).await?;
-    apply(ciam, change, None).await
 }
 
 /// A change of an app, planned from its current item: the updates, the name items' writes, the
@@ -319,12 +268,6 @@ pub(crate) async fn apply(ciam: &Ciam, c: Change, extra: Option<TxOp>) -> Result
         app: find(ciam, app_id).await?.detail(ciam.now()),
         app_secret: c.secret,
     })
-}
-
-/// `DELETE /app/{appId}`: the app and its name items. Round trips: 1 read, 1 transaction.
-pub async fn delete(ciam: &Ciam, s: &Session, app_id: &str) -> Result<()> {
-    require_admin(s)?;
-    delete_app(ciam, app_id, None).await
 }
 
 /// Deletes the app and its name items; `extra` (the console's audit entry) in the same

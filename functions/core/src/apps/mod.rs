@@ -1,11 +1,11 @@
 //! The partner-app registry, managed by admins: `APPS` / `APP#<appId>` (the same items
 //! `GET /app/language/{language}` lists, so its attribute names stay), each name held by an
 //! `APPNAME#<lower name>` / `UNIQUE` item taken in the same transaction. The app secret is shown
-//! once and stored only as a keyed hash; after a rotation the previous one works for 24 hours
-//! (`/app`) or until the end the console's admin chose (`console::apps`, at most 30 days).
+//! once and stored only as a keyed hash; after a rotation the previous one works until the end
+//! the console's admin chose (`console::apps`: 24 hours by default, at most 30 days).
 //!
 //! Here: the app record and what the sign-in flows ask of it (its service URLs, its secret).
-//! `admin`: the registry's management routes; `frame`: the framing policy of the embedded
+//! `admin`: the registry's writes (each with the console's audit entry in its transaction); `frame`: the framing policy of the embedded
 //! sign-in; `urls`: the checks of the URLs an admin registers.
 
 mod admin;
@@ -13,8 +13,8 @@ mod fields;
 mod frame;
 mod urls;
 
+pub use admin::WithSecret;
 pub(crate) use admin::{apply, create_app, delete_app, plan};
-pub use admin::{create, delete, get, list_all, require_admin, update, WithSecret};
 pub use fields::{check, AppFields};
 pub use frame::{
     frame_ancestors, frame_ancestors_csp, is_embedded_signin, NO_FRAMING, NO_FRAMING_CSP,

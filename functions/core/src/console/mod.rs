@@ -1,7 +1,7 @@
 //! The operator console (docs/console-design.md): the roles, the gate every console route
 //! passes first, the role index ([`roles`]), finding an account and its page ([`accounts`]), the
-//! operator's actions on an account ([`actions`]), the partner apps ([`apps`]), the audit log
-//! ([`audit`]) and its export ([`export`]).
+//! operator's actions on an account ([`actions`]), the partner apps ([`apps`]) and their webhook
+//! endpoints ([`webhooks`]), the audit log ([`audit`]) and its export ([`export`]).
 
 pub mod accounts;
 pub mod actions;
@@ -11,6 +11,7 @@ pub mod export;
 pub mod identity;
 pub mod roles;
 pub mod suspend;
+pub mod webhooks;
 
 use crate::error::Result;
 use crate::sessions::{self, Session};

@@ -1,10 +1,10 @@
-//! The endpoint registry (`/app/{appId}/webhooks...`, admins only).
+//! The endpoint registry (`/admin/apps/{appId}/webhooks...`: the console's gate asks for the
+//! role; each change takes the caller's audit entry, written in the change's transaction).
 
 use super::{sign, url, PK_PREFIX, PREVIOUS_SECRET_SECS};
-use crate::apps::{self, require_admin};
+use crate::apps;
 use crate::error::{Error, Result};
 use crate::events::Kind;
-use crate::sessions::Session;
 use crate::{random, Ciam, LostRace, Reason};
 use ciam_store::{Cond, Item, Key, Query, TxOp, Update, Value};
 use serde::Serialize;
@@ -222,14 +222,14 @@ pub async fn find(ciam: &Ciam, app_id: &str, endpoint_id: &str) -> Result<Endpoi
         .ok_or_else(not_found)
 }
 
-/// `POST /app/{appId}/webhooks`. Round trips: 3 (the app, its endpoints, the write).
+/// `POST /admin/apps/{appId}/webhooks`; `audit(endpoint id)` (the console's entry) is written in
+/// the endpoint's transaction. Round trips: 3 (the app, its endpoints, the transaction).
 pub async fn create(
     ciam: &Ciam,
-    s: &Session,
     app_id: &str,
     f: EndpointFields,
+    audit: impl FnOnce(&str) -> Option<TxOp>,
 ) -> Result<WithSecret> {
-    require_admin(s)?;
     let raw_url = f.url.ok_or_else(|| {
         Error::field(
             Reason::INVALID_PARAMETER,
@@ -266,8 +266,13 @@ pub async fn create(
         failing_since: None,
         last_success_at: None,
     };
+    let mut tx = vec![TxOp::Put {
+        item: e.to_item(),
+        cond: Some(Cond::NotExists),
+    }];
+    tx.extend(audit(&e.endpoint_id));
     ciam.store
-        .put(e.to_item(), Some(Cond::NotExists))
+        .transact(tx)
         .await
         .or_reason(Reason::SERVICE_UNAVAILABLE)?;
     Ok(WithSecret {
@@ -276,9 +281,8 @@ pub async fn create(
     })
 }
 
-/// `GET /app/{appId}/webhooks`. Round trips: 2.
-pub async fn list(ciam: &Ciam, s: &Session, app_id: &str) -> Result<Vec<EndpointDetail>> {
-    require_admin(s)?;
+/// `GET /admin/apps/{appId}/webhooks`. Round trips: 2.
+pub async fn list(ciam: &Ciam, app_id: &str) -> Result<Vec<EndpointDetail>> {
     apps::find(ciam, app_id).await?;
     let now = ciam.now();
     Ok(of_app(ciam, app_id)
@@ -288,28 +292,22 @@ pub async fn list(ciam: &Ciam, s: &Session, app_id: &str) -> Result<Vec<Endpoint
         .collect())
 }
 
-/// `GET /app/{appId}/webhooks/{endpointId}`. Round trips: 1.
-pub async fn get(
-    ciam: &Ciam,
-    s: &Session,
-    app_id: &str,
-    endpoint_id: &str,
-) -> Result<EndpointDetail> {
-    require_admin(s)?;
+/// `GET /admin/apps/{appId}/webhooks/{endpointId}`. Round trips: 1.
+pub async fn get(ciam: &Ciam, app_id: &str, endpoint_id: &str) -> Result<EndpointDetail> {
     Ok(find(ciam, app_id, endpoint_id).await?.detail(ciam.now()))
 }
 
-/// `PATCH /app/{appId}/webhooks/{endpointId}`: the given fields, a rotation (`rotateSecret`:
-/// the new secret in this answer only, the current one signing too for 24 hours), enabling or
-/// disabling. Round trips: 1 read, 1 write.
+/// `PATCH /admin/apps/{appId}/webhooks/{endpointId}`: the given fields, a rotation
+/// (`rotateSecret`: the new secret in this answer only, the current one signing too for 24
+/// hours), enabling or disabling; `audit` (the console's entry) in the change's transaction. A
+/// body that changes nothing writes nothing. Round trips: 1 read, 1 transaction, 1 read.
 pub async fn update(
     ciam: &Ciam,
-    s: &Session,
     app_id: &str,
     endpoint_id: &str,
     f: EndpointFields,
+    audit: Option<TxOp>,
 ) -> Result<WithSecret> {
-    require_admin(s)?;
     let url = f
         .url
         .map(|u| url::check(&u, ciam.config.webhooks_local_http))
@@ -363,31 +361,43 @@ pub async fn update(
     }
     // The secret seen above must still be the current one: two rotations cannot both win.
     let cond = Cond::Eq("secret".into(), Value::B(current.secret.clone()));
-    let item = match ciam.store.update(&current.key(), ops, Some(cond)).await {
-        Ok(i) => i,
-        Err(ciam_store::StoreError::ConditionFailed) => {
+    let mut tx = vec![TxOp::Update {
+        key: current.key(),
+        ops,
+        cond: Some(cond),
+    }];
+    tx.extend(audit);
+    match ciam.store.transact(tx).await {
+        Ok(()) => {}
+        Err(e) if e.condition_failed_at(0) => {
             return Err(Error::new(Reason::SERVICE_UNAVAILABLE).raw_message("changed meanwhile"))
         }
-        Err(e) => return Err(e.into()),
-    };
-    let e = Endpoint::from_item(&item).ok_or_else(|| Error::internal("endpoint item"))?;
+        other => other.or_reason(Reason::SERVICE_UNAVAILABLE)?,
+    }
+    let e = find(ciam, app_id, endpoint_id).await?;
     Ok(WithSecret {
         endpoint: e.detail(now),
         secret: shown,
     })
 }
 
-/// `DELETE /app/{appId}/webhooks/{endpointId}`. Its queued deliveries are dropped when their
-/// turn comes; its delivery log expires on its own. Round trips: 1.
-pub async fn delete(ciam: &Ciam, s: &Session, app_id: &str, endpoint_id: &str) -> Result<()> {
-    require_admin(s)?;
+/// `DELETE /admin/apps/{appId}/webhooks/{endpointId}`; `audit` (the console's entry) in the same
+/// transaction. Its queued deliveries are dropped when their turn comes; its delivery log
+/// expires on its own. Round trips: 1.
+pub async fn delete(
+    ciam: &Ciam,
+    app_id: &str,
+    endpoint_id: &str,
+    audit: Option<TxOp>,
+) -> Result<()> {
     if app_id.len() > 64 || endpoint_id.len() > 64 {
         return Err(not_found());
     }
-    let tx = vec![TxOp::Delete {
+    let mut tx = vec![TxOp::Delete {
         key: endpoint_key(app_id, endpoint_id),
         cond: Some(Cond::Exists),
     }];
+    tx.extend(audit);
     match ciam.store.transact(tx).await {
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(0) => Err(not_found()),

@@ -14,11 +14,9 @@
 use super::deliver::{self, Outbound, Step, Transport};
 use super::guard::Resolver;
 use super::{endpoints, log, notices};
-use crate::apps::require_admin;
 use crate::consents::consent_key;
 use crate::error::{Error, Result};
 use crate::events::{self, Event};
-use crate::sessions::Session;
 use crate::{Ciam, Reason};
 use ciam_store::{Item, Key, Query, TxOp, Update, MAX_TX_ITEMS};
 
@@ -185,18 +183,18 @@ pub enum Replay {
     Range { from: i64, to: i64 },
 }
 
-/// `POST /app/{appId}/webhooks/{endpointId}/replay`: enqueues again, with the same `webhook-id`,
-/// the events this endpoint's delivery log holds (one by id, or those of the attempts made in
-/// `[from, to]`), with the body the app's consent covers now. Answers the events queued.
+/// `POST /admin/apps/{appId}/webhooks/{endpointId}/replay`: enqueues again, with the same
+/// `webhook-id`, the events this endpoint's delivery log holds (one by id, or those of the
+/// attempts made in `[from, to]`), with the body the app's consent covers now; `audit` (the
+/// console's entry) is written with the deliveries. Answers the events queued.
 /// Round trips: 2 + 2 per event + 1.
 pub async fn replay(
     ciam: &Ciam,
-    s: &Session,
     app_id: &str,
     endpoint_id: &str,
     what: Replay,
+    audit: Option<TxOp>,
 ) -> Result<Vec<String>> {
-    require_admin(s)?;
     let e = endpoints::find(ciam, app_id, endpoint_id).await?;
     if let Replay::Range { from, to } = what {
         if from > to || to - from > log::KEEP_SECS {
@@ -249,6 +247,6 @@ pub async fn replay(
             obs.push(deliver::outbound(&e, &event, body.to_string(), ciam.now()));
         }
     }
-    enqueue(ciam, &obs, Vec::new()).await?;
+    enqueue(ciam, &obs, audit.into_iter().collect()).await?;
     Ok(obs.into_iter().map(|o| o.event_id).collect())
 }

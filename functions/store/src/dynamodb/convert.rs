@@ -114,10 +114,15 @@ pub(crate) const THROTTLED: [&str; 3] = [
     "RequestLimitExceeded",
 ];
 
-/// Codes DynamoDB uses when another write was busy with the same item: retry.
-pub(crate) const CONFLICT: [&str; 2] = [
+/// Codes DynamoDB uses when another write was busy with the same item: retry. Among them
+/// `TransactionInProgressException`: the SDK sent a transaction again with its
+/// `ClientRequestToken` after the connection dropped, and the first one (maybe committed) was
+/// still being processed; it was answered 500 (a `Backend` error) until issue 30, where every
+/// other lost answer is 503 with its way forward (docs/api.md "After a 503").
+pub(crate) const CONFLICT: [&str; 3] = [
     "TransactionConflictException",
     "ReplicatedWriteConflictException",
+    "TransactionInProgressException",
 ];
 
 /// Whether a single-item write failed on its condition (`ConditionalCheckFailedException`).

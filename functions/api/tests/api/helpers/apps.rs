@@ -1,8 +1,9 @@
-//! `TestApp` calls of the partner-app routes: the registry, tickets and consents.
+//! `TestApp` calls of the partner-app routes: the registry (the console's `/admin/apps`), tickets
+//! and consents.
 
 use super::*;
 
-/// The partner-app endpoints: the registry (admins) and tickets.
+/// The partner-app endpoints: the registry (the console's admins) and tickets.
 impl TestApp {
     /// Gives an account the admin role, as `ciam admin grant` does.
     pub async fn make_admin(&self, mail: &str) {
@@ -49,29 +50,53 @@ impl TestApp {
         token
     }
 
+    /// `GET /admin/apps` (the registry is the console's: `token` is an operator's session with
+    /// a second factor, `admin_token`).
     pub async fn list_registry(&self, token: &str) -> TestResponse {
-        self.get("/app", Some(token)).await
+        self.get("/admin/apps", Some(token)).await
     }
 
+    /// `POST /admin/apps` with `body` and, when it has none, a reason.
     pub async fn create_app(&self, token: &str, body: &Value) -> TestResponse {
-        self.send_json(Method::POST, "/app", Some(token), body)
+        self.send_json(Method::POST, "/admin/apps", Some(token), &with_reason(body))
             .await
     }
 
+    /// `GET /admin/apps/{appId}`: `{app, deleteEnds, deleteKeeps}`.
     pub async fn get_app(&self, token: &str, app_id: &str) -> TestResponse {
-        self.get(&format!("/app/{app_id}"), Some(token)).await
-    }
-
-    pub async fn patch_app(&self, token: &str, app_id: &str, body: &Value) -> TestResponse {
-        self.send_json(Method::PATCH, &format!("/app/{app_id}"), Some(token), body)
+        self.get(&format!("/admin/apps/{app_id}"), Some(token))
             .await
     }
 
+    /// `PATCH /admin/apps/{appId}` with `body` and, when it has none, a reason: `{app}`. A body
+    /// that is only `{"rotateSecret": true}` (the registry's PATCH before issue 30) is the
+    /// console's rotation, `POST /admin/apps/{appId}/secret`: `{app, appSecret}`.
+    pub async fn patch_app(&self, token: &str, app_id: &str, body: &Value) -> TestResponse {
+        if *body == json!({ "rotateSecret": true }) {
+            return self.rotate_app_secret(token, app_id).await;
+        }
+        let p = format!("/admin/apps/{app_id}");
+        self.send_json(Method::PATCH, &p, Some(token), &with_reason(body))
+            .await
+    }
+
+    /// `POST /admin/apps/{appId}/secret` (the previous secret works 24 hours): `{app, appSecret}`.
+    pub async fn rotate_app_secret(&self, token: &str, app_id: &str) -> TestResponse {
+        let p = format!("/admin/apps/{app_id}/secret");
+        self.send_json(Method::POST, &p, Some(token), &json!({ "reason": "test" }))
+            .await
+    }
+
+    /// `DELETE /admin/apps/{appId}` with a reason.
     pub async fn delete_app(&self, token: &str, app_id: &str) -> TestResponse {
-        let req = request_as(Method::DELETE, &format!("/app/{app_id}"), Some(token))
-            .body(Body::empty())
-            .expect("request");
-        self.call(req).await
+        let p = format!("/admin/apps/{app_id}");
+        self.send_json(
+            Method::DELETE,
+            &p,
+            Some(token),
+            &json!({ "reason": "test" }),
+        )
+        .await
     }
 
     pub async fn issue_ticket(&self, token: &str, app_id: &str, service_url: &str) -> TestResponse {
@@ -119,6 +144,15 @@ impl TestApp {
             .expect("request");
         self.call(req).await
     }
+}
+
+/// `body` with `"reason": "test"` when it is an object without one.
+pub fn with_reason(body: &Value) -> Value {
+    let mut b = body.clone();
+    if let Some(m) = b.as_object_mut() {
+        m.entry("reason").or_insert_with(|| json!("test"));
+    }
+    b
 }
 
 /// Percent-encodes everything but unreserved characters.

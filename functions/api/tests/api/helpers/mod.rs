@@ -267,6 +267,9 @@ impl TestApp {
         }
     }
 
+    /// A JSON request. A change under `/admin/apps` (the registry's, which the console audits
+    /// with a reason) gets `"reason": "test"` when its body has none: the tests of what a
+    /// change does send one; console_gate.rs checks the refusal without one (`admin_call`).
     pub(crate) async fn send_json(
         &self,
         method: Method,
@@ -274,7 +277,12 @@ impl TestApp {
         token: Option<&str>,
         body: &Value,
     ) -> TestResponse {
-        self.call(json_request(method, p, token, body)).await
+        let body = if p.starts_with("/admin/apps") && method != Method::GET {
+            apps::with_reason(body)
+        } else {
+            body.clone()
+        };
+        self.call(json_request(method, p, token, &body)).await
     }
 
     pub(crate) async fn get(&self, p: &str, token: Option<&str>) -> TestResponse {
