@@ -606,83 +606,6 @@ export type UploadAvatarResponse = {
   avatar: string;
 };
 
-/** GET /app: Every registered partner app */
-export type ListAppsResponse = {
-  apps: App[];
-};
-
-/** POST /app: Register a partner app */
-export type CreateAppResponse = {
-  app: App;
-  /** 256 random bits, base64url; shown only here */
-  appSecret?: string;
-};
-
-/** The body of POST /app. */
-export type CreateAppRequest = {
-  name: {
-    "zh-CN": string;
-    "en-US": string;
-  };
-  description?: string;
-  /** https URL */
-  logo?: string;
-  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
-  privacyUrl?: string;
-  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
-  ownerMail?: string;
-  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
-  serviceUrls: string[];
-  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
-  frameOrigins?: string[];
-  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
-  postLogoutRedirectUris?: string[];
-  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  logoutUrl?: string;
-  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  recommended?: boolean;
-};
-
-/** GET /app/{appId}: One partner app */
-export type GetAppResponse = App;
-
-/** PATCH /app/{appId}: Change a partner app */
-export type PatchAppResponse = CreateAppResponse;
-
-/** The body of PATCH /app/{appId}. */
-export type PatchAppRequest = {
-  name?: {
-    "zh-CN": string;
-    "en-US": string;
-  };
-  description?: string;
-  /** https URL */
-  logo?: string;
-  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
-  privacyUrl?: string;
-  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
-  ownerMail?: string;
-  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment */
-  serviceUrls?: string[];
-  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
-  frameOrigins?: string[];
-  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
-  postLogoutRedirectUris?: string[];
-  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  logoutUrl?: string;
-  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  recommended?: boolean;
-  /** Issue a new secret (answered once); the previous one keeps working for 24 hours */
-  rotateSecret?: boolean;
-};
-
-/** DELETE /app/{appId}: Remove a partner app */
-export type DeleteAppResponse = Ok;
-
 /** POST /auth/login/token: A ticket for a partner app */
 export type IssueTicketResponse = {
   cTicket: string;
@@ -1109,7 +1032,9 @@ export type AdminOverviewResponse = {
 };
 
 /** GET /admin/apps: The partner apps */
-export type AdminListAppsResponse = ListAppsResponse;
+export type AdminListAppsResponse = {
+  apps: App[];
+};
 
 /** POST /admin/apps: Register a partner app */
 export type AdminCreateAppResponse = {
@@ -1214,19 +1139,19 @@ export type AdminRetirePreviousSecretResponse = AdminPatchAppResponse;
 /** The body of POST /admin/apps/{appId}/retire-previous-secret. */
 export type AdminRetirePreviousSecretRequest = AdminDeleteAppRequest;
 
-/** GET /app/{appId}/webhooks: The webhook endpoints of a partner app */
+/** GET /admin/apps/{appId}/webhooks: The webhook endpoints of a partner app */
 export type ListWebhooksResponse = {
   endpoints: WebhookEndpoint[];
 };
 
-/** POST /app/{appId}/webhooks: Add a webhook endpoint to a partner app */
+/** POST /admin/apps/{appId}/webhooks: Add a webhook endpoint to a partner app */
 export type CreateWebhookResponse = {
   endpoint: WebhookEndpoint;
   /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown only here */
   secret?: string;
 };
 
-/** The body of POST /app/{appId}/webhooks. */
+/** The body of POST /admin/apps/{appId}/webhooks. */
 export type CreateWebhookRequest = {
   /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without --webhooks-strict), no user info, no fragment, at most 2048 characters, no literal private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
   url: string;
@@ -1234,15 +1159,17 @@ export type CreateWebhookRequest = {
   events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
   /** At most 500 characters */
   description?: string;
+  /** why (required; recorded in the audit log) */
+  reason: string;
 };
 
-/** GET /app/{appId}/webhooks/{endpointId}: One webhook endpoint */
+/** GET /admin/apps/{appId}/webhooks/{endpointId}: One webhook endpoint */
 export type GetWebhookResponse = WebhookEndpoint;
 
-/** PATCH /app/{appId}/webhooks/{endpointId}: Change, rotate, enable or disable a webhook endpoint */
+/** PATCH /admin/apps/{appId}/webhooks/{endpointId}: Change, rotate, enable or disable a webhook endpoint */
 export type PatchWebhookResponse = CreateWebhookResponse;
 
-/** The body of PATCH /app/{appId}/webhooks/{endpointId}. */
+/** The body of PATCH /admin/apps/{appId}/webhooks/{endpointId}. */
 export type PatchWebhookRequest = {
   /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without --webhooks-strict), no user info, no fragment, at most 2048 characters, no literal private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
   url?: string;
@@ -1251,12 +1178,17 @@ export type PatchWebhookRequest = {
   description?: string;
   rotateSecret?: boolean;
   enabled?: boolean;
+  /** why (required; recorded in the audit log) */
+  reason: string;
 };
 
-/** DELETE /app/{appId}/webhooks/{endpointId}: Remove a webhook endpoint */
+/** DELETE /admin/apps/{appId}/webhooks/{endpointId}: Remove a webhook endpoint */
 export type DeleteWebhookResponse = Ok;
 
-/** GET /app/{appId}/webhooks/{endpointId}/deliveries: The delivery log of a webhook endpoint */
+/** The body of DELETE /admin/apps/{appId}/webhooks/{endpointId}. */
+export type DeleteWebhookRequest = AdminDeleteAppRequest;
+
+/** GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries: The delivery log of a webhook endpoint */
 export type ListWebhookDeliveriesResponse = {
   deliveries: {
     /** The `webhook-id` sent */
@@ -1276,16 +1208,18 @@ export type ListWebhookDeliveriesResponse = {
   next: string | null;
 };
 
-/** POST /app/{appId}/webhooks/{endpointId}/replay: Deliver events again to a webhook endpoint */
+/** POST /admin/apps/{appId}/webhooks/{endpointId}/replay: Deliver events again to a webhook endpoint */
 export type ReplayWebhookResponse = {
   eventIds: string[];
 };
 
-/** The body of POST /app/{appId}/webhooks/{endpointId}/replay. */
+/** The body of POST /admin/apps/{appId}/webhooks/{endpointId}/replay. */
 export type ReplayWebhookRequest = {
   eventId?: string;
   from?: number;
   to?: number;
+  /** why (required; recorded in the audit log) */
+  reason: string;
 };
 
 /** Every operation of the document: its method, path, request body and JSON answer. */
@@ -1324,11 +1258,6 @@ export interface Operations {
   appsByLanguage: { method: "GET"; path: "/app/language/{language}"; request: undefined; response: AppsByLanguageResponse };
   uploadAvatar: { method: "PATCH"; path: "/auth/avatar"; request: undefined; response: UploadAvatarResponse };
   getAvatar: { method: "GET"; path: "/avatar/{key}"; request: undefined; response: undefined };
-  listApps: { method: "GET"; path: "/app"; request: undefined; response: ListAppsResponse };
-  createApp: { method: "POST"; path: "/app"; request: CreateAppRequest; response: CreateAppResponse };
-  getApp: { method: "GET"; path: "/app/{appId}"; request: undefined; response: GetAppResponse };
-  patchApp: { method: "PATCH"; path: "/app/{appId}"; request: PatchAppRequest; response: PatchAppResponse };
-  deleteApp: { method: "DELETE"; path: "/app/{appId}"; request: undefined; response: DeleteAppResponse };
   issueTicket: { method: "POST"; path: "/auth/login/token"; request: IssueTicketRequest; response: IssueTicketResponse };
   verifyTicket: { method: "GET"; path: "/auth/login/token/verify"; request: undefined; response: VerifyTicketResponse };
   staffStart: { method: "GET"; path: "/auth/staff/start"; request: undefined; response: undefined };
@@ -1384,11 +1313,11 @@ export interface Operations {
   adminDeleteApp: { method: "DELETE"; path: "/admin/apps/{appId}"; request: AdminDeleteAppRequest; response: AdminDeleteAppResponse };
   adminRotateAppSecret: { method: "POST"; path: "/admin/apps/{appId}/secret"; request: AdminRotateAppSecretRequest; response: AdminRotateAppSecretResponse };
   adminRetirePreviousSecret: { method: "POST"; path: "/admin/apps/{appId}/retire-previous-secret"; request: AdminRetirePreviousSecretRequest; response: AdminRetirePreviousSecretResponse };
-  listWebhooks: { method: "GET"; path: "/app/{appId}/webhooks"; request: undefined; response: ListWebhooksResponse };
-  createWebhook: { method: "POST"; path: "/app/{appId}/webhooks"; request: CreateWebhookRequest; response: CreateWebhookResponse };
-  getWebhook: { method: "GET"; path: "/app/{appId}/webhooks/{endpointId}"; request: undefined; response: GetWebhookResponse };
-  patchWebhook: { method: "PATCH"; path: "/app/{appId}/webhooks/{endpointId}"; request: PatchWebhookRequest; response: PatchWebhookResponse };
-  deleteWebhook: { method: "DELETE"; path: "/app/{appId}/webhooks/{endpointId}"; request: undefined; response: DeleteWebhookResponse };
-  listWebhookDeliveries: { method: "GET"; path: "/app/{appId}/webhooks/{endpointId}/deliveries"; request: undefined; response: ListWebhookDeliveriesResponse };
-  replayWebhook: { method: "POST"; path: "/app/{appId}/webhooks/{endpointId}/replay"; request: ReplayWebhookRequest; response: ReplayWebhookResponse };
+  listWebhooks: { method: "GET"; path: "/admin/apps/{appId}/webhooks"; request: undefined; response: ListWebhooksResponse };
+  createWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks"; request: CreateWebhookRequest; response: CreateWebhookResponse };
+  getWebhook: { method: "GET"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; request: undefined; response: GetWebhookResponse };
+  patchWebhook: { method: "PATCH"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; request: PatchWebhookRequest; response: PatchWebhookResponse };
+  deleteWebhook: { method: "DELETE"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; request: DeleteWebhookRequest; response: DeleteWebhookResponse };
+  listWebhookDeliveries: { method: "GET"; path: "/admin/apps/{appId}/webhooks/{endpointId}/deliveries"; request: undefined; response: ListWebhookDeliveriesResponse };
+  replayWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks/{endpointId}/replay"; request: ReplayWebhookRequest; response: ReplayWebhookResponse };
 }
