@@ -39,14 +39,16 @@ async fn sign_in_by_code_tickets_and_app_secrets_meeting_any_store_fault_answer_
         app.login_code("ann@example.com", &code).await.ok(200);
         app.clock.advance(61);
 
-        // An app: created (one transaction), then its secret rotated (one write).
+        // An app: created (one transaction), then its secret rotated (one transaction, with
+        // its audit entry), by an admin with a fresh proof.
+        app.fresh_proof(&admin).await;
         let body = new_app(&format!("Plant{i}"));
         faults.inject(Op::Transact, fault, 1);
         assert_retry_later(&app.create_app(&admin, &body).await);
         let created = app.create_app(&admin, &body).await.ok(201);
         let app_id = created["app"]["appId"].as_str().expect("appId").to_owned();
         let rotate = json!({ "rotateSecret": true });
-        faults.inject(Op::Update, fault, lasting(Op::Update));
+        faults.inject(Op::Transact, fault, 1);
         assert_retry_later(&app.patch_app(&admin, &app_id, &rotate).await);
         let rotated = app.patch_app(&admin, &app_id, &rotate).await.ok(200);
         let secret = rotated["appSecret"].as_str().expect("secret").to_owned();

@@ -209,6 +209,8 @@ async fn pump(s: &mut Scene, resolver: &dyn Resolver) -> Option<i64> {
 
 async fn log(s: &Scene, app_id: &str, receiver: &str) -> Vec<Value> {
     let p = format!("/admin/apps/{app_id}/webhooks/{receiver}/deliveries");
+    // The console's idle clock may have run out while the deliveries were retried.
+    s.w.app.fresh_proof(&s.admin).await;
     let got = s.w.app.get(&p, Some(&s.admin)).await.ok(200);
     got["deliveries"].as_array().unwrap().clone()
 }

@@ -662,7 +662,7 @@ async fn codes_are_single_use_and_bound_to_client_uri_and_verifier() {
     w.redeem(&code, VERIFIER, CB).await.ok(200);
 
     // Another client's code: refused, and burned.
-    let admin = app.sign_in("admin@example.com", PASSWORD).await;
+    let admin = app.admin_session("admin@example.com").await;
     let other = app
         .create_app(
             &admin,
@@ -899,7 +899,7 @@ async fn an_allow_remembers_only_the_scopes_the_screen_showed() {
 
     // A scope the app dropped since the request is neither shown nor granted.
     let (id, _) = view("openid nickname email").await;
-    let admin = w.app.sign_in("admin@example.com", PASSWORD).await;
+    let admin = w.app.admin_session("admin@example.com").await;
     w.app
         .patch_app(
             &admin,

@@ -617,7 +617,7 @@ async fn an_endpoint_failing_for_three_days_without_a_success_is_disabled_and_re
     }
     assert!(w.app.now() <= t0 + 86_400, "no retry after 24 h");
     // The admin's session ended meanwhile: a new one.
-    w.admin = w.app.sign_in("admin@example.com", PASSWORD).await;
+    w.admin = w.app.admin_session("admin@example.com").await;
     let tries = rx.count();
     assert!((10..=20).contains(&tries), "{tries} attempts in 24 h");
     let l = log(&w, &ep).await;
@@ -629,7 +629,7 @@ async fn an_endpoint_failing_for_three_days_without_a_success_is_disabled_and_re
     );
     // Three days after the first failure, still no success: the next failure disables it.
     w.app.clock.advance(t0 + 3 * 86_400 - w.app.now());
-    w.admin = w.app.sign_in("admin@example.com", PASSWORD).await;
+    w.admin = w.app.admin_session("admin@example.com").await;
     emit(&w, Kind::UserUpdated, "b").await;
     assert_eq!(run(&w).await, None);
     let got = w.app.get(&one, Some(&w.admin)).await.ok(200);

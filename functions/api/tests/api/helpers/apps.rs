@@ -50,6 +50,26 @@ impl TestApp {
         token
     }
 
+    /// A new session of the admin `mail` (`admin_token`'s account signing in again), with a
+    /// second factor.
+    pub async fn admin_session(&self, mail: &str) -> String {
+        let token = self.sign_in(mail, PASSWORD).await;
+        let id = self
+            .owner_of(mail)
+            .await
+            .expect("an account with this mail");
+        self.with_second_factor(&id).await;
+        token
+    }
+
+    /// A fresh proof (the password) for the console session `token`: its changes are accepted
+    /// for 5 minutes and its console use for 15 more.
+    pub async fn fresh_proof(&self, token: &str) {
+        self.totp_verify(token, &json!({ "password": PASSWORD }))
+            .await
+            .ok(200);
+    }
+
     /// `GET /admin/apps` (the registry is the console's: `token` is an operator's session with
     /// a second factor, `admin_token`).
     pub async fn list_registry(&self, token: &str) -> TestResponse {
