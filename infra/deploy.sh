@@ -29,7 +29,9 @@
 #                                the change set review step included
 #   -h, --help
 # Production (the stack's Environment parameter, default production) needs the web ACL
-# (WebAclArn); a test stack says so: --parameter-overrides 'Environment=test'.
+# (WebAclArn), the backup copy vault (BackupCopyVaultArn), the secret replica Region
+# (SecretReplicaRegion) and a compliance-mode vault lock (BackupVaultLockChangeableForDays >= 3);
+# a test stack says so: --parameter-overrides 'Environment=test'.
 # Environment: AWS_PROFILE and the usual AWS variables; CIAM_PYTHON (default .venv/bin/python).
 set -euo pipefail
 
@@ -214,6 +216,21 @@ check_web_acl() {
   deploy infra/waf.yaml in us-east-1 and pass --parameter-overrides 'WebAclArn=arn:aws:wafv2:us-east-1:...'
   (docs/operations.md section 8); a test stack says so explicitly: --parameter-overrides 'Environment=test'"
   fi
+  [ "$ENVIRONMENT" = production ] || return 0
+  # The same layers for the data's safety (docs/operations.md §8.5; the template's Rules
+  # ProductionNeedsBackupCopy, ProductionNeedsSecretReplica, ProductionLocksBackupsInComplianceMode).
+  local copy replica lock
+  { read -r copy; read -r replica; read -r lock; } < <("${cmd[@]}" --keys BackupCopyVaultArn,SecretReplicaRegion,BackupVaultLockChangeableForDays) ||
+    die "cannot read BackupCopyVaultArn, SecretReplicaRegion and BackupVaultLockChangeableForDays"
+  local missing=()
+  [ -n "$copy" ] || missing+=("BackupCopyVaultArn is empty: deploy infra/backup-vault.yaml in another Region and pass its VaultArn output")
+  [ -n "$replica" ] || missing+=("SecretReplicaRegion is empty: name another Region for the secrets' replica")
+  [ "${lock:-0}" != 0 ] || missing+=("BackupVaultLockChangeableForDays is 0 (governance mode): set 3 or more for a compliance-mode lock")
+  if [ ${#missing[@]} -gt 0 ]; then
+    die "refusing to deploy the production stack $STACK_NAME without its data's safety:
+$(printf '  %s\n' "${missing[@]}")  (docs/operations.md section 8.5); a test stack says so explicitly: --parameter-overrides 'Environment=test'"
+  fi
+  log "BackupCopyVaultArn=$copy SecretReplicaRegion=$replica BackupVaultLockChangeableForDays=$lock"
 }
 
 # The bucket that keeps the releases: --artifact-bucket, $CIAM_ARTIFACT_BUCKET, samconfig.toml's

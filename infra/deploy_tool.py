@@ -4,7 +4,8 @@
     deploy_tool.py settings --stack-json FILE [--samconfig FILE] [--overrides 'K=V ...']...
         prints `Environment<TAB>WebAclArn`: each from --parameter-overrides, else samconfig.toml's
         parameter_overrides, else the deployed stack's parameters, else the template's default
-        (production, empty).
+        (production, empty). With --keys K1,K2,...: those parameters' values instead, one a line
+        (BackupCopyVaultArn, SecretReplicaRegion: empty; BackupVaultLockChangeableForDays: 0).
     deploy_tool.py review --stack NAME --region R --change-set ARN [--policy FILE]
                           [--allow-replacement]
         prints the change set (replacements and removals first), and exits 3 when it would
@@ -27,6 +28,8 @@ import tomllib
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 POLICY = ROOT / "infra" / "stack-policy.json"
 DEFAULTS = {"Environment": "production", "WebAclArn": ""}
+# The template's defaults of the other parameters deploy.sh checks before a production deploy.
+OTHER_DEFAULTS = {"BackupCopyVaultArn": "", "SecretReplicaRegion": "", "BackupVaultLockChangeableForDays": "0"}
 # Exit status of `review` when a protected resource would be replaced or deleted.
 REFUSED = 3
 
@@ -67,6 +70,10 @@ def settings(args) -> int:
         samconfig_overrides(args.samconfig),
         stack_parameters(args.stack_json),
     ]
+    if args.keys:
+        for key in args.keys.split(","):
+            print(next((layer[key] for layer in layers if key in layer), OTHER_DEFAULTS.get(key, "")))
+        return 0
     values = []
     for key, default in DEFAULTS.items():
         values.append(next((layer[key] for layer in layers if key in layer), default))
@@ -147,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stack-json", type=pathlib.Path)
     p.add_argument("--samconfig", type=pathlib.Path)
     p.add_argument("--overrides", action="append")
+    p.add_argument("--keys")
     p = sub.add_parser("review")
     p.add_argument("--stack", required=True)
     p.add_argument("--region", required=True)

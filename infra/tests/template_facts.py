@@ -88,5 +88,14 @@ def refs(value, names):
     return found
 
 
+def role_of(transformed, function):
+    """The logical id of the role a function runs as after the transform (`Role: !GetAtt
+    <Role>.Arn`): a role of its permission set, shared (functions/gen/src/roles.rs), or one of
+    its own (the webhook functions, the key distributor)."""
+    role = transformed["Resources"][function]["Properties"]["Role"]
+    target = role["Fn::GetAtt"]
+    return target[0] if isinstance(target, list) else target.split(".")[0]
+
+
 def as_list(value):
     return value if isinstance(value, list) else [value]

@@ -93,6 +93,9 @@ def outputs(
     distribution="E2EXAMPLE",
     public_base_url="https://d1.cloudfront.net",
     web_acl="arn:aws:wafv2:us-east-1:123456789012:global/webacl/ciam/1",
+    copy_vault="arn:aws:backup:eu-central-1:123456789012:backup-vault:ciam-table-copy",
+    replica="eu-central-1",
+    lock_days="3",
 ):
     return json.dumps(
         {
@@ -105,6 +108,9 @@ def outputs(
                 {"ParameterKey": "PublicBaseUrl", "ParameterValue": public_base_url},
                 {"ParameterKey": "DomainName", "ParameterValue": ""},
                 {"ParameterKey": "WebAclArn", "ParameterValue": web_acl},
+                {"ParameterKey": "BackupCopyVaultArn", "ParameterValue": copy_vault},
+                {"ParameterKey": "SecretReplicaRegion", "ParameterValue": replica},
+                {"ParameterKey": "BackupVaultLockChangeableForDays", "ParameterValue": lock_days},
             ],
         }
     )
@@ -284,6 +290,37 @@ def test_production_without_the_web_acl_is_refused_before_anything_is_built(repo
     (repo / "samconfig.toml").write_text('[default.deploy.parameters]\nparameter_overrides = "Environment=production WebAclArn=\\"\\""\n')
     done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1")
     assert done.returncode == 1 and "without the web ACL" in done.stderr
+
+
+def test_production_without_its_datas_safety_is_refused_before_anything_is_built(repo, stubs):
+    """Issue 30 item 8: no backup copy vault, no secret replica Region or a governance-mode lock
+    stops a production deploy, each named, with the web ACL's escape (Environment=test)."""
+    bare = outputs(copy_vault="", replica="", lock_days="0")
+    for args in (["--dry-run"], []):
+        done, calls = deploy(repo, stubs, *args, "--region", "eu-west-1", env={"STUB_OUTPUTS": bare})
+        assert done.returncode == 1, done.stdout
+        assert "refusing to deploy the production stack ciam without its data's safety" in done.stderr
+        for named in ("BackupCopyVaultArn is empty", "SecretReplicaRegion is empty", "BackupVaultLockChangeableForDays is 0"):
+            assert named in done.stderr, named
+        assert "--parameter-overrides 'Environment=test'" in done.stderr, "the explicit escape is named"
+        assert not [c for c in calls if c.startswith(("sam", "cargo", "npm"))], calls
+    # One missing is enough; an override that empties one is refused even when the stack has it.
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "SecretReplicaRegion=")
+    assert done.returncode == 1 and "SecretReplicaRegion is empty" in done.stderr
+    assert "BackupCopyVaultArn is empty" not in done.stderr
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "BackupVaultLockChangeableForDays=0")
+    assert done.returncode == 1 and "governance mode" in done.stderr
+    # Given by overrides, a stack without them deploys.
+    done, _ = deploy(
+        repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides",
+        "BackupCopyVaultArn=arn:aws:backup:eu-central-1:1:backup-vault:v SecretReplicaRegion=eu-central-1 BackupVaultLockChangeableForDays=7",
+        env={"STUB_OUTPUTS": bare},
+    )
+    assert done.returncode == 0, done.stderr
+    # The escape: a test stack deploys without any of them.
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--parameter-overrides", "Environment=test",
+                     env={"STUB_OUTPUTS": bare})
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_test_stack_says_so_and_deploys_without_the_web_acl_or_a_review(repo, stubs):

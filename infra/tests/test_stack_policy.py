@@ -1,6 +1,7 @@
 """infra/stack-policy.json (deploy.sh sets it on the stack): no update replaces or deletes the
-table, a secret, the KMS key, a bucket or the distribution, and every other update is allowed.
-Read against template.yaml, so a new secret or bucket is protected by its type."""
+table, a secret, the KMS key, a bucket, the distribution, a log group (the sign-in logs are kept
+a year: the trail of a takeover) or the backups (vault, plan, selection), and every other update
+is allowed. Read against template.yaml, so a new secret or bucket is protected by its type."""
 
 import json
 import pathlib
@@ -18,10 +19,16 @@ PROTECTED_KINDS = {
     "AWS::KMS::Key",
     "AWS::S3::Bucket",
     "AWS::CloudFront::Distribution",
+    # Issue 30 item 8: the sign-in log groups (and the shared ones) and the backup plan.
+    "AWS::Logs::LogGroup",
+    "AWS::Backup::BackupVault",
+    "AWS::Backup::BackupPlan",
+    "AWS::Backup::BackupSelection",
 }
 # The resources of those kinds today (a template edit that drops one should be deliberate).
 EXPECTED = {"Table", "RootSecret", "OriginSecret", "StaffSecret", "OidcSigningKey", "WebBucket", "AvatarBucket",
-            "LogsBucket", "Distribution"}
+            "LogsBucket", "Distribution", "BackupVault", "BackupPlan", "BackupSelection", "FunctionLogs",
+            "ApiAccessLogs"}
 
 
 def denied_types():
@@ -51,3 +58,15 @@ def test_the_deny_is_replace_and_delete_only_and_everything_else_is_allowed():
 def test_the_review_marks_the_same_types_as_protected():
     """deploy_tool.py refuses a change set by the policy's own list, not a second copy."""
     assert set(deploy_tool.protected_types(ROOT / "infra" / "stack-policy.json")) == PROTECTED_KINDS
+
+
+def test_every_sign_in_log_group_and_the_backup_plan_are_protected(template, transformed):
+    """The sign-in log groups the generator writes (one per sign-in row) and the backup plan:
+    neither an update that replaces nor one that deletes them goes through."""
+    from template_facts import route_facts
+
+    sign_in = {r["logs"] for r in route_facts().values() if r["signIn"]}
+    assert sign_in and all(g.endswith("Logs") and g != "FunctionLogs" for g in sign_in)
+    resources = transformed["Resources"]
+    for name in sign_in | {"BackupPlan", "BackupSelection", "BackupVault"}:
+        assert resources[name]["Type"] in denied_types(), name

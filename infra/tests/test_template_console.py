@@ -5,7 +5,7 @@ the console's functions get the audit retention setting."""
 import json
 import re
 
-from template_facts import functions
+from template_facts import functions, role_of
 
 
 def console_functions(template):
@@ -25,8 +25,15 @@ def test_every_console_resource_is_conditional_and_no_other(template, transforme
     resources = transformed["Resources"]
     stems = [f[: -len("Function")] for f in console]
     own = re.compile(rf"^({'|'.join(stems)})(Function(Role|ApiPermission)?|Logs)$")
+    # A shared role (one per permission set) is the console's when only console functions run
+    # as it.
+    users = {}
     for name, r in resources.items():
-        if own.match(name):
+        if r["Type"] == "AWS::Lambda::Function":
+            users.setdefault(role_of(transformed, name), set()).add(name)
+    console_roles = {role for role, fns in users.items() if fns <= set(console)}
+    for name, r in resources.items():
+        if own.match(name) or name in console_roles:
             assert r.get("Condition") == "ConsoleOn", f"{name} is not under ConsoleOn"
         else:
             assert r.get("Condition") != "ConsoleOn", f"{name} is under ConsoleOn but is not the console's"

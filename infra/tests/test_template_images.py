@@ -6,7 +6,7 @@ no Lambda), no route, no function URL and no resource policy; the functions that
 
 import copy
 
-from template_facts import as_list, functions, route_facts
+from template_facts import as_list, functions, role_of, route_facts
 
 BASIC = {
     "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
@@ -23,7 +23,7 @@ def by_images(template, kind):
 def statements(transformed, function):
     """Every statement of the function's role: inline, and of this template's managed policies."""
     resources = transformed["Resources"]
-    role = resources[f"{function}Role"]["Properties"]
+    role = resources[role_of(transformed, function)]["Properties"]
     out = []
     for arn in role.get("ManagedPolicyArns", []):
         if isinstance(arn, dict) and "Ref" in arn:
@@ -90,11 +90,11 @@ def test_the_image_decoder_holds_nothing_and_only_the_upload_may_invoke_it(templ
 
 def test_the_check_sees_a_decoder_given_a_secret_or_a_second_target(template, transformed):
     worse = copy.deepcopy(transformed)
-    role = worse["Resources"]["AvatarDecodeFunctionRole"]["Properties"]
+    role = worse["Resources"][role_of(worse, "AvatarDecodeFunction")]["Properties"]
     role["ManagedPolicyArns"] = list(role.get("ManagedPolicyArns", [])) + [{"Ref": "OriginSecretReadPolicy"}]
     assert any("AvatarDecodeFunction: its role has statements" in p for p in problems(template, worse))
     worse = copy.deepcopy(transformed)
-    for inline in worse["Resources"]["AuthAvatarFunctionRole"]["Properties"]["Policies"]:
+    for inline in worse["Resources"][role_of(worse, "AuthAvatarFunction")]["Properties"]["Policies"]:
         for s in as_list(inline["PolicyDocument"]["Statement"]):
             if s.get("Sid") == "InvokeTheImageDecoderOnly":
                 s["Resource"] = "*"

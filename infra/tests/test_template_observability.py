@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from template_facts import functions, route_facts
+from template_facts import functions, role_of, route_facts
 
 # Alarm -> (namespace, metrics it watches). Each is required by the issue. The Lambda alarms
 # (Metrics Insights queries over the stack's functions) and the on-call page's alarms are
@@ -135,7 +135,7 @@ def test_every_function_logs_json_to_its_group_and_does_not_trace(template, tran
         # X-Ray is off: nothing emits segments (docs/operations.md §6), so no tracing mode and
         # no X-Ray permission.
         assert "TracingConfig" not in lambdas[name], name
-        role = transformed["Resources"][f"{name}Role"]["Properties"]
+        role = transformed["Resources"][role_of(transformed, name)]["Properties"]
         assert not any("Xray" in str(arn) for arn in role.get("ManagedPolicyArns", [])), name
     # No log group is left without a writer: the sign-in groups, the shared one, API access.
     groups = {n for n, r in transformed["Resources"].items() if r["Type"] == "AWS::Logs::LogGroup"}

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from template_facts import ROOT, as_list, functions, refs, strings
+from template_facts import ROOT, as_list, functions, refs, role_of, strings
 
 OPERATIONS = ROOT / "docs" / "operations.md"
 
@@ -60,7 +60,7 @@ def statements_of(transformed, function):
     """Every statement the function's role allows: its inline policies and the managed
     policies of this template it is given (AWS managed ones are returned apart)."""
     resources = transformed["Resources"]
-    role = resources[f"{function}Role"]["Properties"]
+    role = resources[role_of(transformed, function)]["Properties"]
     statements, aws_managed = [], set()
     for arn in role.get("ManagedPolicyArns", []):
         if isinstance(arn, str):
@@ -146,7 +146,7 @@ def test_a_role_that_grows_fails_the_table_check(template, transformed, table):
     import copy
 
     grown = copy.deepcopy(transformed)
-    role = grown["Resources"]["AuthInfoGetFunctionRole"]["Properties"]
+    role = grown["Resources"][role_of(grown, "AuthInfoGetFunction")]["Properties"]
     role.setdefault("Policies", []).append(
         {"PolicyName": "extra", "PolicyDocument": {"Statement": [{"Effect": "Allow", "Action": "dynamodb:Scan", "Resource": "*"}]}}
     )

@@ -17,6 +17,7 @@
 //! `Fn::ForEach`: docs/operations.md §2 "The template is generated".
 
 use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
+pub mod roles;
 pub mod webhooks;
 
 use serde_json::{json, Value};
@@ -513,22 +514,13 @@ fn render_function(f: &Function) -> String {
     if l.images == Images::Invoke {
         s.push_str("          CIAM_IMAGE_DECODER_FUNCTION: !Ref AvatarDecodeFunction\n");
     }
+    // The role of its permission set, shared with every function whose row grants the same
+    // (roles.rs).
+    let _ = writeln!(s, "      Role: !GetAtt {}.Arn", roles::role_name(f));
     if f.internal {
-        // No policy, no event: SAM's basic execution role (writing the shared log group) is all
-        // it holds.
+        // No event: its role (`LogsOnlyRole`) writes the shared log group, nothing else.
         s.push('\n');
         return s;
-    }
-    s.push_str("      Policies:\n        - !Ref OriginSecretReadPolicy\n");
-    match l.table {
-        Table::Read => s.push_str("        - !Ref TableReadPolicy\n"),
-        Table::Write => s.push_str("        - !Ref TableWritePolicy\n"),
-        Table::None | Table::GetItem => {}
-    }
-    let inline = inline_statements(l);
-    if !inline.is_empty() {
-        s.push_str("        - Statement:\n");
-        s.push_str(&inline);
     }
     let _ = write!(
         s,
@@ -597,12 +589,18 @@ fn render_function(f: &Function) -> String {
 }
 
 fn render_functions(fns: &[Function]) -> String {
-    // The webhook functions have a region of their own (`webhooks.rs`): their roles, queues and
-    // event sources are not a route's.
-    fns.iter()
-        .filter(|f| f.binary != Binary::Webhooks)
-        .map(render_function)
-        .collect()
+    // The shared roles first (one per permission set, roles.rs). The webhook functions have a
+    // region of their own (`webhooks.rs`): their roles, queues and event sources are not a
+    // route's.
+    let roles = roles::shared_roles(fns)
+        .map(|r| roles::render(&r))
+        .unwrap_or_else(|e| format!("  # {e}\n"));
+    roles
+        + &fns
+            .iter()
+            .filter(|f| f.binary != Binary::Webhooks)
+            .map(render_function)
+            .collect::<String>()
 }
 
 fn render_route_settings(fns: &[Function]) -> String {
@@ -755,7 +753,7 @@ fn render_actions(fns: &[Function]) -> String {
     let mut s = String::from(
         "| Function | Actions | Resources |
 |---|---|---|
-| every function | `logs:{CreateLogGroup,CreateLogStream,PutLogEvents}` | AWS managed AWSLambdaBasicExecutionRole (SAM adds it) |
+| every function | `logs:{CreateLogGroup,CreateLogStream,PutLogEvents}` | AWS managed AWSLambdaBasicExecutionRole (on every role) |
 ",
     );
     for f in fns {
@@ -767,6 +765,9 @@ fn render_actions(fns: &[Function]) -> String {
             actions.join(", "),
             resources.join("; ")
         );
+    }
+    if let Ok(roles) = roles::shared_roles(fns) {
+        s.push_str(&roles::render_table(&roles));
     }
     s
 }
@@ -850,6 +851,7 @@ pub fn generate(root: &Path, fns: &[Function]) -> Result<Vec<(PathBuf, String)>,
             .map(|t| (path.clone(), t))
             .map_err(|e| format!("{}: {e}", path.display()))
     };
+    roles::shared_roles(fns)?;
     let mut out = Vec::new();
     let (path, mut text) = read("template.yaml")?;
     for region in Region::TEMPLATE {

@@ -144,15 +144,16 @@ fn log_groups_follow_the_sign_in_and_a_gradual_row_gets_its_canary() {
 }
 
 #[test]
-fn the_hand_written_part_of_the_template_is_at_most_2400_lines() {
+fn the_hand_written_part_of_the_template_is_at_most_2600_lines() {
     // What is written once by hand: the table, secrets, keys, the distribution, the web bucket,
     // and (issue 22) the on-call pieces (the canary and its inline script, the alarms, the
-    // dashboard) and the backups. Everything per route is generated.
+    // dashboard) and the backups; (issue 30) the production rules, the audit log's policies and
+    // tripwire alarm, the pre-traffic check. Everything per route is generated.
     let template = committed(&root().join("template.yaml"));
     let hand = hand_written_lines(&template);
     assert!(
-        hand <= 2400,
-        "template.yaml has {hand} hand-written lines (at most 2,400)"
+        hand <= 2600,
+        "template.yaml has {hand} hand-written lines (at most 2,600)"
     );
     assert!(
         hand < template.lines().count() / 2,
