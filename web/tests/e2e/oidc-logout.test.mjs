@@ -98,6 +98,9 @@ async function signInThroughCodeFlow(page, L, user) {
   assert.ok(token, 'signed in in the browser');
   await allow.click();
   const callback = await hitAfter(from, '/cb');
+  // The page's own navigation to the callback ends before the test navigates it elsewhere (a
+  // goto meanwhile is interrupted by it).
+  await page.waitForURL((u) => u.href.startsWith(`${rp.origin}/cb?`), { waitUntil: 'load', timeout: 20_000 });
   const tokens = await client.authorizationCodeGrant(app.config, callback, { pkceCodeVerifier, expectedState: state, expectedNonce: nonce });
   const claims = tokens.claims();
   assert.equal(claims.sub, user.id);
