@@ -45,7 +45,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::{dynamo_table, Event};
 use tokio::sync::{mpsc, Notify};
-use tower::ServiceExt;
 
 const KEY: &str = "5c1e0a9b8d7f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918070f6e5";
 const TABLE: &str = "ciam-bench";

@@ -541,19 +541,13 @@ async fn audit_in_the_transaction(app: &TestApp, broken: &AtomicBool) {
     );
 }
 
+/// A store being made, as `TestApp::spawn_on` takes it.
+type Made = std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>;
+
+/// `make`'s store behind [`BrokenAudit`], and its switch.
 fn broken_app(
-    make: impl FnOnce(
-            ciam_core::ManualClock,
-        )
-            -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>
-        + Send
-        + 'static,
-) -> (
-    Arc<AtomicBool>,
-    impl FnOnce(
-        ciam_core::ManualClock,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>,
-) {
+    make: impl FnOnce(ciam_core::ManualClock) -> Made + Send + 'static,
+) -> (Arc<AtomicBool>, impl FnOnce(ciam_core::ManualClock) -> Made) {
     let broken = Arc::new(AtomicBool::new(false));
     let flag = broken.clone();
     (broken, move |clock| {
@@ -564,7 +558,7 @@ fn broken_app(
                 broken: flag,
             });
             store
-        }) as std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn Store>> + Send>>
+        }) as Made
     })
 }
 

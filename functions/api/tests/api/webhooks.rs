@@ -3,7 +3,7 @@
 //! the log, replay, 410, and the SSRF guard; on SQLite and on DynamoDB Local.
 
 use crate::apps::{world_on, World, SERVICE};
-use crate::helpers::{TestApp, PASSWORD};
+use crate::helpers::TestApp;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
