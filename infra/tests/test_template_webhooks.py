@@ -1,6 +1,6 @@
-"""The webhook pipeline on AWS (issue 23, docs/events-design.md §2), after the SAM transform: the
-table's stream filtered to inserted EVT# items, the fan-out function, the FIFO delivery queue and
-its dead letters, the delivery function, each function with a role of its own that allows what
+"""The webhook pipeline on AWS (issues 23 and 30, docs/events-design.md §2 and §8), after the SAM
+transform: the table's stream filtered to inserted EVT# items, the fan-out function, two fair
+delivery queues (events; logout notices) and their dead letters, the delivery function, each function with a role of its own that allows what
 it needs and nothing more (the delivery function reads the endpoints, with their sealed secrets,
 and the app items, writes the delivery log, and signs logout tokens with the current OIDC key;
 it holds no other key and reads no user item)."""
@@ -43,14 +43,18 @@ def leading_keys(stmt):
     return stmt["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
 
 
-def mapping_of(transformed, function, kind):
-    maps = [
-        r for r in transformed["Resources"].values()
+def mappings_of(transformed, function):
+    return [
+        r["Properties"] for r in transformed["Resources"].values()
         if r["Type"] == "AWS::Lambda::EventSourceMapping"
         and r["Properties"]["FunctionName"] == {"Ref": function}
     ]
+
+
+def mapping_of(transformed, function, kind):
+    maps = mappings_of(transformed, function)
     assert len(maps) == 1, maps
-    return maps[0]["Properties"]
+    return maps[0]
 
 
 def test_the_table_streams_new_images_and_only_inserted_events_wake_the_fan_out(template, transformed):
@@ -71,24 +75,31 @@ def test_the_table_streams_new_images_and_only_inserted_events_wake_the_fan_out(
     assert m["MaximumRecordAgeInSeconds"] == 86400
 
 
-def test_deliveries_go_through_a_fifo_queue_with_dead_letters(transformed):
+QUEUES = ["WebhookQueue", "WebhookNoticeQueue"]
+
+
+def test_deliveries_go_through_two_fair_queues_kept_longer_than_the_retries(transformed):
     res = transformed["Resources"]
-    q = res["WebhookQueue"]["Properties"]
-    assert q["FifoQueue"] is True and q["ContentBasedDeduplication"] is False
-    assert q["DeduplicationScope"] == "messageGroup" and q["FifoThroughputLimit"] == "perMessageGroupId"
-    assert q["SqsManagedSseEnabled"] is True
-    # Retries run 24 hours: the messages live longer than that.
-    assert q["MessageRetentionPeriod"] > 86400
-    assert q["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["WebhookDeadLetters", "Arn"]}
-    dlq = res["WebhookDeadLetters"]["Properties"]
-    assert dlq["FifoQueue"] is True and dlq["MessageRetentionPeriod"] == 14 * 86400
     timeout = res[DELIVERY]["Properties"]["Timeout"]
-    assert q["VisibilityTimeout"] >= 6 * timeout
-    m = mapping_of(transformed, DELIVERY, "SQS")
-    assert m["EventSourceArn"] == {"Fn::GetAtt": ["WebhookQueue", "Arn"]}
-    assert m["BatchSize"] == 1
-    assert m["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
-    assert m["ScalingConfig"]["MaximumConcurrency"] >= 2
+    for name in QUEUES:
+        q = res[name]["Properties"]
+        # Fair queues are standard queues (the senders set MessageGroupId to the app): no FIFO
+        # group can hold an app's or a user's later deliveries behind a failing one.
+        assert "FifoQueue" not in q and "FifoThroughputLimit" not in q
+        assert q["SqsManagedSseEnabled"] is True
+        # Retries run 24 hours: the messages live 4 days, so nothing expires unseen.
+        assert q["MessageRetentionPeriod"] == 4 * 86400
+        assert q["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": ["WebhookDeadLetters", "Arn"]}, "maxReceiveCount": 5}
+        assert q["VisibilityTimeout"] >= 6 * timeout
+    dlq = res["WebhookDeadLetters"]["Properties"]
+    assert "FifoQueue" not in dlq and dlq["MessageRetentionPeriod"] == 14 * 86400
+    # One mapping per queue: logout notices never wait behind events.
+    maps = {json.dumps(m["EventSourceArn"]): m for m in mappings_of(transformed, DELIVERY)}
+    assert set(maps) == {json.dumps({"Fn::GetAtt": [q, "Arn"]}) for q in QUEUES}
+    for m in maps.values():
+        assert m["BatchSize"] == 1
+        assert m["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+        assert m["ScalingConfig"]["MaximumConcurrency"] >= 2
 
 
 def test_each_function_runs_the_webhooks_binary_with_a_role_of_its_own(template, transformed):
@@ -98,6 +109,7 @@ def test_each_function_runs_the_webhooks_binary_with_a_role_of_its_own(template,
         env = f["Properties"]["Environment"]["Variables"]
         assert env["CIAM_ROUTE"] == route
         assert env["CIAM_WEBHOOK_QUEUE_URL"] == {"Ref": "WebhookQueue"}
+        assert env["CIAM_WEBHOOK_NOTICE_QUEUE_URL"] == {"Ref": "WebhookNoticeQueue"}
         fn = transformed["Resources"][name]["Properties"]
         assert fn["Role"] == {"Fn::GetAtt": [role, "Arn"]}
         r = transformed["Resources"][role]["Properties"]
@@ -127,10 +139,14 @@ def test_the_fan_out_reads_consents_and_endpoints_and_sends_to_the_queue_only(tr
         [s] = acts[a]
         assert s["Resource"] == {"Fn::GetAtt": ["Table", "Arn"]}
         keys = leading_keys(s)
-        # The consents, the endpoints, the ended sessions' apps and the app items (exactly `APPS`).
-        assert sorted(keys) == ["APPS", "SESSAPP#*", "USER#*", "WHE#*"], keys
-    sends = {json.dumps(s["Resource"]) for s in acts["sqs:SendMessage"]}
-    assert sends == {json.dumps({"Fn::GetAtt": ["WebhookQueue", "Arn"]}), json.dumps({"Fn::GetAtt": ["WebhookFanoutFailures", "Arn"]})}
+        # The consents, the endpoints, the ended sessions' apps, the app items (exactly `APPS`),
+        # and the events (a coalesced user.updated is read again once its window ends).
+        assert sorted(keys) == ["APPS", "EVT#*", "SESSAPP#*", "USER#*", "WHE#*"], keys
+    sends = set()
+    for st in acts["sqs:SendMessage"]:
+        r = st["Resource"]
+        sends |= {json.dumps(x) for x in (r if isinstance(r, list) else [r])}
+    assert sends == {json.dumps({"Fn::GetAtt": [q, "Arn"]}) for q in QUEUES + ["WebhookFanoutFailures"]}
     assert not any("secretsmanager" in a or "kms" in a for a in acts)
 
 
@@ -145,8 +161,13 @@ def test_the_delivery_reads_the_endpoints_and_their_key_and_writes_the_log_only(
             assert not any(k.startswith("USER#") for k in keys), keys
             # Partitions by prefix, or exactly the apps' (a logout notice's URL), read only.
             assert all(k.endswith("#*") or (k == "APPS" and a in READS) for k in keys), (a, keys)
-    assert [s["Resource"] for s in acts["sqs:ReceiveMessage"]] == [{"Fn::GetAtt": ["WebhookQueue", "Arn"]}]
-    assert "sqs:SendMessage" not in acts and "dynamodb:Query" not in acts and "dynamodb:DeleteItem" not in acts
+    both = [{"Fn::GetAtt": [q, "Arn"]} for q in QUEUES]
+    assert [s["Resource"] for s in acts["sqs:ReceiveMessage"]] == [both]
+    # A failed attempt is deleted and sent again, delayed, to its own queue: nothing is held in
+    # flight, so no ChangeMessageVisibility.
+    assert [s["Resource"] for s in acts["sqs:SendMessage"]] == [both]
+    assert "sqs:ChangeMessageVisibility" not in acts
+    assert "dynamodb:Query" not in acts and "dynamodb:DeleteItem" not in acts
     # Logout tokens are signed at each attempt: kms:Sign (and the public key's kid) on the current
     # OIDC signing key only, never the previous keys, never another KMS action.
     kms = {a for a in acts if a.startswith("kms:")}
@@ -171,17 +192,36 @@ def test_the_delivery_reads_the_endpoints_and_their_key_and_writes_the_log_only(
             assert name["Ref"].endswith("KeySecret") and name["Ref"] != "RootSecret"
 
 
-def test_the_pipeline_pages_on_dead_letters_failures_and_lag(transformed):
+def test_the_pipeline_pages_on_each_dead_letter_on_queue_age_on_a_failing_endpoint_and_on_lag(transformed):
     res = transformed["Resources"]
-    for name, queue in [("WebhookDeadLettersAlarm", "WebhookDeadLetters"), ("WebhookFanoutFailuresAlarm", "WebhookFanoutFailures")]:
+    # A dead letter pages on its arrival (the depth's rise), so a second one pages again while
+    # the first is still there; the fan-out's failures queue on its depth.
+    dl = res["WebhookDeadLettersAlarm"]["Properties"]
+    depth, arrived = dl["Metrics"]
+    assert depth["MetricStat"]["Metric"] == {
+        "Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible",
+        "Dimensions": [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["WebhookDeadLetters", "QueueName"]}}],
+    }
+    assert depth["MetricStat"]["Period"] == 60 and depth["ReturnData"] is False
+    assert arrived["Expression"] == "DIFF(FILL(depth, 0))" and arrived["ReturnData"] is True
+    assert dl["Threshold"] == 0 and dl["ComparisonOperator"] == "GreaterThanThreshold"
+    assert dl["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+    a = res["WebhookFanoutFailuresAlarm"]["Properties"]
+    assert a["Namespace"] == "AWS/SQS" and a["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    assert a["Dimensions"] == [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["WebhookFanoutFailures", "QueueName"]}}]
+    assert a["Threshold"] == 1 and a["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+    # The oldest message of each delivery queue: above the longest delay a retry waits (900 s).
+    for name, queue in [("WebhookQueueAgeAlarm", "WebhookQueue"), ("WebhookNoticeQueueAgeAlarm", "WebhookNoticeQueue")]:
         a = res[name]["Properties"]
-        assert a["Namespace"] == "AWS/SQS" and a["MetricName"] == "ApproximateNumberOfMessagesVisible"
+        assert a["MetricName"] == "ApproximateAgeOfOldestMessage"
         assert a["Dimensions"] == [{"Name": "QueueName", "Value": {"Fn::GetAtt": [queue, "QueueName"]}}]
-        assert a["Threshold"] == 1 and a["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+        assert 900 < a["Threshold"] <= 1800 and a["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+    # An endpoint failing every delivery: the delivery function's own metric (no dimension, so one
+    # alarm watches every endpoint; per app and endpoint in Failed).
+    f = res["WebhookEndpointFailingAlarm"]["Properties"]
+    assert (f["Namespace"], f["MetricName"], f["Statistic"]) == ("Ciam/Webhooks", "FailingSeconds", "Maximum")
+    assert "Dimensions" not in f and f["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+    assert f["Threshold"] < 3 * 86400
     age = res["WebhookFanoutAgeAlarm"]["Properties"]
     assert age["MetricName"] == "IteratorAge"
     assert age["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": FANOUT}}]
-    assert not any(
-        isinstance(v, dict) and v.get("Ref") == "WebhookFanoutFunction" and v is not age["Dimensions"][0]["Value"]
-        for v in walk(res["WebhookDeadLettersAlarm"])
-    )

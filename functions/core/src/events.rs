@@ -8,6 +8,16 @@
 //!
 //! `data` is the snapshot of the change, every field under the scope that covers it
 //! ([`Kind`] documents each); the fan-out cuts it down to what each app's consent covers.
+//!
+//! **Coalescing** (issue 30, docs/events-design.md §5): the profile changes of one account
+//! within a window of [`COALESCE_SECS`] are one `user.updated` event. The change's transaction
+//! does not put a new item but updates the window's (`<window start>#<id from the user and the
+//! window>`), each changed field an attribute `d_<field>` (a later change of a field overwrites
+//! it: the event holds the last value of each field changed in the window), `window` = the
+//! window's end. The first change of the window inserts the item (the stream's INSERT, the
+//! outbox marker); the fan-out waits for the window's end and reads the item then. Every write is
+//! accepted, at no extra round trip or write; one account makes at most one `user.updated` per
+//! window per endpoint however fast it writes.
 
 use crate::user::User;
 use crate::validate::{Email, Phone};
@@ -21,6 +31,17 @@ pub const PK_PREFIX: &str = "EVT#";
 
 /// How long an event is kept for replay: 30 days.
 pub const KEEP_SECS: i64 = 30 * 86_400;
+
+/// The window in which an account's profile changes are one `user.updated` (see the module
+/// documentation): a partner hears of a change at most this long (and the fan-out's next turn)
+/// after it.
+pub const COALESCE_SECS: i64 = 5;
+
+/// A coalesced event's attribute: when its window ends (the fan-out waits until then).
+pub const WINDOW_END: &str = "window";
+
+/// The attribute prefix of a coalesced event's fields (`d_nickname`: the JSON of the value).
+const FIELD_PREFIX: &str = "d_";
 
 /// The scope that covers each data field (the OpenID Connect claim names of the same fields,
 /// `oidc::token::claims`). A field under no scope is never sent.
@@ -158,11 +179,18 @@ impl Event {
     pub fn from_item(i: &Item) -> Option<Event> {
         let user_id = user_of(&i.key.pk)?.to_owned();
         let (_, id) = i.key.sk.split_once('#')?;
-        let data = match i.s("data").map(serde_json::from_str::<Json>) {
+        let mut data = match i.s("data").map(serde_json::from_str::<Json>) {
             Some(Ok(Json::Object(m))) => m,
             None => Map::new(),
             Some(_) => return None,
         };
+        // A coalesced event's fields, each the last value of the window.
+        for (name, v) in &i.attrs {
+            if let (Some(field), ciam_store::Value::S(json)) = (name.strip_prefix(FIELD_PREFIX), v)
+            {
+                data.insert(field.to_owned(), serde_json::from_str(json).ok()?);
+            }
+        }
         Some(Event {
             id: id.to_owned(),
             kind: Kind::parse(i.s("type")?)?,
@@ -233,9 +261,60 @@ pub fn heard(user: &User) -> bool {
 }
 
 /// The put of a new event of `user`, for the transaction of the change that causes it, or
-/// None when nobody could hear it ([`heard`]): then the change is written as before.
+/// None when nobody could hear it ([`heard`]): then the change is written as before. A
+/// `user.updated` is the update of its window's event instead ([`coalesced_op`]).
 pub fn op_for(ciam: &Ciam, user: &User, kind: Kind, data: Map<String, Json>) -> Option<TxOp> {
-    heard(user).then(|| Event::new(ciam, &user.id, kind, data).op())
+    if !heard(user) {
+        return None;
+    }
+    Some(match kind {
+        Kind::UserUpdated => coalesced_op(ciam, &user.id, data),
+        _ => Event::new(ciam, &user.id, kind, data).op(),
+    })
+}
+
+/// The key of `user_id`'s `user.updated` of the window that holds `at`: the window's start, and
+/// an id made of the user and the window (the same for every change of the window; a receiver
+/// dedupes on it, and it is delivered once, after the window).
+pub fn window_key(user_id: &str, at: i64) -> Key {
+    use sha2::{Digest, Sha256};
+    let start = at - at.rem_euclid(COALESCE_SECS);
+    let h = Sha256::digest(format!("user.updated\n{user_id}\n{start}").as_bytes());
+    event_key(user_id, start, &format!("msg_{}", hex::encode(&h[..12])))
+}
+
+/// The update that adds a profile change (`data`) to `user_id`'s `user.updated` of the current
+/// window, creating the event at the window's first change. Writes: the same item, whatever the
+/// number of changes in the window.
+pub fn coalesced_op(ciam: &Ciam, user_id: &str, data: Map<String, Json>) -> TxOp {
+    let key = window_key(user_id, ciam.now());
+    let start = key
+        .sk
+        .split_once('#')
+        .and_then(|(at, _)| at.parse::<i64>().ok())
+        .unwrap_or_default();
+    let mut ops = vec![
+        Update::Set("type".into(), Kind::UserUpdated.name().into()),
+        Update::Set("userId".into(), user_id.into()),
+        Update::Set("at".into(), start.into()),
+        Update::Set(WINDOW_END.into(), (start + COALESCE_SECS).into()),
+        Update::Expires(Some(start + KEEP_SECS)),
+    ];
+    ops.extend(
+        data.into_iter()
+            .map(|(f, v)| Update::Set(format!("{FIELD_PREFIX}{f}"), v.to_string().into())),
+    );
+    TxOp::Update {
+        key,
+        ops,
+        cond: None,
+    }
+}
+
+/// When the coalescing window of the event item `item` ends, if it is still open at `now`
+/// (the fan-out waits for it), None for an event to fan out now.
+pub fn open_window(item: &Item, now: i64) -> Option<i64> {
+    item.n(WINDOW_END).filter(|end| *end > now)
 }
 
 /// The fields of `user` that events carry, under their claim names, as OpenID Connect's

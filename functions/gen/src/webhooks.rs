@@ -3,10 +3,13 @@
 //! roles' `dynamodb:LeadingKeys` conditions cannot drift from the code.
 //!
 //! The table's stream (`NEW_IMAGE`) → an event source mapping whose filter passes inserted
-//! `EVT#` items (and replays) only → the fan-out function (webhook deliveries, and the
-//! sign-out's logout notices) → the FIFO delivery queue → the delivery function;
-//! a message that keeps failing goes to the FIFO dead-letter queue, a stream batch the fan-out
-//! cannot handle to a standard queue (a stream mapping's on-failure destination cannot be FIFO).
+//! `EVT#` items (and replays) only → the fan-out function → two fair queues (standard queues whose
+//! `MessageGroupId` is the app: the events queue, and the sign-out's logout notices' own queue)
+//! → the delivery function (one mapping per queue); a failed attempt is re-sent delayed (nothing
+//! stays in flight), a message the function keeps failing on goes to the dead-letter queue, a
+//! stream batch the fan-out cannot handle to a standard queue. Alarms: a new dead letter (each
+//! one pages: the alarm watches arrivals, not depth), the oldest message's age of each queue, an
+//! endpoint failing every delivery (the delivery function's `FailingSeconds` metric).
 //! Each function has its own role, written here in full: SAM's defaults for stream and queue
 //! sources (`AWSLambdaDynamoDBExecutionRole`, `AWSLambdaSQSQueueExecutionRole`) allow every
 //! stream and every queue of the account.
@@ -29,7 +32,13 @@ const APPS_PK: &str = ciam_core::apps::APPS_PK;
 const SESSION_APPS_PK_PREFIX: &str = ciam_core::app_sessions::PK_PREFIX;
 /// The partitions the fan-out reads: the user's consents (`USER#<id>` / `CONSENT#...`), the
 /// consented apps' endpoints, the ended sessions' apps (and, exactly, the `APPS` partition).
-const FANOUT_READS: [&str; 3] = ["USER#", ENDPOINT_PK_PREFIX, SESSION_APPS_PK_PREFIX];
+/// (And the events: a coalesced `user.updated` is read again once its window ends.)
+const FANOUT_READS: [&str; 4] = [
+    "USER#",
+    ENDPOINT_PK_PREFIX,
+    SESSION_APPS_PK_PREFIX,
+    ciam_core::events::PK_PREFIX,
+];
 /// The partitions the delivery reads (the endpoints, with their sealed secrets; exactly, the
 /// `APPS` partition for a notice's URL) and writes (the delivery log, an endpoint's failure
 /// state).
@@ -153,6 +162,7 @@ fn function(f: &InternalDef, env: &str, events: &str) -> String {
         Variables:
           CIAM_ROUTE: {id}
           CIAM_WEBHOOK_QUEUE_URL: !Ref WebhookQueue
+          CIAM_WEBHOOK_NOTICE_QUEUE_URL: !Ref WebhookNoticeQueue
 {env}      Events:
 {events}
 ",
@@ -212,37 +222,125 @@ fn queue_alarm(name: &str, queue: &str, what: &str) -> String {
     )
 }
 
-/// The region `webhooks` of template.yaml.
-pub fn render() -> String {
-    let mut s = String::from(
-        "  # The delivery queue: FIFO, so the deliveries of one user to one endpoint arrive in
-  # order and a retried one holds back the later ones of its group only. A failed attempt hides
-  # its message until the next backoff step (the delivery function sets its visibility); after
-  # 24 hours the domain gives up and the message is deleted, so what reaches the dead letters
-  # is a function that kept crashing on it.
-  WebhookQueue:
+/// An alarm on messages **arriving** in `queue` (its depth's rise from one minute to the next):
+/// a second poison message pages again even while the first is still there (an alarm on depth
+/// would stay in ALARM and say nothing more). SQS's `NumberOfMessagesSent` does not count the
+/// messages a redrive moves, hence the depth's difference.
+fn arrival_alarm(name: &str, queue: &str, what: &str) -> String {
+    format!(
+        "  {name}:
+    Type: AWS::CloudWatch::Alarm
+    Properties:
+      AlarmDescription: {description}
+      Metrics:
+        - Id: depth
+          ReturnData: false
+          MetricStat:
+            Metric:
+              Namespace: AWS/SQS
+              MetricName: ApproximateNumberOfMessagesVisible
+              Dimensions:
+                - Name: QueueName
+                  Value: !GetAtt {queue}.QueueName
+            Period: 60
+            Stat: Maximum
+        - Id: arrived
+          Expression: DIFF(FILL(depth, 0))
+          Label: Messages arrived
+          ReturnData: true
+      EvaluationPeriods: 1
+      Threshold: 0
+      ComparisonOperator: GreaterThanThreshold
+      TreatMissingData: notBreaching
+      AlarmActions: [!Ref AlarmTopic]
+      OKActions: [!Ref AlarmTopic]
+
+",
+        description = quoted(&format!(
+            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
+        )),
+    )
+}
+
+/// An alarm on the age of `queue`'s oldest message above `secs`.
+fn age_alarm(name: &str, queue: &str, secs: u32, what: &str) -> String {
+    format!(
+        "  {name}:
+    Type: AWS::CloudWatch::Alarm
+    Properties:
+      AlarmDescription: {description}
+      Namespace: AWS/SQS
+      MetricName: ApproximateAgeOfOldestMessage
+      Dimensions:
+        - Name: QueueName
+          Value: !GetAtt {queue}.QueueName
+      Statistic: Maximum
+      Period: 300
+      EvaluationPeriods: 1
+      Threshold: {secs}
+      ComparisonOperator: GreaterThanThreshold
+      TreatMissingData: notBreaching
+      AlarmActions: [!Ref AlarmTopic]
+      OKActions: [!Ref AlarmTopic]
+
+",
+        description = quoted(&format!(
+            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
+        )),
+    )
+}
+
+/// One delivery queue: a fair queue (standard; the senders set `MessageGroupId` to the app),
+/// kept 4 days (longer than the 24 h of retries: nothing expires unseen), its poison messages to
+/// the dead letters after 5 receipts.
+fn delivery_queue(name: &str, visibility: u32) -> String {
+    format!(
+        "  {name}:
     Type: AWS::SQS::Queue
     Properties:
-      FifoQueue: true
-      ContentBasedDeduplication: false
-      DeduplicationScope: messageGroup
-      FifoThroughputLimit: perMessageGroupId
-",
-    );
-    let _ = write!(
-        s,
-        "      # At least six times the delivery function's timeout (Lambda's advice for a queue source).
+      # At least six times the delivery function's timeout (Lambda's advice for a queue source).
       VisibilityTimeout: {visibility}
-      MessageRetentionPeriod: 172800
+      MessageRetentionPeriod: {retention}
       SqsManagedSseEnabled: true
       RedrivePolicy:
         deadLetterTargetArn: !GetAtt WebhookDeadLetters.Arn
-        maxReceiveCount: 50
+        maxReceiveCount: {receipts}
 
-  WebhookDeadLetters:
+",
+        retention = RETENTION_SECS,
+        receipts = MAX_RECEIVES,
+    )
+}
+
+/// How long a delivery queue keeps a message: 4 days, more than the 24 h retry window.
+pub const RETENTION_SECS: u32 = 4 * 86_400;
+/// Receipts of a message the delivery function fails on (an error, not a failed attempt: those
+/// are re-sent as new messages) before it is a dead letter.
+pub const MAX_RECEIVES: u32 = 5;
+/// The oldest message's age that pages, per queue: above SQS's longest delay (a retry waits at
+/// most 15 minutes in the queue), so only a queue nobody drains pages.
+pub const EVENTS_AGE_SECS: u32 = 1800;
+pub const NOTICES_AGE_SECS: u32 = 1200;
+/// How long an endpoint may fail every delivery before it pages (it is disabled after 3 days).
+pub const FAILING_SECS: u32 = 6 * 3600;
+
+/// The region `webhooks` of template.yaml.
+pub fn render() -> String {
+    let visibility = 6 * WEBHOOK_DELIVERY.lambda.timeout;
+    let mut s = String::from(
+        "  # The delivery queues: fair queues (standard queues; each message's MessageGroupId is
+  # its app), so one app's backlog or slow endpoint does not raise another app's wait. The
+  # sign-out's logout notices have their own queue. A failed attempt is deleted and sent again
+  # with a delay (the backoff), never left in flight; after 24 hours the domain gives up and logs
+  # it (replayable), so what reaches the dead letters is a message the function kept failing on.
+",
+    );
+    s.push_str(&delivery_queue("WebhookQueue", visibility));
+    s.push_str(&delivery_queue("WebhookNoticeQueue", visibility));
+    s.push_str(
+        "  WebhookDeadLetters:
     Type: AWS::SQS::Queue
     Properties:
-      FifoQueue: true
       MessageRetentionPeriod: 1209600
       SqsManagedSseEnabled: true
 
@@ -253,7 +351,6 @@ pub fn render() -> String {
       SqsManagedSseEnabled: true
 
 ",
-        visibility = 6 * WEBHOOK_DELIVERY.lambda.timeout,
     );
     let fanout = format!(
         "              - Sid: ReadTheTableStream
@@ -282,7 +379,7 @@ pub fn render() -> String {
               - Sid: SendDeliveries
                 Effect: Allow
                 Action: sqs:SendMessage
-                Resource: !GetAtt WebhookQueue.Arn
+                Resource: [!GetAtt WebhookQueue.Arn, !GetAtt WebhookNoticeQueue.Arn]
               - Sid: SetAsideFailedBatches
                 Effect: Allow
                 Action: sqs:SendMessage
@@ -297,8 +394,12 @@ pub fn render() -> String {
     let delivery = format!(
         "              - Sid: TakeDeliveries
                 Effect: Allow
-                Action: [sqs:ReceiveMessage, sqs:DeleteMessage, sqs:ChangeMessageVisibility, sqs:GetQueueAttributes]
-                Resource: !GetAtt WebhookQueue.Arn
+                Action: [sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes]
+                Resource: [!GetAtt WebhookQueue.Arn, !GetAtt WebhookNoticeQueue.Arn]
+              - Sid: SendRetriesAgain
+                Effect: Allow
+                Action: sqs:SendMessage
+                Resource: [!GetAtt WebhookQueue.Arn, !GetAtt WebhookNoticeQueue.Arn]
               - Sid: ReadEndpointsAndApps
                 Effect: Allow
                 Action: [dynamodb:GetItem, dynamodb:BatchGetItem]
@@ -353,17 +454,60 @@ pub fn render() -> String {
             BatchSize: 1
             FunctionResponseTypes: [ReportBatchItemFailures]
             ScalingConfig:
-              MaximumConcurrency: 20";
+              MaximumConcurrency: 20
+        Notices:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt WebhookNoticeQueue.Arn
+            BatchSize: 1
+            FunctionResponseTypes: [ReportBatchItemFailures]
+            ScalingConfig:
+              MaximumConcurrency: 10";
     s.push_str(&function(
         &WEBHOOK_DELIVERY,
         &key_env(&WEBHOOK_DELIVERY.lambda),
         queue,
     ));
-    s.push_str(&queue_alarm(
+    s.push_str(&arrival_alarm(
         "WebhookDeadLettersAlarm",
         "WebhookDeadLetters",
-        "A webhook delivery made the delivery function fail 50 times: it is in the dead-letter queue, not delivered.",
+        "A webhook delivery or logout notice made the delivery function fail 5 times: it is in the dead-letter queue, not delivered (each new one pages again).",
     ));
+    s.push_str(&age_alarm(
+        "WebhookQueueAgeAlarm",
+        "WebhookQueue",
+        EVENTS_AGE_SECS,
+        "Partner events wait in the delivery queue for more than 30 minutes: the delivery function is not draining it.",
+    ));
+    s.push_str(&age_alarm(
+        "WebhookNoticeQueueAgeAlarm",
+        "WebhookNoticeQueue",
+        NOTICES_AGE_SECS,
+        "Logout notices wait in their queue for more than 20 minutes: partner apps keep signed-out sessions meanwhile.",
+    ));
+    let _ = write!(
+        s,
+        "  WebhookEndpointFailingAlarm:
+    Type: AWS::CloudWatch::Alarm
+    Properties:
+      AlarmDescription: {description}
+      Namespace: {namespace}
+      MetricName: FailingSeconds
+      Statistic: Maximum
+      Period: 300
+      EvaluationPeriods: 1
+      Threshold: {FAILING_SECS}
+      ComparisonOperator: GreaterThanThreshold
+      TreatMissingData: notBreaching
+      AlarmActions: [!Ref AlarmTopic]
+      OKActions: [!Ref AlarmTopic]
+
+",
+        namespace = "Ciam/Webhooks",
+        description = quoted(
+            "A partner endpoint has failed every delivery for more than 6 hours (the delivery function's metric Ciam/Webhooks FailingSeconds; per app and endpoint: Failed by AppId, EndpointId). On-call: docs/operations.md §8.6 \"WebhookEndpointFailingAlarm\"."
+        ),
+    );
     s.push_str(&queue_alarm(
         "WebhookFanoutFailuresAlarm",
         "WebhookFanoutFailures",
@@ -420,13 +564,12 @@ pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
         ));
         rows.push((
             "`sqs:SendMessage`".into(),
-            "WebhookQueue, WebhookFanoutFailures".into(),
+            "WebhookQueue, WebhookNoticeQueue, WebhookFanoutFailures".into(),
         ));
     } else {
         rows.push((
-            "`sqs:{ReceiveMessage,DeleteMessage,ChangeMessageVisibility,GetQueueAttributes}`"
-                .into(),
-            "WebhookQueue".into(),
+            "`sqs:{ReceiveMessage,DeleteMessage,GetQueueAttributes,SendMessage}`".into(),
+            "WebhookQueue, WebhookNoticeQueue".into(),
         ));
         rows.push((
             "`dynamodb:{GetItem,BatchGetItem,PutItem,UpdateItem}`".into(),

@@ -1,21 +1,29 @@
-//! The webhook pipeline on AWS (issue 23, docs/events-design.md §2): the two functions of the
-//! `webhooks` binary, `ciam_api::WEBHOOK_FANOUT` and `ciam_api::WEBHOOK_DELIVERY`.
+//! The webhook pipeline on AWS (issues 23 and 30, docs/events-design.md §2): the two functions
+//! of the `webhooks` binary, `ciam_api::WEBHOOK_FANOUT` and `ciam_api::WEBHOOK_DELIVERY`.
 //!
 //! - **Fan-out**: the table's stream invokes it with inserted `EVT#` items (committed events) and
 //!   `WHQ` items (deliveries the registry's replay wrote) only (the event source mapping's
-//!   filter; nothing else of the table wakes it). The domain turns an event into one message per
-//!   delivery and a replay item into its one message (then deletes the item), sent to the FIFO
-//!   queue with the
-//!   delivery's group (endpoint and user: in order per user per endpoint) and deduplication id
-//!   (event and endpoint: a record retried after a partial send does not deliver twice). Records
-//!   are handled in stream order; the first that fails is reported (`batchItemFailures`) and the
-//!   ones after it are left for the retry, so a user's events are never sent out of order.
-//! - **Delivery**: the queue invokes it; each message is one attempt. A failed attempt sets the
-//!   message's visibility to the next backoff step (the domain's answer) and reports the message
-//!   as failed, so SQS hands it back then; in a FIFO queue the messages after it in the batch
-//!   are reported too (their group waits for it).
+//!   filter). The domain turns an event into one message per delivery and a replay item into its
+//!   one message (then deletes the item). Messages go to one of two **fair queues** (standard
+//!   queues whose `MessageGroupId` is the app id, so SQS serves the apps that are quiet ahead of
+//!   one with a backlog or a slow endpoint): the sign-out's logout notices to their own queue,
+//!   every other delivery to the events queue. A record of a kind this build cannot read is
+//!   skipped with a log line (it never blocks its shard); a coalesced `user.updated` whose window
+//!   is still open waits for its end (at most `events::COALESCE_SECS`, after the batch's other
+//!   records are sent). The first record that fails is reported (`batchItemFailures`) and the ones
+//!   after it are left for the retry.
+//! - **Delivery**: both queues invoke it; each message is one attempt. A failed attempt never
+//!   stays in flight: the message is done (deleted) and the delivery sent again with its attempt
+//!   count and its due time, delayed by the backoff (SQS's `DelaySeconds`, at most
+//!   [`MAX_DELAY_SECS`]; a longer wait is re-sent until due), so no failing or hanging endpoint
+//!   holds queue capacity. What the domain gives up after its window is logged as `failed` in the
+//!   delivery log (replayable). Only a message the function cannot handle (an error) is reported
+//!   failed: after a few receipts SQS moves it to the dead-letter queue (a poison message).
+//!   Each attempt writes one metric line (CloudWatch embedded metric format, namespace
+//!   [`METRIC_NAMESPACE`]) per app and endpoint, and how long the endpoint has failed every
+//!   delivery.
 //!
-//! What the domain does with an event and a message is the [`Pipeline`] port; the queue is the
+//! What the domain does with an event and a message is the [`Pipeline`] port; the queues are the
 //! [`Queue`] port ([`SqsQueue`] in AWS). Both are fakes in the tests.
 
 use async_trait::async_trait;
@@ -30,30 +38,63 @@ use lambda_http::{lambda_runtime, service_fn, LambdaEvent};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// The queue's URL, on both functions (`!Ref WebhookQueue`).
+/// The events queue's URL, on both functions (`!Ref WebhookQueue`).
 pub const QUEUE_VAR: &str = "CIAM_WEBHOOK_QUEUE_URL";
-/// SQS's longest visibility timeout: a later retry waits in steps of it.
-pub const MAX_VISIBILITY_SECS: u64 = 12 * 60 * 60;
+/// The logout notices' queue's URL, on both functions (`!Ref WebhookNoticeQueue`).
+pub const NOTICE_QUEUE_VAR: &str = "CIAM_WEBHOOK_NOTICE_QUEUE_URL";
+/// SQS's longest `DelaySeconds`: a later retry is re-sent until it is due.
+pub const MAX_DELAY_SECS: u64 = 900;
 /// Most messages one `SendMessageBatch` takes.
 pub const SEND_BATCH: usize = 10;
+/// The namespace of the delivery function's metrics.
+pub const METRIC_NAMESPACE: &str = "Ciam/Webhooks";
 
-/// One message for the delivery queue.
+/// Which queue a message goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    /// Partner events (and replays).
+    Events,
+    /// The sign-out's logout notices: their own queue, never behind events.
+    Notices,
+}
+
+impl Lane {
+    /// The lane of a delivery: its endpoint is a logout URL's pseudo endpoint, or a webhook.
+    pub fn of(ob: &Outbound) -> Lane {
+        match notices::parse(&ob.endpoint_id) {
+            Some(_) => Lane::Notices,
+            None => Lane::Events,
+        }
+    }
+}
+
+/// One message for a delivery queue.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outgoing {
-    /// `MessageGroupId`: the deliveries of one group arrive in order, one at a time.
+    pub lane: Lane,
+    /// `MessageGroupId`: the app, the fair queue's tenant.
     pub group: String,
-    /// `MessageDeduplicationId` (at most 128 characters).
-    pub dedup: String,
+    /// `DelaySeconds` (at most [`MAX_DELAY_SECS`]).
+    pub delay: u64,
     pub body: String,
 }
 
 /// What an attempt asks of the queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
     /// Delivered, failed for good or refused: the message is done (deleted).
     Done,
-    /// Try again in this many seconds.
-    RetryIn(u64),
+    /// The message is done, and this one (the next attempt, delayed) is sent in its place.
+    Again(Outgoing),
+}
+
+/// What one inserted item fans out to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fanned {
+    /// These deliveries (none for an item nobody hears).
+    Out(Vec<Outgoing>),
+    /// An event of a kind (or shape) this build cannot read: skipped, with a log line.
+    Unreadable(String),
 }
 
 /// The domain's side of the pipeline.
@@ -61,20 +102,23 @@ pub enum Next {
 pub trait Pipeline: Send + Sync {
     /// The deliveries one inserted item makes: a committed event's fan-out, a replayed delivery
     /// (a `WHQ` item the registry's replay wrote), none for anything else.
-    async fn outgoing(&self, item: &Item) -> Result<Vec<Outgoing>, String>;
+    async fn outgoing(&self, item: &Item) -> Result<Fanned, String>;
     /// After its deliveries are in the queue: a replayed delivery's item is removed.
     async fn queued(&self, item: &Item) -> Result<(), String>;
     /// One attempt of the delivery in `body`; `receive_count` is SQS's count of receipts.
     async fn deliver(&self, body: &str, receive_count: u32) -> Result<Next, String>;
+    /// How many seconds to wait before fanning out `item` (a coalesced `user.updated` whose
+    /// window is still open), None: now.
+    fn wait(&self, _item: &Item) -> Option<u64> {
+        None
+    }
 }
 
-/// The delivery queue.
+/// The delivery queues.
 #[async_trait]
 pub trait Queue: Send + Sync {
-    /// Sends at most [`SEND_BATCH`] messages; an error when any was not accepted.
-    async fn send(&self, batch: &[Outgoing]) -> Result<(), String>;
-    /// Hides the received message `receipt` for `secs` seconds (its next attempt).
-    async fn retry_in(&self, receipt: &str, secs: u64) -> Result<(), String>;
+    /// Sends at most [`SEND_BATCH`] messages of one lane; an error when any was not accepted.
+    async fn send(&self, lane: Lane, batch: &[Outgoing]) -> Result<(), String>;
 }
 
 fn failures(ids: Vec<String>) -> Value {
@@ -97,47 +141,97 @@ fn item_of(record: &Value) -> Result<Option<Item>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Sends `out` by lane, in batches of at most [`SEND_BATCH`].
+async fn send_all(queue: &dyn Queue, out: &[Outgoing]) -> Result<(), String> {
+    for lane in [Lane::Notices, Lane::Events] {
+        let of: Vec<Outgoing> = out.iter().filter(|m| m.lane == lane).cloned().collect();
+        for chunk in of.chunks(SEND_BATCH) {
+            queue.send(lane, chunk).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Fans out one inserted item: its messages, then the item told queued.
+async fn fan_out_one(
+    pipeline: &dyn Pipeline,
+    queue: &dyn Queue,
+    seq: &str,
+    item: &Item,
+) -> Result<(), String> {
+    match pipeline.outgoing(item).await? {
+        Fanned::Unreadable(why) => {
+            tracing::warn!(sequence = %seq, pk = %item.key.pk, sk = %item.key.sk, why = %why,
+                "webhook fan-out: a record this build cannot read is skipped");
+            Ok(())
+        }
+        Fanned::Out(out) => {
+            send_all(queue, &out).await?;
+            pipeline.queued(item).await
+        }
+    }
+}
+
 /// The fan-out function's answer to one batch of stream records.
 pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value) -> Value {
     let records = batch["Records"].as_array().cloned().unwrap_or_default();
+    // Coalesced `user.updated` events whose window is open: sent after the others, once it ends.
+    let mut waiting: Vec<(String, Item, u64)> = Vec::new();
+    let mut failed: Option<String> = None;
     for record in &records {
         let seq = record["dynamodb"]["SequenceNumber"]
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        let outcome = async {
-            let Some(item) = item_of(record)? else {
-                return Ok(());
-            };
-            let out = pipeline.outgoing(&item).await?;
-            for chunk in out.chunks(SEND_BATCH) {
-                queue.send(chunk).await?;
+        let item = match item_of(record) {
+            Ok(Some(item)) => item,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!(sequence = %seq, error = %e,
+                    "webhook fan-out: a record this build cannot read is skipped");
+                continue;
             }
-            pipeline.queued(&item).await?;
-            Ok::<(), String>(())
+        };
+        if let Some(secs) = pipeline.wait(&item) {
+            waiting.push((seq, item, secs));
+            continue;
         }
-        .await;
-        if let Err(e) = outcome {
-            // This record and every later one come back in the retry, in order.
+        if let Err(e) = fan_out_one(pipeline, queue, &seq, &item).await {
+            // This record and every later one come back in the retry.
             tracing::error!(sequence = %seq, error = %e, "webhook fan-out failed");
-            return failures(vec![seq]);
+            failed = Some(seq);
+            break;
         }
     }
-    failures(Vec::new())
+    if let Some(longest) = waiting.iter().map(|w| w.2).max() {
+        let secs = longest.min(u64::try_from(events::COALESCE_SECS).unwrap_or(5) + 1);
+        tokio::time::sleep(std::time::Duration::from_secs(secs)).await;
+        for (seq, item, _) in &waiting {
+            if let Err(e) = fan_out_one(pipeline, queue, seq, item).await {
+                tracing::error!(sequence = %seq, error = %e, "webhook fan-out failed");
+                // An earlier record than the one that failed first: the retry starts there.
+                if failed.as_ref().is_none_or(|f| seq_before(seq, f)) {
+                    failed = Some(seq.clone());
+                }
+                break;
+            }
+        }
+    }
+    failures(failed.into_iter().collect())
 }
 
-/// The delivery function's answer to one batch of queue messages.
+/// Whether stream sequence number `a` comes before `b` (decimal strings of any length).
+fn seq_before(a: &str, b: &str) -> bool {
+    (a.len(), a) < (b.len(), b)
+}
+
+/// The delivery function's answer to one batch of queue messages: each one attempt; a message
+/// the function cannot handle is reported (SQS hands it back, then sets it aside).
 pub async fn on_queue(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value) -> Value {
     let records = batch["Records"].as_array().cloned().unwrap_or_default();
     let mut failed = Vec::new();
     for record in &records {
         let id = record["messageId"].as_str().unwrap_or_default().to_owned();
-        if !failed.is_empty() {
-            // FIFO: a message after a failed one of the batch waits for it.
-            failed.push(id);
-            continue;
-        }
-        let receipt = record["receiptHandle"].as_str().unwrap_or_default();
         let count = record["attributes"]["ApproximateReceiveCount"]
             .as_str()
             .and_then(|c| c.parse().ok())
@@ -145,12 +239,12 @@ pub async fn on_queue(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value)
         let body = record["body"].as_str().unwrap_or_default();
         match pipeline.deliver(body, count).await {
             Ok(Next::Done) => {}
-            Ok(Next::RetryIn(secs)) => {
-                if let Err(e) = queue.retry_in(receipt, secs.min(MAX_VISIBILITY_SECS)).await {
-                    // The queue's own visibility timeout then decides when it comes back.
-                    tracing::warn!(message = %id, error = %e, "could not set the next attempt");
+            Ok(Next::Again(m)) => {
+                if let Err(e) = queue.send(m.lane, std::slice::from_ref(&m)).await {
+                    // Kept: it comes back after the queue's visibility timeout.
+                    tracing::warn!(message = %id, error = %e, "could not queue the next attempt");
+                    failed.push(id);
                 }
-                failed.push(id);
             }
             Err(e) => {
                 tracing::error!(message = %id, error = %e, "webhook delivery failed");
@@ -161,9 +255,9 @@ pub async fn on_queue(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value)
     failures(failed)
 }
 
-/// The SQS message of one delivery: the `Outbound` without its attempt count (SQS counts the
-/// receipts).
-pub fn message(ob: &Outbound, replay: bool) -> Outgoing {
+/// The SQS message of one delivery, due at `due` (the next attempt's time; now for a new one),
+/// sent at `now`: the `Outbound` with its attempt count (a retry is a new message).
+pub fn message(ob: &Outbound, due: i64, now: i64) -> Outgoing {
     let body = json!({
         "appId": ob.app_id,
         "endpointId": ob.endpoint_id,
@@ -174,28 +268,19 @@ pub fn message(ob: &Outbound, replay: bool) -> Outgoing {
         "body": ob.body,
         "eventAt": ob.event_at,
         "since": ob.since,
+        "attempts": ob.attempts,
+        "due": due,
     });
     Outgoing {
-        // In order per user per endpoint.
-        group: format!("{}:{}", ob.endpoint_id, ob.user_id),
-        // A stream record retried after a partial send repeats the same ids (SQS drops them
-        // within 5 minutes); a replay is a new delivery of the same event (its own `since`).
-        // (At most 128 characters: a logout notice's event id holds the sid, its endpoint the
-        // app id; what is cut is the end of the app id.)
-        dedup: if replay {
-            format!("{}:{}:r{}", ob.event_id, ob.endpoint_id, ob.since)
-        } else {
-            format!("{}:{}", ob.event_id, ob.endpoint_id)
-        }
-        .chars()
-        .take(128)
-        .collect(),
+        lane: Lane::of(ob),
+        group: ob.app_id.clone(),
+        delay: u64::try_from(due - now).unwrap_or(0).min(MAX_DELAY_SECS),
         body: body.to_string(),
     }
 }
 
-/// The delivery a message carries, after `receive_count` receipts.
-pub fn outbound(body: &str, receive_count: u32) -> Result<Outbound, String> {
+/// The delivery a message carries, after `receive_count` receipts of it, and when it is due.
+pub fn outbound(body: &str, receive_count: u32) -> Result<(Outbound, i64), String> {
     let v: Value = serde_json::from_str(body).map_err(|e| format!("not a delivery: {e}"))?;
     let s = |n: &str| {
         v[n].as_str()
@@ -206,7 +291,7 @@ pub fn outbound(body: &str, receive_count: u32) -> Result<Outbound, String> {
         v[n].as_i64()
             .ok_or_else(|| format!("a delivery without {n}"))
     };
-    Ok(Outbound {
+    let ob = Outbound {
         app_id: s("appId")?,
         endpoint_id: s("endpointId")?,
         user_id: s("userId")?,
@@ -216,7 +301,36 @@ pub fn outbound(body: &str, receive_count: u32) -> Result<Outbound, String> {
         body: s("body")?,
         event_at: n("eventAt")?,
         since: n("since")?,
-        attempts: i64::from(receive_count.saturating_sub(1)),
+        attempts: v["attempts"].as_i64().unwrap_or(0) + i64::from(receive_count.saturating_sub(1)),
+    };
+    Ok((ob, v["due"].as_i64().unwrap_or(0)))
+}
+
+/// The metric line of one attempt (CloudWatch embedded metric format): `Delivered` or
+/// `Failed` (1) per app and endpoint, and `FailingSeconds` (how long the endpoint has failed
+/// every delivery; 0 after a success) with no dimension, so one alarm watches every endpoint.
+pub fn metric_line(ob: &Outbound, delivered: bool, failing_secs: i64, now_ms: i64) -> Value {
+    json!({
+        "_aws": {
+            "Timestamp": now_ms,
+            "CloudWatchMetrics": [{
+                "Namespace": METRIC_NAMESPACE,
+                "Dimensions": [["AppId", "EndpointId"]],
+                "Metrics": [
+                    {"Name": "Delivered", "Unit": "Count"},
+                    {"Name": "Failed", "Unit": "Count"}
+                ]
+            }, {
+                "Namespace": METRIC_NAMESPACE,
+                "Dimensions": [[]],
+                "Metrics": [{"Name": "FailingSeconds", "Unit": "Seconds"}]
+            }]
+        },
+        "AppId": ob.app_id,
+        "EndpointId": ob.endpoint_id,
+        "Delivered": i64::from(delivered),
+        "Failed": i64::from(!delivered),
+        "FailingSeconds": failing_secs,
     })
 }
 
@@ -240,19 +354,36 @@ impl CorePipeline {
 
 #[async_trait]
 impl Pipeline for CorePipeline {
-    async fn outgoing(&self, item: &Item) -> Result<Vec<Outgoing>, String> {
+    async fn outgoing(&self, item: &Item) -> Result<Fanned, String> {
+        let now = self.ciam.now();
         if item.key.pk == queue::QUEUE_PK {
-            return Ok(vec![message(&queue::queued(item), true)]);
+            return Ok(Fanned::Out(vec![message(&queue::queued(item), now, now)]));
         }
         if events::user_of(&item.key.pk).is_none() {
-            return Ok(Vec::new());
+            return Ok(Fanned::Out(Vec::new()));
         }
-        let event = Event::from_item(item).ok_or_else(|| {
-            format!(
-                "{}/{} is not an event this build reads",
-                item.key.pk, item.key.sk
-            )
-        })?;
+        // A coalesced `user.updated`: its window's changes, as the table holds them now.
+        let fresh;
+        let item = if item.n(events::WINDOW_END).is_some() {
+            fresh = self
+                .ciam
+                .store
+                .get(&item.key)
+                .await
+                .map_err(|e| e.to_string())?
+                .unwrap_or_else(|| item.clone());
+            &fresh
+        } else {
+            item
+        };
+        let Some(event) = Event::from_item(item) else {
+            return Ok(Fanned::Unreadable(format!(
+                "{}/{} is not an event this build reads (type {:?})",
+                item.key.pk,
+                item.key.sk,
+                item.s("type").unwrap_or_default()
+            )));
+        };
         let mut out = deliver::fan_out(&self.ciam, &event)
             .await
             .map_err(|e| e.to_string())?;
@@ -261,7 +392,9 @@ impl Pipeline for CorePipeline {
             .await
             .map_err(|e| e.to_string())?;
         out.extend(logout);
-        Ok(out.iter().map(|ob| message(ob, false)).collect())
+        Ok(Fanned::Out(
+            out.iter().map(|ob| message(ob, now, now)).collect(),
+        ))
     }
 
     async fn queued(&self, item: &Item) -> Result<(), String> {
@@ -285,8 +418,13 @@ impl Pipeline for CorePipeline {
     }
 
     async fn deliver(&self, body: &str, receive_count: u32) -> Result<Next, String> {
-        let ob = outbound(body, receive_count)?;
-        let step = deliver::attempt(
+        let (ob, due) = outbound(body, receive_count)?;
+        let now = self.ciam.now();
+        if due > now {
+            // A wait longer than SQS's longest delay: sent on again until it is due.
+            return Ok(Next::Again(message(&ob, due, now)));
+        }
+        let (step, failing) = deliver::attempt_state(
             &self.ciam,
             self.transport.as_ref(),
             self.resolver.as_ref(),
@@ -294,31 +432,56 @@ impl Pipeline for CorePipeline {
         )
         .await
         .map_err(|e| e.to_string())?;
+        if notices::parse(&ob.endpoint_id).is_none() {
+            let line = metric_line(
+                &ob,
+                step == Step::Delivered,
+                failing.map_or(0, |since| now - since),
+                now.saturating_mul(1000),
+            );
+            println!("{line}");
+        }
         Ok(match step {
             Step::Delivered | Step::Failed => Next::Done,
             Step::RetryAt(at) => {
-                Next::RetryIn(u64::try_from(at - self.ciam.now()).unwrap_or(0).max(1))
+                let next = Outbound {
+                    attempts: ob.attempts + 1,
+                    ..ob
+                };
+                Next::Again(message(&next, at, now))
             }
         })
     }
+
+    fn wait(&self, item: &Item) -> Option<u64> {
+        let now = self.ciam.now();
+        events::open_window(item, now).map(|end| u64::try_from(end - now).unwrap_or(0) + 1)
+    }
 }
 
-/// The delivery queue in SQS.
+/// The delivery queues in SQS (fair queues: standard queues, `MessageGroupId` the app).
 pub struct SqsQueue {
     pub client: aws_sdk_sqs::Client,
+    /// The events queue's URL.
     pub url: String,
+    /// The logout notices' queue's URL.
+    pub notice_url: String,
 }
 
 #[async_trait]
 impl Queue for SqsQueue {
-    async fn send(&self, batch: &[Outgoing]) -> Result<(), String> {
-        let mut call = self.client.send_message_batch().queue_url(&self.url);
+    async fn send(&self, lane: Lane, batch: &[Outgoing]) -> Result<(), String> {
+        let url = match lane {
+            Lane::Events => &self.url,
+            Lane::Notices => &self.notice_url,
+        };
+        let mut call = self.client.send_message_batch().queue_url(url);
         for (i, m) in batch.iter().enumerate() {
             let entry = aws_sdk_sqs::types::SendMessageBatchRequestEntry::builder()
                 .id(i.to_string())
                 .message_body(&m.body)
                 .message_group_id(&m.group)
-                .message_deduplication_id(&m.dedup)
+                .delay_seconds(i32::try_from(m.delay.min(MAX_DELAY_SECS)).unwrap_or(0))
                 .build()
                 .map_err(|e| e.to_string())?;
             call = call.entries(entry);
@@ -337,18 +500,6 @@ impl Queue for SqsQueue {
                 f.message().unwrap_or_default()
             )),
         }
-    }
-
-    async fn retry_in(&self, receipt: &str, secs: u64) -> Result<(), String> {
-        self.client
-            .change_message_visibility()
-            .queue_url(&self.url)
-            .receipt_handle(receipt)
-            .visibility_timeout(i32::try_from(secs).unwrap_or(i32::MAX))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| aws_sdk_sqs::error::DisplayErrorContext(e).to_string())
     }
 }
 
@@ -383,9 +534,12 @@ pub async fn run(
         e
     })?;
     let url = std::env::var(QUEUE_VAR).map_err(|_| format!("{QUEUE_VAR} is required"))?;
+    let notice_url =
+        std::env::var(NOTICE_QUEUE_VAR).map_err(|_| format!("{NOTICE_QUEUE_VAR} is required"))?;
     let queue: Arc<dyn Queue> = Arc::new(SqsQueue {
         client: aws_sdk_sqs::Client::new(&ready.sdk),
         url,
+        notice_url,
     });
     let pipeline = pipeline(ready.ciam);
     let fan_out = def.id == ciam_api::WEBHOOK_FANOUT.id;

@@ -1,8 +1,10 @@
 //! The webhook pipeline's AWS glue (functions/lambdas/src/webhooks.rs): stream batches in,
-//! queue messages out, failed attempts back later. The domain is a fake [`Pipeline`] here (its
-//! own tests are the core's); the queue is a recording fake, and SQS itself is moto's FIFO queue
-//! (`.venv/bin/moto_server`; without it the SQS test skips, except under CI=true, where it
-//! fails).
+//! queue messages out, failed attempts sent again delayed. The domain is a fake [`Pipeline`]
+//! here (its own tests are the core's), or the core's over a fake transport; the queue is a
+//! recording fake (an in-process stand-in for the SQS calls: moto takes a standard queue's
+//! `MessageGroupId` and `DelaySeconds` but does not emulate a fair queue's preference for quiet
+//! tenants), and SQS itself is moto's (`.venv/bin/moto_server`; without it the SQS tests skip,
+//! except under CI=true, where they fail).
 
 // Test code: a panic is the failure report, so unwrap and expect are allowed here
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
@@ -12,7 +14,9 @@ mod support;
 
 use async_trait::async_trait;
 use ciam_core::events::{self, Event, Kind};
-use ciam_lambdas::webhooks::{on_queue, on_stream, Next, Outgoing, Pipeline, Queue, SqsQueue};
+use ciam_lambdas::webhooks::{
+    on_queue, on_stream, Fanned, Lane, Next, Outgoing, Pipeline, Queue, SqsQueue,
+};
 use ciam_store::Item;
 use serde_json::{json, Value};
 use std::sync::Mutex;
@@ -31,8 +35,10 @@ struct Domain {
 
 #[async_trait]
 impl Pipeline for Domain {
-    async fn outgoing(&self, item: &Item) -> Result<Vec<Outgoing>, String> {
-        let event = Event::from_item(item).ok_or("not an event")?;
+    async fn outgoing(&self, item: &Item) -> Result<Fanned, String> {
+        let Some(event) = Event::from_item(item) else {
+            return Ok(Fanned::Unreadable("not an event this build reads".into()));
+        };
         self.seen
             .lock()
             .unwrap()
@@ -40,13 +46,16 @@ impl Pipeline for Domain {
         if event.user_id == "broken" {
             return Err("the consents could not be read".into());
         }
-        Ok((0..self.per_event)
-            .map(|i| Outgoing {
-                group: format!("ep{i}:{}", event.user_id),
-                dedup: format!("{}:ep{i}", event.id),
-                body: json!({"event": event.id, "endpoint": i}).to_string(),
-            })
-            .collect())
+        Ok(Fanned::Out(
+            (0..self.per_event)
+                .map(|i| Outgoing {
+                    lane: Lane::Events,
+                    group: format!("app{i}"),
+                    delay: 0,
+                    body: json!({"event": event.id, "endpoint": i}).to_string(),
+                })
+                .collect(),
+        ))
     }
 
     async fn queued(&self, item: &Item) -> Result<(), String> {
@@ -66,17 +75,13 @@ impl Pipeline for Domain {
 #[derive(Default)]
 struct Recorded {
     sent: Mutex<Vec<Vec<Outgoing>>>,
-    hidden: Mutex<Vec<(String, u64)>>,
 }
 
 #[async_trait]
 impl Queue for Recorded {
-    async fn send(&self, batch: &[Outgoing]) -> Result<(), String> {
+    async fn send(&self, lane: Lane, batch: &[Outgoing]) -> Result<(), String> {
+        assert!(batch.iter().all(|m| m.lane == lane));
         self.sent.lock().unwrap().push(batch.to_vec());
-        Ok(())
-    }
-    async fn retry_in(&self, receipt: &str, secs: u64) -> Result<(), String> {
-        self.hidden.lock().unwrap().push((receipt.to_owned(), secs));
         Ok(())
     }
 }
@@ -138,8 +143,7 @@ async fn every_event_of_a_batch_is_fanned_out_in_order_in_batches_of_ten() {
         sent.iter().map(Vec::len).collect::<Vec<_>>(),
         vec![10, 2, 10, 2]
     );
-    assert_eq!(sent[0][0].group, "ep0:u1");
-    assert_eq!(sent[0][0].dedup, "msg_a:ep0");
+    assert_eq!(sent[0][0].group, "app0");
 }
 
 #[tokio::test]
@@ -165,20 +169,30 @@ async fn a_failed_record_and_every_later_one_come_back_in_order() {
 }
 
 #[tokio::test]
-async fn an_unreadable_event_is_reported_not_skipped() {
-    let domain = Domain::default();
+async fn a_record_of_a_kind_this_build_cannot_read_is_skipped_and_the_shard_goes_on() {
+    let domain = Domain {
+        per_event: 1,
+        ..Domain::default()
+    };
     let queue = Recorded::default();
-    let mut bad = record("300", "INSERT", "u1", "msg_a", "user.exploded");
-    let answer = on_stream(&domain, &queue, &json!({"Records": [bad.clone()]})).await;
+    let unknown = record("300", "INSERT", "u1", "msg_a", "user.exploded");
+    let mut broken = record("301", "INSERT", "u1", "msg_b", "user.updated");
+    broken["dynamodb"]["NewImage"]["at"] = json!({"NULL": true});
+    let later = record("302", "INSERT", "u2", "msg_c", "user.updated");
+    let answer = on_stream(
+        &domain,
+        &queue,
+        &json!({"Records": [unknown, broken, later]}),
+    )
+    .await;
+    assert_eq!(answer, json!({"batchItemFailures": []}));
+    // The two it cannot read are skipped (a log line each); the next record is sent.
     assert_eq!(
-        answer,
-        json!({"batchItemFailures": [{"itemIdentifier": "300"}]})
+        *domain.seen.lock().unwrap(),
+        vec![("msg_c".to_owned(), Kind::UserUpdated)]
     );
-    bad["dynamodb"]["NewImage"]["at"] = json!({"NULL": true});
-    bad["dynamodb"]["NewImage"]["type"] = json!({"S": "user.updated"});
-    let answer = on_stream(&domain, &queue, &json!({"Records": [bad]})).await;
-    assert_eq!(answer["batchItemFailures"][0]["itemIdentifier"], "300");
-    assert!(domain.seen.lock().unwrap().is_empty());
+    assert_eq!(queue.sent.lock().unwrap().len(), 1);
+    assert!(domain.queued.lock().unwrap().len() == 1);
 }
 
 fn message(id: &str, receipt: &str, body: &str, count: u32) -> Value {
@@ -188,47 +202,53 @@ fn message(id: &str, receipt: &str, body: &str, count: u32) -> Value {
         "body": body,
         "attributes": {
             "ApproximateReceiveCount": count.to_string(),
-            "MessageGroupId": "ep0:u1",
-            "MessageDeduplicationId": format!("{id}:dedup"),
-            "SequenceNumber": "18849496460467696128"
+            "MessageGroupId": "app0",
         },
         "eventSource": "aws:sqs",
-        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:ciam-webhooks.fifo"
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:ciam-webhooks"
     })
 }
 
+fn again(body: &str, delay: u64) -> Outgoing {
+    Outgoing {
+        lane: Lane::Events,
+        group: "app0".into(),
+        delay,
+        body: body.into(),
+    }
+}
+
 #[tokio::test]
-async fn a_failed_attempt_comes_back_after_its_backoff_and_holds_its_group() {
+async fn a_failed_attempt_is_sent_again_delayed_and_holds_nothing() {
     let domain = Domain {
-        answers: Mutex::new(vec![Ok(Next::Done), Ok(Next::RetryIn(30))]),
+        answers: Mutex::new(vec![
+            Ok(Next::Done),
+            Ok(Next::Again(again("second, attempt 2", 30))),
+            Ok(Next::Done),
+        ]),
         ..Domain::default()
     };
     let queue = Recorded::default();
     let batch = json!({"Records": [
         message("m1", "r1", "first", 1),
-        message("m2", "r2", "second", 3),
+        message("m2", "r2", "second", 1),
         message("m3", "r3", "third", 1),
     ]});
     let answer = on_queue(&domain, &queue, &batch).await;
+    // Nothing stays in flight: the failed one is done (deleted) and its next attempt is a new
+    // message, delayed by the backoff; the one after it was attempted at once.
+    assert_eq!(answer, json!({"batchItemFailures": []}));
     assert_eq!(
-        answer,
-        json!({"batchItemFailures": [{"itemIdentifier": "m2"}, {"itemIdentifier": "m3"}]})
+        *queue.sent.lock().unwrap(),
+        vec![vec![again("second, attempt 2", 30)]]
     );
-    assert_eq!(*queue.hidden.lock().unwrap(), vec![("r2".to_owned(), 30)]);
-    // m3 was not attempted: it waits behind m2 in its group.
-    assert_eq!(
-        *domain.delivered.lock().unwrap(),
-        vec![("first".to_owned(), 1), ("second".to_owned(), 3)]
-    );
+    assert_eq!(domain.delivered.lock().unwrap().len(), 3);
 }
 
 #[tokio::test]
-async fn a_wait_beyond_what_sqs_allows_is_cut_to_twelve_hours_and_an_error_is_a_failure() {
+async fn a_message_the_function_cannot_handle_is_reported_for_the_dead_letters() {
     let domain = Domain {
-        answers: Mutex::new(vec![
-            Ok(Next::RetryIn(7 * 86_400)),
-            Err("the endpoint item could not be read".into()),
-        ]),
+        answers: Mutex::new(vec![Err("the endpoint item could not be read".into())]),
         ..Domain::default()
     };
     let queue = Recorded::default();
@@ -239,82 +259,98 @@ async fn a_wait_beyond_what_sqs_allows_is_cut_to_twelve_hours_and_an_error_is_a_
     )
     .await;
     assert_eq!(answer["batchItemFailures"][0]["itemIdentifier"], "m1");
-    assert_eq!(
-        *queue.hidden.lock().unwrap(),
-        vec![("r1".to_owned(), 43_200)]
-    );
-    let answer = on_queue(
-        &domain,
-        &queue,
-        &json!({"Records": [message("m2", "r2", "y", 1)]}),
-    )
-    .await;
-    assert_eq!(answer["batchItemFailures"][0]["itemIdentifier"], "m2");
-    assert_eq!(queue.hidden.lock().unwrap().len(), 1);
+    assert!(queue.sent.lock().unwrap().is_empty());
 }
 
 #[tokio::test]
-async fn the_fifo_queue_takes_a_batch_dedupes_a_resend_and_hides_a_retried_message() {
+async fn the_fair_queues_take_the_apps_group_and_a_retrys_delay() {
     let Some(moto) = Moto::start().await else {
         return;
     };
     let client = aws_sdk_sqs::Client::new(&moto.sdk().await);
-    let url = client
-        .create_queue()
-        .queue_name("ciam-webhooks.fifo")
-        .attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true")
-        .send()
-        .await
-        .unwrap()
-        .queue_url
-        .unwrap();
+    let mut urls = Vec::new();
+    for name in ["ciam-webhooks", "ciam-logout"] {
+        urls.push(
+            client
+                .create_queue()
+                .queue_name(name)
+                .send()
+                .await
+                .unwrap()
+                .queue_url
+                .unwrap(),
+        );
+    }
     let queue = SqsQueue {
         client: client.clone(),
-        url: url.clone(),
+        url: urls[0].clone(),
+        notice_url: urls[1].clone(),
     };
     let batch: Vec<Outgoing> = (0..10)
         .map(|i| Outgoing {
-            group: format!("ep{}:u1", i % 2),
-            dedup: format!("msg_{i}:ep"),
+            lane: Lane::Events,
+            group: format!("app{}", i % 2),
+            delay: if i < 8 { 0 } else { 900 },
             body: format!("{{\"n\":{i}}}"),
         })
         .collect();
-    queue.send(&batch).await.unwrap();
-    // The stream's retry of the same record sends the same messages again: deduplicated.
-    queue.send(&batch[..3]).await.unwrap();
-    let mut got = Vec::new();
-    loop {
-        let out = client
-            .receive_message()
-            .queue_url(&url)
-            .max_number_of_messages(10)
-            .send()
-            .await
-            .unwrap();
-        let msgs = out.messages.unwrap_or_default();
-        if msgs.is_empty() {
-            break;
+    queue.send(Lane::Events, &batch).await.unwrap();
+    let notice = Outgoing {
+        lane: Lane::Notices,
+        group: "rp01".into(),
+        delay: 0,
+        body: "{\"notice\":1}".into(),
+    };
+    queue
+        .send(Lane::Notices, std::slice::from_ref(&notice))
+        .await
+        .unwrap();
+    let receive = |url: String| {
+        let client = client.clone();
+        async move {
+            let mut got = Vec::new();
+            loop {
+                let out = client
+                    .receive_message()
+                    .queue_url(&url)
+                    .max_number_of_messages(10)
+                    .message_system_attribute_names(
+                        aws_sdk_sqs::types::MessageSystemAttributeName::All,
+                    )
+                    .send()
+                    .await
+                    .unwrap();
+                let msgs = out.messages.unwrap_or_default();
+                if msgs.is_empty() {
+                    break;
+                }
+                for m in msgs {
+                    got.push(m.body.clone().unwrap());
+                    client
+                        .delete_message()
+                        .queue_url(&url)
+                        .receipt_handle(m.receipt_handle.unwrap())
+                        .send()
+                        .await
+                        .unwrap();
+                }
+            }
+            got.sort();
+            got
         }
-        for m in msgs {
-            got.push(m.body.clone().unwrap());
-            queue
-                .retry_in(m.receipt_handle.as_deref().unwrap(), 600)
-                .await
-                .unwrap();
-        }
-    }
-    got.sort();
-    let mut want: Vec<String> = batch.iter().map(|m| m.body.clone()).collect();
+    };
+    // The two delayed ones (a retry's backoff) are not there yet; the notice is on its own queue.
+    let mut want: Vec<String> = batch[..8].iter().map(|m| m.body.clone()).collect();
     want.sort();
-    assert_eq!(got, want, "each message once");
-    // A receipt SQS does not know is an error, not a silent success.
-    assert!(queue.retry_in("not-a-receipt", 5).await.is_err());
+    assert_eq!(receive(urls[0].clone()).await, want);
+    assert_eq!(receive(urls[1].clone()).await, vec![notice.body]);
     // A queue that is gone refuses the batch: an error, so the stream record is retried.
     let gone = SqsQueue {
         client,
-        url: format!("{url}-deleted"),
+        url: format!("{}-deleted", urls[0]),
+        notice_url: format!("{}-deleted", urls[1]),
     };
-    assert!(gone.send(&batch[..1]).await.is_err());
+    assert!(gone.send(Lane::Events, &batch[..1]).await.is_err());
 }
 
 fn a_delivery() -> ciam_core::webhooks::deliver::Outbound {
@@ -336,22 +372,35 @@ fn a_delivery() -> ciam_core::webhooks::deliver::Outbound {
 
 #[test]
 fn a_delivery_survives_its_message_and_sqs_counts_its_attempts() {
-    use ciam_lambdas::webhooks::{message, outbound};
-    let ob = a_delivery();
-    let m = message(&ob, false);
-    assert_eq!(m.group, "ep1:u1");
-    assert_eq!(m.dedup, "msg_0123456789abcdef01234567:ep1");
-    assert!(m.dedup.len() <= 128 && m.group.len() <= 128);
-    let back = outbound(&m.body, 3).unwrap();
+    use ciam_lambdas::webhooks::{message, outbound, MAX_DELAY_SECS};
+    let ob = ciam_core::webhooks::deliver::Outbound {
+        attempts: 2,
+        ..a_delivery()
+    };
+    let now = 1_700_000_100;
+    let m = message(&ob, now + 30, now);
+    assert_eq!(
+        (m.group.as_str(), m.lane, m.delay),
+        ("shop", Lane::Events, 30)
+    );
+    // The attempts it carries, plus SQS's receipts of this very message beyond the first.
+    let (back, due) = outbound(&m.body, 2).unwrap();
+    assert_eq!(due, now + 30);
     assert_eq!(
         back,
         ciam_core::webhooks::deliver::Outbound {
-            attempts: 2,
+            attempts: 3,
             ..ob.clone()
         }
     );
-    // A replay is a new delivery of the same event: SQS must not drop it as a duplicate.
-    assert_ne!(message(&ob, true).dedup, m.dedup);
+    // A two-hour backoff waits in steps of SQS's longest delay.
+    assert_eq!(message(&ob, now + 7200, now).delay, MAX_DELAY_SECS);
+    // A logout notice goes to its own queue.
+    let notice = ciam_core::webhooks::deliver::Outbound {
+        endpoint_id: "backchannel.rp01".into(),
+        ..ob.clone()
+    };
+    assert_eq!(message(&notice, now, now).lane, Lane::Notices);
     assert!(outbound("{}", 1).is_err() && outbound("not json", 1).is_err());
 }
 
@@ -366,11 +415,14 @@ async fn the_domain_sends_a_replayed_delivery_once_and_an_event_nobody_hears_now
     ciam.store.put(item.clone(), None).await.unwrap();
     let event = Event::new(&ciam, "u-alone", Kind::UserUpdated, Default::default());
     let pipeline = CorePipeline::new(ciam);
-    let out = pipeline.outgoing(&item).await.unwrap();
+    let Fanned::Out(out) = pipeline.outgoing(&item).await.unwrap() else {
+        panic!("a replay is read");
+    };
     assert_eq!(out.len(), 1);
     assert_eq!(
         ciam_lambdas::webhooks::outbound(&out[0].body, 1)
             .unwrap()
+            .0
             .event_id,
         ob.event_id
     );
@@ -380,14 +432,23 @@ async fn the_domain_sends_a_replayed_delivery_once_and_an_event_nobody_hears_now
         "the replay item is gone"
     );
     // A user without a consent: no delivery.
-    assert!(pipeline
-        .outgoing(&event.to_item())
-        .await
-        .unwrap()
-        .is_empty());
+    assert_eq!(
+        pipeline.outgoing(&event.to_item()).await.unwrap(),
+        Fanned::Out(Vec::new())
+    );
     // Anything else of the table: nothing.
     let other = Item::new(ciam_store::Key::new("USER#u1", "PROFILE"));
-    assert!(pipeline.outgoing(&other).await.unwrap().is_empty());
+    assert_eq!(
+        pipeline.outgoing(&other).await.unwrap(),
+        Fanned::Out(Vec::new())
+    );
+    // An event of a kind this build does not know: unreadable (skipped by the stream handler).
+    let mut unknown = event.to_item();
+    unknown.attrs.insert("type".into(), "user.exploded".into());
+    assert!(matches!(
+        pipeline.outgoing(&unknown).await.unwrap(),
+        Fanned::Unreadable(_)
+    ));
 }
 
 /// One POST: its headers and body.
@@ -421,7 +482,7 @@ impl ciam_core::webhooks::Transport for Receiving {
 }
 
 #[tokio::test]
-async fn a_sign_outs_logout_notice_goes_through_the_fifo_queue_and_is_signed_at_its_delivery() {
+async fn a_sign_outs_logout_notice_goes_through_its_own_queue_and_is_signed_at_its_delivery() {
     use ciam_core::app_sessions;
     use ciam_core::apps::App;
     use ciam_lambdas::webhooks::CorePipeline;
@@ -454,20 +515,26 @@ async fn a_sign_outs_logout_notice_goes_through_the_fifo_queue_and_is_signed_at_
         )])),
         ..CorePipeline::new(ciam)
     };
-    // The fan-out: one message, into moto's FIFO queue; then the record is gone.
+    // The fan-out: one message, into moto's notice queue; then the record is gone.
     let client = aws_sdk_sqs::Client::new(&moto.sdk().await);
-    let url = client
-        .create_queue()
-        .queue_name("ciam-logout.fifo")
-        .attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true")
-        .send()
-        .await
-        .unwrap()
-        .queue_url
-        .unwrap();
+    let mut urls = Vec::new();
+    for name in ["ciam-events", "ciam-logout"] {
+        urls.push(
+            client
+                .create_queue()
+                .queue_name(name)
+                .send()
+                .await
+                .unwrap()
+                .queue_url
+                .unwrap(),
+        );
+    }
+    let url = urls[1].clone();
     let queue = SqsQueue {
         client: client.clone(),
-        url: url.clone(),
+        url: urls[0].clone(),
+        notice_url: url.clone(),
     };
     // The event item as the table's stream shows it.
     let image = json!({
@@ -533,4 +600,151 @@ async fn a_sign_outs_logout_notice_goes_through_the_fifo_queue_and_is_signed_at_
         (hint.aud.as_str(), hint.sub.as_str(), hint.sid.as_deref()),
         ("rp01", "u1", Some(sid))
     );
+}
+
+/// A transport that never answers `hang.example.com` and answers 200 to any other host at once,
+/// noting when.
+#[derive(Default)]
+struct OneHangs {
+    answered: Mutex<Vec<(String, std::time::Instant)>>,
+}
+
+#[async_trait]
+impl ciam_core::webhooks::Transport for OneHangs {
+    async fn post(
+        &self,
+        target: &ciam_core::webhooks::guard::Target,
+        _headers: &[(&'static str, String)],
+        _body: &str,
+    ) -> ciam_core::webhooks::Answer {
+        if target.host == "hang.example.com" {
+            std::future::pending::<()>().await;
+        }
+        self.answered
+            .lock()
+            .unwrap()
+            .push((target.url.to_string(), std::time::Instant::now()));
+        ciam_core::webhooks::Answer::Status {
+            code: 200,
+            body: Vec::new(),
+            latency_ms: 1,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_apps_hanging_endpoint_holds_neither_another_apps_event_nor_a_logout_notice() {
+    use ciam_core::apps::App;
+    use ciam_core::webhooks::{self, EndpointFields};
+    use ciam_lambdas::webhooks::CorePipeline;
+    let ciam = ciam_core::testing::Builder::new(1_700_000_100)
+        .build()
+        .await;
+    let admin = ciam_core::sessions::Session {
+        user: ciam_core::user::User {
+            id: "admin".into(),
+            roles: vec![ciam_core::user::ADMIN.to_owned()],
+            ..Default::default()
+        },
+        key: ciam_store::Key::new("", ""),
+        created_at: 0,
+        auth_at: 0,
+        amr: Vec::new(),
+        console_at: None,
+    };
+    for (id, backchannel) in [
+        ("hang", ""),
+        ("quick", ""),
+        ("rp01", "https://rp.example.com/backchannel"),
+    ] {
+        let app = App {
+            app_id: id.into(),
+            backchannel_logout_uri: backchannel.into(),
+            ..App::default()
+        };
+        ciam.store.put(app.to_item(), None).await.unwrap();
+    }
+    let mut endpoint = std::collections::BTreeMap::new();
+    for app in ["hang", "quick"] {
+        let f = EndpointFields {
+            url: Some(format!("https://{app}.example.com/hook")),
+            events: Some(vec!["user.updated".into()]),
+            description: Some(String::new()),
+            ..EndpointFields::default()
+        };
+        let made = webhooks::create(&ciam, &admin, app, f).await.unwrap();
+        endpoint.insert(app, made.endpoint.endpoint_id);
+    }
+    let transport = std::sync::Arc::new(OneHangs::default());
+    let ip = |s: &str| vec![s.parse().unwrap()];
+    let pipeline = std::sync::Arc::new(CorePipeline {
+        transport: transport.clone(),
+        resolver: std::sync::Arc::new(ciam_core::webhooks::guard::StaticResolver(vec![
+            ("hang.example.com".into(), ip("93.184.216.34")),
+            ("quick.example.com".into(), ip("93.184.216.35")),
+            ("rp.example.com".into(), ip("93.184.216.36")),
+        ])),
+        ..CorePipeline::new(ciam.clone())
+    });
+    let delivery = |app: &str, endpoint_id: &str, n: usize| {
+        let ob = ciam_core::webhooks::deliver::Outbound {
+            app_id: app.into(),
+            endpoint_id: endpoint_id.into(),
+            event_id: format!("msg_{n:024}"),
+            ..a_delivery()
+        };
+        ciam_lambdas::webhooks::message(&ob, 1_700_000_100, 1_700_000_100)
+    };
+    // A backlog of the hanging app, then another app's event and a logout notice, each handed to
+    // an invocation of its own (Lambda's concurrency on the fair queues).
+    let mut messages: Vec<Outgoing> = (0..5)
+        .map(|n| delivery("hang", &endpoint["hang"], n))
+        .collect();
+    messages.push(delivery("quick", &endpoint["quick"], 9));
+    let notice = delivery("rp01", "backchannel.rp01", 10);
+    assert_eq!(notice.lane, Lane::Notices);
+    messages.push(notice);
+    let queue = std::sync::Arc::new(Recorded::default());
+    let t0 = std::time::Instant::now();
+    let mut running = Vec::new();
+    for (n, m) in messages.into_iter().enumerate() {
+        let (pipeline, queue) = (pipeline.clone(), queue.clone());
+        running.push(tokio::spawn(async move {
+            let batch = json!({"Records": [message(&format!("m{n}"), "r", &m.body, 1)]});
+            on_queue(pipeline.as_ref(), queue.as_ref(), &batch).await
+        }));
+    }
+    let deadline = t0 + std::time::Duration::from_secs(1);
+    while transport.answered.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let answered = transport.answered.lock().unwrap().clone();
+    let mut urls: Vec<&str> = answered.iter().map(|(u, _)| u.as_str()).collect();
+    urls.sort_unstable();
+    assert_eq!(
+        urls,
+        [
+            "https://quick.example.com/hook",
+            "https://rp.example.com/backchannel"
+        ],
+        "both within a second"
+    );
+    assert!(answered
+        .iter()
+        .all(|(_, at)| *at - t0 < std::time::Duration::from_secs(1)));
+    // The hanging endpoint's attempts end at the attempt's 5 s limit: each message is done and
+    // its next attempt sent again, delayed; none is reported failed (nothing held in flight).
+    for r in running {
+        assert_eq!(r.await.unwrap(), json!({"batchItemFailures": []}));
+    }
+    let sent = queue.sent.lock().unwrap().clone();
+    assert_eq!(sent.len(), 5);
+    for m in sent.iter().flatten() {
+        assert_eq!(
+            (m.lane, m.group.as_str(), m.delay),
+            (Lane::Events, "hang", 5)
+        );
+        let (ob, _) = ciam_lambdas::webhooks::outbound(&m.body, 1).unwrap();
+        assert_eq!(ob.attempts, 1);
+    }
 }

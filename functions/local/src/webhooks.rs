@@ -7,14 +7,17 @@
 //!   replay) wakes the worker. Nothing polls the table.
 //! - [`spawn`]: at start, and after each wake-up, the worker fans out every marked event
 //!   (`fan_out_pending`: the webhook deliveries and, for an event that ends sessions, the logout
-//!   notices of the apps those sessions signed in to, `webhooks::notices`) and attempts each due
-//!   delivery (`drain`; a notice signs a fresh logout token each time); then it sleeps until the next
-//!   retry is due (the only timer) or the next wake-up. A `kill -9` between a change and its
+//!   notices of the apps those sessions signed in to, `webhooks::notices`) and starts the lanes
+//!   with a due delivery (`queue::Lanes`: an app's events, an app's logout notices, each lane in a
+//!   task of its own, one attempt at a time; a notice signs a fresh logout token each time); then
+//!   it sleeps until the next retry is due (the only timer), the next wake-up, or a lane's end. A `kill -9` between a change and its
 //!   delivery loses nothing: the marker or the queue item is still there at the next start.
 
 use async_trait::async_trait;
 use ciam_api::webhook_transport::{DnsResolver, HttpTransport};
+use ciam_core::webhooks::guard::Resolver;
 use ciam_core::webhooks::queue::{self, PENDING_PK, QUEUE_PK};
+use ciam_core::webhooks::Transport;
 use ciam_core::Ciam;
 use ciam_store::{Cond, Item, Key, Query, ScanPage, Store, StoreError, Token, TxOp, Update};
 use std::sync::Arc;
@@ -84,6 +87,9 @@ impl Store for NoticingStore {
             .iter()
             .filter_map(|op| match op {
                 TxOp::Put { item, .. } if is_event(&item.key) => queue::pending_op(&item.key),
+                // A coalesced `user.updated` (each change of the window updates it; the marker
+                // is the same item each time).
+                TxOp::Update { key, .. } if is_event(key) => queue::pending_op(key),
                 _ => None,
             })
             .collect();
@@ -113,19 +119,37 @@ impl Store for NoticingStore {
     }
 }
 
-/// One round of the worker: fan out the marked events, attempt the due deliveries. Answers when
-/// the next retry is due.
-pub async fn round(ciam: &Ciam) -> Result<Option<i64>, ciam_core::Error> {
-    queue::fan_out_pending(ciam).await?;
-    queue::drain(ciam, &HttpTransport, &DnsResolver).await
+/// One round of the worker: fan out the marked events (a coalesced `user.updated` once its
+/// window has ended), start the lanes with due deliveries
+/// (`queue::Lanes`: each app's events and each app's logout notices in a task of their own, so
+/// one app's hanging or slow endpoint delays only that app). Answers when the next retry of an
+/// idle lane is due (a busy lane wakes the worker when it ends).
+pub async fn round(ciam: &Ciam, lanes: &queue::Lanes) -> Result<Option<i64>, ciam_core::Error> {
+    let (_, window) = queue::fan_out_due(ciam).await?;
+    let next = lanes.start_due().await?;
+    Ok(match (next, window) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    })
 }
 
 /// Starts the worker on `ciam` (whose store should be the one under the [`NoticingStore`], so
 /// its own writes do not wake it), woken by `wake`.
 pub fn spawn(ciam: Ciam, wake: Arc<Notify>) -> tokio::task::JoinHandle<()> {
+    spawn_with(ciam, wake, Arc::new(HttpTransport), Arc::new(DnsResolver))
+}
+
+/// [`spawn`] with other ports (tests).
+pub fn spawn_with(
+    ciam: Ciam,
+    wake: Arc<Notify>,
+    transport: Arc<dyn Transport>,
+    resolver: Arc<dyn Resolver>,
+) -> tokio::task::JoinHandle<()> {
+    let lanes = queue::Lanes::new(ciam.clone(), transport, resolver, wake.clone());
     tokio::spawn(async move {
         loop {
-            let wait = match round(&ciam).await {
+            let wait = match round(&ciam, &lanes).await {
                 Ok(Some(at)) => Some((at - ciam.now()).max(1)),
                 Ok(None) => None,
                 Err(e) => {

@@ -1,7 +1,8 @@
-//! `ciam admin webhooks list|add|remove|rotate|replay --app <appId> ...`: the registry's webhook
-//! endpoints from the command line, through the functions the `/admin/apps/{appId}/webhooks`
-//! routes call, as a local admin (`cli:<os user>`), each change's audit entry (reason `command
-//! line`) in its transaction. A replay queues the deliveries in the store; the
+//! `ciam admin webhooks list|add|remove|rotate|replay --app <appId> ...` and `refan --user
+//! --since`: the registry's webhook endpoints from the command line, through the functions the
+//! `/admin/apps/{appId}/webhooks` routes call, as a local admin (`cli:<os user>`), each change's
+//! audit entry (reason `command line`) in its transaction. A replay queues the deliveries in the
+//! store; the
 //! running `ciam serve`'s worker sends them at its next wake-up (or its next start).
 
 use crate::admin_cli::{ciam, operator};
@@ -68,6 +69,20 @@ pub enum WebhooksCommand {
         #[command(flatten)]
         store: StoreOptions,
     },
+    /// Fans out again every event of a user since a time (a fan-out that failed): the
+    /// deliveries by today's consents and endpoints are queued (`ciam serve` sends them at its
+    /// next wake-up or start; against DynamoDB, the table's stream hands them to the fan-out
+    /// function). Prints the events, then a line `deliveries <n>` and, when the cap cut the
+    /// span, `next <unix seconds>` (run it again from there).
+    Refan {
+        #[arg(long)]
+        user: String,
+        /// Unix seconds, or an RFC 3339 time (2026-12-01T08:00:00Z).
+        #[arg(long)]
+        since: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
     /// Prints the `webhook-signature` Ciam sends for the body on stdin (no store: for checking
     /// a receiver's verification, e.g. against the Standard Webhooks reference library).
     Sign {
@@ -95,6 +110,61 @@ fn facts() -> ciam_core::console::audit::RequestFacts {
         request_id: hex::encode(ciam_core::random::<16>(&OsEntropy)),
         ip: None,
         device: Some("ciam admin (command line)".to_owned()),
+    }
+}
+
+/// `--since`: Unix seconds or an RFC 3339 time.
+pub fn parse_since(s: &str) -> Result<i64, String> {
+    if let Ok(n) = s.trim().parse::<i64>() {
+        return Ok(n);
+    }
+    rfc3339(s.trim()).ok_or_else(|| format!("--since {s:?}: not Unix seconds nor an RFC 3339 time"))
+}
+
+/// `yyyy-mm-ddThh:mm:ss[.fraction](Z|±hh:mm)` as Unix seconds (the fraction dropped).
+fn rfc3339(s: &str) -> Option<i64> {
+    let (date, rest) = s.split_once(['T', 't', ' '])?;
+    let day = ciam_core::days::parse_day("since", date).ok()?;
+    let num = |p: &str| {
+        (p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<i64>().ok())
+            .flatten()
+    };
+    let (time, offset) = match rest.strip_suffix(['Z', 'z']) {
+        Some(t) => (t, 0),
+        None => {
+            let at = rest.rfind(['+', '-'])?;
+            let (t, o) = rest.split_at(at);
+            let (sign, o) = o.split_at(1);
+            let (oh, om) = o.split_once(':')?;
+            let secs = num(oh)? * 3600 + num(om)? * 60;
+            (t, if sign == "-" { -secs } else { secs })
+        }
+    };
+    let time = time.split_once('.').map_or(time, |(t, _)| t);
+    let mut hms = time.split(':');
+    let (h, m, sec) = (num(hms.next()?)?, num(hms.next()?)?, num(hms.next()?)?);
+    if hms.next().is_some() || h > 23 || m > 59 || sec > 60 {
+        return None;
+    }
+    Some(day * 86_400 + h * 3600 + m * 60 + sec - offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_since;
+
+    #[test]
+    fn since_is_unix_seconds_or_rfc_3339() {
+        assert_eq!(parse_since("1700000000"), Ok(1_700_000_000));
+        assert_eq!(parse_since("2023-11-14T22:13:20Z"), Ok(1_700_000_000));
+        assert_eq!(
+            parse_since("2023-11-15T06:13:20.5+08:00"),
+            Ok(1_700_000_000)
+        );
+        assert_eq!(parse_since("2023-11-14T21:13:20-01:00"), Ok(1_700_000_000));
+        assert!(parse_since("yesterday").is_err());
+        assert!(parse_since("2023-02-30T00:00:00Z").is_err());
     }
 }
 
@@ -212,6 +282,27 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
                 .await
                 .map_err(|e| message(&e))?;
             Ok(ids)
+        }
+        WebhooksCommand::Refan { user, since, store } => {
+            let since = parse_since(&since)?;
+            let c = ciam(&store).await?;
+            let entry = ciam_core::console::audit::Entry::new(
+                &c,
+                &op,
+                "webhook.refan",
+                &user,
+                Some("command line"),
+                Some(format!("since {since}")),
+                &facts,
+            )
+            .put();
+            let got = queue::refan(&c, &user, since, Some(entry))
+                .await
+                .map_err(|e| message(&e))?;
+            let mut lines = got.events;
+            lines.push(format!("deliveries {}", got.deliveries));
+            lines.extend(got.next.map(|n| format!("next {n}")));
+            Ok(lines)
         }
     }
 }

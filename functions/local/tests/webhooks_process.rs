@@ -2,6 +2,7 @@
 //! outbox marker, in one transaction) while the receiver is down is tried, the server is killed
 //! while the delivery waits for its retry, and after the restart the receiver gets it, signed
 //! with the endpoint's secret, with the same `webhook-id` (receivers dedupe on it).
+//! And a fan-out that failed is recovered by `ciam admin webhooks refan` (issue 30).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -200,5 +201,92 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
     assert_eq!(h["webhook-signature"].to_str().unwrap(), want);
     let b: serde_json::Value = serde_json::from_str(body).unwrap();
     assert_eq!(b["data"], json!({"nickname": "小王", "userId": "u-kill"}));
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+/// A fan-out that failed (issue 30 item 2): an event committed without its outbox marker is
+/// never sent by `ciam serve`; `ciam admin webhooks refan --user --since` fans it out again, and
+/// the next start delivers it, with its own `webhook-id`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_whose_fan_out_failed_is_delivered_after_the_refan_command() {
+    let data: PathBuf = std::env::temp_dir().join(format!("ciam-wh-refan-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    kill9(start(&data).await);
+    let rx_port = free_port();
+    let url = format!("http://127.0.0.1:{rx_port}/hook");
+    cli(
+        &data,
+        &[
+            "add",
+            "--app",
+            "demo-factory",
+            "--url",
+            &url,
+            "--events",
+            "user.updated",
+        ],
+    );
+    let opts = StoreOptions {
+        data: data.clone(),
+        store: StoreChoice::Sqlite,
+        table: "ciam".into(),
+        endpoint: None,
+    };
+    let clock: Arc<dyn ciam_store::Clock> = Arc::new(ciam_core::SystemClock);
+    let now = ciam_store::Clock::now(clock.as_ref());
+    let store = open_store(&opts, clock).await.unwrap();
+    let consent = ciam_core::consents::Consent {
+        user_id: "u-refan".into(),
+        app_id: "demo-factory".into(),
+        scopes: vec!["nickname".into()],
+        granted_at: now,
+        since: now,
+    };
+    let mut d = Map::new();
+    d.insert("nickname".into(), json!("小林"));
+    let event = Event {
+        id: "msg_abcdefabcdefabcdefabcdef".into(),
+        kind: Kind::UserUpdated,
+        user_id: "u-refan".into(),
+        at: now - 30,
+        data: d,
+        app_id: None,
+        audience: None,
+    };
+    // The event commits, its fan-out is lost (no marker: as a stream batch set aside).
+    let tx = vec![
+        ciam_store::TxOp::Put {
+            item: consent.to_item(),
+            cond: None,
+        },
+        event.op(),
+    ];
+    store.transact(tx).await.unwrap();
+    drop(store);
+
+    let got: Got = Arc::default();
+    receiver(rx_port, got.clone()).await;
+    let server = start(&data).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    kill9(server);
+    assert!(
+        got.lock().unwrap().is_empty(),
+        "nothing fans it out by itself"
+    );
+
+    let since = (now - 60).to_string();
+    let out = cli(&data, &["refan", "--user", "u-refan", "--since", &since]);
+    assert_eq!(out, [event.id.clone(), "deliveries 1".to_owned()]);
+    let server = start(&data).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while got.lock().unwrap().is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    kill9(server);
+    let got = got.lock().unwrap().clone();
+    assert_eq!(got.len(), 1, "delivered once after the command");
+    assert_eq!(got[0].0["webhook-id"].to_str().unwrap(), event.id);
+    let b: serde_json::Value = serde_json::from_str(&got[0].1).unwrap();
+    assert_eq!(b["data"], json!({"nickname": "小林", "userId": "u-refan"}));
     let _ = std::fs::remove_dir_all(&data);
 }

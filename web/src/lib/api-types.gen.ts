@@ -1211,6 +1211,8 @@ export type ListWebhookDeliveriesResponse = {
 /** POST /admin/apps/{appId}/webhooks/{endpointId}/replay: Deliver events again to a webhook endpoint */
 export type ReplayWebhookResponse = {
   eventIds: string[];
+  /** A range over the cap (500 events a call): the `from` (Unix seconds) to send the next call with; absent when the range is done. */
+  next?: number;
 };
 
 /** The body of POST /admin/apps/{appId}/webhooks/{endpointId}/replay. */

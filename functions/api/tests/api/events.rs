@@ -124,7 +124,24 @@ async fn the_customers_own_changes(app: TestApp) {
     assert_eq!(data(&e), json!({ "nickname": "安妮" }));
     assert_eq!(e.user_id, uid);
     assert!(e.id.starts_with("msg_") && e.id.len() == 28, "{}", e.id);
-    assert_eq!(e.at, app.now());
+    // A profile change is its window's event (issue 30: coalesced), stamped with its start.
+    assert_eq!(e.at, app.now() - app.now() % events::COALESCE_SECS);
+    // A second change in the window is the same event, holding the last value of each field.
+    app.patch_info(&token, &json!({ "displayName": "安妮2", "company": "Co" }))
+        .await
+        .ok(200);
+    none(app, uid, &mut seen, "a change in the same window").await;
+    let merged = events::list(&app.ciam, uid)
+        .await
+        .expect("events")
+        .into_iter()
+        .find(|x| x.id == e.id)
+        .expect("the window's event");
+    assert_eq!(
+        data(&merged),
+        json!({ "nickname": "安妮2", "company": "Co" })
+    );
+    app.clock.advance(events::COALESCE_SECS);
     let heard = e.payload_for(&w.app_id, &scopes).expect("the app hears it");
     assert_eq!(heard["type"], "user.updated");
     assert_eq!(heard["data"], json!({ "nickname": "安妮", "userId": uid }));
@@ -135,6 +152,7 @@ async fn the_customers_own_changes(app: TestApp) {
         .ok(200);
     let e = one(app, uid, &mut seen, Kind::UserUpdated).await;
     assert_eq!(data(&e), json!({ "company": "New Co" }));
+    app.clock.advance(events::COALESCE_SECS);
 
     // The avatar: the picture as OpenID Connect gives it (absolute); Factory has no `avatar`.
     let png = png(64);

@@ -95,9 +95,54 @@ pub fn next_attempt_within(since: i64, attempts: i64, now: i64, window: i64) -> 
     (at <= since + window).then_some(at)
 }
 
-/// One POST of `body` to `url` past the SSRF guard: an invalid URL or a refused address is an
-/// answer without a connection (the refusal in its error); `headers` are made only for a checked
-/// address.
+/// The address an attempt may connect to for `url`, past the SSRF guard, looked up within the
+/// attempt's [`TIMEOUT`] (answers the time the attempt started, for [`post_checked`]); an
+/// invalid URL, a refused address or a lookup past the budget is an answer without a
+/// connection (the refusal in its error). Nothing is signed before this passes.
+pub(crate) async fn check_url(
+    ciam: &Ciam,
+    resolver: &dyn Resolver,
+    url: &str,
+) -> std::result::Result<(Target, std::time::Instant), Answer> {
+    let started = std::time::Instant::now();
+    let refused = |error: String| Answer::Failed {
+        error,
+        latency_ms: elapsed_ms(started),
+    };
+    let Ok(u) = url::Url::parse(url) else {
+        return Err(refused("refused: invalid URL".into()));
+    };
+    guard::check_within(&u, ciam.config.webhooks_local_http, resolver, TIMEOUT)
+        .await
+        .map(|t| (t, started))
+        .map_err(refused)
+}
+
+fn elapsed_ms(since: std::time::Instant) -> i64 {
+    i64::try_from(since.elapsed().as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The POST to a checked `target` in what is left of the attempt's [`TIMEOUT`] since `started`
+/// (the lookup's time counts).
+pub(crate) async fn post_checked(
+    transport: &dyn Transport,
+    target: &Target,
+    headers: &[(&'static str, String)],
+    body: &str,
+    started: std::time::Instant,
+) -> Answer {
+    let left = TIMEOUT.saturating_sub(started.elapsed());
+    match tokio::time::timeout(left, transport.post(target, headers, body)).await {
+        Ok(a) => a,
+        Err(_) => Answer::Failed {
+            error: format!("timeout: no answer within {} s", TIMEOUT.as_secs()),
+            latency_ms: elapsed_ms(started),
+        },
+    }
+}
+
+/// One POST of `body` to `url` past the SSRF guard ([`check_url`], then [`post_checked`]);
+/// `headers` are made (signed) only for a checked address.
 pub(crate) async fn post_guarded(
     ciam: &Ciam,
     transport: &dyn Transport,
@@ -106,19 +151,10 @@ pub(crate) async fn post_guarded(
     headers: impl FnOnce() -> Result<Vec<(&'static str, String)>>,
     body: &str,
 ) -> Result<Answer> {
-    let refused = |error: String| Answer::Failed {
-        error,
-        latency_ms: 0,
-    };
-    let Ok(u) = url::Url::parse(url) else {
-        return Ok(refused("refused: invalid URL".into()));
-    };
-    Ok(
-        match guard::check(&u, ciam.config.webhooks_local_http, resolver).await {
-            Err(why) => refused(why),
-            Ok(target) => transport.post(&target, &headers()?, body).await,
-        },
-    )
+    Ok(match check_url(ciam, resolver, url).await {
+        Err(refused) => refused,
+        Ok((target, started)) => post_checked(transport, &target, &headers()?, body, started).await,
+    })
 }
 
 /// Notes `answer` in the log entry (status, latency, the first 1 KB of the body, why there was
@@ -205,12 +241,26 @@ pub async fn attempt(
     resolver: &dyn Resolver,
     ob: &Outbound,
 ) -> Result<Step> {
+    Ok(attempt_state(ciam, transport, resolver, ob).await?.0)
+}
+
+/// [`attempt`], and since when the endpoint has failed every delivery (None: it has not, or a
+/// logout notice's URL, which has no state), for the delivery function's metrics.
+pub async fn attempt_state(
+    ciam: &Ciam,
+    transport: &dyn Transport,
+    resolver: &dyn Resolver,
+    ob: &Outbound,
+) -> Result<(Step, Option<i64>)> {
     if let Some((receiver, app_id)) = super::notices::parse(&ob.endpoint_id) {
-        return super::notices::attempt(ciam, transport, resolver, ob, receiver, app_id).await;
+        let step = super::notices::attempt(ciam, transport, resolver, ob, receiver, app_id).await?;
+        return Ok((step, None));
     }
     let e = match endpoints::find(ciam, &ob.app_id, &ob.endpoint_id).await {
         Ok(e) => e,
-        Err(err) if err.reason == crate::Reason::WEBHOOK_NOT_FOUND => return Ok(Step::Failed),
+        Err(err) if err.reason == crate::Reason::WEBHOOK_NOT_FOUND => {
+            return Ok((Step::Failed, None))
+        }
         Err(err) => return Err(err),
     };
     let attempt = ob.attempts + 1;
@@ -220,7 +270,7 @@ pub async fn attempt(
         entry.outcome = "failed".into();
         entry.error = Some("endpoint disabled".into());
         log::write(ciam, &entry).await?;
-        return Ok(Step::Failed);
+        return Ok((Step::Failed, None));
     }
     let signed = || {
         let secrets = endpoints::open_secrets(ciam, &e)?;
@@ -231,6 +281,7 @@ pub async fn attempt(
     let ok = (200..300).contains(&code);
     let mut ops = Vec::new();
     let mut disabling = false;
+    let failing = (!ok).then(|| e.failing_since.unwrap_or(now));
     let step = if ok {
         ops.push(Update::Set("lastSuccessAt".into(), now.into()));
         ops.push(Update::Remove("failingSince".into()));
@@ -273,7 +324,7 @@ pub async fn attempt(
             Err(err) => return Err(err.into()),
         }
     }
-    Ok(step)
+    Ok((step, failing))
 }
 
 #[cfg(test)]

@@ -4,8 +4,15 @@
 //! loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16, fe80::/10), CGNAT
 //! (100.64/10), multicast, unspecified, broadcast, documentation and reserved ranges, unique-local
 //! (fc00::/7, which holds the EC2 metadata address fd00:ec2::254), 169.254.169.254, and the
-//! IPv4-mapped, IPv4-compatible and NAT64 (64:ff9b::/96) forms of those. Loopback passes only in
-//! the local-http mode of `ciam serve`, for a URL naming `localhost`, `127.0.0.1` or `[::1]`.
+//! IPv4-mapped, IPv4-compatible and NAT64 (64:ff9b::/96) forms of those, and the two tunnel
+//! ranges whole: 6to4 (2002::/16) and Teredo (2001::/32), whatever IPv4 address they embed (a
+//! relay on the way decides where such a packet lands, Teredo's embedded address is obfuscated,
+//! and no partner needs a tunnel address for a webhook: docs/events-design.md §3). Loopback
+//! passes only in the local-http mode of `ciam serve`, for a URL naming `localhost`,
+//! `127.0.0.1` or `[::1]`.
+//!
+//! The lookup runs inside the attempt's 5 s budget (`deliver::TIMEOUT`, [`check_within`]): a
+//! resolver that hangs is a failed attempt, never a stalled worker.
 
 use super::url::is_local_host;
 use async_trait::async_trait;
@@ -53,6 +60,9 @@ fn v6_forbidden(ip: Ipv6Addr) -> bool {
         || (s[0] & 0xffc0) == 0xfe80
         || (s[0] & 0xffc0) == 0xfec0
         || (s[0] == 0x2001 && s[1] == 0x0db8)
+        // 6to4 and Teredo: tunnels to an IPv4 address a relay picks; refused outright.
+        || s[0] == 0x2002
+        || (s[0] == 0x2001 && s[1] == 0x0000)
 }
 
 /// Whether a delivery may never connect to `ip` (loopback included: see [`check`]).
@@ -120,6 +130,24 @@ pub async fn check(url: &Url, local_http: bool, resolver: &dyn Resolver) -> Resu
     })
 }
 
+/// [`check`] within `budget` (the lookup included): past it, the attempt is refused with a
+/// timeout, as an answer that never came.
+pub async fn check_within(
+    url: &Url,
+    local_http: bool,
+    resolver: &dyn Resolver,
+    budget: std::time::Duration,
+) -> Result<Target, String> {
+    match tokio::time::timeout(budget, check(url, local_http, resolver)).await {
+        Ok(r) => r,
+        Err(_) => Err(format!(
+            "timeout: resolving {} took more than {} s",
+            url.host_str().unwrap_or_default(),
+            budget.as_secs()
+        )),
+    }
+}
+
 /// A fixed table of names, for tests.
 #[derive(Clone, Debug, Default)]
 pub struct StaticResolver(pub Vec<(String, Vec<IpAddr>)>);
@@ -170,6 +198,12 @@ mod tests {
             "64:ff9b::a00:1",
             "64:ff9b::7f00:1",
             "::10.0.0.1",
+            // 6to4 (2002::/16) and Teredo (2001::/32), whatever they embed.
+            "2002:a00:1::1",
+            "2002:7f00:1::",
+            "2002:808:808::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001::1",
         ] {
             assert!(forbidden(ip(bad)), "{bad}");
         }
@@ -181,6 +215,8 @@ mod tests {
             "2606:4700::1111",
             "::ffff:8.8.8.8",
             "64:ff9b::808:808",
+            "2001:4860:4860::8888",
+            "2001:1::1",
         ] {
             assert!(!forbidden(ip(good)), "{good}");
         }
@@ -220,5 +256,25 @@ mod tests {
         assert!(check(&u("https://inside.example.com/"), true, &r)
             .await
             .is_err());
+    }
+
+    /// A resolver that never answers.
+    struct Hangs;
+
+    #[async_trait]
+    impl Resolver for Hangs {
+        async fn resolve(&self, _host: &str, _port: u16) -> Result<Vec<IpAddr>, String> {
+            std::future::pending().await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lookup_that_hangs_ends_within_the_attempts_budget() {
+        let u = Url::parse("https://slow.example.com/").unwrap();
+        let t0 = std::time::Instant::now();
+        let budget = std::time::Duration::from_millis(200);
+        let err = check_within(&u, false, &Hangs, budget).await.unwrap_err();
+        assert!(err.starts_with("timeout"), "{err}");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(2));
     }
 }

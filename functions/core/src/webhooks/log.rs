@@ -115,18 +115,6 @@ pub struct Page {
     pub next: Option<String>,
 }
 
-/// All entries of an endpoint's log, oldest first (replay reads it). Round trips: 1.
-pub(crate) async fn all(ciam: &Ciam, endpoint_id: &str) -> Result<Vec<(String, Entry)>> {
-    let items = ciam
-        .store
-        .query(Query::partition(format!("{PK_PREFIX}{endpoint_id}")))
-        .await?;
-    Ok(items
-        .iter()
-        .map(|i| (i.key.sk.clone(), Entry::from_item(i)))
-        .collect())
-}
-
 /// `GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries`: a page of at most `limit` (≤ 50)
 /// entries after cursor `after`. `endpointId` `backchannel` or `logoutUrl`: the log of the app's
 /// logout notices (`notices`), for an app that exists. Round trips: 2.

@@ -11,8 +11,9 @@
 //!   `logoutUrl.<appId>`; its `event_id` is `<eventId>.<sid>` and its `body` the `sid` (the
 //!   message is built at each attempt). The records are deleted once the deliveries are queued.
 //! - **An attempt** ([`attempt`]): reads the app (its URL now; an app gone or that dropped the URL
-//!   is not told), signs a **fresh** logout token (`oidc::logout::notice`: a new `jti`, `iat` now,
-//!   2 minutes of life), checks the URL with the SSRF guard, POSTs it form-encoded, and logs the
+//!   is not told), checks the URL with the SSRF guard (the lookup within the attempt's 5 s), and
+//!   only then signs a **fresh** logout token (`oidc::logout::logout_token`: a new `jti`, `iat`
+//!   now, 2 minutes of life; never for a refused address), POSTs it form-encoded, and logs the
 //!   attempt in the app's delivery log under the pseudo endpoint (`GET
 //!   /app/{appId}/webhooks/backchannel/deliveries`). A 200 or 204 is delivered; anything else is
 //!   retried on the webhooks' backoff within [`WINDOW_SECS`]. No endpoint state: these URLs are
@@ -132,26 +133,29 @@ pub async fn attempt(
         .get(&app_key(app_id))
         .await?
         .map(|i| App::from_item(&i));
-    let notice = match &app {
-        Some(app) => logout::notice(ciam, app, receiver, &ob.user_id, &ob.body).await?,
-        None => None,
-    };
-    let Some(notice) = notice else {
+    let url = app
+        .as_ref()
+        .and_then(|a| receiver.url(a))
+        .map(str::to_owned);
+    let Some(url) = url else {
         entry.outcome = "failed".into();
         entry.error = Some(format!("the app no longer registers a {}", receiver.name()));
         log::write(ciam, &entry).await?;
         return Ok(Step::Failed);
     };
-    let headers = || Ok(vec![("content-type", notice.content_type.to_owned())]);
-    let answer = deliver::post_guarded(
-        ciam,
-        transport,
-        resolver,
-        &notice.url,
-        headers,
-        &notice.body,
-    )
-    .await?;
+    // The address is checked (its lookup within the attempt's budget) before anything is
+    // signed: a refused or unresolvable address never gets a logout token made for it.
+    let answer = match deliver::check_url(ciam, resolver, &url).await {
+        Err(refused) => refused,
+        Ok((target, started)) => {
+            let jwt = logout::logout_token(ciam, app_id, &ob.user_id, &ob.body).await?;
+            let body = url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("logout_token", &jwt)
+                .finish();
+            let headers = [("content-type", logout::FORM.to_owned())];
+            deliver::post_checked(transport, &target, &headers, &body, started).await
+        }
+    };
     let code = deliver::observe(&mut entry, &answer);
     let step = if code == 200 || code == 204 {
         Step::Delivered
