@@ -12,6 +12,12 @@
         replace or delete a resource the stack policy protects, unless --allow-replacement.
     deploy_tool.py protected-types [--policy FILE]
         the resource types infra/stack-policy.json keeps from Update:Replace and Update:Delete.
+    deploy_tool.py canary-account --stack NAME --region R --mailbox ADDRESS
+        the synthetic sign-in's test account (docs/operations.md §8.2): a sign-in name that cannot
+        be guessed (ADDRESS's mailbox with a random 96-bit tag, `local+canary-<24 hex>@domain`)
+        and a random password, written into the stack's CanarySecret (put-secret-value, through a
+        private file, never on a command line) and printed once for the sign-up; nothing else
+        keeps them.
 
 `review` reads the change set with the aws CLI (describe-change-set, every page)."""
 
@@ -19,10 +25,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
+import secrets
 import shlex
 import subprocess
 import sys
+import tempfile
 import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -147,6 +156,49 @@ def review(args) -> int:
     return 0
 
 
+def canary_name(mailbox: str) -> str:
+    """`local+canary-<24 random hex>@domain`: the team's mailbox still receives the account's mail
+    (plus addressing), and the name is not guessable (96 random bits), so nobody can aim a
+    lockout or a password guess at the account the on-call page watches."""
+    local, at, domain = mailbox.partition("@")
+    if not at or not local or "." not in domain or "+" in local:
+        raise ValueError(f"--mailbox {mailbox!r}: an address without a +tag, e.g. ciam-canary@yourcompany.example")
+    return f"{local}+canary-{secrets.token_hex(12)}@{domain}"
+
+
+def canary_account(args) -> int:
+    try:
+        account = canary_name(args.mailbox)
+    except ValueError as e:
+        print(f"deploy_tool: {e}", file=sys.stderr)
+        return 2
+    password = secrets.token_urlsafe(24)
+    arn = subprocess.run(
+        ["aws", "cloudformation", "describe-stacks", "--stack-name", args.stack, "--region", args.region,
+         "--query", "Stacks[0].Outputs[?OutputKey=='CanarySecretArn'].OutputValue", "--output", "text"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    if not arn or arn == "None":
+        print(f"deploy_tool: the stack {args.stack} has no CanarySecretArn output", file=sys.stderr)
+        return 1
+    # The value goes through a file only this user can read, removed at once: never argv.
+    fd, path = tempfile.mkstemp(prefix="ciam-canary-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump({"SecretId": arn, "SecretString": json.dumps({"account": account, "password": password})}, f)
+        subprocess.run(
+            ["aws", "secretsmanager", "put-secret-value", "--region", args.region, "--cli-input-json", f"file://{path}"],
+            check=True, capture_output=True, text=True,
+        )
+    finally:
+        os.unlink(path)
+    print("The canary's test account is in its secret. Register it once through the web app's sign-up")
+    print("(the code arrives in the mailbox), with exactly these, then forget them:")
+    print(f"  sign-in name: {account}")
+    print(f"  password:     {password}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -163,7 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--allow-replacement", action="store_true")
     p = sub.add_parser("protected-types")
     p.add_argument("--policy", type=pathlib.Path, default=POLICY)
+    p = sub.add_parser("canary-account")
+    p.add_argument("--stack", required=True)
+    p.add_argument("--region", required=True)
+    p.add_argument("--mailbox", required=True)
     args = parser.parse_args(argv)
+    if args.command == "canary-account":
+        return canary_account(args)
     if args.command == "settings":
         return settings(args)
     if args.command == "review":

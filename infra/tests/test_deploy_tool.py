@@ -97,3 +97,63 @@ def test_a_change_set_of_in_place_changes_passes(tmp_path):
     done = review(tmp_path, [{"ChangeSetName": "cs1", "Changes": [change("Modify", "Table", "AWS::DynamoDB::Table", "False")]}])
     assert done.returncode == 0, done.stderr
     assert "Table" in done.stdout and "PROTECTED" not in done.stdout
+
+
+def canary_account(tmp_path, mailbox="ciam-canary@yourcompany.example"):
+    """Runs `canary-account` with a stub aws that answers the stack's output and keeps what
+    put-secret-value was given (the file's content, read while it exists) and its argv."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "aws").write_text(
+        "#!/usr/bin/env bash\n"
+        f'echo "$*" >> {tmp_path}/calls\n'
+        'case "$1 $2" in\n'
+        '  "cloudformation describe-stacks") echo arn:aws:secretsmanager:eu-west-1:1:secret:canary-x ;;\n'
+        '  "secretsmanager put-secret-value")\n'
+        '    for a in "$@"; do case "$a" in file://*) f="${a#file://}"; cat "$f" >> ' f'{tmp_path}/put; stat -c %a "$f" >> {tmp_path}/mode ;; esac; done ;;\n'
+        "esac\n"
+    )
+    (bin_dir / "aws").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    return subprocess.run(
+        [sys.executable, str(TOOL), "canary-account", "--stack", "ciam", "--region", "eu-west-1", "--mailbox", mailbox],
+        capture_output=True, text=True, env=env,
+    )
+
+
+def test_the_canary_account_is_random_and_kept_only_in_its_secret(tmp_path):
+    """Issue 30 item 10: not a fixed name; 96 random bits in the sign-in name, a random password,
+    both written into the canary's secret through a private file, never on a command line."""
+    import re
+
+    done = canary_account(tmp_path)
+    assert done.returncode == 0, done.stderr
+    put = json.loads((tmp_path / "put").read_text())
+    assert put["SecretId"] == "arn:aws:secretsmanager:eu-west-1:1:secret:canary-x"
+    secret = json.loads(put["SecretString"])
+    assert re.fullmatch(r"ciam-canary\+canary-[0-9a-f]{24}@yourcompany\.example", secret["account"]), secret
+    assert len(secret["password"]) >= 32
+    assert (tmp_path / "mode").read_text().strip() == "600", "the file only its owner reads"
+    calls = (tmp_path / "calls").read_text()
+    assert secret["password"] not in calls and secret["account"] not in calls, "never in argv"
+    assert not list(pathlib.Path(tempfile_dir()).glob("ciam-canary-*")), "the file is removed"
+    # Printed once, for the sign-up.
+    assert secret["account"] in done.stdout and secret["password"] in done.stdout
+    # Another run, another name.
+    again = canary_account(tmp_path / ".." / tmp_path.name)
+    assert again.returncode == 0
+    names = [json.loads(json.loads(line)["SecretString"])["account"] for line in
+             (tmp_path / "put").read_text().replace("}{", "}\n{").splitlines()]
+    assert len(set(names)) == 2
+
+
+def tempfile_dir():
+    import tempfile
+
+    return tempfile.gettempdir()
+
+
+def test_the_canary_mailbox_must_be_a_plain_address(tmp_path):
+    for bad in ("no-at-sign", "a+tag@example.com", "@example.com"):
+        done = canary_account(tmp_path, bad)
+        assert done.returncode == 2 and "--mailbox" in done.stderr, bad

@@ -137,7 +137,12 @@ def test_aws_backup_acts_as_a_role_with_its_own_managed_policies_only(transforme
         "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup",
         "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores",
     ]
-    assert "Policies" not in role
+    # Its one inline policy narrows (issue 30): the restore policy's item writes never reach
+    # the live table (a restore fills a side table, §8.5.1), the audit log included.
+    [policy] = role["Policies"]
+    [deny] = policy["PolicyDocument"]["Statement"]
+    assert deny["Effect"] == "Deny" and deny["Resource"] == {"Fn::GetAtt": ["Table", "Arn"]}
+    assert set(deny["Action"]) == {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
 
 
 def test_a_failed_backup_or_copy_pages_the_alarm_topic(transformed):

@@ -17,6 +17,7 @@
 //! `Fn::ForEach`: docs/operations.md §2 "The template is generated".
 
 use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
+pub mod audit;
 pub mod roles;
 pub mod webhooks;
 
@@ -704,7 +705,17 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
         ),
         Table::GetItem => Some("`dynamodb:GetItem`"),
     }
-    .map(|a| (a, "Table"));
+    .map(|a| {
+        // Who may put the console's audit entries (audit.rs); nobody changes or deletes one.
+        let audit = if l.table != Table::Write {
+            "Table"
+        } else if audit::writes_audit(f) {
+            "Table (puts AUDIT# entries, never changes one)"
+        } else {
+            "Table (never an AUDIT# item)"
+        };
+        (a, audit)
+    });
     let s3 = match l.s3 {
         S3::None => None,
         S3::AvatarWrite => Some(("`s3:{PutObject,DeleteObject}`", "AvatarBucket objects")),

@@ -7,6 +7,7 @@
 //! keeps its name while rows come and go; infra/tests/test_template_roles.py checks, after the
 //! SAM transform, that every function may do exactly what its own role allowed before.
 
+use crate::audit::writes_audit;
 use crate::{inline_statements, Function};
 use ciam_api::{Auth, Binary, Images, Kms, Staff, Table, S3};
 use std::fmt::Write as _;
@@ -36,7 +37,9 @@ pub fn has_shared_role(f: &Function) -> bool {
 }
 
 /// The managed policies of this template the function's role holds: the origin secret (every
-/// route; not the internal functions) and its table class.
+/// route; not the internal functions) and its table class (a writing route that records operator
+/// acts: `TableAuditWritePolicy`, which may put audit entries; any other: `TableWritePolicy`,
+/// which may not, audit.rs).
 fn managed(f: &Function) -> Vec<&'static str> {
     if f.internal {
         return Vec::new();
@@ -44,6 +47,7 @@ fn managed(f: &Function) -> Vec<&'static str> {
     let mut out = vec!["OriginSecretReadPolicy"];
     match f.lambda.table {
         Table::Read => out.push("TableReadPolicy"),
+        Table::Write if writes_audit(f) => out.push("TableAuditWritePolicy"),
         Table::Write => out.push("TableWritePolicy"),
         Table::None | Table::GetItem => {}
     }
@@ -51,7 +55,8 @@ fn managed(f: &Function) -> Vec<&'static str> {
 }
 
 /// The role's logical id, from what it allows: `<parts>Role`, the parts in this order: the
-/// table (`TableRead`, `TableWrite`, `AppItems` for GetItem), `Messages` (mail and SMS),
+/// table (`TableRead`, `TableWrite`, `TableWriteAudit` when it records operator acts, `AppItems`
+/// for GetItem), `Messages` (mail and SMS),
 /// `ImageDecoder` (invokes it), `Keys<Purpose>...` (its key secrets), `StaffSecret`, the S3
 /// grant (`AvatarWrite`, `AvatarRead`, `WebIndex`), the KMS grant (`OidcSign`,
 /// `OidcPublicKeys`). The origin secret every route reads is not named: a route with nothing
@@ -65,6 +70,7 @@ pub fn role_name(f: &Function) -> String {
     match l.table {
         Table::None => {}
         Table::Read => parts.push("TableRead"),
+        Table::Write if writes_audit(f) => parts.push("TableWriteAudit"),
         Table::Write => parts.push("TableWrite"),
         Table::GetItem => parts.push("AppItems"),
     }

@@ -439,8 +439,11 @@ pub fn render() -> String {
                 Destination: !GetAtt WebhookFanoutFailures.Arn
             FilterCriteria:
               Filters:
-                - Pattern: {filter}",
+                - Pattern: {filter}
+                # The audit log's tripwire (crate::audit): a changed or removed AUDIT# entry.
+                - Pattern: {audit}",
         filter = quoted(&stream_filter()),
+        audit = quoted(&crate::audit::stream_filter()),
     );
     s.push_str(&function(
         &WEBHOOK_FANOUT,

@@ -16,6 +16,7 @@
 //! the same facts the template's policies are generated from (`ciam-gen`). Everything slow
 //! happens once per execution environment, during init (`init.rs`), never per request.
 
+pub mod audit_watch;
 mod binary;
 mod blob;
 pub mod decoder;

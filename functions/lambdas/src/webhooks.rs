@@ -183,6 +183,10 @@ pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value
             .as_str()
             .unwrap_or_default()
             .to_owned();
+        // A changed or removed audit entry (the mapping's second filter): the tripwire's.
+        if crate::audit_watch::watch(record) {
+            continue;
+        }
         let item = match item_of(record) {
             Ok(Some(item)) => item,
             Ok(None) => continue,
