@@ -11,7 +11,9 @@
 //! method and outcome, the lockout it caused, and the account's activity of the day and month
 //! (the handler leaves the account on the response, [`signed_in`]). After the answer is decided
 //! and inside the request (a Lambda is frozen once it has answered), within its own budget
-//! ([`COUNT_BUDGET`]), best effort: a counter that fails never changes the answer.
+//! ([`COUNT_BUDGET`]), best effort: a counter that fails never changes the answer. A password
+//! sign-in whose session carries its facts for the stream (`SignedIn::counted_later`, AWS)
+//! writes nothing here: its request stays at 2 round trips and 3 write units.
 
 use crate::error::PendingError;
 use crate::AppState;
@@ -47,15 +49,16 @@ pub fn logged(
 /// request's own budget, which Lambda's timeout exceeds by 2 s).
 pub const COUNT_BUDGET: Duration = Duration::from_secs(1);
 
-/// The account a successful sign-in signed in, left on the response for the numbers, and
-/// whether its identity had already signed in today (`SignedIn::active_today`).
+/// The account a successful sign-in signed in, left on the response for the numbers, whether
+/// its identity had already signed in today (`SignedIn::active_today`), and whether the
+/// table's stream counts it (`SignedIn::counted_later`).
 #[derive(Clone, Debug)]
-pub struct SignedInAs(pub String, pub bool);
+pub struct SignedInAs(pub String, pub bool, pub bool);
 
 /// The answer of a successful sign-in: the session as JSON, and the account for the numbers.
 pub fn signed_in(s: SignedIn) -> Response {
     use axum::response::IntoResponse;
-    let as_ = SignedInAs(s.user_id.clone(), s.active_today);
+    let as_ = SignedInAs(s.user_id.clone(), s.active_today, s.counted_later);
     let mut res = axum::Json(s).into_response();
     res.extensions_mut().insert(as_);
     res
@@ -91,8 +94,12 @@ async fn outcome(method: &'static str, ciam: Ciam, req: Request, next: Next) -> 
         None if res.status().is_success() => None,
         None => Some(Reason::INTERNAL_SERVER_ERROR),
     };
-    let counted = Method::from_name(method).zip(Outcome::of(refusal, second_step));
     let signed = res.extensions().get::<SignedInAs>();
+    let later = refusal.is_none() && signed.is_some_and(|s| s.2);
+    let counted = Method::from_name(method)
+        .zip(Outcome::of(refusal, second_step))
+        .filter(|_| !later);
+    let signed = signed.filter(|_| !later);
     let s = SignIn {
         counted,
         locked_now: pending.is_some_and(|e| locked_by_this_request(e, started)),

@@ -126,6 +126,10 @@ pub struct SignedIn {
     /// numbers need not look at the account's day again (`numbers::SignIn::active_today`).
     #[serde(skip)]
     pub active_today: bool,
+    /// Its session carries what the numbers count (`numbers::tally`): the table's stream
+    /// counts it, so the sign-in's request writes no counter (`Config::numbers_from_stream`).
+    #[serde(skip)]
+    pub counted_later: bool,
 }
 
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one,
@@ -294,6 +298,7 @@ fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item, Result<Sig
         user_id: who.id.clone(),
         expires_at: session.deadline(),
         active_today: false,
+        counted_later: false,
     });
     (session.to_item(), answer)
 }
@@ -301,7 +306,10 @@ fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item, Result<Sig
 /// The success of a password sign-in (docs/cost.md): the counter's reset, which also records
 /// the day on the identity item (`SignInRecord::reset_update`), and the session (or the
 /// challenge), as two single-item writes side by side: 1 write unit each, where a transaction
-/// of the two cost 4. Nothing half-written is shown: when the reset fails (the account was
+/// of the two cost 4. With `Config::numbers_from_stream` the session also carries what the
+/// console's numbers count (`numbers::TALLY_METHOD`, and `numbers::TALLY_NEWS` on the sign-in
+/// name's first success of the day), a few bytes in the same write unit, and the request writes
+/// no counter. Nothing half-written is shown: when the reset fails (the account was
 /// suspended or deactivated meanwhile: `PASSWORD_ERROR`, as the transaction answered; or a
 /// store fault: 503) the session just written is deleted, and no one ever held its token; when
 /// the session's write fails after the reset, the answer is 503 and the reset only gave the
@@ -317,7 +325,15 @@ pub(crate) async fn finish_password(
         ..Who::from(rec)
     };
     let today = crate::numbers::Day::of(ciam.now()).date();
-    let (item, answer) = first_write(ciam, &who, client);
+    let (mut item, answer) = first_write(ciam, &who, client);
+    let active_today = rec.day.as_deref().is_some_and(|d| d >= today.as_str());
+    let counted_later = ciam.config.numbers_from_stream && answer.is_ok();
+    if counted_later {
+        item = item.with(crate::numbers::TALLY_METHOD, "password");
+        if !active_today {
+            item = item.with(crate::numbers::TALLY_NEWS, 1);
+        }
+    }
     let key = item.key.clone();
     let (ops, cond) = rec.reset_update(&today);
     let (reset, put) = tokio::join!(
@@ -327,7 +343,8 @@ pub(crate) async fn finish_password(
     let refused = match (reset, put) {
         (Ok(_), Ok(())) => {
             return answer.map(|s| SignedIn {
-                active_today: rec.day.as_deref().is_some_and(|d| d >= today.as_str()),
+                active_today,
+                counted_later,
                 ..s
             })
         }

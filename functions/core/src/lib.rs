@@ -110,6 +110,10 @@ pub struct Config {
     /// Webhooks may go to `http://localhost` (and loopback addresses) for URLs naming it: the
     /// local-http mode of `ciam serve` (`--webhooks-strict` turns it off). Never in AWS.
     pub webhooks_local_http: bool,
+    /// A password sign-in's success is counted in the console's numbers from the table's
+    /// stream (`numbers::tally`), not on its request: on in AWS, where the stream function
+    /// counts; off for `ciam serve`, which counts inline (docs/console-design.md §3).
+    pub numbers_from_stream: bool,
 }
 
 impl Default for Config {
@@ -128,6 +132,7 @@ impl Default for Config {
             console: true,
             staff_mfa_acr: Vec::new(),
             webhooks_local_http: false,
+            numbers_from_stream: false,
         }
     }
 }

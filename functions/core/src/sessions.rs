@@ -231,8 +231,12 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
     if !sess.is_live(now) {
         return Err(unauthorized("unknown or expired session"));
     }
-    // The account is active today (the console's numbers): free once counted today.
-    crate::numbers::used(ciam, &user_item).await;
+    // The account is active today (the console's numbers): free once counted today, and free
+    // for a session made today, whose sign-in counted it (on its request, or from the stream:
+    // the user item's `activeDay` may lag the stream by a second, `numbers::tally`).
+    if crate::numbers::Day::of(sess.created_at) < crate::numbers::Day::of(now) {
+        crate::numbers::used(ciam, &user_item).await;
+    }
     let created = sess.created_at;
     if now - sess.last_seen >= REFRESH_AFTER {
         let ops = vec![

@@ -21,12 +21,15 @@
 //! (the next attempt starts it again at 1).
 //!
 //! The lock reveals nothing: a sign-in name nobody registered gets the same budget of attempts,
-//! on a short-lived item of its own at the same key (a "budget item": `fails`, `attemptAt`,
-//! `lockedUntil`, no `userId`, expiring `LOCK_SECS` after its last attempt or with its lock), so
-//! its sixth wrong password answers the lock with the same unlock time as a real account's.
-//! Registration and binding take the key over (`name_free`). An unknown name costs one store call
-//! more than a known one (the attempt's condition fails on the absent item, then the budget is
-//! counted): the answers are the same, try by try.
+//! on an item of its own at the same key (a "budget item": `fails`, `attemptAt`, `lockedUntil`,
+//! no `userId`), so its sixth wrong password answers the lock with the same unlock time as a
+//! real account's. Registration and binding take the key over (`name_free`). An unknown name
+//! makes exactly the store calls a known one makes (DESIGN.md §2): the attempt is the same
+//! conditional update whether the item is an account's, a budget item or absent (it makes the
+//! budget item then), a count gone quiet starts again by the same second write, and the lock is
+//! one transaction. The update writes no expiry, so that no real identity item ever gets one:
+//! the budget's window is in its condition (`attemptAt`), as an account's is, and the item
+//! expires with its lock; one that never reaches a lock stays (about 60 bytes; docs/cost.md).
 //!
 //! A suspended account (`suspendedAt`, the console) takes its attempt as any other; the secret is
 //! judged and then refused as a wrong one (the same answer, counted the same way), and the
@@ -252,18 +255,17 @@ pub fn name_free() -> Cond {
 
 /// Finds the account of `id` and takes one attempt, atomically: one conditional update of the
 /// identity item (the attempt is refused while the account is locked or its attempts are used
-/// up). Round trips: 1 (2 once for an identity item without a record, see the module; 2 for an
-/// unknown name, whose budget is counted; 2 when a count older than `LOCK_SECS` starts again).
+/// up), the same for a name nobody registered (the update makes or counts its budget item).
+/// Round trips: 1 (2 once for an identity item without a record, see the module; 2 when a
+/// count older than `LOCK_SECS` starts again, known name or not).
 pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
     let now = ciam.now();
     let key = unique_key(id.unique_pk());
     let recent = Cond::attr_not_exists("fails")
         .or(Cond::eq("fails", 0))
         .or(Cond::gt("attemptAt", now - LOCK_SECS));
-    let cond = Cond::Exists
-        .and(Cond::attr_exists("userId"))
-        .and(may_attempt(now))
-        .and(recent);
+    // True of an absent item too: an unknown name's attempt is this same write.
+    let cond = may_attempt(now).and(recent);
     let ops = vec![
         Update::Add("fails".into(), 1),
         Update::Set("attemptAt".into(), now.into()),
@@ -278,12 +280,10 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
             crate::once::update_with(ciam, &key, ops.clone(), Some(cond.clone()), &token).await?;
         let cur = match taken {
             Ok(item) => break item,
-            Err(None) => return unknown(ciam, key, now).await,
+            // Cannot be (the condition holds on an absent item): nothing counted.
+            Err(None) => return Ok(Attempt::NoAccount(Budget { key, fails: 0 })),
             Err(Some(cur)) => cur,
         };
-        if cur.s("userId").is_none() {
-            return unknown(ciam, key, now).await;
-        }
         if cur.n("lockedUntil").is_some_and(|t| t > now) || !quiet_since(&cur, now) {
             return Ok(Attempt::Locked(locked_until(&cur, now)));
         }
@@ -295,6 +295,12 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
             return Err(Reason::SERVICE_UNAVAILABLE.into());
         }
     };
+    if item.s("userId").is_none() {
+        return Ok(Attempt::NoAccount(Budget {
+            key,
+            fails: item.n("fails").unwrap_or(1),
+        }));
+    }
     if let Some(rec) = SignInRecord::from_item(&item) {
         return Ok(Attempt::Taken(rec));
     }
@@ -302,10 +308,11 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
     // unless a change committed meanwhile already did.
     let fails = item.n("fails").unwrap_or(1);
     let Some(uid) = item.s("userId") else {
-        return unknown(ciam, key, now).await;
+        return Ok(Attempt::NoAccount(Budget { key, fails }));
     };
     let Some(user) = live_user(ciam, uid).await? else {
-        return unknown(ciam, key, now).await;
+        // Deactivated meanwhile: answered as an unknown name, this attempt counting nothing.
+        return Ok(Attempt::NoAccount(Budget { key, fails: 0 }));
     };
     if let Some(t) = user.locked_until.filter(|t| *t > now) {
         return Ok(Attempt::Locked(t));
@@ -325,13 +332,15 @@ pub async fn take_attempt(ciam: &Ciam, id: &Identity) -> Result<Attempt> {
     Ok(Attempt::Taken(SignInRecord::from_user(key, &user, fails)))
 }
 
-/// Starts a count whose failures are older than `LOCK_SECS` again at this attempt, unless
-/// another attempt changed it since `cur` was read (`None`).
+/// Starts a count whose failures are older than `LOCK_SECS` again at this attempt (an
+/// account's or a budget item's alike), unless another attempt changed it since `cur` was read
+/// (`None`).
 async fn restart(ciam: &Ciam, key: &Key, cur: &Item, now: i64) -> Result<Option<Item>> {
-    let Some(user_id) = cur.s("userId") else {
-        return Ok(None);
+    let owner = match cur.s("userId") {
+        Some(user_id) => Cond::eq("userId", user_id),
+        None => Cond::Exists.and(Cond::attr_not_exists("userId")),
     };
-    let same = Cond::eq("userId", user_id)
+    let same = owner
         .and(Cond::eq("attemptAt", cur.n("attemptAt").unwrap_or(0)))
         .and(Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now)));
     let ops = vec![
@@ -345,33 +354,11 @@ async fn restart(ciam: &Ciam, key: &Key, cur: &Item, now: i64) -> Result<Option<
         .ok())
 }
 
-/// Counts an attempt on the budget item of a name no account signs in with: the same
-/// condition as an account's, the item made when absent and kept `LOCK_SECS` after its last
-/// attempt. Round trips: 1.
-async fn unknown(ciam: &Ciam, key: Key, now: i64) -> Result<Attempt> {
-    let ops = vec![
-        Update::Add("fails".into(), 1),
-        Update::Set("attemptAt".into(), now.into()),
-        Update::Expires(Some(now + LOCK_SECS)),
-    ];
-    let cond = Cond::attr_not_exists("userId").and(may_attempt(now));
-    match crate::once::update(ciam, &key, ops, Some(cond)).await? {
-        Ok(item) => Ok(Attempt::NoAccount(Budget {
-            key,
-            fails: item.n("fails").unwrap_or(1),
-        })),
-        // Registered a moment ago: this attempt counts for nothing.
-        Err(Some(cur)) if cur.s("userId").is_some() => {
-            Ok(Attempt::NoAccount(Budget { key, fails: 0 }))
-        }
-        Err(Some(cur)) => Ok(Attempt::Locked(locked_until(&cur, now))),
-        Err(None) => Ok(Attempt::NoAccount(Budget { key, fails: 0 })),
-    }
-}
-
 /// After an attempt on an unknown name failed: locks the name, as an account's last failure
-/// locks the account, and returns the error to answer (`base`, or the lock with its unlock
-/// time). Round trips: 0, or 1 when it locks.
+/// locks the account (the same calls: one transaction, and a read when another failure locked
+/// it a moment ago), and returns the error to answer (`base`, or the lock with its unlock
+/// time). The budget item expires with its lock. Round trips: 0, or 1 when it locks (2 when
+/// another failure locked it a moment ago).
 pub async fn failed_unknown(ciam: &Ciam, budget: &Budget, base: Error) -> Error {
     if budget.fails < MAX_FAILS {
         return base;
@@ -386,18 +373,22 @@ pub async fn failed_unknown(ciam: &Ciam, budget: &Budget, base: Error) -> Error 
     let cond = Cond::Exists
         .and(Cond::attr_not_exists("userId"))
         .and(Cond::attr_not_exists("lockedUntil").or(Cond::le("lockedUntil", now)));
-    match ciam
-        .store
-        .update_or_current(&budget.key, ops, Some(cond))
-        .await
-    {
-        Ok(Ok(_)) => crate::lock::locked_error(until),
+    let lock = TxOp::Update {
+        key: budget.key.clone(),
+        ops,
+        cond: Some(cond),
+    };
+    match ciam.store.transact(vec![lock]).await.won() {
+        Ok(Some(())) => crate::lock::locked_error(until),
         // Locked a moment ago by another failure: that lock, unchanged.
-        Ok(Err(Some(cur))) => match cur.n("lockedUntil").filter(|t| *t > now) {
-            Some(t) => crate::lock::locked_error(t),
-            None => base,
+        Ok(None) => match ciam.store.get(&budget.key).await {
+            Ok(Some(cur)) => match cur.n("lockedUntil").filter(|t| *t > now) {
+                Some(t) => crate::lock::locked_error(t),
+                None => base,
+            },
+            Ok(None) => base,
+            Err(e) => Error::from(e),
         },
-        Ok(Err(None)) => base,
         Err(e) => Error::from(e),
     }
 }

@@ -7,6 +7,7 @@ use crate::helpers::{password_hash, TestApp, NEW_PASSWORD, PASSWORD};
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
+use ciam_core::testing::billing::{total, Billed};
 use ciam_core::user::{unique_key, User};
 use ciam_core::validate::Identity;
 use ciam_store::dynamo_local::DynamoLocal;
@@ -108,13 +109,12 @@ async fn on_dynamodb_a_sign_in_is_two_calls_and_an_unknown_account_costs_what_a_
     assert_eq!(
         wrong,
         ["UpdateItem", "UpdateItem"],
-        "a wrong password: the attempt, then the week's counter"
+        "a wrong password: the attempt, then the week's counter (a shard)"
     );
     assert_eq!(
-        unknown,
-        ["UpdateItem", "UpdateItem", "UpdateItem"],
-        "an unknown name: the same attempt, then its own budget is counted (the lock reveals \
-         nothing), then the week's counter"
+        unknown, wrong,
+        "an unknown name: the same attempt (it makes or counts the name's budget item), then \
+         the week's counter (DESIGN.md §2: the same store calls as a known name)"
     );
 
     // A code sign-in: the attempt and the code read together, then one transaction.
@@ -281,7 +281,11 @@ async fn the_items_a_sign_in_writes_each_bill_as_one_write_unit() {
         4,
         "attempt, then reset + session, then the week's counters: {keys:?}"
     );
-    assert_eq!(keys[3].pk, "STATS#2027-W02");
+    assert!(
+        keys[3].pk.starts_with("STATS#2027-W02#"),
+        "a shard: {:?}",
+        keys[3]
+    );
     let user = app.owner_of(&mail).await.expect("owner");
     for key in keys
         .into_iter()
@@ -326,4 +330,306 @@ async fn a_session_write_that_fails_after_the_reset_answers_503_and_leaves_nothi
     let token = app.sign_in(mail, PASSWORD).await;
     app.get_info(&token).await.ok(200);
     assert_eq!(app.sessions_of(&user_id).await.len(), sessions + 1);
+}
+
+/// What one sign-in cost: its store calls in order, as the store's own counter (the spy) saw
+/// them (the wire also carries the reads the spy makes to bill each write), and its write units.
+struct Cost {
+    wire: Vec<&'static str>,
+    bill: Vec<Billed>,
+}
+
+impl Cost {
+    async fn of<F: std::future::Future>(app: &TestApp, f: F) -> (Cost, F::Output) {
+        app.store.take_calls();
+        app.store.take_bill();
+        let out = f.await;
+        let cost = Cost {
+            wire: app
+                .store
+                .take_calls()
+                .into_iter()
+                .map(|(op, _)| op)
+                .collect(),
+            bill: app.store.take_bill(),
+        };
+        (cost, out)
+    }
+
+    fn units(&self) -> u64 {
+        total(&self.bill)
+    }
+
+    /// The written items, by partition kind and sort key kind.
+    fn items(&self) -> Vec<String> {
+        self.bill
+            .iter()
+            .map(|b| {
+                let kind = |s: &str| s.split('#').next().unwrap_or_default().to_owned();
+                format!("{} {}/{}", b.op, kind(&b.key.pk), kind(&b.key.sk))
+            })
+            .collect()
+    }
+}
+
+/// Issue 30: with the numbers counted from the table's stream (`Config::numbers_from_stream`,
+/// as in AWS), a password sign-in, the account's first of the day included, is 2 sequential
+/// round trips (the attempt; then the reset and the session side by side) and 3 write units,
+/// counted by the store's own call counter over DynamoDB Local (and, with billing off, on the
+/// wire: the same three operations) and billed as DynamoDB bills them; a wrong password
+/// and an unknown name make the same calls (the attempt, then the week's counter on a shard).
+/// Then the stream's tally of the sessions written shows the console what inline counting
+/// would have (`numbers::tally`). Prints the figures docs/cost.md quotes.
+#[tokio::test]
+async fn on_dynamodb_a_password_sign_in_first_of_the_day_included_is_two_round_trips_and_three_write_units(
+) {
+    let local = Arc::new(DynamoLocal::start().await);
+    let (app, wire) = counted(&local, "lean").await;
+    let app = app.configure(|c| c.numbers_from_stream = true);
+    let mail = format!("{}@{}.example.com", "a".repeat(40), "b".repeat(40));
+    let user_id = app.sign_up("annlee", &mail).await;
+    // On the wire first (billing off, the spy reads nothing of its own): the account's first
+    // sign-in of the day is three DynamoDB operations, the two last side by side.
+    let other = "wire@example.com";
+    app.sign_up("wire", other).await;
+    wire.take();
+    app.sign_in(other, PASSWORD).await;
+    let mut calls = wire.take();
+    calls[1..].sort();
+    assert_eq!(
+        calls,
+        ["UpdateItem", "PutItem", "UpdateItem"],
+        "on the wire"
+    );
+    app.store.bill_writes();
+    let two_round_trips = |c: &Cost, what: &str| {
+        let mut calls = c.wire.clone();
+        assert_eq!(calls.len(), 3, "{what}: {calls:?}");
+        calls[1..].sort();
+        assert_eq!(
+            calls,
+            ["update_once", "put", "update"],
+            "{what}: the attempt, then the reset and the session side by side: nothing else"
+        );
+        assert!(
+            c.units() <= 3,
+            "{what}: {} units: {:?}",
+            c.units(),
+            c.items()
+        );
+    };
+
+    let (first, _) = Cost::of(&app, app.sign_in(&mail, PASSWORD)).await;
+    two_round_trips(&first, "the account's first sign-in of the day");
+    app.clock.advance(120);
+    let (repeat, _) = Cost::of(&app, app.sign_in(&mail, PASSWORD)).await;
+    two_round_trips(&repeat, "a repeat sign-in of the day");
+    // (on the other account: a failure left on ann's name would make her next day's attempt
+    // start a quiet count again, one more write, as any sign-in after an old failure)
+    let (wrong, _) = Cost::of(&app, app.login_password(other, NEW_PASSWORD)).await;
+    let (unknown, _) = Cost::of(&app, app.login_password("nobody@example.com", NEW_PASSWORD)).await;
+    assert_eq!(wrong.wire, ["update_once", "update"], "{:?}", wrong.items());
+    assert_eq!(unknown.wire, wrong.wire);
+    assert_eq!(unknown.units(), wrong.units());
+    app.clock.advance(86_400);
+    let (next_day, _) = Cost::of(&app, app.sign_in(&mail, PASSWORD)).await;
+    two_round_trips(&next_day, "the next day's first sign-in");
+    for (what, c, trips) in [
+        ("first of the day", &first, 2),
+        ("repeat", &repeat, 2),
+        ("next day's first", &next_day, 2),
+        ("wrong password", &wrong, 2),
+        ("unknown name", &unknown, 2),
+    ] {
+        println!(
+            "figures: {what}: {trips} sequential round trips, {} calls {:?}, {} write units {:?}",
+            c.wire.len(),
+            c.wire,
+            c.units(),
+            c.items()
+        );
+    }
+
+    // The stream's part: the sessions carry the facts; the tally counts them, off the request.
+    let mut q = ciam_store::Query::partition(format!("USER#{user_id}"));
+    q.sk_prefix = Some("SESSION#".into());
+    let sessions = app.store.query(q).await.expect("sessions");
+    let news: Vec<Option<i64>> = sessions.iter().map(|s| s.n("tn")).collect();
+    assert_eq!(sessions.len(), 3);
+    assert_eq!(
+        news.iter().filter(|n| n.is_some()).count(),
+        2,
+        "the first of each day: {news:?}"
+    );
+    assert_eq!(
+        ciam_core::numbers::tally_items(&app.ciam, &sessions).await,
+        3
+    );
+    let o = ciam_core::numbers::overview(&app.ciam, app.now())
+        .await
+        .expect("overview");
+    let (yesterday, today) = (&o.days[28], &o.days[29]);
+    assert_eq!(
+        (yesterday.sign_ins.by_outcome["success"], yesterday.active),
+        (2, 1)
+    );
+    assert_eq!(
+        yesterday.sign_ins.by_outcome["wrongSecret"], 2,
+        "the wrong password and the unknown name"
+    );
+    assert_eq!((today.sign_ins.by_outcome["success"], today.active), (1, 1));
+    assert_eq!(o.months[0].active, 1);
+}
+
+/// The store calls of one request, as the spy saw them (operation, keys), but a
+/// transaction's number of items: the lock's is the account's items (the user item and each
+/// sign-in name), the unknown name's its one item.
+async fn calls_of<F: std::future::Future>(app: &TestApp, f: F) -> Vec<(&'static str, usize)> {
+    app.store.take_calls();
+    f.await;
+    app.store
+        .take_calls()
+        .into_iter()
+        .map(|(op, n)| (op, if op == "transact" { 0 } else { n }))
+        .collect()
+}
+
+/// Issue 30, DESIGN.md §2: an unknown sign-in name makes exactly the store calls a known one
+/// makes, try by try: the wrong passwords, a count gone quiet that starts again, the failure
+/// that locks, the refusal by the lock, and the lock's end; with the numbers counted inline
+/// (`ciam serve`) or from the stream (AWS).
+async fn unknown_and_known_names_make_the_same_calls(app: TestApp) {
+    const KNOWN: &str = "real@example.com";
+    const NOBODY: &str = "nobody@example.com";
+    app.sign_up("real", KNOWN).await;
+    let mut tries = 0;
+    let mut alike = |what: &'static str| {
+        tries += 1;
+        let (app, n) = (&app, tries);
+        async move {
+            let known = calls_of(app, app.login_password(KNOWN, NEW_PASSWORD)).await;
+            let unknown = calls_of(app, app.login_password(NOBODY, NEW_PASSWORD)).await;
+            assert_eq!(known, unknown, "{what} (try {n})");
+            known
+        }
+    };
+    for _ in 0..4 {
+        let c = alike("a wrong password").await;
+        assert_eq!(c.len(), 2, "the attempt, the week's counter: {c:?}");
+    }
+    app.clock.advance(ciam_core::lock::LOCK_SECS + 1);
+    let c = alike("a count gone quiet starts again").await;
+    assert_eq!(
+        c.len(),
+        3,
+        "the refused attempt, the restart, the counter: {c:?}"
+    );
+    for _ in 0..3 {
+        alike("a wrong password").await;
+    }
+    let c = alike("the failure that locks").await;
+    assert!(c.iter().any(|(op, _)| *op == "transact"), "{c:?}");
+    let c = alike("refused by the lock").await;
+    assert_eq!(c.len(), 2, "the refused attempt, the counter: {c:?}");
+    app.clock.advance(ciam_core::lock::LOCK_SECS);
+    alike("after the lock").await;
+    alike("after the lock").await;
+}
+
+#[tokio::test]
+async fn unknown_and_known_names_make_the_same_store_calls() {
+    unknown_and_known_names_make_the_same_calls(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn with_the_stream_counting_unknown_and_known_names_make_the_same_store_calls() {
+    let app = TestApp::spawn().await;
+    unknown_and_known_names_make_the_same_calls(app.configure(|c| c.numbers_from_stream = true))
+        .await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_unknown_and_known_names_make_the_same_store_calls() {
+    let local = Arc::new(DynamoLocal::start().await);
+    unknown_and_known_names_make_the_same_calls(app_on(&local, "alike").await).await;
+}
+
+/// A burst of sign-ins (successes of three accounts, wrong passwords, unknown names) and the
+/// stream's tally of it in batches: the writes per item, counted on the spy, find no item
+/// written by every sign-in (DESIGN.md §3: one item holds about 1,000 writes a second).
+async fn a_burst_writes_no_item_every_time(app: TestApp, from_stream: bool) {
+    let app = app.configure(|c| c.numbers_from_stream = from_stream);
+    let accounts = ["b1@example.com", "b2@example.com", "b3@example.com"];
+    for (i, a) in accounts.iter().enumerate() {
+        app.sign_up(&format!("burst{i}"), a).await;
+    }
+    let before = app.store.written().len();
+    let mut sign_ins = 0;
+    for round in 0..4 {
+        for a in accounts {
+            app.sign_in(a, PASSWORD).await;
+            app.login_password(&format!("x{round}{a}"), NEW_PASSWORD)
+                .await
+                .error(401, "PASSWORD_ERROR");
+            sign_ins += 2;
+        }
+        app.login_password(accounts[round % 3], NEW_PASSWORD)
+            .await
+            .error(401, "PASSWORD_ERROR");
+        sign_ins += 1;
+    }
+    let written = app.store.written()[before..].to_vec();
+    if from_stream {
+        // The stream's batches (of up to 100 records; here 4 of the sessions each).
+        let sessions: Vec<ciam_store::Item> = {
+            let mut out = Vec::new();
+            for k in written.iter().filter(|k| k.sk.starts_with("SESSION#")) {
+                out.extend(app.store.get(k).await.expect("get"));
+            }
+            out
+        };
+        for batch in sessions.chunks(4) {
+            ciam_core::numbers::tally_items(&app.ciam, batch).await;
+        }
+    }
+    let all = app.store.written()[before..].to_vec();
+    let mut per_item = std::collections::BTreeMap::<String, usize>::new();
+    for k in &all {
+        *per_item.entry(format!("{} / {}", k.pk, k.sk)).or_default() += 1;
+    }
+    let mut busiest: Vec<(usize, String)> = per_item.into_iter().map(|(k, n)| (n, k)).collect();
+    busiest.sort_unstable_by(|a, b| b.cmp(a));
+    println!(
+        "figures: a burst of {sign_ins} sign-ins (from the stream: {from_stream}), the busiest items: {:?}",
+        &busiest[..busiest.len().min(5)]
+    );
+    assert!(
+        busiest[0].0 < sign_ins / 2,
+        "{} of {sign_ins} sign-ins wrote {}",
+        busiest[0].0,
+        busiest[0].1
+    );
+    let o = ciam_core::numbers::overview(&app.ciam, app.now())
+        .await
+        .expect("overview");
+    let today = &o.days[29];
+    assert_eq!(
+        today.sign_ins.total, sign_ins as i64,
+        "every sign-in counted"
+    );
+    assert_eq!(today.sign_ins.by_outcome["success"], 12);
+    assert_eq!(today.active, 3);
+}
+
+#[tokio::test]
+async fn a_burst_of_sign_ins_writes_no_item_every_time() {
+    a_burst_writes_no_item_every_time(TestApp::spawn().await, false).await;
+    a_burst_writes_no_item_every_time(TestApp::spawn().await, true).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_a_burst_of_sign_ins_writes_no_item_every_time() {
+    let local = Arc::new(DynamoLocal::start().await);
+    a_burst_writes_no_item_every_time(app_on(&local, "burst1").await, false).await;
+    a_burst_writes_no_item_every_time(app_on(&local, "burst2").await, true).await;
 }

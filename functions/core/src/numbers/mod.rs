@@ -1,15 +1,27 @@
 //! The console's numbers (docs/console-design.md §3): counters written as things happen, never
-//! a scan or a nightly job, read by the overview in one `get_many` of at most 9 items whatever
-//! the number of accounts.
+//! a scan or a nightly job, read by the overview in one `get_many` of at most
+//! [`overview::MAX_KEYS`] items whatever the number of accounts.
 //!
 //! Items (docs/data-model.md):
-//! - `STATS#<iso week>` / `NUM`, one counter per (weekday, kind), named `<weekday 1-7><kind>`:
-//!   sign-ins `<method><outcome>` (`3pS`: Wednesday's password sign-ins that succeeded), new
-//!   accounts `n`, lockouts `l`, daily active accounts `a`. Kept 400 days.
-//! - `STATS#<yyyy-mm>` / `NUM`: monthly active `a`, new accounts `n`, deactivations `d`. Kept
-//!   2 years.
+//! - `STATS#<iso week>#<shard>` / `NUM`, one counter per (weekday, kind), named
+//!   `<weekday 1-7><kind>`: sign-ins `<method><outcome>` (`3pS`: Wednesday's password sign-ins
+//!   that succeeded), new accounts `n`, lockouts `l`, daily active accounts `a`. Kept 400 days.
+//! - `STATS#<yyyy-mm>#<shard>` / `NUM`: monthly active `a`, new accounts `n`, deactivations `d`.
+//!   Kept 2 years.
 //! - `STATS` / `TOTAL`: `accounts`, moved by registrations, staff account creation and
 //!   deactivations.
+//!
+//! Sharded (DESIGN.md §3): each write of a week's or a month's counters goes to one of
+//! [`SHARDS`] items chosen at random, so no item takes a write on every sign-in (one DynamoDB
+//! item holds about 1,000 writes a second; 8 shards, 8,000); the overview adds the shards up
+//! (and the unsharded `STATS#<week>` / `STATS#<month>` items written before the shards, so the
+//! numbers of the weeks before the change stay shown).
+//!
+//! A password sign-in's success writes nothing here on its request when
+//! `Config::numbers_from_stream` is on (AWS): its session item carries the facts ([`tally`]:
+//! the method, and whether it was its sign-in name's first of the day) and the table's stream
+//! counts them in batches, off the request path ([`tally`]). Everything else, and everything on
+//! `ciam serve`, is counted inline, on a shard.
 //!
 //! Every write is best effort: a counter that fails is a warning in the log, never the
 //! request's answer. The callers write them after the answer is decided, inside the request
@@ -17,9 +29,11 @@
 
 mod calendar;
 mod overview;
+mod tally;
 
 pub use calendar::Day;
-pub use overview::{overview, DayNumbers, MonthNumbers, Overview, SignIns};
+pub use overview::{overview, DayNumbers, MonthNumbers, Overview, SignIns, MAX_KEYS};
+pub use tally::{facts_of, is_tallied, tally, tally_items, Fact, TALLY_METHOD, TALLY_NEWS};
 
 use crate::user::profile_key;
 use crate::{Ciam, Reason};
@@ -158,14 +172,65 @@ impl Outcome {
     }
 }
 
-/// `STATS#<iso week>` / `NUM`.
+/// How many items a week's (and a month's) counters are spread over.
+pub const SHARDS: u8 = 8;
+
+/// `STATS#<iso week>` / `NUM`: the week's item as it was written before the shards (read by the
+/// overview, written no more).
 pub fn week_key(day: Day) -> Key {
     Key::new(format!("{PK}#{}", day.iso_week()), "NUM")
 }
 
-/// `STATS#<yyyy-mm>` / `NUM`.
+/// `STATS#<iso week>#<shard>` / `NUM`.
+pub fn week_shard(day: Day, shard: u8) -> Key {
+    Key::new(format!("{PK}#{}#{shard}", day.iso_week()), "NUM")
+}
+
+/// Every item holding the counters of `day`'s week: the unsharded one, then the shards.
+pub fn week_keys(day: Day) -> Vec<Key> {
+    std::iter::once(week_key(day))
+        .chain((0..SHARDS).map(|s| week_shard(day, s)))
+        .collect()
+}
+
+/// `STATS#<yyyy-mm>` / `NUM`: the month's item before the shards (read, written no more).
 pub fn month_key(day: Day) -> Key {
     Key::new(format!("{PK}#{}", day.month()), "NUM")
+}
+
+/// `STATS#<yyyy-mm>#<shard>` / `NUM`.
+pub fn month_shard(day: Day, shard: u8) -> Key {
+    Key::new(format!("{PK}#{}#{shard}", day.month()), "NUM")
+}
+
+/// Every item holding the counters of `day`'s month: the unsharded one, then the shards.
+pub fn month_keys(day: Day) -> Vec<Key> {
+    std::iter::once(month_key(day))
+        .chain((0..SHARDS).map(|s| month_shard(day, s)))
+        .collect()
+}
+
+/// A shard chosen at random for one write.
+fn shard(ciam: &Ciam) -> u8 {
+    crate::keys::random::<1>(ciam.entropy.as_ref())[0] % SHARDS
+}
+
+/// The counters of `keys` added up, as one item keyed by the first (what the tests and tools
+/// read where they read a week or a month). Round trips: 1 (`get_many`).
+pub async fn sums(ciam: &Ciam, keys: &[Key]) -> crate::Result<Option<ciam_store::Item>> {
+    let items = ciam.store.get_many(keys).await?;
+    let mut out: Option<ciam_store::Item> = None;
+    for item in items.into_iter().flatten() {
+        let sum = out.get_or_insert_with(|| ciam_store::Item::new(keys[0].clone()));
+        sum.expires_at = sum.expires_at.max(item.expires_at);
+        for (name, _) in item.attrs.iter() {
+            if let Some(n) = item.n(name) {
+                let before = sum.n(name).unwrap_or(0);
+                sum.attrs.insert(name.clone(), (before + n).into());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `STATS` / `TOTAL`.
@@ -200,11 +265,13 @@ async fn add(ciam: &Ciam, key: Key, adds: Vec<(String, i64)>, keep: Option<i64>)
 }
 
 async fn add_week(ciam: &Ciam, day: Day, adds: Vec<(String, i64)>) {
-    add(ciam, week_key(day), adds, Some(WEEK_KEEP_SECS)).await;
+    let key = week_shard(day, shard(ciam));
+    add(ciam, key, adds, Some(WEEK_KEEP_SECS)).await;
 }
 
 async fn add_month(ciam: &Ciam, day: Day, adds: Vec<(String, i64)>) {
-    add(ciam, month_key(day), adds, Some(MONTH_KEEP_SECS)).await;
+    let key = month_shard(day, shard(ciam));
+    add(ciam, key, adds, Some(MONTH_KEEP_SECS)).await;
 }
 
 fn today(ciam: &Ciam) -> Day {
@@ -251,16 +318,16 @@ pub struct Active {
     pub first_this_month: bool,
 }
 
-/// Records on the user item that the account was active today (`activeDay`), and tells
-/// whether that was news for the day and for the month. A read of the user item first (a read
+/// Records on the user item that the account was active on `day` (`activeDay`; today, or a
+/// sign-in's day counted from the stream), and tells whether that was news for the day and for
+/// the month. A read of the user item first (a read
 /// unit costs a fifth of a write unit, and most sign-ins are not an account's first of the
 /// day), then, only when `activeDay` is before today, one conditional update that applies at
 /// most once a day per account (two sign-ins racing: one of them counts). The month is new when
 /// `activeDay` was before this month's first day or missing. Round trips: 1, or 2 on the day's
 /// first sign-in. An account that is gone is not created. Best effort: a failure is a warning
 /// and counts nothing.
-async fn touch(ciam: &Ciam, user_id: &str) -> Active {
-    let day = today(ciam);
+async fn touch(ciam: &Ciam, user_id: &str, day: Day) -> Active {
     let (date, first) = (day.date(), day.first_of_month().date());
     let key = profile_key(user_id);
     let warn = |e: ciam_store::StoreError| {
@@ -360,7 +427,7 @@ impl<'a> SignIn<'a> {
 /// Best effort, never an error.
 pub async fn record_sign_in(ciam: &Ciam, s: SignIn<'_>) {
     let active = match s.user_id {
-        Some(user_id) if !s.active_today => touch(ciam, user_id).await,
+        Some(user_id) if !s.active_today => touch(ciam, user_id, today(ciam)).await,
         _ => Active::default(),
     };
     let day = today(ciam);

@@ -1,8 +1,9 @@
 //! The overview (`GET /admin/overview`): the numbers of the last 30 days and 2 months from at
-//! most 9 items in one `get_many` (the total, the 5 or 6 ISO weeks the 30 days touch, the two
-//! months), whatever the number of accounts.
+//! most [`MAX_KEYS`] items in one `get_many` (the total; the 5 or 6 ISO weeks the 30 days touch
+//! and the two months, each its shards and its unsharded item of before the shards), whatever
+//! the number of accounts.
 
-use super::{day_attr, month_key, sign_in_attr, total_key, week_key, Day, Method, Outcome};
+use super::{day_attr, month_keys, sign_in_attr, total_key, week_keys, Day, Method, Outcome};
 use crate::{Ciam, Result};
 use ciam_store::{Item, Key};
 use serde::Serialize;
@@ -10,6 +11,10 @@ use std::collections::BTreeMap;
 
 /// How many days the overview shows, today included.
 pub const DAYS: i64 = 30;
+
+/// The most items the overview reads: the total, 6 weeks and 2 months of `SHARDS + 1` items
+/// each (73 with 8 shards, within one `BatchGetItem` of 100).
+pub const MAX_KEYS: usize = 1 + 8 * (super::SHARDS as usize + 1);
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,25 +61,30 @@ pub struct MonthNumbers {
 }
 
 /// The keys the overview of `today` reads: the total, the weeks of the last 30 days (oldest
-/// first), this month and last month.
+/// first), this month and last month, each week and month all its items.
 pub fn keys(today: Day) -> Vec<Key> {
     let mut keys = vec![total_key()];
     for n in (0..DAYS).rev() {
-        let k = week_key(today.minus(n));
-        if !keys.contains(&k) {
-            keys.push(k);
+        for k in week_keys(today.minus(n)) {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
         }
     }
-    keys.push(month_key(today));
-    keys.push(month_key(today.first_of_month().minus(1)));
+    keys.extend(month_keys(today));
+    keys.extend(month_keys(today.first_of_month().minus(1)));
     keys
 }
 
-fn count(item: Option<&Item>, attr: &str) -> i64 {
-    item.and_then(|i| i.n(attr)).unwrap_or(0)
+/// The counter `attr` added up over the items of `keys` (those that exist).
+fn count(by_key: &BTreeMap<&Key, &Item>, keys: &[Key], attr: &str) -> i64 {
+    keys.iter()
+        .filter_map(|k| by_key.get(k).and_then(|i| i.n(attr)))
+        .sum()
 }
 
-/// The numbers as of `now` (unix seconds). Round trips: 1 (`get_many` of at most 9 items).
+/// The numbers as of `now` (unix seconds). Round trips: 1 (`get_many` of at most
+/// [`MAX_KEYS`] items).
 pub async fn overview(ciam: &Ciam, now: i64) -> Result<Overview> {
     let today = Day::of(now);
     let keys = keys(today);
@@ -88,11 +98,11 @@ pub async fn overview(ciam: &Ciam, now: i64) -> Result<Overview> {
         .rev()
         .map(|n| {
             let day = today.minus(n);
-            let week = by_key.get(&week_key(day)).copied();
+            let week = &week_keys(day);
             let mut sign_ins = SignIns::default();
             for method in Method::ALL {
                 for outcome in Outcome::ALL {
-                    let c = count(week, &sign_in_attr(day, method, outcome));
+                    let c = count(&by_key, week, &sign_in_attr(day, method, outcome));
                     sign_ins.total += c;
                     *sign_ins.by_method.entry(method.name()).or_default() += c;
                     *sign_ins.by_outcome.entry(outcome.name()).or_default() += c;
@@ -100,9 +110,9 @@ pub async fn overview(ciam: &Ciam, now: i64) -> Result<Overview> {
             }
             DayNumbers {
                 day: day.date(),
-                new_accounts: count(week, &day_attr(day, 'n')),
-                active: count(week, &day_attr(day, 'a')),
-                lockouts: count(week, &day_attr(day, 'l')),
+                new_accounts: count(&by_key, week, &day_attr(day, 'n')),
+                active: count(&by_key, week, &day_attr(day, 'a')),
+                lockouts: count(&by_key, week, &day_attr(day, 'l')),
                 sign_ins,
             }
         })
@@ -110,17 +120,17 @@ pub async fn overview(ciam: &Ciam, now: i64) -> Result<Overview> {
     let months = [today, today.first_of_month().minus(1)]
         .into_iter()
         .map(|d| {
-            let item = by_key.get(&month_key(d)).copied();
+            let month = &month_keys(d);
             MonthNumbers {
                 month: d.month(),
-                active: count(item, "a"),
-                new_accounts: count(item, "n"),
-                deactivations: count(item, "d"),
+                active: count(&by_key, month, "a"),
+                new_accounts: count(&by_key, month, "n"),
+                deactivations: count(&by_key, month, "d"),
             }
         })
         .collect();
     Ok(Overview {
-        accounts: count(by_key.get(&total_key()).copied(), "accounts"),
+        accounts: count(&by_key, &[total_key()], "accounts"),
         days,
         months,
     })

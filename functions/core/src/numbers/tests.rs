@@ -19,9 +19,9 @@ async fn app() -> (Ciam, ManualClock, Arc<SpyStore>) {
     (ciam, clock, spy)
 }
 
+/// The week's counters, its shards added up.
 async fn week(ciam: &Ciam) -> Item {
-    ciam.store
-        .get(&week_key(Day::of(ciam.now())))
+    sums(ciam, &week_keys(Day::of(ciam.now())))
         .await
         .expect("get")
         .expect("the week's item")
@@ -128,9 +128,7 @@ async fn an_account_is_active_once_a_day_and_once_a_month() {
     }
     mark_active(&ciam, "nobody").await;
     let month = |ciam: Ciam| async move {
-        let key = month_key(Day::of(ciam.now()));
-        ciam.store
-            .get(&key)
+        sums(&ciam, &month_keys(Day::of(ciam.now())))
             .await
             .expect("get")
             .and_then(|i| i.n("a"))
@@ -194,7 +192,7 @@ async fn new_accounts_and_deactivations_move_the_total() {
 }
 
 #[tokio::test]
-async fn the_overview_is_one_read_of_at_most_nine_items_whatever_the_accounts() {
+async fn the_overview_is_one_read_of_at_most_max_keys_items_whatever_the_accounts() {
     let (ciam, clock, spy) = app().await;
     let mut seen = Vec::new();
     for accounts in [5, 50] {
@@ -207,16 +205,19 @@ async fn the_overview_is_one_read_of_at_most_nine_items_whatever_the_accounts() 
         let calls = spy.take_calls();
         assert_eq!(calls.len(), 1, "{calls:?}");
         assert_eq!(calls[0].0, "get_many");
-        assert!(calls[0].1 <= 9, "{calls:?}");
+        assert!(calls[0].1 <= overview::MAX_KEYS, "{calls:?}");
         assert_eq!(o.days.len(), 30);
         seen.push(calls);
     }
     assert_eq!(seen[0], seen[1], "the same read for 5 and 55 accounts");
-    // Every weekday as today: 30 days touch 5 or 6 weeks, never more.
+    // Every weekday as today: 30 days touch 5 or 6 weeks, never more; each week and month is
+    // its shards and its item of before the shards.
+    let per = SHARDS as usize + 1;
     for _ in 0..7 {
         clock.advance(DAY);
         let n = overview::keys(Day::of(ciam.now())).len();
-        assert!((8..=9).contains(&n), "{n}");
+        assert!([1 + 7 * per, 1 + 8 * per].contains(&n), "{n}");
+        assert!(n <= overview::MAX_KEYS && n <= 100, "one BatchGetItem: {n}");
     }
 }
 
@@ -252,4 +253,95 @@ fn a_busy_week_is_under_one_kilobyte() {
         }
     }
     assert!(item.billed_size() < 1024, "{} bytes", item.billed_size());
+}
+
+/// The weeks counted before the shards (one `STATS#<week>` item) stay in the overview, added
+/// to the shards' counts.
+#[tokio::test]
+async fn the_overview_adds_the_shards_and_the_item_of_before_them() {
+    let (ciam, _, _) = app().await;
+    let day = Day::of(START);
+    let old = Item::new(week_key(day))
+        .with(&sign_in_attr(day, Method::Password, Outcome::Success), 7)
+        .with(&day_attr(day, 'a'), 3);
+    ciam.store.put(old, None).await.expect("seed");
+    ciam.store
+        .put(Item::new(month_key(day)).with("a", 4), None)
+        .await
+        .expect("seed");
+    for _ in 0..5 {
+        count_sign_in(&ciam, Method::Password, Outcome::Success).await;
+    }
+    let o = overview(&ciam, ciam.now()).await.expect("overview");
+    assert_eq!(o.days[29].sign_ins.by_method["password"], 12);
+    assert_eq!(o.days[29].active, 3);
+    assert_eq!(o.months[0].active, 4);
+}
+
+/// A burst of sign-ins spreads its counters over the shards: no item takes every write.
+#[tokio::test]
+async fn a_burst_of_sign_ins_writes_no_item_every_time() {
+    let (ciam, _, spy) = app().await;
+    spy.take_calls();
+    let n = 400;
+    for _ in 0..n {
+        count_sign_in(&ciam, Method::Password, Outcome::WrongSecret).await;
+    }
+    let written: std::collections::BTreeSet<String> = (0..SHARDS)
+        .map(|s| week_shard(Day::of(START), s).pk)
+        .collect();
+    let w = week(&ciam).await;
+    assert_eq!(w.n("5pW"), Some(n));
+    let mut most = 0;
+    for pk in &written {
+        let item = ciam
+            .store
+            .get(&Key::new(pk.clone(), "NUM"))
+            .await
+            .expect("get");
+        let c = item.and_then(|i| i.n("5pW")).unwrap_or(0);
+        most = most.max(c);
+    }
+    assert!(most < n / 4, "the busiest shard took {most} of {n}");
+}
+
+/// What a password sign-in's session carries, counted from the stream, comes out as the inline
+/// counting would: the method's success, and the account's day and month once each, an account
+/// signing in by two names included.
+#[tokio::test]
+async fn the_tally_of_session_facts_counts_as_the_inline_counting_does() {
+    let (ciam, clock, _) = app().await;
+    let ann = crate::user::User {
+        id: "ann".into(),
+        user_name: "ann".into(),
+        ..Default::default()
+    };
+    ciam.store.put(ann.to_item(), None).await.expect("seed");
+    let fact = |news: bool| Fact {
+        user_id: "ann".into(),
+        method: Method::Password,
+        day: Day::of(START),
+        news,
+    };
+    // First by mail (news), then by phone (news for that name, not for the account), then
+    // again by mail.
+    tally(&ciam, &[fact(true), fact(true), fact(false)]).await;
+    clock.advance(3600);
+    tally(&ciam, &[fact(false)]).await;
+    let w = week(&ciam).await;
+    assert_eq!((w.n("5pS"), w.n("5a")), (Some(4), Some(1)));
+    let o = overview(&ciam, ciam.now()).await.expect("overview");
+    assert_eq!(o.months[0].active, 1);
+    assert_eq!(o.days[29].sign_ins.by_outcome["success"], 4);
+
+    // The facts as a session item carries them.
+    let item = Item::new(Key::new("USER#ann", "SESSION#x"))
+        .with("createdAt", START)
+        .with(TALLY_METHOD, "password")
+        .with(TALLY_NEWS, 1);
+    assert!(is_tallied(&item));
+    assert_eq!(facts_of(&item), Some(fact(true)));
+    let other = Item::new(Key::new("USER#ann", "SESSION#y")).with("createdAt", START);
+    assert_eq!(tally_items(&ciam, &[item, other]).await, 1);
+    assert_eq!(week(&ciam).await.n("5pS"), Some(5));
 }

@@ -92,6 +92,7 @@ pub(crate) fn finish(
             user_id: user.id.clone(),
             expires_at,
             active_today: false,
+            counted_later: false,
         },
         ops,
     )
