@@ -109,8 +109,10 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
         assert (not given) == (binary in keyless), name
         assert ("CIAM_STAFF_SECRET_ARN" in variables) == (row["staff"] == "clientSecret"), name
         has_kms = "CIAM_OIDC_KMS_KEY_ID" in variables
-        assert has_kms == (row["kms"] != "none"), name
-        assert ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" in variables) == (row["kms"] == "publicKeys"), name
+        assert has_kms == (row["kms"] in ("sign", "publicKeys", "jwks")), name
+        # The logout tokens' own key (issue 30): signed with by the delivery, published by the JWKS.
+        assert ("CIAM_LOGOUT_KMS_KEY_ID" in variables) == (row["kms"] in ("signLogout", "jwks")), name
+        assert ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" in variables) == (row["kms"] in ("publicKeys", "jwks")), name
     # The rows themselves: only the staff code exchange holds the client secret, only the
     # OpenID Connect key routes reach KMS: the token signs, and so does the webhook delivery (a
     # fresh logout token at each attempt of a sign-out's notice, issue 23), the JWKS and the
@@ -124,7 +126,8 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
         "oidc_end_session_post",
         "webhook_delivery",
     }
-    assert {r for r, f in facts.items() if f["kms"] == "sign"} == {"oidc_token", "webhook_delivery"}
+    assert {r for r, f in facts.items() if f["kms"] == "sign"} == {"oidc_token"}
+    assert {r for r, f in facts.items() if f["kms"] == "signLogout"} == {"webhook_delivery"}
 
 
 def test_the_oidc_signing_key_is_an_asymmetric_kms_key_the_account_governs(template):

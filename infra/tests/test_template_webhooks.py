@@ -2,7 +2,7 @@
 transform: the table's stream filtered to inserted EVT# items, the fan-out function, two fair
 delivery queues (events; logout notices) and their dead letters, the delivery function, each function with a role of its own that allows what
 it needs and nothing more (the delivery function reads the endpoints, with their sealed secrets,
-and the app items, writes the delivery log, and signs logout tokens with the current OIDC key;
+and the app items, writes the delivery log, and signs logout tokens with their own KMS key;
 it holds no other key and reads no user item)."""
 
 import json
@@ -169,16 +169,16 @@ def test_the_delivery_reads_the_endpoints_and_their_key_and_writes_the_log_only(
     assert [s["Resource"] for s in acts["sqs:SendMessage"]] == [both]
     assert "sqs:ChangeMessageVisibility" not in acts
     assert "dynamodb:Query" not in acts and "dynamodb:DeleteItem" not in acts
-    # Logout tokens are signed at each attempt: kms:Sign (and the public key's kid) on the current
-    # OIDC signing key only, never the previous keys, never another KMS action.
+    # Logout tokens are signed at each attempt: kms:Sign (and the public key's kid) on the logout
+    # tokens' own key only (issue 30: never the id_token key), never another KMS action.
     kms = {a for a in acts if a.startswith("kms:")}
     assert kms == {"kms:Sign", "kms:GetPublicKey"}
     [sign] = acts["kms:Sign"]
     assert acts["kms:GetPublicKey"] == [sign]
-    assert sign["Resource"] == CURRENT_OIDC_KEY
+    assert sign["Resource"] == {"Fn::GetAtt": ["LogoutSigningKey", "Arn"]}
     env = transformed["Resources"][DELIVERY]["Properties"]["Environment"]["Variables"]
-    assert env["CIAM_OIDC_KMS_KEY_ID"] == CURRENT_OIDC_KEY
-    assert "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" not in env
+    assert env["CIAM_LOGOUT_KMS_KEY_ID"] == {"Fn::GetAtt": ["LogoutSigningKey", "Arn"]}
+    assert "CIAM_OIDC_KMS_KEY_ID" not in env and "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" not in env
     fanout = by_action(transformed, "WebhookFanoutFunctionRole")
     assert not any(a.startswith("kms:") for a in fanout)
     # The owner's notice of a disabled endpoint: mail from the deployment's sender only, like every

@@ -138,14 +138,21 @@ pub enum S3 {
     WebIndex,
 }
 
-/// The OpenID Connect signing key in KMS.
+/// The OpenID Connect signing keys in KMS: id_tokens' (`OidcSigningKey`) and logout tokens'
+/// (`LogoutSigningKey`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kms {
     None,
     /// Signs with the current key (and reads its public key).
     Sign,
-    /// Reads the public keys of the current and the previous keys (the JWKS).
+    /// Signs logout tokens with the logout key (`LogoutSigningKey`, and reads its public key),
+    /// never with an id_token key.
+    SignLogout,
+    /// Reads the public keys of the current and the previous id_token keys (to check an
+    /// `id_token_hint`).
     PublicKeys,
+    /// Reads those and the logout key's public key: the JWKS, which publishes them all.
+    Jwks,
 }
 
 /// The per-route rate rule of the web ACL (infra/waf.yaml) that counts the route's requests per
@@ -206,8 +213,11 @@ pub struct Lambda {
     /// (`<Purpose>KeySecret`) and nothing else, the root never.
     pub keys: Purposes,
     pub staff: Staff,
-    /// Sends codes or notices by mail (SES, from `MailFrom`) and SMS (SNS, to phone numbers).
+    /// Sends codes or notices by mail (SES, from `MailFrom`).
     pub messages: bool,
+    /// Sends them by SMS too (SNS, to phone numbers). `.messages()` sets both, `.mail()` mail
+    /// only (the webhook delivery: it talks to partner-chosen hosts and needs no SMS).
+    pub sms: bool,
     pub s3: S3,
     pub kms: Kms,
     /// MB; CPU scales with it.
@@ -236,6 +246,7 @@ impl Lambda {
         keys: Purposes::NONE,
         staff: Staff::None,
         messages: false,
+        sms: false,
         s3: S3::None,
         kms: Kms::None,
         memory: 256,
@@ -283,6 +294,14 @@ impl Lambda {
         Lambda { staff, ..self }
     }
     pub const fn messages(self) -> Self {
+        Lambda {
+            messages: true,
+            sms: true,
+            ..self
+        }
+    }
+    /// Sends mail, never SMS.
+    pub const fn mail(self) -> Self {
         Lambda {
             messages: true,
             ..self

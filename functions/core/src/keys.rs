@@ -43,9 +43,12 @@ pub struct Keys {
     writes_back: bool,
     /// The signer installed by the deployment; None: ES256 keys derived from the root.
     signer: Option<Arc<dyn OidcSigner>>,
-    /// ES256 keys already derived, by version: each is derived once per process (shared by
-    /// clones, which have the same root).
-    es256: Arc<Mutex<HashMap<u32, Es256Key>>>,
+    /// The signer of logout tokens installed by the deployment (a KMS key of its own); None:
+    /// an ES256 key derived from the root for logout tokens only.
+    logout_signer: Option<Arc<dyn OidcSigner>>,
+    /// ES256 keys already derived, by version and use (id_tokens: false, logout tokens: true):
+    /// each is derived once per process (shared by clones, which have the same root).
+    es256: Arc<Mutex<HashMap<(u32, bool), Es256Key>>>,
 }
 
 #[derive(Clone)]
@@ -81,6 +84,7 @@ impl Keys {
             previous: None,
             writes_back: true,
             signer: None,
+            logout_signer: None,
             es256: Arc::default(),
         }
     }
@@ -156,6 +160,26 @@ impl Keys {
         match &self.signer {
             Some(s) => s.clone(),
             None => Arc::new(DerivedSigner::new(self, version)),
+        }
+    }
+
+    /// The same keys, signing logout tokens with `signer` (a key used for nothing else) instead
+    /// of a key derived from the root.
+    pub fn with_logout_signer(mut self, signer: Arc<dyn OidcSigner>) -> Self {
+        self.logout_signer = Some(signer);
+        self
+    }
+
+    /// What signs Back-Channel Logout tokens, and only them: the installed logout signer, else
+    /// the ES256 logout key derived from the root for key version `version`. Its key is
+    /// published in the JWKS beside the id_token keys, under its own `kid`, so the function
+    /// that sends logout tokens to partner hosts never holds the key of id_tokens.
+    /// A deployment that installs an id_token signer and no logout signer (a stack from before
+    /// the logout key) signs logout tokens with the id_token signer, as it did then.
+    pub fn logout_signer(&self, version: u32) -> Arc<dyn OidcSigner> {
+        match (&self.logout_signer, &self.signer) {
+            (Some(s), _) | (None, Some(s)) => s.clone(),
+            (None, None) => Arc::new(DerivedSigner::logout(self, version)),
         }
     }
 
@@ -368,24 +392,40 @@ impl Keys {
     /// negligible case that it is zero or not below the curve order, the first valid
     /// `derive("oidc-es256-v<version>-<n>")`. Derived once per version, then cached.
     pub fn es256(&self, version: u32) -> Es256Key {
+        self.cached_es256(version, false)
+    }
+
+    /// The ES256 key of logout tokens of `version`: as [`Keys::es256`] with the labels
+    /// `oidc-es256-v<version>-logout` (then `...-logout-<n>`), and a `kid` of the form
+    /// `<version>-logout-<...>`: another key, never an id_token's.
+    pub fn logout_es256(&self, version: u32) -> Es256Key {
+        self.cached_es256(version, true)
+    }
+
+    fn cached_es256(&self, version: u32, logout: bool) -> Es256Key {
         if self.allowed.is_some_and(|a| !a.contains(KeyPurpose::Es256)) {
             // Not from the cache shared with unrestricted clones: `derive` refuses.
-            return self.derive_es256(version);
+            return self.derive_es256(version, logout);
         }
         let mut cache = self.es256.lock().unwrap_or_else(|e| e.into_inner());
         cache
-            .entry(version)
-            .or_insert_with(|| self.derive_es256(version))
+            .entry((version, logout))
+            .or_insert_with(|| self.derive_es256(version, logout))
             .clone()
     }
 
-    fn derive_es256(&self, version: u32) -> Es256Key {
+    fn derive_es256(&self, version: u32, logout: bool) -> Es256Key {
+        let base = if logout {
+            format!("oidc-es256-v{version}-logout")
+        } else {
+            format!("oidc-es256-v{version}")
+        };
         let mut counter = 0u32;
         let key = loop {
             let label = if counter == 0 {
-                format!("oidc-es256-v{version}")
+                base.clone()
             } else {
-                format!("oidc-es256-v{version}-{counter}")
+                format!("{base}-{counter}")
             };
             let scalar = self.derive(&label);
             if let Ok(k) = p256::ecdsa::SigningKey::from_bytes(&scalar.into()) {
@@ -401,7 +441,8 @@ impl Keys {
         h.update(version.to_be_bytes());
         h.update(point.as_bytes());
         let digest = h.finalize();
-        let kid = format!("{version}-{}", URL_SAFE_NO_PAD.encode(&digest[..9]));
+        let use_ = if logout { "-logout" } else { "" };
+        let kid = format!("{version}{use_}-{}", URL_SAFE_NO_PAD.encode(&digest[..9]));
         Es256Key { version, kid, key }
     }
 }
@@ -430,6 +471,18 @@ impl DerivedSigner {
         published.insert(0, current.public_jwk());
         if let Some(previous) = keys.previous() {
             published.push(previous.es256(version).public_jwk());
+        }
+        DerivedSigner { current, published }
+    }
+
+    /// The signer of logout tokens: the logout key of `version` (and, during a root rotation's
+    /// overlap, the previous root's, for tokens signed before the switch).
+    pub fn logout(keys: &Keys, version: u32) -> Self {
+        let version = version.max(1);
+        let current = keys.logout_es256(version);
+        let mut published = vec![current.public_jwk()];
+        if let Some(previous) = keys.previous() {
+            published.push(previous.logout_es256(version).public_jwk());
         }
         DerivedSigner { current, published }
     }

@@ -101,6 +101,51 @@ mod tests {
             .is_err());
     }
 
+    fn verifies(key: &crate::keys::Es256Key, jwt: &str) -> bool {
+        let parts: Vec<&str> = jwt.split('.').collect();
+        let sig =
+            p256::ecdsa::Signature::from_slice(&URL_SAFE_NO_PAD.decode(parts[2]).unwrap()).unwrap();
+        let input = format!("{}.{}", parts[0], parts[1]);
+        key.verifying_key().verify(input.as_bytes(), &sig).is_ok()
+    }
+
+    #[tokio::test]
+    async fn logout_tokens_are_signed_by_a_key_of_their_own_published_beside_the_id_token_keys() {
+        let keys = Keys::from_root([3; 32]);
+        let (id, logout) = (keys.oidc_signer(1), keys.logout_signer(1));
+        assert_ne!(id.kid(), logout.kid());
+        assert!(logout.kid().starts_with("1-logout-"), "{}", logout.kid());
+        assert!(!kids(id.as_ref()).contains(&logout.kid().to_owned()));
+        let jwt = sign_typed_jwt(logout.as_ref(), "logout+jwt", &json!({"sub": "x"}))
+            .await
+            .unwrap();
+        assert!(verifies(&keys.logout_es256(1), &jwt));
+        assert!(!verifies(&keys.es256(1), &jwt), "never an id_token key");
+        // The JWKS: the id_token keys, then the logout key, each under its own kid.
+        let mut ciam = crate::testing::Builder::new(1_800_000_000).build().await;
+        ciam.keys = keys.clone();
+        let published: Vec<String> = crate::oidc::jwks(&ciam)["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["kid"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            published,
+            [keys.es256(1).kid(), keys.es256(2).kid(), logout.kid()]
+        );
+        // ID tokens still verify with the key of their kid.
+        let id_token = sign_jwt(id.as_ref(), &json!({"sub": "x"})).await.unwrap();
+        assert!(verifies(&keys.es256(1), &id_token));
+    }
+
+    #[test]
+    fn an_installed_logout_signer_replaces_the_derived_logout_key_only() {
+        let keys = Keys::from_root([8; 32]).with_logout_signer(std::sync::Arc::new(Fixed));
+        assert_eq!(keys.logout_signer(1).kid(), "fixed");
+        assert_eq!(keys.oidc_signer(1).kid(), keys.es256(1).kid());
+    }
+
     struct Fixed;
 
     #[async_trait]

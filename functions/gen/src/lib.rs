@@ -277,6 +277,8 @@ fn quoted(s: &str) -> String {
 
 const CURRENT_OIDC_KEY: &str =
     "!If [OverridesOidcKey, !Ref OidcKmsKeyArn, !GetAtt OidcSigningKey.Arn]";
+/// The logout tokens' own key (docs/oidc.md): the webhook delivery signs with it.
+const LOGOUT_KEY: &str = "!GetAtt LogoutSigningKey.Arn";
 
 /// The inline statements of a function's policy: what its row allows besides the shared
 /// managed policies (the table classes and the two secrets).
@@ -304,7 +306,12 @@ fn inline_statements(l: &Lambda) -> String {
               Condition:
                 StringEquals:
                   ses:FromAddress: !Ref MailFrom
-            # An SMS to a phone number has no resource ARN; NotResource keeps every topic out.
+",
+        );
+    }
+    if l.sms {
+        s.push_str(
+            "            # An SMS to a phone number has no resource ARN; NotResource keeps every topic out.
             - Sid: SendSmsButNoTopic
               Effect: Allow
               Action: sns:Publish
@@ -378,7 +385,7 @@ fn inline_statements(l: &Lambda) -> String {
         Kms::Sign => {
             let _ = write!(
                 s,
-                "            # Signs id_tokens and logout tokens with the current key only; the private key never leaves KMS.
+                "            # Signs id_tokens with the current key only; the private key never leaves KMS.
             - Sid: SignWithTheCurrentOidcKey
               Effect: Allow
               Action:
@@ -388,7 +395,20 @@ fn inline_statements(l: &Lambda) -> String {
 "
             );
         }
-        Kms::PublicKeys => {
+        Kms::SignLogout => {
+            let _ = write!(
+                s,
+                "            # Signs logout tokens with their own key only, never an id_token's.
+            - Sid: SignWithTheLogoutKeyOnly
+              Effect: Allow
+              Action:
+                - kms:Sign
+                - kms:GetPublicKey
+              Resource: {LOGOUT_KEY}
+"
+            );
+        }
+        Kms::PublicKeys | Kms::Jwks => {
             let _ = write!(
                 s,
                 "            # Publishes the current key and the previous ones (after a rotation); never signs.
@@ -405,6 +425,17 @@ fn inline_statements(l: &Lambda) -> String {
                 - - {CURRENT_OIDC_KEY}
 "
             );
+            if l.kms == Kms::Jwks {
+                let _ = write!(
+                    s,
+                    "            # And the logout tokens' key, published beside them under its own kid.
+            - Sid: ReadTheLogoutPublicKey
+              Effect: Allow
+              Action: kms:GetPublicKey
+              Resource: {LOGOUT_KEY}
+"
+                );
+            }
         }
     }
     s
@@ -506,10 +537,13 @@ fn render_function(f: &Function) -> String {
         S3::WebIndex => s.push_str("          CIAM_WEB_BUCKET: !Ref WebBucket\n"),
         S3::None => {}
     }
-    if l.kms != Kms::None {
+    if matches!(l.kms, Kms::Sign | Kms::PublicKeys | Kms::Jwks) {
         let _ = writeln!(s, "          CIAM_OIDC_KMS_KEY_ID: {CURRENT_OIDC_KEY}");
     }
-    if l.kms == Kms::PublicKeys {
+    if matches!(l.kms, Kms::SignLogout | Kms::Jwks) {
+        let _ = writeln!(s, "          CIAM_LOGOUT_KMS_KEY_ID: {LOGOUT_KEY}");
+    }
+    if matches!(l.kms, Kms::PublicKeys | Kms::Jwks) {
         s.push_str("          CIAM_OIDC_KMS_PREVIOUS_KEY_IDS: !Ref OidcPreviousKmsKeyArns\n");
     }
     if l.images == Images::Invoke {
@@ -725,14 +759,23 @@ fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) {
     let kms = match l.kms {
         Kms::None => None,
         Kms::Sign => Some(("`kms:{Sign,GetPublicKey}`", "OidcSigningKey")),
+        Kms::SignLogout => Some(("`kms:{Sign,GetPublicKey}`", "LogoutSigningKey")),
         Kms::PublicKeys => Some(("`kms:GetPublicKey`", "OidcSigningKey and previous keys")),
+        Kms::Jwks => Some((
+            "`kms:GetPublicKey`",
+            "OidcSigningKey and previous keys, LogoutSigningKey",
+        )),
     };
     let invoke =
         (l.images == Images::Invoke).then_some(("`lambda:InvokeFunction`", "AvatarDecodeFunction"));
-    let messages = l.messages.then_some((
-        "`ses:SendEmail`, `sns:Publish`",
-        "SES identity MailFrom and its domain, SMS (no topic)",
-    ));
+    let messages = match (l.messages, l.sms) {
+        (true, true) => Some((
+            "`ses:SendEmail`, `sns:Publish`",
+            "SES identity MailFrom and its domain, SMS (no topic)",
+        )),
+        (true, false) => Some(("`ses:SendEmail`", "SES identity MailFrom and its domain")),
+        _ => None,
+    };
     if let Some(w) = ciam_api::WEBHOOK_FUNCTIONS.iter().find(|w| w.id == f.id) {
         return webhooks::actions(w);
     }
@@ -824,6 +867,7 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "keys": l.keys.iter().map(|p| p.name()).collect::<Vec<_>>(),
                 "staff": lower(l.staff),
                 "messages": l.messages,
+                "sms": l.sms,
                 "s3": lower(l.s3),
                 "kms": lower(l.kms),
                 "memory": l.memory,

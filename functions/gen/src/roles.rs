@@ -103,6 +103,8 @@ pub fn role_name(f: &Function) -> String {
         Kms::None => {}
         Kms::Sign => parts.push("OidcSign"),
         Kms::PublicKeys => parts.push("OidcPublicKeys"),
+        Kms::SignLogout => parts.push("LogoutSign"),
+        Kms::Jwks => parts.push("Jwks"),
     }
     if parts.is_empty() {
         parts.push("OriginOnly");

@@ -185,12 +185,8 @@ fn key_env(l: &Lambda) -> String {
             )
         })
         .collect();
-    if l.kms == ciam_api::Kms::Sign {
-        let _ = writeln!(
-            s,
-            "          CIAM_OIDC_KMS_KEY_ID: {}",
-            crate::CURRENT_OIDC_KEY
-        );
+    if l.kms == ciam_api::Kms::SignLogout {
+        let _ = writeln!(s, "          CIAM_LOGOUT_KMS_KEY_ID: {}", crate::LOGOUT_KEY);
     }
     s
 }
@@ -583,14 +579,20 @@ pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
             ),
         ));
     }
-    if l.kms == ciam_api::Kms::Sign {
-        rows.push(("`kms:{Sign,GetPublicKey}`".into(), "OidcSigningKey".into()));
+    if l.kms == ciam_api::Kms::SignLogout {
+        rows.push((
+            "`kms:{Sign,GetPublicKey}`".into(),
+            "LogoutSigningKey".into(),
+        ));
     }
     if l.messages {
         rows.push((
-            "`ses:SendEmail`, `sns:Publish`".into(),
-            "SES identity MailFrom and its domain, SMS (no topic)".into(),
+            "`ses:SendEmail`".into(),
+            "SES identity MailFrom and its domain".into(),
         ));
+    }
+    if l.sms {
+        rows.push(("`sns:Publish`".into(), "SMS (no topic)".into()));
     }
     if !keys.is_empty() {
         rows.push(("`secretsmanager:GetSecretValue`".into(), keys.join(", ")));

@@ -55,7 +55,11 @@ impl Binary for Bootstrap {
 
     async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
         let Ready {
-            ciam, sdk, origin, ..
+            ciam,
+            sdk,
+            origin,
+            key_secrets,
+            ..
         } = ready;
         // The one page outside /ciam/v1: the embedded sign-in with its per-app frame policy.
         if route_id == page::EMBEDDED_PAGE {
@@ -63,7 +67,7 @@ impl Binary for Bootstrap {
                 .instrument(tracing::info_span!("lambda", route = route_id))
                 .await;
         }
-        serve_route(Self::ROUTES, route_id, ciam, origin).await
+        serve_route(Self::ROUTES, route_id, ciam, origin, key_secrets).await
     }
 }
 
@@ -87,7 +91,14 @@ impl Binary for Passkeys {
     }
 
     async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
-        serve_route(Self::ROUTES, route_id, ready.ciam, ready.origin).await
+        serve_route(
+            Self::ROUTES,
+            route_id,
+            ready.ciam,
+            ready.origin,
+            ready.key_secrets,
+        )
+        .await
     }
 }
 
@@ -184,14 +195,30 @@ pub async fn run<B: Binary>(route_id: &'static str) -> Result<(), lambda_http::E
     B::serve(route_id, ready).await
 }
 
-/// Serves the route `route_id` of `table` over `lambda_http`.
+/// Serves the route `route_id` of `table` over `lambda_http`; with key secrets, over keys that
+/// follow them (`key_refresh`: rotations reach an environment started before them).
 async fn serve_route(
     table: &'static [RouteDef],
     route_id: &'static str,
     ciam: Ciam,
     origin: Option<OriginCheck>,
+    key_secrets: Option<crate::init::KeysAtInit>,
 ) -> Result<(), lambda_http::Error> {
-    let Some(router) = ciam_api::router_for(table, route_id, ciam) else {
+    let build: crate::key_refresh::Build =
+        std::sync::Arc::new(move |ciam| ciam_api::router_for(table, route_id, ciam));
+    let router = match key_secrets {
+        Some(k) => crate::key_refresh::Refreshing::new(
+            k.source,
+            k.texts,
+            ciam,
+            k.signers,
+            build,
+            crate::key_refresh::Timing::default(),
+        )
+        .map(crate::key_refresh::Refreshing::into_router),
+        None => build(ciam),
+    };
+    let Some(router) = router else {
         let e = format!("no route with id {route_id}");
         tracing::error!(route = route_id, error = %e, "init failed");
         return Err(e.into());

@@ -7,6 +7,7 @@
 //! exit), so a misdeployed function never serves with half a configuration or a made-up key.
 
 use crate::binary::lambda_of;
+use crate::key_refresh::Signers;
 use crate::{kms, purpose_keys, secrets, AwsNotifier, OriginCheck, S3Blobs, Settings, Unavailable};
 use aws_config::meta::region::RegionProviderChain;
 use aws_config::BehaviorVersion;
@@ -51,6 +52,17 @@ pub struct Ready {
     pub origin: Option<OriginCheck>,
     /// The function's facts, from its row (read once, by the init).
     pub lambda: Lambda,
+    /// Where its key secrets are read again after a miss or when held long (`key_refresh`),
+    /// with what init read and the signer to put back on new keys; None where the function
+    /// holds no key secret (keyless, or keys from the root: tests, older stacks).
+    pub key_secrets: Option<KeysAtInit>,
+}
+
+/// What init read of the key secrets, for [`crate::key_refresh::Refreshing`].
+pub struct KeysAtInit {
+    pub source: crate::key_refresh::KeySecrets,
+    pub texts: BTreeMap<KeyPurpose, String>,
+    pub signers: Signers,
 }
 
 /// The AWS configuration of the environment (region, credentials, and `AWS_ENDPOINT_URL` when
@@ -128,17 +140,8 @@ pub async fn init(
     sdk: aws_config::SdkConfig,
 ) -> Result<Ready, String> {
     let lambda = facts(ciam_api::ROUTES, ciam_api::PAGES, route_id)?;
-    let kms_key = settings
-        .oidc_kms_key_id
-        .clone()
-        .filter(|_| lambda.kms != Kms::None);
-    let previous: Vec<String> = if lambda.kms == Kms::PublicKeys {
-        settings.oidc_kms_previous_key_ids.clone()
-    } else {
-        Vec::new()
-    };
-    let signer = kms_signer(&sdk, kms_key, previous);
-    let notifier = aws_notifier(&sdk, &mut settings);
+    let signer = kms_signers(&sdk, &lambda, &settings);
+    let notifier = aws_notifier(&sdk, &lambda, &mut settings);
     let blobs = S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk));
     init_with(
         route_id,
@@ -161,7 +164,7 @@ pub async fn init_passkeys(
     sdk: aws_config::SdkConfig,
 ) -> Result<Ready, String> {
     let lambda = facts(ciam_api::CEREMONY_ROUTES, &[], route_id)?;
-    let no_signer = std::future::ready(Ok::<Option<Arc<dyn OidcSigner>>, String>(None));
+    let no_signer = std::future::ready(Ok::<Signers, String>(Signers::default()));
     init_with(
         route_id,
         lambda,
@@ -175,8 +178,9 @@ pub async fn init_passkeys(
 }
 
 /// The `webhooks` init (issue 23): the store, the keys of its row and the notifier (an
-/// endpoint disabled after days of failures is told to its app's owner), and for the delivery
-/// (`Kms::Sign` on its row) the KMS signer of logout tokens. It serves no page, stores no blob.
+/// endpoint disabled after days of failures is told to its app's owner: mail only), and for the
+/// delivery (`Kms::SignLogout` on its row) the KMS signer of logout tokens, a key of their own
+/// (never the id_token key). It serves no page, stores no blob.
 pub async fn init_webhooks(
     route_id: &str,
     mut settings: Settings,
@@ -188,13 +192,9 @@ pub async fn init_webhooks(
         .map(|f| f.lambda)
         .ok_or_else(|| format!("no webhook function with id {route_id}"))?;
     // The delivery signs logout tokens (a fresh one at each attempt of a sign-out's notice)
-    // with the current OIDC key in KMS, as the token route signs id_tokens.
-    let kms_key = settings
-        .oidc_kms_key_id
-        .clone()
-        .filter(|_| lambda.kms == Kms::Sign);
-    let signer = kms_signer(&sdk, kms_key, Vec::new());
-    let notifier = aws_notifier(&sdk, &mut settings);
+    // with the logout key in KMS.
+    let signer = kms_signers(&sdk, &lambda, &settings);
+    let notifier = aws_notifier(&sdk, &lambda, &mut settings);
     init_with(
         route_id,
         lambda,
@@ -207,31 +207,64 @@ pub async fn init_webhooks(
     .await
 }
 
-/// The KMS signer of the key `key_id` (with the public keys of `previous`), loaded when awaited;
-/// none without a key.
-fn kms_signer(
+/// The KMS signers of the row's `kms`, loaded when awaited: the id_token key (`Sign`: the
+/// current key; `PublicKeys`, `Jwks`: with the previous ones) and the logout key (`SignLogout`;
+/// `Jwks`: its public key, published). None where no key is set.
+fn kms_signers(
     sdk: &aws_config::SdkConfig,
-    key_id: Option<String>,
-    previous: Vec<String>,
-) -> impl std::future::Future<Output = Result<Option<Arc<dyn OidcSigner>>, String>> {
-    let kms = key_id.map(|id| (aws_sdk_kms::Client::new(sdk), id));
+    lambda: &Lambda,
+    settings: &Settings,
+) -> impl std::future::Future<Output = Result<Signers, String>> {
+    let oidc = settings
+        .oidc_kms_key_id
+        .clone()
+        .filter(|_| matches!(lambda.kms, Kms::Sign | Kms::PublicKeys | Kms::Jwks));
+    let previous: Vec<String> = if matches!(lambda.kms, Kms::PublicKeys | Kms::Jwks) {
+        settings.oidc_kms_previous_key_ids.clone()
+    } else {
+        Vec::new()
+    };
+    let logout = settings
+        .logout_kms_key_id
+        .clone()
+        .filter(|_| matches!(lambda.kms, Kms::SignLogout | Kms::Jwks));
+    let client = (oidc.is_some() || logout.is_some()).then(|| aws_sdk_kms::Client::new(sdk));
     async move {
-        match kms {
-            Some((client, id)) => kms::KmsSigner::load(client, &id, &previous, secrets::TIMEOUT)
-                .await
-                .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>)),
-            None => Ok(None),
-        }
+        let load = |var: &'static str, id: Option<String>, previous: Vec<String>| {
+            let client = client.clone();
+            async move {
+                match (client, id) {
+                    (Some(client), Some(id)) => {
+                        kms::KmsSigner::load_as(var, client, &id, &previous, secrets::TIMEOUT)
+                            .await
+                            .map(|s| Some(Arc::new(s) as Arc<dyn OidcSigner>))
+                    }
+                    _ => Ok(None),
+                }
+            }
+        };
+        let (oidc, logout) = tokio::try_join!(
+            load(kms::KEY_VAR, oidc, previous),
+            load(kms::LOGOUT_KEY_VAR, logout, Vec::new()),
+        )?;
+        Ok(Signers { oidc, logout })
     }
 }
 
-/// Mail through SES and SMS through SNS, from the settings' sender.
-fn aws_notifier(sdk: &aws_config::SdkConfig, settings: &mut Settings) -> Arc<dyn Notifier> {
-    Arc::new(AwsNotifier::new(
-        aws_sdk_sesv2::Client::new(sdk),
-        aws_sdk_sns::Client::new(sdk),
-        settings.mail_from.take(),
-    ))
+/// Mail through SES, and SMS through SNS where the row sends SMS (`sms`); from the settings'
+/// sender.
+fn aws_notifier(
+    sdk: &aws_config::SdkConfig,
+    lambda: &Lambda,
+    settings: &mut Settings,
+) -> Arc<dyn Notifier> {
+    let ses = aws_sdk_sesv2::Client::new(sdk);
+    let from = settings.mail_from.take();
+    if lambda.sms {
+        Arc::new(AwsNotifier::new(ses, aws_sdk_sns::Client::new(sdk), from))
+    } else {
+        Arc::new(AwsNotifier::mail_only(ses, from))
+    }
 }
 
 /// What both inits share: the secrets (read alongside `signer`), the keys, the store and the
@@ -241,7 +274,7 @@ async fn init_with(
     lambda: Lambda,
     settings: Settings,
     sdk: aws_config::SdkConfig,
-    signer: impl Future<Output = Result<Option<Arc<dyn OidcSigner>>, String>>,
+    signer: impl Future<Output = Result<Signers, String>>,
     notifier: Arc<dyn Notifier>,
     blobs: Arc<dyn BlobStore>,
 ) -> Result<Ready, String> {
@@ -275,13 +308,13 @@ async fn init_with(
         ..wanted
     };
     let sm = aws_sdk_secretsmanager::Client::new(&sdk);
-    let port = purpose_keys::SecretsManager(sm.clone());
+    let port = Arc::new(purpose_keys::SecretsManager(sm.clone()));
     let (fetched, signer, texts) = tokio::try_join!(
         secrets::fetch(&sm, wanted, secrets::TIMEOUT),
         signer,
-        purpose_keys::read_all(&port, &purpose_arns, secrets::TIMEOUT),
+        purpose_keys::read_all(port.as_ref(), &purpose_arns, secrets::TIMEOUT),
     )?;
-    let mut keys = if by_purpose {
+    let keys = if by_purpose {
         purpose_keys::keys_from_secrets(lambda.keys, &texts)?
     } else if needs_root(&lambda, &settings) {
         root_keys(fetched.keys, &settings)?
@@ -289,9 +322,16 @@ async fn init_with(
         // Never used: a keyless function must not be able to forge anything either.
         Keys::from_root(ciam_core::random::<32>(&OsEntropy))
     };
-    if let Some(signer) = signer {
-        keys = keys.with_oidc_signer(signer);
-    }
+    let keys = signer.install(keys);
+    let key_secrets = by_purpose.then(|| KeysAtInit {
+        source: crate::key_refresh::KeySecrets {
+            port: port.clone(),
+            arns: purpose_arns.clone(),
+            purposes: lambda.keys,
+        },
+        texts: texts.clone(),
+        signers: signer,
+    });
     let staff_idp = staff_idp(route_id, &lambda, &settings, fetched.staff_client_secret)?;
     // The client waits for DynamoDB at most `ciam_store::dynamodb::CONNECT_TIMEOUT` per
     // connection and `OPERATION_TIMEOUT` per operation: a store that cannot be reached answers
@@ -343,6 +383,7 @@ async fn init_with(
                 OriginCheck::rotating(values, Arc::new(source), crate::origin::REREAD_WINDOW)
             }),
         lambda,
+        key_secrets,
     })
 }
 

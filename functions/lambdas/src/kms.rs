@@ -19,6 +19,8 @@ use std::time::Duration;
 
 pub const KEY_VAR: &str = "CIAM_OIDC_KMS_KEY_ID";
 pub const PREVIOUS_VAR: &str = "CIAM_OIDC_KMS_PREVIOUS_KEY_IDS";
+/// The logout tokens' own key.
+pub const LOGOUT_KEY_VAR: &str = "CIAM_LOGOUT_KMS_KEY_ID";
 /// One `kms:Sign` per token request: a stuck call fails the request, not the function.
 pub const SIGN_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -171,26 +173,38 @@ impl KmsSigner {
         previous: &[String],
         timeout: Duration,
     ) -> Result<KmsSigner, String> {
+        Self::load_as(KEY_VAR, client, key_id, previous, timeout).await
+    }
+
+    /// [`KmsSigner::load`] of the key named by the variable `key_var` (for messages: the
+    /// logout key is `CIAM_LOGOUT_KMS_KEY_ID`).
+    pub async fn load_as(
+        key_var: &'static str,
+        client: Client,
+        key_id: &str,
+        previous: &[String],
+        timeout: Duration,
+    ) -> Result<KmsSigner, String> {
         let mut reads = tokio::task::JoinSet::new();
         for (i, id) in std::iter::once(key_id)
             .chain(previous.iter().map(String::as_str))
             .enumerate()
         {
             let (client, id) = (client.clone(), id.to_owned());
-            let var = if i == 0 { KEY_VAR } else { PREVIOUS_VAR };
+            let var = if i == 0 { key_var } else { PREVIOUS_VAR };
             reads.spawn(async move { (i, public_key(&client, var, &id).await) });
         }
         let mut jwks: Vec<(usize, Json)> = Vec::new();
         let all = async {
             while let Some(done) = reads.join_next().await {
-                let (i, jwk) = done.map_err(|e| format!("{KEY_VAR}: {e}"))?;
+                let (i, jwk) = done.map_err(|e| format!("{key_var}: {e}"))?;
                 jwks.push((i, jwk?));
             }
             Ok::<(), String>(())
         };
         tokio::time::timeout(timeout, all)
             .await
-            .map_err(|_| format!("{KEY_VAR}: no answer from KMS within {timeout:?}"))??;
+            .map_err(|_| format!("{key_var}: no answer from KMS within {timeout:?}"))??;
         jwks.sort_by_key(|(i, _)| *i);
         let mut published: Vec<Json> = Vec::with_capacity(jwks.len());
         for (_, jwk) in jwks {
@@ -203,7 +217,7 @@ impl KmsSigner {
             .first()
             .and_then(|k| k["kid"].as_str())
             .map(str::to_owned)
-            .ok_or_else(|| format!("{KEY_VAR}: no public key"))?;
+            .ok_or_else(|| format!("{key_var}: no public key"))?;
         Ok(KmsSigner {
             client,
             key_id: key_id.to_owned(),

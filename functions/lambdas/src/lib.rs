@@ -22,6 +22,7 @@ mod blob;
 pub mod decoder;
 pub mod distributor;
 pub(crate) mod init;
+pub mod key_refresh;
 pub mod kms;
 mod notifier;
 pub mod origin;
@@ -34,7 +35,9 @@ pub mod webhooks;
 
 pub use binary::{route_id, route_ids, run, run_from_env, Binary, Bootstrap, Passkeys, ROUTE_VAR};
 pub use blob::S3Blobs;
-pub use init::{init, init_passkeys, init_webhooks, load_sdk, warm_up, Ready, WARM_UP_BUDGET};
+pub use init::{
+    init, init_passkeys, init_webhooks, load_sdk, warm_up, KeysAtInit, Ready, WARM_UP_BUDGET,
+};
 pub use notifier::AwsNotifier;
 pub use origin::OriginCheck;
 pub use settings::{Settings, StaffClient};

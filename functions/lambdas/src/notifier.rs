@@ -16,7 +16,9 @@ const TRANSACTIONAL: &str = "Transactional";
 
 pub struct AwsNotifier {
     ses: aws_sdk_sesv2::Client,
-    sns: aws_sdk_sns::Client,
+    /// None: this function sends mail only (its row has no SMS: the webhook delivery), and an
+    /// SMS fails without a call (its role could not publish one either).
+    sns: Option<aws_sdk_sns::Client>,
     /// The SES sender. None: this function was deployed without one, and mail fails loudly.
     mail_from: Option<String>,
 }
@@ -29,7 +31,16 @@ impl AwsNotifier {
     ) -> Self {
         AwsNotifier {
             ses,
-            sns,
+            sns: Some(sns),
+            mail_from,
+        }
+    }
+
+    /// Mail through SES only: no SMS client at all.
+    pub fn mail_only(ses: aws_sdk_sesv2::Client, mail_from: Option<String>) -> Self {
+        AwsNotifier {
+            ses,
+            sns: None,
             mail_from,
         }
     }
@@ -69,8 +80,11 @@ impl AwsNotifier {
             .string_value(TRANSACTIONAL)
             .build()
             .map_err(|e| format!("SNS message attribute: {e}"))?;
-        self.sns
-            .publish()
+        let sns = self
+            .sns
+            .as_ref()
+            .ok_or("this function sends no SMS (its row allows mail only)")?;
+        sns.publish()
             .phone_number(e164_cn(phone))
             .message(text)
             .message_attributes(SMS_TYPE, sms_type)

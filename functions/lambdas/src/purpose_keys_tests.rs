@@ -195,3 +195,81 @@ async fn the_distributor_writes_what_changed_only() {
         .unwrap();
     assert!(err.contains("at least 32"), "{err}");
 }
+
+/// A port whose `put` fails from its `fail_at`-th call on (a distribution that stops part-way).
+struct FailingAt {
+    inner: Memory,
+    fail_at: usize,
+    calls: Mutex<usize>,
+}
+
+#[async_trait::async_trait]
+impl SecretsPort for FailingAt {
+    async fn get(&self, id: &str) -> Result<String, String> {
+        self.inner.get(id).await
+    }
+    async fn put(&self, id: &str, text: &str) -> Result<(), String> {
+        let n = {
+            let mut calls = self.calls.lock().unwrap();
+            *calls += 1;
+            *calls
+        };
+        if n >= self.fail_at {
+            return Err(format!("cannot write {id}: throttled"));
+        }
+        self.inner.put(id, text).await
+    }
+}
+
+#[tokio::test]
+async fn a_function_with_two_purposes_starts_when_a_distribution_stopped_between_them() {
+    let port = FailingAt {
+        inner: Memory::default(),
+        fail_at: usize::MAX,
+        calls: Mutex::new(0),
+    };
+    let set_root = |v: Value| {
+        port.inner
+            .secrets
+            .lock()
+            .unwrap()
+            .insert("RootSecret".into(), v.to_string())
+    };
+    set_root(json!({ "rootKey": A, "nextRootKey": B }));
+    distribute(&port, "RootSecret", &targets()).await.unwrap();
+    // Step 2's distribution writes Session and Seal, then fails on its third secret.
+    set_root(json!({ "rootKey": B, "previousRootKey": A }));
+    let port = FailingAt {
+        fail_at: 3,
+        calls: Mutex::new(0),
+        ..port
+    };
+    let err = distribute(&port, "RootSecret", &targets()).await;
+    assert!(err.is_err());
+    let read = |p: KeyPurpose| {
+        port.inner.secrets.lock().unwrap()[&format!("{}KeySecret", p.name())].clone()
+    };
+    assert!(read(KeyPurpose::Session).contains("previousKey"));
+    assert!(read(KeyPurpose::Ticket).contains("nextKey"));
+    // `auth_login_token` holds both: it starts, each purpose at its own step.
+    let both = Purposes::of(&[KeyPurpose::Session, KeyPurpose::Ticket]);
+    let t = BTreeMap::from([
+        (KeyPurpose::Session, read(KeyPurpose::Session)),
+        (KeyPurpose::Ticket, read(KeyPurpose::Ticket)),
+    ]);
+    let keys = keys_from_secrets(both, &t).unwrap();
+    // Sessions are made under B (what step-2 holders make) and A's are still found.
+    assert_eq!(keys.derive("session"), root(B).derive("session"));
+    assert_eq!(
+        keys.previous().unwrap().derive("session"),
+        root(A).derive("session")
+    );
+    // Tickets are made under A (what step-1 holders still accept alone) and B's are found.
+    assert_eq!(keys.derive("ticket"), root(A).derive("ticket"));
+    assert_eq!(
+        keys.previous().unwrap().derive("ticket"),
+        root(B).derive("ticket")
+    );
+    // Nothing moves back to A: no write-back while a purpose is only announced.
+    assert!(!keys.writes_back());
+}

@@ -33,6 +33,9 @@ pub struct Settings {
     pub oidc_kms_key_id: Option<String>,
     /// `CIAM_OIDC_KMS_PREVIOUS_KEY_IDS`: comma-separated keys the JWKS still publishes.
     pub oidc_kms_previous_key_ids: Vec<String>,
+    /// `CIAM_LOGOUT_KMS_KEY_ID`: the KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs logout
+    /// tokens only (the webhook delivery signs with it; the JWKS publishes it).
+    pub logout_kms_key_id: Option<String>,
     /// `CIAM_STAFF_ISSUER`, `CIAM_STAFF_CLIENT_ID`: staff sign-in through the company identity
     /// provider; both or none.
     pub staff: Option<StaffClient>,
@@ -193,6 +196,7 @@ impl Settings {
             oidc_key_version,
             oidc_kms_key_id,
             oidc_kms_previous_key_ids,
+            logout_kms_key_id: present("CIAM_LOGOUT_KMS_KEY_ID"),
             staff,
             staff_mfa_acr: list("CIAM_STAFF_MFA_ACR"),
             staff_secret_arn,

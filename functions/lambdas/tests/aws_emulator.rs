@@ -189,6 +189,7 @@ async fn id_tokens_are_signed_in_kms_and_verify_with_the_jwks_built_from_get_pub
     let dynamo = DynamoLocal::start().await;
     let (app_id, app_secret, code) = seed_code(table(&dynamo.endpoint).await).await;
     let (current, previous) = (moto.kms_key().await, moto.kms_key().await);
+    let logout = moto.kms_key().await;
     let root_arn = moto.secret("ciam/root", &json!({ "rootKey": ROOT })).await;
     let origin_arn = moto
         .secret("ciam/origin", &json!({ "originVerify": ORIGIN }))
@@ -235,6 +236,7 @@ async fn id_tokens_are_signed_in_kms_and_verify_with_the_jwks_built_from_get_pub
         ("CIAM_ORIGIN_SECRET_ARN", origin_arn),
         ("CIAM_OIDC_KMS_KEY_ID", current.clone()),
         ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS", previous.clone()),
+        ("CIAM_LOGOUT_KMS_KEY_ID", logout.clone()),
         ("CIAM_ROUTE", "oidc_jwks".into()),
     ]);
     let wrong = ORIGIN.replace('Q', "q");
@@ -257,8 +259,12 @@ async fn id_tokens_are_signed_in_kms_and_verify_with_the_jwks_built_from_get_pub
     }
     let jwks_body = body_json(response(&jwks.outcomes, "right", &jwks.logs));
     let keys = jwks_body["keys"].as_array().unwrap();
-    assert_eq!(keys.len(), 2, "current and previous: {jwks_body}");
-    for (jwk, id) in keys.iter().zip([&current, &previous]) {
+    assert_eq!(
+        keys.len(),
+        3,
+        "current, previous, and the logout tokens' key: {jwks_body}"
+    );
+    for (jwk, id) in keys.iter().zip([&current, &previous, &logout]) {
         let expected = ciam_lambdas::kms::public_jwk(&moto.public_key(id).await);
         assert_eq!(jwk, &expected, "the JWKS is GetPublicKey's keys, in order");
     }
@@ -456,35 +462,33 @@ async fn the_distributor_fills_the_key_secrets_and_a_function_reads_only_its_own
 }
 
 /// The webhook delivery signs a fresh logout token at each attempt of a sign-out's notice (issue
-/// 23): its init loads the KMS signer of the current OIDC key (its row's `Kms::Sign`), so the
-/// token is signed in KMS; the fan-out loads no signer.
+/// 23) with the logout tokens' own KMS key (issue 30: its row's `Kms::SignLogout`), never with
+/// the id_token key, even with that key's variable set; the fan-out loads no signer.
 #[tokio::test]
-async fn the_webhook_delivery_signs_logout_tokens_with_the_current_kms_key() {
+async fn the_webhook_delivery_signs_logout_tokens_with_their_own_kms_key_only() {
     use ciam_core::oidc::logout::logout_token;
     let Some(moto) = Moto::start().await else {
         return;
     };
-    let current = moto.kms_key().await;
+    let (id_key, logout_key) = (moto.kms_key().await, moto.kms_key().await);
     let root_arn = moto
         .secret("ciam/root-4", &json!({ "rootKey": ROOT }))
         .await;
-    let vars = |route_kms: bool| {
-        let mut v = vec![
+    let vars = || {
+        vec![
             ("CIAM_TABLE", TABLE.to_owned()),
             ("CIAM_PUBLIC_URL", PUBLIC_URL.to_owned()),
             ("CIAM_ROOT_SECRET_ARN", root_arn.clone()),
             ("CIAM_DYNAMODB_ENDPOINT", "http://127.0.0.1:9".to_owned()),
-        ];
-        if route_kms {
-            v.push(("CIAM_OIDC_KMS_KEY_ID", current.clone()));
-        }
-        v
+            ("CIAM_OIDC_KMS_KEY_ID", id_key.clone()),
+            ("CIAM_LOGOUT_KMS_KEY_ID", logout_key.clone()),
+        ]
     };
     let s = |v: Vec<(&str, String)>| {
         let pairs: Vec<(&str, &str)> = v.iter().map(|(k, x)| (*k, x.as_str())).collect();
         settings(&pairs)
     };
-    let ciam = ciam_lambdas::init_webhooks("webhook_delivery", s(vars(true)), moto.sdk().await)
+    let ciam = ciam_lambdas::init_webhooks("webhook_delivery", s(vars()), moto.sdk().await)
         .await
         .map(|r| r.ciam)
         .unwrap();
@@ -492,10 +496,11 @@ async fn the_webhook_delivery_signs_logout_tokens_with_the_current_kms_key() {
     let token = logout_token(&ciam, "rp01", USER_ID, sid).await.unwrap();
     let parts: Vec<&str> = token.split('.').collect();
     assert_eq!(decode_part(parts[0])["typ"], "logout+jwt");
-    // The kid is the current KMS key's (as the JWKS function publishes it), the signature that
-    // key's (over the digest moto signs, as for the id_token above).
-    let jwks = ciam.keys.oidc_signer(ciam.config.oidc_key_version).jwks();
-    assert_eq!(decode_part(parts[0])["kid"], jwks[0]["kid"]);
+    // The kid is the logout key's (as the JWKS function publishes it), the signature that key's
+    // (over the digest moto signs, as for the id_token above), never the id_token key's.
+    let logout_jwk = ciam_lambdas::kms::public_jwk(&moto.public_key(&logout_key).await);
+    let id_jwk = ciam_lambdas::kms::public_jwk(&moto.public_key(&id_key).await);
+    assert_eq!(decode_part(parts[0])["kid"], logout_jwk["kid"]);
     let claims = decode_part(parts[1]);
     assert_eq!(claims["iss"], format!("{PUBLIC_URL}/ciam/v1/oidc"));
     assert_eq!(
@@ -506,15 +511,23 @@ async fn the_webhook_delivery_signs_logout_tokens_with_the_current_kms_key() {
         p256::ecdsa::Signature::from_slice(&URL_SAFE_NO_PAD.decode(parts[2]).unwrap()).unwrap();
     let digest = Sha256::digest(format!("{}.{}", parts[0], parts[1]).as_bytes());
     assert!(moto
-        .public_key(&current)
+        .public_key(&logout_key)
         .await
         .verify(&digest, &sig)
         .is_ok());
-    // The fan-out signs nothing: its init loads no signer, even with the variable set.
-    let fan = ciam_lambdas::init_webhooks("webhook_fanout", s(vars(true)), moto.sdk().await)
+    assert!(moto
+        .public_key(&id_key)
+        .await
+        .verify(&digest, &sig)
+        .is_err());
+    // It holds no id_token signer: what would sign id_tokens there is no KMS key at all.
+    let id_signer = ciam.keys.oidc_signer(ciam.config.oidc_key_version);
+    assert_ne!(id_signer.kid(), id_jwk["kid"].as_str().unwrap());
+    // The fan-out signs nothing: its init loads no signer, even with the variables set.
+    let fan = ciam_lambdas::init_webhooks("webhook_fanout", s(vars()), moto.sdk().await)
         .await
         .map(|r| r.ciam)
         .unwrap();
-    let derived = fan.keys.oidc_signer(fan.config.oidc_key_version).jwks();
-    assert_ne!(derived.first().map(|k| &k["kid"]), Some(&jwks[0]["kid"]));
+    let derived = fan.keys.logout_signer(fan.config.oidc_key_version).jwks();
+    assert_ne!(derived.first().map(|k| &k["kid"]), Some(&logout_jwk["kid"]));
 }

@@ -89,15 +89,16 @@ pub const WEBHOOK_FANOUT: InternalDef = InternalDef {
 /// The webhook delivery: the FIFO queue invokes it with one message at a time; it makes one
 /// signed attempt and logs it, and a failure sets the message's next attempt. Binary
 /// `webhooks`; its role reads the endpoint items (with their sealed secrets) and the apps (a
-/// logout notice's URL), writes the delivery log, nothing else of the table, and signs logout
-/// tokens with the current OIDC key (`Kms::Sign`; `Es256` is the key `ciam serve` derives).
+/// logout notice's URL), writes the delivery log, nothing else of the table, signs logout
+/// tokens with the logout key only (`Kms::SignLogout`, never the id_token key; `Es256` is the
+/// key `ciam serve` derives) and sends mail (the owner's notice) but no SMS.
 pub const WEBHOOK_DELIVERY: InternalDef = InternalDef {
     id: "webhook_delivery",
     summary: "Delivers one queued partner event or sign-out notice to its endpoint (no route: the delivery queue invokes it)",
     lambda: Lambda {
         memory: 256,
         timeout: 15,
-        ..WRITES.kms(Kms::Sign).keys(&[K::Webhook, K::Es256]).messages()
+        ..WRITES.kms(Kms::SignLogout).keys(&[K::Webhook, K::Es256]).mail()
     },
 };
 
@@ -182,7 +183,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("oidc_logout_post",        POST,   "/oidc/logout",            oidc::logout_post,        Public,        "oidcLogoutPost",   STATIC),
     route!("oidc_end_session_get",    GET,    "/oidc/end-session",       oidc::end_session_get,    Public,        "oidcEndSessionGet", READS.kms(Kms::PublicKeys).keys(&[K::Es256])),
     route!("oidc_end_session_post",   POST,   "/oidc/end-session",       oidc::end_session_post,   Session,       "oidcEndSession",   WRITES.kms(Kms::PublicKeys).keys(&[K::Es256])),
-    route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks",         STATIC.kms(Kms::PublicKeys).keys(&[K::Es256])),
+    route!("oidc_jwks",               GET,    "/oidc/jwks",              oidc::jwks,               Public,        "oidcJwks",         STATIC.kms(Kms::Jwks).keys(&[K::Es256])),
     // The API itself and the web app's reports (meta.rs, client_error.rs).
     route!("openapi",                 GET,    "/openapi.json",           meta::openapi,            Public,        "getOpenApi",       STATIC),
     route!("client_error",            POST,   "/client-errors",          client_error::report,     Public,        "reportClientError", STATIC.memory(128).throttle(20, 10).waf(Waf::ClientErrors)).body(Body::Report),

@@ -13,7 +13,7 @@
 //! specification): the user is asked.
 //!
 //! **Back-Channel Logout 1.0.** [`notice`]: for an ended session, what an app it signed in to
-//! (`app_sessions`) is told: a logout token (`typ` `logout+jwt`, ES256 by the OIDC signer)
+//! (`app_sessions`) is told: a logout token (`typ` `logout+jwt`, ES256 by the logout key)
 //! POSTed as `logout_token=` (form) to its `backchannelLogoutUri`, and the same to a ticket
 //! app's `logoutUrl`. Sending them (fan-out from the `session.ended` event, SSRF guard, a fresh
 //! token at each attempt, retries, the log) is `webhooks::notices`'.
@@ -329,7 +329,8 @@ pub struct LogoutNotice {
 
 /// A Back-Channel Logout token (§2.4) for `app_id` about the session `sid` of `user_id`: `typ`
 /// `logout+jwt`; `iss`, `aud`, `iat`, `exp` (`LOGOUT_TOKEN_SECS` later), `jti` (128 random
-/// bits), `sub`, `sid`, `events`; never a `nonce`. Signed like ID tokens (KMS Sign in AWS).
+/// bits), `sub`, `sid`, `events`; never a `nonce`. Signed ES256 with the logout key, never an
+/// id_token key (`oidc::logout_signer`: its own KMS key in AWS, its own `kid` in the JWKS).
 pub async fn logout_token(ciam: &Ciam, app_id: &str, user_id: &str, sid: &str) -> Result<String> {
     let now = ciam.now();
     let claims = json!({
@@ -342,7 +343,7 @@ pub async fn logout_token(ciam: &Ciam, app_id: &str, user_id: &str, sid: &str) -
         "sid": sid,
         "events": { BACKCHANNEL_EVENT: {} },
     });
-    let signer = signer(ciam);
+    let signer = super::logout_signer(ciam);
     sign_typed_jwt(signer.as_ref(), "logout+jwt", &claims)
         .await
         .map_err(|cause| Error {

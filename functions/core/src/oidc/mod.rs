@@ -168,12 +168,26 @@ pub fn discovery(ciam: &Ciam) -> Json {
     })
 }
 
+/// What signs Back-Channel Logout tokens: a key of its own (`Keys::logout_signer`), so the
+/// delivery function that sends them to partner hosts holds no id_token key.
+pub fn logout_signer(ciam: &Ciam) -> std::sync::Arc<dyn OidcSigner> {
+    ciam.keys.logout_signer(ciam.config.oidc_key_version)
+}
+
 /// `GET /jwks`: the signer's public keys, the signing one first. Derived keys: the current
 /// version (N), the next one (N+1) and the one before (N-1): after a rotation to N+1, clients
 /// that cached this document (5 minutes) already know the new key, and id_tokens signed just
 /// before the rotation still verify. KMS: the current key and the configured previous ones.
+/// Then the logout tokens' key(s), each under its own `kid` (docs/oidc.md): a partner finds
+/// either kind of token's key by its `kid`, as before.
 pub fn jwks(ciam: &Ciam) -> Json {
-    json!({ "keys": signer(ciam).jwks() })
+    let mut keys = signer(ciam).jwks();
+    for k in logout_signer(ciam).jwks() {
+        if !keys.iter().any(|have| have["kid"] == k["kid"]) {
+            keys.push(k);
+        }
+    }
+    json!({ "keys": keys })
 }
 
 /// The redirect that carries an error back to the client (RFC 6749 §4.1.2.1, RFC 9207 `iss`).

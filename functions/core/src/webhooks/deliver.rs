@@ -310,13 +310,25 @@ pub async fn attempt_state(
     };
     entry.outcome = outcome(&step).into();
     log::write(ciam, &entry).await?;
+    // A root rotation's overlap: secrets sealed under the previous root ride in this write.
+    let mut conds = vec![Cond::Exists];
+    match endpoints::reseal(ciam, &e) {
+        Ok(Some((more, unchanged))) => {
+            ops.extend(more);
+            conds.extend(unchanged);
+        }
+        Ok(None) => {}
+        Err(err) => tracing::warn!(cause = %err, "webhooks: cannot seal a secret again"),
+    }
     if !ops.is_empty() {
         // Only the attempt that disables it tells the owner (two attempts at once disable it
         // once: the second finds `disabledAt` set).
-        let cond = if disabling {
-            Cond::And(vec![Cond::Exists, Cond::AttrNotExists("disabledAt".into())])
-        } else {
-            Cond::Exists
+        if disabling {
+            conds.push(Cond::AttrNotExists("disabledAt".into()));
+        }
+        let cond = match conds.len() {
+            1 => Cond::Exists,
+            _ => Cond::And(conds),
         };
         match ciam.store.update(&e.key(), ops, Some(cond)).await {
             Ok(_) if disabling => super::owner::tell_disabled(ciam, &e, code == 410).await,

@@ -136,6 +136,37 @@ pub fn open_secrets(ciam: &Ciam, e: &Endpoint) -> Result<Vec<Vec<u8>>> {
     Ok(out)
 }
 
+/// During a root key rotation's overlap, the endpoint's sealed secrets that open only under the
+/// previous root, sealed again under the current one: the updates of its item and their
+/// conditions (each sealed value unchanged). None outside an overlap, while the next root is
+/// only announced, or when nothing needs it. The delivery adds them to the endpoint's write it
+/// makes anyway, so an endpoint that delivers during the overlap still opens after the
+/// previous root is retired (docs/operations.md §1).
+pub fn reseal(ciam: &Ciam, e: &Endpoint) -> Result<Option<(Vec<Update>, Vec<Cond>)>> {
+    let Some(previous) = ciam.keys.previous().filter(|_| ciam.keys.writes_back()) else {
+        return Ok(None);
+    };
+    let (mut ops, mut conds) = (Vec::new(), Vec::new());
+    for (field, sealed) in [
+        ("secret", Some(&e.secret)),
+        ("prevSecret", e.prev_secret.as_ref()),
+    ] {
+        let Some(sealed) = sealed else { continue };
+        if crate::sealed::open(&ciam.keys, LABEL, &e.endpoint_id, sealed)?.is_some() {
+            continue;
+        }
+        let Some(plain) = crate::sealed::open(previous, LABEL, &e.endpoint_id, sealed)? else {
+            continue;
+        };
+        ops.push(Update::Set(
+            field.into(),
+            Value::B(seal(ciam, &e.endpoint_id, &plain)?),
+        ));
+        conds.push(Cond::Eq(field.into(), Value::B(sealed.clone())));
+    }
+    Ok((!ops.is_empty()).then_some((ops, conds)))
+}
+
 /// What an admin sends (unchecked); `None` leaves a field as it is.
 #[derive(Clone, Debug, Default)]
 pub struct EndpointFields {
