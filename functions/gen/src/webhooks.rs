@@ -490,7 +490,7 @@ pub fn render() -> String {
     Type: AWS::CloudWatch::Alarm
     Properties:
       AlarmDescription: {description}
-      Namespace: {namespace}
+      Namespace: Ciam/Webhooks
       MetricName: FailingSeconds
       Statistic: Maximum
       Period: 300
@@ -502,7 +502,6 @@ pub fn render() -> String {
       OKActions: [!Ref AlarmTopic]
 
 ",
-        namespace = "Ciam/Webhooks",
         description = quoted(
             "A partner endpoint has failed every delivery for more than 6 hours (the delivery function's metric Ciam/Webhooks FailingSeconds; per app and endpoint: Failed by AppId, EndpointId). On-call: docs/operations.md §8.6 \"WebhookEndpointFailingAlarm\"."
         ),

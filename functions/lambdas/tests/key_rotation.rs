@@ -305,9 +305,14 @@ async fn a_full_rotation_refuses_no_request_and_fails_no_delivery() {
         amr: vec!["pwd".into()],
         console_at: None,
     };
-    let app = ciam_core::apps::create(
+    let op = ciam_core::console::Operator {
+        user: session.user.clone(),
+        role: ciam_core::console::Role::Admin,
+        session: session.key.clone(),
+    };
+    let app = ciam_core::console::apps::create(
         &setup,
-        &session,
+        &op,
         ciam_core::apps::AppFields {
             name: Some(ciam_core::apps::Names {
                 zh_cn: "合作方".into(),
@@ -316,6 +321,8 @@ async fn a_full_rotation_refuses_no_request_and_fails_no_delivery() {
             service_urls: Some(vec![SERVICE.into()]),
             ..Default::default()
         },
+        "the drill",
+        &Default::default(),
     )
     .await
     .unwrap();
@@ -324,13 +331,13 @@ async fn a_full_rotation_refuses_no_request_and_fails_no_delivery() {
     let app_secret = app["appSecret"].as_str().unwrap().to_owned();
     let hook = ciam_core::webhooks::create(
         &setup,
-        &session,
         &app_id,
         EndpointFields {
             url: Some(HOOK.into()),
             events: Some(vec!["user.updated".into()]),
             ..Default::default()
         },
+        |_| None,
     )
     .await
     .unwrap();

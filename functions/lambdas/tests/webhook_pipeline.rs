@@ -640,18 +640,6 @@ async fn one_apps_hanging_endpoint_holds_neither_another_apps_event_nor_a_logout
     let ciam = ciam_core::testing::Builder::new(1_700_000_100)
         .build()
         .await;
-    let admin = ciam_core::sessions::Session {
-        user: ciam_core::user::User {
-            id: "admin".into(),
-            roles: vec![ciam_core::user::ADMIN.to_owned()],
-            ..Default::default()
-        },
-        key: ciam_store::Key::new("", ""),
-        created_at: 0,
-        auth_at: 0,
-        amr: Vec::new(),
-        console_at: None,
-    };
     for (id, backchannel) in [
         ("hang", ""),
         ("quick", ""),
@@ -672,7 +660,7 @@ async fn one_apps_hanging_endpoint_holds_neither_another_apps_event_nor_a_logout
             description: Some(String::new()),
             ..EndpointFields::default()
         };
-        let made = webhooks::create(&ciam, &admin, app, f).await.unwrap();
+        let made = webhooks::create(&ciam, app, f, |_| None).await.unwrap();
         endpoint.insert(app, made.endpoint.endpoint_id);
     }
     let transport = std::sync::Arc::new(OneHangs::default());

@@ -150,24 +150,6 @@ fn rfc3339(s: &str) -> Option<i64> {
     Some(day * 86_400 + h * 3600 + m * 60 + sec - offset)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::parse_since;
-
-    #[test]
-    fn since_is_unix_seconds_or_rfc_3339() {
-        assert_eq!(parse_since("1700000000"), Ok(1_700_000_000));
-        assert_eq!(parse_since("2023-11-14T22:13:20Z"), Ok(1_700_000_000));
-        assert_eq!(
-            parse_since("2023-11-15T06:13:20.5+08:00"),
-            Ok(1_700_000_000)
-        );
-        assert_eq!(parse_since("2023-11-14T21:13:20-01:00"), Ok(1_700_000_000));
-        assert!(parse_since("yesterday").is_err());
-        assert!(parse_since("2023-02-30T00:00:00Z").is_err());
-    }
-}
-
 /// Runs one command; answers the lines to print.
 pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
     let op = operator();
@@ -304,5 +286,23 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             lines.extend(got.next.map(|n| format!("next {n}")));
             Ok(lines)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_since;
+
+    #[test]
+    fn since_is_unix_seconds_or_rfc_3339() {
+        assert_eq!(parse_since("1700000000"), Ok(1_700_000_000));
+        assert_eq!(parse_since("2023-11-14T22:13:20Z"), Ok(1_700_000_000));
+        assert_eq!(
+            parse_since("2023-11-15T06:13:20.5+08:00"),
+            Ok(1_700_000_000)
+        );
+        assert_eq!(parse_since("2023-11-14T21:13:20-01:00"), Ok(1_700_000_000));
+        assert!(parse_since("yesterday").is_err());
+        assert!(parse_since("2023-02-30T00:00:00Z").is_err());
     }
 }
