@@ -1,3 +1,6 @@
+//! Over 500 lines because each kind's cause, its payload cut by consent and the coalescing window
+//! of `user.updated` (issue 30) are one story, read together.
+//!
 //! Partner events (issue 23, docs/events-design.md): what a partner app hears about a user it
 //! has a consent with. An event is an item written **in the transaction of the change that
 //! causes it** (the outbox): no change is announced that did not commit, and none that committed

@@ -1,3 +1,6 @@
+//! Over 500 lines because each purpose's overlap, resolved on its own (issue 30), sits beside the
+//! derivation and the logout signer it changes.
+//!
 //! The `Keys` port: one root secret, from which every purpose derives its own key
 //! (HMAC-SHA256(root, label)), so no two uses ever share a key. In AWS the root is read from
 //! Secrets Manager once at init (`ciam_lambdas`); locally it is generated into the data folder on

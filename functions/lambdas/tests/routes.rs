@@ -26,7 +26,7 @@ fn template_text() -> String {
 
 /// One resource of template.yaml: its type and its `key: value` lines (keys without their
 /// indentation, in order), enough for the flat facts checked here.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Resource {
     kind: String,
     text: String,
@@ -128,9 +128,22 @@ fn metadata_block(text: &str) -> String {
 /// Template functions by the route they serve (their `CIAM_ROUTE`).
 fn functions_by_route() -> BTreeMap<String, Resource> {
     let mut by_route = BTreeMap::new();
-    for (name, res) in resources(&template_text()) {
+    let all = resources(&template_text());
+    for (name, res) in &all {
         if res.kind != "AWS::Serverless::Function" {
             continue;
+        }
+        // What the function may do is its role's (issue 30: one generated role per permission
+        // set, `Role: !GetAtt <Role>.Arn`): the role's text is read with the function's.
+        let mut res = res.clone();
+        let role = res
+            .values("Role")
+            .first()
+            .and_then(|r| r.strip_prefix("!GetAtt "))
+            .and_then(|r| r.strip_suffix(".Arn"))
+            .map(str::to_owned);
+        if let Some(role) = role.and_then(|r| all.get(&r)) {
+            res.text.push_str(&role.text);
         }
         let routes = res.values(ciam_lambdas::ROUTE_VAR);
         assert_eq!(routes.len(), 1, "{name} must set CIAM_ROUTE exactly once");
@@ -284,7 +297,9 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
 /// The table's route classes are the template's managed policies TableReadPolicy and
 /// TableWritePolicy (docs/operations.md §2); SAM's broad policy templates are not used.
 fn has_table_policy(text: &str) -> bool {
-    text.contains("!Ref TableReadPolicy") || text.contains("!Ref TableWritePolicy")
+    text.contains("!Ref TableReadPolicy")
+        || text.contains("!Ref TableWritePolicy")
+        || text.contains("!Ref TableAuditWritePolicy")
 }
 
 #[test]

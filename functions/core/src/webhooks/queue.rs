@@ -1,3 +1,6 @@
+//! Over 500 lines because the lanes, the fan-out, the re-fan and the paged replay share the queue
+//! items' shape; its unit tests are at the end.
+//!
 //! The deliveries of `ciam serve` (docs/events-design.md §2): items of one queue partition,
 //! attempted by lane (an app's events, an app's logout notices: [`Lanes`], each lane in a task of
 //! its own), and the outbox's index of events not yet fanned out.
