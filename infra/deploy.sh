@@ -334,8 +334,9 @@ deploy_backend() {
     args+=(--guided)
   else
     args+=(--template-file "$TEMPLATE" --s3-bucket "$ARTIFACT_BUCKET" --s3-prefix "releases/$RELEASE")
-    # Without a samconfig.toml nothing else says what may be created.
-    [ -f "$ROOT/samconfig.toml" ] || args+=(--capabilities CAPABILITY_IAM)
+    # Without a samconfig.toml nothing else says what may be created: roles, and the console's
+    # nested stack (infra/console.yaml, an AWS::Serverless::Application: CAPABILITY_AUTO_EXPAND).
+    [ -f "$ROOT/samconfig.toml" ] || args+=(--capabilities CAPABILITY_IAM CAPABILITY_AUTO_EXPAND)
   fi
   [ ${#OVERRIDES[@]} -eq 0 ] || args+=(--parameter-overrides "${OVERRIDES[@]}")
   if $GUIDED; then

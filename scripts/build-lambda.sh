@@ -53,23 +53,34 @@ CRATE = b"webauthn_rp"
 
 
 def binaries(path):
-    """Function logical id -> its Metadata BuildProperties.Binary in template.yaml."""
+    """Function logical id -> its Metadata BuildProperties.Binary in template.yaml and in the
+    nested stacks it names (`AWS::Serverless::Application` with a local `Location`: the
+    console's, infra/console.yaml)."""
     text = open(path).read()
     try:
         from samcli.yamlhelper import yaml_parse
 
         resources = (yaml_parse(text) or {}).get("Resources") or {}
-        return {
+        found = {
             name: r.get("Metadata", {}).get("BuildProperties", {}).get("Binary", "bootstrap")
             for name, r in resources.items()
             if r.get("Type") == "AWS::Serverless::Function"
         }
+        nested = [
+            r.get("Properties", {}).get("Location")
+            for r in resources.values()
+            if r.get("Type") == "AWS::Serverless::Application"
+        ]
     except ImportError:
         found = {}
         for m in re.finditer(r"^  (\w+):\n    Type: AWS::Serverless::Function\n(.*?)(?=^  \w+:\n|\Z)", text, re.S | re.M):
             b = re.search(r"^        Binary: (\S+)", m.group(2), re.M)
             found[m.group(1)] = b.group(1) if b else "bootstrap"
-        return found
+        nested = re.findall(r"^      Location: (\S+)$", text, re.M)
+    for location in nested:
+        if isinstance(location, str) and not location.startswith(("s3://", "https://")):
+            found.update(binaries(os.path.join(os.path.dirname(path), location)))
+    return found
 
 
 def sam_zip(folder, target):
@@ -117,9 +128,22 @@ def crate_count(folder):
         return sum(1 for line in f.read().split(b"\n") if CRATE in line)
 
 
-folders = sorted(
-    d for d in os.listdir(build) if os.path.isdir(os.path.join(build, d))
-) if os.path.isdir(build) else []
+def function_folders(build):
+    """The function folders `sam build` made: build/<Function>/, and for a nested stack (a folder
+    with its own template.yaml) build/<Stack>/<Function>/."""
+    out = []
+    for d in sorted(os.listdir(build)) if os.path.isdir(build) else []:
+        path = os.path.join(build, d)
+        if not os.path.isdir(path):
+            continue
+        if os.path.isfile(os.path.join(path, "template.yaml")):
+            out += [os.path.join(d, f) for f in function_folders(path)]
+        else:
+            out.append(d)
+    return out
+
+
+folders = function_folders(build)
 if not folders:
     sys.exit(f"build:lambda: no function folders in {build}")
 binary_of = binaries(template)
@@ -131,7 +155,7 @@ with tempfile.TemporaryDirectory() as tmp:
         key = digest(folder)
         if key not in zips:
             zips[key] = (os.path.getsize(sam_zip(folder, os.path.join(tmp, key))), crate_count(folder))
-        rows.append((d, binary_of.get(d, "?"), size(folder), zips[key][0], zips[key][1], key[:12]))
+        rows.append((d, binary_of.get(os.path.basename(d), "?"), size(folder), zips[key][0], zips[key][1], key[:12]))
 width = max(len(r[0]) for r in rows)
 print(f"{'function':<{width}}  {'binary':<9}  {'unzipped':>10}  {'zip':>10}  artifact")
 for d, binary, raw, z, _, key in rows:

@@ -35,14 +35,78 @@ def load_template(path):
     return yaml_parse(pathlib.Path(path).read_text())
 
 
+CONSOLE = ROOT / "infra" / "console.yaml"
+# The main stack's resource for the console's stack (template.yaml, functions/gen/src/console.rs).
+CONSOLE_STACK = "ConsoleStack"
+
+
+def resolve(value, params):
+    """`value` with every `Ref` to one of `params` replaced by what the parent passes for it
+    (and `${Name}` in a `Fn::Sub` by `${Ref}` or `${Res.Attr}` when that is a plain `Ref` or
+    `Fn::GetAtt`): a nested stack's resource as it would read written in the parent."""
+    if isinstance(value, list):
+        return [resolve(v, params) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if set(value) == {"Ref"} and value["Ref"] in params:
+        return copy.deepcopy(params[value["Ref"]])
+    if set(value) == {"Fn::Sub"}:
+        sub = value["Fn::Sub"]
+        text, local = (sub, {}) if isinstance(sub, str) else (sub[0], sub[1])
+        for name, passed in params.items():
+            if name in local or f"${{{name}}}" not in text:
+                continue
+            if set(passed) == {"Ref"}:
+                text = text.replace(f"${{{name}}}", f"${{{passed['Ref']}}}")
+            elif set(passed) == {"Fn::GetAtt"}:
+                target = passed["Fn::GetAtt"]
+                target = ".".join(target) if isinstance(target, list) else target
+                text = text.replace(f"${{{name}}}", f"${{{target}}}")
+            else:
+                raise AssertionError(f"${{{name}}} in a Fn::Sub, passed as {passed}")
+        return {"Fn::Sub": text if isinstance(sub, str) else [text, resolve(local, params)]}
+    return type(value)((k, resolve(v, params)) for k, v in value.items())
+
+
+def merged(main, nested):
+    """The main template with the console's stack read into it: its resources (parameters
+    resolved to what `ConsoleStack` passes, each under the stack's condition) beside the main
+    stack's. What the tests of functions, roles and routes read: CloudFormation makes the same
+    resources, in two stacks."""
+    out = copy.deepcopy(main)
+    stack = main["Resources"][CONSOLE_STACK]
+    params = stack["Properties"]["Parameters"]
+    missing = set(nested.get("Parameters", {})) - set(params)
+    assert not missing, f"{CONSOLE_STACK} does not pass {sorted(missing)}"
+    for name, r in nested["Resources"].items():
+        assert name not in out["Resources"], f"{name} is in both stacks"
+        r = resolve(r, params)
+        assert r.get("Condition") is None, f"{name}: a condition inside the console's stack"
+        r["Condition"] = stack["Condition"]
+        out["Resources"][name] = r
+    return out
+
+
 @pytest.fixture(scope="session")
-def template():
+def main_template():
+    """template.yaml alone (the main stack)."""
     return load_template(ROOT / "template.yaml")
 
 
 @pytest.fixture(scope="session")
-def transformed(template):
-    """template.yaml as CloudFormation sees it after `sam package` (code in S3) and
+def console_template():
+    """infra/console.yaml alone (the console's nested stack)."""
+    return load_template(CONSOLE)
+
+
+@pytest.fixture(scope="session")
+def template(main_template, console_template):
+    """template.yaml with the console's stack read into it (`merged`)."""
+    return merged(main_template, console_template)
+
+
+def sam_transform(template):
+    """A template as CloudFormation sees it after `sam package` (code in S3) and
     `Transform: AWS::Serverless-2016-10-31`."""
     packaged = copy.deepcopy(template)
     packaged.get("Globals", {}).get("Function", {})["CodeUri"] = "s3://artifacts/bootstrap.zip"
@@ -50,3 +114,22 @@ def transformed(template):
         if r["Type"] == "AWS::Serverless::Function" and "CodeUri" in r.get("Properties", {}):
             r["Properties"]["CodeUri"] = "s3://artifacts/bootstrap.zip"
     return transform(packaged, {}, _NoManagedPolicies())
+
+
+@pytest.fixture(scope="session")
+def transformed(template):
+    """Both stacks after the SAM transform, read as one (`merged`)."""
+    return sam_transform(template)
+
+
+@pytest.fixture(scope="session")
+def main_transformed(main_template):
+    """The main stack alone after the SAM transform (its resource count is CloudFormation's
+    limit)."""
+    return sam_transform(main_template)
+
+
+@pytest.fixture(scope="session")
+def console_transformed(console_template):
+    """The console's stack alone after the SAM transform."""
+    return sam_transform(console_template)

@@ -99,3 +99,16 @@ def role_of(transformed, function):
 
 def as_list(value):
     return value if isinstance(value, list) else [value]
+
+
+def console_on(value):
+    """`value` as deployed with the console on (the default): each list item
+    `!If [ConsoleOn, item, !Ref AWS::NoValue]` is its item (template.yaml's CloudFront origin and
+    behaviour of the console's own API)."""
+    if isinstance(value, list):
+        return [console_on(v) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"Fn::If"} and value["Fn::If"][0] == "ConsoleOn" and value["Fn::If"][2] == {"Ref": "AWS::NoValue"}:
+            return console_on(value["Fn::If"][1])
+        return {k: console_on(v) for k, v in value.items()}
+    return value

@@ -35,6 +35,23 @@ def repo(tmp_path):
             "      Description: x\n"
             for name, binary in (("AFunction", "bootstrap"), ("BFunction", "bootstrap"), ("CFunction", "passkeys"))
         )
+        # A nested stack (as the console's, infra/console.yaml) whose function D runs bootstrap.
+        + "  DStack:\n"
+        "    Type: AWS::Serverless::Application\n"
+        "    Properties:\n"
+        "      Location: infra/d.yaml\n"
+    )
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra" / "d.yaml").write_text(
+        "Resources:\n"
+        "  DFunction:\n"
+        "    Type: AWS::Serverless::Function\n"
+        "    Metadata:\n"
+        "      BuildMethod: rust-cargolambda\n"
+        "      BuildProperties:\n"
+        "        Binary: bootstrap\n"
+        "    Properties:\n"
+        "      Description: x\n"
     )
     stubs = tmp_path / "stub-bin"
     stubs.mkdir()
@@ -48,6 +65,9 @@ def repo(tmp_path):
         'head -c "$STUB_SIZE" /dev/urandom | tr -d "\\n" > .aws-sam/build/AFunction/bootstrap\n'
         'if [ -n "${STUB_LEAK:-}" ]; then printf "\\n/r/webauthn_rp-0.3.0/src/lib.rs\\n" >> .aws-sam/build/AFunction/bootstrap; fi\n'
         "cp .aws-sam/build/AFunction/bootstrap .aws-sam/build/BFunction/bootstrap\n"
+        # SAM builds a nested stack's functions under build/<Stack>/, beside its template.
+        "mkdir -p .aws-sam/build/DStack/DFunction && touch .aws-sam/build/DStack/template.yaml\n"
+        "cp .aws-sam/build/AFunction/bootstrap .aws-sam/build/DStack/DFunction/bootstrap\n"
         'crate="\\n/r/webauthn_rp-0.3.0/src/lib.rs\\n"; [ -n "${STUB_NO_CRATE:-}" ] && crate=""\n'
         'if [ -n "${STUB_ODD:-}" ]; then printf "odd$crate" > .aws-sam/build/CFunction/bootstrap;\n'
         'else { head -c "$STUB_SIZE" /dev/urandom | tr -d "\\n"; printf "$crate"; } > .aws-sam/build/CFunction/bootstrap; fi\n'
@@ -87,14 +107,14 @@ def test_every_function_zip_is_measured_and_equal_folders_are_one_artifact(repo)
         f"sam build --template-file {repo}/template.yaml --cached",
     ]
     lines = done.stdout.splitlines()
-    for f, binary in (("AFunction", "bootstrap"), ("BFunction", "bootstrap"), ("CFunction", "passkeys")):
+    for f, binary in (("AFunction", "bootstrap"), ("BFunction", "bootstrap"), ("CFunction", "passkeys"), ("DStack/DFunction", "bootstrap")):
         row = next(line for line in lines if line.startswith(f + " "))
         assert row.split()[1] == binary, row
         unzipped, zipped = (int(v) for v in row.split()[2:4])
         assert unzipped >= 900 and zipped > 900, row  # random bytes do not compress
-    assert "3 functions, 2 distinct artifact(s)" in done.stdout
+    assert "4 functions, 2 distinct artifact(s)" in done.stdout
     assert any(
-        line.startswith("bootstrap: 2 function(s), 1 artifact(s), zip ") and line.endswith("grep -c webauthn_rp: 0")
+        line.startswith("bootstrap: 3 function(s), 1 artifact(s), zip ") and line.endswith("grep -c webauthn_rp: 0")
         for line in lines
     ), done.stdout
     assert any(
@@ -121,15 +141,15 @@ def test_the_zip_is_the_one_sam_package_makes(repo, tmp_path):
 def test_a_zip_over_the_limit_fails_and_is_named(repo):
     done, _ = build(repo, CIAM_ZIP_LIMIT="500", STUB_ODD="1")
     assert done.returncode != 0
-    assert "2 function zip(s) over 500 bytes: AFunction, BFunction" in done.stderr
-    assert "3 functions, 2 distinct artifact(s)" in done.stdout
+    assert "3 function zip(s) over 500 bytes: AFunction, BFunction, DStack/DFunction" in done.stderr
+    assert "4 functions, 2 distinct artifact(s)" in done.stdout
 
 
 def test_the_webauthn_crate_in_bootstrap_fails_the_build(repo):
     done, _ = build(repo, STUB_LEAK="1")
     assert done.returncode != 0
     assert "bootstrap links webauthn_rp" in done.stderr, done.stderr
-    assert "bootstrap: 2 function(s), 1 artifact(s)" in done.stdout
+    assert "bootstrap: 3 function(s), 1 artifact(s)" in done.stdout
 
 
 def test_a_passkeys_binary_without_the_webauthn_crate_fails_the_build(repo):

@@ -268,6 +268,8 @@ def test_a_dry_run_prints_every_step_in_order_and_makes_only_read_only_calls(rep
     assert -1 not in positions, [s for s, p in zip(order, positions) if p == -1]
     assert positions == sorted(positions), out
     assert "--no-confirm-changeset" not in out, "production is never deployed unreviewed"
+    # The console's nested stack (infra/console.yaml) needs CAPABILITY_AUTO_EXPAND.
+    assert "--capabilities CAPABILITY_IAM CAPABILITY_AUTO_EXPAND --parameter-overrides" in out
     assert calls[0] == "aws sts get-caller-identity --query Arn --output text"
     assert "aws cloudformation describe-stacks --stack-name ciam-test --region eu-west-1 --query Stacks[0] --output json" in calls
     assert only_reads(calls), calls

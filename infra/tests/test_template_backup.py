@@ -167,11 +167,12 @@ def test_a_failed_backup_or_copy_pages_the_alarm_topic(transformed):
     assert (alarm["Threshold"], alarm["ComparisonOperator"]) == (1, "GreaterThanOrEqualToThreshold")
 
 
-def test_the_backup_resources_stay_within_their_budget(template, transformed):
-    """Five resources (vault, role, plan, selection, alarm); the transform adds none of its own."""
-    mine = {n for n, r in template["Resources"].items() if r["Type"].startswith("AWS::Backup::")} | {"BackupRole", "BackupJobFailedAlarm"}
-    assert len(mine) == 5 and mine <= set(transformed["Resources"])
-    assert len(transformed["Resources"]) < 500
+def test_the_backup_resources_stay_within_their_budget(main_template, main_transformed):
+    """Five resources (vault, role, plan, selection, alarm), in the main stack; the transform
+    adds none of its own."""
+    mine = {n for n, r in main_template["Resources"].items() if r["Type"].startswith("AWS::Backup::")} | {"BackupRole", "BackupJobFailedAlarm"}
+    assert len(mine) == 5 and mine <= set(main_transformed["Resources"])
+    assert len(main_transformed["Resources"]) < 500
 
 
 # ---- The secrets' replicas -------------------------------------------------------------------
@@ -231,11 +232,16 @@ def test_another_account_may_only_copy_into_the_vault(copy_stack):
     assert stmt["Action"] == "backup:CopyIntoBackupVault"
 
 
-def test_with_the_console_off_its_paths_have_no_operation_and_the_default_route_stays(transformed):
-    """The Api's DefinitionBody (its `$default` route) makes SAM put each console operation, not
-    its path, under ConsoleOn: with Console=false such a path is left with no operation."""
-    body = deployed(transformed, Console="false")["Api"]["Properties"]["Body"]
-    admin = {p: item for p, item in body["paths"].items() if p.startswith("/ciam/v1/admin/")}
-    assert admin and all(item == {} for item in admin.values()), admin
+def test_with_the_console_off_its_stack_and_api_are_gone_and_the_default_route_stays(transformed):
+    """The console's routes are on its own API in its own stack (infra/console.yaml): with
+    Console=false neither exists, the main API has no console path, and its `$default` route
+    (Ciam's 404 body for /ciam/v1/admin/...) stays."""
+    off = deployed(transformed, Console="false")
+    on = deployed(transformed)
+    assert "ConsoleStack" in on and "ConsoleStack" not in off
+    apis = lambda resources: sorted(n for n, r in resources.items() if r["Type"] == "AWS::ApiGatewayV2::Api")
+    assert apis(on) == ["Api", "ConsoleApi"] and apis(off) == ["Api"]
+    body = off["Api"]["Properties"]["Body"]
+    assert not [p for p in body["paths"] if p.startswith("/ciam/v1/admin/")]
     assert "x-amazon-apigateway-any-method" in body["paths"]["$default"]
     assert "get" in body["paths"]["/ciam/v1/version"]

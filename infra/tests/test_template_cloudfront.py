@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from template_facts import ROOT
+from template_facts import ROOT, console_on
 
 HEADERS_FILE = ROOT / "infra" / "security-headers.json"
 
 
 @pytest.fixture(scope="module")
 def distribution(template):
-    return template["Resources"]["Distribution"]["Properties"]["DistributionConfig"]
+    return console_on(template["Resources"]["Distribution"]["Properties"]["DistributionConfig"])
 
 
 def behaviours(distribution):
@@ -80,15 +80,24 @@ def test_cloudfront_sends_the_origin_header_from_the_secret_to_the_api_only(temp
     ]
     assert origins["api"]["OriginCustomHeaders"] == header
     assert origins["sign-in"]["OriginCustomHeaders"] == header
+    assert origins["console"]["OriginCustomHeaders"] == header
     assert "OriginCustomHeaders" not in origins["web"]
-    # Every behaviour that reaches the API goes through one of those two origins: the password
-    # sign-in through its function URL (first, so /ciam/* does not shadow it), the rest the API.
+    # The console's own API (its nested stack, infra/console.yaml).
+    assert origins["console"]["DomainName"] == {"Fn::GetAtt": ["ConsoleStack", "Outputs.ApiDomain"]}
+    # Every behaviour that reaches the API goes through one of those three origins: the password
+    # sign-in through its function URL and the console's paths to its API (each first, so
+    # /ciam/* does not shadow it), the rest the API.
     ordered = [b.get("PathPattern") for b in behaviours(distribution)]
     assert ordered.index("/ciam/v1/auth/login/password") < ordered.index("/ciam/*")
+    assert ordered.index("/ciam/v1/admin/*") < ordered.index("/ciam/*")
     for b in behaviours(distribution):
         path = b.get("PathPattern", "")
         if path == "/ciam/v1/auth/login/password":
             assert b["TargetOriginId"] == "sign-in"
+        elif path == "/ciam/v1/admin/*":
+            assert b["TargetOriginId"] == "console"
+            assert b["AllowedMethods"] == ["GET", "HEAD", "OPTIONS", "PUT", "POST", "PATCH", "DELETE"]
+            assert b["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
         elif path.startswith(("/ciam/", "/zh-CN/embedded", "/en-US/embedded")):
             assert b["TargetOriginId"] == "api"
     assert "ApiUrl" not in template["Outputs"]
@@ -201,7 +210,7 @@ def test_the_production_csp_loads_no_image_from_loopback(transformed):
 
 def test_avatars_are_cached_at_the_edge_for_a_day_with_nothing_of_the_viewer_in_the_key(transformed):
     resources = transformed["Resources"]
-    config = resources["Distribution"]["Properties"]["DistributionConfig"]
+    config = console_on(resources["Distribution"]["Properties"]["DistributionConfig"])
     ordered = [b["PathPattern"] for b in config["CacheBehaviors"]]
     assert ordered.index("/ciam/v1/avatar/*") < ordered.index("/ciam/*"), "not shadowed by /ciam/*"
     (avatar,) = [b for b in config["CacheBehaviors"] if b["PathPattern"] == "/ciam/v1/avatar/*"]

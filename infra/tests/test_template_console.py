@@ -1,11 +1,12 @@
-"""The operator console can be turned off (issue 21): `Console=false` leaves out every console
-function, its role, permission and log group, and the HTTP API's console paths, and nothing else;
-the console's functions get the audit retention setting."""
+"""The operator console can be turned off (issue 21), and lives in a stack of its own (issue 30
+item 6, infra/console.yaml): `Console=false` leaves out that stack (every console function, the
+roles only they run as, their HTTP API) and CloudFront's items for it, and nothing else; the
+console's functions get the audit retention setting."""
 
 import json
-import re
 
-from template_facts import functions, role_of
+from conftest import resolve
+from template_facts import functions, route_facts
 
 
 def console_functions(template):
@@ -19,47 +20,97 @@ def test_the_console_parameter_and_condition(template):
     assert template["Parameters"]["AuditRetentionDays"]["Default"] == 400
 
 
-def test_every_console_resource_is_conditional_and_no_other(template, transformed):
-    console = console_functions(template)
-    assert len(console) >= 10, console
-    resources = transformed["Resources"]
-    stems = [f[: -len("Function")] for f in console]
-    own = re.compile(rf"^({'|'.join(stems)})(Function(Role|ApiPermission)?|Logs)$")
-    # A shared role (one per permission set) is the console's when only console functions run
-    # as it.
-    users = {}
-    for name, r in resources.items():
-        if r["Type"] == "AWS::Lambda::Function":
-            users.setdefault(role_of(transformed, name), set()).add(name)
-    console_roles = {role for role, fns in users.items() if fns <= set(console)}
-    for name, r in resources.items():
-        if own.match(name) or name in console_roles:
-            assert r.get("Condition") == "ConsoleOn", f"{name} is not under ConsoleOn"
+def test_the_console_is_a_stack_of_its_own_that_exists_only_when_on(
+    main_template, console_template, main_transformed, console_transformed
+):
+    """Issue 30 item 6: every console function, the roles only they run as, and their HTTP API
+    are in infra/console.yaml, the nested stack `ConsoleStack` (under ConsoleOn); the main stack
+    has none of them, and nothing else in it is under ConsoleOn but the stack and CloudFront's
+    items that send /ciam/v1/admin/* to it."""
+    facts = route_facts()
+    console_ids = {i for i, r in facts.items() if r["auth"].startswith("console:")}
+    assert len(console_ids) >= 10
+    nested = functions(console_template)
+    assert set(nested.values()) == console_ids
+    assert not console_ids & set(functions(main_template).values())
+    stack = main_template["Resources"]["ConsoleStack"]
+    assert stack["Type"] == "AWS::Serverless::Application"
+    assert stack["Condition"] == "ConsoleOn"
+    assert stack["Properties"]["Location"] == "infra/console.yaml"
+    conditional = [n for n, r in main_transformed["Resources"].items() if r.get("Condition") == "ConsoleOn"]
+    assert conditional == ["ConsoleStack"], conditional
+    assert main_transformed["Resources"]["ConsoleStack"]["Type"] == "AWS::CloudFormation::Stack"
+    # Inside the console's stack nothing is conditional (the stack is).
+    assert not [n for n, r in console_transformed["Resources"].items() if "Condition" in r]
+    # Every console route is on the console's own API, none on the main one.
+    def api_paths(transformed):
+        (api,) = [r for r in transformed["Resources"].values() if r["Type"] == "AWS::ApiGatewayV2::Api"]
+        return {p for p in api["Properties"]["Body"]["paths"] if p != "$default"}
+    console_paths = {facts[i]["path"] for i in console_ids}
+    assert api_paths(console_transformed) == console_paths
+    assert not api_paths(main_transformed) & console_paths
+    # The main stack has room for what comes next: the budget is in test_template_deploys.py.
+
+
+def test_the_console_stack_is_given_every_parameter_and_nothing_more(main_template, console_template):
+    passed = main_template["Resources"]["ConsoleStack"]["Properties"]["Parameters"]
+    assert set(passed) == set(console_template["Parameters"])
+    # Each is the main stack's own resource or parameter of the same name, or an attribute
+    # or expression the generator names (a role of the main stack: `<Role>Arn`).
+    for name, value in passed.items():
+        if value == {"Ref": name}:
+            assert name in main_template["Resources"] or name in main_template["Parameters"], name
+        elif name.endswith("Arn") and "Fn::GetAtt" in value:
+            target = value["Fn::GetAtt"]
+            target = target[0] if isinstance(target, list) else target.split(".")[0]
+            assert name == f"{target}Arn" and target in main_template["Resources"], name
         else:
-            assert r.get("Condition") != "ConsoleOn", f"{name} is under ConsoleOn but is not the console's"
-    # Nothing unconditional names a console resource (it would not exist with Console=false).
-    for name, r in resources.items():
-        if r.get("Condition") == "ConsoleOn" or r["Type"] == "AWS::ApiGatewayV2::Api":
-            continue
-        text = json.dumps(r)
-        for f in console:
-            assert f'"{f}' not in text and f"${{{f}" not in text, f"{name} refers to {f}"
+            assert name in ("PublicUrl", "ParentStackName"), (name, value)
 
 
-def test_the_api_leaves_out_the_console_paths_when_off(transformed):
-    api = next(r for r in transformed["Resources"].values() if r["Type"] == "AWS::ApiGatewayV2::Api")
-    paths = api["Properties"]["Body"]["paths"]
-    admin = [p for p in paths if p.startswith("/ciam/v1/admin/")]
-    assert len(admin) >= 8
-    def on_console(v):
-        return isinstance(v, dict) and list(v) == ["Fn::If"] and v["Fn::If"][0] == "ConsoleOn"
+def test_a_console_function_is_the_same_in_its_stack_as_it_would_be_in_the_main_one(
+    main_template, console_transformed, transformed
+):
+    """Its own stack copies template.yaml's Globals (functions/gen/src/console.rs): after the
+    transform, each console function of the nested stack, its parameters resolved to what the
+    main stack passes, is the function the main stack would have made (runtime, architecture,
+    handler, tags, logging, every environment variable, memory, timeout, role)."""
+    params = main_template["Resources"]["ConsoleStack"]["Properties"]["Parameters"]
+    nested = {n: r for n, r in console_transformed["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
+    assert nested
+    for name, r in nested.items():
+        alone = resolve(r["Properties"], params)
+        merged = transformed["Resources"][name]["Properties"]
+        for key in ("Runtime", "Architectures", "Handler", "MemorySize", "Timeout", "Role", "Environment", "LoggingConfig", "Tags"):
+            got, want = alone.get(key), merged.get(key)
+            if key == "Tags":
+                # The parent's name for CiamStack (the Lambda alarms select the stack's
+                # functions by it), SAM's own tag as always.
+                got = sorted((t["Key"], json.dumps(t["Value"], sort_keys=True)) for t in got)
+                want = sorted((t["Key"], json.dumps(t["Value"], sort_keys=True)) for t in want)
+                assert ("CiamStack", json.dumps({"Ref": "AWS::StackName"})) in got, name
+            assert json.loads(json.dumps(got)) == json.loads(json.dumps(want)), (name, key)
 
-    for p, item in paths.items():
-        # The whole path under ConsoleOn, or (the API has a DefinitionBody for its `$default`
-        # route, and SAM then makes the operations conditional, not the path) each operation:
-        # with Console=false the path has no operation, so API Gateway makes no route of it.
-        conditional = on_console(item) or (bool(item) and all(on_console(op) for op in item.values()))
-        assert conditional == p.startswith("/ciam/v1/admin/"), p
+
+def test_the_console_api_is_the_main_apis_twin(main_template, console_template):
+    """The same throttles and access log (one source: functions/gen/src/lib.rs API_SETTINGS),
+    `$default` to the main stack's version function (Ciam's own 404 and 405), which it may
+    invoke, and a 5xx alarm of its own."""
+    params = main_template["Resources"]["ConsoleStack"]["Properties"]["Parameters"]
+    main = main_template["Resources"]["Api"]["Properties"]
+    console = resolve(console_template["Resources"]["ConsoleApi"]["Properties"], params)
+    for key in ("DefaultRouteSettings", "AccessLogSettings"):
+        assert json.loads(json.dumps(console[key])) == json.loads(json.dumps(main[key])), key
+    route = console["DefinitionBody"]["paths"]["$default"]["x-amazon-apigateway-any-method"]
+    assert "${VersionFunction.Arn}" in route["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+    permission = resolve(console_template["Resources"]["ConsoleDefaultRoutePermission"]["Properties"], params)
+    assert permission["FunctionName"] == {"Fn::GetAtt": ["VersionFunction", "Arn"]}
+    assert "${ConsoleApi}" in permission["SourceArn"]["Fn::Sub"]
+    alarm = console_template["Resources"]["ConsoleApi5xxAlarm"]["Properties"]
+    assert alarm["Dimensions"] == [{"Name": "ApiId", "Value": {"Ref": "ConsoleApi"}}]
+    assert console_template["Outputs"]["ApiDomain"]["Value"] == {
+        "Fn::Sub": "${ConsoleApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}"
+    }
 
 
 def test_console_functions_get_the_audit_retention(template):

@@ -54,10 +54,11 @@ def test_the_only_dynamic_reference_is_the_origin_header_of_cloudfront(template)
         for text in strings(resource):
             if "{{resolve:" in text:
                 found.append((name, text))
-    # Twice: the API's origin and the sign-in function URL's origin (docs/cost.md).
+    # Three times: the API's origin, the sign-in function URL's and the console's API's
+    # (docs/cost.md).
     assert found == [
         ("Distribution", "{{resolve:secretsmanager:${OriginSecret}:SecretString:originVerify}}")
-    ] * 2
+    ] * 3
 
 
 def test_no_parameter_default_or_output_looks_like_a_secret(template):

@@ -18,6 +18,7 @@
 
 use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
 pub mod audit;
+pub mod console;
 pub mod roles;
 pub mod webhooks;
 
@@ -81,6 +82,25 @@ impl Function {
         format!("{} {}", self.method, self.path)
     }
 }
+
+/// The HTTP APIs' throttles and access log (template.yaml's `Api` and infra/console.yaml's
+/// `ConsoleApi`, under `Properties`): across all clients, per route, a ceiling that protects the
+/// table and the bill (per-client limits are the web ACL's, infra/waf.yaml, which sees the
+/// viewer's address); one JSON line per request. `ip` is the address that connected to API
+/// Gateway: a CloudFront edge for every legitimate request, so any other address is a bypass
+/// attempt (answered 403). The viewer's own address is in the CloudFront logs (LogsBucket).
+pub const API_SETTINGS: &str = "      DefaultRouteSettings:
+        ThrottlingBurstLimit: 200
+        ThrottlingRateLimit: 100
+      AccessLogSettings:
+        DestinationArn: !GetAtt ApiAccessLogs.Arn
+        Format: >-
+          {\"requestId\":\"$context.requestId\",\"ip\":\"$context.identity.sourceIp\",
+          \"route\":\"$context.routeKey\",\"status\":\"$context.status\",
+          \"latency\":\"$context.responseLatency\",\"integrationLatency\":\"$context.integrationLatency\",
+          \"integrationError\":\"$context.integrationErrorMessage\",\"time\":\"$context.requestTime\",
+          \"protocol\":\"$context.protocol\",\"responseLength\":\"$context.responseLength\"}
+";
 
 /// The log group of every function without a sign-in (hand-written in template.yaml).
 pub const SHARED_LOGS: &str = "FunctionLogs";
@@ -169,11 +189,13 @@ pub enum Region {
     SignInMetrics,
     DashboardHashing,
     Webhooks,
+    ApiSettings,
     Actions,
 }
 
 impl Region {
-    pub const TEMPLATE: [Region; 5] = [
+    pub const TEMPLATE: [Region; 6] = [
+        Region::ApiSettings,
         Region::RouteSettings,
         Region::Functions,
         Region::Webhooks,
@@ -188,6 +210,7 @@ impl Region {
             Region::SignInMetrics => "sign-in-metrics",
             Region::DashboardHashing => "dashboard-hashing",
             Region::Webhooks => "webhooks",
+            Region::ApiSettings => "api-settings",
             Region::Actions => "actions",
         }
     }
@@ -207,9 +230,12 @@ impl Region {
         }
     }
 
-    pub fn render(self, fns: &[Function]) -> String {
+    /// The region's lines, from the table and (for the console's stack, which copies its
+    /// `Globals`) the text of the file it goes into.
+    pub fn render(self, fns: &[Function], text: &str) -> String {
         match self {
-            Region::Functions => render_functions(fns),
+            Region::Functions => render_functions(fns, text),
+            Region::ApiSettings => API_SETTINGS.to_owned(),
             Region::RouteSettings => render_route_settings(fns),
             Region::SignInMetrics => render_sign_in_metrics(fns),
             Region::DashboardHashing => render_dashboard_hashing(fns),
@@ -441,21 +467,38 @@ fn inline_statements(l: &Lambda) -> String {
     s
 }
 
-fn render_function(f: &Function) -> String {
+/// Where a function is rendered: the HTTP API its route is on (`Api` in template.yaml,
+/// `ConsoleApi` in infra/console.yaml) and how its role is named there (`!GetAtt <Role>.Arn` of
+/// a role of the same template, or the parameter `!Ref <Role>Arn` the parent passes).
+pub struct Home<'a> {
+    pub api: &'a str,
+    pub role: String,
+}
+
+impl Home<'_> {
+    /// template.yaml: every function but the console's.
+    pub fn main(f: &Function) -> Home<'static> {
+        Home {
+            api: "Api",
+            role: format!("!GetAtt {}.Arn", roles::role_name(f)),
+        }
+    }
+}
+
+/// A console function (`Auth::Console`): it lives in infra/console.yaml (console.rs).
+pub fn is_console(f: &Function) -> bool {
+    matches!(f.auth, Auth::Console(_))
+}
+
+fn render_function(f: &Function, home: &Home) -> String {
     let l = &f.lambda;
     let stem = f.stem();
     let mut s = String::new();
-    // The console's functions exist only when the operator wants the console (`Console`).
-    let condition = if matches!(f.auth, Auth::Console(_)) {
-        "    Condition: ConsoleOn\n"
-    } else {
-        ""
-    };
     let _ = write!(
         s,
         "  {stem}Function:
     Type: AWS::Serverless::Function
-{condition}    Metadata:
+    Metadata:
       BuildMethod: rust-cargolambda
       BuildProperties:
         Binary: {binary}
@@ -517,7 +560,7 @@ fn render_function(f: &Function) -> String {
     for p in key_secrets(l) {
         let _ = writeln!(s, "          {}: !Ref {p}KeySecret", ciam_lambdas_var(p));
     }
-    if !condition.is_empty() {
+    if is_console(f) {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
     }
     if l.staff != Staff::None {
@@ -551,7 +594,7 @@ fn render_function(f: &Function) -> String {
     }
     // The role of its permission set, shared with every function whose row grants the same
     // (roles.rs).
-    let _ = writeln!(s, "      Role: !GetAtt {}.Arn", roles::role_name(f));
+    let _ = writeln!(s, "      Role: {}", home.role);
     if f.internal {
         // No event: its role (`LogsOnlyRole`) writes the shared log group, nothing else.
         s.push('\n');
@@ -563,11 +606,12 @@ fn render_function(f: &Function) -> String {
         Api:
           Type: HttpApi
           Properties:
-            ApiId: !Ref Api
+            ApiId: !Ref {api}
             Method: {method}
             Path: {path}
 
 ",
+        api = home.api,
         method = f.method,
         path = f.path,
     );
@@ -578,7 +622,7 @@ fn render_function(f: &Function) -> String {
             s,
             "  {stem}Logs:
     Type: AWS::Logs::LogGroup
-{condition}    DeletionPolicy: Delete
+    DeletionPolicy: Delete
     UpdateReplacePolicy: Delete
     Properties:
       RetentionInDays: !Ref SignInLogRetentionDays
@@ -593,7 +637,7 @@ fn render_function(f: &Function) -> String {
   # one in a minute stops the canary and CodeDeploy shifts the alias back.
   {stem}CanaryErrorsAlarm:
     Type: AWS::CloudWatch::Alarm
-{condition}    Properties:
+    Properties:
       AlarmDescription: {description}
       Namespace: AWS/Lambda
       MetricName: Errors
@@ -623,19 +667,24 @@ fn render_function(f: &Function) -> String {
     s
 }
 
-fn render_functions(fns: &[Function]) -> String {
-    // The shared roles first (one per permission set, roles.rs). The webhook functions have a
-    // region of their own (`webhooks.rs`): their roles, queues and event sources are not a
-    // route's.
+fn render_functions(fns: &[Function], template: &str) -> String {
+    // The shared roles first (one per permission set, roles.rs), but those only the console's
+    // functions run as: they are in its stack. The webhook functions have a region of their own
+    // (`webhooks.rs`): their roles, queues and event sources are not a route's. Then the
+    // console's stack (console.rs), in place of its functions.
     let roles = roles::shared_roles(fns)
-        .map(|r| roles::render(&r))
+        .map(|r| {
+            let main: Vec<_> = r.into_iter().filter(|r| !r.console_only).collect();
+            roles::render(&main)
+        })
         .unwrap_or_else(|e| format!("  # {e}\n"));
     roles
         + &fns
             .iter()
-            .filter(|f| f.binary != Binary::Webhooks)
-            .map(render_function)
+            .filter(|f| f.binary != Binary::Webhooks && !is_console(f))
+            .map(|f| render_function(f, &Home::main(f)))
             .collect::<String>()
+        + &console::render_application(fns, template)
 }
 
 fn render_route_settings(fns: &[Function]) -> String {
@@ -910,12 +959,16 @@ pub fn generate(root: &Path, fns: &[Function]) -> Result<Vec<(PathBuf, String)>,
     let mut out = Vec::new();
     let (path, mut text) = read("template.yaml")?;
     for region in Region::TEMPLATE {
-        text = splice(&text, region, &region.render(fns))
+        text = splice(&text, region, &region.render(fns, &text))
             .map_err(|e| format!("template.yaml: {e}"))?;
     }
+    out.push((
+        root.join(console::PATH),
+        console::render_stack(fns, &text).map_err(|e| format!("{}: {e}", console::PATH))?,
+    ));
     out.push((path, text));
     let (path, text) = read("docs/operations.md")?;
-    let text = splice(&text, Region::Actions, &Region::Actions.render(fns))
+    let text = splice(&text, Region::Actions, &Region::Actions.render(fns, &text))
         .map_err(|e| format!("docs/operations.md: {e}"))?;
     out.push((path, text));
     out.push((root.join("infra/routes.json"), routes_json(fns)));

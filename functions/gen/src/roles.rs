@@ -21,8 +21,8 @@ pub const BASIC_EXECUTION: &str =
 pub struct SharedRole {
     pub name: String,
     pub functions: Vec<String>,
-    /// Every function of it is a console function (`Condition: ConsoleOn`): the role exists only
-    /// with them.
+    /// Every function of it is a console function: the role is in the console's stack
+    /// (console.rs), which exists only with them.
     pub console_only: bool,
     /// The managed policies of this template it holds (besides `BASIC_EXECUTION`).
     pub managed: Vec<&'static str>,
@@ -160,11 +160,6 @@ pub fn shared_roles(fns: &[Function]) -> Result<Vec<SharedRole>, String> {
 pub fn render(roles: &[SharedRole]) -> String {
     let mut s = String::new();
     for r in roles {
-        let condition = if r.console_only {
-            "    Condition: ConsoleOn\n"
-        } else {
-            ""
-        };
         let users = if r.functions.len() == 1 {
             r.functions[0].clone()
         } else {
@@ -174,7 +169,7 @@ pub fn render(roles: &[SharedRole]) -> String {
             s,
             "  {name}:
     Type: AWS::IAM::Role
-{condition}    Properties:
+    Properties:
       Description: {description}
       AssumeRolePolicyDocument:
         Version: \"2012-10-17\"

@@ -24,6 +24,12 @@ fn template_text() -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The console's own stack (issue 30 item 6): its functions and the roles only they run as.
+fn console_text() -> String {
+    let path = crate_dir().join("../../infra/console.yaml");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// One resource of template.yaml: its type and its `key: value` lines (keys without their
 /// indentation, in order), enough for the flat facts checked here.
 #[derive(Clone, Debug, Default)]
@@ -128,20 +134,23 @@ fn metadata_block(text: &str) -> String {
 /// Template functions by the route they serve (their `CIAM_ROUTE`).
 fn functions_by_route() -> BTreeMap<String, Resource> {
     let mut by_route = BTreeMap::new();
-    let all = resources(&template_text());
+    // Both stacks' resources: their names are distinct (infra/tests check it).
+    let mut all = resources(&template_text());
+    all.extend(resources(&console_text()));
     for (name, res) in &all {
         if res.kind != "AWS::Serverless::Function" {
             continue;
         }
         // What the function may do is its role's (issue 30: one generated role per permission
-        // set, `Role: !GetAtt <Role>.Arn`): the role's text is read with the function's.
+        // set, `Role: !GetAtt <Role>.Arn`, or in the console's stack `!Ref <Role>Arn` for a role
+        // of the main stack): the role's text is read with the function's.
         let mut res = res.clone();
-        let role = res
-            .values("Role")
-            .first()
-            .and_then(|r| r.strip_prefix("!GetAtt "))
-            .and_then(|r| r.strip_suffix(".Arn"))
-            .map(str::to_owned);
+        let role = res.values("Role").first().and_then(|r| {
+            r.strip_prefix("!GetAtt ")
+                .and_then(|r| r.strip_suffix(".Arn"))
+                .or_else(|| r.strip_prefix("!Ref ").and_then(|r| r.strip_suffix("Arn")))
+                .map(str::to_owned)
+        });
         if let Some(role) = role.and_then(|r| all.get(&r)) {
             res.text.push_str(&role.text);
         }
@@ -261,12 +270,14 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         );
         let path = format!("{BASE}{}", route.path);
         assert_eq!(f.values("Path"), vec![path.as_str()], "{}: path", route.id);
-        assert_eq!(
-            f.values("ApiId"),
-            vec!["!Ref Api"],
-            "{}: the one HTTP API",
-            route.id
-        );
+        // The console's routes are on its own HTTP API (infra/console.yaml), the rest on the
+        // main one.
+        let api = if matches!(route.auth, ciam_api::Auth::Console(_)) {
+            "!Ref ConsoleApi"
+        } else {
+            "!Ref Api"
+        };
+        assert_eq!(f.values("ApiId"), vec![api], "{}: its HTTP API", route.id);
     }
     for page in PAGES {
         let id = page.id;
