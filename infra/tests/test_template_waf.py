@@ -889,6 +889,7 @@ CONSOLE_ON_DOMAIN = {
     "DomainName": "login.example.com",
     "CertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-aaaa-bbbb-cccc-000000000001",
     "ConsoleHostName": CONSOLE_HOST,
+    "WebAclArn": ARN,
     "Environment": "test",
 }
 
@@ -911,7 +912,11 @@ def test_a_console_host_name_needs_the_domain_and_a_certificate_for_both(templat
     assert param["AllowedPattern"] == waf["Parameters"]["ConsoleHostName"]["AllowedPattern"]
     description = " ".join(param["Description"].split())
     assert "must cover both names" in description and "infra/waf.yaml" in description
-    refused = refusals(template, {"ConsoleHostName": CONSOLE_HOST, "Environment": "test"})
-    assert refused and all("DomainName" in r for r in refused)
+    refused = refusals(template, {"ConsoleHostName": CONSOLE_HOST, "Environment": "test", "WebAclArn": ARN})
+    assert len(refused) == 1 and "needs DomainName and CertificateArn" in refused[0]
     refused = refusals(template, {**CONSOLE_ON_DOMAIN, "ConsoleHostName": "login.example.com"})
     assert refused == ["ConsoleHostName is a second host name, not DomainName itself."]
+    # The door is the web ACL's rules: a console host without the web ACL (a test stack) would
+    # be one more public host, and is refused.
+    refused = refusals(template, {**CONSOLE_ON_DOMAIN, "WebAclArn": ""})
+    assert len(refused) == 1 and "needs the web ACL (WebAclArn)" in refused[0]
