@@ -23,6 +23,13 @@
 #                                samconfig.toml's s3_bucket, else SAM's managed bucket
 #   --allow-replacement          let this deploy replace or delete a resource the stack policy
 #                                protects (table, secrets, KMS key, buckets, distribution)
+#   --console-host NAME          the operator console's own host name ('' for none): given to both
+#                                stacks, the web ACL's (infra/waf.yaml, us-east-1, deployed first)
+#                                and this one (ConsoleHostName, the distribution's second name)
+#   --console-allow 'CIDR,...'   the networks the console may be used from, IPv4 and IPv6 mixed
+#                                ('' for any address): given to the web ACL's stack (split into
+#                                ConsoleAllowedIpv4 and ConsoleAllowedIpv6), which keeps it
+#   --waf-stack-name NAME        the web ACL's stack: default $CIAM_WAF_STACK_NAME, else <stack>-waf
 #   --yes                        execute a production change set without asking (no terminal)
 #   --dry-run                    check the prerequisites and print every command that would change
 #                                something instead of running it (read-only calls still run),
@@ -32,6 +39,9 @@
 # (WebAclArn), the backup copy vault (BackupCopyVaultArn), the secret replica Region
 # (SecretReplicaRegion) and a compliance-mode vault lock (BackupVaultLockChangeableForDays >= 3);
 # a test stack says so: --parameter-overrides 'Environment=test'.
+# The console's door (docs/operations.md §11): ConsoleHostName in --parameter-overrides counts as
+# --console-host; with either option the web ACL's stack is updated before this one, with the
+# same host name (the allow-list alone: this stack's current one).
 # Environment: AWS_PROFILE and the usual AWS variables; CIAM_PYTHON (default .venv/bin/python).
 set -euo pipefail
 
@@ -65,6 +75,16 @@ WEB_BUCKET=""
 DISTRIBUTION_ID=""
 PUBLIC_URL=""
 DIST="$ROOT/web/dist"
+# The console's door (--console-host, --console-allow): one setting for both stacks.
+CONSOLE_HOST=""
+CONSOLE_HOST_SET=false
+CONSOLE_ALLOW=""
+CONSOLE_ALLOW_SET=false
+CONSOLE_IPV4=""
+CONSOLE_IPV6=""
+WAF_STACK="${CIAM_WAF_STACK_NAME:-}"
+# AWS WAF for CloudFront lives in us-east-1 only.
+WAF_REGION=us-east-1
 
 log() { printf '%s\n' "$*"; }
 step() { printf '\n== %s\n' "$*"; }
@@ -105,6 +125,9 @@ parse_args() {
       --artifact-bucket) [ $# -ge 2 ] || die "--artifact-bucket needs a value"; ARTIFACT_BUCKET="$2"; shift 2 ;;
       --allow-replacement) ALLOW_REPLACEMENT=true; shift ;;
       --yes) YES=true; shift ;;
+      --console-host) [ $# -ge 2 ] || die "--console-host needs a value ('' for none)"; CONSOLE_HOST="$2"; CONSOLE_HOST_SET=true; shift 2 ;;
+      --console-allow) [ $# -ge 2 ] || die "--console-allow needs a value ('' for any address)"; CONSOLE_ALLOW="$2"; CONSOLE_ALLOW_SET=true; shift 2 ;;
+      --waf-stack-name) [ $# -ge 2 ] || die "--waf-stack-name needs a value"; WAF_STACK="$2"; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       --) shift; SAM_EXTRA=("$@"); break ;;
       *) die "unknown option $1 (infra/deploy.sh --help)" ;;
@@ -112,6 +135,9 @@ parse_args() {
   done
   if $GUIDED && $WEB_ONLY; then die "--guided deploys the stack; it cannot go with --web-only"; fi
   if $ROLLBACK && { $GUIDED || $WEB_ONLY; }; then die "--rollback deploys a kept release; it cannot go with --guided or --web-only"; fi
+  if { $CONSOLE_HOST_SET || $CONSOLE_ALLOW_SET; } && { $WEB_ONLY || $ROLLBACK; }; then
+    die "--console-host and --console-allow change both stacks; they cannot go with --web-only or --rollback"
+  fi
 }
 
 cleanup() {
@@ -231,6 +257,77 @@ check_web_acl() {
 $(printf '  %s\n' "${missing[@]}")  (docs/operations.md section 8.5); a test stack says so explicitly: --parameter-overrides 'Environment=test'"
   fi
   log "BackupCopyVaultArn=$copy SecretReplicaRegion=$replica BackupVaultLockChangeableForDays=$lock"
+}
+
+# The console's door: one host name and one allow-list for the two stacks (docs/operations.md
+# §11). ConsoleHostName in --parameter-overrides counts as --console-host; with either setting
+# the web ACL's stack is checked here (it must exist: production needs it anyway) and updated
+# by deploy_console_door before this stack, so the door closes before a new name opens.
+console_door() {
+  { $WEB_ONLY || $ROLLBACK; } && return 0
+  local named
+  if named="$("$PY" - "${OVERRIDES[@]}" <<'EOF'
+import shlex, sys
+found = [t.split("=", 1)[1] for text in sys.argv[1:] for t in shlex.split(text) if t.startswith("ConsoleHostName=")]
+print(found[-1] if found else "")
+sys.exit(0 if found else 1)
+EOF
+)"; then
+    if $CONSOLE_HOST_SET && [ "$named" != "$CONSOLE_HOST" ]; then
+      die "--console-host $CONSOLE_HOST and --parameter-overrides ConsoleHostName=$named disagree: give one"
+    fi
+    if ! $CONSOLE_HOST_SET; then CONSOLE_HOST="$named"; CONSOLE_HOST_SET=true; fi
+  elif $CONSOLE_HOST_SET; then
+    OVERRIDES+=("ConsoleHostName=$CONSOLE_HOST")
+  fi
+  { $CONSOLE_HOST_SET || $CONSOLE_ALLOW_SET; } || return 0
+  if [ -n "$CONSOLE_HOST" ] && ! [[ "$CONSOLE_HOST" =~ ^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$ ]]; then
+    die "--console-host $CONSOLE_HOST: a lower-case host name such as console.example.com ('' for none)"
+  fi
+  if ! $CONSOLE_HOST_SET; then
+    # The allow-list alone: the web ACL gets the host name this stack has (or will keep).
+    local cmd=("$PY" "$ROOT/infra/deploy_tool.py" settings --stack-json "$WORK/stack.json" --samconfig "$ROOT/samconfig.toml" --keys ConsoleHostName)
+    CONSOLE_HOST="$("${cmd[@]}")" || die "cannot read ConsoleHostName"
+  fi
+  if $CONSOLE_ALLOW_SET; then
+    local lists
+    lists="$("$PY" - "$CONSOLE_ALLOW" <<'EOF'
+import ipaddress, sys
+families = {4: [], 6: []}
+for item in (x.strip() for x in sys.argv[1].split(",")):
+    if not item:
+        continue
+    try:
+        net = ipaddress.ip_network(item, strict=True)
+    except ValueError as e:
+        sys.exit(f"deploy: error: --console-allow: {item} is not a network in CIDR notation ({e})")
+    if net.prefixlen == 0:
+        sys.exit(f"deploy: error: --console-allow: {item} is every address: leave the list empty ('') for any address")
+    families[net.version].append(str(net))
+print(",".join(families[4]) + "|" + ",".join(families[6]))
+EOF
+)" || exit 1
+    # "|", not a tab: read would merge an empty IPv4 list into the separator (IFS whitespace).
+    IFS='|' read -r CONSOLE_IPV4 CONSOLE_IPV6 <<<"$lists"
+  fi
+  WAF_STACK="${WAF_STACK:-$STACK_NAME-waf}"
+  aws cloudformation describe-stacks --stack-name "$WAF_STACK" --region "$WAF_REGION" \
+    --query 'Stacks[0].StackName' --output text >/dev/null 2>&1 ||
+    need waf-stack "no web ACL stack $WAF_STACK in $WAF_REGION: deploy infra/waf.yaml first (docs/operations.md section 3), or name it: --waf-stack-name NAME"
+  local allow=""
+  $CONSOLE_ALLOW_SET && allow=" ConsoleAllowedIpv4=${CONSOLE_IPV4:-<none>} ConsoleAllowedIpv6=${CONSOLE_IPV6:-<none>}"
+  log "console door: ConsoleHostName=${CONSOLE_HOST:-<any host>}$allow (web ACL stack $WAF_STACK in $WAF_REGION first, then $STACK_NAME)"
+}
+
+# The web ACL's stack gets the console's door before this stack changes (parameters not given
+# keep their values: the allow-list stays as it was when only the host name is given).
+deploy_console_door() {
+  { $CONSOLE_HOST_SET || $CONSOLE_ALLOW_SET; } || return 0
+  step "the console's door: web ACL stack $WAF_STACK ($WAF_REGION)"
+  local params=("ConsoleHostName=$CONSOLE_HOST")
+  if $CONSOLE_ALLOW_SET; then params+=("ConsoleAllowedIpv4=$CONSOLE_IPV4" "ConsoleAllowedIpv6=$CONSOLE_IPV6"); fi
+  run aws cloudformation deploy --region "$WAF_REGION" --stack-name "$WAF_STACK" \
+    --template-file "$ROOT/infra/waf.yaml" --no-fail-on-empty-changeset --parameter-overrides "${params[@]}"
 }
 
 # The bucket that keeps the releases: --artifact-bucket, $CIAM_ARTIFACT_BUCKET, samconfig.toml's
@@ -529,9 +626,11 @@ main() {
   check_prerequisites
   $WEB_ONLY || read_stack
   check_web_acl
+  console_door
   rollback_target
   build_backend
   package_release
+  deploy_console_door
   deploy_backend
   read_outputs
   build_web

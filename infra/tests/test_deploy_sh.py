@@ -2,7 +2,8 @@
 build goes through scripts/build-lambda.sh, as `npm run build:lambda` does): the
 steps in order, the dry run that changes nothing, the prerequisites that stop a run early; the
 production gate (web ACL), the change set review, the stack policy, the kept releases and the
-rollback without a build; and whole runs whose upload lands in moto_server (the S3 emulator of
+rollback without a build; the console's door (one host name and allow-list for the web ACL's
+stack and this one); and whole runs whose upload lands in moto_server (the S3 emulator of
 test_upload_web.py). The stub `aws s3 cp` keeps the artefact bucket in a folder ($STUB_S3)."""
 
 import json
@@ -57,6 +58,11 @@ STUBS = {
           "sts get-caller-identity") echo arn:aws:iam::123456789012:user/ops ;;
           "configure get") echo eu-west-1 ;;
           "cloudformation describe-stacks")
+            # The web ACL's stack (us-east-1) exists unless $STUB_NO_WAF.
+            case " $* " in *"-waf "*)
+              [ -z "$STUB_NO_WAF" ] || { echo "Stack does not exist" >&2; exit 254; }
+              echo "ciam-waf"; exit 0 ;;
+            esac
             case " $* " in *" aws-sam-cli-managed-default "*)
               [ -n "$STUB_SAM_BUCKET" ] || { echo "Stack does not exist" >&2; exit 254; }
               echo "$STUB_SAM_BUCKET"; exit 0 ;;
@@ -66,6 +72,7 @@ STUBS = {
           "cloudformation list-change-sets") [ -f "$STUB_STATE/changesets" ] && paste -sd '\\t' "$STUB_STATE/changesets" || true ;;
           "cloudformation describe-change-set") echo "$STUB_CHANGES" ;;
           "cloudformation execute-change-set" | "cloudformation delete-change-set" | "cloudformation wait" | "cloudformation set-stack-policy") ;;
+          "cloudformation deploy") ;;
           "s3 cp")
             path() { printf '%s/%s' "$STUB_S3" "${1#s3://}"; }
             src="$3" dst="$4"
@@ -96,6 +103,7 @@ def outputs(
     copy_vault="arn:aws:backup:eu-central-1:123456789012:backup-vault:ciam-table-copy",
     replica="eu-central-1",
     lock_days="3",
+    console_host="",
 ):
     return json.dumps(
         {
@@ -111,6 +119,7 @@ def outputs(
                 {"ParameterKey": "BackupCopyVaultArn", "ParameterValue": copy_vault},
                 {"ParameterKey": "SecretReplicaRegion", "ParameterValue": replica},
                 {"ParameterKey": "BackupVaultLockChangeableForDays", "ParameterValue": lock_days},
+                {"ParameterKey": "ConsoleHostName", "ParameterValue": console_host},
             ],
         }
     )
@@ -120,7 +129,7 @@ def outputs(
 def repo(tmp_path):
     """A copy of the files deploy.sh uses, so the stub build never touches this worktree."""
     (tmp_path / "infra").mkdir()
-    for name in ("deploy.sh", "upload_web.py", "deploy_tool.py", "stack-policy.json"):
+    for name in ("deploy.sh", "upload_web.py", "deploy_tool.py", "stack-policy.json", "waf.yaml"):
         shutil.copy(ROOT / "infra" / name, tmp_path / "infra" / name)
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "build-lambda.sh", tmp_path / "scripts" / "build-lambda.sh")
@@ -587,3 +596,109 @@ def test_on_a_terminal_the_change_set_waits_for_a_yes_and_a_no_deletes_it(repo, 
     assert "not confirmed: the change set was deleted, nothing changed" in done.stderr
     assert [c for c in calls if "delete-change-set" in c]
     assert not [c for c in calls if "execute-change-set" in c or c.startswith("npm")]
+
+
+# --- the console's door: one setting, two stacks -------------------------------------------
+
+def waf_deploys(text):
+    """The web ACL stack's deploy lines of a dry run's plan."""
+    return [line for line in text.splitlines() if line.startswith("+ aws cloudformation deploy")]
+
+
+def test_the_console_host_and_allow_list_go_to_both_stacks_the_web_acl_first(repo, stubs):
+    done, calls = deploy(
+        repo, stubs, "--dry-run", "--stack-name", "ciam-test", "--region", "eu-west-1",
+        "--console-host", "console.example.com",
+        "--console-allow", "203.0.113.0/24, 2001:DB8:C0::/48,198.51.100.7",
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    [waf] = waf_deploys(out)
+    # The web ACL's stack in us-east-1 (where WAF for CloudFront lives), the families split, a
+    # single address as /32, IPv6 in the lower-case form the template's pattern takes.
+    assert waf == (
+        f"+ aws cloudformation deploy --region us-east-1 --stack-name ciam-test-waf --template-file {repo}/infra/waf.yaml"
+        " --no-fail-on-empty-changeset --parameter-overrides ConsoleHostName=console.example.com"
+        " ConsoleAllowedIpv4=203.0.113.0/24\\,198.51.100.7/32 ConsoleAllowedIpv6=2001:db8:c0::/48"
+    )
+    # The same host name goes to this stack (the distribution's second name), after the web ACL.
+    [sam_deploy] = [line for line in out.splitlines() if "/sam deploy" in line]
+    assert "--parameter-overrides ConsoleHostName=console.example.com" in sam_deploy
+    assert out.find(waf) < out.find(sam_deploy)
+    assert "console door: ConsoleHostName=console.example.com ConsoleAllowedIpv4=203.0.113.0/24,198.51.100.7/32" in out
+    # The web ACL's stack was looked up (read-only), nothing was changed.
+    assert "aws cloudformation describe-stacks --stack-name ciam-test-waf --region us-east-1 --query Stacks[0].StackName --output text" in calls
+    assert only_reads(calls), calls
+
+
+def test_a_host_name_given_as_a_parameter_override_reaches_the_web_acl_too(repo, stubs):
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--waf-stack-name", "edge-waf",
+                     "--parameter-overrides", "MailFrom=a@example.com ConsoleHostName=console.example.com")
+    assert done.returncode == 0, done.stderr
+    [waf] = waf_deploys(done.stdout)
+    assert "--stack-name edge-waf " in waf
+    # Only the host name: the allow-list keeps its value in the web ACL's stack.
+    assert waf.endswith("--parameter-overrides ConsoleHostName=console.example.com")
+    assert done.stdout.count("ConsoleHostName=console.example.com") == 3, "said once, the two stacks' deploys"
+    # The two spellings must agree.
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--console-host", "other.example.com",
+                     "--parameter-overrides", "ConsoleHostName=console.example.com")
+    assert done.returncode == 1 and "disagree" in done.stderr
+
+
+def test_the_allow_list_alone_keeps_the_stack_s_host_name_in_both(repo, stubs):
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--console-allow", "2001:db8:c0::/48",
+                     env={"STUB_OUTPUTS": outputs(console_host="console.example.com")})
+    assert done.returncode == 0, done.stderr
+    [waf] = waf_deploys(done.stdout)
+    assert waf.endswith("--parameter-overrides ConsoleHostName=console.example.com ConsoleAllowedIpv4= ConsoleAllowedIpv6=2001:db8:c0::/48")
+    [sam_deploy] = [line for line in done.stdout.splitlines() if "/sam deploy" in line]
+    assert "ConsoleHostName" not in sam_deploy, "this stack keeps its own value"
+    # Empty: any address, on any host.
+    done, _ = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1", "--console-allow", "", "--console-host", "")
+    assert done.returncode == 0, done.stderr
+    [waf] = waf_deploys(done.stdout)
+    assert waf.endswith("--parameter-overrides ConsoleHostName= ConsoleAllowedIpv4= ConsoleAllowedIpv6=")
+    assert "console door: ConsoleHostName=<any host> ConsoleAllowedIpv4=<none> ConsoleAllowedIpv6=<none>" in done.stdout
+
+
+def test_without_the_console_options_the_web_acl_stack_is_left_alone(repo, stubs):
+    done, calls = deploy(repo, stubs, "--dry-run", "--region", "eu-west-1")
+    assert done.returncode == 0, done.stderr
+    assert not waf_deploys(done.stdout)
+    assert not [c for c in calls if "-waf" in c]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--console-allow", "203.0.113.5/24"], "203.0.113.5/24 is not a network in CIDR notation"),
+    (["--console-allow", "10.0.0.0/8,console"], "console is not a network"),
+    (["--console-allow", "::/0"], "::/0 is every address"),
+    (["--console-host", "Console.Example.com"], "a lower-case host name"),
+    (["--console-host", "console.example.com", "--web-only"], "cannot go with --web-only or --rollback"),
+])
+def test_a_bad_console_setting_stops_the_run_before_anything_changes(repo, stubs, args, says):
+    for dry in (["--dry-run"], []):
+        done, calls = deploy(repo, stubs, *dry, "--region", "eu-west-1", *args)
+        assert done.returncode == 1, done.stdout
+        assert says in done.stderr
+        assert not [c for c in calls if c.startswith(("sam", "cargo", "npm")) or "cloudformation deploy" in c], calls
+
+
+def test_a_missing_web_acl_stack_stops_the_run(repo, stubs):
+    done, calls = deploy(repo, stubs, "--region", "eu-west-1", "--console-host", "console.example.com",
+                         env={"STUB_NO_WAF": "1"})
+    assert done.returncode == 1
+    assert "no web ACL stack ciam-waf in us-east-1" in done.stderr and "--waf-stack-name" in done.stderr
+    assert not [c for c in calls if c.startswith(("sam", "cargo", "npm"))]
+
+
+def test_a_whole_run_deploys_the_web_acl_stack_before_this_one(repo, stubs, endpoint):  # noqa: F811
+    done, calls, _, _ = whole_run(repo, stubs, endpoint, "--yes", "--console-host", "console.example.com",
+                                  "--console-allow", "203.0.113.0/24")
+    assert done.returncode == 0, done.stderr + done.stdout
+    [waf] = [i for i, c in enumerate(calls) if c.startswith("aws cloudformation deploy")]
+    [sam] = [i for i, c in enumerate(calls) if c.startswith("sam deploy")]
+    assert waf < sam
+    assert calls[waf].endswith("ConsoleHostName=console.example.com ConsoleAllowedIpv4=203.0.113.0/24 ConsoleAllowedIpv6=")
+    assert "--region us-east-1 --stack-name ciam-test-waf" in calls[waf]
+    assert "ConsoleHostName=console.example.com" in calls[sam]

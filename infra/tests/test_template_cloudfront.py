@@ -154,7 +154,13 @@ def test_an_own_domain_brings_its_certificate_with_tls_1_2_at_least(template, di
     rules = template["Rules"]
     assert rules["DomainNeedsCertificate"]["RuleCondition"] == conditions["HasDomain"]
     assert rules["CertificateNeedsDomain"]["RuleCondition"] == conditions["HasCertificate"]
-    assert distribution["Aliases"] == {"Fn::If": ["HasDomain", [{"Ref": "DomainName"}], {"Ref": "AWS::NoValue"}]}
+    # The console's host name (issue 30) is a second alias, only beside DomainName
+    # (test_template_waf.py evaluates it).
+    assert distribution["Aliases"] == {"Fn::If": [
+        "HasDomain",
+        {"Fn::If": ["HasConsoleHost", [{"Ref": "DomainName"}, {"Ref": "ConsoleHostName"}], [{"Ref": "DomainName"}]]},
+        {"Ref": "AWS::NoValue"},
+    ]}
     cond, own, default = distribution["ViewerCertificate"]["Fn::If"]
     assert cond == "HasCertificate"
     assert own == {

@@ -3,7 +3,10 @@ route that hashes, sends or stores (from infra/routes.json) is under a per-IP ra
 blanket per-IP rule covers every path a function answers; the AWS IP reputation list blocks;
 sign-in, codes and sign-up have a per-network rule that IPv6 rotation cannot escape and a
 circuit breaker on one constant key; the edge alarms live in the same us-east-1 stack. And
-template.yaml refuses a production stack without the web ACL.
+template.yaml refuses a production stack without the web ACL. The console's door (issue 30):
+with a console host name or an address allow-list, and only then, the console's routes and
+screens answer only on that host and to those addresses, and that host answers only the console;
+template.yaml adds the host to the distribution's names.
 
 The rules are evaluated here as WAF would: each statement's text transformations applied in
 their priority order to a request path, then the byte or regex match; rate-based rules'
@@ -53,9 +56,59 @@ def waf():
 
 @pytest.fixture(scope="module")
 def acl(waf):
+    """The web ACL as a deploy with the default parameters makes it (no console door)."""
     acls = [r for r in waf["Resources"].values() if r["Type"] == "AWS::WAFv2::WebACL"]
     assert len(acls) == 1
-    return waf, acls[0]["Properties"]
+    return waf, {**acls[0]["Properties"], "Rules": chosen(waf, acls[0]["Properties"]["Rules"], {})}
+
+
+# --- CloudFormation, evaluated --------------------------------------------------------------
+
+NO_VALUE = object()
+
+
+def param_value(template, name, params):
+    """A parameter's value for a deploy with these values (defaults otherwise); a
+    CommaDelimitedList is a list, as CloudFormation passes it."""
+    spec = template["Parameters"][name]
+    value = params.get(name, spec.get("Default"))
+    if spec.get("Type") == "CommaDelimitedList" and isinstance(value, str):
+        return value.split(",")
+    return value
+
+
+def chosen(template, items, params):
+    """The items of a list whose items may be `Fn::If`s (the web ACL's conditional rules), as a
+    deploy with these values makes it; the items themselves are left as written."""
+    out = []
+    for item in items:
+        while isinstance(item, dict) and set(item) == {"Fn::If"}:
+            name, yes, no = item["Fn::If"]
+            item = yes if condition(template, name, params) else no
+        if item != {"Ref": "AWS::NoValue"}:
+            out.append(item)
+    return out
+
+
+def resolve(template, x, params, refs=False):
+    """`x` with its Fn::If chosen as a deploy with these values would (AWS::NoValue removed) and,
+    with `refs`, its parameter Refs replaced by their values; other intrinsic functions (GetAtt,
+    Sub) are left as they are."""
+    if isinstance(x, list):
+        return [v for v in (resolve(template, i, params, refs) for i in x) if v is not NO_VALUE]
+    if isinstance(x, dict):
+        if len(x) == 1:
+            (fn, arg), = x.items()
+            if fn == "Fn::If":
+                name, yes, no = arg
+                return resolve(template, yes if condition(template, name, params) else no, params, refs)
+            if fn == "Ref" and arg == "AWS::NoValue":
+                return NO_VALUE
+            if refs and fn == "Ref" and arg in template.get("Parameters", {}):
+                return param_value(template, arg, params)
+        out = {k: resolve(template, v, params, refs) for k, v in x.items()}
+        return {k: v for k, v in out.items() if v is not NO_VALUE}
+    return x
 
 
 # --- WAF, evaluated -------------------------------------------------------------------------
@@ -85,7 +138,11 @@ TRANSFORM = {
 
 def field(statement_body, request):
     f = statement_body["FieldToMatch"]
-    value = request["path"] if "UriPath" in f else request["method"] if "Method" in f else None
+    if "SingleHeader" in f:
+        assert f["SingleHeader"]["Name"] == "host", f"a header the suite does not evaluate: {f}"
+        value = request.get("host", "")
+    else:
+        value = request["path"] if "UriPath" in f else request["method"] if "Method" in f else None
     assert value is not None, f"a field the suite does not evaluate: {f}"
     for t in sorted(statement_body["TextTransformations"], key=lambda t: t["Priority"]):
         value = TRANSFORM[t["Type"]](value)
@@ -104,6 +161,13 @@ def matches(statement, request):
         return not matches(statement["NotStatement"]["Statement"], request)
     if "LabelMatchStatement" in statement:
         return statement["LabelMatchStatement"]["Key"] in request["labels"]
+    if "IPSetReferenceStatement" in statement:
+        # The viewer's own address (no forwarded-IP configuration) in one of the set's networks.
+        body = statement["IPSetReferenceStatement"]
+        assert set(body) == {"Arn"}, "the connection's address, never a forwarded header"
+        (name, _), = [body["Arn"]["Fn::GetAtt"]]
+        address = ipaddress.ip_address(request["ip"])
+        return any(address in ipaddress.ip_network(n) for n in request["ipsets"][name])
     if "RegexMatchStatement" in statement:
         body = statement["RegexMatchStatement"]
         return re.search(body["RegexString"], field(body, request)) is not None
@@ -417,7 +481,7 @@ def statement_wcu(s):
         return sum(statement_wcu(x) for x in (s.get("AndStatement") or s["OrStatement"])["Statements"])
     if "NotStatement" in s:
         return statement_wcu(s["NotStatement"]["Statement"])
-    if "LabelMatchStatement" in s:
+    if "LabelMatchStatement" in s or "IPSetReferenceStatement" in s:
         return 1
     if "ManagedRuleGroupStatement" in s:
         return MANAGED_WCU[s["ManagedRuleGroupStatement"]["Name"]]
@@ -432,14 +496,16 @@ def statement_wcu(s):
     return base + 10 * sum(1 for t in body["TextTransformations"] if t["Type"] != "NONE")
 
 
-def test_the_web_acl_stays_within_its_included_capacity_and_the_estimate_is_the_documented_one(acl):
+def test_the_web_acl_stays_within_its_included_capacity_and_the_estimate_is_the_documented_one(acl, waf):
     """WCU as AWS WAF publishes them per statement (transformations counted every time, no
-    sharing assumed: an upper bound). The number written in waf.yaml and the docs is this one."""
+    sharing assumed: an upper bound). The number written in waf.yaml and the docs is this one,
+    without the console's door and with all of it (host name and both address families)."""
     _, props = acl
     total = sum(statement_wcu(r["Statement"]) for r in props["Rules"])
     assert total <= WCU_LIMIT
     written = f"{total:,}"
-    assert f"Total {written} WCU" in WAF.read_text()
+    text = " ".join(line.lstrip("# ") for line in WAF.read_text().splitlines())
+    assert f"Total {written} WCU" in text
     ops, cost = (" ".join((ROOT / "docs" / d).read_text().split()) for d in ("operations.md", "cost.md"))
     assert f"{written} WCU" in ops
     assert f"{written} WCU" in cost
@@ -447,6 +513,15 @@ def test_the_web_acl_stays_within_its_included_capacity_and_the_estimate_is_the_
     rules, monthly = len(props["Rules"]), 5 + len(props["Rules"])
     assert f"{rules} rules since issue 22, ${monthly} a month" in cost
     assert f"{rules} rules and the web ACL cost ${monthly} a month" in ops
+    # The console's door at its largest still fits the included capacity (above 1,500 WCU every
+    # request would cost more).
+    _, door_props, _ = door(waf, DOOR_SCENARIOS["host and both families"])
+    door_total = sum(statement_wcu(r["Statement"]) for r in door_props["Rules"])
+    assert door_total <= WCU_LIMIT
+    assert f"With the door: total {door_total:,} WCU" in text
+    door_rules = len(door_props["Rules"])
+    for doc in (ops, cost):
+        assert f"{door_rules} rules, ${5 + door_rules} a month and {door_total:,} WCU" in doc
 
 
 def test_the_log_keeps_blocked_challenged_and_counted_requests_only(waf):
@@ -461,8 +536,8 @@ def test_the_log_keeps_blocked_challenged_and_counted_requests_only(waf):
 
 def condition(template, name, params):
     """Evaluates a template condition for the given parameter values (defaults otherwise)."""
-    values = {k: v.get("Default") for k, v in template.get("Parameters", {}).items()}
-    values.update(params)
+    values = {k: param_value(template, k, params) for k in template.get("Parameters", {})}
+    values.update({k: v for k, v in params.items() if k not in values})
 
     def ev(x):
         if isinstance(x, dict):
@@ -479,6 +554,8 @@ def condition(template, name, params):
                 return all(ev(a) for a in arg)
             if fn == "Fn::Or":
                 return any(ev(a) for a in arg)
+            if fn == "Fn::Join":
+                return arg[0].join(ev(arg[1]))
             raise AssertionError(f"not evaluated here: {fn}")
         return x
 
@@ -582,3 +659,264 @@ def test_a_production_stack_without_the_web_acl_is_refused(which, request):
 def test_a_test_stack_may_go_without_the_web_acl(template):
     assert refusals(template, {"Environment": "test", "WebAclArn": ""}) == []
     assert refusals(template, {"Environment": "test", "WebAclArn": ARN}) == []
+
+
+# --- the console's door (issue 30) ----------------------------------------------------------
+
+CONSOLE_HOST = "console.example.com"
+PUBLIC_HOST = "login.example.com"
+CLOUDFRONT_HOST = "d111111abcdef8.cloudfront.net"
+V4, V6 = "203.0.113.0/24", "2001:db8:c0::/48"
+INSIDE = ["203.0.113.7", "2001:db8:c0::7"]
+OUTSIDE = ["198.51.100.9", "2001:db8:ff::9"]
+DOOR_RULES = {"ConsoleDoor", "ConsoleHostOnly"}
+DOOR_SCENARIOS = {
+    "host": {"ConsoleHostName": CONSOLE_HOST},
+    "both families": {"ConsoleAllowedIpv4": V4, "ConsoleAllowedIpv6": V6},
+    "ipv6 only": {"ConsoleAllowedIpv6": V6},
+    "host and ipv4": {"ConsoleHostName": CONSOLE_HOST, "ConsoleAllowedIpv4": V4},
+    "host and both families": {"ConsoleHostName": CONSOLE_HOST, "ConsoleAllowedIpv4": V4, "ConsoleAllowedIpv6": V6},
+}
+
+
+def door(waf, params):
+    """(created resources, the web ACL's properties, the IP sets' networks by logical id) of a
+    deploy with these parameter values."""
+    made = created(waf, params)
+    props = resolve(waf, waf["Resources"]["WebAcl"]["Properties"], params, refs=True)
+    ipsets = {
+        n: resolve(waf, waf["Resources"][n]["Properties"]["Addresses"], params, refs=True)
+        for n in made if waf["Resources"][n]["Type"] == "AWS::WAFv2::IPSet"
+    }
+    return made, props, ipsets
+
+
+def verdict(props, ipsets, path, host, ip, method="GET"):
+    """The door rule that blocks this request first (priority order), or None."""
+    request = {"path": path, "method": method, "labels": set(), "host": host, "ip": ip, "ipsets": ipsets}
+    for rule in sorted(props["Rules"], key=lambda r: r["Priority"]):
+        if rule["Name"] in DOOR_RULES and matches(rule["Statement"], request):
+            return rule["Name"]
+    return None
+
+
+def console_routes():
+    return {i: f for i, f in route_facts().items() if f["auth"].startswith("console:")}
+
+
+# The web app's console screens (web/src/app/router.tsx: `/:language/admin/*`; a first segment
+# that is not a locale is sent on to the detected locale's, so /admin and /zh/admin open it too).
+CONSOLE_SCREENS = ["/zh-CN/admin", "/en-US/admin/", "/zh-CN/admin/accounts/u1", "/en-US/admin/apps/a1",
+                   "/en-US/admin/audit", "/admin", "/admin/roles", "/zh/admin", "/en-GB/admin/overview"]
+
+
+def screen_variants(path):
+    """Spellings of a screen's path that reach the same screen (the last segment's first letter
+    %-encoded, upper case, a double slash, dot segments)."""
+    head, _, last = path.rstrip("/").rpartition("/")
+    return [path, path.upper(), f"{head}/%{ord(last[0]):02X}{last[1:]}", path.replace("/", "//", 1),
+            path.replace("/", "/./x/../", 1), "/x/.." + path]
+
+
+def console_paths():
+    """Every console route of infra/routes.json and every console screen, in every spelling."""
+    paths = [v for f in console_routes().values() for v in variants(sample_path(f["path"]))]
+    return paths + [v for s in CONSOLE_SCREENS for v in screen_variants(s)]
+
+
+def test_the_console_routes_are_read_from_the_route_table():
+    routes = {(f["method"], f["path"]) for f in console_routes().values()}
+    assert len(routes) >= 30
+    assert ("POST", "/ciam/v1/admin/apps/{appId}/webhooks/{endpointId}/replay") in routes
+    assert all(p.startswith("/ciam/v1/admin/") for _, p in routes)
+
+
+def test_without_a_console_host_or_list_nothing_of_the_door_exists(waf):
+    made, props, ipsets = door(waf, {})
+    assert not DOOR_RULES & {r["Name"] for r in props["Rules"]}
+    assert not ipsets and {"ConsoleAllowedIpv4Set", "ConsoleAllowedIpv6Set"}.isdisjoint(made)
+    expected = {
+        "host": ({"ConsoleDoor", "ConsoleHostOnly"}, set()),
+        "both families": ({"ConsoleDoor"}, {"ConsoleAllowedIpv4Set", "ConsoleAllowedIpv6Set"}),
+        "ipv6 only": ({"ConsoleDoor"}, {"ConsoleAllowedIpv6Set"}),
+        "host and ipv4": ({"ConsoleDoor", "ConsoleHostOnly"}, {"ConsoleAllowedIpv4Set"}),
+        "host and both families": ({"ConsoleDoor", "ConsoleHostOnly"}, {"ConsoleAllowedIpv4Set", "ConsoleAllowedIpv6Set"}),
+    }
+    for name, params in DOOR_SCENARIOS.items():
+        made, props, ipsets = door(waf, params)
+        rules, sets = expected[name]
+        assert DOOR_RULES & {r["Name"] for r in props["Rules"]} == rules, name
+        assert set(ipsets) == sets, name
+
+
+def test_the_ip_sets_hold_one_family_each_and_the_parameters_take_cidrs(waf):
+    for name, version, param in [("ConsoleAllowedIpv4Set", "IPV4", "ConsoleAllowedIpv4"),
+                                 ("ConsoleAllowedIpv6Set", "IPV6", "ConsoleAllowedIpv6")]:
+        p = waf["Resources"][name]["Properties"]
+        assert (p["Scope"], p["IPAddressVersion"], p["Addresses"]) == ("CLOUDFRONT", version, {"Ref": param})
+        assert waf["Parameters"][param]["Type"] == "CommaDelimitedList"
+    ok = {"ConsoleAllowedIpv4": ["203.0.113.0/24", "198.51.100.7/32", "10.0.0.0/8", ""],
+          "ConsoleAllowedIpv6": ["2001:db8:c0::/48", "2001:db8::1/128", "::ffff:0:0/96", ""]}
+    bad = {"ConsoleAllowedIpv4": ["203.0.113.0", "203.0.113.0/33", "0.0.0.0/0", "256.1.1.1/32", "2001:db8::/32"],
+           "ConsoleAllowedIpv6": ["2001:db8::", "2001:db8::/129", "::/0", "2001:DB8::/32", "203.0.113.0/24"]}
+    for param in ok:
+        pattern = waf["Parameters"][param]["AllowedPattern"]
+        for value in ok[param]:
+            assert re.fullmatch(pattern, value), (param, value)
+        for value in bad[param]:
+            assert not re.fullmatch(pattern, value), (param, value)
+
+
+def test_the_door_comes_after_the_rate_rules_and_before_the_managed_groups(waf):
+    _, props, _ = door(waf, DOOR_SCENARIOS["host and both families"])
+    priorities = [r["Priority"] for r in props["Rules"]]
+    assert len(priorities) == len(set(priorities))
+    doors = [r for r in props["Rules"] if r["Name"] in DOOR_RULES]
+    assert all(max(r["Priority"] for r in rate_rules(props)) < d["Priority"] < min(
+        r["Priority"] for r in managed_groups(props).values() if r["Name"] != "AwsIpReputation") for d in doors)
+    bodies = props["CustomResponseBodies"]
+    for d in doors:
+        block = d["Action"]["Block"]["CustomResponse"]
+        assert block["CustomResponseBodyKey"] in bodies
+        assert f'"code":{block["ResponseCode"]}' in bodies[block["CustomResponseBodyKey"]]["Content"]
+
+
+@pytest.mark.parametrize("scenario", DOOR_SCENARIOS)
+def test_the_console_answers_only_on_its_host_and_to_its_addresses(waf, scenario):
+    """Every console route (auth console:*) and screen, in every spelling: passed to the console
+    host from inside the list; blocked on another host or from outside it."""
+    params = DOOR_SCENARIOS[scenario]
+    _, props, ipsets = door(waf, params)
+    host = params.get("ConsoleHostName")
+    families = [i for i, p in enumerate(["ConsoleAllowedIpv4", "ConsoleAllowedIpv6"]) if p in params]
+    inside = [INSIDE[i] for i in families] if families else INSIDE + OUTSIDE
+    outside = [a for a in INSIDE + OUTSIDE if a not in inside]
+    other_hosts = [PUBLIC_HOST, CLOUDFRONT_HOST, "Console.Example.com", f"{CONSOLE_HOST}:443"] if host else []
+    for path in console_paths():
+        for ip in inside:
+            assert verdict(props, ipsets, path, host or PUBLIC_HOST, ip) is None, (path, ip)
+            for other in other_hosts:
+                assert verdict(props, ipsets, path, other, ip) == "ConsoleDoor", (path, other)
+        for ip in outside:
+            assert verdict(props, ipsets, path, host or PUBLIC_HOST, ip) == "ConsoleDoor", (path, ip)
+
+
+@pytest.mark.parametrize("scenario", DOOR_SCENARIOS)
+def test_every_other_route_and_screen_of_the_public_host_is_left_alone(waf, scenario):
+    _, props, ipsets = door(waf, DOOR_SCENARIOS[scenario])
+    others = [v for i, f in route_facts().items() if i not in console_routes() for v in variants(sample_path(f["path"]))]
+    screens = ["/", "/index.html", "/assets/index-3f2a.js", "/favicon.ico", "/zh-CN/passport/signin",
+               "/en-US/passport/register", "/zh-CN/personal/info", "/en-US/administrator", "/zh-CN/admins",
+               "/zh-CN/personal/admin", "/zh-CN/embedded/signin", "/ciam/v1/administrator"]
+    for path in others + screens:
+        for host in (PUBLIC_HOST, CLOUDFRONT_HOST):
+            for ip in INSIDE + OUTSIDE:
+                assert verdict(props, ipsets, path, host, ip) is None, (path, host, ip)
+
+
+# What the console host serves besides the console (ConsoleHostOnly): what an operator's
+# browser needs to sign in there and to prove itself again. Every other route is refused there.
+CONSOLE_HOST_SERVES = {
+    "/ciam/v1/auth/login/password", "/ciam/v1/auth/login/code", "/ciam/v1/auth/login/totp",
+    "/ciam/v1/auth/login/staff", "/ciam/v1/auth/login/passkey", "/ciam/v1/auth/login/passkey/options",
+    "/ciam/v1/auth/login/passkey/mfa", "/ciam/v1/auth/login/passkey/mfa/options",
+    "/ciam/v1/auth/staff/start", "/ciam/v1/auth/staff/callback", "/ciam/v1/auth/unlockCode",
+    "/ciam/v1/auth/identity", "/ciam/v1/auth/captcha", "/ciam/v1/auth/location", "/ciam/v1/auth/info",
+    "/ciam/v1/auth/logout", "/ciam/v1/auth/totp/verify", "/ciam/v1/auth/reauth/passkey",
+    "/ciam/v1/auth/reauth/passkey/options", "/ciam/v1/app/language/{language}", "/ciam/v1/avatar/{key}",
+    "/ciam/v1/client-errors",
+}
+CONSOLE_HOST_SCREENS = ["/", "/index.html", "/assets/console-3f2a.js", "/assets/fonts/a.woff2", "/favicon.ico",
+                        "/zh-CN", "/en-US/", "/zh-CN/passport/signin", "/en-US/logout"]
+# Never on the console host: sign-up, partners' sign-in (OpenID Connect, tickets, the embedded
+# page) and the customer's own pages.
+NOT_ON_THE_CONSOLE_HOST = ["/zh-CN/passport/register", "/en-US/passport/authorize", "/zh-CN/passport/end-session",
+                           "/en-US/personal/info", "/zh-CN/personal/secure", "/zh-CN/embedded/signin",
+                           "/en-US/find/password", "/zh-CN/agreement/privacy", "/.well-known/openid-configuration"]
+
+
+def test_the_console_host_serving_list_covers_what_the_sign_in_and_the_fresh_proof_call():
+    paths = {f["path"] for f in route_facts().values()}
+    assert CONSOLE_HOST_SERVES <= paths
+    # Every way of signing in (each row with a sign-in kind) is in it.
+    assert {f["path"] for f in route_facts().values() if f["signIn"]} <= CONSOLE_HOST_SERVES
+    for partner in ("/ciam/v1/auth/register", "/ciam/v1/auth/login/token", "/ciam/v1/auth/login/token/verify",
+                    "/ciam/v1/oidc/authorize", "/ciam/v1/oidc/token", "/{lang}/embedded/signin"):
+        assert partner in paths and partner not in CONSOLE_HOST_SERVES
+
+
+@pytest.mark.parametrize("scenario", ["host", "host and ipv4", "host and both families"])
+def test_the_console_host_serves_only_the_console_and_never_a_second_public_sign_in(waf, scenario):
+    params = DOOR_SCENARIOS[scenario]
+    _, props, ipsets = door(waf, params)
+    families = [i for i, p in enumerate(["ConsoleAllowedIpv4", "ConsoleAllowedIpv6"]) if p in params]
+    inside = [INSIDE[i] for i in families] if families else INSIDE + OUTSIDE
+    outside = [a for a in INSIDE + OUTSIDE if a not in inside]
+    served = [v for p in CONSOLE_HOST_SERVES for v in variants(sample_path(p))] + CONSOLE_HOST_SCREENS
+    refused = [v for i, f in route_facts().items()
+               if i not in console_routes() and f["path"] and f["path"] not in CONSOLE_HOST_SERVES
+               for v in variants(sample_path(f["path"]))]
+    refused += [v for s in NOT_ON_THE_CONSOLE_HOST for v in screen_variants(s)]
+    for ip in inside:
+        for path in served:
+            assert verdict(props, ipsets, path, CONSOLE_HOST, ip) is None, (path, ip)
+        for path in refused:
+            assert verdict(props, ipsets, path, CONSOLE_HOST, ip) == "ConsoleHostOnly", (path, ip)
+    # From outside the list nothing at all on the console host.
+    for ip in outside:
+        for path in served + refused:
+            assert verdict(props, ipsets, path, CONSOLE_HOST, ip) == "ConsoleHostOnly", (path, ip)
+        for path in console_paths():
+            assert verdict(props, ipsets, path, CONSOLE_HOST, ip) == "ConsoleDoor", (path, ip)
+
+
+def test_the_door_s_paths_are_compared_as_every_other_rule_s(waf):
+    """Decoded, normalised, lower-cased (the header's rule); the host exactly as sent."""
+    _, props, _ = door(waf, DOOR_SCENARIOS["host and both families"])
+    for rule in (r for r in props["Rules"] if r["Name"] in DOOR_RULES):
+        for v in walk(rule["Statement"]):
+            if isinstance(v, dict) and "ByteMatchStatement" in v and "SingleHeader" in v["ByteMatchStatement"]["FieldToMatch"]:
+                body = v["ByteMatchStatement"]
+                assert (body["SearchString"], body["PositionalConstraint"]) == (CONSOLE_HOST, "EXACTLY")
+                assert body["TextTransformations"] == [{"Priority": 0, "Type": "NONE"}]
+            if isinstance(v, dict) and "RegexMatchStatement" in v:
+                assert len(v["RegexMatchStatement"]["RegexString"]) <= 512, "WAF's limit of a regex"
+
+
+# --- template.yaml: the console's host name is the distribution's second name --------------
+
+CONSOLE_ON_DOMAIN = {
+    "DomainName": "login.example.com",
+    "CertificateArn": "arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-aaaa-bbbb-cccc-000000000001",
+    "ConsoleHostName": CONSOLE_HOST,
+    "WebAclArn": ARN,
+    "Environment": "test",
+}
+
+
+@pytest.mark.parametrize("which", ["template", "transformed"])
+def test_the_console_host_name_is_added_to_the_distribution_s_names(which, request):
+    template = request.getfixturevalue(which)
+    aliases = template["Resources"]["Distribution"]["Properties"]["DistributionConfig"]["Aliases"]
+    assert resolve(template, [aliases], {}, refs=True) == []
+    domain_only = {k: v for k, v in CONSOLE_ON_DOMAIN.items() if k != "ConsoleHostName"}
+    assert resolve(template, aliases, domain_only, refs=True) == ["login.example.com"]
+    assert resolve(template, aliases, CONSOLE_ON_DOMAIN, refs=True) == ["login.example.com", CONSOLE_HOST]
+    assert refusals(template, CONSOLE_ON_DOMAIN) == []
+
+
+def test_a_console_host_name_needs_the_domain_and_a_certificate_for_both(template, waf):
+    param = template["Parameters"]["ConsoleHostName"]
+    assert param["Default"] == ""
+    # The same names are accepted by both stacks (deploy.sh passes one value to both).
+    assert param["AllowedPattern"] == waf["Parameters"]["ConsoleHostName"]["AllowedPattern"]
+    description = " ".join(param["Description"].split())
+    assert "must cover both names" in description and "infra/waf.yaml" in description
+    refused = refusals(template, {"ConsoleHostName": CONSOLE_HOST, "Environment": "test", "WebAclArn": ARN})
+    assert len(refused) == 1 and "needs DomainName and CertificateArn" in refused[0]
+    refused = refusals(template, {**CONSOLE_ON_DOMAIN, "ConsoleHostName": "login.example.com"})
+    assert refused == ["ConsoleHostName is a second host name, not DomainName itself."]
+    # The door is the web ACL's rules: a console host without the web ACL (a test stack) would
+    # be one more public host, and is refused.
+    refused = refusals(template, {**CONSOLE_ON_DOMAIN, "WebAclArn": ""})
+    assert len(refused) == 1 and "needs the web ACL (WebAclArn)" in refused[0]
