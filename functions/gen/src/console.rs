@@ -260,7 +260,7 @@ pub fn render_stack(fns: &[Function], main: &str) -> Result<String, String> {
 # Globals; do not edit: npm run gen. The operator console's functions and HTTP API, a nested stack
 # of template.yaml (ConsoleStack, only when Console is \"true\"); CloudFront sends /ciam/v1/admin/*
 # here. Deployed with the main stack (sam build and sam deploy follow the nested stack), never
-# alone. docs/console-design.md §8, docs/operations.md §7.
+# alone. docs/console-design.md §11, docs/operations.md §7 \"Resource budget\".
 AWSTemplateFormatVersion: \"2010-09-09\"
 Transform: AWS::Serverless-2016-10-31
 Description: Ciam operator console (nested stack of template.yaml)

@@ -5,7 +5,11 @@
 //! - template.yaml `functions`: one `AWS::Serverless::Function` per row, the own log group of
 //!   each sign-in row (the others log to the shared `FunctionLogs`), and the canary alarm of
 //!   each gradual row (`Lambda::gradual`: alias `live`, CodeDeploy `DeploymentPreference`);
+//! - template.yaml `api-settings`: the HTTP APIs' default throttles and access log
+//!   (`API_SETTINGS`, the console's API has the same);
 //! - template.yaml `route-settings`: the HTTP API's per-route throttles;
+//! - infra/console.yaml, whole: the console's functions and API in a stack of their own, and
+//!   template.yaml's `ConsoleStack` that nests it (console.rs);
 //! - template.yaml `sign-in-metrics`: the `Ciam/SignIn`, `Ciam/SignInFailures` and `Ciam/SignInUnavailable` metric filters
 //!   on the log group of every sign-in row;
 //! - template.yaml `dashboard-hashing`: the dashboard's concurrency lines of the argon2 functions;
