@@ -2,8 +2,10 @@
 //! rows of `ciam_api::WEBHOOK_FUNCTIONS` and the partition prefixes the domain writes, so the
 //! roles' `dynamodb:LeadingKeys` conditions cannot drift from the code.
 //!
-//! The table's stream (`NEW_IMAGE`) → an event source mapping whose filter passes inserted
-//! `EVT#` items (and replays) only → the fan-out function → two fair queues (standard queues whose
+//! The table's stream (`NEW_IMAGE`) → an event source mapping whose filters pass inserted
+//! `EVT#` items (and replays), the audit tripwire's records and password sign-ins' sessions (the
+//! console's numbers, counted by the fan-out: [`tally_filter`], `UpdateItem` on
+//! [`TALLY_WRITES`] only), nothing else → the fan-out function → two fair queues (standard queues whose
 //! `MessageGroupId` is the app: the events queue, and the sign-out's logout notices' own queue)
 //! → the delivery function (one mapping per queue); a failed attempt is re-sent delayed (nothing
 //! stays in flight), a message the function keeps failing on goes to the dead-letter queue, a
@@ -44,6 +46,11 @@ const FANOUT_READS: [&str; 4] = [
 /// state).
 const DELIVERY_READS: [&str; 1] = [ENDPOINT_PK_PREFIX];
 const DELIVERY_WRITES: [&str; 2] = [ENDPOINT_PK_PREFIX, DELIVERY_PK_PREFIX];
+/// The partitions the fan-out's tally of password sign-ins writes (`ciam_core::numbers::tally`):
+/// the user item's `activeDay` (its conditional update, once a day per account) and the
+/// counters' shards (`STATS#<week>#<shard>`, `STATS#<month>#<shard>`). Its only read, the user
+/// item, is among [`FANOUT_READS`].
+pub const TALLY_WRITES: [&str; 2] = ["USER#", "STATS#"];
 
 /// The stream filter: inserted event items and replayed deliveries, nothing else of the table.
 pub fn stream_filter() -> String {
@@ -51,6 +58,18 @@ pub fn stream_filter() -> String {
         r#"{{"eventName": ["INSERT"], "dynamodb": {{"Keys": {{"pk": {{"S": [{{"prefix": "{}"}}, "{}"]}}}}}}}}"#,
         ciam_core::events::PK_PREFIX,
         REPLAY_PK
+    )
+}
+
+/// The stream filter of the console's numbers: an inserted session carrying a password
+/// sign-in to count (`ciam_core::numbers::is_tallied`: a `SESSION#` item with
+/// `numbers::TALLY_METHOD`, a string). Lambda's `exists` matches a leaf only, hence the
+/// attribute's type (`S`) in the pattern. A session's later changes (its refresh: `MODIFY`) and
+/// the sessions of other sign-ins (no `tm`) stay out.
+pub fn tally_filter() -> String {
+    format!(
+        r#"{{"eventName": ["INSERT"], "dynamodb": {{"Keys": {{"sk": {{"S": [{{"prefix": "SESSION#"}}]}}}}, "NewImage": {{"{}": {{"S": [{{"exists": true}}]}}}}}}}}"#,
+        ciam_core::numbers::TALLY_METHOD
     )
 }
 
@@ -365,7 +384,11 @@ pub fn render() -> String {
                 Effect: Allow
                 Action: dynamodb:DeleteItem
                 Resource: !GetAtt Table.Arn
-{notified}              - Sid: AuditEntriesAreAppendOnly
+{notified}              - Sid: CountSignInsFromTheStream
+                Effect: Allow
+                Action: dynamodb:UpdateItem
+                Resource: !GetAtt Table.Arn
+{tally}              - Sid: AuditEntriesAreAppendOnly
                 Effect: Deny
                 Action: [dynamodb:UpdateItem, dynamodb:DeleteItem]
                 Resource: !GetAtt Table.Arn
@@ -384,6 +407,7 @@ pub fn render() -> String {
         reads = some_keys(&FANOUT_READS, &[APPS_PK]),
         replays = exact_keys(&[REPLAY_PK]),
         notified = leading_keys(&[SESSION_APPS_PK_PREFIX]),
+        tally = leading_keys(&TALLY_WRITES),
         row = row_statements(&WEBHOOK_FANOUT.lambda),
     );
     s.push_str(&role(&WEBHOOK_FANOUT, &fanout));
@@ -437,9 +461,12 @@ pub fn render() -> String {
               Filters:
                 - Pattern: {filter}
                 # The audit log's tripwire (crate::audit): a changed or removed AUDIT# entry.
-                - Pattern: {audit}",
+                - Pattern: {audit}
+                # The console's numbers: a password sign-in's session, counted by the fan-out.
+                - Pattern: {tally}",
         filter = quoted(&stream_filter()),
         audit = quoted(&crate::audit::stream_filter()),
+        tally = quoted(&tally_filter()),
     );
     s.push_str(&function(
         &WEBHOOK_FANOUT,
@@ -561,6 +588,13 @@ pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
             ),
         ));
         rows.push((
+            "`dynamodb:UpdateItem`".into(),
+            format!(
+                "Table, partitions {} (the sign-ins counted from the stream)",
+                prefixes(&TALLY_WRITES)
+            ),
+        ));
+        rows.push((
             "`sqs:SendMessage`".into(),
             "WebhookQueue, WebhookNoticeQueue, WebhookFanoutFailures".into(),
         ));
@@ -604,4 +638,38 @@ fn prefixes(p: &[&str]) -> String {
         .map(|p| format!("`{p}*`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use ciam_core::numbers::{month_shard, week_shard, Day, TALLY_METHOD};
+
+    #[test]
+    fn the_tally_may_write_the_partitions_the_numbers_write_and_its_filter_is_the_sessions() {
+        let day = Day::of(1_764_633_600);
+        for key in [
+            week_shard(day, 7),
+            month_shard(day, 0),
+            ciam_core::user::profile_key("u1"),
+        ] {
+            assert!(
+                TALLY_WRITES.iter().any(|p| key.pk.starts_with(p)),
+                "{}",
+                key.pk
+            );
+        }
+        let f: serde_json::Value = serde_json::from_str(&tally_filter()).unwrap();
+        assert_eq!(
+            f,
+            serde_json::json!({
+                "eventName": ["INSERT"],
+                "dynamodb": {
+                    "Keys": {"sk": {"S": [{"prefix": "SESSION#"}]}},
+                    "NewImage": {TALLY_METHOD: {"S": [{"exists": true}]}}
+                }
+            })
+        );
+    }
 }

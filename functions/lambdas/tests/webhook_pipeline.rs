@@ -31,6 +31,7 @@ struct Domain {
     answers: Mutex<Vec<Result<Next, String>>>,
     delivered: Mutex<Vec<(String, u32)>>,
     queued: Mutex<Vec<String>>,
+    tallied: Mutex<Vec<String>>,
 }
 
 #[async_trait]
@@ -69,6 +70,14 @@ impl Pipeline for Domain {
             .unwrap()
             .push((body.to_owned(), receive_count));
         self.answers.lock().unwrap().remove(0)
+    }
+
+    async fn tally(&self, sessions: &[Item]) -> Result<usize, String> {
+        self.tallied
+            .lock()
+            .unwrap()
+            .extend(sessions.iter().map(|s| s.key.sk.clone()));
+        Ok(sessions.len())
     }
 }
 
