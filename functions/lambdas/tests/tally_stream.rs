@@ -93,8 +93,10 @@ async fn table(local: &DynamoLocal) -> Table {
     engine.ensure_schema().await.expect("the table is created");
     let faults = Faults::new();
     let spy = Arc::new(SpyStore::new(Arc::new(faults.wrap(Arc::new(engine)))));
-    let mut config = ciam_core::Config::default();
-    config.numbers_from_stream = true;
+    let config = ciam_core::Config {
+        numbers_from_stream: true,
+        ..ciam_core::Config::default()
+    };
     let ciam = b.store(spy.clone()).config(config).build().await;
     Table {
         ciam,
