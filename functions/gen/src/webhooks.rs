@@ -210,44 +210,81 @@ fn key_env(l: &Lambda) -> String {
     s
 }
 
-fn queue_alarm(name: &str, queue: &str, what: &str) -> String {
-    format!(
-        "  {name}:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: AWS/SQS
-      MetricName: ApproximateNumberOfMessagesVisible
-      Dimensions:
-        - Name: QueueName
-          Value: !GetAtt {queue}.QueueName
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 1
-      Threshold: 1
-      ComparisonOperator: GreaterThanOrEqualToThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-
-",
-        description = quoted(&format!(
-            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
-        )),
-    )
+/// What an alarm watches.
+enum Watch<'a> {
+    /// The Maximum of one metric over 5 minutes, with one dimension (name, value) or none.
+    Metric {
+        namespace: &'a str,
+        metric: &'a str,
+        dimension: Option<(&'a str, String)>,
+    },
+    /// Messages **arriving** in a queue (its depth's rise from one minute to the next): a
+    /// second poison message pages again even while the first is still there (an alarm on depth
+    /// would stay in ALARM and say nothing more). SQS's `NumberOfMessagesSent` does not count the
+    /// messages a redrive moves, hence the depth's difference.
+    Arrivals { queue: &'a str },
 }
 
-/// An alarm on messages **arriving** in `queue` (its depth's rise from one minute to the next):
-/// a second poison message pages again even while the first is still there (an alarm on depth
-/// would stay in ALARM and say nothing more). SQS's `NumberOfMessagesSent` does not count the
-/// messages a redrive moves, hence the depth's difference.
-fn arrival_alarm(name: &str, queue: &str, what: &str) -> String {
-    format!(
-        "  {name}:
+/// One alarm of the pipeline (`name`), paging the on-call topic and telling it OK again, its
+/// description `what` and then its runbook entry (docs/operations.md §8.6); it alarms when
+/// `evaluations` periods in a row are above `threshold` (or at least `threshold`, `at_least`).
+/// Missing data (a quiet pipeline) is not a breach.
+struct Alarm<'a> {
+    name: &'a str,
+    what: &'a str,
+    watch: Watch<'a>,
+    evaluations: u32,
+    threshold: u32,
+    at_least: bool,
+}
+
+impl Alarm<'_> {
+    fn render(&self) -> String {
+        let mut s = String::new();
+        let description = quoted(&format!(
+            "{} On-call: docs/operations.md §8.6 \"{}\".",
+            self.what, self.name
+        ));
+        let _ = write!(
+            s,
+            "  {}:
     Type: AWS::CloudWatch::Alarm
     Properties:
       AlarmDescription: {description}
-      Metrics:
+",
+            self.name
+        );
+        match &self.watch {
+            Watch::Metric {
+                namespace,
+                metric,
+                dimension,
+            } => {
+                let _ = write!(
+                    s,
+                    "      Namespace: {namespace}
+      MetricName: {metric}
+"
+                );
+                if let Some((name, value)) = dimension {
+                    let _ = write!(
+                        s,
+                        "      Dimensions:
+        - Name: {name}
+          Value: {value}
+"
+                    );
+                }
+                s.push_str(
+                    "      Statistic: Maximum
+      Period: 300
+",
+                );
+            }
+            Watch::Arrivals { queue } => {
+                let _ = write!(
+                    s,
+                    "      Metrics:
         - Id: depth
           ReturnData: false
           MetricStat:
@@ -263,46 +300,39 @@ fn arrival_alarm(name: &str, queue: &str, what: &str) -> String {
           Expression: DIFF(FILL(depth, 0))
           Label: Messages arrived
           ReturnData: true
-      EvaluationPeriods: 1
-      Threshold: 0
-      ComparisonOperator: GreaterThanThreshold
+"
+                );
+            }
+        }
+        let _ = write!(
+            s,
+            "      EvaluationPeriods: {evaluations}
+      Threshold: {threshold}
+      ComparisonOperator: {comparison}
       TreatMissingData: notBreaching
       AlarmActions: [!Ref AlarmTopic]
       OKActions: [!Ref AlarmTopic]
 
 ",
-        description = quoted(&format!(
-            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
-        )),
-    )
+            evaluations = self.evaluations,
+            threshold = self.threshold,
+            comparison = if self.at_least {
+                "GreaterThanOrEqualToThreshold"
+            } else {
+                "GreaterThanThreshold"
+            },
+        );
+        s
+    }
 }
 
-/// An alarm on the age of `queue`'s oldest message above `secs`.
-fn age_alarm(name: &str, queue: &str, secs: u32, what: &str) -> String {
-    format!(
-        "  {name}:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: AWS/SQS
-      MetricName: ApproximateAgeOfOldestMessage
-      Dimensions:
-        - Name: QueueName
-          Value: !GetAtt {queue}.QueueName
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 1
-      Threshold: {secs}
-      ComparisonOperator: GreaterThanThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-
-",
-        description = quoted(&format!(
-            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
-        )),
-    )
+/// The Maximum of an SQS metric of `queue`.
+fn of_queue<'a>(metric: &'a str, queue: &str) -> Watch<'a> {
+    Watch::Metric {
+        namespace: "AWS/SQS",
+        metric,
+        dimension: Some(("QueueName", format!("!GetAtt {queue}.QueueName"))),
+    }
 }
 
 /// One delivery queue: a fair queue (standard; the senders set `MessageGroupId` to the app),
@@ -338,6 +368,11 @@ pub const EVENTS_AGE_SECS: u32 = 1800;
 pub const NOTICES_AGE_SECS: u32 = 1200;
 /// How long an endpoint may fail every delivery before it pages (it is disabled after 3 days).
 pub const FAILING_SECS: u32 = 6 * 3600;
+/// How old the fan-out's stream records may get (Lambda's `IteratorAge`, ms) for 15 minutes
+/// before it pages.
+pub const FANOUT_AGE_MS: u32 = 600_000;
+/// The namespace of the delivery function's metrics (`ciam_lambdas::webhooks::METRIC_NAMESPACE`).
+const METRIC_NAMESPACE: &str = "Ciam/Webhooks";
 
 /// The region `webhooks` of template.yaml.
 pub fn render() -> String {
@@ -494,74 +529,73 @@ pub fn render() -> String {
         &key_env(&WEBHOOK_DELIVERY.lambda),
         queue,
     ));
-    s.push_str(&arrival_alarm(
-        "WebhookDeadLettersAlarm",
-        "WebhookDeadLetters",
-        "A webhook delivery or logout notice made the delivery function fail 5 times: it is in the dead-letter queue, not delivered (each new one pages again).",
-    ));
-    s.push_str(&age_alarm(
-        "WebhookQueueAgeAlarm",
-        "WebhookQueue",
-        EVENTS_AGE_SECS,
-        "Partner events wait in the delivery queue for more than 30 minutes: the delivery function is not draining it.",
-    ));
-    s.push_str(&age_alarm(
-        "WebhookNoticeQueueAgeAlarm",
-        "WebhookNoticeQueue",
-        NOTICES_AGE_SECS,
-        "Logout notices wait in their queue for more than 20 minutes: partner apps keep signed-out sessions meanwhile.",
-    ));
-    let _ = write!(
-        s,
-        "  WebhookEndpointFailingAlarm:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: Ciam/Webhooks
-      MetricName: FailingSeconds
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 1
-      Threshold: {FAILING_SECS}
-      ComparisonOperator: GreaterThanThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-
-",
-        description = quoted(
-            "A partner endpoint has failed every delivery for more than 6 hours (the delivery function's metric Ciam/Webhooks FailingSeconds; per app and endpoint: Failed by AppId, EndpointId). On-call: docs/operations.md §8.6 \"WebhookEndpointFailingAlarm\"."
-        ),
-    );
-    s.push_str(&queue_alarm(
-        "WebhookFanoutFailuresAlarm",
-        "WebhookFanoutFailures",
-        "Partner events could not be fanned out from the table's stream for a day or 50 tries: they are set aside, not delivered.",
-    ));
-    let _ = write!(
-        s,
-        "  WebhookFanoutAgeAlarm:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: AWS/Lambda
-      MetricName: IteratorAge
-      Dimensions:
-        - Name: FunctionName
-          Value: !Ref WebhookFanoutFunction
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 3
-      Threshold: 600000
-      ComparisonOperator: GreaterThanThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-",
-        description = quoted(
-            "Partner events wait more than 10 minutes in the table's stream: the fan-out is failing or throttled. On-call: docs/operations.md §8.6 \"WebhookFanoutAgeAlarm\"."
-        ),
-    );
+    let alarms = [
+        Alarm {
+            name: "WebhookDeadLettersAlarm",
+            what: "A webhook delivery or logout notice made the delivery function fail 5 times: it is in the dead-letter queue, not delivered (each new one pages again).",
+            watch: Watch::Arrivals {
+                queue: "WebhookDeadLetters",
+            },
+            evaluations: 1,
+            threshold: 0,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookQueueAgeAlarm",
+            what: "Partner events wait in the delivery queue for more than 30 minutes: the delivery function is not draining it.",
+            watch: of_queue("ApproximateAgeOfOldestMessage", "WebhookQueue"),
+            evaluations: 1,
+            threshold: EVENTS_AGE_SECS,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookNoticeQueueAgeAlarm",
+            what: "Logout notices wait in their queue for more than 20 minutes: partner apps keep signed-out sessions meanwhile.",
+            watch: of_queue("ApproximateAgeOfOldestMessage", "WebhookNoticeQueue"),
+            evaluations: 1,
+            threshold: NOTICES_AGE_SECS,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookEndpointFailingAlarm",
+            what: "A partner endpoint has failed every delivery for more than 6 hours (the delivery function's metric Ciam/Webhooks FailingSeconds; per app and endpoint: Failed by AppId, EndpointId).",
+            watch: Watch::Metric {
+                namespace: METRIC_NAMESPACE,
+                metric: "FailingSeconds",
+                dimension: None,
+            },
+            evaluations: 1,
+            threshold: FAILING_SECS,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookFanoutFailuresAlarm",
+            what: "Partner events could not be fanned out from the table's stream for a day or 50 tries: they are set aside, not delivered.",
+            watch: of_queue("ApproximateNumberOfMessagesVisible", "WebhookFanoutFailures"),
+            evaluations: 1,
+            threshold: 1,
+            at_least: true,
+        },
+        Alarm {
+            name: "WebhookFanoutAgeAlarm",
+            what: "Partner events wait more than 10 minutes in the table's stream: the fan-out is failing or throttled.",
+            watch: Watch::Metric {
+                namespace: "AWS/Lambda",
+                metric: "IteratorAge",
+                dimension: Some(("FunctionName", "!Ref WebhookFanoutFunction".to_owned())),
+            },
+            evaluations: 3,
+            threshold: FANOUT_AGE_MS,
+            at_least: false,
+        },
+    ];
+    for a in &alarms {
+        s.push_str(&a.render());
+    }
+    // The region ends at its last alarm's last line.
+    while s.ends_with("\n\n") {
+        s.pop();
+    }
     s
 }
 
