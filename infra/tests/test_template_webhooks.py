@@ -1,5 +1,6 @@
 """The webhook pipeline on AWS (issues 23 and 30, docs/events-design.md §2 and §8), after the SAM
-transform: the table's stream filtered to inserted EVT# items, the fan-out function, two fair
+transform: the table's stream filtered to inserted EVT# items (and the audit tripwire's records,
+and password sign-ins' sessions for the console's numbers), the fan-out function, two fair
 delivery queues (events; logout notices) and their dead letters, the delivery function, each function with a role of its own that allows what
 it needs and nothing more (the delivery function reads the endpoints, with their sealed secrets,
 and the app items, writes the delivery log, and signs logout tokens with their own KMS key;
@@ -65,8 +66,9 @@ def test_the_table_streams_new_images_and_only_inserted_events_wake_the_fan_out(
     assert m["StartingPosition"] == "TRIM_HORIZON"
     assert m["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert m["BisectBatchOnFunctionError"] is True
-    # The second filter is the audit log's tripwire (issue 30, test_template_audit.py).
-    f, _audit = m["FilterCriteria"]["Filters"]
+    # The second filter is the audit log's tripwire (issue 30, test_template_audit.py), the third
+    # the console's numbers (below): nothing else of the table wakes the fan-out.
+    f, _audit, _tally = m["FilterCriteria"]["Filters"]
     pattern = json.loads(f["Pattern"])
     # Committed events, and the deliveries the registry's replay writes (partition WHQ).
     assert pattern == {"eventName": ["INSERT"], "dynamodb": {"Keys": {"pk": {"S": [{"prefix": "EVT#"}, "WHQ"]}}}}
@@ -120,12 +122,44 @@ def test_each_function_runs_the_webhooks_binary_with_a_role_of_its_own(template,
         assert r["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "lambda.amazonaws.com"}
 
 
+def test_password_sign_ins_sessions_reach_the_fan_out_to_be_counted_and_nothing_more(transformed):
+    """Issue 30 item 9: a password sign-in's session carries its count (`tm`, `tn`) and the
+    fan-out counts the batch (functions/lambdas/src/tally.rs): the mapping's third filter passes
+    inserted sessions with a `tm` only (a session's refresh is a MODIFY; other sessions have no
+    `tm`), and the role's one new right is UpdateItem on the user items (`activeDay`) and the
+    counters' shards."""
+    m = mapping_of(transformed, FANOUT, "DynamoDB")
+    patterns = [json.loads(f["Pattern"]) for f in m["FilterCriteria"]["Filters"]]
+    assert len(patterns) == 3
+    # Lambda's `exists` matches a leaf only: the attribute's type is part of the pattern.
+    assert patterns[2] == {
+        "eventName": ["INSERT"],
+        "dynamodb": {"Keys": {"sk": {"S": [{"prefix": "SESSION#"}]}}, "NewImage": {"tm": {"S": [{"exists": True}]}}},
+    }
+    acts = by_action(transformed, "WebhookFanoutFunctionRole")
+    [update] = acts["dynamodb:UpdateItem"]
+    assert actions(update) == {"dynamodb:UpdateItem"}
+    assert update["Resource"] == {"Fn::GetAtt": ["Table", "Arn"]}
+    assert update["Condition"] == {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["USER#*", "STATS#*"]}}
+    # The tally's read (the user item's `activeDay`) is among the reads it already had; it reads
+    # no counter (the shards take `ADD`s), puts nothing and deletes nothing of either partition.
+    [get] = acts["dynamodb:GetItem"]
+    assert "USER#*" in leading_keys(get) and "STATS#*" not in leading_keys(get)
+    assert "dynamodb:PutItem" not in acts
+    for d in acts["dynamodb:DeleteItem"]:
+        keys = [k for v in d["Condition"].values() for k in v["dynamodb:LeadingKeys"]]
+        assert not {"USER#*", "STATS#*"} & set(keys), keys
+    # Audit entries stay out of its reach as of every role's (test_template_audit.py).
+    denies = [s for s in statements(transformed, "WebhookFanoutFunctionRole") if s["Effect"] == "Deny"]
+    assert any("dynamodb:UpdateItem" in actions(s) for s in denies)
+
+
 def test_the_fan_out_reads_consents_and_endpoints_and_sends_to_the_queue_only(transformed):
     acts = by_action(transformed, "WebhookFanoutFunctionRole")
     assert set(acts) == {
         "dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams",
         "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:DeleteItem",
-        "sqs:SendMessage",
+        "dynamodb:UpdateItem", "sqs:SendMessage",
     }
     # Deletes: the replays it sent on, and the records of sessions whose logout notices it queued
     # (their own partition: nothing of the account itself).

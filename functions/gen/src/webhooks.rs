@@ -2,8 +2,10 @@
 //! rows of `ciam_api::WEBHOOK_FUNCTIONS` and the partition prefixes the domain writes, so the
 //! roles' `dynamodb:LeadingKeys` conditions cannot drift from the code.
 //!
-//! The table's stream (`NEW_IMAGE`) → an event source mapping whose filter passes inserted
-//! `EVT#` items (and replays) only → the fan-out function → two fair queues (standard queues whose
+//! The table's stream (`NEW_IMAGE`) → an event source mapping whose filters pass inserted
+//! `EVT#` items (and replays), the audit tripwire's records and password sign-ins' sessions (the
+//! console's numbers, counted by the fan-out: [`tally_filter`], `UpdateItem` on
+//! [`TALLY_WRITES`] only), nothing else → the fan-out function → two fair queues (standard queues whose
 //! `MessageGroupId` is the app: the events queue, and the sign-out's logout notices' own queue)
 //! → the delivery function (one mapping per queue); a failed attempt is re-sent delayed (nothing
 //! stays in flight), a message the function keeps failing on goes to the dead-letter queue, a
@@ -44,6 +46,11 @@ const FANOUT_READS: [&str; 4] = [
 /// state).
 const DELIVERY_READS: [&str; 1] = [ENDPOINT_PK_PREFIX];
 const DELIVERY_WRITES: [&str; 2] = [ENDPOINT_PK_PREFIX, DELIVERY_PK_PREFIX];
+/// The partitions the fan-out's tally of password sign-ins writes (`ciam_core::numbers::tally`):
+/// the user item's `activeDay` (its conditional update, once a day per account) and the
+/// counters' shards (`STATS#<week>#<shard>`, `STATS#<month>#<shard>`). Its only read, the user
+/// item, is among [`FANOUT_READS`].
+pub const TALLY_WRITES: [&str; 2] = ["USER#", "STATS#"];
 
 /// The stream filter: inserted event items and replayed deliveries, nothing else of the table.
 pub fn stream_filter() -> String {
@@ -51,6 +58,18 @@ pub fn stream_filter() -> String {
         r#"{{"eventName": ["INSERT"], "dynamodb": {{"Keys": {{"pk": {{"S": [{{"prefix": "{}"}}, "{}"]}}}}}}}}"#,
         ciam_core::events::PK_PREFIX,
         REPLAY_PK
+    )
+}
+
+/// The stream filter of the console's numbers: an inserted session carrying a password
+/// sign-in to count (`ciam_core::numbers::is_tallied`: a `SESSION#` item with
+/// `numbers::TALLY_METHOD`, a string). Lambda's `exists` matches a leaf only, hence the
+/// attribute's type (`S`) in the pattern. A session's later changes (its refresh: `MODIFY`) and
+/// the sessions of other sign-ins (no `tm`) stay out.
+pub fn tally_filter() -> String {
+    format!(
+        r#"{{"eventName": ["INSERT"], "dynamodb": {{"Keys": {{"sk": {{"S": [{{"prefix": "SESSION#"}}]}}}}, "NewImage": {{"{}": {{"S": [{{"exists": true}}]}}}}}}}}"#,
+        ciam_core::numbers::TALLY_METHOD
     )
 }
 
@@ -191,44 +210,81 @@ fn key_env(l: &Lambda) -> String {
     s
 }
 
-fn queue_alarm(name: &str, queue: &str, what: &str) -> String {
-    format!(
-        "  {name}:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: AWS/SQS
-      MetricName: ApproximateNumberOfMessagesVisible
-      Dimensions:
-        - Name: QueueName
-          Value: !GetAtt {queue}.QueueName
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 1
-      Threshold: 1
-      ComparisonOperator: GreaterThanOrEqualToThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-
-",
-        description = quoted(&format!(
-            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
-        )),
-    )
+/// What an alarm watches.
+enum Watch<'a> {
+    /// The Maximum of one metric over 5 minutes, with one dimension (name, value) or none.
+    Metric {
+        namespace: &'a str,
+        metric: &'a str,
+        dimension: Option<(&'a str, String)>,
+    },
+    /// Messages **arriving** in a queue (its depth's rise from one minute to the next): a
+    /// second poison message pages again even while the first is still there (an alarm on depth
+    /// would stay in ALARM and say nothing more). SQS's `NumberOfMessagesSent` does not count the
+    /// messages a redrive moves, hence the depth's difference.
+    Arrivals { queue: &'a str },
 }
 
-/// An alarm on messages **arriving** in `queue` (its depth's rise from one minute to the next):
-/// a second poison message pages again even while the first is still there (an alarm on depth
-/// would stay in ALARM and say nothing more). SQS's `NumberOfMessagesSent` does not count the
-/// messages a redrive moves, hence the depth's difference.
-fn arrival_alarm(name: &str, queue: &str, what: &str) -> String {
-    format!(
-        "  {name}:
+/// One alarm of the pipeline (`name`), paging the on-call topic and telling it OK again, its
+/// description `what` and then its runbook entry (docs/operations.md §8.6); it alarms when
+/// `evaluations` periods in a row are above `threshold` (or at least `threshold`, `at_least`).
+/// Missing data (a quiet pipeline) is not a breach.
+struct Alarm<'a> {
+    name: &'a str,
+    what: &'a str,
+    watch: Watch<'a>,
+    evaluations: u32,
+    threshold: u32,
+    at_least: bool,
+}
+
+impl Alarm<'_> {
+    fn render(&self) -> String {
+        let mut s = String::new();
+        let description = quoted(&format!(
+            "{} On-call: docs/operations.md §8.6 \"{}\".",
+            self.what, self.name
+        ));
+        let _ = write!(
+            s,
+            "  {}:
     Type: AWS::CloudWatch::Alarm
     Properties:
       AlarmDescription: {description}
-      Metrics:
+",
+            self.name
+        );
+        match &self.watch {
+            Watch::Metric {
+                namespace,
+                metric,
+                dimension,
+            } => {
+                let _ = write!(
+                    s,
+                    "      Namespace: {namespace}
+      MetricName: {metric}
+"
+                );
+                if let Some((name, value)) = dimension {
+                    let _ = write!(
+                        s,
+                        "      Dimensions:
+        - Name: {name}
+          Value: {value}
+"
+                    );
+                }
+                s.push_str(
+                    "      Statistic: Maximum
+      Period: 300
+",
+                );
+            }
+            Watch::Arrivals { queue } => {
+                let _ = write!(
+                    s,
+                    "      Metrics:
         - Id: depth
           ReturnData: false
           MetricStat:
@@ -244,46 +300,39 @@ fn arrival_alarm(name: &str, queue: &str, what: &str) -> String {
           Expression: DIFF(FILL(depth, 0))
           Label: Messages arrived
           ReturnData: true
-      EvaluationPeriods: 1
-      Threshold: 0
-      ComparisonOperator: GreaterThanThreshold
+"
+                );
+            }
+        }
+        let _ = write!(
+            s,
+            "      EvaluationPeriods: {evaluations}
+      Threshold: {threshold}
+      ComparisonOperator: {comparison}
       TreatMissingData: notBreaching
       AlarmActions: [!Ref AlarmTopic]
       OKActions: [!Ref AlarmTopic]
 
 ",
-        description = quoted(&format!(
-            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
-        )),
-    )
+            evaluations = self.evaluations,
+            threshold = self.threshold,
+            comparison = if self.at_least {
+                "GreaterThanOrEqualToThreshold"
+            } else {
+                "GreaterThanThreshold"
+            },
+        );
+        s
+    }
 }
 
-/// An alarm on the age of `queue`'s oldest message above `secs`.
-fn age_alarm(name: &str, queue: &str, secs: u32, what: &str) -> String {
-    format!(
-        "  {name}:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: AWS/SQS
-      MetricName: ApproximateAgeOfOldestMessage
-      Dimensions:
-        - Name: QueueName
-          Value: !GetAtt {queue}.QueueName
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 1
-      Threshold: {secs}
-      ComparisonOperator: GreaterThanThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-
-",
-        description = quoted(&format!(
-            "{what} On-call: docs/operations.md §8.6 \"{name}\"."
-        )),
-    )
+/// The Maximum of an SQS metric of `queue`.
+fn of_queue<'a>(metric: &'a str, queue: &str) -> Watch<'a> {
+    Watch::Metric {
+        namespace: "AWS/SQS",
+        metric,
+        dimension: Some(("QueueName", format!("!GetAtt {queue}.QueueName"))),
+    }
 }
 
 /// One delivery queue: a fair queue (standard; the senders set `MessageGroupId` to the app),
@@ -319,6 +368,11 @@ pub const EVENTS_AGE_SECS: u32 = 1800;
 pub const NOTICES_AGE_SECS: u32 = 1200;
 /// How long an endpoint may fail every delivery before it pages (it is disabled after 3 days).
 pub const FAILING_SECS: u32 = 6 * 3600;
+/// How old the fan-out's stream records may get (Lambda's `IteratorAge`, ms) for 15 minutes
+/// before it pages.
+pub const FANOUT_AGE_MS: u32 = 600_000;
+/// The namespace of the delivery function's metrics (`ciam_lambdas::webhooks::METRIC_NAMESPACE`).
+const METRIC_NAMESPACE: &str = "Ciam/Webhooks";
 
 /// The region `webhooks` of template.yaml.
 pub fn render() -> String {
@@ -365,7 +419,11 @@ pub fn render() -> String {
                 Effect: Allow
                 Action: dynamodb:DeleteItem
                 Resource: !GetAtt Table.Arn
-{notified}              - Sid: AuditEntriesAreAppendOnly
+{notified}              - Sid: CountSignInsFromTheStream
+                Effect: Allow
+                Action: dynamodb:UpdateItem
+                Resource: !GetAtt Table.Arn
+{tally}              - Sid: AuditEntriesAreAppendOnly
                 Effect: Deny
                 Action: [dynamodb:UpdateItem, dynamodb:DeleteItem]
                 Resource: !GetAtt Table.Arn
@@ -384,6 +442,7 @@ pub fn render() -> String {
         reads = some_keys(&FANOUT_READS, &[APPS_PK]),
         replays = exact_keys(&[REPLAY_PK]),
         notified = leading_keys(&[SESSION_APPS_PK_PREFIX]),
+        tally = leading_keys(&TALLY_WRITES),
         row = row_statements(&WEBHOOK_FANOUT.lambda),
     );
     s.push_str(&role(&WEBHOOK_FANOUT, &fanout));
@@ -437,9 +496,12 @@ pub fn render() -> String {
               Filters:
                 - Pattern: {filter}
                 # The audit log's tripwire (crate::audit): a changed or removed AUDIT# entry.
-                - Pattern: {audit}",
+                - Pattern: {audit}
+                # The console's numbers: a password sign-in's session, counted by the fan-out.
+                - Pattern: {tally}",
         filter = quoted(&stream_filter()),
         audit = quoted(&crate::audit::stream_filter()),
+        tally = quoted(&tally_filter()),
     );
     s.push_str(&function(
         &WEBHOOK_FANOUT,
@@ -467,74 +529,73 @@ pub fn render() -> String {
         &key_env(&WEBHOOK_DELIVERY.lambda),
         queue,
     ));
-    s.push_str(&arrival_alarm(
-        "WebhookDeadLettersAlarm",
-        "WebhookDeadLetters",
-        "A webhook delivery or logout notice made the delivery function fail 5 times: it is in the dead-letter queue, not delivered (each new one pages again).",
-    ));
-    s.push_str(&age_alarm(
-        "WebhookQueueAgeAlarm",
-        "WebhookQueue",
-        EVENTS_AGE_SECS,
-        "Partner events wait in the delivery queue for more than 30 minutes: the delivery function is not draining it.",
-    ));
-    s.push_str(&age_alarm(
-        "WebhookNoticeQueueAgeAlarm",
-        "WebhookNoticeQueue",
-        NOTICES_AGE_SECS,
-        "Logout notices wait in their queue for more than 20 minutes: partner apps keep signed-out sessions meanwhile.",
-    ));
-    let _ = write!(
-        s,
-        "  WebhookEndpointFailingAlarm:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: Ciam/Webhooks
-      MetricName: FailingSeconds
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 1
-      Threshold: {FAILING_SECS}
-      ComparisonOperator: GreaterThanThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-
-",
-        description = quoted(
-            "A partner endpoint has failed every delivery for more than 6 hours (the delivery function's metric Ciam/Webhooks FailingSeconds; per app and endpoint: Failed by AppId, EndpointId). On-call: docs/operations.md §8.6 \"WebhookEndpointFailingAlarm\"."
-        ),
-    );
-    s.push_str(&queue_alarm(
-        "WebhookFanoutFailuresAlarm",
-        "WebhookFanoutFailures",
-        "Partner events could not be fanned out from the table's stream for a day or 50 tries: they are set aside, not delivered.",
-    ));
-    let _ = write!(
-        s,
-        "  WebhookFanoutAgeAlarm:
-    Type: AWS::CloudWatch::Alarm
-    Properties:
-      AlarmDescription: {description}
-      Namespace: AWS/Lambda
-      MetricName: IteratorAge
-      Dimensions:
-        - Name: FunctionName
-          Value: !Ref WebhookFanoutFunction
-      Statistic: Maximum
-      Period: 300
-      EvaluationPeriods: 3
-      Threshold: 600000
-      ComparisonOperator: GreaterThanThreshold
-      TreatMissingData: notBreaching
-      AlarmActions: [!Ref AlarmTopic]
-      OKActions: [!Ref AlarmTopic]
-",
-        description = quoted(
-            "Partner events wait more than 10 minutes in the table's stream: the fan-out is failing or throttled. On-call: docs/operations.md §8.6 \"WebhookFanoutAgeAlarm\"."
-        ),
-    );
+    let alarms = [
+        Alarm {
+            name: "WebhookDeadLettersAlarm",
+            what: "A webhook delivery or logout notice made the delivery function fail 5 times: it is in the dead-letter queue, not delivered (each new one pages again).",
+            watch: Watch::Arrivals {
+                queue: "WebhookDeadLetters",
+            },
+            evaluations: 1,
+            threshold: 0,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookQueueAgeAlarm",
+            what: "Partner events wait in the delivery queue for more than 30 minutes: the delivery function is not draining it.",
+            watch: of_queue("ApproximateAgeOfOldestMessage", "WebhookQueue"),
+            evaluations: 1,
+            threshold: EVENTS_AGE_SECS,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookNoticeQueueAgeAlarm",
+            what: "Logout notices wait in their queue for more than 20 minutes: partner apps keep signed-out sessions meanwhile.",
+            watch: of_queue("ApproximateAgeOfOldestMessage", "WebhookNoticeQueue"),
+            evaluations: 1,
+            threshold: NOTICES_AGE_SECS,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookEndpointFailingAlarm",
+            what: "A partner endpoint has failed every delivery for more than 6 hours (the delivery function's metric Ciam/Webhooks FailingSeconds; per app and endpoint: Failed by AppId, EndpointId).",
+            watch: Watch::Metric {
+                namespace: METRIC_NAMESPACE,
+                metric: "FailingSeconds",
+                dimension: None,
+            },
+            evaluations: 1,
+            threshold: FAILING_SECS,
+            at_least: false,
+        },
+        Alarm {
+            name: "WebhookFanoutFailuresAlarm",
+            what: "Partner events could not be fanned out from the table's stream for a day or 50 tries: they are set aside, not delivered.",
+            watch: of_queue("ApproximateNumberOfMessagesVisible", "WebhookFanoutFailures"),
+            evaluations: 1,
+            threshold: 1,
+            at_least: true,
+        },
+        Alarm {
+            name: "WebhookFanoutAgeAlarm",
+            what: "Partner events wait more than 10 minutes in the table's stream: the fan-out is failing or throttled.",
+            watch: Watch::Metric {
+                namespace: "AWS/Lambda",
+                metric: "IteratorAge",
+                dimension: Some(("FunctionName", "!Ref WebhookFanoutFunction".to_owned())),
+            },
+            evaluations: 3,
+            threshold: FANOUT_AGE_MS,
+            at_least: false,
+        },
+    ];
+    for a in &alarms {
+        s.push_str(&a.render());
+    }
+    // The region ends at its last alarm's last line.
+    while s.ends_with("\n\n") {
+        s.pop();
+    }
     s
 }
 
@@ -558,6 +619,13 @@ pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
             "`dynamodb:DeleteItem`".into(),
             format!(
                 "Table, partitions `{REPLAY_PK}` (replays sent on), `{SESSION_APPS_PK_PREFIX}*` (sessions notified)"
+            ),
+        ));
+        rows.push((
+            "`dynamodb:UpdateItem`".into(),
+            format!(
+                "Table, partitions {} (the sign-ins counted from the stream)",
+                prefixes(&TALLY_WRITES)
             ),
         ));
         rows.push((
@@ -604,4 +672,38 @@ fn prefixes(p: &[&str]) -> String {
         .map(|p| format!("`{p}*`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use ciam_core::numbers::{month_shard, week_shard, Day, TALLY_METHOD};
+
+    #[test]
+    fn the_tally_may_write_the_partitions_the_numbers_write_and_its_filter_is_the_sessions() {
+        let day = Day::of(1_764_633_600);
+        for key in [
+            week_shard(day, 7),
+            month_shard(day, 0),
+            ciam_core::user::profile_key("u1"),
+        ] {
+            assert!(
+                TALLY_WRITES.iter().any(|p| key.pk.starts_with(p)),
+                "{}",
+                key.pk
+            );
+        }
+        let f: serde_json::Value = serde_json::from_str(&tally_filter()).unwrap();
+        assert_eq!(
+            f,
+            serde_json::json!({
+                "eventName": ["INSERT"],
+                "dynamodb": {
+                    "Keys": {"sk": {"S": [{"prefix": "SESSION#"}]}},
+                    "NewImage": {TALLY_METHOD: {"S": [{"exists": true}]}}
+                }
+            })
+        );
+    }
 }

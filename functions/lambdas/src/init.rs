@@ -355,6 +355,10 @@ async fn init_with(
     if let Some(days) = settings.audit_retention_days {
         config.audit_retention_days = days;
     }
+    // A password sign-in's success is counted from the table's stream by the fan-out
+    // (`crate::tally`), not on its request: 2 round trips and 3 write units, the account's first
+    // sign-in of the day included (docs/cost.md).
+    config.numbers_from_stream = true;
     config.staff_idp = staff_idp;
     config.staff_mfa_acr = settings.staff_mfa_acr;
     config.passkey_rp_id = settings.passkey_rp_id;

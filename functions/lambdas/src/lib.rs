@@ -30,6 +30,7 @@ pub mod page;
 pub mod purpose_keys;
 pub mod secrets;
 mod settings;
+pub mod tally;
 mod unavailable;
 pub mod webhooks;
 

@@ -2,8 +2,9 @@
 //! of the `webhooks` binary, `ciam_api::WEBHOOK_FANOUT` and `ciam_api::WEBHOOK_DELIVERY`.
 //!
 //! - **Fan-out**: the table's stream invokes it with inserted `EVT#` items (committed events) and
-//!   `WHQ` items (deliveries the registry's replay wrote) only (the event source mapping's
-//!   filter). The domain turns an event into one message per delivery and a replay item into its
+//!   `WHQ` items (deliveries the registry's replay wrote) (the event source mapping's first
+//!   filter; its second passes the audit tripwire's records, its third password sign-ins'
+//!   sessions, nothing else of the table). The domain turns an event into one message per delivery and a replay item into its
 //!   one message (then deletes the item). Messages go to one of two **fair queues** (standard
 //!   queues whose `MessageGroupId` is the app id, so SQS serves the apps that are quiet ahead of
 //!   one with a backlog or a slow endpoint): the sign-out's logout notices to their own queue,
@@ -11,7 +12,10 @@
 //!   skipped with a log line (it never blocks its shard); a coalesced `user.updated` whose window
 //!   is still open waits for its end (at most `events::COALESCE_SECS`, after the batch's other
 //!   records are sent). The first record that fails is reported (`batchItemFailures`) and the ones
-//!   after it are left for the retry.
+//!   after it are left for the retry. Inserted sessions of password sign-ins (the mapping's third
+//!   filter: an item carrying `numbers::TALLY_METHOD`) are no events: the batch's ones before any
+//!   failed record are counted in the console's numbers once the events are sent, best effort
+//!   ([`crate::tally`]; a tally that fails never fails the batch).
 //! - **Delivery**: both queues invoke it; each message is one attempt. A failed attempt never
 //!   stays in flight: the message is done (deleted) and the delivery sent again with its attempt
 //!   count and its due time, delayed by the backoff (SQS's `DelaySeconds`, at most
@@ -112,6 +116,10 @@ pub trait Pipeline: Send + Sync {
     fn wait(&self, _item: &Item) -> Option<u64> {
         None
     }
+    /// Counts the password sign-ins the batch's `sessions` carry (the console's numbers,
+    /// [`crate::tally`]); the number counted. Called once per batch, after its events are sent;
+    /// an error is a warning line, never a failed record.
+    async fn tally(&self, sessions: &[Item]) -> Result<usize, String>;
 }
 
 /// The delivery queues.
@@ -177,6 +185,8 @@ pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value
     let records = batch["Records"].as_array().cloned().unwrap_or_default();
     // Coalesced `user.updated` events whose window is open: sent after the others, once it ends.
     let mut waiting: Vec<(String, Item, u64)> = Vec::new();
+    // Password sign-ins' sessions (the mapping's third filter): counted once the events are out.
+    let mut sessions: Vec<(String, Item)> = Vec::new();
     let mut failed: Option<String> = None;
     for record in &records {
         let seq = record["dynamodb"]["SequenceNumber"]
@@ -196,6 +206,10 @@ pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value
                 continue;
             }
         };
+        if crate::tally::is_tallied(&item) {
+            sessions.push((seq, item));
+            continue;
+        }
         if let Some(secs) = pipeline.wait(&item) {
             waiting.push((seq, item, secs));
             continue;
@@ -221,6 +235,13 @@ pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value
             }
         }
     }
+    // The sessions before the first failed record: the retry hands the later ones back.
+    let sessions: Vec<Item> = sessions
+        .into_iter()
+        .filter(|(seq, _)| failed.as_ref().is_none_or(|f| seq_before(seq, f)))
+        .map(|(_, item)| item)
+        .collect();
+    crate::tally::count(pipeline, &sessions).await;
     failures(failed.into_iter().collect())
 }
 
@@ -460,6 +481,10 @@ impl Pipeline for CorePipeline {
     fn wait(&self, item: &Item) -> Option<u64> {
         let now = self.ciam.now();
         events::open_window(item, now).map(|end| u64::try_from(end - now).unwrap_or(0) + 1)
+    }
+
+    async fn tally(&self, sessions: &[Item]) -> Result<usize, String> {
+        crate::tally::tally_items(&self.ciam, sessions).await
     }
 }
 

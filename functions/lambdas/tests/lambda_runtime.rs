@@ -193,6 +193,67 @@ async fn the_sign_in_function_answers_its_function_url_events() {
     );
 }
 
+/// Issue 30 item 9: the Lambda init counts a password sign-in's success from the table's stream
+/// (`Config::numbers_from_stream`): the sign-in function's success writes no counter on its
+/// request, and its session carries what the fan-out counts (`tm`, and `tn` on the name's first
+/// success of the day; functions/lambdas/tests/tally_stream.rs counts it).
+#[tokio::test]
+async fn the_sign_in_function_leaves_its_count_on_the_session_for_the_stream() {
+    let dynamo = DynamoLocal::start().await;
+    let store = table(&dynamo.endpoint).await;
+    let ciam = support::seeder(store.clone(), Keys::from_hex(KEY).unwrap())
+        .build()
+        .await;
+    let password = "Str0ng!Passw0rd";
+    let mail = "counted@example.com";
+    let user = User {
+        id: USER_ID.into(),
+        user_name: "counted".into(),
+        mail: Some(mail.into()),
+        pwd_hash: Some(
+            ciam_core::password::hash(password.into(), [3; 16])
+                .await
+                .unwrap(),
+        ),
+        ..Default::default()
+    };
+    let id = ciam_core::validate::Identity::parse(mail).unwrap();
+    store
+        .transact(ciam_core::testing::account_ops(&user, &id))
+        .await
+        .unwrap();
+    let body = json!({ "account": mail, "password": password });
+    let run = run_function(
+        env!("CARGO_BIN_EXE_bootstrap"),
+        &function_env("auth_login_password", dynamo.endpoint.clone()),
+        vec![("invoke-url".into(), function_url_event("url-1", &body))],
+    )
+    .await;
+    let (got, logs) = (&run.outcomes, &run.logs);
+    let answer = response(got, "invoke-url", logs);
+    assert_eq!(answer["statusCode"], json!(200), "{answer}\n{logs}");
+    let sessions = store
+        .query(ciam_store::Query::partition(ciam_core::user::user_pk(USER_ID)).prefix("SESSION#"))
+        .await
+        .unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(
+        (
+            sessions[0].s(ciam_core::numbers::TALLY_METHOD),
+            sessions[0].n(ciam_core::numbers::TALLY_NEWS)
+        ),
+        (Some("password"), Some(1))
+    );
+    assert!(ciam_core::numbers::is_tallied(&sessions[0]));
+    // Nothing counted on the request: no counter item of this week or month exists.
+    let today = ciam_core::numbers::Day::of(ciam.now());
+    let mut keys = ciam_core::numbers::week_keys(today);
+    keys.extend(ciam_core::numbers::month_keys(today));
+    keys.push(ciam_core::numbers::total_key());
+    let counters = store.get_many(&keys).await.unwrap();
+    assert!(counters.iter().all(Option::is_none), "{counters:?}");
+}
+
 /// A function without a route, or with one the binary does not know, never starts serving: the
 /// init fails at once with a message naming `CIAM_ROUTE`, and the process exits nonzero.
 #[test]

@@ -31,6 +31,8 @@ struct Domain {
     answers: Mutex<Vec<Result<Next, String>>>,
     delivered: Mutex<Vec<(String, u32)>>,
     queued: Mutex<Vec<String>>,
+    tallied: Mutex<Vec<String>>,
+    tally_fails: bool,
 }
 
 #[async_trait]
@@ -69,6 +71,17 @@ impl Pipeline for Domain {
             .unwrap()
             .push((body.to_owned(), receive_count));
         self.answers.lock().unwrap().remove(0)
+    }
+
+    async fn tally(&self, sessions: &[Item]) -> Result<usize, String> {
+        self.tallied
+            .lock()
+            .unwrap()
+            .extend(sessions.iter().map(|s| s.key.sk.clone()));
+        if self.tally_fails {
+            return Err("the counters could not be written".into());
+        }
+        Ok(sessions.len())
     }
 }
 
@@ -193,6 +206,79 @@ async fn a_record_of_a_kind_this_build_cannot_read_is_skipped_and_the_shard_goes
     );
     assert_eq!(queue.sent.lock().unwrap().len(), 1);
     assert!(domain.queued.lock().unwrap().len() == 1);
+}
+
+/// A password sign-in's session as the stream shows its insert (the mapping's third filter).
+fn session(seq: &str, user: &str, id: &str) -> Value {
+    let image = json!({
+        "pk": {"S": format!("USER#{user}")},
+        "sk": {"S": format!("SESSION#{id}")},
+        "createdAt": {"N": "1700000000"},
+        "tm": {"S": "password"},
+        "tn": {"N": "1"}
+    });
+    json!({
+        "eventName": "INSERT",
+        "dynamodb": {
+            "Keys": {"pk": image["pk"], "sk": image["sk"]},
+            "NewImage": image,
+            "SequenceNumber": seq,
+            "StreamViewType": "NEW_IMAGE"
+        }
+    })
+}
+
+#[tokio::test]
+async fn sessions_are_counted_once_the_events_are_out_and_a_failed_tally_fails_nothing() {
+    for tally_fails in [false, true] {
+        let domain = Domain {
+            per_event: 1,
+            tally_fails,
+            ..Domain::default()
+        };
+        let queue = Recorded::default();
+        let batch = json!({"Records": [
+            session("400", "u1", "s1"),
+            record("401", "INSERT", "u1", "msg_a", "user.updated"),
+            session("402", "u2", "s2"),
+        ]});
+        let answer = on_stream(&domain, &queue, &batch).await;
+        // A tally that fails is a warning line: the batch is not handed back (its sessions
+        // would be counted twice, its events fanned out twice).
+        assert_eq!(answer, json!({"batchItemFailures": []}), "{tally_fails}");
+        // The sessions are no events: only msg_a fans out; both sessions are counted at once.
+        assert_eq!(
+            *domain.seen.lock().unwrap(),
+            vec![("msg_a".to_owned(), Kind::UserUpdated)]
+        );
+        assert_eq!(queue.sent.lock().unwrap().len(), 1);
+        assert_eq!(*domain.queued.lock().unwrap(), vec!["001700000000#msg_a"]);
+        assert_eq!(
+            *domain.tallied.lock().unwrap(),
+            vec!["SESSION#s1", "SESSION#s2"]
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_sessions_after_a_failed_record_are_left_for_the_retry_to_count() {
+    let domain = Domain {
+        per_event: 1,
+        ..Domain::default()
+    };
+    let queue = Recorded::default();
+    let batch = json!({"Records": [
+        session("500", "u1", "s1"),
+        record("501", "INSERT", "broken", "msg_b", "user.updated"),
+        session("502", "u2", "s2"),
+    ]});
+    let answer = on_stream(&domain, &queue, &batch).await;
+    assert_eq!(
+        answer,
+        json!({"batchItemFailures": [{"itemIdentifier": "501"}]})
+    );
+    // s2 comes back with the retry (from 501 on) and is counted then, once.
+    assert_eq!(*domain.tallied.lock().unwrap(), vec!["SESSION#s1"]);
 }
 
 fn message(id: &str, receipt: &str, body: &str, count: u32) -> Value {
