@@ -4,7 +4,8 @@
 //!
 //! - template.yaml `functions`: one `AWS::Serverless::Function` per row, the own log group of
 //!   each sign-in row (the others log to the shared `FunctionLogs`), and the canary alarm of
-//!   each gradual row (`Lambda::gradual`: alias `live`, CodeDeploy `DeploymentPreference`);
+//!   each gradual row (`Lambda::gradual`: alias `live`, CodeDeploy `DeploymentPreference`), and
+//!   the one pre-traffic check of them all (`hook.rs`);
 //! - template.yaml `route-settings`: the HTTP API's per-route throttles;
 //! - template.yaml `sign-in-metrics`: the `Ciam/SignIn`, `Ciam/SignInFailures` and `Ciam/SignInUnavailable` metric filters
 //!   on the log group of every sign-in row;
@@ -18,6 +19,7 @@
 
 use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
 pub mod audit;
+pub mod hook;
 pub mod roles;
 pub mod webhooks;
 
@@ -491,6 +493,8 @@ fn render_function(f: &Function) -> String {
         // SAM publishes a version per code or configuration change and points the alias at it
         // through CodeDeploy: 10% for DeploymentType's minutes, then all, or back to the old
         // version when the canary alarm fires. The HTTP API and the function URL call the alias.
+        // Before the first request shifts, the pre-traffic check (hook.rs) invokes the new
+        // version with its route's request: a version that cannot start never takes traffic.
         let _ = write!(
             s,
             "      AutoPublishAlias: {ALIAS}
@@ -498,7 +502,10 @@ fn render_function(f: &Function) -> String {
         Type: !Ref DeploymentType
         Alarms:
           - !Ref {stem}CanaryErrorsAlarm
-"
+        Hooks:
+          PreTraffic: !Ref {hook}
+",
+            hook = hook::LOGICAL_ID,
         );
     }
     let _ = write!(
@@ -636,6 +643,7 @@ fn render_functions(fns: &[Function]) -> String {
             .filter(|f| f.binary != Binary::Webhooks)
             .map(render_function)
             .collect::<String>()
+        + &hook::render(fns)
 }
 
 fn render_route_settings(fns: &[Function]) -> String {
