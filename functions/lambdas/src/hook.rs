@@ -35,6 +35,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The hook function's `CIAM_ROUTE` (it serves no route; ciam-gen writes the same id).
+pub const ID: &str = "pre_traffic_hook";
+/// Its binary (src/bin/hook.rs, template.yaml's `BuildProperties.Binary`).
+pub const BINARY: &str = "hook";
+
 /// The gradual functions and their probes: `<function name>=<METHOD> <path>`, comma-separated
 /// (ciam-gen writes it from the route table; the names are CloudFormation's).
 pub const TARGETS_VAR: &str = "CIAM_HOOK_TARGETS";
