@@ -195,6 +195,7 @@ def test_the_hooks_role_invokes_only_the_gradual_versions_and_reports_only_to_th
     assert set(allowed) == {
         "lambda:InvokeFunction",
         "codedeploy:GetDeployment",
+        "codedeploy:GetApplicationRevision",
         "codedeploy:PutLifecycleEventHookExecutionStatus",
         "secretsmanager:GetSecretValue",
     }
@@ -213,6 +214,9 @@ def test_the_hooks_role_invokes_only_the_gradual_versions_and_reports_only_to_th
         text = resource["Fn::Sub"]
         assert text.endswith(f":deploymentgroup:${{{app}}}/*"), text
         assert text.startswith("arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:"), text
+    # GetDeployment leaves the AppSpec's content out: the application's revision gives it.
+    [revision] = allowed["codedeploy:GetApplicationRevision"]
+    assert revision["Fn::Sub"] == f"arn:${{AWS::Partition}}:codedeploy:${{AWS::Region}}:${{AWS::AccountId}}:application:${{{app}}}"
     assert allowed["secretsmanager:GetSecretValue"] == [{"Ref": "OriginSecret"}]
     assert refs(allowed, names) == critical | {app, "OriginSecret"}
 

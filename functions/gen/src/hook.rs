@@ -2,9 +2,9 @@
 //! docs/operations.md §8.6 "Pre-traffic check"): one function for every gradual row, named
 //! `CodeDeployHook_<stack id>` (SAM's CodeDeploy role, `AWSCodeDeployRoleForLambda`, may invoke
 //! only `CodeDeployHook_*` functions), and its own role, written here in full: it may invoke the
-//! gradual functions' numbered versions (never their alias or `$LATEST`), read a deployment and
-//! report its hook's status in the stack's CodeDeploy application only, and read the origin
-//! secret. Each gradual row's `DeploymentPreference` names it (`Hooks.PreTraffic`). Two resources
+//! gradual functions' numbered versions (never their alias or `$LATEST`), read a deployment, its
+//! AppSpec and report its hook's status in the stack's CodeDeploy application only, and read the
+//! origin secret. Each gradual row's `DeploymentPreference` names it (`Hooks.PreTraffic`). Two resources
 //! whatever the number of gradual rows (the stack budget, docs/operations.md §7).
 
 use crate::{quoted, Function, ALIAS};
@@ -118,6 +118,11 @@ pub fn render(fns: &[Function]) -> String {
                   - codedeploy:GetDeployment
                   - codedeploy:PutLifecycleEventHookExecutionStatus
                 Resource: !Sub \"arn:${{AWS::Partition}}:codedeploy:${{AWS::Region}}:${{AWS::AccountId}}:deploymentgroup:${{ServerlessDeploymentApplication}}/*\"
+              # GetDeployment leaves the AppSpec's content out: the revision of the application gives it.
+              - Sid: ReadTheDeploymentsAppSpec
+                Effect: Allow
+                Action: codedeploy:GetApplicationRevision
+                Resource: !Sub \"arn:${{AWS::Partition}}:codedeploy:${{AWS::Region}}:${{AWS::AccountId}}:application:${{ServerlessDeploymentApplication}}\"
               - Sid: ReadTheOriginHeader
                 Effect: Allow
                 Action: secretsmanager:GetSecretValue

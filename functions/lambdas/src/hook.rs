@@ -6,8 +6,10 @@
 //! first request is shifted, CodeDeploy invokes this function (`BeforeAllowTraffic`, SAM's
 //! `DeploymentPreference.Hooks.PreTraffic`), and it:
 //!
-//! 1. reads the deployment (`codedeploy:GetDeployment`, one call): its AppSpec names the function
-//!    and the version being deployed (`Resources[0].<name>.Properties.Name`, `TargetVersion`);
+//! 1. reads the deployment (`codedeploy:GetDeployment`, then `GetApplicationRevision` of its
+//!    revision: GetDeployment leaves the AppSpec's content out, documented as "always null"): its
+//!    AppSpec names the function and the version being deployed
+//!    (`Resources[0].<name>.Properties.Name`, `TargetVersion`);
 //! 2. finds that function among the gradual ones it knows (`CIAM_HOOK_TARGETS`, generated:
 //!    `<function name>=<METHOD> <path>`, one per gradual row) and reads the origin header's value
 //!    (`CIAM_ORIGIN_SECRET_ARN`, one `GetSecretValue`);
@@ -311,7 +313,8 @@ pub fn verdict(invoked: &Result<Invoked, String>) -> Result<String, String> {
 /// CodeDeploy, as far as the hook uses it: the AppSpec of a deployment, and the hook's report.
 #[async_trait]
 pub trait Deployments: Send + Sync {
-    /// The AppSpec content of `deployment_id` (`GetDeployment`'s revision).
+    /// The AppSpec content of `deployment_id` (`GetDeployment`'s revision, its content from
+    /// `GetApplicationRevision`).
     async fn appspec(&self, deployment_id: &str) -> Result<String, String>;
     /// `PutLifecycleEventHookExecutionStatus`.
     async fn report(
@@ -354,7 +357,8 @@ pub struct Checked {
 
 impl Hook {
     /// The check of one deployment, without the report: its target and `Ok(answer)` or
-    /// `Err(why it fails)`. Round trips: GetDeployment, GetSecretValue, Invoke.
+    /// `Err(why it fails)`. Round trips: GetDeployment,
+    /// GetApplicationRevision, GetSecretValue, Invoke.
     pub async fn check(&self, deployment_id: &str) -> (Option<Target>, Result<String, String>) {
         let target = match self.deployments.appspec(deployment_id).await {
             Ok(appspec) => target_of(&appspec),
@@ -439,16 +443,28 @@ impl Deployments for SdkDeployments {
             .await
             .map_err(|_| format!("no answer from CodeDeploy within {CALL_TIMEOUT:?}"))?
             .map_err(|e| aws_sdk_codedeploy::error::DisplayErrorContext(&e).to_string())?;
-        let revision = out
-            .deployment_info()
-            .and_then(|d| d.revision())
-            .ok_or("the deployment has no revision")?;
-        // AppSpecContent for Lambda deployments; the deprecated String form as well.
-        revision
-            .app_spec_content()
-            .and_then(|c| c.content())
-            .or_else(|| revision.string().and_then(|s| s.content()))
-            .map(str::to_owned)
+        let info = out.deployment_info().ok_or("the deployment has no info")?;
+        let revision = info.revision().ok_or("the deployment has no revision")?;
+        if let Some(content) = content_of(revision) {
+            return Ok(content);
+        }
+        // GetDeployment's appSpecContent.content is "always null" (its API reference): the
+        // revision, by its sha256, gives it.
+        let application = info
+            .application_name()
+            .ok_or("the deployment names no application")?;
+        let call = self
+            .0
+            .get_application_revision()
+            .application_name(application)
+            .revision(revision.clone())
+            .send();
+        let out = tokio::time::timeout(CALL_TIMEOUT, call)
+            .await
+            .map_err(|_| format!("no answer from CodeDeploy within {CALL_TIMEOUT:?}"))?
+            .map_err(|e| aws_sdk_codedeploy::error::DisplayErrorContext(&e).to_string())?;
+        out.revision()
+            .and_then(content_of)
             .ok_or_else(|| "the deployment's revision has no AppSpec content".to_owned())
     }
 
@@ -476,6 +492,17 @@ impl Deployments for SdkDeployments {
             .map_err(|e| aws_sdk_codedeploy::error::DisplayErrorContext(&e).to_string())?;
         Ok(())
     }
+}
+
+/// A revision's AppSpec: `appSpecContent` for Lambda deployments, the deprecated `string` form
+/// as well; None when absent or empty.
+fn content_of(revision: &aws_sdk_codedeploy::types::RevisionLocation) -> Option<String> {
+    revision
+        .app_spec_content()
+        .and_then(|c| c.content())
+        .or_else(|| revision.string().and_then(|s| s.content()))
+        .filter(|c| !c.trim().is_empty())
+        .map(str::to_owned)
 }
 
 /// The Lambda API (`aws-sdk-lambda`): `Invoke` with the version as `Qualifier`.

@@ -4,8 +4,9 @@
 //! calls, following their documented protocols:
 //!
 //! - CodeDeploy (JSON 1.1, `X-Amz-Target: CodeDeploy_20141006.<Operation>`): `GetDeployment`
-//!   answers the deployment's AppSpec (`revision.appSpecContent.content`),
-//!   `PutLifecycleEventHookExecutionStatus` records the status;
+//!   answers the deployment's application and revision (`appSpecContent` with its `sha256` and,
+//!   as its API reference says, a null `content`), `GetApplicationRevision` the AppSpec of that
+//!   revision, `PutLifecycleEventHookExecutionStatus` records the status;
 //! - Secrets Manager (JSON 1.1, `secretsmanager.GetSecretValue`): the origin secret;
 //! - Lambda (`POST /2015-03-31/functions/<name>/invocations?Qualifier=<version>`): the version is
 //!   the compiled `bootstrap` serving `auth_info_get`, started for the invocation with the
@@ -40,6 +41,13 @@ const ORIGIN_ARN: &str = "arn:aws:secretsmanager:us-east-1:123456789012:secret:c
 /// What version 8 was (mis)configured with: a secret that is not there.
 const MISSING_ARN: &str = "arn:aws:secretsmanager:us-east-1:123456789012:secret:ciam/gone-AbCdEf";
 const FUNCTION: &str = "ciam-test-AuthInfoGetFunction-Ab12Cd34";
+const APPLICATION: &str = "ciam-test-ServerlessDeploymentApplication-1A2B3C";
+
+/// The sha256 the emulation gives a deployment's AppSpec (any stable value per deployment).
+fn sha256_of(deployment: &str) -> String {
+    let hex: String = deployment.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{hex:0>64}")
+}
 
 /// What the emulated APIs were asked.
 #[derive(Default)]
@@ -50,6 +58,8 @@ struct Calls {
     reports: Vec<Value>,
     /// The deployments GetDeployment was asked for.
     deployments: Vec<String>,
+    /// The (application, sha256) GetApplicationRevision was asked for.
+    revisions: Vec<(String, String)>,
 }
 
 #[derive(Clone)]
@@ -107,21 +117,49 @@ async fn json_api(State(aws): State<Aws>, headers: HeaderMap, body: Bytes) -> Re
                 .unwrap_or_default()
                 .to_owned();
             aws.calls.lock().unwrap().deployments.push(id.clone());
-            let Some(appspec) = aws.appspecs.get(&id) else {
+            if !aws.appspecs.contains_key(&id) {
                 return error("DeploymentDoesNotExistException", "no such deployment");
-            };
+            }
             json_11(
                 StatusCode::OK,
                 json!({"deploymentInfo": {
                     "deploymentId": id,
-                    "applicationName": "ciam-test-ServerlessDeploymentApplication-1A2B3C",
+                    "applicationName": APPLICATION,
                     "deploymentGroupName": "ciam-test-AuthInfoGetFunctionDeploymentGroup-4D5E6F",
                     "status": "InProgress",
                     "revision": {
                         "revisionType": "AppSpecContent",
-                        "appSpecContent": {"content": appspec, "sha256": "0".repeat(64)},
+                        "appSpecContent": {"content": null, "sha256": sha256_of(&id)},
                     },
                 }}),
+            )
+        }
+        "CodeDeploy_20141006.GetApplicationRevision" => {
+            let application = input["applicationName"].as_str().unwrap_or_default();
+            let sha = input["revision"]["appSpecContent"]["sha256"]
+                .as_str()
+                .unwrap_or_default();
+            aws.calls
+                .lock()
+                .unwrap()
+                .revisions
+                .push((application.to_owned(), sha.to_owned()));
+            let found = aws
+                .appspecs
+                .iter()
+                .find(|(id, _)| sha256_of(id) == sha && application == APPLICATION);
+            let Some((_, appspec)) = found else {
+                return error("RevisionDoesNotExistException", "no such revision");
+            };
+            json_11(
+                StatusCode::OK,
+                json!({
+                    "applicationName": APPLICATION,
+                    "revision": {
+                        "revisionType": "AppSpecContent",
+                        "appSpecContent": {"content": appspec, "sha256": sha},
+                    },
+                }),
             )
         }
         "CodeDeploy_20141006.PutLifecycleEventHookExecutionStatus" => {
@@ -333,6 +371,13 @@ async fn the_hook_runs_the_version_being_deployed_and_reports_what_it_answered()
 
     let calls = calls.lock().unwrap();
     assert_eq!(calls.deployments, ["d-GOOD", "d-BROKEN", "d-STRANGER"]);
+    // The AppSpec of each, from its application's revision by sha256.
+    let revisions: Vec<(String, String)> = calls.revisions.clone();
+    let want: Vec<(String, String)> = ["d-GOOD", "d-BROKEN", "d-STRANGER"]
+        .iter()
+        .map(|d| (APPLICATION.to_owned(), sha256_of(d)))
+        .collect();
+    assert_eq!(revisions, want);
     // Each deployment's own version, by qualifier, never the alias; the row's request with the
     // origin header's current value and no credentials.
     let invoked: Vec<(&str, Option<&str>)> = calls
