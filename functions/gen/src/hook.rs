@@ -1,5 +1,5 @@
 //! The pre-traffic check of the gradual rows (issue 30 item 10, `ciam_lambdas::hook`,
-//! docs/operations.md §8.6 "Pre-traffic check"): one function for every gradual row, named
+//! docs/operations.md §7 "The pre-traffic check"): one function for every gradual row, named
 //! `CodeDeployHook_<stack id>` (SAM's CodeDeploy role, `AWSCodeDeployRoleForLambda`, may invoke
 //! only `CodeDeployHook_*` functions), and its own role, written here in full: it may invoke the
 //! gradual functions' numbered versions (never their alias or `$LATEST`), read a deployment, its
@@ -59,7 +59,7 @@ pub fn render(fns: &[Function]) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "  # The pre-traffic check (issue 30 item 10, docs/operations.md §8.6): before CodeDeploy shifts
+        "  # The pre-traffic check (issue 30 item 10, docs/operations.md §7): before CodeDeploy shifts
   # a gradual function's alias to a new version, this invokes that version with a request of
   # its own route and reports Succeeded only for a Ciam answer, so a version that cannot start
   # never takes traffic, however little the function sees.

@@ -1,10 +1,10 @@
-//! The pre-traffic check of the gradual functions (issue 30 item 10, docs/operations.md §8.6
-//! "Pre-traffic check"). CodeDeploy shifts a gradual function's alias `live` to its new version
-//! in steps and stops on the version's own Lambda errors; a function that sees little traffic
-//! (a partner's ticket check, a token exchange at night) could take the whole alias with a
-//! version that cannot start, because no request reached it during the canary. So before the
-//! first request is shifted, CodeDeploy invokes this function (`BeforeAllowTraffic`, SAM's
-//! `DeploymentPreference.Hooks.PreTraffic`), and it:
+//! The pre-traffic check of the gradual functions (issue 30 item 10, docs/operations.md §7 "The
+//! pre-traffic check", its on-call row in §8.6). CodeDeploy shifts a gradual function's alias
+//! `live` to its new version in steps and stops on the version's own Lambda errors; a function
+//! that sees little traffic (a partner's ticket check, a token exchange at night) could take the
+//! whole alias with a version that cannot start, because no request reached it during the
+//! canary. So before the first request is shifted, CodeDeploy invokes this function
+//! (`BeforeAllowTraffic`, SAM's `DeploymentPreference.Hooks.PreTraffic`), and it:
 //!
 //! 1. reads the deployment (`codedeploy:GetDeployment`, then `GetApplicationRevision` of its
 //!    revision: GetDeployment leaves the AppSpec's content out, documented as "always null"): its
@@ -25,7 +25,7 @@
 //!
 //! One hook for every gradual row (its name starts with `CodeDeployHook_`, which SAM's CodeDeploy
 //! role, `AWSCodeDeployRoleForLambda`, may invoke): two resources whatever the number of rows;
-//! why not one per row is in docs/operations.md §8.6.
+//! why not one per row is in docs/operations.md §7.
 
 use crate::decoder::Invoked;
 use crate::origin::{OriginSource, HEADER as ORIGIN_HEADER};
