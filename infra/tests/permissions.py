@@ -100,7 +100,10 @@ if __name__ == "__main__":
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     import conftest
 
-    template = conftest.load_template(conftest.ROOT / "template.yaml")
-    transformed = conftest.transformed.__wrapped__(template)
+    # Both stacks read as one (the console's nested stack, infra/console.yaml), as the tests do.
+    template = conftest.merged(
+        conftest.load_template(conftest.ROOT / "template.yaml"), conftest.load_template(conftest.CONSOLE)
+    )
+    transformed = conftest.sam_transform(template)
     json.dump(effective(transformed), sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")

@@ -31,6 +31,9 @@ def key_secrets(row):
 
 # The one function that serves no route: it writes the key secrets from the root.
 KEY_DISTRIBUTOR = "key_distributor"
+# Nor does the pre-traffic check of the gradual functions (functions/gen/src/hook.rs): CodeDeploy
+# invokes it before it shifts an alias.
+PRE_TRAFFIC_HOOK = "pre_traffic_hook"
 
 
 def no_table():
@@ -47,7 +50,7 @@ def functions(template):
         name: r["Properties"]["Environment"]["Variables"][ROUTE_VAR]
         for name, r in template["Resources"].items()
         if r["Type"] == "AWS::Serverless::Function"
-        and r["Properties"]["Environment"]["Variables"][ROUTE_VAR] != KEY_DISTRIBUTOR
+        and r["Properties"]["Environment"]["Variables"][ROUTE_VAR] not in (KEY_DISTRIBUTOR, PRE_TRAFFIC_HOOK)
     }
 
 

@@ -1,7 +1,8 @@
-"""The build shape (docs/operations.md §10): every function runs one of three binaries,
-`bootstrap`, (the WebAuthn ceremonies of ciam_api::CEREMONY_ROUTES) `passkeys`, or (the webhook
-pipeline's two functions, ciam_api::WEBHOOK_FUNCTIONS) `webhooks`, and names its route in
-CIAM_ROUTE, so `sam build` groups them into THREE build definitions, one per binary:
+"""The build shape (docs/operations.md §10): every function runs one of four binaries,
+`bootstrap`, (the WebAuthn ceremonies of ciam_api::CEREMONY_ROUTES) `passkeys`, (the webhook
+pipeline's two functions, ciam_api::WEBHOOK_FUNCTIONS) `webhooks`, or (the pre-traffic check of
+the gradual functions, issue 30) `hook`, and names its route in CIAM_ROUTE, so `sam build`
+groups them into FOUR build definitions, one per binary:
 cargo-lambda links each binary once, and SAM copies each artifact to its functions.
 
 Asked of SAM itself: the build graph is the one `sam build` makes (BuildContext collects the
@@ -19,7 +20,7 @@ from samcli.lib.build.app_builder import ApplicationBuilder
 from samcli.yamlhelper import yaml_dump
 
 from conftest import ROOT, load_template
-from template_facts import KEY_DISTRIBUTOR, functions, route_facts
+from template_facts import KEY_DISTRIBUTOR, PRE_TRAFFIC_HOOK, functions, route_facts
 
 os.environ.setdefault("SAM_CLI_TELEMETRY", "0")
 
@@ -67,10 +68,18 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
         and r["Properties"]["Environment"]["Variables"]["CIAM_ROUTE"] == KEY_DISTRIBUTOR
     }
     assert len(distributor) == 1
-    assert built == len(routes) + 1, "every function is built by sam build"
-    assert len(definitions) == 3, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
+    # The pre-traffic check serves no route either: the `hook` binary, alone.
+    hook = {
+        n
+        for n, r in template["Resources"].items()
+        if r["Type"] == "AWS::Serverless::Function"
+        and r["Properties"]["Environment"]["Variables"]["CIAM_ROUTE"] == PRE_TRAFFIC_HOOK
+    }
+    assert hook == {"PreTrafficHookFunction"}
+    assert built == len(routes) + 2, "every function is built by sam build"
+    assert len(definitions) == 4, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
     by_binary = {d.metadata["BuildProperties"]["Binary"]: d for d in definitions}
-    assert set(by_binary) == {"bootstrap", "passkeys", "webhooks"}
+    assert set(by_binary) == {"bootstrap", "passkeys", "webhooks", "hook"}
     for binary, definition in by_binary.items():
         assert definition.metadata == {"BuildMethod": "rust-cargolambda", "BuildProperties": {"Binary": binary}}
         assert definition.runtime == "provided.al2023"
@@ -80,7 +89,7 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
         assert pathlib.Path(definition.codeuri) == ROOT / "functions" / "lambdas", "CodeUri is the Lambda package"
         assert {f.name for f in definition.functions} == {
             name for name, route in routes.items() if binary_of(route) == binary
-        } | (distributor if binary == "bootstrap" else set()), binary
+        } | (distributor if binary == "bootstrap" else set()) | (hook if binary == "hook" else set()), binary
     assert len(by_binary["passkeys"].functions) == len(ceremony_routes()) == 8
     assert {f.name for f in by_binary["webhooks"].functions} == {"WebhookFanoutFunction", "WebhookDeliveryFunction"}
 
@@ -115,7 +124,7 @@ def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(te
 )
 def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, change):
     """The check above can fail: a function with another Binary, CodeUri or architecture gets a
-    build definition of its own (a fourth cargo-lambda build). (The Handler is not grouped on
+    build definition of its own (a fifth cargo-lambda build). (The Handler is not grouped on
     for provided.al2023; per-function Environment never is.)"""
     changed = load_template(ROOT / "template.yaml")
     # The main stack's functions only (the console's stack is read from its own folder).
@@ -125,4 +134,4 @@ def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, 
     path = tmp_path / "template.yaml"
     path.write_text(yaml_dump(changed))
     definitions, _ = build_definitions(path, tmp_path)
-    assert len(definitions) == 4
+    assert len(definitions) == 5

@@ -1,9 +1,10 @@
 """Gradual deploys (after the SAM transform): the critical functions, and only they, get the
-alias `live`, a CodeDeploy deployment group with automatic rollback on their canary alarm, and
+alias `live`, a CodeDeploy deployment group with automatic rollback on their canary alarm, and a
+pre-traffic check (issue 30 item 10) that runs the new version before any traffic shifts, and
 every caller (HTTP API, function URL) goes through the alias; the whole stack stays well under
 CloudFormation's 500 resources."""
 
-from template_facts import console_on, functions, route_facts
+from template_facts import PRE_TRAFFIC_HOOK, as_list, console_on, functions, refs, route_facts
 
 # The issue's list: password and passkey sign-in, auth_info_get, oidc_token, auth_register and
 # the ticket check.
@@ -133,3 +134,107 @@ def test_each_stack_stays_under_cloudformations_resource_limit_with_a_margin(
     # (the console's stack is one resource of the main one).
     assert count + console == len(transformed["Resources"]), (count, console)
     print(f"resources after the SAM transform: main stack {count}, console's stack {console}")
+
+
+HOOK = "PreTrafficHookFunction"
+
+
+def hook_statements(transformed):
+    role = transformed["Resources"][HOOK]["Properties"]["Role"]["Fn::GetAtt"][0]
+    props = transformed["Resources"][role]["Properties"]
+    assert props["ManagedPolicyArns"] == ["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"]
+    [policy] = props["Policies"]
+    return as_list(policy["PolicyDocument"]["Statement"])
+
+
+def test_every_gradual_function_shifts_only_after_the_pre_traffic_check(template, transformed):
+    aliases = of_type(transformed, "AWS::Lambda::Alias")
+    critical = {logical(r) for r in CRITICAL}
+    assert {a["Properties"]["FunctionName"]["Ref"] for a in aliases.values()} == critical
+    for name, alias in aliases.items():
+        # SAM writes the PreTraffic hook into the alias's update policy: CodeDeploy's
+        # BeforeAllowTraffic lifecycle event of the function's deployment group.
+        update = alias["UpdatePolicy"]["CodeDeployLambdaAliasUpdate"]
+        assert update["BeforeAllowTrafficHook"] == {"Ref": HOOK}, name
+        assert "AfterAllowTrafficHook" not in update, name
+    for function in critical:
+        hooks = template["Resources"][function]["Properties"]["DeploymentPreference"]["Hooks"]
+        assert hooks == {"PreTraffic": {"Ref": HOOK}}, function
+    # The one check is the hook binary, no route's function.
+    hook = template["Resources"][HOOK]
+    assert hook["Metadata"]["BuildProperties"]["Binary"] == "hook"
+    assert hook["Properties"]["Environment"]["Variables"]["CIAM_ROUTE"] == PRE_TRAFFIC_HOOK
+    assert HOOK not in functions(template)
+    assert "Events" not in hook["Properties"] and "AutoPublishAlias" not in hook["Properties"]
+
+
+def test_the_hooks_name_is_one_sams_codedeploy_role_may_invoke(transformed):
+    # SAM's CodeDeploy service role holds AWSCodeDeployRoleForLambda, whose only
+    # lambda:InvokeFunction is on arn:aws:lambda:*:*:function:CodeDeployHook_*.
+    role = transformed["Resources"]["CodeDeployServiceRole"]["Properties"]
+    assert role["ManagedPolicyArns"] == ["arn:aws:iam::aws:policy/service-role/AWSCodeDeployRoleForLambda"]
+    for group in of_type(transformed, "AWS::CodeDeploy::DeploymentGroup").values():
+        assert group["Properties"]["ServiceRoleArn"] == {"Fn::GetAtt": ["CodeDeployServiceRole", "Arn"]}
+    name = transformed["Resources"][HOOK]["Properties"]["FunctionName"]["Fn::Sub"]
+    assert name[0] == "CodeDeployHook_${Id}"
+    # The stack's id (a UUID: 36 characters), so 51 of Lambda's 64 whatever the stack's name.
+    assert name[1] == {"Id": {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]}}
+    assert len("CodeDeployHook_") + 36 <= 64
+
+
+def test_the_hook_knows_each_gradual_functions_route(transformed):
+    targets = transformed["Resources"][HOOK]["Properties"]["Environment"]["Variables"]["CIAM_HOOK_TARGETS"]["Fn::Sub"]
+    facts = route_facts()
+    want = sorted(f"${{{logical(r)}}}={facts[r]['method']} {facts[r]['path']}" for r in CRITICAL)
+    assert sorted(targets.split(",")) == want
+
+
+def test_the_hooks_role_invokes_only_the_gradual_versions_and_reports_only_to_this_stacks_deployments(transformed):
+    critical = {logical(r) for r in CRITICAL}
+    names = set(transformed["Resources"])
+    allowed, denied = {}, {}
+    for s in hook_statements(transformed):
+        assert "NotAction" not in s and "NotResource" not in s, s
+        into = allowed if s["Effect"] == "Allow" else denied
+        for action in as_list(s["Action"]):
+            into.setdefault(action, []).extend(as_list(s["Resource"]))
+    assert set(allowed) == {
+        "lambda:InvokeFunction",
+        "codedeploy:GetDeployment",
+        "codedeploy:GetApplicationRevision",
+        "codedeploy:PutLifecycleEventHookExecutionStatus",
+        "secretsmanager:GetSecretValue",
+    }
+    # Each gradual function's versions (`<arn>:<qualifier>`), no other function, never unqualified.
+    invoke = allowed["lambda:InvokeFunction"]
+    assert sorted(r["Fn::Sub"] for r in invoke) == sorted(f"${{{f}.Arn}}:*" for f in critical)
+    # ... and the qualifiers that are not a version (the alias, $LATEST) are denied.
+    assert set(denied) == {"lambda:InvokeFunction"}
+    assert sorted(r["Fn::Sub"] for r in denied["lambda:InvokeFunction"]) == sorted(
+        f"${{{f}.Arn}}:{q}" for f in critical for q in ("live", "$LATEST")
+    )
+    # The deployment groups of this stack's CodeDeploy application only.
+    [app] = of_type(transformed, "AWS::CodeDeploy::Application")
+    for action in ("codedeploy:GetDeployment", "codedeploy:PutLifecycleEventHookExecutionStatus"):
+        [resource] = allowed[action]
+        text = resource["Fn::Sub"]
+        assert text.endswith(f":deploymentgroup:${{{app}}}/*"), text
+        assert text.startswith("arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:"), text
+    # GetDeployment leaves the AppSpec's content out: the application's revision gives it.
+    [revision] = allowed["codedeploy:GetApplicationRevision"]
+    assert revision["Fn::Sub"] == f"arn:${{AWS::Partition}}:codedeploy:${{AWS::Region}}:${{AWS::AccountId}}:application:${{{app}}}"
+    assert allowed["secretsmanager:GetSecretValue"] == [{"Ref": "OriginSecret"}]
+    assert refs(allowed, names) == critical | {app, "OriginSecret"}
+
+
+def test_the_hook_adds_two_resources_whatever_the_number_of_gradual_rows(template, transformed):
+    # The function and its own role: nothing per gradual row.
+    role = transformed["Resources"][HOOK]["Properties"]["Role"]["Fn::GetAtt"][0]
+    assert role == f"{HOOK}Role"
+    assert {n for n in transformed["Resources"] if "PreTraffic" in n} == {HOOK, role}
+    # No log group of its own (FunctionLogs), no alias, no permission resource: CodeDeploy's
+    # role invokes it by its name.
+    assert transformed["Resources"][HOOK]["Properties"]["LoggingConfig"]["LogGroup"] == {"Ref": "FunctionLogs"}
+    hook_refs = [n for n, r in transformed["Resources"].items() if n != HOOK and n != role and refs(r, {HOOK})]
+    # Only the aliases' update policies name it.
+    assert {transformed["Resources"][n]["Type"] for n in hook_refs} == {"AWS::Lambda::Alias"}

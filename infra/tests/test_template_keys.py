@@ -3,7 +3,7 @@ each function's role can read exactly the key secrets of its row's purposes (inf
 only the key distributor reads RootSecret and writes the key secrets, and no function that
 serves the captcha or decodes images can read the session key."""
 
-from template_facts import KEY_DISTRIBUTOR, key_secrets, route_facts, walk
+from template_facts import KEY_DISTRIBUTOR, PRE_TRAFFIC_HOOK, key_secrets, route_facts, walk
 
 READ = "secretsmanager:GetSecretValue"
 WRITE = "secretsmanager:PutSecretValue"
@@ -79,7 +79,9 @@ def reach(transformed):
 def test_each_function_reads_exactly_its_purposes_key_secrets(transformed):
     facts = route_facts()
     r = reach(transformed)
-    assert set(r) == set(facts) | {KEY_DISTRIBUTOR}
+    assert set(r) == set(facts) | {KEY_DISTRIBUTOR, PRE_TRAFFIC_HOOK}
+    # The pre-traffic check reads the origin header's value only (to reach the route).
+    assert r[PRE_TRAFFIC_HOOK] == ({"OriginSecret"}, set())
     for route, row in facts.items():
         reads, writes = r[route]
         keys = {s for s in reads if s.endswith("KeySecret")}

@@ -4,7 +4,8 @@
 //!
 //! - template.yaml `functions`: one `AWS::Serverless::Function` per row, the own log group of
 //!   each sign-in row (the others log to the shared `FunctionLogs`), and the canary alarm of
-//!   each gradual row (`Lambda::gradual`: alias `live`, CodeDeploy `DeploymentPreference`);
+//!   each gradual row (`Lambda::gradual`: alias `live`, CodeDeploy `DeploymentPreference`), and
+//!   the one pre-traffic check of them all (`hook.rs`);
 //! - template.yaml `api-settings`: the HTTP APIs' default throttles and access log
 //!   (`API_SETTINGS`, the console's API has the same);
 //! - template.yaml `route-settings`: the HTTP API's per-route throttles;
@@ -23,6 +24,7 @@
 use ciam_api::{Auth, Binary, Images, Kms, Lambda, Staff, Table, S3};
 pub mod audit;
 pub mod console;
+pub mod hook;
 pub mod roles;
 pub mod webhooks;
 
@@ -538,6 +540,8 @@ fn render_function(f: &Function, home: &Home) -> String {
         // SAM publishes a version per code or configuration change and points the alias at it
         // through CodeDeploy: 10% for DeploymentType's minutes, then all, or back to the old
         // version when the canary alarm fires. The HTTP API and the function URL call the alias.
+        // Before the first request shifts, the pre-traffic check (hook.rs) invokes the new
+        // version with its route's request: a version that cannot start never takes traffic.
         let _ = write!(
             s,
             "      AutoPublishAlias: {ALIAS}
@@ -545,7 +549,10 @@ fn render_function(f: &Function, home: &Home) -> String {
         Type: !Ref DeploymentType
         Alarms:
           - !Ref {stem}CanaryErrorsAlarm
-"
+        Hooks:
+          PreTraffic: !Ref {hook}
+",
+            hook = hook::LOGICAL_ID,
         );
     }
     let _ = write!(
@@ -688,6 +695,7 @@ fn render_functions(fns: &[Function], template: &str) -> String {
             .filter(|f| f.binary != Binary::Webhooks && !is_console(f))
             .map(|f| render_function(f, &Home::main(f)))
             .collect::<String>()
+        + &hook::render(fns)
         + &console::render_application(fns, template)
 }
 

@@ -21,6 +21,7 @@ mod binary;
 mod blob;
 pub mod decoder;
 pub mod distributor;
+pub mod hook;
 pub(crate) mod init;
 pub mod key_refresh;
 pub mod kms;

@@ -109,6 +109,8 @@ fn binary_of(id: &str) -> &'static str {
         Passkeys::NAME
     } else if WEBHOOK_FUNCTIONS.iter().any(|f| f.id == id) {
         ciam_api::Binary::Webhooks.name()
+    } else if id == ciam_lambdas::hook::ID {
+        ciam_lambdas::hook::BINARY
     } else {
         Bootstrap::NAME
     }
@@ -176,7 +178,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         assert!(ids.contains(id), "{id}: bootstrap serves every page");
     }
 
-    // The three binaries: nothing else in src/bin, no per-route main.
+    // The four binaries: nothing else in src/bin, no per-route main.
     let mut bins: Vec<String> = std::fs::read_dir(crate_dir().join("src").join("bin"))
         .expect("src/bin")
         .filter_map(Result::ok)
@@ -187,10 +189,11 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         bins,
         vec![
             format!("{}.rs", Bootstrap::NAME),
+            format!("{}.rs", ciam_lambdas::hook::BINARY),
             format!("{}.rs", Passkeys::NAME),
             format!("{}.rs", ciam_api::Binary::Webhooks.name()),
         ],
-        "src/bin holds the three binaries"
+        "src/bin holds the four binaries"
     );
 
     let functions = functions_by_route();
@@ -201,10 +204,12 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
     expected.extend(INTERNAL.iter().map(|i| i.id.to_owned()));
     expected.extend(WEBHOOK_FUNCTIONS.iter().map(|i| i.id.to_owned()));
     expected.insert(ciam_lambdas::distributor::DISTRIBUTOR.to_owned());
+    // And the pre-traffic check of the gradual functions (its own binary, `hook`).
+    expected.insert(ciam_lambdas::hook::ID.to_owned());
     assert_eq!(
         served, expected,
         "template.yaml must have exactly one function per route id (CIAM_ROUTE), the internal \
-         functions and the key distributor"
+         functions, the key distributor and the pre-traffic check"
     );
     for internal in INTERNAL {
         let f = &functions[internal.id];
@@ -242,8 +247,8 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
     }
     assert_eq!(
         builds.len(),
-        3,
-        "exactly three build definitions: {builds:?}"
+        4,
+        "exactly four build definitions: {builds:?}"
     );
     for w in WEBHOOK_FUNCTIONS {
         let f = &functions[w.id];
