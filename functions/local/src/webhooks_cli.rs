@@ -55,7 +55,8 @@ pub enum WebhooksCommand {
         store: StoreOptions,
     },
     /// Queues again one event (`--event`) or those of a time range (`--from`, `--to`, Unix
-    /// seconds) of the endpoint's delivery log.
+    /// seconds) of the endpoint's delivery log. Prints the events queued, at most 500 a call,
+    /// and, when the cap cut the range, `next <unix seconds>` (run it again with `--from` there).
     Replay {
         #[arg(long)]
         app: String,
@@ -260,10 +261,14 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             let audit =
                 Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
             let entry = audit.entry("webhook.replay", &endpoint);
-            let ids = queue::replay(&c, &app, &endpoint, what, Some(entry))
+            // At most `REPLAY_CAP` events a call, as the console's button: `next N` says to
+            // run it again with `--from N`.
+            let got = queue::replay_page(&c, &app, &endpoint, what, Some(entry))
                 .await
                 .map_err(|e| message(&e))?;
-            Ok(ids)
+            let mut lines = got.queued;
+            lines.extend(got.next.map(|n| format!("next {n}")));
+            Ok(lines)
         }
         WebhooksCommand::Refan { user, since, store } => {
             let since = parse_since(&since)?;

@@ -400,19 +400,6 @@ pub struct Replayed {
     pub next: Option<i64>,
 }
 
-/// `POST /admin/apps/{appId}/webhooks/{endpointId}/replay`: [`replay_page`]'s queued events.
-pub async fn replay(
-    ciam: &Ciam,
-    app_id: &str,
-    endpoint_id: &str,
-    what: Replay,
-    audit: Option<TxOp>,
-) -> Result<Vec<String>> {
-    Ok(replay_page(ciam, app_id, endpoint_id, what, audit)
-        .await?
-        .queued)
-}
-
 /// The distinct events (id, user, event sort key, attempt time) of `endpoint_id`'s log that a
 /// replay of `what` takes, at most [`REPLAY_CAP`] of a range (cut at a whole second: the
 /// second after the last one taken is `next`). Round trips: 1 query per [`LOG_PAGE`] entries,
