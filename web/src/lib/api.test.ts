@@ -1,10 +1,19 @@
 // The API client (spec §7) and the default error handling of spec §8, against a mocked fetch.
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { testIntl } from '../testing/render-app';
-import { type ApiHost, api, configure, errorText, handleError, lockMinutes, postToHost, request } from './api';
+import { type ApiHost, BASE, call, configure, errorText, handleError, lockMinutes, postToHost, type RequestOptions, type Route, url } from './api';
 import * as mfa from './mfa';
 import * as session from './session';
 import * as toast from './toast';
+
+/** Calls by method and path with any body, for the tests of what every call shares. */
+const raw = (method: string, path: string, body?: unknown, opts?: RequestOptions) =>
+  (call as (r: Route, a: { body?: unknown }, o?: RequestOptions) => ReturnType<typeof call>)(`${method} ${path}` as Route, { body }, opts);
+const api = {
+  get: (path: string, opts?: RequestOptions) => raw('GET', path, undefined, opts),
+  post: (path: string, body: unknown, opts?: RequestOptions) => raw('POST', path, body, opts),
+  patch: (path: string, body: unknown, opts?: RequestOptions) => raw('PATCH', path, body, opts),
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const NOW = new Date('2026-03-01T10:00:00Z').getTime();
@@ -64,7 +73,7 @@ describe('every request', () => {
     expect(fetchMock).toHaveBeenCalledTimes(3);
     const ids = new Set<string>();
     for (const [url, init] of fetchMock.mock.calls as [string, RequestInit][]) {
-      expect(url.startsWith('/ciam/v1/')).toBe(true);
+      expect(url.startsWith(`${BASE}/`)).toBe(true);
       const h = init.headers as Record<string, string>;
       expect(h.Authorization).toBe('Bearer u1.secret-token');
       expect(h['X-Request-ID']).toMatch(UUID);
@@ -85,7 +94,7 @@ describe('every request', () => {
   it('sends JSON bodies with the method and the language', async () => {
     await api.patch('/auth/info', { company: 'Acme' });
     const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
-    expect(url).toBe('/ciam/v1/auth/info');
+    expect(url).toBe(`${BASE}/auth/info`);
     expect(init.method).toBe('PATCH');
     expect(init.body).toBe('{"company":"Acme"}');
     const h = init.headers as Record<string, string>;
@@ -379,7 +388,7 @@ describe('embedded mode', () => {
   it('skipErrorHandler: no post either', async () => {
     at('/en-US/embedded/signin?serviceUrl=https://host.example.com/&validateMsg=notice');
     failWith('CODE_ERROR');
-    const r = await request('POST', '/auth/login/code', {}, { skipErrorHandler: true });
+    const r = await api.post('/auth/login/code', {}, { skipErrorHandler: true });
     expect(r.success).toBe(false);
     expect(post).not.toHaveBeenCalled();
   });
@@ -428,5 +437,53 @@ describe('skipErrorHandler', () => {
   it('handleError can be called directly by a caller that skipped it', () => {
     handleError({ reason: 'CODE_ERROR', message: '', code: 400 });
     expect(texts()).toEqual(['Invalid verification code']);
+  });
+});
+
+describe('call: one operation of the document', () => {
+  it('puts the path parameters into the path, encoded', async () => {
+    fetchMock.mockImplementation(() => reply(200, { ok: true }));
+    await call('DELETE /auth/sessions/{id}', { params: { id: 'a/b c' } });
+    const [u, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(u).toBe(`${BASE}/auth/sessions/a%2Fb%20c`);
+    expect(init.method).toBe('DELETE');
+    expect(init.body).toBeUndefined();
+  });
+
+  it('writes the query in the order given, leaving out what is undefined', async () => {
+    fetchMock.mockImplementation(() => reply(200, { accounts: [] }));
+    await call('GET /admin/directory', { query: { company: 'A&B', after: undefined } });
+    expect(fetchMock.mock.calls[0]?.[0]).toBe(`${BASE}/admin/directory?company=A%26B`);
+    expect(url('GET /auth/staff/start', { query: { lang: 'en-US', bindHash: 'h', query: '' } })).toBe(`${BASE}/auth/staff/start?lang=en-US&bindHash=h&query=`);
+  });
+
+  it('sends the body as JSON, {} when a POST has none, and answers the JSON', async () => {
+    fetchMock.mockImplementation(() => reply(200, { ok: true }));
+    const r = await call('POST /auth/totp/disable');
+    const [u, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(u).toBe(`${BASE}/auth/totp/disable`);
+    expect(init.method).toBe('POST');
+    expect(init.body).toBe('{}');
+    expect((init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+    expect(r).toEqual({ success: true, data: { ok: true } });
+  });
+
+  it('sends a file body as it is (fetch gives it its own Content-Type)', async () => {
+    fetchMock.mockImplementation(() => reply(200, { avatar: 'x' }));
+    const file = new Blob(['png'], { type: 'image/png' });
+    await call('PATCH /auth/avatar', { body: file }, { skipErrorHandler: true });
+    const init = fetchMock.mock.calls[0]?.[1] as RequestInit;
+    expect(init.body).toBe(file);
+    // fetch sends the file's own type as its Content-Type.
+    expect((init.headers as Record<string, string>)['Content-Type']).toBeUndefined();
+  });
+
+  it('reads a file answer with `read`, and a refusal as an error all the same', async () => {
+    fetchMock.mockImplementation(() => Promise.resolve(new Response('a,b', { status: 200 })));
+    const ok = await call('GET /admin/audit', { query: { from: 'x', to: 'y', format: 'csv' } }, { read: (res) => res.text() });
+    expect(ok).toEqual({ success: true, data: 'a,b' });
+    fetchMock.mockImplementation(() => reply(403, { reason: 'ADMIN_FORBIDDEN', message: '', code: 403 }));
+    const no = await call('GET /admin/audit', { query: { from: 'x', to: 'y' } }, { skipErrorHandler: true, read: (res) => res.text() });
+    expect(no.success).toBe(false);
   });
 });
