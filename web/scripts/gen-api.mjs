@@ -146,7 +146,7 @@ for (const o of ops) {
   );
 }
 out.push('}', '');
-out.push('/** The operations keyed by "METHOD /path" (the path after /ciam/v1, parameters in braces). */');
+out.push('/** The operations keyed by "METHOD /path" (the path after the API prefix, parameters in braces). */');
 out.push('export interface Routes {');
 for (const o of ops) out.push(`  ${JSON.stringify(`${o.method} ${o.path}`)}: Operations[${JSON.stringify(o.id)}];`);
 out.push('}', '');

@@ -1327,7 +1327,7 @@ export interface Operations {
   replayWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks/{endpointId}/replay"; params: { appId: string; endpointId: string }; query: undefined; request: ReplayWebhookRequest; response: ReplayWebhookResponse };
 }
 
-/** The operations keyed by "METHOD /path" (the path after /ciam/v1, parameters in braces). */
+/** The operations keyed by "METHOD /path" (the path after the API prefix, parameters in braces). */
 export interface Routes {
   "GET /auth/consent": Operations["consentContext"];
   "GET /auth/consents": Operations["listConsents"];

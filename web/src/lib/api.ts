@@ -12,19 +12,16 @@ import { embeddedInfo, keepQuery, originOf } from './redirect';
 import { type AnyReason, byReason, type ReasonMap } from './reasons';
 import { paths } from '../config/paths';
 import type { Locale } from '../i18n/locale';
-import type { Routes } from './api-types.gen';
+import type { ErrorBody, Routes } from './api-types.gen';
 import { type Optional, type Route, url, type UrlArgs } from './api-url';
 
 export { BASE, type Route, url } from './api-url';
 
-export interface ApiError {
+/** An error answer (the document's ErrorBody), or NETWORK_ERROR when there was none. */
+export type ApiError = Omit<ErrorBody, 'reason'> & {
   /** The server's catalogue (docs/openapi.json; a cargo test keeps the server to it) or NETWORK_ERROR. */
   reason: AnyReason;
-  message: string;
-  code: number;
-  field?: string;
-  challenge?: string;
-}
+};
 
 export type Result<T> = { success: true; data: T } | { success: false; error: ApiError };
 
@@ -218,6 +215,9 @@ type BodyArg<R extends Route> = [Routes[R]['request']] extends [undefined]
 
 /** What a call of `route` takes: its path parameters, query and body. */
 export type CallArgs<R extends Route> = UrlArgs<R> & BodyArg<R>;
+
+/** The query parameters of `route` (undefined: none). */
+export type Query<R extends Route> = Routes[R]['query'];
 
 /** The request body of `route` (undefined: none). */
 export type Body<R extends Route> = Routes[R]['request'];

@@ -1,7 +1,7 @@
 // The API calls of the operator console (the document's /admin operations). Every call passes SKIP:
 // the console handles its errors itself (the gate's refusals, a fresh proof on REAUTH_REQUIRED,
 // inline errors). Typed by docs/openapi.json through lib/api.ts's `call`.
-import { type Answer, type Body, call, type Result, type Route, SKIP } from '../../lib/api';
+import { type Answer, type Body, call, type Query, type Result, type Route, SKIP } from '../../lib/api';
 
 export type Role = Answer<'GET /admin/me'>['role'];
 export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
@@ -40,9 +40,7 @@ export type AppFields = Omit<Body<'POST /admin/apps'>, 'reason'>;
 export type AppWithSecret = Answer<'POST /admin/apps'>;
 
 /** The ways to find one account: the query parameters of GET /admin/accounts. */
-export type FindBy = keyof NonNullable<CallQuery<'GET /admin/accounts'>>;
-
-type CallQuery<R extends Route> = import('../../lib/api-types.gen').Routes[R]['query'];
+export type FindBy = keyof NonNullable<Query<'GET /admin/accounts'>>;
 
 /** An account action's route: POST /admin/accounts/{userId}/<action> {reason}. */
 type ActionRoute<A extends string> = `POST /admin/accounts/{userId}/${A}`;
@@ -162,17 +160,11 @@ export async function replayWebhook(appId: string, endpointId: string, what: Rep
   return { success: true, data: { eventIds: eventIds ?? [], next: typeof next === 'number' ? next : null } };
 }
 
-/** The audit log's filter: days yyyy-mm-dd (at most 31), and optional exact values. */
-export interface AuditFilter {
-  from: string;
-  to: string;
-  actor?: string;
-  target?: string;
-  action?: string;
-}
+/** The audit log's filter: days yyyy-mm-dd (at most 31), and optional exact values (GET /admin/audit's query, but the format). */
+export type AuditFilter = Omit<NonNullable<Query<'GET /admin/audit'>>, 'format'>;
 
 /** The query of GET /admin/audit: the days, the exact values given, and the export's format. */
-export function auditQuery(f: AuditFilter, format?: 'csv' | 'json'): NonNullable<CallQuery<'GET /admin/audit'>> {
+export function auditQuery(f: AuditFilter, format?: 'csv' | 'json'): NonNullable<Query<'GET /admin/audit'>> {
   const v = (k: 'actor' | 'target' | 'action') => f[k]?.trim() || undefined;
   return { from: f.from, to: f.to, actor: v('actor'), target: v('target'), action: v('action'), format };
 }
