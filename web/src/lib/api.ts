@@ -1,11 +1,14 @@
 // The API client: `call`, the one typed function every API call of the web goes through (its
 // addresses are lib/api-url.ts's). An operation is named by its route key, "METHOD /path" as
 // docs/openapi.json spells it; its path parameters, query, body and answer are the document's
-// (lib/api-types.gen.ts), so no call site writes a path prefix or a type of its own. The calls
-// themselves live one place per feature (features/<feature>/api.ts; lib/account-api.ts for the
-// ones shared components make). Every request sends the session's bearer token (lib/session.ts:
-// memory only on the embedded sign-in) and a fresh UUID as X-Request-ID; errors are read as {reason, message, code} and handled as spec §8 says, unless
-// the caller skips the default handling.
+// (lib/api-types.gen.ts), so no call site writes a path prefix or a type of its own (ESLint and
+// tests/api-client.test.mjs hold to it). Calls used in several places are named once per feature
+// (features/<feature>/api.ts; lib/account-api.ts for the ones shared components make); the
+// sign-in screens call `call` where they use it (the route key is the name, and a wrapper costs
+// the sign-in budget bytes). Every request sends the session's bearer token (lib/session.ts:
+// memory only on the embedded sign-in), a fresh UUID as X-Request-ID and the page's language;
+// errors are read as {reason, message, code} and handled as spec §8 says, unless the caller
+// skips the default handling.
 import * as session from './session';
 import * as toast from './toast';
 import { embeddedInfo, keepQuery, originOf } from './redirect';

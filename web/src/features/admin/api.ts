@@ -68,7 +68,7 @@ export const reveal = (userId: string, reason: string) => call('POST /admin/acco
 
 /** POST /admin/accounts/{userId}/<action> {reason} (operator). */
 export const act = (userId: string, action: Action, reason: string) =>
-  call(`POST /admin/accounts/{userId}/${action}` as ActionRoute<'unlock'>, { params: { userId }, body: { reason } }, SKIP);
+  call(`POST /admin/accounts/{userId}/${action}` as const, { params: { userId }, body: { reason } }, SKIP);
 
 /** The new bound mail, or phone with its country. */
 export type IdentityChange = Omit<Body<'PUT /admin/accounts/{userId}/identity'>, 'reason'>;
