@@ -111,9 +111,11 @@ function typeDecl(name, type) {
   return `export type ${name} = ${type};`;
 }
 
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const ops = [];
 for (const [path, item] of Object.entries(doc.paths ?? {})) {
   for (const [method, op] of Object.entries(item)) {
+    if (!METHODS.includes(method)) continue; // the path's own parameters, summary, ...
     if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
     const id = op.operationId;
     const ok = Object.entries(op.responses ?? {}).find(([code]) => code.startsWith('2'));
@@ -125,7 +127,9 @@ for (const [path, item] of Object.entries(doc.paths ?? {})) {
     // A body that is not JSON: a file (its own Content-Type) or a form.
     const types = Object.keys(op.requestBody?.content ?? {});
     const other = req ? null : types.some((t) => t.startsWith('image/')) ? 'Blob' : types.includes('application/x-www-form-urlencoded') ? 'URLSearchParams' : null;
-    const params = (op.parameters ?? []).filter((p) => !p.$ref && (p.in === 'path' || p.in === 'query'));
+    const params = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+      .map((p) => (p.$ref ? doc.components?.parameters?.[p.$ref.replace('#/components/parameters/', '')] : p))
+      .filter((p) => p && (p.in === 'path' || p.in === 'query'));
     const shape = (where) => {
       const ps = params.filter((p) => p.in === where);
       if (ps.length === 0) return 'undefined';
