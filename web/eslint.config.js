@@ -43,6 +43,36 @@ const boundaries = [
   },
 ];
 
+/**
+ * One typed web client (issue 31): every API call goes through lib/api.ts's `call`, named by its
+ * route key ("METHOD /path", typed by the generated operations); the API's prefix is spelled in
+ * lib/api-url.ts alone (tests/api-client.test.mjs checks the same over every file).
+ */
+const PREFIX = 'The API prefix belongs to lib/api-url.ts: call an operation with `call` (lib/api.ts), or make its address with `url`.';
+const client = [
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/lib/api-url.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'Literal[value=/\\/ciam\\/v1/]', message: PREFIX },
+        { selector: 'TemplateElement[value.raw=/\\/ciam\\/v1/]', message: PREFIX },
+      ],
+    },
+  },
+  {
+    // A fetch of its own only where `call` cannot serve (each at an address of `url`): the boot,
+    // before the client; the error report (keepalive, no Authorization); the staff sign-in's
+    // probe (a redirect, not JSON).
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/**/*.test.{ts,tsx}', 'src/testing/**', 'src/lib/api.ts', 'src/main.tsx', 'src/lib/error-report.ts', 'src/features/auth/staff-signin.tsx'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'fetch', message: 'API calls go through `call` (lib/api.ts).' }],
+    },
+  },
+];
+
 export default defineConfig(
   { ignores: ['dist/', 'src/i18n/compiled/'] },
   js.configs.recommended,
@@ -73,4 +103,5 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   ...boundaries,
+  ...client,
 );

@@ -3,7 +3,9 @@
 //   - `Reason`: the server's error catalogue (components.schemas.Reason), a string-literal union;
 //   - one interface per component schema (UserInfo, SignedIn, ...);
 //   - `<OperationId>Response` / `<OperationId>Request` for every JSON operation, and `Operations`,
-//     the method and path of each.
+//     the method, path, path parameters, query, body and answer of each;
+//   - `Routes`: the same operations keyed by "METHOD /path" (what lib/api.ts's `call` takes: the
+//     key is the only runtime fact, so the client carries no table of its own).
 // Writes src/lib/api-types.gen.ts. `--check` writes nothing and exits 1 when the checked-in
 // file differs from what the document gives (run by `npm test`: regenerate with `npm run gen:api`).
 // Plain Node, no dependency.
@@ -109,9 +111,11 @@ function typeDecl(name, type) {
   return `export type ${name} = ${type};`;
 }
 
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 const ops = [];
 for (const [path, item] of Object.entries(doc.paths ?? {})) {
   for (const [method, op] of Object.entries(item)) {
+    if (!METHODS.includes(method)) continue; // the path's own parameters, summary, ...
     if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
     const id = op.operationId;
     const ok = Object.entries(op.responses ?? {}).find(([code]) => code.startsWith('2'));
@@ -120,17 +124,35 @@ for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const summary = `${method.toUpperCase()} ${path}${op.summary ? `: ${op.summary}` : ''}`;
     if (res) out.push(comment(summary, 0) + typeDecl(`${pascal(id)}Response`, ts(res, 0)), '');
     if (req) out.push(comment(`The body of ${method.toUpperCase()} ${path}.`, 0) + typeDecl(`${pascal(id)}Request`, ts(req, 0)), '');
-    ops.push({ id, method: method.toUpperCase(), path, res: !!res, req: !!req });
+    // A body that is not JSON: a file (its own Content-Type) or a form.
+    const types = Object.keys(op.requestBody?.content ?? {});
+    const other = req ? null : types.some((t) => t.startsWith('image/')) ? 'Blob' : types.includes('application/x-www-form-urlencoded') ? 'URLSearchParams' : null;
+    const params = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+      .map((p) => (p.$ref ? doc.components?.parameters?.[p.$ref.replace('#/components/parameters/', '')] : p))
+      .filter((p) => p && (p.in === 'path' || p.in === 'query'));
+    const shape = (where) => {
+      const ps = params.filter((p) => p.in === where);
+      if (ps.length === 0) return 'undefined';
+      return `{ ${ps.map((p) => `${key(p.name)}${p.required ? '' : '?'}: ${ts(p.schema)}`).join('; ')} }`;
+    };
+    ops.push({ id, method: method.toUpperCase(), path, res: !!res, req: req ? `${pascal(id)}Request` : other ?? 'undefined', params: shape('path'), query: shape('query') });
   }
 }
 
-out.push('/** Every operation of the document: its method, path, request body and JSON answer. */');
+out.push('/**');
+out.push(' * Every operation of the document: its method, path, path parameters (`params`), query');
+out.push(' * parameters (`query`), request body and JSON answer (`undefined`: none).');
+out.push(' */');
 out.push('export interface Operations {');
 for (const o of ops) {
   out.push(
-    `  ${o.id}: { method: ${JSON.stringify(o.method)}; path: ${JSON.stringify(o.path)}; request: ${o.req ? `${pascal(o.id)}Request` : 'undefined'}; response: ${o.res ? `${pascal(o.id)}Response` : 'undefined'} };`,
+    `  ${o.id}: { method: ${JSON.stringify(o.method)}; path: ${JSON.stringify(o.path)}; params: ${o.params}; query: ${o.query}; request: ${o.req}; response: ${o.res ? `${pascal(o.id)}Response` : 'undefined'} };`,
   );
 }
+out.push('}', '');
+out.push('/** The operations keyed by "METHOD /path" (the path after the API prefix, parameters in braces). */');
+out.push('export interface Routes {');
+for (const o of ops) out.push(`  ${JSON.stringify(`${o.method} ${o.path}`)}: Operations[${JSON.stringify(o.id)}];`);
 out.push('}', '');
 
 const text = out.join('\n');

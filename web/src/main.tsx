@@ -3,6 +3,8 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
 import { asLocale, detect, dirOf, swapLanguage } from './i18n/locale';
 import { loadMessages } from './i18n/load';
+import type { Answer } from './lib/api';
+import { url } from './lib/api-url';
 import { watchErrors } from './lib/report-errors';
 import { KEYS, read, write } from './lib/storage';
 import './styles.css';
@@ -29,9 +31,11 @@ async function boot() {
 /** With no stored choice, the server's view of the caller's language may override the guess. */
 async function applyLocation(chosen: string) {
   try {
-    const res = await fetch('/ciam/v1/auth/location', { headers: { 'X-Request-ID': crypto.randomUUID() } });
+    // Before the client is set up, with the browser's own Accept-Language: the address is the
+    // client's (lib/api-url.ts), the fetch its own, to keep lib/api.ts out of the boot.
+    const res = await fetch(url('GET /auth/location'), { headers: { 'X-Request-ID': crypto.randomUUID() } });
     if (!res.ok) return;
-    const body = (await res.json()) as { country?: string | null; language?: string };
+    const body = (await res.json()) as Partial<Answer<'GET /auth/location'>>;
     if (body.country) write(KEYS.country, body.country);
     const lang = asLocale(body.language);
     write(KEYS.locale, lang ?? chosen);

@@ -6,6 +6,7 @@ import pkg from '../../../package.json' with { type: 'json' };
 import { browserRouter, memoryRouter, testIntl } from '../testing/render-app';
 import { Catch, ErrorScreen } from './error-screen';
 import { AppRoutes } from './router';
+import { BASE } from '../lib/api-url';
 
 const TEXT = {
   'en-US': { title: 'Something went wrong', reload: 'Reload', signin: 'Back to sign-in', website: 'Company website' },
@@ -24,7 +25,7 @@ beforeEach(() => {
   vi.stubGlobal(
     'fetch',
     vi.fn((url: string, init?: RequestInit) => {
-      if (url === '/ciam/v1/client-errors') bodies.push(JSON.parse(String(init?.body)));
+      if (url === `${BASE}/client-errors`) bodies.push(JSON.parse(String(init?.body)));
       return new Promise(() => {});
     }),
   );

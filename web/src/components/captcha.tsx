@@ -4,8 +4,7 @@
 // (useCaptcha), so sending a code is one act.
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
-import { api, SKIP } from '../lib/api';
-import type { GetCaptchaResponse } from '../lib/api-types.gen';
+import { type Answer, call, SKIP } from '../lib/api';
 
 const m = defineMessages({
   label: { id: 'captcha.label', defaultMessage: "I'm not a robot" },
@@ -14,13 +13,7 @@ const m = defineMessages({
   failed: { id: 'captcha.failed', defaultMessage: 'Verification failed, please try again' },
 });
 
-interface Challenge {
-  algorithm: string;
-  challenge: string;
-  maxnumber: number;
-  salt: string;
-  signature: string;
-}
+type Challenge = Answer<'GET /auth/captcha'>;
 
 const BATCH = 1000;
 
@@ -82,7 +75,7 @@ export function useCaptcha(): CaptchaHandle {
       setState('busy');
       setProgress(0);
       // Solved in the background: a refusal is the widget's status line, not a toast.
-      const res = await api.get<GetCaptchaResponse>('/auth/captcha', SKIP);
+      const res = await call('GET /auth/captcha', {}, SKIP);
       const c = res.success ? res.data : null;
       const number = c && (await solve(c, () => alive.current, (p) => alive.current && setProgress(p)));
       if (!alive.current) return null;

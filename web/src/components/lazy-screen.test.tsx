@@ -5,6 +5,7 @@ import type { ReactElement } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { testIntl } from '../testing/render-app';
 import { CHUNK_TIMEOUT_MS, ChunkLoadError, Lazy, screen, withTimeout } from './lazy-screen';
+import { BASE } from '../lib/api-url';
 
 const intlFor = testIntl;
 
@@ -91,7 +92,7 @@ describe('a failed chunk is reported', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn((url: string, init?: RequestInit) => {
-        if (url === '/ciam/v1/client-errors') posted.push(JSON.parse(String(init?.body)));
+        if (url === `${BASE}/client-errors`) posted.push(JSON.parse(String(init?.body)));
         return new Promise(() => {});
       }),
     );

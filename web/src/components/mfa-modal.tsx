@@ -11,8 +11,7 @@ import { useCountdown } from '../lib/countdown';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
 import { loginBackupCode } from '../lib/account-api';
-import { api, type ApiError, errorText, handleError, lockMinutes, SKIP } from '../lib/api';
-import type { LoginTotpResponse } from '../lib/api-types.gen';
+import { type ApiError, call, errorText, handleError, lockMinutes, SKIP } from '../lib/api';
 import { hasReason } from '../lib/reasons';
 import * as accounts from '../lib/accounts';
 import * as mfa from '../lib/mfa';
@@ -142,7 +141,7 @@ function MfaModal({ challenge }: { challenge: string }) {
     setError(null);
     const res =
       mode === 'totp'
-        ? await api.post<LoginTotpResponse>('/auth/login/totp', { challenge, code }, SKIP)
+        ? await call('POST /auth/login/totp', { body: { challenge, code } }, SKIP)
         : await loginBackupCode({ challenge, code });
     if (res.success) signedIn(res.data.token);
     else {

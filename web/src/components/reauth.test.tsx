@@ -3,7 +3,7 @@
 import { fireEvent, screen } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { api, type Result } from '../lib/api';
+import { call, type Result } from '../lib/api';
 import * as toast from '../lib/toast';
 import { type Answer, type Call, fakeApi, inTurn, type Reply } from '../testing/fake-api';
 import { renderWithIntl, resetApp, settle } from '../testing/render-app';
@@ -21,12 +21,12 @@ beforeEach(() => {
 });
 afterEach(resetApp);
 
-const disable = () => api.post('/auth/totp/disable', {}, { skipErrorHandler: true });
+const disable = () => call('POST /auth/totp/disable', {}, { skipErrorHandler: true });
 
 describe('withReauth', () => {
   it('proves identity on REAUTH_REQUIRED and sends the action again', async () => {
     answers['POST /auth/totp/disable'] = inTurn(REAUTH, [200, { ok: true }]);
-    const prove = vi.fn(async () => (await api.post('/auth/totp/verify', withoutEmpty({ password: 'Ciam-Demo-2026!', code: '' }), { skipErrorHandler: true })).success);
+    const prove = vi.fn(async () => (await call('POST /auth/totp/verify', { body: withoutEmpty({ password: 'Ciam-Demo-2026!', code: '' }) }, { skipErrorHandler: true })).success);
     const res = await withReauth(disable, prove);
     expect(res).toEqual({ success: true, data: { ok: true } });
     expect(prove).toHaveBeenCalledTimes(1);

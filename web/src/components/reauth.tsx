@@ -6,8 +6,7 @@
 import { type FormEvent, useCallback, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Field, type Msg, OtpField } from './field';
-import { api, type ApiError, errorText, handleError, type Result, SKIP } from '../lib/api';
-import type { VerifyFreshRequest, VerifyFreshResponse } from '../lib/api-types.gen';
+import { type ApiError, type Body, call, errorText, handleError, type Result, SKIP } from '../lib/api';
 import { Dialog } from './dialog';
 import * as v from '../lib/validate';
 import { hasReason } from '../lib/reasons';
@@ -29,7 +28,7 @@ const m = defineMessages({
 
 
 /** POST /auth/totp/verify: a fresh proof (password or code) before a sensitive change. */
-const verifyFresh = (body: VerifyFreshRequest) => api.post<VerifyFreshResponse>('/auth/totp/verify', body, SKIP);
+const verifyFresh = (body: Body<'POST /auth/totp/verify'>) => call('POST /auth/totp/verify', { body }, SKIP);
 
 /**
  * Runs `action`; when it answers REAUTH_REQUIRED, asks `prove` for a fresh proof and runs it once

@@ -16,3 +16,7 @@ export const paths = {
   embeddedSignin: (l: Locale) => `/${l}/embedded/signin`,
   signout: () => '/signout',
 } as const;
+
+// The operator console's screens (/{lang}/admin/...) are the rest of this table: in
+// config/console-paths.ts, its own module so that only the console's chunk carries them (any
+// import from here lands in the entry chunk, which the sign-in budget holds to 110 KB).

@@ -1,31 +1,38 @@
-// The API client: one module. The calls themselves live one place per feature
-// (features/<feature>/api.ts; lib/account-api.ts for the ones shared components make), typed with
-// lib/api-types.gen.ts. Every request sends the session's bearer token (lib/session.ts:
-// memory only on the embedded sign-in) and a fresh UUID as X-Request-ID; errors are read as {reason, message, code} and handled as spec §8 says, unless
-// the caller skips the default handling.
+// The API client: `call`, the one typed function every API call of the web goes through (its
+// addresses are lib/api-url.ts's). An operation is named by its route key, "METHOD /path" as
+// docs/openapi.json spells it; its path parameters, query, body and answer are the document's
+// (lib/api-types.gen.ts), so no call site writes a path prefix or a type of its own (ESLint and
+// tests/api-client.test.mjs hold to it). Calls used in several places are named once per feature
+// (features/<feature>/api.ts; lib/account-api.ts for the ones shared components make); the
+// sign-in screens call `call` where they use it (the route key is the name, and a wrapper costs
+// the sign-in budget bytes). Every request sends the session's bearer token (lib/session.ts:
+// memory only on the embedded sign-in), a fresh UUID as X-Request-ID and the page's language;
+// errors are read as {reason, message, code} and handled as spec §8 says, unless the caller
+// skips the default handling.
 import * as session from './session';
 import * as toast from './toast';
 import { embeddedInfo, keepQuery, originOf } from './redirect';
 import { type AnyReason, byReason, type ReasonMap } from './reasons';
 import { paths } from '../config/paths';
 import type { Locale } from '../i18n/locale';
+import type { ErrorBody, Routes } from './api-types.gen';
+import { type Optional, type Route, url, type UrlArgs } from './api-url';
 
-export const BASE = '/ciam/v1';
+export { BASE, type Route, url } from './api-url';
 
-export interface ApiError {
+/** An error answer (the document's ErrorBody), or NETWORK_ERROR when there was none. */
+export type ApiError = Omit<ErrorBody, 'reason'> & {
   /** The server's catalogue (docs/openapi.json; a cargo test keeps the server to it) or NETWORK_ERROR. */
   reason: AnyReason;
-  message: string;
-  code: number;
-  field?: string;
-  challenge?: string;
-}
+};
 
 export type Result<T> = { success: true; data: T } | { success: false; error: ApiError };
 
 export interface RequestOptions {
   /** Skip the default error handling (toasts, redirects); the caller handles the error. */
   skipErrorHandler?: boolean;
+  /** Read a successful answer that is not JSON (a file) instead of parsing it. */
+  read?: (res: Response) => Promise<unknown>;
 }
 
 /** What the UI provides to the client: translation and navigation. */
@@ -43,21 +50,30 @@ export function configure(h: ApiHost): void {
   host = h;
 }
 
-function uuid(): string {
-  return crypto.randomUUID();
-}
-
-export async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<Result<T>> {
-  const headers: Record<string, string> = { 'X-Request-ID': uuid(), 'Accept-Language': host?.locale() ?? 'zh-CN' };
+/**
+ * Calls one operation of the document, e.g. `call('DELETE /auth/sessions/{id}', { params: { id } })`:
+ * one round trip. A POST, PUT or PATCH without a body sends `{}`.
+ */
+export async function call<R extends Route>(route: R, ...[args, options]: [...Optional<CallArgs<R>>, RequestOptions?]): Promise<Result<Answer<R>>> {
+  const opts = (options ?? {}) as RequestOptions;
+  const method = route.split(' ')[0]!;
+  // POST, PUT and PATCH: `{}` at least.
+  let body = (args as { body?: unknown } | undefined)?.body ?? (method[0] === 'P' ? {} : undefined);
+  const headers: Record<string, string> = { 'X-Request-ID': crypto.randomUUID(), 'Accept-Language': host?.locale() ?? 'zh-CN' };
   const t = session.token();
   if (t) headers.Authorization = `Bearer ${t}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  // A file goes as it is: fetch sends its own type as the Content-Type.
+  if (body !== undefined && !(body instanceof Blob)) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(body);
+  }
   let res: Response;
   try {
-    res = await fetch(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(url(route, ...([args] as Optional<UrlArgs<R>>)), { method, headers, body: body as BodyInit | undefined });
   } catch {
     return fail({ reason: 'NETWORK_ERROR', message: '', code: 0 }, opts);
   }
+  if (res.ok && opts.read) return { success: true, data: (await opts.read(res)) as Answer<R> };
   const text = await res.text();
   let json: unknown;
   try {
@@ -65,7 +81,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   } catch {
     json = null;
   }
-  if (res.ok) return { success: true, data: json as T };
+  if (res.ok) return { success: true, data: json as Answer<R> };
   const e = (json ?? {}) as Partial<ApiError>;
   const error: ApiError = {
     reason: typeof e.reason === 'string' ? (e.reason as AnyReason) : 'INTERNAL_SERVER_ERROR',
@@ -193,12 +209,24 @@ export function postToHost(msg: EmbeddedMessage, serviceUrl: string | null): boo
   return true;
 }
 
-export const api = {
-  get: <T>(path: string, opts?: RequestOptions) => request<T>('GET', path, undefined, opts),
-  post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('POST', path, body ?? {}, opts),
-  patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>('PATCH', path, body ?? {}, opts),
-  delete: <T>(path: string, opts?: RequestOptions) => request<T>('DELETE', path, undefined, opts),
-};
+/** The body of an operation: required when the document requires one, else optional. */
+type BodyArg<R extends Route> = [Routes[R]['request']] extends [undefined]
+  ? { body?: undefined }
+  : Record<string, never> extends Routes[R]['request']
+    ? { body?: Routes[R]['request'] }
+    : { body: Routes[R]['request'] };
+
+/** What a call of `route` takes: its path parameters, query and body. */
+export type CallArgs<R extends Route> = UrlArgs<R> & BodyArg<R>;
+
+/** The query parameters of `route` (undefined: none). */
+export type Query<R extends Route> = Routes[R]['query'];
+
+/** The request body of `route` (undefined: none). */
+export type Body<R extends Route> = Routes[R]['request'];
+
+/** The answer of `route` (undefined: the document gives none). */
+export type Answer<R extends Route> = Routes[R]['response'];
 
 /** The options of a call that handles its errors itself. */
 export const SKIP: RequestOptions = { skipErrorHandler: true };

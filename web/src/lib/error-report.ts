@@ -1,10 +1,13 @@
-// Sends one client error report (spec §7) to POST /ciam/v1/client-errors: the release string,
+// Sends one client error report (spec §7) to POST /client-errors: the release string,
 // the kind, the message, the page's path and the stack, all scrubbed (scrub.ts) and capped. No
 // session token, no query string, no personal data; no Authorization header. At most MAX
 // distinct reports per page load; a repeat of one already sent is dropped.
+// Its own fetch (keepalive, no Authorization header, no default handling), at the client's address.
+import type { Body } from './api';
+import { url } from './api-url';
 import { scrub } from './scrub';
 
-export const ENDPOINT = '/ciam/v1/client-errors';
+export const ENDPOINT = url('POST /client-errors');
 const MAX = 5;
 const STACK_FRAMES = 12;
 const sent = new Set<string>();
@@ -12,7 +15,7 @@ const sent = new Set<string>();
 const cap = (s: string, n: number) => scrub(s).slice(0, n);
 
 /** The body of the report of `error`. */
-export function reportOf(kind: string, error: unknown) {
+export function reportOf(kind: Body<'POST /client-errors'>['kind'], error: unknown): Body<'POST /client-errors'> {
   const e = error instanceof Error ? error : null;
   const message = e ? `${e.name}: ${e.message}` : String(error);
   return {
@@ -24,7 +27,7 @@ export function reportOf(kind: string, error: unknown) {
   };
 }
 
-export function send(kind: string, error: unknown): void {
+export function send(kind: Body<'POST /client-errors'>['kind'], error: unknown): void {
   try {
     const body = reportOf(kind, error);
     const key = `${kind} ${body.message}`;

@@ -4,58 +4,33 @@
 // where a browser may go: a redirect or a Cancel address is followed only as it answered it, and
 // only when it is an http(s) URL.
 import { defineMessages, type MessageDescriptor } from 'react-intl';
-import { api, type ApiError, type RequestOptions, type Result } from './api';
+import { type Answer, type ApiError, call, type RequestOptions, type Result } from './api';
 import { originOf, type PartnerRequest } from './redirect';
 import { hasReason } from './reasons';
 
 export { afterSignIn, partnerRequest, type PartnerRequest } from './redirect';
 
-export const SCOPES = ['avatar', 'nickname', 'company', 'phone', 'email'] as const;
-export type Scope = (typeof SCOPES)[number];
-
 /** What the consent screen shows: `GET /auth/consent` and `GET /oidc/requests/{id}`. */
-export interface ConsentContext {
-  appId: string;
-  /** Localised by the server (Accept-Language). */
-  name: string;
-  logo: string;
-  /** The app's privacy policy (an https URL) when registered (issue 23). */
-  privacyUrl?: string;
-  scopes: string[];
-  /** The user already allowed these scopes for this app: go straight on. */
-  granted: boolean;
-  serviceUrl?: string;
-  /** Where Cancel leads: made by the server from the registered URL (cError=access_denied). */
-  cancelUrl: string;
-}
+export type ConsentContext = Answer<'GET /auth/consent'>;
+
+/** A scope an app may ask for. */
+export type Scope = ConsentContext['scopes'][number];
 
 /** Where the browser goes after Allow: `POST /oidc/requests/{id}` (the code travels in it). */
-export interface Redirect {
-  redirect: string;
-}
+export type Redirect = Answer<'POST /oidc/requests/{id}'>;
 
 /** `POST /auth/login/token`: the ticket (always sent) and the serviceUrl + cTicket to go to. */
-export interface Approved extends Redirect {
-  cTicket: string;
-}
+export type Approved = Answer<'POST /auth/login/token'>;
 
 /** A request for a ticket (appId + serviceUrl), as opposed to an OpenID Connect request. */
 export type TicketRequest = Extract<PartnerRequest, { kind: 'ticket' }>;
 
 /** One remembered consent of `GET /auth/consents`. */
-export interface GrantedApp {
-  appId: string;
-  name: string;
-  logo: string;
-  scopes: string[];
-  grantedAt: number;
-}
-
-const enc = encodeURIComponent;
+export type GrantedApp = Answer<'GET /auth/consents'>['apps'][number];
 
 /** The consent context of a ticket request; the server checks the serviceUrl is registered. */
 export function consentContext(appId: string, serviceUrl: string, opts?: RequestOptions): Promise<Result<ConsentContext>> {
-  return api.get<ConsentContext>(`/auth/consent?appId=${enc(appId)}&serviceUrl=${enc(serviceUrl)}`, opts);
+  return call('GET /auth/consent', { query: { appId, serviceUrl } }, opts);
 }
 
 /**
@@ -64,7 +39,7 @@ export function consentContext(appId: string, serviceUrl: string, opts?: Request
  * field `scopes`) when the app changed its scopes meanwhile — see `scopesChanged`.
  */
 export function issueTicket(appId: string, serviceUrl: string, scopes?: readonly string[], opts?: RequestOptions): Promise<Result<Approved>> {
-  return api.post<Approved>('/auth/login/token', scopes ? { appId, serviceUrl, scopes } : { appId, serviceUrl }, opts);
+  return call('POST /auth/login/token', { body: scopes ? { appId, serviceUrl, scopes: [...scopes] } : { appId, serviceUrl } }, opts);
 }
 
 /** Allow was refused because the app's scopes changed while the screen was open: reload the context. */
@@ -75,7 +50,7 @@ export function scopesChanged(e: ApiError): boolean {
 /** The context of a request, whichever kind it is. */
 export function loadContext(req: PartnerRequest, opts?: RequestOptions): Promise<Result<ConsentContext>> {
   return req.kind === 'oidc'
-    ? api.get<ConsentContext>(`/oidc/requests/${enc(req.id)}`, opts)
+    ? call('GET /oidc/requests/{id}', { params: { id: req.id } }, opts)
     : consentContext(req.appId, req.serviceUrl, opts);
 }
 
@@ -87,7 +62,7 @@ export function approve(req: TicketRequest, ctx: ConsentContext, opts?: RequestO
 export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Redirect>>;
 export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Redirect>> {
   return req.kind === 'oidc'
-    ? api.post<Redirect>(`/oidc/requests/${enc(req.id)}`, {}, opts)
+    ? call('POST /oidc/requests/{id}', { params: { id: req.id } }, opts)
     : issueTicket(req.appId, req.serviceUrl, Array.isArray(ctx.scopes) ? ctx.scopes : [], opts);
 }
 
@@ -135,15 +110,15 @@ export function consentFlow<R extends PartnerRequest>(req: R, on: ConsentSteps<R
 
 /** The apps the user allowed (personal centre), newest first. */
 export async function listConsents(opts?: RequestOptions): Promise<Result<GrantedApp[]>> {
-  const res = await api.get<{ apps?: GrantedApp[] } | null>('/auth/consents', opts);
+  const res = await call('GET /auth/consents', {}, opts);
   if (!res.success) return res;
   const apps = res.data?.apps;
   return { success: true, data: Array.isArray(apps) ? apps.filter((a) => a && typeof a.appId === 'string') : [] };
 }
 
 /** Forgets the decision: the app asks again next time. */
-export function revokeConsent(appId: string, opts?: RequestOptions): Promise<Result<{ ok: boolean }>> {
-  return api.delete<{ ok: boolean }>(`/auth/consents/${enc(appId)}`, opts);
+export function revokeConsent(appId: string, opts?: RequestOptions) {
+  return call('DELETE /auth/consents/{appId}', { params: { appId } }, opts);
 }
 
 /** Leaves Ciam for `url` when it is an http(s) URL; answers false (and stays) otherwise. */
@@ -164,6 +139,7 @@ export const consentMessages = defineMessages({
   failed: { id: 'authorize.failed', defaultMessage: 'The application cannot be authorized' },
 });
 
+/** The words of each scope; a scope the document adds fails the type check until it has its words. */
 export const scopeMessages: Record<Scope, MessageDescriptor> = defineMessages({
   avatar: { id: 'scope.avatar', defaultMessage: 'Your avatar' },
   nickname: { id: 'scope.nickname', defaultMessage: 'Your display name' },
@@ -171,6 +147,9 @@ export const scopeMessages: Record<Scope, MessageDescriptor> = defineMessages({
   phone: { id: 'scope.phone', defaultMessage: 'Your phone number' },
   email: { id: 'scope.email', defaultMessage: 'Your e-mail address' },
 });
+
+/** The scopes, in the consent screen's order (scopeMessages's). */
+export const SCOPES = Object.keys(scopeMessages) as Scope[];
 
 /** The known scopes of a list, in the catalogue's order, each once. */
 export function knownScopes(scopes: readonly string[] | null | undefined): Scope[] {

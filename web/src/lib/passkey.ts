@@ -9,7 +9,7 @@
 // other failures are mapped to a reason). PASSKEY_CHALLENGE_EXPIRED fetches new options once and
 // tries again; PASSKEY_UNAVAILABLE (or a 404 from a passkey route: an older server) turns passkeys
 // off for the page's life (lib/passkey-gate.ts).
-import { type ApiError, api, SKIP } from './api';
+import { type Answer, type ApiError, call, type Result, SKIP } from './api';
 import { turnOff } from './passkey-gate';
 import { hasReason } from './reasons';
 
@@ -54,11 +54,8 @@ export interface RequestOptionsJSON {
   [k: string]: unknown;
 }
 
-/** What a ceremony's options route answers. */
-export interface OptionsAnswer<T> {
-  passkeyChallenge: string;
-  publicKey: T;
-}
+/** What a ceremony's options route answers (its `publicKey` is one of the two shapes above). */
+type OptionsAnswer = Answer<'POST /auth/login/passkey/options'>;
 
 type PKC = typeof PublicKeyCredential & {
   parseCreationOptionsFromJSON?: (o: unknown) => PublicKeyCredentialCreationOptions;
@@ -143,11 +140,7 @@ export type Outcome<T> =
   | { ok: false; cancelled: true; name: string; ms: number }
   | { ok: false; cancelled: false; error: ApiError };
 
-export interface SignedIn {
-  token: string;
-  userId?: string;
-  expiresAt?: number;
-}
+export type SignedIn = Answer<'POST /auth/login/passkey'>;
 
 const fault = (reason: ApiError['reason'], code: number): ApiError => ({ reason, message: '', code });
 
@@ -156,19 +149,21 @@ function unavailable(e: ApiError): boolean {
   return hasReason(e, 'PASSKEY_UNAVAILABLE') || (e.code === 404 && !hasReason(e, 'PASSKEY_NOT_FOUND'));
 }
 
-interface Steps<O> {
-  options: { path: string; body: unknown };
+interface Steps<O, T> {
+  /** The options call (the server's challenge). */
+  options: () => Promise<Result<OptionsAnswer>>;
   ask: (publicKey: O, signal?: AbortSignal) => Promise<Credential | null>;
-  finish: (passkeyChallenge: string, credential: CredentialJSON) => { path: string; body: unknown };
+  /** The finishing call, with the browser's credential. */
+  finish: (passkeyChallenge: string, credential: CredentialJSON) => Promise<Result<T>>;
   signal?: AbortSignal;
   /** Create: an InvalidStateError means a passkey of this authenticator is already registered. */
   creating?: boolean;
   rpId?: (publicKey: O) => string | undefined;
 }
 
-async function ceremony<O, T>(s: Steps<O>): Promise<Outcome<T>> {
+async function ceremony<O, T>(s: Steps<O, T>): Promise<Outcome<T>> {
   for (let attempt = 0; ; attempt++) {
-    const opts = await api.post<OptionsAnswer<O>>(s.options.path, s.options.body, SKIP);
+    const opts = await s.options();
     if (!opts.success) {
       if (unavailable(opts.error)) turnOff();
       return { ok: false, cancelled: false, error: opts.error };
@@ -176,7 +171,7 @@ async function ceremony<O, T>(s: Steps<O>): Promise<Outcome<T>> {
     const started = Date.now();
     let cred: Credential | null;
     try {
-      cred = await s.ask(opts.data.publicKey, s.signal);
+      cred = await s.ask(opts.data.publicKey as O, s.signal);
     } catch (e) {
       const name = (e as { name?: string } | null)?.name ?? 'Error';
       if (name === 'NotAllowedError' || name === 'AbortError') return { ok: false, cancelled: true, name, ms: Date.now() - started };
@@ -190,14 +185,13 @@ async function ceremony<O, T>(s: Steps<O>): Promise<Outcome<T>> {
     }
     if (!cred) return { ok: false, cancelled: true, name: 'NotAllowedError', ms: Date.now() - started };
     const json = toJSON(cred as Cred);
-    const f = s.finish(opts.data.passkeyChallenge, json);
-    const res = await api.post<T>(f.path, f.body, SKIP);
+    const res = await s.finish(opts.data.passkeyChallenge, json);
     if (res.success) return { ok: true, data: res.data };
     if (hasReason(res.error, 'PASSKEY_CHALLENGE_EXPIRED') && attempt === 0) continue;
     if (unavailable(res.error)) turnOff();
     if (hasReason(res.error, 'PASSKEY_NOT_FOUND') && !s.creating) {
       // The server forgot this credential (removed): let the authenticator forget it too.
-      const rpId = s.rpId?.(opts.data.publicKey) ?? window.location.hostname;
+      const rpId = s.rpId?.(opts.data.publicKey as O) ?? window.location.hostname;
       void pkc()?.signalUnknownCredential?.({ rpId, credentialId: json.id })?.catch(() => {});
     }
     return { ok: false, cancelled: false, error: res.error };
@@ -221,11 +215,11 @@ const get = (mediation?: CredentialMediationRequirement) => (publicKey: RequestO
 const rpIdOf = (o: RequestOptionsJSON) => o.rpId;
 
 /** Adds a passkey to the signed-in account (a fresh proof first: REAUTH_REQUIRED is the caller's). */
-export function register(name?: string): Promise<Outcome<{ id: string; name: string }>> {
-  return ceremony<CreationOptionsJSON, { id: string; name: string }>({
-    options: { path: '/auth/passkeys/options', body: {} },
-    ask: (publicKey) => navigator.credentials.create({ publicKey: parseCreation(publicKey) }),
-    finish: (passkeyChallenge, credential) => ({ path: '/auth/passkeys', body: name ? { passkeyChallenge, credential, name } : { passkeyChallenge, credential } }),
+export function register(name?: string): Promise<Outcome<Answer<'POST /auth/passkeys'>>> {
+  return ceremony({
+    options: () => call('POST /auth/passkeys/options', {}, SKIP),
+    ask: (publicKey: CreationOptionsJSON) => navigator.credentials.create({ publicKey: parseCreation(publicKey) }),
+    finish: (passkeyChallenge, credential) => call('POST /auth/passkeys', { body: name ? { passkeyChallenge, credential, name } : { passkeyChallenge, credential } }, SKIP),
     creating: true,
   });
 }
@@ -236,10 +230,10 @@ export function register(name?: string): Promise<Outcome<{ id: string; name: str
  * prompt. `appId` in the embedded sign-in (the server checks the frame's top origin).
  */
 export function signIn(mediation?: CredentialMediationRequirement, signal?: AbortSignal, appId?: string): Promise<Outcome<SignedIn>> {
-  return ceremony<RequestOptionsJSON, SignedIn>({
-    options: { path: '/auth/login/passkey/options', body: appId ? { appId } : {} },
+  return ceremony({
+    options: () => call('POST /auth/login/passkey/options', { body: appId ? { appId } : {} }, SKIP),
     ask: get(mediation),
-    finish: (passkeyChallenge, credential) => ({ path: '/auth/login/passkey', body: { passkeyChallenge, credential } }),
+    finish: (passkeyChallenge, credential) => call('POST /auth/login/passkey', { body: { passkeyChallenge, credential } }, SKIP),
     signal,
     rpId: rpIdOf,
   });
@@ -250,20 +244,20 @@ export function signIn(mediation?: CredentialMediationRequirement, signal?: Abor
  * in a partner's frame with the app's id (the server then accepts its frameOrigins as the top page).
  */
 export function mfa(challenge: string, appId?: string): Promise<Outcome<SignedIn>> {
-  return ceremony<RequestOptionsJSON, SignedIn>({
-    options: { path: '/auth/login/passkey/mfa/options', body: appId ? { challenge, appId } : { challenge } },
+  return ceremony({
+    options: () => call('POST /auth/login/passkey/mfa/options', { body: appId ? { challenge, appId } : { challenge } }, SKIP),
     ask: get(),
-    finish: (passkeyChallenge, credential) => ({ path: '/auth/login/passkey/mfa', body: { challenge, passkeyChallenge, credential } }),
+    finish: (passkeyChallenge, credential) => call('POST /auth/login/passkey/mfa', { body: { challenge, passkeyChallenge, credential } }, SKIP),
     rpId: rpIdOf,
   });
 }
 
 /** A fresh proof for the session (like POST /auth/totp/verify). */
-export function reauth(): Promise<Outcome<{ ok: boolean }>> {
-  return ceremony<RequestOptionsJSON, { ok: boolean }>({
-    options: { path: '/auth/reauth/passkey/options', body: {} },
+export function reauth(): Promise<Outcome<Answer<'POST /auth/reauth/passkey'>>> {
+  return ceremony({
+    options: () => call('POST /auth/reauth/passkey/options', {}, SKIP),
     ask: get(),
-    finish: (passkeyChallenge, credential) => ({ path: '/auth/reauth/passkey', body: { passkeyChallenge, credential } }),
+    finish: (passkeyChallenge, credential) => call('POST /auth/reauth/passkey', { body: { passkeyChallenge, credential } }, SKIP),
     rpId: rpIdOf,
   });
 }

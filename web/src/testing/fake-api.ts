@@ -1,7 +1,8 @@
 // A fake of the server for tests (not shipped: only tests import it): `fetch` is stubbed,
-// answers are looked up by "METHOD /path" (the path after /ciam/v1, with its query), and every
+// answers are looked up by "METHOD /path" (the path after the API's prefix, BASE, with its query), and every
 // call is recorded. `vi.unstubAllGlobals()` (resetApp in render-app.tsx) removes it.
 import { type Mock, vi } from 'vitest';
+import { BASE } from '../lib/api-url';
 
 /** A status and a JSON body. */
 export type Reply = [status: number, body: unknown];
@@ -49,7 +50,7 @@ export function fakeApi(answers: Record<string, Answer> = {}, fallback: Reply = 
     answers: { ...answers },
     callsTo: (method, path) => fake.calls.filter((c) => c.method === method && c.path === path),
     fetch: vi.fn(async (url: string, init: RequestInit = {}) => {
-      const path = url.replace('/ciam/v1', '');
+      const path = url.replace(`${BASE}`, '');
       const method = init.method ?? 'GET';
       let body: unknown;
       try {

@@ -12,9 +12,10 @@ import { errorText } from '../../lib/api';
 import { hasReason } from '../../lib/reasons';
 import * as toast from '../../lib/toast';
 import { type AccountPage, act, type Action, getAccount, replaceIdentity, reveal } from './api';
-import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
+import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { actionDone, actionHelp, actionNames, activityName, named, roleNames, scopeNames, statusNames } from './labels';
 import { ReasonDialog, T } from './widgets';
+import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
   heading: { id: 'admin.account.heading', defaultMessage: 'Account' },
@@ -98,7 +99,7 @@ export function Account({ userId }: { userId: string }) {
   return (
     <div className="console-screen">
       <p>
-        <Link to={at.accounts(lang)}>
+        <Link to={adminPath(lang, 'accounts')}>
           <FormattedMessage {...m.back} />
         </Link>
       </p>

@@ -10,9 +10,10 @@ import { When } from '../../components/when';
 import { errorText } from '../../lib/api';
 import { hasReason } from '../../lib/reasons';
 import { directory, type DirectoryPage, findAccount, type FindBy, type Found } from './api';
-import { at, Section, useConsole, useLang } from './context';
+import { Section, useConsole, useLang } from './context';
 import { statusNames } from './labels';
 import { TableFrame } from './widgets';
+import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
   heading: { id: 'admin.accounts.heading', defaultMessage: 'Accounts' },
@@ -143,7 +144,7 @@ export function FindAccount({ onFound, heading = m.findHeading }: { onFound?: (a
       {found && !onFound && (
         <div className="found" data-testid="found">
           <p>
-            <Link to={at.account(lang, found.userId)}>
+            <Link to={adminPath(lang, 'account', found.userId)}>
               <FormattedMessage {...m.open} values={{ name: found.userName }} />
             </Link>
           </p>
@@ -289,7 +290,7 @@ function Directory() {
                 {rows.map((a) => (
                   <tr key={a.userId}>
                     <th scope="row">
-                      <Link to={at.account(lang, a.userId)}>{a.userName}</Link>
+                      <Link to={adminPath(lang, 'account', a.userId)}>{a.userName}</Link>
                     </th>
                     <td>{a.company ?? '–'}</td>
                     <td>

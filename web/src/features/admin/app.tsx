@@ -13,10 +13,11 @@ import * as toast from '../../lib/toast';
 import { type AppDetail, type AppFields, deleteApp, getApp, type OneApp, patchApp, retirePreviousSecret, rotateSecret } from './api';
 import { AppForm, type FieldError } from './app-form';
 import { fieldError } from './apps';
-import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
+import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { endsName, keepsName, scopeNames } from './labels';
 import { Webhooks } from './webhooks';
 import { ReasonDialog, SecretOnce, T } from './widgets';
+import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
   heading: { id: 'admin.app.heading', defaultMessage: 'Partner app' },
@@ -97,7 +98,7 @@ export function AppPage({ appId }: { appId: string }) {
   return (
     <div className="console-screen">
       <p>
-        <Link to={at.apps(lang)}>
+        <Link to={adminPath(lang, 'apps')}>
           <FormattedMessage {...m.back} />
         </Link>
       </p>
@@ -323,7 +324,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
             setDialog(null);
             if (!ok) return;
             // The apps screen says it (a toast would go with this screen).
-            navigate(at.apps(lang), { state: { deleted: intl.formatMessage(m.deleted, { name }) } });
+            navigate(adminPath(lang, 'apps'), { state: { deleted: intl.formatMessage(m.deleted, { name }) } });
           }}
         >
           <ul className="ends" data-testid="delete-ends">

@@ -8,8 +8,9 @@ import { When } from '../../components/when';
 import { type ApiError, errorText } from '../../lib/api';
 import { type AppDetail, type AppFields, createApp, listApps } from './api';
 import { AppForm, type FieldError } from './app-form';
-import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
+import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { TableFrame, ReasonDialog, SecretOnce } from './widgets';
+import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
   heading: { id: 'admin.apps.heading', defaultMessage: 'Partner apps' },
@@ -62,7 +63,7 @@ export function Apps() {
         <Section title={<FormattedMessage {...m.created2} values={{ name: nameOf(made.app) }} />}>
           <SecretOnce secret={made.secret} onDismiss={() => setMade(null)} />
           <p>
-            <Link to={at.app(lang, made.app.appId)}>
+            <Link to={adminPath(lang, 'app', made.app.appId)}>
               <FormattedMessage {...m.openNew} values={{ name: nameOf(made.app) }} />
             </Link>
           </p>
@@ -110,7 +111,7 @@ export function Apps() {
                 {apps.map((a) => (
                   <tr key={a.appId}>
                     <th scope="row">
-                      <Link to={at.app(lang, a.appId)}>{nameOf(a)}</Link>
+                      <Link to={adminPath(lang, 'app', a.appId)}>{nameOf(a)}</Link>
                     </th>
                     <td>
                       <code>{a.appId}</code>

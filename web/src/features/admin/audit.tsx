@@ -61,7 +61,7 @@ export function Audit() {
   const [error, setError] = useState<Msg>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const key = auditQuery(filter);
+  const key = JSON.stringify(auditQuery(filter));
   const { loaded, reload } = useLoad(() => getAudit(filter), [key]);
   const set = (k: keyof AuditFilter) => (e: ChangeEvent<HTMLInputElement>) => {
     setForm((f) => ({ ...f, [k]: e.target.value }));
@@ -77,7 +77,7 @@ export function Audit() {
     setBusy(true);
     setStatus(null);
     const fallback = `audit-${form.from}-${form.to}.${format === 'csv' ? 'csv' : 'jsonl'}`;
-    const r = await guard(() => download(auditQuery(form, format), fallback, intl.locale));
+    const r = await guard(() => download(form, format, fallback));
     setBusy(false);
     if (!r) return;
     if (!r.success) return setError(errorText(r.error));

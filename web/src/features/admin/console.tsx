@@ -6,11 +6,12 @@
 // and tries again. The navigation shows only what the role may do.
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createIntl, defineMessages, FormattedMessage, type IntlShape, RawIntlProvider, useIntl } from 'react-intl';
-import { Link, Navigate, NavLink, useLocation } from 'react-router';
+import { Link, matchPath, Navigate, NavLink, useLocation } from 'react-router';
 import { useReauth } from '../../components/reauth';
 import { WithMessages } from '../../components/with-messages';
 import type { Messages } from '../../i18n/load';
 import type { Locale } from '../../i18n/locale';
+import { adminPath, type ConsoleScreen, consoleScreens } from '../../config/console-paths';
 import { paths } from '../../config/paths';
 import { getInfo } from '../../lib/account-api';
 import { type ApiError, handleError, type Result } from '../../lib/api';
@@ -20,7 +21,7 @@ import * as session from '../../lib/session';
 import { common } from '../../i18n/common';
 import { useTitle } from '../../components/use-title';
 import { getMe, type Me, may } from './api';
-import { at, type Console, ConsoleContext, ErrorMessage, useLang } from './context';
+import { type Console, ConsoleContext, ErrorMessage, useLang } from './context';
 import { roleNames } from './labels';
 import { Overview } from './overview';
 import { Accounts } from './accounts';
@@ -74,20 +75,27 @@ type Gate =
   | { state: 'off' }
   | { state: 'failed'; error: ApiError };
 
+/** What each screen of config/paths.ts's `consoleScreens` shows, given its one parameter. */
+const SCREENS: Record<ConsoleScreen, (id: string) => ReactNode> = {
+  overview: () => <Overview />,
+  accounts: () => <Accounts />,
+  account: (id) => <Account key={id} userId={id} />,
+  apps: () => <Apps />,
+  app: (id) => <AppPage key={id} appId={id} />,
+  audit: () => <Audit />,
+  roles: () => <Roles />,
+};
+
 /**
- * The screen of a console address (the part after /{lang}/admin), or null for an unknown one
- * (it goes to the overview). The console routes its own screens: the app's router only knows
- * `/{lang}/admin/*`, so the entry chunk carries none of this.
+ * The screen of a console address (the part after /{lang}/admin), matched against the patterns of
+ * config/paths.ts, or null for an unknown one (it goes to the overview). The app's router only
+ * knows `/{lang}/admin/*`, so the entry chunk routes none of this.
  */
 export function screenOf(rest: string): ReactNode | null {
-  const [a = '', b, c] = rest.split('/').filter(Boolean);
-  if (c !== undefined) return null;
-  const id = b === undefined ? undefined : decodeURIComponent(b);
-  if (a === '' && id === undefined) return <Overview />;
-  if (a === 'accounts') return id === undefined ? <Accounts /> : <Account key={id} userId={id} />;
-  if (a === 'apps') return id === undefined ? <Apps /> : <AppPage key={id} appId={id} />;
-  if (a === 'audit' && id === undefined) return <Audit />;
-  if (a === 'roles' && id === undefined) return <Roles />;
+  for (const [screen, pattern] of Object.entries(consoleScreens) as [ConsoleScreen, string][]) {
+    const hit = matchPath({ path: pattern, end: true }, `/${rest.replace(/^\/+/, '')}`);
+    if (hit) return SCREENS[screen](decodeURIComponent(Object.values(hit.params)[0] ?? ''));
+  }
   return null;
 }
 
@@ -224,18 +232,18 @@ function ConsoleScreens() {
   const lang = useLang();
   const { pathname } = useLocation();
   const el = screenOf(pathname.replace(/^\/[^/]+\/admin/, ''));
-  return <div className="console-main">{el ?? <Navigate replace to={at.overview(lang)} />}</div>;
+  return <div className="console-main">{el ?? <Navigate replace to={adminPath(lang, 'overview')} />}</div>;
 }
 
 function ConsoleBar({ me }: { me: Me }) {
   const intl = useIntl();
   const lang = useLang();
   const items = [
-    { to: at.overview(lang), label: m.overview, end: true, show: true },
-    { to: at.accounts(lang), label: m.accounts, end: false, show: true },
-    { to: at.apps(lang), label: m.apps, end: false, show: true },
-    { to: at.audit(lang), label: m.audit, end: false, show: true },
-    { to: at.roles(lang), label: m.roles, end: false, show: may(me.role, 'admin') },
+    { to: adminPath(lang, 'overview'), label: m.overview, end: true, show: true },
+    { to: adminPath(lang, 'accounts'), label: m.accounts, end: false, show: true },
+    { to: adminPath(lang, 'apps'), label: m.apps, end: false, show: true },
+    { to: adminPath(lang, 'audit'), label: m.audit, end: false, show: true },
+    { to: adminPath(lang, 'roles'), label: m.roles, end: false, show: may(me.role, 'admin') },
   ];
   return (
     <div className="console-bar">

@@ -30,17 +30,6 @@ export function useLang(): Locale {
   return asLocale(useIntl().locale) ?? 'zh-CN';
 }
 
-/** The console's addresses in `lang`. */
-export const at = {
-  overview: (l: Locale) => `/${l}/admin`,
-  accounts: (l: Locale) => `/${l}/admin/accounts`,
-  account: (l: Locale, userId: string) => `/${l}/admin/accounts/${encodeURIComponent(userId)}`,
-  apps: (l: Locale) => `/${l}/admin/apps`,
-  app: (l: Locale, appId: string) => `/${l}/admin/apps/${encodeURIComponent(appId)}`,
-  audit: (l: Locale) => `/${l}/admin/audit`,
-  roles: (l: Locale) => `/${l}/admin/roles`,
-};
-
 const m = defineMessages({
   loading: { id: 'admin.loading', defaultMessage: 'Loading…' },
   failed: { id: 'admin.loadFailed', defaultMessage: 'This could not be loaded.' },

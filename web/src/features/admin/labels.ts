@@ -1,7 +1,10 @@
 // The words the console shows for the server's names: roles, statuses, activity, what deleting an
 // app ends, scopes, sign-in outcomes and methods, audit actions.
 import { defineMessages, type MessageDescriptor } from 'react-intl';
-import type { Action, EventKind, Role, Status } from './api';
+import type { AccountPage, Action, EventKind, Role, Status } from './api';
+
+/** An activity kind: the document's union (the account page's activity, GET /auth/activity's). */
+type Kind = AccountPage['activity'][number]['kind'];
 
 export const roleNames: Record<Role, MessageDescriptor> = defineMessages({
   viewer: { id: 'admin.role.viewer', defaultMessage: 'Viewer' },
@@ -61,7 +64,8 @@ export const actionDone: Record<Action, MessageDescriptor> = defineMessages({
   'send-reset-code': { id: 'admin.actionDone.sendResetCode', defaultMessage: 'A password-reset code is on its way to the customer.' },
 });
 
-const activity = defineMessages({
+/** The words of each activity kind: a kind the document adds fails the type check until it has its words. */
+const activity: Record<Kind, MessageDescriptor> = defineMessages({
   signIn: { id: 'admin.event.signIn', defaultMessage: 'Signed in' },
   passwordChanged: { id: 'admin.event.passwordChanged', defaultMessage: 'Password changed' },
   passwordReset: { id: 'admin.event.passwordReset', defaultMessage: 'Password reset' },
@@ -86,7 +90,7 @@ const activity = defineMessages({
 
 /** An activity kind's words; a kind this build does not know shows as it is. */
 export function activityName(kind: string): MessageDescriptor | string {
-  return Object.prototype.hasOwnProperty.call(activity, kind) ? activity[kind as keyof typeof activity] : kind;
+  return Object.prototype.hasOwnProperty.call(activity, kind) ? activity[kind as Kind] : kind;
 }
 
 const ends = defineMessages({

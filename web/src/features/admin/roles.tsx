@@ -12,9 +12,10 @@ import { errorText } from '../../lib/api';
 import * as toast from '../../lib/toast';
 import { FindAccount } from './accounts';
 import { type Found, grantRole, type Holder, listRoles, revokeRole, type Role, ROLES } from './api';
-import { at, LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
+import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { named, roleHints, roleNames } from './labels';
 import { TableFrame, T } from './widgets';
+import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
   heading: { id: 'admin.roles.heading', defaultMessage: 'Console roles' },
@@ -123,7 +124,7 @@ function RolesView() {
                   {holders.map((h) => (
                     <tr key={h.userId}>
                       <th scope="row">
-                        <Link to={at.account(lang, h.userId)}>{whoOf(h)}</Link>
+                        <Link to={adminPath(lang, 'account', h.userId)}>{whoOf(h)}</Link>
                       </th>
                       <td>
                         <T msg={named(roleNames, h.role)} />

@@ -3,9 +3,8 @@ import { useContext, useEffect, useState } from 'react';
 import { LockReset } from '../../components/lock-reset';
 import { FormattedMessage } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
-import { SKIP } from '../../lib/api';
+import { call, SKIP } from '../../lib/api';
 import { AccountRefused } from '../../lib/account-picker';
-import { loginCode } from './api';
 import { code, identity } from '../../lib/validate';
 import { CodeField } from '../../components/code-field';
 import { labels } from './messages';
@@ -30,7 +29,7 @@ export default function CodeForm({ account, onSignedIn, onAccount, blocked }: {
     const { account, code: c } = f.values;
     if (!f.check({ account: identity(account), code: code(c) })) return;
     setBusy(true);
-    const res = await loginCode({ account: account.trim(), code: c.trim() }, SKIP);
+    const res = await call('POST /auth/login/code', { body: { account: account.trim(), code: c.trim() } }, SKIP);
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
     else {

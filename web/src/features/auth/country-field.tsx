@@ -5,8 +5,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { ErrorText, type Msg } from '../../components/field';
-import { api, SKIP } from '../../lib/api';
-import type { GetLocationResponse } from '../../lib/api-types.gen';
+import { call, SKIP } from '../../lib/api';
 import { countryOptions, isCountry, regionOf } from '../../lib/countries';
 import { dialCode, matchesCountry } from '../../lib/dial-codes';
 import { KEYS, read, write } from '../../lib/storage';
@@ -49,7 +48,7 @@ export function CountryField({ value, error, onChange }: Props) {
   useEffect(() => {
     if (isCountry(read(KEYS.country))) return;
     let live = true;
-    void api.get<GetLocationResponse>('/auth/location', SKIP).then((res) => {
+    void call('GET /auth/location', {}, SKIP).then((res) => {
       const c = res.success ? res.data.country?.toUpperCase() : null;
       if (!live || !c || !isCountry(c)) return;
       write(KEYS.country, c);

@@ -8,7 +8,7 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
-import { resetPassword } from './api';
+import { call, SKIP } from '../../lib/api';
 import { keepQuery } from '../../lib/redirect';
 import * as v from '../../lib/validate';
 import { CodeField } from '../../components/code-field';
@@ -42,7 +42,7 @@ export default function FindPassword() {
     });
     if (!ok) return;
     setBusy(true);
-    const res = await resetPassword({ ...x, account: x.account.trim(), code: x.code.trim() });
+    const res = await call('PATCH /auth/pwd', { body: { ...x, account: x.account.trim(), code: x.code.trim() } }, SKIP);
     setBusy(false);
     if (!res.success) return f.refuse(res.error);
     navigate(paths.signin(lang) + q, { state: { account: x.account.trim(), notice: 'reset' } });

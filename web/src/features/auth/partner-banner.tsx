@@ -5,8 +5,7 @@
 // sign-in and sign-up screens: most visits name no app.
 import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { api, SKIP } from '../../lib/api';
-import type { AppsByLanguageResponse } from '../../lib/api-types.gen';
+import { type Answer, call, SKIP } from '../../lib/api';
 import { logoUrl } from '../../lib/partner';
 
 const m = defineMessages({
@@ -14,13 +13,13 @@ const m = defineMessages({
   logoAlt: { id: 'partner.logoAlt', defaultMessage: 'Logo of {app}' },
 });
 
-type Listed = AppsByLanguageResponse['apps'][number];
+type Listed = Answer<'GET /app/language/{language}'>['apps'][number];
 
 /** The app `appId` as the public list names it in `lang`, else null (also when the list cannot
  * be read or is not a list: the banner is a courtesy, never a reason for the page to fail). */
 export async function listedApp(lang: string, appId: string): Promise<Listed | null> {
   try {
-    const res = await api.get<AppsByLanguageResponse>(`/app/language/${encodeURIComponent(lang)}`, SKIP);
+    const res = await call('GET /app/language/{language}', { params: { language: lang } }, SKIP);
     const apps = res.success && Array.isArray(res.data?.apps) ? res.data.apps : [];
     return apps.find((a) => a.appId === appId) ?? null;
   } catch {

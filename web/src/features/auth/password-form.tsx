@@ -4,8 +4,7 @@ import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import * as mfa from '../../lib/mfa';
-import { type ApiError, SKIP } from '../../lib/api';
-import { loginPassword } from './api';
+import { type Answer, type ApiError, call, SKIP } from '../../lib/api';
 import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
@@ -18,7 +17,8 @@ export const signinMessages = defineMessages({
 });
 const m = signinMessages;
 
-export type { SignedIn } from './api';
+/** A sign-in's answer. */
+export type SignedIn = Answer<'POST /auth/login/password'>;
 
 /** What a sign-in form calls when it signed in (the screen goes on from there). */
 export type Done = (account: string, token: string) => void;
@@ -51,7 +51,7 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn, onAccoun
     if (!ok) return;
     setBusy(true);
     mfa.signingIn(account.trim());
-    const res = await loginPassword({ account: account.trim(), password }, SKIP);
+    const res = await call('POST /auth/login/password', { body: { account: account.trim(), password } }, SKIP);
     setBusy(false);
     if (res.success) onSignedIn(account.trim(), res.data.token);
     else if (!onRefused?.(res.error)) f.refuse(res.error, inline);

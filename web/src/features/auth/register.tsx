@@ -7,7 +7,7 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
-import { register } from './api';
+import { call, SKIP } from '../../lib/api';
 import { keepQuery } from '../../lib/redirect';
 import * as v from '../../lib/validate';
 import { CodeField } from '../../components/code-field';
@@ -55,7 +55,7 @@ export default function Register() {
     if (!ok) return;
     setBusy(true);
     const body = { ...x, userName: x.userName.trim(), company: x.company.trim(), account: x.account.trim(), code: x.code.trim() };
-    const res = await register(body);
+    const res = await call('POST /auth/register', { body }, SKIP);
     setBusy(false);
     if (!res.success) return f.refuse(res.error);
     navigate(paths.signin(lang) + q, { state: { account: body.account, notice: 'registered' } });

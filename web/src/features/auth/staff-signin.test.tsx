@@ -11,6 +11,7 @@ import { keepQuery } from '../../lib/redirect';
 import { BIND_KEY, bindHash, newBind, STAFF_PARAMS, staffStartUrl } from './staff-signin';
 import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
 import { renderApp } from '../../testing/render-app';
+import { BASE } from '../../lib/api-url';
 
 let calls: Call[] = [];
 let answers: Record<string, Answer> = {};
@@ -62,9 +63,9 @@ describe('the query around staff sign-in', () => {
 
   it('sends the language, the bind hash and the query, encoded once, to the server', () => {
     expect(staffStartUrl('zh-CN', '?staffError=X&appId=a1&serviceUrl=https://p.example/cb', 'h-1_')).toBe(
-      '/ciam/v1/auth/staff/start?lang=zh-CN&bindHash=h-1_&query=appId%3Da1%26serviceUrl%3Dhttps%3A%2F%2Fp.example%2Fcb',
+      `${BASE}/auth/staff/start?lang=zh-CN&bindHash=h-1_&query=appId%3Da1%26serviceUrl%3Dhttps%3A%2F%2Fp.example%2Fcb`,
     );
-    expect(staffStartUrl('en-US', '', 'h')).toBe('/ciam/v1/auth/staff/start?lang=en-US&bindHash=h&query=');
+    expect(staffStartUrl('en-US', '', 'h')).toBe(`${BASE}/auth/staff/start?lang=en-US&bindHash=h&query=`);
   });
 });
 

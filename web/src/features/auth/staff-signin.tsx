@@ -1,5 +1,5 @@
 // Staff sign-in through the company's identity provider (spec §6): the button of the staff mode
-// leaves for /ciam/v1/auth/staff/start with the current query; the server sends the browser back
+// leaves for GET /auth/staff/start with the current query; the server sends the browser back
 // to sign-in with a one-time `staffCode` (redeemed here, once, then removed from the address) or
 // a `staffError` (shown here). Redeeming answers like a password sign-in, so the second step
 // (NEED_TOTP_VERIFY) and the way on (`onSignedIn`) are the password form's.
@@ -9,8 +9,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation, useNavigate } from 'react-router';
-import { BASE, errorText, handleError } from '../../lib/api';
-import { loginStaff } from './api';
+import { call, errorText, handleError, SKIP, url } from '../../lib/api';
+import type { Locale } from '../../i18n/locale';
 import * as mfa from '../../lib/mfa';
 import { keepQuery } from '../../lib/redirect';
 import { hasReason } from '../../lib/reasons';
@@ -33,9 +33,9 @@ const STAFF_ONLY = { UNAVAILABLE: m.unavailable } as const;
  * Where the company button goes: the server's start, with the language, the hash of this tab's
  * bind and the query to return to.
  */
-export function staffStartUrl(lang: string, search: string, bindHash: string): string {
+export function staffStartUrl(lang: Locale, search: string, bindHash: string): string {
   const q = keepQuery(search, { drop: STAFF_PARAMS }).replace(/^\?/, '');
-  return `${BASE}/auth/staff/start?lang=${encodeURIComponent(lang)}&bindHash=${encodeURIComponent(bindHash)}&query=${encodeURIComponent(q)}`;
+  return url('GET /auth/staff/start', { query: { lang, bindHash, query: q } });
 }
 
 /** Where this tab keeps its bind while it is at the identity provider. */
@@ -75,9 +75,10 @@ export function takeBind(): string | null {
  * sign-in is not configured (else `INVALID_PARAMETER`; nothing is stored, the provider is not
  * asked). Null when the answer says neither (the button is then offered, as before).
  */
-export async function companyConfigured(lang: string): Promise<boolean | null> {
+export async function companyConfigured(lang: Locale): Promise<boolean | null> {
   try {
-    const res = await fetch(`${BASE}/auth/staff/start?lang=${encodeURIComponent(lang)}&bindHash=`, { credentials: 'omit' });
+    // A navigation's redirect, not a JSON answer: the address is the client's, the fetch its own.
+    const res = await fetch(url('GET /auth/staff/start', { query: { lang, bindHash: '' } }), { credentials: 'omit' });
     const error = res.url ? new URL(res.url).searchParams.get('staffError') : null;
     return error === 'UNAVAILABLE' ? false : error ? true : null;
   } catch {
@@ -90,7 +91,7 @@ export async function companyConfigured(lang: string): Promise<boolean | null> {
  * when one is configured (`onOffered` tells the screen, which then leaves out its own note).
  */
 export function StaffSignIn({ onOffered }: { onOffered?: (offered: boolean) => void }) {
-  const lang = useIntl().locale;
+  const lang = useIntl().locale as Locale;
   const { search } = useLocation();
   const [offered, setOffered] = useState<boolean | null>(null);
   useEffect(() => {
@@ -159,7 +160,7 @@ export function StaffReturn({ onSignedIn }: { onSignedIn: (account: string, toke
     setState({ busy: true, error: null });
     // No account name to remember: the company identity is not typed here.
     mfa.signingIn('');
-    void loginStaff({ code, bind }).then((res) => {
+    void call('POST /auth/login/staff', { body: { code, bind } }, SKIP).then((res) => {
       if (res.success) {
         setState({ busy: false, error: null, token: res.data.token });
       } else if (hasReason(res.error, 'NEED_TOTP_VERIFY')) {

@@ -1,30 +1,23 @@
 // The API calls of the deactivation page and of the end-session page (sign-out is lib/account-api.ts's, shared with the
-// personal pages). Types from docs/openapi.json (api-types.gen.ts).
-import { api, SKIP } from '../../lib/api';
-import type {
-  DeactivateRequest,
-  DeactivateResponse,
-  OidcEndSessionGetResponse,
-  OidcEndSessionRequest,
-  OidcEndSessionResponse,
-} from '../../lib/api-types.gen';
+// personal pages). Typed by docs/openapi.json through lib/api.ts's `call`.
+import { call, type Body, SKIP } from '../../lib/api';
 
 /** PATCH /auth/deactivation: the password, or the authenticator code when two-factor is on. */
-export const deactivate = (proof: DeactivateRequest) => api.patch<DeactivateResponse>('/auth/deactivation', proof, SKIP);
+export const deactivate = (proof: Body<'PATCH /auth/deactivation'>) => call('PATCH /auth/deactivation', { body: proof }, SKIP);
 
 /** A partner's end-session parameters (OpenID Connect RP-Initiated Logout), as the page got them. */
-export type EndSessionParams = Omit<OidcEndSessionRequest, 'confirmed'>;
+export type EndSessionParams = Omit<Body<'POST /oidc/end-session'>, 'confirmed'>;
 
 /** GET /oidc/end-session: the request checked by the server (errors shown on the page). */
 export function endSessionContext(p: EndSessionParams) {
-  const q = new URLSearchParams();
-  if (p.idTokenHint) q.set('id_token_hint', p.idTokenHint);
-  if (p.clientId) q.set('client_id', p.clientId);
-  if (p.postLogoutRedirectUri) q.set('post_logout_redirect_uri', p.postLogoutRedirectUri);
-  if (p.state) q.set('state', p.state);
-  const s = q.toString();
-  return api.get<OidcEndSessionGetResponse>(`/oidc/end-session${s ? `?${s}` : ''}`, SKIP);
+  const query = {
+    id_token_hint: p.idTokenHint || undefined,
+    client_id: p.clientId || undefined,
+    post_logout_redirect_uri: p.postLogoutRedirectUri || undefined,
+    state: p.state || undefined,
+  };
+  return call('GET /oidc/end-session', { query }, SKIP);
 }
 
 /** POST /oidc/end-session: ends this session when the hint names it or the user confirmed. */
-export const endSession = (body: OidcEndSessionRequest) => api.post<OidcEndSessionResponse>('/oidc/end-session', body, SKIP);
+export const endSession = (body: Body<'POST /oidc/end-session'>) => call('POST /oidc/end-session', { body }, SKIP);

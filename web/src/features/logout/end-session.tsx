@@ -1,5 +1,5 @@
 // /{lang}/passport/end-session: OpenID Connect RP-Initiated Logout (docs/partners.md "Sign-out").
-// The server's end-session endpoint (/ciam/v1/oidc/logout) sends the browser here with the
+// The server's end-session endpoint (GET /oidc/logout) sends the browser here with the
 // partner's parameters, because the session is this app's token, which a navigation does not
 // carry. The server checks the request (GET /oidc/end-session: the app, the registered redirect);
 // holding the session, this page asks the server to end it (POST /oidc/end-session): at once when

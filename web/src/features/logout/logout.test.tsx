@@ -6,6 +6,7 @@ import { type Answer, fakeApi, type FakeApi, SIGNED_OUT } from '../../testing/fa
 import { renderApp, resetApp, settle, signIn } from '../../testing/render-app';
 import Logout from './logout';
 import SignOut from './signout';
+import { BASE } from '../../lib/api-url';
 
 let fetchMock: FakeApi['fetch'];
 let answers: Record<string, Answer>;
@@ -26,7 +27,7 @@ function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
 
 type Init = RequestInit & { method?: string };
 const callsTo = (method: string, path: string) =>
-  fetchMock.mock.calls.filter(([url, init]) => url === `/ciam/v1${path}` && ((init as Init)?.method ?? 'GET') === method) as [string, Init][];
+  fetchMock.mock.calls.filter(([url, init]) => url === `${BASE}${path}` && ((init as Init)?.method ?? 'GET') === method) as [string, Init][];
 const bodyOf = (call: [string, Init] | undefined) => JSON.parse(String(call?.[1].body));
 const errorOf = (el: HTMLElement) => document.getElementById((el.getAttribute('aria-describedby') ?? '').split(' ').pop() ?? '')?.textContent;
 
@@ -42,7 +43,7 @@ describe('/signout', () => {
     localStorage.setItem('umi_locale', 'zh-CN');
     const router = await show('/signout', 'zh-CN');
     expect(fetchMock).toHaveBeenCalledTimes(1);
-    expect(fetchMock.mock.calls[0]?.[0]).toBe('/ciam/v1/auth/logout');
+    expect(fetchMock.mock.calls[0]?.[0]).toBe(`${BASE}/auth/logout`);
     expect(new Headers((fetchMock.mock.calls[0]?.[1] as Init).headers).get('authorization')).toBe('Bearer u1.token');
     expect(localStorage.getItem('ciam_token')).toBeNull();
     expect(localStorage.getItem('lastActionTime')).toBeNull();

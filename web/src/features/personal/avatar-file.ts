@@ -1,9 +1,7 @@
-// The avatar upload (PATCH /auth/avatar): the file itself is the body, with its own Content-Type.
-// lib/api.ts speaks JSON only, so this sends the same headers it does (bearer token, a fresh
-// X-Request-ID, the language) and reads errors the same way, for lib/api's handleError.
-import { type ApiError, BASE, type Result } from '../../lib/api';
-import * as session from '../../lib/session';
-import type { AnyReason } from '../../lib/reasons';
+// The avatar: what the browser checks before an upload, and the upload (PATCH /auth/avatar, the
+// file itself as the body, through lib/api.ts's `call` like every other request: bearer token, a
+// fresh X-Request-ID, the language; errors read the same way, for lib/api's handleError).
+import { call, type Result, SKIP } from '../../lib/api';
 
 /** Spec §5/§9: "Avatar max 1MB" (1 MiB; the server checks again: AVATAR_TOO_LARGE). */
 export const AVATAR_MAX_BYTES = 1024 * 1024;
@@ -19,35 +17,9 @@ export function checkAvatar(file: { size: number; type: string }): AvatarProblem
   return null;
 }
 
-export async function uploadAvatar(file: Blob, locale: string): Promise<Result<{ avatar: string }>> {
-  const headers: Record<string, string> = {
-    'Content-Type': file.type,
-    'X-Request-ID': crypto.randomUUID(),
-    'Accept-Language': locale,
-  };
-  const t = session.token();
-  if (t) headers.Authorization = `Bearer ${t}`;
-  let res: Response;
-  try {
-    res = await fetch(`${BASE}/auth/avatar`, { method: 'PATCH', headers, body: file });
-  } catch {
-    return { success: false, error: { reason: 'NETWORK_ERROR', message: '', code: 0 } };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(await res.text());
-  } catch {
-    json = null;
-  }
-  const body = (json ?? {}) as Partial<ApiError> & { avatar?: unknown };
-  if (res.ok && typeof body.avatar === 'string') return { success: true, data: { avatar: body.avatar } };
-  return {
-    success: false,
-    error: {
-      reason: typeof body.reason === 'string' ? (body.reason as AnyReason) : 'INTERNAL_SERVER_ERROR',
-      message: typeof body.message === 'string' ? body.message : '',
-      code: typeof body.code === 'number' ? body.code : res.status,
-      field: body.field,
-    },
-  };
+/** PATCH /auth/avatar: the file itself is the body (its own Content-Type); errors are the caller's. */
+export async function uploadAvatar(file: Blob): Promise<Result<{ avatar: string }>> {
+  const res = await call('PATCH /auth/avatar', { body: file }, SKIP);
+  if (!res.success || typeof res.data?.avatar === 'string') return res;
+  return { success: false, error: { reason: 'INTERNAL_SERVER_ERROR', message: '', code: 200 } };
 }

@@ -46,7 +46,7 @@ export function Avatar({ info, onInfo }: { info: UserInfo; onInfo: (u: UserInfo)
     }
     setError(null);
     setBusy(true);
-    const res = await uploadAvatar(file, intl.locale);
+    const res = await uploadAvatar(file);
     setBusy(false);
     const refused = res.success ? undefined : byReason(REFUSED, res.error.reason);
     if (res.success) {

@@ -7,7 +7,8 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Field, type Msg } from '../../components/field';
-import { api, type ApiError, errorText, handleError, type Result, SKIP } from '../../lib/api';
+import { type Answer, type ApiError, errorText, handleError, type Result } from '../../lib/api';
+import { deletePasskey, listPasskeys, renamePasskey } from './api';
 import { turnOff, usePasskeys, useServerPasskeys } from '../../lib/passkey-gate';
 import { hasReason } from '../../lib/reasons';
 import * as toast from '../../lib/toast';
@@ -52,21 +53,12 @@ const m = defineMessages({
 
 export const MAX_PASSKEYS = 10;
 
-export interface PasskeyView {
-  id: string;
-  name: string;
-  createdAt: number;
-  lastUsedAt?: number | null;
-  backupEligible?: boolean;
-  backupState?: boolean;
-  attachment?: string | null;
-  transports?: string[];
-}
+/** One passkey of the list, as GET /auth/passkeys gives it. */
+export type PasskeyView = Answer<'GET /auth/passkeys'>['passkeys'][number];
 
 type Guard = <T>(action: () => Promise<Result<T>>) => Promise<Result<T> | null>;
 
 const unavailable = (e: ApiError) => hasReason(e, 'PASSKEY_UNAVAILABLE') || (e.code === 404 && !hasReason(e, 'PASSKEY_NOT_FOUND'));
-const enc = encodeURIComponent;
 
 export function Passkeys({ guard }: { guard: Guard }) {
   const intl = useIntl();
@@ -89,7 +81,7 @@ export function Passkeys({ guard }: { guard: Guard }) {
 
   const load = useCallback(async () => {
     setFailed(false);
-    const res = await api.get<{ passkeys?: PasskeyView[] }>('/auth/passkeys', SKIP);
+    const res = await listPasskeys();
     if (res.success) return setItems((res.data?.passkeys ?? []).filter((p) => p && typeof p.id === 'string'));
     if (unavailable(res.error)) return turnOff();
     if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);
@@ -124,7 +116,7 @@ export function Passkeys({ guard }: { guard: Guard }) {
     setAsking(null);
     setNote(null);
     setBusy(true);
-    const res = await guard(() => api.delete<unknown>(`/auth/passkeys/${enc(p.id)}`, SKIP));
+    const res = await guard(() => deletePasskey(p.id));
     setBusy(false);
     if (!res) return;
     // PASSKEY_NOT_FOUND: gone already, which is what was asked.
@@ -251,7 +243,7 @@ function Rename({ passkey, onDone }: { passkey: PasskeyView; onDone: (name: stri
     const name = value.trim();
     if (!name || [...name].length > 64) return setError(m.nameRule);
     setBusy(true);
-    const res = await api.patch<{ id: string; name: string }>(`/auth/passkeys/${enc(passkey.id)}`, { name }, SKIP);
+    const res = await renamePasskey(passkey.id, name);
     setBusy(false);
     if (res.success) return onDone(res.data?.name ?? name);
     if (hasReason(res.error, 'AUTHORIZATION_FAILED')) handleError(res.error);

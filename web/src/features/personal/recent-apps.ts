@@ -2,21 +2,14 @@
 // lastLoginTime, descending"). The server already sorts and cuts; the client does it again so
 // that the page is right whatever order or length arrives.
 
+import type { Answer } from '../../lib/api';
 import { originOf } from '../../lib/redirect';
 
-export interface RecentApp {
-  appId: string;
-  name: string;
-  url: string;
-  lastLoginTime: number;
-}
+/** One app of GET /auth/apps. */
+export type RecentApp = Answer<'GET /auth/apps'>['apps'][number];
 
-export interface CatalogueApp {
-  appId: string;
-  name: string;
-  url: string;
-  recommended: boolean;
-}
+/** One app of GET /app/language/{language} (what the lists read of it). */
+export type CatalogueApp = Pick<Answer<'GET /app/language/{language}'>['apps'][number], 'appId' | 'name' | 'url' | 'recommended'>;
 
 export const RECENT_SHOWN = 2;
 
