@@ -21,6 +21,7 @@ mod console_apps;
 mod console_gate;
 mod console_review;
 mod console_suspend;
+mod contract;
 mod conventions;
 mod directory;
 mod dynamo;

@@ -10,7 +10,6 @@ use ciam_store::Store;
 use p256::ecdsa::signature::Verifier;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use tower::ServiceExt;
 
 pub(crate) const CB: &str = "https://factory.example.com/oidc/cb";
 const OTHER_CB: &str = "https://factory.example.com/cb?x=1";
@@ -795,18 +794,9 @@ async fn a_deactivated_account_loses_its_access_tokens() {
 async fn with_key_version(w: &World, version: u32, req: axum::http::Request<Body>) -> TestResponse {
     let mut ciam = w.app.ciam.clone();
     ciam.config.oidc_key_version = version;
-    let res = ciam_api::router(ciam).oneshot(req).await.unwrap();
-    let status = res.status();
-    let headers = res.headers().clone();
-    let bytes = http_body_util::BodyExt::collect(res.into_body())
+    crate::helpers::call_router(ciam_api::router(ciam), req)
         .await
-        .unwrap()
-        .to_bytes();
-    TestResponse {
-        status,
-        headers,
-        text: String::from_utf8_lossy(&bytes).into_owned(),
-    }
+        .as_text()
 }
 
 fn jwks_request() -> axum::http::Request<Body> {

@@ -7,6 +7,7 @@
 
 mod account;
 mod apps;
+pub mod contract;
 mod outbox;
 mod passkeys;
 mod two_factor;
@@ -250,21 +251,7 @@ impl TestApp {
 
     /// The answer with its body as bytes (an image), not text.
     pub async fn call_binary(&self, req: Request<Body>) -> BinaryResponse {
-        let res = self.router.clone().oneshot(req).await.expect("infallible");
-        let status = res.status();
-        let headers = res.headers().clone();
-        let bytes = res
-            .into_body()
-            .collect()
-            .await
-            .expect("readable body")
-            .to_bytes()
-            .to_vec();
-        BinaryResponse {
-            status,
-            headers,
-            bytes,
-        }
+        call_router(self.router.clone(), req).await
     }
 
     /// A JSON request. A change under `/admin/apps` (the registry's, which the console audits
@@ -429,6 +416,43 @@ impl TestApp {
             .query(Query::partition(user_pk(user_id)).prefix("SESSION#"))
             .await
             .expect("query")
+    }
+}
+
+/// Sends `req` to `router` and checks the exchange against docs/openapi.json
+/// ([`contract::check`]): every request of the suite goes through here.
+pub async fn call_router(router: axum::Router, req: Request<Body>) -> BinaryResponse {
+    let (parts, body) = req.into_parts();
+    let sent = body.collect().await.expect("request body").to_bytes();
+    let (method, uri, sent_headers) = (
+        parts.method.clone(),
+        parts.uri.clone(),
+        parts.headers.clone(),
+    );
+    let req = Request::from_parts(parts, Body::from(sent.clone()));
+    let res = router.oneshot(req).await.expect("infallible");
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = res
+        .into_body()
+        .collect()
+        .await
+        .expect("readable body")
+        .to_bytes()
+        .to_vec();
+    contract::check(&contract::Exchange {
+        method: &method,
+        uri: &uri,
+        request_headers: &sent_headers,
+        request_body: &sent,
+        status,
+        response_headers: &headers,
+        response_body: &bytes,
+    });
+    BinaryResponse {
+        status,
+        headers,
+        bytes,
     }
 }
 
