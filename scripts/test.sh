@@ -7,7 +7,7 @@
 #      -D warnings in the same build, which also builds target/debug/ciam (the binary e2e serves) -> "test result:" lines
 #   2b. the route table's drift check: `ciam-gen --check` (template.yaml's generated regions,
 #      docs/operations.md §2, infra/routes.json)
-#   3. web message catalogues (i18n --check), the generated API types' drift check (gen-api --check),
+#   3. web message catalogues (i18n --check), the size rule on web/src (size.mjs), the generated API types' drift check (gen-api --check),
 #      the type check (tsc --noEmit), ESLint (a warning fails) and unit tests (vitest, jsdom) -> vitest JSON report
 #   4. web build (vite, with the manifest)
 #   5. budget check (scripts/budget.mjs)
@@ -58,6 +58,9 @@ group infra infra_group
 web_group() {
   step "web: message catalogues (extract, merge, compile; ids present in both languages)"
   npm run i18n --workspace web -- --check || fail "i18n check"
+
+  step "web: the size rule on web/src (500 lines without a reason line; scripts/size.mjs)"
+  node web/scripts/size.mjs --self-test || fail "web size rule"
 
   step "web: generated API types match docs/openapi.json (drift check)"
   node web/scripts/gen-api.mjs --check || fail "api types drift"

@@ -5,8 +5,8 @@
 //! most 1 KB of the answer read.
 
 use async_trait::async_trait;
-use ciam_core::webhooks::deliver::{ANSWER_BYTES, TIMEOUT};
 use ciam_core::webhooks::guard::{Resolver, Target};
+use ciam_core::webhooks::outbound::{ANSWER_BYTES, TIMEOUT};
 use ciam_core::webhooks::{Answer, Transport};
 use std::net::IpAddr;
 use std::time::Instant;

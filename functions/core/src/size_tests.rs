@@ -1,26 +1,9 @@
-//! Files small enough to read in one sitting (docs: DESIGN.md §4, issue 19): a file of this
-//! crate over [`MAX_LINES`] lines says why on its first line (`//! Over 500 lines because ...`),
-//! else it is split.
+//! Files small enough to read in one sitting (docs: DESIGN.md §4, issues 19 and 31): a file of
+//! this crate over [`MAX_LINES`] lines says why on its first line (`//! Over 500 lines because
+//! ...`), else it is split. The checker (`layering.rs`) is the one every crate's test includes.
 
-use crate::layering::walk;
+use crate::layering::{unexplained, walk, MAX_LINES, REASON};
 use std::path::Path;
-
-const MAX_LINES: usize = 500;
-const REASON: &str = "//! Over 500 lines because ";
-
-/// The files of `files` that are too long and do not say why.
-fn unexplained(files: &[(String, String)]) -> Vec<String> {
-    files
-        .iter()
-        .filter(|(_, text)| text.lines().count() > MAX_LINES)
-        .filter(|(_, text)| {
-            let first = text.lines().next().unwrap_or("");
-            // A reason is a sentence, not the bare prefix.
-            !(first.starts_with(REASON) && first.len() > REASON.len() + 3)
-        })
-        .map(|(path, text)| format!("{path} ({} lines)", text.lines().count()))
-        .collect()
-}
 
 #[test]
 fn no_core_file_is_over_500_lines_without_a_reason_at_its_top() {

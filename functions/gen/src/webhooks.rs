@@ -1,3 +1,4 @@
+//! Over 500 lines because its split is the coordinator's, after the gen merge (temporary, issue 31).
 //! The template's webhook pipeline (issue 23, docs/events-design.md §2), generated from the two
 //! rows of `ciam_api::WEBHOOK_FUNCTIONS` and the partition prefixes the domain writes, so the
 //! roles' `dynamodb:LeadingKeys` conditions cannot drift from the code.

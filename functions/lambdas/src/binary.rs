@@ -2,8 +2,8 @@
 //! initialises and how it serves a route; and the entry both share ([`run_from_env`]).
 
 use crate::init::{self, Ready};
-use crate::{origin, page, OriginCheck, Settings};
-use ciam_api::{Lambda, PageDef, RouteDef};
+use crate::{origin, page, setup, OriginCheck, Settings};
+use ciam_api::{PageDef, RouteDef};
 use ciam_core::Ciam;
 use std::future::Future;
 use tracing::Instrument;
@@ -110,19 +110,6 @@ pub fn route_ids() -> impl Iterator<Item = &'static str> {
         .chain(ciam_api::PAGES.iter().map(|p| p.id))
 }
 
-/// The function facts of the route or page `id` of `routes` and `pages`.
-pub(crate) fn lambda_of(
-    routes: &'static [RouteDef],
-    pages: &'static [PageDef],
-    id: &str,
-) -> Option<Lambda> {
-    routes
-        .iter()
-        .find(|r| r.id == id)
-        .map(|r| r.lambda)
-        .or_else(|| pages.iter().find(|p| p.id == id).map(|p| p.lambda))
-}
-
 /// The route id of `routes` or `pages` that `value` names (the value of `CIAM_ROUTE`), or why
 /// it names none. `table` names the routes in the message.
 pub fn route_id(
@@ -158,13 +145,13 @@ pub async fn run_from_env<B: Binary>() -> Result<(), lambda_http::Error> {
     let value = std::env::var(ROUTE_VAR).ok();
     // The key distributor is a function of `bootstrap` with no HTTP route (distributor.rs).
     if B::NAME == Bootstrap::NAME && value.as_deref() == Some(crate::distributor::DISTRIBUTOR) {
-        init::init_tracing();
+        setup::init_tracing();
         return crate::distributor::run().await;
     }
     match route_id(B::ROUTES, B::PAGES, B::TABLE, value.as_deref()) {
         Ok(id) => run::<B>(id).await,
         Err(e) => {
-            init::init_tracing();
+            setup::init_tracing();
             tracing::error!(binary = B::NAME, error = %e, "init failed");
             Err(e.into())
         }
@@ -174,9 +161,9 @@ pub async fn run_from_env<B: Binary>() -> Result<(), lambda_http::Error> {
 /// Initialises and serves the route `route_id` of `B` until the Lambda environment is shut
 /// down.
 pub async fn run<B: Binary>(route_id: &'static str) -> Result<(), lambda_http::Error> {
-    init::init_tracing();
+    setup::init_tracing();
     let ready = match Settings::from_env() {
-        Ok(settings) => B::init(route_id, settings, init::load_sdk().await).await,
+        Ok(settings) => B::init(route_id, settings, setup::load_sdk().await).await,
         Err(e) => Err(e),
     };
     let ready = match ready {
@@ -232,6 +219,7 @@ async fn serve_route(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::init::lambda_of;
 
     fn bootstrap_id(value: Option<&str>) -> Result<&'static str, String> {
         route_id(Bootstrap::ROUTES, Bootstrap::PAGES, Bootstrap::TABLE, value)

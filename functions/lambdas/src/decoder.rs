@@ -187,7 +187,7 @@ pub async fn answer(request: Value) -> Value {
 /// The decoding function: reads nothing at init (no settings, secret, SDK client or store) and
 /// answers invocations until the environment shuts down.
 pub async fn run() -> std::result::Result<(), lambda_http::Error> {
-    crate::init::init_tracing();
+    crate::setup::init_tracing();
     let handler = lambda_http::service_fn(|event: lambda_http::LambdaEvent<Value>| async move {
         Ok::<Value, lambda_http::Error>(answer(event.payload).await)
     });

@@ -112,7 +112,7 @@ pub async fn handle(
 /// Serves the distributor until the Lambda environment is shut down.
 pub async fn run() -> Result<(), lambda_http::Error> {
     let targets = Targets::from_vars(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))?;
-    let sdk = crate::init::load_sdk().await;
+    let sdk = crate::setup::load_sdk().await;
     let port = SecretsManager(aws_sdk_secretsmanager::Client::new(&sdk));
     let (port, targets) = (&port, &targets);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| async move {

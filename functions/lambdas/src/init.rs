@@ -6,12 +6,9 @@
 //! if `kms` says so. A bad configuration or an unreadable secret fails the init (logged, nonzero
 //! exit), so a misdeployed function never serves with half a configuration or a made-up key.
 
-use crate::binary::lambda_of;
 use crate::key_refresh::Signers;
 use crate::{kms, purpose_keys, secrets, AwsNotifier, OriginCheck, S3Blobs, Settings, Unavailable};
-use aws_config::meta::region::RegionProviderChain;
-use aws_config::BehaviorVersion;
-use ciam_api::{Images, Kms, Lambda, Staff};
+use ciam_api::{Images, Kms, Lambda, PageDef, RouteDef, Staff};
 use ciam_core::avatar::{ImageDecoder, InProcessDecoder};
 use ciam_core::KeyPurpose;
 use ciam_core::{BlobStore, Ciam, Config, Keys, Notifier, OidcSigner, OsEntropy, SystemClock};
@@ -21,9 +18,6 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use tracing_subscriber::filter::Targets;
-use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::util::SubscriberInitExt;
 
 /// How long the init waits for the warm-up. In the region the GetItem takes ~10-20 ms with the
 /// connection (DynamoDB Local: ~5 ms); with the store down the init must still end quickly
@@ -65,14 +59,17 @@ pub struct KeysAtInit {
     pub signers: Signers,
 }
 
-/// The AWS configuration of the environment (region, credentials, and `AWS_ENDPOINT_URL` when
-/// a test points the SDK at an emulator).
-pub async fn load_sdk() -> aws_config::SdkConfig {
-    let region = RegionProviderChain::default_provider().or_else("us-east-1");
-    aws_config::defaults(BehaviorVersion::latest())
-        .region(region)
-        .load()
-        .await
+/// The function facts of the route or page `id` of `routes` and `pages`.
+pub(crate) fn lambda_of(
+    routes: &'static [RouteDef],
+    pages: &'static [PageDef],
+    id: &str,
+) -> Option<Lambda> {
+    routes
+        .iter()
+        .find(|r| r.id == id)
+        .map(|r| r.lambda)
+        .or_else(|| pages.iter().find(|p| p.id == id).map(|p| p.lambda))
 }
 
 /// Whether the function derives keys from the root (where the template names no key secrets):
@@ -85,8 +82,8 @@ fn needs_root(lambda: &Lambda, settings: &Settings) -> bool {
 
 /// The facts of `route_id` in `routes` and `pages`, or why there are none.
 fn facts(
-    routes: &'static [ciam_api::RouteDef],
-    pages: &'static [ciam_api::PageDef],
+    routes: &'static [RouteDef],
+    pages: &'static [PageDef],
     route_id: &str,
 ) -> Result<Lambda, String> {
     lambda_of(routes, pages, route_id).ok_or_else(|| format!("no route with id {route_id}"))
@@ -389,39 +386,6 @@ async fn init_with(
         lambda,
         key_secrets,
     })
-}
-
-/// JSON lines on stdout, which Lambda forwards to CloudWatch Logs. The level comes from
-/// `RUST_LOG`, else from the function's `AWS_LAMBDA_LOG_LEVEL`, else `info`: a level, or
-/// `target=level` directives separated by commas (`info,ciam_store=debug`); Lambda's `FATAL`
-/// means `error`. A value that does not parse counts as unset.
-pub(crate) fn init_tracing() {
-    // `Targets`, not `EnvFilter`: the same directives without span and field matching, and
-    // without the regex engine `EnvFilter` links into every function (docs/operations.md §10).
-    let filter = ["RUST_LOG", "AWS_LAMBDA_LOG_LEVEL"]
-        .iter()
-        .find_map(|var| {
-            let value = std::env::var(var).ok()?;
-            let value = if value.eq_ignore_ascii_case("fatal") {
-                "error"
-            } else {
-                value.as_str()
-            };
-            value.parse::<Targets>().ok()
-        })
-        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
-    // A second call (tests) keeps the first subscriber; that is fine.
-    let _ = tracing_subscriber::fmt()
-        .json()
-        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
-        .with_ansi(false)
-        .with_writer(std::io::stdout)
-        .with_target(false)
-        .with_current_span(false)
-        .with_span_list(true)
-        .finish()
-        .with(filter)
-        .try_init();
 }
 
 #[cfg(test)]

@@ -31,16 +31,16 @@ pub mod page;
 pub mod purpose_keys;
 pub mod secrets;
 mod settings;
+mod setup;
 pub mod tally;
 mod unavailable;
 pub mod webhooks;
 
 pub use binary::{route_id, route_ids, run, run_from_env, Binary, Bootstrap, Passkeys, ROUTE_VAR};
 pub use blob::S3Blobs;
-pub use init::{
-    init, init_passkeys, init_webhooks, load_sdk, warm_up, KeysAtInit, Ready, WARM_UP_BUDGET,
-};
+pub use init::{init, init_passkeys, init_webhooks, warm_up, KeysAtInit, Ready, WARM_UP_BUDGET};
 pub use notifier::AwsNotifier;
 pub use origin::OriginCheck;
 pub use settings::{Settings, StaffClient};
+pub use setup::load_sdk;
 pub use unavailable::Unavailable;

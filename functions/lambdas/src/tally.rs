@@ -13,9 +13,9 @@
 //! line, never a failed batch (the stream would hand the batch back, and the sessions counted
 //! already would be counted twice, the events fanned out twice).
 
-use crate::webhooks::Pipeline;
 use ciam_core::Ciam;
 use ciam_store::Item;
+use std::future::Future;
 use std::time::Duration;
 
 /// How long one batch's tally may take of the fan-out's invocation (its timeout is 30 s; the
@@ -29,13 +29,14 @@ pub fn is_tallied(item: &Item) -> bool {
     ciam_core::numbers::is_tallied(item)
 }
 
-/// Counts the sign-ins `sessions` carry through the pipeline's [`Pipeline::tally`], within
-/// [`BUDGET`]; the number counted (0 when it failed). Never an error: a failure is a warning.
-pub async fn count(pipeline: &dyn Pipeline, sessions: &[Item]) -> usize {
+/// Counts the sign-ins `sessions` carry by `tally` (the fan-out's: the pipeline's
+/// `webhooks::Pipeline::tally` of them), within [`BUDGET`]; the number counted (0 when it
+/// failed). Never an error: a failure is a warning.
+pub async fn count(sessions: &[Item], tally: impl Future<Output = Result<usize, String>>) -> usize {
     if sessions.is_empty() {
         return 0;
     }
-    match tokio::time::timeout(BUDGET, pipeline.tally(sessions)).await {
+    match tokio::time::timeout(BUDGET, tally).await {
         Ok(Ok(n)) => {
             tracing::debug!(
                 sessions = sessions.len(),

@@ -15,8 +15,9 @@
 use async_trait::async_trait;
 use axum::body::Body;
 use ciam_core::sessions::Session;
-use ciam_core::webhooks::deliver::{self, Step};
+use ciam_core::webhooks::deliver;
 use ciam_core::webhooks::guard::{StaticResolver, Target};
+use ciam_core::webhooks::outbound::Step;
 use ciam_core::webhooks::{sign, Answer, EndpointFields, Outbound, Transport};
 use ciam_core::{Ciam, KeyPurpose, Keys, Purposes};
 use ciam_lambdas::key_refresh::{KeySecrets, Refreshing, Signers, Timing};

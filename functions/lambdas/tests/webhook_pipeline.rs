@@ -1,4 +1,4 @@
-//! The webhook pipeline's AWS glue (functions/lambdas/src/webhooks.rs): stream batches in,
+//! The webhook pipeline's AWS glue (functions/lambdas/src/webhooks/): stream batches in,
 //! queue messages out, failed attempts sent again delayed. The domain is a fake [`Pipeline`]
 //! here (its own tests are the core's), or the core's over a fake transport; the queue is a
 //! recording fake (an in-process stand-in for the SQS calls: moto takes a standard queue's
@@ -439,8 +439,8 @@ async fn the_fair_queues_take_the_apps_group_and_a_retrys_delay() {
     assert!(gone.send(Lane::Events, &batch[..1]).await.is_err());
 }
 
-fn a_delivery() -> ciam_core::webhooks::deliver::Outbound {
-    ciam_core::webhooks::deliver::Outbound {
+fn a_delivery() -> ciam_core::webhooks::Outbound {
+    ciam_core::webhooks::Outbound {
         app_id: "shop".into(),
         endpoint_id: "ep1".into(),
         user_id: "u1".into(),
@@ -459,7 +459,7 @@ fn a_delivery() -> ciam_core::webhooks::deliver::Outbound {
 #[test]
 fn a_delivery_survives_its_message_and_sqs_counts_its_attempts() {
     use ciam_lambdas::webhooks::{message, outbound, MAX_DELAY_SECS};
-    let ob = ciam_core::webhooks::deliver::Outbound {
+    let ob = ciam_core::webhooks::Outbound {
         attempts: 2,
         ..a_delivery()
     };
@@ -474,7 +474,7 @@ fn a_delivery_survives_its_message_and_sqs_counts_its_attempts() {
     assert_eq!(due, now + 30);
     assert_eq!(
         back,
-        ciam_core::webhooks::deliver::Outbound {
+        ciam_core::webhooks::Outbound {
             attempts: 3,
             ..ob.clone()
         }
@@ -482,7 +482,7 @@ fn a_delivery_survives_its_message_and_sqs_counts_its_attempts() {
     // A two-hour backoff waits in steps of SQS's longest delay.
     assert_eq!(message(&ob, now + 7200, now).delay, MAX_DELAY_SECS);
     // A logout notice goes to its own queue.
-    let notice = ciam_core::webhooks::deliver::Outbound {
+    let notice = ciam_core::webhooks::Outbound {
         endpoint_id: "backchannel.rp01".into(),
         ..ob.clone()
     };
@@ -805,7 +805,7 @@ async fn one_apps_hanging_endpoint_holds_neither_another_apps_event_nor_a_logout
         ..CorePipeline::new(ciam.clone())
     });
     let delivery = |app: &str, endpoint_id: &str, n: usize| {
-        let ob = ciam_core::webhooks::deliver::Outbound {
+        let ob = ciam_core::webhooks::Outbound {
             app_id: app.into(),
             endpoint_id: endpoint_id.into(),
             event_id: format!("msg_{n:024}"),

@@ -9,7 +9,7 @@ use crate::sessions::Session;
 use crate::user::{profile_key, unique_key, username_pk, User};
 use crate::validate::{Email, Identity, Phone};
 use crate::{Ciam, Lang, Reason};
-use ciam_store::Key;
+use ciam_store::{Cond, Key, TxOp, Update};
 use serde::Serialize;
 
 /// What to look an account up by: one exact value.
@@ -250,4 +250,14 @@ pub async fn reveal(
         mail: user.mail,
         phone: user.phone,
     })
+}
+
+/// The user item's update, on the condition that nothing changed it since it was read (a
+/// deactivation bumps `sessGen` too).
+pub(super) fn user_update(user: &User, ops: Vec<Update>) -> TxOp {
+    TxOp::Update {
+        key: profile_key(&user.id),
+        ops,
+        cond: Some(Cond::Exists.and(Cond::eq("sessGen", user.sess_gen))),
+    }
 }

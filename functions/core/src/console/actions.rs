@@ -5,7 +5,7 @@
 //! effect where it has one), and tells the customer by a notice (the reset code's own message
 //! is its notice).
 
-use super::accounts::{load, reason_of};
+use super::accounts::{load, reason_of, user_update};
 use super::audit::{Entry, RequestFacts};
 use super::{suspend, Operator};
 use crate::audit::{self as activity, Event};
@@ -13,9 +13,9 @@ use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::events::{self, Kind};
 use crate::notifier::{Notice, NoticeMessage};
-use crate::user::{profile_key, User};
+use crate::user::User;
 use crate::{captcha, codes, signin, Ciam, Lang, LostRace, Purpose, Reason};
-use ciam_store::{Cond, TxOp, Update};
+use ciam_store::{TxOp, Update};
 
 /// One of the operator's account actions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,16 +91,6 @@ pub(super) fn lang_of(user: &User) -> Lang {
     match user.country.as_deref() {
         Some("CN") | None => Lang::ZhCn,
         Some(_) => Lang::EnUs,
-    }
-}
-
-/// The user item's update, on the condition that nothing changed it since it was read (a
-/// deactivation bumps `sessGen` too).
-pub(super) fn user_update(user: &User, ops: Vec<Update>) -> TxOp {
-    TxOp::Update {
-        key: profile_key(&user.id),
-        ops,
-        cond: Some(Cond::Exists.and(Cond::eq("sessGen", user.sess_gen))),
     }
 }
 

@@ -3,8 +3,9 @@
 //! (`changes::bind`), without the new address's code: the admin vouches for it, with a reason
 //! that the audit log keeps.
 
+use super::accounts::user_update;
 use super::accounts::{load, reason_of};
-use super::actions::{lang_of, user_update};
+use super::actions::lang_of;
 use super::audit::{Entry, RequestFacts};
 use super::Operator;
 use crate::audit::{self as activity, Event};

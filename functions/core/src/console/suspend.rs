@@ -7,7 +7,7 @@
 //! the user item and refuse it (`User::usable`, `user::active_user`). Suspending ends the
 //! sessions (`sessGen`); reactivating only removes the mark (the failure counters stay).
 
-use super::actions::user_update;
+use super::accounts::user_update;
 use crate::error::Result;
 use crate::passkey::items::{delete_ops, items_of};
 use crate::user::User;

@@ -11,10 +11,9 @@
 //! passes only in the local-http mode of `ciam serve`, for a URL naming `localhost`,
 //! `127.0.0.1` or `[::1]`.
 //!
-//! The lookup runs inside the attempt's 5 s budget (`deliver::TIMEOUT`, [`check_within`]): a
+//! The lookup runs inside the attempt's 5 s budget (`outbound::TIMEOUT`, [`check_within`]): a
 //! resolver that hangs is a failed attempt, never a stalled worker.
 
-use super::url::is_local_host;
 use async_trait::async_trait;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use url::{Host, Url};
@@ -24,6 +23,16 @@ use url::{Host, Url};
 #[async_trait]
 pub trait Resolver: Send + Sync {
     async fn resolve(&self, host: &str, port: u16) -> Result<Vec<IpAddr>, String>;
+}
+
+/// Whether `url`'s host is a loopback name the local-http mode lets through.
+pub fn is_local_host(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 fn v4_forbidden(ip: Ipv4Addr) -> bool {

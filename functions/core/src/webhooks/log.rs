@@ -2,8 +2,8 @@
 //! {eventId, kind, userId, eventSk, attempt, status, outcome, latencyMs, answer, error, at},
 //! one item per attempt, kept 30 days. Listed newest first, paged.
 
-use super::deliver::Outbound;
-use super::{endpoints, notices};
+use super::endpoints;
+use super::outbound::{self, Answer, Outbound, Step, ANSWER_BYTES};
 use crate::apps::{app_key, AppId};
 use crate::error::Result;
 use crate::oidc::logout::Receiver;
@@ -132,7 +132,7 @@ pub async fn page(
             if !known {
                 return Err(Reason::WEBHOOK_NOT_FOUND.into());
             }
-            notices::endpoint_id(r, app_id)
+            outbound::receiver_endpoint(r, app_id)
         }
         None => {
             endpoints::find(ciam, app_id, endpoint_id)
@@ -156,4 +156,39 @@ pub async fn page(
         deliveries: items.iter().map(Entry::from_item).collect(),
         next: next.flatten(),
     })
+}
+
+/// Notes `answer` in the log entry (status, latency, the first 1 KB of the body, why there was
+/// none); answers the HTTP status, 0 when there was no answer.
+pub(crate) fn observe(entry: &mut Entry, answer: &Answer) -> u16 {
+    match answer {
+        Answer::Status {
+            code,
+            body,
+            latency_ms,
+        } => {
+            entry.status = i64::from(*code);
+            entry.latency_ms = *latency_ms;
+            let cut = &body[..body.len().min(ANSWER_BYTES)];
+            entry.answer = String::from_utf8_lossy(cut).into_owned();
+            if (300..400).contains(code) {
+                entry.error = Some("redirect not followed".into());
+            }
+            *code
+        }
+        Answer::Failed { error, latency_ms } => {
+            entry.latency_ms = *latency_ms;
+            entry.error = Some(error.clone());
+            0
+        }
+    }
+}
+
+/// The log's `outcome` of a step.
+pub(crate) fn outcome(step: &Step) -> &'static str {
+    match step {
+        Step::Delivered => "delivered",
+        Step::RetryAt(_) => "retry",
+        Step::Failed => "failed",
+    }
 }

@@ -6,8 +6,9 @@
 //! purpose, bound to the endpoint id).
 //!
 //! `endpoints`: the registry routes; `url`: the URL's form at registration; `sign`: Standard
-//! Webhooks signatures; `guard`: the SSRF guard of each attempt; `deliver`: fan-out of an event
-//! and one attempt (ports: [`Transport`], [`guard::Resolver`]); `queue`: the deliveries waiting
+//! Webhooks signatures; `guard`: the SSRF guard of each attempt; `outbound`: a delivery on its way,
+//! its backoff and its guarded POST (ports: [`Transport`], [`guard::Resolver`]); `deliver`: fan-out
+//! of an event and one attempt; `queue`: the deliveries waiting
 //! in `ciam serve` and replay; `log`: the delivery log; `notices`: the sign-out's logout notices,
 //! sent through the same pipeline; `owner`: the owner's notice when Ciam disables an endpoint.
 
@@ -16,16 +17,17 @@ mod endpoints;
 pub mod guard;
 pub mod log;
 pub mod notices;
+pub mod outbound;
 mod owner;
 pub mod queue;
 pub mod sign;
 pub mod url;
 
-pub use deliver::{Answer, Outbound, Transport};
 pub use endpoints::{
     create, delete, find, get, list, open_secrets, update, Endpoint, EndpointDetail,
     EndpointFields, WithSecret,
 };
+pub use outbound::{Answer, Outbound, Transport};
 
 /// How long a rotated-out secret still signs (both signatures are sent meanwhile).
 pub const PREVIOUS_SECRET_SECS: i64 = 24 * 60 * 60;

@@ -19,9 +19,9 @@
 //!   retried on the webhooks' backoff within [`WINDOW_SECS`]. No endpoint state: these URLs are
 //!   the app's registration, never disabled by failures.
 
-use super::deliver::{self, Outbound, Step, Transport};
 use super::guard::Resolver;
 use super::log::{self, Entry};
+use super::outbound::{self, receiver_endpoint, Outbound, Step, Transport};
 use crate::app_sessions::{self, Record, ENDS_SESSIONS, KEEP_SID};
 use crate::apps::{app_key, App};
 use crate::error::Result;
@@ -33,17 +33,6 @@ use ciam_store::{Item, Key};
 /// How long after it is queued a notice is retried (attempts at 0, 5 s, 35 s, 2 min 35 s and
 /// 12 min 35 s): a fresh token is signed at each, so the window is not the token's life.
 pub const WINDOW_SECS: i64 = 3600;
-
-/// The pseudo endpoint id of an app's logout URL in the queue and the delivery log.
-pub fn endpoint_id(receiver: Receiver, app_id: &str) -> String {
-    format!("{}.{app_id}", receiver.name())
-}
-
-/// The receiver and app of a pseudo endpoint id, None for a webhook endpoint's (`ep_...`).
-pub fn parse(endpoint_id: &str) -> Option<(Receiver, &str)> {
-    let (r, app) = endpoint_id.split_once('.')?;
-    Some((Receiver::parse(r)?, app))
-}
 
 /// The records of the sessions the event item `item` ended (none for other events).
 /// Round trips: 0 or 1 query.
@@ -99,7 +88,7 @@ pub async fn fan_out(ciam: &Ciam, item: &Item) -> Result<(Vec<Outbound>, Vec<Key
             if receiver.url(app).is_some() {
                 out.push(Outbound {
                     app_id: app.app_id.clone(),
-                    endpoint_id: endpoint_id(receiver, &app.app_id),
+                    endpoint_id: receiver_endpoint(receiver, &app.app_id),
                     user_id: event.user_id.clone(),
                     event_id: format!("{}.{}", event.id, r.sid),
                     event_sk: event.key().sk,
@@ -145,7 +134,7 @@ pub async fn attempt(
     };
     // The address is checked (its lookup within the attempt's budget) before anything is
     // signed: a refused or unresolvable address never gets a logout token made for it.
-    let answer = match deliver::check_url(ciam, resolver, &url).await {
+    let answer = match outbound::check_url(ciam, resolver, &url).await {
         Err(refused) => refused,
         Ok((target, started)) => {
             let jwt = logout::logout_token(ciam, app_id, &ob.user_id, &ob.body).await?;
@@ -153,14 +142,14 @@ pub async fn attempt(
                 .append_pair("logout_token", &jwt)
                 .finish();
             let headers = [("content-type", logout::FORM.to_owned())];
-            deliver::post_checked(transport, &target, &headers, &body, started).await
+            outbound::post_checked(transport, &target, &headers, &body, started).await
         }
     };
-    let code = deliver::observe(&mut entry, &answer);
+    let code = log::observe(&mut entry, &answer);
     let step = if code == 200 || code == 204 {
         Step::Delivered
     } else {
-        match deliver::next_attempt_within(ob.since, attempt, now, WINDOW_SECS) {
+        match outbound::next_attempt_within(ob.since, attempt, now, WINDOW_SECS) {
             Some(at) => Step::RetryAt(at),
             None => Step::Failed,
         }
@@ -168,7 +157,7 @@ pub async fn attempt(
     if code != 0 && !matches!(step, Step::Delivered) && entry.error.is_none() {
         entry.error = Some("only 200 or 204 is a delivery".into());
     }
-    entry.outcome = deliver::outcome(&step).into();
+    entry.outcome = log::outcome(&step).into();
     log::write(ciam, &entry).await?;
     Ok(step)
 }
@@ -178,22 +167,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pseudo_endpoints_name_the_receiver_and_the_app() {
-        let id = endpoint_id(Receiver::Backchannel, "a1b2");
-        assert_eq!(id, "backchannel.a1b2");
-        assert_eq!(parse(&id), Some((Receiver::Backchannel, "a1b2")));
-        assert_eq!(parse("logoutUrl.x"), Some((Receiver::LogoutUrl, "x")));
-        assert_eq!(parse("ep_0123456789abcdef"), None);
-        assert_eq!(parse("other.x"), None);
-    }
-
-    #[test]
     fn a_notice_is_retried_for_an_hour() {
         let t0 = 1_000_000;
         let mut at = t0;
         let mut tries = vec![at];
         let mut n = 1;
-        while let Some(next) = deliver::next_attempt_within(t0, n, at, WINDOW_SECS) {
+        while let Some(next) = outbound::next_attempt_within(t0, n, at, WINDOW_SECS) {
             at = next;
             tries.push(at);
             n += 1;

@@ -15,8 +15,9 @@
 //!   order is attempted: a later event of the same user to the same endpoint waits while an
 //!   earlier one is being retried.
 
-use super::deliver::{self, Outbound, Step, Transport};
+use super::deliver;
 use super::guard::Resolver;
+use super::outbound::{receiver_of, Outbound, Step, Transport};
 use super::{endpoints, log, notices};
 use crate::consents::consent_key;
 use crate::error::{Error, Result};
@@ -222,7 +223,7 @@ pub async fn refan(
 pub fn lane(item: &Item) -> String {
     let endpoint = item.s("endpointId").unwrap_or_default();
     let app = item.s("appId").unwrap_or_default();
-    match notices::parse(endpoint) {
+    match receiver_of(endpoint) {
         Some(_) => format!("notice:{app}"),
         None => format!("events:{app}"),
     }

@@ -4,7 +4,7 @@
 //! literal address the delivery guard would refuse. The address a name resolves to is checked
 //! at each delivery (`guard`), as DNS can change.
 
-use super::guard;
+use super::guard::{self, is_local_host};
 use crate::error::{Error, Result};
 use crate::Reason;
 use url::{Host, Url};
@@ -16,16 +16,6 @@ fn refuse(reason: Reason) -> Error {
     let mut e = Error::new(reason);
     e.field = Some("url".into());
     e
-}
-
-/// Whether `url`'s host is a loopback name the local-http mode lets through.
-pub fn is_local_host(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
 }
 
 /// Parses and checks a URL an admin registers; `local_http`: the server's local-http mode.

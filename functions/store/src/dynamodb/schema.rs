@@ -89,7 +89,7 @@ async fn wait_active(store: &DynamoStore) -> Result<(), StoreError> {
         if status(store).await? == Some(TableStatus::Active) {
             return Ok(());
         }
-        store.pause(attempt.min(4)).await;
+        super::connection::pause(&store.client, attempt.min(4)).await;
     }
     Err(StoreError::Backend(format!(
         "table {} did not become active",

@@ -1,3 +1,4 @@
+// Over 500 lines because the endpoint list, its item and its form share one message catalogue and the kind list (to split with the typed client, issue 31 item 2).
 // The app page's webhooks (issue 23, docs/events-design.md §3; issue 30: the console's gate):
 // the app's endpoints over the console's routes (/admin/apps/{appId}/webhooks...). Every console
 // role reads them (URL, events, enabled or disabled and why) and their delivery logs

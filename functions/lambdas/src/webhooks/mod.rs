@@ -30,11 +30,18 @@
 //! What the domain does with an event and a message is the [`Pipeline`] port; the queues are the
 //! [`Queue`] port ([`SqsQueue`] in AWS). Both are fakes in the tests.
 
+mod message;
+
+pub use message::{
+    message, metric_line, outbound, Lane, Outgoing, MAX_DELAY_SECS, METRIC_NAMESPACE,
+};
+
 use async_trait::async_trait;
 use ciam_api::webhook_transport::{DnsResolver, HttpTransport};
 use ciam_core::events::{self, Event};
-use ciam_core::webhooks::deliver::{self, Outbound, Step};
+use ciam_core::webhooks::deliver;
 use ciam_core::webhooks::guard::Resolver;
+use ciam_core::webhooks::outbound::{receiver_of, Outbound, Step};
 use ciam_core::webhooks::{notices, queue, Transport};
 use ciam_core::Ciam;
 use ciam_store::Item;
@@ -46,43 +53,8 @@ use std::sync::Arc;
 pub const QUEUE_VAR: &str = "CIAM_WEBHOOK_QUEUE_URL";
 /// The logout notices' queue's URL, on both functions (`!Ref WebhookNoticeQueue`).
 pub const NOTICE_QUEUE_VAR: &str = "CIAM_WEBHOOK_NOTICE_QUEUE_URL";
-/// SQS's longest `DelaySeconds`: a later retry is re-sent until it is due.
-pub const MAX_DELAY_SECS: u64 = 900;
 /// Most messages one `SendMessageBatch` takes.
 pub const SEND_BATCH: usize = 10;
-/// The namespace of the delivery function's metrics.
-pub const METRIC_NAMESPACE: &str = "Ciam/Webhooks";
-
-/// Which queue a message goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lane {
-    /// Partner events (and replays).
-    Events,
-    /// The sign-out's logout notices: their own queue, never behind events.
-    Notices,
-}
-
-impl Lane {
-    /// The lane of a delivery: its endpoint is a logout URL's pseudo endpoint, or a webhook.
-    pub fn of(ob: &Outbound) -> Lane {
-        match notices::parse(&ob.endpoint_id) {
-            Some(_) => Lane::Notices,
-            None => Lane::Events,
-        }
-    }
-}
-
-/// One message for a delivery queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outgoing {
-    pub lane: Lane,
-    /// `MessageGroupId`: the app, the fair queue's tenant.
-    pub group: String,
-    /// `DelaySeconds` (at most [`MAX_DELAY_SECS`]).
-    pub delay: u64,
-    pub body: String,
-}
-
 /// What an attempt asks of the queue.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Next {
@@ -241,7 +213,7 @@ pub async fn on_stream(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value
         .filter(|(seq, _)| failed.as_ref().is_none_or(|f| seq_before(seq, f)))
         .map(|(_, item)| item)
         .collect();
-    crate::tally::count(pipeline, &sessions).await;
+    crate::tally::count(&sessions, pipeline.tally(&sessions)).await;
     failures(failed.into_iter().collect())
 }
 
@@ -278,85 +250,6 @@ pub async fn on_queue(pipeline: &dyn Pipeline, queue: &dyn Queue, batch: &Value)
         }
     }
     failures(failed)
-}
-
-/// The SQS message of one delivery, due at `due` (the next attempt's time; now for a new one),
-/// sent at `now`: the `Outbound` with its attempt count (a retry is a new message).
-pub fn message(ob: &Outbound, due: i64, now: i64) -> Outgoing {
-    let body = json!({
-        "appId": ob.app_id,
-        "endpointId": ob.endpoint_id,
-        "userId": ob.user_id,
-        "eventId": ob.event_id,
-        "eventSk": ob.event_sk,
-        "kind": ob.kind,
-        "body": ob.body,
-        "eventAt": ob.event_at,
-        "since": ob.since,
-        "attempts": ob.attempts,
-        "due": due,
-    });
-    Outgoing {
-        lane: Lane::of(ob),
-        group: ob.app_id.clone(),
-        delay: u64::try_from(due - now).unwrap_or(0).min(MAX_DELAY_SECS),
-        body: body.to_string(),
-    }
-}
-
-/// The delivery a message carries, after `receive_count` receipts of it, and when it is due.
-pub fn outbound(body: &str, receive_count: u32) -> Result<(Outbound, i64), String> {
-    let v: Value = serde_json::from_str(body).map_err(|e| format!("not a delivery: {e}"))?;
-    let s = |n: &str| {
-        v[n].as_str()
-            .map(str::to_owned)
-            .ok_or_else(|| format!("a delivery without {n}"))
-    };
-    let n = |n: &str| {
-        v[n].as_i64()
-            .ok_or_else(|| format!("a delivery without {n}"))
-    };
-    let ob = Outbound {
-        app_id: s("appId")?,
-        endpoint_id: s("endpointId")?,
-        user_id: s("userId")?,
-        event_id: s("eventId")?,
-        event_sk: s("eventSk")?,
-        kind: s("kind")?,
-        body: s("body")?,
-        event_at: n("eventAt")?,
-        since: n("since")?,
-        attempts: v["attempts"].as_i64().unwrap_or(0) + i64::from(receive_count.saturating_sub(1)),
-    };
-    Ok((ob, v["due"].as_i64().unwrap_or(0)))
-}
-
-/// The metric line of one attempt (CloudWatch embedded metric format): `Delivered` or
-/// `Failed` (1) per app and endpoint, and `FailingSeconds` (how long the endpoint has failed
-/// every delivery; 0 after a success) with no dimension, so one alarm watches every endpoint.
-pub fn metric_line(ob: &Outbound, delivered: bool, failing_secs: i64, now_ms: i64) -> Value {
-    json!({
-        "_aws": {
-            "Timestamp": now_ms,
-            "CloudWatchMetrics": [{
-                "Namespace": METRIC_NAMESPACE,
-                "Dimensions": [["AppId", "EndpointId"]],
-                "Metrics": [
-                    {"Name": "Delivered", "Unit": "Count"},
-                    {"Name": "Failed", "Unit": "Count"}
-                ]
-            }, {
-                "Namespace": METRIC_NAMESPACE,
-                "Dimensions": [[]],
-                "Metrics": [{"Name": "FailingSeconds", "Unit": "Seconds"}]
-            }]
-        },
-        "AppId": ob.app_id,
-        "EndpointId": ob.endpoint_id,
-        "Delivered": i64::from(delivered),
-        "Failed": i64::from(!delivered),
-        "FailingSeconds": failing_secs,
-    })
 }
 
 /// The pipeline of the domain (`ciam_core::webhooks`): the fan-out by consent, one attempt
@@ -457,7 +350,7 @@ impl Pipeline for CorePipeline {
         )
         .await
         .map_err(|e| e.to_string())?;
-        if notices::parse(&ob.endpoint_id).is_none() {
+        if receiver_of(&ob.endpoint_id).is_none() {
             let line = metric_line(
                 &ob,
                 step == Step::Delivered,
@@ -538,7 +431,7 @@ impl Queue for SqsQueue {
 pub async fn run(
     pipeline: impl FnOnce(ciam_core::Ciam) -> Arc<dyn Pipeline>,
 ) -> Result<(), lambda_http::Error> {
-    crate::init::init_tracing();
+    crate::setup::init_tracing();
     let route = std::env::var(crate::ROUTE_VAR).unwrap_or_default();
     let Some(def) = ciam_api::WEBHOOK_FUNCTIONS.iter().find(|f| f.id == route) else {
         let e = format!(
@@ -555,7 +448,7 @@ pub async fn run(
     };
     let ready = async {
         let settings = crate::Settings::from_env()?;
-        crate::init::init_webhooks(def.id, settings, crate::init::load_sdk().await).await
+        crate::init::init_webhooks(def.id, settings, crate::setup::load_sdk().await).await
     }
     .await
     .map_err(|e| {
