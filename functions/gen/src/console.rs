@@ -14,7 +14,8 @@
 //! infra/tests/conftest.py resolves those parameters to the values passed, and the infra tests read
 //! both stacks as one.
 
-use crate::{is_console, render_function, roles, Function, Home, API_SETTINGS};
+use crate::function::{is_console, render_function, Home};
+use crate::{roles, Function, API_SETTINGS};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

@@ -8,7 +8,8 @@
 //! SAM transform, that every function may do exactly what its own role allowed before.
 
 use crate::audit::writes_audit;
-use crate::{inline_statements, Function};
+use crate::policy::inline_statements;
+use crate::Function;
 use ciam_api::{Auth, Binary, Images, Kms, Staff, Table, S3};
 use std::fmt::Write as _;
 

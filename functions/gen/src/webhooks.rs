@@ -1,4 +1,4 @@
-//! Over 500 lines because its split is the coordinator's, after the gen merge (temporary, issue 31).
+//! Over 500 lines because the pipeline's queues, functions, roles, event source filters and alarms are one generated region, read together.
 //! The template's webhook pipeline (issue 23, docs/events-design.md §2), generated from the two
 //! rows of `ciam_api::WEBHOOK_FUNCTIONS` and the partition prefixes the domain writes, so the
 //! roles' `dynamodb:LeadingKeys` conditions cannot drift from the code.
@@ -17,7 +17,8 @@
 //! sources (`AWSLambdaDynamoDBExecutionRole`, `AWSLambdaSQSQueueExecutionRole`) allow every
 //! stream and every queue of the account.
 
-use crate::{inline_statements, quoted};
+use crate::policy::{ciam_lambdas_var, inline_statements, key_secrets, LOGOUT_KEY};
+use crate::quoted;
 use ciam_api::{InternalDef, Lambda, WEBHOOK_DELIVERY, WEBHOOK_FANOUT};
 use std::fmt::Write as _;
 
@@ -197,16 +198,11 @@ fn function(f: &InternalDef, env: &str, events: &str) -> String {
 }
 
 fn key_env(l: &Lambda) -> String {
-    let mut s: String = crate::key_secrets(l)
-        .map(|p| {
-            format!(
-                "          {}: !Ref {p}KeySecret\n",
-                crate::ciam_lambdas_var(p)
-            )
-        })
+    let mut s: String = key_secrets(l)
+        .map(|p| format!("          {}: !Ref {p}KeySecret\n", ciam_lambdas_var(p)))
         .collect();
     if l.kms == ciam_api::Kms::SignLogout {
-        let _ = writeln!(s, "          CIAM_LOGOUT_KMS_KEY_ID: {}", crate::LOGOUT_KEY);
+        let _ = writeln!(s, "          CIAM_LOGOUT_KMS_KEY_ID: {}", LOGOUT_KEY);
     }
     s
 }
@@ -603,9 +599,7 @@ pub fn render() -> String {
 /// The function's row of docs/operations.md §2 (actions, resources), as its role above allows.
 pub fn actions(f: &InternalDef) -> (Vec<String>, Vec<String>) {
     let l = &f.lambda;
-    let keys: Vec<String> = crate::key_secrets(l)
-        .map(|p| format!("{p}KeySecret"))
-        .collect();
+    let keys: Vec<String> = key_secrets(l).map(|p| format!("{p}KeySecret")).collect();
     let mut rows: Vec<(String, String)> = Vec::new();
     if f.id == WEBHOOK_FANOUT.id {
         rows.push((

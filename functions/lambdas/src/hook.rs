@@ -538,7 +538,7 @@ impl InvokeVersion for SdkInvokeVersion {
 /// The hook function: reads its targets at init (a bad `CIAM_HOOK_TARGETS` fails the init), then
 /// checks each deployment CodeDeploy hands it.
 pub async fn run() -> Result<(), lambda_http::Error> {
-    crate::init::init_tracing();
+    crate::setup::init_tracing();
     let targets = parse_targets(&std::env::var(TARGETS_VAR).unwrap_or_default())?;
     let sdk = crate::load_sdk().await;
     let origin = std::env::var(crate::secrets::ORIGIN_VAR)
