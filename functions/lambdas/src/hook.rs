@@ -1,3 +1,4 @@
+//! Over 500 lines because the check is one sequence read top to bottom: the deployment read, the probe, the verdict and its report to CodeDeploy.
 //! The pre-traffic check of the gradual functions (issue 30 item 10, docs/operations.md §7 "The
 //! pre-traffic check", its on-call row in §8.6). CodeDeploy shifts a gradual function's alias
 //! `live` to its new version in steps and stops on the version's own Lambda errors; a function

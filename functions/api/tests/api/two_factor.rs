@@ -238,8 +238,15 @@ async fn twenty_concurrent_redemptions_of_one_backup_code_have_exactly_one_winne
         "{:?}",
         results.iter().map(|r| r.reason()).collect::<Vec<_>>()
     );
+    // Each loser is a wrong code counted on the account: one that reaches the lock check after
+    // the fifth such failure was recorded (a slow request under load) meets the lock instead.
     for r in results.iter().filter(|r| r.status != 200) {
-        assert_eq!(r.reason(), "UNLOCKCODE_NOT_FOUND");
+        assert!(
+            ["UNLOCKCODE_NOT_FOUND", "VERIFICATION_ATTEMPT_CODE_LIMIT"]
+                .contains(&r.reason().as_str()),
+            "{}",
+            r.reason()
+        );
     }
 }
 
