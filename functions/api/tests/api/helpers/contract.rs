@@ -72,9 +72,10 @@ fn document() -> &'static Document {
                 let Some(id) = op["operationId"].as_str() else {
                     continue;
                 };
+                // The template's segments after its leading `/`.
                 let segments = template
+                    .trim_start_matches('/')
                     .split('/')
-                    .skip(1)
                     .map(|s| (!s.starts_with('{')).then(|| s.to_owned()))
                     .collect();
                 operations.push(Operation {
@@ -103,7 +104,7 @@ impl Document {
     /// The operation for `method` and `path` (under the base): of the templates that match, the
     /// one with the most literal segments (`/auth/passkeys/options` before `/auth/passkeys/{id}`).
     fn operation(&self, method: &Method, path: &str) -> Option<&Operation> {
-        let parts: Vec<&str> = path.split('/').skip(1).collect();
+        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
         self.operations
             .iter()
             .filter(|o| o.method == method.as_str() && o.segments.len() == parts.len())
@@ -335,7 +336,8 @@ fn whole_suite() -> bool {
         "--shuffle-seed",
         "-Z",
     ];
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args();
+    args.next(); // the program's own path
     while let Some(a) = args.next() {
         if VALUED.contains(&a.as_str()) {
             args.next();
