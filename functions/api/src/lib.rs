@@ -4,12 +4,15 @@
 //! `ciam` binary (all routes) and each Lambda (one route); the embedded sign-in page
 //! (`embedded`) is one handler for both too.
 
+#[cfg(feature = "openapi")]
+pub mod doc;
 mod error;
 mod extract;
 mod federation;
 pub mod headers;
 mod middleware;
 pub mod openapi;
+pub mod reply;
 pub mod route;
 pub mod routes;
 mod sign_in;

@@ -375,6 +375,12 @@ pub struct RouteDef {
     /// Under `/ciam/v1` (`crate::BASE`).
     pub path: &'static str,
     pub handler: fn() -> MethodRouter<AppState>,
+    /// The handler as written in the row (`auth::login_password`): `ciam-gen` reads its doc
+    /// comment (the operation's summary, description and reasons; docs/adding-a-route.md).
+    pub handler_name: &'static str,
+    /// What the handler's signature says of its request and answers (`doc::Described`).
+    #[cfg(feature = "openapi")]
+    pub shape: fn(&mut crate::doc::Generators) -> crate::doc::Shape,
     pub auth: Auth,
     /// The `operationId` of its operation in docs/openapi.json; its `summary` is the function's
     /// description.
@@ -456,6 +462,9 @@ macro_rules! route {
             method: stringify!($method),
             path: $path,
             handler: || axum::routing::on(axum::routing::MethodFilter::$method, $handler),
+            handler_name: stringify!($handler),
+            #[cfg(feature = "openapi")]
+            shape: |gens| $crate::doc::shape_of($handler, gens),
             auth: $crate::route::Auth::$auth,
             operation_id: $op,
             body: $crate::route::Body::Json,

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 
 /// What a verification code is for. A code only works for the purpose it was sent for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum Purpose {
     Register,

@@ -26,6 +26,7 @@ pub mod audit;
 pub mod console;
 pub mod function;
 pub mod hook;
+pub mod openapi;
 pub mod policy;
 pub mod roles;
 pub mod tables;
@@ -365,14 +366,12 @@ pub fn generate(root: &Path, fns: &[Function]) -> Result<Vec<(PathBuf, String)>,
         .map_err(|e| format!("docs/operations.md: {e}"))?;
     out.push((path, text));
     out.push((root.join("infra/routes.json"), routes_json(fns)));
+    out.push((root.join(openapi::DOCUMENT), openapi::render(root)?));
     Ok(out)
 }
 
-/// The functions of the committed table, with the summaries of the committed docs/openapi.json.
+/// The functions of the committed table, with the summaries of the document it generates
+/// (`openapi::document`: the handlers' doc comments).
 pub fn table_functions(root: &Path) -> Result<Vec<Function>, String> {
-    let path = root.join("docs/openapi.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let openapi: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    functions(&openapi)
+    functions(&openapi::document(root)?)
 }

@@ -66,43 +66,30 @@ export type Reason =
   | "WEBHOOK_URL_TOO_LONG"
   | "WEBHOOK_URL_PRIVATE";
 
-/** What the consent screen shows. */
-export type ConsentContext = {
+export type App = {
   appId: string;
-  /** in the request's language */
-  name: string;
-  /** a URL, or empty */
+  backchannelLogoutUri: string;
+  createdAt: number;
+  description: string;
+  frameOrigins: string[];
   logo: string;
-  /** the app's privacy policy (https URL), or empty */
+  logoutUrl: string;
+  name: {
+    "en-US": string;
+    "zh-CN": string;
+  };
+  /** the owner's e-mail (told when Ciam disables a webhook endpoint), or empty */
+  ownerMail: string;
+  postLogoutRedirectUris: string[];
+  /** While a rotation's overlap runs: when the previous secret stops working (Unix seconds); null otherwise */
+  previousSecretUntil: number | null;
+  /** https URL of the app's privacy policy, or empty */
   privacyUrl: string;
-  /** what the app asks for now */
+  recommended: boolean;
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  /** the user already allowed every scope asked for */
-  granted: boolean;
-  serviceUrl: string;
-  /** where Cancel leads */
-  cancelUrl: string;
-};
-
-export type ErrorBody = {
-  reason: Reason;
-  message: string;
-  code: number;
-  /** the request field at fault (validation errors) */
-  field?: string;
-  /** NEED_TOTP_VERIFY only: the single-use second-step challenge, valid 5 minutes */
-  challenge?: string;
-};
-
-export type Ok = {
-  ok: boolean;
-};
-
-export type SignedIn = {
-  token: string;
-  userId: string;
-  /** unix seconds; moves with activity (30 min idle, 12 h cap) */
-  expiresAt: number;
+  /** When the secret was last rotated (Unix seconds); null if never */
+  secretRotatedAt: number | null;
+  serviceUrls: string[];
 };
 
 export type CaptchaChallenge = {
@@ -113,53 +100,72 @@ export type CaptchaChallenge = {
   signature: string;
 };
 
-export type UserInfo = {
-  userId: string;
-  userName: string;
-  /** masked */
-  mail: string | null;
-  /** masked */
-  phone: string | null;
-  company: string | null;
-  duty: string | null;
-  address: string | null;
-  displayName: string | null;
-  country: string | null;
-  avatar: string | null;
-  advertisement: "subscribe" | "unsubscribe";
-  tag: {
-    eiamUid: string | null;
-  };
-  enableTotp: boolean;
-  isComplete: boolean;
-  isSubscribe: boolean;
-  isEiamUser: boolean;
+/** What the consent screen shows. */
+export type ConsentContext = {
+  appId: string;
+  /** where Cancel leads */
+  cancelUrl: string;
+  /** the user already allowed every scope asked for */
+  granted: boolean;
+  /** a URL, or empty */
+  logo: string;
+  /** in the request's language */
+  name: string;
+  /** the app's privacy policy (https URL), or empty */
+  privacyUrl: string;
+  /** what the app asks for now */
+  scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
+  serviceUrl: string;
 };
 
-export type App = {
-  appId: string;
-  name: {
-    "zh-CN": string;
-    "en-US": string;
+/** The `consent.revoked` event (the Standard Webhooks body). The user removed your app from the account: the last event your app gets for this user (only the revoked app hears it). */
+export type ConsentRevokedEvent = {
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
   };
-  description: string;
-  logo: string;
-  /** https URL of the app's privacy policy, or empty */
-  privacyUrl: string;
-  /** the owner's e-mail (told when Ciam disables a webhook endpoint), or empty */
-  ownerMail: string;
-  serviceUrls: string[];
-  frameOrigins: string[];
-  postLogoutRedirectUris: string[];
-  backchannelLogoutUri: string;
-  logoutUrl: string;
-  scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  recommended: boolean;
-  createdAt: number;
-  /** While a rotation's overlap runs: when the previous secret stops working (Unix seconds); null otherwise */
-  previousSecretUntil: number | null;
-  /** When the secret was last rotated (Unix seconds); null if never */
-  secretRotatedAt: number | null;
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "consent.revoked";
+};
+
+/** The `user.deactivated` event (the Standard Webhooks body). The user deactivated the account: its consents are removed with it; no more events of this user follow. */
+export type DeactivatedEvent = {
+  data: {
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "user.deactivated";
+};
+
+export type ErrorBody = {
+  /** NEED_TOTP_VERIFY only: the single-use second-step challenge, valid 5 minutes */
+  challenge?: string;
+  code: number;
+  /** the request field at fault (validation errors) */
+  field?: string;
+  message: string;
+  reason: Reason;
+};
+
+/** The `user.mail_changed` event (the Standard Webhooks body). The bound mail changed (by the user or the support desk). `email` and `email_verified` only under the `email` scope; without it the event carries `userId` alone. */
+export type MailChangedEvent = {
+  data: {
+    /** The new bound mail (scope `email`). */
+    email?: string;
+    /** Always true: Ciam binds only a verified mail (scope `email`). */
+    email_verified?: boolean;
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "user.mail_changed";
 };
 
 /** An RFC 6749 error of the OpenID Connect protocol endpoints (not the Reason shape: partners' libraries expect this one). */
@@ -169,6 +175,28 @@ export type OAuthError = {
   error_description: string;
 };
 
+export type Ok = {
+  ok: boolean;
+};
+
+export type Passkey = {
+  /** the authenticator model, 32 hex digits; absent when the authenticator does not say */
+  aaguid?: string;
+  attachment?: "platform" | "cross-platform";
+  backupEligible: boolean;
+  /** true: a synced passkey */
+  backupState: boolean;
+  createdAt: number;
+  /** base64url SHA-256 of the credential id (43 characters) */
+  id: string;
+  lastUsedAt?: number;
+  name: string;
+  transports: string[];
+};
+
+/** The browser's answer as `PublicKeyCredential.toJSON()` gives it (WebAuthn Level 3 RegistrationResponseJSON or AuthenticationResponseJSON): id, rawId, type, response (clientDataJSON, attestationObject, authenticatorData, publicKey, publicKeyAlgorithm, transports for a registration; clientDataJSON, authenticatorData, signature, userHandle for an assertion), clientExtensionResults, authenticatorAttachment. Its inner fields are judged by the relying-party library. */
+export type PasskeyCredential = Record<string, unknown>;
+
 /** The options of a WebAuthn ceremony: hand `publicKey` to `PublicKeyCredential.parseCreationOptionsFromJSON` / `parseRequestOptionsFromJSON` (or convert its base64url fields), and send `passkeyChallenge` back unchanged with the answer, within 5 minutes. The challenge finishes once. */
 export type PasskeyOptions = {
   /** sealed, opaque; single use; expires after 300 s */
@@ -177,168 +205,519 @@ export type PasskeyOptions = {
   publicKey: Record<string, unknown>;
 };
 
-/** The browser's answer as `PublicKeyCredential.toJSON()` gives it (WebAuthn Level 3 RegistrationResponseJSON or AuthenticationResponseJSON): id, rawId, type, response (clientDataJSON, attestationObject, authenticatorData, publicKey, publicKeyAlgorithm, transports for a registration; clientDataJSON, authenticatorData, signature, userHandle for an assertion), clientExtensionResults, authenticatorAttachment. Its inner fields are judged by the relying-party library. */
-export type PasskeyCredential = Record<string, unknown>;
-
-export type Passkey = {
-  /** base64url SHA-256 of the credential id (43 characters) */
-  id: string;
-  name: string;
-  createdAt: number;
-  lastUsedAt?: number;
-  backupEligible: boolean;
-  /** true: a synced passkey */
-  backupState: boolean;
-  attachment?: "platform" | "cross-platform";
-  transports: string[];
-  /** the authenticator model, 32 hex digits; absent when the authenticator does not say */
-  aaguid?: string;
-};
-
-/** The `user.updated` event (the Standard Webhooks body). The profile changed: the changed fields among nickname, company and avatar, each only under its consent scope. An app whose consent covers none of the changed fields is not sent the event. */
-export type UserUpdatedEvent = {
-  /** The event kind. */
-  type: "user.updated";
-  /** When the change committed (RFC 3339, UTC, seconds). */
-  timestamp: string;
-  data: {
-    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
-    userId: string;
-    /** The new nickname (scope `nickname`). */
-    nickname?: string;
-    /** The new company (scope `company`). */
-    company?: string;
-    /** The new avatar, an absolute URL (scope `avatar`). */
-    picture?: string;
-  };
-};
-
-/** The `user.mail_changed` event (the Standard Webhooks body). The bound mail changed (by the user or the support desk). `email` and `email_verified` only under the `email` scope; without it the event carries `userId` alone. */
-export type MailChangedEvent = {
-  /** The event kind. */
-  type: "user.mail_changed";
-  /** When the change committed (RFC 3339, UTC, seconds). */
-  timestamp: string;
-  data: {
-    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
-    userId: string;
-    /** The new bound mail (scope `email`). */
-    email?: string;
-    /** Always true: Ciam binds only a verified mail (scope `email`). */
-    email_verified?: boolean;
-  };
-};
-
 /** The `user.phone_changed` event (the Standard Webhooks body). The bound phone changed (by the user or the support desk). `phone_number` and `phone_number_verified` only under the `phone` scope. */
 export type PhoneChangedEvent = {
-  /** The event kind. */
-  type: "user.phone_changed";
-  /** When the change committed (RFC 3339, UTC, seconds). */
-  timestamp: string;
   data: {
-    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
-    userId: string;
     /** The new bound phone in E.164, e.g. +8613800138000 (scope `phone`). */
     phone_number?: string;
     /** Always true: Ciam binds only a verified phone (scope `phone`). */
     phone_number_verified?: boolean;
-  };
-};
-
-/** The `user.deactivated` event (the Standard Webhooks body). The user deactivated the account: its consents are removed with it; no more events of this user follow. */
-export type DeactivatedEvent = {
-  /** The event kind. */
-  type: "user.deactivated";
-  /** When the change committed (RFC 3339, UTC, seconds). */
-  timestamp: string;
-  data: {
     /** The user's id: the `userId` claim your app got at sign-in (always sent). */
     userId: string;
   };
-};
-
-/** The `user.suspended` event (the Standard Webhooks body). The support desk suspended the account (the reason is never sent); its sessions end too (a `session.ended` with `reason` `support` may come in either order). */
-export type SuspendedEvent = {
-  /** The event kind. */
-  type: "user.suspended";
   /** When the change committed (RFC 3339, UTC, seconds). */
   timestamp: string;
-  data: {
-    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
-    userId: string;
-  };
+  /** The event kind. */
+  type: "user.phone_changed";
 };
 
 /** The `user.reactivated` event (the Standard Webhooks body). The support desk lifted a suspension. */
 export type ReactivatedEvent = {
-  /** The event kind. */
-  type: "user.reactivated";
-  /** When the change committed (RFC 3339, UTC, seconds). */
-  timestamp: string;
   data: {
     /** The user's id: the `userId` claim your app got at sign-in (always sent). */
     userId: string;
   };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "user.reactivated";
 };
 
 /** The `session.ended` event (the Standard Webhooks body). Sessions ended by a person: a sign-out, sign-out everywhere, a password change or reset, the support desk. Never sent for an idle or absolute expiry. */
 export type SessionEndedEvent = {
-  /** The event kind. */
-  type: "session.ended";
-  /** When the change committed (RFC 3339, UTC, seconds). */
-  timestamp: string;
   data: {
-    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
-    userId: string;
-    /** The ended session's id, as the `sid` of ID tokens; only for one session signed out (`reason` `signed_out`). No scope needed. */
-    sid?: string;
     /** `signed_out`: the user signed out or ended this session; `all_sessions`: every session ended (password change or reset); `support`: the support desk ended them (or suspended the account). Never an idle or absolute expiry. No scope needed. */
     reason: "signed_out" | "all_sessions" | "support";
+    /** The ended session's id, as the `sid` of ID tokens; only for one session signed out (`reason` `signed_out`). No scope needed. */
+    sid?: string;
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
   };
-};
-
-/** The `consent.revoked` event (the Standard Webhooks body). The user removed your app from the account: the last event your app gets for this user (only the revoked app hears it). */
-export type ConsentRevokedEvent = {
-  /** The event kind. */
-  type: "consent.revoked";
   /** When the change committed (RFC 3339, UTC, seconds). */
   timestamp: string;
+  /** The event kind. */
+  type: "session.ended";
+};
+
+export type SignedIn = {
+  /** unix seconds; moves with activity (30 min idle, 12 h cap) */
+  expiresAt: number;
+  token: string;
+  userId: string;
+};
+
+/** The `user.suspended` event (the Standard Webhooks body). The support desk suspended the account (the reason is never sent); its sessions end too (a `session.ended` with `reason` `support` may come in either order). */
+export type SuspendedEvent = {
   data: {
     /** The user's id: the `userId` claim your app got at sign-in (always sent). */
     userId: string;
   };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "user.suspended";
 };
 
 /** The `two_factor.changed` event (the Standard Webhooks body). Two-factor sign-in changed: authenticator on or off, backup codes regenerated, a passkey added or removed, a reset by the support desk. */
 export type TwoFactorChangedEvent = {
-  /** The event kind. */
-  type: "two_factor.changed";
-  /** When the change committed (RFC 3339, UTC, seconds). */
-  timestamp: string;
   data: {
-    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
-    userId: string;
     /** Whether a second factor (authenticator or passkey) is on after the change. No scope needed. */
     enabled: boolean;
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
   };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "two_factor.changed";
+};
+
+export type UserInfo = {
+  address: string | null;
+  advertisement: "subscribe" | "unsubscribe";
+  avatar: string | null;
+  company: string | null;
+  country: string | null;
+  displayName: string | null;
+  duty: string | null;
+  enableTotp: boolean;
+  isComplete: boolean;
+  isEiamUser: boolean;
+  isSubscribe: boolean;
+  /** masked */
+  mail: string | null;
+  /** masked */
+  phone: string | null;
+  tag: {
+    eiamUid: string | null;
+  };
+  userId: string;
+  userName: string;
+};
+
+/** The `user.updated` event (the Standard Webhooks body). The profile changed: the changed fields among nickname, company and avatar, each only under its consent scope. An app whose consent covers none of the changed fields is not sent the event. */
+export type UserUpdatedEvent = {
+  data: {
+    /** The new company (scope `company`). */
+    company?: string;
+    /** The new nickname (scope `nickname`). */
+    nickname?: string;
+    /** The new avatar, an absolute URL (scope `avatar`). */
+    picture?: string;
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "user.updated";
 };
 
 export type WebhookEndpoint = {
-  endpointId: string;
   appId: string;
-  url: string;
-  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
-  description: string;
-  enabled: boolean;
   createdAt: number;
+  description: string;
   /** When it was disabled (a 410 answer, 3 days of failures without a success, or an admin); null while enabled */
   disabledAt: number | null;
+  enabled: boolean;
+  endpointId: string;
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
   /** The first failed attempt since the last success */
   failingSince: number | null;
   lastSuccessAt: number | null;
   /** While a rotation's overlap runs: when the previous secret stops signing (both signatures are sent until then) */
   previousSecretUntil: number | null;
+  url: string;
 };
+
+/** GET /admin/accounts: Find an account */
+export type AdminFindAccountResponse = {
+  account: {
+    company: string | null;
+    createdAt: number;
+    lockedUntil: number | null;
+    mail: string | null;
+    phone: string | null;
+    role: string | null;
+    status: "active" | "locked" | "suspended" | "deactivated";
+    /** when support suspended the account (Unix seconds), while it is suspended */
+    suspendedAt: number | null;
+    userId: string;
+    userName: string;
+  };
+};
+
+/** GET /admin/accounts/{userId}: An account's page */
+export type AdminGetAccountResponse = {
+  activity: Record<string, unknown>[];
+  address?: string | null;
+  company: string | null;
+  consents: Record<string, unknown>[];
+  country?: string | null;
+  createdAt: number;
+  displayName?: string | null;
+  duty?: string | null;
+  lastSignIn?: number | null;
+  lockedUntil: number | null;
+  mail: string | null;
+  passkeys: number;
+  phone: string | null;
+  recentApps: Record<string, unknown>[];
+  role: string | null;
+  sessions: Record<string, unknown>[];
+  staff?: boolean;
+  status: "active" | "locked" | "suspended" | "deactivated";
+  /** when support suspended the account (Unix seconds), while it is suspended */
+  suspendedAt: number | null;
+  twoFactor: boolean;
+  userId: string;
+  userName: string;
+};
+
+/** POST /admin/accounts/{userId}/end-sessions: End an account's sessions */
+export type AdminEndSessionsResponse = {
+  ok: boolean;
+};
+
+/** The body of POST /admin/accounts/{userId}/end-sessions. */
+export type AdminEndSessionsRequest = {
+  reason: string;
+};
+
+/** PUT /admin/accounts/{userId}/identity: Replace the bound mail or phone */
+export type AdminReplaceIdentityResponse = AdminEndSessionsResponse;
+
+/** The body of PUT /admin/accounts/{userId}/identity. */
+export type AdminReplaceIdentityRequest = {
+  country?: string | null;
+  mail?: string | null;
+  phone?: string | null;
+  reason: string;
+};
+
+/** POST /admin/accounts/{userId}/reactivate: Reactivate a suspended account */
+export type AdminReactivateResponse = AdminEndSessionsResponse;
+
+/** The body of POST /admin/accounts/{userId}/reactivate. */
+export type AdminReactivateRequest = AdminEndSessionsRequest;
+
+/** POST /admin/accounts/{userId}/reset-passkeys: Remove every passkey of an account */
+export type AdminResetPasskeysResponse = AdminEndSessionsResponse;
+
+/** The body of POST /admin/accounts/{userId}/reset-passkeys. */
+export type AdminResetPasskeysRequest = AdminEndSessionsRequest;
+
+/** POST /admin/accounts/{userId}/reset-two-factor: Turn an account's two-factor sign-in off */
+export type AdminResetTwoFactorResponse = AdminEndSessionsResponse;
+
+/** The body of POST /admin/accounts/{userId}/reset-two-factor. */
+export type AdminResetTwoFactorRequest = AdminEndSessionsRequest;
+
+/** POST /admin/accounts/{userId}/reveal: Reveal a mail and phone */
+export type AdminRevealResponse = {
+  mail: string | null;
+  phone: string | null;
+  userId: string;
+};
+
+/** The body of POST /admin/accounts/{userId}/reveal. */
+export type AdminRevealRequest = AdminEndSessionsRequest;
+
+/** POST /admin/accounts/{userId}/send-reset-code: Send a password-reset code */
+export type AdminSendResetCodeResponse = AdminEndSessionsResponse;
+
+/** The body of POST /admin/accounts/{userId}/send-reset-code. */
+export type AdminSendResetCodeRequest = AdminEndSessionsRequest;
+
+/** POST /admin/accounts/{userId}/suspend: Suspend an account */
+export type AdminSuspendResponse = AdminEndSessionsResponse;
+
+/** The body of POST /admin/accounts/{userId}/suspend. */
+export type AdminSuspendRequest = AdminEndSessionsRequest;
+
+/** POST /admin/accounts/{userId}/unlock: Unlock an account */
+export type AdminUnlockResponse = AdminEndSessionsResponse;
+
+/** The body of POST /admin/accounts/{userId}/unlock. */
+export type AdminUnlockRequest = AdminEndSessionsRequest;
+
+/** GET /admin/apps: The partner apps */
+export type AdminListAppsResponse = {
+  apps: App[];
+};
+
+/** POST /admin/apps: Register a partner app */
+export type AdminCreateAppResponse = {
+  app: App;
+  /** 256 random bits, base64url; shown only here */
+  appSecret: string;
+};
+
+/** The body of POST /admin/apps. */
+export type AdminCreateAppRequest = {
+  backchannelLogoutUri?: string | null;
+  description?: string | null;
+  frameOrigins?: unknown;
+  logo?: string | null;
+  logoutUrl?: string | null;
+  name?: Record<string, unknown> | null;
+  ownerMail?: string | null;
+  postLogoutRedirectUris?: unknown;
+  privacyUrl?: string | null;
+  reason: string;
+  recommended?: boolean | null;
+  scopes?: unknown;
+  serviceUrls?: unknown;
+};
+
+/** DELETE /admin/apps/{appId}: Remove a partner app */
+export type AdminDeleteAppResponse = AdminEndSessionsResponse;
+
+/** The body of DELETE /admin/apps/{appId}. */
+export type AdminDeleteAppRequest = AdminEndSessionsRequest;
+
+/** GET /admin/apps/{appId}: One partner app */
+export type AdminGetAppResponse = {
+  app: App;
+  deleteEnds: ("tickets" | "oidcSignIn" | "embeddedSignIn" | "appList" | "consents")[];
+  deleteKeeps: ("oidcAccessTokens" | "recentApps")[];
+};
+
+/** PATCH /admin/apps/{appId}: Change a partner app */
+export type AdminPatchAppResponse = {
+  app: App;
+};
+
+/** The body of PATCH /admin/apps/{appId}. */
+export type AdminPatchAppRequest = AdminCreateAppRequest;
+
+/** POST /admin/apps/{appId}/retire-previous-secret: End the previous secret now */
+export type AdminRetirePreviousSecretResponse = AdminPatchAppResponse;
+
+/** The body of POST /admin/apps/{appId}/retire-previous-secret. */
+export type AdminRetirePreviousSecretRequest = AdminEndSessionsRequest;
+
+/** POST /admin/apps/{appId}/secret: Rotate an app's secret */
+export type AdminRotateAppSecretResponse = AdminCreateAppResponse;
+
+/** The body of POST /admin/apps/{appId}/secret. */
+export type AdminRotateAppSecretRequest = {
+  previousValidUntil?: number | null;
+  reason: string;
+};
+
+/** GET /admin/apps/{appId}/webhooks: The webhook endpoints of a partner app */
+export type ListWebhooksResponse = {
+  endpoints: WebhookEndpoint[];
+};
+
+/** POST /admin/apps/{appId}/webhooks: Add a webhook endpoint to a partner app */
+export type CreateWebhookResponse = {
+  endpoint: WebhookEndpoint;
+  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown only here */
+  secret?: string;
+};
+
+/** The body of POST /admin/apps/{appId}/webhooks. */
+export type CreateWebhookRequest = {
+  description?: string | null;
+  enabled?: boolean | null;
+  events?: unknown;
+  reason: string;
+  rotateSecret?: boolean | null;
+  url?: string | null;
+};
+
+/** DELETE /admin/apps/{appId}/webhooks/{endpointId}: Remove a webhook endpoint */
+export type DeleteWebhookResponse = Ok;
+
+/** The body of DELETE /admin/apps/{appId}/webhooks/{endpointId}. */
+export type DeleteWebhookRequest = AdminEndSessionsRequest;
+
+/** GET /admin/apps/{appId}/webhooks/{endpointId}: One webhook endpoint */
+export type GetWebhookResponse = WebhookEndpoint;
+
+/** PATCH /admin/apps/{appId}/webhooks/{endpointId}: Change, rotate, enable or disable a webhook endpoint */
+export type PatchWebhookResponse = CreateWebhookResponse;
+
+/** The body of PATCH /admin/apps/{appId}/webhooks/{endpointId}. */
+export type PatchWebhookRequest = CreateWebhookRequest;
+
+/** GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries: The delivery log of a webhook endpoint */
+export type ListWebhookDeliveriesResponse = {
+  deliveries: {
+    /** At most the first 1 KB of the answer's body */
+    answer: string;
+    at: number;
+    attempt: number;
+    error: string | null;
+    /** The `webhook-id` sent */
+    eventId: string;
+    latencyMs: number;
+    outcome: "delivered" | "retry" | "failed";
+    /** The HTTP status; 0 when there was no answer (refused by the address guard, unreachable, timed out) */
+    status: number;
+    type: string;
+    userId: string;
+  }[];
+  next: string | null;
+};
+
+/** POST /admin/apps/{appId}/webhooks/{endpointId}/replay: Deliver events again to a webhook endpoint */
+export type ReplayWebhookResponse = {
+  eventIds: string[];
+  /** A range over the cap (500 events a call): the `from` (Unix seconds) to send the next call with; absent when the range is done. */
+  next?: number;
+};
+
+/** The body of POST /admin/apps/{appId}/webhooks/{endpointId}/replay. */
+export type ReplayWebhookRequest = {
+  eventId?: string | null;
+  from?: unknown;
+  reason: string;
+  to?: unknown;
+};
+
+/** GET /admin/audit: The audit log */
+export type AdminAuditResponse = {
+  entries: {
+    action: string;
+    actor: string;
+    actorRole: string;
+    at: number;
+    detail: string | null;
+    device: string | null;
+    ip: string | null;
+    reason: string | null;
+    requestId: string;
+    target: string;
+  }[];
+};
+
+/** GET /admin/directory: List accounts by company or sign-up day */
+export type AdminDirectoryResponse = {
+  accounts: {
+    company?: string;
+    createdAt: number;
+    userId: string;
+    userName: string;
+  }[];
+  next?: string;
+};
+
+/** GET /admin/me: The console operator */
+export type AdminMeResponse = {
+  mail: string | null;
+  role: "viewer" | "operator" | "admin";
+  userId: string;
+};
+
+/** GET /admin/overview: The numbers */
+export type AdminOverviewResponse = {
+  accounts: number;
+  days: {
+    active: number;
+    day: string;
+    lockouts: number;
+    newAccounts: number;
+    signIns: {
+      byMethod: Record<string, unknown>;
+      byOutcome: Record<string, unknown>;
+      total: number;
+    };
+  }[];
+  months: {
+    active: number;
+    deactivations: number;
+    month: string;
+    newAccounts: number;
+  }[];
+};
+
+/** GET /admin/roles: Console role holders */
+export type AdminListRolesResponse = {
+  holders: {
+    grantedAt: number;
+    grantedBy: string;
+    mail: string | null;
+    role: string;
+    userId: string;
+  }[];
+};
+
+/** DELETE /admin/roles/{userId}: Revoke a console role */
+export type AdminRevokeRoleResponse = Ok;
+
+/** PUT /admin/roles/{userId}: Grant a console role */
+export type AdminGrantRoleResponse = {
+  role: string;
+  userId: string;
+};
+
+/** The body of PUT /admin/roles/{userId}. */
+export type AdminGrantRoleRequest = {
+  role: string;
+};
+
+/** GET /app/language/{language}: Common and recommended apps */
+export type AppsByLanguageResponse = {
+  apps: {
+    appId: string;
+    /** The registry's logo: an https URL, or empty */
+    logo: string;
+    name: string;
+    recommended: boolean;
+    url: string;
+  }[];
+};
+
+/** GET /auth/activity: Security activity */
+export type ListActivityResponse = {
+  events: {
+    at: number;
+    country: string | null;
+    device: string | null;
+    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport";
+    /** the passkey a passkey event is about */
+    name?: string;
+  }[];
+};
+
+/** PATCH /auth/advertisement: Marketing opt-in */
+export type SetAdvertisementResponse = UserInfo;
+
+/** The body of PATCH /auth/advertisement. */
+export type SetAdvertisementRequest = {
+  advertisement: string;
+};
+
+/** GET /auth/apps: The 2 most recently used apps */
+export type RecentAppsResponse = {
+  apps: {
+    appId: string;
+    lastLoginTime: number;
+    name: string;
+    url: string;
+  }[];
+};
+
+/** PATCH /auth/avatar: Upload the avatar */
+export type UploadAvatarResponse = {
+  avatar: string;
+};
+
+/** GET /auth/captcha: A proof-of-work captcha challenge (ALTCHA v1) */
+export type GetCaptchaResponse = CaptchaChallenge;
 
 /** GET /auth/consent: What the consent screen shows */
 export type ConsentContextResponse = ConsentContext;
@@ -347,65 +726,58 @@ export type ConsentContextResponse = ConsentContext;
 export type ListConsentsResponse = {
   apps: {
     appId: string;
-    name: string;
-    logo: string;
-    scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
     grantedAt: number;
+    logo: string;
+    name: string;
+    scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
   }[];
 };
 
 /** DELETE /auth/consents/{appId}: Revoke a consent */
 export type RevokeConsentResponse = Ok;
 
-/** GET /auth/location: Country and language of the caller */
-export type GetLocationResponse = {
-  country: string | null;
-  language: "zh-CN" | "en-US";
-};
+/** PATCH /auth/deactivation: Deactivate the account */
+export type DeactivateResponse = Ok;
 
-/** GET /auth/captcha: A proof-of-work captcha challenge (ALTCHA v1) */
-export type GetCaptchaResponse = CaptchaChallenge;
+/** The body of PATCH /auth/deactivation. */
+export type DeactivateRequest = {
+  code?: string | null;
+  password?: string | null;
+};
 
 /** POST /auth/identity: Send a verification code */
 export type SendCodeResponse = {
-  sent: boolean;
   resendAfter: number;
+  sent: boolean;
 };
 
 /** The body of POST /auth/identity. */
 export type SendCodeRequest = {
-  /** mail or mainland-China mobile */
   account: string;
+  captcha?: string | null;
+  /** What a verification code is for. A code only works for the purpose it was sent for. */
   purpose: "register" | "login" | "resetPassword" | "bind";
-  /** base64 ALTCHA payload */
-  captcha: string;
 };
 
-/** POST /auth/register: Sign up */
-export type RegisterResponse = {
-  userId: string;
+/** GET /auth/info: The signed-in user */
+export type GetInfoResponse = UserInfo;
+
+/** PATCH /auth/info: Update the profile */
+export type PatchInfoResponse = UserInfo;
+
+/** The body of PATCH /auth/info. */
+export type PatchInfoRequest = {
+  address?: string | null;
+  company?: string | null;
+  country?: string | null;
+  displayName?: string | null;
+  duty?: string | null;
 };
 
-/** The body of POST /auth/register. */
-export type RegisterRequest = {
-  userName: string;
-  company: string;
-  account: string;
-  code: string;
-  password: string;
-  confirmPassword: string;
-  /** ISO 3166-1 alpha-2 */
-  country: string;
-  acceptTerms: boolean;
-};
-
-/** POST /auth/login/password: Sign in with a password */
-export type LoginPasswordResponse = SignedIn;
-
-/** The body of POST /auth/login/password. */
-export type LoginPasswordRequest = {
-  account: string;
-  password: string;
+/** GET /auth/location: Country and language of the caller */
+export type GetLocationResponse = {
+  country: string | null;
+  language: "zh-CN" | "en-US";
 };
 
 /** POST /auth/login/code: Sign in with a verification code (purpose login) */
@@ -417,193 +789,60 @@ export type LoginCodeRequest = {
   code: string;
 };
 
-/** GET /auth/info: The signed-in user */
-export type GetInfoResponse = UserInfo;
+/** POST /auth/login/passkey: Sign in with a passkey */
+export type LoginPasskeyResponse = SignedIn;
 
-/** PATCH /auth/info: Update the profile */
-export type PatchInfoResponse = UserInfo;
-
-/** The body of PATCH /auth/info. */
-export type PatchInfoRequest = {
-  company?: string;
-  duty?: string;
-  address?: string;
-  displayName?: string;
-  country?: string;
+/** The body of POST /auth/login/passkey. */
+export type LoginPasskeyRequest = {
+  credential: unknown;
+  passkeyChallenge: string;
 };
 
-/** PATCH /auth/pwd: Change (with a session) or reset (with a code) the password */
-export type ChangePasswordResponse = Ok;
+/** POST /auth/login/passkey/mfa: Finish the two-factor step with a passkey */
+export type LoginPasskeyMfaResponse = SignedIn;
 
-/** The body of PATCH /auth/pwd. */
-export type ChangePasswordRequest = {
-  oldPassword?: string;
-  account?: string;
-  code?: string;
-  password: string;
-  confirmPassword: string;
-};
-
-/** POST /auth/logout: Sign out */
-export type LogoutResponse = Ok;
-
-/** GET /openapi.json: This document */
-export type GetOpenApiResponse = Record<string, unknown>;
-
-/** GET /auth/totp/url: Start two-factor enrolment */
-export type GetTotpUrlResponse = {
-  url: string;
-};
-
-/** POST /auth/totp/enable: Confirm enrolment with a code */
-export type EnableTotpResponse = {
-  /** shown once; stored only as hashes */
-  backupCodes: string[];
-};
-
-/** The body of POST /auth/totp/enable. */
-export type EnableTotpRequest = {
-  code: string;
-};
-
-/** POST /auth/totp/verify: Prove who you are for sensitive changes */
-export type VerifyFreshResponse = Ok;
-
-/** The body of POST /auth/totp/verify. */
-export type VerifyFreshRequest = {
-  code?: string;
-  password?: string;
-};
-
-/** POST /auth/totp/backupCodes: New backup codes */
-export type RegenerateBackupCodesResponse = EnableTotpResponse;
-
-/** POST /auth/totp/disable: Turn two-factor off */
-export type DisableTotpResponse = Ok;
-
-/** POST /auth/login/totp: Second sign-in step: authenticator code */
-export type LoginTotpResponse = SignedIn;
-
-/** The body of POST /auth/login/totp. */
-export type LoginTotpRequest = {
+/** The body of POST /auth/login/passkey/mfa. */
+export type LoginPasskeyMfaRequest = {
   challenge: string;
+  credential: unknown;
+  passkeyChallenge: string;
+};
+
+/** POST /auth/login/passkey/mfa/options: Options for a passkey as the two-factor step */
+export type PasskeyMfaOptionsResponse = PasskeyOptions;
+
+/** The body of POST /auth/login/passkey/mfa/options. */
+export type PasskeyMfaOptionsRequest = {
+  /** The embedded sign-in's app: a framed assertion from its frameOrigins is accepted. */
+  appId?: string | null;
+  challenge: string;
+};
+
+/** POST /auth/login/passkey/options: Options to sign in with a passkey */
+export type PasskeyLoginOptionsResponse = PasskeyOptions;
+
+/** The body of POST /auth/login/passkey/options. */
+export type PasskeyLoginOptionsRequest = {
+  appId?: string | null;
+};
+
+/** POST /auth/login/password: Sign in with a password */
+export type LoginPasswordResponse = SignedIn;
+
+/** The body of POST /auth/login/password. */
+export type LoginPasswordRequest = {
+  account: string;
+  password: string;
+};
+
+/** POST /auth/login/staff: Staff sign-in: redeem the one-time login code */
+export type LoginStaffResponse = SignedIn;
+
+/** The body of POST /auth/login/staff. */
+export type LoginStaffRequest = {
+  /** The random value whose hash went to `start` (the browser's binding). */
+  bind: string;
   code: string;
-};
-
-/** POST /auth/unlockCode: Second sign-in step: backup code */
-export type LoginBackupCodeResponse = SignedIn;
-
-/** The body of POST /auth/unlockCode. */
-export type LoginBackupCodeRequest = LoginTotpRequest;
-
-/** PATCH /auth/advertisement: Marketing opt-in */
-export type SetAdvertisementResponse = UserInfo;
-
-/** The body of PATCH /auth/advertisement. */
-export type SetAdvertisementRequest = {
-  advertisement: "subscribe" | "unsubscribe";
-};
-
-/** PATCH /auth/mail: Bind or replace the e-mail */
-export type BindMailResponse = UserInfo;
-
-/** The body of PATCH /auth/mail. */
-export type BindMailRequest = {
-  mail: string;
-  code: string;
-};
-
-/** PATCH /auth/phone: Bind or replace the phone */
-export type BindPhoneResponse = UserInfo;
-
-/** The body of PATCH /auth/phone. */
-export type BindPhoneRequest = {
-  phone: string;
-  code: string;
-};
-
-/** PATCH /auth/deactivation: Deactivate the account */
-export type DeactivateResponse = Ok;
-
-/** The body of PATCH /auth/deactivation. */
-export type DeactivateRequest = {
-  password?: string;
-  code?: string;
-};
-
-/** GET /auth/privacy: Privacy choices and their history */
-export type GetPrivacyResponse = {
-  settings: {
-    analytics: boolean;
-    marketing: boolean;
-  };
-  history: {
-    at: number;
-    changes: Record<string, unknown>;
-  }[];
-};
-
-/** PATCH /auth/privacy: Change privacy choices */
-export type SetPrivacyResponse = GetPrivacyResponse;
-
-/** The body of PATCH /auth/privacy. */
-export type SetPrivacyRequest = {
-  analytics?: boolean;
-  marketing?: boolean;
-};
-
-/** GET /auth/sessions: Active sessions */
-export type ListSessionsResponse = {
-  sessions: {
-    id: string;
-    createdAt: number;
-    lastSeen: number;
-    device: string | null;
-    country: string | null;
-    current: boolean;
-  }[];
-};
-
-/** DELETE /auth/sessions/{id}: End one session */
-export type RevokeSessionResponse = Ok;
-
-/** GET /auth/activity: Security activity */
-export type ListActivityResponse = {
-  events: {
-    at: number;
-    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport";
-    device: string | null;
-    country: string | null;
-    /** the passkey a passkey event is about */
-    name?: string;
-  }[];
-};
-
-/** GET /auth/apps: The 2 most recently used apps */
-export type RecentAppsResponse = {
-  apps: {
-    appId: string;
-    name: string;
-    url: string;
-    lastLoginTime: number;
-  }[];
-};
-
-/** GET /app/language/{language}: Common and recommended apps */
-export type AppsByLanguageResponse = {
-  apps: {
-    appId: string;
-    name: string;
-    url: string;
-    recommended: boolean;
-    /** The registry's logo: an https URL, or empty */
-    logo: string;
-  }[];
-};
-
-/** PATCH /auth/avatar: Upload the avatar */
-export type UploadAvatarResponse = {
-  avatar: string;
 };
 
 /** POST /auth/login/token: A ticket for a partner app */
@@ -615,144 +854,41 @@ export type IssueTicketResponse = {
 /** The body of POST /auth/login/token. */
 export type IssueTicketRequest = {
   appId: string;
+  /** The scopes the consent screen showed; refused (INVALID_PARAMETER `scopes`) when they are
+no longer the app's scopes. */
+  scopes?: unknown;
   serviceUrl: string;
-  /** the scopes the consent screen showed (the context's `scopes`) */
-  scopes?: string[];
 };
 
 /** GET /auth/login/token/verify: Redeem a ticket (server to server) */
 export type VerifyTicketResponse = {
-  userId: string;
-  nickname?: string;
   avatar?: string;
   company?: string;
-  phone?: string;
   email?: string;
-};
-
-/** POST /auth/login/staff: Staff sign-in: redeem the one-time login code */
-export type LoginStaffResponse = SignedIn;
-
-/** The body of POST /auth/login/staff. */
-export type LoginStaffRequest = {
-  /** the staffCode of the callback */
-  code: string;
-  /** the random value kept by the browser since /auth/staff/start (its SHA-256 was the bindHash) */
-  bind: string;
-};
-
-/** GET /oidc/.well-known/openid-configuration: OpenID Connect discovery */
-export type OidcDiscoveryResponse = {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  userinfo_endpoint: string;
-  jwks_uri: string;
-  response_types_supported?: string[];
-  grant_types_supported?: string[];
-  subject_types_supported?: string[];
-  id_token_signing_alg_values_supported?: string[];
-  code_challenge_methods_supported?: string[];
-  token_endpoint_auth_methods_supported?: string[];
-  scopes_supported?: string[];
-  claims_supported?: string[];
-  end_session_endpoint?: string;
-  backchannel_logout_supported?: boolean;
-  backchannel_logout_session_supported?: boolean;
-  frontchannel_logout_supported?: boolean;
-  frontchannel_logout_session_supported?: boolean;
-};
-
-/** GET /oidc/requests/{id}: The consent screen's view of an authorization request */
-export type OidcRequestGetResponse = ConsentContext;
-
-/** POST /oidc/requests/{id}: Allow an authorization request */
-export type OidcRequestAllowResponse = {
-  redirect: string;
-};
-
-/** POST /oidc/token: OpenID Connect token endpoint */
-export type OidcTokenResponse = {
-  /** opaque, 1 hour, for userinfo */
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-  /** ES256 JWT: iss, sub, aud, azp, exp, iat, auth_time, nonce (when sent), at_hash and the granted claims */
-  id_token: string;
-  scope: string;
-};
-
-/** GET /oidc/userinfo: OpenID Connect userinfo */
-export type OidcUserinfoResponse = {
-  /** the userId */
-  sub: string;
   nickname?: string;
-  /** absolute URL of the avatar */
-  picture?: string;
-  company?: string;
-  /** E.164 */
-  phone_number?: string;
-  phone_number_verified?: boolean;
-  email?: string;
-  email_verified?: boolean;
+  phone?: string;
+  userId: string;
 };
 
-/** POST /oidc/userinfo: OpenID Connect userinfo (POST) */
-export type OidcUserinfoPostResponse = OidcUserinfoResponse;
+/** POST /auth/login/totp: Second sign-in step: authenticator code */
+export type LoginTotpResponse = SignedIn;
 
-/** GET /oidc/end-session: What an end-session request means */
-export type OidcEndSessionGetResponse = {
-  appName: string | null;
-  redirect: string | null;
-  hint: boolean;
+/** The body of POST /auth/login/totp. */
+export type LoginTotpRequest = {
+  challenge: string;
+  code: string;
 };
 
-/** POST /oidc/end-session: End the session for an end-session request */
-export type OidcEndSessionResponse = {
-  ended: boolean;
-  redirect: string | null;
-};
+/** POST /auth/logout: Sign out */
+export type LogoutResponse = Ok;
 
-/** The body of POST /oidc/end-session. */
-export type OidcEndSessionRequest = {
-  idTokenHint?: string;
-  clientId?: string;
-  postLogoutRedirectUri?: string;
-  state?: string;
-  /** the user pressed Sign out on the confirmation */
-  confirmed?: boolean;
-};
+/** PATCH /auth/mail: Bind or replace the e-mail */
+export type BindMailResponse = UserInfo;
 
-/** GET /oidc/jwks: OpenID Connect signing keys */
-export type OidcJwksResponse = {
-  keys: {
-    kty?: string;
-    crv?: string;
-    x?: string;
-    y?: string;
-    kid?: string;
-    use?: string;
-    alg?: string;
-  }[];
-};
-
-/** The body of POST /client-errors. */
-export type ReportClientErrorRequest = {
-  /** The release string of the build, e.g. release.0.1.0 (40 characters kept). */
-  version: string;
-  /** An uncaught error, an unhandled promise rejection, or an error shown on a route's error screen. */
-  kind: "error" | "rejection" | "route";
-  /** The error's message, sanitised (300 characters kept). */
-  message: string;
-  /** The page's path, without query string or fragment (200 characters kept). */
-  route: string;
-  /** The stack, sanitised, script URLs without query strings (2000 characters kept). */
-  stack?: string;
-};
-
-/** GET /version: The release version string */
-export type GetVersionResponse = {
-  version: string;
+/** The body of PATCH /auth/mail. */
+export type BindMailRequest = {
+  code: string;
+  mail: string;
 };
 
 /** GET /auth/passkeys: The account's passkeys */
@@ -768,9 +904,9 @@ export type PasskeyRegisterResponse = {
 
 /** The body of POST /auth/passkeys. */
 export type PasskeyRegisterRequest = {
+  credential: unknown;
+  name?: string | null;
   passkeyChallenge: string;
-  credential: PasskeyCredential;
-  name?: string;
 };
 
 /** POST /auth/passkeys/options: Options to register a passkey */
@@ -787,48 +923,44 @@ export type RenamePasskeyRequest = {
   name: string;
 };
 
-/** POST /auth/login/passkey/options: Options to sign in with a passkey */
-export type PasskeyLoginOptionsResponse = PasskeyOptions;
+/** PATCH /auth/phone: Bind or replace the phone */
+export type BindPhoneResponse = UserInfo;
 
-/** The body of POST /auth/login/passkey/options. */
-export type PasskeyLoginOptionsRequest = {
-  appId?: string;
+/** The body of PATCH /auth/phone. */
+export type BindPhoneRequest = {
+  code: string;
+  phone: string;
 };
 
-/** POST /auth/login/passkey: Sign in with a passkey */
-export type LoginPasskeyResponse = SignedIn;
-
-/** The body of POST /auth/login/passkey. */
-export type LoginPasskeyRequest = {
-  passkeyChallenge: string;
-  credential: PasskeyCredential;
+/** GET /auth/privacy: Privacy choices and their history */
+export type GetPrivacyResponse = {
+  history: {
+    at: number;
+    changes: Record<string, unknown>;
+  }[];
+  settings: {
+    analytics: boolean;
+    marketing: boolean;
+  };
 };
 
-/** POST /auth/login/passkey/mfa/options: Options for a passkey as the two-factor step */
-export type PasskeyMfaOptionsResponse = PasskeyOptions;
+/** PATCH /auth/privacy: Change privacy choices */
+export type SetPrivacyResponse = GetPrivacyResponse;
 
-/** The body of POST /auth/login/passkey/mfa/options. */
-export type PasskeyMfaOptionsRequest = {
-  challenge: string;
-  /** The embedded sign-in's app (issue 23): the finish then accepts an assertion framed by one of that app's frameOrigins */
-  appId?: string;
+/** The body of PATCH /auth/privacy. */
+export type SetPrivacyRequest = Record<string, unknown>;
+
+/** PATCH /auth/pwd: Change (with a session) or reset (with a code) the password */
+export type ChangePasswordResponse = Ok;
+
+/** The body of PATCH /auth/pwd. */
+export type ChangePasswordRequest = {
+  account?: string | null;
+  code?: string | null;
+  confirmPassword: string;
+  oldPassword?: string | null;
+  password: string;
 };
-
-/** POST /auth/login/passkey/mfa: Finish the two-factor step with a passkey */
-export type LoginPasskeyMfaResponse = SignedIn;
-
-/** The body of POST /auth/login/passkey/mfa. */
-export type LoginPasskeyMfaRequest = {
-  challenge: string;
-  passkeyChallenge: string;
-  credential: PasskeyCredential;
-};
-
-/** POST /auth/reauth/passkey/options: Options for a fresh proof by passkey */
-export type PasskeyReauthOptionsResponse = PasskeyOptions;
-
-/** The body of POST /auth/reauth/passkey/options. */
-export type PasskeyReauthOptionsRequest = Record<string, unknown>;
 
 /** POST /auth/reauth/passkey: A fresh proof of identity by passkey */
 export type ReauthPasskeyResponse = Ok;
@@ -836,392 +968,187 @@ export type ReauthPasskeyResponse = Ok;
 /** The body of POST /auth/reauth/passkey. */
 export type ReauthPasskeyRequest = LoginPasskeyRequest;
 
-/** GET /admin/me: The console operator */
-export type AdminMeResponse = {
-  role: "viewer" | "operator" | "admin";
+/** POST /auth/reauth/passkey/options: Options for a fresh proof by passkey */
+export type PasskeyReauthOptionsResponse = PasskeyOptions;
+
+/** The body of POST /auth/reauth/passkey/options. */
+export type PasskeyReauthOptionsRequest = Record<string, unknown>;
+
+/** POST /auth/register: Sign up */
+export type RegisterResponse = {
   userId: string;
-  mail: string | null;
 };
 
-/** GET /admin/roles: Console role holders */
-export type AdminListRolesResponse = {
-  holders: {
-    userId: string;
-    role: string;
-    grantedBy: string;
-    grantedAt: number;
-    mail: string | null;
-  }[];
-};
-
-/** PUT /admin/roles/{userId}: Grant a console role */
-export type AdminGrantRoleResponse = {
-  userId: string;
-  role: string;
-};
-
-/** The body of PUT /admin/roles/{userId}. */
-export type AdminGrantRoleRequest = {
-  role: "viewer" | "operator" | "admin";
-};
-
-/** DELETE /admin/roles/{userId}: Revoke a console role */
-export type AdminRevokeRoleResponse = Ok;
-
-/** GET /admin/accounts: Find an account */
-export type AdminFindAccountResponse = {
-  account: {
-    userId: string;
-    userName: string;
-    mail: string | null;
-    phone: string | null;
-    company: string | null;
-    status: "active" | "locked" | "suspended" | "deactivated";
-    lockedUntil: number | null;
-    /** when support suspended the account (Unix seconds), while it is suspended */
-    suspendedAt: number | null;
-    createdAt: number;
-    role: string | null;
-  };
-};
-
-/** GET /admin/accounts/{userId}: An account's page */
-export type AdminGetAccountResponse = {
-  userId: string;
+/** The body of POST /auth/register. */
+export type RegisterRequest = {
+  acceptTerms: boolean;
+  account: string;
+  code: string;
+  company: string;
+  confirmPassword: string;
+  country: string;
+  password: string;
   userName: string;
-  mail: string | null;
-  phone: string | null;
-  company: string | null;
-  status: "active" | "locked" | "suspended" | "deactivated";
-  lockedUntil: number | null;
-  /** when support suspended the account (Unix seconds), while it is suspended */
-  suspendedAt: number | null;
-  createdAt: number;
-  role: string | null;
-  displayName?: string | null;
-  duty?: string | null;
-  address?: string | null;
-  country?: string | null;
-  staff?: boolean;
-  twoFactor: boolean;
-  passkeys: number;
-  lastSignIn?: number | null;
-  sessions: Record<string, unknown>[];
-  recentApps: Record<string, unknown>[];
-  consents: Record<string, unknown>[];
-  activity: Record<string, unknown>[];
 };
 
-/** POST /admin/accounts/{userId}/reveal: Reveal a mail and phone */
-export type AdminRevealResponse = {
-  userId: string;
-  mail: string | null;
-  phone: string | null;
-};
-
-/** The body of POST /admin/accounts/{userId}/reveal. */
-export type AdminRevealRequest = {
-  reason: string;
-};
-
-/** POST /admin/accounts/{userId}/unlock: Unlock an account */
-export type AdminUnlockResponse = {
-  ok: boolean;
-};
-
-/** The body of POST /admin/accounts/{userId}/unlock. */
-export type AdminUnlockRequest = AdminRevealRequest;
-
-/** POST /admin/accounts/{userId}/end-sessions: End an account's sessions */
-export type AdminEndSessionsResponse = AdminUnlockResponse;
-
-/** The body of POST /admin/accounts/{userId}/end-sessions. */
-export type AdminEndSessionsRequest = AdminRevealRequest;
-
-/** POST /admin/accounts/{userId}/reset-two-factor: Turn an account's two-factor sign-in off */
-export type AdminResetTwoFactorResponse = AdminUnlockResponse;
-
-/** The body of POST /admin/accounts/{userId}/reset-two-factor. */
-export type AdminResetTwoFactorRequest = AdminRevealRequest;
-
-/** POST /admin/accounts/{userId}/send-reset-code: Send a password-reset code */
-export type AdminSendResetCodeResponse = AdminUnlockResponse;
-
-/** The body of POST /admin/accounts/{userId}/send-reset-code. */
-export type AdminSendResetCodeRequest = AdminRevealRequest;
-
-/** POST /admin/accounts/{userId}/suspend: Suspend an account */
-export type AdminSuspendResponse = AdminUnlockResponse;
-
-/** The body of POST /admin/accounts/{userId}/suspend. */
-export type AdminSuspendRequest = AdminRevealRequest;
-
-/** POST /admin/accounts/{userId}/reactivate: Reactivate a suspended account */
-export type AdminReactivateResponse = AdminUnlockResponse;
-
-/** The body of POST /admin/accounts/{userId}/reactivate. */
-export type AdminReactivateRequest = AdminRevealRequest;
-
-/** POST /admin/accounts/{userId}/reset-passkeys: Remove every passkey of an account */
-export type AdminResetPasskeysResponse = AdminUnlockResponse;
-
-/** The body of POST /admin/accounts/{userId}/reset-passkeys. */
-export type AdminResetPasskeysRequest = AdminRevealRequest;
-
-/** PUT /admin/accounts/{userId}/identity: Replace the bound mail or phone */
-export type AdminReplaceIdentityResponse = AdminUnlockResponse;
-
-/** The body of PUT /admin/accounts/{userId}/identity. */
-export type AdminReplaceIdentityRequest = {
-  reason: string;
-  /** the new mail (or give `phone`) */
-  mail?: string;
-  /** the new phone number, mainland China (or give `mail`) */
-  phone?: string;
-  /** the phone's country: `CN` (the only one supported) */
-  country?: string;
-};
-
-/** GET /admin/audit: The audit log */
-export type AdminAuditResponse = {
-  entries: {
-    at: number;
-    actor: string;
-    actorRole: string;
-    action: string;
-    target: string;
-    reason: string | null;
-    detail: string | null;
-    requestId: string;
-    ip: string | null;
-    device: string | null;
-  }[];
-};
-
-/** GET /admin/directory: List accounts by company or sign-up day */
-export type AdminDirectoryResponse = {
-  accounts: {
-    userId: string;
-    userName: string;
-    company?: string;
+/** GET /auth/sessions: Active sessions */
+export type ListSessionsResponse = {
+  sessions: {
+    country: string | null;
     createdAt: number;
-  }[];
-  next?: string;
-};
-
-/** GET /admin/overview: The numbers */
-export type AdminOverviewResponse = {
-  accounts: number;
-  days: {
-    day: string;
-    newAccounts: number;
-    active: number;
-    lockouts: number;
-    signIns: {
-      total: number;
-      byOutcome: Record<string, unknown>;
-      byMethod: Record<string, unknown>;
-    };
-  }[];
-  months: {
-    month: string;
-    active: number;
-    newAccounts: number;
-    deactivations: number;
+    current: boolean;
+    device: string | null;
+    id: string;
+    lastSeen: number;
   }[];
 };
 
-/** GET /admin/apps: The partner apps */
-export type AdminListAppsResponse = {
-  apps: App[];
+/** DELETE /auth/sessions/{id}: End one session */
+export type RevokeSessionResponse = Ok;
+
+/** POST /auth/totp/backupCodes: New backup codes */
+export type RegenerateBackupCodesResponse = {
+  /** shown once; stored only as hashes */
+  backupCodes: string[];
 };
 
-/** POST /admin/apps: Register a partner app */
-export type AdminCreateAppResponse = {
-  app: App;
-  /** 256 random bits, base64url; shown only here */
-  appSecret: string;
+/** POST /auth/totp/disable: Turn two-factor off */
+export type DisableTotpResponse = Ok;
+
+/** POST /auth/totp/enable: Confirm enrolment with a code */
+export type EnableTotpResponse = RegenerateBackupCodesResponse;
+
+/** The body of POST /auth/totp/enable. */
+export type EnableTotpRequest = {
+  code: string;
 };
 
-/** The body of POST /admin/apps. */
-export type AdminCreateAppRequest = {
-  name: {
-    "zh-CN": string;
-    "en-US": string;
-  };
-  description?: string;
-  /** https URL */
-  logo?: string;
-  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
-  privacyUrl?: string;
-  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
-  ownerMail?: string;
-  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
-  serviceUrls: string[];
-  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
-  frameOrigins?: string[];
-  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
-  postLogoutRedirectUris?: string[];
-  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  logoutUrl?: string;
-  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  recommended?: boolean;
-  /** why (required; recorded in the audit log) */
-  reason: string;
-};
-
-/** GET /admin/apps/{appId}: One partner app */
-export type AdminGetAppResponse = {
-  app: App;
-  deleteEnds: ("tickets" | "oidcSignIn" | "embeddedSignIn" | "appList" | "consents")[];
-  deleteKeeps: ("oidcAccessTokens" | "recentApps")[];
-};
-
-/** PATCH /admin/apps/{appId}: Change a partner app */
-export type AdminPatchAppResponse = {
-  app: App;
-};
-
-/** The body of PATCH /admin/apps/{appId}. */
-export type AdminPatchAppRequest = {
-  name?: {
-    "zh-CN": string;
-    "en-US": string;
-  };
-  description?: string;
-  /** https URL */
-  logo?: string;
-  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
-  privacyUrl?: string;
-  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or 3 days of failures); never shown outside the registry; empty removes it */
-  ownerMail?: string;
-  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1), canonical form, no user info, no fragment. They are also the app's OpenID Connect redirect URIs (matched exactly) */
-  serviceUrls?: string[];
-  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
-  frameOrigins?: string[];
-  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched exactly; https (http only for localhost), like serviceUrls */
-  postLogoutRedirectUris?: string[];
-  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  backchannelLogoutUri?: string;
-  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed in to the app ends; https (http://localhost only where Ciam itself serves local http); empty for none */
-  logoutUrl?: string;
-  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  recommended?: boolean;
-  /** why (required; recorded in the audit log) */
-  reason: string;
-};
-
-/** DELETE /admin/apps/{appId}: Remove a partner app */
-export type AdminDeleteAppResponse = AdminUnlockResponse;
-
-/** The body of DELETE /admin/apps/{appId}. */
-export type AdminDeleteAppRequest = {
-  /** why (required; recorded in the audit log) */
-  reason: string;
-};
-
-/** POST /admin/apps/{appId}/secret: Rotate an app's secret */
-export type AdminRotateAppSecretResponse = AdminCreateAppResponse;
-
-/** The body of POST /admin/apps/{appId}/secret. */
-export type AdminRotateAppSecretRequest = {
-  /** why (required; recorded in the audit log) */
-  reason: string;
-  /** when the previous secret stops working, Unix seconds (now < t <= now + 30 days); default now + 24 hours */
-  previousValidUntil?: number;
-};
-
-/** POST /admin/apps/{appId}/retire-previous-secret: End the previous secret now */
-export type AdminRetirePreviousSecretResponse = AdminPatchAppResponse;
-
-/** The body of POST /admin/apps/{appId}/retire-previous-secret. */
-export type AdminRetirePreviousSecretRequest = AdminDeleteAppRequest;
-
-/** GET /admin/apps/{appId}/webhooks: The webhook endpoints of a partner app */
-export type ListWebhooksResponse = {
-  endpoints: WebhookEndpoint[];
-};
-
-/** POST /admin/apps/{appId}/webhooks: Add a webhook endpoint to a partner app */
-export type CreateWebhookResponse = {
-  endpoint: WebhookEndpoint;
-  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown only here */
-  secret?: string;
-};
-
-/** The body of POST /admin/apps/{appId}/webhooks. */
-export type CreateWebhookRequest = {
-  /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without --webhooks-strict), no user info, no fragment, at most 2048 characters, no literal private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
+/** GET /auth/totp/url: Start two-factor enrolment */
+export type GetTotpUrlResponse = {
   url: string;
-  /** The event kinds it hears (at least one) */
-  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
-  /** At most 500 characters */
-  description?: string;
-  /** why (required; recorded in the audit log) */
-  reason: string;
 };
 
-/** GET /admin/apps/{appId}/webhooks/{endpointId}: One webhook endpoint */
-export type GetWebhookResponse = WebhookEndpoint;
+/** POST /auth/totp/verify: Prove who you are for sensitive changes */
+export type VerifyFreshResponse = Ok;
 
-/** PATCH /admin/apps/{appId}/webhooks/{endpointId}: Change, rotate, enable or disable a webhook endpoint */
-export type PatchWebhookResponse = CreateWebhookResponse;
+/** The body of POST /auth/totp/verify. */
+export type VerifyFreshRequest = DeactivateRequest;
 
-/** The body of PATCH /admin/apps/{appId}/webhooks/{endpointId}. */
-export type PatchWebhookRequest = {
-  /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without --webhooks-strict), no user info, no fragment, at most 2048 characters, no literal private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
-  url?: string;
-  /** The event kinds it hears (at least one) */
-  events?: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
-  description?: string;
-  rotateSecret?: boolean;
-  enabled?: boolean;
-  /** why (required; recorded in the audit log) */
-  reason: string;
+/** POST /auth/unlockCode: Second sign-in step: backup code */
+export type LoginBackupCodeResponse = SignedIn;
+
+/** The body of POST /auth/unlockCode. */
+export type LoginBackupCodeRequest = LoginTotpRequest;
+
+/** The body of POST /client-errors. */
+export type ReportClientErrorRequest = {
+  kind: string;
+  message: string;
+  route: string;
+  stack?: string | null;
+  version: string;
 };
 
-/** DELETE /admin/apps/{appId}/webhooks/{endpointId}: Remove a webhook endpoint */
-export type DeleteWebhookResponse = Ok;
+/** GET /oidc/.well-known/openid-configuration: OpenID Connect discovery */
+export type OidcDiscoveryResponse = {
+  authorization_endpoint: string;
+  backchannel_logout_session_supported?: boolean;
+  backchannel_logout_supported?: boolean;
+  claims_supported?: string[];
+  code_challenge_methods_supported?: string[];
+  end_session_endpoint?: string;
+  frontchannel_logout_session_supported?: boolean;
+  frontchannel_logout_supported?: boolean;
+  grant_types_supported?: string[];
+  id_token_signing_alg_values_supported?: string[];
+  issuer: string;
+  jwks_uri: string;
+  response_types_supported?: string[];
+  scopes_supported?: string[];
+  subject_types_supported?: string[];
+  token_endpoint: string;
+  token_endpoint_auth_methods_supported?: string[];
+  userinfo_endpoint: string;
+};
 
-/** The body of DELETE /admin/apps/{appId}/webhooks/{endpointId}. */
-export type DeleteWebhookRequest = AdminDeleteAppRequest;
+/** GET /oidc/end-session: What an end-session request means */
+export type OidcEndSessionGetResponse = {
+  appName: string | null;
+  hint: boolean;
+  redirect: string | null;
+};
 
-/** GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries: The delivery log of a webhook endpoint */
-export type ListWebhookDeliveriesResponse = {
-  deliveries: {
-    /** The `webhook-id` sent */
-    eventId: string;
-    type: string;
-    userId: string;
-    attempt: number;
-    /** The HTTP status; 0 when there was no answer (refused by the address guard, unreachable, timed out) */
-    status: number;
-    outcome: "delivered" | "retry" | "failed";
-    latencyMs: number;
-    /** At most the first 1 KB of the answer's body */
-    answer: string;
-    error: string | null;
-    at: number;
+/** POST /oidc/end-session: End the session for an end-session request */
+export type OidcEndSessionResponse = {
+  ended: boolean;
+  redirect: string | null;
+};
+
+/** The body of POST /oidc/end-session. */
+export type OidcEndSessionRequest = {
+  clientId?: string | null;
+  confirmed?: boolean | null;
+  idTokenHint?: string | null;
+  postLogoutRedirectUri?: string | null;
+  state?: string | null;
+};
+
+/** GET /oidc/jwks: OpenID Connect signing keys */
+export type OidcJwksResponse = {
+  keys: {
+    alg?: string;
+    crv?: string;
+    kid?: string;
+    kty?: string;
+    use?: string;
+    x?: string;
+    y?: string;
   }[];
-  next: string | null;
 };
 
-/** POST /admin/apps/{appId}/webhooks/{endpointId}/replay: Deliver events again to a webhook endpoint */
-export type ReplayWebhookResponse = {
-  eventIds: string[];
-  /** A range over the cap (500 events a call): the `from` (Unix seconds) to send the next call with; absent when the range is done. */
-  next?: number;
+/** GET /oidc/requests/{id}: The consent screen's view of an authorization request */
+export type OidcRequestGetResponse = ConsentContext;
+
+/** POST /oidc/requests/{id}: Allow an authorization request */
+export type OidcRequestAllowResponse = {
+  redirect: string;
 };
 
-/** The body of POST /admin/apps/{appId}/webhooks/{endpointId}/replay. */
-export type ReplayWebhookRequest = {
-  eventId?: string;
-  from?: number;
-  to?: number;
-  /** why (required; recorded in the audit log) */
-  reason: string;
+/** POST /oidc/token: OpenID Connect token endpoint */
+export type OidcTokenResponse = {
+  /** opaque, 1 hour, for userinfo */
+  access_token: string;
+  expires_in: number;
+  /** ES256 JWT: iss, sub, aud, azp, exp, iat, auth_time, nonce (when sent), at_hash and the granted claims */
+  id_token: string;
+  scope: string;
+  token_type: "Bearer";
+};
+
+/** GET /oidc/userinfo: OpenID Connect userinfo */
+export type OidcUserinfoResponse = {
+  company?: string;
+  email?: string;
+  email_verified?: boolean;
+  nickname?: string;
+  /** E.164 */
+  phone_number?: string;
+  phone_number_verified?: boolean;
+  /** absolute URL of the avatar */
+  picture?: string;
+  /** the userId */
+  sub: string;
+};
+
+/** POST /oidc/userinfo: OpenID Connect userinfo (POST) */
+export type OidcUserinfoPostResponse = OidcUserinfoResponse;
+
+/** GET /openapi.json: This document */
+export type GetOpenApiResponse = Record<string, unknown>;
+
+/** GET /version: The release version string */
+export type GetVersionResponse = {
+  version: string;
 };
 
 /**
@@ -1229,200 +1156,200 @@ export type ReplayWebhookRequest = {
  * parameters (`query`), request body and JSON answer (`undefined`: none).
  */
 export interface Operations {
+  adminFindAccount: { method: "GET"; path: "/admin/accounts"; params: undefined; query: { mail?: string; phone?: string; userName?: string; userId?: string }; request: undefined; response: AdminFindAccountResponse };
+  adminGetAccount: { method: "GET"; path: "/admin/accounts/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminGetAccountResponse };
+  adminEndSessions: { method: "POST"; path: "/admin/accounts/{userId}/end-sessions"; params: { userId: string }; query: undefined; request: AdminEndSessionsRequest; response: AdminEndSessionsResponse };
+  adminReplaceIdentity: { method: "PUT"; path: "/admin/accounts/{userId}/identity"; params: { userId: string }; query: undefined; request: AdminReplaceIdentityRequest; response: AdminReplaceIdentityResponse };
+  adminReactivate: { method: "POST"; path: "/admin/accounts/{userId}/reactivate"; params: { userId: string }; query: undefined; request: AdminReactivateRequest; response: AdminReactivateResponse };
+  adminResetPasskeys: { method: "POST"; path: "/admin/accounts/{userId}/reset-passkeys"; params: { userId: string }; query: undefined; request: AdminResetPasskeysRequest; response: AdminResetPasskeysResponse };
+  adminResetTwoFactor: { method: "POST"; path: "/admin/accounts/{userId}/reset-two-factor"; params: { userId: string }; query: undefined; request: AdminResetTwoFactorRequest; response: AdminResetTwoFactorResponse };
+  adminReveal: { method: "POST"; path: "/admin/accounts/{userId}/reveal"; params: { userId: string }; query: undefined; request: AdminRevealRequest; response: AdminRevealResponse };
+  adminSendResetCode: { method: "POST"; path: "/admin/accounts/{userId}/send-reset-code"; params: { userId: string }; query: undefined; request: AdminSendResetCodeRequest; response: AdminSendResetCodeResponse };
+  adminSuspend: { method: "POST"; path: "/admin/accounts/{userId}/suspend"; params: { userId: string }; query: undefined; request: AdminSuspendRequest; response: AdminSuspendResponse };
+  adminUnlock: { method: "POST"; path: "/admin/accounts/{userId}/unlock"; params: { userId: string }; query: undefined; request: AdminUnlockRequest; response: AdminUnlockResponse };
+  adminListApps: { method: "GET"; path: "/admin/apps"; params: undefined; query: undefined; request: undefined; response: AdminListAppsResponse };
+  adminCreateApp: { method: "POST"; path: "/admin/apps"; params: undefined; query: undefined; request: AdminCreateAppRequest; response: AdminCreateAppResponse };
+  adminDeleteApp: { method: "DELETE"; path: "/admin/apps/{appId}"; params: { appId: string }; query: undefined; request: AdminDeleteAppRequest; response: AdminDeleteAppResponse };
+  adminGetApp: { method: "GET"; path: "/admin/apps/{appId}"; params: { appId: string }; query: undefined; request: undefined; response: AdminGetAppResponse };
+  adminPatchApp: { method: "PATCH"; path: "/admin/apps/{appId}"; params: { appId: string }; query: undefined; request: AdminPatchAppRequest; response: AdminPatchAppResponse };
+  adminRetirePreviousSecret: { method: "POST"; path: "/admin/apps/{appId}/retire-previous-secret"; params: { appId: string }; query: undefined; request: AdminRetirePreviousSecretRequest; response: AdminRetirePreviousSecretResponse };
+  adminRotateAppSecret: { method: "POST"; path: "/admin/apps/{appId}/secret"; params: { appId: string }; query: undefined; request: AdminRotateAppSecretRequest; response: AdminRotateAppSecretResponse };
+  listWebhooks: { method: "GET"; path: "/admin/apps/{appId}/webhooks"; params: { appId: string }; query: undefined; request: undefined; response: ListWebhooksResponse };
+  createWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks"; params: { appId: string }; query: undefined; request: CreateWebhookRequest; response: CreateWebhookResponse };
+  deleteWebhook: { method: "DELETE"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; params: { appId: string; endpointId: string }; query: undefined; request: DeleteWebhookRequest; response: DeleteWebhookResponse };
+  getWebhook: { method: "GET"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; params: { appId: string; endpointId: string }; query: undefined; request: undefined; response: GetWebhookResponse };
+  patchWebhook: { method: "PATCH"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; params: { appId: string; endpointId: string }; query: undefined; request: PatchWebhookRequest; response: PatchWebhookResponse };
+  listWebhookDeliveries: { method: "GET"; path: "/admin/apps/{appId}/webhooks/{endpointId}/deliveries"; params: { appId: string; endpointId: string }; query: { after?: string; limit?: number }; request: undefined; response: ListWebhookDeliveriesResponse };
+  replayWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks/{endpointId}/replay"; params: { appId: string; endpointId: string }; query: undefined; request: ReplayWebhookRequest; response: ReplayWebhookResponse };
+  adminAudit: { method: "GET"; path: "/admin/audit"; params: undefined; query: { from: string; to: string; actor?: string; target?: string; action?: string; format?: "csv" | "json" }; request: undefined; response: AdminAuditResponse };
+  adminDirectory: { method: "GET"; path: "/admin/directory"; params: undefined; query: { company?: string; day?: string; after?: string }; request: undefined; response: AdminDirectoryResponse };
+  adminMe: { method: "GET"; path: "/admin/me"; params: undefined; query: undefined; request: undefined; response: AdminMeResponse };
+  adminOverview: { method: "GET"; path: "/admin/overview"; params: undefined; query: undefined; request: undefined; response: AdminOverviewResponse };
+  adminListRoles: { method: "GET"; path: "/admin/roles"; params: undefined; query: undefined; request: undefined; response: AdminListRolesResponse };
+  adminRevokeRole: { method: "DELETE"; path: "/admin/roles/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminRevokeRoleResponse };
+  adminGrantRole: { method: "PUT"; path: "/admin/roles/{userId}"; params: { userId: string }; query: undefined; request: AdminGrantRoleRequest; response: AdminGrantRoleResponse };
+  appsByLanguage: { method: "GET"; path: "/app/language/{language}"; params: { language: string }; query: undefined; request: undefined; response: AppsByLanguageResponse };
+  listActivity: { method: "GET"; path: "/auth/activity"; params: undefined; query: undefined; request: undefined; response: ListActivityResponse };
+  setAdvertisement: { method: "PATCH"; path: "/auth/advertisement"; params: undefined; query: undefined; request: SetAdvertisementRequest; response: SetAdvertisementResponse };
+  recentApps: { method: "GET"; path: "/auth/apps"; params: undefined; query: undefined; request: undefined; response: RecentAppsResponse };
+  uploadAvatar: { method: "PATCH"; path: "/auth/avatar"; params: undefined; query: undefined; request: Blob; response: UploadAvatarResponse };
+  getCaptcha: { method: "GET"; path: "/auth/captcha"; params: undefined; query: undefined; request: undefined; response: GetCaptchaResponse };
   consentContext: { method: "GET"; path: "/auth/consent"; params: undefined; query: { appId: string; serviceUrl: string }; request: undefined; response: ConsentContextResponse };
   listConsents: { method: "GET"; path: "/auth/consents"; params: undefined; query: undefined; request: undefined; response: ListConsentsResponse };
   revokeConsent: { method: "DELETE"; path: "/auth/consents/{appId}"; params: { appId: string }; query: undefined; request: undefined; response: RevokeConsentResponse };
-  getLocation: { method: "GET"; path: "/auth/location"; params: undefined; query: undefined; request: undefined; response: GetLocationResponse };
-  getCaptcha: { method: "GET"; path: "/auth/captcha"; params: undefined; query: undefined; request: undefined; response: GetCaptchaResponse };
+  deactivate: { method: "PATCH"; path: "/auth/deactivation"; params: undefined; query: undefined; request: DeactivateRequest; response: DeactivateResponse };
   sendCode: { method: "POST"; path: "/auth/identity"; params: undefined; query: undefined; request: SendCodeRequest; response: SendCodeResponse };
-  register: { method: "POST"; path: "/auth/register"; params: undefined; query: undefined; request: RegisterRequest; response: RegisterResponse };
-  loginPassword: { method: "POST"; path: "/auth/login/password"; params: undefined; query: undefined; request: LoginPasswordRequest; response: LoginPasswordResponse };
-  loginCode: { method: "POST"; path: "/auth/login/code"; params: undefined; query: undefined; request: LoginCodeRequest; response: LoginCodeResponse };
   getInfo: { method: "GET"; path: "/auth/info"; params: undefined; query: undefined; request: undefined; response: GetInfoResponse };
   patchInfo: { method: "PATCH"; path: "/auth/info"; params: undefined; query: undefined; request: PatchInfoRequest; response: PatchInfoResponse };
-  changePassword: { method: "PATCH"; path: "/auth/pwd"; params: undefined; query: undefined; request: ChangePasswordRequest; response: ChangePasswordResponse };
-  logout: { method: "POST"; path: "/auth/logout"; params: undefined; query: undefined; request: undefined; response: LogoutResponse };
-  getOpenApi: { method: "GET"; path: "/openapi.json"; params: undefined; query: undefined; request: undefined; response: GetOpenApiResponse };
-  getTotpUrl: { method: "GET"; path: "/auth/totp/url"; params: undefined; query: undefined; request: undefined; response: GetTotpUrlResponse };
-  enableTotp: { method: "POST"; path: "/auth/totp/enable"; params: undefined; query: undefined; request: EnableTotpRequest; response: EnableTotpResponse };
-  verifyFresh: { method: "POST"; path: "/auth/totp/verify"; params: undefined; query: undefined; request: VerifyFreshRequest; response: VerifyFreshResponse };
-  regenerateBackupCodes: { method: "POST"; path: "/auth/totp/backupCodes"; params: undefined; query: undefined; request: undefined; response: RegenerateBackupCodesResponse };
-  disableTotp: { method: "POST"; path: "/auth/totp/disable"; params: undefined; query: undefined; request: undefined; response: DisableTotpResponse };
-  loginTotp: { method: "POST"; path: "/auth/login/totp"; params: undefined; query: undefined; request: LoginTotpRequest; response: LoginTotpResponse };
-  loginBackupCode: { method: "POST"; path: "/auth/unlockCode"; params: undefined; query: undefined; request: LoginBackupCodeRequest; response: LoginBackupCodeResponse };
-  setAdvertisement: { method: "PATCH"; path: "/auth/advertisement"; params: undefined; query: undefined; request: SetAdvertisementRequest; response: SetAdvertisementResponse };
-  bindMail: { method: "PATCH"; path: "/auth/mail"; params: undefined; query: undefined; request: BindMailRequest; response: BindMailResponse };
-  bindPhone: { method: "PATCH"; path: "/auth/phone"; params: undefined; query: undefined; request: BindPhoneRequest; response: BindPhoneResponse };
-  deactivate: { method: "PATCH"; path: "/auth/deactivation"; params: undefined; query: undefined; request: DeactivateRequest; response: DeactivateResponse };
-  getPrivacy: { method: "GET"; path: "/auth/privacy"; params: undefined; query: undefined; request: undefined; response: GetPrivacyResponse };
-  setPrivacy: { method: "PATCH"; path: "/auth/privacy"; params: undefined; query: undefined; request: SetPrivacyRequest; response: SetPrivacyResponse };
-  listSessions: { method: "GET"; path: "/auth/sessions"; params: undefined; query: undefined; request: undefined; response: ListSessionsResponse };
-  revokeSession: { method: "DELETE"; path: "/auth/sessions/{id}"; params: { id: string }; query: undefined; request: undefined; response: RevokeSessionResponse };
-  listActivity: { method: "GET"; path: "/auth/activity"; params: undefined; query: undefined; request: undefined; response: ListActivityResponse };
-  recentApps: { method: "GET"; path: "/auth/apps"; params: undefined; query: undefined; request: undefined; response: RecentAppsResponse };
-  appsByLanguage: { method: "GET"; path: "/app/language/{language}"; params: { language: string }; query: undefined; request: undefined; response: AppsByLanguageResponse };
-  uploadAvatar: { method: "PATCH"; path: "/auth/avatar"; params: undefined; query: undefined; request: Blob; response: UploadAvatarResponse };
-  getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
+  getLocation: { method: "GET"; path: "/auth/location"; params: undefined; query: undefined; request: undefined; response: GetLocationResponse };
+  loginCode: { method: "POST"; path: "/auth/login/code"; params: undefined; query: undefined; request: LoginCodeRequest; response: LoginCodeResponse };
+  loginPasskey: { method: "POST"; path: "/auth/login/passkey"; params: undefined; query: undefined; request: LoginPasskeyRequest; response: LoginPasskeyResponse };
+  loginPasskeyMfa: { method: "POST"; path: "/auth/login/passkey/mfa"; params: undefined; query: undefined; request: LoginPasskeyMfaRequest; response: LoginPasskeyMfaResponse };
+  passkeyMfaOptions: { method: "POST"; path: "/auth/login/passkey/mfa/options"; params: undefined; query: undefined; request: PasskeyMfaOptionsRequest; response: PasskeyMfaOptionsResponse };
+  passkeyLoginOptions: { method: "POST"; path: "/auth/login/passkey/options"; params: undefined; query: undefined; request: PasskeyLoginOptionsRequest; response: PasskeyLoginOptionsResponse };
+  loginPassword: { method: "POST"; path: "/auth/login/password"; params: undefined; query: undefined; request: LoginPasswordRequest; response: LoginPasswordResponse };
+  loginStaff: { method: "POST"; path: "/auth/login/staff"; params: undefined; query: undefined; request: LoginStaffRequest; response: LoginStaffResponse };
   issueTicket: { method: "POST"; path: "/auth/login/token"; params: undefined; query: undefined; request: IssueTicketRequest; response: IssueTicketResponse };
   verifyTicket: { method: "GET"; path: "/auth/login/token/verify"; params: undefined; query: { appId?: string; appSecret?: string; cTicket: string; serviceUrl: string }; request: undefined; response: VerifyTicketResponse };
-  staffStart: { method: "GET"; path: "/auth/staff/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
+  loginTotp: { method: "POST"; path: "/auth/login/totp"; params: undefined; query: undefined; request: LoginTotpRequest; response: LoginTotpResponse };
+  logout: { method: "POST"; path: "/auth/logout"; params: undefined; query: undefined; request: undefined; response: LogoutResponse };
+  bindMail: { method: "PATCH"; path: "/auth/mail"; params: undefined; query: undefined; request: BindMailRequest; response: BindMailResponse };
+  listPasskeys: { method: "GET"; path: "/auth/passkeys"; params: undefined; query: undefined; request: undefined; response: ListPasskeysResponse };
+  passkeyRegister: { method: "POST"; path: "/auth/passkeys"; params: undefined; query: undefined; request: PasskeyRegisterRequest; response: PasskeyRegisterResponse };
+  passkeyRegisterOptions: { method: "POST"; path: "/auth/passkeys/options"; params: undefined; query: undefined; request: PasskeyRegisterOptionsRequest; response: PasskeyRegisterOptionsResponse };
+  deletePasskey: { method: "DELETE"; path: "/auth/passkeys/{id}"; params: { id: string }; query: undefined; request: undefined; response: undefined };
+  renamePasskey: { method: "PATCH"; path: "/auth/passkeys/{id}"; params: { id: string }; query: undefined; request: RenamePasskeyRequest; response: RenamePasskeyResponse };
+  bindPhone: { method: "PATCH"; path: "/auth/phone"; params: undefined; query: undefined; request: BindPhoneRequest; response: BindPhoneResponse };
+  getPrivacy: { method: "GET"; path: "/auth/privacy"; params: undefined; query: undefined; request: undefined; response: GetPrivacyResponse };
+  setPrivacy: { method: "PATCH"; path: "/auth/privacy"; params: undefined; query: undefined; request: SetPrivacyRequest; response: SetPrivacyResponse };
+  changePassword: { method: "PATCH"; path: "/auth/pwd"; params: undefined; query: undefined; request: ChangePasswordRequest; response: ChangePasswordResponse };
+  reauthPasskey: { method: "POST"; path: "/auth/reauth/passkey"; params: undefined; query: undefined; request: ReauthPasskeyRequest; response: ReauthPasskeyResponse };
+  passkeyReauthOptions: { method: "POST"; path: "/auth/reauth/passkey/options"; params: undefined; query: undefined; request: PasskeyReauthOptionsRequest; response: PasskeyReauthOptionsResponse };
+  register: { method: "POST"; path: "/auth/register"; params: undefined; query: undefined; request: RegisterRequest; response: RegisterResponse };
+  listSessions: { method: "GET"; path: "/auth/sessions"; params: undefined; query: undefined; request: undefined; response: ListSessionsResponse };
+  revokeSession: { method: "DELETE"; path: "/auth/sessions/{id}"; params: { id: string }; query: undefined; request: undefined; response: RevokeSessionResponse };
   staffCallback: { method: "GET"; path: "/auth/staff/callback"; params: undefined; query: { code?: string; state: string; error?: string; iss?: string }; request: undefined; response: undefined };
-  loginStaff: { method: "POST"; path: "/auth/login/staff"; params: undefined; query: undefined; request: LoginStaffRequest; response: LoginStaffResponse };
+  staffStart: { method: "GET"; path: "/auth/staff/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
+  regenerateBackupCodes: { method: "POST"; path: "/auth/totp/backupCodes"; params: undefined; query: undefined; request: undefined; response: RegenerateBackupCodesResponse };
+  disableTotp: { method: "POST"; path: "/auth/totp/disable"; params: undefined; query: undefined; request: undefined; response: DisableTotpResponse };
+  enableTotp: { method: "POST"; path: "/auth/totp/enable"; params: undefined; query: undefined; request: EnableTotpRequest; response: EnableTotpResponse };
+  getTotpUrl: { method: "GET"; path: "/auth/totp/url"; params: undefined; query: undefined; request: undefined; response: GetTotpUrlResponse };
+  verifyFresh: { method: "POST"; path: "/auth/totp/verify"; params: undefined; query: undefined; request: VerifyFreshRequest; response: VerifyFreshResponse };
+  loginBackupCode: { method: "POST"; path: "/auth/unlockCode"; params: undefined; query: undefined; request: LoginBackupCodeRequest; response: LoginBackupCodeResponse };
+  getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
+  reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
   oidcDiscovery: { method: "GET"; path: "/oidc/.well-known/openid-configuration"; params: undefined; query: undefined; request: undefined; response: OidcDiscoveryResponse };
   oidcAuthorize: { method: "GET"; path: "/oidc/authorize"; params: undefined; query: { response_type: string; client_id: string; redirect_uri: string; scope: string; state?: string; nonce?: string; code_challenge: string; code_challenge_method: string; ui_locales?: string }; request: undefined; response: undefined };
+  oidcEndSessionGet: { method: "GET"; path: "/oidc/end-session"; params: undefined; query: { id_token_hint?: string; client_id?: string; post_logout_redirect_uri?: string; state?: string }; request: undefined; response: OidcEndSessionGetResponse };
+  oidcEndSession: { method: "POST"; path: "/oidc/end-session"; params: undefined; query: undefined; request: OidcEndSessionRequest; response: OidcEndSessionResponse };
+  oidcJwks: { method: "GET"; path: "/oidc/jwks"; params: undefined; query: undefined; request: undefined; response: OidcJwksResponse };
+  oidcLogout: { method: "GET"; path: "/oidc/logout"; params: undefined; query: { id_token_hint?: string; client_id?: string; post_logout_redirect_uri?: string; state?: string; ui_locales?: string }; request: undefined; response: undefined };
+  oidcLogoutPost: { method: "POST"; path: "/oidc/logout"; params: undefined; query: undefined; request: URLSearchParams; response: undefined };
   oidcRequestGet: { method: "GET"; path: "/oidc/requests/{id}"; params: { id: string }; query: undefined; request: undefined; response: OidcRequestGetResponse };
   oidcRequestAllow: { method: "POST"; path: "/oidc/requests/{id}"; params: { id: string }; query: undefined; request: undefined; response: OidcRequestAllowResponse };
   oidcToken: { method: "POST"; path: "/oidc/token"; params: undefined; query: undefined; request: URLSearchParams; response: OidcTokenResponse };
   oidcUserinfo: { method: "GET"; path: "/oidc/userinfo"; params: undefined; query: undefined; request: undefined; response: OidcUserinfoResponse };
   oidcUserinfoPost: { method: "POST"; path: "/oidc/userinfo"; params: undefined; query: undefined; request: URLSearchParams; response: OidcUserinfoPostResponse };
-  oidcLogout: { method: "GET"; path: "/oidc/logout"; params: undefined; query: { id_token_hint?: string; client_id?: string; post_logout_redirect_uri?: string; state?: string; ui_locales?: string }; request: undefined; response: undefined };
-  oidcLogoutPost: { method: "POST"; path: "/oidc/logout"; params: undefined; query: undefined; request: URLSearchParams; response: undefined };
-  oidcEndSessionGet: { method: "GET"; path: "/oidc/end-session"; params: undefined; query: { id_token_hint?: string; client_id?: string; post_logout_redirect_uri?: string; state?: string }; request: undefined; response: OidcEndSessionGetResponse };
-  oidcEndSession: { method: "POST"; path: "/oidc/end-session"; params: undefined; query: undefined; request: OidcEndSessionRequest; response: OidcEndSessionResponse };
-  oidcJwks: { method: "GET"; path: "/oidc/jwks"; params: undefined; query: undefined; request: undefined; response: OidcJwksResponse };
-  reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
+  getOpenApi: { method: "GET"; path: "/openapi.json"; params: undefined; query: undefined; request: undefined; response: GetOpenApiResponse };
   getVersion: { method: "GET"; path: "/version"; params: undefined; query: undefined; request: undefined; response: GetVersionResponse };
-  listPasskeys: { method: "GET"; path: "/auth/passkeys"; params: undefined; query: undefined; request: undefined; response: ListPasskeysResponse };
-  passkeyRegister: { method: "POST"; path: "/auth/passkeys"; params: undefined; query: undefined; request: PasskeyRegisterRequest; response: PasskeyRegisterResponse };
-  passkeyRegisterOptions: { method: "POST"; path: "/auth/passkeys/options"; params: undefined; query: undefined; request: PasskeyRegisterOptionsRequest; response: PasskeyRegisterOptionsResponse };
-  renamePasskey: { method: "PATCH"; path: "/auth/passkeys/{id}"; params: { id: string }; query: undefined; request: RenamePasskeyRequest; response: RenamePasskeyResponse };
-  deletePasskey: { method: "DELETE"; path: "/auth/passkeys/{id}"; params: { id: string }; query: undefined; request: undefined; response: undefined };
-  passkeyLoginOptions: { method: "POST"; path: "/auth/login/passkey/options"; params: undefined; query: undefined; request: PasskeyLoginOptionsRequest; response: PasskeyLoginOptionsResponse };
-  loginPasskey: { method: "POST"; path: "/auth/login/passkey"; params: undefined; query: undefined; request: LoginPasskeyRequest; response: LoginPasskeyResponse };
-  passkeyMfaOptions: { method: "POST"; path: "/auth/login/passkey/mfa/options"; params: undefined; query: undefined; request: PasskeyMfaOptionsRequest; response: PasskeyMfaOptionsResponse };
-  loginPasskeyMfa: { method: "POST"; path: "/auth/login/passkey/mfa"; params: undefined; query: undefined; request: LoginPasskeyMfaRequest; response: LoginPasskeyMfaResponse };
-  passkeyReauthOptions: { method: "POST"; path: "/auth/reauth/passkey/options"; params: undefined; query: undefined; request: PasskeyReauthOptionsRequest; response: PasskeyReauthOptionsResponse };
-  reauthPasskey: { method: "POST"; path: "/auth/reauth/passkey"; params: undefined; query: undefined; request: ReauthPasskeyRequest; response: ReauthPasskeyResponse };
-  adminMe: { method: "GET"; path: "/admin/me"; params: undefined; query: undefined; request: undefined; response: AdminMeResponse };
-  adminListRoles: { method: "GET"; path: "/admin/roles"; params: undefined; query: undefined; request: undefined; response: AdminListRolesResponse };
-  adminGrantRole: { method: "PUT"; path: "/admin/roles/{userId}"; params: { userId: string }; query: undefined; request: AdminGrantRoleRequest; response: AdminGrantRoleResponse };
-  adminRevokeRole: { method: "DELETE"; path: "/admin/roles/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminRevokeRoleResponse };
-  adminFindAccount: { method: "GET"; path: "/admin/accounts"; params: undefined; query: { mail?: string; phone?: string; userName?: string; userId?: string }; request: undefined; response: AdminFindAccountResponse };
-  adminGetAccount: { method: "GET"; path: "/admin/accounts/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminGetAccountResponse };
-  adminReveal: { method: "POST"; path: "/admin/accounts/{userId}/reveal"; params: { userId: string }; query: undefined; request: AdminRevealRequest; response: AdminRevealResponse };
-  adminUnlock: { method: "POST"; path: "/admin/accounts/{userId}/unlock"; params: { userId: string }; query: undefined; request: AdminUnlockRequest; response: AdminUnlockResponse };
-  adminEndSessions: { method: "POST"; path: "/admin/accounts/{userId}/end-sessions"; params: { userId: string }; query: undefined; request: AdminEndSessionsRequest; response: AdminEndSessionsResponse };
-  adminResetTwoFactor: { method: "POST"; path: "/admin/accounts/{userId}/reset-two-factor"; params: { userId: string }; query: undefined; request: AdminResetTwoFactorRequest; response: AdminResetTwoFactorResponse };
-  adminSendResetCode: { method: "POST"; path: "/admin/accounts/{userId}/send-reset-code"; params: { userId: string }; query: undefined; request: AdminSendResetCodeRequest; response: AdminSendResetCodeResponse };
-  adminSuspend: { method: "POST"; path: "/admin/accounts/{userId}/suspend"; params: { userId: string }; query: undefined; request: AdminSuspendRequest; response: AdminSuspendResponse };
-  adminReactivate: { method: "POST"; path: "/admin/accounts/{userId}/reactivate"; params: { userId: string }; query: undefined; request: AdminReactivateRequest; response: AdminReactivateResponse };
-  adminResetPasskeys: { method: "POST"; path: "/admin/accounts/{userId}/reset-passkeys"; params: { userId: string }; query: undefined; request: AdminResetPasskeysRequest; response: AdminResetPasskeysResponse };
-  adminReplaceIdentity: { method: "PUT"; path: "/admin/accounts/{userId}/identity"; params: { userId: string }; query: undefined; request: AdminReplaceIdentityRequest; response: AdminReplaceIdentityResponse };
-  adminAudit: { method: "GET"; path: "/admin/audit"; params: undefined; query: { from: string; to: string; actor?: string; target?: string; action?: string; format?: "csv" | "json" }; request: undefined; response: AdminAuditResponse };
-  adminDirectory: { method: "GET"; path: "/admin/directory"; params: undefined; query: { company?: string; day?: string; after?: string }; request: undefined; response: AdminDirectoryResponse };
-  adminOverview: { method: "GET"; path: "/admin/overview"; params: undefined; query: undefined; request: undefined; response: AdminOverviewResponse };
-  adminListApps: { method: "GET"; path: "/admin/apps"; params: undefined; query: undefined; request: undefined; response: AdminListAppsResponse };
-  adminCreateApp: { method: "POST"; path: "/admin/apps"; params: undefined; query: undefined; request: AdminCreateAppRequest; response: AdminCreateAppResponse };
-  adminGetApp: { method: "GET"; path: "/admin/apps/{appId}"; params: { appId: string }; query: undefined; request: undefined; response: AdminGetAppResponse };
-  adminPatchApp: { method: "PATCH"; path: "/admin/apps/{appId}"; params: { appId: string }; query: undefined; request: AdminPatchAppRequest; response: AdminPatchAppResponse };
-  adminDeleteApp: { method: "DELETE"; path: "/admin/apps/{appId}"; params: { appId: string }; query: undefined; request: AdminDeleteAppRequest; response: AdminDeleteAppResponse };
-  adminRotateAppSecret: { method: "POST"; path: "/admin/apps/{appId}/secret"; params: { appId: string }; query: undefined; request: AdminRotateAppSecretRequest; response: AdminRotateAppSecretResponse };
-  adminRetirePreviousSecret: { method: "POST"; path: "/admin/apps/{appId}/retire-previous-secret"; params: { appId: string }; query: undefined; request: AdminRetirePreviousSecretRequest; response: AdminRetirePreviousSecretResponse };
-  listWebhooks: { method: "GET"; path: "/admin/apps/{appId}/webhooks"; params: { appId: string }; query: undefined; request: undefined; response: ListWebhooksResponse };
-  createWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks"; params: { appId: string }; query: undefined; request: CreateWebhookRequest; response: CreateWebhookResponse };
-  getWebhook: { method: "GET"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; params: { appId: string; endpointId: string }; query: undefined; request: undefined; response: GetWebhookResponse };
-  patchWebhook: { method: "PATCH"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; params: { appId: string; endpointId: string }; query: undefined; request: PatchWebhookRequest; response: PatchWebhookResponse };
-  deleteWebhook: { method: "DELETE"; path: "/admin/apps/{appId}/webhooks/{endpointId}"; params: { appId: string; endpointId: string }; query: undefined; request: DeleteWebhookRequest; response: DeleteWebhookResponse };
-  listWebhookDeliveries: { method: "GET"; path: "/admin/apps/{appId}/webhooks/{endpointId}/deliveries"; params: { appId: string; endpointId: string }; query: { after?: string; limit?: number }; request: undefined; response: ListWebhookDeliveriesResponse };
-  replayWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks/{endpointId}/replay"; params: { appId: string; endpointId: string }; query: undefined; request: ReplayWebhookRequest; response: ReplayWebhookResponse };
 }
 
 /** The operations keyed by "METHOD /path" (the path after the API prefix, parameters in braces). */
 export interface Routes {
+  "GET /admin/accounts": Operations["adminFindAccount"];
+  "GET /admin/accounts/{userId}": Operations["adminGetAccount"];
+  "POST /admin/accounts/{userId}/end-sessions": Operations["adminEndSessions"];
+  "PUT /admin/accounts/{userId}/identity": Operations["adminReplaceIdentity"];
+  "POST /admin/accounts/{userId}/reactivate": Operations["adminReactivate"];
+  "POST /admin/accounts/{userId}/reset-passkeys": Operations["adminResetPasskeys"];
+  "POST /admin/accounts/{userId}/reset-two-factor": Operations["adminResetTwoFactor"];
+  "POST /admin/accounts/{userId}/reveal": Operations["adminReveal"];
+  "POST /admin/accounts/{userId}/send-reset-code": Operations["adminSendResetCode"];
+  "POST /admin/accounts/{userId}/suspend": Operations["adminSuspend"];
+  "POST /admin/accounts/{userId}/unlock": Operations["adminUnlock"];
+  "GET /admin/apps": Operations["adminListApps"];
+  "POST /admin/apps": Operations["adminCreateApp"];
+  "DELETE /admin/apps/{appId}": Operations["adminDeleteApp"];
+  "GET /admin/apps/{appId}": Operations["adminGetApp"];
+  "PATCH /admin/apps/{appId}": Operations["adminPatchApp"];
+  "POST /admin/apps/{appId}/retire-previous-secret": Operations["adminRetirePreviousSecret"];
+  "POST /admin/apps/{appId}/secret": Operations["adminRotateAppSecret"];
+  "GET /admin/apps/{appId}/webhooks": Operations["listWebhooks"];
+  "POST /admin/apps/{appId}/webhooks": Operations["createWebhook"];
+  "DELETE /admin/apps/{appId}/webhooks/{endpointId}": Operations["deleteWebhook"];
+  "GET /admin/apps/{appId}/webhooks/{endpointId}": Operations["getWebhook"];
+  "PATCH /admin/apps/{appId}/webhooks/{endpointId}": Operations["patchWebhook"];
+  "GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries": Operations["listWebhookDeliveries"];
+  "POST /admin/apps/{appId}/webhooks/{endpointId}/replay": Operations["replayWebhook"];
+  "GET /admin/audit": Operations["adminAudit"];
+  "GET /admin/directory": Operations["adminDirectory"];
+  "GET /admin/me": Operations["adminMe"];
+  "GET /admin/overview": Operations["adminOverview"];
+  "GET /admin/roles": Operations["adminListRoles"];
+  "DELETE /admin/roles/{userId}": Operations["adminRevokeRole"];
+  "PUT /admin/roles/{userId}": Operations["adminGrantRole"];
+  "GET /app/language/{language}": Operations["appsByLanguage"];
+  "GET /auth/activity": Operations["listActivity"];
+  "PATCH /auth/advertisement": Operations["setAdvertisement"];
+  "GET /auth/apps": Operations["recentApps"];
+  "PATCH /auth/avatar": Operations["uploadAvatar"];
+  "GET /auth/captcha": Operations["getCaptcha"];
   "GET /auth/consent": Operations["consentContext"];
   "GET /auth/consents": Operations["listConsents"];
   "DELETE /auth/consents/{appId}": Operations["revokeConsent"];
-  "GET /auth/location": Operations["getLocation"];
-  "GET /auth/captcha": Operations["getCaptcha"];
+  "PATCH /auth/deactivation": Operations["deactivate"];
   "POST /auth/identity": Operations["sendCode"];
-  "POST /auth/register": Operations["register"];
-  "POST /auth/login/password": Operations["loginPassword"];
-  "POST /auth/login/code": Operations["loginCode"];
   "GET /auth/info": Operations["getInfo"];
   "PATCH /auth/info": Operations["patchInfo"];
-  "PATCH /auth/pwd": Operations["changePassword"];
-  "POST /auth/logout": Operations["logout"];
-  "GET /openapi.json": Operations["getOpenApi"];
-  "GET /auth/totp/url": Operations["getTotpUrl"];
-  "POST /auth/totp/enable": Operations["enableTotp"];
-  "POST /auth/totp/verify": Operations["verifyFresh"];
-  "POST /auth/totp/backupCodes": Operations["regenerateBackupCodes"];
-  "POST /auth/totp/disable": Operations["disableTotp"];
-  "POST /auth/login/totp": Operations["loginTotp"];
-  "POST /auth/unlockCode": Operations["loginBackupCode"];
-  "PATCH /auth/advertisement": Operations["setAdvertisement"];
-  "PATCH /auth/mail": Operations["bindMail"];
-  "PATCH /auth/phone": Operations["bindPhone"];
-  "PATCH /auth/deactivation": Operations["deactivate"];
-  "GET /auth/privacy": Operations["getPrivacy"];
-  "PATCH /auth/privacy": Operations["setPrivacy"];
-  "GET /auth/sessions": Operations["listSessions"];
-  "DELETE /auth/sessions/{id}": Operations["revokeSession"];
-  "GET /auth/activity": Operations["listActivity"];
-  "GET /auth/apps": Operations["recentApps"];
-  "GET /app/language/{language}": Operations["appsByLanguage"];
-  "PATCH /auth/avatar": Operations["uploadAvatar"];
-  "GET /avatar/{key}": Operations["getAvatar"];
+  "GET /auth/location": Operations["getLocation"];
+  "POST /auth/login/code": Operations["loginCode"];
+  "POST /auth/login/passkey": Operations["loginPasskey"];
+  "POST /auth/login/passkey/mfa": Operations["loginPasskeyMfa"];
+  "POST /auth/login/passkey/mfa/options": Operations["passkeyMfaOptions"];
+  "POST /auth/login/passkey/options": Operations["passkeyLoginOptions"];
+  "POST /auth/login/password": Operations["loginPassword"];
+  "POST /auth/login/staff": Operations["loginStaff"];
   "POST /auth/login/token": Operations["issueTicket"];
   "GET /auth/login/token/verify": Operations["verifyTicket"];
-  "GET /auth/staff/start": Operations["staffStart"];
+  "POST /auth/login/totp": Operations["loginTotp"];
+  "POST /auth/logout": Operations["logout"];
+  "PATCH /auth/mail": Operations["bindMail"];
+  "GET /auth/passkeys": Operations["listPasskeys"];
+  "POST /auth/passkeys": Operations["passkeyRegister"];
+  "POST /auth/passkeys/options": Operations["passkeyRegisterOptions"];
+  "DELETE /auth/passkeys/{id}": Operations["deletePasskey"];
+  "PATCH /auth/passkeys/{id}": Operations["renamePasskey"];
+  "PATCH /auth/phone": Operations["bindPhone"];
+  "GET /auth/privacy": Operations["getPrivacy"];
+  "PATCH /auth/privacy": Operations["setPrivacy"];
+  "PATCH /auth/pwd": Operations["changePassword"];
+  "POST /auth/reauth/passkey": Operations["reauthPasskey"];
+  "POST /auth/reauth/passkey/options": Operations["passkeyReauthOptions"];
+  "POST /auth/register": Operations["register"];
+  "GET /auth/sessions": Operations["listSessions"];
+  "DELETE /auth/sessions/{id}": Operations["revokeSession"];
   "GET /auth/staff/callback": Operations["staffCallback"];
-  "POST /auth/login/staff": Operations["loginStaff"];
+  "GET /auth/staff/start": Operations["staffStart"];
+  "POST /auth/totp/backupCodes": Operations["regenerateBackupCodes"];
+  "POST /auth/totp/disable": Operations["disableTotp"];
+  "POST /auth/totp/enable": Operations["enableTotp"];
+  "GET /auth/totp/url": Operations["getTotpUrl"];
+  "POST /auth/totp/verify": Operations["verifyFresh"];
+  "POST /auth/unlockCode": Operations["loginBackupCode"];
+  "GET /avatar/{key}": Operations["getAvatar"];
+  "POST /client-errors": Operations["reportClientError"];
   "GET /oidc/.well-known/openid-configuration": Operations["oidcDiscovery"];
   "GET /oidc/authorize": Operations["oidcAuthorize"];
+  "GET /oidc/end-session": Operations["oidcEndSessionGet"];
+  "POST /oidc/end-session": Operations["oidcEndSession"];
+  "GET /oidc/jwks": Operations["oidcJwks"];
+  "GET /oidc/logout": Operations["oidcLogout"];
+  "POST /oidc/logout": Operations["oidcLogoutPost"];
   "GET /oidc/requests/{id}": Operations["oidcRequestGet"];
   "POST /oidc/requests/{id}": Operations["oidcRequestAllow"];
   "POST /oidc/token": Operations["oidcToken"];
   "GET /oidc/userinfo": Operations["oidcUserinfo"];
   "POST /oidc/userinfo": Operations["oidcUserinfoPost"];
-  "GET /oidc/logout": Operations["oidcLogout"];
-  "POST /oidc/logout": Operations["oidcLogoutPost"];
-  "GET /oidc/end-session": Operations["oidcEndSessionGet"];
-  "POST /oidc/end-session": Operations["oidcEndSession"];
-  "GET /oidc/jwks": Operations["oidcJwks"];
-  "POST /client-errors": Operations["reportClientError"];
+  "GET /openapi.json": Operations["getOpenApi"];
   "GET /version": Operations["getVersion"];
-  "GET /auth/passkeys": Operations["listPasskeys"];
-  "POST /auth/passkeys": Operations["passkeyRegister"];
-  "POST /auth/passkeys/options": Operations["passkeyRegisterOptions"];
-  "PATCH /auth/passkeys/{id}": Operations["renamePasskey"];
-  "DELETE /auth/passkeys/{id}": Operations["deletePasskey"];
-  "POST /auth/login/passkey/options": Operations["passkeyLoginOptions"];
-  "POST /auth/login/passkey": Operations["loginPasskey"];
-  "POST /auth/login/passkey/mfa/options": Operations["passkeyMfaOptions"];
-  "POST /auth/login/passkey/mfa": Operations["loginPasskeyMfa"];
-  "POST /auth/reauth/passkey/options": Operations["passkeyReauthOptions"];
-  "POST /auth/reauth/passkey": Operations["reauthPasskey"];
-  "GET /admin/me": Operations["adminMe"];
-  "GET /admin/roles": Operations["adminListRoles"];
-  "PUT /admin/roles/{userId}": Operations["adminGrantRole"];
-  "DELETE /admin/roles/{userId}": Operations["adminRevokeRole"];
-  "GET /admin/accounts": Operations["adminFindAccount"];
-  "GET /admin/accounts/{userId}": Operations["adminGetAccount"];
-  "POST /admin/accounts/{userId}/reveal": Operations["adminReveal"];
-  "POST /admin/accounts/{userId}/unlock": Operations["adminUnlock"];
-  "POST /admin/accounts/{userId}/end-sessions": Operations["adminEndSessions"];
-  "POST /admin/accounts/{userId}/reset-two-factor": Operations["adminResetTwoFactor"];
-  "POST /admin/accounts/{userId}/send-reset-code": Operations["adminSendResetCode"];
-  "POST /admin/accounts/{userId}/suspend": Operations["adminSuspend"];
-  "POST /admin/accounts/{userId}/reactivate": Operations["adminReactivate"];
-  "POST /admin/accounts/{userId}/reset-passkeys": Operations["adminResetPasskeys"];
-  "PUT /admin/accounts/{userId}/identity": Operations["adminReplaceIdentity"];
-  "GET /admin/audit": Operations["adminAudit"];
-  "GET /admin/directory": Operations["adminDirectory"];
-  "GET /admin/overview": Operations["adminOverview"];
-  "GET /admin/apps": Operations["adminListApps"];
-  "POST /admin/apps": Operations["adminCreateApp"];
-  "GET /admin/apps/{appId}": Operations["adminGetApp"];
-  "PATCH /admin/apps/{appId}": Operations["adminPatchApp"];
-  "DELETE /admin/apps/{appId}": Operations["adminDeleteApp"];
-  "POST /admin/apps/{appId}/secret": Operations["adminRotateAppSecret"];
-  "POST /admin/apps/{appId}/retire-previous-secret": Operations["adminRetirePreviousSecret"];
-  "GET /admin/apps/{appId}/webhooks": Operations["listWebhooks"];
-  "POST /admin/apps/{appId}/webhooks": Operations["createWebhook"];
-  "GET /admin/apps/{appId}/webhooks/{endpointId}": Operations["getWebhook"];
-  "PATCH /admin/apps/{appId}/webhooks/{endpointId}": Operations["patchWebhook"];
-  "DELETE /admin/apps/{appId}/webhooks/{endpointId}": Operations["deleteWebhook"];
-  "GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries": Operations["listWebhookDeliveries"];
-  "POST /admin/apps/{appId}/webhooks/{endpointId}/replay": Operations["replayWebhook"];
 }

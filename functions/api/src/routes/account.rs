@@ -13,6 +13,7 @@ use serde_json::json;
 type ApiResult = Result<Response, ApiError>;
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Advertisement {
     advertisement: String,
@@ -31,6 +32,7 @@ pub async fn advertisement(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewMail {
     mail: String,
@@ -53,6 +55,7 @@ pub async fn mail(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewPhone {
     phone: String,
@@ -75,6 +78,7 @@ pub async fn phone(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Deactivation {
     password: Option<String>,

@@ -34,6 +34,7 @@ pub async fn list_roles(Op(_): Op, State(s): State<AppState>) -> ApiResult {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RoleBody {
     role: String,
@@ -128,6 +129,7 @@ pub async fn account(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RevealBody {
     reason: String,

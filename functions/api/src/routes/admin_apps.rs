@@ -40,8 +40,13 @@ pub(super) fn typed<T: DeserializeOwned>(
 /// An app's fields and the operator's reason. Lists and the names object arrive as raw JSON
 /// and are typed here, so that each wrong value is reported on its own field.
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AppChange {
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(with = "Option<std::collections::BTreeMap<String, String>>")
+    )]
     name: Option<Value>,
     description: Option<String>,
     logo: Option<String>,
@@ -90,12 +95,14 @@ pub fn app_change(bytes: &[u8]) -> Result<(AppFields, String), ApiError> {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReasonBody {
     reason: String,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RotateBody {
     reason: String,

@@ -13,6 +13,7 @@ use serde_json::json;
 type ApiResult = Result<Response, ApiError>;
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IdentityBody {
     reason: String,

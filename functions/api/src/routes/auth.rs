@@ -47,6 +47,7 @@ pub async fn captcha_challenge(State(s): State<AppState>) -> ApiResult {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendCode {
     account: String,
@@ -77,6 +78,7 @@ pub async fn identity(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Register {
     user_name: String,
@@ -116,6 +118,7 @@ pub async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> Api
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PasswordLogin {
     account: String,
@@ -136,6 +139,7 @@ pub async fn login_password(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CodeLogin {
     account: String,
@@ -159,6 +163,7 @@ pub async fn login_code(
 /// Both shapes of `PATCH /auth/pwd`: with a session and `oldPassword` (change), or with
 /// `account` and `code` and no session (find password).
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PasswordChange {
     old_password: Option<String>,

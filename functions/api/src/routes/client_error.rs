@@ -28,6 +28,7 @@ const MESSAGE_MAX: usize = 300;
 const STACK_MAX: usize = 2000;
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub(super) struct Report {
     version: String,

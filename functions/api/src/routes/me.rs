@@ -20,6 +20,7 @@ pub async fn info(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult 
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InfoPatch {
     company: Option<String>,

@@ -278,6 +278,7 @@ pub async fn end_session_get(
 
 /// The end-session page's request: the RP's parameters and whether the user confirmed.
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EndSessionBody {
     id_token_hint: Option<String>,

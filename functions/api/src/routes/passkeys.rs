@@ -27,6 +27,7 @@ pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult 
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Rename {
     name: String,
@@ -57,6 +58,7 @@ pub async fn remove(
 
 /// An options request with nothing in it.
 #[derive(Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Empty {}
 
@@ -71,6 +73,7 @@ pub async fn register_options(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Register {
     passkey_challenge: String,
@@ -99,6 +102,7 @@ pub async fn register(
 }
 
 #[derive(Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoginOptions {
     #[serde(default)]
@@ -111,6 +115,7 @@ pub async fn login_options(State(s): State<AppState>, Json(b): Json<LoginOptions
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Assertion {
     passkey_challenge: String,
@@ -130,6 +135,7 @@ pub async fn login(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Step {
     challenge: String,
@@ -145,6 +151,7 @@ pub async fn mfa_options(State(s): State<AppState>, Json(b): Json<Step>) -> ApiR
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StepAssertion {
     challenge: String,

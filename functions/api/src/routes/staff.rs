@@ -137,6 +137,7 @@ pub async fn callback(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StaffLogin {
     code: String,

@@ -17,6 +17,7 @@ use serde_json::Value;
 type ApiResult = Result<Response, ApiError>;
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TicketRequest {
     app_id: String,

@@ -18,6 +18,7 @@ pub async fn url(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Code {
     code: String,
@@ -36,6 +37,7 @@ pub async fn enable(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Proof {
     code: Option<String>,
@@ -76,6 +78,7 @@ pub async fn disable(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SecondStep {
     challenge: String,

@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 type ApiResult = Result<Response, ApiError>;
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EndpointBody {
     url: Option<String>,
@@ -46,6 +47,7 @@ impl EndpointBody {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReasonBody {
     reason: String,
@@ -163,6 +165,7 @@ pub async fn deliveries(
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ReplayBody {
     event_id: Option<String>,

@@ -56,6 +56,12 @@ fn seen() -> &'static Mutex<Seen> {
     SEEN.get_or_init(Default::default)
 }
 
+/// operation id -> the reasons its error answers carried.
+fn reasons_seen() -> &'static Mutex<BTreeMap<String, BTreeSet<String>>> {
+    static REASONS: OnceLock<Mutex<BTreeMap<String, BTreeSet<String>>>> = OnceLock::new();
+    REASONS.get_or_init(Default::default)
+}
+
 static DOCUMENT: OnceLock<Document> = OnceLock::new();
 
 fn document() -> &'static Document {
@@ -324,6 +330,26 @@ fn check_response(doc: &Document, x: &Exchange<'_>, name: &str, op_pointer: &str
         "{name}: the {status} answer does not match docs/openapi.json:\n  {}\nbody: {body}",
         errors.join("\n  ")
     );
+    // An error's reason must be one its operation lists (`x-reasons`, from the row and the
+    // handler's `Reasons:`), when the document lists them.
+    if let (Some(reason), true) = (body["reason"].as_str(), status >= 400) {
+        let op = doc.at(op_pointer);
+        if let Some(listed) = op["x-reasons"].as_array() {
+            assert!(
+                listed.iter().any(|r| r == reason),
+                "{name}: answered {status} {reason}, which its `x-reasons` does not list \
+                 (the handler's doc comment `Reasons:`, or the row's own): {listed:?}"
+            );
+        }
+        if let Some(id) = op["operationId"].as_str() {
+            reasons_seen()
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(id.to_owned())
+                .or_default()
+                .insert(reason.to_owned());
+        }
+    }
 }
 
 /// Did this run select every test? A name filter, `--skip` or `--exact` selects fewer.
@@ -376,6 +402,15 @@ fn at_exit_report_coverage() {
             seen.len(),
             seen.values().sum::<usize>()
         );
+        // CIAM_CONTRACT_REASONS=<file>: the reasons each operation answered, as JSON (what a
+        // handler's `Reasons:` is written from; docs/adding-a-route.md).
+        if let Ok(out) = std::env::var("CIAM_CONTRACT_REASONS") {
+            let reasons = reasons_seen().lock().map(|r| r.clone()).unwrap_or_default();
+            let text = serde_json::to_string_pretty(&reasons).unwrap_or_default();
+            if let Err(e) = std::fs::write(&out, text) {
+                println!("CIAM_CONTRACT_REASONS: {out}: {e}");
+            }
+        }
         let expected: BTreeSet<&str> = NOT_EXERCISED.iter().copied().collect();
         if whole && missing != expected {
             println!(
