@@ -9,68 +9,68 @@ use ciam_store::{Item, Key, TxOp};
 
 pub const KEEP_SECS: i64 = 180 * 86_400;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
-    SignIn,
-    PasswordChanged,
-    PasswordReset,
-    TotpEnabled,
-    TotpDisabled,
-    BackupCodesRegenerated,
-    MailChanged,
-    PhoneChanged,
-    /// The user revoked a partner app's access (its remembered consent).
-    AppRevoked,
-    /// A passkey was registered (the entry names it).
-    PasskeyAdded,
-    /// A passkey was removed (the entry names it).
-    PasskeyRemoved,
-    /// A passkey's signature counter went back: possibly a cloned authenticator; the
-    /// assertion was refused (the entry names the passkey).
-    PasskeyCloneSuspected,
-    /// Support unlocked the account (the console).
-    UnlockedBySupport,
-    /// Support ended every session of the account.
-    SessionsEndedBySupport,
-    /// Support turned two-factor sign-in off.
-    TwoFactorResetBySupport,
-    /// Support sent a password-reset code to the account's mail or phone.
-    ResetCodeSentBySupport,
-    /// Support suspended the account: no sign-in until it is reactivated.
-    SuspendedBySupport,
-    /// Support reactivated the suspended account.
-    ReactivatedBySupport,
-    /// Support removed every passkey of the account.
-    PasskeysResetBySupport,
-    /// Support replaced the account's mail or phone (recovery).
-    IdentityReplacedBySupport,
+macro_rules! activity_kinds {
+    ($( $(#[$doc:meta])* $variant:ident = $kind:literal, )*) => {
+        /// The kinds of the security activity: the one list the entries' `kind`, the API's
+        /// `listActivity` answer (its enum in docs/openapi.json) and so the web's labels (typed by
+        /// the generated union) are made from.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Event { $( $(#[$doc])* $variant, )* }
+
+        impl Event {
+            /// Every kind, in the list's order.
+            pub const ALL: &'static [Event] = &[ $( Event::$variant, )* ];
+
+            /// Its name in the entries and on the wire, e.g. `passwordChanged`.
+            pub fn kind(self) -> &'static str {
+                match self { $( Event::$variant => $kind, )* }
+            }
+        }
+    };
 }
 
-impl Event {
-    pub fn kind(self) -> &'static str {
-        match self {
-            Event::SignIn => "signIn",
-            Event::PasswordChanged => "passwordChanged",
-            Event::PasswordReset => "passwordReset",
-            Event::TotpEnabled => "totpEnabled",
-            Event::TotpDisabled => "totpDisabled",
-            Event::BackupCodesRegenerated => "backupCodesRegenerated",
-            Event::MailChanged => "mailChanged",
-            Event::PhoneChanged => "phoneChanged",
-            Event::AppRevoked => "appRevoked",
-            Event::PasskeyAdded => "passkeyAdded",
-            Event::PasskeyRemoved => "passkeyRemoved",
-            Event::PasskeyCloneSuspected => "passkeyCloneSuspected",
-            Event::UnlockedBySupport => "unlockedBySupport",
-            Event::SessionsEndedBySupport => "sessionsEndedBySupport",
-            Event::TwoFactorResetBySupport => "twoFactorResetBySupport",
-            Event::ResetCodeSentBySupport => "resetCodeSentBySupport",
-            Event::SuspendedBySupport => "suspendedBySupport",
-            Event::ReactivatedBySupport => "reactivatedBySupport",
-            Event::PasskeysResetBySupport => "passkeysResetBySupport",
-            Event::IdentityReplacedBySupport => "identityReplacedBySupport",
-        }
-    }
+activity_kinds! {
+    SignIn = "signIn",
+    PasswordChanged = "passwordChanged",
+    PasswordReset = "passwordReset",
+    TotpEnabled = "totpEnabled",
+    TotpDisabled = "totpDisabled",
+    BackupCodesRegenerated = "backupCodesRegenerated",
+    MailChanged = "mailChanged",
+    PhoneChanged = "phoneChanged",
+    /// The user revoked a partner app's access (its remembered consent).
+    AppRevoked = "appRevoked",
+    /// A passkey was registered (the entry names it).
+    PasskeyAdded = "passkeyAdded",
+    /// A passkey was removed (the entry names it).
+    PasskeyRemoved = "passkeyRemoved",
+    /// A passkey's signature counter went back: possibly a cloned authenticator; the
+    /// assertion was refused (the entry names the passkey).
+    PasskeyCloneSuspected = "passkeyCloneSuspected",
+    /// Support unlocked the account (the console).
+    UnlockedBySupport = "unlockedBySupport",
+    /// Support ended every session of the account.
+    SessionsEndedBySupport = "sessionsEndedBySupport",
+    /// Support turned two-factor sign-in off.
+    TwoFactorResetBySupport = "twoFactorResetBySupport",
+    /// Support sent a password-reset code to the account's mail or phone.
+    ResetCodeSentBySupport = "resetCodeSentBySupport",
+    /// Support suspended the account: no sign-in until it is reactivated.
+    SuspendedBySupport = "suspendedBySupport",
+    /// Support reactivated the suspended account.
+    ReactivatedBySupport = "reactivatedBySupport",
+    /// Support removed every passkey of the account.
+    PasskeysResetBySupport = "passkeysResetBySupport",
+    /// Support replaced the account's mail or phone (recovery).
+    IdentityReplacedBySupport = "identityReplacedBySupport",
+}
+
+/// The JSON Schema of an entry's `kind` on the wire: the enum of [`Event::ALL`] (the API's answer
+/// types point their `kind` here with `#[schemars(schema_with = ...)]`).
+#[cfg(feature = "openapi")]
+pub fn kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let kinds: Vec<&str> = Event::ALL.iter().map(|e| e.kind()).collect();
+    schemars::json_schema!({ "type": "string", "enum": kinds })
 }
 
 /// An entry of the security activity, the item `USER#<id>` / `EVENT#<at>#<random>`.

@@ -232,12 +232,14 @@ pub async fn verify(
     } else {
         vec![tkey.clone()]
     };
-    let mut got = ciam.store.get_many(&keys).await?;
+    let got = ciam.store.get_many(&keys).await?;
+    let (ticket_item, app) = match got.as_slice() {
+        [ticket_item, app @ ..] => (ticket_item, app.first().and_then(Option::as_ref)),
+        [] => (&None, None),
+    };
     // A used ticket is a tombstone: absent.
-    if got[0].as_ref().is_some_and(|t| t.n("usedAt").is_some()) {
-        got[0] = None;
-    }
-    let burned = match &got[0] {
+    let ticket_item = ticket_item.as_ref().filter(|t| t.n("usedAt").is_none());
+    let burned = match ticket_item {
         None => Err(not_found("unknown, expired or used ticket")),
         Some(t) => {
             let now = ciam.now();
@@ -251,7 +253,7 @@ pub async fn verify(
                 .map_err(|_| not_found("ticket already used"))
         }
     };
-    let matches = match got.get(1).and_then(Option::as_ref) {
+    let matches = match app {
         Some(app) => apps::secret_matches(ciam, &App::from_item(app), app_secret).await,
         None => false,
     };
@@ -259,7 +261,7 @@ pub async fn verify(
         return Err(secret_error());
     }
     burned?;
-    let Some(item) = &got[0] else {
+    let Some(item) = ticket_item else {
         return Err(not_found("unknown, expired or used ticket"));
     };
     let t = Ticket::from_item(item);

@@ -395,12 +395,12 @@ pub fn document(root: &Path) -> Result<Value, String> {
             None => Map::new(),
         };
         let op = operation(root, row, &mut gens, src)?;
-        paths
+        if let Value::Object(item) = paths
             .entry(row.path.to_owned())
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
-            .expect("an object")
-            .insert(method, op);
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            item.insert(method, op);
+        }
     }
     for (p, item) in &src_paths {
         if let Some(m) = item.as_object().and_then(|m| m.keys().next()) {

@@ -164,6 +164,20 @@ impl Query {
 /// Most items a transaction may hold (DynamoDB's limit).
 pub const MAX_TX_ITEMS: usize = 100;
 
+/// [`Store::get_many`] of a fixed set of keys, one round trip, answered as an array in the keys'
+/// order so that the caller names each result where it reads them:
+/// `let [app, consent] = get_each(store, [app_key, consent_key]).await?;` (no `got[1]`).
+pub async fn get_each<const N: usize>(
+    store: &(impl Store + ?Sized),
+    keys: [Key; N],
+) -> Result<[Option<Item>; N], StoreError> {
+    let got = store.get_many(&keys).await?;
+    let len = got.len();
+    got.try_into().map_err(|_| {
+        StoreError::Backend(format!("a batch read of {N} keys answered {len} results"))
+    })
+}
+
 /// The contract both engines implement. Every method is one round trip to the backend.
 #[async_trait]
 pub trait Store: Send + Sync {

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::sessions::Session;
 use crate::tickets;
 use crate::{random, Ciam, Error, Lang, LostRace, Reason};
-use ciam_store::{Cond, Item, TxOp};
+use ciam_store::{get_each, Cond, Item, TxOp};
 use serde::Serialize;
 
 /// What `GET /authorize` answers.
@@ -236,19 +236,20 @@ async fn load_request_with_app(
     id: &str,
 ) -> Result<(Request, App, Option<Consent>, Option<Item>)> {
     let req = load_request(ciam, id).await?;
-    let mut got = ciam
-        .store
-        .get_many(&[
+    let [app, consent, app_login] = get_each(
+        ciam.store.as_ref(),
+        [
             app_key(&req.app_id),
             consent_key(&s.user.id, &req.app_id),
             tickets::app_login_key(&s.user.id, &req.app_id),
-        ])
-        .await?;
-    let app = got[0].as_ref().map(App::from_item);
+        ],
+    )
+    .await?;
+    let app = app.as_ref().map(App::from_item);
     check_app(app.as_ref(), &req)?;
     let app = app.ok_or(Reason::APPID_NOT_FOUND)?;
-    let consent = got[1].as_ref().map(Consent::from_item);
-    Ok((req, app, consent, got[2].take()))
+    let consent = consent.as_ref().map(Consent::from_item);
+    Ok((req, app, consent, app_login))
 }
 
 /// `GET /requests/{id}`: what the consent screen shows for a stored request, in the shape of

@@ -5,10 +5,10 @@ use super::records::{code_key, token_hash, token_key, token_key_of, AccessToken,
 use super::{b64, issuer, sign_jwt, signer, OAuthError, OPENID, TOKEN_SECS};
 use crate::apps::{self, app_key, App, AppId};
 use crate::consents::{consent_key, Consent};
-use crate::tickets;
+use crate::events;
 use crate::user::{active_user, profile_key, User};
 use crate::{random, Ciam, LostRace};
-use ciam_store::{Cond, Key, StoreError, Update};
+use ciam_store::{get_each, Cond, Key, StoreError, Update};
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 use sha2::{Digest, Sha256};
@@ -157,17 +157,14 @@ pub async fn token(
         .filter(|c| !c.is_empty() && c.len() <= 128)
         .ok_or_else(|| OAuthError::new("invalid_request", "code is missing"))?;
     let ckey = code_key(ciam, code);
-    let got = ciam
-        .store
-        .get_many(&[app_key(&client_id), ckey.clone()])
-        .await?;
-    let Some(app) = got[0].as_ref().map(App::from_item) else {
+    let [app, code] = get_each(ciam.store.as_ref(), [app_key(&client_id), ckey.clone()]).await?;
+    let Some(app) = app.as_ref().map(App::from_item) else {
         return Err(bad_client());
     };
     if !apps::secret_matches(ciam, &app, &secret).await {
         return Err(bad_client());
     }
-    let Some(c) = got[1].as_ref().map(Code::from_item) else {
+    let Some(c) = code.as_ref().map(Code::from_item) else {
         return Err(invalid_grant("unknown, expired or used code"));
     };
     if c.used_at.is_some() {
@@ -276,40 +273,20 @@ pub async fn token(
     })
 }
 
-/// The user's claims under their OpenID Connect names, limited to `scopes` (the ticket's claim
-/// rules, `tickets::claims`): nickname, picture (absolute), company, phone_number (E.164) and
-/// email, the last two verified (Ciam binds them only by code).
+/// The user's claims under their OpenID Connect names, limited to `scopes`: the one builder
+/// the partner events use too (`events::claims`: nickname, picture absolute, company,
+/// phone_number in E.164 and email, the last two verified as Ciam binds them only by code), each
+/// field kept when the scope that covers it (`events::FIELD_SCOPES`) was granted.
 fn claims(ciam: &Ciam, user: &User, scopes: &[String]) -> Map<String, Json> {
-    let c = tickets::claims(user, scopes);
-    let mut m = Map::new();
-    if let Some(n) = c.nickname {
-        m.insert("nickname".into(), n.into());
-    }
-    if let Some(a) = c.avatar {
-        let abs = if a.starts_with('/') {
-            format!("{}{a}", ciam.config.public_url.trim_end_matches('/'))
-        } else {
-            a
-        };
-        m.insert("picture".into(), abs.into());
-    }
-    if let Some(co) = c.company {
-        m.insert("company".into(), co.into());
-    }
-    if let Some(p) = c.phone {
-        let e164 = if p.starts_with('+') {
-            p
-        } else {
-            format!("+86{p}")
-        };
-        m.insert("phone_number".into(), e164.into());
-        m.insert("phone_number_verified".into(), true.into());
-    }
-    if let Some(e) = c.email {
-        m.insert("email".into(), e.into());
-        m.insert("email_verified".into(), true.into());
-    }
-    m
+    let granted = |field: &str| {
+        events::FIELD_SCOPES
+            .iter()
+            .any(|(f, scope)| *f == field && scopes.iter().any(|s| s == scope))
+    };
+    events::claims(ciam, user)
+        .into_iter()
+        .filter(|(field, _)| granted(field))
+        .collect()
 }
 
 /// `GET|POST /userinfo`: `sub` and the claims the token's scopes allow. An unknown or expired
@@ -328,25 +305,26 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
         .map(|i| AccessToken::from_item(&i))
         .ok_or_else(|| bad("unknown or expired access token"))?;
     let scopes = &t.scopes;
-    let got = ciam
-        .store
-        .get_many(&[profile_key(&t.user_id), consent_key(&t.user_id, &t.app_id)])
-        .await?;
-    let user = got[0]
+    let [user_item, consent] = get_each(
+        ciam.store.as_ref(),
+        [profile_key(&t.user_id), consent_key(&t.user_id, &t.app_id)],
+    )
+    .await?;
+    let user = user_item
         .as_ref()
         .and_then(User::from_item)
         .filter(|u| u.usable() && t.gen == Some(u.sess_gen))
         .ok_or_else(|| bad("the access token was revoked"))?;
     // The consent must still cover the token, and date from before it (a revocation followed
     // by a new Allow does not revive older tokens).
-    if !got[1]
+    if !consent
         .as_ref()
         .map(Consent::from_item)
         .is_some_and(|c| c.covers(scopes) && c.since <= t.created_at)
     {
         return Err(bad("the user revoked the consent"));
     }
-    if let Some(item) = &got[0] {
+    if let Some(item) = &user_item {
         crate::numbers::used(ciam, item).await;
     }
     let mut m = Map::new();

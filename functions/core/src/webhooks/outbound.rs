@@ -58,6 +58,53 @@ pub struct Outbound {
     pub attempts: i64,
 }
 
+/// One value of a delivery record.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Field<'a> {
+    S(&'a str),
+    N(i64),
+}
+
+impl Outbound {
+    /// The record's fields by name: the one list the queue item (`queue::to_item`, `queued`)
+    /// and the SQS message body (functions/lambdas `webhooks::message`) are written from and
+    /// read back with [`Outbound::from_fields`], so the two cannot drift.
+    pub fn fields(&self) -> [(&'static str, Field<'_>); 10] {
+        [
+            ("appId", Field::S(&self.app_id)),
+            ("endpointId", Field::S(&self.endpoint_id)),
+            ("userId", Field::S(&self.user_id)),
+            ("eventId", Field::S(&self.event_id)),
+            ("eventSk", Field::S(&self.event_sk)),
+            ("kind", Field::S(&self.kind)),
+            ("body", Field::S(&self.body)),
+            ("eventAt", Field::N(self.event_at)),
+            ("since", Field::N(self.since)),
+            ("attempts", Field::N(self.attempts)),
+        ]
+    }
+
+    /// The record read back by name (`s` a string field, `n` a number; an error names the
+    /// missing one): the inverse of [`Outbound::fields`].
+    pub fn from_fields<E>(
+        s: impl Fn(&'static str) -> Result<String, E>,
+        n: impl Fn(&'static str) -> Result<i64, E>,
+    ) -> Result<Outbound, E> {
+        Ok(Outbound {
+            app_id: s("appId")?,
+            endpoint_id: s("endpointId")?,
+            user_id: s("userId")?,
+            event_id: s("eventId")?,
+            event_sk: s("eventSk")?,
+            kind: s("kind")?,
+            body: s("body")?,
+            event_at: n("eventAt")?,
+            since: n("since")?,
+            attempts: n("attempts")?,
+        })
+    }
+}
+
 /// What follows an attempt.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {

@@ -17,13 +17,14 @@
 
 use super::deliver;
 use super::guard::Resolver;
-use super::outbound::{receiver_of, Outbound, Step, Transport};
+use super::outbound::{receiver_of, Field, Outbound, Step, Transport};
 use super::{endpoints, log, notices};
 use crate::consents::consent_key;
 use crate::error::{Error, Result};
 use crate::events::{self, Event};
 use crate::{Ciam, Reason};
 use ciam_store::{Item, Key, Query, TxOp, Update, MAX_TX_ITEMS};
+use std::convert::Infallible;
 
 pub const PENDING_PK: &str = "WHF";
 pub const QUEUE_PK: &str = "WHQ";
@@ -52,34 +53,25 @@ fn queue_key(ob: &Outbound) -> Key {
 /// The queue item of `ob`, due at `next_at` (also what a replay writes: on AWS the table's
 /// stream hands it to the fan-out function, which sends it to the delivery queue).
 pub fn to_item(ob: &Outbound, next_at: i64) -> Item {
-    Item::new(queue_key(ob))
-        .with("appId", ob.app_id.as_str())
-        .with("endpointId", ob.endpoint_id.as_str())
-        .with("userId", ob.user_id.as_str())
-        .with("eventId", ob.event_id.as_str())
-        .with("eventSk", ob.event_sk.as_str())
-        .with("kind", ob.kind.as_str())
-        .with("body", ob.body.as_str())
-        .with("eventAt", ob.event_at)
-        .with("since", ob.since)
-        .with("attempts", ob.attempts)
+    ob.fields()
+        .into_iter()
+        .fold(
+            Item::new(queue_key(ob)),
+            |item, (name, value)| match value {
+                Field::S(v) => item.with(name, v),
+                Field::N(v) => item.with(name, v),
+            },
+        )
         .with("nextAt", next_at)
 }
 
 /// The delivery a queue item holds.
 pub fn queued(i: &Item) -> Outbound {
-    let s = |n: &str| i.s(n).unwrap_or_default().to_owned();
-    Outbound {
-        app_id: s("appId"),
-        endpoint_id: s("endpointId"),
-        user_id: s("userId"),
-        event_id: s("eventId"),
-        event_sk: s("eventSk"),
-        kind: s("kind"),
-        body: s("body"),
-        event_at: i.n("eventAt").unwrap_or_default(),
-        since: i.n("since").unwrap_or_default(),
-        attempts: i.n("attempts").unwrap_or_default(),
+    let s = |n: &'static str| Ok::<_, Infallible>(i.s(n).unwrap_or_default().to_owned());
+    let n = |n: &'static str| Ok::<_, Infallible>(i.n(n).unwrap_or_default());
+    match Outbound::from_fields(s, n) {
+        Ok(ob) => ob,
+        Err(never) => match never {},
     }
 }
 

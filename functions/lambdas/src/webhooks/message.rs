@@ -2,8 +2,8 @@
 //! [`Lane`] (which queue), its body ([`message`], read back by [`outbound`]) and the metric line
 //! of an attempt ([`metric_line`]).
 
-use ciam_core::webhooks::outbound::{receiver_of, Outbound};
-use serde_json::{json, Value};
+use ciam_core::webhooks::outbound::{receiver_of, Field, Outbound};
+use serde_json::{json, Map, Value};
 
 /// SQS's longest `DelaySeconds`: a later retry is re-sent until it is due.
 pub const MAX_DELAY_SECS: u64 = 900;
@@ -43,51 +43,42 @@ pub struct Outgoing {
 /// The SQS message of one delivery, due at `due` (the next attempt's time; now for a new one),
 /// sent at `now`: the `Outbound` with its attempt count (a retry is a new message).
 pub fn message(ob: &Outbound, due: i64, now: i64) -> Outgoing {
-    let body = json!({
-        "appId": ob.app_id,
-        "endpointId": ob.endpoint_id,
-        "userId": ob.user_id,
-        "eventId": ob.event_id,
-        "eventSk": ob.event_sk,
-        "kind": ob.kind,
-        "body": ob.body,
-        "eventAt": ob.event_at,
-        "since": ob.since,
-        "attempts": ob.attempts,
-        "due": due,
-    });
+    let mut body: Map<String, Value> = ob
+        .fields()
+        .into_iter()
+        .map(|(name, value)| {
+            let v = match value {
+                Field::S(v) => json!(v),
+                Field::N(v) => json!(v),
+            };
+            (name.to_owned(), v)
+        })
+        .collect();
+    body.insert("due".into(), json!(due));
     Outgoing {
         lane: Lane::of(ob),
         group: ob.app_id.clone(),
         delay: u64::try_from(due - now).unwrap_or(0).min(MAX_DELAY_SECS),
-        body: body.to_string(),
+        body: Value::Object(body).to_string(),
     }
 }
 
 /// The delivery a message carries, after `receive_count` receipts of it, and when it is due.
 pub fn outbound(body: &str, receive_count: u32) -> Result<(Outbound, i64), String> {
     let v: Value = serde_json::from_str(body).map_err(|e| format!("not a delivery: {e}"))?;
-    let s = |n: &str| {
+    let s = |n: &'static str| {
         v[n].as_str()
             .map(str::to_owned)
             .ok_or_else(|| format!("a delivery without {n}"))
     };
-    let n = |n: &str| {
-        v[n].as_i64()
-            .ok_or_else(|| format!("a delivery without {n}"))
+    let n = |n: &'static str| match (n, v[n].as_i64()) {
+        // A message written before the count was part of the body counts from none.
+        ("attempts", None) => Ok(0),
+        (_, Some(x)) => Ok(x),
+        (_, None) => Err(format!("a delivery without {n}")),
     };
-    let ob = Outbound {
-        app_id: s("appId")?,
-        endpoint_id: s("endpointId")?,
-        user_id: s("userId")?,
-        event_id: s("eventId")?,
-        event_sk: s("eventSk")?,
-        kind: s("kind")?,
-        body: s("body")?,
-        event_at: n("eventAt")?,
-        since: n("since")?,
-        attempts: v["attempts"].as_i64().unwrap_or(0) + i64::from(receive_count.saturating_sub(1)),
-    };
+    let mut ob = Outbound::from_fields(s, n)?;
+    ob.attempts += i64::from(receive_count.saturating_sub(1));
     Ok((ob, v["due"].as_i64().unwrap_or(0)))
 }
 

@@ -13,7 +13,7 @@ use crate::totp::require_fresh;
 use crate::user::profile_key;
 use crate::validate::Identity;
 use crate::{Ciam, Error, LostRace, Reason, Result};
-use ciam_store::{Cond, Item, TxOp, Update};
+use ciam_store::{get_each, Cond, Item, TxOp, Update};
 use serde::Serialize;
 use serde_json::Value as Json;
 
@@ -136,17 +136,17 @@ async fn why_not_registered(ciam: &Ciam, s: &Session, token: &str, h: &str) -> E
         profile_key(&s.user.id),
         used_key(ciam, token),
     ];
-    match ciam.store.get_many(&keys).await {
-        Ok(found) => {
-            if found[0].is_some() {
+    match get_each(ciam.store.as_ref(), keys).await {
+        Ok([taken, user, used]) => {
+            if taken.is_some() {
                 Reason::PASSKEY_EXISTS.into()
-            } else if found[1]
+            } else if user
                 .as_ref()
                 .and_then(|u| u.n("passkeys"))
                 .is_some_and(|n| n >= LIMIT)
             {
                 Reason::PASSKEY_LIMIT.into()
-            } else if found[2].is_some() {
+            } else if used.is_some() {
                 Reason::PASSKEY_CHALLENGE_EXPIRED.into()
             } else {
                 Reason::AUTHORIZATION_FAILED.into()

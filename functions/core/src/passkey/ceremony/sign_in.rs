@@ -66,16 +66,19 @@ pub async fn login(
         keys.push(app_key(&t.binding));
     }
     let found = ciam.store.get_many(&keys).await?;
-    let user = found[0]
+    let [user, passkey, app @ ..] = found.as_slice() else {
+        return Err(not_found());
+    };
+    let user = user
         .as_ref()
         .and_then(User::from_item)
         .filter(User::usable)
         .ok_or_else(not_found)?;
-    let passkey = found[1]
+    let passkey = passkey
         .as_ref()
         .and_then(PasskeyItem::from_item)
         .ok_or_else(not_found)?;
-    let top_origins = match found.get(2) {
+    let top_origins = match app.first() {
         None => None,
         Some(Some(app)) => Some(App::from_item(app).frame_origins),
         // The app was deleted since the options: start again.
