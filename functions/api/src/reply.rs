@@ -22,6 +22,7 @@ impl<T: Serialize, const S: u16> IntoResponse for Reply<T, S> {
 /// `{"ok": true}`: the answer of a change with nothing else to say.
 #[derive(Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "Ok"))]
 pub struct Done {
     /// Always true.
     pub ok: bool,

@@ -64,6 +64,26 @@ pub fn signed_in(s: SignedIn) -> Response {
     res
 }
 
+/// A successful sign-in as a handler's return type: 200 with the session (`SignedIn`, so
+/// docs/openapi.json's answer is that type's schema), the account left on the response for
+/// the numbers ([`signed_in`]).
+pub struct SignInReply(pub SignedIn);
+
+impl axum::response::IntoResponse for SignInReply {
+    fn into_response(self) -> Response {
+        signed_in(self.0)
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl crate::doc::Outcome for SignInReply {
+    fn add(shape: &mut crate::doc::Shape, gens: &mut crate::doc::Generators) {
+        shape
+            .answers
+            .push((200, gens.answer.subschema_for::<SignedIn>()));
+    }
+}
+
 /// Left on a sign-in's response by its outcome line: the request's `response` line
 /// (`middleware`) would repeat it, and each log line is paid for (docs/cost.md).
 #[derive(Clone, Copy, Debug)]

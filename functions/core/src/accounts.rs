@@ -115,12 +115,16 @@ pub(crate) fn create_ops(user: &User, id: &Identity) -> Vec<TxOp> {
     .collect()
 }
 
-/// What a successful sign-in returns.
+/// What a successful sign-in returns: the session.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SignedIn {
+    /// The session's bearer token.
     pub token: String,
+    /// The account signed in.
     pub user_id: String,
+    /// unix seconds; moves with activity (30 min idle, 12 h cap)
     pub expires_at: i64,
     /// The identity it signed in by had already signed in today (its `actDay`): the console's
     /// numbers need not look at the account's day again (`numbers::SignIn::active_today`).

@@ -12,8 +12,13 @@ use std::collections::HashMap;
 
 pub const TTL_SECS: i64 = 300;
 
+/// A proof-of-work challenge (ALTCHA v1): find `number` in 0..=maxnumber with
+/// SHA-256(salt + number) == challenge.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "CaptchaChallenge"))]
 pub struct Challenge {
+    #[cfg_attr(feature = "openapi", schemars(extend("enum" = ["SHA-256"])))]
     pub algorithm: &'static str,
     pub challenge: String,
     pub maxnumber: u64,

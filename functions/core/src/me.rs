@@ -18,16 +18,52 @@ fn attr(choice: &str) -> String {
     format!("privacy_{choice}")
 }
 
+/// One change of the privacy choices.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 pub struct PrivacyChange {
+    /// unix seconds
     pub at: i64,
+    /// The choices it changed, with their new values.
     pub changes: BTreeMap<String, bool>,
 }
 
+/// The privacy choices and the history of their changes.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 pub struct Privacy {
+    /// Cookies and data-use choices (all off by default).
+    #[cfg_attr(feature = "openapi", schemars(schema_with = "privacy_settings_schema"))]
     pub settings: BTreeMap<String, bool>,
+    /// The changes, newest first, at most 50.
     pub history: Vec<PrivacyChange>,
+}
+
+/// The schema of the privacy choices (`PRIVACY_CHOICES`): every choice, a boolean.
+#[cfg(feature = "openapi")]
+pub fn privacy_settings_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    choices_schema(true)
+}
+
+/// The schema of a change of the privacy choices: the choices to change, each optional.
+#[cfg(feature = "openapi")]
+pub fn privacy_patch_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    choices_schema(false)
+}
+
+#[cfg(feature = "openapi")]
+fn choices_schema(all_required: bool) -> schemars::Schema {
+    let properties: serde_json::Map<String, serde_json::Value> = PRIVACY_CHOICES
+        .iter()
+        .map(|c| (c.to_string(), serde_json::json!({"type": "boolean"})))
+        .collect();
+    let required: &[&str] = if all_required { &PRIVACY_CHOICES } else { &[] };
+    schemars::json_schema!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": properties,
+        "required": required,
+    })
 }
 
 /// Every choice, those never made off.
@@ -149,14 +185,23 @@ pub async fn set_privacy(
     })
 }
 
+/// One live session of the account.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "ActiveSession"))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionView {
+    /// The id `DELETE /auth/sessions/{id}` takes.
     pub id: String,
+    /// unix seconds
     pub created_at: i64,
+    /// unix seconds
     pub last_seen: i64,
+    /// The device it signed in from, as its browser named it.
     pub device: Option<String>,
+    /// The country it signed in from (ISO 3166-1 alpha-2), when known.
     pub country: Option<String>,
+    /// Whether it is the session of this request.
     pub current: bool,
 }
 
@@ -215,9 +260,17 @@ pub async fn revoke_session(ciam: &Ciam, s: &Session, id: &str) -> Result<()> {
     crate::sessions::end(ciam, &s.user, &item.key).await
 }
 
+/// One security event.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "SecurityEvent"))]
 pub struct EventView {
+    /// unix seconds
     pub at: i64,
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(schema_with = "crate::audit::kind_schema")
+    )]
     pub kind: String,
     pub device: Option<String>,
     pub country: Option<String>,
@@ -269,14 +322,19 @@ pub async fn activity(ciam: &Ciam, s: &Session) -> Result<Vec<EventView>> {
 
 // ---- applications ----
 
+/// A registered app as the sign-in pages show it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "AppListing"))]
 #[serde(rename_all = "camelCase")]
 pub struct AppView {
     pub app_id: String,
+    /// Its name in the requested language.
     pub name: String,
     pub url: String,
+    /// Recommended apps come first.
     pub recommended: bool,
-    /// The registry's logo (an https URL, or empty): the sign-in pages show it (issue 23).
+    /// The registry's logo: an https URL, or empty
     pub logo: String,
 }
 
@@ -318,12 +376,16 @@ pub async fn seed_demo_app(ciam: &Ciam, url: &str) -> Result<()> {
     Ok(())
 }
 
+/// An app this account signed into through Ciam.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RecentApp {
     pub app_id: String,
+    /// Its name in the request's language.
     pub name: String,
     pub url: String,
+    /// unix seconds
     pub last_login_time: i64,
 }
 

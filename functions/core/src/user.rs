@@ -260,11 +260,14 @@ impl User {
 
 /// `GET /auth/info`: what the owner sees. Phone and mail are masked; no hash or secret.
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UserInfo {
     pub user_id: String,
     pub user_name: String,
+    /// masked
     pub mail: Option<String>,
+    /// masked
     pub phone: Option<String>,
     pub company: Option<String>,
     pub duty: Option<String>,
@@ -272,6 +275,10 @@ pub struct UserInfo {
     pub display_name: Option<String>,
     pub country: Option<String>,
     pub avatar: Option<String>,
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(extend("enum" = ["subscribe", "unsubscribe"]))
+    )]
     pub advertisement: String,
     pub tag: Tag,
     pub enable_totp: bool,
@@ -280,7 +287,9 @@ pub struct UserInfo {
     pub is_eiam_user: bool,
 }
 
+/// The account's tags.
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Tag {
     pub eiam_uid: Option<String>,

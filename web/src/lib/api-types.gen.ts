@@ -66,6 +66,28 @@ export type Reason =
   | "WEBHOOK_URL_TOO_LONG"
   | "WEBHOOK_URL_PRIVATE";
 
+/** One live session of the account. */
+export type ActiveSession = {
+  /** The country it signed in from (ISO 3166-1 alpha-2), when known. */
+  country: string | null;
+  /** unix seconds */
+  createdAt: number;
+  /** Whether it is the session of this request. */
+  current: boolean;
+  /** The device it signed in from, as its browser named it. */
+  device: string | null;
+  /** The id `DELETE /auth/sessions/{id}` takes. */
+  id: string;
+  /** unix seconds */
+  lastSeen: number;
+};
+
+/** The account's security activity. */
+export type Activity = {
+  /** Newest first, at most 50. */
+  events: SecurityEvent[];
+};
+
 export type App = {
   appId: string;
   backchannelLogoutUri: string;
@@ -92,6 +114,34 @@ export type App = {
   serviceUrls: string[];
 };
 
+/** A registered app as the sign-in pages show it. */
+export type AppListing = {
+  appId: string;
+  /** The registry's logo: an https URL, or empty */
+  logo: string;
+  /** Its name in the requested language. */
+  name: string;
+  /** Recommended apps come first. */
+  recommended: boolean;
+  url: string;
+};
+
+/** The backup codes, shown once. */
+export type BackupCodes = {
+  /** shown once; stored only as hashes */
+  backupCodes: string[];
+};
+
+/** Where the caller is and which language it reads. */
+export type CallerLocation = {
+  /** ISO 3166-1 alpha-2, from the CloudFront-Viewer-Country header; null without it. */
+  country: string | null;
+  /** From Accept-Language: en-US or zh-CN, anything else zh-CN. */
+  language: "zh-CN" | "en-US";
+};
+
+/** A proof-of-work challenge (ALTCHA v1): find `number` in 0..=maxnumber with
+SHA-256(salt + number) == challenge. */
 export type CaptchaChallenge = {
   algorithm: "SHA-256";
   challenge: string;
@@ -152,6 +202,12 @@ export type ErrorBody = {
   reason: Reason;
 };
 
+/** The registered apps in one language. */
+export type LanguageApps = {
+  /** Recommended first. */
+  apps: AppListing[];
+};
+
 /** The `user.mail_changed` event (the Standard Webhooks body). The bound mail changed (by the user or the support desk). `email` and `email_verified` only under the `email` scope; without it the event carries `userId` alone. */
 export type MailChangedEvent = {
   data: {
@@ -175,7 +231,9 @@ export type OAuthError = {
   error_description: string;
 };
 
+/** `{"ok": true}`: the answer of a change with nothing else to say. */
 export type Ok = {
+  /** Always true. */
   ok: boolean;
 };
 
@@ -221,6 +279,25 @@ export type PhoneChangedEvent = {
   type: "user.phone_changed";
 };
 
+/** The privacy choices and the history of their changes. */
+export type Privacy = {
+  /** The changes, newest first, at most 50. */
+  history: PrivacyChange[];
+  /** Cookies and data-use choices (all off by default). */
+  settings: {
+    analytics: boolean;
+    marketing: boolean;
+  };
+};
+
+/** One change of the privacy choices. */
+export type PrivacyChange = {
+  /** unix seconds */
+  at: number;
+  /** The choices it changed, with their new values. */
+  changes: Record<string, unknown>;
+};
+
 /** The `user.reactivated` event (the Standard Webhooks body). The support desk lifted a suspension. */
 export type ReactivatedEvent = {
   data: {
@@ -231,6 +308,46 @@ export type ReactivatedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "user.reactivated";
+};
+
+/** An app this account signed into through Ciam. */
+export type RecentApp = {
+  appId: string;
+  /** unix seconds */
+  lastLoginTime: number;
+  /** Its name in the request's language. */
+  name: string;
+  url: string;
+};
+
+/** The apps this account used most recently. */
+export type RecentApps = {
+  /** Newest first by lastLoginTime. */
+  apps: RecentApp[];
+};
+
+/** The account created. */
+export type Registered = {
+  userId: string;
+};
+
+/** One security event. */
+export type SecurityEvent = {
+  /** unix seconds */
+  at: number;
+  country: string | null;
+  device: string | null;
+  kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport";
+  /** The passkey a passkey event is about. */
+  name?: string | null;
+};
+
+/** A code was sent. */
+export type SentCode = {
+  /** Seconds before another code may be asked for. */
+  resendAfter: number;
+  /** Always true. */
+  sent: boolean;
 };
 
 /** The `session.ended` event (the Standard Webhooks body). Sessions ended by a person: a sign-out, sign-out everywhere, a password change or reset, the support desk. Never sent for an idle or absolute expiry. */
@@ -249,10 +366,19 @@ export type SessionEndedEvent = {
   type: "session.ended";
 };
 
+/** The account's live sessions. */
+export type Sessions = {
+  /** The current first, then by last activity. */
+  sessions: ActiveSession[];
+};
+
+/** What a successful sign-in returns: the session. */
 export type SignedIn = {
   /** unix seconds; moves with activity (30 min idle, 12 h cap) */
   expiresAt: number;
+  /** The session's bearer token. */
   token: string;
+  /** The account signed in. */
   userId: string;
 };
 
@@ -266,6 +392,17 @@ export type SuspendedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "user.suspended";
+};
+
+/** The account's tags. */
+export type Tag = {
+  eiamUid: string | null;
+};
+
+/** The authenticator enrolment to scan. */
+export type TotpUrl = {
+  /** An otpauth:// URI in Key-Uri-Format. */
+  url: string;
 };
 
 /** The `two_factor.changed` event (the Standard Webhooks body). Two-factor sign-in changed: authenticator on or off, backup codes regenerated, a passkey added or removed, a reset by the support desk. */
@@ -282,6 +419,7 @@ export type TwoFactorChangedEvent = {
   type: "two_factor.changed";
 };
 
+/** `GET /auth/info`: what the owner sees. Phone and mail are masked; no hash or secret. */
 export type UserInfo = {
   address: string | null;
   advertisement: "subscribe" | "unsubscribe";
@@ -298,9 +436,7 @@ export type UserInfo = {
   mail: string | null;
   /** masked */
   phone: string | null;
-  tag: {
-    eiamUid: string | null;
-  };
+  tag: Tag;
   userId: string;
   userName: string;
 };
@@ -670,46 +806,21 @@ export type AdminGrantRoleRequest = {
 };
 
 /** GET /app/language/{language}: Common and recommended apps */
-export type AppsByLanguageResponse = {
-  apps: {
-    appId: string;
-    /** The registry's logo: an https URL, or empty */
-    logo: string;
-    name: string;
-    recommended: boolean;
-    url: string;
-  }[];
-};
+export type AppsByLanguageResponse = LanguageApps;
 
 /** GET /auth/activity: Security activity */
-export type ListActivityResponse = {
-  events: {
-    at: number;
-    country: string | null;
-    device: string | null;
-    kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport";
-    /** the passkey a passkey event is about */
-    name?: string;
-  }[];
-};
+export type ListActivityResponse = Activity;
 
 /** PATCH /auth/advertisement: Marketing opt-in */
 export type SetAdvertisementResponse = UserInfo;
 
 /** The body of PATCH /auth/advertisement. */
 export type SetAdvertisementRequest = {
-  advertisement: string;
+  advertisement: "subscribe" | "unsubscribe";
 };
 
 /** GET /auth/apps: The 2 most recently used apps */
-export type RecentAppsResponse = {
-  apps: {
-    appId: string;
-    lastLoginTime: number;
-    name: string;
-    url: string;
-  }[];
-};
+export type RecentAppsResponse = RecentApps;
 
 /** PATCH /auth/avatar: Upload the avatar */
 export type UploadAvatarResponse = {
@@ -741,20 +852,21 @@ export type DeactivateResponse = Ok;
 
 /** The body of PATCH /auth/deactivation. */
 export type DeactivateRequest = {
+  /** The authenticator code (two-factor on). */
   code?: string | null;
+  /** The current password (two-factor off). */
   password?: string | null;
 };
 
 /** POST /auth/identity: Send a verification code */
-export type SendCodeResponse = {
-  resendAfter: number;
-  sent: boolean;
-};
+export type SendCodeResponse = SentCode;
 
 /** The body of POST /auth/identity. */
 export type SendCodeRequest = {
+  /** mail or mainland-China mobile */
   account: string;
-  captcha?: string | null;
+  /** base64 ALTCHA payload */
+  captcha: string;
   /** What a verification code is for. A code only works for the purpose it was sent for. */
   purpose: "register" | "login" | "resetPassword" | "bind";
 };
@@ -769,16 +881,14 @@ export type PatchInfoResponse = UserInfo;
 export type PatchInfoRequest = {
   address?: string | null;
   company?: string | null;
+  /** ISO 3166-1 alpha-2 */
   country?: string | null;
   displayName?: string | null;
   duty?: string | null;
 };
 
 /** GET /auth/location: Country and language of the caller */
-export type GetLocationResponse = {
-  country: string | null;
-  language: "zh-CN" | "en-US";
-};
+export type GetLocationResponse = CallerLocation;
 
 /** POST /auth/login/code: Sign in with a verification code (purpose login) */
 export type LoginCodeResponse = SignedIn;
@@ -875,7 +985,9 @@ export type LoginTotpResponse = SignedIn;
 
 /** The body of POST /auth/login/totp. */
 export type LoginTotpRequest = {
+  /** From NEED_TOTP_VERIFY. */
   challenge: string;
+  /** The authenticator's current code. */
   code: string;
 };
 
@@ -887,6 +999,7 @@ export type BindMailResponse = UserInfo;
 
 /** The body of PATCH /auth/mail. */
 export type BindMailRequest = {
+  /** The code (purpose bind) sent to the new address. */
   code: string;
   mail: string;
 };
@@ -928,27 +1041,22 @@ export type BindPhoneResponse = UserInfo;
 
 /** The body of PATCH /auth/phone. */
 export type BindPhoneRequest = {
+  /** The code (purpose bind) sent to the new number. */
   code: string;
   phone: string;
 };
 
 /** GET /auth/privacy: Privacy choices and their history */
-export type GetPrivacyResponse = {
-  history: {
-    at: number;
-    changes: Record<string, unknown>;
-  }[];
-  settings: {
-    analytics: boolean;
-    marketing: boolean;
-  };
-};
+export type GetPrivacyResponse = Privacy;
 
 /** PATCH /auth/privacy: Change privacy choices */
-export type SetPrivacyResponse = GetPrivacyResponse;
+export type SetPrivacyResponse = Privacy;
 
 /** The body of PATCH /auth/privacy. */
-export type SetPrivacyRequest = Record<string, unknown>;
+export type SetPrivacyRequest = {
+  analytics?: boolean;
+  marketing?: boolean;
+};
 
 /** PATCH /auth/pwd: Change (with a session) or reset (with a code) the password */
 export type ChangePasswordResponse = Ok;
@@ -975,58 +1083,46 @@ export type PasskeyReauthOptionsResponse = PasskeyOptions;
 export type PasskeyReauthOptionsRequest = Record<string, unknown>;
 
 /** POST /auth/register: Sign up */
-export type RegisterResponse = {
-  userId: string;
-};
+export type RegisterResponse = Registered;
 
 /** The body of POST /auth/register. */
 export type RegisterRequest = {
   acceptTerms: boolean;
+  /** mail or mainland-China mobile */
   account: string;
+  /** The registration code sent to `account`. */
   code: string;
   company: string;
   confirmPassword: string;
+  /** ISO 3166-1 alpha-2 */
   country: string;
   password: string;
   userName: string;
 };
 
 /** GET /auth/sessions: Active sessions */
-export type ListSessionsResponse = {
-  sessions: {
-    country: string | null;
-    createdAt: number;
-    current: boolean;
-    device: string | null;
-    id: string;
-    lastSeen: number;
-  }[];
-};
+export type ListSessionsResponse = Sessions;
 
 /** DELETE /auth/sessions/{id}: End one session */
 export type RevokeSessionResponse = Ok;
 
 /** POST /auth/totp/backupCodes: New backup codes */
-export type RegenerateBackupCodesResponse = {
-  /** shown once; stored only as hashes */
-  backupCodes: string[];
-};
+export type RegenerateBackupCodesResponse = BackupCodes;
 
 /** POST /auth/totp/disable: Turn two-factor off */
 export type DisableTotpResponse = Ok;
 
 /** POST /auth/totp/enable: Confirm enrolment with a code */
-export type EnableTotpResponse = RegenerateBackupCodesResponse;
+export type EnableTotpResponse = BackupCodes;
 
 /** The body of POST /auth/totp/enable. */
 export type EnableTotpRequest = {
+  /** The authenticator's current code. */
   code: string;
 };
 
 /** GET /auth/totp/url: Start two-factor enrolment */
-export type GetTotpUrlResponse = {
-  url: string;
-};
+export type GetTotpUrlResponse = TotpUrl;
 
 /** POST /auth/totp/verify: Prove who you are for sensitive changes */
 export type VerifyFreshResponse = Ok;
@@ -1038,7 +1134,12 @@ export type VerifyFreshRequest = DeactivateRequest;
 export type LoginBackupCodeResponse = SignedIn;
 
 /** The body of POST /auth/unlockCode. */
-export type LoginBackupCodeRequest = LoginTotpRequest;
+export type LoginBackupCodeRequest = {
+  /** From NEED_TOTP_VERIFY. */
+  challenge: string;
+  /** One of the account's backup codes. */
+  code: string;
+};
 
 /** The body of POST /client-errors. */
 export type ReportClientErrorRequest = {

@@ -4,55 +4,84 @@
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Client, Json, Lang, MaybeAuthed};
-use crate::sign_in::signed_in;
+use crate::reply::{done, Created, Done, Reply};
+use crate::sign_in::SignInReply;
 use crate::AppState;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
 use ciam_core::accounts::{self, Registration};
+use ciam_core::captcha::{self, Challenge};
 use ciam_core::validate::Identity;
-use ciam_core::{captcha, codes, numbers, sessions, Purpose};
+use ciam_core::{codes, numbers, sessions, Purpose};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-type ApiResult = Result<Response, ApiError>;
-
-fn ok() -> Response {
-    axum::Json(json!({ "ok": true })).into_response()
-}
-
+/// Where the caller is and which language it reads.
 #[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "CallerLocation"))]
 pub struct Location {
+    /// ISO 3166-1 alpha-2, from the CloudFront-Viewer-Country header; null without it.
     country: Option<String>,
+    /// From Accept-Language: en-US or zh-CN, anything else zh-CN.
+    #[cfg_attr(feature = "openapi", schemars(extend("enum" = ["zh-CN", "en-US"])))]
     language: &'static str,
 }
 
-/// `GET /auth/location`. Round trips: 0.
-pub async fn location(headers: HeaderMap, Lang(lang): Lang) -> Response {
+/// Country and language of the caller
+///
+/// Country from the CloudFront-Viewer-Country header when present (else null); language from
+/// Accept-Language: en-US or zh-CN, anything else zh-CN.
+///
+/// Reasons: none.
+///
+/// Round trips: 0.
+pub async fn location(headers: HeaderMap, Lang(lang): Lang) -> Reply<Location> {
     let country = headers
         .get("cloudfront-viewer-country")
         .and_then(|v| v.to_str().ok())
         .map(|c| c.trim().to_ascii_uppercase())
         .filter(|c| c.len() == 2 && c.chars().all(|x| x.is_ascii_uppercase()));
-    axum::Json(Location {
+    Reply(Location {
         country,
         language: lang.tag(),
     })
-    .into_response()
 }
 
-/// `GET /auth/captcha`: a fresh proof-of-work challenge. Round trips: 0.
-pub async fn captcha_challenge(State(s): State<AppState>) -> ApiResult {
-    Ok(axum::Json(captcha::challenge(&s.ciam)?).into_response())
+/// A proof-of-work captcha challenge (ALTCHA v1)
+///
+/// Find `number` in 0..=maxnumber with SHA-256(salt + number) == challenge, then send
+/// base64(JSON {algorithm, challenge, number, salt, signature}) as `captcha`. Expires after 5
+/// minutes; single-use.
+///
+/// Reasons: none.
+///
+/// A fresh challenge. Round trips: 0.
+pub async fn captcha_challenge(State(s): State<AppState>) -> Result<Reply<Challenge>, ApiError> {
+    Ok(Reply(captcha::challenge(&s.ciam)?))
 }
 
 #[derive(Deserialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendCode {
+    /// mail or mainland-China mobile
     account: String,
     purpose: Purpose,
+    /// base64 ALTCHA payload
+    #[cfg_attr(feature = "openapi", schemars(required))]
     captcha: Option<String>,
+}
+
+/// A code was sent.
+// The fields in the order this answer has always had (a `json!` object's sorted keys).
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SentCode {
+    /// Seconds before another code may be asked for.
+    resend_after: i64,
+    /// Always true.
+    sent: bool,
 }
 
 /// The identity rules name the field `mail` or `phone`; on the wire it is `account`.
@@ -63,18 +92,32 @@ fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
     e
 }
 
-/// `POST /auth/identity`: sends a code. Answers alike whether or not the identity is registered;
-/// a sign-in code for a locked account is refused with the lock before anything is sent.
+/// Send a verification code
+///
+/// Sends a 6-digit code valid 10 minutes to a mail or a mainland-China mobile number. Answers
+/// alike whether or not the identity is registered. Resend after 60 s; at most 10 per identity
+/// per UTC day; a solved captcha is required. A sign-in or reset code asked for a locked
+/// account: 423 VERIFICATION_ATTEMPT_CODE_LIMIT with the unlock time (unix seconds) as message,
+/// and no code is sent.
+///
+/// Reasons: INVALID_MAIL, INVALID_PHONE, VERIFYCAPTCHA_NOT_FOUND, VERIFYCAPTCHA_ERROR,
+/// VERIFICATION_ATTEMPT_CODE_LIMIT, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_TOO_QUICKLY,
+/// VERIFYCODE_SENDING_LIMIT.
+///
+/// A sign-in code for a locked account is refused with the lock before anything is sent.
 /// Round trips: 2 (1 transaction, then the write that marks the code delivered; +1 read when
 /// refused, to tell which limit or until when the lock holds).
 pub async fn identity(
     State(s): State<AppState>,
     Lang(lang): Lang,
     Json(b): Json<SendCode>,
-) -> ApiResult {
+) -> Result<Reply<SentCode>, ApiError> {
     let id = Identity::parse(&b.account).map_err(on_account)?;
     codes::send(&s.ciam, &id, b.purpose, b.captcha.as_deref(), lang).await?;
-    Ok(axum::Json(json!({ "sent": true, "resendAfter": codes::RESEND_AFTER })).into_response())
+    Ok(Reply(SentCode {
+        sent: true,
+        resend_after: codes::RESEND_AFTER,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -83,17 +126,41 @@ pub async fn identity(
 pub struct Register {
     user_name: String,
     company: String,
+    /// mail or mainland-China mobile
     account: String,
+    /// The registration code sent to `account`.
+    #[cfg_attr(feature = "openapi", schemars(pattern(r"^[0-9]{6}$")))]
     code: String,
     password: String,
     confirm_password: String,
+    /// ISO 3166-1 alpha-2
     country: String,
     accept_terms: bool,
 }
 
-/// `POST /auth/register`. Round trips: 2 (code read, one transaction), then the numbers' new
-/// account (3 writes side by side, best effort).
-pub async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> ApiResult {
+/// The account created.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Registered {
+    user_id: String,
+}
+
+/// Sign up
+///
+/// Every rule of the spec's §5. MAIL_EXIST/PHONE_EXIST only after the code checked out. Nothing
+/// is written unless everything succeeds.
+///
+/// Reasons: INVALID_MAIL, INVALID_PHONE, PASSWORD_COMPLEXITY_ERROR, CODE_ERROR, CODE_KIND_ERROR,
+/// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, EIAM_MAIL_PERMISSION_DENIED, MAIL_EXIST,
+/// PHONE_EXIST, USERNAME_EXIST.
+///
+/// Round trips: 2 (code read, one transaction), then the numbers' new account (3 writes side by
+/// side, best effort).
+pub async fn register(
+    State(s): State<AppState>,
+    Json(b): Json<Register>,
+) -> Result<Created<Registered>, ApiError> {
     let user_id = accounts::register(
         &s.ciam,
         Registration {
@@ -110,11 +177,7 @@ pub async fn register(State(s): State<AppState>, Json(b): Json<Register>) -> Api
     .await
     .map_err(on_account)?;
     numbers::count_new_account(&s.ciam).await;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(json!({ "userId": user_id })),
-    )
-        .into_response())
+    Ok(Reply(Registered { user_id }))
 }
 
 #[derive(Deserialize)]
@@ -125,15 +188,25 @@ pub struct PasswordLogin {
     password: String,
 }
 
-/// `POST /auth/login/password`. Round trips: 2 (the attempt, one conditional update of the
+/// Sign in with a password
+///
+/// PASSWORD_ERROR alike for unknown, deactivated and wrong. 5 failures lock the account for 15
+/// minutes: VERIFICATION_ATTEMPT_CODE_LIMIT with the unlock time (unix seconds) as message.
+/// NEED_TOTP_VERIFY (with `challenge`) when two-factor is on. EIAM_PASSWORD_UNSET for a staff
+/// account without password.
+///
+/// Reasons: PASSWORD_ERROR, VERIFICATION_ATTEMPT_CODE_LIMIT, NEED_TOTP_VERIFY,
+/// EIAM_PASSWORD_UNSET.
+///
+/// Round trips: 2 (the attempt, one conditional update of the
 /// identity item that also finds the account; then the reset and the session side by side, or
 /// the lock after the last allowed failure); then the numbers (`sign_in.rs`).
 pub async fn login_password(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<PasswordLogin>,
-) -> ApiResult {
-    Ok(signed_in(
+) -> Result<SignInReply, ApiError> {
+    Ok(SignInReply(
         accounts::login_password(&s.ciam, &b.account, &b.password, &client).await?,
     ))
 }
@@ -146,18 +219,27 @@ pub struct CodeLogin {
     code: String,
 }
 
-/// `POST /auth/login/code`. Round trips: 2 (the attempt and the code read side by side; then the
+/// Sign in with a verification code (purpose login)
+///
+/// Wrong codes count on the account's failure counter. MAIL_NOT_FOUND/PHONE_NOT_FOUND only
+/// after the code checked out.
+///
+/// Reasons: INVALID_MAIL, INVALID_PHONE, CODE_ERROR, CODE_KIND_ERROR, VERIFYCODE_NOT_FOUND,
+/// VERIFICATION_CODE_LIMIT, VERIFICATION_ATTEMPT_CODE_LIMIT, MAIL_NOT_FOUND, PHONE_NOT_FOUND,
+/// NEED_TOTP_VERIFY.
+///
+/// Round trips: 2 (the attempt and the code read side by side; then the
 /// success transaction, which consumes the code). +1 read when no sign-in code is live (is it
 /// a code of another purpose?). Then the numbers (`sign_in.rs`).
 pub async fn login_code(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<CodeLogin>,
-) -> ApiResult {
+) -> Result<SignInReply, ApiError> {
     let signed = accounts::login_code(&s.ciam, &b.account, &b.code, &client)
         .await
         .map_err(on_account)?;
-    Ok(signed_in(signed))
+    Ok(SignInReply(signed))
 }
 
 /// Both shapes of `PATCH /auth/pwd`: with a session and `oldPassword` (change), or with
@@ -173,14 +255,26 @@ pub struct PasswordChange {
     confirm_password: String,
 }
 
-/// `PATCH /auth/pwd`. Change: round trips 2 (authentication, one transaction). Reset: 4 (the
+/// Change (with a session) or reset (with a code) the password
+///
+/// Change: bearer + oldPassword; other sessions are revoked, this one stays;
+/// PASSWORD_SAME_ERROR when unchanged. Reset: account + code (purpose resetPassword), no
+/// session; clears the lock and revokes every session. A locked account (a change or a reset):
+/// 423 VERIFICATION_ATTEMPT_CODE_LIMIT with the unlock time (unix seconds) as message.
+///
+/// Reasons: AUTHORIZATION_FAILED, PASSWORD_ERROR, PASSWORD_SAME_ERROR, PASSWORD_COMPLEXITY_ERROR,
+/// VERIFICATION_ATTEMPT_CODE_LIMIT, INVALID_MAIL, INVALID_PHONE, CODE_ERROR, CODE_KIND_ERROR,
+/// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, MAIL_NOT_FOUND, PHONE_NOT_FOUND,
+/// EIAM_MAIL_PERMISSION_DENIED.
+///
+/// Change: round trips 2 (authentication, one transaction). Reset: 4 (the
 /// identity's owner, the user, the code, one transaction).
 pub async fn password(
     State(s): State<AppState>,
     maybe: MaybeAuthed,
     Client(client): Client,
     Json(b): Json<PasswordChange>,
-) -> ApiResult {
+) -> Result<Reply<Done>, ApiError> {
     match (b.old_password, b.account, b.code) {
         (Some(old), None, None) => {
             let sess = maybe.session(&s).await?;
@@ -215,12 +309,20 @@ pub async fn password(
             )))
         }
     }
-    Ok(ok())
+    Ok(done())
 }
 
-/// `POST /auth/logout`: the session is revoked on the server. Round trips: 2 (authentication,
-/// the session's end).
-pub async fn logout(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
+/// Sign out
+///
+/// Revokes the session on the server.
+///
+/// Reasons: none.
+///
+/// Round trips: 2 (authentication, the session's end).
+pub async fn logout(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+) -> Result<Reply<Done>, ApiError> {
     sessions::revoke(&s.ciam, &sess).await?;
-    Ok(ok())
+    Ok(done())
 }

@@ -3,20 +3,28 @@
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Json, Lang};
+use crate::reply::{done, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
 use ciam_core::accounts::{self, ProfilePatch};
+use ciam_core::me::{AppView, EventView, Privacy, RecentApp, SessionView};
+use ciam_core::user::UserInfo;
 use ciam_core::{me, Reason};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-type ApiResult = Result<Response, ApiError>;
-
-/// `GET /auth/info`. Round trips: 1 (session and user together; +1 idle refresh a minute).
-pub async fn info(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    Ok(axum::Json(sess.user.info(&s.ciam)).into_response())
+/// The signed-in user
+///
+/// Mail and phone are masked; no secret or hash.
+///
+/// Reasons: none.
+///
+/// Round trips: 1 (session and user together; +1 idle refresh a minute).
+pub async fn info(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+) -> Result<Reply<UserInfo>, ApiError> {
+    Ok(Reply(sess.user.info(&s.ciam)))
 }
 
 #[derive(Deserialize)]
@@ -27,15 +35,22 @@ pub struct InfoPatch {
     duty: Option<String>,
     address: Option<String>,
     display_name: Option<String>,
+    /// ISO 3166-1 alpha-2
     country: Option<String>,
 }
 
-/// `PATCH /auth/info`. Round trips: 2 (authentication, one conditional update).
+/// Update the profile
+///
+/// Only the fields given change; an empty string clears duty, address or displayName.
+///
+/// Reasons: none.
+///
+/// Round trips: 2 (authentication, one conditional update).
 pub async fn update_info(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Json(b): Json<InfoPatch>,
-) -> ApiResult {
+) -> Result<Reply<UserInfo>, ApiError> {
     let patch = ProfilePatch {
         company: b.company,
         duty: b.duty,
@@ -43,54 +58,165 @@ pub async fn update_info(
         display_name: b.display_name,
         country: b.country,
     };
-    Ok(axum::Json(accounts::update_info(&s.ciam, &sess, patch).await?).into_response())
+    Ok(Reply(accounts::update_info(&s.ciam, &sess, patch).await?))
 }
 
-/// `GET /auth/privacy`. Round trips: 2 (authentication, which loads the settings; the history).
-pub async fn privacy(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    Ok(axum::Json(me::privacy(&s.ciam, &sess).await?).into_response())
+/// Privacy choices and their history
+///
+/// Cookies and data-use choices (all off by default) and the history of changes (when, what
+/// changed), newest first, at most 50.
+///
+/// Reasons: none.
+///
+/// Round trips: 2 (authentication, which loads the settings; the history).
+pub async fn privacy(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+) -> Result<Reply<Privacy>, ApiError> {
+    Ok(Reply(me::privacy(&s.ciam, &sess).await?))
 }
 
-/// `PATCH /auth/privacy {analytics?, marketing?}`. Round trips: 3.
+/// The privacy choices to change (`{analytics?, marketing?}`); the core refuses unknown ones.
+#[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct PrivacyPatch(
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(schema_with = "ciam_core::me::privacy_patch_schema")
+    )]
+    BTreeMap<String, bool>,
+);
+
+/// Change privacy choices
+///
+/// Only the choices given change; each effective change adds a history entry. Unknown choices:
+/// INVALID_PARAMETER.
+///
+/// Reasons: none.
+///
+/// Round trips: 3.
 pub async fn set_privacy(
     State(s): State<AppState>,
     Authed(sess): Authed,
-    Json(b): Json<BTreeMap<String, bool>>,
-) -> ApiResult {
-    Ok(axum::Json(me::set_privacy(&s.ciam, &sess, b).await?).into_response())
+    Json(b): Json<PrivacyPatch>,
+) -> Result<Reply<Privacy>, ApiError> {
+    Ok(Reply(me::set_privacy(&s.ciam, &sess, b.0).await?))
 }
 
-/// `GET /auth/sessions`. Round trips: 2.
-pub async fn sessions(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    Ok(axum::Json(json!({ "sessions": me::sessions(&s.ciam, &sess).await? })).into_response())
+/// The account's live sessions.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct Sessions {
+    /// The current first, then by last activity.
+    sessions: Vec<SessionView>,
 }
 
-/// `DELETE /auth/sessions/{id}`. Round trips: 3.
+/// Active sessions
+///
+/// The account's live sessions, the current first, then by last activity.
+///
+/// Reasons: none.
+///
+/// Round trips: 2.
+pub async fn sessions(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+) -> Result<Reply<Sessions>, ApiError> {
+    Ok(Reply(Sessions {
+        sessions: me::sessions(&s.ciam, &sess).await?,
+    }))
+}
+
+/// End one session
+///
+/// Ends the session with this id (the current one too). NOT_FOUND for an unknown id.
+///
+/// Reasons: NOT_FOUND.
+///
+/// Round trips: 3.
 pub async fn revoke_session(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Path(id): Path<String>,
-) -> ApiResult {
+) -> Result<Reply<Done>, ApiError> {
     me::revoke_session(&s.ciam, &sess, &id).await?;
-    Ok(axum::Json(json!({ "ok": true })).into_response())
+    Ok(done())
 }
 
-/// `GET /auth/activity`. Round trips: 2.
-pub async fn activity(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    Ok(axum::Json(json!({ "events": me::activity(&s.ciam, &sess).await? })).into_response())
+/// The account's security activity.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct Activity {
+    /// Newest first, at most 50.
+    events: Vec<EventView>,
 }
 
-/// `GET /auth/apps`: the 2 most recent apps. Round trips: 2.
+/// Security activity
+///
+/// The latest 50 events (sign-ins; changes to password, two-factor, mail, phone and passkeys; a
+/// passkey whose signature counter went back), newest first; kept 180 days.
+///
+/// Reasons: none.
+///
+/// Round trips: 2.
+pub async fn activity(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+) -> Result<Reply<Activity>, ApiError> {
+    Ok(Reply(Activity {
+        events: me::activity(&s.ciam, &sess).await?,
+    }))
+}
+
+/// The apps this account used most recently.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct RecentApps {
+    /// Newest first by lastLoginTime.
+    #[cfg_attr(feature = "openapi", schemars(length(max = 2)))]
+    apps: Vec<RecentApp>,
+}
+
+/// The 2 most recently used apps
+///
+/// Apps this account signed into through Ciam, newest first by lastLoginTime (unix seconds).
+/// Names in the request's language.
+///
+/// Reasons: none.
+///
+/// Round trips: 2.
 pub async fn recent_apps(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Lang(lang): Lang,
-) -> ApiResult {
-    Ok(axum::Json(json!({ "apps": me::recent_apps(&s.ciam, &sess, lang).await? })).into_response())
+) -> Result<Reply<RecentApps>, ApiError> {
+    Ok(Reply(RecentApps {
+        apps: me::recent_apps(&s.ciam, &sess, lang).await?,
+    }))
 }
 
-/// `GET /app/language/{language}`: common and recommended apps. Round trips: 1.
-pub async fn apps_in(State(s): State<AppState>, Path(language): Path<String>) -> ApiResult {
+/// The registered apps in one language.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct LanguageApps {
+    /// Recommended first.
+    apps: Vec<AppView>,
+}
+
+/// Common and recommended apps
+///
+/// The registered apps with names in `language` (zh-CN or en-US) and logos, recommended first.
+/// The sign-in, sign-up and embedded sign-in pages read an app's name and logo here ("to
+/// continue to …"): one query, cached like every STATIC answer.
+///
+/// Reasons: INVALID_PARAMETER.
+///
+/// Round trips: 1.
+pub async fn apps_in(
+    State(s): State<AppState>,
+    Path(language): Path<String>,
+) -> Result<Reply<LanguageApps>, ApiError> {
     let lang = ciam_core::Lang::parse_tag(&language).ok_or_else(|| {
         ApiError(ciam_core::Error::field(
             Reason::INVALID_PARAMETER,
@@ -99,5 +225,7 @@ pub async fn apps_in(State(s): State<AppState>, Path(language): Path<String>) ->
             "Use zh-CN or en-US",
         ))
     })?;
-    Ok(axum::Json(json!({ "apps": me::apps_in(&s.ciam, lang).await? })).into_response())
+    Ok(Reply(LanguageApps {
+        apps: me::apps_in(&s.ciam, lang).await?,
+    }))
 }
