@@ -30,7 +30,7 @@ fn main() -> ExitCode {
                 .map(|(path, _)| path.display().to_string())
                 .collect();
             if stale.is_empty() {
-                println!("ciam-gen: template.yaml, infra/console.yaml, docs/operations.md and infra/routes.json match the route table");
+                println!("ciam-gen: template.yaml, infra/console.yaml, docs/operations.md, infra/routes.json and docs/openapi.json match the code");
                 ExitCode::SUCCESS
             } else {
                 eprintln!(
