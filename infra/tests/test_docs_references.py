@@ -3,21 +3,25 @@ item, reason and code constant README.md and docs/*.md name in backticks exists,
 markdown link resolves, so a rename or a move in the code fails here instead of leaving the prose
 pointing at nothing.
 
-What is read (inline code only; fenced blocks are examples and commands, not references):
+What is read (inline code, and repository paths in plain prose; fenced blocks are examples and
+commands, not references):
 
 - repository paths: a backticked word whose first segment is a top-level entry of the repository
-  (`functions/core/src/audit.rs`, `infra/waf.yaml`, `template.yaml`) must be a file or directory
-  of the checkout. A `:line`, `#anchor` or `§` suffix is taken off first; `file.py::test_x` and
+  (`functions/core/src/audit.rs`, `infra/waf.yaml`, `template.yaml`), or a word of the prose that
+  starts `functions/`, `web/`, `infra/`, `docs/`, `scripts/` or `examples/`, must be a file or
+  directory of the checkout. A `:line`, `#anchor` or `§` suffix is taken off first; `file.py::test_x` and
   `file.rs::fn_x` also need the test or function in that file; `{a,b}` is expanded and `*` must
   match something; a `<placeholder>` or `…` makes it a pattern, not checked. What a build makes
   (BUILT: `web/dist`, `target/...`) is not in a checkout and is not checked.
 - relative paths and file names: a backticked word with a source file's extension that does not
   start at the root (`totp/settings.rs`, `lib/api.ts`, `hook.rs`) must be the tail of some
-  repository file (the doc's context says which folder; the check is that the file still exists). Sources of other projects
-  (`webauthn-rs-0.6.2/src/lib.rs`, and the few in FOREIGN_FILES) are not ours to check.
+  repository file (the doc's context says which folder; the check is that the file still
+  exists). Sources of other projects (`webauthn-rs-0.6.2/src/lib.rs`, and the few in
+  FOREIGN_FILES) are not ours to check.
 - Rust paths: `a::b::item` (`ciam_core::audit::Event`, `console::gate`, `Config::request_budget`)
   is resolved under functions/ by its definition (`fn`, `struct`, `enum`, `const`, `static`,
-  `mod`, `trait`, `type`, `macro_rules!`, an enum variant, or a module's file). When the segment
+  `mod`, `trait`, `type`, `macro_rules!`, a `use .. as` alias, an enum variant, a struct field,
+  or a module's file). When the segment
   before the item is a module, the item must be defined in that module's files (so a function
   that moved fails); after a type, anywhere (impl blocks live apart from their type). Paths that
   start with an external name (EXTERNAL: std, tokio, axum, AWS::..., webauthn-rs types) are not
@@ -29,11 +33,15 @@ What is read (inline code only; fenced blocks are examples and commands, not ref
 - markdown links to local files (`[x](data-model.md)`, `[x](../examples/partner-app/README.md)`)
   resolve from the doc's folder.
 
+Names a doc invents on purpose (a how-to's work example, a proposal's new names) are listed by doc
+in INVENTED; a name that was real and went is drift, to fix in the doc, not to list.
+
 docs/adding-a-route.md and docs/api-document.md are being rewritten (issue 31, with the generated
 docs/openapi.json); they are checked once the rewrite lands (remove them from NOT_YET)."""
 
 import fnmatch
 import functools
+import pathlib
 import re
 import subprocess
 
@@ -94,6 +102,8 @@ CODE = re.compile(r"`([^`\n]+)`")
 LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 RUST_PATH = re.compile(r"(?<![\w:.])((?:[A-Za-z_][A-Za-z0-9_]*::)+[A-Za-z_][A-Za-z0-9_]*)")
 SCREAMING = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# A repository path written in plain prose ("see docs/operations.md §10"), outside backticks.
+PROSE_PATH = re.compile(r"(?<![\w/.`-])((?:functions|web|infra|docs|scripts|examples)/[A-Za-z0-9_./-]*[A-Za-z0-9_])")
 PLACEHOLDER = re.compile(r"<[^>]*>|…|\.\.\.|\$")
 
 
@@ -105,7 +115,7 @@ def repository_files():
         cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
     files = {f for f in out.split("\0") if f and (ROOT / f).exists()}
-    folders = {str(p) for f in files for p in __import__("pathlib").PurePosixPath(f).parents if str(p) != "."}
+    folders = {str(p) for f in files for p in pathlib.PurePosixPath(f).parents if str(p) != "."}
     return files, folders
 
 
@@ -128,6 +138,12 @@ def spans():
     for doc in DOCS:
         for span in code_spans(doc):
             yield doc.relative_to(ROOT), span
+
+
+def prose_paths():
+    for doc in DOCS:
+        for path in PROSE_PATH.findall(CODE.sub("", FENCE.sub("", doc.read_text()))):
+            yield doc.relative_to(ROOT), path
 
 
 def invented(doc, name):
@@ -278,6 +294,10 @@ def test_every_repository_path_the_docs_name_exists():
         problem = path_problem(span)
         if problem and not invented(doc, strip_suffix(span)[0]):
             missing.append(f"{doc}: `{span}`: {problem}")
+    for doc, path in prose_paths():
+        problem = path_problem(path)
+        if problem and not invented(doc, path):
+            missing.append(f"{doc}: {path}: {problem}")
     assert not missing, "\n".join(["paths the docs name that the repository does not have:", *missing])
 
 
