@@ -98,7 +98,9 @@ CRATES = {
 SOURCE_EXTS = ("rs", "ts", "tsx", "mjs", "json", "yaml", "yml", "py", "sh", "md", "css", "toml", "txt")
 
 FENCE = re.compile(r"^\s*```.*?^\s*```", re.MULTILINE | re.DOTALL)
-CODE = re.compile(r"`([^`\n]+)`")
+# A code span: within one paragraph (it may wrap), ``double`` ones (which hold a backtick) apart.
+CODE = re.compile(r"`([^`]+)`")
+DOUBLE = re.compile(r"``[^`].*?``", re.DOTALL)
 LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 RUST_PATH = re.compile(r"(?<![\w:.])((?:[A-Za-z_][A-Za-z0-9_]*::)+[A-Za-z_][A-Za-z0-9_]*)")
 SCREAMING = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -130,8 +132,16 @@ def exists(path):
     return path in files or path in folders
 
 
+def prose(doc):
+    """The doc without its fenced blocks and ``double`` spans."""
+    return DOUBLE.sub("", FENCE.sub("", doc.read_text()))
+
+
 def code_spans(doc):
-    return CODE.findall(FENCE.sub("", doc.read_text()))
+    """Each inline code span of the doc, its line breaks and indentation made one space."""
+    for paragraph in re.split(r"\n\s*\n", prose(doc)):
+        for span in CODE.findall(paragraph):
+            yield " ".join(span.split())
 
 
 def spans():
@@ -142,7 +152,7 @@ def spans():
 
 def prose_paths():
     for doc in DOCS:
-        for path in PROSE_PATH.findall(CODE.sub("", FENCE.sub("", doc.read_text()))):
+        for path in PROSE_PATH.findall(CODE.sub("", prose(doc))):
             yield doc.relative_to(ROOT), path
 
 
@@ -176,8 +186,9 @@ def path_problem(span):
     if " " in span.split("§", 1)[0].strip() or "://" in span or span.startswith(("/", "~", "$", "@")):
         return None
     path, name = strip_suffix(span)
-    if "/" not in path and path not in top_level() and not path.endswith(tuple("." + e for e in SOURCE_EXTS)):
-        return None
+    if "/" not in path and path not in top_level():
+        if path.startswith(".") or not path.endswith(tuple("." + e for e in SOURCE_EXTS)):
+            return None  # a word, or an extension (`.css`), not a file
     if path.startswith("./"):
         path = path[2:]
     if path.startswith(BUILT) or PLACEHOLDER.search(path):
@@ -327,7 +338,7 @@ def test_every_reason_and_constant_the_docs_name_exists():
 def test_every_local_link_resolves():
     broken = []
     for doc in DOCS:
-        for target in LINK.findall(FENCE.sub("", doc.read_text())):
+        for target in LINK.findall(prose(doc)):
             if re.match(r"[a-z]+:", target) or target.startswith("#"):
                 continue  # a web address, mailto:, or a heading of the same page
             path = (doc.parent / target.split("#", 1)[0]).resolve()
