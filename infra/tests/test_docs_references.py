@@ -30,6 +30,10 @@ commands, not references):
   catalogue (functions/core/src/reason.rs), or a name the code uses (env variables, constants:
   grep over functions/, web/, infra/, scripts/, examples/ and template.yaml), or one of the
   few AWS words in AWS_WORDS (stream view types, stack states, ...).
+- routes: a backticked `METHOD /path` (`POST /auth/login/password`, `GET /ciam/v1/oidc/jwks`; the
+  `/ciam/v1` prefix may be left out) is a row of infra/routes.json, a `{param}` of the row matching
+  any one segment and `{a,b}` expanded; a `<placeholder>` or `...` makes it a pattern. The few paths
+  served by something else are in OTHER_SERVERS with the file that serves them.
 - markdown links to local files (`[x](data-model.md)`, `[x](../examples/partner-app/README.md)`)
   resolve from the doc's folder.
 
@@ -41,6 +45,7 @@ docs/openapi.json); they are checked once the rewrite lands (remove them from NO
 
 import fnmatch
 import functools
+import json
 import pathlib
 import re
 import subprocess
@@ -80,6 +85,11 @@ INVENTED = {
     "howto-language-string.md": {"FEDERATION_REFUSED"},
     "multi-region.md": {"functions/store/src/lagged.rs", "CIAM_REGION_ROLE", "CIAM_HOME_REGION", "CIAM_NOTIFY_REGION"},
 }
+# Paths the docs give with a method that are not the API's rows, and the file that serves each.
+OTHER_SERVERS = {
+    "/webhooks": "examples/partner-app/server.mjs",  # the example partner app's receiver
+    "/ciam/dev/outbox": "functions/local/src/lib.rs",  # `ciam serve`'s development outbox
+}
 # AWS's own constants the docs name (stream view types, stack and alarm states, key specs, ...).
 AWS_WORDS = {
     "ALL_OLD", "KEYS_ONLY", "NEW_IMAGE", "TRIM_HORIZON", "CAPABILITY_AUTO_EXPAND", "ANOMALY_DETECTION_BAND",
@@ -106,6 +116,7 @@ RUST_PATH = re.compile(r"(?<![\w:.])((?:[A-Za-z_][A-Za-z0-9_]*::)+[A-Za-z_][A-Za
 SCREAMING = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # A repository path written in plain prose ("see docs/operations.md §10"), outside backticks.
 PROSE_PATH = re.compile(r"(?<![\w/.`-])((?:functions|web|infra|docs|scripts|examples)/[A-Za-z0-9_./-]*[A-Za-z0-9_])")
+ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/[^\s`?#]*)")
 PLACEHOLDER = re.compile(r"<[^>]*>|…|\.\.\.|\$")
 
 
@@ -162,7 +173,7 @@ def invented(doc, name):
 
 def expand(path):
     """`a/{b,c}.rs` -> [`a/b.rs`, `a/c.rs`] (one brace group at a time)."""
-    m = re.search(r"\{([^{}]*)\}", path)
+    m = re.search(r"\{([^{}]*,[^{}]*)\}", path)
     if not m:
         return [path]
     return [q for alt in m.group(1).split(",") for q in expand(path[: m.start()] + alt + path[m.end():])]
@@ -335,6 +346,49 @@ def test_every_reason_and_constant_the_docs_name_exists():
     )
 
 
+@functools.cache
+def api_routes():
+    rows = json.loads((ROOT / "infra" / "routes.json").read_text())["functions"]
+    return {(r["method"], tuple(r["path"].strip("/").split("/"))) for r in rows if r.get("path")}
+
+
+def route_problem(method, path):
+    if PLACEHOLDER.search(path) or "*" in path:
+        return None
+    for each in expand(path):
+        each = each.rstrip("/") or "/"
+        if each in OTHER_SERVERS:
+            if each not in (ROOT / OTHER_SERVERS[each]).read_text():
+                return f"{method} {each}: not in {OTHER_SERVERS[each]}"
+            continue
+        # A row's path as written, or under the API's prefix (`/auth/...` for `/ciam/v1/auth/...`).
+        full = each if each.startswith("/ciam/") else "/ciam/v1" + each
+        if not (is_row(method, each) or is_row(method, full)):
+            return f"{method} {full}: no such row in infra/routes.json"
+    return None
+
+
+def is_row(method, path):
+    """A row's `{param}` matches any one segment; the doc's own `{param}` only a row's."""
+    segments = tuple(path.strip("/").split("/"))
+    return any(
+        m == method
+        and len(p) == len(segments)
+        and all(a == b or a.startswith("{") for a, b in zip(p, segments))
+        for m, p in api_routes()
+    )
+
+
+def test_every_route_the_docs_name_exists():
+    missing = []
+    for doc, span in spans():
+        for method, path in ROUTE.findall(span):
+            problem = route_problem(method, path)
+            if problem:
+                missing.append(f"{doc}: `{span}`: {problem}")
+    assert not missing, "\n".join(["routes the docs name that the route table does not have:", *missing])
+
+
 def test_every_local_link_resolves():
     broken = []
     for doc in DOCS:
@@ -358,4 +412,7 @@ def test_the_checks_can_fail():
     assert rust_problem("ciam_core::reason::no_such_function")
     assert rust_problem("console::no_such_gate")
     assert rust_problem("std::no_such::thing") is None
+    assert route_problem("POST", "/auth/no_such_route")
+    assert route_problem("DELETE", "/admin/apps/{appId}/webhooks/backchannel/deliveries")
+    assert route_problem("GET", "/ciam/v1/admin/apps/{appId}/webhooks/backchannel/deliveries") is None
     assert "PASSWORD_ERROR" in reasons() and "NO_SUCH_REASON" not in reasons() | code_words()
