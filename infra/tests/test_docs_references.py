@@ -75,7 +75,7 @@ EXTERNAL = {
     "AWS", "Fn",
     # webauthn-rs and the DynamoDB SDK's types, quoted in design notes.
     "PublicKeyCredentialCreationOptions", "DiscoverableCredentialRequestOptions", "ExtensionInfo",
-    "CredProtect", "ReturnValuesOnConditionCheckFailure", "CancelReason",
+    "CredProtect", "ReturnValuesOnConditionCheckFailure",
 }
 # Names a doc invents on purpose, by doc: a how-to's work example and its deliberate failure, and
 # what a proposal would add (docs/multi-region.md is "Status: proposed"; its names leave this list
