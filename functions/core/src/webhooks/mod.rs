@@ -27,6 +27,8 @@ pub use endpoints::{
     create, delete, find, get, list, open_secrets, update, Endpoint, EndpointDetail,
     EndpointFields, WithSecret,
 };
+#[cfg(feature = "openapi")]
+pub use endpoints::event_kinds_schema;
 pub use outbound::{Answer, Outbound, Transport};
 
 /// How long a rotated-out secret still signs (both signatures are sent meanwhile).
