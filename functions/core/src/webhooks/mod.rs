@@ -23,12 +23,12 @@ pub mod queue;
 pub mod sign;
 pub mod url;
 
+#[cfg(feature = "openapi")]
+pub use endpoints::event_kinds_schema;
 pub use endpoints::{
     create, delete, find, get, list, open_secrets, update, Endpoint, EndpointDetail,
     EndpointFields, WithSecret,
 };
-#[cfg(feature = "openapi")]
-pub use endpoints::event_kinds_schema;
 pub use outbound::{Answer, Outbound, Transport};
 
 /// How long a rotated-out secret still signs (both signatures are sent meanwhile).
