@@ -21,12 +21,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
+// The fields in the order the answer has always had (a `json!` map's: sorted).
 pub struct ConsoleOperator {
+    mail: Option<String>,
     /// The operator's console role.
     #[cfg_attr(feature = "openapi", schemars(transform = Role::names_schema))]
     role: &'static str,
     user_id: String,
-    mail: Option<String>,
 }
 
 /// The console operator
@@ -86,10 +87,11 @@ pub struct RoleBody {
 #[derive(Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
+// The fields in the order the answer has always had (a `json!` map's: sorted).
 pub struct RoleGranted {
-    user_id: String,
     #[cfg_attr(feature = "openapi", schemars(transform = Role::names_schema))]
     role: &'static str,
+    user_id: String,
 }
 
 /// Grant a console role
