@@ -97,21 +97,27 @@ pub fn moves(before: &User, after: &User) -> Vec<TxOp> {
 
 /// One account in a list.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "DirectoryEntry"))]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     pub user_id: String,
     pub user_name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schemars(with = "String"))]
     pub company: Option<String>,
     pub created_at: i64,
 }
 
 /// A page of a list; `next` is what to pass as `after` for the following page.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "DirectoryPage"))]
 #[serde(rename_all = "camelCase")]
 pub struct Page {
     pub accounts: Vec<Entry>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schemars(with = "String"))]
     pub next: Option<String>,
 }
 

@@ -66,6 +66,53 @@ export type Reason =
   | "WEBHOOK_URL_TOO_LONG"
   | "WEBHOOK_URL_PRIVATE";
 
+/** One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,
+two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents
+and security activity, as the owner's own lists show them. Mail and phone masked. */
+export type AccountPage = {
+  activity: Record<string, unknown>[];
+  address: string | null;
+  company: string | null;
+  consents: Record<string, unknown>[];
+  country: string | null;
+  createdAt: number;
+  displayName: string | null;
+  duty: string | null;
+  /** The latest sign-in's time, if the activity still holds one. */
+  lastSignIn: number | null;
+  lockedUntil: number | null;
+  mail: string | null;
+  passkeys: number;
+  phone: string | null;
+  recentApps: Record<string, unknown>[];
+  role: string | null;
+  sessions: Record<string, unknown>[];
+  staff: boolean;
+  /** `active`, `locked`, `suspended` or `deactivated`. */
+  status: "active" | "locked" | "suspended" | "deactivated";
+  /** When support suspended it (Unix seconds), while it is. */
+  suspendedAt: number | null;
+  twoFactor: boolean;
+  userId: string;
+  userName: string;
+};
+
+/** An account as a search result lists it: mail and phone masked. */
+export type AccountSummary = {
+  company: string | null;
+  createdAt: number;
+  lockedUntil: number | null;
+  mail: string | null;
+  phone: string | null;
+  role: string | null;
+  /** `active`, `locked`, `suspended` or `deactivated`. */
+  status: "active" | "locked" | "suspended" | "deactivated";
+  /** When support suspended it (Unix seconds), while it is. */
+  suspendedAt: number | null;
+  userId: string;
+  userName: string;
+};
+
 /** One live session of the account. */
 export type ActiveSession = {
   /** The country it signed in from (ISO 3166-1 alpha-2), when known. */
@@ -88,6 +135,7 @@ export type Activity = {
   events: SecurityEvent[];
 };
 
+/** An app as its admin sees it (never its secret). */
 export type App = {
   appId: string;
   backchannelLogoutUri: string;
@@ -96,22 +144,30 @@ export type App = {
   frameOrigins: string[];
   logo: string;
   logoutUrl: string;
-  name: {
-    "en-US": string;
-    "zh-CN": string;
-  };
-  /** the owner's e-mail (told when Ciam disables a webhook endpoint), or empty */
+  name: AppNames;
+  /** Who is told when Ciam disables one of its webhook endpoints; empty when none. */
   ownerMail: string;
   postLogoutRedirectUris: string[];
-  /** While a rotation's overlap runs: when the previous secret stops working (Unix seconds); null otherwise */
+  /** While a rotation's overlap runs: when the previous secret stops working (Unix seconds);
+null otherwise. */
   previousSecretUntil: number | null;
-  /** https URL of the app's privacy policy, or empty */
+  /** The app's privacy policy (https), linked from the consent screen; empty when none. */
   privacyUrl: string;
   recommended: boolean;
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  /** When the secret was last rotated (Unix seconds); null if never */
+  /** When the secret was last rotated (Unix seconds); null if never. */
   secretRotatedAt: number | null;
   serviceUrls: string[];
+};
+
+/** The app as it now is. */
+export type AppChanged = {
+  app: App;
+};
+
+/** Every registered app. */
+export type AppList = {
+  apps: App[];
 };
 
 /** A registered app as the sign-in pages show it. */
@@ -124,6 +180,19 @@ export type AppListing = {
   /** Recommended apps come first. */
   recommended: boolean;
   url: string;
+};
+
+/** The names of an app, one per language. */
+export type AppNames = {
+  "en-US": string;
+  "zh-CN": string;
+};
+
+/** An app and its secret, shown this once. */
+export type AppWithSecret = {
+  app: App;
+  /** 256 random bits, base64url; shown only here. */
+  appSecret: string;
 };
 
 /** The backup codes, shown once. */
@@ -180,6 +249,24 @@ export type ConsentRevokedEvent = {
   type: "consent.revoked";
 };
 
+/** The signed-in operator. */
+export type ConsoleOperator = {
+  mail: string | null;
+  /** The operator's console role. */
+  role: "viewer" | "operator" | "admin";
+  userId: string;
+};
+
+export type DayNumbers = {
+  /** Accounts that signed in that day (each once). */
+  active: number;
+  /** `yyyy-mm-dd`, UTC. */
+  day: string;
+  lockouts: number;
+  newAccounts: number;
+  signIns: SignIns;
+};
+
 /** The `user.deactivated` event (the Standard Webhooks body). The user deactivated the account: its consents are removed with it; no more events of this user follow. */
 export type DeactivatedEvent = {
   data: {
@@ -192,6 +279,20 @@ export type DeactivatedEvent = {
   type: "user.deactivated";
 };
 
+/** One account in a list. */
+export type DirectoryEntry = {
+  company?: string;
+  createdAt: number;
+  userId: string;
+  userName: string;
+};
+
+/** A page of a list; `next` is what to pass as `after` for the following page. */
+export type DirectoryPage = {
+  accounts: DirectoryEntry[];
+  next?: string;
+};
+
 export type ErrorBody = {
   /** NEED_TOTP_VERIFY only: the single-use second-step challenge, valid 5 minutes */
   challenge?: string;
@@ -200,6 +301,11 @@ export type ErrorBody = {
   field?: string;
   message: string;
   reason: Reason;
+};
+
+/** The account found. */
+export type FoundAccount = {
+  account: AccountSummary;
 };
 
 /** The registered apps in one language. */
@@ -224,6 +330,15 @@ export type MailChangedEvent = {
   type: "user.mail_changed";
 };
 
+export type MonthNumbers = {
+  /** Accounts that signed in that month (each once). */
+  active: number;
+  deactivations: number;
+  /** `yyyy-mm`. */
+  month: string;
+  newAccounts: number;
+};
+
 /** An RFC 6749 error of the OpenID Connect protocol endpoints (not the Reason shape: partners' libraries expect this one). */
 export type OAuthError = {
   /** invalid_request, invalid_client, invalid_grant, unsupported_grant_type, invalid_token, temporarily_unavailable, server_error */
@@ -235,6 +350,24 @@ export type OAuthError = {
 export type Ok = {
   /** Always true. */
   ok: boolean;
+};
+
+/** `GET /admin/apps/{appId}`: the app and what deleting it would end. */
+export type OneApp = {
+  app: App;
+  /** What deleting the app ends. */
+  deleteEnds: ("tickets" | "oidcSignIn" | "embeddedSignIn" | "appList" | "consents")[];
+  /** What deleting the app does not end. */
+  deleteKeeps: ("oidcAccessTokens" | "recentApps")[];
+};
+
+export type Overview = {
+  /** Accounts that exist (registered or created, less the deactivated), since counting began. */
+  accounts: number;
+  /** The last 30 days, oldest first, today last. */
+  days: DayNumbers[];
+  /** This month, then last month. */
+  months: MonthNumbers[];
 };
 
 export type Passkey = {
@@ -331,6 +464,42 @@ export type Registered = {
   userId: string;
 };
 
+/** The events queued again. */
+export type ReplayQueued = {
+  eventIds: string[];
+  /** A range over the cap (500 events a call): the `from` (Unix seconds) to send the next
+call with; absent when the range is done. */
+  next?: number;
+};
+
+/** The unmasked values `reveal` answers. */
+export type Revealed = {
+  mail: string | null;
+  phone: string | null;
+  userId: string;
+};
+
+/** The role an account now holds. */
+export type RoleGranted = {
+  role: "viewer" | "operator" | "admin";
+  userId: string;
+};
+
+/** One role holder, as the roles screen lists it. */
+export type RoleHolder = {
+  grantedAt: number;
+  /** The admin's user id, or `cli` for `ciam admin grant`. */
+  grantedBy: string;
+  mail: string | null;
+  role: string;
+  userId: string;
+};
+
+/** Every account holding a console role. */
+export type RoleHolders = {
+  holders: RoleHolder[];
+};
+
 /** One security event. */
 export type SecurityEvent = {
   /** unix seconds */
@@ -370,6 +539,14 @@ export type SessionEndedEvent = {
 export type Sessions = {
   /** The current first, then by last activity. */
   sessions: ActiveSession[];
+};
+
+export type SignIns = {
+  /** By method name (`password`, `code`, `passkey`, `staff`, `totp`). */
+  byMethod: Record<string, unknown>;
+  /** By outcome name (`success`, `wrongSecret`, `locked`, `secondStepFailed`, `other`). */
+  byOutcome: Record<string, unknown>;
+  total: number;
 };
 
 /** What a successful sign-in returns: the session. */
@@ -459,269 +636,315 @@ export type UserUpdatedEvent = {
   type: "user.updated";
 };
 
+/** A page of the log, newest first, and the cursor of the next page (None: the last). */
+export type WebhookDeliveries = {
+  deliveries: WebhookDelivery[];
+  next: string | null;
+};
+
+/** One attempt, as logged. */
+export type WebhookDelivery = {
+  /** At most the first 1 KB of the answer's body. */
+  answer: string;
+  at: number;
+  attempt: number;
+  error: string | null;
+  /** The `webhook-id` sent. */
+  eventId: string;
+  latencyMs: number;
+  /** `delivered`, `retry` (another attempt is planned) or `failed`. */
+  outcome: "delivered" | "retry" | "failed";
+  /** The HTTP status, 0 when there was no answer (refused, unreachable, timeout). */
+  status: number;
+  type: string;
+  userId: string;
+};
+
+/** An endpoint as its admin sees it (never a secret). */
 export type WebhookEndpoint = {
   appId: string;
   createdAt: number;
   description: string;
-  /** When it was disabled (a 410 answer, 3 days of failures without a success, or an admin); null while enabled */
+  /** When it was disabled (a 410 answer, 3 days of failures without a success, or an admin);
+null while enabled. */
   disabledAt: number | null;
   enabled: boolean;
   endpointId: string;
   events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
-  /** The first failed attempt since the last success */
+  /** The first failed attempt since the last success. */
   failingSince: number | null;
   lastSuccessAt: number | null;
-  /** While a rotation's overlap runs: when the previous secret stops signing (both signatures are sent until then) */
+  /** While a rotation's overlap runs: when the previous secret stops signing (both
+signatures are sent until then). */
   previousSecretUntil: number | null;
   url: string;
 };
 
-/** GET /admin/accounts: Find an account */
-export type AdminFindAccountResponse = {
-  account: {
-    company: string | null;
-    createdAt: number;
-    lockedUntil: number | null;
-    mail: string | null;
-    phone: string | null;
-    role: string | null;
-    status: "active" | "locked" | "suspended" | "deactivated";
-    /** when support suspended the account (Unix seconds), while it is suspended */
-    suspendedAt: number | null;
-    userId: string;
-    userName: string;
-  };
+/** An app's webhook endpoints. */
+export type WebhookEndpoints = {
+  endpoints: WebhookEndpoint[];
 };
+
+/** An endpoint and its secret, shown this once. */
+export type WebhookWithSecret = {
+  endpoint: WebhookEndpoint;
+  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown only here (a creation,
+a rotation). */
+  secret?: string;
+};
+
+/** GET /admin/accounts: Find an account */
+export type AdminFindAccountResponse = FoundAccount;
 
 /** GET /admin/accounts/{userId}: An account's page */
-export type AdminGetAccountResponse = {
-  activity: Record<string, unknown>[];
-  address?: string | null;
-  company: string | null;
-  consents: Record<string, unknown>[];
-  country?: string | null;
-  createdAt: number;
-  displayName?: string | null;
-  duty?: string | null;
-  lastSignIn?: number | null;
-  lockedUntil: number | null;
-  mail: string | null;
-  passkeys: number;
-  phone: string | null;
-  recentApps: Record<string, unknown>[];
-  role: string | null;
-  sessions: Record<string, unknown>[];
-  staff?: boolean;
-  status: "active" | "locked" | "suspended" | "deactivated";
-  /** when support suspended the account (Unix seconds), while it is suspended */
-  suspendedAt: number | null;
-  twoFactor: boolean;
-  userId: string;
-  userName: string;
-};
+export type AdminGetAccountResponse = AccountPage;
 
 /** POST /admin/accounts/{userId}/end-sessions: End an account's sessions */
-export type AdminEndSessionsResponse = {
-  ok: boolean;
-};
+export type AdminEndSessionsResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/end-sessions. */
 export type AdminEndSessionsRequest = {
+  /** Why (required; recorded in the audit log). */
   reason: string;
 };
 
 /** PUT /admin/accounts/{userId}/identity: Replace the bound mail or phone */
-export type AdminReplaceIdentityResponse = AdminEndSessionsResponse;
+export type AdminReplaceIdentityResponse = Ok;
 
 /** The body of PUT /admin/accounts/{userId}/identity. */
 export type AdminReplaceIdentityRequest = {
+  /** The phone's country: `CN` (the only one supported). */
   country?: string | null;
+  /** The new mail (or give `phone`). */
   mail?: string | null;
+  /** The new phone number, mainland China (or give `mail`). */
   phone?: string | null;
+  /** Why (required; recorded in the audit log). */
   reason: string;
 };
 
 /** POST /admin/accounts/{userId}/reactivate: Reactivate a suspended account */
-export type AdminReactivateResponse = AdminEndSessionsResponse;
+export type AdminReactivateResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/reactivate. */
 export type AdminReactivateRequest = AdminEndSessionsRequest;
 
 /** POST /admin/accounts/{userId}/reset-passkeys: Remove every passkey of an account */
-export type AdminResetPasskeysResponse = AdminEndSessionsResponse;
+export type AdminResetPasskeysResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/reset-passkeys. */
 export type AdminResetPasskeysRequest = AdminEndSessionsRequest;
 
 /** POST /admin/accounts/{userId}/reset-two-factor: Turn an account's two-factor sign-in off */
-export type AdminResetTwoFactorResponse = AdminEndSessionsResponse;
+export type AdminResetTwoFactorResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/reset-two-factor. */
 export type AdminResetTwoFactorRequest = AdminEndSessionsRequest;
 
 /** POST /admin/accounts/{userId}/reveal: Reveal a mail and phone */
-export type AdminRevealResponse = {
-  mail: string | null;
-  phone: string | null;
-  userId: string;
-};
+export type AdminRevealResponse = Revealed;
 
 /** The body of POST /admin/accounts/{userId}/reveal. */
 export type AdminRevealRequest = AdminEndSessionsRequest;
 
 /** POST /admin/accounts/{userId}/send-reset-code: Send a password-reset code */
-export type AdminSendResetCodeResponse = AdminEndSessionsResponse;
+export type AdminSendResetCodeResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/send-reset-code. */
 export type AdminSendResetCodeRequest = AdminEndSessionsRequest;
 
 /** POST /admin/accounts/{userId}/suspend: Suspend an account */
-export type AdminSuspendResponse = AdminEndSessionsResponse;
+export type AdminSuspendResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/suspend. */
 export type AdminSuspendRequest = AdminEndSessionsRequest;
 
 /** POST /admin/accounts/{userId}/unlock: Unlock an account */
-export type AdminUnlockResponse = AdminEndSessionsResponse;
+export type AdminUnlockResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/unlock. */
 export type AdminUnlockRequest = AdminEndSessionsRequest;
 
 /** GET /admin/apps: The partner apps */
-export type AdminListAppsResponse = {
-  apps: App[];
-};
+export type AdminListAppsResponse = AppList;
 
 /** POST /admin/apps: Register a partner app */
-export type AdminCreateAppResponse = {
-  app: App;
-  /** 256 random bits, base64url; shown only here */
-  appSecret: string;
-};
+export type AdminCreateAppResponse = AppWithSecret;
 
 /** The body of POST /admin/apps. */
 export type AdminCreateAppRequest = {
+  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that
+signed in to the app ends; https (http://localhost only where Ciam itself serves local
+http); empty for none */
   backchannelLogoutUri?: string | null;
   description?: string | null;
-  frameOrigins?: unknown;
+  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
+  frameOrigins?: string[] | null;
+  /** https URL */
   logo?: string | null;
+  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the
+app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed
+in to the app ends; https (http://localhost only where Ciam itself serves local http);
+empty for none */
   logoutUrl?: string | null;
-  name?: Record<string, unknown> | null;
+  /** The names of an app, one per language. */
+  name: {
+    "en-US": string;
+    "zh-CN": string;
+  };
+  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or
+3 days of failures); never shown outside the registry; empty removes it */
   ownerMail?: string | null;
-  postLogoutRedirectUris?: unknown;
+  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched
+exactly; https (http only for localhost), like serviceUrls */
+  postLogoutRedirectUris?: string[] | null;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
   privacyUrl?: string | null;
+  /** why (required; recorded in the audit log) */
   reason: string;
   recommended?: boolean | null;
-  scopes?: unknown;
-  serviceUrls?: unknown;
+  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[] | null;
+  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1),
+canonical form, no user info, no fragment. They are also the app's OpenID Connect
+redirect URIs (matched exactly) */
+  serviceUrls: string[];
 };
 
 /** DELETE /admin/apps/{appId}: Remove a partner app */
-export type AdminDeleteAppResponse = AdminEndSessionsResponse;
+export type AdminDeleteAppResponse = Ok;
 
 /** The body of DELETE /admin/apps/{appId}. */
-export type AdminDeleteAppRequest = AdminEndSessionsRequest;
+export type AdminDeleteAppRequest = {
+  /** why (required; recorded in the audit log) */
+  reason: string;
+};
 
 /** GET /admin/apps/{appId}: One partner app */
-export type AdminGetAppResponse = {
-  app: App;
-  deleteEnds: ("tickets" | "oidcSignIn" | "embeddedSignIn" | "appList" | "consents")[];
-  deleteKeeps: ("oidcAccessTokens" | "recentApps")[];
-};
+export type AdminGetAppResponse = OneApp;
 
 /** PATCH /admin/apps/{appId}: Change a partner app */
-export type AdminPatchAppResponse = {
-  app: App;
-};
+export type AdminPatchAppResponse = AppChanged;
 
 /** The body of PATCH /admin/apps/{appId}. */
-export type AdminPatchAppRequest = AdminCreateAppRequest;
+export type AdminPatchAppRequest = {
+  /** OpenID Connect Back-Channel Logout: where a logout token is POSTed when a session that
+signed in to the app ends; https (http://localhost only where Ciam itself serves local
+http); empty for none */
+  backchannelLogoutUri?: string | null;
+  description?: string | null;
+  /** Origins allowed to embed the sign-in, e.g. https://app.example.com */
+  frameOrigins?: string[] | null;
+  /** https URL */
+  logo?: string | null;
+  /** Ticket (CAS-style) apps: where a logout token (a JWT signed by the JWKS keys, aud = the
+app id, as Back-Channel Logout 1.0) is POSTed as logout_token= when a session that signed
+in to the app ends; https (http://localhost only where Ciam itself serves local http);
+empty for none */
+  logoutUrl?: string | null;
+  /** The names of an app, one per language. */
+  name?: {
+    "en-US": string;
+    "zh-CN": string;
+  } | null;
+  /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or
+3 days of failures); never shown outside the registry; empty removes it */
+  ownerMail?: string | null;
+  /** Where RP-Initiated Logout may send the browser back (post_logout_redirect_uri), matched
+exactly; https (http only for localhost), like serviceUrls */
+  postLogoutRedirectUris?: string[] | null;
+  /** https URL of the app's privacy policy, linked from the consent screen; empty removes it */
+  privacyUrl?: string | null;
+  /** why (required; recorded in the audit log) */
+  reason: string;
+  recommended?: boolean | null;
+  scopes?: ("avatar" | "nickname" | "company" | "phone" | "email")[] | null;
+  /** Exact URLs tickets may be sent to: https (http only for localhost and 127.0.0.1),
+canonical form, no user info, no fragment. They are also the app's OpenID Connect
+redirect URIs (matched exactly) */
+  serviceUrls?: string[] | null;
+};
 
 /** POST /admin/apps/{appId}/retire-previous-secret: End the previous secret now */
-export type AdminRetirePreviousSecretResponse = AdminPatchAppResponse;
+export type AdminRetirePreviousSecretResponse = AppChanged;
 
 /** The body of POST /admin/apps/{appId}/retire-previous-secret. */
-export type AdminRetirePreviousSecretRequest = AdminEndSessionsRequest;
+export type AdminRetirePreviousSecretRequest = AdminDeleteAppRequest;
 
 /** POST /admin/apps/{appId}/secret: Rotate an app's secret */
-export type AdminRotateAppSecretResponse = AdminCreateAppResponse;
+export type AdminRotateAppSecretResponse = AppWithSecret;
 
 /** The body of POST /admin/apps/{appId}/secret. */
 export type AdminRotateAppSecretRequest = {
+  /** when the previous secret stops working, Unix seconds (now < t <= now + 30 days); default
+now + 24 hours */
   previousValidUntil?: number | null;
+  /** why (required; recorded in the audit log) */
   reason: string;
 };
 
 /** GET /admin/apps/{appId}/webhooks: The webhook endpoints of a partner app */
-export type ListWebhooksResponse = {
-  endpoints: WebhookEndpoint[];
-};
+export type ListWebhooksResponse = WebhookEndpoints;
 
 /** POST /admin/apps/{appId}/webhooks: Add a webhook endpoint to a partner app */
-export type CreateWebhookResponse = {
-  endpoint: WebhookEndpoint;
-  /** `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown only here */
-  secret?: string;
-};
+export type CreateWebhookResponse = WebhookWithSecret;
 
 /** The body of POST /admin/apps/{appId}/webhooks. */
 export type CreateWebhookRequest = {
+  /** At most 500 characters */
   description?: string | null;
-  enabled?: boolean | null;
-  events?: unknown;
+  /** The event kinds it hears (at least one) */
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
+  /** why (required; recorded in the audit log) */
   reason: string;
-  rotateSecret?: boolean | null;
-  url?: string | null;
+  /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without
+--webhooks-strict), no user info, no fragment, at most 2048 characters, no literal
+private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
+  url: string;
 };
 
 /** DELETE /admin/apps/{appId}/webhooks/{endpointId}: Remove a webhook endpoint */
 export type DeleteWebhookResponse = Ok;
 
 /** The body of DELETE /admin/apps/{appId}/webhooks/{endpointId}. */
-export type DeleteWebhookRequest = AdminEndSessionsRequest;
+export type DeleteWebhookRequest = AdminDeleteAppRequest;
 
 /** GET /admin/apps/{appId}/webhooks/{endpointId}: One webhook endpoint */
 export type GetWebhookResponse = WebhookEndpoint;
 
 /** PATCH /admin/apps/{appId}/webhooks/{endpointId}: Change, rotate, enable or disable a webhook endpoint */
-export type PatchWebhookResponse = CreateWebhookResponse;
+export type PatchWebhookResponse = WebhookWithSecret;
 
 /** The body of PATCH /admin/apps/{appId}/webhooks/{endpointId}. */
-export type PatchWebhookRequest = CreateWebhookRequest;
+export type PatchWebhookRequest = {
+  /** At most 500 characters */
+  description?: string | null;
+  /** `true` re-enables a disabled endpoint and forgets its failures; `false` disables it */
+  enabled?: boolean | null;
+  /** The event kinds it hears (at least one) */
+  events?: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[] | null;
+  /** why (required; recorded in the audit log) */
+  reason: string;
+  /** A new secret, answered once; the previous one keeps signing for 24 hours */
+  rotateSecret?: boolean | null;
+  /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without
+--webhooks-strict), no user info, no fragment, at most 2048 characters, no literal
+private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons */
+  url?: string | null;
+};
 
 /** GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries: The delivery log of a webhook endpoint */
-export type ListWebhookDeliveriesResponse = {
-  deliveries: {
-    /** At most the first 1 KB of the answer's body */
-    answer: string;
-    at: number;
-    attempt: number;
-    error: string | null;
-    /** The `webhook-id` sent */
-    eventId: string;
-    latencyMs: number;
-    outcome: "delivered" | "retry" | "failed";
-    /** The HTTP status; 0 when there was no answer (refused by the address guard, unreachable, timed out) */
-    status: number;
-    type: string;
-    userId: string;
-  }[];
-  next: string | null;
-};
+export type ListWebhookDeliveriesResponse = WebhookDeliveries;
 
 /** POST /admin/apps/{appId}/webhooks/{endpointId}/replay: Deliver events again to a webhook endpoint */
-export type ReplayWebhookResponse = {
-  eventIds: string[];
-  /** A range over the cap (500 events a call): the `from` (Unix seconds) to send the next call with; absent when the range is done. */
-  next?: number;
-};
+export type ReplayWebhookResponse = ReplayQueued;
 
 /** The body of POST /admin/apps/{appId}/webhooks/{endpointId}/replay. */
 export type ReplayWebhookRequest = {
   eventId?: string | null;
-  from?: unknown;
+  from?: number | null;
+  /** why (required; recorded in the audit log) */
   reason: string;
-  to?: unknown;
+  to?: number | null;
 };
 
 /** GET /admin/audit: The audit log */
@@ -741,68 +964,26 @@ export type AdminAuditResponse = {
 };
 
 /** GET /admin/directory: List accounts by company or sign-up day */
-export type AdminDirectoryResponse = {
-  accounts: {
-    company?: string;
-    createdAt: number;
-    userId: string;
-    userName: string;
-  }[];
-  next?: string;
-};
+export type AdminDirectoryResponse = DirectoryPage;
 
 /** GET /admin/me: The console operator */
-export type AdminMeResponse = {
-  mail: string | null;
-  role: "viewer" | "operator" | "admin";
-  userId: string;
-};
+export type AdminMeResponse = ConsoleOperator;
 
 /** GET /admin/overview: The numbers */
-export type AdminOverviewResponse = {
-  accounts: number;
-  days: {
-    active: number;
-    day: string;
-    lockouts: number;
-    newAccounts: number;
-    signIns: {
-      byMethod: Record<string, unknown>;
-      byOutcome: Record<string, unknown>;
-      total: number;
-    };
-  }[];
-  months: {
-    active: number;
-    deactivations: number;
-    month: string;
-    newAccounts: number;
-  }[];
-};
+export type AdminOverviewResponse = Overview;
 
 /** GET /admin/roles: Console role holders */
-export type AdminListRolesResponse = {
-  holders: {
-    grantedAt: number;
-    grantedBy: string;
-    mail: string | null;
-    role: string;
-    userId: string;
-  }[];
-};
+export type AdminListRolesResponse = RoleHolders;
 
 /** DELETE /admin/roles/{userId}: Revoke a console role */
 export type AdminRevokeRoleResponse = Ok;
 
 /** PUT /admin/roles/{userId}: Grant a console role */
-export type AdminGrantRoleResponse = {
-  role: string;
-  userId: string;
-};
+export type AdminGrantRoleResponse = RoleGranted;
 
 /** The body of PUT /admin/roles/{userId}. */
 export type AdminGrantRoleRequest = {
-  role: string;
+  role: "viewer" | "operator" | "admin";
 };
 
 /** GET /app/language/{language}: Common and recommended apps */

@@ -7,27 +7,42 @@
 use super::admin_apps::typed;
 use crate::error::ApiError;
 use crate::extract::{Facts, Json, Op};
+use crate::reply::{done, Created, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use ciam_core::console::webhooks::Audit;
-use ciam_core::webhooks::{self, queue, EndpointFields};
+use ciam_core::webhooks::{self, log, queue, EndpointDetail, EndpointFields, WithSecret};
 use ciam_core::{Error, Reason};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-type ApiResult = Result<Response, ApiError>;
-
+/// An endpoint's fields and the operator's reason.
+// `events` arrives as raw JSON and is typed here (its error on its own field).
 #[derive(Deserialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EndpointBody {
+    /// https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without
+    /// --webhooks-strict), no user info, no fragment, at most 2048 characters, no literal
+    /// private, loopback, link-local or metadata address: WEBHOOK_URL_* reasons
     url: Option<String>,
+    /// The event kinds it hears (at least one)
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(
+            with = "Option<Vec<String>>",
+            transform = ciam_core::webhooks::event_kinds_schema
+        )
+    )]
     events: Option<Value>,
+    /// At most 500 characters
     description: Option<String>,
+    /// A new secret, answered once; the previous one keeps signing for 24 hours
     rotate_secret: Option<bool>,
+    /// `true` re-enables a disabled endpoint and forgets its failures; `false` disables it
     enabled: Option<bool>,
+    /// why (required; recorded in the audit log)
+    #[cfg_attr(feature = "openapi", schemars(length(max = 500)))]
     reason: String,
 }
 
@@ -46,28 +61,81 @@ impl EndpointBody {
     }
 }
 
+/// A new endpoint's fields (`url` and `events` required) and the operator's reason.
+// Read as an `EndpointBody` (the same errors: `rotateSecret` and `enabled` are refused on a new
+// endpoint); only its schema says what a creation takes.
+#[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(transform = new_endpoint_schema))]
+#[serde(transparent)]
+pub struct NewEndpoint(EndpointBody);
+
+#[cfg(feature = "openapi")]
+fn new_endpoint_schema(schema: &mut schemars::Schema) {
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        properties.remove("rotateSecret");
+        properties.remove("enabled");
+    }
+    super::admin_apps::require(schema, &["url", "events"]);
+}
+
+/// The operator's reason.
 #[derive(Deserialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReasonBody {
+    /// why (required; recorded in the audit log)
+    #[cfg_attr(feature = "openapi", schemars(length(max = 500)))]
     reason: String,
 }
 
-/// `GET /admin/apps/{appId}/webhooks`. Round trips: 3 (authentication, the app, its endpoints).
-pub async fn list(Op(_): Op, State(s): State<AppState>, Path(app_id): Path<String>) -> ApiResult {
-    let endpoints = webhooks::list(&s.ciam, &app_id).await?;
-    Ok(axum::Json(json!({ "endpoints": endpoints })).into_response())
+/// An app's webhook endpoints.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct WebhookEndpoints {
+    endpoints: Vec<EndpointDetail>,
 }
 
-/// `POST /admin/apps/{appId}/webhooks`: its secret is in this answer only. Round trips: 4
-/// (authentication, the app, its endpoints, the transaction with the audit entry).
+/// The webhook endpoints of a partner app
+///
+/// Console: the session's account must hold the role `viewer` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). APPID_NOT_FOUND for an
+/// unknown app. Never a secret.
+///
+/// Reasons: APPID_NOT_FOUND, REAUTH_REQUIRED.
+///
+/// Round trips: 3 (authentication, the app, its endpoints).
+pub async fn list(
+    Op(_): Op,
+    State(s): State<AppState>,
+    Path(app_id): Path<String>,
+) -> Result<Reply<WebhookEndpoints>, ApiError> {
+    let endpoints = webhooks::list(&s.ciam, &app_id).await?;
+    Ok(Reply(WebhookEndpoints { endpoints }))
+}
+
+/// Add a webhook endpoint to a partner app
+///
+/// Console: the session's account must hold the role `admin` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Changes something:
+/// needs a fresh proof at most 5 minutes old (REAUTH_REQUIRED). At most 10 per app. The answer
+/// carries the endpoint's signing secret, shown this once (stored sealed). Recorded in the audit
+/// log (`webhook.create`, target: the app id, detail: the endpoint id) in the same transaction,
+/// with the reason given (required, at most 500 characters: INVALID_PARAMETER on `reason`).
+///
+/// Reasons: APPID_NOT_FOUND, WEBHOOK_URL_FRAGMENT, WEBHOOK_URL_INVALID, WEBHOOK_URL_NOT_HTTPS,
+/// WEBHOOK_URL_PRIVATE, WEBHOOK_URL_TOO_LONG, WEBHOOK_URL_USERINFO.
+///
+/// Round trips: 4 (authentication, the app, its endpoints, the transaction with the audit entry).
 pub async fn create(
     Op(op): Op,
     State(s): State<AppState>,
     Facts(facts): Facts,
     Path(app_id): Path<String>,
-    Json(b): Json<EndpointBody>,
-) -> ApiResult {
+    Json(NewEndpoint(b)): Json<NewEndpoint>,
+) -> Result<Created<WithSecret>, ApiError> {
     let (fields, reason) = b.fields()?;
     let audit = Audit::new(&s.ciam, &op, &app_id, &reason, &facts)?;
     if fields.rotate_secret || fields.enabled.is_some() {
@@ -86,28 +154,51 @@ pub async fn create(
         Some(audit.entry("webhook.create", endpoint_id))
     })
     .await?;
-    Ok((StatusCode::CREATED, axum::Json(created)).into_response())
+    Ok(Reply(created))
 }
 
-/// `GET /admin/apps/{appId}/webhooks/{endpointId}`. Round trips: 2.
+/// One webhook endpoint
+///
+/// Console: the session's account must hold the role `viewer` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). WEBHOOK_NOT_FOUND for
+/// an unknown id.
+///
+/// Reasons: REAUTH_REQUIRED, WEBHOOK_NOT_FOUND.
+///
+/// Round trips: 2.
 pub async fn get(
     Op(_): Op,
     State(s): State<AppState>,
     Path((app_id, endpoint_id)): Path<(String, String)>,
-) -> ApiResult {
-    Ok(axum::Json(webhooks::get(&s.ciam, &app_id, &endpoint_id).await?).into_response())
+) -> Result<Reply<EndpointDetail>, ApiError> {
+    Ok(Reply(webhooks::get(&s.ciam, &app_id, &endpoint_id).await?))
 }
 
-/// `PATCH /admin/apps/{appId}/webhooks/{endpointId}`: fields, `rotateSecret` (the new secret in
-/// this answer only), `enabled`. Round trips: 4 (authentication, the endpoint, the transaction
-/// with the audit entry, the endpoint).
+/// Change, rotate, enable or disable a webhook endpoint
+///
+/// Console: the session's account must hold the role `admin` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Changes something:
+/// needs a fresh proof at most 5 minutes old (REAUTH_REQUIRED). Only the fields given change.
+/// `rotateSecret`: a new secret, answered once; the previous one keeps signing for 24 hours (two
+/// signatures in `webhook-signature` meanwhile). `enabled: true` re-enables a disabled endpoint and
+/// forgets its failures; `false` disables it. Recorded in the audit log (`webhook.update` or
+/// `webhook.rotateSecret`, target: the app id, detail: the endpoint id) in the same transaction,
+/// with the reason given (required, at most 500 characters: INVALID_PARAMETER on `reason`).
+///
+/// Reasons: WEBHOOK_NOT_FOUND, WEBHOOK_URL_FRAGMENT, WEBHOOK_URL_INVALID, WEBHOOK_URL_NOT_HTTPS,
+/// WEBHOOK_URL_PRIVATE, WEBHOOK_URL_TOO_LONG, WEBHOOK_URL_USERINFO.
+///
+/// Round trips: 4 (authentication, the endpoint, the transaction with the audit entry, the
+/// endpoint).
 pub async fn update(
     Op(op): Op,
     State(s): State<AppState>,
     Facts(facts): Facts,
     Path((app_id, endpoint_id)): Path<(String, String)>,
     Json(b): Json<EndpointBody>,
-) -> ApiResult {
+) -> Result<Reply<WithSecret>, ApiError> {
     let (fields, reason) = b.fields()?;
     let audit = Audit::new(&s.ciam, &op, &app_id, &reason, &facts)?;
     let action = if fields.rotate_secret {
@@ -117,31 +208,53 @@ pub async fn update(
     };
     let entry = audit.entry(action, &endpoint_id);
     let updated = webhooks::update(&s.ciam, &app_id, &endpoint_id, fields, Some(entry)).await?;
-    Ok(axum::Json(updated).into_response())
+    Ok(Reply(updated))
 }
 
-/// `DELETE /admin/apps/{appId}/webhooks/{endpointId}` with `{reason}`. Round trips: 2.
+/// Remove a webhook endpoint
+///
+/// Console: the session's account must hold the role `admin` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Changes something:
+/// needs a fresh proof at most 5 minutes old (REAUTH_REQUIRED). Its waiting deliveries are dropped;
+/// its log expires on its own. Recorded in the audit log (`webhook.delete`, target: the app id,
+/// detail: the endpoint id) in the same transaction, with the reason given (required, at most 500
+/// characters: INVALID_PARAMETER on `reason`).
+///
+/// Reasons: WEBHOOK_NOT_FOUND.
+///
+/// With `{reason}`. Round trips: 2.
 pub async fn remove(
     Op(op): Op,
     State(s): State<AppState>,
     Facts(facts): Facts,
     Path((app_id, endpoint_id)): Path<(String, String)>,
     Json(b): Json<ReasonBody>,
-) -> ApiResult {
+) -> Result<Reply<Done>, ApiError> {
     let audit = Audit::new(&s.ciam, &op, &app_id, &b.reason, &facts)?;
     let entry = audit.entry("webhook.delete", &endpoint_id);
     webhooks::delete(&s.ciam, &app_id, &endpoint_id, Some(entry)).await?;
-    Ok(axum::Json(json!({ "ok": true })).into_response())
+    Ok(done())
 }
 
-/// `GET /admin/apps/{appId}/webhooks/{endpointId}/deliveries?after=&limit=`: the delivery log,
-/// newest first. Round trips: 3.
+/// The delivery log of a webhook endpoint
+///
+/// Console: the session's account must hold the role `viewer` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). One entry per attempt,
+/// newest first, kept 30 days; `limit` (1-50, default 50), `next` is the following page's `after`.
+/// `endpointId` `backchannel` or `logoutUrl`: the attempts of the app's sign-out notices to its
+/// `backchannelLogoutUri` or `logoutUrl` (docs/partners.md §7).
+///
+/// Reasons: INVALID_PARAMETER, REAUTH_REQUIRED, WEBHOOK_NOT_FOUND.
+///
+/// The query: `?after=&limit=`. Round trips: 3.
 pub async fn deliveries(
     Op(_): Op,
     State(s): State<AppState>,
     Path((app_id, endpoint_id)): Path<(String, String)>,
     RawQuery(q): RawQuery,
-) -> ApiResult {
+) -> Result<Reply<log::Page>, ApiError> {
     let mut after = None;
     let mut limit = None;
     for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
@@ -160,31 +273,63 @@ pub async fn deliveries(
             _ => {}
         }
     }
-    let page = webhooks::log::page(&s.ciam, &app_id, &endpoint_id, after, limit).await?;
-    Ok(axum::Json(page).into_response())
+    let page = log::page(&s.ciam, &app_id, &endpoint_id, after, limit).await?;
+    Ok(Reply(page))
 }
 
+/// One event (`eventId`) or a range (`from`, `to`), and the operator's reason.
 #[derive(Deserialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ReplayBody {
     event_id: Option<String>,
+    #[cfg_attr(feature = "openapi", schemars(with = "Option<i64>"))]
     from: Option<Value>,
+    #[cfg_attr(feature = "openapi", schemars(with = "Option<i64>"))]
     to: Option<Value>,
+    /// why (required; recorded in the audit log)
+    #[cfg_attr(feature = "openapi", schemars(length(max = 500)))]
     reason: String,
 }
 
-/// `POST /admin/apps/{appId}/webhooks/{endpointId}/replay` `{eventId}` or `{from, to}` (Unix
-/// seconds) and `reason`: queues the events again with the same `webhook-id`, the audit entry
-/// with them; a range takes at most `queue::REPLAY_CAP` events a call, and `next` (a `from`)
-/// says where the next call goes on. Round trips: 4 + 2 per event (+1 per 1,000 log entries).
+/// The events queued again.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayQueued {
+    event_ids: Vec<String>,
+    /// A range over the cap (500 events a call): the `from` (Unix seconds) to send the next
+    /// call with; absent when the range is done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schemars(with = "i64"))]
+    next: Option<i64>,
+}
+
+/// Deliver events again to a webhook endpoint
+///
+/// Console: the session's account must hold the role `admin` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Changes something:
+/// needs a fresh proof at most 5 minutes old (REAUTH_REQUIRED). `{eventId}` (one event of the
+/// endpoint's delivery log: NOT_FOUND when the log has none) or `{from, to}` (Unix seconds: the
+/// events of the attempts logged in that range, at most 30 days): queued again with the same
+/// `webhook-id` (receivers dedupe on it) and the body the app's consent covers now. Recorded in the
+/// audit log (`webhook.replay`, target: the app id, detail: the endpoint id) in the same
+/// transaction, with the reason given (required, at most 500 characters: INVALID_PARAMETER on
+/// `reason`).
+///
+/// Reasons: NOT_FOUND, WEBHOOK_NOT_FOUND.
+///
+/// `{eventId}` or `{from, to}` (Unix seconds) and `reason`: the audit entry is queued with the
+/// events; a range takes at most `queue::REPLAY_CAP` events a call, and `next` (a `from`) says
+/// where the next call goes on. Round trips: 4 + 2 per event (+1 per 1,000 log entries).
 pub async fn replay(
     Op(op): Op,
     State(s): State<AppState>,
     Facts(facts): Facts,
     Path((app_id, endpoint_id)): Path<(String, String)>,
     Json(b): Json<ReplayBody>,
-) -> ApiResult {
+) -> Result<Reply<ReplayQueued>, ApiError> {
     let audit = Audit::new(&s.ciam, &op, &app_id, &b.reason, &facts)?;
     let from: Option<i64> = typed("from", b.from)?;
     let to: Option<i64> = typed("to", b.to)?;
@@ -202,9 +347,8 @@ pub async fn replay(
     };
     let entry = audit.entry("webhook.replay", &endpoint_id);
     let got = queue::replay_page(&s.ciam, &app_id, &endpoint_id, what, Some(entry)).await?;
-    let mut answer = json!({ "eventIds": got.queued });
-    if let Some(next) = got.next {
-        answer["next"] = json!(next);
-    }
-    Ok(axum::Json(answer).into_response())
+    Ok(Reply(ReplayQueued {
+        event_ids: got.queued,
+        next: got.next,
+    }))
 }

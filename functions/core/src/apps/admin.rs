@@ -34,11 +34,27 @@ fn name_taken(e: &StoreError, names: std::ops::Range<usize>) -> bool {
 
 /// An app and its secret, shown this once.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schemars(rename = "AppWithSecret", transform = secret_required)
+)]
 #[serde(rename_all = "camelCase")]
 pub struct WithSecret {
     pub app: AppDetail,
+    /// 256 random bits, base64url; shown only here.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schemars(with = "String"))]
     pub app_secret: Option<String>,
+}
+
+/// The routes answering a [`WithSecret`] (a creation, a rotation) always have the secret; only
+/// `apply`'s change without a secret leaves it out, and no route answers that one.
+#[cfg(feature = "openapi")]
+fn secret_required(schema: &mut schemars::Schema) {
+    if let Some(serde_json::Value::Array(required)) = schema.get_mut("required") {
+        required.push("appSecret".into());
+    }
 }
 
 /// Registers an app from unchecked fields; `extra(app id)` may add one write to the same

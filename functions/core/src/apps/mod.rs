@@ -29,6 +29,15 @@ use subtle::ConstantTimeEq;
 /// The claims an app may ask for.
 pub const SCOPES: [&str; 5] = ["avatar", "nickname", "company", "phone", "email"];
 
+/// A scopes list's schema: its items are [`SCOPES`] (docs/openapi.json).
+#[cfg(feature = "openapi")]
+pub fn scopes_schema(schema: &mut schemars::Schema) {
+    schema.insert(
+        "items".into(),
+        serde_json::json!({"type": "string", "enum": SCOPES}),
+    );
+}
+
 /// How long a rotated-out secret keeps working.
 pub const PREVIOUS_SECRET_SECS: i64 = 24 * 60 * 60;
 
@@ -80,6 +89,8 @@ impl std::fmt::Display for AppId {
 
 /// The names of an app, one per language.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "AppNames"))]
 #[serde(deny_unknown_fields)]
 pub struct Names {
     #[serde(rename = "zh-CN")]
@@ -101,6 +112,8 @@ impl Names {
 
 /// An app as its admin sees it (never its secret).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "App"))]
 #[serde(rename_all = "camelCase")]
 pub struct AppDetail {
     pub app_id: String,
@@ -114,6 +127,7 @@ pub struct AppDetail {
     pub post_logout_redirect_uris: Vec<String>,
     pub backchannel_logout_uri: String,
     pub logout_url: String,
+    #[cfg_attr(feature = "openapi", schemars(transform = scopes_schema))]
     pub scopes: Vec<String>,
     pub recommended: bool,
     /// Who is told when Ciam disables one of its webhook endpoints; empty when none.

@@ -52,6 +52,8 @@ impl Lookup {
 
 /// An account as a search result lists it: mail and phone masked.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "AccountSummary"))]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub user_id: String,
@@ -60,6 +62,10 @@ pub struct Summary {
     pub phone: Option<String>,
     pub company: Option<String>,
     /// `active`, `locked`, `suspended` or `deactivated`.
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(extend("enum" = ["active", "locked", "suspended", "deactivated"]))
+    )]
     pub status: &'static str,
     pub locked_until: Option<i64>,
     /// When support suspended it (Unix seconds), while it is.
@@ -150,8 +156,12 @@ pub async fn find(ciam: &Ciam, by: &Lookup) -> Result<Summary> {
     Ok(summary(&load(ciam, &owner).await?, ciam.now()))
 }
 
-/// One account's page (`GET /admin/accounts/{userId}`).
+/// One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,
+/// two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents
+/// and security activity, as the owner's own lists show them. Mail and phone masked.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "AccountPage"))]
 #[serde(rename_all = "camelCase")]
 pub struct Page {
     #[serde(flatten)]
@@ -165,9 +175,26 @@ pub struct Page {
     pub passkeys: usize,
     /// The latest sign-in's time, if the activity still holds one.
     pub last_sign_in: Option<i64>,
+    // The owner's own lists' items (their operations describe them).
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
+    )]
     pub sessions: Vec<SessionView>,
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
+    )]
     pub recent_apps: Vec<RecentApp>,
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
+    )]
     pub consents: Vec<crate::consents::Granted>,
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
+    )]
     pub activity: Vec<EventView>,
 }
 
@@ -217,6 +244,7 @@ pub async fn page(ciam: &Ciam, user_id: &str, lang: Lang) -> Result<Page> {
 
 /// The unmasked values `reveal` answers.
 #[derive(Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Revealed {
     pub user_id: String,

@@ -50,11 +50,27 @@ pub const DELETE_KEEPS: [&str; 2] = ["oidcAccessTokens", "recentApps"];
 
 /// `GET /admin/apps/{appId}`: the app and what deleting it would end.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OneApp {
     pub app: AppDetail,
+    /// What deleting the app ends.
+    #[cfg_attr(feature = "openapi", schemars(transform = items_of(&DELETE_ENDS)))]
     pub delete_ends: [&'static str; 5],
+    /// What deleting the app does not end.
+    #[cfg_attr(feature = "openapi", schemars(transform = items_of(&DELETE_KEEPS)))]
     pub delete_keeps: [&'static str; 2],
+}
+
+/// A list's schema whose items are `names` (docs/openapi.json).
+#[cfg(feature = "openapi")]
+fn items_of(names: &'static [&'static str]) -> impl Fn(&mut schemars::Schema) {
+    move |schema| {
+        schema.insert(
+            "items".into(),
+            serde_json::json!({"type": "string", "enum": names}),
+        );
+    }
 }
 
 /// `GET /admin/apps`: every registered app. Round trips: 1.

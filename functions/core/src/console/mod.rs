@@ -40,6 +40,13 @@ pub enum Role {
 impl Role {
     pub const ALL: [Role; 3] = [Role::Viewer, Role::Operator, Role::Admin];
 
+    /// A role field's schema gains the roles' names as its `enum` (docs/openapi.json).
+    #[cfg(feature = "openapi")]
+    pub fn names_schema(schema: &mut schemars::Schema) {
+        let names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+        schema.insert("enum".into(), serde_json::json!(names));
+    }
+
     /// The stored and wire name (`viewer`, `operator`, `admin`; `admin` is `user::ADMIN`).
     pub const fn as_str(self) -> &'static str {
         match self {

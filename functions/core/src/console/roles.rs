@@ -21,6 +21,8 @@ pub fn index_key(user_id: &str) -> Key {
 
 /// One role holder, as the roles screen lists it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "RoleHolder"))]
 #[serde(rename_all = "camelCase")]
 pub struct Holder {
     pub user_id: String,

@@ -17,6 +17,7 @@ pub const DAYS: i64 = 30;
 pub const MAX_KEYS: usize = 1 + 8 * (super::SHARDS as usize + 1);
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Overview {
     /// Accounts that exist (registered or created, less the deactivated), since counting began.
@@ -28,6 +29,7 @@ pub struct Overview {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DayNumbers {
     /// `yyyy-mm-dd`, UTC.
@@ -40,6 +42,7 @@ pub struct DayNumbers {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SignIns {
     pub total: i64,
@@ -50,6 +53,7 @@ pub struct SignIns {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MonthNumbers {
     /// `yyyy-mm`.

@@ -36,20 +36,37 @@ pub struct Endpoint {
 
 /// An endpoint as its admin sees it (never a secret).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "WebhookEndpoint"))]
 #[serde(rename_all = "camelCase")]
 pub struct EndpointDetail {
     pub endpoint_id: String,
     pub app_id: String,
     pub url: String,
+    #[cfg_attr(feature = "openapi", schemars(transform = event_kinds_schema))]
     pub events: Vec<String>,
     pub description: String,
     pub enabled: bool,
     pub created_at: i64,
+    /// When it was disabled (a 410 answer, 3 days of failures without a success, or an admin);
+    /// null while enabled.
     pub disabled_at: Option<i64>,
+    /// The first failed attempt since the last success.
     pub failing_since: Option<i64>,
     pub last_success_at: Option<i64>,
-    /// While a rotation's overlap runs: when the previous secret stops signing.
+    /// While a rotation's overlap runs: when the previous secret stops signing (both
+    /// signatures are sent until then).
     pub previous_secret_until: Option<i64>,
+}
+
+/// An `events` list's schema: its items are the event kinds' names (docs/openapi.json).
+#[cfg(feature = "openapi")]
+pub fn event_kinds_schema(schema: &mut schemars::Schema) {
+    let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    schema.insert(
+        "items".into(),
+        serde_json::json!({"type": "string", "enum": names}),
+    );
 }
 
 impl Endpoint {
@@ -220,10 +237,15 @@ fn check_description(raw: Option<String>) -> Result<Option<String>> {
 
 /// An endpoint and its secret, shown this once.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "WebhookWithSecret"))]
 #[serde(rename_all = "camelCase")]
 pub struct WithSecret {
     pub endpoint: EndpointDetail,
+    /// `whsec_` + base64 of 32 random bytes (Standard Webhooks); shown only here (a creation,
+    /// a rotation).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schemars(with = "String"))]
     pub secret: Option<String>,
 }
 

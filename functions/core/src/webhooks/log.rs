@@ -18,10 +18,13 @@ pub const PAGE: usize = 50;
 
 /// One attempt, as logged.
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "WebhookDelivery"))]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     #[serde(skip)]
     pub endpoint_id: String,
+    /// The `webhook-id` sent.
     pub event_id: String,
     #[serde(rename = "type")]
     pub kind: String,
@@ -32,6 +35,10 @@ pub struct Entry {
     /// The HTTP status, 0 when there was no answer (refused, unreachable, timeout).
     pub status: i64,
     /// `delivered`, `retry` (another attempt is planned) or `failed`.
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(extend("enum" = ["delivered", "retry", "failed"]))
+    )]
     pub outcome: String,
     pub latency_ms: i64,
     /// At most the first 1 KB of the answer's body.
@@ -109,6 +116,8 @@ pub(crate) async fn write(ciam: &Ciam, e: &Entry) -> Result<()> {
 
 /// A page of the log, newest first, and the cursor of the next page (None: the last).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "WebhookDeliveries"))]
 #[serde(rename_all = "camelCase")]
 pub struct Page {
     pub deliveries: Vec<Entry>,

@@ -23,6 +23,8 @@ pub mod queue;
 pub mod sign;
 pub mod url;
 
+#[cfg(feature = "openapi")]
+pub use endpoints::event_kinds_schema;
 pub use endpoints::{
     create, delete, find, get, list, open_secrets, update, Endpoint, EndpointDetail,
     EndpointFields, WithSecret,
