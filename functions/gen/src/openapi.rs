@@ -118,11 +118,11 @@ pub fn row_reasons(row: &RouteDef, shape: &Shape) -> Vec<Reason> {
         out.push(Reason::AUTHORIZATION_FAILED);
     }
     if let Auth::Console(_) = row.auth {
+        // The gate: the role, two-factor, and a fresh proof (a change; a read after the
+        // console's idle time too).
         out.push(Reason::PERMISSION_DENIED);
         out.push(Reason::CONSOLE_MFA_REQUIRED);
-        if row.method != "GET" {
-            out.push(Reason::REAUTH_REQUIRED);
-        }
+        out.push(Reason::REAUTH_REQUIRED);
     }
     if shape.request.is_some() {
         out.push(Reason::INVALID_PARAMETER);

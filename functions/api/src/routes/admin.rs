@@ -37,7 +37,7 @@ pub struct ConsoleOperator {
 /// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). The operator's role,
 /// user id and mail.
 ///
-/// Reasons: REAUTH_REQUIRED.
+/// Reasons: none.
 ///
 /// Round trips: 1 (authentication; a second at most once a minute for the console's idle clock).
 pub async fn me(Op(op): Op) -> Result<Reply<ConsoleOperator>, ApiError> {
@@ -62,7 +62,7 @@ pub struct RoleHolders {
 /// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Every account holding
 /// a console role (one query of the role index).
 ///
-/// Reasons: REAUTH_REQUIRED.
+/// Reasons: none.
 ///
 /// Round trips: 2.
 pub async fn list_roles(
@@ -169,7 +169,7 @@ pub struct FoundAccount {
 /// (folded as at sign-up) or user id; ACCOUNT_NOT_FOUND when none, INVALID_PARAMETER on `query`
 /// when not exactly one is given. Mail and phone masked.
 ///
-/// Reasons: ACCOUNT_NOT_FOUND, INVALID_MAIL, INVALID_PARAMETER, INVALID_PHONE, REAUTH_REQUIRED.
+/// Reasons: ACCOUNT_NOT_FOUND, INVALID_MAIL, INVALID_PARAMETER, INVALID_PHONE.
 ///
 /// The query: `?mail=|phone=|userName=|userId=`. Round trips: 3.
 pub async fn find(
@@ -198,7 +198,7 @@ pub async fn find(
 /// 50 accounts a page; `next`, when present, is the `after` of the following page. One query, never
 /// a scan (docs/data-model.md "The directory").
 ///
-/// Reasons: INVALID_PARAMETER, REAUTH_REQUIRED.
+/// Reasons: INVALID_PARAMETER.
 ///
 /// The query: `?company=<prefix>|day=<yyyy-mm-dd>&after=`; `ciam_core::directory`. Round trips: 2
 /// (authentication, one query).
@@ -240,7 +240,7 @@ pub async fn directory(
 /// accounts, deactivations. Counted as things happen; read in one store call of at most 9 items
 /// whatever the number of accounts (docs/data-model.md).
 ///
-/// Reasons: REAUTH_REQUIRED.
+/// Reasons: none.
 ///
 /// `ciam_core::numbers::overview`. Round trips: 2 (authentication, one `get_many` of at most 9
 /// items).
@@ -257,7 +257,7 @@ pub async fn overview(Op(_): Op, State(s): State<AppState>) -> Result<Reply<Over
 /// two-factor, passkeys, live sessions, recent apps, consents and security activity; mail and phone
 /// masked. ACCOUNT_NOT_FOUND for an unknown id.
 ///
-/// Reasons: ACCOUNT_NOT_FOUND, REAUTH_REQUIRED.
+/// Reasons: ACCOUNT_NOT_FOUND.
 ///
 /// Round trips: 4.
 pub async fn account(
@@ -493,7 +493,7 @@ action_handler!(
 /// produced a day at a time (one store query a day, newest first); in AWS the answer is buffered
 /// and limited to 6 MB (narrow the range, or use `ciam admin audit export`; docs/operations.md).
 ///
-/// Reasons: INVALID_PARAMETER, REAUTH_REQUIRED.
+/// Reasons: INVALID_PARAMETER.
 ///
 /// The query: `?from=&to=&actor=&target=&action=&format=`; with `format` the export
 /// (`admin_export`, streamed a day at a time). Untyped: a JSON answer or a CSV / JSON Lines

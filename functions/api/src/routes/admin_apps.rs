@@ -198,7 +198,7 @@ pub struct AppChanged {
 /// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Every registered app
 /// (the registry, which has no other door: docs/partners.md §1), never a secret.
 ///
-/// Reasons: REAUTH_REQUIRED.
+/// Reasons: none.
 ///
 /// Round trips: 2 (authentication, the registry).
 pub async fn list(Op(_): Op, State(s): State<AppState>) -> Result<Reply<AppList>, ApiError> {
@@ -220,7 +220,7 @@ pub async fn list(Op(_): Op, State(s): State<AppState>) -> Result<Reply<AppList>
 /// answer userinfo until they expire, 1 hour), `recentApps` (the personal centre's recent apps keep
 /// the name and link copied at sign-in)). APPID_NOT_FOUND for an unknown id.
 ///
-/// Reasons: APPID_NOT_FOUND, REAUTH_REQUIRED.
+/// Reasons: APPID_NOT_FOUND.
 ///
 /// Round trips: 2.
 pub async fn get(

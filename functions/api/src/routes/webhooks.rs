@@ -103,7 +103,7 @@ pub struct WebhookEndpoints {
 /// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). APPID_NOT_FOUND for an
 /// unknown app. Never a secret.
 ///
-/// Reasons: APPID_NOT_FOUND, REAUTH_REQUIRED.
+/// Reasons: APPID_NOT_FOUND.
 ///
 /// Round trips: 3 (authentication, the app, its endpoints).
 pub async fn list(
@@ -164,7 +164,7 @@ pub async fn create(
 /// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). WEBHOOK_NOT_FOUND for
 /// an unknown id.
 ///
-/// Reasons: REAUTH_REQUIRED, WEBHOOK_NOT_FOUND.
+/// Reasons: WEBHOOK_NOT_FOUND.
 ///
 /// Round trips: 2.
 pub async fn get(
@@ -246,7 +246,7 @@ pub async fn remove(
 /// `endpointId` `backchannel` or `logoutUrl`: the attempts of the app's sign-out notices to its
 /// `backchannelLogoutUri` or `logoutUrl` (docs/partners.md §7).
 ///
-/// Reasons: INVALID_PARAMETER, REAUTH_REQUIRED, WEBHOOK_NOT_FOUND.
+/// Reasons: INVALID_PARAMETER, WEBHOOK_NOT_FOUND.
 ///
 /// The query: `?after=&limit=`. Round trips: 3.
 pub async fn deliveries(
