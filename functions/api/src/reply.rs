@@ -25,6 +25,7 @@ impl<T: Serialize, const S: u16> IntoResponse for Reply<T, S> {
 #[cfg_attr(feature = "openapi", schemars(rename = "Ok"))]
 pub struct Done {
     /// Always true.
+    #[cfg_attr(feature = "openapi", schemars(extend("const" = true)))]
     pub ok: bool,
 }
 

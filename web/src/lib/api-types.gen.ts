@@ -70,7 +70,7 @@ export type Reason =
 two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents
 and security activity, as the owner's own lists show them. Mail and phone masked. */
 export type AccountPage = {
-  activity: Record<string, unknown>[];
+  activity: SecurityEvent[];
   address: string | null;
   company: string | null;
   consents: Record<string, unknown>[];
@@ -84,9 +84,9 @@ export type AccountPage = {
   mail: string | null;
   passkeys: number;
   phone: string | null;
-  recentApps: Record<string, unknown>[];
+  recentApps: RecentApp[];
   role: string | null;
-  sessions: Record<string, unknown>[];
+  sessions: ActiveSession[];
   staff: boolean;
   /** `active`, `locked`, `suspended` or `deactivated`. */
   status: "active" | "locked" | "suspended" | "deactivated";

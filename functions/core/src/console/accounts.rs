@@ -175,26 +175,14 @@ pub struct Page {
     pub passkeys: usize,
     /// The latest sign-in's time, if the activity still holds one.
     pub last_sign_in: Option<i64>,
-    // The owner's own lists' items (their operations describe them).
-    #[cfg_attr(
-        feature = "openapi",
-        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
-    )]
+    // The owner's own lists' items, as their operations answer them.
     pub sessions: Vec<SessionView>,
-    #[cfg_attr(
-        feature = "openapi",
-        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
-    )]
     pub recent_apps: Vec<RecentApp>,
     #[cfg_attr(
         feature = "openapi",
         schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
     )]
     pub consents: Vec<crate::consents::Granted>,
-    #[cfg_attr(
-        feature = "openapi",
-        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
-    )]
     pub activity: Vec<EventView>,
 }
 
