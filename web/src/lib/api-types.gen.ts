@@ -142,6 +142,12 @@ export type DeactivatedEvent = {
   type: "user.deactivated";
 };
 
+/** `{"ok": true}`: the answer of a change with nothing else to say. */
+export type Done = {
+  /** Always true. */
+  ok: boolean;
+};
+
 export type ErrorBody = {
   /** NEED_TOTP_VERIFY only: the single-use second-step challenge, valid 5 minutes */
   challenge?: string;
@@ -179,17 +185,18 @@ export type Ok = {
   ok: boolean;
 };
 
+/** A passkey as its owner sees it (`GET /auth/passkeys`). */
 export type Passkey = {
   /** the authenticator model, 32 hex digits; absent when the authenticator does not say */
-  aaguid?: string;
+  aaguid?: string | null;
   attachment?: "platform" | "cross-platform";
   backupEligible: boolean;
-  /** true: a synced passkey */
+  /** true: a synced passkey (its key is backed up to the provider's cloud) */
   backupState: boolean;
   createdAt: number;
-  /** base64url SHA-256 of the credential id (43 characters) */
+  /** base64url SHA-256 of the credential id (43 characters): `h`, the `{id}` of its routes */
   id: string;
-  lastUsedAt?: number;
+  lastUsedAt?: number | null;
   name: string;
   transports: string[];
 };
@@ -203,6 +210,12 @@ export type PasskeyOptions = {
   passkeyChallenge: string;
   /** PublicKeyCredentialCreationOptionsJSON (registration) or PublicKeyCredentialRequestOptionsJSON (sign-in, two-factor step, fresh proof), WebAuthn Level 3 */
   publicKey: Record<string, unknown>;
+};
+
+/** The account's passkeys. */
+export type Passkeys = {
+  /** Newest first. */
+  passkeys: Passkey[];
 };
 
 /** The `user.phone_changed` event (the Standard Webhooks body). The bound phone changed (by the user or the support desk). `phone_number` and `phone_number_verified` only under the `phone` scope. */
@@ -231,6 +244,18 @@ export type ReactivatedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "user.reactivated";
+};
+
+/** What the registration answers: the new passkey's id and name. */
+export type RegisteredPasskey = {
+  id: string;
+  name: string;
+};
+
+/** A renamed passkey. */
+export type RenamedPasskey = {
+  id: string;
+  name: string;
 };
 
 /** The `session.ended` event (the Standard Webhooks body). Sessions ended by a person: a sign-out, sign-out everywhere, a password change or reset, the support desk. Never sent for an idle or absolute expiry. */
@@ -794,7 +819,7 @@ export type LoginPasskeyResponse = SignedIn;
 
 /** The body of POST /auth/login/passkey. */
 export type LoginPasskeyRequest = {
-  credential: unknown;
+  credential: PasskeyCredential;
   passkeyChallenge: string;
 };
 
@@ -804,7 +829,7 @@ export type LoginPasskeyMfaResponse = SignedIn;
 /** The body of POST /auth/login/passkey/mfa. */
 export type LoginPasskeyMfaRequest = {
   challenge: string;
-  credential: unknown;
+  credential: PasskeyCredential;
   passkeyChallenge: string;
 };
 
@@ -813,7 +838,8 @@ export type PasskeyMfaOptionsResponse = PasskeyOptions;
 
 /** The body of POST /auth/login/passkey/mfa/options. */
 export type PasskeyMfaOptionsRequest = {
-  /** The embedded sign-in's app: a framed assertion from its frameOrigins is accepted. */
+  /** The embedded sign-in's app (issue 23): the finish then accepts an assertion framed by one
+of that app's frameOrigins */
   appId?: string | null;
   challenge: string;
 };
@@ -892,19 +918,14 @@ export type BindMailRequest = {
 };
 
 /** GET /auth/passkeys: The account's passkeys */
-export type ListPasskeysResponse = {
-  passkeys: Passkey[];
-};
+export type ListPasskeysResponse = Passkeys;
 
 /** POST /auth/passkeys: Register a passkey */
-export type PasskeyRegisterResponse = {
-  id: string;
-  name: string;
-};
+export type PasskeyRegisterResponse = RegisteredPasskey;
 
 /** The body of POST /auth/passkeys. */
 export type PasskeyRegisterRequest = {
-  credential: unknown;
+  credential: PasskeyCredential;
   name?: string | null;
   passkeyChallenge: string;
 };
@@ -916,7 +937,7 @@ export type PasskeyRegisterOptionsResponse = PasskeyOptions;
 export type PasskeyRegisterOptionsRequest = Record<string, unknown>;
 
 /** PATCH /auth/passkeys/{id}: Rename a passkey */
-export type RenamePasskeyResponse = PasskeyRegisterResponse;
+export type RenamePasskeyResponse = RenamedPasskey;
 
 /** The body of PATCH /auth/passkeys/{id}. */
 export type RenamePasskeyRequest = {
@@ -963,7 +984,7 @@ export type ChangePasswordRequest = {
 };
 
 /** POST /auth/reauth/passkey: A fresh proof of identity by passkey */
-export type ReauthPasskeyResponse = Ok;
+export type ReauthPasskeyResponse = Done;
 
 /** The body of POST /auth/reauth/passkey. */
 export type ReauthPasskeyRequest = LoginPasskeyRequest;
