@@ -66,6 +66,15 @@ export type Reason =
   | "WEBHOOK_URL_TOO_LONG"
   | "WEBHOOK_URL_PRIVATE";
 
+/** One remembered consent, as the personal centre lists it. */
+export type AllowedApp = {
+  appId: string;
+  grantedAt: number;
+  logo: string;
+  name: string;
+  scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
+};
+
 export type App = {
   appId: string;
   backchannelLogoutUri: string;
@@ -100,7 +109,7 @@ export type CaptchaChallenge = {
   signature: string;
 };
 
-/** What the consent screen shows. */
+/** What the consent screen shows (`GET /auth/consent`, and the OpenID Connect request view). */
 export type ConsentContext = {
   appId: string;
   /** where Cancel leads */
@@ -130,6 +139,12 @@ export type ConsentRevokedEvent = {
   type: "consent.revoked";
 };
 
+/** The apps the user allowed. */
+export type Consents = {
+  /** Newest first. */
+  apps: AllowedApp[];
+};
+
 /** The `user.deactivated` event (the Standard Webhooks body). The user deactivated the account: its consents are removed with it; no more events of this user follow. */
 export type DeactivatedEvent = {
   data: {
@@ -156,6 +171,12 @@ export type ErrorBody = {
   field?: string;
   message: string;
   reason: Reason;
+};
+
+/** A ticket for a partner app, and where the browser goes with it. */
+export type IssuedTicket = {
+  cTicket: string;
+  redirect: string;
 };
 
 /** The `user.mail_changed` event (the Standard Webhooks body). The bound mail changed (by the user or the support desk). `email` and `email_verified` only under the `email` scope; without it the event carries `userId` alone. */
@@ -291,6 +312,16 @@ export type SuspendedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "user.suspended";
+};
+
+/** What an app learns about the user: only what its scopes allow. Phone and mail are full. */
+export type TicketClaims = {
+  avatar?: string | null;
+  company?: string | null;
+  email?: string | null;
+  nickname?: string | null;
+  phone?: string | null;
+  userId: string;
 };
 
 /** The `two_factor.changed` event (the Standard Webhooks body). Two-factor sign-in changed: authenticator on or off, backup codes regenerated, a passkey added or removed, a reset by the support desk. */
@@ -748,18 +779,10 @@ export type GetCaptchaResponse = CaptchaChallenge;
 export type ConsentContextResponse = ConsentContext;
 
 /** GET /auth/consents: The apps the user allowed */
-export type ListConsentsResponse = {
-  apps: {
-    appId: string;
-    grantedAt: number;
-    logo: string;
-    name: string;
-    scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  }[];
-};
+export type ListConsentsResponse = Consents;
 
 /** DELETE /auth/consents/{appId}: Revoke a consent */
-export type RevokeConsentResponse = Ok;
+export type RevokeConsentResponse = Done;
 
 /** PATCH /auth/deactivation: Deactivate the account */
 export type DeactivateResponse = Ok;
@@ -872,29 +895,18 @@ export type LoginStaffRequest = {
 };
 
 /** POST /auth/login/token: A ticket for a partner app */
-export type IssueTicketResponse = {
-  cTicket: string;
-  redirect: string;
-};
+export type IssueTicketResponse = IssuedTicket;
 
 /** The body of POST /auth/login/token. */
 export type IssueTicketRequest = {
   appId: string;
-  /** The scopes the consent screen showed; refused (INVALID_PARAMETER `scopes`) when they are
-no longer the app's scopes. */
-  scopes?: unknown;
+  /** the scopes the consent screen showed (the context's `scopes`) */
+  scopes?: string[] | null;
   serviceUrl: string;
 };
 
 /** GET /auth/login/token/verify: Redeem a ticket (server to server) */
-export type VerifyTicketResponse = {
-  avatar?: string;
-  company?: string;
-  email?: string;
-  nickname?: string;
-  phone?: string;
-  userId: string;
-};
+export type VerifyTicketResponse = TicketClaims;
 
 /** POST /auth/login/totp: Second sign-in step: authenticator code */
 export type LoginTotpResponse = SignedIn;
