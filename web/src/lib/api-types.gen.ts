@@ -338,6 +338,12 @@ export type TwoFactorChangedEvent = {
   type: "two_factor.changed";
 };
 
+/** The uploaded avatar. */
+export type UploadedAvatar = {
+  /** Its path, `/ciam/v1/avatar/{key}` (the user's `avatar` from now on). */
+  avatar: string;
+};
+
 export type UserInfo = {
   address: string | null;
   advertisement: "subscribe" | "unsubscribe";
@@ -377,6 +383,12 @@ export type UserUpdatedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "user.updated";
+};
+
+/** The release this server runs. */
+export type Version = {
+  /** "release." and the package version. */
+  version: string;
 };
 
 export type WebhookEndpoint = {
@@ -768,9 +780,7 @@ export type RecentAppsResponse = {
 };
 
 /** PATCH /auth/avatar: Upload the avatar */
-export type UploadAvatarResponse = {
-  avatar: string;
-};
+export type UploadAvatarResponse = UploadedAvatar;
 
 /** GET /auth/captcha: A proof-of-work captcha challenge (ALTCHA v1) */
 export type GetCaptchaResponse = CaptchaChallenge;
@@ -889,8 +899,10 @@ export type LoginStaffResponse = SignedIn;
 
 /** The body of POST /auth/login/staff. */
 export type LoginStaffRequest = {
-  /** The random value whose hash went to `start` (the browser's binding). */
+  /** the random value kept by the browser since /auth/staff/start (its SHA-256 was the
+bindHash) */
   bind: string;
+  /** the staffCode of the callback */
   code: string;
 };
 
@@ -1075,10 +1087,16 @@ export type LoginBackupCodeRequest = LoginTotpRequest;
 
 /** The body of POST /client-errors. */
 export type ReportClientErrorRequest = {
-  kind: string;
+  /** An uncaught error, an unhandled promise rejection, or an error shown on a route's error
+screen. */
+  kind: "error" | "rejection" | "route";
+  /** The error's message, sanitised (300 characters kept). */
   message: string;
+  /** The page's path, without query string or fragment (200 characters kept). */
   route: string;
+  /** The stack, sanitised, script URLs without query strings (2000 characters kept). */
   stack?: string | null;
+  /** The release string of the build, e.g. release.0.1.0 (40 characters kept). */
   version: string;
 };
 
@@ -1180,9 +1198,7 @@ export type OidcUserinfoPostResponse = OidcUserinfoResponse;
 export type GetOpenApiResponse = Record<string, unknown>;
 
 /** GET /version: The release version string */
-export type GetVersionResponse = {
-  version: string;
-};
+export type GetVersionResponse = Version;
 
 /**
  * Every operation of the document: its method, path, path parameters (`params`), query
