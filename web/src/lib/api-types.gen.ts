@@ -101,6 +101,11 @@ export type App = {
   serviceUrls: string[];
 };
 
+/** The browser's next stop after Allow. */
+export type ApprovedRequest = {
+  redirect: string;
+};
+
 export type CaptchaChallenge = {
   algorithm: "SHA-256";
   challenge: string;
@@ -161,6 +166,24 @@ export type DeactivatedEvent = {
 export type Done = {
   /** Always true. */
   ok: boolean;
+};
+
+/** What the SPA's end-session page shows before anything ends. */
+export type EndSessionContext = {
+  /** The app's name in the request's language, when the app is known. */
+  appName: string | null;
+  /** Whether the `id_token_hint` verified (the session may then end without asking). */
+  hint: boolean;
+  /** Where the browser goes after: the registered `post_logout_redirect_uri` with `state`. */
+  redirect: string | null;
+};
+
+/** Whether the end-session request ended the session, and where the browser goes then. */
+export type EndedSession = {
+  /** Whether the session ended; false: the user must confirm first. */
+  ended: boolean;
+  /** Where the browser goes now (after an end only). */
+  redirect: string | null;
 };
 
 export type ErrorBody = {
@@ -1123,21 +1146,15 @@ export type OidcDiscoveryResponse = {
 };
 
 /** GET /oidc/end-session: What an end-session request means */
-export type OidcEndSessionGetResponse = {
-  appName: string | null;
-  hint: boolean;
-  redirect: string | null;
-};
+export type OidcEndSessionGetResponse = EndSessionContext;
 
 /** POST /oidc/end-session: End the session for an end-session request */
-export type OidcEndSessionResponse = {
-  ended: boolean;
-  redirect: string | null;
-};
+export type OidcEndSessionResponse = EndedSession;
 
 /** The body of POST /oidc/end-session. */
 export type OidcEndSessionRequest = {
   clientId?: string | null;
+  /** the user pressed Sign out on the confirmation */
   confirmed?: boolean | null;
   idTokenHint?: string | null;
   postLogoutRedirectUri?: string | null;
@@ -1161,9 +1178,7 @@ export type OidcJwksResponse = {
 export type OidcRequestGetResponse = ConsentContext;
 
 /** POST /oidc/requests/{id}: Allow an authorization request */
-export type OidcRequestAllowResponse = {
-  redirect: string;
-};
+export type OidcRequestAllowResponse = ApprovedRequest;
 
 /** POST /oidc/token: OpenID Connect token endpoint */
 export type OidcTokenResponse = {
