@@ -1155,7 +1155,7 @@ export type OidcEndSessionResponse = EndedSession;
 export type OidcEndSessionRequest = {
   clientId?: string | null;
   /** the user pressed Sign out on the confirmation */
-  confirmed?: boolean | null;
+  confirmed?: boolean;
   idTokenHint?: string | null;
   postLogoutRedirectUri?: string | null;
   state?: string | null;

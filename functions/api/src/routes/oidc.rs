@@ -391,6 +391,8 @@ pub struct EndSessionBody {
     post_logout_redirect_uri: Option<String>,
     state: Option<String>,
     /// the user pressed Sign out on the confirmation
+    // `boolean` as before (absent, not null, when not pressed).
+    #[cfg_attr(feature = "openapi", schemars(extend("type" = "boolean")))]
     confirmed: Option<bool>,
 }
 
