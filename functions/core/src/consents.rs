@@ -187,17 +187,34 @@ pub fn cancel_url(service_url: &str) -> String {
 
 /// What the consent screen shows (`GET /auth/consent`, and the OpenID Connect request view).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "ConsentContext"))]
 #[serde(rename_all = "camelCase")]
 pub struct Context {
     pub app_id: String,
+    /// in the request's language
     pub name: String,
+    /// a URL, or empty
     pub logo: String,
-    /// The app's privacy policy (https) the screen links to; empty when none is registered.
+    /// the app's privacy policy (https URL), or empty
     pub privacy_url: String,
+    /// what the app asks for now
+    #[cfg_attr(feature = "openapi", schemars(schema_with = "scopes_schema"))]
     pub scopes: Vec<String>,
+    /// the user already allowed every scope asked for
     pub granted: bool,
     pub service_url: String,
+    /// where Cancel leads
     pub cancel_url: String,
+}
+
+/// Scopes in an answer: some of [`crate::apps::SCOPES`].
+#[cfg(feature = "openapi")]
+fn scopes_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": { "type": "string", "enum": crate::apps::SCOPES }
+    })
 }
 
 impl Context {
@@ -277,11 +294,14 @@ pub async fn app_consent_and(
 
 /// One remembered consent, as the personal centre lists it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "AllowedApp"))]
 #[serde(rename_all = "camelCase")]
 pub struct Granted {
     pub app_id: String,
     pub name: String,
     pub logo: String,
+    #[cfg_attr(feature = "openapi", schemars(schema_with = "scopes_schema"))]
     pub scopes: Vec<String>,
     pub granted_at: i64,
 }

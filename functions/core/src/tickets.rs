@@ -67,7 +67,10 @@ impl Ticket {
     }
 }
 
+/// A ticket for a partner app, and where the browser goes with it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "IssuedTicket"))]
 #[serde(rename_all = "camelCase")]
 pub struct Issued {
     pub c_ticket: String,
@@ -161,6 +164,8 @@ pub async fn issue(
 
 /// What an app learns about the user: only what its scopes allow. Phone and mail are full.
 #[derive(Debug, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "TicketClaims"))]
 #[serde(rename_all = "camelCase")]
 pub struct Claims {
     pub user_id: String,

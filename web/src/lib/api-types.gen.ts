@@ -135,6 +135,15 @@ export type Activity = {
   events: SecurityEvent[];
 };
 
+/** One remembered consent, as the personal centre lists it. */
+export type AllowedApp = {
+  appId: string;
+  grantedAt: number;
+  logo: string;
+  name: string;
+  scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
+};
+
 /** An app as its admin sees it (never its secret). */
 export type App = {
   appId: string;
@@ -195,6 +204,11 @@ export type AppWithSecret = {
   appSecret: string;
 };
 
+/** The browser's next stop after Allow. */
+export type ApprovedRequest = {
+  redirect: string;
+};
+
 /** The backup codes, shown once. */
 export type BackupCodes = {
   /** shown once; stored only as hashes */
@@ -219,7 +233,7 @@ export type CaptchaChallenge = {
   signature: string;
 };
 
-/** What the consent screen shows. */
+/** What the consent screen shows (`GET /auth/consent`, and the OpenID Connect request view). */
 export type ConsentContext = {
   appId: string;
   /** where Cancel leads */
@@ -247,6 +261,12 @@ export type ConsentRevokedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "consent.revoked";
+};
+
+/** The apps the user allowed. */
+export type Consents = {
+  /** Newest first. */
+  apps: AllowedApp[];
 };
 
 /** The signed-in operator. */
@@ -293,6 +313,24 @@ export type DirectoryPage = {
   next?: string;
 };
 
+/** What the SPA's end-session page shows before anything ends. */
+export type EndSessionContext = {
+  /** The app's name in the request's language, when the app is known. */
+  appName: string | null;
+  /** Whether the `id_token_hint` verified (the session may then end without asking). */
+  hint: boolean;
+  /** Where the browser goes after: the registered `post_logout_redirect_uri` with `state`. */
+  redirect: string | null;
+};
+
+/** Whether the end-session request ended the session, and where the browser goes then. */
+export type EndedSession = {
+  /** Whether the session ended; false: the user must confirm first. */
+  ended: boolean;
+  /** Where the browser goes now (after an end only). */
+  redirect: string | null;
+};
+
 export type ErrorBody = {
   /** NEED_TOTP_VERIFY only: the single-use second-step challenge, valid 5 minutes */
   challenge?: string;
@@ -306,6 +344,12 @@ export type ErrorBody = {
 /** The account found. */
 export type FoundAccount = {
   account: AccountSummary;
+};
+
+/** A ticket for a partner app, and where the browser goes with it. */
+export type IssuedTicket = {
+  cTicket: string;
+  redirect: string;
 };
 
 /** The registered apps in one language. */
@@ -370,17 +414,18 @@ export type Overview = {
   months: MonthNumbers[];
 };
 
+/** A passkey as its owner sees it (`GET /auth/passkeys`). */
 export type Passkey = {
   /** the authenticator model, 32 hex digits; absent when the authenticator does not say */
-  aaguid?: string;
+  aaguid?: string | null;
   attachment?: "platform" | "cross-platform";
   backupEligible: boolean;
-  /** true: a synced passkey */
+  /** true: a synced passkey (its key is backed up to the provider's cloud) */
   backupState: boolean;
   createdAt: number;
-  /** base64url SHA-256 of the credential id (43 characters) */
+  /** base64url SHA-256 of the credential id (43 characters): `h`, the `{id}` of its routes */
   id: string;
-  lastUsedAt?: number;
+  lastUsedAt?: number | null;
   name: string;
   transports: string[];
 };
@@ -394,6 +439,12 @@ export type PasskeyOptions = {
   passkeyChallenge: string;
   /** PublicKeyCredentialCreationOptionsJSON (registration) or PublicKeyCredentialRequestOptionsJSON (sign-in, two-factor step, fresh proof), WebAuthn Level 3 */
   publicKey: Record<string, unknown>;
+};
+
+/** The account's passkeys. */
+export type Passkeys = {
+  /** Newest first. */
+  passkeys: Passkey[];
 };
 
 /** The `user.phone_changed` event (the Standard Webhooks body). The bound phone changed (by the user or the support desk). `phone_number` and `phone_number_verified` only under the `phone` scope. */
@@ -462,6 +513,18 @@ export type RecentApps = {
 /** The account created. */
 export type Registered = {
   userId: string;
+};
+
+/** What the registration answers: the new passkey's id and name. */
+export type RegisteredPasskey = {
+  id: string;
+  name: string;
+};
+
+/** A renamed passkey. */
+export type RenamedPasskey = {
+  id: string;
+  name: string;
 };
 
 /** The events queued again. */
@@ -576,6 +639,16 @@ export type Tag = {
   eiamUid: string | null;
 };
 
+/** What an app learns about the user: only what its scopes allow. Phone and mail are full. */
+export type TicketClaims = {
+  avatar?: string | null;
+  company?: string | null;
+  email?: string | null;
+  nickname?: string | null;
+  phone?: string | null;
+  userId: string;
+};
+
 /** The authenticator enrolment to scan. */
 export type TotpUrl = {
   /** An otpauth:// URI in Key-Uri-Format. */
@@ -594,6 +667,12 @@ export type TwoFactorChangedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "two_factor.changed";
+};
+
+/** The uploaded avatar. */
+export type UploadedAvatar = {
+  /** Its path, `/ciam/v1/avatar/{key}` (the user's `avatar` from now on). */
+  avatar: string;
 };
 
 /** `GET /auth/info`: what the owner sees. Phone and mail are masked; no hash or secret. */
@@ -634,6 +713,12 @@ export type UserUpdatedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "user.updated";
+};
+
+/** The release this server runs. */
+export type Version = {
+  /** "release." and the package version. */
+  version: string;
 };
 
 /** A page of the log, newest first, and the cursor of the next page (None: the last). */
@@ -1004,9 +1089,7 @@ export type SetAdvertisementRequest = {
 export type RecentAppsResponse = RecentApps;
 
 /** PATCH /auth/avatar: Upload the avatar */
-export type UploadAvatarResponse = {
-  avatar: string;
-};
+export type UploadAvatarResponse = UploadedAvatar;
 
 /** GET /auth/captcha: A proof-of-work captcha challenge (ALTCHA v1) */
 export type GetCaptchaResponse = CaptchaChallenge;
@@ -1015,15 +1098,7 @@ export type GetCaptchaResponse = CaptchaChallenge;
 export type ConsentContextResponse = ConsentContext;
 
 /** GET /auth/consents: The apps the user allowed */
-export type ListConsentsResponse = {
-  apps: {
-    appId: string;
-    grantedAt: number;
-    logo: string;
-    name: string;
-    scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
-  }[];
-};
+export type ListConsentsResponse = Consents;
 
 /** DELETE /auth/consents/{appId}: Revoke a consent */
 export type RevokeConsentResponse = Ok;
@@ -1085,7 +1160,7 @@ export type LoginPasskeyResponse = SignedIn;
 
 /** The body of POST /auth/login/passkey. */
 export type LoginPasskeyRequest = {
-  credential: unknown;
+  credential: PasskeyCredential;
   passkeyChallenge: string;
 };
 
@@ -1095,7 +1170,7 @@ export type LoginPasskeyMfaResponse = SignedIn;
 /** The body of POST /auth/login/passkey/mfa. */
 export type LoginPasskeyMfaRequest = {
   challenge: string;
-  credential: unknown;
+  credential: PasskeyCredential;
   passkeyChallenge: string;
 };
 
@@ -1104,7 +1179,8 @@ export type PasskeyMfaOptionsResponse = PasskeyOptions;
 
 /** The body of POST /auth/login/passkey/mfa/options. */
 export type PasskeyMfaOptionsRequest = {
-  /** The embedded sign-in's app: a framed assertion from its frameOrigins is accepted. */
+  /** The embedded sign-in's app (issue 23): the finish then accepts an assertion framed by one
+of that app's frameOrigins */
   appId?: string | null;
   challenge: string;
 };
@@ -1131,35 +1207,26 @@ export type LoginStaffResponse = SignedIn;
 
 /** The body of POST /auth/login/staff. */
 export type LoginStaffRequest = {
-  /** The random value whose hash went to `start` (the browser's binding). */
+  /** the random value kept by the browser since /auth/staff/start (its SHA-256 was the
+bindHash) */
   bind: string;
+  /** the staffCode of the callback */
   code: string;
 };
 
 /** POST /auth/login/token: A ticket for a partner app */
-export type IssueTicketResponse = {
-  cTicket: string;
-  redirect: string;
-};
+export type IssueTicketResponse = IssuedTicket;
 
 /** The body of POST /auth/login/token. */
 export type IssueTicketRequest = {
   appId: string;
-  /** The scopes the consent screen showed; refused (INVALID_PARAMETER `scopes`) when they are
-no longer the app's scopes. */
-  scopes?: unknown;
+  /** the scopes the consent screen showed (the context's `scopes`) */
+  scopes?: string[] | null;
   serviceUrl: string;
 };
 
 /** GET /auth/login/token/verify: Redeem a ticket (server to server) */
-export type VerifyTicketResponse = {
-  avatar?: string;
-  company?: string;
-  email?: string;
-  nickname?: string;
-  phone?: string;
-  userId: string;
-};
+export type VerifyTicketResponse = TicketClaims;
 
 /** POST /auth/login/totp: Second sign-in step: authenticator code */
 export type LoginTotpResponse = SignedIn;
@@ -1186,19 +1253,14 @@ export type BindMailRequest = {
 };
 
 /** GET /auth/passkeys: The account's passkeys */
-export type ListPasskeysResponse = {
-  passkeys: Passkey[];
-};
+export type ListPasskeysResponse = Passkeys;
 
 /** POST /auth/passkeys: Register a passkey */
-export type PasskeyRegisterResponse = {
-  id: string;
-  name: string;
-};
+export type PasskeyRegisterResponse = RegisteredPasskey;
 
 /** The body of POST /auth/passkeys. */
 export type PasskeyRegisterRequest = {
-  credential: unknown;
+  credential: PasskeyCredential;
   name?: string | null;
   passkeyChallenge: string;
 };
@@ -1210,7 +1272,7 @@ export type PasskeyRegisterOptionsResponse = PasskeyOptions;
 export type PasskeyRegisterOptionsRequest = Record<string, unknown>;
 
 /** PATCH /auth/passkeys/{id}: Rename a passkey */
-export type RenamePasskeyResponse = PasskeyRegisterResponse;
+export type RenamePasskeyResponse = RenamedPasskey;
 
 /** The body of PATCH /auth/passkeys/{id}. */
 export type RenamePasskeyRequest = {
@@ -1324,10 +1386,16 @@ export type LoginBackupCodeRequest = {
 
 /** The body of POST /client-errors. */
 export type ReportClientErrorRequest = {
-  kind: string;
+  /** An uncaught error, an unhandled promise rejection, or an error shown on a route's error
+screen. */
+  kind: "error" | "rejection" | "route";
+  /** The error's message, sanitised (300 characters kept). */
   message: string;
+  /** The page's path, without query string or fragment (200 characters kept). */
   route: string;
+  /** The stack, sanitised, script URLs without query strings (2000 characters kept). */
   stack?: string | null;
+  /** The release string of the build, e.g. release.0.1.0 (40 characters kept). */
   version: string;
 };
 
@@ -1354,22 +1422,16 @@ export type OidcDiscoveryResponse = {
 };
 
 /** GET /oidc/end-session: What an end-session request means */
-export type OidcEndSessionGetResponse = {
-  appName: string | null;
-  hint: boolean;
-  redirect: string | null;
-};
+export type OidcEndSessionGetResponse = EndSessionContext;
 
 /** POST /oidc/end-session: End the session for an end-session request */
-export type OidcEndSessionResponse = {
-  ended: boolean;
-  redirect: string | null;
-};
+export type OidcEndSessionResponse = EndedSession;
 
 /** The body of POST /oidc/end-session. */
 export type OidcEndSessionRequest = {
   clientId?: string | null;
-  confirmed?: boolean | null;
+  /** the user pressed Sign out on the confirmation */
+  confirmed?: boolean;
   idTokenHint?: string | null;
   postLogoutRedirectUri?: string | null;
   state?: string | null;
@@ -1392,9 +1454,7 @@ export type OidcJwksResponse = {
 export type OidcRequestGetResponse = ConsentContext;
 
 /** POST /oidc/requests/{id}: Allow an authorization request */
-export type OidcRequestAllowResponse = {
-  redirect: string;
-};
+export type OidcRequestAllowResponse = ApprovedRequest;
 
 /** POST /oidc/token: OpenID Connect token endpoint */
 export type OidcTokenResponse = {
@@ -1429,9 +1489,7 @@ export type OidcUserinfoPostResponse = OidcUserinfoResponse;
 export type GetOpenApiResponse = Record<string, unknown>;
 
 /** GET /version: The release version string */
-export type GetVersionResponse = {
-  version: string;
-};
+export type GetVersionResponse = Version;
 
 /**
  * Every operation of the document: its method, path, path parameters (`params`), query

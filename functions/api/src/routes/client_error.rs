@@ -9,10 +9,10 @@
 
 use crate::error::ApiError;
 use crate::extract::Json;
+use crate::reply::Reply;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use ciam_core::{Error, Reason};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The release string (spec §9): "release." and the workspace version, which equals the
 /// version in package.json (a test keeps them equal).
@@ -31,20 +31,55 @@ const STACK_MAX: usize = 2000;
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub(super) struct Report {
+    /// The release string of the build, e.g. release.0.1.0 (40 characters kept).
     version: String,
+    /// An uncaught error, an unhandled promise rejection, or an error shown on a route's error
+    /// screen.
+    #[cfg_attr(feature = "openapi", schemars(extend("enum" = KINDS)))]
     kind: String,
+    /// The error's message, sanitised (300 characters kept).
     message: String,
+    /// The page's path, without query string or fragment (200 characters kept).
     route: String,
+    /// The stack, sanitised, script URLs without query strings (2000 characters kept).
     #[serde(default)]
     stack: Option<String>,
 }
 
-/// `GET /version`: `{"version": "release.<package version>"}`. Round trips: 0.
-pub(super) async fn version() -> Response {
-    axum::Json(serde_json::json!({ "version": RELEASE })).into_response()
+/// The release this server runs.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub(super) struct Version {
+    /// "release." and the package version.
+    #[cfg_attr(feature = "openapi", schemars(example = &"release.0.1.0"))]
+    version: &'static str,
 }
 
-/// `POST /client-errors`: logs the report and answers 204. Round trips: 0.
+/// The release version string
+///
+/// "release." and the package version (package.json version = Cargo workspace version), the string
+/// the web app shows in its footer and sends with error reports.
+///
+/// Reasons: none.
+///
+/// `GET /version`: `{"version": "release.<package version>"}`. Round trips: 0.
+pub(super) async fn version() -> Reply<Version> {
+    Reply(Version { version: RELEASE })
+}
+
+/// Report an error of the web app
+///
+/// Anonymous. The web app posts one small, sanitised report per distinct error (at most 5 per page
+/// load, none from a build made with CIAM_ERROR_REPORTS=off): no query strings, tokens or personal
+/// data. The server strips control and invisible characters, caps each field, removes query
+/// strings, mail addresses, numbers of six digits or more and token-like strings again, and writes
+/// one log line `client error` (fields kind, version, route, error, stack). Nothing is stored. Body
+/// at most 8 KiB (else 400 INVALID_PARAMETER on `body`). See docs/api.md.
+///
+/// Reasons: SERVICE_UNAVAILABLE.
+///
+/// `POST /client-errors`: logs the report and answers 204 (the source's). SERVICE_UNAVAILABLE: a
+/// body still streaming at the request's deadline (`middleware::deadline`). Round trips: 0.
 pub(super) async fn report(Json(r): Json<Report>) -> Result<StatusCode, ApiError> {
     let Some(kind) = KINDS.iter().copied().find(|k| *k == r.kind) else {
         return Err(ApiError(Error::field(

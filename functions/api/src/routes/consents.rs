@@ -3,43 +3,80 @@
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Client, Lang, Params};
+use crate::reply::{done, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, State};
-use axum::response::{IntoResponse, Response};
-use ciam_core::consents;
-use serde_json::json;
+use ciam_core::consents::{self, Context, Granted};
+use serde::Serialize;
 
-type ApiResult = Result<Response, ApiError>;
+/// The apps the user allowed.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct Consents {
+    /// Newest first.
+    apps: Vec<Granted>,
+}
 
-/// `GET /auth/consent?appId&serviceUrl`: what the consent screen shows (the app's localised name,
-/// logo and scopes, whether the user already allowed them, and where Cancel leads). Round trips:
-/// 2 (authentication, the app and the consent together).
+/// What the consent screen shows
+///
+/// The app (APPID_NOT_FOUND when unknown) and the serviceUrl, which must equal one of the app's
+/// registered service URLs exactly (INVALID_PARAMETER on serviceUrl otherwise; a missing parameter
+/// is INVALID_PARAMETER naming it). `name` is in the request's language; `scopes` are those the app
+/// asks for now; `granted` is true when the user already allowed all of them (the screen then asks
+/// for the ticket at once). `cancelUrl` is the registered serviceUrl with `cError=access_denied`
+/// appended: Cancel goes there and nowhere else. Allow is POST /auth/login/token, which remembers
+/// the decision.
+///
+/// Reasons: APPID_NOT_FOUND, INVALID_PARAMETER.
+///
+/// `GET /auth/consent?appId&serviceUrl`. Round trips: 2 (authentication, the app and the consent
+/// together).
 pub async fn context(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Lang(lang): Lang,
     q: Params,
-) -> ApiResult {
+) -> Result<Reply<Context>, ApiError> {
     let (app_id, service_url) = (q.get("appId")?, q.get("serviceUrl")?);
     let ctx = consents::context(&s.ciam, &sess, &app_id, &service_url, lang).await?;
-    Ok(axum::Json(ctx).into_response())
+    Ok(Reply(ctx))
 }
 
-/// `GET /auth/consents`: the apps the user allowed, newest first. Round trips: 3
-/// (authentication, the consents, their apps together).
-pub async fn list(State(s): State<AppState>, Authed(sess): Authed, Lang(lang): Lang) -> ApiResult {
+/// The apps the user allowed
+///
+/// Remembered consents, newest first by grantedAt (unix seconds; the latest Allow or ticket under
+/// it): the app's name in the request's language, its logo and the scopes allowed. An app deleted
+/// since is left out.
+///
+/// Reasons: none.
+///
+/// `GET /auth/consents`. Round trips: 3 (authentication, the consents, their apps together).
+pub async fn list(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+    Lang(lang): Lang,
+) -> Result<Reply<Consents>, ApiError> {
     let apps = consents::list(&s.ciam, &sess, lang).await?;
-    Ok(axum::Json(json!({ "apps": apps })).into_response())
+    Ok(Reply(Consents { apps }))
 }
 
-/// `DELETE /auth/consents/{appId}`: forgets the decision and records it in the security
-/// activity; idempotent. Round trips: 2 (authentication, one transaction).
+/// Revoke a consent
+///
+/// Forgets the user's decision for this app, so its next sign-in shows the consent screen again.
+/// Idempotent: an app without a consent (or unknown) also answers ok. Tickets already issued are
+/// not affected; the app's OpenID Connect access tokens stop working at once (allowing the app
+/// again later does not revive them).
+///
+/// Reasons: none.
+///
+/// `DELETE /auth/consents/{appId}`: an unknown or malformed appId is nothing to revoke (ok). Round
+/// trips: 2 (authentication, one transaction).
 pub async fn revoke(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Client(client): Client,
     Path(app_id): Path<String>,
-) -> ApiResult {
+) -> Result<Reply<Done>, ApiError> {
     consents::revoke(&s.ciam, &sess, &app_id, &client).await?;
-    Ok(axum::Json(json!({ "ok": true })).into_response())
+    Ok(done())
 }

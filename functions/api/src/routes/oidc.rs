@@ -5,13 +5,15 @@
 
 use crate::error::ApiError;
 use crate::extract::{basic, bearer, Authed, Json, Lang};
+use crate::reply::Reply;
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::oidc::logout::{self, EndSession};
-use ciam_core::oidc::{self, OAuthError, TokenRequest};
+use ciam_core::consents::Context;
+use ciam_core::oidc::logout::{self, EndSession, Ended};
+use ciam_core::oidc::{self, Approved, OAuthError, TokenRequest};
 use serde::Deserialize;
 
 type ApiResult = Result<Response, ApiError>;
@@ -35,7 +37,17 @@ fn unconfigured(s: &AppState) -> Option<Response> {
         .map(|e| ApiError(e).into_response())
 }
 
-/// `GET /oidc/.well-known/openid-configuration`: the provider's metadata. Round trips: 0.
+/// OpenID Connect discovery
+///
+/// The provider's metadata (OpenID Connect Discovery 1.0). The issuer is {public URL}/ciam/v1/oidc.
+/// Public, cacheable for 5 minutes. See docs/oidc.md. While the deployment has no public URL
+/// (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape) rather
+/// than a wrong issuer.
+///
+/// Reasons: SERVICE_UNAVAILABLE.
+///
+/// `GET /oidc/.well-known/openid-configuration`. Untyped: the metadata is `oidc::discovery`'s JSON
+/// (OpenID Connect Discovery's names; the source's 200). Round trips: 0.
 pub async fn discovery(State(s): State<AppState>) -> Response {
     if let Some(res) = unconfigured(&s) {
         return res;
@@ -43,7 +55,16 @@ pub async fn discovery(State(s): State<AppState>) -> Response {
     public_json(oidc::discovery(&s.ciam))
 }
 
-/// `GET /oidc/jwks`: the signing keys of versions N-1, N (current) and N+1. Round trips: 0.
+/// OpenID Connect signing keys
+///
+/// The ES256 public keys (kty EC, crv P-256, x, y, kid, use sig, alg ES256) of versions N
+/// (current), N+1 (the next, so that clients already cached it when a rotation switches to it) and
+/// N-1 (from version 2 on). Public, cacheable for 5 minutes.
+///
+/// Reasons: none.
+///
+/// `GET /oidc/jwks`: the signing keys of versions N-1, N (current) and N+1. Untyped: a JWK Set of
+/// `oidc::jwks` (the source's 200). Round trips: 0.
 pub async fn jwks(State(s): State<AppState>) -> Response {
     public_json(oidc::jwks(&s.ciam))
 }
@@ -54,9 +75,23 @@ fn pairs(raw: &[u8]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// OpenID Connect authorization endpoint
+///
+/// Authorization code flow with PKCE S256 only. client_id is the appId; redirect_uri must equal one
+/// of the app's registered serviceUrls exactly. A missing/unknown client_id or a bad redirect_uri
+/// is answered here (400 INVALID_PARAMETER naming it), never redirected. Any other refusal is a 302
+/// to redirect_uri with error, error_description, state and iss (unsupported_response_type;
+/// invalid_request for a missing openid scope, a missing code_challenge or a method other than
+/// S256). A valid request is stored for 10 minutes and answered with a 302 to
+/// /{lang}/passport/authorize?oidcRequest=<id> (lang from ui_locales, else Accept-Language, else
+/// zh-CN). While the deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503
+/// SERVICE_UNAVAILABLE (Ciam's error shape) rather than a wrong issuer.
+///
+/// Reasons: INVALID_PARAMETER.
+///
 /// `GET /oidc/authorize`: a bad `client_id` or `redirect_uri` is a 400 answered here; any other
-/// refusal is a 302 back to the client with `error`; a valid request is stored and the browser
-/// sent to the consent screen (302 to `/{lang}/passport/authorize?oidcRequest=<id>`).
+/// refusal is a 302 back to the client with `error`; a valid request is stored and the browser sent
+/// to the consent screen (302 to `/{lang}/passport/authorize?oidcRequest=<id>`; the source's 302).
 /// Round trips: 2 (the app, the request).
 pub async fn authorize(
     State(s): State<AppState>,
@@ -71,28 +106,52 @@ pub async fn authorize(
     Ok((StatusCode::FOUND, [(header::LOCATION, location)]).into_response())
 }
 
-/// `GET /oidc/requests/{id}`: the consent screen's view of a stored request.
-/// Round trips: 3 (authentication, the request, the app and consent together).
+/// The consent screen's view of an authorization request
+///
+/// For the signed-in user: the app's localised name and logo, the scopes the request asks for
+/// (those the app still has), whether the user's remembered consent already covers all of them,
+/// serviceUrl (the redirect_uri) and cancelUrl (the redirect_uri with error=access_denied, state
+/// and iss). An unknown, expired or used request is NOT_FOUND. While the deployment has no public
+/// URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape)
+/// rather than a wrong issuer.
+///
+/// Reasons: APPID_NOT_FOUND, INVALID_PARAMETER, NOT_FOUND.
+///
+/// `GET /oidc/requests/{id}`: APPID_NOT_FOUND for an app deleted since the request,
+/// INVALID_PARAMETER (`redirect_uri`) for a redirect URI it no longer registers. Round trips: 3
+/// (authentication, the request, the app and consent together).
 pub async fn request_get(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Lang(lang): Lang,
     Path(id): Path<String>,
-) -> ApiResult {
+) -> Result<Reply<Context>, ApiError> {
     oidc::configured(&s.ciam)?;
-    Ok(axum::Json(oidc::request_context(&s.ciam, &sess, &id, lang).await?).into_response())
+    Ok(Reply(
+        oidc::request_context(&s.ciam, &sess, &id, lang).await?,
+    ))
 }
 
-/// `POST /oidc/requests/{id}`: Allow. Consumes the request, issues the code, remembers the
-/// consent; answers `{redirect}`. Any body is ignored. Round trips: 4 (authentication, the
-/// request, the app and the consent together, one transaction).
+/// Allow an authorization request
+///
+/// Consumes the request (single use) and, in one transaction, issues the authorization code (5
+/// minutes, single use), remembers the consent to the request's scopes (merged with those allowed
+/// before; never the app's other scopes) and records the app among the user's recent apps. Answers
+/// where the browser goes: redirect_uri with code, state and iss. No body is needed. While the
+/// deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE
+/// (Ciam's error shape) rather than a wrong issuer.
+///
+/// Reasons: APPID_NOT_FOUND, INVALID_PARAMETER, NOT_FOUND.
+///
+/// `POST /oidc/requests/{id}`: any body is ignored; reasons as for the GET. Round trips: 4
+/// (authentication, the request, the app and the consent together, one transaction).
 pub async fn request_post(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Path(id): Path<String>,
-) -> ApiResult {
+) -> Result<Reply<Approved>, ApiError> {
     oidc::configured(&s.ciam)?;
-    Ok(axum::Json(oidc::approve(&s.ciam, &sess, &id).await?).into_response())
+    Ok(Reply(oidc::approve(&s.ciam, &sess, &id).await?))
 }
 
 /// An RFC 6749 error response; `invalid_client` carries the Basic challenge, `invalid_token`
@@ -156,6 +215,10 @@ fn take(p: &[(String, String)], name: &str) -> Option<String> {
 /// an id_token, with `Cache-Control: no-store`. Errors are RFC 6749 JSON. Round trips: 4 (app
 /// and code together, the user, the access token, the code's conditional update into a
 /// tombstone).
+///
+/// Prose and answers stay in docs/openapi/source.json (no `Reasons:`): every error here is
+/// OAuth's (`OAuthError`, a 500 `server_error` and a 503 `temporarily_unavailable` included),
+/// which the generated error answers (Ciam's error shape) would contradict.
 pub async fn token(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     if let Some(res) = unconfigured(&s) {
         return res;
@@ -203,12 +266,20 @@ async fn answer_userinfo(s: &AppState, token: Option<String>) -> Response {
 /// `GET /oidc/userinfo` with `Authorization: Bearer <access token>`: `sub` and the granted
 /// claims, while the user's consent to the app stands. Round trips: 2 (the token; the user and
 /// the consent together).
+///
+/// Prose and answers stay in docs/openapi/source.json (no `Reasons:`): every error here is
+/// OAuth's (`OAuthError`, a 500 `server_error` and a 503 `temporarily_unavailable` included),
+/// which the generated error answers (Ciam's error shape) would contradict.
 pub async fn userinfo(State(s): State<AppState>, headers: HeaderMap) -> Response {
     answer_userinfo(&s, bearer(&headers).map(str::to_owned)).await
 }
 
 /// `POST /oidc/userinfo`: the same, the token also accepted as the form field `access_token`
 /// (RFC 6750 §2.2). Round trips: 2.
+///
+/// Prose and answers stay in docs/openapi/source.json (no `Reasons:`): every error here is
+/// OAuth's (`OAuthError`, a 500 `server_error` and a 503 `temporarily_unavailable` included),
+/// which the generated error answers (Ciam's error shape) would contradict.
 pub async fn userinfo_post(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let token = match bearer(&headers) {
         Some(t) => Some(t.to_owned()),
@@ -221,11 +292,24 @@ pub async fn userinfo_post(State(s): State<AppState>, headers: HeaderMap, body: 
     answer_userinfo(&s, token).await
 }
 
-/// `GET /oidc/logout` (the `end_session_endpoint`, RP-Initiated Logout 1.0): reads no session
-/// and writes nothing; 303 to the SPA's `/{lang}/passport/end-session` with the request's
-/// parameters (`id_token_hint`, `client_id`, `post_logout_redirect_uri`, `state`; the language
-/// from `ui_locales`, else Accept-Language), where the page checks them and, holding the
-/// session, ends it. Round trips: 0.
+/// OpenID Connect end-session endpoint (RP-Initiated Logout)
+///
+/// OpenID Connect RP-Initiated Logout 1.0 (end_session_endpoint in discovery). Reads no session and
+/// writes nothing: the session is the SPA's, which this navigation does not carry (as for
+/// /oidc/authorize). Answers 303 to /{lang}/passport/end-session with id_token_hint, client_id,
+/// post_logout_redirect_uri and state (lang from ui_locales, else Accept-Language, else zh-CN);
+/// that page checks them (GET /oidc/end-session) and ends the session (POST /oidc/end-session): at
+/// once when the id_token_hint verifies and names the browser's session (sid) or its user, else
+/// after the user confirms. The redirect is followed only when it is exactly one of the app's
+/// registered postLogoutRedirectUris; any other one is refused on the page, never followed. See
+/// docs/partners.md "Sign-out". While the deployment has no public URL (CIAM_PUBLIC_URL unset in
+/// AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape) rather than a wrong issuer.
+///
+/// Reasons: SERVICE_UNAVAILABLE.
+///
+/// `GET /oidc/logout` (the `end_session_endpoint`): reads no session and writes nothing; 303 to the
+/// SPA's `/{lang}/passport/end-session` with the request's parameters (the source's 303). Round
+/// trips: 0.
 pub async fn logout_get(
     State(s): State<AppState>,
     Lang(lang): Lang,
@@ -235,7 +319,15 @@ pub async fn logout_get(
     to_spa(&pairs(q.unwrap_or_default().as_bytes()), lang)
 }
 
-/// `POST /oidc/logout` (form): the same as `GET`. Round trips: 0.
+/// OpenID Connect end-session endpoint (RP-Initiated Logout), form POST
+///
+/// The same as GET /oidc/logout with the parameters as an application/x-www-form-urlencoded body.
+/// While the deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503
+/// SERVICE_UNAVAILABLE (Ciam's error shape) rather than a wrong issuer.
+///
+/// Reasons: SERVICE_UNAVAILABLE.
+///
+/// `POST /oidc/logout` (form, the source's body and 303): the same as `GET`. Round trips: 0.
 pub async fn logout_post(
     State(s): State<AppState>,
     Lang(lang): Lang,
@@ -264,16 +356,29 @@ fn to_spa(params: &[(String, String)], lang: ciam_core::Lang) -> ApiResult {
         .into_response())
 }
 
-/// `GET /oidc/end-session`: what the end-session page shows (the app's name, the checked
-/// redirect, whether the hint verified), the request's parameters in the query. Nothing ends.
-/// Round trips: 0 or 1 (the app).
+/// What an end-session request means
+///
+/// For the end-session page, signed in or not: the app's localised name (client_id's, or the
+/// verified hint's aud), the redirect (the registered post_logout_redirect_uri with state) and
+/// whether the id_token_hint verified (an ID token of this provider, by a key of the JWKS, expired
+/// or not; one that does not verify counts as absent and the user is asked). Ends nothing.
+/// INVALID_PARAMETER: client_id unknown or not the hint's aud (field client_id), a
+/// post_logout_redirect_uri that is not exactly one of the app's registered postLogoutRedirectUris
+/// or without a known app (field post_logout_redirect_uri), a state over 1024 characters (field
+/// state). While the deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503
+/// SERVICE_UNAVAILABLE (Ciam's error shape) rather than a wrong issuer.
+///
+/// Reasons: INVALID_PARAMETER.
+///
+/// `GET /oidc/end-session`: the request's parameters in the query (the source's). Round trips: 0 or
+/// 1 (the app).
 pub async fn end_session_get(
     State(s): State<AppState>,
     Lang(lang): Lang,
     RawQuery(q): RawQuery,
-) -> ApiResult {
+) -> Result<Reply<logout::Context>, ApiError> {
     let req = EndSession::from_pairs(&pairs(q.unwrap_or_default().as_bytes()));
-    Ok(axum::Json(logout::context(&s.ciam, &req, lang).await?).into_response())
+    Ok(Reply(logout::context(&s.ciam, &req, lang).await?))
 }
 
 /// The end-session page's request: the RP's parameters and whether the user confirmed.
@@ -285,17 +390,29 @@ pub struct EndSessionBody {
     client_id: Option<String>,
     post_logout_redirect_uri: Option<String>,
     state: Option<String>,
+    /// the user pressed Sign out on the confirmation
+    // `boolean` as before (absent, not null, when not pressed).
+    #[cfg_attr(feature = "openapi", schemars(extend("type" = "boolean")))]
     confirmed: Option<bool>,
 }
 
-/// `POST /oidc/end-session`: ends the caller's session when the hint names it (or its user) or
-/// the user confirmed; answers `{ended, redirect}`. Round trips: 2 to 4 (authentication, the
-/// app, the sign-out's).
+/// End the session for an end-session request
+///
+/// Checks the request as GET /oidc/end-session does, then ends the caller's session as POST
+/// /auth/logout does (its session.ended event included) when the id_token_hint verified and names
+/// this session (sid) or its user, or when confirmed is true; otherwise ends nothing and answers
+/// ended: false (the page asks the user). redirect: where the browser goes now, after an end only.
+/// While the deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503
+/// SERVICE_UNAVAILABLE (Ciam's error shape) rather than a wrong issuer.
+///
+/// Reasons: none.
+///
+/// `POST /oidc/end-session`. Round trips: 2 to 4 (authentication, the app, the sign-out's).
 pub async fn end_session_post(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Json(b): Json<EndSessionBody>,
-) -> ApiResult {
+) -> Result<Reply<Ended>, ApiError> {
     let req = EndSession {
         id_token_hint: b.id_token_hint.filter(|v| !v.is_empty()),
         client_id: b.client_id.filter(|v| !v.is_empty()),
@@ -303,5 +420,5 @@ pub async fn end_session_post(
         state: b.state.filter(|v| !v.is_empty()),
     };
     let ended = logout::end(&s.ciam, &sess, &req, b.confirmed.unwrap_or(false)).await?;
-    Ok(axum::Json(ended).into_response())
+    Ok(Reply(ended))
 }

@@ -6,24 +6,52 @@
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Client, Json};
+use crate::reply::{done, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use ciam_core::passkey::{ceremony, items};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use ciam_core::passkey::ceremony::{self, Registered};
+use ciam_core::passkey::items::{self, PasskeyView};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 type ApiResult = Result<Response, ApiError>;
 
+/// The options of a ceremony: `ceremony::Options` carries the relying-party crate's
+/// `publicKey`, whose W3C shape is the source's `PasskeyOptions` (docs/openapi/source.json).
 fn json(v: impl serde::Serialize) -> ApiResult {
     Ok(axum::Json(v).into_response())
 }
 
-/// `GET /auth/passkeys`: the account's passkeys, newest first.
-/// Round trips: 2 (authentication, the query).
-pub async fn list(State(s): State<AppState>, Authed(sess): Authed) -> ApiResult {
-    json(json!({ "passkeys": items::list(&s.ciam, &sess).await? }))
+/// A WebAuthn credential in a request: the source's hand-written `PasskeyCredential` (the W3C
+/// shape; its inner fields are the relying-party crate's to judge).
+#[cfg(feature = "openapi")]
+fn credential_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "$ref": "#/components/schemas/PasskeyCredential" })
+}
+
+/// The account's passkeys.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct Passkeys {
+    /// Newest first.
+    passkeys: Vec<PasskeyView>,
+}
+
+/// The account's passkeys
+///
+/// Newest first. At most 10.
+///
+/// Reasons: none.
+///
+/// `GET /auth/passkeys`. Round trips: 2 (authentication, the query).
+pub async fn list(
+    State(s): State<AppState>,
+    Authed(sess): Authed,
+) -> Result<Reply<Passkeys>, ApiError> {
+    let passkeys = items::list(&s.ciam, &sess).await?;
+    Ok(Reply(Passkeys { passkeys }))
 }
 
 #[derive(Deserialize)]
@@ -33,19 +61,43 @@ pub struct Rename {
     name: String,
 }
 
+/// A renamed passkey.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct RenamedPasskey {
+    id: String,
+    name: String,
+}
+
+/// Rename a passkey
+///
+/// 1 to 64 characters. PASSKEY_NOT_FOUND for an unknown id.
+///
+/// Reasons: PASSKEY_NOT_FOUND.
+///
 /// `PATCH /auth/passkeys/{id}`. Round trips: 2 (authentication, the conditional update).
 pub async fn rename(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Path(id): Path<String>,
     Json(b): Json<Rename>,
-) -> ApiResult {
+) -> Result<Reply<RenamedPasskey>, ApiError> {
     let p = items::rename(&s.ciam, &sess, &id, &b.name).await?;
-    json(json!({ "id": p.id, "name": p.name }))
+    Ok(Reply(RenamedPasskey {
+        id: p.id,
+        name: p.name,
+    }))
 }
 
-/// `DELETE /auth/passkeys/{id}` (fresh proof). Round trips: 3 (authentication, the
-/// credential, the transaction).
+/// Remove a passkey
+///
+/// Needs a fresh proof (REAUTH_REQUIRED). The passkey no longer signs in. PASSKEY_NOT_FOUND for an
+/// unknown id. Recorded in the security activity.
+///
+/// Reasons: PASSKEY_NOT_FOUND, REAUTH_REQUIRED.
+///
+/// `DELETE /auth/passkeys/{id}` (fresh proof), 204 No Content (the source's). Round trips: 3
+/// (authentication, the credential, the transaction).
 pub async fn remove(
     State(s): State<AppState>,
     Authed(sess): Authed,
@@ -59,11 +111,20 @@ pub async fn remove(
 /// An options request with nothing in it.
 #[derive(Deserialize, Default)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(extend("properties" = {})))]
 #[serde(deny_unknown_fields)]
 pub struct Empty {}
 
-/// `POST /auth/passkeys/options` (fresh proof). Round trips: 2 (authentication, the account's
-/// passkeys).
+/// Options to register a passkey
+///
+/// Needs a fresh proof (REAUTH_REQUIRED). `excludeCredentials` lists the account's passkeys, so the
+/// browser refuses an authenticator that has one. PASSKEY_LIMIT at 10; PERMISSION_DENIED for staff
+/// accounts; PASSKEY_UNAVAILABLE (503) when the site has no usable RP ID.
+///
+/// Reasons: PASSKEY_LIMIT, PASSKEY_UNAVAILABLE, PERMISSION_DENIED, REAUTH_REQUIRED.
+///
+/// `POST /auth/passkeys/options` (fresh proof). Untyped: the options are the relying-party crate's
+/// (the source's `PasskeyOptions`). Round trips: 2 (authentication, the account's passkeys).
 pub async fn register_options(
     State(s): State<AppState>,
     Authed(sess): Authed,
@@ -77,18 +138,33 @@ pub async fn register_options(
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Register {
     passkey_challenge: String,
+    #[cfg_attr(feature = "openapi", schemars(schema_with = "credential_schema"))]
     credential: Value,
     #[serde(default)]
     name: Option<String>,
 }
 
-/// `POST /auth/passkeys` (fresh proof). Round trips: 2 (authentication, the transaction).
+/// Register a passkey
+///
+/// Needs a fresh proof (REAUTH_REQUIRED). Verifies the browser's answer to the options of POST
+/// /auth/passkeys/options: a discoverable credential with user verification, for this site's RP ID
+/// and origin. `name` (1 to 64 characters) defaults to the device (e.g. "Chrome on Windows").
+/// PASSKEY_EXISTS when the credential is registered (to any account), PASSKEY_LIMIT at 10,
+/// PASSKEY_CHALLENGE_EXPIRED for a used, expired or foreign challenge, PASSKEY_VERIFY_FAILED when
+/// the answer does not verify, PERMISSION_DENIED for staff accounts. Recorded in the security
+/// activity.
+///
+/// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_EXISTS, PASSKEY_LIMIT, PASSKEY_UNAVAILABLE,
+/// PASSKEY_VERIFY_FAILED, PERMISSION_DENIED, REAUTH_REQUIRED.
+///
+/// `POST /auth/passkeys` (fresh proof). AUTHORIZATION_FAILED also when the session changed under
+/// the transaction. Round trips: 2 (authentication, the transaction).
 pub async fn register(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Client(client): Client,
     Json(b): Json<Register>,
-) -> ApiResult {
+) -> Result<Reply<Registered>, ApiError> {
     let r = ceremony::register(
         &s.ciam,
         &sess,
@@ -98,7 +174,7 @@ pub async fn register(
         &client,
     )
     .await?;
-    json(r)
+    Ok(Reply(r))
 }
 
 #[derive(Deserialize, Default)]
@@ -109,7 +185,17 @@ pub struct LoginOptions {
     app_id: Option<String>,
 }
 
-/// `POST /auth/login/passkey/options`. Round trips: 0.
+/// Options to sign in with a passkey
+///
+/// A discoverable request (no `allowCredentials`): use it for a "Sign in with a passkey" button or
+/// for conditional mediation (the browser's autofill). The embedded sign-in sends its `appId`: the
+/// answer may then come from a frame on one of that app's `frameOrigins`. Writes nothing.
+/// PASSKEY_UNAVAILABLE (503) when the site has no usable RP ID (no public URL, or an IP address).
+///
+/// Reasons: PASSKEY_UNAVAILABLE.
+///
+/// `POST /auth/login/passkey/options`. Untyped: the options are the relying-party crate's (the
+/// source's `PasskeyOptions`). Round trips: 0.
 pub async fn login_options(State(s): State<AppState>, Json(b): Json<LoginOptions>) -> ApiResult {
     json(ceremony::login_options(&s.ciam, b.app_id.as_deref())?)
 }
@@ -119,10 +205,25 @@ pub async fn login_options(State(s): State<AppState>, Json(b): Json<LoginOptions
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Assertion {
     passkey_challenge: String,
+    #[cfg_attr(feature = "openapi", schemars(schema_with = "credential_schema"))]
     credential: Value,
 }
 
-/// `POST /auth/login/passkey`. Round trips: 2 (user, credential and app in one batch; the
+/// Sign in with a passkey
+///
+/// The answer to the options of POST /auth/login/passkey/options. User verification is required, so
+/// a passkey is two factors: never NEED_TOTP_VERIFY. Continue as after a password sign-in
+/// (serviceUrl, consent, tickets, OpenID Connect). PASSKEY_NOT_FOUND for an unknown or removed
+/// passkey or a deactivated account, PASSKEY_CHALLENGE_EXPIRED for a used, expired or foreign
+/// challenge, PASSKEY_VERIFY_FAILED when the answer does not verify (another site, origin or frame,
+/// no user verification, a signature counter that went back); those count on the account lock
+/// (VERIFICATION_ATTEMPT_CODE_LIMIT, 423, with the unlock time).
+///
+/// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE,
+/// PASSKEY_VERIFY_FAILED, VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// `POST /auth/login/passkey`. Its answer is `sign_in::signed_in`'s (a `Response`): the 200 stays
+/// in the source (`SignedIn`). Round trips: 2 (user, credential and app in one batch; the
 /// transaction).
 pub async fn login(
     State(s): State<AppState>,
@@ -139,13 +240,24 @@ pub async fn login(
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Step {
     challenge: String,
-    /// The embedded sign-in's app: a framed assertion from its frameOrigins is accepted.
+    /// The embedded sign-in's app (issue 23): the finish then accepts an assertion framed by one
+    /// of that app's frameOrigins
     #[serde(default)]
     app_id: Option<String>,
 }
 
-/// `POST /auth/login/passkey/mfa/options`. Round trips: 3 (the challenge, its user, the
-/// passkeys).
+/// Options for a passkey as the two-factor step
+///
+/// After NEED_TOTP_VERIFY: `challenge` is the one that answer carried. `allowCredentials` lists the
+/// account's passkeys. PASSKEY_NOT_FOUND when the account has none (offer the authenticator or a
+/// backup code); PASSKEY_CHALLENGE_EXPIRED when the sign-in challenge is used or expired (sign in
+/// again).
+///
+/// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE,
+/// VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// `POST /auth/login/passkey/mfa/options`. Untyped: the options are the relying-party crate's (the
+/// source's `PasskeyOptions`). Round trips: 3 (the challenge, its user, the passkeys).
 pub async fn mfa_options(State(s): State<AppState>, Json(b): Json<Step>) -> ApiResult {
     json(ceremony::mfa_options(&s.ciam, &b.challenge, b.app_id.as_deref()).await?)
 }
@@ -156,10 +268,21 @@ pub async fn mfa_options(State(s): State<AppState>, Json(b): Json<Step>) -> ApiR
 pub struct StepAssertion {
     challenge: String,
     passkey_challenge: String,
+    #[cfg_attr(feature = "openapi", schemars(schema_with = "credential_schema"))]
     credential: Value,
 }
 
-/// `POST /auth/login/passkey/mfa`. Round trips: 4 (the challenge, its user, the credential, the
+/// Finish the two-factor step with a passkey
+///
+/// The answer to the options of POST /auth/login/passkey/mfa/options, with the sign-in's
+/// `challenge`. Issues the session as an authenticator code would. PASSKEY_VERIFY_FAILED counts on
+/// the account lock (VERIFICATION_ATTEMPT_CODE_LIMIT at the 5th).
+///
+/// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE,
+/// PASSKEY_VERIFY_FAILED, VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// `POST /auth/login/passkey/mfa`. Its answer is `sign_in::signed_in`'s (a `Response`): the 200
+/// stays in the source (`SignedIn`). Round trips: 4 (the challenge, its user, the credential, the
 /// transaction).
 pub async fn login_mfa(
     State(s): State<AppState>,
@@ -178,7 +301,16 @@ pub async fn login_mfa(
     ))
 }
 
-/// `POST /auth/reauth/passkey/options`. Round trips: 2 (authentication, the passkeys).
+/// Options for a fresh proof by passkey
+///
+/// Sensitive changes need a proof of identity from the last 5 minutes (REAUTH_REQUIRED); a passkey
+/// is one, as the password or the authenticator code (POST /auth/totp/verify). PASSKEY_NOT_FOUND
+/// when the account has none.
+///
+/// Reasons: PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE.
+///
+/// `POST /auth/reauth/passkey/options`. Untyped: the options are the relying-party crate's (the
+/// source's `PasskeyOptions`). Round trips: 2 (authentication, the passkeys).
 pub async fn reauth_options(
     State(s): State<AppState>,
     Authed(sess): Authed,
@@ -187,14 +319,21 @@ pub async fn reauth_options(
     json(ceremony::reauth_options(&s.ciam, &sess).await?)
 }
 
-/// `POST /auth/reauth/passkey`. Round trips: 3 (authentication, the credential, the
-/// transaction).
+/// A fresh proof of identity by passkey
+///
+/// The answer to the options of POST /auth/reauth/passkey/options. The session then counts as
+/// freshly proven for 5 minutes. PASSKEY_VERIFY_FAILED counts on the account lock.
+///
+/// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE,
+/// PASSKEY_VERIFY_FAILED, VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// `POST /auth/reauth/passkey`. Round trips: 3 (authentication, the credential, the transaction).
 pub async fn reauth(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Client(client): Client,
     Json(b): Json<Assertion>,
-) -> ApiResult {
+) -> Result<Reply<Done>, ApiError> {
     ceremony::reauth(&s.ciam, &sess, &b.passkey_challenge, &b.credential, &client).await?;
-    json(json!({ "ok": true }))
+    Ok(done())
 }

@@ -56,11 +56,23 @@ pub struct StartQuery {
     bind_hash: Option<String>,
 }
 
-/// `GET /auth/staff/start?lang=&query=&bindHash=`: 302 to the company identity provider's
-/// authorization endpoint (code flow, PKCE S256, state and nonce); 302 back to sign-in with
-/// `staffError=UNAVAILABLE` when staff sign-in is not configured, `staffError=INVALID_PARAMETER`
-/// without a valid `bindHash`. Round trips: 1 (the state), plus the provider's discovery
-/// document when not cached.
+/// Staff sign-in: leave for the company identity provider
+///
+/// A browser navigation, not an API call. Stores the state of the sign-in (10 minutes: nonce, PKCE
+/// S256 verifier, language, the query to return to, bindHash) and redirects to the company OpenID
+/// Connect provider's authorization endpoint (response_type=code, scope `openid email profile`,
+/// state, nonce, code_challenge S256, redirect_uri `<public url>/ciam/v1/auth/staff/callback`). The
+/// discovery document's issuer must be the configured one and its authorization, token and userinfo
+/// endpoints https URLs (http only on loopback), else `staffError=SERVICE_UNAVAILABLE`. Not
+/// configured: back to sign-in with `staffError=UNAVAILABLE`; no valid bindHash:
+/// `staffError=INVALID_PARAMETER`.
+///
+/// Reasons: none.
+///
+/// `GET /auth/staff/start?lang=&query=&bindHash=`: every answer is a 302 (the source's); a refusal
+/// goes back to sign-in with `staffError=<REASON>`, so the reasons above are only the deadline's
+/// and a panic's. Round trips: 1 (the state), plus the provider's discovery document when not
+/// cached.
 pub async fn start(
     State(s): State<AppState>,
     Lang(req_lang): Lang,
@@ -103,11 +115,26 @@ pub struct CallbackQuery {
     iss: Option<String>,
 }
 
-/// `GET /auth/staff/callback?code&state`: consumes the state (single use), exchanges the code,
-/// checks the id_token, links or creates the internal account and 302s to sign-in with a
-/// one-time `staffCode` (60 s, bound to the state's `bindHash`). Round trips: 2 (state read and delete), 2 or 3 to link (mail,
-/// user, maybe a write), 1 (the login code); plus the token request (and userinfo when the
-/// id_token has no mail).
+/// Staff sign-in: back from the company identity provider
+///
+/// The redirect URI registered at the company identity provider. Consumes the state (single use: a
+/// replay is refused), exchanges the code (client_secret_basic, code_verifier), checks the
+/// id_token's iss, aud, exp and nonce (the token came straight from the token endpoint over TLS, so
+/// its signature is not checked, OpenID Connect Core 3.1.3.7), takes sub and email with
+/// email_verified (id_token, else userinfo). The email must be declared `email_verified: true` (a
+/// missing flag counts as unverified) and be in a company domain, else EIAM_INVALID_MAIL: the
+/// company provider is authoritative for the company mail domains, and linking an existing account
+/// by mail relies on that. Links the account that has the mail (`eiamUid = sub`; another eiamUid is
+/// refused with EIAM_MAIL_PERMISSION_DENIED) or creates an internal account without password. Then
+/// redirects to `/{lang}/passport/signin?staffCode=<one-time code, 60 s, bound to the state's
+/// bindHash>&<query>`; on failure `staffError=<REASON>&<query>`. Never a token in a URL.
+///
+/// Reasons: none.
+///
+/// `GET /auth/staff/callback?code&state`: every answer is a 302 (the source's), refusals as
+/// `staffError=<REASON>`. Round trips: 2 (state read and delete), 2 or 3 to link (mail, user, maybe
+/// a write), 1 (the login code); plus the token request (and userinfo when the id_token has no
+/// mail).
 pub async fn callback(
     State(s): State<AppState>,
     Lang(req_lang): Lang,
@@ -140,15 +167,27 @@ pub async fn callback(
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StaffLogin {
+    /// the staffCode of the callback
     code: String,
-    /// The random value whose hash went to `start` (the browser's binding).
+    /// the random value kept by the browser since /auth/staff/start (its SHA-256 was the
+    /// bindHash)
     bind: String,
 }
 
-/// `POST /auth/login/staff {code, bind}`: redeems the one-time login code once; `bind` must hash
-/// to the `bindHash` given to `start` (else AUTHORIZATION_FAILED, the code used up); answers like
-/// `POST /auth/login/password` (a session, or NEED_TOTP_VERIFY with a challenge). Round trips:
-/// 4 (code read, code delete, user, session write).
+/// Staff sign-in: redeem the one-time login code
+///
+/// Redeems the `staffCode` of the callback once (60 s) with the `bind` whose SHA-256 was given to
+/// /auth/staff/start as bindHash. Answers like POST /auth/login/password: a session, or
+/// NEED_TOTP_VERIFY with `challenge` when two-factor is on (then POST /auth/login/totp). An
+/// unknown, expired or used code, or another browser's bind (compared in constant time), is
+/// AUTHORIZATION_FAILED, and the code is used up either way; a missing or empty bind is
+/// INVALID_PARAMETER; a locked account VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// Reasons: AUTHORIZATION_FAILED, NEED_TOTP_VERIFY, VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// `POST /auth/login/staff {code, bind}`. Its answer is `sign_in::signed_in`'s (a `Response`): the
+/// 200 stays in the source (`SignedIn`). Round trips: 4 (code read, code delete, user, session
+/// write).
 pub async fn login(
     State(s): State<AppState>,
     Client(client): Client,

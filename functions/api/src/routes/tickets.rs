@@ -6,15 +6,13 @@
 use super::admin_apps::typed;
 use crate::error::ApiError;
 use crate::extract::{basic, Authed, Json, Params};
+use crate::reply::Reply;
 use crate::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
-use ciam_core::tickets;
+use ciam_core::tickets::{self, Claims, Issued};
 use serde::Deserialize;
 use serde_json::Value;
-
-type ApiResult = Result<Response, ApiError>;
 
 #[derive(Deserialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
@@ -22,28 +20,54 @@ type ApiResult = Result<Response, ApiError>;
 pub struct TicketRequest {
     app_id: String,
     service_url: String,
-    /// The scopes the consent screen showed; refused (INVALID_PARAMETER `scopes`) when they are
-    /// no longer the app's scopes.
+    /// the scopes the consent screen showed (the context's `scopes`)
+    #[cfg_attr(feature = "openapi", schemars(with = "Option<Vec<String>>"))]
     scopes: Option<Value>,
 }
 
-/// `POST /auth/login/token`: a ticket for a registered service URL; also the consent screen's
-/// Allow (the decision is remembered in the same transaction). Round trips: 3
-/// (authentication, the app and the consent together, one transaction).
+/// A ticket for a partner app
+///
+/// The signed-in user asks for a single-use ticket (5 minutes) for one of the app's registered
+/// service URLs, matched exactly (INVALID_PARAMETER on serviceUrl otherwise). Also the consent
+/// screen's Allow: the same transaction remembers the user's consent to the app's current scopes,
+/// merged with the scopes allowed before. `scopes` (optional) are the scopes the consent screen
+/// showed; when they differ, as a set, from the app's current scopes (the app changed while the
+/// screen was open) the call is INVALID_PARAMETER on scopes and writes nothing. The ticket keeps
+/// the scopes it was issued for. `redirect` is the service URL with `cTicket` appended.
+///
+/// Reasons: APPID_NOT_FOUND.
+///
+/// `POST /auth/login/token`. Round trips: 3 (authentication, the app and the consent together, one
+/// transaction).
 pub async fn issue_ticket(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Json(b): Json<TicketRequest>,
-) -> ApiResult {
+) -> Result<Reply<Issued>, ApiError> {
     let shown: Option<Vec<String>> = typed("scopes", b.scopes)?;
     let issued =
         tickets::issue(&s.ciam, &sess, &b.app_id, &b.service_url, shown.as_deref()).await?;
-    Ok(axum::Json(issued).into_response())
+    Ok(Reply(issued))
 }
 
-/// `GET /auth/login/token/verify?appId&appSecret&cTicket&serviceUrl` (or the app's credentials
-/// by HTTP Basic): the user's claims, once per ticket. Round trips: 3.
-pub async fn verify_ticket(State(s): State<AppState>, headers: HeaderMap, q: Params) -> ApiResult {
+/// Redeem a ticket (server to server)
+///
+/// The app's credentials by query or HTTP Basic (appId:appSecret). A single validation attempt: the
+/// ticket named is burned by this attempt whatever its outcome, wrong credentials included
+/// (APPSECRET_ERROR, and the user must sign in to the app again); an unknown, expired, used, other
+/// app's or other service's ticket is TICKET_NOT_FOUND. The claims are limited to the scopes the
+/// ticket was issued for; phone and email are in full.
+///
+/// Reasons: APPSECRET_ERROR, INVALID_PARAMETER, TICKET_NOT_FOUND.
+///
+/// `GET /auth/login/token/verify?appId&appSecret&cTicket&serviceUrl` (or the app's credentials by
+/// HTTP Basic): the user's claims, once per ticket; INVALID_PARAMETER for a missing parameter
+/// (`Params`). Round trips: 3.
+pub async fn verify_ticket(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    q: Params,
+) -> Result<Reply<Claims>, ApiError> {
     let (app_id, secret) = match basic(&headers).flatten() {
         Some(creds) => creds,
         None => (q.get("appId")?, q.get("appSecret")?),
@@ -51,5 +75,5 @@ pub async fn verify_ticket(State(s): State<AppState>, headers: HeaderMap, q: Par
     let ticket = q.get("cTicket")?;
     let service = q.get("serviceUrl")?;
     let claims = tickets::verify(&s.ciam, &app_id, &secret, &ticket, &service).await?;
-    Ok(axum::Json(claims).into_response())
+    Ok(Reply(claims))
 }

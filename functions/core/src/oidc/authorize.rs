@@ -280,6 +280,8 @@ pub async fn request_context(
 
 /// The browser's next stop after Allow.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "ApprovedRequest"))]
 pub struct Approved {
     pub redirect: String,
 }

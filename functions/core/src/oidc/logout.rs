@@ -228,6 +228,8 @@ async fn plan(ciam: &Ciam, req: &EndSession) -> Result<Plan> {
 
 /// What the SPA's end-session page shows before anything ends.
 #[derive(Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "EndSessionContext"))]
 #[serde(rename_all = "camelCase")]
 pub struct Context {
     /// The app's name in the request's language, when the app is known.
@@ -249,8 +251,10 @@ pub async fn context(ciam: &Ciam, req: &EndSession, lang: Lang) -> Result<Contex
     })
 }
 
-/// The answer of [`end`].
+/// Whether the end-session request ended the session, and where the browser goes then.
 #[derive(Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "EndedSession"))]
 pub struct Ended {
     /// Whether the session ended; false: the user must confirm first.
     pub ended: bool,

@@ -210,20 +210,27 @@ impl PasskeyItem {
 
 /// A passkey as its owner sees it (`GET /auth/passkeys`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "Passkey"))]
 #[serde(rename_all = "camelCase")]
 pub struct PasskeyView {
-    /// `h`, the id used in `/auth/passkeys/{id}`.
+    /// base64url SHA-256 of the credential id (43 characters): `h`, the `{id}` of its routes
     pub id: String,
     pub name: String,
     pub created_at: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_used_at: Option<i64>,
     pub backup_eligible: bool,
-    /// A synced passkey (its key is backed up to the provider's cloud).
+    /// true: a synced passkey (its key is backed up to the provider's cloud)
     pub backup_state: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(extend("enum" = ["platform", "cross-platform"]))
+    )]
     pub attachment: Option<String>,
     pub transports: Vec<String>,
+    /// the authenticator model, 32 hex digits; absent when the authenticator does not say
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aaguid: Option<String>,
 }

@@ -17,8 +17,10 @@ use ciam_store::{get_each, Cond, Item, TxOp, Update};
 use serde::Serialize;
 use serde_json::Value as Json;
 
-/// What the registration answers.
+/// What the registration answers: the new passkey's id and name.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "RegisteredPasskey"))]
 pub struct Registered {
     pub id: String,
     pub name: String,
