@@ -73,7 +73,7 @@ export type AccountPage = {
   activity: SecurityEvent[];
   address: string | null;
   company: string | null;
-  consents: Record<string, unknown>[];
+  consents: AllowedApp[];
   country: string | null;
   createdAt: number;
   displayName: string | null;

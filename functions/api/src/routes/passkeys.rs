@@ -7,6 +7,7 @@
 use crate::error::ApiError;
 use crate::extract::{Authed, Client, Json};
 use crate::reply::{done, Done, Reply};
+use crate::sign_in::SignInReply;
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -222,15 +223,14 @@ pub struct Assertion {
 /// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE,
 /// PASSKEY_VERIFY_FAILED, VERIFICATION_ATTEMPT_CODE_LIMIT.
 ///
-/// `POST /auth/login/passkey`. Its answer is `sign_in::signed_in`'s (a `Response`): the 200 stays
-/// in the source (`SignedIn`). Round trips: 2 (user, credential and app in one batch; the
+/// `POST /auth/login/passkey`. Round trips: 2 (user, credential and app in one batch; the
 /// transaction).
 pub async fn login(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<Assertion>,
-) -> ApiResult {
-    Ok(crate::sign_in::signed_in(
+) -> Result<SignInReply, ApiError> {
+    Ok(SignInReply(
         ceremony::login(&s.ciam, &b.passkey_challenge, &b.credential, &client).await?,
     ))
 }
@@ -281,15 +281,14 @@ pub struct StepAssertion {
 /// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE,
 /// PASSKEY_VERIFY_FAILED, VERIFICATION_ATTEMPT_CODE_LIMIT.
 ///
-/// `POST /auth/login/passkey/mfa`. Its answer is `sign_in::signed_in`'s (a `Response`): the 200
-/// stays in the source (`SignedIn`). Round trips: 4 (the challenge, its user, the credential, the
+/// `POST /auth/login/passkey/mfa`. Round trips: 4 (the challenge, its user, the credential, the
 /// transaction).
 pub async fn login_mfa(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<StepAssertion>,
-) -> ApiResult {
-    Ok(crate::sign_in::signed_in(
+) -> Result<SignInReply, ApiError> {
+    Ok(SignInReply(
         ceremony::login_mfa(
             &s.ciam,
             &b.challenge,

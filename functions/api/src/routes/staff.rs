@@ -11,6 +11,7 @@
 use crate::error::ApiError;
 use crate::extract::{Client, Json, Lang};
 use crate::federation;
+use crate::sign_in::SignInReply;
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -185,15 +186,14 @@ pub struct StaffLogin {
 ///
 /// Reasons: AUTHORIZATION_FAILED, NEED_TOTP_VERIFY, VERIFICATION_ATTEMPT_CODE_LIMIT.
 ///
-/// `POST /auth/login/staff {code, bind}`. Its answer is `sign_in::signed_in`'s (a `Response`): the
-/// 200 stays in the source (`SignedIn`). Round trips: 4 (code read, code delete, user, session
+/// `POST /auth/login/staff {code, bind}`. Round trips: 4 (code read, code delete, user, session
 /// write).
 pub async fn login(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<StaffLogin>,
-) -> Result<Response, ApiError> {
-    Ok(crate::sign_in::signed_in(
+) -> Result<SignInReply, ApiError> {
+    Ok(SignInReply(
         staff::redeem(&s.ciam, &b.code, &b.bind, &client).await?,
     ))
 }

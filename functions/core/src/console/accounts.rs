@@ -178,10 +178,6 @@ pub struct Page {
     // The owner's own lists' items, as their operations answer them.
     pub sessions: Vec<SessionView>,
     pub recent_apps: Vec<RecentApp>,
-    #[cfg_attr(
-        feature = "openapi",
-        schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")
-    )]
     pub consents: Vec<crate::consents::Granted>,
     pub activity: Vec<EventView>,
 }
