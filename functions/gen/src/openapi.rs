@@ -4,7 +4,8 @@
 //!   shared parameters and the path's own;
 //! - the handler's doc comment (`routes/<module>.rs`): the `summary` (its first paragraph), the
 //!   `description` (the paragraphs up to `Reasons:`) and the reasons it can answer beyond the
-//!   row's own (the `Reasons:` paragraph); what follows that paragraph (round trips) is for us;
+//!   row's own (the `Reasons:` paragraph; `Reasons: OAuth.` for an OAuth endpoint, whose errors
+//!   are OAuth's and written in the source); what follows that paragraph (round trips) is for us;
 //! - the handler's signature (`ciam_api::doc`): the JSON request body's schema and each JSON
 //!   answer's, from the Rust types (`schemars`), the answers' named types in
 //!   `components.schemas`;
@@ -34,6 +35,9 @@ pub struct Prose {
     pub description: String,
     /// The reasons named in its `Reasons:` paragraph.
     pub reasons: Vec<Reason>,
+    /// `Reasons: OAuth.`: its errors are OAuth's (RFC 6749 / 6750 JSON), written with its other
+    /// answers in the source; none is generated.
+    pub oauth: bool,
 }
 
 /// The doc comment of `name` in `source` (a `pub async fn name(`, or a handler written by a
@@ -92,7 +96,8 @@ pub fn prose(doc: &[String]) -> Result<Option<Prose>, String> {
         .trim()
         .trim_end_matches('.');
     let mut reasons = Vec::new();
-    if list != "none" {
+    let oauth = list == "OAuth";
+    if list != "none" && !oauth {
         for name in list.split(',').map(str::trim) {
             let reason = Reason::ALL
                 .iter()
@@ -107,6 +112,7 @@ pub fn prose(doc: &[String]) -> Result<Option<Prose>, String> {
         summary: paragraphs[0].trim_end_matches('.').to_owned(),
         description: paragraphs[1..at].join("\n\n"),
         reasons,
+        oauth,
     }))
 }
 
@@ -310,7 +316,7 @@ fn operation(
                    "content": {"application/json": {"schema": schema}}}),
         );
     }
-    if let Some(p) = &prose {
+    if let Some(p) = prose.as_ref().filter(|p| !p.oauth) {
         let mut all: Vec<Reason> = row_reasons(row, &shape);
         for r in &p.reasons {
             if all.contains(r) {

@@ -40,6 +40,7 @@ pub async fn login_password(
                           paragraph.\n\nAnother paragraph."
                 .into(),
             reasons: vec![Reason::PASSWORD_ERROR, Reason::NEED_TOTP_VERIFY],
+            oauth: false,
         }
     );
     assert!(!p.description.contains("Round trips"));
@@ -67,6 +68,22 @@ action_handler!(
 fn without_a_reasons_paragraph_the_prose_is_still_the_sources() {
     let doc = lines("`POST /auth/logout`. Round trips: 1.");
     assert_eq!(prose(&doc).unwrap(), None);
+}
+
+#[test]
+fn an_oauth_endpoint_has_its_prose_from_the_doc_comment_and_its_errors_from_the_source() {
+    let p = prose(&lines("The token endpoint\n\nRFC 6749.\n\nReasons: OAuth."))
+        .unwrap()
+        .unwrap();
+    assert!(p.oauth && p.reasons.is_empty());
+    let doc = document(&root()).unwrap();
+    let token = &doc["paths"]["/oidc/token"]["post"];
+    assert_eq!(token["summary"], "OpenID Connect token endpoint");
+    assert!(token.get("x-reasons").is_none(), "{token}");
+    assert_eq!(
+        token["responses"]["400"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/OAuthError"
+    );
 }
 
 #[test]

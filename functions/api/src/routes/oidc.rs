@@ -211,14 +211,24 @@ fn take(p: &[(String, String)], name: &str) -> Option<String> {
     p.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
 }
 
-/// `POST /oidc/token` (form): the authorization code and PKCE verifier for an access token and
-/// an id_token, with `Cache-Control: no-store`. Errors are RFC 6749 JSON. Round trips: 4 (app
+/// OpenID Connect token endpoint
+///
+/// grant_type=authorization_code only. The client authenticates with client_secret_basic (HTTP
+/// Basic, appId:appSecret form-encoded) or client_secret_post (client_id and client_secret in the
+/// form), not both; wrong credentials are 401 invalid_client with WWW-Authenticate and leave the
+/// code alone. Otherwise the code is burned by this one attempt; another client's code, another
+/// redirect_uri or a code_verifier that does not match are invalid_grant. A code redeemed a second
+/// time is invalid_grant and revokes the access token of its first redemption (RFC 6749 section
+/// 4.1.2). Answers with Cache-Control: no-store. Errors are RFC 6749 JSON, except 503
+/// SERVICE_UNAVAILABLE (Ciam's error shape) while the deployment has no public URL.
+///
+/// Reasons: OAuth.
+///
+/// `POST /oidc/token` (form). Its answers stay in docs/openapi/source.json: every error here is
+/// OAuth's (`OAuthError`, a 500 `server_error` and a 503 `temporarily_unavailable` included),
+/// which the generated error answers (Ciam's error shape) would contradict. Round trips: 4 (app
 /// and code together, the user, the access token, the code's conditional update into a
 /// tombstone).
-///
-/// Prose and answers stay in docs/openapi/source.json (no `Reasons:`): every error here is
-/// OAuth's (`OAuthError`, a 500 `server_error` and a 503 `temporarily_unavailable` included),
-/// which the generated error answers (Ciam's error shape) would contradict.
 pub async fn token(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     if let Some(res) = unconfigured(&s) {
         return res;
@@ -263,23 +273,31 @@ async fn answer_userinfo(s: &AppState, token: Option<String>) -> Response {
     }
 }
 
-/// `GET /oidc/userinfo` with `Authorization: Bearer <access token>`: `sub` and the granted
-/// claims, while the user's consent to the app stands. Round trips: 2 (the token; the user and
-/// the consent together).
+/// OpenID Connect userinfo
 ///
-/// Prose and answers stay in docs/openapi/source.json (no `Reasons:`): every error here is
-/// OAuth's (`OAuthError`, a 500 `server_error` and a 503 `temporarily_unavailable` included),
-/// which the generated error answers (Ciam's error shape) would contradict.
+/// Authorization: Bearer <access_token>. sub and the claims of the scopes granted. An unknown or
+/// expired token, one of an account deactivated or signed out everywhere since, one whose consent
+/// the user revoked (DELETE /auth/consents/{appId}) or one revoked by a replayed code is 401 with
+/// WWW-Authenticate: Bearer error="invalid_token". While the deployment has no public URL
+/// (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape) rather
+/// than a wrong issuer.
+///
+/// Reasons: OAuth.
+///
+/// `GET /oidc/userinfo`. Its answers stay in docs/openapi/source.json (OAuth's errors, as the
+/// token endpoint's). Round trips: 2 (the token; the user and the consent together).
 pub async fn userinfo(State(s): State<AppState>, headers: HeaderMap) -> Response {
     answer_userinfo(&s, bearer(&headers).map(str::to_owned)).await
 }
 
-/// `POST /oidc/userinfo`: the same, the token also accepted as the form field `access_token`
-/// (RFC 6750 §2.2). Round trips: 2.
+/// OpenID Connect userinfo (POST)
 ///
-/// Prose and answers stay in docs/openapi/source.json (no `Reasons:`): every error here is
-/// OAuth's (`OAuthError`, a 500 `server_error` and a 503 `temporarily_unavailable` included),
-/// which the generated error answers (Ciam's error shape) would contradict.
+/// As GET; the access token may also come as the form field access_token (RFC 6750 section 2.2).
+///
+/// Reasons: OAuth.
+///
+/// `POST /oidc/userinfo`. Its answers stay in docs/openapi/source.json (OAuth's errors).
+/// Round trips: 2.
 pub async fn userinfo_post(State(s): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
     let token = match bearer(&headers) {
         Some(t) => Some(t.to_owned()),
