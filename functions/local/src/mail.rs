@@ -22,7 +22,7 @@ pub struct MailOptions {
     /// Where mail goes: the dev outbox, or an SMTP relay (with --smtp-host and --mail-from).
     #[arg(long = "mail", value_enum, default_value = "outbox", env = "CIAM_MAIL")]
     pub mail: MailChoice,
-    /// The SMTP relay's host name (e.g. smtpdm.aliyun.com, smtp.qcloudmail.com).
+    /// The SMTP relay's host name (e.g. smtpdm.aliyun.com; gz-smtp.qcloudmail.com, Guangzhou).
     #[arg(long, env = "CIAM_SMTP_HOST")]
     pub smtp_host: Option<String>,
     /// The relay's port; 465 for implicit TLS, 587 for STARTTLS when not given.
