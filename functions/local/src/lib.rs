@@ -6,6 +6,7 @@ pub mod apps_cli;
 pub mod audit_cli;
 mod blob;
 pub mod logout_cli;
+pub mod mail;
 mod outbox;
 mod web;
 pub mod webhooks;
@@ -71,6 +72,8 @@ pub struct ServeOptions {
     pub staff_mfa_acr: Vec<String>,
     /// How long console audit entries are kept, in days (`--audit-retention-days`).
     pub audit_retention_days: u32,
+    /// Mail through an SMTP relay (`--mail smtp`), None for the dev outbox.
+    pub smtp: Option<ciam_mail::SmtpConfig>,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -312,7 +315,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         clock,
         entropy: Arc::new(OsEntropy),
         keys,
-        notifier: Arc::new(outbox.clone()),
+        notifier: mail::notifier(opts.smtp.clone(), Arc::new(outbox.clone()))?,
         blobs: Arc::new(FolderBlobs::new(opts.store.data.join("avatars"))),
         // Locally the decoding runs in this process (in AWS: a function of its own).
         images: Arc::new(ciam_core::avatar::InProcessDecoder),
@@ -342,6 +345,12 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     );
     if opts.dev_outbox {
         println!("ciam: dev outbox at http://{local}/ciam/dev/outbox");
+    }
+    if let Some(smtp) = &opts.smtp {
+        println!(
+            "ciam: mail through the SMTP relay {}:{} ({:?}), SMS to the dev outbox",
+            smtp.host, smtp.port, smtp.tls
+        );
     }
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
@@ -399,6 +408,7 @@ mod tests {
             staff_idp: None,
             staff_mfa_acr: Vec::new(),
             audit_retention_days: 400,
+            smtp: None,
         };
         (config, opts)
     }

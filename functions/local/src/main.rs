@@ -89,6 +89,8 @@ enum Command {
         #[arg(long, env = "CIAM_AUDIT_RETENTION_DAYS", default_value_t = 400,
               value_parser = clap::value_parser!(u32).range(1..=3650))]
         audit_retention_days: u32,
+        #[command(flatten)]
+        mail: ciam_local::mail::MailOptions,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -354,6 +356,7 @@ async fn main() -> std::process::ExitCode {
             oidc_key_version,
             webhooks_strict,
             audit_retention_days,
+            mail,
         } => ServeOptions {
             webhooks_strict,
             staff_mfa_acr,
@@ -368,6 +371,13 @@ async fn main() -> std::process::ExitCode {
             passkey_origins,
             oidc_key_version,
             audit_retention_days,
+            smtp: match mail.smtp_config(std::env::var("CIAM_SMTP_PASSWORD").ok()) {
+                Ok(smtp) => smtp,
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    return std::process::ExitCode::FAILURE;
+                }
+            },
             staff_idp: match ciam_core::staff::StaffIdp::from_parts(
                 staff_issuer,
                 staff_client_id,
