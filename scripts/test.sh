@@ -5,15 +5,16 @@
 #       against emulators (moto)                  -> JUnit report
 #   2. cargo fmt --check; cargo test (workspace) compiled through clippy-driver, so cargo clippy
 #      -D warnings in the same build, which also builds target/debug/ciam (the binary e2e serves) -> "test result:" lines
-#   2b. the route table's drift check: `ciam-gen --check` (template.yaml's generated regions,
-#      docs/operations.md §2, infra/routes.json)
+#   2b. the drift check of what ciam-gen writes: `ciam-gen --check` (template.yaml's generated
+#      regions, infra/console.yaml, docs/operations.md §2, infra/routes.json, docs/openapi.json)
 #   3. web message catalogues (i18n --check), the size rule on web/src (size.mjs), the generated API types' drift check (gen-api --check),
 #      the type check (tsc --noEmit), ESLint (a warning fails) and unit tests (vitest, jsdom) -> vitest JSON report
 #   4. web build (vite, with the manifest)
 #   5. budget check (scripts/budget.mjs)
 #   6. node:test suites: the budget test and the end-to-end suite (real Chromium against
 #      `ciam serve`)                               -> TAP report
-# Steps 1-1b and 3-5 run in two background groups beside step 2 (the longest); 6 runs after all.
+# Steps 1-1b and 3-5 run in two background groups beside step 2's build (the longest); step 2's
+# tests then run in the background beside 2b and 6, and their results print last.
 # Every step runs even when an earlier one failed, and the run ends with ONE line summing every
 # test: `all tests: N passed, M failed`. The exit status is non-zero when any step failed.
 # The e2e suite needs /usr/bin/chromium (setup.sh installs it when root) and target/debug/ciam;
@@ -97,7 +98,15 @@ if [ -n "$clippy_driver" ]; then
 else
   fail "cargo clippy (clippy-driver not found: rustup component add clippy)"
 fi
-cargo test --workspace --all-targets --locked --no-fail-fast 2>&1 | tee "$work/cargo.log" || fail "cargo test (or a clippy finding)"
+cargo test --workspace --all-targets --locked --no-run 2>&1 | tee "$work/cargo-build.log" || fail "cargo build of the tests (or a clippy finding)"
+
+# The tests themselves run in the background, beside what follows (the infra tests that serve
+# ciam, the drift check, the end-to-end suite): much of both is waiting (DynamoDB Local, the
+# browser), so the machine's two cores are better shared than taken in turn. Their output is
+# printed after the end-to-end suite.
+( cargo test --workspace --all-targets --locked --no-fail-fast > "$work/cargo.log" 2>&1 \
+    || fail "cargo test" ) &
+pid_cargo_tests=$!
 
 # The end-to-end suite serves target/debug/ciam as the cargo test step built it for ciam-local's
 # own tests (CARGO_BIN_EXE_ciam). A separate `cargo build -p ciam-local` would compile the
@@ -113,8 +122,9 @@ fi
 step "infra: the tests that serve target/debug/ciam (pytest -m serves_ciam: a Python OIDC client)"
 .venv/bin/python -m pytest -q infra/tests -m serves_ciam --junitxml="$work/pytest-served.xml" || fail "infra tests (serving ciam)"
 
-step "template.yaml, docs/operations.md §2 and infra/routes.json match the route table (ciam-gen --check)"
-cargo run -q --locked -p ciam-gen -- --check || fail "route table drift (npm run gen)"
+step "template.yaml, infra/console.yaml, docs/operations.md §2, infra/routes.json and docs/openapi.json match the code (ciam-gen --check)"
+# The binary the build made: `cargo run` would wait for the lock the running tests hold.
+target/debug/ciam-gen --check || fail "route table drift (npm run gen)"
 
 await_group infra
 
@@ -128,6 +138,10 @@ node --test --test-concurrency=2 \
   --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=tap --test-reporter-destination="$work/node.tap" \
   web/tests/ || fail "node:test (budget, e2e)"
+
+step "cargo test's results (run beside the steps since the build)"
+wait "$pid_cargo_tests" || true
+cat "$work/cargo.log"
 
 # Every group's failures (the background groups cannot reach this shell's array).
 mapfile -t failed_steps < <(cat "$work/failed" 2>/dev/null || true)
