@@ -13,9 +13,11 @@ use crate::Function;
 use ciam_api::{Auth, Binary, Images, Kms, Staff, Table, S3};
 use std::fmt::Write as _;
 
-/// The AWS managed policy every function's role holds (its log lines), as SAM attached it.
+/// The AWS managed policy every function's role holds (its log lines), as SAM attached it. In
+/// the stack's own partition (`arn:aws-cn:` in China, docs/multi-region.md "The cn stack"): a
+/// literal `arn:aws:` names a policy that does not exist there.
 pub const BASIC_EXECUTION: &str =
-    "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
+    "!Sub arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
 /// One shared role: its logical id and the functions (logical ids) that run as it.
 #[derive(Clone, Debug, PartialEq)]

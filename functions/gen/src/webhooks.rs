@@ -19,6 +19,7 @@
 
 use crate::policy::{ciam_lambdas_var, inline_statements, key_secrets, LOGOUT_KEY};
 use crate::quoted;
+use crate::roles::BASIC_EXECUTION;
 use ciam_api::{InternalDef, Lambda, WEBHOOK_DELIVERY, WEBHOOK_FANOUT};
 use std::fmt::Write as _;
 
@@ -138,7 +139,7 @@ fn role(f: &InternalDef, statements: &str) -> String {
             Principal: {{Service: lambda.amazonaws.com}}
             Action: sts:AssumeRole
       ManagedPolicyArns:
-        - arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole
+        - {BASIC_EXECUTION}
       Policies:
         - PolicyName: {id}
           PolicyDocument:
