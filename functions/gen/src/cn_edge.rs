@@ -128,12 +128,6 @@ pub(crate) const DOMAIN_RULES: &str =
         AssertDescription: The cn cell needs DomainName, a host name with an ICP recordal.
       - Assert: !Not [!Equals [!Ref IamCertificateId, \"\"]]
         AssertDescription: The cn cell needs IamCertificateId, DomainName's certificate in IAM.
-  # Secrets replicate only inside the partition, and a replica in the same Region is none.
-  SecretReplicaIsTheOtherRegion:
-    RuleCondition: !Not [!Equals [!Ref SecretReplicaRegion, \"\"]]
-    Assertions:
-      - Assert: !Not [!Equals [!Ref SecretReplicaRegion, !Ref AWS::Region]]
-        AssertDescription: SecretReplicaRegion is the other China Region, not this one.
 ";
 
 pub(crate) const CLIENT_LIMITS_RULE: &str = "  ProductionNeedsClientLimits:
