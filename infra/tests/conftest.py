@@ -2,8 +2,11 @@
 same template after the SAM transform (samtranslator, offline: no AWS account is asked)."""
 
 import copy
+import json
 import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -114,6 +117,25 @@ def sam_transform(template):
         if r["Type"] == "AWS::Serverless::Function" and "CodeUri" in r.get("Properties", {}):
             r["Properties"]["CodeUri"] = "s3://artifacts/bootstrap.zip"
     return transform(packaged, {}, _NoManagedPolicies())
+
+
+def sam_transform_in(main_path, console_path, region):
+    """`main_path` with its console's stack read into it (`merged`; alone when `console_path` is
+    None) after the SAM transform run in `region`: SAM takes the partition of the ARNs it writes
+    (its roles' managed policies, `arn:aws-cn:` in China) from the Region, which it reads once
+    per process, so this runs in a process of its own."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import conftest; "
+        "t = conftest.load_template(sys.argv[2]); "
+        "t = conftest.merged(t, conftest.load_template(sys.argv[3])) if sys.argv[3] else t; "
+        "json.dump(conftest.sam_transform(t), sys.stdout)"
+    )
+    env = dict(os.environ, AWS_DEFAULT_REGION=region, AWS_REGION=region)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(pathlib.Path(__file__).parent), str(main_path), str(console_path or "")],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    return json.loads(out.stdout)
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,8 @@ shared roles (one role per permission set)."""
 import json
 import sys
 
+from template_facts import aws_managed_arn
+
 
 def as_list(value):
     return value if isinstance(value, list) else [value]
@@ -35,8 +37,8 @@ def role_statements(resources, role_name):
     role = resources[role_name]["Properties"]
     statements, aws_managed = [], set()
     for arn in role.get("ManagedPolicyArns", []):
-        if isinstance(arn, str) or set(arn) != {"Ref"}:
-            aws_managed.add(arn if isinstance(arn, str) else canonical(arn))
+        if aws_managed_arn(arn) is not None or set(arn) != {"Ref"}:
+            aws_managed.add(aws_managed_arn(arn) or canonical(arn))
             continue
         policy = resources[arn["Ref"]]
         assert policy["Type"] == "AWS::IAM::ManagedPolicy", arn

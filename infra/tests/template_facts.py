@@ -100,6 +100,20 @@ def role_of(transformed, function):
     return target[0] if isinstance(target, list) else target.split(".")[0]
 
 
+def aws_managed_arn(arn, partition="aws"):
+    """An AWS managed policy's ARN as CloudFormation makes it in `partition`, from either form a
+    role names it in: a string (what SAM writes for the roles it makes, already in the partition
+    of the transform's Region) or the generated roles' `!Sub arn:${AWS::Partition}:iam::aws:
+    policy/...` (functions/gen/src/roles.rs). None for anything else (this template's own
+    policies, by Ref)."""
+    if isinstance(arn, str):
+        return arn
+    sub = arn.get("Fn::Sub") if isinstance(arn, dict) and set(arn) == {"Fn::Sub"} else None
+    if isinstance(sub, str) and sub.startswith("arn:${AWS::Partition}:iam::aws:policy/"):
+        return sub.replace("${AWS::Partition}", partition)
+    return None
+
+
 def as_list(value):
     return value if isinstance(value, list) else [value]
 

@@ -4,7 +4,7 @@ pre-traffic check (issue 30 item 10) that runs the new version before any traffi
 every caller (HTTP API, function URL) goes through the alias; the whole stack stays well under
 CloudFormation's 500 resources."""
 
-from template_facts import PRE_TRAFFIC_HOOK, as_list, console_on, functions, refs, route_facts
+from template_facts import PRE_TRAFFIC_HOOK, as_list, aws_managed_arn, console_on, functions, refs, route_facts
 
 # The issue's list: password and passkey sign-in, auth_info_get, oidc_token, auth_register and
 # the ticket check.
@@ -142,7 +142,7 @@ HOOK = "PreTrafficHookFunction"
 def hook_statements(transformed):
     role = transformed["Resources"][HOOK]["Properties"]["Role"]["Fn::GetAtt"][0]
     props = transformed["Resources"][role]["Properties"]
-    assert props["ManagedPolicyArns"] == ["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"]
+    assert [aws_managed_arn(a) for a in props["ManagedPolicyArns"]] == ["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"]
     [policy] = props["Policies"]
     return as_list(policy["PolicyDocument"]["Statement"])
 

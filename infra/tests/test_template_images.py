@@ -6,7 +6,7 @@ no Lambda), no route, no function URL and no resource policy; the functions that
 
 import copy
 
-from template_facts import as_list, functions, role_of, route_facts
+from template_facts import as_list, aws_managed_arn, functions, role_of, route_facts
 
 BASIC = {
     "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
@@ -45,7 +45,7 @@ def problems(template, transformed):
         stmts, managed = statements(transformed, name)
         if stmts:
             found.append(f"{name}: its role has statements {stmts}")
-        if set(map(str, managed)) - BASIC:
+        if {aws_managed_arn(a) or str(a) for a in managed} - BASIC:
             found.append(f"{name}: managed policies {managed}")
         fn = resources[name]["Properties"]
         names = set(fn.get("Environment", {}).get("Variables", {}))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from template_facts import ROOT, as_list, functions, refs, role_of, strings
+from template_facts import ROOT, as_list, aws_managed_arn, functions, refs, role_of, strings
 
 OPERATIONS = ROOT / "docs" / "operations.md"
 
@@ -63,7 +63,8 @@ def statements_of(transformed, function):
     role = resources[role_of(transformed, function)]["Properties"]
     statements, aws_managed = [], set()
     for arn in role.get("ManagedPolicyArns", []):
-        if isinstance(arn, str):
+        if aws_managed_arn(arn) is not None:
+            arn = aws_managed_arn(arn)
             assert arn in AWS_MANAGED, f"{function}: unexpected AWS managed policy {arn}"
             aws_managed.add(arn)
             continue

@@ -3,8 +3,8 @@
 //! and for a sign-in row its log group, for a gradual row its alias, canary alarm and
 //! pre-traffic check (hook.rs).
 
-use crate::policy::{ciam_lambdas_var, key_secrets, CURRENT_OIDC_KEY, LOGOUT_KEY};
-use crate::{hook, quoted, roles, Function, ALIAS};
+use crate::policy::{ciam_lambdas_var, key_secrets, provider_env, CURRENT_OIDC_KEY, LOGOUT_KEY};
+use crate::{hook, quoted, roles, Cell, Function, ALIAS};
 use ciam_api::{Auth, Images, Kms, Staff, S3};
 use std::fmt::Write as _;
 
@@ -14,14 +14,22 @@ use std::fmt::Write as _;
 pub struct Home<'a> {
     pub api: &'a str,
     pub role: String,
+    /// The cell whose stack it is in (no function URL and no SES or SNS in `cn`).
+    pub cell: Cell,
 }
 
 impl Home<'_> {
     /// template.yaml: every function but the console's.
     pub fn main(f: &Function) -> Home<'static> {
+        Home::main_in(f, Cell::Global)
+    }
+
+    /// The main stack of `cell` (template.yaml, infra/cn.yaml).
+    pub fn main_in(f: &Function, cell: Cell) -> Home<'static> {
         Home {
             api: "Api",
             role: format!("!GetAtt {}.Arn", roles::role_name(f)),
+            cell,
         }
     }
 }
@@ -60,7 +68,9 @@ pub(crate) fn render_function(f: &Function, home: &Home) -> String {
     if l.hashing {
         s.push_str("      ReservedConcurrentExecutions: !If [ReservesHashingConcurrency, !Ref PasswordHashingConcurrency, !Ref AWS::NoValue]\n");
     }
-    if l.function_url {
+    // China has no function URLs: the cn stack's CloudFront calls this route through the HTTP API
+    // like every other (cn.rs).
+    if l.function_url && home.cell == Cell::Global {
         s.push_str(
             "      # CloudFront calls this route through its function URL, not the HTTP API (one API
       # Gateway request less, docs/cost.md). The function refuses anything without CloudFront's
@@ -106,6 +116,7 @@ pub(crate) fn render_function(f: &Function, home: &Home) -> String {
     for p in key_secrets(l) {
         let _ = writeln!(s, "          {}: !Ref {p}KeySecret", ciam_lambdas_var(p));
     }
+    s.push_str(&provider_env(l, home.cell));
     if is_console(f) {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
     }

@@ -7,6 +7,7 @@
 //! origin secret. Each gradual row's `DeploymentPreference` names it (`Hooks.PreTraffic`). Two resources
 //! whatever the number of gradual rows (the stack budget, docs/operations.md §7).
 
+use crate::roles::BASIC_EXECUTION;
 use crate::{quoted, Function, ALIAS};
 use std::fmt::Write as _;
 
@@ -97,7 +98,7 @@ pub fn render(fns: &[Function]) -> String {
             Principal: {{Service: lambda.amazonaws.com}}
             Action: sts:AssumeRole
       ManagedPolicyArns:
-        - arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole
+        - {BASIC_EXECUTION}
       Policies:
         - PolicyName: {ID}
           PolicyDocument:

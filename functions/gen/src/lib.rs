@@ -23,6 +23,8 @@
 
 use ciam_api::{Auth, Binary, Lambda};
 pub mod audit;
+pub mod cn;
+mod cn_edge;
 pub mod console;
 pub mod function;
 pub mod hook;
@@ -37,6 +39,15 @@ pub use tables::routes_json;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+/// The cell a stack is for (docs/multi-region.md §5.1, "The cn stack"): `Global` is template.yaml
+/// in the `aws` partition; `Cn` is infra/cn.yaml in `aws-cn` (Beijing, Ningxia), the same
+/// functions and roles but for what China lacks (function URLs, SES, SNS SMS: cn.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    Global,
+    Cn,
+}
 
 /// One function of the template: a route of either table, or a page.
 #[derive(Clone, Debug, PartialEq)]
@@ -245,13 +256,18 @@ impl Region {
     /// The region's lines, from the table and (for the console's stack, which copies its
     /// `Globals`) the text of the file it goes into.
     pub fn render(self, fns: &[Function], text: &str) -> String {
+        self.render_in(fns, text, Cell::Global)
+    }
+
+    /// The region's lines in `cell`'s stack.
+    pub fn render_in(self, fns: &[Function], text: &str, cell: Cell) -> String {
         match self {
-            Region::Functions => render_functions(fns, text),
+            Region::Functions => render_functions(fns, text, cell),
             Region::ApiSettings => API_SETTINGS.to_owned(),
             Region::RouteSettings => tables::render_route_settings(fns),
             Region::SignInMetrics => tables::render_sign_in_metrics(fns),
             Region::DashboardHashing => tables::render_dashboard_hashing(fns),
-            Region::Webhooks => webhooks::render(),
+            Region::Webhooks => webhooks::render_in(cell),
             Region::Actions => tables::render_actions(fns),
         }
     }
@@ -313,12 +329,12 @@ pub(crate) fn quoted(s: &str) -> String {
     Value::String(s.to_owned()).to_string()
 }
 
-fn render_functions(fns: &[Function], template: &str) -> String {
+fn render_functions(fns: &[Function], template: &str, cell: Cell) -> String {
     // The shared roles first (one per permission set, roles.rs), but those only the console's
     // functions run as: they are in its stack. The webhook functions have a region of their own
     // (`webhooks.rs`): their roles, queues and event sources are not a route's. Then the
     // console's stack (console.rs), in place of its functions.
-    let roles = roles::shared_roles(fns)
+    let roles = roles::shared_roles_in(fns, cell)
         .map(|r| {
             let main: Vec<_> = r.into_iter().filter(|r| !r.console_only).collect();
             roles::render(&main)
@@ -328,10 +344,10 @@ fn render_functions(fns: &[Function], template: &str) -> String {
         + &fns
             .iter()
             .filter(|f| f.binary != Binary::Webhooks && !is_console(f))
-            .map(|f| function::render_function(f, &Home::main(f)))
+            .map(|f| function::render_function(f, &Home::main_in(f, cell)))
             .collect::<String>()
         + &hook::render(fns)
-        + &console::render_application(fns, template)
+        + &console::render_application_in(fns, template, cell)
 }
 
 /// The repository root (this crate is functions/gen).
@@ -359,6 +375,14 @@ pub fn generate(root: &Path, fns: &[Function]) -> Result<Vec<(PathBuf, String)>,
     out.push((
         root.join(console::PATH),
         console::render_stack(fns, &text).map_err(|e| format!("{}: {e}", console::PATH))?,
+    ));
+    out.push((
+        root.join(cn::CONSOLE_PATH),
+        cn::render_console(fns, &text).map_err(|e| format!("{}: {e}", cn::CONSOLE_PATH))?,
+    ));
+    out.push((
+        root.join(cn::PATH),
+        cn::render(fns, &text).map_err(|e| format!("{}: {e}", cn::PATH))?,
     ));
     out.push((path, text));
     let (path, text) = read("docs/operations.md")?;

@@ -1,5 +1,6 @@
 //! `ciam-gen`: writes template.yaml's per-route resources, the console's stack
-//! (infra/console.yaml), infra/routes.json and the action table of docs/operations.md §2 from
+//! (infra/console.yaml), the cn cell's stacks (infra/cn.yaml, infra/cn-console.yaml), infra/routes.json
+//! and the action table of docs/operations.md §2 from
 //! the route table. `ciam-gen --check` writes nothing and
 //! fails, naming the files, when any differs from what the table generates (`npm test`).
 //! `ciam-gen --count` prints the hand-written lines of template.yaml.
@@ -30,7 +31,7 @@ fn main() -> ExitCode {
                 .map(|(path, _)| path.display().to_string())
                 .collect();
             if stale.is_empty() {
-                println!("ciam-gen: template.yaml, infra/console.yaml, docs/operations.md, infra/routes.json and docs/openapi.json match the code");
+                println!("ciam-gen: template.yaml, infra/console.yaml, infra/cn.yaml, infra/cn-console.yaml, docs/operations.md, infra/routes.json and docs/openapi.json match the code");
                 ExitCode::SUCCESS
             } else {
                 eprintln!(

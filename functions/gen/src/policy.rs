@@ -2,6 +2,7 @@
 //! policies), the key secrets it reads and their variables: what roles.rs, the functions and
 //! the webhook pipeline's roles grant from a row.
 
+use crate::Cell;
 use ciam_api::{Images, Kms, Lambda, Staff, Table, S3};
 use std::fmt::Write as _;
 
@@ -11,8 +12,9 @@ pub(crate) const CURRENT_OIDC_KEY: &str =
 pub(crate) const LOGOUT_KEY: &str = "!GetAtt LogoutSigningKey.Arn";
 
 /// The inline statements of a function's policy: what its row allows besides the shared
-/// managed policies (the table classes and the two secrets).
-pub(crate) fn inline_statements(l: &Lambda) -> String {
+/// managed policies (the table classes and the two secrets), in `cell` (the `cn` cell sends
+/// through the providers' own APIs, not SES and SNS: `messages`).
+pub(crate) fn inline_statements(l: &Lambda, cell: Cell) -> String {
     let mut s = String::new();
     if l.table == Table::GetItem {
         s.push_str(
@@ -23,31 +25,9 @@ pub(crate) fn inline_statements(l: &Lambda) -> String {
 ",
         );
     }
-    if l.messages {
-        s.push_str(
-            "            - Sid: SendMailFromTheSenderOnly
-              Effect: Allow
-              Action: ses:SendEmail
-              Resource:
-                - !Sub arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${MailFrom}
-                - !Sub
-                  - arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${Domain}
-                  - Domain: !Select [1, !Split [\"@\", !Ref MailFrom]]
-              Condition:
-                StringEquals:
-                  ses:FromAddress: !Ref MailFrom
-",
-        );
-    }
-    if l.sms {
-        s.push_str(
-            "            # An SMS to a phone number has no resource ARN; NotResource keeps every topic out.
-            - Sid: SendSmsButNoTopic
-              Effect: Allow
-              Action: sns:Publish
-              NotResource: !Sub arn:${AWS::Partition}:sns:*:*:*
-",
-        );
+    match cell {
+        Cell::Global => s.push_str(&aws_messages(l)),
+        Cell::Cn => s.push_str(&provider_secrets(l)),
     }
     if l.images == Images::Invoke {
         s.push_str(
@@ -179,4 +159,78 @@ pub(crate) fn key_secrets(l: &Lambda) -> impl Iterator<Item = &'static str> {
 /// `CIAM_<PURPOSE>_KEY_SECRET_ARN` (as `ciam_lambdas::purpose_keys::var`).
 pub(crate) fn ciam_lambdas_var(name: &str) -> String {
     format!("CIAM_{}_KEY_SECRET_ARN", name.to_ascii_uppercase())
+}
+
+/// SES from `MailFrom` and SNS to phone numbers: how the `global` cell sends.
+fn aws_messages(l: &Lambda) -> String {
+    let mut s = String::new();
+    if l.messages {
+        s.push_str(
+            "            - Sid: SendMailFromTheSenderOnly
+              Effect: Allow
+              Action: ses:SendEmail
+              Resource:
+                - !Sub arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${MailFrom}
+                - !Sub
+                  - arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${Domain}
+                  - Domain: !Select [1, !Split [\"@\", !Ref MailFrom]]
+              Condition:
+                StringEquals:
+                  ses:FromAddress: !Ref MailFrom
+",
+        );
+    }
+    if l.sms {
+        s.push_str(
+            "            # An SMS to a phone number has no resource ARN; NotResource keeps every topic out.
+            - Sid: SendSmsButNoTopic
+              Effect: Allow
+              Action: sns:Publish
+              NotResource: !Sub arn:${AWS::Partition}:sns:*:*:*
+",
+        );
+    }
+    s
+}
+
+/// The `cn` cell has neither SES nor SNS SMS (docs/multi-region.md "The cn stack"): a function
+/// that sends reads the credentials of the mail relay (and of the SMS providers) from the
+/// secrets the operator made, named by the parameters `MailRelaySecretName` and
+/// `SmsProviderSecretName` (`-??????`: the suffix Secrets Manager adds to a name).
+fn provider_secrets(l: &Lambda) -> String {
+    let mut s = String::new();
+    if l.messages {
+        s.push_str(
+            "            - Sid: ReadTheMailRelaySecret
+              Effect: Allow
+              Action: secretsmanager:GetSecretValue
+              Resource: !Sub arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${MailRelaySecretName}-??????
+",
+        );
+    }
+    if l.sms {
+        s.push_str(
+            "            - Sid: ReadTheSmsProviderSecret
+              Effect: Allow
+              Action: secretsmanager:GetSecretValue
+              Resource: !Sub arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:${SmsProviderSecretName}-??????
+",
+        );
+    }
+    s
+}
+
+/// The variables that name those secrets to a sending function in the `cn` cell (none in
+/// `global`), indented for `Environment: Variables:`.
+pub(crate) fn provider_env(l: &Lambda, cell: Cell) -> String {
+    let mut s = String::new();
+    if cell == Cell::Cn {
+        if l.messages {
+            s.push_str("          CIAM_MAIL_RELAY_SECRET: !Ref MailRelaySecretName\n");
+        }
+        if l.sms {
+            s.push_str("          CIAM_SMS_PROVIDER_SECRET: !Ref SmsProviderSecretName\n");
+        }
+    }
+    s
 }

@@ -9,13 +9,15 @@
 
 use crate::audit::writes_audit;
 use crate::policy::inline_statements;
-use crate::Function;
+use crate::{Cell, Function};
 use ciam_api::{Auth, Binary, Images, Kms, Staff, Table, S3};
 use std::fmt::Write as _;
 
-/// The AWS managed policy every function's role holds (its log lines), as SAM attached it.
+/// The AWS managed policy every function's role holds (its log lines), as SAM attached it. In
+/// the stack's own partition (`arn:aws-cn:` in China, docs/multi-region.md "The cn stack"): a
+/// literal `arn:aws:` names a policy that does not exist there.
 pub const BASIC_EXECUTION: &str =
-    "arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
+    "!Sub arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
 /// One shared role: its logical id and the functions (logical ids) that run as it.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,11 +117,11 @@ pub fn role_name(f: &Function) -> String {
 
 /// The function's inline statements, indented for a role's `Policies` (two more spaces than
 /// under a function's `Policies: - Statement:`).
-fn statements(f: &Function) -> String {
+fn statements(f: &Function, cell: Cell) -> String {
     if f.internal {
         return String::new();
     }
-    inline_statements(&f.lambda)
+    inline_statements(&f.lambda, cell)
         .lines()
         .map(|line| format!("  {line}\n"))
         .collect()
@@ -128,10 +130,17 @@ fn statements(f: &Function) -> String {
 /// The shared roles of `fns`, in the order their first function comes in the table. An error
 /// names two functions whose rows give one name to two different permission sets.
 pub fn shared_roles(fns: &[Function]) -> Result<Vec<SharedRole>, String> {
+    shared_roles_in(fns, Cell::Global)
+}
+
+/// The shared roles of `fns` in `cell`'s stack: the same names and functions in every cell (a
+/// role's name says what it may do, not how: `Messages` sends through SES and SNS in `global`
+/// and reads the providers' secrets in `cn`).
+pub fn shared_roles_in(fns: &[Function], cell: Cell) -> Result<Vec<SharedRole>, String> {
     let mut out: Vec<SharedRole> = Vec::new();
     for f in fns.iter().filter(|f| has_shared_role(f)) {
         let name = role_name(f);
-        let (managed, statements) = (managed(f), statements(f));
+        let (managed, statements) = (managed(f), statements(f, cell));
         let console = matches!(f.auth, Auth::Console(_));
         match out.iter_mut().find(|r| r.name == name) {
             Some(r) => {

@@ -17,8 +17,9 @@
 //! sources (`AWSLambdaDynamoDBExecutionRole`, `AWSLambdaSQSQueueExecutionRole`) allow every
 //! stream and every queue of the account.
 
-use crate::policy::{ciam_lambdas_var, inline_statements, key_secrets, LOGOUT_KEY};
-use crate::quoted;
+use crate::policy::{ciam_lambdas_var, inline_statements, key_secrets, provider_env, LOGOUT_KEY};
+use crate::roles::BASIC_EXECUTION;
+use crate::{quoted, Cell};
 use ciam_api::{InternalDef, Lambda, WEBHOOK_DELIVERY, WEBHOOK_FANOUT};
 use std::fmt::Write as _;
 
@@ -138,7 +139,7 @@ fn role(f: &InternalDef, statements: &str) -> String {
             Principal: {{Service: lambda.amazonaws.com}}
             Action: sts:AssumeRole
       ManagedPolicyArns:
-        - arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole
+        - {BASIC_EXECUTION}
       Policies:
         - PolicyName: {id}
           PolicyDocument:
@@ -155,8 +156,8 @@ fn role(f: &InternalDef, statements: &str) -> String {
 }
 
 /// The row's own statements (mail and SMS, key secrets), re-indented under a role's policy.
-fn row_statements(l: &Lambda) -> String {
-    inline_statements(l)
+fn row_statements(l: &Lambda, cell: Cell) -> String {
+    inline_statements(l, cell)
         .lines()
         .map(|line| format!("  {line}\n"))
         .collect()
@@ -197,10 +198,11 @@ fn function(f: &InternalDef, env: &str, events: &str) -> String {
     s
 }
 
-fn key_env(l: &Lambda) -> String {
+fn key_env(l: &Lambda, cell: Cell) -> String {
     let mut s: String = key_secrets(l)
         .map(|p| format!("          {}: !Ref {p}KeySecret\n", ciam_lambdas_var(p)))
         .collect();
+    s.push_str(&provider_env(l, cell));
     if l.kms == ciam_api::Kms::SignLogout {
         let _ = writeln!(s, "          CIAM_LOGOUT_KMS_KEY_ID: {}", LOGOUT_KEY);
     }
@@ -373,6 +375,11 @@ const METRIC_NAMESPACE: &str = "Ciam/Webhooks";
 
 /// The region `webhooks` of template.yaml.
 pub fn render() -> String {
+    render_in(Cell::Global)
+}
+
+/// The region `webhooks` of `cell`'s stack (the delivery's mail: SES or the relay's secret).
+pub fn render_in(cell: Cell) -> String {
     let visibility = 6 * WEBHOOK_DELIVERY.lambda.timeout;
     let mut s = String::from(
         "  # The delivery queues: fair queues (standard queues; each message's MessageGroupId is
@@ -440,7 +447,7 @@ pub fn render() -> String {
         replays = exact_keys(&[REPLAY_PK]),
         notified = leading_keys(&[SESSION_APPS_PK_PREFIX]),
         tally = leading_keys(&TALLY_WRITES),
-        row = row_statements(&WEBHOOK_FANOUT.lambda),
+        row = row_statements(&WEBHOOK_FANOUT.lambda, cell),
     );
     s.push_str(&role(&WEBHOOK_FANOUT, &fanout));
     let delivery = format!(
@@ -470,7 +477,7 @@ pub fn render() -> String {
 {row}",
         reads = some_keys(&DELIVERY_READS, &[APPS_PK]),
         writes = leading_keys(&DELIVERY_WRITES),
-        row = row_statements(&WEBHOOK_DELIVERY.lambda),
+        row = row_statements(&WEBHOOK_DELIVERY.lambda, cell),
     );
     s.push_str(&role(&WEBHOOK_DELIVERY, &delivery));
     let stream = format!(
@@ -502,7 +509,7 @@ pub fn render() -> String {
     );
     s.push_str(&function(
         &WEBHOOK_FANOUT,
-        &key_env(&WEBHOOK_FANOUT.lambda),
+        &key_env(&WEBHOOK_FANOUT.lambda, cell),
         &stream,
     ));
     let queue = "        Deliveries:
@@ -523,7 +530,7 @@ pub fn render() -> String {
               MaximumConcurrency: 10";
     s.push_str(&function(
         &WEBHOOK_DELIVERY,
-        &key_env(&WEBHOOK_DELIVERY.lambda),
+        &key_env(&WEBHOOK_DELIVERY.lambda, cell),
         queue,
     ));
     let alarms = [
