@@ -17,7 +17,7 @@ use serde::Serialize;
 #[derive(Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 pub struct UploadedAvatar {
-    /// Its path, `/ciam/v1/avatar/{key}` (the user's `avatar` from now on).
+    /// Its path: the API's base path, then `/avatar/{key}` (the user's `avatar` from now on).
     avatar: String,
 }
 
