@@ -671,7 +671,7 @@ export type TwoFactorChangedEvent = {
 
 /** The uploaded avatar. */
 export type UploadedAvatar = {
-  /** Its path, `/ciam/v1/avatar/{key}` (the user's `avatar` from now on). */
+  /** Its path: the API's base path, then `/avatar/{key}` (the user's `avatar` from now on). */
   avatar: string;
 };
 
