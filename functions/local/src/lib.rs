@@ -7,12 +7,14 @@ pub mod audit_cli;
 mod blob;
 pub mod logout_cli;
 mod outbox;
+mod sms;
 mod web;
 pub mod webhooks;
 pub mod webhooks_cli;
 
 pub use blob::FolderBlobs;
 pub use outbox::{DevOutbox, OutboxEntry};
+pub use sms::{SmsChoice, SmsOptions};
 pub use web::IMMUTABLE;
 
 use axum::Router;
@@ -71,6 +73,8 @@ pub struct ServeOptions {
     pub staff_mfa_acr: Vec<String>,
     /// How long console audit entries are kept, in days (`--audit-retention-days`).
     pub audit_retention_days: u32,
+    /// Where texts go (`--sms`, `--sms-fallback` and the providers' settings).
+    pub sms: SmsOptions,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -312,7 +316,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         clock,
         entropy: Arc::new(OsEntropy),
         keys,
-        notifier: Arc::new(outbox.clone()),
+        notifier: opts.sms.notifier(&outbox)?,
         blobs: Arc::new(FolderBlobs::new(opts.store.data.join("avatars"))),
         // Locally the decoding runs in this process (in AWS: a function of its own).
         images: Arc::new(ciam_core::avatar::InProcessDecoder),
@@ -399,6 +403,7 @@ mod tests {
             staff_idp: None,
             staff_mfa_acr: Vec::new(),
             audit_retention_days: 400,
+            sms: SmsOptions::default(),
         };
         (config, opts)
     }

@@ -89,6 +89,8 @@ enum Command {
         #[arg(long, env = "CIAM_AUDIT_RETENTION_DAYS", default_value_t = 400,
               value_parser = clap::value_parser!(u32).range(1..=3650))]
         audit_retention_days: u32,
+        #[command(flatten)]
+        sms: ciam_local::SmsOptions,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -354,7 +356,9 @@ async fn main() -> std::process::ExitCode {
             oidc_key_version,
             webhooks_strict,
             audit_retention_days,
+            sms,
         } => ServeOptions {
+            sms,
             webhooks_strict,
             staff_mfa_acr,
             addr,

@@ -4,8 +4,8 @@
 //!
 //! `cargo run -p ciam-notify --example sign -- '{"provider":"aliyun",...}'`
 //! - aliyun: host, action, version, date, nonce, query ({name: value}), keyId, secret
-//! - tencent: host, service, action, timestamp, body, secretId, secretKey, signAction (bool:
-//!   also sign `x-tc-action`)
+//! - tencent: host, service, action, timestamp, body, contentType, secretId, secretKey,
+//!   signAction (bool: also sign `x-tc-action`, as the newer documentation example does)
 
 use ciam_notify::sign::{acs3, tc3, Acs3Request, Tc3Request};
 use serde_json::{json, Value};
@@ -64,7 +64,9 @@ fn main() {
                 &Tc3Request {
                     host: s(&v, "host"),
                     service: s(&v, "service"),
-                    content_type: "application/json; charset=utf-8",
+                    content_type: v["contentType"]
+                        .as_str()
+                        .unwrap_or("application/json; charset=utf-8"),
                     extra: if sign_action { &extra } else { &[] },
                     timestamp: v["timestamp"].as_i64().unwrap_or_default(),
                     body: s(&v, "body").as_bytes(),
