@@ -16,7 +16,7 @@ use crate::lock::locked_error;
 use crate::signin;
 use crate::user::unique_key;
 use crate::validate::Identity;
-use crate::{random_digits, Ciam, CodeMessage, Lang, LostRace, Purpose, Reason};
+use crate::{random_digits, Ciam, CodeMessage, Lang, LostRace, Purpose, Reason, SendError};
 use ciam_store::{Cond, Item, Key, TxOp, Update};
 use subtle::ConstantTimeEq;
 
@@ -147,10 +147,15 @@ pub async fn send(
         lang,
     };
     let same_code = Cond::eq("sentAt", now).and(Cond::eq("hash", code_hash));
-    if let Err(cause) = ciam.notifier.send_code(&msg).await {
+    if let Err(e) = ciam.notifier.send_code(&msg).await {
         // Undelivered: withdraw it so the person may ask again at once.
         let _ = ciam.store.delete(&key, Some(same_code)).await;
-        return Err(Error::internal(format!("notifier: {cause}")));
+        return Err(match e {
+            // The provider's own limit for this number, or a number it will not text: the
+            // person is told (never a 500).
+            SendError::Refused(reason) => reason.into(),
+            SendError::Failed(cause) => Error::internal(format!("notifier: {cause}")),
+        });
     }
     // Delivered: from now on the resend hold applies. The code is on its way whatever this
     // write does, so its failure is no failure of the send (the hold is then not in force: a

@@ -67,7 +67,7 @@ pub use keys::{
     random, random_digits, DerivedSigner, Entropy, Es256Key, Keys, OsEntropy, RootError,
 };
 pub use lang::Lang;
-pub use notifier::{CodeMessage, Notice, NoticeMessage, Notifier, Purpose};
+pub use notifier::{CodeMessage, Notice, NoticeMessage, Notifier, Purpose, SendError};
 pub use reason::Reason;
 pub use signer::OidcSigner;
 

@@ -1,5 +1,5 @@
 use crate::validate::Identity;
-use crate::Lang;
+use crate::{Lang, Reason};
 use async_trait::async_trait;
 
 /// What a verification code is for. A code only works for the purpose it was sent for.
@@ -55,10 +55,38 @@ impl CodeMessage {
     }
 }
 
-/// The `Notifier` port: SES and SNS in AWS, the dev outbox locally.
+/// Why a code was not sent. A provider's refusal that the person can act on (the number's own
+/// sending limit, a number the provider will not text) is a [`Reason`] answered as such, never a
+/// 500; anything else is a failure of the service, answered as today (logged, retry later).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SendError {
+    /// The provider refused this recipient: answer the reason (the code is withdrawn).
+    Refused(Reason),
+    /// The message could not be sent (unreachable, misconfigured, throttled everywhere).
+    Failed(String),
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::Refused(r) => write!(f, "refused: {}", r.code()),
+            SendError::Failed(cause) => f.write_str(cause),
+        }
+    }
+}
+
+/// Most adapters only ever fail: their `String` errors stay what they were.
+impl From<String> for SendError {
+    fn from(cause: String) -> Self {
+        SendError::Failed(cause)
+    }
+}
+
+/// The `Notifier` port: SES and SNS in AWS, Aliyun and Tencent Cloud SMS (ciam-notify), the dev
+/// outbox locally.
 #[async_trait]
 pub trait Notifier: Send + Sync {
-    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String>;
+    async fn send_code(&self, msg: &CodeMessage) -> Result<(), SendError>;
     async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String>;
 }
 

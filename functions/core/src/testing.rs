@@ -13,7 +13,7 @@
 //! ```
 
 use crate::{BlobStore, Ciam, Clock, CodeMessage, Config, Keys, ManualClock, MemoryBlobs};
-use crate::{NoticeMessage, Notifier, OsEntropy, SystemClock};
+use crate::{NoticeMessage, Notifier, OsEntropy, SendError, SystemClock};
 use async_trait::async_trait;
 use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
@@ -30,7 +30,7 @@ pub struct Quiet;
 
 #[async_trait]
 impl Notifier for Quiet {
-    async fn send_code(&self, _: &CodeMessage) -> Result<(), String> {
+    async fn send_code(&self, _: &CodeMessage) -> Result<(), SendError> {
         Ok(())
     }
     async fn send_notice(&self, _: &NoticeMessage) -> Result<(), String> {

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
 use aws_sdk_sns::types::MessageAttributeValue;
 use ciam_core::validate::Identity;
-use ciam_core::{CodeMessage, NoticeMessage, Notifier};
+use ciam_core::{CodeMessage, NoticeMessage, Notifier, SendError};
 
 /// SNS delivers transactional SMS with higher reliability (and ignores quiet hours);
 /// a sign-in code is exactly that.
@@ -117,8 +117,8 @@ impl AwsNotifier {
 
 #[async_trait]
 impl Notifier for AwsNotifier {
-    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
-        self.deliver(&msg.to, msg.subject(), &msg.text()).await
+    async fn send_code(&self, msg: &CodeMessage) -> Result<(), SendError> {
+        Ok(self.deliver(&msg.to, msg.subject(), &msg.text()).await?)
     }
 
     async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String> {
@@ -261,7 +261,7 @@ mod tests {
     async fn mail_without_a_configured_sender_fails_without_calling_ses() {
         let (n, cap) = notifier(None).await;
         let to = Identity::Mail(Email::parse("bob@example.com").unwrap());
-        let err = n.send_code(&message(to)).await.unwrap_err();
+        let err = n.send_code(&message(to)).await.unwrap_err().to_string();
         assert!(err.contains("CIAM_MAIL_FROM"), "{err}");
         assert!(
             !err.contains("493817"),
@@ -294,7 +294,7 @@ mod tests {
             Some("no-reply@ciam.example".into()),
         );
         let to = Identity::Phone(Phone::parse("13800138000").unwrap());
-        let err = n.send_code(&message(to)).await.unwrap_err();
+        let err = n.send_code(&message(to)).await.unwrap_err().to_string();
         assert!(err.starts_with("SNS Publish failed"), "{err}");
         assert!(
             !err.contains("493817"),

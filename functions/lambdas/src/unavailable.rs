@@ -3,7 +3,7 @@
 //! of their clients; a call is a bug and fails like an unreachable service (logged, 500).
 
 use async_trait::async_trait;
-use ciam_core::{Blob, BlobStore, CodeMessage, NoticeMessage, Notifier};
+use ciam_core::{Blob, BlobStore, CodeMessage, NoticeMessage, Notifier, SendError};
 
 /// A notifier and a blob store that refuse every call.
 #[derive(Clone, Copy, Debug, Default)]
@@ -13,8 +13,8 @@ const WHY: &str = "not available in the passkeys binary";
 
 #[async_trait]
 impl Notifier for Unavailable {
-    async fn send_code(&self, _msg: &CodeMessage) -> Result<(), String> {
-        Err(format!("notifier {WHY}"))
+    async fn send_code(&self, _msg: &CodeMessage) -> Result<(), SendError> {
+        Err(SendError::Failed(format!("notifier {WHY}")))
     }
 
     async fn send_notice(&self, _msg: &NoticeMessage) -> Result<(), String> {

@@ -8,12 +8,14 @@ mod blob;
 pub mod logout_cli;
 pub mod mail;
 mod outbox;
+mod sms;
 mod web;
 pub mod webhooks;
 pub mod webhooks_cli;
 
 pub use blob::FolderBlobs;
 pub use outbox::{DevOutbox, OutboxEntry};
+pub use sms::{SmsChoice, SmsOptions};
 pub use web::IMMUTABLE;
 
 use axum::Router;
@@ -74,6 +76,8 @@ pub struct ServeOptions {
     pub audit_retention_days: u32,
     /// Mail through an SMTP relay (`--mail smtp`), None for the dev outbox.
     pub smtp: Option<ciam_mail::SmtpConfig>,
+    /// Where texts go (`--sms`, `--sms-fallback` and the providers' settings).
+    pub sms: SmsOptions,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -315,7 +319,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
         clock,
         entropy: Arc::new(OsEntropy),
         keys,
-        notifier: mail::notifier(opts.smtp.clone(), Arc::new(outbox.clone()))?,
+        // Mail through the SMTP relay when given; texts (and mail otherwise) as `--sms` says.
+        notifier: mail::notifier(opts.smtp.clone(), opts.sms.notifier(&outbox)?)?,
         blobs: Arc::new(FolderBlobs::new(opts.store.data.join("avatars"))),
         // Locally the decoding runs in this process (in AWS: a function of its own).
         images: Arc::new(ciam_core::avatar::InProcessDecoder),
@@ -409,6 +414,7 @@ mod tests {
             staff_mfa_acr: Vec::new(),
             audit_retention_days: 400,
             smtp: None,
+            sms: SmsOptions::default(),
         };
         (config, opts)
     }

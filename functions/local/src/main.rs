@@ -91,6 +91,7 @@ enum Command {
         audit_retention_days: u32,
         #[command(flatten)]
         mail: ciam_local::mail::MailOptions,
+        sms: ciam_local::SmsOptions,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -357,7 +358,9 @@ async fn main() -> std::process::ExitCode {
             webhooks_strict,
             audit_retention_days,
             mail,
+            sms,
         } => ServeOptions {
+            sms,
             webhooks_strict,
             staff_mfa_acr,
             addr,

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use axum::routing::get;
 use axum::{Json, Router};
-use ciam_core::{CodeMessage, NoticeMessage, Notifier};
+use ciam_core::{CodeMessage, NoticeMessage, Notifier, SendError};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 
@@ -45,20 +45,20 @@ impl DevOutbox {
 
 #[async_trait]
 impl Notifier for DevOutbox {
-    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
+    async fn send_code(&self, msg: &CodeMessage) -> Result<(), SendError> {
         println!(
             "ciam dev outbox: {} code for {}: {}",
             msg.purpose.as_str(),
             msg.to.as_str(),
             msg.code
         );
-        self.push(OutboxEntry {
+        Ok(self.push(OutboxEntry {
             to: msg.to.as_str().to_owned(),
             purpose: msg.purpose.as_str(),
             code: msg.code.clone(),
             text: msg.text(),
             sent_at: now(),
-        })
+        })?)
     }
 
     async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String> {

@@ -7,7 +7,7 @@ use crate::message::Outgoing;
 use crate::relay::SmtpMailer;
 use async_trait::async_trait;
 use ciam_core::validate::Identity;
-use ciam_core::{CodeMessage, NoticeMessage, Notifier};
+use ciam_core::{CodeMessage, NoticeMessage, Notifier, SendError};
 use std::sync::Arc;
 
 pub struct SmtpNotifier {
@@ -45,9 +45,11 @@ impl SmtpNotifier {
 
 #[async_trait]
 impl Notifier for SmtpNotifier {
-    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
+    /// A relay's refusal of an address is a failure here, not a reason: a mail address is
+    /// checked before any code is sent, and the relay's answer says nothing a person can act on.
+    async fn send_code(&self, msg: &CodeMessage) -> Result<(), SendError> {
         match self.mail(&msg.to, msg.subject(), &msg.text()).await {
-            Some(sent) => sent,
+            Some(sent) => sent.map_err(SendError::Failed),
             None => self.sms()?.send_code(msg).await,
         }
     }

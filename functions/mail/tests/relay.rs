@@ -257,7 +257,7 @@ struct Texts(Mutex<Vec<String>>);
 
 #[async_trait]
 impl Notifier for Texts {
-    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
+    async fn send_code(&self, msg: &CodeMessage) -> Result<(), ciam_core::SendError> {
         self.0.lock().unwrap().push(msg.to.as_str().to_owned());
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! Verification codes: resend pacing, the daily cap, the five-try limit, expiry, purposes, and
-//! a delivery that fails.
+//! a delivery that fails or that the provider refuses.
 
 use crate::helpers::{registration, wrong_code, TestApp};
 
@@ -138,6 +138,31 @@ async fn an_undelivered_code_is_an_internal_error_and_may_be_asked_for_again_at_
     app.outbox.fail_deliveries(false);
     let code = app.fresh_code(mail, "register").await;
     app.post_register(&registration("annlee", mail, &code))
+        .await
+        .ok(201);
+}
+
+#[tokio::test]
+async fn a_providers_refusal_is_answered_as_its_reason_and_withdraws_the_code() {
+    let app = TestApp::spawn().await;
+    let phone = "13800138000";
+    for reason in [
+        ciam_core::Reason::VERIFYCODE_SENDING_TOO_QUICKLY,
+        ciam_core::Reason::VERIFYCODE_SENDING_LIMIT,
+    ] {
+        app.outbox.refuse_with(Some(reason));
+        app.send_code(phone, "register")
+            .await
+            .error(429, reason.code());
+    }
+    app.outbox.refuse_with(Some(ciam_core::Reason::INVALID_PHONE));
+    app.send_code(phone, "register")
+        .await
+        .error(400, "INVALID_PHONE");
+    // Nothing was delivered, so nothing holds the next send: it goes at once.
+    app.outbox.refuse_with(None);
+    let code = app.fresh_code(phone, "register").await;
+    app.post_register(&registration("annlee", phone, &code))
         .await
         .ok(201);
 }

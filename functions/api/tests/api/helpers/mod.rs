@@ -23,7 +23,7 @@ use base64::Engine;
 use ciam_core::testing::{Builder, SpyStore};
 use ciam_core::user::{profile_key, unique_key, user_pk, username_pk, User};
 use ciam_core::validate::Identity;
-use ciam_core::{Ciam, CodeMessage, Config, ManualClock, NoticeMessage, Notifier};
+use ciam_core::{Ciam, CodeMessage, Config, ManualClock, NoticeMessage, Notifier, SendError};
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::sqlite::SqliteStore;
 use ciam_store::{Item, Query, Store};

@@ -8,11 +8,19 @@ pub struct Outbox {
     sent: Mutex<Vec<CodeMessage>>,
     notices: Mutex<Vec<NoticeMessage>>,
     failing: AtomicBool,
+    /// The provider's refusal to answer every code with (a number's own limit), while set.
+    refusing: Mutex<Option<ciam_core::Reason>>,
 }
 
 impl Outbox {
     pub fn fail_deliveries(&self, fail: bool) {
         self.failing.store(fail, Ordering::SeqCst);
+    }
+
+    /// Refuses every code with `reason` (as an SMS provider's per-number limit does), or
+    /// delivers again with `None`.
+    pub fn refuse_with(&self, reason: Option<ciam_core::Reason>) {
+        *self.refusing.lock().expect("outbox lock") = reason;
     }
 
     pub fn notices(&self) -> Vec<NoticeMessage> {
@@ -36,9 +44,12 @@ impl Outbox {
 
 #[async_trait]
 impl Notifier for Outbox {
-    async fn send_code(&self, msg: &CodeMessage) -> Result<(), String> {
+    async fn send_code(&self, msg: &CodeMessage) -> Result<(), SendError> {
         if self.failing.load(Ordering::SeqCst) {
-            return Err("smtp relay unreachable".into());
+            return Err(SendError::Failed("smtp relay unreachable".into()));
+        }
+        if let Some(reason) = *self.refusing.lock().expect("outbox lock") {
+            return Err(SendError::Refused(reason));
         }
         self.sent.lock().expect("outbox lock").push(msg.clone());
         Ok(())
