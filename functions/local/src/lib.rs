@@ -71,6 +71,8 @@ pub struct ServeOptions {
     pub staff_mfa_acr: Vec<String>,
     /// How long console audit entries are kept, in days (`--audit-retention-days`).
     pub audit_retention_days: u32,
+    /// The cn cell's per-client limits (`--client-limits`; `Config::client_limits`).
+    pub client_limits: bool,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -292,6 +294,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .filter(|a| !a.is_empty())
             .collect(),
         audit_retention_days: opts.audit_retention_days,
+        client_limits: opts.client_limits,
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -343,10 +346,14 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     if opts.dev_outbox {
         println!("ciam: dev outbox at http://{local}/ciam/dev/outbox");
     }
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| e.to_string())?;
+    // The peer's address reaches the per-client limits (`--client-limits`).
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
+    .map_err(|e| e.to_string())?;
     // Every answered write was committed (SQLite FULL sync) before its answer; nothing to flush.
     println!("ciam: stopped");
     Ok(())
@@ -399,6 +406,7 @@ mod tests {
             staff_idp: None,
             staff_mfa_acr: Vec::new(),
             audit_retention_days: 400,
+            client_limits: false,
         };
         (config, opts)
     }

@@ -89,6 +89,11 @@ enum Command {
         #[arg(long, env = "CIAM_AUDIT_RETENTION_DAYS", default_value_t = 400,
               value_parser = clap::value_parser!(u32).range(1..=3650))]
         audit_retention_days: u32,
+        /// The mainland China cell's per-client limits, counted in the store (the global cell's
+        /// web ACL rules and limits; the client is the connection's address, or the
+        /// CloudFront-Viewer-Address header when a CloudFront distribution is in front).
+        #[arg(long, env = "CIAM_CLIENT_LIMITS")]
+        client_limits: bool,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -354,7 +359,9 @@ async fn main() -> std::process::ExitCode {
             oidc_key_version,
             webhooks_strict,
             audit_retention_days,
+            client_limits,
         } => ServeOptions {
+            client_limits,
             webhooks_strict,
             staff_mfa_acr,
             addr,
