@@ -136,23 +136,39 @@ pub async fn client_limits(
     req: Request,
     next: Next,
 ) -> Response {
+    match over_limit(&ciam, &rules, &req).await {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    }
+}
+
+/// Counts `req` against `rules` (see `client_limits`): None when it may go on, else the
+/// answer (429 with Retry-After, or the store's 503). The embedded page calls it directly. The
+/// request is read before the write (a `&Request` held across it would not be `Send`).
+pub(crate) fn over_limit<'a>(
+    ciam: &'a ciam_core::Ciam,
+    rules: &'a [ciam_core::client_limits::Limit],
+    req: &Request,
+) -> impl std::future::Future<Output = Option<Response>> + Send + 'a {
     use ciam_core::client_limits::{client_key, count, Verdict};
-    let client = client_key(viewer_ip(&req));
-    match count(&ciam, &client, &rules).await {
-        Ok(Verdict::Allowed) => next.run(req).await,
-        Ok(Verdict::Refused { rule, retry_after }) => {
-            tracing::info!(rule, retry_after, "client limit");
-            let lang = req
-                .extensions()
-                .get::<RequestLang>()
-                .map(|l| l.0)
-                .unwrap_or_default();
-            let mut res = render(&Error::new(Reason::VERIFYCODE_SENDING_TOO_QUICKLY), lang);
-            res.headers_mut()
-                .insert(axum::http::header::RETRY_AFTER, retry_after.into());
-            res
+    let client = client_key(viewer_ip(req));
+    let lang = req
+        .extensions()
+        .get::<RequestLang>()
+        .map(|l| l.0)
+        .unwrap_or_default();
+    async move {
+        match count(ciam, &client, rules).await {
+            Ok(Verdict::Allowed) => None,
+            Ok(Verdict::Refused { rule, retry_after }) => {
+                tracing::info!(rule, retry_after, "client limit");
+                let mut res = render(&Error::new(Reason::VERIFYCODE_SENDING_TOO_QUICKLY), lang);
+                res.headers_mut()
+                    .insert(axum::http::header::RETRY_AFTER, retry_after.into());
+                Some(res)
+            }
+            Err(e) => Some(ApiError(e).into_response()),
         }
-        Err(e) => ApiError(e).into_response(),
     }
 }
 

@@ -126,7 +126,17 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 }
 
 /// Answers one request for the embedded page: GET or HEAD of its two paths; 405 and 404 else.
+/// With `Config::client_limits` (the cn cell), the request first counts under the blanket
+/// per-client rule, as the global cell's web ACL counts `/{lang}/embedded/...`
+/// (`middleware::client_limits`), in the Lambda and in `ciam serve` alike.
 pub async fn handle(ciam: &Ciam, web: &dyn BlobStore, req: Request) -> Response {
+    if ciam.config.client_limits {
+        if let Some(refused) =
+            crate::middleware::over_limit(ciam, &[crate::waf::BLANKET], &req).await
+        {
+            return refused;
+        }
+    }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed");
     }
@@ -145,27 +155,14 @@ pub async fn handle(ciam: &Ciam, web: &dyn BlobStore, req: Request) -> Response 
 }
 
 /// The page as a router: every request goes to [`handle`], the page read from `web`.
-///
-/// With `Config::client_limits` (the cn cell), the page counts under the blanket per-client
-/// rule, as the global cell's web ACL counts `/{lang}/embedded/...` (`middleware::client_limits`).
 pub fn router(ciam: Ciam, web: Arc<dyn BlobStore>) -> Router {
-    let counter = ciam.config.client_limits.then(|| ciam.clone());
-    let page = Router::new()
+    Router::new()
         .fallback(
             |State((ciam, web)): State<(Arc<Ciam>, Arc<dyn BlobStore>)>, req: Request| async move {
                 handle(&ciam, web.as_ref(), req).await
             },
         )
-        .with_state((Arc::new(ciam), web));
-    let Some(counter) = counter else {
-        return page;
-    };
-    let rules: Arc<[ciam_core::client_limits::Limit]> = Arc::new([crate::waf::BLANKET]);
-    page.layer(axum::middleware::from_fn(
-        move |req: Request, next: axum::middleware::Next| {
-            crate::middleware::client_limits(counter.clone(), rules.clone(), req, next)
-        },
-    ))
+        .with_state((Arc::new(ciam), web))
 }
 
 #[cfg(test)]
