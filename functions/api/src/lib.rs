@@ -16,6 +16,7 @@ pub mod reply;
 pub mod route;
 pub mod routes;
 mod sign_in;
+pub mod waf;
 pub mod webhook_transport;
 
 pub use error::{body as error_body, ApiError, ErrorBody, RETRY_AFTER_SECS};
@@ -75,12 +76,23 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
                 ..ciam.clone()
             },
         };
-        let handler = (def.handler)()
-            .route_layer(axum::middleware::from_fn(
+        let mut handler = (def.handler)().route_layer(axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                middleware::limit_body(body, req, next)
+            },
+        ));
+        // The cn cell's per-client limits (no web ACL there): within the deadline, before the
+        // body is read.
+        if ciam.config.client_limits {
+            let rules: std::sync::Arc<[_]> = def.lambda.waf.client_limits().into();
+            let counter = state.ciam.clone();
+            handler = handler.route_layer(axum::middleware::from_fn(
                 move |req: axum::extract::Request, next: axum::middleware::Next| {
-                    middleware::limit_body(body, req, next)
+                    middleware::client_limits(counter.clone(), rules.clone(), req, next)
                 },
-            ))
+            ));
+        }
+        let handler = handler
             .route_layer(axum::middleware::from_fn(
                 move |req: axum::extract::Request, next: axum::middleware::Next| {
                     middleware::deadline(budget, req, next)

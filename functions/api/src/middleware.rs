@@ -1,7 +1,8 @@
 //! Request id, language, and rendering of errors in the request's language (`wrap`, around the
 //! whole router); the body limit of a route (`limit_body`, a route layer from its row); the
 //! request's deadline (`deadline`, a route layer); the keys a route declared (`declared_keys`, a
-//! route layer).
+//! route layer); the cn cell's per-client limits (`client_limits`, a route layer when
+//! `Config::client_limits` is on).
 
 use crate::error::{render, ApiError, PendingError};
 use crate::extract::{BodyLimit, RequestId, RequestLang};
@@ -122,4 +123,68 @@ async fn conventions(mut req: Request, next: Next) -> Response {
     }
     .instrument(span)
     .await
+}
+
+/// The cn cell's per-client limits (`Config::client_limits`; `ciam_core::client_limits`): counts
+/// the request of its client against `rules` (the blanket rule and the route's own,
+/// `Waf::client_limits`) in one conditional write, and answers a client over a limit 429
+/// VERIFYCODE_SENDING_TOO_QUICKLY, the body the global cell's web ACL answers, with Retry-After
+/// until its window ends. The client is the address CloudFront saw (`viewer_ip`).
+pub async fn client_limits(
+    ciam: ciam_core::Ciam,
+    rules: std::sync::Arc<[ciam_core::client_limits::Limit]>,
+    req: Request,
+    next: Next,
+) -> Response {
+    match over_limit(&ciam, &rules, &req).await {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    }
+}
+
+/// Counts `req` against `rules` (see `client_limits`): None when it may go on, else the
+/// answer (429 with Retry-After, or the store's 503). The embedded page calls it directly. The
+/// request is read before the write (a `&Request` held across it would not be `Send`).
+pub(crate) fn over_limit<'a>(
+    ciam: &'a ciam_core::Ciam,
+    rules: &'a [ciam_core::client_limits::Limit],
+    req: &Request,
+) -> impl std::future::Future<Output = Option<Response>> + Send + 'a {
+    use ciam_core::client_limits::{client_key, count, Verdict};
+    let client = client_key(viewer_ip(req));
+    let lang = req
+        .extensions()
+        .get::<RequestLang>()
+        .map(|l| l.0)
+        .unwrap_or_default();
+    async move {
+        match count(ciam, &client, rules).await {
+            Ok(Verdict::Allowed) => None,
+            Ok(Verdict::Refused { rule, retry_after }) => {
+                tracing::info!(rule, retry_after, "client limit");
+                let mut res = render(&Error::new(Reason::VERIFYCODE_SENDING_TOO_QUICKLY), lang);
+                res.headers_mut()
+                    .insert(axum::http::header::RETRY_AFTER, retry_after.into());
+                Some(res)
+            }
+            Err(e) => Some(ApiError(e).into_response()),
+        }
+    }
+}
+
+/// The viewer's address as CloudFront reports it (CloudFront-Viewer-Address, `<ip>:<port>`,
+/// which CloudFront sets itself: a viewer cannot forge it, where the first X-Forwarded-For entry
+/// is the viewer's to write), else the connection's peer (`ciam serve`, no CloudFront in front).
+/// None: no address (every such request is one client, `client_key`).
+fn viewer_ip(req: &Request) -> Option<std::net::IpAddr> {
+    req.headers()
+        .get("cloudfront-viewer-address")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|a| a.rsplit_once(':'))
+        .and_then(|(ip, _)| ip.trim_matches(['[', ']']).parse().ok())
+        .or_else(|| {
+            req.extensions()
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip())
+        })
 }

@@ -155,44 +155,7 @@ pub enum Kms {
     Jwks,
 }
 
-/// The per-route rate rule of the web ACL (infra/waf.yaml) that counts the route's requests per
-/// client address, if any. infra/tests/test_template_waf.py evaluates the web ACL's rules on each
-/// route, and every anonymous route that hashes, sends or stores must name one. (The blanket
-/// `/ciam/*` rule and the per-network sign-in rules count routes besides; they are not named here.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Waf {
-    None,
-    /// `RateSignIn`.
-    SignIn,
-    /// `RateCodes`.
-    Codes,
-    /// `RateRegister`.
-    Register,
-    /// `RateCaptcha`.
-    Captcha,
-    /// `RateOidcAuthorize`.
-    OidcAuthorize,
-    /// `RateOidcToken`.
-    OidcToken,
-    /// `RateClientErrors`.
-    ClientErrors,
-}
-
-impl Waf {
-    /// The rule's name in infra/waf.yaml.
-    pub const fn rule(self) -> Option<&'static str> {
-        match self {
-            Waf::None => None,
-            Waf::SignIn => Some("RateSignIn"),
-            Waf::Codes => Some("RateCodes"),
-            Waf::Register => Some("RateRegister"),
-            Waf::Captcha => Some("RateCaptcha"),
-            Waf::OidcAuthorize => Some("RateOidcAuthorize"),
-            Waf::OidcToken => Some("RateOidcToken"),
-            Waf::ClientErrors => Some("RateClientErrors"),
-        }
-    }
-}
+pub use crate::waf::Waf;
 
 /// The route-level throttle of the HTTP API (`RouteSettings`), across all clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

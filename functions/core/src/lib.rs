@@ -12,6 +12,7 @@ pub mod captcha;
 pub mod challenge;
 pub mod changes;
 pub mod client;
+pub mod client_limits;
 pub mod codes;
 pub mod consents;
 pub mod console;
@@ -114,6 +115,11 @@ pub struct Config {
     /// stream (`numbers::tally`), not on its request: on in AWS, where the stream function
     /// counts; off for `ciam serve`, which counts inline (docs/console-design.md §3).
     pub numbers_from_stream: bool,
+    /// Per-client limits counted in the table (`client_limits`, route layer
+    /// `middleware::client_limits`): on in the mainland China cell, whose API has no web ACL
+    /// (`CIAM_CLIENT_LIMITS=1`, `ciam serve --client-limits`); off in the global cell, where
+    /// infra/waf.yaml counts the same rules at the edge.
+    pub client_limits: bool,
 }
 
 impl Default for Config {
@@ -133,6 +139,7 @@ impl Default for Config {
             staff_mfa_acr: Vec::new(),
             webhooks_local_http: false,
             numbers_from_stream: false,
+            client_limits: false,
         }
     }
 }

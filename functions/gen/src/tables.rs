@@ -235,6 +235,9 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "hashing": l.hashing,
                 "throttle": l.throttle.map(|t| json!({"burst": t.burst, "rate": t.rate})),
                 "waf": l.waf.rule(),
+                // The rule's limit per client and 5 minutes: infra/waf.yaml's parameter default
+                // and the cn cell's own counter's (infra/tests/test_template_waf.py).
+                "wafLimit": l.waf.limit(),
                 "functionUrl": l.function_url,
                 "gradual": l.gradual,
                 "images": lower(l.images),
@@ -245,6 +248,13 @@ pub fn routes_json(fns: &[Function]) -> String {
     let mut text = serde_json::to_string_pretty(&json!({
         "generated": "by ciam-gen from the route table (functions/api/src/routes/mod.rs); do not edit: npm run gen",
         "functions": rows,
+        // The blanket per-client rule, which counts every route besides its own rule.
+        // The window of every rule (the web ACL's EvaluationWindowSec, the cn counter's window).
+        "blanket": {
+            "rule": ciam_api::waf::BLANKET.rule,
+            "limit": ciam_api::waf::BLANKET.limit,
+            "windowSecs": ciam_core::client_limits::WINDOW_SECS,
+        },
     }))
     .unwrap_or_default();
     text.push('\n');

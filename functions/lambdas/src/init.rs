@@ -356,6 +356,7 @@ async fn init_with(
     // (`crate::tally`), not on its request: 2 round trips and 3 write units, the account's first
     // sign-in of the day included (docs/cost.md).
     config.numbers_from_stream = true;
+    config.client_limits = settings.client_limits;
     config.staff_idp = staff_idp;
     config.staff_mfa_acr = settings.staff_mfa_acr;
     config.passkey_rp_id = settings.passkey_rp_id;

@@ -57,6 +57,9 @@ pub struct Settings {
     /// `CIAM_AUDIT_RETENTION_DAYS`: how long console audit entries are kept (1 to 3650 days;
     /// unset keeps 400).
     pub audit_retention_days: Option<u32>,
+    /// `CIAM_CLIENT_LIMITS=1`: the cn cell's per-client limits, counted in the table
+    /// (`Config::client_limits`); unset or `0` in the global cell, which has its web ACL.
+    pub client_limits: bool,
 }
 
 /// The staff identity provider's client, without its secret.
@@ -164,6 +167,11 @@ impl Settings {
                     .ok_or("CIAM_AUDIT_RETENTION_DAYS must be a whole number from 1 to 3650")
             })
             .transpose()?;
+        let client_limits = match present("CIAM_CLIENT_LIMITS").as_deref() {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(_) => return Err("CIAM_CLIENT_LIMITS must be 1 (on) or 0 (off)".into()),
+        };
         let public_url = present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned());
         let passkey_rp_id = present("CIAM_PASSKEY_RP_ID");
         let passkey_origins = list("CIAM_PASSKEY_ORIGINS");
@@ -204,6 +212,7 @@ impl Settings {
             passkey_rp_id,
             passkey_origins,
             audit_retention_days,
+            client_limits,
         })
     }
 }
@@ -367,6 +376,15 @@ mod tests {
             let err = with(bad).unwrap_err();
             assert!(err.contains("CIAM_AUDIT_RETENTION_DAYS"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn client_limits_are_on_only_with_1() {
+        let with = |v: &str| settings(&[("CIAM_TABLE", "t"), ("CIAM_CLIENT_LIMITS", v)]);
+        assert!(!settings(&[("CIAM_TABLE", "t")]).unwrap().client_limits);
+        assert!(with("1").unwrap().client_limits);
+        assert!(!with("0").unwrap().client_limits);
+        assert!(with("yes").unwrap_err().contains("CIAM_CLIENT_LIMITS"));
     }
 
     #[test]

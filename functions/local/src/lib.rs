@@ -78,6 +78,8 @@ pub struct ServeOptions {
     pub smtp: Option<ciam_mail::SmtpConfig>,
     /// Where texts go (`--sms`, `--sms-fallback` and the providers' settings).
     pub sms: SmsOptions,
+    /// The cn cell's per-client limits (`--client-limits`; `Config::client_limits`).
+    pub client_limits: bool,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -299,6 +301,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .filter(|a| !a.is_empty())
             .collect(),
         audit_retention_days: opts.audit_retention_days,
+        client_limits: opts.client_limits,
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -353,14 +356,18 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
     }
     if let Some(smtp) = &opts.smtp {
         println!(
-            "ciam: mail through the SMTP relay {}:{} ({:?}), SMS to the dev outbox",
+            "ciam: mail through the SMTP relay {}:{} ({:?}), texts as --sms says",
             smtp.host, smtp.port, smtp.tls
         );
     }
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| e.to_string())?;
+    // The peer's address reaches the per-client limits (`--client-limits`).
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
+    .map_err(|e| e.to_string())?;
     // Every answered write was committed (SQLite FULL sync) before its answer; nothing to flush.
     println!("ciam: stopped");
     Ok(())
@@ -415,6 +422,7 @@ mod tests {
             audit_retention_days: 400,
             smtp: None,
             sms: SmsOptions::default(),
+            client_limits: false,
         };
         (config, opts)
     }

@@ -91,7 +91,13 @@ enum Command {
         audit_retention_days: u32,
         #[command(flatten)]
         mail: ciam_local::mail::MailOptions,
+        #[command(flatten)]
         sms: ciam_local::SmsOptions,
+        /// The mainland China cell's per-client limits, counted in the store (the global cell's
+        /// web ACL rules and limits; the client is the connection's address, or the
+        /// CloudFront-Viewer-Address header when a CloudFront distribution is in front).
+        #[arg(long, env = "CIAM_CLIENT_LIMITS")]
+        client_limits: bool,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -359,8 +365,10 @@ async fn main() -> std::process::ExitCode {
             audit_retention_days,
             mail,
             sms,
+            client_limits,
         } => ServeOptions {
             sms,
+            client_limits,
             webhooks_strict,
             staff_mfa_acr,
             addr,

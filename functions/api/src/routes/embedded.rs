@@ -126,7 +126,17 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
 }
 
 /// Answers one request for the embedded page: GET or HEAD of its two paths; 405 and 404 else.
+/// With `Config::client_limits` (the cn cell), the request first counts under the blanket
+/// per-client rule, as the global cell's web ACL counts `/{lang}/embedded/...`
+/// (`middleware::client_limits`), in the Lambda and in `ciam serve` alike.
 pub async fn handle(ciam: &Ciam, web: &dyn BlobStore, req: Request) -> Response {
+    if ciam.config.client_limits {
+        if let Some(refused) =
+            crate::middleware::over_limit(ciam, &[crate::waf::BLANKET], &req).await
+        {
+            return refused;
+        }
+    }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed");
     }

@@ -13,6 +13,7 @@ mod bodies;
 mod captcha;
 mod changes;
 mod client_errors;
+mod client_limits;
 mod codes;
 mod consents;
 mod console;
