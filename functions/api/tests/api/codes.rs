@@ -155,7 +155,8 @@ async fn a_providers_refusal_is_answered_as_its_reason_and_withdraws_the_code() 
             .await
             .error(429, reason.code());
     }
-    app.outbox.refuse_with(Some(ciam_core::Reason::INVALID_PHONE));
+    app.outbox
+        .refuse_with(Some(ciam_core::Reason::INVALID_PHONE));
     app.send_code(phone, "register")
         .await
         .error(400, "INVALID_PHONE");
