@@ -103,6 +103,9 @@ else
   fail "cargo clippy (clippy-driver not found: rustup component add clippy)"
 fi
 cargo test --workspace --all-targets --locked --no-run 2>&1 | tee "$work/cargo-build.log" || fail "cargo build of the tests (or a clippy finding)"
+# The SMS signers' example binary the SDK comparison runs (infra/tests/test_sms_signatures.py):
+# `cargo test` builds examples under the test harness, so it is built as a program here.
+cargo build --locked -p ciam-notify --example sign 2>&1 | tail -n 3 || fail "cargo build of the sign example"
 
 # The tests themselves run in the background, beside what follows (the infra tests that serve
 # ciam, the drift check, the end-to-end suite): much of both is waiting (DynamoDB Local, the
