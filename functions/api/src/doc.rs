@@ -6,7 +6,6 @@
 //! this), so the document cannot describe another type than the one the handler uses.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Client, Facts, Json, Lang, MaybeAuthed, Op, Params};
 use crate::reply::Reply;
 use crate::AppState;
 use axum::body::Bytes;
@@ -38,29 +37,15 @@ pub trait Part {
     fn add(_shape: &mut Shape, _gens: &mut Generators) {}
 }
 
-impl<T: JsonSchema> Part for Json<T> {
-    fn add(shape: &mut Shape, gens: &mut Generators) {
-        shape.request = Some(gens.request.subschema_for::<T>());
-    }
-}
-
+/// Extractors that add nothing (the row says who may call). Ciam's own extractors say their
+/// part where they are defined (`extract.rs`: `Json<T>` is the request body), so that this
+/// file depends on none of them.
 macro_rules! no_part {
     ($($t:ty),* $(,)?) => { $( impl Part for $t {} )* };
 }
-no_part!(
-    Authed,
-    MaybeAuthed,
-    Op,
-    Lang,
-    Client,
-    Facts,
-    Params,
-    HeaderMap,
-    Bytes,
-    Request,
-    RawQuery,
-    State<AppState>,
-);
+pub(crate) use no_part;
+
+no_part!(HeaderMap, Bytes, Request, RawQuery, State<AppState>,);
 impl<T> Part for Path<T> {}
 /// Query parameters are still the source's (docs/openapi/source.json).
 impl<T> Part for Query<T> {}

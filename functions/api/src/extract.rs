@@ -313,3 +313,20 @@ impl<S: Send + Sync> FromRequestParts<S> for Facts {
         }))
     }
 }
+
+/// What each extractor says of its operation in docs/openapi.json (`doc::Part`): a `Json<T>` is
+/// the request body, `T`'s schema; the others add nothing (the row says who may call).
+#[cfg(feature = "openapi")]
+mod openapi {
+    use super::{Authed, Client, Facts, Json, Lang, MaybeAuthed, Op, Params};
+    use crate::doc::{no_part, Generators, Part, Shape};
+    use schemars::JsonSchema;
+
+    impl<T: JsonSchema> Part for Json<T> {
+        fn add(shape: &mut Shape, gens: &mut Generators) {
+            shape.request = Some(gens.request.subschema_for::<T>());
+        }
+    }
+
+    no_part!(Authed, MaybeAuthed, Op, Lang, Client, Facts, Params);
+}

@@ -1,3 +1,6 @@
+//! Over 500 lines because each account action's handler carries its operation's published
+//! prose (docs/openapi.json is generated from these doc comments: docs/api-document.md §4).
+//!
 //! The operator console's routes (`/admin/...`, docs/console-design.md §5). Each handler takes
 //! `extract::Op` first: the gate with its row's role (`Auth::Console`), and a fresh proof for
 //! the methods that change something. No handler names a role.
