@@ -16,7 +16,7 @@
 //!   redirect, an answer built without a type). A piece in both places is an error naming it.
 
 use ciam_api::doc::{Generators, Shape};
-use ciam_api::{Auth, RouteDef, Table};
+use ciam_api::{Auth, RouteDef};
 use ciam_core::Reason;
 use schemars::generate::SchemaSettings;
 use serde_json::{json, Map, Value};
@@ -117,9 +117,17 @@ pub fn prose(doc: &[String]) -> Result<Option<Prose>, String> {
 }
 
 /// The reasons any operation of `row` can answer whatever its handler does: the session's, the
-/// console gate's, a body's, the store's and the last resort.
+/// console gate's, a body's, and on every route the last resort, the request deadline's and
+/// the declared-keys guard's 503 (`middleware::deadline`, `middleware::declared_keys`: they
+/// wrap every row, so no handler lists SERVICE_UNAVAILABLE) and the per-client limits' 429
+/// (the global cell's web ACL, the cn cell's `middleware::client_limits`: the blanket rule
+/// counts every route).
 pub fn row_reasons(row: &RouteDef, shape: &Shape) -> Vec<Reason> {
-    let mut out = vec![Reason::INTERNAL_SERVER_ERROR];
+    let mut out = vec![
+        Reason::INTERNAL_SERVER_ERROR,
+        Reason::SERVICE_UNAVAILABLE,
+        Reason::VERIFYCODE_SENDING_TOO_QUICKLY,
+    ];
     if matches!(row.auth, Auth::Session | Auth::Console(_)) {
         out.push(Reason::AUTHORIZATION_FAILED);
     }
@@ -132,9 +140,6 @@ pub fn row_reasons(row: &RouteDef, shape: &Shape) -> Vec<Reason> {
     }
     if shape.request.is_some() {
         out.push(Reason::INVALID_PARAMETER);
-    }
-    if row.lambda.table != Table::None {
-        out.push(Reason::SERVICE_UNAVAILABLE);
     }
     out
 }

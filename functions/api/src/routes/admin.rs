@@ -408,8 +408,7 @@ action_handler!(
     /// INVALID_PARAMETER on `reason`), and in the account's security activity
     /// (`resetCodeSentBySupport`). ACCOUNT_NOT_FOUND for an unknown or deactivated id.
     ///
-    /// Reasons: ACCOUNT_NOT_FOUND, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_LIMIT,
-    /// VERIFYCODE_SENDING_TOO_QUICKLY.
+    /// Reasons: ACCOUNT_NOT_FOUND, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_LIMIT.
     ///
     /// Round trips: 4.
     send_reset_code,

@@ -101,8 +101,7 @@ fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
 /// and no code is sent.
 ///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, VERIFYCAPTCHA_NOT_FOUND, VERIFYCAPTCHA_ERROR,
-/// VERIFICATION_ATTEMPT_CODE_LIMIT, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_TOO_QUICKLY,
-/// VERIFYCODE_SENDING_LIMIT.
+/// VERIFICATION_ATTEMPT_CODE_LIMIT, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_LIMIT.
 ///
 /// A sign-in code for a locked account is refused with the lock before anything is sent.
 /// Round trips: 2 (1 transaction, then the write that marks the code delivered; +1 read when

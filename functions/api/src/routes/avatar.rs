@@ -59,7 +59,7 @@ pub async fn upload(
 /// Served with an image content type and X-Content-Type-Options: nosniff; keys change with every
 /// upload (cache-busting), so responses are cacheable for a long time.
 ///
-/// Reasons: NOT_FOUND, SERVICE_UNAVAILABLE.
+/// Reasons: NOT_FOUND.
 ///
 /// `GET /avatar/{key}`: the stored PNG (the source's 200), public (an `<img>` sends no bearer
 /// token; the key has 128 random bits) and immutable (a new upload gets a new key). `nosniff` and a

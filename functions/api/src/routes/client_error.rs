@@ -76,7 +76,7 @@ pub(super) async fn version() -> Reply<Version> {
 /// one log line `client error` (fields kind, version, route, error, stack). Nothing is stored. Body
 /// at most 8 KiB (else 400 INVALID_PARAMETER on `body`). See docs/api.md.
 ///
-/// Reasons: SERVICE_UNAVAILABLE.
+/// Reasons: none.
 ///
 /// `POST /client-errors`: logs the report and answers 204 (the source's). SERVICE_UNAVAILABLE: a
 /// body still streaming at the request's deadline (`middleware::deadline`). Round trips: 0.

@@ -44,7 +44,7 @@ fn unconfigured(s: &AppState) -> Option<Response> {
 /// (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape) rather
 /// than a wrong issuer.
 ///
-/// Reasons: SERVICE_UNAVAILABLE.
+/// Reasons: none.
 ///
 /// `GET /oidc/.well-known/openid-configuration`. Untyped: the metadata is `oidc::discovery`'s JSON
 /// (OpenID Connect Discovery's names; the source's 200). Round trips: 0.
@@ -323,7 +323,7 @@ pub async fn userinfo_post(State(s): State<AppState>, headers: HeaderMap, body: 
 /// docs/partners.md "Sign-out". While the deployment has no public URL (CIAM_PUBLIC_URL unset in
 /// AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape) rather than a wrong issuer.
 ///
-/// Reasons: SERVICE_UNAVAILABLE.
+/// Reasons: none.
 ///
 /// `GET /oidc/logout` (the `end_session_endpoint`): reads no session and writes nothing; 303 to the
 /// SPA's `/{lang}/passport/end-session` with the request's parameters (the source's 303). Round
@@ -343,7 +343,7 @@ pub async fn logout_get(
 /// While the deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503
 /// SERVICE_UNAVAILABLE (Ciam's error shape) rather than a wrong issuer.
 ///
-/// Reasons: SERVICE_UNAVAILABLE.
+/// Reasons: none.
 ///
 /// `POST /oidc/logout` (form, the source's body and 303): the same as `GET`. Round trips: 0.
 pub async fn logout_post(
