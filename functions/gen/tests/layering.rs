@@ -4,35 +4,8 @@
 
 #[path = "../../core/src/layering.rs"]
 mod layering;
+#[macro_use]
+#[path = "../../core/src/shape_tests.rs"]
+mod shape_tests;
 
-use std::path::{Path, PathBuf};
-
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-#[test]
-fn no_gen_files_import_each_other_in_a_circle() {
-    let g = layering::graph(&src());
-    assert!(
-        g["console.rs"].contains("roles.rs") && g["roles.rs"].contains("audit.rs"),
-        "the scan finds imports: {g:?}"
-    );
-    assert_eq!(
-        layering::circles(&g),
-        Vec::<Vec<String>>::new(),
-        "these files import each other in a circle"
-    );
-}
-
-#[test]
-fn no_gen_file_is_over_500_lines_without_a_reason_at_its_top() {
-    let mut files = Vec::new();
-    layering::walk(&src(), &src(), &mut files);
-    assert_eq!(
-        layering::unexplained(&files),
-        Vec::<String>::new(),
-        "split these files, or give the reason on their first line: `{}...`",
-        layering::REASON
-    );
-}
+crate_shape_tests!(|g| g["console.rs"].contains("roles.rs") && g["roles.rs"].contains("audit.rs"));
