@@ -40,7 +40,9 @@ commands, not references):
 Names a doc invents on purpose (a how-to's work example, a proposal's new names) are listed by doc
 in INVENTED; a name that was real and went is drift, to fix in the doc, not to list.
 
-NOT_YET names a doc being rewritten, checked once the rewrite lands (none now)."""
+NOT_YET names a doc being rewritten, checked once the rewrite lands, or a design written before
+its code (its names are the plan: "Status: design" on its third line; it leaves NOT_YET when its
+first step lands and from then on is held to the code like any doc)."""
 
 import fnmatch
 import functools
@@ -52,7 +54,7 @@ import subprocess
 from template_facts import ROOT
 
 # Being rewritten with the generated API document; checked once that rewrite lands.
-NOT_YET: set[str] = set()
+NOT_YET: set[str] = {"federation-design.md"}  # issue 33's design, before any of its code
 DOCS = [ROOT / "README.md", *(p for p in sorted((ROOT / "docs").glob("*.md")) if p.name not in NOT_YET)]
 
 # Made by a build or a run, never committed (.gitignore): named by the docs, not checked
@@ -418,3 +420,12 @@ def test_the_checks_can_fail():
     assert route_problem("DELETE", "/admin/apps/{appId}/webhooks/backchannel/deliveries")
     assert route_problem("GET", "/ciam/v1/admin/apps/{appId}/webhooks/backchannel/deliveries") is None
     assert "PASSWORD_ERROR" in reasons() and "NO_SUCH_REASON" not in reasons() | code_words()
+
+
+def test_a_doc_left_unchecked_is_a_design_not_yet_built():
+    for name in NOT_YET:
+        lines = (ROOT / "docs" / name).read_text().splitlines()
+        assert lines[2].startswith("Status: design, written before any code"), (
+            f"docs/{name} is left out of these checks only as a design before its code; it is "
+            "no longer one: take it out of NOT_YET and fix what the checks find"
+        )
