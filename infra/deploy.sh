@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Over 500 lines: one deploy's steps in order, each short, for both cells; the JSON reading is in
-# deploy_tool.py. Deploys Ciam to AWS: the backend (sam build through scripts/build-lambda.sh, which also checks
+# (Over 500 lines: one deploy's steps in order, each short, for both cells; JSON is deploy_tool.py's.)
+# Deploys Ciam to AWS: the backend (sam build through scripts/build-lambda.sh, which also checks
 # every function's zip size; sam package to the artefact bucket under releases/<git sha>/, the
 # packaged template kept there; sam deploy, through a reviewed change set in production; the
 # stack policy infra/stack-policy.json), then the web app (vite build, kept with the release,
@@ -109,7 +109,7 @@ WAF_REGION=us-east-1
 log() { printf '%s\n' "$*"; }
 step() { printf '\n== %s\n' "$*"; }
 die() { printf 'deploy: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+usage() { sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
 # Runs a command that changes something; in a dry run prints it instead.
 run() {
@@ -628,6 +628,22 @@ if "WebAclArn" in params and not params["WebAclArn"]:
   IFS=$'\t' read -r WEB_BUCKET DISTRIBUTION_ID PUBLIC_URL <<<"$(head -n1 <<<"$values")"
   log "WebBucketName=$WEB_BUCKET DistributionId=$DISTRIBUTION_ID PublicUrl=$PUBLIC_URL"
   tail -n +2 <<<"$values"
+  [ "$CELL" = global ] || icp_status
+}
+
+# CloudFront in China serves its names only while their ICP recordal is APPROVED (the
+# distribution's AliasICPRecordals). Said, never refused: the recordal is the filing's, not this deploy's.
+icp_status() {
+  local recordals
+  if ! recordals="$(aws cloudfront get-distribution --id "$DISTRIBUTION_ID" --region "$REGION" \
+    --query 'Distribution.AliasICPRecordals[].[CNAME,ICPRecordalStatus]' --output text 2>/dev/null)"; then
+    log "note: the ICP recordal status was not read: aws cloudfront get-distribution --id $DISTRIBUTION_ID --region $REGION --query Distribution.AliasICPRecordals"
+    return 0
+  fi
+  log "ICP recordal: $(tr '\t\n' ' ;' <<<"$recordals")"
+  if grep -qv 'APPROVED$' <<<"$recordals"; then
+    log "note: a name whose recordal is not APPROVED is not served in China (PENDING: wait; SUSPENDED: see the filing, docs/operations.md \"Mainland China\")"
+  fi
 }
 
 build_web() {

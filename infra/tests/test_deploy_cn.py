@@ -31,7 +31,8 @@ WEB_SOURCES = ("i18n/locale.ts", "config/paths.ts", "config/console-paths.ts", "
 
 # The stub aws of test_deploy_sh.py, answering the cn cell's two read-only checks first:
 # describe-secret finds the names in $STUB_SECRETS, list-server-certificates the id $STUB_CERT
-# under /cloudfront/ ($STUB_IAM_DENIED: the caller may not list them).
+# under /cloudfront/ ($STUB_IAM_DENIED: the caller may not list them); get-distribution gives the
+# alias's ICP recordal status ($STUB_ICP, default APPROVED).
 CN_AWS = textwrap.dedent(
     """\
     if [ "$1 $2" = "secretsmanager describe-secret" ]; then
@@ -42,6 +43,11 @@ CN_AWS = textwrap.dedent(
       echo "An error occurred (ResourceNotFoundException) when calling the DescribeSecret operation: Secrets Manager can't find the specified secret." >&2
       exit 254
     fi
+    if [ "$1 $2" = "cloudfront get-distribution" ]; then
+      echo "aws $*" >> "$STUB_LOG"
+      printf 'login.example.cn\t%s\n' "${STUB_ICP:-APPROVED}"
+      exit 0
+    fi
     if [ "$1 $2" = "iam list-server-certificates" ]; then
       echo "aws $*" >> "$STUB_LOG"
       [ -z "$STUB_IAM_DENIED" ] || { echo "An error occurred (AccessDenied) when calling the ListServerCertificates operation: not authorized" >&2; exit 254; }
@@ -50,7 +56,8 @@ CN_AWS = textwrap.dedent(
     fi
     """
 )
-READ_ONLY = (*base.READ_ONLY, "aws secretsmanager describe-secret", "aws iam list-server-certificates")
+READ_ONLY = (*base.READ_ONLY, "aws secretsmanager describe-secret", "aws iam list-server-certificates",
+             "aws cloudfront get-distribution")
 
 
 def cn_outputs(bucket="ciam-web-cn", **params):
@@ -137,6 +144,7 @@ def test_a_cn_dry_run_prints_the_change_set_review_with_the_cn_template_in_the_c
         "== change set review (production)",
         "deploy_tool.py review --stack ciam-cn --region cn-north-1",
         "+ aws cloudformation execute-change-set --stack-name ciam-cn --region cn-north-1",
+        "ICP recordal: login.example.cn APPROVED",
         "+ npm run build --workspace web",
         f"upload_web.py --bucket ciam-web-cn --region cn-north-1 --dist {repo}/web/dist --cell cn --other-cell {OTHER}",
         "+ aws cloudfront create-invalidation --region cn-north-1 --distribution-id E3CHINA --paths /index.html / /en-US /en-US/\\* /signout /zh-CN /zh-CN/\\*",
@@ -272,7 +280,7 @@ def test_a_whole_cn_run_builds_the_cn_stack_and_uploads_the_deep_links_with_the_
     [deploy_call] = [c for c in calls if c.startswith("sam deploy")]
     assert "--region cn-north-1 --config-env cn --template-file" in deploy_call and "--no-execute-changeset" in deploy_call
     assert "aws cloudformation execute-change-set --stack-name ciam-cn --region cn-north-1 --change-set-name arn:" in " ".join(calls)
-    [invalidation] = [c for c in calls if c.startswith("aws cloudfront")]
+    [invalidation] = [c for c in calls if c.startswith("aws cloudfront create-invalidation")]
     assert invalidation.startswith("aws cloudfront create-invalidation --region cn-north-1 --distribution-id E3CHINA --paths /index.html / ")
     assert "/zh-CN/*" in invalidation and "/en-US/*" in invalidation
     assert (repo / "s3" / "ciam-artifacts" / "releases" / "last-good").read_text().strip() == sha
@@ -301,3 +309,11 @@ def test_a_whole_global_run_names_its_cell_in_the_page_and_writes_no_deep_links(
     assert [c for c in calls if c.startswith("aws cloudfront")] == [
         "aws cloudfront create-invalidation --distribution-id E2EXAMPLE --paths /index.html --query Invalidation.Id --output text"
     ]
+
+
+def test_a_name_whose_icp_recordal_is_not_approved_is_pointed_out(repo, stubs):
+    done, calls = deploy(repo, stubs, "--dry-run", "--region", "cn-north-1", env={"STUB_ICP": "PENDING"})
+    assert done.returncode == 0, done.stderr
+    assert "ICP recordal: login.example.cn PENDING" in done.stdout
+    assert "a name whose recordal is not APPROVED is not served in China" in done.stdout
+    assert "aws cloudfront get-distribution --id E3CHINA --region cn-north-1 --query Distribution.AliasICPRecordals[].[CNAME,ICPRecordalStatus] --output text" in calls
