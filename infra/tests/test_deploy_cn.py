@@ -7,22 +7,27 @@ missing, before anything is built; a whole run builds infra/cn.yaml, deploys thr
 `--config-env cn` and uploads the deep links' copies of index.html with the cell's tags to
 moto_server. The global cell's own tests (test_deploy_sh.py) are unchanged."""
 
+import collections
 import json
 import pathlib
 import re
 import shutil
+import sys
 import textwrap
 import uuid
 
 import boto3
 import pytest
+from samcli.yamlhelper import yaml_parse
 
 import test_deploy_sh as base
-from test_deploy_sh import head, kinds, only_reads  # noqa: F401
+from test_deploy_sh import head
 from test_deploy_sh import repo as global_repo  # noqa: F401  (the fixture)
 from test_upload_web import CREDENTIALS, endpoint  # noqa: F401  (the moto_server fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "infra"))
+import deploy_tool  # noqa: E402
 CERT = "ASCAEXAMPLECERT0001"
 SECRETS = "ciam/mail-relay ciam/sms-providers"
 OTHER = "https://login.example.com"
@@ -317,3 +322,46 @@ def test_a_name_whose_icp_recordal_is_not_approved_is_pointed_out(repo, stubs):
     assert "ICP recordal: login.example.cn PENDING" in done.stdout
     assert "a name whose recordal is not APPROVED is not served in China" in done.stdout
     assert "aws cloudfront get-distribution --id E3CHINA --region cn-north-1 --query Distribution.AliasICPRecordals[].[CNAME,ICPRecordalStatus] --output text" in calls
+
+
+def test_a_cn_web_only_release_uploads_the_deep_links_and_invalidates_in_the_china_endpoint(repo, stubs):
+    done, calls = deploy(repo, stubs, "--dry-run", "--web-only", "--region", "cn-northwest-1")
+    assert done.returncode == 0, done.stderr
+    assert not [c for c in calls if c.startswith(("sam", "cargo", "aws secretsmanager", "aws iam"))], calls
+    assert f"upload_web.py --bucket ciam-web-cn --region cn-northwest-1 --dist {repo}/web/dist --cell cn --other-cell {OTHER}" in done.stdout
+    assert "+ aws cloudfront create-invalidation --region cn-northwest-1 --distribution-id E3CHINA --paths /index.html /" in done.stdout
+
+
+def test_a_cn_rollback_deploys_the_kept_release_through_the_cells_config_and_uploads_its_pages(repo, stubs, endpoint):  # noqa: F811
+    base.keep_release(repo, "aaa111", "packaged: release aaa111\n")
+    base.keep_release(repo, "bbb222", "packaged: release bbb222\n")
+    base.s3_object(repo, "ciam-artifacts", "releases/history").write_text("aaa111\nbbb222\n")
+    base.s3_object(repo, "ciam-artifacts", "releases/last-good").write_text("bbb222\n")
+    done, calls, s3, bucket = whole_run(repo, stubs, endpoint, "--rollback", "--yes")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert not [c for c in calls if c.startswith(("cargo", "npm", "sam build", "sam package"))], calls
+    [deploy_call] = [c for c in calls if c.startswith("sam deploy")]
+    assert "--region cn-north-1 --config-env cn" in deploy_call and "--s3-prefix releases/aaa111" in deploy_call
+    # The rollback's own checks ran: the certificate and the secrets.
+    assert [c for c in calls if c.startswith("aws iam list-server-certificates")]
+    page = s3.get_object(Bucket=bucket, Key="zh-CN/passport/signin")["Body"].read()
+    assert b"index-aaa111.js" in page and b'<meta name="ciam-cell" content="cn">' in page
+
+
+def test_the_cn_stack_s_parameters_are_read_from_its_text_as_its_yaml_says():
+    parsed = yaml_parse((ROOT / "infra" / "cn.yaml").read_text())["Parameters"]
+    read = deploy_tool.template_parameters(ROOT / "infra" / "cn.yaml")
+    assert read == {name: str(p.get("Default", "")) for name, p in parsed.items()}
+    assert "IamCertificateId" in read and "WebAclArn" not in read and "CertificateArn" not in read
+
+
+def test_the_stack_policy_protects_the_same_resources_in_the_cn_stack():
+    """One infra/stack-policy.json for both cells: every type it keeps from replacement and
+    deletion is in the cn stack as often as in the global one."""
+
+    def counts(path):
+        return collections.Counter(r["Type"] for r in yaml_parse(path.read_text())["Resources"].values())
+
+    protected = deploy_tool.protected_types(ROOT / "infra" / "stack-policy.json")
+    cn, global_ = counts(ROOT / "infra" / "cn.yaml"), counts(ROOT / "template.yaml")
+    assert protected and all(cn[t] == global_[t] > 0 for t in protected), {t: (global_[t], cn[t]) for t in protected}
