@@ -52,7 +52,7 @@
 # The cn cell has no web ACL: it refuses --console-host, --console-allow, --waf-stack-name and
 # WebAclArn; production there needs ClientLimits, DomainName and IamCertificateId, the backup
 # copy and secret replica in the other China Region, and its provider secrets
-# (MailRelaySecretName, SmsProviderSecretName) existing (docs/operations.md "Mainland China").
+# (MailRelaySecretName, SmsProviderSecretName) existing (docs/operations.md section 8.9).
 # The web upload writes the cell's name (and OtherCellUrl, the other cell's portal) into
 # index.html; in the cn cell also a copy of it at each of the SPA's paths.
 # Environment: AWS_PROFILE and the usual AWS variables; CIAM_PYTHON (default .venv/bin/python).
@@ -168,7 +168,7 @@ parse_args() {
       # The console's door is the global cell's web ACL (infra/waf.yaml), which China cannot put
       # on CloudFront (WAF there is regional only).
       if $CONSOLE_HOST_SET || $CONSOLE_ALLOW_SET || $WAF_STACK_SET; then
-        die "--cell cn has no web ACL: --console-host, --console-allow and --waf-stack-name are the global cell's (its door is infra/waf.yaml, which China cannot put on CloudFront); the cn cell's console is served under DomainName's /{lang}/admin, and ClientLimits limits each client (docs/operations.md \"Mainland China\")"
+        die "--cell cn has no web ACL: --console-host, --console-allow and --waf-stack-name are the global cell's (its door is infra/waf.yaml, which China cannot put on CloudFront); the cn cell's console is served under DomainName's /{lang}/admin, and ClientLimits limits each client (docs/operations.md section 8.9)"
       fi ;;
     *) die "--cell $CELL: global or cn" ;;
   esac
@@ -299,7 +299,6 @@ check_cn() {
 # Environment and WebAclArn are read from --parameter-overrides, else samconfig.toml, else the
 # deployed stack; the template's rule refuses the same (this stops it before a build).
 check_web_acl() {
-  check_region
   { $WEB_ONLY || $GUIDED; } && return 0
   if [ "$CELL" = cn ]; then check_cn; return 0; fi
   local cmd=("$PY" "$ROOT/infra/deploy_tool.py" settings --stack-json "$WORK/stack.json" --samconfig "$ROOT/samconfig.toml")
@@ -642,7 +641,7 @@ icp_status() {
   fi
   log "ICP recordal: $(tr '\t\n' ' ;' <<<"$recordals")"
   if grep -qv 'APPROVED$' <<<"$recordals"; then
-    log "note: a name whose recordal is not APPROVED is not served in China (PENDING: wait; SUSPENDED: see the filing, docs/operations.md \"Mainland China\")"
+    log "note: a name whose recordal is not APPROVED is not served in China (PENDING: wait; SUSPENDED: see the filing, docs/operations.md section 8.9)"
   fi
 }
 
@@ -743,6 +742,7 @@ invalidate_index() {
 main() {
   parse_args "$@"
   check_prerequisites
+  check_region
   $WEB_ONLY || read_stack
   check_web_acl
   console_door

@@ -7,11 +7,11 @@
         (production, empty); samconfig.toml's [ENV.deploy.parameters] with --config-env ENV
         (default: default). With --keys K1,K2,...: those parameters' values instead, one a line
         (BackupCopyVaultArn, SecretReplicaRegion: empty; BackupVaultLockChangeableForDays: 0).
-    deploy_tool.py cell --cell global|cn --region R --stack-json FILE [--samconfig FILE]
+    deploy_tool.py cell --cell cn --region R --stack-json FILE [--samconfig FILE]
                         [--config-env ENV] [--overrides 'K=V ...']... [--template FILE]
-        the checks of a cell before anything is built (docs/operations.md "Mainland China"):
-        the Region belongs to the cell's partition; for cn, no parameter the cn stack lacks
-        (WebAclArn, CertificateArn: named with what replaces them), the ICP-filed DomainName
+        the cn cell's checks before anything is built (docs/operations.md §8.9): a China
+        Region; no parameter the cn stack lacks (WebAclArn, CertificateArn: named with what
+        replaces them); the ICP-filed DomainName
         and IamCertificateId always, and in production ClientLimits, the backup copy in the
         other China Region, the secret replica there, a compliance lock, and the provider
         secrets (MailRelaySecretName, SmsProviderSecretName) existing where the caller may read
@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from typing import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 POLICY = ROOT / "infra" / "stack-policy.json"
@@ -144,107 +145,126 @@ def aws_read(*args: str) -> tuple[str, str]:
     return "unknown", err or f"exit {done.returncode}"
 
 
+class Findings:
+    """What `cell` found: refusals (the deploy stops) and notes (said, then it goes on)."""
+
+    def __init__(self) -> None:
+        self.refusals: list[str] = []
+        self.notes: list[str] = []
+
+
 def cell(args) -> int:
-    refusals: list[str] = []
-    notes: list[str] = []
-    china = args.region in CHINA_REGIONS
-    if args.cell == "global":
-        if china:
-            refusals.append(f"--region {args.region} is in AWS China (aws-cn): the global stack (template.yaml) cannot "
-                            "deploy there (no function URLs, SES, SNS SMS, CloudFront Functions, ACM on CloudFront); "
-                            "deploy the mainland cell: infra/deploy.sh --cell cn")
-        return _finish(refusals, notes, "")
-    if not china:
-        refusals.append(f"--region {args.region or '<none>'}: the cn cell (infra/cn.yaml) deploys in "
-                        f"{' or '.join(CHINA_REGIONS)} only, with the aws-cn account's credentials")
+    """The cn cell's checks (the module doc); the global cell's Region is deploy.sh's own check."""
+    found = Findings()
+    if args.region not in CHINA_REGIONS:
+        found.refusals.append(f"--region {args.region or '<none>'}: the cn cell (infra/cn.yaml) deploys in "
+                              f"{' or '.join(CHINA_REGIONS)} only, with the aws-cn account's credentials")
+        return _finish(found, "")
     given = parse_overrides(args.overrides or [])
     saved = samconfig_overrides(args.samconfig, args.config_env)
     deployed = stack_parameters(args.stack_json)
     defaults = template_parameters(args.template)
-    for key in sorted(set(given) | set(saved)):
-        if key in defaults:
-            continue
-        why = NOT_IN_CN.get(key, "the cn stack (infra/cn.yaml) has no such parameter")
-        where = "--parameter-overrides" if key in given else f"samconfig.toml [{args.config_env}.deploy.parameters]"
-        refusals.append(f"{key} ({where}): {why}")
-    if "WebAclArn" in deployed or "CertificateArn" in deployed:
-        refusals.append(f"the deployed stack {args.stack} is a global cell's (it has WebAclArn/CertificateArn): "
-                        "name the cn cell's own stack with --stack-name")
 
     def value(key: str) -> str:
         return next((layer[key] for layer in (given, saved, deployed) if key in layer), defaults.get(key, ""))
 
+    for key in sorted(set(given) | set(saved)):
+        if key not in defaults:
+            why = NOT_IN_CN.get(key, "the cn stack (infra/cn.yaml) has no such parameter")
+            where = "--parameter-overrides" if key in given else f"samconfig.toml [{args.config_env}.deploy.parameters]"
+            found.refusals.append(f"{key} ({where}): {why}")
+    if "WebAclArn" in deployed or "CertificateArn" in deployed:
+        found.refusals.append(f"the deployed stack {args.stack} is a global cell's (it has WebAclArn/CertificateArn): "
+                              "name the cn cell's own stack with --stack-name")
     environment = value("Environment") or "production"
     if environment not in ("production", "test"):
-        refusals.append(f"Environment={environment}: production or test")
+        found.refusals.append(f"Environment={environment}: production or test")
     production = environment == "production"
     if value("ConsoleHostName"):
-        refusals.append("ConsoleHostName: empty in the cn cell (its door in the global cell is the web ACL, which "
-                        "China cannot put on CloudFront); the console is served under DomainName's /{lang}/admin")
-    domain, cert = value("DomainName"), value("IamCertificateId")
-    if not domain:
-        refusals.append("DomainName is empty: CloudFront in China serves only on a host name with an ICP recordal "
-                        "(login.example.cn); pass --parameter-overrides 'DomainName=...'")
-    if not cert:
-        refusals.append("IamCertificateId is empty: CloudFront in China takes its certificate from IAM (aws iam "
-                        "upload-server-certificate --path /cloudfront/ciam/ ...; the answer's ServerCertificateId)")
-    elif china:
-        status, out = aws_read("iam", "list-server-certificates", "--path-prefix", "/cloudfront/", "--region", args.region,
-                               "--query", f"ServerCertificateMetadataList[?ServerCertificateId=='{cert}'].[ServerCertificateName,Expiration]",
-                               "--output", "text")
-        if status == "ok" and out and out != "None":
-            notes.append(f"IAM server certificate {cert}: {' '.join(out.split())}")
-        elif status == "ok":
-            refusals.append(f"IamCertificateId={cert}: no IAM server certificate with that id under the path /cloudfront/ "
-                            "(CloudFront uses only those): aws iam list-server-certificates --path-prefix /cloudfront/")
-        else:
-            notes.append(f"IamCertificateId={cert}: not checked (cannot list IAM server certificates: {out.splitlines()[-1]})")
+        found.refusals.append("ConsoleHostName: empty in the cn cell (its door in the global cell is the web ACL, which "
+                              "China cannot put on CloudFront); the console is served under DomainName's /{lang}/admin")
+    if not value("DomainName"):
+        found.refusals.append("DomainName is empty: CloudFront in China serves only on a host name with an ICP recordal "
+                              "(login.example.cn); pass --parameter-overrides 'DomainName=...'")
+    _check_certificate(found, args.region, value("IamCertificateId"))
     for key in ("MailRelaySecretName", "SmsProviderSecretName"):
-        name = value(key)
-        if not name:
-            refusals.append(f"{key} is empty: the name of the Secrets Manager secret the cell's functions read")
-            continue
-        if not china:
-            continue
-        status, out = aws_read("secretsmanager", "describe-secret", "--secret-id", name, "--region", args.region,
-                               "--query", "Name", "--output", "text")
-        if status == "ok":
-            notes.append(f"{key}={name}: exists")
-        elif status == "missing":
-            message = (f"{key}={name}: no such secret in {args.region}: create it first "
-                       "(docs/operations.md \"Mainland China\", the providers' secrets)")
-            (refusals if production else notes).append(message if production else f"warning: {message}")
-        else:
-            notes.append(f"{key}={name}: not checked (cannot read it: {out.splitlines()[-1]})")
+        _check_secret(found, args.region, key, value(key), production)
     if production:
-        if value("ClientLimits") in ("", "none"):
-            refusals.append("ClientLimits=none: a production cn stack limits each client (no web ACL can in China; "
-                            "docs/multi-region.md section 13)")
-        copy, replica, lock = value("BackupCopyVaultArn"), value("SecretReplicaRegion"), value("BackupVaultLockChangeableForDays")
-        if not copy:
-            refusals.append("BackupCopyVaultArn is empty: deploy infra/backup-vault.yaml in the other China Region and pass its VaultArn output")
-        if not replica:
-            refusals.append("SecretReplicaRegion is empty: name the other China Region for the secrets' replica")
-        if (lock or "0") == "0":
-            refusals.append("BackupVaultLockChangeableForDays is 0 (governance mode): set 3 or more for a compliance-mode lock")
-    other = [r for r in CHINA_REGIONS if r != args.region]
-    replica = value("SecretReplicaRegion")
-    if replica and china and replica == args.region:
-        refusals.append(f"SecretReplicaRegion={replica} is this stack's own Region: the replica goes to {other[0]}")
-    copy = value("BackupCopyVaultArn")
-    if copy and china and f":{args.region}:" in copy:
-        refusals.append(f"BackupCopyVaultArn is in {args.region}, this stack's own Region: the copy goes to a vault in {other[0]}")
-    notes.insert(0, f"Environment={environment} DomainName={domain or '<empty>'} IamCertificateId={cert or '<empty>'} "
-                    f"ClientLimits={value('ClientLimits') or '<empty>'}")
-    return _finish(refusals, notes, environment)
+        _check_production(found, value)
+    _check_other_region(found, args.region, value("SecretReplicaRegion"), value("BackupCopyVaultArn"))
+    found.notes.insert(0, f"Environment={environment} DomainName={value('DomainName') or '<empty>'} "
+                          f"IamCertificateId={value('IamCertificateId') or '<empty>'} ClientLimits={value('ClientLimits') or '<empty>'}")
+    return _finish(found, environment)
 
 
-def _finish(refusals: list[str], notes: list[str], environment: str) -> int:
+def _check_certificate(found: Findings, region: str, cert: str) -> None:
+    """CloudFront uses IAM server certificates under the path /cloudfront/ only."""
+    if not cert:
+        found.refusals.append("IamCertificateId is empty: CloudFront in China takes its certificate from IAM (aws iam "
+                              "upload-server-certificate --path /cloudfront/ciam/ ...; the answer's ServerCertificateId)")
+        return
+    status, out = aws_read("iam", "list-server-certificates", "--path-prefix", "/cloudfront/", "--region", region,
+                           "--query", f"ServerCertificateMetadataList[?ServerCertificateId=='{cert}'].[ServerCertificateName,Expiration]",
+                           "--output", "text")
+    if status == "ok" and out and out != "None":
+        found.notes.append(f"IAM server certificate {cert}: {' '.join(out.split())}")
+    elif status == "ok":
+        found.refusals.append(f"IamCertificateId={cert}: no IAM server certificate with that id under the path /cloudfront/ "
+                              "(CloudFront uses only those): aws iam list-server-certificates --path-prefix /cloudfront/")
+    else:
+        found.notes.append(f"IamCertificateId={cert}: not checked (cannot list IAM server certificates: {out.splitlines()[-1]})")
+
+
+def _check_secret(found: Findings, region: str, key: str, name: str, production: bool) -> None:
+    """A provider secret the functions read at their start: missing, production does not deploy."""
+    if not name:
+        found.refusals.append(f"{key} is empty: the name of the Secrets Manager secret the cell's functions read")
+        return
+    status, out = aws_read("secretsmanager", "describe-secret", "--secret-id", name, "--region", region,
+                           "--query", "Name", "--output", "text")
+    if status == "ok":
+        found.notes.append(f"{key}={name}: exists")
+    elif status == "missing":
+        message = f"{key}={name}: no such secret in {region}: create it first (docs/operations.md section 8.9)"
+        if production:
+            found.refusals.append(message)
+        else:
+            found.notes.append(f"warning: {message}")
+    else:
+        found.notes.append(f"{key}={name}: not checked (cannot read it: {out.splitlines()[-1]})")
+
+
+def _check_production(found: Findings, value: Callable[[str], str]) -> None:
+    """What the template's production rules refuse, before a build."""
+    if value("ClientLimits") in ("", "none"):
+        found.refusals.append("ClientLimits=none: a production cn stack limits each client (no web ACL can in China; "
+                              "docs/multi-region.md section 13)")
+    if not value("BackupCopyVaultArn"):
+        found.refusals.append("BackupCopyVaultArn is empty: deploy infra/backup-vault.yaml in the other China Region "
+                              "and pass its VaultArn output")
+    if not value("SecretReplicaRegion"):
+        found.refusals.append("SecretReplicaRegion is empty: name the other China Region for the secrets' replica")
+    if (value("BackupVaultLockChangeableForDays") or "0") == "0":
+        found.refusals.append("BackupVaultLockChangeableForDays is 0 (governance mode): set 3 or more for a compliance-mode lock")
+
+
+def _check_other_region(found: Findings, region: str, replica: str, copy: str) -> None:
+    """The replica and the copy belong in the other China Region (the template's AllowedValues
+    admit both, and its Rules cannot compare with the stack's own Region)."""
+    other = next(r for r in CHINA_REGIONS if r != region)
+    if replica == region:
+        found.refusals.append(f"SecretReplicaRegion={replica} is this stack's own Region: the replica goes to {other}")
+    if copy and f":{region}:" in copy:
+        found.refusals.append(f"BackupCopyVaultArn is in {region}, this stack's own Region: the copy goes to a vault in {other}")
+
+
+def _finish(found: Findings, environment: str) -> int:
     print(environment)
-    for note in notes:
+    for note in found.notes:
         print(note)
-    if refusals:
-        print("deploy: refused: this cell cannot deploy as asked:\n" + "\n".join(f"  {r}" for r in refusals), file=sys.stderr)
+    if found.refusals:
+        print("deploy: refused: this cell cannot deploy as asked:\n" + "\n".join(f"  {r}" for r in found.refusals),
+              file=sys.stderr)
         return CELL_REFUSED
     return 0
 
@@ -368,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keys")
     p.add_argument("--config-env", default="default")
     p = sub.add_parser("cell")
-    p.add_argument("--cell", choices=("global", "cn"), required=True)
+    p.add_argument("--cell", choices=("cn",), required=True)
     p.add_argument("--region", default="")
     p.add_argument("--stack", default="")
     p.add_argument("--stack-json", type=pathlib.Path)

@@ -365,3 +365,9 @@ def test_the_stack_policy_protects_the_same_resources_in_the_cn_stack():
     protected = deploy_tool.protected_types(ROOT / "infra" / "stack-policy.json")
     cn, global_ = counts(ROOT / "infra" / "cn.yaml"), counts(ROOT / "template.yaml")
     assert protected and all(cn[t] == global_[t] > 0 for t in protected), {t: (global_[t], cn[t]) for t in protected}
+
+
+def test_a_region_of_the_other_partition_stops_the_run_before_the_stack_is_read(repo, stubs):
+    done, calls = deploy(repo, stubs, "--region", "eu-west-1")
+    assert done.returncode == 1
+    assert calls == ["aws sts get-caller-identity --query Arn --output text"], calls
