@@ -123,7 +123,7 @@ def content_type_for(key: str) -> str:
 # -- the cell: its tags in index.html, and the cn cell's deep links -------------------------------
 
 _HOST = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,5})?$")
-_CELL_TAGS = re.compile(r"<meta\s+name=[\"']?ciam-(?:other-)?cell[\"']?[^>]*>", re.I)
+_CELL_TAGS = re.compile(r"<meta\s+name=([\"']?)ciam-(?:other-)?cell\1(?=[\s/>])[^>]*>", re.I)
 
 
 def other_cell_origin(url: str) -> str:

@@ -148,6 +148,8 @@ def test_the_tags_go_before_head_s_end_replacing_an_earlier_upload_s_or_after_th
     once = upload_web.with_cell(HEAD_PAGE.encode(), "cn", OTHER)
     again = upload_web.with_cell(once, "global", None).decode()
     assert again == HEAD_PAGE.replace("</head>", '<meta name="ciam-cell" content="global"></head>')
+    other = '<meta name="ciam-cells" content="x"><meta name=ciam-cell content=global>'
+    assert upload_web.with_cell(other.encode(), "cn", None).decode() == '<meta name="ciam-cell" content="cn"><meta name="ciam-cells" content="x">'
     implied = upload_web.with_cell(b"<!DOCTYPE html><script src=/a.js></script>", "cn", None).decode()
     assert implied == '<!DOCTYPE html><meta name="ciam-cell" content="cn"><script src=/a.js></script>'
 
