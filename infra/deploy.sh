@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Over 500 lines: one deploy's steps in order, each short, for both cells; JSON is deploy_tool.py's.)
 # Deploys Ciam to AWS: the backend (sam build through scripts/build-lambda.sh, which also checks
 # every function's zip size; sam package to the artefact bucket under releases/<git sha>/, the
 # packaged template kept there; sam deploy, through a reviewed change set in production; the
@@ -8,6 +9,12 @@
 # §8.x "Rolling back".
 #
 # Usage: infra/deploy.sh [options] [-- extra arguments for sam deploy]
+#   --cell global|cn             which cell (docs/multi-region.md section 12): global (default,
+#                                template.yaml, any Region outside China) or cn (infra/cn.yaml, in
+#                                cn-north-1 or cn-northwest-1 with the aws-cn account's
+#                                credentials: no web ACL stack, an IAM server certificate and the
+#                                ICP-filed DomainName, the provider secrets; samconfig.toml's
+#                                [cn.*] sections, `sam ... --config-env cn`)
 #   --stack-name NAME            default: $CIAM_STACK_NAME, else samconfig.toml's, else "ciam"
 #   --region REGION              default: $AWS_REGION, $AWS_DEFAULT_REGION, samconfig.toml's,
 #                                else `aws configure get region`
@@ -42,11 +49,23 @@
 # The console's door (docs/operations.md §11): ConsoleHostName in --parameter-overrides counts as
 # --console-host; with either option the web ACL's stack is updated before this one, with the
 # same host name (the allow-list alone: this stack's current one).
+# The cn cell has no web ACL: it refuses --console-host, --console-allow, --waf-stack-name and
+# WebAclArn; production there needs ClientLimits, DomainName and IamCertificateId, the backup
+# copy and secret replica in the other China Region, and its provider secrets
+# (MailRelaySecretName, SmsProviderSecretName) existing (docs/operations.md section 8.9).
+# The web upload writes the cell's name (and OtherCellUrl, the other cell's portal) into
+# index.html; in the cn cell also a copy of it at each of the SPA's paths.
 # Environment: AWS_PROFILE and the usual AWS variables; CIAM_PYTHON (default .venv/bin/python).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STACK_NAME="${CIAM_STACK_NAME:-}"
+# The cell: its template and its samconfig.toml environment (sam --config-env).
+CELL=global
+SOURCE_TEMPLATE="$ROOT/template.yaml"
+CONFIG_ENV=default
+SAM_ENV=()
+OTHER_CELL=""
 REGION=""
 GUIDED=false
 WEB_ONLY=false
@@ -83,13 +102,14 @@ CONSOLE_ALLOW_SET=false
 CONSOLE_IPV4=""
 CONSOLE_IPV6=""
 WAF_STACK="${CIAM_WAF_STACK_NAME:-}"
+WAF_STACK_SET=false
 # AWS WAF for CloudFront lives in us-east-1 only.
 WAF_REGION=us-east-1
 
 log() { printf '%s\n' "$*"; }
 step() { printf '\n== %s\n' "$*"; }
 die() { printf 'deploy: error: %s\n' "$*" >&2; exit 1; }
-usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+usage() { sed -n '3,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
 # Runs a command that changes something; in a dry run prints it instead.
 run() {
@@ -127,7 +147,8 @@ parse_args() {
       --yes) YES=true; shift ;;
       --console-host) [ $# -ge 2 ] || die "--console-host needs a value ('' for none)"; CONSOLE_HOST="$2"; CONSOLE_HOST_SET=true; shift 2 ;;
       --console-allow) [ $# -ge 2 ] || die "--console-allow needs a value ('' for any address)"; CONSOLE_ALLOW="$2"; CONSOLE_ALLOW_SET=true; shift 2 ;;
-      --waf-stack-name) [ $# -ge 2 ] || die "--waf-stack-name needs a value"; WAF_STACK="$2"; shift 2 ;;
+      --waf-stack-name) [ $# -ge 2 ] || die "--waf-stack-name needs a value"; WAF_STACK="$2"; WAF_STACK_SET=true; shift 2 ;;
+      --cell) [ $# -ge 2 ] || die "--cell needs a value: global or cn"; CELL="$2"; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       --) shift; SAM_EXTRA=("$@"); break ;;
       *) die "unknown option $1 (infra/deploy.sh --help)" ;;
@@ -138,6 +159,19 @@ parse_args() {
   if { $CONSOLE_HOST_SET || $CONSOLE_ALLOW_SET; } && { $WEB_ONLY || $ROLLBACK; }; then
     die "--console-host and --console-allow change both stacks; they cannot go with --web-only or --rollback"
   fi
+  case "$CELL" in
+    global) ;;
+    cn)
+      SOURCE_TEMPLATE="$ROOT/infra/cn.yaml"
+      CONFIG_ENV=cn
+      SAM_ENV=(--config-env cn)
+      # The console's door is the global cell's web ACL (infra/waf.yaml), which China cannot put
+      # on CloudFront (WAF there is regional only).
+      if $CONSOLE_HOST_SET || $CONSOLE_ALLOW_SET || $WAF_STACK_SET; then
+        die "--cell cn has no web ACL: --console-host, --console-allow and --waf-stack-name are the global cell's (its door is infra/waf.yaml, which China cannot put on CloudFront); the cn cell's console is served under DomainName's /{lang}/admin, and ClientLimits limits each client (docs/operations.md section 8.9)"
+      fi ;;
+    *) die "--cell $CELL: global or cn" ;;
+  esac
 }
 
 cleanup() {
@@ -154,10 +188,21 @@ trap cleanup EXIT
 # samconfig.toml (written by --guided) gives the stack name and region when none was passed.
 samconfig() {
   [ -f "$ROOT/samconfig.toml" ] || return 0
-  "$PY" - "$ROOT/samconfig.toml" "$1" <<'EOF' 2>/dev/null || true
+  "$PY" - "$ROOT/samconfig.toml" "$1" "$CONFIG_ENV" <<'EOF' 2>/dev/null || true
 import sys, tomllib
 with open(sys.argv[1], "rb") as f:
-    print(tomllib.load(f).get("default", {}).get("deploy", {}).get("parameters", {}).get(sys.argv[2], ""))
+    print(tomllib.load(f).get(sys.argv[3], {}).get("deploy", {}).get("parameters", {}).get(sys.argv[2], ""))
+EOF
+}
+
+# Whether samconfig.toml has this cell's deploy section (then it says what may be created).
+samconfig_has_cell() {
+  [ -f "$ROOT/samconfig.toml" ] || return 1
+  [ "$CONFIG_ENV" = default ] && return 0
+  "$PY" - "$ROOT/samconfig.toml" "$CONFIG_ENV" <<'EOF' 2>/dev/null
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    sys.exit(0 if tomllib.load(f).get(sys.argv[2], {}).get("deploy") else 1)
 EOF
 }
 
@@ -223,11 +268,39 @@ read_stack() {
   fi
 }
 
+# Each cell in its own partition: the global stack never in China, the cn stack only there.
+check_region() {
+  [ -n "$REGION" ] || return 0
+  case "$REGION" in
+    cn-north-1 | cn-northwest-1)
+      [ "$CELL" = cn ] || die "--region $REGION is in AWS China (aws-cn): the global stack (template.yaml) cannot deploy there (no function URLs, SES, SNS SMS, CloudFront Functions or ACM on CloudFront); deploy the mainland cell: infra/deploy.sh --cell cn" ;;
+    *)
+      [ "$CELL" = global ] || die "--cell cn deploys infra/cn.yaml in cn-north-1 or cn-northwest-1 only (the aws-cn partition, its own account and credentials), not in $REGION" ;;
+  esac
+}
+
+# The cn cell (deploy_tool.py cell): nothing China lacks (WebAclArn, CertificateArn, a console
+# host), and what it needs instead: the ICP-filed DomainName and IamCertificateId (which IAM must
+# hold under /cloudfront/), the provider secrets, and in production ClientLimits and the data's
+# safety in the other China Region. The template's rules refuse the same; this stops it before a build.
+check_cn() {
+  local cmd=("$PY" "$ROOT/infra/deploy_tool.py" cell --cell cn --region "$REGION" --stack "$STACK_NAME"
+    --stack-json "$WORK/stack.json" --samconfig "$ROOT/samconfig.toml" --config-env "$CONFIG_ENV" --template "$SOURCE_TEMPLATE")
+  local o out status=0
+  for o in "${OVERRIDES[@]}"; do cmd+=(--overrides "$o"); done
+  out="$("${cmd[@]}")" || status=$?
+  ENVIRONMENT="$(head -n1 <<<"$out")"
+  tail -n +2 <<<"$out"
+  # The refusals are on stderr already.
+  [ "$status" -eq 0 ] || exit 1
+}
+
 # Production needs the web ACL: without it nothing limits one client (docs/operations.md §8).
 # Environment and WebAclArn are read from --parameter-overrides, else samconfig.toml, else the
 # deployed stack; the template's rule refuses the same (this stops it before a build).
 check_web_acl() {
   { $WEB_ONLY || $GUIDED; } && return 0
+  if [ "$CELL" = cn ]; then check_cn; return 0; fi
   local cmd=("$PY" "$ROOT/infra/deploy_tool.py" settings --stack-json "$WORK/stack.json" --samconfig "$ROOT/samconfig.toml")
   local o
   for o in "${OVERRIDES[@]}"; do cmd+=(--overrides "$o"); done
@@ -264,7 +337,7 @@ $(printf '  %s\n' "${missing[@]}")  (docs/operations.md section 8.5); a test sta
 # the web ACL's stack is checked here (it must exist: production needs it anyway) and updated
 # by deploy_console_door before this stack, so the door closes before a new name opens.
 console_door() {
-  { $WEB_ONLY || $ROLLBACK; } && return 0
+  { $WEB_ONLY || $ROLLBACK || [ "$CELL" = cn ]; } && return 0
   local named
   if named="$("$PY" - "${OVERRIDES[@]}" <<'EOF'
 import shlex, sys
@@ -354,7 +427,11 @@ release_id() {
 build_backend() {
   { $WEB_ONLY || $ROLLBACK; } && return 0
   step "sam build (npm run build:lambda: bootstrap and passkeys, each zip at most 4 MB)"
-  run bash "$ROOT/scripts/build-lambda.sh"
+  if [ "$CELL" = cn ]; then
+    run env CIAM_TEMPLATE="$SOURCE_TEMPLATE" bash "$ROOT/scripts/build-lambda.sh"
+  else
+    run bash "$ROOT/scripts/build-lambda.sh"
+  fi
 }
 
 # sam package: the artefacts and the packaged template under releases/<sha>/, kept for a rollback
@@ -365,7 +442,7 @@ package_release() {
   resolve_bucket
   step "sam package (release $RELEASE)"
   local args=(package --template-file "$ROOT/.aws-sam/build/template.yaml" --region "$REGION"
-    --s3-prefix "releases/$RELEASE" --output-template-file "$ROOT/.aws-sam/packaged.yaml")
+    --s3-prefix "releases/$RELEASE" --output-template-file "$ROOT/.aws-sam/packaged.yaml" "${SAM_ENV[@]}")
   if [ -z "$ARTIFACT_BUCKET" ]; then
     if $DRY_RUN; then
       ARTIFACT_BUCKET="<ArtifactBucket>"
@@ -426,14 +503,15 @@ guard_stack() {
 deploy_backend() {
   $WEB_ONLY && return 0
   step "sam deploy (stack $STACK_NAME${RELEASE:+, release $RELEASE})"
-  local args=(deploy --stack-name "$STACK_NAME" --region "$REGION")
+  local args=(deploy --stack-name "$STACK_NAME" --region "$REGION" "${SAM_ENV[@]}")
   if $GUIDED; then
     args+=(--guided)
   else
     args+=(--template-file "$TEMPLATE" --s3-bucket "$ARTIFACT_BUCKET" --s3-prefix "releases/$RELEASE")
     # Without a samconfig.toml nothing else says what may be created: roles, and the console's
     # nested stack (infra/console.yaml, an AWS::Serverless::Application: CAPABILITY_AUTO_EXPAND).
-    [ -f "$ROOT/samconfig.toml" ] || args+=(--capabilities CAPABILITY_IAM CAPABILITY_AUTO_EXPAND)
+    # (The cn cell's: samconfig.toml's [cn.deploy.parameters].)
+    samconfig_has_cell || args+=(--capabilities CAPABILITY_IAM CAPABILITY_AUTO_EXPAND)
   fi
   [ ${#OVERRIDES[@]} -eq 0 ] || args+=(--parameter-overrides "${OVERRIDES[@]}")
   if $GUIDED; then
@@ -527,6 +605,7 @@ read_outputs() {
     die "cannot read stack $STACK_NAME in $REGION: $json"
   fi
   rm -f "$err"
+  printf '%s' "$json" >"$WORK/outputs.json"
   local values
   values="$("$PY" -c '
 import json, sys
@@ -548,6 +627,22 @@ if "WebAclArn" in params and not params["WebAclArn"]:
   IFS=$'\t' read -r WEB_BUCKET DISTRIBUTION_ID PUBLIC_URL <<<"$(head -n1 <<<"$values")"
   log "WebBucketName=$WEB_BUCKET DistributionId=$DISTRIBUTION_ID PublicUrl=$PUBLIC_URL"
   tail -n +2 <<<"$values"
+  [ "$CELL" = global ] || icp_status
+}
+
+# CloudFront in China serves its names only while their ICP recordal is APPROVED (the
+# distribution's AliasICPRecordals). Said, never refused: the recordal is the filing's, not this deploy's.
+icp_status() {
+  local recordals
+  if ! recordals="$(aws cloudfront get-distribution --id "$DISTRIBUTION_ID" --region "$REGION" \
+    --query 'Distribution.AliasICPRecordals[].[CNAME,ICPRecordalStatus]' --output text 2>/dev/null)"; then
+    log "note: the ICP recordal status was not read: aws cloudfront get-distribution --id $DISTRIBUTION_ID --region $REGION --query Distribution.AliasICPRecordals"
+    return 0
+  fi
+  log "ICP recordal: $(tr '\t\n' ' ;' <<<"$recordals")"
+  if grep -qv 'APPROVED$' <<<"$recordals"; then
+    log "note: a name whose recordal is not APPROVED is not served in China (PENDING: wait; SUSPENDED: see the filing, docs/operations.md section 8.9)"
+  fi
 }
 
 build_web() {
@@ -583,10 +678,24 @@ fetch_web() {
   fi
 }
 
+# The other cell's portal for the page's link: OtherCellUrl from --parameter-overrides, else
+# samconfig.toml, else the stack ('' or absent: none).
+other_cell() {
+  local cmd=("$PY" "$ROOT/infra/deploy_tool.py" settings --stack-json "$WORK/outputs.json" --samconfig "$ROOT/samconfig.toml"
+    --config-env "$CONFIG_ENV" --keys OtherCellUrl)
+  local o
+  for o in "${OVERRIDES[@]}"; do cmd+=(--overrides "$o"); done
+  OTHER_CELL="$("${cmd[@]}")" || die "cannot read OtherCellUrl"
+}
+
 upload_web() {
   [ -n "$DIST" ] || return 0
-  step "upload $DIST to s3://$WEB_BUCKET (assets first, index.html last, old files marked stale)"
-  local cmd=("$PY" "$ROOT/infra/upload_web.py" --bucket "$WEB_BUCKET" --region "$REGION" --dist "$DIST")
+  other_cell
+  local what="assets first, index.html last, old files marked stale"
+  [ "$CELL" = cn ] && what="assets first, then index.html at each of the SPA's paths, index.html last, old files marked stale"
+  step "upload $DIST to s3://$WEB_BUCKET ($what)"
+  local cmd=("$PY" "$ROOT/infra/upload_web.py" --bucket "$WEB_BUCKET" --region "$REGION" --dist "$DIST" --cell "$CELL")
+  [ -z "$OTHER_CELL" ] || cmd+=(--other-cell "$OTHER_CELL")
   run "${cmd[@]}"
   if $DRY_RUN && [ -f "$DIST/index.html" ]; then "${cmd[@]}" --dry-run | sed 's/^/  /'; fi
 }
@@ -610,20 +719,30 @@ remember_release() {
 }
 
 invalidate_index() {
-  step "CloudFront invalidation of /index.html"
+  local paths=(/index.html) where=()
+  if [ "$CELL" = cn ]; then
+    # The deep links' copies too; CloudFront in China answers at cloudfront.cn-northwest-1.amazonaws.com.cn,
+    # which the CLI picks from a China Region only.
+    local listed
+    listed="$("$PY" "$ROOT/infra/upload_web.py" --cell cn --invalidation-paths)" || die "cannot list the SPA's paths (infra/upload_web.py --cell cn --invalidation-paths)"
+    read -r -a paths <<<"$listed"
+    where=(--region "$REGION")
+  fi
+  step "CloudFront invalidation of ${paths[*]}"
   local id
   if $DRY_RUN; then
-    run aws cloudfront create-invalidation --distribution-id "$DISTRIBUTION_ID" --paths /index.html
+    run aws cloudfront create-invalidation "${where[@]}" --distribution-id "$DISTRIBUTION_ID" --paths "${paths[@]}"
     return 0
   fi
-  id="$(aws cloudfront create-invalidation --distribution-id "$DISTRIBUTION_ID" --paths /index.html \
-    --query Invalidation.Id --output text)" || die "the invalidation of /index.html failed; the upload is done: rerun aws cloudfront create-invalidation --distribution-id $DISTRIBUTION_ID --paths /index.html"
-  log "invalidation $id (aws cloudfront wait invalidation-completed --distribution-id $DISTRIBUTION_ID --id $id)"
+  id="$(aws cloudfront create-invalidation "${where[@]}" --distribution-id "$DISTRIBUTION_ID" --paths "${paths[@]}" \
+    --query Invalidation.Id --output text)" || die "the invalidation of ${paths[*]} failed; the upload is done: rerun aws cloudfront create-invalidation ${where[*]} --distribution-id $DISTRIBUTION_ID --paths ${paths[*]}"
+  log "invalidation $id (aws cloudfront wait invalidation-completed ${where[*]:+${where[*]} }--distribution-id $DISTRIBUTION_ID --id $id)"
 }
 
 main() {
   parse_args "$@"
   check_prerequisites
+  check_region
   $WEB_ONLY || read_stack
   check_web_acl
   console_door

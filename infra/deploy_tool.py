@@ -4,8 +4,18 @@
     deploy_tool.py settings --stack-json FILE [--samconfig FILE] [--overrides 'K=V ...']...
         prints `Environment<TAB>WebAclArn`: each from --parameter-overrides, else samconfig.toml's
         parameter_overrides, else the deployed stack's parameters, else the template's default
-        (production, empty). With --keys K1,K2,...: those parameters' values instead, one a line
+        (production, empty); samconfig.toml's [ENV.deploy.parameters] with --config-env ENV
+        (default: default). With --keys K1,K2,...: those parameters' values instead, one a line
         (BackupCopyVaultArn, SecretReplicaRegion: empty; BackupVaultLockChangeableForDays: 0).
+    deploy_tool.py cell --cell cn --region R --stack-json FILE [--samconfig FILE]
+                        [--config-env ENV] [--overrides 'K=V ...']... [--template FILE]
+        the cn cell's checks before anything is built (docs/operations.md §8.9): a China
+        Region; no parameter the cn stack lacks (WebAclArn, CertificateArn: named with what
+        replaces them); the ICP-filed DomainName
+        and IamCertificateId always, and in production ClientLimits, the backup copy in the
+        other China Region, the secret replica there, a compliance lock, and the provider
+        secrets (MailRelaySecretName, SmsProviderSecretName) existing where the caller may read
+        them. Prints `Environment` and what it checked; exits 4 with the refusals.
     deploy_tool.py review --stack NAME --region R --change-set ARN [--policy FILE]
                           [--allow-replacement]
         prints the change set (replacements and removals first), and exits 3 when it would
@@ -33,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from typing import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 POLICY = ROOT / "infra" / "stack-policy.json"
@@ -41,6 +52,17 @@ DEFAULTS = {"Environment": "production", "WebAclArn": ""}
 OTHER_DEFAULTS = {"BackupCopyVaultArn": "", "SecretReplicaRegion": "", "BackupVaultLockChangeableForDays": "0"}
 # Exit status of `review` when a protected resource would be replaced or deleted.
 REFUSED = 3
+# Exit status of `cell` when the cell cannot have what the deploy asks for.
+CELL_REFUSED = 4
+# The cells and their Regions: aws-cn's two, and every other Region for global.
+CHINA_REGIONS = ("cn-north-1", "cn-northwest-1")
+# Global-only parameters an operator may carry over, and what the cn cell has instead.
+NOT_IN_CN = {
+    "WebAclArn": "no CLOUDFRONT web ACL exists in China (WAF there is regional only); the cn stack limits "
+                 "each client itself: ClientLimits (docs/multi-region.md section 13)",
+    "CertificateArn": "CloudFront in China takes no ACM certificate: upload it to IAM "
+                      "(aws iam upload-server-certificate --path /cloudfront/...) and pass IamCertificateId",
+}
 
 
 def parse_overrides(texts: list[str]) -> dict[str, str]:
@@ -54,11 +76,11 @@ def parse_overrides(texts: list[str]) -> dict[str, str]:
     return out
 
 
-def samconfig_overrides(path: pathlib.Path | None) -> dict[str, str]:
+def samconfig_overrides(path: pathlib.Path | None, env: str = "default") -> dict[str, str]:
     if not path or not path.is_file():
         return {}
     with path.open("rb") as f:
-        params = tomllib.load(f).get("default", {}).get("deploy", {}).get("parameters", {})
+        params = tomllib.load(f).get(env, {}).get("deploy", {}).get("parameters", {})
     value = params.get("parameter_overrides", "")
     return parse_overrides(value if isinstance(value, list) else [value])
 
@@ -76,7 +98,7 @@ def stack_parameters(path: pathlib.Path | None) -> dict[str, str]:
 def settings(args) -> int:
     layers = [
         parse_overrides(args.overrides or []),
-        samconfig_overrides(args.samconfig),
+        samconfig_overrides(args.samconfig, args.config_env),
         stack_parameters(args.stack_json),
     ]
     if args.keys:
@@ -87,6 +109,163 @@ def settings(args) -> int:
     for key, default in DEFAULTS.items():
         values.append(next((layer[key] for layer in layers if key in layer), default))
     print("\t".join(values))
+    return 0
+
+
+def template_parameters(path: pathlib.Path) -> dict[str, str]:
+    """The Parameters of a generated stack and their defaults (`Default:`; "" without one), read
+    from its text so that no YAML library is needed beside boto3."""
+    params: dict[str, str] = {}
+    inside, name = False, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line.startswith(" "):
+            inside = line.rstrip() == "Parameters:"
+            continue
+        if not inside:
+            continue
+        if line.startswith("  ") and not line.startswith("   ") and line.rstrip().endswith(":"):
+            name = line.strip()[:-1]
+            params[name] = ""
+        elif name and line.strip().startswith("Default:"):
+            params[name] = line.split(":", 1)[1].strip().strip('"').strip("'")
+    return params
+
+
+def aws_read(*args: str) -> tuple[str, str]:
+    """A read-only aws CLI call: ("ok", output), ("missing", error) when the thing does not
+    exist, or ("unknown", error) when the caller may not look (or the CLI failed)."""
+    done = subprocess.run(["aws", *args], capture_output=True, text=True)
+    if done.returncode == 0:
+        return "ok", done.stdout.strip()
+    err = done.stderr.strip()
+    if "NotFound" in err or "NoSuchEntity" in err:
+        return "missing", err
+    return "unknown", err or f"exit {done.returncode}"
+
+
+class Findings:
+    """What `cell` found: refusals (the deploy stops) and notes (said, then it goes on)."""
+
+    def __init__(self) -> None:
+        self.refusals: list[str] = []
+        self.notes: list[str] = []
+
+
+def cell(args) -> int:
+    """The cn cell's checks (the module doc); the global cell's Region is deploy.sh's own check."""
+    found = Findings()
+    if args.region not in CHINA_REGIONS:
+        found.refusals.append(f"--region {args.region or '<none>'}: the cn cell (infra/cn.yaml) deploys in "
+                              f"{' or '.join(CHINA_REGIONS)} only, with the aws-cn account's credentials")
+        return _finish(found, "")
+    given = parse_overrides(args.overrides or [])
+    saved = samconfig_overrides(args.samconfig, args.config_env)
+    deployed = stack_parameters(args.stack_json)
+    defaults = template_parameters(args.template)
+
+    def value(key: str) -> str:
+        return next((layer[key] for layer in (given, saved, deployed) if key in layer), defaults.get(key, ""))
+
+    for key in sorted(set(given) | set(saved)):
+        if key not in defaults:
+            why = NOT_IN_CN.get(key, "the cn stack (infra/cn.yaml) has no such parameter")
+            where = "--parameter-overrides" if key in given else f"samconfig.toml [{args.config_env}.deploy.parameters]"
+            found.refusals.append(f"{key} ({where}): {why}")
+    if "WebAclArn" in deployed or "CertificateArn" in deployed:
+        found.refusals.append(f"the deployed stack {args.stack} is a global cell's (it has WebAclArn/CertificateArn): "
+                              "name the cn cell's own stack with --stack-name")
+    environment = value("Environment") or "production"
+    if environment not in ("production", "test"):
+        found.refusals.append(f"Environment={environment}: production or test")
+    production = environment == "production"
+    if value("ConsoleHostName"):
+        found.refusals.append("ConsoleHostName: empty in the cn cell (its door in the global cell is the web ACL, which "
+                              "China cannot put on CloudFront); the console is served under DomainName's /{lang}/admin")
+    if not value("DomainName"):
+        found.refusals.append("DomainName is empty: CloudFront in China serves only on a host name with an ICP recordal "
+                              "(login.example.cn); pass --parameter-overrides 'DomainName=...'")
+    _check_certificate(found, args.region, value("IamCertificateId"))
+    for key in ("MailRelaySecretName", "SmsProviderSecretName"):
+        _check_secret(found, args.region, key, value(key), production)
+    if production:
+        _check_production(found, value)
+    _check_other_region(found, args.region, value("SecretReplicaRegion"), value("BackupCopyVaultArn"))
+    found.notes.insert(0, f"Environment={environment} DomainName={value('DomainName') or '<empty>'} "
+                          f"IamCertificateId={value('IamCertificateId') or '<empty>'} ClientLimits={value('ClientLimits') or '<empty>'}")
+    return _finish(found, environment)
+
+
+def _check_certificate(found: Findings, region: str, cert: str) -> None:
+    """CloudFront uses IAM server certificates under the path /cloudfront/ only."""
+    if not cert:
+        found.refusals.append("IamCertificateId is empty: CloudFront in China takes its certificate from IAM (aws iam "
+                              "upload-server-certificate --path /cloudfront/ciam/ ...; the answer's ServerCertificateId)")
+        return
+    status, out = aws_read("iam", "list-server-certificates", "--path-prefix", "/cloudfront/", "--region", region,
+                           "--query", f"ServerCertificateMetadataList[?ServerCertificateId=='{cert}'].[ServerCertificateName,Expiration]",
+                           "--output", "text")
+    if status == "ok" and out and out != "None":
+        found.notes.append(f"IAM server certificate {cert}: {' '.join(out.split())}")
+    elif status == "ok":
+        found.refusals.append(f"IamCertificateId={cert}: no IAM server certificate with that id under the path /cloudfront/ "
+                              "(CloudFront uses only those): aws iam list-server-certificates --path-prefix /cloudfront/")
+    else:
+        found.notes.append(f"IamCertificateId={cert}: not checked (cannot list IAM server certificates: {out.splitlines()[-1]})")
+
+
+def _check_secret(found: Findings, region: str, key: str, name: str, production: bool) -> None:
+    """A provider secret the functions read at their start: missing, production does not deploy."""
+    if not name:
+        found.refusals.append(f"{key} is empty: the name of the Secrets Manager secret the cell's functions read")
+        return
+    status, out = aws_read("secretsmanager", "describe-secret", "--secret-id", name, "--region", region,
+                           "--query", "Name", "--output", "text")
+    if status == "ok":
+        found.notes.append(f"{key}={name}: exists")
+    elif status == "missing":
+        message = f"{key}={name}: no such secret in {region}: create it first (docs/operations.md section 8.9)"
+        if production:
+            found.refusals.append(message)
+        else:
+            found.notes.append(f"warning: {message}")
+    else:
+        found.notes.append(f"{key}={name}: not checked (cannot read it: {out.splitlines()[-1]})")
+
+
+def _check_production(found: Findings, value: Callable[[str], str]) -> None:
+    """What the template's production rules refuse, before a build."""
+    if value("ClientLimits") in ("", "none"):
+        found.refusals.append("ClientLimits=none: a production cn stack limits each client (no web ACL can in China; "
+                              "docs/multi-region.md section 13)")
+    if not value("BackupCopyVaultArn"):
+        found.refusals.append("BackupCopyVaultArn is empty: deploy infra/backup-vault.yaml in the other China Region "
+                              "and pass its VaultArn output")
+    if not value("SecretReplicaRegion"):
+        found.refusals.append("SecretReplicaRegion is empty: name the other China Region for the secrets' replica")
+    if (value("BackupVaultLockChangeableForDays") or "0") == "0":
+        found.refusals.append("BackupVaultLockChangeableForDays is 0 (governance mode): set 3 or more for a compliance-mode lock")
+
+
+def _check_other_region(found: Findings, region: str, replica: str, copy: str) -> None:
+    """The replica and the copy belong in the other China Region (the template's AllowedValues
+    admit both, and its Rules cannot compare with the stack's own Region)."""
+    other = next(r for r in CHINA_REGIONS if r != region)
+    if replica == region:
+        found.refusals.append(f"SecretReplicaRegion={replica} is this stack's own Region: the replica goes to {other}")
+    if copy and f":{region}:" in copy:
+        found.refusals.append(f"BackupCopyVaultArn is in {region}, this stack's own Region: the copy goes to a vault in {other}")
+
+
+def _finish(found: Findings, environment: str) -> int:
+    print(environment)
+    for note in found.notes:
+        print(note)
+    if found.refusals:
+        print("deploy: refused: this cell cannot deploy as asked:\n" + "\n".join(f"  {r}" for r in found.refusals),
+              file=sys.stderr)
+        return CELL_REFUSED
     return 0
 
 
@@ -207,6 +386,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--samconfig", type=pathlib.Path)
     p.add_argument("--overrides", action="append")
     p.add_argument("--keys")
+    p.add_argument("--config-env", default="default")
+    p = sub.add_parser("cell")
+    p.add_argument("--cell", choices=("cn",), required=True)
+    p.add_argument("--region", default="")
+    p.add_argument("--stack", default="")
+    p.add_argument("--stack-json", type=pathlib.Path)
+    p.add_argument("--samconfig", type=pathlib.Path)
+    p.add_argument("--config-env", default="default")
+    p.add_argument("--overrides", action="append")
+    p.add_argument("--template", type=pathlib.Path, default=ROOT / "infra" / "cn.yaml")
     p = sub.add_parser("review")
     p.add_argument("--stack", required=True)
     p.add_argument("--region", required=True)
@@ -224,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         return canary_account(args)
     if args.command == "settings":
         return settings(args)
+    if args.command == "cell":
+        return cell(args)
     if args.command == "review":
         return review(args)
     print("\n".join(protected_types(args.policy)))

@@ -12,12 +12,14 @@
 # Usage: scripts/build-lambda.sh [extra arguments for sam build, e.g. --cached]
 # Needs `bash scripts/setup.sh` once (sam, cargo-lambda and zig in .venv; the Rust target
 # aarch64-unknown-linux-gnu). Environment: CIAM_ZIP_LIMIT (bytes, default 4000000),
-# CIAM_PYTHON (default .venv/bin/python), CARGO_TARGET_DIR (default ./target).
+# CIAM_PYTHON (default .venv/bin/python), CARGO_TARGET_DIR (default ./target), CIAM_TEMPLATE (the
+# stack to build, default template.yaml; infra/deploy.sh --cell cn gives infra/cn.yaml).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 LIMIT="${CIAM_ZIP_LIMIT:-4000000}"
+TEMPLATE="${CIAM_TEMPLATE:-$ROOT/template.yaml}"
 die() { printf 'build:lambda: error: %s\n' "$*" >&2; exit 1; }
 
 # The tools setup.sh put in .venv come first: sam runs cargo-lambda from PATH, and cargo-lambda
@@ -40,11 +42,11 @@ cargo fetch --locked --target aarch64-unknown-linux-gnu
 
 printf '\n== sam build (cargo-lambda: bootstrap and passkeys, each linked once)\n'
 started=$(date +%s)
-sam build --template-file "$ROOT/template.yaml" "$@"
+sam build --template-file "$TEMPLATE" "$@"
 printf 'sam build: %s s\n' "$(($(date +%s) - started))"
 
 printf '\n== function packages (zipped as sam package does; limit %s bytes)\n' "$LIMIT"
-"$PY" - "$ROOT/.aws-sam/build" "$LIMIT" "$ROOT/template.yaml" <<'EOF'
+"$PY" - "$ROOT/.aws-sam/build" "$LIMIT" "$TEMPLATE" <<'EOF'
 import contextlib, hashlib, os, re, sys, tempfile, zipfile
 
 build, limit, template = sys.argv[1], int(sys.argv[2]), sys.argv[3]
