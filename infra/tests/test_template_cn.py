@@ -195,8 +195,76 @@ def test_the_lambda_alarms_need_no_telemetry_tags(cn):
     assert "us-east-1" not in dashboard and "CloudFrontMetricsRegion" in dashboard
 
 
-def test_a_production_cn_stack_needs_per_client_limits_which_do_not_exist_yet(cn_template):
+def env_of(stack, name):
+    return stack["Resources"][name]["Properties"].get("Environment", {}).get("Variables", {})
+
+
+def test_every_function_that_answers_a_request_counts_its_clients(cn):
+    """The limiter covers every route a function answers (functions/api/src/lib.rs: each row of
+    every table, and the embedded page), so every such function has it on; the internal ones
+    (the avatar decoder, the webhook pipeline, the key distributor) answer no viewer."""
+    facts = route_facts()
+    on = set()
+    for name, route in functions_of(cn).items():
+        env = env_of(cn, name)
+        row = facts.get(route)
+        answers = row is not None and not row["internal"]
+        assert env.get("CIAM_CLIENT_LIMITS") == ("1" if answers else None), (name, route)
+        if answers:
+            on.add(route)
+    # Every routed row and the embedded page, across both cn stacks.
+    assert on == {i for i, r in facts.items() if not r["internal"]}
+
+
+def test_a_production_cn_stack_has_its_per_client_limits(cn_template):
     rule = cn_template["Rules"]["ProductionNeedsClientLimits"]
     assert rule["RuleCondition"] == {"Fn::Equals": [{"Ref": "Environment"}, "production"]}
-    assert cn_template["Parameters"]["ClientLimits"]["AllowedValues"] == ["none"]
+    limits = cn_template["Parameters"]["ClientLimits"]
+    assert limits["AllowedValues"] == ["ciam"] and limits["Default"] == "ciam"
+    # The rule holds for the value the stack accepts: a production stack deploys with it.
+    (assertion,) = rule["Assertions"]
+    assert assertion["Assert"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "ClientLimits"}, "none"]}]}
+    assert "none" not in limits["AllowedValues"]
     assert not [v for v in walk(cn_template["Resources"]) if v == {"Ref": "WebAclArn"}]
+
+
+def test_the_viewer_address_reaches_the_functions_in_x_forwarded_for(cn):
+    """The limiter's key in a Lambda is the X-Forwarded-For entry CloudFront appends
+    (functions/lambdas/src/viewer.rs), which CloudFront sends to every custom origin whatever
+    the origin request policy; the behaviours of the API and the embedded page forward every
+    viewer header but Host (AllViewerExceptHostHeader), as the HTTP API needs. No policy of
+    this stack names CloudFront-Viewer-Address: its presence in China is unverified and the
+    functions do not trust it (docs/multi-region.md §13)."""
+    config = cn["Resources"]["Distribution"]["Properties"]["DistributionConfig"]
+    api = [b for b in config["CacheBehaviors"] if b.get("TargetOriginId") == "api"]
+    patterns = {b["PathPattern"] for b in api}
+    assert {"/ciam/*", "/zh-CN/embedded/*", "/en-US/embedded/*"} <= patterns
+    for b in api:
+        if b["PathPattern"] == "/ciam/v1/avatar/*":
+            continue
+        assert b["OriginRequestPolicyId"] == "b689b0a8-53d0-40ab-baf2-68738e2966ac", b["PathPattern"]
+    assert not [s for s in strings(cn) if "viewer-address" in s.lower()]
+
+
+def test_the_texting_functions_get_the_providers_parameters(cn, cn_template):
+    sms = {
+        "CIAM_SMS": "SmsPrimary",
+        "CIAM_SMS_FALLBACK": "SmsFallback",
+        "CIAM_ALIYUN_SMS_SIGN_NAME": "AliyunSmsSignName",
+        "CIAM_ALIYUN_SMS_TEMPLATES": "AliyunSmsTemplates",
+        "CIAM_TENCENT_SMS_SDK_APP_ID": "TencentSmsSdkAppId",
+        "CIAM_TENCENT_SMS_SIGN_NAME": "TencentSmsSignName",
+        "CIAM_TENCENT_SMS_TEMPLATES": "TencentSmsTemplates",
+        "CIAM_TENCENT_SMS_REGION": "TencentSmsRegion",
+    }
+    for param in sms.values():
+        assert param in cn_template["Parameters"], param
+    assert cn_template["Parameters"]["SmsPrimary"]["AllowedValues"] == ["aliyun", "tencent"]
+    assert "SmsFallbackIsTheOtherProvider" in cn_template["Rules"]
+    texting = 0
+    for name in functions_of(cn):
+        env = env_of(cn, name)
+        given = {v for v in sms if v in env}
+        assert given == (set(sms) if "CIAM_SMS_PROVIDER_SECRET" in env else set()), name
+        texting += bool(given)
+    assert texting > 0

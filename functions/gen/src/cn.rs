@@ -17,6 +17,10 @@
 use crate::cn_edge as edge;
 use crate::{console, splice, Cell, Function, Region};
 
+/// The cn cell's Lambda package (`ciam-lambdas-cn`: ciam-lambdas's binaries with the feature
+/// `china`), relative to the repository root.
+pub const CN_CODE: &str = "functions/lambdas-cn";
+
 /// The stack, relative to the repository root.
 pub const PATH: &str = "infra/cn.yaml";
 /// Its console's nested stack, relative to the repository root (`console::CN_LOCATION` is the
@@ -33,11 +37,13 @@ pub fn render(fns: &[Function], main: &str) -> Result<String, String> {
         .find("\nParameters:\n")
         .ok_or("template.yaml: no `Parameters:`")?;
     let mut t = format!("{}{}", edge::HEADER, &text[body + 1..]);
-    // The stack lives in infra/: the code is one folder up (as infra/console.yaml's).
+    // The stack lives in infra/: the code is one folder up (as infra/console.yaml's), in the
+    // cn cell's build (the China senders linked in: functions/lambdas-cn/Cargo.toml says why a
+    // package of its own).
     t = once(
         &t,
         "    CodeUri: functions/lambdas\n",
-        "    CodeUri: ../functions/lambdas\n",
+        &format!("    CodeUri: ../{CN_CODE}\n"),
     )?;
     t = once(
         &t,
@@ -54,12 +60,17 @@ pub fn render(fns: &[Function], main: &str) -> Result<String, String> {
 
 /// The console's nested stack of the cn cell (its roles without SES and SNS).
 pub fn render_console(fns: &[Function], main: &str) -> Result<String, String> {
-    Ok(console::render_stack_in(fns, main, Cell::Cn)?
-        .replace(
-            "(nested stack of template.yaml)",
-            "(nested stack of infra/cn.yaml)",
-        )
-        .replace("\"template.yaml", "\"infra/cn.yaml"))
+    let t = console::render_stack_in(fns, main, Cell::Cn)?;
+    let t = once(
+        &t,
+        "    CodeUri: ../functions/lambdas\n",
+        &format!("    CodeUri: ../{CN_CODE}\n"),
+    )?;
+    Ok(t.replace(
+        "(nested stack of template.yaml)",
+        "(nested stack of infra/cn.yaml)",
+    )
+    .replace("\"template.yaml", "\"infra/cn.yaml"))
 }
 
 fn parameters(mut t: String) -> Result<String, String> {

@@ -56,17 +56,18 @@ pub(crate) const CONSOLE_HOST_NAME: &str = "  ConsoleHostName:
       DomainName's /{lang}/admin.
 ";
 
-/// The hook of the per-client limits (issue 32 item 2, another step: none is built here).
+/// How one client is limited in the cn cell (issue 32 item 2): Ciam's own counters in the table.
 pub(crate) const CLIENT_LIMITS: &str = "  # China's WAF is regional and attaches to REST APIs and load balancers, not to CloudFront or an
-  # HTTP API: what limits one client here is another step's (issue 32 item 2), which adds its
-  # value to AllowedValues. Until then a production cn stack does not deploy (Rules).
+  # HTTP API: Ciam counts each client itself, in the table (CIAM_CLIENT_LIMITS on every function
+  # that answers a request; docs/multi-region.md \"Per-client limits in the cn cell\").
   ClientLimits:
     Type: String
-    Default: none
-    AllowedValues: [none]
+    Default: ciam
+    AllowedValues: [ciam]
     Description: >-
-      How one client is limited in this cell. none = not at all: refused when Environment is
-      production (Rules); test stacks only.
+      How one client is limited in this cell. ciam = the global web ACL's rate rules and limits,
+      counted by Ciam in the table per IPv4 address or IPv6 /64 (the only value: the rule
+      ProductionNeedsClientLimits refuses a production stack without limits).
 ";
 
 pub(crate) const BACKUP_COPY_VAULT: &str = "  BackupCopyVaultArn:
@@ -107,8 +108,51 @@ pub(crate) const PROVIDER_PARAMETERS: &str = "  # China has no SES and no SNS SM
     Default: ciam/sms-providers
     AllowedPattern: ^[A-Za-z0-9/_+=.@-]{1,512}$
     Description: >-
-      Name of the Secrets Manager secret (this Region) with the SMS providers' keys, signature
-      names and template codes (Aliyun SMS, Tencent Cloud SMS; which is primary).
+      Name of the Secrets Manager secret (this Region) with the SMS providers' key pairs
+      (docs/china-messaging.md §5). The choice of provider, signatures and templates are the
+      parameters below: reviewed in the change set, rolled out with the functions.
+  SmsPrimary:
+    Type: String
+    Default: aliyun
+    AllowedValues: [aliyun, tencent]
+    Description: The SMS provider that texts first.
+  SmsFallback:
+    Type: String
+    Default: tencent
+    AllowedValues: [\"\", aliyun, tencent]
+    Description: >-
+      The provider a text goes to when the first fails (throttled, 5xx, unreachable), never when
+      it refuses the number or the number's limit is reached. Empty = none. Not SmsPrimary.
+  AliyunSmsSignName:
+    Type: String
+    Default: \"\"
+    Description: Aliyun SMS's registered signature (签名). Needed when Aliyun is primary or fallback.
+  AliyunSmsTemplates:
+    Type: String
+    Default: \"\"
+    AllowedPattern: ^[A-Za-z0-9_@=,.-]*$
+    Description: >-
+      Aliyun template codes per purpose and language, purpose[@lang]=code,... (register, login,
+      resetPassword, bind, each in zh-CN and en-US or language-less; notice kinds optional).
+  TencentSmsSdkAppId:
+    Type: String
+    Default: \"\"
+    AllowedPattern: ^[0-9]*$
+    Description: Tencent Cloud SMS's application (SmsSdkAppId). Needed when Tencent is used.
+  TencentSmsSignName:
+    Type: String
+    Default: \"\"
+    Description: Tencent Cloud SMS's registered signature (签名).
+  TencentSmsTemplates:
+    Type: String
+    Default: \"\"
+    AllowedPattern: ^[A-Za-z0-9_@=,.-]*$
+    Description: Tencent template ids per purpose and language, as AliyunSmsTemplates.
+  TencentSmsRegion:
+    Type: String
+    Default: ap-guangzhou
+    AllowedPattern: ^[a-z]+-[a-z]+$
+    Description: Tencent Cloud SMS's API region (X-TC-Region).
   # us-east-1 holds CloudFront's metrics in the global partition; which Region holds them in
   # China is not documented (its CloudTrail events land in Ningxia): a parameter, checked on a
   # real account (docs/operations.md \"Mainland China\").
@@ -130,13 +174,20 @@ pub(crate) const DOMAIN_RULES: &str =
         AssertDescription: The cn cell needs IamCertificateId, DomainName's certificate in IAM.
 ";
 
-pub(crate) const CLIENT_LIMITS_RULE: &str = "  ProductionNeedsClientLimits:
+pub(crate) const CLIENT_LIMITS_RULE: &str = "  # Kept though ClientLimits has one value today: whatever is added beside it, a production stack
+  # never goes without per-client limits.
+  ProductionNeedsClientLimits:
     RuleCondition: !Equals [!Ref Environment, production]
     Assertions:
       - Assert: !Not [!Equals [!Ref ClientLimits, none]]
         AssertDescription: >-
           A production stack limits each client (in China no web ACL can: docs/multi-region.md
-          \"The cn stack\"); until those limits exist, only Environment=test deploys.
+          \"Per-client limits in the cn cell\").
+  # A fallback that is the primary would text twice through one account's limits.
+  SmsFallbackIsTheOtherProvider:
+    Assertions:
+      - Assert: !Not [!Equals [!Ref SmsFallback, !Ref SmsPrimary]]
+        AssertDescription: SmsFallback must be empty or the provider that is not SmsPrimary.
 ";
 
 pub(crate) const WEB_READ_BY_OAC: &str = "          - Sid: CloudFrontReadsTheSite

@@ -117,6 +117,11 @@ pub(crate) fn render_function(f: &Function, home: &Home) -> String {
         let _ = writeln!(s, "          {}: !Ref {p}KeySecret", ciam_lambdas_var(p));
     }
     s.push_str(&provider_env(l, home.cell));
+    // The cn cell's per-client limits, counted in the table (no web ACL there): on in every
+    // function that answers a request (docs/multi-region.md §13).
+    if home.cell == Cell::Cn && !f.internal {
+        s.push_str("          CIAM_CLIENT_LIMITS: \"1\"\n");
+    }
     if is_console(f) {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
     }

@@ -222,6 +222,19 @@ fn provider_secrets(l: &Lambda) -> String {
 
 /// The variables that name those secrets to a sending function in the `cn` cell (none in
 /// `global`), indented for `Environment: Variables:`.
+/// The cn stack's SMS parameters (cn_edge.rs `PROVIDER_PARAMETERS`) and the variables the
+/// functions that text read them from (functions/lambdas/src/senders.rs).
+pub const SMS_PARAMETERS: [(&str, &str); 8] = [
+    ("CIAM_SMS", "SmsPrimary"),
+    ("CIAM_SMS_FALLBACK", "SmsFallback"),
+    ("CIAM_ALIYUN_SMS_SIGN_NAME", "AliyunSmsSignName"),
+    ("CIAM_ALIYUN_SMS_TEMPLATES", "AliyunSmsTemplates"),
+    ("CIAM_TENCENT_SMS_SDK_APP_ID", "TencentSmsSdkAppId"),
+    ("CIAM_TENCENT_SMS_SIGN_NAME", "TencentSmsSignName"),
+    ("CIAM_TENCENT_SMS_TEMPLATES", "TencentSmsTemplates"),
+    ("CIAM_TENCENT_SMS_REGION", "TencentSmsRegion"),
+];
+
 pub(crate) fn provider_env(l: &Lambda, cell: Cell) -> String {
     let mut s = String::new();
     if cell == Cell::Cn {
@@ -230,6 +243,11 @@ pub(crate) fn provider_env(l: &Lambda, cell: Cell) -> String {
         }
         if l.sms {
             s.push_str("          CIAM_SMS_PROVIDER_SECRET: !Ref SmsProviderSecretName\n");
+            // Which provider texts first and each one's signature and templates: the stack's
+            // parameters, under the names `ciam serve` reads (docs/china-messaging.md §5).
+            for (var, param) in SMS_PARAMETERS {
+                s.push_str(&format!("          {var}: !Ref {param}\n"));
+            }
         }
     }
     s

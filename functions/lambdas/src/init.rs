@@ -7,7 +7,7 @@
 //! exit), so a misdeployed function never serves with half a configuration or a made-up key.
 
 use crate::key_refresh::Signers;
-use crate::{kms, purpose_keys, secrets, AwsNotifier, OriginCheck, S3Blobs, Settings, Unavailable};
+use crate::{kms, purpose_keys, secrets, OriginCheck, S3Blobs, Settings, Unavailable};
 use ciam_api::{Images, Kms, Lambda, PageDef, RouteDef, Staff};
 use ciam_core::avatar::{ImageDecoder, InProcessDecoder};
 use ciam_core::KeyPurpose;
@@ -129,8 +129,8 @@ fn staff_idp(
 }
 
 /// The `bootstrap` init: builds the domain's ports from the settings. The secrets and the KMS
-/// public keys are read concurrently, each within a few seconds; DynamoDB, SES, SNS and S3
-/// clients share `sdk`.
+/// public keys are read concurrently, each within a few seconds (and the cn cell's sender
+/// secrets, `senders.rs`); DynamoDB, SES, SNS and S3 clients share `sdk`.
 pub async fn init(
     route_id: &str,
     mut settings: Settings,
@@ -138,7 +138,7 @@ pub async fn init(
 ) -> Result<Ready, String> {
     let lambda = facts(ciam_api::ROUTES, ciam_api::PAGES, route_id)?;
     let signer = kms_signers(&sdk, &lambda, &settings);
-    let notifier = aws_notifier(&sdk, &lambda, &mut settings);
+    let notifier = crate::senders::notifier(&sdk, &lambda, &mut settings);
     let blobs = S3Blobs::from_env(aws_sdk_s3::Client::new(&sdk));
     init_with(
         route_id,
@@ -168,7 +168,7 @@ pub async fn init_passkeys(
         settings,
         sdk,
         no_signer,
-        Arc::new(Unavailable),
+        std::future::ready(Ok::<Arc<dyn Notifier>, String>(Arc::new(Unavailable))),
         Arc::new(Unavailable),
     )
     .await
@@ -191,7 +191,7 @@ pub async fn init_webhooks(
     // The delivery signs logout tokens (a fresh one at each attempt of a sign-out's notice)
     // with the logout key in KMS.
     let signer = kms_signers(&sdk, &lambda, &settings);
-    let notifier = aws_notifier(&sdk, &lambda, &mut settings);
+    let notifier = crate::senders::notifier(&sdk, &lambda, &mut settings);
     init_with(
         route_id,
         lambda,
@@ -248,22 +248,6 @@ fn kms_signers(
     }
 }
 
-/// Mail through SES, and SMS through SNS where the row sends SMS (`sms`); from the settings'
-/// sender.
-fn aws_notifier(
-    sdk: &aws_config::SdkConfig,
-    lambda: &Lambda,
-    settings: &mut Settings,
-) -> Arc<dyn Notifier> {
-    let ses = aws_sdk_sesv2::Client::new(sdk);
-    let from = settings.mail_from.take();
-    if lambda.sms {
-        Arc::new(AwsNotifier::new(ses, aws_sdk_sns::Client::new(sdk), from))
-    } else {
-        Arc::new(AwsNotifier::mail_only(ses, from))
-    }
-}
-
 /// What both inits share: the secrets (read alongside `signer`), the keys, the store and the
 /// configuration.
 async fn init_with(
@@ -272,7 +256,7 @@ async fn init_with(
     settings: Settings,
     sdk: aws_config::SdkConfig,
     signer: impl Future<Output = Result<Signers, String>>,
-    notifier: Arc<dyn Notifier>,
+    notifier: impl Future<Output = Result<Arc<dyn Notifier>, String>>,
     blobs: Arc<dyn BlobStore>,
 ) -> Result<Ready, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
@@ -306,10 +290,11 @@ async fn init_with(
     };
     let sm = aws_sdk_secretsmanager::Client::new(&sdk);
     let port = Arc::new(purpose_keys::SecretsManager(sm.clone()));
-    let (fetched, signer, texts) = tokio::try_join!(
+    let (fetched, signer, texts, notifier) = tokio::try_join!(
         secrets::fetch(&sm, wanted, secrets::TIMEOUT),
         signer,
         purpose_keys::read_all(port.as_ref(), &purpose_arns, secrets::TIMEOUT),
+        notifier,
     )?;
     let keys = if by_purpose {
         purpose_keys::keys_from_secrets(lambda.keys, &texts)?

@@ -30,10 +30,12 @@ pub mod origin;
 pub mod page;
 pub mod purpose_keys;
 pub mod secrets;
+pub mod senders;
 mod settings;
 mod setup;
 pub mod tally;
 mod unavailable;
+pub mod viewer;
 pub mod webhooks;
 
 pub use binary::{route_id, route_ids, run, run_from_env, Binary, Bootstrap, Passkeys, ROUTE_VAR};

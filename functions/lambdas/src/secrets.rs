@@ -53,6 +53,11 @@ impl SecretJson {
         }
     }
 
+    /// Its fields (for a secret whose shape is not one of the above: `senders`).
+    pub(crate) fn into_fields(self) -> Map<String, Value> {
+        self.fields
+    }
+
     /// A string field; absent, null and blank are None, any other type an error.
     fn optional(&self, field: &str) -> Result<Option<&str>, String> {
         match self.fields.get(field) {
@@ -150,7 +155,7 @@ impl OriginSource for OriginSecret {
 }
 
 /// `GetSecretValue` of `arn`, within `timeout`.
-async fn read(
+pub(crate) async fn read(
     client: &Client,
     var: &'static str,
     arn: &str,

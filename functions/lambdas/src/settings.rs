@@ -60,6 +60,8 @@ pub struct Settings {
     /// `CIAM_CLIENT_LIMITS=1`: the cn cell's per-client limits, counted in the table
     /// (`Config::client_limits`); unset or `0` in the global cell, which has its web ACL.
     pub client_limits: bool,
+    /// The cn cell's senders: their two secrets and settings (`senders.rs`).
+    pub senders: crate::senders::SenderVars,
 }
 
 /// The staff identity provider's client, without its secret.
@@ -213,6 +215,7 @@ impl Settings {
             passkey_origins,
             audit_retention_days,
             client_limits,
+            senders: crate::senders::SenderVars::from_lookup(&get),
         })
     }
 }

@@ -2,7 +2,7 @@
 //! way, docs/multi-region.md; Aliyun DirectMail or Tencent Cloud SES over SMTP), SMS still to the
 //! dev outbox. Without it every message goes to the dev outbox, as before.
 
-use ciam_mail::{SmtpConfig, SmtpMailer, SmtpNotifier, TlsMode};
+use ciam_mail::{Setting, SmtpConfig, SmtpMailer, SmtpNotifier, SmtpSettings, TlsMode};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -47,40 +47,42 @@ pub struct MailOptions {
 
 impl MailOptions {
     /// The relay's configuration, None for the dev outbox; `password` is CIAM_SMTP_PASSWORD.
+    /// Checked by the builder the Lambdas use (`ciam_mail::SmtpSettings`).
     pub fn smtp_config(&self, password: Option<String>) -> Result<Option<SmtpConfig>, String> {
         if self.mail == MailChoice::Outbox {
             return Ok(None);
         }
-        let host = self
-            .smtp_host
-            .as_deref()
-            .filter(|h| !h.trim().is_empty())
-            .ok_or("--mail smtp needs --smtp-host")?;
-        let from = self
-            .mail_from
-            .as_deref()
-            .filter(|f| !f.trim().is_empty())
-            .ok_or("--mail smtp needs --mail-from")?;
-        let mut cfg = SmtpConfig::new(host, self.smtp_tls.unwrap_or(TlsMode::Implicit), from);
-        if let Some(port) = self.smtp_port {
-            cfg.port = port;
-        }
-        cfg.from_name = self.mail_from_name.clone();
-        match (&self.smtp_user, password) {
-            (Some(user), Some(password)) => cfg = cfg.with_credentials(user, &password),
-            (Some(_), None) => {
-                return Err("--smtp-user needs its password in CIAM_SMTP_PASSWORD".into())
-            }
-            (None, Some(_)) => return Err("CIAM_SMTP_PASSWORD is set without --smtp-user".into()),
-            (None, None) => {}
-        }
-        if let Some(path) = &self.smtp_ca {
-            cfg.extra_root_pem = Some(
+        let extra_root_pem = match &self.smtp_ca {
+            Some(path) => Some(
                 std::fs::read(path).map_err(|e| format!("--smtp-ca {}: {e}", path.display()))?,
-            );
-        }
-        Ok(Some(cfg))
+            ),
+            None => None,
+        };
+        let settings = SmtpSettings {
+            host: self.smtp_host.clone(),
+            port: self.smtp_port,
+            tls: self.smtp_tls,
+            user: self.smtp_user.clone(),
+            password,
+            from: self.mail_from.clone(),
+            from_name: self.mail_from_name.clone(),
+            extra_root_pem,
+        };
+        settings.config(&flag).map(Some)
     }
+}
+
+/// A setting as `ciam serve` spells it.
+fn flag(s: Setting) -> String {
+    match s {
+        Setting::Host => "--mail smtp: --smtp-host",
+        Setting::Port => "--smtp-port",
+        Setting::Tls => "--smtp-tls",
+        Setting::User => "--smtp-user",
+        Setting::Password => "its password in CIAM_SMTP_PASSWORD",
+        Setting::From => "--mail smtp: --mail-from",
+    }
+    .to_owned()
 }
 
 /// The notifier of `ciam serve`: the dev outbox alone, or the relay for mail beside it.

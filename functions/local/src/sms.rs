@@ -4,8 +4,7 @@
 
 use crate::outbox::DevOutbox;
 use ciam_core::Notifier;
-use ciam_notify::{Aliyun, AliyunConfig, Failover, SmsNotifier, Split, Templates};
-use ciam_notify::{Tencent, TencentConfig};
+use ciam_notify::{AliyunSettings, Provider, Setting, SmsSettings, Split, TencentSettings};
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -73,72 +72,66 @@ pub struct SmsOptions {
 }
 
 impl SmsOptions {
-    /// The notifier of `ciam serve`: the dev outbox, or mail to it and texts to the provider(s).
+    /// The notifier of `ciam serve`: the dev outbox, or mail to it and texts to the provider(s),
+    /// built by the builder the Lambdas use (`ciam_notify::SmsSettings`).
     pub fn notifier(&self, outbox: &DevOutbox) -> Result<Arc<dyn Notifier>, String> {
-        match (self.sms, self.sms_fallback) {
-            (SmsChoice::Outbox, Some(_)) => {
-                return Err("--sms-fallback needs --sms aliyun|tencent".into())
-            }
-            (primary, Some(f)) if f == primary => {
-                return Err("--sms-fallback must be the other provider".into())
-            }
-            _ => {}
+        let provider = |c: SmsChoice| match c {
+            SmsChoice::Outbox => None,
+            SmsChoice::Aliyun => Some(Provider::Aliyun),
+            SmsChoice::Tencent => Some(Provider::Tencent),
+        };
+        if self.sms_fallback == Some(SmsChoice::Outbox) {
+            return Err("--sms-fallback outbox: the fallback is aliyun or tencent".into());
         }
-        let sms = match (self.provider(self.sms)?, self.sms_fallback) {
-            (None, _) => return Ok(Arc::new(outbox.clone())),
-            (Some(primary), None) => primary,
-            (Some(primary), Some(f)) => Arc::new(Failover {
-                primary,
-                fallback: self
-                    .provider(f)?
-                    .ok_or("--sms-fallback outbox: the fallback is aliyun or tencent")?,
+        let settings = SmsSettings {
+            primary: provider(self.sms),
+            fallback: self.sms_fallback.and_then(provider),
+            aliyun: AliyunSettings {
+                endpoint: self.aliyun_endpoint.clone(),
+                access_key_id: self.aliyun_access_key_id.clone(),
+                access_key_secret: self.aliyun_access_key_secret.clone(),
+                sign_name: self.aliyun_sign_name.clone(),
+                templates: self.aliyun_templates.clone(),
+            },
+            tencent: TencentSettings {
+                endpoint: self.tencent_endpoint.clone(),
+                secret_id: self.tencent_secret_id.clone(),
+                secret_key: self.tencent_secret_key.clone(),
+                sdk_app_id: self.tencent_sdk_app_id.clone(),
+                sign_name: self.tencent_sign_name.clone(),
+                templates: self.tencent_templates.clone(),
+                region: self.tencent_region.clone(),
+            },
+        };
+        Ok(match settings.notifier(&flag)? {
+            None => Arc::new(outbox.clone()),
+            Some(sms) => Arc::new(Split {
+                mail: Arc::new(outbox.clone()),
+                sms,
             }),
-        };
-        Ok(Arc::new(Split {
-            mail: Arc::new(outbox.clone()),
-            sms,
-        }))
+        })
     }
+}
 
-    fn provider(&self, choice: SmsChoice) -> Result<Option<Arc<dyn Notifier>>, String> {
-        let need = |flag: &str, v: &str| {
-            if v.trim().is_empty() {
-                Err(format!("--sms {choice:?} needs --{flag}").to_lowercase())
-            } else {
-                Ok(v.trim().to_owned())
-            }
-        };
-        Ok(Some(match choice {
-            SmsChoice::Outbox => return Ok(None),
-            SmsChoice::Aliyun => {
-                let templates =
-                    Templates::parse(&need("aliyun-templates", &self.aliyun_templates)?)?;
-                let a = Aliyun::new(AliyunConfig {
-                    endpoint: self.aliyun_endpoint.clone(),
-                    access_key_id: need("aliyun-access-key-id", &self.aliyun_access_key_id)?,
-                    access_key_secret: need(
-                        "aliyun-access-key-secret",
-                        &self.aliyun_access_key_secret,
-                    )?,
-                    sign_name: need("aliyun-sign-name", &self.aliyun_sign_name)?,
-                })?;
-                Arc::new(SmsNotifier::new(a, templates))
-            }
-            SmsChoice::Tencent => {
-                let templates =
-                    Templates::parse(&need("tencent-templates", &self.tencent_templates)?)?;
-                let t = Tencent::new(TencentConfig {
-                    endpoint: self.tencent_endpoint.clone(),
-                    secret_id: need("tencent-secret-id", &self.tencent_secret_id)?,
-                    secret_key: need("tencent-secret-key", &self.tencent_secret_key)?,
-                    sdk_app_id: need("tencent-sdk-app-id", &self.tencent_sdk_app_id)?,
-                    sign_name: need("tencent-sign-name", &self.tencent_sign_name)?,
-                    region: self.tencent_region.clone(),
-                })?;
-                Arc::new(SmsNotifier::new(t, templates))
-            }
-        }))
+/// A setting as `ciam serve` spells it: its flag.
+fn flag(s: Setting) -> String {
+    match s {
+        Setting::Primary => "--sms aliyun|tencent",
+        Setting::Fallback => "--sms-fallback",
+        Setting::AliyunEndpoint => "--aliyun-endpoint",
+        Setting::AliyunAccessKeyId => "--aliyun-access-key-id",
+        Setting::AliyunAccessKeySecret => "--aliyun-access-key-secret",
+        Setting::AliyunSignName => "--aliyun-sign-name",
+        Setting::AliyunTemplates => "--aliyun-templates",
+        Setting::TencentEndpoint => "--tencent-endpoint",
+        Setting::TencentSecretId => "--tencent-secret-id",
+        Setting::TencentSecretKey => "--tencent-secret-key",
+        Setting::TencentSdkAppId => "--tencent-sdk-app-id",
+        Setting::TencentSignName => "--tencent-sign-name",
+        Setting::TencentTemplates => "--tencent-templates",
+        Setting::TencentRegion => "--tencent-region",
     }
+    .to_owned()
 }
 
 /// Texts to the dev outbox, every provider setting at its default.

@@ -17,6 +17,7 @@ mod error;
 mod message;
 mod notifier;
 mod relay;
+mod settings;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -25,3 +26,4 @@ pub use error::{MailError, Step};
 pub use message::Outgoing;
 pub use notifier::SmtpNotifier;
 pub use relay::SmtpMailer;
+pub use settings::{Setting, SmtpSettings};

@@ -14,6 +14,7 @@ mod client;
 mod failover;
 #[cfg(feature = "fake")]
 pub mod fake;
+pub mod settings;
 pub mod sign;
 mod sms;
 pub mod templates;
@@ -21,6 +22,7 @@ pub mod tencent;
 
 pub use aliyun::{Aliyun, AliyunConfig};
 pub use failover::Failover;
+pub use settings::{AliyunSettings, Provider, Setting, SmsSettings, TencentSettings};
 pub use sms::{Sms, SmsNotifier, SmsProvider, Split};
 pub use templates::Templates;
 pub use tencent::{Tencent, TencentConfig};
