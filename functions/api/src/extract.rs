@@ -284,9 +284,31 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
     }
 }
 
-/// What an audit entry records about the request: its id, the caller's address
-/// (CloudFront-Viewer-Address without its port, else the first X-Forwarded-For entry: as the
-/// edge reports it) and device.
+/// The viewer's address: CloudFront-Viewer-Address (`<ip>:<port>`), else the connection's peer.
+/// In a Lambda the header never counts: `ciam_lambdas::viewer` removes it and puts the viewer
+/// CloudFront appended to X-Forwarded-For as the peer (the managed origin request policy does
+/// not forward CloudFront-Viewer-Address, and a viewer could send one itself); under
+/// `ciam serve` the peer is the socket's. Read by the cn cell's per-client limits
+/// (`middleware::client_limits`) and the audit log ([`Facts`]), so both see the same address,
+/// and never the first X-Forwarded-For entry, which is the viewer's to write. None: no address.
+pub fn viewer_ip(
+    headers: &HeaderMap,
+    extensions: &axum::http::Extensions,
+) -> Option<std::net::IpAddr> {
+    headers
+        .get("cloudfront-viewer-address")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|a| a.rsplit_once(':'))
+        .and_then(|(ip, _)| ip.trim_matches(['[', ']']).parse().ok())
+        .or_else(|| {
+            extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip())
+        })
+}
+
+/// What an audit entry records about the request: its id, the caller's address ([`viewer_ip`]:
+/// the one the per-client limits count, never a client-written X-Forwarded-For entry) and device.
 pub struct Facts(pub ciam_core::console::audit::RequestFacts);
 
 impl<S: Send + Sync> FromRequestParts<S> for Facts {
@@ -294,14 +316,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Facts {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let h = |n: &str| parts.headers.get(n).and_then(|v| v.to_str().ok());
-        let viewer = h("cloudfront-viewer-address")
-            .and_then(|a| a.rsplit_once(':').map(|(ip, _)| ip.to_owned()));
-        let forwarded = h("x-forwarded-for")
-            .and_then(|v| v.split(',').next())
-            .map(|ip| ip.trim().to_owned());
-        let ip = viewer
-            .or(forwarded)
-            .filter(|ip| !ip.is_empty() && ip.len() <= 64);
+        let ip = viewer_ip(&parts.headers, &parts.extensions).map(|ip| ip.to_string());
         Ok(Facts(ciam_core::console::audit::RequestFacts {
             request_id: parts
                 .extensions

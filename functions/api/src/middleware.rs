@@ -5,7 +5,7 @@
 //! `Config::client_limits` is on).
 
 use crate::error::{render, ApiError, PendingError};
-use crate::extract::{BodyLimit, RequestId, RequestLang};
+use crate::extract::{viewer_ip, BodyLimit, RequestId, RequestLang};
 use crate::route::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode};
@@ -151,7 +151,7 @@ pub(crate) fn over_limit<'a>(
     req: &Request,
 ) -> impl std::future::Future<Output = Option<Response>> + Send + 'a {
     use ciam_core::client_limits::{client_key, count, Verdict};
-    let client = client_key(viewer_ip(req));
+    let client = client_key(viewer_ip(req.headers(), req.extensions()));
     let lang = req
         .extensions()
         .get::<RequestLang>()
@@ -170,21 +170,4 @@ pub(crate) fn over_limit<'a>(
             Err(e) => Some(ApiError(e).into_response()),
         }
     }
-}
-
-/// The viewer's address as CloudFront reports it (CloudFront-Viewer-Address, `<ip>:<port>`,
-/// which CloudFront sets itself: a viewer cannot forge it, where the first X-Forwarded-For entry
-/// is the viewer's to write), else the connection's peer (`ciam serve`, no CloudFront in front).
-/// None: no address (every such request is one client, `client_key`).
-fn viewer_ip(req: &Request) -> Option<std::net::IpAddr> {
-    req.headers()
-        .get("cloudfront-viewer-address")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|a| a.rsplit_once(':'))
-        .and_then(|(ip, _)| ip.trim_matches(['[', ']']).parse().ok())
-        .or_else(|| {
-            req.extensions()
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|c| c.0.ip())
-        })
 }

@@ -191,10 +191,9 @@ async fn serve_route(
     origin: Option<OriginCheck>,
     key_secrets: Option<crate::init::KeysAtInit>,
 ) -> Result<(), lambda_http::Error> {
-    // The cn cell's limits count the viewer CloudFront saw (`viewer.rs`).
-    let limits = ciam.config.client_limits;
+    // The cn cell's limits and the audit log see the viewer CloudFront saw (`viewer.rs`).
     let build: crate::key_refresh::Build = std::sync::Arc::new(move |ciam| {
-        ciam_api::router_for(table, route_id, ciam).map(|r| crate::viewer::layer(r, limits))
+        ciam_api::router_for(table, route_id, ciam).map(crate::viewer::layer)
     });
     let router = match key_secrets {
         Some(k) => crate::key_refresh::Refreshing::new(

@@ -30,8 +30,7 @@ pub async fn run(
     };
     let web: Arc<dyn BlobStore> =
         Arc::new(S3Blobs::new(aws_sdk_s3::Client::new(sdk), Some(bucket)));
-    let limits = ciam.config.client_limits;
-    let page = crate::viewer::layer(ciam_api::embedded::router(ciam, web), limits);
+    let page = crate::viewer::layer(ciam_api::embedded::router(ciam, web));
     lambda_http::run(crate::origin::guard(page, origin)).await
 }
 

@@ -1,6 +1,7 @@
-//! The viewer's address in the cn cell, for its per-client limits (docs/multi-region.md §13).
+//! The viewer's address, for the cn cell's per-client limits (docs/multi-region.md §13) and both
+//! cells' audit log.
 //!
-//! The limiter keys on the address CloudFront saw (`ciam_api` `middleware::viewer_ip`: the
+//! The limiter keys on the address CloudFront saw (`ciam_api`'s `extract::viewer_ip`: the
 //! CloudFront-Viewer-Address header, else the connection's peer). Neither can be trusted as it
 //! arrives in a Lambda: the header reaches an origin only through an origin request policy that
 //! names it (the managed AllViewerExceptHostHeader does not, and no policy can forward every
@@ -66,11 +67,9 @@ pub fn mark(mut req: Request) -> Request {
     req
 }
 
-/// `router` marking each request's viewer ([`mark`]) when the cell counts clients.
-pub fn layer(router: axum::Router, client_limits: bool) -> axum::Router {
-    if !client_limits {
-        return router;
-    }
+/// `router` marking each request's viewer ([`mark`]), in every cell: the cn cell's limits and
+/// both cells' audit log read it (`ciam_api`'s `extract::viewer_ip`).
+pub fn layer(router: axum::Router) -> axum::Router {
     router.layer(axum::middleware::map_request(|req: Request| async move {
         mark(req)
     }))

@@ -508,7 +508,11 @@ async fn the_account_page_is_masked_and_a_reveal_is_audited_with_its_reason() {
     let req = crate::helpers::request_as(Method::POST, &p, Some(&operator))
         .header("content-type", "application/json")
         .header("x-request-id", request_id)
-        .header("x-forwarded-for", "203.0.113.7, 10.0.0.1")
+        // The address CloudFront saw (in a Lambda, `ciam_lambdas::viewer` puts it here from the
+        // entry CloudFront appended); the first X-Forwarded-For entry is the caller's to write
+        // and never reaches the audit log.
+        .header("cloudfront-viewer-address", "203.0.113.7:443")
+        .header("x-forwarded-for", "10.6.6.6, 10.0.0.1")
         .body(Body::from(
             json!({ "reason": "the customer called" }).to_string(),
         ))
