@@ -117,6 +117,17 @@ pub(crate) fn render_function(f: &Function, home: &Home) -> String {
         let _ = writeln!(s, "          {}: !Ref {p}KeySecret", ciam_lambdas_var(p));
     }
     s.push_str(&provider_env(l, home.cell));
+    if l.sign_ups {
+        // Which cell this stack is, and where the other is (docs/multi-region.md §14).
+        let cell = match home.cell {
+            Cell::Global => "global",
+            Cell::Cn => "cn",
+        };
+        let _ = writeln!(
+            s,
+            "          CIAM_CELL: {cell}\n          CIAM_OTHER_CELL: !Ref OtherCellUrl"
+        );
+    }
     if is_console(f) {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
     }
