@@ -43,6 +43,9 @@ const BUNDLES = {
   admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND'],
   // The partner screens' own words (the consent screen, the embedded sign-in): loaded with them.
   partner: ['embedded.', 'consent.', 'authorize.'],
+  // The two cells' names and links (components/cells.tsx): loaded with them, only on a page whose
+  // index.html names another cell.
+  cells: ['cell.', 'error.PHONE_MAINLAND_SERVICE_ONLY'],
 };
 const bundleOf = (id) =>
   id.endsWith('.title') ? 'core' : (Object.entries(BUNDLES).find(([, ps]) => ps.some((p) => id.startsWith(p)))?.[0] ?? 'core');

@@ -33,13 +33,16 @@ pub struct ErrorBody {
     /// For NEED_TOTP_VERIFY: the single-use challenge of the second step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub challenge: Option<String>,
+    /// For PHONE_MAINLAND_SERVICE_ONLY: the other cell's origin, where the user goes instead.
+    #[serde(rename = "otherCell", skip_serializing_if = "Option::is_none")]
+    pub other_cell: Option<String>,
 }
 
 pub fn body(e: &Error, lang: Lang) -> ErrorBody {
     let message = match &e.message {
         Some(Message::Text { zh, en }) => lang.pick(zh, en).to_owned(),
         Some(Message::Raw(s)) => s.clone(),
-        None => e.reason.message(lang).to_owned(),
+        Some(Message::OtherCell(_)) | None => e.reason.message(lang).to_owned(),
     };
     ErrorBody {
         reason: e.reason.code(),
@@ -47,6 +50,10 @@ pub fn body(e: &Error, lang: Lang) -> ErrorBody {
         code: e.reason.status(),
         field: e.field.as_deref().map(str::to_owned),
         challenge: e.challenge.clone(),
+        other_cell: match &e.message {
+            Some(Message::OtherCell(origin)) => Some(origin.clone()),
+            _ => None,
+        },
     }
 }
 

@@ -200,6 +200,9 @@ pub struct Lambda {
     /// docs/operations.md §7).
     pub gradual: bool,
     pub images: Images,
+    /// Takes sign-ups, so it knows the cells (docs/multi-region.md §14): ciam-gen gives it
+    /// `CIAM_CELL` (its stack's cell) and `CIAM_OTHER_CELL` (the `OtherCellUrl` parameter).
+    pub sign_ups: bool,
 }
 
 impl Lambda {
@@ -220,6 +223,7 @@ impl Lambda {
         function_url: false,
         gradual: false,
         images: Images::None,
+        sign_ups: false,
     };
     /// Derives keys (of the purposes its row names with `.keys(..)`), never touches the table
     /// (the captcha, passkey sign-in options).
@@ -260,6 +264,13 @@ impl Lambda {
         Lambda {
             messages: true,
             sms: true,
+            ..self
+        }
+    }
+    /// Takes sign-ups (the code request and the registration): knows the cells.
+    pub const fn sign_ups(self) -> Self {
+        Lambda {
+            sign_ups: true,
             ..self
         }
     }

@@ -35,6 +35,7 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     let user_name = validate::username(&r.user_name)?;
     let company = validate::company(&r.company)?;
     let id = Identity::parse(&r.identity)?;
+    crate::cell::sign_up_here(&ciam.config, &id)?;
     if let Identity::Mail(m) = &id {
         if ciam.is_internal_mail(m) {
             return Err(Error::field(

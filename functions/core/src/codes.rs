@@ -72,6 +72,10 @@ pub async fn send(
     captcha: Option<&str>,
     lang: Lang,
 ) -> Result<()> {
+    if purpose == Purpose::Register {
+        // Before the captcha and the text: a number the other cell serves costs nothing here.
+        crate::cell::sign_up_here(&ciam.config, id)?;
+    }
     let solved = captcha::verify(ciam, captcha)?;
     let now = ciam.now();
     let code = random_digits(ciam.entropy.as_ref(), 6);

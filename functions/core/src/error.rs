@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 /// A domain failure: a stable reason for the client, and optionally the field at fault, a
 /// message that replaces the catalogue text (the unlock time of a lock, the rule a field broke),
-/// extra data for the client, and an internal cause that only reaches the log.
+/// extra data for the client (a challenge), and an internal cause that only reaches the log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     pub reason: Reason,
@@ -19,8 +19,15 @@ pub struct Error {
 /// A message tailored to the failure, in both languages, or a fixed value (e.g. unix seconds).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    Text { zh: &'static str, en: &'static str },
+    Text {
+        zh: &'static str,
+        en: &'static str,
+    },
     Raw(String),
+    /// The catalogue's text, and the other cell's origin for the body's `otherCell`
+    /// (PHONE_MAINLAND_SERVICE_ONLY, `cell::sign_up_here`). A message variant rather than a field
+    /// of `Error`, which stays as small as it was.
+    OtherCell(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

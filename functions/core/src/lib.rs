@@ -9,6 +9,7 @@ pub mod audit;
 pub mod avatar;
 pub mod blob;
 pub mod captcha;
+pub mod cell;
 pub mod challenge;
 pub mod changes;
 pub mod client;
@@ -120,6 +121,11 @@ pub struct Config {
     /// (`CIAM_CLIENT_LIMITS=1`, `ciam serve --client-limits`); off in the global cell, where
     /// infra/waf.yaml counts the same rules at the edge.
     pub client_limits: bool,
+    /// Which cell this deployment is (`CIAM_CELL`, `ciam serve --cell`): `global` by default.
+    pub cell: cell::Cell,
+    /// The other cell's origin (`CIAM_OTHER_CELL`, `ciam serve --other-cell`; `cell::other_origin`),
+    /// None when this is the only cell: then no answer names another service.
+    pub other_cell: Option<String>,
 }
 
 impl Default for Config {
@@ -140,6 +146,8 @@ impl Default for Config {
             webhooks_local_http: false,
             numbers_from_stream: false,
             client_limits: false,
+            cell: cell::Cell::Global,
+            other_cell: None,
         }
     }
 }

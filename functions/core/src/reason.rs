@@ -104,6 +104,9 @@ reasons! {
     WEBHOOK_URL_FRAGMENT = 400, "Webhook URLs cannot carry a fragment (#...)", "Webhook 地址不能包含片段（#...）";
     WEBHOOK_URL_TOO_LONG = 400, "Webhook URLs are at most 2048 characters", "Webhook 地址不能超过 2048 个字符";
     WEBHOOK_URL_PRIVATE = 400, "Webhook URLs cannot point at private, loopback, link-local or metadata addresses", "Webhook 地址不能指向内网、回环、链路本地或元数据地址";
+    // Which cell serves whom (docs/multi-region.md §14): phones are mainland-only, so a global
+    // cell with a mainland sibling sends phone sign-ups there (the body's `otherCell` is its URL).
+    PHONE_MAINLAND_SERVICE_ONLY = 400, "Mainland China mobile numbers sign up with the Mainland China service", "中国大陆手机号请在中国大陆服务注册";
 }
 
 impl std::fmt::Display for Reason {

@@ -122,6 +122,17 @@ pub(crate) fn render_function(f: &Function, home: &Home) -> String {
     if home.cell == Cell::Cn && !f.internal {
         s.push_str("          CIAM_CLIENT_LIMITS: \"1\"\n");
     }
+    if l.sign_ups {
+        // Which cell this stack is, and where the other is (docs/multi-region.md §14).
+        let cell = match home.cell {
+            Cell::Global => "global",
+            Cell::Cn => "cn",
+        };
+        let _ = writeln!(
+            s,
+            "          CIAM_CELL: {cell}\n          CIAM_OTHER_CELL: !Ref OtherCellUrl"
+        );
+    }
     if is_console(f) {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
     }

@@ -342,6 +342,8 @@ async fn init_with(
     // sign-in of the day included (docs/cost.md).
     config.numbers_from_stream = true;
     config.client_limits = settings.client_limits;
+    config.cell = settings.cell;
+    config.other_cell = settings.other_cell;
     config.staff_idp = staff_idp;
     config.staff_mfa_acr = settings.staff_mfa_acr;
     config.passkey_rp_id = settings.passkey_rp_id;

@@ -62,6 +62,10 @@ pub struct Settings {
     pub client_limits: bool,
     /// The cn cell's senders: their two secrets and settings (`senders.rs`).
     pub senders: crate::senders::SenderVars,
+    /// `CIAM_CELL`: `global` (unset) or `cn` (docs/multi-region.md §14).
+    pub cell: ciam_core::cell::Cell,
+    /// `CIAM_OTHER_CELL`: the other cell's origin; unset or empty: this is the only cell.
+    pub other_cell: Option<String>,
 }
 
 /// The staff identity provider's client, without its secret.
@@ -174,6 +178,13 @@ impl Settings {
             Some("1") => true,
             Some(_) => return Err("CIAM_CLIENT_LIMITS must be 1 (on) or 0 (off)".into()),
         };
+        let cell = match present("CIAM_CELL") {
+            None => ciam_core::cell::Cell::Global,
+            Some(v) => ciam_core::cell::Cell::parse(&v).ok_or("CIAM_CELL must be global or cn")?,
+        };
+        let other_cell = present("CIAM_OTHER_CELL")
+            .map(|v| ciam_core::cell::other_origin(&v).map_err(|e| format!("CIAM_OTHER_CELL {e}")))
+            .transpose()?;
         let public_url = present("CIAM_PUBLIC_URL").map(|u| u.trim_end_matches('/').to_owned());
         let passkey_rp_id = present("CIAM_PASSKEY_RP_ID");
         let passkey_origins = list("CIAM_PASSKEY_ORIGINS");
@@ -216,6 +227,8 @@ impl Settings {
             audit_retention_days,
             client_limits,
             senders: crate::senders::SenderVars::from_lookup(&get),
+            cell,
+            other_cell,
         })
     }
 }
@@ -379,6 +392,25 @@ mod tests {
             let err = with(bad).unwrap_err();
             assert!(err.contains("CIAM_AUDIT_RETENTION_DAYS"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn the_cell_and_its_sibling_are_read_and_checked() {
+        let s = settings(&[("CIAM_TABLE", "t")]).unwrap();
+        assert_eq!(
+            (s.cell, s.other_cell),
+            (ciam_core::cell::Cell::Global, None)
+        );
+        let s = settings(&[
+            ("CIAM_TABLE", "t"),
+            ("CIAM_CELL", "cn"),
+            ("CIAM_OTHER_CELL", "https://id.example.com/"),
+        ])
+        .unwrap();
+        assert_eq!(s.cell, ciam_core::cell::Cell::Cn);
+        assert_eq!(s.other_cell.as_deref(), Some("https://id.example.com"));
+        assert!(settings(&[("CIAM_TABLE", "t"), ("CIAM_CELL", "china")]).is_err());
+        assert!(settings(&[("CIAM_TABLE", "t"), ("CIAM_OTHER_CELL", "https://x.cn/a")]).is_err());
     }
 
     #[test]

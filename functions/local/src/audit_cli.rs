@@ -54,7 +54,9 @@ pub async fn export(args: &ExportArgs, opts: &StoreOptions) -> Result<(), String
         let what = match &e.message {
             Some(ciam_core::Message::Text { en, .. }) => (*en).to_owned(),
             Some(ciam_core::Message::Raw(m)) => m.clone(),
-            None => e.reason.message(ciam_core::Lang::EnUs).to_owned(),
+            Some(ciam_core::Message::OtherCell(_)) | None => {
+                e.reason.message(ciam_core::Lang::EnUs).to_owned()
+            }
         };
         match (e.field, e.cause) {
             (Some(f), _) => format!("--{f}: {what}"),

@@ -5,6 +5,7 @@ pub mod admin_cli;
 pub mod apps_cli;
 pub mod audit_cli;
 mod blob;
+pub mod cell;
 pub mod logout_cli;
 pub mod mail;
 mod outbox;
@@ -80,6 +81,8 @@ pub struct ServeOptions {
     pub sms: SmsOptions,
     /// The cn cell's per-client limits (`--client-limits`; `Config::client_limits`).
     pub client_limits: bool,
+    /// Which cell this is and where the other is (`--cell`, `--other-cell`).
+    pub cell: cell::CellOptions,
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -175,8 +178,21 @@ fn spa(ciam: Ciam, outbox: Option<DevOutbox>, web_dist: &Path) -> Router {
         // The embedded sign-in is `ciam_api::embedded`, the handler its Lambda runs, with the
         // built index.html; the rest is `web::serve`: files (compressed, cached), 404 for a
         // missing file, index.html for the SPA's own routes (/zh-CN/... deep links).
-        let web: Arc<dyn ciam_core::BlobStore> = Arc::new(FolderBlobs::new(web_dist));
-        let files = web::WebFiles::new(web_dist);
+        let mut web: Arc<dyn ciam_core::BlobStore> = Arc::new(FolderBlobs::new(web_dist));
+        // With another cell, both read index.html with the cells' tags in its head.
+        let tagged = page_ciam.config.other_cell.as_deref().and_then(|other| {
+            let built = std::fs::read_to_string(&index).ok()?;
+            let html: Arc<str> =
+                cell::tagged_index(&built, page_ciam.config.cell, Some(other)).into();
+            Some(html)
+        });
+        if let Some(html) = &tagged {
+            web = Arc::new(cell::TaggedIndex {
+                inner: web,
+                index: html.clone(),
+            });
+        }
+        let files = web::WebFiles::new(web_dist, tagged);
         app.fallback(move |req| web::serve(files, req))
             .layer(axum::middleware::from_fn_with_state(
                 (Arc::new(page_ciam), web),
@@ -302,6 +318,8 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .collect(),
         audit_retention_days: opts.audit_retention_days,
         client_limits: opts.client_limits,
+        cell: opts.cell.cell.0,
+        other_cell: opts.cell.other_cell.clone(),
         ..Config::default()
     };
     passkey_settings(&mut config, &opts)?;
@@ -423,6 +441,7 @@ mod tests {
             smtp: None,
             sms: SmsOptions::default(),
             client_limits: false,
+            cell: cell::CellOptions::default(),
         };
         (config, opts)
     }

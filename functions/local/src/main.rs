@@ -98,6 +98,8 @@ enum Command {
         /// CloudFront-Viewer-Address header when a CloudFront distribution is in front).
         #[arg(long, env = "CIAM_CLIENT_LIMITS")]
         client_limits: bool,
+        #[command(flatten)]
+        cell: ciam_local::cell::CellOptions,
     },
     /// Manage roles of existing accounts and act on them as the console does.
     Admin {
@@ -366,9 +368,11 @@ async fn main() -> std::process::ExitCode {
             mail,
             sms,
             client_limits,
+            cell,
         } => ServeOptions {
             sms,
             client_limits,
+            cell,
             webhooks_strict,
             staff_mfa_acr,
             addr,

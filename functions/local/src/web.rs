@@ -34,17 +34,21 @@ pub(crate) struct WebFiles {
     files: ServeDir,
     /// Files, else index.html.
     pages: ServeDir<ServeFile>,
+    /// index.html with the cells' tags (`cell::tagged_index`), answered instead of the built one
+    /// (and its precompressed copies, which lack them) when there is another cell.
+    index: Option<Arc<str>>,
 }
 
 impl WebFiles {
-    pub(crate) fn new(dist: &Path) -> Arc<Self> {
+    pub(crate) fn new(dist: &Path, index: Option<Arc<str>>) -> Arc<Self> {
         let files = ServeDir::new(dist).precompressed_br().precompressed_gzip();
-        let index = ServeFile::new(dist.join("index.html"))
+        let index_file = ServeFile::new(dist.join("index.html"))
             .precompressed_br()
             .precompressed_gzip();
         Arc::new(Self {
-            pages: files.clone().fallback(index),
+            pages: files.clone().fallback(index_file),
             files,
+            index,
         })
     }
 }
@@ -55,6 +59,14 @@ pub(crate) async fn serve(web: Arc<WebFiles>, req: Request) -> Response {
     if matches!(*req.method(), Method::GET | Method::HEAD) {
         if let Some(to) = canonical_language(&path, req.uri().query()) {
             return redirect(&to);
+        }
+    }
+    if let Some(html) = &web.index {
+        if !looks_like_file(&path) || path == "/index.html" {
+            let mut res = axum::response::Html(html.to_string()).into_response();
+            res.headers_mut()
+                .append(VARY, HeaderValue::from_static("accept-encoding"));
+            return res;
         }
     }
     let answer = if looks_like_file(&path) {

@@ -13,6 +13,7 @@ import { embeddedInfo, rememberOrigin } from '../lib/redirect';
 import * as session from '../lib/session';
 import { MfaHost } from '../components/mfa-modal';
 import { RouteFocus } from '../components/route-focus';
+import { Cell } from '../components/cells-lazy';
 
 const CHECK_EVERY_MS = 30_000;
 
@@ -69,6 +70,7 @@ export function Shell() {
     <>
       <header className="top">
         <span className="brand">Ciam</span>
+        <Cell />
         {/* Its accessible name is the text it shows (WCAG 2.5.3 label in name), in that language. */}
         <button type="button" className="lang" lang={other} onClick={() => switchTo(other)}>
           {other === 'en-US' ? 'English' : '简体中文'}

@@ -44,6 +44,8 @@ export function useForm<T extends Values>(init: T | (() => T)) {
   const [values, setValues] = useState(init);
   const [errors, setErrors] = useState<Partial<Record<string, Msg>>>({});
   const [alert, setAlert] = useState<FormAlertState | null>(null);
+  // The reason of the last refusal, until the next edit (CellHint reads it).
+  const [refusal, setRefusal] = useState<string | null>(null);
   const lock = useCountdown();
   const locked = alert?.lockedUntil != null && lock.left > 0;
   // The lock's alert goes when the lock ends.
@@ -55,6 +57,7 @@ export function useForm<T extends Values>(init: T | (() => T)) {
     setValues((s) => ({ ...s, [k]: v }));
     setErrors((e) => ({ ...e, [k]: null }));
     setAlert(keepLock);
+    setRefusal(null);
   };
   const focus = (name: string) => (ref.current?.elements.namedItem(name) as HTMLElement | null)?.focus();
   /** Shows the problems found (each field's first); focuses the first; true when there are none. */
@@ -83,6 +86,7 @@ export function useForm<T extends Values>(init: T | (() => T)) {
    * page) and every refusal is shown atop the form.
    */
   const refuse = (e: ApiError, embedded = false) => {
+    setRefusal(e.reason);
     const where = e.field && e.field in values ? e.field : byReason(INLINE, e.reason);
     if (embedded || !where) handleError(e);
     if (!where && !embedded) return;
@@ -104,5 +108,5 @@ export function useForm<T extends Values>(init: T | (() => T)) {
   });
   /** The props of the form's FormAlert. */
   const alertProps = { alertRef, alert, left: locked ? lock.left : 0 };
-  return { ref, values, errors, set, check, flag, fail, refuse, bind, alert: alertProps, locked };
+  return { ref, values, errors, set, check, flag, fail, refuse, bind, alert: alertProps, locked, refusal };
 }

@@ -58,6 +58,7 @@ export const errors = defineMessages({
   PASSKEY_EXISTS: { id: 'error.PASSKEY_EXISTS', defaultMessage: 'This passkey is already registered' },
   PASSKEY_LIMIT: { id: 'error.PASSKEY_LIMIT', defaultMessage: 'An account can have at most 10 passkeys' },
   PASSKEY_UNAVAILABLE: { id: 'error.PASSKEY_UNAVAILABLE', defaultMessage: 'Passkeys are not available on this site' },
+  PHONE_MAINLAND_SERVICE_ONLY: { id: 'error.PHONE_MAINLAND_SERVICE_ONLY', defaultMessage: 'Mainland China mobile numbers sign up with the Mainland China service' },
   CONSOLE_MFA_REQUIRED: { id: 'error.CONSOLE_MFA_REQUIRED', defaultMessage: 'Turn on two-factor sign-in and sign in with it to use the console' },
   ACCOUNT_NOT_FOUND: { id: 'error.ACCOUNT_NOT_FOUND', defaultMessage: 'No account matches' },
   WEBHOOK_NOT_FOUND: { id: 'error.WEBHOOK_NOT_FOUND', defaultMessage: 'Webhook endpoint not found' },

@@ -64,7 +64,8 @@ export type Reason =
   | "WEBHOOK_URL_USERINFO"
   | "WEBHOOK_URL_FRAGMENT"
   | "WEBHOOK_URL_TOO_LONG"
-  | "WEBHOOK_URL_PRIVATE";
+  | "WEBHOOK_URL_PRIVATE"
+  | "PHONE_MAINLAND_SERVICE_ONLY";
 
 /** One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,
 two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents
@@ -338,6 +339,8 @@ export type ErrorBody = {
   /** the request field at fault (validation errors) */
   field?: string;
   message: string;
+  /** PHONE_MAINLAND_SERVICE_ONLY only: the origin of the other cell (the Mainland China service), where the sign-up belongs */
+  otherCell?: string;
   reason: Reason;
 };
 

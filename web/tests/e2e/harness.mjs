@@ -241,11 +241,13 @@ export function loggedReports(server) {
  * `ciam serve` on 127.0.0.1 with a port chosen by the OS and a fresh data folder. With
  * `localhost: true` the pages are opened at `http://localhost:<port>` and that is the server's
  * public URL: passkeys need a domain as their RP ID (a browser refuses an IP address).
+ * `port`: listen there (from `freePort()`) rather than on a port the OS picks.
  */
-export async function startServer({ args = [], env = {}, dist = DIST, localhost = false } = {}) {
+export async function startServer({ args = [], env = {}, dist = DIST, localhost = false, port: fixed = 0 } = {}) {
   const data = mkdtempSync(join(tmpdir(), 'ciam-e2e-data-'));
   const childEnv = { ...process.env, CIAM_LOG: process.env.CIAM_LOG ?? 'warn', ...env };
-  const port = localhost ? await freePort() : 0;
+  // `port`: a port chosen before (two servers that name each other, cells.test.mjs).
+  const port = fixed || (localhost ? await freePort() : 0);
   const where = localhost ? ['--public-url', `http://localhost:${port}`] : [];
   const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, ...where, '--data', data, '--web-dist', dist, ...args], {
     env: childEnv,

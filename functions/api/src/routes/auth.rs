@@ -100,8 +100,13 @@ fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
 /// account: 423 VERIFICATION_ATTEMPT_CODE_LIMIT with the unlock time (unix seconds) as message,
 /// and no code is sent.
 ///
+/// A registration code for a phone number in the global cell when a mainland cell exists
+/// (`CIAM_OTHER_CELL`): 400 PHONE_MAINLAND_SERVICE_ONLY with `otherCell`, before the captcha is
+/// checked and before any text is sent (docs/multi-region.md §14).
+///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, VERIFYCAPTCHA_NOT_FOUND, VERIFYCAPTCHA_ERROR,
-/// VERIFICATION_ATTEMPT_CODE_LIMIT, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_LIMIT.
+/// VERIFICATION_ATTEMPT_CODE_LIMIT, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_LIMIT,
+/// PHONE_MAINLAND_SERVICE_ONLY.
 ///
 /// A sign-in code for a locked account is refused with the lock before anything is sent.
 /// Round trips: 2 (1 transaction, then the write that marks the code delivered; +1 read when
@@ -148,11 +153,12 @@ pub struct Registered {
 /// Sign up
 ///
 /// Every rule of the spec's §5. MAIL_EXIST/PHONE_EXIST only after the code checked out. Nothing
-/// is written unless everything succeeds.
+/// is written unless everything succeeds. A phone number in the global cell when a mainland
+/// cell exists: PHONE_MAINLAND_SERVICE_ONLY with `otherCell` (docs/multi-region.md §14).
 ///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, PASSWORD_COMPLEXITY_ERROR, CODE_ERROR, CODE_KIND_ERROR,
 /// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, EIAM_MAIL_PERMISSION_DENIED, MAIL_EXIST,
-/// PHONE_EXIST, USERNAME_EXIST.
+/// PHONE_EXIST, USERNAME_EXIST, PHONE_MAINLAND_SERVICE_ONLY.
 ///
 /// Round trips: 2 (code read, one transaction), then the numbers' new account (3 writes side by
 /// side, best effort).

@@ -122,8 +122,8 @@ pub const ROUTES: &[RouteDef] = &[
     // Signing up and in (auth.rs).
     route!("auth_location",           GET,    "/auth/location",          auth::location,           Public,        "getLocation",      STATIC),
     route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha",       KEYS.waf(Waf::Captcha).keys(&[K::Captcha])),
-    route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode",         WRITES.messages().throttle(40, 20).waf(Waf::Codes).keys(&[K::Code, K::Captcha])),
-    route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register",         HASHING.throttle(20, 10).waf(Waf::Register).keys(&[K::Code]).gradual()),
+    route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode",         WRITES.messages().throttle(40, 20).waf(Waf::Codes).keys(&[K::Code, K::Captcha]).sign_ups()),
+    route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register",         HASHING.throttle(20, 10).waf(Waf::Register).keys(&[K::Code]).gradual().sign_ups()),
     route!("auth_login_password",     POST,   "/auth/login/password",    auth::login_password,     Public,        "loginPassword",    HASHING.memory(768).throttle(100, 50).waf(Waf::SignIn).function_url().keys(&[K::Session]).gradual()).sign_in("password"),
     route!("auth_login_code",         POST,   "/auth/login/code",        auth::login_code,         Public,        "loginCode",        WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Code, K::Session])).sign_in("code"),
     route!("auth_info_get",           GET,    "/auth/info",              me::info,                 Session,       "getInfo",          WRITES.gradual()),

@@ -11,6 +11,7 @@ mod attempts;
 mod avatar;
 mod bodies;
 mod captcha;
+mod cells;
 mod changes;
 mod client_errors;
 mod client_limits;

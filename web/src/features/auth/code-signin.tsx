@@ -1,6 +1,7 @@
 // Sign-in with a verification code: the account, the captcha, the code with its send button.
 import { useContext, useEffect, useState } from 'react';
 import { LockReset } from '../../components/lock-reset';
+import { Cell } from '../../components/cells-lazy';
 import { FormattedMessage } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import { call, SKIP } from '../../lib/api';
@@ -41,6 +42,8 @@ export default function CodeForm({ account, onSignedIn, onAccount, blocked }: {
     <form ref={f.ref} data-testid="signin-code" noValidate onSubmit={submit}>
       <FormAlert {...f.alert} lockAction={<LockReset account={f.values.account} />} />
       <Field {...f.bind('account')} label={labels.account} autoComplete="username webauthn" />
+      {/* An unknown account (after its code checked out) may be the other cell's. */}
+      <Cell reason={f.refusal} />
       <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="login"
         account={() => (f.flag('account', identity(f.values.account)) ? f.values.account.trim() : null)} />
       <button type="submit" className="primary" disabled={busy || f.locked || blocked}>

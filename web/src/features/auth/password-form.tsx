@@ -9,6 +9,7 @@ import { identity, mail, rules } from '../../lib/validate';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
 import { LockReset } from '../../components/lock-reset';
+import { Cell } from '../../components/cells-lazy';
 
 export const signinMessages = defineMessages({
   submit: { id: 'signin.submit', defaultMessage: 'Sign in' },
@@ -64,6 +65,8 @@ export function PasswordForm({ account = '', staff, inline, onSignedIn, onAccoun
         </p>
       )}
       <FormAlert {...f.alert} lockAction={<LockReset account={f.values.account} top={inline} />} />
+      {/* Under the refusal: the other cell's sign-in (not in a partner's frame: its app is this cell's). */}
+      {!inline && <Cell reason={f.refusal} />}
       <Field {...f.bind('account')} label={staff ? m.staffMail : labels.account}
         autoComplete={staff || inline ? 'username' : 'username webauthn'} />
       <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="current-password" autoFocus={!!account} />

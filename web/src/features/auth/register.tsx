@@ -7,13 +7,15 @@ import { useTitle } from '../../components/use-title';
 import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
-import { call, SKIP } from '../../lib/api';
+import { type ApiError, call, errorText, SKIP } from '../../lib/api';
+import { hasReason } from '../../lib/reasons';
 import { keepQuery } from '../../lib/redirect';
 import * as v from '../../lib/validate';
 import { CodeField } from '../../components/code-field';
 import { CountryField, initialCountry } from './country-field';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
+import { Cell } from '../../components/cells-lazy';
 
 // "To continue to <app>" (its logo, its name) when a partner's query names the app: loaded then
 // only; a chunk that fails to load shows nothing.
@@ -39,6 +41,14 @@ export default function Register() {
     userName: '', company: '', account: '', code: '', password: '', confirmPassword: '', country: initialCountry(), acceptTerms: false as boolean,
   });
   const [busy, setBusy] = useState(false);
+  // A mainland phone on the global cell (docs/multi-region.md §14): said at the account, with the
+  // mainland service's sign-up under it, until the account changes.
+  const [elsewhere, setElsewhere] = useState<string | null>(null);
+  const refuse = (e: ApiError) => {
+    if (!hasReason(e, 'PHONE_MAINLAND_SERVICE_ONLY')) return f.refuse(e);
+    setElsewhere(e.reason);
+    f.flag('account', errorText(e));
+  };
   const x = f.values;
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -57,7 +67,7 @@ export default function Register() {
     const body = { ...x, userName: x.userName.trim(), company: x.company.trim(), account: x.account.trim(), code: x.code.trim() };
     const res = await call('POST /auth/register', { body }, SKIP);
     setBusy(false);
-    if (!res.success) return f.refuse(res.error);
+    if (!res.success) return refuse(res.error);
     navigate(paths.signin(lang) + q, { state: { account: body.account, notice: 'registered' } });
   };
   const doc = (to: string, title: typeof m.terms) => (
@@ -79,8 +89,9 @@ export default function Register() {
         <FormAlert {...f.alert} />
         <Field {...f.bind('userName')} label={m.userName} autoComplete="nickname" />
         <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
-        <Field {...f.bind('account')} label={labels.account} autoComplete="username" />
-        <CodeField {...f.bind('code')} onRefused={f.refuse} purpose="register"
+        <Field {...f.bind('account')} onChange={(a) => { f.set('account', a); setElsewhere(null); }} label={labels.account} autoComplete="username" />
+        <Cell reason={elsewhere} />
+        <CodeField {...f.bind('code')} onRefused={refuse} purpose="register"
           account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
         <CountryField value={x.country} error={f.errors.country} onChange={(c) => f.set('country', c)} />
         <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="new-password" />
