@@ -49,9 +49,23 @@ MANAGED_WCU = {
 WCU_LIMIT = 1500
 
 
+def with_maps(template, x=None):
+    """`x` (the whole template by default) with each `Fn::FindInMap` replaced by its value: the
+    rules read their paths from the `Paths` map that ciam-gen writes from the route rows."""
+    x = template if x is None else x
+    if isinstance(x, list):
+        return [with_maps(template, i) for i in x]
+    if isinstance(x, dict):
+        if set(x) == {"Fn::FindInMap"}:
+            name, first, second = x["Fn::FindInMap"]
+            return template["Mappings"][name][first][second]
+        return {k: with_maps(template, v) for k, v in x.items()}
+    return x
+
+
 @pytest.fixture(scope="module")
 def waf():
-    return yaml_parse(WAF.read_text())
+    return with_maps(yaml_parse(WAF.read_text()))
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,7 @@ pub mod openapi;
 pub mod policy;
 pub mod roles;
 pub mod tables;
+pub mod waf;
 pub mod webhooks;
 
 pub use function::{is_console, Home};
@@ -214,6 +215,8 @@ pub enum Region {
     Webhooks,
     ApiSettings,
     Actions,
+    /// infra/waf.yaml's `Paths` map (`waf::render_paths`).
+    WafPaths,
 }
 
 impl Region {
@@ -235,6 +238,7 @@ impl Region {
             Region::Webhooks => "webhooks",
             Region::ApiSettings => "api-settings",
             Region::Actions => "actions",
+            Region::WafPaths => "waf-paths",
         }
     }
 
@@ -269,6 +273,11 @@ impl Region {
             Region::DashboardHashing => tables::render_dashboard_hashing(fns),
             Region::Webhooks => webhooks::render_in(cell),
             Region::Actions => tables::render_actions(fns),
+            // `generate` calls `waf::render_paths` itself and fails on its error; rendered
+            // through here, the error stands where the map would be, and cfn-lint refuses it.
+            Region::WafPaths => {
+                waf::render_paths(fns).unwrap_or_else(|e| format!("# ciam-gen: {e}\n"))
+            }
         }
     }
 }
@@ -388,6 +397,11 @@ pub fn generate(root: &Path, fns: &[Function]) -> Result<Vec<(PathBuf, String)>,
     let (path, text) = read("docs/operations.md")?;
     let text = splice(&text, Region::Actions, &Region::Actions.render(fns, &text))
         .map_err(|e| format!("docs/operations.md: {e}"))?;
+    out.push((path, text));
+    let (path, text) = read("infra/waf.yaml")?;
+    let paths = waf::render_paths(fns).map_err(|e| format!("infra/waf.yaml: {e}"))?;
+    let text =
+        splice(&text, Region::WafPaths, &paths).map_err(|e| format!("infra/waf.yaml: {e}"))?;
     out.push((path, text));
     out.push((root.join("infra/routes.json"), routes_json(fns)));
     out.push((root.join(openapi::DOCUMENT), openapi::render(root)?));

@@ -31,7 +31,7 @@ fn main() -> ExitCode {
                 .map(|(path, _)| path.display().to_string())
                 .collect();
             if stale.is_empty() {
-                println!("ciam-gen: template.yaml, infra/console.yaml, infra/cn.yaml, infra/cn-console.yaml, docs/operations.md, infra/routes.json and docs/openapi.json match the code");
+                println!("ciam-gen: template.yaml, infra/console.yaml, infra/cn.yaml, infra/cn-console.yaml, infra/waf.yaml, docs/operations.md, infra/routes.json and docs/openapi.json match the code");
                 ExitCode::SUCCESS
             } else {
                 eprintln!(

@@ -97,6 +97,82 @@ fn a_new_row_gets_everything_in_aws_from_the_generator() {
     }
     assert!(text("operations.md").contains("| AuthLoginSampleFunction | `dynamodb:"));
     assert!(text("routes.json").contains("\"id\": \"auth_login_sample\""));
+    // Its rule counts it, and the console host serves it, with no edit of infra/waf.yaml's rules.
+    let waf = text("waf.yaml");
+    let sign_in = waf_map_line(&waf, "SignIn");
+    assert!(sign_in.contains("|sample") && sign_in.contains("login/(?:"));
+    assert!(waf_map_line(&waf, "ConsoleHostOnly").contains("|sample"));
+    assert_eq!(
+        hand_written(&waf),
+        hand_written(&committed(&root().join("infra/waf.yaml")))
+    );
+}
+
+/// A value of infra/waf.yaml's generated `Paths` map.
+fn waf_map_line(waf: &str, name: &str) -> String {
+    waf.lines()
+        .find_map(|l| l.trim().strip_prefix(&format!("{name}: ")))
+        .unwrap()
+        .to_owned()
+}
+
+/// The lines outside the generated regions.
+fn hand_written(text: &str) -> String {
+    let mut inside = false;
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("# END GENERATED ") {
+            inside = false;
+        }
+        if !inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+        if line.starts_with("# BEGIN GENERATED ") {
+            inside = true;
+        }
+    }
+    out
+}
+
+/// A sign-in provider's start and callback rows (docs/federation-design.md §1.5) are counted by
+/// the sign-in rules and served on the console host; a path with a parameter makes the rule a
+/// regular expression; a pattern over WAF's 512 characters is refused, naming the rule.
+#[test]
+fn new_paths_reach_the_web_acl_through_the_map_and_oversized_patterns_are_refused() {
+    let mut fns = table_functions(&root()).unwrap();
+    let base = fns
+        .iter()
+        .find(|f| f.id == "auth_staff_start")
+        .unwrap()
+        .clone();
+    for (id, path) in [
+        ("auth_acme_start", "/ciam/v1/auth/acme/start"),
+        ("auth_acme_callback", "/ciam/v1/auth/acme/callback"),
+    ] {
+        fns.push(Function {
+            id: id.into(),
+            path: path.into(),
+            ..base.clone()
+        });
+    }
+    let paths = ciam_gen::waf::render_paths(&fns).unwrap();
+    for name in ["SignIn", "SignInCodesRegister", "ConsoleHostOnly"] {
+        assert!(
+            waf_map_line(&paths, name).contains("acme/(?:start|callback)"),
+            "{name}"
+        );
+    }
+    assert!(!waf_map_line(&paths, "Codes").contains("acme"));
+    for i in 0..40 {
+        fns.push(Function {
+            id: format!("auth_long_{i}"),
+            path: format!("/ciam/v1/auth/a-rather-long-provider-name-{i}/start"),
+            ..base.clone()
+        });
+    }
+    let err = ciam_gen::waf::render_paths(&fns).unwrap_err();
+    assert!(err.contains("over WAF's limit of 512"), "{err}");
 }
 
 /// A row without a sign-in logs to the shared `FunctionLogs` (no group of its own); a gradual
