@@ -11,7 +11,7 @@ import { paths } from '../config/paths';
 import { type Locale, normalize, switchTo } from '../i18n/locale';
 import { embeddedInfo, rememberOrigin } from '../lib/redirect';
 import * as session from '../lib/session';
-import { MfaHost } from '../components/mfa-modal';
+import { MfaHost } from '../components/mfa-host';
 import { RouteFocus } from '../components/route-focus';
 import { Cell } from '../components/cells-lazy';
 

@@ -1,10 +1,10 @@
 // The multi-factor modal (spec §2): an authenticator code (6 digits) or a backup code (8 digits).
-// Its frame opens on NEED_TOTP_VERIFY; the second-step calls arrive with the security centre.
+// Its frame opens on NEED_TOTP_VERIFY (mfa-host.tsx loads this chunk when a first step starts); the second-step calls arrive with the security centre.
 // Focus starts on the code input; a refusal shows inside the dialog (a toast would sit behind
 // its backdrop), and the input is cleared and focused again for the next try. Each refusal says
 // its own reason: the lock (with its clock, a disabled Verify until it ends and the reset link),
 // a sign-in step that expired (and a way back to the first step), a network failure, a wrong code.
-import { useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { LockReset } from './lock-reset';
 import { UnlockIn } from './field';
 import { useCountdown } from '../lib/countdown';
@@ -40,13 +40,7 @@ const m = defineMessages({
 /** The backup-code route's answers for a sign-in step that is gone (expired, used, two-factor off). */
 const STEP_GONE = new Set(['UNLOCKCODE_PWD_NOT_FOUND', 'UNLOCKCODE_TOTP_NOT_FOUND']);
 
-
-export function MfaHost() {
-  const challenge = useSyncExternalStore(mfa.subscribe, mfa.current, mfa.current);
-  return challenge === null ? null : <MfaModal challenge={challenge} />;
-}
-
-function MfaModal({ challenge }: { challenge: string }) {
+export function MfaModal({ challenge }: { challenge: string }) {
   const intl = useIntl();
   const navigate = useNavigate();
   const [mode, setMode] = useState<'totp' | 'backup'>('totp');

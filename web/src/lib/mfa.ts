@@ -21,8 +21,17 @@ let challenge: string | null = null;
 let account: string | null = null;
 let stepHost: StepHost | null = null;
 
+/** Called when a first step starts: the modal's chunk loads then, not on every screen's first load. */
+let prepare: (() => void) | null = null;
+
 export function signingIn(a: string): void {
   account = a;
+  prepare?.();
+}
+
+/** Set by the modal's host: what to do when a first step starts (load the modal's code). */
+export function whenSigningIn(f: (() => void) | null): void {
+  prepare = f;
 }
 
 export function pendingAccount(): string | null {

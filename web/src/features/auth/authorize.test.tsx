@@ -2,7 +2,7 @@
 // what is shown, and where the browser is sent (only where the server said).
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MfaHost } from '../../components/mfa-modal';
+import { MfaHost } from '../../components/mfa-host';
 import * as mfa from '../../lib/mfa';
 import { leave } from '../../lib/partner';
 import { hasReason } from '../../lib/reasons';

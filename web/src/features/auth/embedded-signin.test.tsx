@@ -8,7 +8,7 @@ import EmbeddedSignIn from './embedded-signin';
 import { type Answer, type Call, fakeApi, NOT_FOUND } from '../../testing/fake-api';
 import { renderApp, settle } from '../../testing/render-app';
 import { resetGate } from '../../lib/passkey-gate';
-import { MfaHost } from '../../components/mfa-modal';
+import { MfaHost } from '../../components/mfa-host';
 
 let calls: Call[] = [];
 let answers: Record<string, Answer> = {};

@@ -3,7 +3,7 @@
 // and the account message that fits what was typed.
 import { fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MfaHost } from '../../components/mfa-modal';
+import { MfaHost } from '../../components/mfa-host';
 import * as mfa from '../../lib/mfa';
 import * as toast from '../../lib/toast';
 import * as v from '../../lib/validate';

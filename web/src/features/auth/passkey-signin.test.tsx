@@ -4,7 +4,7 @@
 // server, and the dialog's "Use a passkey".
 import { fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MfaHost } from '../../components/mfa-modal';
+import { MfaHost } from '../../components/mfa-host';
 import * as mfa from '../../lib/mfa';
 import { resetGate } from '../../lib/passkey-gate';
 import { type Answer, fakeApi, type FakeApi } from '../../testing/fake-api';
