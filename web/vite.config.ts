@@ -172,7 +172,7 @@ export default defineConfig({
             { name: 'main', tags: ['$initial'] },
             {
               name: 'forms',
-              test: /\/src\/(?:lib\/(?:validate|accounts|countdown|passkey-gate)|components\/lock-reset)\.tsx?$/,
+              test: /\/src\/(?:lib\/(?:validate|accounts|countdown|passkey-gate)|components\/(?:lock-reset|field))\.tsx?$/,
             },
           ],
         },
