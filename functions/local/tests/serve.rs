@@ -5,59 +5,20 @@
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use base64::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Server {
-    child: Child,
-    base: String,
-}
+mod common;
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use common::Serve as Server;
 
 async fn start(data: &Path, extra: &[&str]) -> Server {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_ciam"))
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--data"])
-        .arg(data)
-        .args(["--web-dist", "/nonexistent-web-dist"])
-        .args(extra)
-        .env("CIAM_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("ciam starts");
-    let server = Server {
-        child,
-        base: format!("http://127.0.0.1:{port}"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if reqwest::get(format!("{}/ciam/v1/auth/location", server.base))
-            .await
-            .is_ok()
-        {
-            return server;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("ciam serve did not come up");
+    common::serve(data, |cmd| {
+        cmd.args(extra);
+    })
+    .await
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -97,16 +58,7 @@ impl Client {
     }
 
     async fn solved_captcha(&self) -> String {
-        let (_, c) = self.call("GET", "/auth/captcha", None, None).await;
-        let (challenge, salt) = (
-            c["challenge"].as_str().unwrap(),
-            c["salt"].as_str().unwrap(),
-        );
-        let number =
-            altcha_lib_rs::solve_challenge(challenge, salt, None, c["maxnumber"].as_u64(), 0)
-                .expect("solvable");
-        let payload = json!({"algorithm": "SHA-256", "challenge": challenge, "number": number, "salt": salt, "signature": c["signature"]});
-        base64::engine::general_purpose::STANDARD.encode(payload.to_string())
+        common::solved_captcha(&self.http, &self.base).await
     }
 
     async fn code_from_outbox(&self, to: &str, purpose: &str) -> String {

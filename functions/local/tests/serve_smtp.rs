@@ -5,90 +5,37 @@
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use base64::Engine;
 use ciam_mail::testing::{RelayMode, TestRelay, PASSWORD, USER};
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn solved_captcha(http: &reqwest::Client, base: &str) -> String {
-    let c: Value = http
-        .get(format!("{base}/ciam/v1/auth/captcha"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let (challenge, salt) = (
-        c["challenge"].as_str().unwrap(),
-        c["salt"].as_str().unwrap(),
-    );
-    let number = altcha_lib_rs::solve_challenge(challenge, salt, None, c["maxnumber"].as_u64(), 0)
-        .expect("solvable");
-    let payload = json!({"algorithm": "SHA-256", "challenge": challenge, "number": number, "salt": salt, "signature": c["signature"]});
-    base64::engine::general_purpose::STANDARD.encode(payload.to_string())
-}
+mod common;
 
 #[tokio::test]
 async fn a_sign_up_code_by_mail_arrives_at_the_smtp_relay_and_completes_the_sign_up() {
     let relay = TestRelay::start(RelayMode::StartTls).await;
     let data = std::env::temp_dir().join(format!("ciam-serve-smtp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let base = format!("http://127.0.0.1:{port}");
-    let child = Command::new(env!("CARGO_BIN_EXE_ciam"))
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--data"])
-        .arg(&data)
-        .args(["--web-dist", "/nonexistent-web-dist", "--mail", "smtp"])
-        .args([
-            "--smtp-host",
-            "127.0.0.1",
-            "--smtp-port",
-            &relay.port.to_string(),
-        ])
-        .args(["--smtp-tls", "starttls", "--smtp-user", USER])
-        .arg("--smtp-ca")
-        .arg(relay.ca_path())
-        .args([
-            "--mail-from",
-            "no-reply@mail.example",
-            "--mail-from-name",
-            "Ciam 账号",
-        ])
-        .env("CIAM_SMTP_PASSWORD", PASSWORD)
-        .env("CIAM_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("ciam starts");
-    let _server = Server(child);
+    let server = common::serve(&data, |cmd| {
+        cmd.args(["--mail", "smtp", "--smtp-host", "127.0.0.1", "--smtp-port"])
+            .arg(relay.port.to_string())
+            .args(["--smtp-tls", "starttls", "--smtp-user", USER])
+            .arg("--smtp-ca")
+            .arg(relay.ca_path())
+            .args([
+                "--mail-from",
+                "no-reply@mail.example",
+                "--mail-from-name",
+                "Ciam 账号",
+            ])
+            .env("CIAM_SMTP_PASSWORD", PASSWORD)
+            .stderr(Stdio::inherit());
+    })
+    .await;
+    let base = server.base.clone();
     let http = reqwest::Client::new();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while http
-        .get(format!("{base}/ciam/v1/auth/location"))
-        .send()
-        .await
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "ciam serve did not come up");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 
-    let captcha = solved_captcha(&http, &base).await;
+    let captcha = common::solved_captcha(&http, &base).await;
     let res = http
         .post(format!("{base}/ciam/v1/auth/identity"))
         .header("accept-language", "en-US")

@@ -6,27 +6,20 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use base64::Engine;
 use ciam_notify::fake::{self, Answer, Fake};
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 const TEMPLATES: &str = "register=T_REG,login=T_LOGIN,resetPassword=T_RESET,bind=T_BIND";
 const PW: &str = "Ciam-Journey-2026!";
 const PW2: &str = "Ciam-Journey-2027!";
 
+mod common;
+
+/// `ciam serve` with the SMS flags, and the API's base under it.
 struct Server {
-    child: Child,
+    serve: common::Serve,
     base: String,
     http: reqwest::Client,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn provider_flags(name: &str, f: &Fake) -> Vec<String> {
@@ -53,39 +46,17 @@ fn provider_flags(name: &str, f: &Fake) -> Vec<String> {
 }
 
 async fn start(name: &str, flags: &[String]) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let data = std::env::temp_dir().join(format!("ciam-sms-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
-    let child = Command::new(env!("CARGO_BIN_EXE_ciam"))
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--data"])
-        .arg(&data)
-        .args(["--web-dist", "/nonexistent-web-dist"])
-        .args(flags)
-        .env("CIAM_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("ciam starts");
-    let server = Server {
-        child,
-        base: format!("http://127.0.0.1:{port}/ciam/v1"),
+    let serve = common::serve(&data, |cmd| {
+        cmd.args(flags);
+    })
+    .await;
+    Server {
+        base: format!("{}/ciam/v1", serve.base),
+        serve,
         http: reqwest::Client::new(),
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if reqwest::get(format!("{}/auth/location", server.base))
-            .await
-            .is_ok()
-        {
-            return server;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("ciam serve did not come up");
 }
 
 impl Server {
@@ -102,16 +73,7 @@ impl Server {
     }
 
     async fn send_code(&self, phone: &str, purpose: &str) -> (u16, Value) {
-        let (_, c) = self.call("GET", "/auth/captcha", Value::Null).await;
-        let (challenge, salt) = (
-            c["challenge"].as_str().unwrap(),
-            c["salt"].as_str().unwrap(),
-        );
-        let number =
-            altcha_lib_rs::solve_challenge(challenge, salt, None, c["maxnumber"].as_u64(), 0)
-                .unwrap();
-        let payload = json!({"algorithm": "SHA-256", "challenge": challenge, "number": number, "salt": salt, "signature": c["signature"]});
-        let captcha = base64::engine::general_purpose::STANDARD.encode(payload.to_string());
+        let captcha = common::solved_captcha(&self.http, &self.serve.base).await;
         self.call(
             "POST",
             "/auth/identity",
