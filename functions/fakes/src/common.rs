@@ -32,6 +32,9 @@ pub struct Person {
     pub corp: Option<String>,
     /// WeCom: a member of the corp (`userid`) or not (`openid`).
     pub member: bool,
+    /// WeCom: inside the app's visible range; a member outside it still gets a `userid` but no
+    /// `user_ticket` (path/96442).
+    pub visible: bool,
     /// WeCom userid (members), DingTalk/Feishu user id.
     pub userid: String,
     /// Mainland number without the country code, as the platforms store it.
@@ -53,6 +56,7 @@ impl Default for Person {
             unbound: false,
             corp: None,
             member: true,
+            visible: true,
             userid: "zhangsan".into(),
             phone: Some("13800138000".into()),
             mail: Some("zhangsan@example.com".into()),

@@ -125,7 +125,7 @@ async fn getuserinfo(State(s): State<Shared>, Query(q): Q) -> Response {
             .into_response();
     }
     let mut body = json!({"errcode": 0, "errmsg": "ok", "userid": p.userid});
-    if grant.scope == "snsapi_privateinfo" {
+    if grant.scope == "snsapi_privateinfo" && p.visible {
         let ticket = s.issue_token(TokenKind::Ticket, p.clone(), CORP_ID, "", TICKET_TTL);
         body["user_ticket"] = Value::from(ticket);
     }

@@ -215,3 +215,34 @@ async fn authorize_checks_login_type_app_agent_and_scope_and_a_decline_has_no_co
         (None, Some("s"))
     );
 }
+
+#[tokio::test]
+async fn a_member_outside_the_visible_range_gets_a_userid_but_no_ticket() {
+    let t = start().await;
+    let hidden = Person {
+        visible: false,
+        ..Person::default()
+    };
+    t.next_user(Wecom, &hidden).await;
+    let token = corp_token(&t).await;
+    let v = getuserinfo(&t, &token, &in_client_code(&t).await).await;
+    assert_eq!(v["userid"], "zhangsan");
+    assert!(v.get("user_ticket").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_gettoken_calls_are_each_counted() {
+    let t = start().await;
+    let url = t.url(Wecom, "/cgi-bin/gettoken")
+        + &qs(&[("corpid", CORP_ID), ("corpsecret", CORP_SECRET)]);
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..30 {
+        let (http, url) = (t.http.clone(), url.clone());
+        set.spawn(async move { http.get(url).send().await?.json::<Value>().await });
+    }
+    let answers = set.join_all().await;
+    assert!(answers
+        .iter()
+        .all(|v| v.as_ref().is_ok_and(|v| v["errcode"] == 0)));
+    assert_eq!(t.calls(Wecom, "/cgi-bin/gettoken").await, 30);
+}
