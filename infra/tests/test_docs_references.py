@@ -107,7 +107,7 @@ CRATES = {
     "ciam_core": "functions/core/", "core": "functions/core/", "ciam_api": "functions/api/", "api": "functions/api/",
     "ciam_store": "functions/store/", "store": "functions/store/", "ciam_lambdas": "functions/lambdas/",
     "lambdas": "functions/lambdas/", "ciam_local": "functions/local/", "ciam_gen": "functions/gen/",
-    "ciam_notify": "functions/notify/", "ciam_mail": "functions/mail/",
+    "ciam_notify": "functions/notify/", "ciam_mail": "functions/mail/", "ciam_fakes": "functions/fakes/",
 }
 SOURCE_EXTS = ("rs", "ts", "tsx", "mjs", "json", "yaml", "yml", "py", "sh", "md", "css", "toml", "txt")
 
