@@ -54,7 +54,7 @@ import subprocess
 from template_facts import ROOT
 
 # Being rewritten with the generated API document; checked once that rewrite lands.
-NOT_YET: set[str] = {"federation-design.md"}  # issue 33's design, before any of its code
+NOT_YET: set[str] = set()
 DOCS = [ROOT / "README.md", *(p for p in sorted((ROOT / "docs").glob("*.md")) if p.name not in NOT_YET)]
 
 # Made by a build or a run, never committed (.gitignore): named by the docs, not checked
@@ -86,6 +86,25 @@ INVENTED = {
     # How test names are written (`file::function`), not a name.
     "adding-a-route.md": {"file::function"},
     "howto-language-string.md": {"FEDERATION_REFUSED"},
+    # Issue 33's design, step 1 built: the later steps' names (and the public repositories' files
+    # it cites as anchors), leaving this list as they are built.
+    "federation-design.md": {
+        "CIAM_WECHAT_API_BASE", "CORP_ID", "DELETE /auth/identities/{provider}", "FEDERATION_CANCELLED",
+        "FEDERATION_LAST_WAY_IN", "FEDERATION_LINK_EXISTS", "FEDERATION_NOT_PERMITTED", "FEDERATION_OPEN_IN_BROWSER",
+        "FEDERATION_SNAPSHOT_USER", "Facts::call_timeout_ms", "Facts::console_host", "FedError::Snapshot",
+        "GET /_control/calls", "GET /auth/federation", "GET /auth/identities", "KeyPurpose::Federation",
+        "Method::Federated", "Notice::IdentityLinked", "OA_APP_ID", "POST /_control/{next-user,",
+        "POST /admin/accounts/{userId}/unlink-identity", "POST /auth/federation/phone",
+        "POST /auth/federation/register", "POST /auth/identities/confirm", "POST /auth/identities/link",
+        "POST /auth/login/federation", "Purpose::Link", "account-identities.tsx",
+        "connector-dingtalk-web/src/constant.ts", "connector-wechat-web/src/constant.ts", "core::staff::flow",
+        "docs/federation-operators.md", "federation-wechat.test.mjs", "federation/names.ts", "federation::env_lines",
+        "functions/api/src/federation/{oidc,wechat,wecom,dingtalk,feishu}.rs", "functions/api/tests/api/federation",
+        "functions/fakes", "functions/fakes/src", "gen/tests/federation.rs", "gen::federation", "gen::waf",
+        "lib::Region::WafPaths", "linked-accounts.tsx", "packages/connectors/connector-wechat-web/src/constant.ts",
+        "web/src/auth/Provider.js", "web/src/features/auth/federation", "web/src/features/auth/federation/icons.tsx",
+        "web/tests/e2e/federation",
+    },
     "multi-region.md": {"functions/store/src/lagged.rs", "CIAM_REGION_ROLE", "CIAM_HOME_REGION", "CIAM_NOTIFY_REGION"},
 }
 # Paths the docs give with a method that are not the API's rows, and the file that serves each.
@@ -388,7 +407,7 @@ def test_every_route_the_docs_name_exists():
     for doc, span in spans():
         for method, path in ROUTE.findall(span):
             problem = route_problem(method, path)
-            if problem:
+            if problem and not invented(doc, f"{method} {path}"):
                 missing.append(f"{doc}: `{span}`: {problem}")
     assert not missing, "\n".join(["routes the docs name that the route table does not have:", *missing])
 

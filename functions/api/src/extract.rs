@@ -10,6 +10,7 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, Method};
 use base64::Engine;
 use ciam_core::console::{self, Operator};
+use ciam_core::federation::ProviderId;
 use ciam_core::sessions::{self, Session};
 use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
@@ -38,6 +39,29 @@ pub struct BodyLimit(pub Body);
 /// [`Op`], so that a console handler never names its role.
 #[derive(Clone, Copy, Debug)]
 pub struct RowAuth(pub Auth);
+
+/// The row's federated sign-in provider (`Lambda::fed`): set by a route layer from the row, read
+/// by the generic federation handlers, so that none names a provider. A row without one is a
+/// programming error: 503.
+#[derive(Clone, Copy, Debug)]
+pub struct RowProvider(pub ProviderId);
+
+impl<S: Send + Sync> FromRequestParts<S> for RowProvider {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<RowProvider>()
+            .copied()
+            .ok_or_else(|| {
+                ApiError(Error {
+                    cause: Some("RowProvider on a route whose row has no Fed".into()),
+                    ..Error::new(Reason::SERVICE_UNAVAILABLE)
+                })
+            })
+    }
+}
 
 fn invalid(field: String, detail: &str) -> ApiError {
     ApiError(crate::error::invalid(&field, detail))
@@ -333,7 +357,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Facts {
 /// the request body, `T`'s schema; the others add nothing (the row says who may call).
 #[cfg(feature = "openapi")]
 mod openapi {
-    use super::{Authed, Client, Facts, Json, Lang, MaybeAuthed, Op, Params};
+    use super::{Authed, Client, Facts, Json, Lang, MaybeAuthed, Op, Params, RowProvider};
     use crate::doc::{no_part, Generators, Part, Shape};
     use schemars::JsonSchema;
 
@@ -343,5 +367,14 @@ mod openapi {
         }
     }
 
-    no_part!(Authed, MaybeAuthed, Op, Lang, Client, Facts, Params);
+    no_part!(
+        Authed,
+        MaybeAuthed,
+        Op,
+        Lang,
+        Client,
+        Facts,
+        Params,
+        RowProvider
+    );
 }

@@ -22,8 +22,8 @@ pub mod webhook_transport;
 pub use error::{body as error_body, ApiError, ErrorBody, RETRY_AFTER_SECS};
 pub use federation::https_put;
 pub use route::{
-    Auth, Binary, Body, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Staff, Table,
-    Throttle, Waf, BODY_LIMIT, CLIENT_ERROR_LIMIT, S3,
+    Auth, Binary, Body, Fed, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Table, Throttle,
+    Waf, BODY_LIMIT, CLIENT_ERROR_LIMIT, S3,
 };
 pub use routes::{
     all_routes, app_change, embedded, CEREMONY_ROUTES, EMBEDDED_PAGE, IMAGE_DECODER, INTERNAL,
@@ -69,6 +69,7 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
         let body = def.body;
         let route = def.id;
         let auth = extract::RowAuth(def.auth);
+        let provider = def.lambda.fed.provider().map(extract::RowProvider);
         // The route's handler sees only the keys of its row's purposes (ciam_core::KeyPurpose).
         let state = AppState {
             ciam: Ciam {
@@ -91,6 +92,10 @@ fn build<'a>(mut ciam: Ciam, defs: impl Iterator<Item = &'a RouteDef>) -> Router
                     middleware::client_limits(counter.clone(), rules.clone(), req, next)
                 },
             ));
+        }
+        // The row's federated sign-in provider, for the generic handlers (`extract::RowProvider`).
+        if let Some(provider) = provider {
+            handler = handler.route_layer(axum::Extension(provider));
         }
         let handler = handler
             .route_layer(axum::middleware::from_fn(

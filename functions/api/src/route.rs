@@ -5,6 +5,7 @@
 
 use crate::AppState;
 use axum::routing::MethodRouter;
+use ciam_core::federation::{Facts, ProviderId};
 use ciam_core::{Error, KeyPurpose, Purposes, Reason};
 
 /// Who may call a route: the credentials it reads. Each is one `security` of docs/openapi.json
@@ -116,14 +117,51 @@ pub enum Images {
     Decode,
 }
 
-/// The staff identity provider's settings a function gets.
+/// The federated sign-in provider a function serves, and which part: what settings and secret
+/// it gets (from the provider's `ciam_core::federation::Facts`) and which provider the generic
+/// handlers (`routes::federation`) serve, through `extract::RowProvider`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Staff {
+pub enum Fed {
     None,
-    /// The issuer and client id (it redirects there).
-    Client,
-    /// Those and the client secret (`StaffSecret`): the code exchange only.
-    ClientSecret,
+    /// The start: the provider's public settings (it redirects there).
+    Start(ProviderId),
+    /// The callback: those, the callback-only ones and the provider's secret (the code
+    /// exchange only).
+    Callback(ProviderId),
+}
+
+impl Fed {
+    /// The provider, for either part.
+    pub const fn provider(self) -> Option<ProviderId> {
+        match self {
+            Fed::None => None,
+            Fed::Start(p) | Fed::Callback(p) => Some(p),
+        }
+    }
+
+    /// The provider whose secret the function reads: the callback's only.
+    pub const fn secret(self) -> Option<&'static Facts> {
+        match self {
+            Fed::Callback(p) => Some(p.facts()),
+            Fed::None | Fed::Start(_) => None,
+        }
+    }
+
+    /// `(environment variable, template parameter)` of every setting of the provider this
+    /// part reads, in the provider's order.
+    pub fn settings(self) -> Vec<(String, String)> {
+        let (facts, callback) = match self {
+            Fed::None => return Vec::new(),
+            Fed::Start(p) => (p.facts(), false),
+            Fed::Callback(p) => (p.facts(), true),
+        };
+        facts
+            .settings
+            .iter()
+            .filter(|s| callback || !s.callback_only)
+            .map(|s| (facts.env_var(s), facts.parameter(s)))
+            .collect()
+    }
 }
 
 /// The S3 objects a function reads or writes (objects only, never the bucket).
@@ -175,7 +213,8 @@ pub struct Lambda {
     /// with its keys restricted to them; in AWS the function reads those purposes' secrets
     /// (`<Purpose>KeySecret`) and nothing else, the root never.
     pub keys: Purposes,
-    pub staff: Staff,
+    /// The federated sign-in provider it serves (`Lambda::fed`).
+    pub fed: Fed,
     /// Sends codes or notices by mail (SES, from `MailFrom`).
     pub messages: bool,
     /// Sends them by SMS too (SNS, to phone numbers). `.messages()` sets both, `.mail()` mail
@@ -210,7 +249,7 @@ impl Lambda {
     pub const STATIC: Lambda = Lambda {
         table: Table::None,
         keys: Purposes::NONE,
-        staff: Staff::None,
+        fed: Fed::None,
         messages: false,
         sms: false,
         s3: S3::None,
@@ -257,8 +296,8 @@ impl Lambda {
     pub const fn table(self, table: Table) -> Self {
         Lambda { table, ..self }
     }
-    pub const fn staff(self, staff: Staff) -> Self {
-        Lambda { staff, ..self }
+    pub const fn fed(self, fed: Fed) -> Self {
+        Lambda { fed, ..self }
     }
     pub const fn messages(self) -> Self {
         Lambda {

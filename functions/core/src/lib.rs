@@ -22,6 +22,7 @@ pub mod deadline;
 pub mod directory;
 mod error;
 pub mod events;
+pub mod federation;
 mod key_purpose;
 mod keys;
 #[cfg(test)]

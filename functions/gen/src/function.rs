@@ -5,7 +5,7 @@
 
 use crate::policy::{ciam_lambdas_var, key_secrets, provider_env, CURRENT_OIDC_KEY, LOGOUT_KEY};
 use crate::{hook, quoted, roles, Cell, Function, ALIAS};
-use ciam_api::{Auth, Images, Kms, Staff, S3};
+use ciam_api::{Auth, Images, Kms, S3};
 use std::fmt::Write as _;
 
 /// Where a function is rendered: the HTTP API its route is on (`Api` in template.yaml,
@@ -136,15 +136,18 @@ pub(crate) fn render_function(f: &Function, home: &Home) -> String {
     if is_console(f) {
         s.push_str("          CIAM_AUDIT_RETENTION_DAYS: !Ref AuditRetentionDays\n");
     }
-    if l.staff != Staff::None {
-        s.push_str("          CIAM_STAFF_ISSUER: !Ref StaffIssuer\n          CIAM_STAFF_CLIENT_ID: !Ref StaffClientId\n");
-        if l.staff == Staff::ClientSecret {
-            // The callback reads the provider's id_token: whether it says a second factor.
-            s.push_str("          CIAM_STAFF_MFA_ACR: !Ref StaffMfaAcr\n");
-        }
+    // The row's provider's settings (the callback's own too), and its secret for the callback
+    // (the code exchange only).
+    for (var, parameter) in l.fed.settings() {
+        let _ = writeln!(s, "          {var}: !Ref {parameter}");
     }
-    if l.staff == Staff::ClientSecret {
-        s.push_str("          CIAM_STAFF_SECRET_ARN: !Ref StaffSecret\n");
+    if let Some(facts) = l.fed.secret() {
+        let _ = writeln!(
+            s,
+            "          {}: !Ref {}",
+            facts.secret_arn_var(),
+            facts.secret()
+        );
     }
     match l.s3 {
         S3::AvatarWrite | S3::AvatarRead => {

@@ -187,7 +187,9 @@ fn status_text(status: u16) -> &'static str {
     }
 }
 
-/// The handler's module file and function name (`auth::login_password`).
+/// The handler's module file and function name (`auth::login_password`). A federation row's
+/// shared handler (`federation::start`) publishes its provider's prose: the doc comment of the
+/// part's name in the provider's file (`routes/staff.rs`, `start,`).
 fn handler_file(root: &Path, row: &RouteDef) -> Result<(String, String), String> {
     let (module, name) = row.handler_name.rsplit_once("::").ok_or_else(|| {
         format!(
@@ -195,6 +197,10 @@ fn handler_file(root: &Path, row: &RouteDef) -> Result<(String, String), String>
             row.id, row.handler_name
         )
     })?;
+    let module = match row.lambda.fed.provider() {
+        Some(p) => p.name(),
+        None => module,
+    };
     let rel = format!("functions/api/src/routes/{}.rs", module.replace("::", "/"));
     let text = std::fs::read_to_string(root.join(&rel)).map_err(|e| format!("{rel}: {e}"))?;
     Ok((text, name.to_owned()))

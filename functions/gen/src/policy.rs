@@ -3,7 +3,7 @@
 //! the webhook pipeline's roles grant from a row.
 
 use crate::Cell;
-use ciam_api::{Images, Kms, Lambda, Staff, Table, S3};
+use ciam_api::{Images, Kms, Lambda, Table, S3};
 use std::fmt::Write as _;
 
 pub(crate) const CURRENT_OIDC_KEY: &str =
@@ -52,13 +52,17 @@ pub(crate) fn inline_statements(l: &Lambda, cell: Cell) -> String {
             let _ = writeln!(s, "                - !Ref {p}KeySecret");
         }
     }
-    if l.staff == Staff::ClientSecret {
-        s.push_str(
-            "            - Sid: ReadTheStaffClientSecret
+    // The callback's provider secret (the code exchange), by the provider's stem.
+    if let Some(facts) = l.fed.secret() {
+        let _ = write!(
+            s,
+            "            - Sid: ReadThe{}ClientSecret
               Effect: Allow
               Action: secretsmanager:GetSecretValue
-              Resource: !Ref StaffSecret
+              Resource: !Ref {}
 ",
+            facts.stem,
+            facts.secret()
         );
     }
     match l.s3 {

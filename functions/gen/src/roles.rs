@@ -10,7 +10,7 @@
 use crate::audit::writes_audit;
 use crate::policy::inline_statements;
 use crate::{Cell, Function};
-use ciam_api::{Auth, Binary, Images, Kms, Staff, Table, S3};
+use ciam_api::{Auth, Binary, Images, Kms, Table, S3};
 use std::fmt::Write as _;
 
 /// The AWS managed policy every function's role holds (its log lines), as SAM attached it. In
@@ -60,7 +60,8 @@ fn managed(f: &Function) -> Vec<&'static str> {
 /// The role's logical id, from what it allows: `<parts>Role`, the parts in this order: the
 /// table (`TableRead`, `TableWrite`, `TableWriteAudit` when it records operator acts, `AppItems`
 /// for GetItem), `Messages` (mail and SMS),
-/// `ImageDecoder` (invokes it), `Keys<Purpose>...` (its key secrets), `StaffSecret`, the S3
+/// `ImageDecoder` (invokes it), `Keys<Purpose>...` (its key secrets), `<Stem>Secret` (a
+/// federation callback's provider secret: `StaffSecret`), the S3
 /// grant (`AvatarWrite`, `AvatarRead`, `WebIndex`), the KMS grant (`OidcSign`,
 /// `OidcPublicKeys`). The origin secret every route reads is not named: a route with nothing
 /// else has `OriginOnlyRole`; an internal function (log lines only) `LogsOnlyRole`.
@@ -93,8 +94,9 @@ pub fn role_name(f: &Function) -> String {
         parts.push("Keys");
         parts.extend(keys);
     }
-    if l.staff == Staff::ClientSecret {
-        parts.push("StaffSecret");
+    let secret = l.fed.secret().map(|f| f.secret());
+    if let Some(secret) = &secret {
+        parts.push(secret);
     }
     match l.s3 {
         S3::None => {}

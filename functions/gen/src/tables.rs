@@ -4,7 +4,8 @@
 
 use crate::policy::key_secrets;
 use crate::{audit, quoted, roles, webhooks, Function};
-use ciam_api::{Auth, Images, Kms, Staff, Table, S3};
+use ciam_api::{Auth, Fed, Images, Kms, Table, S3};
+use ciam_core::federation::ProviderId;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -162,13 +163,9 @@ pub(crate) fn actions_and_resources(f: &Function) -> (Vec<String>, Vec<String>) 
             .map(|(a, r)| (a.to_owned(), r.to_owned()))
             .unzip();
     actions.push("`secretsmanager:GetSecretValue`".to_owned());
-    let mut secrets = Vec::new();
-    let keys: Vec<String> = key_secrets(l).map(|p| format!("{p}KeySecret")).collect();
-    secrets.extend(keys.iter().map(String::as_str));
-    if l.staff == Staff::ClientSecret {
-        secrets.push("StaffSecret");
-    }
-    secrets.push("OriginSecret");
+    let mut secrets: Vec<String> = key_secrets(l).map(|p| format!("{p}KeySecret")).collect();
+    secrets.extend(l.fed.secret().map(|f| f.secret()));
+    secrets.push("OriginSecret".to_owned());
     resources.push(secrets.join(", "));
     (actions, resources)
 }
@@ -204,6 +201,17 @@ fn lower(debug: impl std::fmt::Debug) -> String {
         .unwrap_or_default()
 }
 
+/// routes.json's `staff` field as before the provider list (`none`, `client`, `clientSecret`):
+/// the readers of infra/ (deploy_tool.py, the WAF and stack policy tests) are unchanged until
+/// a second provider's rows need the general field (design §1.5).
+fn staff_part(fed: Fed) -> &'static str {
+    match fed {
+        Fed::Start(ProviderId::Staff) => "client",
+        Fed::Callback(ProviderId::Staff) => "clientSecret",
+        Fed::None => "none",
+    }
+}
+
 /// infra/routes.json: every function's facts, one object each, in table order.
 pub fn routes_json(fns: &[Function]) -> String {
     let rows: Vec<Value> = fns
@@ -225,7 +233,7 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "signIn": f.sign_in,
                 "table": lower(l.table),
                 "keys": l.keys.iter().map(|p| p.name()).collect::<Vec<_>>(),
-                "staff": lower(l.staff),
+                "staff": staff_part(l.fed),
                 "messages": l.messages,
                 "sms": l.sms,
                 "s3": lower(l.s3),

@@ -2,14 +2,16 @@
 //! public keys (KMS), the AWS SDK clients, the store. Everything slow happens once per execution
 //! environment, never per request. What a function reads is its row's `ciam_api::Lambda`: the
 //! secrets of its key purposes (`keys`, `purpose_keys`; the root secret only where the template
-//! names none: older stacks, tests), the staff client secret if `staff` is `ClientSecret`, the KMS key
-//! if `kms` says so. A bad configuration or an unreadable secret fails the init (logged, nonzero
-//! exit), so a misdeployed function never serves with half a configuration or a made-up key.
+//! names none: older stacks, tests), the staff client secret if `fed` is staff's `Callback`, the
+//! KMS key if `kms` says so. A bad configuration or an unreadable secret fails the init (logged,
+//! nonzero exit), so a misdeployed function never serves with half a configuration or a made-up
+//! key.
 
 use crate::key_refresh::Signers;
 use crate::{kms, purpose_keys, secrets, OriginCheck, S3Blobs, Settings, Unavailable};
-use ciam_api::{Images, Kms, Lambda, PageDef, RouteDef, Staff};
+use ciam_api::{Images, Kms, Lambda, PageDef, RouteDef};
 use ciam_core::avatar::{ImageDecoder, InProcessDecoder};
+use ciam_core::federation::ProviderId;
 use ciam_core::KeyPurpose;
 use ciam_core::{BlobStore, Ciam, Config, Keys, Notifier, OidcSigner, OsEntropy, SystemClock};
 use ciam_store::dynamodb::DynamoStore;
@@ -98,6 +100,15 @@ fn root_keys(fetched: Option<Keys>, settings: &Settings) -> Result<Keys, String>
         })
 }
 
+/// Whether the row is staff's callback, the one function that reads the staff secret
+/// (`Fed::Callback`: the code exchange).
+fn reads_staff_secret(lambda: &Lambda) -> bool {
+    lambda
+        .fed
+        .secret()
+        .is_some_and(|facts| facts.id == ProviderId::Staff)
+}
+
 /// The staff identity provider: only the callback holds the client secret (from
 /// `CIAM_STAFF_SECRET_ARN`, or `CIAM_STAFF_CLIENT_SECRET` in tests); the other staff routes
 /// only redirect and never send it.
@@ -113,7 +124,7 @@ fn staff_idp(
     let secret = fetched.or_else(|| client.env_secret.clone());
     let client_secret = match secret {
         Some(s) => s,
-        None if lambda.staff == Staff::ClientSecret => {
+        None if reads_staff_secret(lambda) => {
             return Err(format!(
                 "CIAM_STAFF_SECRET_ARN is required by {route_id} (CIAM_STAFF_CLIENT_SECRET \
                  only in tests and local runs)"
@@ -273,7 +284,7 @@ async fn init_with(
         staff: settings
             .staff_secret_arn
             .as_deref()
-            .filter(|_| lambda.staff == Staff::ClientSecret),
+            .filter(|_| reads_staff_secret(&lambda)),
         origin: settings.origin_secret_arn.as_deref(),
     };
     // The secrets of the row's key purposes, when the template names them: then the root is

@@ -10,8 +10,9 @@
 //! sequential store round trips (see docs/data-model.md).
 
 use crate::route::{
-    route, Body, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Staff, Table, Waf, S3,
+    route, Body, Fed, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Table, Waf, S3,
 };
+use ciam_core::federation::ProviderId as P;
 use ciam_core::KeyPurpose as K;
 
 mod account;
@@ -24,6 +25,7 @@ mod avatar;
 mod client_error;
 mod consents;
 pub mod embedded;
+mod federation;
 mod me;
 mod meta;
 mod oidc;
@@ -167,9 +169,10 @@ pub const ROUTES: &[RouteDef] = &[
     route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),
     route!("auth_consent_delete",     DELETE, "/auth/consents/{appId}",  consents::revoke,         Session,       "revokeConsent",    WRITES),
-    // Staff sign-in (staff.rs): only the callback exchanges the code, with the client secret.
-    route!("auth_staff_start",        GET,    "/auth/staff/start",       staff::start,             Public,        "staffStart",       WRITES.staff(Staff::Client).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
-    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    staff::callback,          Public,        "staffCallback",    WRITES.staff(Staff::ClientSecret).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
+    // Staff sign-in (federation.rs for the round trip, staff.rs for the login): only the
+    // callback exchanges the code, with the provider's secret.
+    route!("auth_staff_start",        GET,    "/auth/staff/start",       federation::start,        Public,        "staffStart",       WRITES.fed(Fed::Start(P::Staff)).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
+    route!("auth_staff_callback",     GET,    "/auth/staff/callback",    federation::callback,     Public,        "staffCallback",    WRITES.fed(Fed::Callback(P::Staff)).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
     route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff",       WRITES.throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff, K::Session])).sign_in("staff"),
     // OpenID Connect provider (oidc.rs): id_tokens signed in KMS; userinfo only reads.
     route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery", STATIC),

@@ -1,10 +1,9 @@
 //! Internal staff sign-in federated to the company's OpenID Connect identity provider (spec §6).
 //!
-//! The flow lives here: `authorization_request` (start) and `finish` (callback) talk to the
-//! provider through [`IdentityProvider`], whose HTTP side (discovery, the token exchange,
-//! userinfo) is `ciam_api::federation`. Here are also its rules: the single-use state of a
-//! sign-in in progress, the checks of the id_token's claims, linking the company identity to a
-//! Ciam account, and the one-time login code the SPA redeems.
+//! Staff is the first provider of `crate::federation`: its round trip (start, callback, the
+//! single-use state) is `federation::flow`, its HTTP side `ciam_api::federation::oidc`. Here are
+//! its own rules: the checks of the id_token's claims, linking the company identity to a Ciam
+//! account by verified company mail, and the one-time login code the SPA redeems.
 //!
 //! Items:
 //! - `STAFFSTATE#<keyed hash of state>` / `STATE` {nonce, verifier, lang, query, bindHash},
@@ -21,20 +20,14 @@
 //! Linking by mail trusts the company identity provider: it is authoritative for the company
 //! mail domains, and its claims must say `email_verified: true`.
 //!
-//! Here: the provider's settings, the browser binding and the shared helpers. `flow`: start and
-//! callback through [`IdentityProvider`]; `claims`: the id_token's checks; `account`: linking
-//! and the one-time login code.
+//! Here: the provider's settings, the browser binding and the helpers the flow shares;
+//! `claims`: the id_token's checks; `account`: linking and the one-time login code.
 
 mod account;
 mod claims;
-mod flow;
 
 pub use account::{issue_login_code, link, redeem};
 pub use claims::{check_id_token, staff_mail, StaffClaims};
-pub use flow::{
-    authorization_request, finish, start, take_state, Callback, IdentityProvider, IdpTokens,
-    Pending, Started,
-};
 
 use crate::error::{Error, Result};
 use crate::{random, Ciam, Lang, LostRace, Reason};
@@ -103,9 +96,6 @@ pub fn secure_url(url: &str) -> bool {
     }
 }
 
-/// How long a staff sign-in may stay at the identity provider.
-pub const STATE_TTL: i64 = 600;
-
 /// How long the SPA has to redeem the login code.
 pub const LOGIN_CODE_TTL: i64 = 60;
 
@@ -114,21 +104,6 @@ pub const LEEWAY: i64 = 60;
 
 /// The longest SPA query kept across the round trip to the identity provider.
 const MAX_QUERY: usize = 2048;
-
-/// Where the company identity provider sends the browser back (registered there).
-pub fn redirect_uri(ciam: &Ciam) -> String {
-    format!("{}/ciam/v1/auth/staff/callback", ciam.config.public_url)
-}
-
-fn state_key(ciam: &Ciam, state: &str) -> Key {
-    Key::new(
-        format!(
-            "STAFFSTATE#{}",
-            ciam.keys.keyed_hash("staff-state", state.as_bytes())
-        ),
-        "STATE",
-    )
-}
 
 fn login_code_key(ciam: &Ciam, code: &str) -> Key {
     Key::new(
@@ -140,7 +115,8 @@ fn login_code_key(ciam: &Ciam, code: &str) -> Key {
     )
 }
 
-fn token(ciam: &Ciam) -> String {
+/// A fresh 256-bit token, base64url.
+pub(crate) fn token(ciam: &Ciam) -> String {
     URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
 }
 
@@ -211,7 +187,7 @@ pub fn return_query(raw: &str) -> String {
 /// The live item at `key`, consumed: of two concurrent takers only one deletes it. A missing,
 /// expired or already taken one is AUTHORIZATION_FAILED. Round trips: 2 (read, conditional
 /// delete).
-async fn take(ciam: &Ciam, key: &Key) -> Result<Item> {
+pub(crate) async fn take(ciam: &Ciam, key: &Key) -> Result<Item> {
     let item = ciam
         .store
         .get(key)

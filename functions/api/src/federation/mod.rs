@@ -1,0 +1,70 @@
+//! The HTTP side of federated sign-in: one adapter per protocol behind
+//! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
+//! sign-in), picked by the row's provider ([`adapter`]), and the HTTPS client they share. The
+//! flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
+
+mod oidc;
+
+use ciam_core::federation::{Provider, ProviderId};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The adapter that speaks `provider`'s protocol.
+pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
+    match provider {
+        ProviderId::Staff => &oidc::Oidc,
+    }
+}
+
+/// HTTPS to the identity provider uses the process's rustls crypto provider: aws-lc-rs, the
+/// one the AWS SDKs use (no second crypto library in the binary). Installed here when nothing
+/// else installed one first.
+pub(crate) fn tls_provider() {
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+}
+
+fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        tls_provider();
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default()
+    })
+}
+
+/// A PUT of `body` to `url` with the same HTTPS client (the key distributor's answer to
+/// CloudFormation, a presigned S3 URL): the status, or why there is none.
+pub async fn https_put(url: &str, body: String) -> Result<u16, String> {
+    client()
+        .put(url)
+        .header("content-type", "")
+        .body(body)
+        .send()
+        .await
+        .map(|r| r.status().as_u16())
+        .map_err(|e| format!("PUT failed: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The staff client speaks TLS with aws-lc-rs, the AWS SDKs' provider (ring is not even
+    /// compiled in: `cargo tree -i ring` finds nothing).
+    #[test]
+    fn the_identity_provider_client_uses_the_sdks_crypto_provider() {
+        let _ = super::client();
+        let installed = rustls::crypto::CryptoProvider::get_default().expect("a provider");
+        let suites = |p: &rustls::crypto::CryptoProvider| {
+            p.cipher_suites
+                .iter()
+                .map(|s| s.suite())
+                .collect::<Vec<_>>()
+        };
+        let aws_lc = rustls::crypto::aws_lc_rs::default_provider();
+        assert_eq!(suites(installed), suites(&aws_lc));
+        assert!(!suites(installed).is_empty());
+    }
+}

@@ -1,0 +1,185 @@
+//! A federated sign-in's round trip, for every provider: `start` (the browser-bound state and
+//! the authorization request) and the callback (`take_state`, then `finish`: the identity, the
+//! account, the one-time login code).
+//!
+//! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, lang, query,
+//! bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
+//! once even under concurrency; a state of another provider is not found under this one's prefix.
+
+use super::{ExternalIdentity, Facts, LinkRule, Provider, ProviderId, Surface};
+use crate::error::Result;
+use crate::staff::{
+    check_bind_hash, issue_login_code, link, pkce_challenge, return_query, staff_mail, take, token,
+    StaffClaims,
+};
+use crate::{Ciam, Lang, Reason};
+use ciam_store::{Cond, Item, Key};
+
+/// How long a sign-in may stay at the provider.
+pub const STATE_TTL: i64 = 600;
+
+/// Where the provider sends the browser back (registered there): `/auth/<name>/callback`.
+pub fn redirect_uri(ciam: &Ciam, facts: &Facts) -> String {
+    format!(
+        "{}/ciam/v1/auth/{}/callback",
+        ciam.config.public_url, facts.name
+    )
+}
+
+fn state_key(ciam: &Ciam, facts: &Facts, state: &str) -> Key {
+    Key::new(
+        format!(
+            "{}{}",
+            facts.items.state,
+            ciam.keys
+                .keyed_hash(facts.items.state_label, state.as_bytes())
+        ),
+        "STATE",
+    )
+}
+
+/// Where the browser goes for a new sign-in with `provider`: checks `bind_hash`, makes sure the
+/// provider is reachable, stores the state (`start`), then asks the provider for its URL.
+/// Round trips: 1 (the state), plus what the provider's `ready` costs.
+pub async fn authorization_request(
+    ciam: &Ciam,
+    provider: &dyn Provider,
+    lang: Lang,
+    query: &str,
+    bind_hash: &str,
+    surface: Surface,
+) -> Result<String> {
+    check_bind_hash(bind_hash)?;
+    provider.ready(ciam).await?;
+    let started = start(ciam, provider.facts().id, lang, query, bind_hash).await?;
+    Ok(provider.authorization_url(ciam, &started, surface).await?)
+}
+
+/// A sign-in sent to the provider: what goes into the authorization request.
+#[derive(Debug)]
+pub struct Started {
+    pub state: String,
+    /// For an OpenID Connect provider.
+    pub oidc: Option<OidcStarted>,
+}
+
+/// The OpenID Connect part of a started sign-in.
+#[derive(Debug)]
+pub struct OidcStarted {
+    pub nonce: String,
+    pub code_challenge: String,
+}
+
+/// Stores the state of a new sign-in (10 minutes), bound to the browser's `bind_hash`; an
+/// OpenID Connect provider's also holds a nonce and a PKCE verifier. Round trips: 1.
+pub async fn start(
+    ciam: &Ciam,
+    provider: ProviderId,
+    lang: Lang,
+    query: &str,
+    bind_hash: &str,
+) -> Result<Started> {
+    check_bind_hash(bind_hash)?;
+    let facts = provider.facts();
+    let state = token(ciam);
+    let mut item = Item::new(state_key(ciam, facts, &state));
+    let mut oidc = None;
+    if facts.oidc {
+        let nonce = token(ciam);
+        let verifier = token(ciam);
+        item = item
+            .with("nonce", nonce.as_str())
+            .with("verifier", verifier.as_str());
+        oidc = Some(OidcStarted {
+            nonce,
+            code_challenge: pkce_challenge(&verifier),
+        });
+    }
+    let item = item
+        .with("lang", lang.tag())
+        .with("query", return_query(query))
+        .with("bindHash", bind_hash)
+        .expires(ciam.now() + STATE_TTL);
+    ciam.store.put(item, Some(Cond::NotExists)).await?;
+    Ok(Started { state, oidc })
+}
+
+/// A sign-in coming back from the provider.
+#[derive(Debug)]
+pub struct Pending {
+    pub lang: Lang,
+    /// Already safe for `staff::signin_url`.
+    pub query: String,
+    /// The hash of the `bind` of the browser that started the sign-in.
+    pub bind_hash: String,
+    /// For an OpenID Connect provider.
+    pub oidc: Option<OidcPending>,
+}
+
+/// The OpenID Connect part of a sign-in coming back.
+#[derive(Debug)]
+pub struct OidcPending {
+    pub nonce: String,
+    pub verifier: String,
+}
+
+/// Consumes the state of a sign-in with `provider`: a second callback with it (a replay), an
+/// unknown, expired or another provider's one is AUTHORIZATION_FAILED. Round trips: 2 (read,
+/// conditional delete).
+pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Result<Pending> {
+    if state.is_empty() || state.len() > 200 {
+        return Err(Reason::AUTHORIZATION_FAILED.into());
+    }
+    let facts = provider.facts();
+    let item = take(ciam, &state_key(ciam, facts, state)).await?;
+    let s = |n: &str| item.s(n).unwrap_or_default().to_owned();
+    Ok(Pending {
+        lang: item.s("lang").and_then(Lang::parse_tag).unwrap_or_default(),
+        query: s("query"),
+        bind_hash: s("bindHash"),
+        oidc: facts.oidc.then(|| OidcPending {
+            nonce: s("nonce"),
+            verifier: s("verifier"),
+        }),
+    })
+}
+
+/// What the provider's redirect back brought (besides the state).
+#[derive(Debug, Default)]
+pub struct Callback {
+    pub code: Option<String>,
+    pub error: Option<String>,
+    /// RFC 9207: the issuer of the answer, when an OpenID Connect provider sends it.
+    pub iss: Option<String>,
+}
+
+/// The callback after its state was taken (`take_state`): the provider's identity, then the
+/// account by the provider's link rule, then a one-time login code bound to the state's
+/// `bindHash`. Round trips: those of the link rule (staff: 2 or 3), 1 (the login code); plus the
+/// provider's calls.
+pub async fn finish(
+    ciam: &Ciam,
+    provider: &dyn Provider,
+    pending: &Pending,
+    cb: Callback,
+) -> Result<String> {
+    let identity = provider.identify(ciam, &cb, pending).await?;
+    let user_id = match provider.facts().link {
+        LinkRule::CompanyMail => company_mail_link(ciam, &identity).await?,
+    };
+    issue_login_code(ciam, &user_id, &pending.bind_hash, identity.mfa).await
+}
+
+/// Staff's rule: the verified company mail links the account that has it, or creates one.
+async fn company_mail_link(ciam: &Ciam, identity: &ExternalIdentity) -> Result<String> {
+    let (email, verified) = identity.vouches.mail.clone().unzip();
+    let claims = StaffClaims {
+        sub: identity.subject.clone(),
+        email,
+        email_verified: verified,
+        name: identity.name.clone(),
+        ..StaffClaims::default()
+    };
+    let mail = staff_mail(ciam, &claims)?;
+    link(ciam, &claims, &mail).await
+}

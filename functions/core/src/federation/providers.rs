@@ -1,0 +1,180 @@
+//! The provider list: the one place a federated sign-in provider is named (docs/federation-design.md
+//! §1.1). The router, `ciam-gen` (env lines, the secret's policy statement, role names, routes.json),
+//! the Lambda init and `ciam serve` read these facts instead of naming a provider, so a provider
+//! is one [`ProviderId`] variant, one [`Facts`] and its rows.
+
+/// A federated sign-in provider. Every one has a [`Facts`] in [`PROVIDERS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProviderId {
+    /// The company's OpenID Connect identity provider (internal staff, spec §6).
+    Staff,
+}
+
+impl ProviderId {
+    /// Every provider, in [`PROVIDERS`]' order.
+    pub const ALL: [ProviderId; 1] = [ProviderId::Staff];
+
+    /// Its facts.
+    pub const fn facts(self) -> &'static Facts {
+        match self {
+            ProviderId::Staff => &STAFF,
+        }
+    }
+
+    /// Its lower-case name (`staff`): paths, parameters, the `staffCode` of the callback.
+    pub const fn name(self) -> &'static str {
+        self.facts().name
+    }
+}
+
+/// One public setting of a provider: `<env>_<name>` in the environment and
+/// `<stem><Name in CamelCase>` as a template parameter (`CIAM_STAFF_CLIENT_ID`, `StaffClientId`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// Upper snake case, as in the environment (`CLIENT_ID`).
+    pub name: &'static str,
+    /// Only the callback reads it (staff's `MFA_ACR`: whether the id_token says a second
+    /// factor), so only the callback's function gets it.
+    pub callback_only: bool,
+}
+
+impl Setting {
+    /// The template parameter's suffix: `CLIENT_ID` → `ClientId`.
+    pub fn camel(&self) -> String {
+        self.name
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next().map_or_else(String::new, |f| {
+                    f.to_ascii_uppercase().to_string() + &c.as_str().to_ascii_lowercase()
+                })
+            })
+            .collect()
+    }
+}
+
+/// The store items of a sign-in in progress: the state between start and callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Items {
+    /// The state item's partition key prefix (`STAFFSTATE#`), then the state's keyed hash.
+    pub state: &'static str,
+    /// The keyed hash's label (a label of the provider's `KeyPurpose`).
+    pub state_label: &'static str,
+}
+
+/// How a provider's identity reaches a Ciam account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkRule {
+    /// The provider is authoritative for the company mail domains: a verified company mail
+    /// links the account that has it, or creates an internal one (staff).
+    CompanyMail,
+}
+
+/// What Ciam knows about one provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Facts {
+    pub id: ProviderId,
+    /// Lower case: `/auth/<name>/start`, `<name>Code`, `<name>Error`.
+    pub name: &'static str,
+    /// The environment prefix: settings are `<env>_<SETTING>`, the secret `<env>_SECRET_ARN`.
+    pub env: &'static str,
+    /// The template's prefix: parameters `<stem><Setting>`, the secret `<stem>Secret`.
+    pub stem: &'static str,
+    /// Its public settings (environment and template parameter).
+    pub settings: &'static [Setting],
+    pub items: Items,
+    /// The state also carries an OpenID Connect nonce and a PKCE verifier.
+    pub oidc: bool,
+    pub link: LinkRule,
+}
+
+impl Facts {
+    /// `<env>_<setting>`: `CIAM_STAFF_ISSUER`.
+    pub fn env_var(&self, setting: &Setting) -> String {
+        format!("{}_{}", self.env, setting.name)
+    }
+
+    /// The template parameter of `setting`: `StaffIssuer`.
+    pub fn parameter(&self, setting: &Setting) -> String {
+        format!("{}{}", self.stem, setting.camel())
+    }
+
+    /// The Secrets Manager secret (template resource) only the callback reads: `StaffSecret`.
+    pub fn secret(&self) -> String {
+        format!("{}Secret", self.stem)
+    }
+
+    /// The environment variable naming that secret's ARN: `CIAM_STAFF_SECRET_ARN`.
+    pub fn secret_arn_var(&self) -> String {
+        format!("{}_SECRET_ARN", self.env)
+    }
+}
+
+/// Staff: the company OpenID Connect provider, names kept from before the provider list (no
+/// stack replacement, no new secret).
+pub const STAFF: Facts = Facts {
+    id: ProviderId::Staff,
+    name: "staff",
+    env: "CIAM_STAFF",
+    stem: "Staff",
+    settings: &[
+        Setting {
+            name: "ISSUER",
+            callback_only: false,
+        },
+        Setting {
+            name: "CLIENT_ID",
+            callback_only: false,
+        },
+        Setting {
+            name: "MFA_ACR",
+            callback_only: true,
+        },
+    ],
+    items: Items {
+        state: "STAFFSTATE#",
+        state_label: "staff-state",
+    },
+    oidc: true,
+    link: LinkRule::CompanyMail,
+};
+
+/// Every provider, in [`ProviderId::ALL`]'s order.
+pub const PROVIDERS: &[Facts] = &[STAFF];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_and_the_ids_agree() {
+        assert_eq!(PROVIDERS.len(), ProviderId::ALL.len());
+        for (f, id) in PROVIDERS.iter().zip(ProviderId::ALL) {
+            assert_eq!(f.id, id);
+            assert_eq!(id.facts(), f);
+            assert_eq!(f.name, f.name.to_ascii_lowercase());
+            assert_eq!(f.env, format!("CIAM_{}", f.name.to_ascii_uppercase()));
+        }
+    }
+
+    #[test]
+    fn staff_keeps_its_names() {
+        let names: Vec<(String, String)> = STAFF
+            .settings
+            .iter()
+            .map(|s| (STAFF.env_var(s), STAFF.parameter(s)))
+            .collect();
+        let want = [
+            ("CIAM_STAFF_ISSUER", "StaffIssuer"),
+            ("CIAM_STAFF_CLIENT_ID", "StaffClientId"),
+            ("CIAM_STAFF_MFA_ACR", "StaffMfaAcr"),
+        ];
+        assert_eq!(
+            names,
+            want.map(|(e, p)| (e.to_owned(), p.to_owned())).to_vec()
+        );
+        assert_eq!(STAFF.secret(), "StaffSecret");
+        assert_eq!(STAFF.secret_arn_var(), "CIAM_STAFF_SECRET_ARN");
+        assert_eq!(STAFF.items.state, "STAFFSTATE#");
+    }
+}
