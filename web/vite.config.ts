@@ -18,12 +18,24 @@ function website(name: string, fallback: string): string {
   if (!/^https?:\/\/[^\s"'<>]+$/.test(v)) throw new Error(`${name} must be an http(s) URL, not "${v}"`);
   return v;
 }
+// Whom a suspended customer is told to contact (docs/operations.md "Support contact"): plain
+// text shown inside a catalogue message (a mail address, a phone number or a web address),
+// defaulting to the company website of the same language.
+function contact(name: string, fallback: string): string {
+  const v = (env[name] ?? '').trim() || fallback;
+  if (v.length > 120 || /[{}<>\n]/.test(v)) throw new Error(`${name} must be one line of plain text (at most 120 characters, no {}<>), not "${v}"`);
+  return v;
+}
+const WEBSITE_ZH = website('CIAM_WEBSITE_ZH', 'https://www.ciam.example/zh-cn/');
+const WEBSITE_EN = website('CIAM_WEBSITE_EN', 'https://www.ciam.example/en/');
 const BUILD = {
   __CIAM_VERSION__: `release.${pkg.version}`,
   __CIAM_ERROR_REPORTS__: flag('CIAM_ERROR_REPORTS', true),
   __CIAM_TEST_HOOKS__: flag('CIAM_TEST_HOOKS', false),
-  __CIAM_WEBSITE_ZH__: website('CIAM_WEBSITE_ZH', 'https://www.ciam.example/zh-cn/'),
-  __CIAM_WEBSITE_EN__: website('CIAM_WEBSITE_EN', 'https://www.ciam.example/en/'),
+  __CIAM_WEBSITE_ZH__: WEBSITE_ZH,
+  __CIAM_WEBSITE_EN__: WEBSITE_EN,
+  __CIAM_SUPPORT_ZH__: contact('CIAM_SUPPORT_ZH', WEBSITE_ZH),
+  __CIAM_SUPPORT_EN__: contact('CIAM_SUPPORT_EN', WEBSITE_EN),
 };
 
 // Messages are precompiled to ASTs (`npm run i18n`), so the ICU parser is never shipped:

@@ -11,3 +11,7 @@ declare const __CIAM_TEST_HOOKS__: boolean;
 declare const __CIAM_WEBSITE_ZH__: string;
 /** The company website for every other path (CIAM_WEBSITE_EN). */
 declare const __CIAM_WEBSITE_EN__: string;
+/** Whom a suspended customer contacts, in the Chinese UI (CIAM_SUPPORT_ZH; default the website). */
+declare const __CIAM_SUPPORT_ZH__: string;
+/** Whom a suspended customer contacts, in the English UI (CIAM_SUPPORT_EN; default the website). */
+declare const __CIAM_SUPPORT_EN__: string;

@@ -137,9 +137,10 @@ pub struct SignedIn {
     pub counted_later: bool,
 }
 
-/// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one,
-/// a suspended one and a wrong password, each after one argon2 verification and the same single store call
-/// (the attempt, `signin::take_attempt`). Round trips: 2 (the attempt, then the reset and the
+/// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one
+/// and a wrong password (a suspended account's included), each after one argon2 verification and
+/// the same single store call (the attempt, `signin::take_attempt`); ACCOUNT_SUSPENDED only after
+/// a suspended account's right password (docs/console-design.md §4). Round trips: 2 (the attempt, then the reset and the
 /// session side by side, `finish_password`; or the lock after the last allowed failure).
 pub async fn login_password(
     ciam: &Ciam,
@@ -177,9 +178,13 @@ pub async fn login_password(
         };
         return Err(signin::failed(ciam, &rec, base.into()).await);
     }
-    // A suspended account's right password is answered as a wrong one, after the same hash.
-    if !password::verify(pw.to_owned(), rec.pwd_hash.clone()).await? || rec.suspended {
+    if !password::verify(pw.to_owned(), rec.pwd_hash.clone()).await? {
         return Err(signin::failed(ciam, &rec, Reason::PASSWORD_ERROR.into()).await);
+    }
+    if rec.suspended {
+        // The right password proves the owner: told the truth, the attempt given back (not a
+        // guess), the lock and the counter otherwise left alone, no session.
+        return Err(signin::proven_suspended(ciam, &rec).await);
     }
     let answer = finish_password(ciam, &rec, client).await;
     signin::settle(ciam, &rec, answer).await
@@ -219,9 +224,9 @@ pub async fn login_code(
         return Err(Error::new(id.not_found_reason()));
     };
     if rec.suspended {
-        // A suspended account's right code is used up and answered as a wrong one.
+        // A right code proves the owner: it is used up and the truth told, as for a password.
         codes::consume(ciam, verified).await?;
-        return Err(signin::failed(ciam, &rec, Reason::CODE_ERROR.into()).await);
+        return Err(signin::proven_suspended(ciam, &rec).await);
     }
     let extra = vec![verified.consume, rec.reset()];
     let answer = finish_login(

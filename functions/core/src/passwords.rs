@@ -93,6 +93,8 @@ pub async fn change_password(
 }
 
 /// `PATCH /auth/pwd` with a code (find password). Clears the lock and revokes every session.
+/// A suspended account's password is set too, then answered ACCOUNT_SUSPENDED (the code proved
+/// the owner; docs/console-design.md §4); a wrong code is answered as for any account.
 /// Staff accounts cannot reset through their company mail once they have a password (spec §6);
 /// a staff account without one sets its first password here. Round trips: 2 reads for the
 /// user, 1 for the code, 1 transaction.
@@ -145,6 +147,9 @@ pub async fn reset_password(
     ops.extend(signin::in_step_with(&after, clear_lock()));
     ops.extend(all_sessions_ended(ciam, &user));
     match ciam.store.transact(ops).await {
+        // The right code proved the owner: the password is set, and a suspended account is told
+        // why it still cannot sign in, instead of "done" and then a wrong password's answer.
+        Ok(()) if user.suspended_at.is_some() => Err(Reason::ACCOUNT_SUSPENDED.into()),
         Ok(()) => Ok(()),
         Err(e) if e.condition_failed_at(1) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         other => other.or_reason(Reason::SERVICE_UNAVAILABLE),

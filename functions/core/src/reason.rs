@@ -96,6 +96,9 @@ reasons! {
     // The operator console (docs/console-design.md).
     CONSOLE_MFA_REQUIRED = 403, "Turn on two-factor sign-in and sign in with it to use the console", "请先开启两步验证并使用它登录后再使用控制台";
     ACCOUNT_NOT_FOUND = 404, "No account matches", "未找到该账号";
+    // Told only to whoever proved the account's password, sign-in code or passkey, or completed a
+    // reset by code (docs/console-design.md §4): a stranger still gets the wrong secret's answer.
+    ACCOUNT_SUSPENDED = 403, "This account is suspended: contact support", "该账号已被暂停，请联系客服";
     // Webhook endpoints (docs/events-design.md §3).
     WEBHOOK_NOT_FOUND = 404, "Webhook endpoint not found", "未找到该 Webhook 地址";
     WEBHOOK_URL_INVALID = 400, "The webhook URL is not a valid absolute URL", "Webhook 地址不是有效的完整网址";

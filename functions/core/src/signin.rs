@@ -31,9 +31,11 @@
 //! the budget's window is in its condition (`attemptAt`), as an account's is, and the item
 //! expires with its lock; one that never reaches a lock stays (about 60 bytes; docs/cost.md).
 //!
-//! A suspended account (`suspendedAt`, the console) takes its attempt as any other; the secret is
-//! judged and then refused as a wrong one (the same answer, counted the same way), and the
-//! success's reset refuses it too, should the suspension land in between.
+//! A suspended account (`suspendedAt`, the console) takes its attempt as any other and its secret
+//! is judged: a wrong one is answered and counted as any wrong secret (a stranger learns
+//! nothing), a right one proves the owner, who is told `ACCOUNT_SUSPENDED` and given the attempt
+//! back ([`proven_suspended`]: no session, no reset of the lock). The success's reset refuses a
+//! suspension that lands in between.
 //!
 //! Each sign-in name has its own budget of attempts; a lock reached through any of them locks
 //! the whole account (docs/data-model.md).
@@ -61,7 +63,7 @@ pub struct SignInRecord {
     pub phone: Option<String>,
     /// Attempts taken since the last success or lock, this one included.
     pub fails: i64,
-    /// Suspended by support (`suspendedAt`): the secret is judged, then refused as a wrong one.
+    /// Suspended by support (`suspendedAt`): the secret is judged; a right one is told so.
     pub suspended: bool,
     /// The last day (`yyyy-mm-dd`, UTC) a password sign-in by this identity succeeded
     /// (`actDay`, written by [`SignInRecord::reset_update`]): the console's numbers skip the
@@ -425,4 +427,13 @@ pub async fn failed(ciam: &Ciam, rec: &SignInRecord, base: Error) -> Error {
         return base;
     }
     crate::lock::lock_account(ciam, &rec.user_id, rec.identity_keys(), base).await
+}
+
+/// The answer to a suspended account's right secret (password or sign-in code):
+/// `ACCOUNT_SUSPENDED`, after giving back the attempt this proof took (it was no guess, so it
+/// must not bring the lock closer). Nothing else is written: the counter keeps earlier
+/// failures, a lock stays, no session is issued. Round trips: 1 (the refund).
+pub async fn proven_suspended(ciam: &Ciam, rec: &SignInRecord) -> Error {
+    refund(ciam, rec).await;
+    Reason::ACCOUNT_SUSPENDED.into()
 }

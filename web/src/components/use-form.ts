@@ -16,6 +16,7 @@ export const INLINE: ReasonMap<string> = {
   VERIFICATION_ATTEMPT_CODE_LIMIT: 'form',
   EIAM_DEACTIVATE_ERROR: 'form',
   PASSWORD_EXPIRED: 'form',
+  ACCOUNT_SUSPENDED: 'form',
   CONTENT_MISSING: 'form',
   INVALID_PARAMETER: 'form',
   PASSWORD_COMPLEXITY_ERROR: 'password',

@@ -61,6 +61,7 @@ export const errors = defineMessages({
   PHONE_MAINLAND_SERVICE_ONLY: { id: 'error.PHONE_MAINLAND_SERVICE_ONLY', defaultMessage: 'Mainland China mobile numbers sign up with the Mainland China service' },
   CONSOLE_MFA_REQUIRED: { id: 'error.CONSOLE_MFA_REQUIRED', defaultMessage: 'Turn on two-factor sign-in and sign in with it to use the console' },
   ACCOUNT_NOT_FOUND: { id: 'error.ACCOUNT_NOT_FOUND', defaultMessage: 'No account matches' },
+  ACCOUNT_SUSPENDED: { id: 'error.ACCOUNT_SUSPENDED', defaultMessage: 'This account is suspended and cannot sign in. To learn why or to have it reactivated, contact {contact}.' },
   WEBHOOK_NOT_FOUND: { id: 'error.WEBHOOK_NOT_FOUND', defaultMessage: 'Webhook endpoint not found' },
   WEBHOOK_URL_INVALID: { id: 'error.WEBHOOK_URL_INVALID', defaultMessage: 'The webhook URL is not a valid absolute URL' },
   WEBHOOK_URL_NOT_HTTPS: { id: 'error.WEBHOOK_URL_NOT_HTTPS', defaultMessage: 'Webhook URLs must use https' },

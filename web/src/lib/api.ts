@@ -115,6 +115,8 @@ const TEXTS: ReasonMap<(e: { message: string; reason: string }, tr: Translate, n
     return (n === null ? tr('error.locked') : tr('error.lockedFor', { n })) ?? e.reason;
   },
   INVALID_PARAMETER: (e) => e.message || null,
+  // Told only to a proven owner (docs/console-design.md §4): whom to contact, a build setting.
+  ACCOUNT_SUSPENDED: (_e, tr) => tr('error.ACCOUNT_SUSPENDED', { contact: host?.locale() === 'en-US' ? __CIAM_SUPPORT_EN__ : __CIAM_SUPPORT_ZH__ }),
 };
 
 /**

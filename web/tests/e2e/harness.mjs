@@ -314,6 +314,11 @@ export async function startServer({ args = [], env = {}, dist = DIST, localhost 
       const r = spawnSync(BIN, ['admin', 'grant', mail, '--role', role, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
       assert.equal(r.status, 0, `ciam admin grant ${mail} --role ${role}: ${r.stderr}`);
     },
+    /** `ciam admin suspend <mail|phone|userId> --reason <reason>`: support suspends the account. */
+    suspend(account, reason = 'e2e: the test\'s suspension') {
+      const r = spawnSync(BIN, ['admin', 'suspend', account, '--reason', reason, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
+      assert.equal(r.status, 0, `ciam admin suspend ${account}: ${r.stderr}`);
+    },
     /**
      * `ciam admin apps create --reason <reason> --json '<fields>'` on this server's data folder and
      * store: registers a partner app as an operator's script does (the registry is the console's;

@@ -195,13 +195,14 @@ pub struct PasswordLogin {
 
 /// Sign in with a password
 ///
-/// PASSWORD_ERROR alike for unknown, deactivated and wrong. 5 failures lock the account for 15
-/// minutes: VERIFICATION_ATTEMPT_CODE_LIMIT with the unlock time (unix seconds) as message.
-/// NEED_TOTP_VERIFY (with `challenge`) when two-factor is on. EIAM_PASSWORD_UNSET for a staff
-/// account without password.
+/// PASSWORD_ERROR alike for unknown, deactivated and wrong (a suspended account's wrong password
+/// too). 5 failures lock the account for 15 minutes: VERIFICATION_ATTEMPT_CODE_LIMIT with the
+/// unlock time (unix seconds) as message. NEED_TOTP_VERIFY (with `challenge`) when two-factor is
+/// on. EIAM_PASSWORD_UNSET for a staff account without password. ACCOUNT_SUSPENDED (403, no
+/// session, not counted as a failure) for a suspended account's right password.
 ///
 /// Reasons: PASSWORD_ERROR, VERIFICATION_ATTEMPT_CODE_LIMIT, NEED_TOTP_VERIFY,
-/// EIAM_PASSWORD_UNSET.
+/// EIAM_PASSWORD_UNSET, ACCOUNT_SUSPENDED.
 ///
 /// Round trips: 2 (the attempt, one conditional update of the
 /// identity item that also finds the account; then the reset and the session side by side, or
@@ -227,11 +228,12 @@ pub struct CodeLogin {
 /// Sign in with a verification code (purpose login)
 ///
 /// Wrong codes count on the account's failure counter. MAIL_NOT_FOUND/PHONE_NOT_FOUND only
-/// after the code checked out.
+/// after the code checked out. ACCOUNT_SUSPENDED (403, no session, the code used up) for a
+/// suspended account's right code.
 ///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, CODE_ERROR, CODE_KIND_ERROR, VERIFYCODE_NOT_FOUND,
 /// VERIFICATION_CODE_LIMIT, VERIFICATION_ATTEMPT_CODE_LIMIT, MAIL_NOT_FOUND, PHONE_NOT_FOUND,
-/// NEED_TOTP_VERIFY.
+/// NEED_TOTP_VERIFY, ACCOUNT_SUSPENDED.
 ///
 /// Round trips: 2 (the attempt and the code read side by side; then the
 /// success transaction, which consumes the code). +1 read when no sign-in code is live (is it
@@ -265,12 +267,14 @@ pub struct PasswordChange {
 /// Change: bearer + oldPassword; other sessions are revoked, this one stays;
 /// PASSWORD_SAME_ERROR when unchanged. Reset: account + code (purpose resetPassword), no
 /// session; clears the lock and revokes every session. A locked account (a change or a reset):
-/// 423 VERIFICATION_ATTEMPT_CODE_LIMIT with the unlock time (unix seconds) as message.
+/// 423 VERIFICATION_ATTEMPT_CODE_LIMIT with the unlock time (unix seconds) as message. A reset
+/// of a suspended account sets the password all the same, then answers ACCOUNT_SUSPENDED (403)
+/// instead of `{"ok":true}`: the code proved the owner, who cannot sign in until reactivated.
 ///
 /// Reasons: AUTHORIZATION_FAILED, PASSWORD_ERROR, PASSWORD_SAME_ERROR, PASSWORD_COMPLEXITY_ERROR,
 /// VERIFICATION_ATTEMPT_CODE_LIMIT, INVALID_MAIL, INVALID_PHONE, CODE_ERROR, CODE_KIND_ERROR,
 /// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, MAIL_NOT_FOUND, PHONE_NOT_FOUND,
-/// EIAM_MAIL_PERMISSION_DENIED.
+/// EIAM_MAIL_PERMISSION_DENIED, ACCOUNT_SUSPENDED.
 ///
 /// Change: round trips 2 (authentication, one transaction). Reset: 4 (the
 /// identity's owner, the user, the code, one transaction).

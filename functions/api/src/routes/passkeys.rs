@@ -218,10 +218,11 @@ pub struct Assertion {
 /// passkey or a deactivated account, PASSKEY_CHALLENGE_EXPIRED for a used, expired or foreign
 /// challenge, PASSKEY_VERIFY_FAILED when the answer does not verify (another site, origin or frame,
 /// no user verification, a signature counter that went back); those count on the account lock
-/// (VERIFICATION_ATTEMPT_CODE_LIMIT, 423, with the unlock time).
+/// (VERIFICATION_ATTEMPT_CODE_LIMIT, 423, with the unlock time), a suspended account's alike.
+/// ACCOUNT_SUSPENDED (403, no session) only when a suspended account's passkey verified.
 ///
 /// Reasons: PASSKEY_CHALLENGE_EXPIRED, PASSKEY_NOT_FOUND, PASSKEY_UNAVAILABLE,
-/// PASSKEY_VERIFY_FAILED, VERIFICATION_ATTEMPT_CODE_LIMIT.
+/// PASSKEY_VERIFY_FAILED, VERIFICATION_ATTEMPT_CODE_LIMIT, ACCOUNT_SUSPENDED.
 ///
 /// `POST /auth/login/passkey`. Round trips: 2 (user, credential and app in one batch; the
 /// transaction).

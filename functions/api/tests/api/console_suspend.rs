@@ -1,6 +1,6 @@
 //! Suspension, reactivation, the passkey reset and the identity replacement of the console
-//! (docs/console-design.md §4, §5): a suspended account signs in by no method and answers as a
-//! wrong secret would, its sessions, access tokens and tickets are refused; each action is
+//! (docs/console-design.md §4, §5): a suspended account signs in by no method (a right secret
+//! is told ACCOUNT_SUSPENDED, a wrong one answered as for anyone), its sessions, access tokens and tickets are refused; each action is
 //! audited, in the customer's activity and told to the customer. On SQLite and DynamoDB Local.
 
 use crate::helpers::{wrong_code, TestApp, TestResponse, NEW_PASSWORD, PASSWORD};
@@ -109,8 +109,8 @@ fn alike(got: &TestResponse, want: &TestResponse, what: &str) {
     assert_eq!(got.text, want.text, "{what}");
 }
 
-/// The whole suspension on the engine of `app`: every sign-in method refused as a wrong
-/// secret, the session ended, the page says so; reactivation lets the password and the passkey
+/// The whole suspension on the engine of `app`: every sign-in method refused (the owner told
+/// why), the session ended, the page says so; reactivation lets the password and the passkey
 /// in again; the audit log, the activity and the notices.
 async fn suspension(app: TestApp) {
     let (operator_id, operator) = app.staffer("helper", Some(Role::Operator)).await;
@@ -129,17 +129,24 @@ async fn suspension(app: TestApp) {
         .await
         .error(401, "AUTHORIZATION_FAILED");
 
-    // Password, by mail, phone and user name: what a wrong password gets.
+    // Password, by mail, phone and user name: a wrong one gets what any wrong password gets,
+    // the right one the truth (suspended_truth.rs has the byte-for-byte comparisons).
     let wrong = app.login_password("bob@example.com", NEW_PASSWORD).await;
     wrong.error(401, "PASSWORD_ERROR");
-    for account in [MAIL, PHONE, "annlee"] {
-        let res = app.login_password(account, PASSWORD).await;
+    for account in [MAIL, PHONE] {
+        let res = app.login_password(account, NEW_PASSWORD).await;
         alike(&res, &wrong, account);
+        app.login_password(account, PASSWORD)
+            .await
+            .error(403, "ACCOUNT_SUSPENDED");
     }
-    let unknown = app.login_password("nobody@example.com", PASSWORD).await;
+    // A user name is no sign-in identifier: it proves nothing, whatever the password.
+    let res = app.login_password("annlee", PASSWORD).await;
+    alike(&res, &wrong, "a user name");
+    let unknown = app.login_password("nobody@example.com", NEW_PASSWORD).await;
     alike(&unknown, &wrong, "an unknown name");
 
-    // Code sign-in: a right code answers as a wrong one.
+    // Code sign-in: a wrong code answers as for anyone, a right one tells the truth.
     let bob_code = app.fresh_code("bob@example.com", "login").await;
     let wrong_code_res = app
         .login_code("bob@example.com", &wrong_code(&bob_code))
@@ -147,20 +154,23 @@ async fn suspension(app: TestApp) {
     wrong_code_res.error(400, "CODE_ERROR");
     let code = app.fresh_code(MAIL, "login").await;
     alike(
-        &app.login_code(MAIL, &code).await,
+        &app.login_code(MAIL, &wrong_code(&code)).await,
         &wrong_code_res,
-        "code sign-in",
+        "a wrong code",
     );
+    app.login_code(MAIL, &code)
+        .await
+        .error(403, "ACCOUNT_SUSPENDED");
 
-    // Passkey: what an unknown credential gets.
+    // Passkey: the owner's passkey is told the truth; a stranger's what an unknown one gets.
     let body = assertion(&app, &mut auth, &ann).await;
-    let refused = app.passkey_login(&body).await;
+    app.passkey_login(&body)
+        .await
+        .error(403, "ACCOUNT_SUSPENDED");
     let mut stranger = soft(8);
-    let unknown = app
-        .passkey_login(&assertion(&app, &mut stranger, &ann).await)
-        .await;
-    unknown.error(404, "PASSKEY_NOT_FOUND");
-    alike(&refused, &unknown, "passkey sign-in");
+    app.passkey_login(&assertion(&app, &mut stranger, &ann).await)
+        .await
+        .error(404, "PASSKEY_NOT_FOUND");
 
     // The console's page says so.
     let page = app

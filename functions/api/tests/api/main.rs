@@ -50,6 +50,7 @@ mod round_trips;
 mod sessions;
 mod sign_in_log;
 mod staff;
+mod suspended_truth;
 mod two_factor;
 mod unavailable;
 mod validation;

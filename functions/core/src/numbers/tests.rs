@@ -45,6 +45,9 @@ fn reasons_map_to_outcomes_and_two_are_no_verdict() {
     for r in [Reason::TOTP_VERIFY_FAILED, Reason::UNLOCKCODE_NOT_FOUND] {
         assert_eq!(of(Some(r), true), Some(Outcome::SecondStepFailed));
     }
+    // A suspended account's proven owner: no wrong secret, no lock, no success.
+    let told = Some(Reason::ACCOUNT_SUSPENDED);
+    assert_eq!(of(told, false), Some(Outcome::Other));
     let locked = Some(Reason::VERIFICATION_ATTEMPT_CODE_LIMIT);
     assert_eq!(of(locked, false), Some(Outcome::Locked));
     assert_eq!(of(locked, true), Some(Outcome::Locked));

@@ -46,7 +46,8 @@ pub(super) fn embedding_app(app_id: Option<&str>) -> Result<String> {
 }
 
 /// `POST /auth/login/passkey`: a passkey with user verification is two factors, so the session
-/// is issued whatever two-factor says. Round trips: 2 (the user, the credential and the app in
+/// is issued whatever two-factor says; a suspended account's valid assertion is answered
+/// ACCOUNT_SUSPENDED instead. Round trips: 2 (the user, the credential and the app in
 /// one batch; then the transaction). A wrong assertion counts on the account lock (+1 or 2).
 pub async fn login(
     ciam: &Ciam,
@@ -72,7 +73,9 @@ pub async fn login(
     let user = user
         .as_ref()
         .and_then(User::from_item)
-        .filter(User::usable)
+        // A suspended account's assertion is judged as any other (a failed one answers and
+        // counts the same); only a valid one is told the truth, below.
+        .filter(|u| !u.deactivated)
         .ok_or_else(not_found)?;
     let passkey = passkey
         .as_ref()
@@ -97,6 +100,10 @@ pub async fn login(
         Ok(a) => a,
         Err(r) => return Err(assertion_refused(ciam, &user, &passkey, &r, client, token).await),
     };
+    if user.suspended_at.is_some() {
+        // The passkey proved the owner (docs/console-design.md §4): no session, nothing written.
+        return Err(Reason::ACCOUNT_SUSPENDED.into());
+    }
     let mut ops = vec![
         TxOp::Put {
             item: Item::new(used_key(ciam, token)).expires(t.exp),
