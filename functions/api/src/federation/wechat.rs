@@ -272,3 +272,27 @@ impl Wechat {
         Ok(info.nickname.filter(|n| !n.is_empty()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented codes the fake does not produce (busy, credential, scope, empty appid)
+    /// sort as §3.1 says, and an unknown one is WeChat's trouble, never the person's.
+    #[test]
+    fn errcodes_sort_into_code_setup_and_wechat_trouble() {
+        for code in [40029, 40163, 42003] {
+            assert!(matches!(refusal("t", code, ""), FedError::CodeRefused(_)));
+        }
+        for code in [40125, 40001, 40014, 48001, 10012, 40013] {
+            assert!(matches!(refusal("t", code, ""), FedError::Misconfigured(_)));
+        }
+        for code in [-1, 45011, 99999] {
+            assert!(matches!(refusal("t", code, ""), FedError::Unavailable(_)));
+        }
+        assert_eq!(
+            refusal("access_token", 40125, "invalid appsecret"),
+            FedError::Misconfigured("wechat access_token: errcode 40125 invalid appsecret".into())
+        );
+    }
+}
