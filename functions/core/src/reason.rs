@@ -110,6 +110,11 @@ reasons! {
     // Which cell serves whom (docs/multi-region.md §14): phones are mainland-only, so a global
     // cell with a mainland sibling sends phone sign-ups there (the body's `otherCell` is its URL).
     PHONE_MAINLAND_SERVICE_ONLY = 400, "Mainland China mobile numbers sign up with the Mainland China service", "中国大陆手机号请在中国大陆服务注册";
+    // Federated sign-in (docs/federation-design.md §3.5): the person's own refusals, told apart
+    // from a failure so the page can say what to do.
+    FEDERATION_CANCELLED = 401, "You cancelled the sign-in. Try again or choose another way", "您已取消登录，请重试或选择其他方式";
+    FEDERATION_SNAPSHOT_USER = 403, "You are viewing a preview. Tap Use full service (使用完整服务) at the bottom, then sign in with WeChat again", "您正在预览页面。请点击底部的“使用完整服务”，然后重新使用微信登录";
+    FEDERATION_OPEN_IN_BROWSER = 400, "Open this page in your browser: tap ··· (top right), then Open in Browser", "请在浏览器中打开本页：点击右上角“···”，然后选择“在浏览器中打开”";
 }
 
 impl std::fmt::Display for Reason {

@@ -66,7 +66,10 @@ export type Reason =
   | "WEBHOOK_URL_FRAGMENT"
   | "WEBHOOK_URL_TOO_LONG"
   | "WEBHOOK_URL_PRIVATE"
-  | "PHONE_MAINLAND_SERVICE_ONLY";
+  | "PHONE_MAINLAND_SERVICE_ONLY"
+  | "FEDERATION_CANCELLED"
+  | "FEDERATION_SNAPSHOT_USER"
+  | "FEDERATION_OPEN_IN_BROWSER";
 
 /** One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,
 two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents

@@ -1,9 +1,10 @@
 //! The HTTP side of federated sign-in: one adapter per protocol behind
 //! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
-//! sign-in), picked by the row's provider ([`adapter`]), and the HTTPS client they share. The
+//! sign-in; `wechat`: WeChat's QR and Official Account sign-in, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they share. The
 //! flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
 mod oidc;
+pub mod wechat;
 
 use ciam_core::federation::{Provider, ProviderId};
 use std::sync::OnceLock;

@@ -278,6 +278,7 @@ impl Provider for Oidc {
                     .map(|m| (m, claims.email_verified == Some(true))),
             },
             subject: claims.sub,
+            app_subject: None,
             name: claims.name,
             mfa,
         })

@@ -21,8 +21,13 @@ use crate::{Ciam, Error, Reason};
 /// Who the provider says signed in, as the flow needs it to reach an account.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExternalIdentity {
-    /// The provider's stable id for the person (staff: the id_token's `sub`).
+    /// The provider's stable id for the person (staff: the id_token's `sub`; WeChat: the
+    /// `unionid`, the same across every app bound to one Open Platform account).
     pub subject: String,
+    /// (app id, the person's id in that app) when the platform also has a per-app id (WeChat's
+    /// `openid`): kept beside the link so the QR and the Official Account flow find one person,
+    /// never used to key it.
+    pub app_subject: Option<(String, String)>,
     pub vouches: Vouches,
     /// Display only; never used to link.
     pub name: Option<String>,
@@ -38,26 +43,43 @@ pub struct Vouches {
 }
 
 /// Where the sign-in was started, from the User-Agent: an in-app browser may need another
-/// authorization URL. Only the desktop browser so far (the in-app surfaces come with their
-/// providers).
+/// authorization URL (inside WeChat a QR code cannot be scanned by the phone showing it). The
+/// other in-app surfaces come with their providers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Surface {
     Desktop,
+    /// WeChat's built-in browser (`MicroMessenger` in the User-Agent). WeCom's says
+    /// `MicroMessenger` too, with `wxwork`: it is not this surface.
+    InWechat,
 }
 
 impl Surface {
     /// The surface of a browser saying `user_agent`.
-    pub fn of(_user_agent: &str) -> Surface {
-        Surface::Desktop
+    pub fn of(user_agent: &str) -> Surface {
+        let ua = user_agent.to_ascii_lowercase();
+        if ua.contains("micromessenger") && !ua.contains("wxwork") {
+            Surface::InWechat
+        } else {
+            Surface::Desktop
+        }
     }
 }
 
 /// Why a provider's answer gave no identity.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FedError {
-    /// The provider refused the code (invalid, used, expired or forged), declined the sign-in,
-    /// or its answer does not check out: AUTHORIZATION_FAILED.
+    /// The person declined at the provider (the way back has a state and no code): the page
+    /// offers to try again rather than saying something failed. FEDERATION_CANCELLED.
+    Cancelled,
+    /// The provider refused the code (invalid, used, expired or forged), or its answer does not
+    /// check out: AUTHORIZATION_FAILED.
     CodeRefused(String),
+    /// WeChat's snapshot mode (`is_snapshotuser: 1`): a preview identity that must never sign
+    /// up or link; the page says how to leave the preview. FEDERATION_SNAPSHOT_USER.
+    Snapshot,
+    /// The surface cannot be served (inside WeChat without an Official Account): the page says
+    /// how to open the site in the browser. FEDERATION_OPEN_IN_BROWSER.
+    OpenInBrowser,
     /// Ciam's side is not set up for it (not configured, wrong secret): SERVICE_UNAVAILABLE,
     /// logged as an error.
     Misconfigured(String),
@@ -68,7 +90,10 @@ pub enum FedError {
 /// The reason every provider answers for `e`.
 pub fn reason_of(e: &FedError) -> Reason {
     match e {
+        FedError::Cancelled => Reason::FEDERATION_CANCELLED,
         FedError::CodeRefused(_) => Reason::AUTHORIZATION_FAILED,
+        FedError::Snapshot => Reason::FEDERATION_SNAPSHOT_USER,
+        FedError::OpenInBrowser => Reason::FEDERATION_OPEN_IN_BROWSER,
         FedError::Misconfigured(_) | FedError::Unavailable(_) => Reason::SERVICE_UNAVAILABLE,
     }
 }
@@ -76,11 +101,14 @@ pub fn reason_of(e: &FedError) -> Reason {
 impl From<FedError> for Error {
     fn from(e: FedError) -> Error {
         let reason = reason_of(&e);
-        let (FedError::CodeRefused(cause)
-        | FedError::Misconfigured(cause)
-        | FedError::Unavailable(cause)) = e;
+        let cause = match e {
+            FedError::CodeRefused(cause)
+            | FedError::Misconfigured(cause)
+            | FedError::Unavailable(cause) => Some(cause),
+            FedError::Cancelled | FedError::Snapshot | FedError::OpenInBrowser => None,
+        };
         Error {
-            cause: Some(cause),
+            cause,
             ..Error::new(reason)
         }
     }
@@ -133,5 +161,38 @@ mod tests {
             assert_eq!(reason_of(&f), Reason::SERVICE_UNAVAILABLE);
             assert_eq!(Error::from(f).reason.status(), 503);
         }
+    }
+
+    #[test]
+    fn the_person_s_own_refusals_have_their_own_reasons() {
+        let cases = [
+            (FedError::Cancelled, Reason::FEDERATION_CANCELLED, 401),
+            (FedError::Snapshot, Reason::FEDERATION_SNAPSHOT_USER, 403),
+            (
+                FedError::OpenInBrowser,
+                Reason::FEDERATION_OPEN_IN_BROWSER,
+                400,
+            ),
+        ];
+        for (f, reason, status) in cases {
+            let e = Error::from(f);
+            assert_eq!(e.reason, reason);
+            assert_eq!(e.reason.status(), status);
+        }
+    }
+
+    #[test]
+    fn only_wechat_s_own_browser_is_in_wechat() {
+        let wechat = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 \
+                      (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.47(0x18002f2c) \
+                      NetType/WIFI Language/zh_CN";
+        let wecom = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like \
+                     Gecko) Chrome/81.0.4044.138 Safari/537.36 MicroMessenger/7.0.1 wxwork/4.1.0";
+        let desktop = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+        assert_eq!(Surface::of(wechat), Surface::InWechat);
+        assert_eq!(Surface::of(&wechat.to_lowercase()), Surface::InWechat);
+        assert_eq!(Surface::of(wecom), Surface::Desktop);
+        assert_eq!(Surface::of(desktop), Surface::Desktop);
+        assert_eq!(Surface::of(""), Surface::Desktop);
     }
 }
