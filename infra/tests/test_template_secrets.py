@@ -108,7 +108,13 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
         given = {v["Ref"] for k, v in variables.items() if k.endswith("_KEY_SECRET_ARN")}
         assert given == key_secrets(row), name
         assert (not given) == (binary in keyless), name
-        assert ("CIAM_STAFF_SECRET_ARN" in variables) == (row["staff"] == "clientSecret"), name
+        # A federation callback reads its provider's client secret, and no other function any.
+        fed = row["federation"] or {}
+        provider_secrets = {k: v for k, v in variables.items() if k.endswith("_SECRET_ARN")
+                            and not k.endswith("_KEY_SECRET_ARN") and k != "CIAM_ORIGIN_SECRET_ARN"
+                            and k != "CIAM_CANARY_SECRET_ARN"}
+        want = {fed["secretArnVar"]: {"Ref": fed["secret"]}} if fed.get("part") == "callback" else {}
+        assert provider_secrets == want, name
         has_kms = "CIAM_OIDC_KMS_KEY_ID" in variables
         assert has_kms == (row["kms"] in ("sign", "publicKeys", "jwks")), name
         # The logout tokens' own key (issue 30): signed with by the delivery, published by the JWKS.
@@ -119,7 +125,7 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
     # fresh logout token at each attempt of a sign-out's notice, issue 23), the JWKS and the
     # end-session routes (which verify an id_token_hint with the published keys) read the public
     # keys.
-    assert [r for r, f in facts.items() if f["staff"] == "clientSecret"] == ["auth_staff_callback"]
+    assert [r for r, f in facts.items() if (f["federation"] or {}).get("part") == "callback"] == ["auth_staff_callback"]
     assert {r for r, f in facts.items() if f["kms"] != "none"} == {
         "oidc_token",
         "oidc_jwks",

@@ -22,10 +22,12 @@
 //! `Fn::ForEach`: docs/operations.md §2 "The template is generated".
 
 use ciam_api::{Auth, Binary, Lambda};
+use ciam_core::federation::PROVIDERS;
 pub mod audit;
 pub mod cn;
 mod cn_edge;
 pub mod console;
+pub mod federation;
 pub mod function;
 pub mod hook;
 pub mod openapi;
@@ -217,10 +219,17 @@ pub enum Region {
     Actions,
     /// infra/waf.yaml's `Paths` map (`waf::render_paths`).
     WafPaths,
+    /// The providers' template parameters, secrets and secret outputs (`federation.rs`).
+    FederationParameters,
+    FederationSecrets,
+    FederationOutputs,
 }
 
 impl Region {
-    pub const TEMPLATE: [Region; 6] = [
+    pub const TEMPLATE: [Region; 9] = [
+        Region::FederationParameters,
+        Region::FederationSecrets,
+        Region::FederationOutputs,
         Region::ApiSettings,
         Region::RouteSettings,
         Region::Functions,
@@ -239,6 +248,9 @@ impl Region {
             Region::ApiSettings => "api-settings",
             Region::Actions => "actions",
             Region::WafPaths => "waf-paths",
+            Region::FederationParameters => "federation-parameters",
+            Region::FederationSecrets => "federation-secrets",
+            Region::FederationOutputs => "federation-outputs",
         }
     }
 
@@ -278,6 +290,9 @@ impl Region {
             Region::WafPaths => {
                 waf::render_paths(fns).unwrap_or_else(|e| format!("# ciam-gen: {e}\n"))
             }
+            Region::FederationParameters => federation::render_parameters(PROVIDERS),
+            Region::FederationSecrets => federation::render_secrets(PROVIDERS),
+            Region::FederationOutputs => federation::render_outputs(PROVIDERS),
         }
     }
 }

@@ -5,7 +5,6 @@
 use crate::policy::key_secrets;
 use crate::{audit, quoted, roles, webhooks, Function};
 use ciam_api::{Auth, Fed, Images, Kms, Table, S3};
-use ciam_core::federation::ProviderId;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -201,15 +200,22 @@ fn lower(debug: impl std::fmt::Debug) -> String {
         .unwrap_or_default()
 }
 
-/// routes.json's `staff` field as before the provider list (`none`, `client`, `clientSecret`):
-/// the readers of infra/ (deploy_tool.py, the WAF and stack policy tests) are unchanged until
-/// a second provider's rows need the general field (design §1.5).
-fn staff_part(fed: Fed) -> &'static str {
-    match fed {
-        Fed::Start(ProviderId::Staff) => "client",
-        Fed::Callback(ProviderId::Staff) => "clientSecret",
-        Fed::None => "none",
+/// routes.json's `federation` field: `null`, or the row's provider and part of the round trip;
+/// the callback's also names the secret it reads and the variable that gives its ARN (the
+/// infra tests check the template against it).
+fn federation_part(fed: Fed) -> Value {
+    let (id, part) = match fed {
+        Fed::None => return Value::Null,
+        Fed::Start(id) => (id, "start"),
+        Fed::Callback(id) => (id, "callback"),
+    };
+    let f = id.facts();
+    let mut v = json!({"provider": f.name, "part": part});
+    if part == "callback" {
+        v["secret"] = json!(f.secret());
+        v["secretArnVar"] = json!(f.secret_arn_var());
     }
+    v
 }
 
 /// infra/routes.json: every function's facts, one object each, in table order.
@@ -233,7 +239,7 @@ pub fn routes_json(fns: &[Function]) -> String {
                 "signIn": f.sign_in,
                 "table": lower(l.table),
                 "keys": l.keys.iter().map(|p| p.name()).collect::<Vec<_>>(),
-                "staff": staff_part(l.fed),
+                "federation": federation_part(l.fed),
                 "messages": l.messages,
                 "sms": l.sms,
                 "s3": lower(l.s3),

@@ -279,3 +279,71 @@ fn every_route_has_a_summary_for_its_function_description() {
         assert!(f.logical_id().ends_with("Function"));
     }
 }
+
+/// A new provider is a `Facts` entry: its template parameters (one per setting, empty by
+/// default), its client secret (a retained, generated placeholder) and the output naming it are
+/// written into template.yaml's generated regions, and not one hand-written line changes.
+#[test]
+fn a_new_provider_s_parameters_secret_and_output_need_no_template_edit() {
+    use ciam_core::federation::{Facts, Setting, STAFF};
+    const ACME: Facts = Facts {
+        name: "acme",
+        env: "CIAM_ACME",
+        stem: "Acme",
+        settings: &[
+            Setting {
+                name: "CORP_ID",
+                callback_only: false,
+                description: "the corporation's id.",
+            },
+            Setting {
+                name: "AGENT_ID",
+                callback_only: true,
+                description: "the app's agent id.",
+            },
+        ],
+        title: "Acme sign-in",
+        ..STAFF
+    };
+    let template = committed(&root().join("template.yaml"));
+    let providers = [STAFF, ACME];
+    let mut text = template.clone();
+    for (region, content) in [
+        (
+            Region::FederationParameters,
+            ciam_gen::federation::render_parameters(&providers),
+        ),
+        (
+            Region::FederationSecrets,
+            ciam_gen::federation::render_secrets(&providers),
+        ),
+        (
+            Region::FederationOutputs,
+            ciam_gen::federation::render_outputs(&providers),
+        ),
+    ] {
+        text = splice(&text, region, &content).unwrap();
+    }
+    assert_eq!(hand_written_lines(&text), hand_written_lines(&template));
+    for want in [
+        "  AcmeCorpId:\n    Type: String\n    Default: \"\"\n",
+        "  AcmeAgentId:\n    Type: String\n    Default: \"\"\n",
+        "<PublicUrl>/ciam/v1/auth/acme/callback there as the redirect URI",
+        "  AcmeSecret:\n    Type: AWS::SecretsManager::Secret\n    DeletionPolicy: RetainExceptOnCreate\n",
+        "  AcmeSecretArn:\n",
+        "    Value: !Ref AcmeSecret\n",
+        // Staff's names are kept: no stack replacement, no secret renamed.
+        "  StaffIssuer:\n",
+        "  StaffSecret:\n",
+        "  StaffSecretArn:\n",
+    ] {
+        assert!(text.contains(want), "{want}");
+    }
+    // The parameters sit under `Parameters:`, the secret under `Resources:`, the output under
+    // `Outputs:`.
+    let at = |s: &str| text.find(s).unwrap();
+    assert!(at("\nParameters:\n") < at("  AcmeCorpId:\n"));
+    assert!(at("  AcmeCorpId:\n") < at("\nResources:\n"));
+    assert!(at("\nResources:\n") < at("  AcmeSecret:\n"));
+    assert!(at("\nOutputs:\n") < at("  AcmeSecretArn:\n"));
+}

@@ -7,6 +7,10 @@ import { type ReactNode, useLayoutEffect } from 'react';
 import { createIntl, createIntlCache, type IntlShape, type MessageFormatElement, RawIntlProvider } from 'react-intl';
 import { BrowserRouter, type Location, MemoryRouter, type NavigateOptions, type RouteObject, useLocation, useNavigate, useRoutes } from 'react-router';
 import { vi } from 'vitest';
+// The two-factor modal is a lazy chunk in the app (components/mfa-host.tsx). Loaded here, before any
+// test runs, so opening it waits for no module transform: a test's `settle()` then sees the dialog
+// however slow the machine is.
+import '../components/mfa-modal';
 import type { Locale } from '../i18n/locale';
 import * as api from '../lib/api';
 import * as toast from '../lib/toast';

@@ -36,6 +36,9 @@ pub struct Setting {
     /// Only the callback reads it (staff's `MFA_ACR`: whether the id_token says a second
     /// factor), so only the callback's function gets it.
     pub callback_only: bool,
+    /// The template parameter's description (`ciam-gen` writes the parameter from it; empty
+    /// default, so an unset setting leaves the provider off).
+    pub description: &'static str,
 }
 
 impl Setting {
@@ -86,6 +89,12 @@ pub struct Facts {
     /// The state also carries an OpenID Connect nonce and a PKCE verifier.
     pub oidc: bool,
     pub link: LinkRule,
+    /// What the operator reads in the template: the sign-in's name in the parameters' and the
+    /// secret's descriptions (`Staff sign-in`).
+    pub title: &'static str,
+    /// The one field of its Secrets Manager secret (`{"clientSecret": "…"}`), generated as a
+    /// placeholder the operator replaces (docs/operations.md §8).
+    pub secret_field: &'static str,
 }
 
 impl Facts {
@@ -121,14 +130,22 @@ pub const STAFF: Facts = Facts {
         Setting {
             name: "ISSUER",
             callback_only: false,
+            description: "issuer URL of the company's OpenID Connect provider (discovery at \
+                <issuer>/.well-known/openid-configuration). Empty: staff sign-in through the \
+                company is off.",
         },
         Setting {
             name: "CLIENT_ID",
             callback_only: false,
+            description: "Ciam's client id at the company identity provider.",
         },
         Setting {
             name: "MFA_ACR",
             callback_only: true,
+            description: "comma-separated acr values of the company provider that mean a second \
+                factor was used (its amr holding mfa, otp or hwk means so too). Such a staff \
+                session enters the operator console without a second factor made here \
+                (docs/console-design.md §2).",
         },
     ],
     items: Items {
@@ -137,6 +154,8 @@ pub const STAFF: Facts = Facts {
     },
     oidc: true,
     link: LinkRule::CompanyMail,
+    title: "Staff sign-in",
+    secret_field: "clientSecret",
 };
 
 /// Every provider, in [`ProviderId::ALL`]'s order.
