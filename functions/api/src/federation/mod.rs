@@ -1,8 +1,10 @@
 //! The HTTP side of federated sign-in: one adapter per protocol behind
 //! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
-//! sign-in; `wechat`: WeChat's QR and Official Account sign-in, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they share. The
-//! flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
+//! sign-in; `wechat`, `wecom`, `dingtalk`, `feishu`: the Chinese platforms' sign-ins, not yet
+//! behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
+//! share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
+pub mod dingtalk;
 mod oidc;
 pub mod wechat;
 
