@@ -5,6 +5,7 @@
 //! share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
 pub mod dingtalk;
+pub mod feishu;
 mod oidc;
 pub mod wechat;
 

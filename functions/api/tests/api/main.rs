@@ -31,6 +31,7 @@ mod events;
 mod fault_matrix;
 mod faults;
 mod federation_dingtalk;
+mod federation_feishu;
 mod federation_wechat;
 mod helpers;
 mod input;
