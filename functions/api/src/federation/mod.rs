@@ -8,6 +8,7 @@ pub mod dingtalk;
 pub mod feishu;
 mod oidc;
 pub mod wechat;
+pub mod wecom;
 
 use ciam_core::federation::{Provider, ProviderId};
 use std::sync::OnceLock;

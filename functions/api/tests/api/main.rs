@@ -33,6 +33,7 @@ mod faults;
 mod federation_dingtalk;
 mod federation_feishu;
 mod federation_wechat;
+mod federation_wecom;
 mod helpers;
 mod input;
 mod journey;
