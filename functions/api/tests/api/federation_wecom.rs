@@ -198,14 +198,32 @@ async fn a_member_signs_in_as_corp_and_userid_with_the_recorded_phone_only_in_th
     assert_eq!(s.calls("/cgi-bin/auth/getuserdetail"), 1);
 }
 
+/// The store operations since the last look, in order.
+fn store_calls(app: &TestApp) -> Vec<&'static str> {
+    app.store
+        .take_calls()
+        .into_iter()
+        .map(|(op, _)| op)
+        .collect()
+}
+
 #[tokio::test]
 async fn the_cached_token_is_sealed_bound_to_its_corp_and_app() {
     let (fakes, wecom, app) = setup().await;
+    store_calls(&app);
     let cb = approve(&wecom, WecomFlow::Desktop).await;
     wecom
         .identify(&app.ciam, &cb, WecomFlow::Desktop)
         .await
         .unwrap();
+    // The first sign-in: read (nothing), lease, put. The next ones: one read, no write.
+    assert_eq!(store_calls(&app), ["get", "update_or_current", "put"]);
+    let cb = approve(&wecom, WecomFlow::Desktop).await;
+    wecom
+        .identify(&app.ciam, &cb, WecomFlow::Desktop)
+        .await
+        .unwrap();
+    assert_eq!(store_calls(&app), ["get"]);
     let key = CacheKey {
         corp_id: CORP_ID,
         agent_id: AGENT_ID,
