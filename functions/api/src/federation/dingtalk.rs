@@ -11,7 +11,7 @@
 //! trait's get from `Ciam` and `Started` (the redirect URI, the state). The callback handler
 //! reads DingTalk's `authCode` parameter ([`CODE_PARAM`]) into `Callback::code`.
 
-use super::client;
+use super::{call_timeout, client};
 use ciam_core::federation::{Callback, ExternalIdentity, FedError};
 use ciam_core::staff::secure_url;
 use serde::Deserialize;
@@ -222,7 +222,7 @@ impl Dingtalk {
         });
         let sent = client()
             .post(url)
-            .timeout(s.call_timeout)
+            .timeout(call_timeout(s.call_timeout, "dingtalk")?)
             .json(&body)
             .send()
             .await;
@@ -242,7 +242,7 @@ impl Dingtalk {
         let url = Self::endpoint(&s.api_base, "/v1.0/contact/users/me")?;
         let sent = client()
             .get(url)
-            .timeout(s.call_timeout)
+            .timeout(call_timeout(s.call_timeout, "dingtalk")?)
             .header("x-acs-dingtalk-access-token", &access_token)
             .send()
             .await;

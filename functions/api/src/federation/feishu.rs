@@ -14,7 +14,7 @@
 //! from `Started` and `Pending` (the redirect URI, the state, the PKCE challenge and verifier:
 //! core's flow makes them, as for OpenID Connect).
 
-use super::client;
+use super::{call_timeout, client};
 use ciam_core::federation::{Callback, ExternalIdentity, FedError, Vouches};
 use ciam_core::staff::secure_url;
 use serde::Deserialize;
@@ -243,7 +243,7 @@ impl Feishu {
         });
         let res = client()
             .post(self.token_url()?)
-            .timeout(s.call_timeout)
+            .timeout(call_timeout(s.call_timeout, "feishu")?)
             .json(&body)
             .send()
             .await
@@ -269,7 +269,7 @@ impl Feishu {
         let url = Self::endpoint(&s.open_base, "/open-apis/authen/v1/user_info")?;
         let res = client()
             .get(url)
-            .timeout(s.call_timeout)
+            .timeout(call_timeout(s.call_timeout, "feishu")?)
             .bearer_auth(access_token)
             .send()
             .await

@@ -41,6 +41,22 @@ fn client() -> &'static reqwest::Client {
     })
 }
 
+/// The timeout of one call to a platform (`dingtalk`, `feishu`, `wecom`): its own, or, when
+/// the request's deadline (`ciam_core::deadline`) leaves less than that plus the store's
+/// `RESERVE`, no call at all (docs/federation-design.md §1.2): the answer is then
+/// SERVICE_UNAVAILABLE in time, never a Lambda timeout.
+pub(crate) fn call_timeout(
+    own: Duration,
+    platform: &str,
+) -> Result<Duration, ciam_core::federation::FedError> {
+    match ciam_core::deadline::remaining() {
+        Some(left) if left < own + ciam_core::deadline::RESERVE => Err(
+            ciam_core::federation::FedError::Unavailable(format!("{platform}: request deadline")),
+        ),
+        _ => Ok(own),
+    }
+}
+
 /// A PUT of `body` to `url` with the same HTTPS client (the key distributor's answer to
 /// CloudFormation, a presigned S3 URL): the status, or why there is none.
 pub async fn https_put(url: &str, body: String) -> Result<u16, String> {

@@ -13,7 +13,7 @@
 
 pub mod token;
 
-use super::client;
+use super::{call_timeout, client};
 use ciam_core::federation::{Callback, ExternalIdentity, FedError, Vouches};
 use ciam_core::staff::secure_url;
 use ciam_core::{Ciam, Lang};
@@ -228,7 +228,13 @@ impl Wecom {
         url.query_pairs_mut()
             .append_pair("corpid", &s.corp_id)
             .append_pair("corpsecret", secret);
-        let a = Self::answer("gettoken", client().get(url).timeout(s.call_timeout)).await?;
+        let a = Self::answer(
+            "gettoken",
+            client()
+                .get(url)
+                .timeout(call_timeout(s.call_timeout, "wecom")?),
+        )
+        .await?;
         if a.errcode != 0 {
             return Err(refusal("gettoken", a.errcode, &a.errmsg));
         }
@@ -247,13 +253,22 @@ impl Wecom {
                 url.query_pairs_mut()
                     .append_pair("access_token", token)
                     .append_pair("code", code);
-                Self::answer("getuserinfo", client().get(url).timeout(s.call_timeout)).await
+                Self::answer(
+                    "getuserinfo",
+                    client()
+                        .get(url)
+                        .timeout(call_timeout(s.call_timeout, "wecom")?),
+                )
+                .await
             }
             Call::UserDetail(ticket) => {
                 let mut url = Self::endpoint(&s.api_base, "/cgi-bin/auth/getuserdetail")?;
                 url.query_pairs_mut().append_pair("access_token", token);
                 let body = serde_json::json!({ "user_ticket": ticket });
-                let req = client().post(url).timeout(s.call_timeout).json(&body);
+                let req = client()
+                    .post(url)
+                    .timeout(call_timeout(s.call_timeout, "wecom")?)
+                    .json(&body);
                 Self::answer("getuserdetail", req).await
             }
         }

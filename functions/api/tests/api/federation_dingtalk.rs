@@ -276,3 +276,20 @@ async fn dingtalk_slow_past_the_call_timeout_is_unavailable_in_time() {
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_millis(300 + 1_500), "{took:?}");
 }
+
+#[tokio::test]
+async fn no_call_is_started_past_the_request_deadline() {
+    let (fakes, dingtalk) = setup().await;
+    let cb = approve(&dingtalk).await;
+    let short = ciam_core::deadline::within(Duration::from_millis(500), dingtalk.identify(&cb));
+    let got = short.await;
+    assert!(
+        matches!(&got, Err(FedError::Unavailable(c)) if c.contains("request deadline")),
+        "{got:?}"
+    );
+    let s = fakes.state(Platform::Dingtalk);
+    assert_eq!(s.calls("/v1.0/oauth2/userAccessToken"), 0);
+    // With room for its calls, the same code signs in.
+    let room = ciam_core::deadline::within(Duration::from_secs(10), dingtalk.identify(&cb));
+    assert!(room.await.is_ok());
+}

@@ -306,3 +306,25 @@ async fn feishu_slow_past_the_call_timeout_is_unavailable_in_time() {
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_millis(300 + 1_500), "{took:?}");
 }
+
+#[tokio::test]
+async fn no_call_is_started_past_the_request_deadline() {
+    let (fakes, feishu) = setup().await;
+    let cb = approve(&feishu).await;
+    let short = ciam_core::deadline::within(
+        Duration::from_millis(500),
+        feishu.identify(&cb, REDIRECT, VERIFIER),
+    );
+    let got = short.await;
+    assert!(
+        matches!(&got, Err(FedError::Unavailable(c)) if c.contains("request deadline")),
+        "{got:?}"
+    );
+    let s = fakes.state(Platform::Feishu);
+    assert_eq!(s.calls("/open-apis/authen/v2/oauth/token"), 0);
+    let room = ciam_core::deadline::within(
+        Duration::from_secs(10),
+        feishu.identify(&cb, REDIRECT, VERIFIER),
+    );
+    assert!(room.await.is_ok());
+}

@@ -549,3 +549,32 @@ async fn wecom_down_or_slow_is_unavailable_in_time() {
     assert!(took >= Duration::from_millis(300), "{took:?}");
     assert!(took < Duration::from_millis(300 + 1_500), "{took:?}");
 }
+
+#[tokio::test]
+async fn no_call_is_started_past_the_request_deadline() {
+    let (fakes, wecom, app) = setup().await;
+    let cb = approve(&wecom, WecomFlow::Desktop).await;
+    let short = ciam_core::deadline::within(
+        Duration::from_millis(500),
+        wecom.identify(&app.ciam, &cb, WecomFlow::Desktop),
+    );
+    let got = short.await;
+    assert!(
+        matches!(&got, Err(FedError::Unavailable(c)) if c.contains("request deadline")),
+        "{got:?}"
+    );
+    assert_eq!(gettoken_calls(&fakes), 0);
+    // The refused fetch ended its lease: with room, the same code signs in at once.
+    let room = ciam_core::deadline::within(
+        Duration::from_secs(10),
+        wecom.identify(&app.ciam, &cb, WecomFlow::Desktop),
+    );
+    let t = Instant::now();
+    assert!(room.await.is_ok());
+    assert!(
+        t.elapsed() < Duration::from_millis(250),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(gettoken_calls(&fakes), 1);
+}
