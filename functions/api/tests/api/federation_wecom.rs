@@ -578,3 +578,33 @@ async fn no_call_is_started_past_the_request_deadline() {
     );
     assert_eq!(gettoken_calls(&fakes), 1);
 }
+
+#[tokio::test]
+async fn a_root_rotation_keeps_the_cached_token_and_a_foreign_root_fetches_anew() {
+    let (fakes, wecom, app) = setup().await;
+    let cb = approve(&wecom, WecomFlow::Desktop).await;
+    assert!(wecom
+        .identify(&app.ciam, &cb, WecomFlow::Desktop)
+        .await
+        .is_ok());
+    // The next root, with this one as the previous: the token still opens.
+    let rotated = app.clone().with_keys(
+        ciam_core::Keys::from_root([7; 32]).with_previous_keys(app.ciam.keys.clone(), true),
+    );
+    let cb = approve(&wecom, WecomFlow::Desktop).await;
+    assert!(wecom
+        .identify(&rotated.ciam, &cb, WecomFlow::Desktop)
+        .await
+        .is_ok());
+    assert_eq!(gettoken_calls(&fakes), 1);
+    // A root that never sealed it: fetched again, then cached under that root.
+    let foreign = app.clone().with_keys(ciam_core::Keys::from_root([9; 32]));
+    for _ in 0..2 {
+        let cb = approve(&wecom, WecomFlow::Desktop).await;
+        assert!(wecom
+            .identify(&foreign.ciam, &cb, WecomFlow::Desktop)
+            .await
+            .is_ok());
+    }
+    assert_eq!(gettoken_calls(&fakes), 2);
+}

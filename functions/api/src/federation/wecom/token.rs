@@ -12,7 +12,7 @@
 //! - Else take the lease (`leaseUntil = now + 5` on `(attribute_not_exists(leaseUntil) OR
 //!   leaseUntil < now) AND` the item still holds the `gen` the read saw, or none; a token cached
 //!   in between is answered by the failed condition and used), fetch, put the sealed token
-//!   (`attribute_not_exists(fetchedAt) OR fetchedAt < now`: a fresher token is never
+//!   (`attribute_not_exists(fetchedAt) OR fetchedAt <= now`: a token fetched later is never
 //!   replaced), which also ends the lease.
 //! - A caller that loses the lease reads again after 250 ms, up to 4 times, then fetches itself:
 //!   a bounded burst, never a stall.
@@ -66,13 +66,16 @@ fn store_down(e: StoreError) -> FedError {
     FedError::Unavailable(format!("wecom token cache: {e}"))
 }
 
-/// The token `item` holds, if it is still usable and opens under these keys (a token sealed
-/// under a rotated-away root is fetched again, not an error).
+/// The token `item` holds, if it is still usable and opens under these keys or, during a
+/// rotation's overlap, the previous root's (one that opens under neither is fetched again, not
+/// an error).
 fn usable(ciam: &Ciam, key: CacheKey<'_>, item: &Item) -> Option<CorpToken> {
     if item.n("usableUntil").is_none_or(|u| u <= ciam.now()) {
         return None;
     }
-    let plain = sealed::open(&ciam.keys, LABEL, &key.pk(), item.b("token")?).ok()??;
+    let (pk, token) = (key.pk(), item.b("token")?);
+    let open = |keys| sealed::open(keys, LABEL, &pk, token).ok().flatten();
+    let plain = open(&ciam.keys).or_else(|| ciam.keys.previous().and_then(open))?;
     Some(CorpToken {
         value: String::from_utf8(plain).ok()?,
         gen: item.s("gen")?.to_owned(),
@@ -170,7 +173,7 @@ where
         .with("fetchedAt", now)
         .with("usableUntil", usable_until)
         .expires(usable_until);
-    let newer_kept = Cond::attr_not_exists("fetchedAt").or(Cond::lt("fetchedAt", now));
+    let newer_kept = Cond::attr_not_exists("fetchedAt").or(Cond::le("fetchedAt", now));
     match ciam.store.put(item, Some(newer_kept)).await {
         // ConditionFailed: a token fetched as late is cached; this one works for this call.
         Ok(()) | Err(StoreError::ConditionFailed) => {}
