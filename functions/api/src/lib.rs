@@ -20,7 +20,7 @@ pub mod waf;
 pub mod webhook_transport;
 
 pub use error::{body as error_body, ApiError, ErrorBody, RETRY_AFTER_SECS};
-pub use federation::{https_put, wechat};
+pub use federation::{dingtalk, feishu, https_put, wechat, wecom};
 pub use route::{
     Auth, Binary, Body, Fed, Images, InternalDef, Kms, Lambda, PageDef, RouteDef, Table, Throttle,
     Waf, BODY_LIMIT, CLIENT_ERROR_LIMIT, S3,

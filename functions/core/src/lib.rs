@@ -44,7 +44,7 @@ mod passwords;
 mod reason;
 #[cfg(test)]
 mod rotation_tests;
-mod sealed;
+pub mod sealed;
 pub mod sessions;
 pub mod signer;
 pub mod signin;

@@ -1,8 +1,8 @@
 //! Short secrets sealed at rest: AES-256-GCM under a key derived from the root for a label
 //! (`Keys::derive`), bound to the id of what holds it (associated data: a sealed value copied to
 //! another user or endpoint does not open). The stored form is `nonce (12 bytes) || ciphertext`.
-//! The authenticator's secret (`totp`) and a webhook endpoint's signing secret (`webhooks`)
-//! are sealed this way.
+//! The authenticator's secret (`totp`), a webhook endpoint's signing secret (`webhooks`) and
+//! WeCom's cached corp token (the api crate's `federation::wecom`) are sealed this way.
 
 use crate::error::{Error, Result};
 use crate::{random, Entropy, Keys};
@@ -14,7 +14,7 @@ fn cipher(keys: &Keys, label: &str) -> Result<Aes256Gcm> {
 }
 
 /// `plain` sealed under `label`'s key of `keys`, bound to `aad`.
-pub(crate) fn seal(
+pub fn seal(
     keys: &Keys,
     entropy: &dyn Entropy,
     label: &str,
@@ -37,7 +37,7 @@ pub(crate) fn seal(
 /// The value `sealed` holds, when it was sealed under `label`'s key of `keys` for `aad`; None
 /// when it does not open under these keys (another root, another holder). A value too short to
 /// be sealed at all is an error.
-pub(crate) fn open(keys: &Keys, label: &str, aad: &str, sealed: &[u8]) -> Result<Option<Vec<u8>>> {
+pub fn open(keys: &Keys, label: &str, aad: &str, sealed: &[u8]) -> Result<Option<Vec<u8>>> {
     if sealed.len() < 12 {
         return Err(Error::internal("sealed secret too short"));
     }

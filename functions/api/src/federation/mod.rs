@@ -1,10 +1,14 @@
 //! The HTTP side of federated sign-in: one adapter per protocol behind
 //! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
-//! sign-in; `wechat`: WeChat's QR and Official Account sign-in, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they share. The
-//! flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
+//! sign-in; `wechat`, `wecom`, `dingtalk`, `feishu`: the Chinese platforms' sign-ins, not yet
+//! behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
+//! share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
+pub mod dingtalk;
+pub mod feishu;
 mod oidc;
 pub mod wechat;
+pub mod wecom;
 
 use ciam_core::federation::{Provider, ProviderId};
 use std::sync::OnceLock;
@@ -35,6 +39,22 @@ fn client() -> &'static reqwest::Client {
             .build()
             .unwrap_or_default()
     })
+}
+
+/// The timeout of one call to a platform (`dingtalk`, `feishu`, `wecom`): its own, or, when
+/// the request's deadline (`ciam_core::deadline`) leaves less than that plus the store's
+/// `RESERVE`, no call at all (docs/federation-design.md §1.2): the answer is then
+/// SERVICE_UNAVAILABLE in time, never a Lambda timeout.
+pub(crate) fn call_timeout(
+    own: Duration,
+    platform: &str,
+) -> Result<Duration, ciam_core::federation::FedError> {
+    match ciam_core::deadline::remaining() {
+        Some(left) if left < own + ciam_core::deadline::RESERVE => Err(
+            ciam_core::federation::FedError::Unavailable(format!("{platform}: request deadline")),
+        ),
+        _ => Ok(own),
+    }
 }
 
 /// A PUT of `body` to `url` with the same HTTPS client (the key distributor's answer to
