@@ -141,3 +141,18 @@ describe('in another site\'s frame', () => {
     expect(app.queryByText('This page opens in its own window.')).toBeNull();
   });
 });
+
+describe('skip link', () => {
+  it('is the first tab stop of the page and moves the focus to the main content (its heading)', async () => {
+    localStorage.removeItem('ciam_token');
+    await open('/zh-CN/passport/signin', 'zh-CN');
+    for (let i = 0; i < 20 && !document.querySelector('main h1'); i++) await realWait(10);
+    const focusable = document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex="0"]');
+    const skip = focusable[0]!;
+    expect(skip.getAttribute('data-testid')).toBe('skip-link');
+    expect(skip.textContent).toBe('跳到主要内容');
+    expect(skip.getAttribute('href')).toBe('#main');
+    fireEvent.click(skip);
+    expect(document.activeElement).toBe(document.querySelector('main h1'));
+  });
+});

@@ -16,6 +16,7 @@ import { countryOptions, regionName } from '../../lib/countries';
 import { Apps } from './apps';
 import { Avatar } from './avatar';
 import { BindIdentity } from './bind-identity';
+import { Fold } from './fold';
 import { LoadState } from './load-state';
 import { learnName, signedInAs } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
@@ -37,11 +38,12 @@ const m = defineMessages({
   customer: { id: 'info.customer', defaultMessage: 'Customer' },
   staff: { id: 'info.staff', defaultMessage: 'Internal staff' },
   incomplete: {
-    id: 'info.incomplete',
-    defaultMessage: 'Your profile is incomplete. Add your company, position and address below so our teams can serve you.',
+    id: 'info.missing',
+    defaultMessage: 'Your profile is missing: {fields}. Add it so our teams can serve you.',
   },
   completeLink: { id: 'info.completeLink', defaultMessage: 'Complete my profile' },
   update: { id: 'info.update', defaultMessage: 'Update personal info' },
+  edit: { id: 'info.edit', defaultMessage: 'Edit profile' },
   company: { id: 'info.company', defaultMessage: 'Company name' },
   duty: { id: 'info.duty', defaultMessage: 'Position' },
   address: { id: 'info.address', defaultMessage: 'Address' },
@@ -116,6 +118,11 @@ function problems(diff: Partial<Values>, typed: Values): Errors {
   return out;
 }
 
+/** What the profile really lacks of the fields that make it complete (spec: address, company, duty). */
+export function missingFields(u: UserInfo): ('company' | 'duty' | 'address')[] {
+  return (['company', 'duty', 'address'] as const).filter((f) => !u[f]?.trim());
+}
+
 function isField(f: string | undefined): f is FieldName {
   return f !== undefined && (FIELDS as readonly string[]).includes(f);
 }
@@ -153,13 +160,21 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
   const lang = asLocale(intl.locale) ?? 'zh-CN';
   const formTitle = useId();
   const { guard, dialog } = useReauth(info.enableTotp);
+  // The banner names only what is missing (the company given at sign-up is not); its button opens the form.
+  const missing = missingFields(info);
+  const [openProfile, setOpenProfile] = useState(0);
   return (
     <>
       <CentreSection id="profile">
-        {!info.isComplete && (
-          <p className="notice" data-testid="profile-incomplete">
-            <FormattedMessage {...m.incomplete} /> <a href="#profile-form">{intl.formatMessage(m.completeLink)}</a>
-          </p>
+        {missing.length > 0 && (
+          <div className="notice incomplete" data-testid="profile-incomplete">
+            <p>
+              <FormattedMessage {...m.incomplete} values={{ fields: intl.formatList(missing.map((f) => intl.formatMessage(LABELS[f]))) }} />
+            </p>
+            <button type="button" data-testid="complete-profile" onClick={() => setOpenProfile((n) => n + 1)}>
+              {intl.formatMessage(m.completeLink)}
+            </button>
+          </div>
         )}
         <section className="card" aria-labelledby="about-title">
           <h2 id="about-title">
@@ -205,7 +220,9 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
           <h2 id={formTitle}>
             <FormattedMessage {...m.update} />
           </h2>
-          <ProfileForm info={info} onSaved={onSaved} />
+          <Fold name="profile-form" saidTestId="profile-status" action={m.edit} summary={<ProfileSummary info={info} />} openRequest={openProfile}>
+            {({ close }) => <ProfileForm info={info} onSaved={onSaved} onDone={close} />}
+          </Fold>
         </section>
         <section className="card" aria-labelledby="contact-title">
           <h2 id="contact-title">
@@ -255,7 +272,14 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
   );
 }
 
-function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => void }) {
+/** The profile in one line: the values set, or "Not set". */
+function ProfileSummary({ info }: { info: UserInfo }) {
+  const intl = useIntl();
+  const set = (['displayName', 'company', 'duty', 'address'] as const).map((f) => info[f]?.trim()).filter(Boolean);
+  return <p data-testid="profile-summary">{set.length ? set.join(' · ') : <span className="muted">{intl.formatMessage(m.notSet)}</span>}</p>;
+}
+
+function ProfileForm({ info, onSaved, onDone }: { info: UserInfo; onSaved: (u: UserInfo) => void; onDone: (said: string) => void }) {
   const intl = useIntl();
   const [values, setValues] = useState<Values>(() => valuesOf(info));
   const [errors, setErrors] = useState<Errors>({});
@@ -287,9 +311,8 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
     setBusy(false);
     if (res.success) {
       setErrors({});
-      setValues(valuesOf(res.data));
       onSaved(res.data);
-      status.say(intl.formatMessage(m.saved));
+      onDone(intl.formatMessage(m.saved));
     } else if (isField(res.error.field)) {
       const f = res.error.field;
       setErrors({ [f]: errorText(res.error) });

@@ -46,6 +46,40 @@ describe('personal info', () => {
     expect(screen.getByTestId('profile-incomplete')).toBeTruthy();
   });
 
+  it('names only what the profile lacks (not the company given at sign-up); its button opens the form', async () => {
+    await show('/en-US/personal/info');
+    const banner = screen.getByTestId('profile-incomplete');
+    expect(banner.textContent).toContain('Your profile is missing: Position and Address.');
+    expect(banner.textContent).not.toContain('Company');
+    expect(screen.queryByTestId('profile-form')).toBeNull();
+    fireEvent.click(screen.getByTestId('complete-profile'));
+    await settle();
+    const f = screen.getByTestId('profile-form') as HTMLFormElement;
+    expect(document.activeElement).toBe(input(f, 'company'));
+  });
+
+  it('each form is closed behind its row: opened in place with the focus in it, closed back to its button', async () => {
+    await show('/en-US/personal/info');
+    for (const name of ['profile-form', 'bind-mail', 'bind-phone']) {
+      expect(screen.queryByTestId(name)).toBeNull();
+      const button = screen.getByTestId(`${name}-open`);
+      expect(button.getAttribute('aria-expanded')).toBe('false');
+      fireEvent.click(button);
+      await settle();
+      const f = screen.getByTestId(name);
+      expect(button.getAttribute('aria-expanded')).toBe('true');
+      expect(f.contains(document.activeElement), name).toBe(true);
+      expect(button.textContent).toBe('Cancel');
+      fireEvent.click(button);
+      await settle();
+      expect(screen.queryByTestId(name)).toBeNull();
+      expect(document.activeElement).toBe(button);
+    }
+    // The owner's summary: the values set, and the mail as the server gives it.
+    expect(screen.getByTestId('profile-summary').textContent).toBe('Acme');
+    expect(screen.getByTestId('bind-mail-open').closest('.fold')?.textContent).toContain('an***@example.com');
+  });
+
   it('has no completion prompt when the profile is complete', async () => {
     state.answers['GET /auth/info'] = () => [200, { ...user, duty: 'Engineer', address: '1 Road', isComplete: true }];
     await show('/en-US/personal/info');
@@ -61,8 +95,11 @@ describe('personal info', () => {
     fireEvent.submit(f);
     await settle();
     expect(callsTo('PATCH', '/auth/info').map((c) => c.body)).toEqual([{ duty: 'Engineer', country: 'DE' }]);
-    // Said by the form, not in a toast.
+    // Saved: the form closes, its row says so (not a toast) and the focus is back on its button.
+    expect(screen.queryByTestId('profile-form')).toBeNull();
     expect(screen.getByTestId('profile-status').textContent).toBe('Your profile has been saved');
+    expect(screen.getByTestId('profile-status').getAttribute('role')).toBe('status');
+    expect(document.activeElement).toBe(screen.getByTestId('profile-form-open'));
     expect(toast.current()).toEqual([]);
   });
 
@@ -151,7 +188,8 @@ describe('avatar', () => {
     choose(png());
     await settle();
     expect(errorOf(screen.getByTestId('avatar-input'))).toBe('Upload error, please try later');
-    expect(toast.current().map((t) => t.text)).toEqual(['Upload error, please try later']);
+    // Said once, at the field (no toast at the top of the page as well).
+    expect(toast.current()).toEqual([]);
   });
 });
 
@@ -256,7 +294,7 @@ describe('binding mail and phone', () => {
     await show('/en-US/personal/info');
     expect(screen.queryByTestId('bind-mail')).toBeNull();
     expect(screen.getByTestId('bind-mail-staff').textContent).toMatch(/cannot be changed here/);
-    expect(screen.getByTestId('bind-phone')).toBeTruthy();
+    expect(form('bind-phone')).toBeTruthy();
   });
 });
 
