@@ -96,9 +96,15 @@ async fn a_customer_signs_up_by_phone_and_signs_in_with_a_code() {
 
     let res = app.get_info(&token).await;
     let info = res.ok(200);
-    assert_eq!(info["phone"], "138****8000", "the phone is masked");
+    assert_eq!(
+        info["phone"], "138****8000",
+        "the phone is masked for display"
+    );
     assert_eq!(info["mail"], json!(null));
-    assert!(!res.text.contains("13800138000"), "{}", res.text);
+    // The owner's own number, whole, in `fullPhone` only (the owner's account centre shows it).
+    assert_eq!(info["fullPhone"], "13800138000");
+    assert_eq!(info["fullMail"], json!(null));
+    assert_eq!(res.text.matches("13800138000").count(), 1, "{}", res.text);
 
     app.login_code(phone, &code)
         .await

@@ -377,6 +377,9 @@ describe('roles', () => {
     fireEvent.click(within(dialog('revoke-dialog')).getByTestId('revoke-confirm'));
     await settle();
     expect(fake.callsTo('DELETE', '/admin/roles/u7')).toHaveLength(1);
+    // Said above the holders' table, with the focus (not a toast at the top of the page).
+    expect(screen.getByTestId('roles-done').textContent).toContain('desk@example.com');
+    expect(document.activeElement).toBe(screen.getByTestId('roles-done'));
     fireEvent.change(screen.getByLabelText('Find by'), { target: { value: 'mail' } });
     type('Value', 'new@example.com');
     fireEvent.submit(screen.getByTestId('find-form'));
@@ -386,5 +389,6 @@ describe('roles', () => {
     fireEvent.submit(g);
     await settle();
     expect(fake.callsTo('PUT', '/admin/roles/u9')[0]?.body).toEqual({ role: 'operator' });
+    expect(document.activeElement).toBe(screen.getByTestId('roles-done'));
   });
 });

@@ -23,12 +23,18 @@ const m = defineMessages({
   newMail: { id: 'info.bind.newMail', defaultMessage: 'New e-mail address' },
   newPhone: { id: 'info.bind.newPhone', defaultMessage: 'New mobile number (mainland China)' },
   same: { id: 'info.bind.same', defaultMessage: 'The new value must differ from the current one' },
+  bindShort: { id: 'info.bind.bind', defaultMessage: 'Bind' },
+  changeShort: { id: 'info.bind.change', defaultMessage: 'Change' },
   bindMail: { id: 'info.bind.bindMail', defaultMessage: 'Bind e-mail address' },
   changeMail: { id: 'info.bind.changeMail', defaultMessage: 'Change e-mail address' },
   bindPhone: { id: 'info.bind.bindPhone', defaultMessage: 'Bind mobile number' },
   changePhone: { id: 'info.bind.changePhone', defaultMessage: 'Change mobile number' },
   mailDone: { id: 'info.bind.mailDone', defaultMessage: 'Your e-mail address has been updated' },
   phoneDone: { id: 'info.bind.phoneDone', defaultMessage: 'Your mobile number has been updated' },
+  intro: {
+    id: 'info.contactIntro',
+    defaultMessage: 'Both can be used to sign in and to receive verification codes. A code sent to the new address confirms it is yours.',
+  },
   staff: {
     id: 'info.bind.staff',
     defaultMessage: 'Internal staff accounts use their company e-mail address, which cannot be changed here.',
@@ -64,8 +70,12 @@ function fieldOf(kind: IdentityKind, e: ApiError): FieldName | null {
 }
 
 export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind; info: UserInfo; onInfo: (u: UserInfo) => void; guard: Guard }) {
+  const intl = useIntl();
   const text = TEXT[kind];
-  const current = kind === 'mail' ? info.mail : info.phone;
+  // Shown whole to the owner (fullMail/fullPhone); masked only from a server that lacks them.
+  const masked = (kind === 'mail' ? info.mail : info.phone) ?? null;
+  const whole = (kind === 'mail' ? info.fullMail : info.fullPhone) ?? null;
+  const current = whole ?? masked;
   const staff = kind === 'mail' && info.isEiamUser;
   const summary = (
     <>
@@ -86,8 +96,14 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
     );
   return (
     <div className="bind">
-      <Fold name={`bind-${kind}`} saidTestId={`bind-${kind}-done`} action={current ? text.change : text.bind} summary={summary}>
-        {({ close }) => <BindForm kind={kind} current={current ?? null} onInfo={onInfo} guard={guard} onDone={close} />}
+      <Fold
+        name={`bind-${kind}`}
+        saidTestId={`bind-${kind}-done`}
+        action={current ? m.changeShort : m.bindShort}
+        hint={intl.formatMessage(text.heading)}
+        summary={summary}
+      >
+        {({ close }) => <BindForm kind={kind} masked={masked} whole={whole} onInfo={onInfo} guard={guard} onDone={close} />}
       </Fold>
     </div>
   );
@@ -95,13 +111,15 @@ export function BindIdentity({ kind, info, onInfo, guard }: { kind: IdentityKind
 
 interface FormProps {
   kind: IdentityKind;
-  current: string | null;
+  masked: string | null;
+  whole: string | null;
   onInfo: (u: UserInfo) => void;
   guard: Guard;
   onDone: (said: string) => void;
 }
 
-function BindForm({ kind, current, onInfo, guard, onDone }: FormProps) {
+function BindForm({ kind, masked, whole, onInfo, guard, onDone }: FormProps) {
+  const current = whole ?? masked;
   const intl = useIntl();
   const form = useRef<HTMLFormElement>(null);
   const text = TEXT[kind];
@@ -117,7 +135,9 @@ function BindForm({ kind, current, onInfo, guard, onDone }: FormProps) {
   const addressProblem = (): Msg => {
     const p = kind === 'mail' ? v.mail(address) : v.phone(address);
     if (p) return address.trim() ? p : v.rules.empty;
-    return sameAsCurrent(kind, address, current, lastSignIn()) ? m.same : null;
+    // The whole value known: exactly; else only when certain (identity.ts).
+    const same = whole ? normalizeIdentity(kind, address) === whole : sameAsCurrent(kind, address, masked, lastSignIn());
+    return same ? m.same : null;
   };
   /** The value to send the code to, or null after saying at the field why not. */
   const target = (): string | null => {
@@ -154,6 +174,12 @@ function BindForm({ kind, current, onInfo, guard, onDone }: FormProps) {
   };
   return (
     <form ref={form} data-testid={`bind-${kind}`} onSubmit={(e) => void submit(e)} noValidate>
+      {/* It speaks of addresses: the mail form's (a phone is never called an address). */}
+      {kind === 'mail' && (
+        <p className="muted">
+          <FormattedMessage {...m.intro} />
+        </p>
+      )}
       <Field
         name={kind}
         type={kind === 'mail' ? 'email' : 'tel'}

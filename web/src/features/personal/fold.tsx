@@ -23,6 +23,8 @@ interface Props {
   summary: ReactNode;
   /** The button's words while the form is closed. */
   action: MessageDescriptor;
+  /** Said to screen readers after them (a short "Change" names what it changes). */
+  hint?: string;
   saidTestId: string;
   children: (c: FoldControls) => ReactNode;
   /** Opens the form when it changes (a count; 0 is no request): a banner's "Complete my profile". */
@@ -31,7 +33,7 @@ interface Props {
 
 const FIELD = 'input:not([type="hidden"]):not([hidden]), select, textarea';
 
-export function Fold({ name, summary, action, saidTestId, children, openRequest = 0 }: Props) {
+export function Fold({ name, summary, action, hint, saidTestId, children, openRequest = 0 }: Props) {
   const panelId = useId();
   const [open, setOpen] = useState(false);
   const said = useSaid();
@@ -71,6 +73,7 @@ export function Fold({ name, summary, action, saidTestId, children, openRequest 
           }}
         >
           <FormattedMessage {...(open ? m.cancel : action)} />
+          {hint && !open && <span className="sr-only"> {hint}</span>}
         </button>
       </div>
       <Said said={said.said} testId={saidTestId} />

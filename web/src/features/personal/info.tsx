@@ -29,9 +29,6 @@ import './personal.css';
 const m = defineMessages({
   about: { id: 'info.about', defaultMessage: 'About me' },
   userName: { id: 'info.userName', defaultMessage: 'Username' },
-  mail: { id: 'info.mail', defaultMessage: 'Email' },
-  phone: { id: 'info.phone', defaultMessage: 'Mobile number' },
-  notBound: { id: 'info.notBound', defaultMessage: 'Not bound' },
   countryShown: { id: 'info.countryShown', defaultMessage: 'Country or region' },
   notSet: { id: 'info.notSet', defaultMessage: 'Not set' },
   accountType: { id: 'info.accountType', defaultMessage: 'Account type' },
@@ -39,7 +36,7 @@ const m = defineMessages({
   staff: { id: 'info.staff', defaultMessage: 'Internal staff' },
   incomplete: {
     id: 'info.missing',
-    defaultMessage: 'Your profile is missing: {fields}. Add it so our teams can serve you.',
+    defaultMessage: 'Your profile lacks: {fields}.',
   },
   completeLink: { id: 'info.completeLink', defaultMessage: 'Complete my profile' },
   update: { id: 'info.update', defaultMessage: 'Update personal info' },
@@ -53,11 +50,6 @@ const m = defineMessages({
   save: { id: 'info.save', defaultMessage: 'Save' },
   saved: { id: 'info.saved', defaultMessage: 'Your profile has been saved' },
   unchanged: { id: 'info.unchanged', defaultMessage: 'Nothing has changed' },
-  contact: { id: 'info.contact', defaultMessage: 'E-mail and mobile number' },
-  contactIntro: {
-    id: 'info.contactIntro',
-    defaultMessage: 'Both can be used to sign in and to receive verification codes. A code sent to the new address confirms it is yours.',
-  },
   securityHeading: { id: 'info.securityHeading', defaultMessage: 'Account security' },
   security: { id: 'info.security', defaultMessage: 'Password, two-factor authentication and account deactivation are in the Security Center.' },
   securityLink: { id: 'info.securityLink', defaultMessage: 'Go to the Security Center' },
@@ -167,14 +159,12 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
     <>
       <CentreSection id="profile">
         {missing.length > 0 && (
-          <div className="notice incomplete" data-testid="profile-incomplete">
-            <p>
-              <FormattedMessage {...m.incomplete} values={{ fields: intl.formatList(missing.map((f) => intl.formatMessage(LABELS[f]))) }} />
-            </p>
-            <button type="button" data-testid="complete-profile" onClick={() => setOpenProfile((n) => n + 1)}>
+          <p className="notice incomplete" data-testid="profile-incomplete">
+            <FormattedMessage {...m.incomplete} values={{ fields: intl.formatList(missing.map((f) => intl.formatMessage(LABELS[f]))) }} />{' '}
+            <button type="button" className="link" data-testid="complete-profile" onClick={() => setOpenProfile((n) => n + 1)}>
               {intl.formatMessage(m.completeLink)}
             </button>
-          </div>
+          </p>
         )}
         <section className="card" aria-labelledby="about-title">
           <h2 id="about-title">
@@ -187,18 +177,6 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
                 <FormattedMessage {...m.userName} />
               </dt>
               <dd data-testid="info-username">{info.userName}</dd>
-            </div>
-            <div>
-              <dt>
-                <FormattedMessage {...m.mail} />
-              </dt>
-              <dd>{info.mail ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
-            </div>
-            <div>
-              <dt>
-                <FormattedMessage {...m.phone} />
-              </dt>
-              <dd>{info.phone ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
             </div>
             <div>
               <dt>
@@ -215,53 +193,54 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
               </dd>
             </div>
           </dl>
-        </section>
-        <section className="card" aria-labelledby={formTitle}>
-          <h2 id={formTitle}>
-            <FormattedMessage {...m.update} />
-          </h2>
-          <Fold name="profile-form" saidTestId="profile-status" action={m.edit} summary={<ProfileSummary info={info} />} openRequest={openProfile}>
-            {({ close }) => <ProfileForm info={info} onSaved={onSaved} onDone={close} />}
-          </Fold>
-        </section>
-        <section className="card" aria-labelledby="contact-title">
-          <h2 id="contact-title">
-            <FormattedMessage {...m.contact} />
-          </h2>
-          <p className="muted">
-            <FormattedMessage {...m.contactIntro} />
-          </p>
-          <BindIdentity kind="mail" info={info} onInfo={onSaved} guard={guard} />
-          <BindIdentity kind="phone" info={info} onInfo={onSaved} guard={guard} />
+          {/* Rows, each a form closed behind it (fold.tsx): the profile, the mail, the phone. */}
+          <div className="rows">
+            <Fold
+              name="profile-form"
+              saidTestId="profile-status"
+              action={m.edit}
+              openRequest={openProfile}
+              summary={
+                <>
+                  <h3 id={formTitle}>
+                    <FormattedMessage {...m.update} />
+                  </h3>
+                  <ProfileSummary info={info} />
+                </>
+              }
+            >
+              {({ close }) => <ProfileForm info={info} onSaved={onSaved} onDone={close} />}
+            </Fold>
+            <BindIdentity kind="mail" info={info} onInfo={onSaved} guard={guard} />
+            <BindIdentity kind="phone" info={info} onInfo={onSaved} guard={guard} />
+          </div>
         </section>
         <section className="card" aria-labelledby="security-title">
           <h2 id="security-title">
             <FormattedMessage {...m.securityHeading} />
           </h2>
           <p>
-            <FormattedMessage {...m.security} />
-          </p>
-          <p>
+            <FormattedMessage {...m.security} />{' '}
             <Link to={paths.secure(lang)}>
               <FormattedMessage {...m.securityLink} />
             </Link>
           </p>
-        </section>
-        <section className="card" aria-labelledby="faq-title">
-          <h2 id="faq-title">
+          <h3 id="faq-title">
             <FormattedMessage {...m.faq} />
-          </h2>
-          <h3>
-            <FormattedMessage {...m.faqForgotQ} />
           </h3>
-          <p>
-            <FormattedMessage {...m.faqForgotA} />
-          </p>
-          <p>
-            <Link to={paths.findPassword(lang)} state={{ account: signedInAs(info) ?? '' }} data-testid="faq-forgot">
-              <FormattedMessage {...m.faqForgotLink} />
-            </Link>
-          </p>
+          <details className="faq">
+            <summary>
+              <FormattedMessage {...m.faqForgotQ} />
+            </summary>
+            <p>
+              <FormattedMessage {...m.faqForgotA} />
+            </p>
+            <p>
+              <Link to={paths.findPassword(lang)} state={{ account: signedInAs(info) ?? '' }} data-testid="faq-forgot">
+                <FormattedMessage {...m.faqForgotLink} />
+              </Link>
+            </p>
+          </details>
         </section>
       </CentreSection>
       <CentreSection id="apps">
@@ -324,7 +303,6 @@ function ProfileForm({ info, onSaved, onDone }: { info: UserInfo; onSaved: (u: U
   const options = useMemo(() => countryOptions(intl.locale, info.country), [intl.locale, info.country]);
   return (
     <form id="profile-form" data-testid="profile-form" onSubmit={(e) => void submit(e)} noValidate onInput={status.clear}>
-      <FormStatus text={status.text} testId="profile-status" />
       {(['company', 'duty', 'address', 'displayName'] as const).map((f) => (
         <Field
           key={f}
@@ -359,6 +337,8 @@ function ProfileForm({ info, onSaved, onDone }: { info: UserInfo; onSaved: (u: U
         </select>
         <ErrorText id={`${countryId}-error`} error={errors.country} />
       </div>
+      {/* Beside the button just pressed ("Nothing has changed"). */}
+      <FormStatus text={status.text} testId="profile-form-status" />
       <button type="submit" className="primary" disabled={busy}>
         <FormattedMessage {...m.save} />
       </button>

@@ -395,6 +395,9 @@ describe('marketing, privacy, sessions and activity', () => {
       { settings: { analytics: true, marketing: true }, history: [{ at: AT + 10, changes: { analytics: true } }, { at: AT, changes: { marketing: true } }] },
     ];
     await show('/en-US/personal/secure');
+    // Closed behind its row, which says the choices in one line.
+    expect(screen.getByTestId('privacy-summary').textContent).toBe('Analytics: off · Marketing: on');
+    expect(screen.queryByTestId('privacy-form')).toBeNull();
     const f = form('privacy-form');
     expect(input(f, 'analytics').checked).toBe(false);
     expect(input(f, 'marketing').checked).toBe(true);
@@ -407,6 +410,7 @@ describe('marketing, privacy, sessions and activity', () => {
     expect(callsTo('PATCH', '/auth/privacy').map((c) => c.body)).toEqual([{ analytics: true }]);
     expect(screen.getByTestId('privacy-history').querySelectorAll('li')).toHaveLength(2);
     expect(screen.getByTestId('privacy-history').querySelector('li')?.textContent).toContain('Analytics turned on');
+    expect(screen.getByTestId('privacy-summary').textContent).toBe('Analytics: on · Marketing: on');
   });
 
   it('says the choices could not be loaded (no toast) and retries on request', async () => {

@@ -9,7 +9,7 @@ import Secure from './secure';
 import type { UserInfo } from '../../lib/api-types.gen';
 
 export const user: UserInfo = {
-  userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null, company: 'Acme', duty: null, address: null,
+  userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null, fullMail: 'ann@example.com', fullPhone: null, company: 'Acme', duty: null, address: null,
   displayName: null, country: 'CN', avatar: null, advertisement: 'unsubscribe', tag: { eiamUid: null }, enableTotp: false,
   isComplete: false, isSubscribe: false, isEiamUser: false,
 };
