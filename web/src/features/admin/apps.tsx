@@ -70,12 +70,12 @@ export function Apps() {
         <Section title={<FormattedMessage {...m.created2} values={{ name: nameOf(made.app) }} />}>
           <div ref={secretBox}>
             <SecretOnce secret={made.secret} onDismiss={() => setMade(null)} />
+            <p>
+              <Link to={adminPath(lang, 'app', made.app.appId)}>
+                <FormattedMessage {...m.openNew} values={{ name: nameOf(made.app) }} />
+              </Link>
+            </p>
           </div>
-          <p>
-            <Link to={adminPath(lang, 'app', made.app.appId)}>
-              <FormattedMessage {...m.openNew} values={{ name: nameOf(made.app) }} />
-            </Link>
-          </p>
         </Section>
       )}
       {admin &&
