@@ -90,7 +90,8 @@ for (const L of LOCALES) {
       return page;
     };
 
-    it('every section of both pages is at most 1.5 screens tall until a form is opened, light and dark', async () => {
+    it('every section of both pages is at most 1.5 screens tall until a form is opened, light and dark', async (t) => {
+      const measured = [];
       user = await createAccount(ctx.server, { account: uniqueMail(`phone-${L.toLowerCase()}`) });
       const page = await phonePage();
       for (const [path, ready, forms] of SECTIONS) {
@@ -99,6 +100,7 @@ for (const L of LOCALES) {
           await page.emulateMedia({ colorScheme });
           await frames(page);
           const h = await height(page);
+          measured.push(`${path} ${colorScheme} ${h}`);
           assert.ok(h <= MAX_HEIGHT, `${path} (${colorScheme}) is ${h} px tall, more than ${MAX_HEIGHT} px`);
           // Every form closed: none of them is in the page.
           for (const id of forms) assert.equal(await page.getByTestId(id).count(), 0, `${id} is closed`);
@@ -111,6 +113,7 @@ for (const L of LOCALES) {
           assert.ok(box.bottom <= PHONE.height && box.right <= PHONE.width, `a section link out of the first screen: ${JSON.stringify(box)}`);
         }
       }
+      t.diagnostic(`heights (px, limit ${MAX_HEIGHT}): ${measured.join('; ')}`);
     });
 
     it('the owner sees their own mail whole; the banner names only what is missing', async () => {

@@ -46,9 +46,17 @@ async fn a_customer_signs_up_by_mail_signs_in_completes_the_profile_and_signs_ou
     assert_eq!(info["isSubscribe"], false);
     assert_eq!(info["isEiamUser"], false);
     assert_eq!(info["enableTotp"], false);
-    for secret in ["pwdHash", "$argon2", "ann.lee@example.com", PASSWORD] {
+    for secret in ["pwdHash", "$argon2", PASSWORD] {
         assert!(!res.text.contains(secret), "{secret} leaked: {}", res.text);
     }
+    // The owner's own mail, whole, in `fullMail` only (the owner's account centre shows it).
+    assert_eq!(info["fullMail"], "ann.lee@example.com");
+    assert_eq!(
+        res.text.matches("ann.lee@example.com").count(),
+        1,
+        "{}",
+        res.text
+    );
 
     let patched = app
         .patch_info(
