@@ -231,15 +231,14 @@ impl User {
         let is_eiam =
             self.eiam_uid.is_some() && mail.as_ref().is_some_and(|m| ciam.is_internal_mail(m));
         let present = |o: &Option<String>| o.as_deref().is_some_and(|s| !s.is_empty());
+        let phone = self.phone.as_deref().and_then(|p| Phone::parse(p).ok());
         UserInfo {
             user_id: self.id.clone(),
             user_name: self.user_name.clone(),
             mail: mail.as_ref().map(Email::masked),
-            phone: self
-                .phone
-                .as_deref()
-                .and_then(|p| Phone::parse(p).ok())
-                .map(|p| p.masked()),
+            phone: phone.as_ref().map(Phone::masked),
+            full_mail: mail.as_ref().map(|m| m.as_str().to_owned()),
+            full_phone: phone.as_ref().map(|p| p.as_str().to_owned()),
             company: self.company.clone(),
             duty: self.duty.clone(),
             address: self.address.clone(),
@@ -258,7 +257,10 @@ impl User {
     }
 }
 
-/// `GET /auth/info`: what the owner sees. Phone and mail are masked; no hash or secret.
+/// `GET /auth/info`: what the owner sees. Phone and mail masked for display (the spec's derived
+/// values, which the sign-in screen's account picker keeps), and whole for the owner's own
+/// account centre; no hash or secret. Only the owner gets this answer: the console's and the
+/// partners' answers are other types and stay masked.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -269,6 +271,10 @@ pub struct UserInfo {
     pub mail: Option<String>,
     /// masked
     pub phone: Option<String>,
+    /// The owner's own mail, whole (the account centre shows it to the owner).
+    pub full_mail: Option<String>,
+    /// The owner's own phone, whole (11 digits, mainland China).
+    pub full_phone: Option<String>,
     pub company: Option<String>,
     pub duty: Option<String>,
     pub address: Option<String>,

@@ -141,3 +141,20 @@ describe('in another site\'s frame', () => {
     expect(app.queryByText('This page opens in its own window.')).toBeNull();
   });
 });
+
+describe('skip link', () => {
+  it('is the first tab stop of the page and points at the main content, which can take the focus', async () => {
+    localStorage.removeItem('ciam_token');
+    await open('/zh-CN/passport/signin', 'zh-CN');
+    for (let i = 0; i < 20 && !document.querySelector('main h1'); i++) await realWait(10);
+    const focusable = document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex="0"]');
+    const skip = focusable[0]!;
+    expect(skip.getAttribute('data-testid')).toBe('skip-link');
+    expect(skip.textContent).toBe('跳到主要内容');
+    expect(skip.getAttribute('href')).toBe('#main');
+    // Following the fragment focuses `main` (the browser does it: tabIndex -1; e2e phone-centres).
+    const main = document.getElementById('main')!;
+    expect(main.tagName).toBe('MAIN');
+    expect(main.getAttribute('tabindex')).toBe('-1');
+  });
+});

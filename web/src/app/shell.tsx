@@ -68,6 +68,11 @@ export function Shell() {
   const other: Locale = intl.locale === 'en-US' ? 'zh-CN' : 'en-US';
   return (
     <>
+      {/* The first tab stop of every page (WCAG 2.4.1), shown when it has the focus; `main` takes
+          the focus when the fragment is followed (tabIndex -1). No script: the sign-in's budget. */}
+      <a className="skip-link" href="#main" data-testid="skip-link">
+        {intl.formatMessage(common.skip)}
+      </a>
       <header className="top">
         <span className="brand">Ciam</span>
         <Cell />
@@ -77,7 +82,7 @@ export function Shell() {
         </button>
       </header>
       <Toasts />
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         {framed ? <FramedNotice /> : <Outlet />}
       </main>
       <footer className="foot">

@@ -18,4 +18,5 @@ export const common = defineMessages({
   framed: { id: 'app.framed', defaultMessage: 'This page opens in its own window.' },
   openTop: { id: 'app.openTop', defaultMessage: 'Open Ciam' },
   website: { id: 'app.website', defaultMessage: 'Company website' },
+  skip: { id: 'app.skip', defaultMessage: 'Skip to main content' },
 });

@@ -682,7 +682,10 @@ export type UploadedAvatar = {
   avatar: string;
 };
 
-/** `GET /auth/info`: what the owner sees. Phone and mail are masked; no hash or secret. */
+/** `GET /auth/info`: what the owner sees. Phone and mail masked for display (the spec's derived
+values, which the sign-in screen's account picker keeps), and whole for the owner's own
+account centre; no hash or secret. Only the owner gets this answer: the console's and the
+partners' answers are other types and stay masked. */
 export type UserInfo = {
   address: string | null;
   advertisement: "subscribe" | "unsubscribe";
@@ -692,6 +695,10 @@ export type UserInfo = {
   displayName: string | null;
   duty: string | null;
   enableTotp: boolean;
+  /** The owner's own mail, whole (the account centre shows it to the owner). */
+  fullMail: string | null;
+  /** The owner's own phone, whole (11 digits, mainland China). */
+  fullPhone: string | null;
   isComplete: boolean;
   isEiamUser: boolean;
   isSubscribe: boolean;

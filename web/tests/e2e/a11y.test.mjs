@@ -23,7 +23,7 @@ const PUBLIC = (L) => [
 ];
 const PRIVATE = (L) => [
   ['personal info', `/${L}/personal/info`, 'info.title', '[data-testid="info-username"]'],
-  ['security centre', `/${L}/personal/secure`, 'secure.title', 'form[data-testid="change-password"]'],
+  ['security centre', `/${L}/personal/secure`, 'secure.title', '[data-testid="change-password-open"]'],
 ];
 
 for (const L of LOCALES) {
@@ -92,6 +92,8 @@ for (const L of LOCALES) {
           ciam_accounts: JSON.stringify([{ account: user.account, lastUsed: Date.now() }]),
         });
         await expectLanding(page, ctx.server.base, `/${L}/personal`, `/${L}/personal/info`);
+        // The profile form is closed behind its row: opened here, to check it too.
+        await page.locator('[data-testid="profile-form-open"]').click();
         await page.locator('[data-testid="profile-form"]').waitFor();
         await expectAccessible(page, `personal info with the profile form (${L})`);
         await page.locator('[data-testid="logout"]').click();

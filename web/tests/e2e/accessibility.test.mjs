@@ -135,7 +135,7 @@ for (const L of LOCALES) {
 
     it('security centre, and two-factor set-up', async () => {
       const user = await createAccount(ctx.server);
-      const page = await open(`/${L}/personal/secure`, 'form[data-testid="change-password"]', {
+      const page = await open(`/${L}/personal/secure`, '[data-testid="change-password-open"]', {
         ciam_token: user.token,
         lastActionTime: String(Date.now()),
       });

@@ -1,7 +1,7 @@
 // The account centre laid out for the screen it is on (issue 12 §4, §5), in both languages, against
 // a real `ciam serve` in real Chromium: the side navigation at 1280x800 (each link lands on its
 // section: the address's hash, the section in view, aria-current, the focus in it), one column
-// without it at 390x844 with 24 px touch targets, the dark tokens under a dark colour scheme (and
+// with the sections' menu above it at 390x844 with 24 px touch targets, the dark tokens under a dark colour scheme (and
 // axe clean there), the picker forgetting an account the server reports gone, "Open in
 // authenticator app" on a touch phone only, and the backup codes copied to the clipboard and printed
 // alone.
@@ -89,7 +89,7 @@ for (const L of LOCALES) {
       user = await createAccount(ctx.server, { account: uniqueMail(`centre-${L.toLowerCase()}`), password: PASSWORD });
       const p = await page();
       await signedIn(p, base(), user.token, L);
-      await open(p, `${base()}/${L}/personal/info`, '[data-testid="profile-form"]');
+      await open(p, `${base()}/${L}/personal/info`, '[data-testid="profile-form-open"]');
       const nav = p.getByTestId('centre-nav');
       assert.ok(await nav.isVisible(), 'the side navigation shows');
       const navBox = await nav.boundingBox();
@@ -131,12 +131,15 @@ for (const L of LOCALES) {
       assert.ok(at.top >= -1 && at.top < at.height, `the sessions section is in view (top ${at.top})`);
     });
 
-    it('at 390x844 one column without the side navigation, every control at least 24 px', async () => {
+    it('at 390x844 one column with the sections\' menu above it, every control at least 24 px', async () => {
       const p = await page();
       await p.setViewportSize({ width: 390, height: 844 });
-      await open(p, `${base()}/${L}/personal/secure`, '[data-testid="totp-status"]');
-      assert.equal(await p.getByTestId('centre-nav').isVisible(), false, 'no side navigation on a phone');
+      // One section at a time on a phone: the two-factor one by its address.
+      await open(p, `${base()}/${L}/personal/secure#two-factor`, '[data-testid="totp-status"]');
+      // The sections' menu (issue 34 item 2) above the content, not beside it.
+      const nav = await p.getByTestId('centre-nav').boundingBox();
       const main = await p.locator('.centre-main').boundingBox();
+      assert.ok(nav && nav.y + nav.height <= main.y, 'the sections\' menu is above the content on a phone');
       assert.ok(main.width <= 390, `one column (${main.width} px)`);
       const small = await p.evaluate(() =>
         [...document.querySelectorAll('button, input[type="checkbox"], .links a, .foot a, .personal-bar a')]
@@ -169,7 +172,7 @@ for (const L of LOCALES) {
       assert.notEqual(dark.text, light.text, 'the text colour changes');
       assert.equal(dark.page, 'rgb(17, 20, 24)', 'the dark --color-bg');
       await expectAccessible(p, `security centre, dark (${L})`);
-      await open(p, `${base()}/${L}/personal/info`, '[data-testid="profile-form"]');
+      await open(p, `${base()}/${L}/personal/info`, '[data-testid="profile-form-open"]');
       await expectAccessible(p, `personal centre, dark (${L})`);
       await p.emulateMedia({ colorScheme: 'light' });
     });

@@ -92,7 +92,7 @@ for (const L of LOCALES) {
       const page = await ctx.browser.page();
       await page.locator(`a[href="/${L}/personal/secure"]`).first().click();
       await page.waitForURL(`**/${L}/personal/secure`);
-      await page.locator('form[data-testid="change-password"]').waitFor();
+      await page.locator('[data-testid="change-password-open"]').waitFor();
       await expectTitle(page, t['secure.title']);
       await page.locator(`a[href="/${L}/personal/info"]`).first().click();
       await page.locator('[data-testid="info-username"]').waitFor();

@@ -110,6 +110,7 @@ describe('ciam serve delivers real events to the example partner (standardwebhoo
   async function changeNickname(nickname) {
     await page.goto(`${ctx.server.base}/${L}/personal/info`);
     await settled(page);
+    await page.locator('[data-testid="profile-form-open"]').click();
     const form = page.locator('[data-testid="profile-form"]');
     await form.locator('[name="displayName"]').fill(nickname);
     await form.locator('button[type="submit"]').click();

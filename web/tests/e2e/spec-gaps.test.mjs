@@ -217,6 +217,7 @@ for (const L of LOCALES) {
       const page = await ctx.browser.page();
       await setStorage(page, base, { umi_locale: L, ciam_token: user.token, lastActionTime: String(Date.now()), ciam_accounts: JSON.stringify([{ account: user.account, lastUsed: Date.now() }]) });
       await page.goto(`${base}/${L}/personal/info`);
+      await page.locator('[data-testid="bind-phone-open"]').click();
       const form = page.locator('form[data-testid="bind-phone"]');
       await form.waitFor();
       assert.doesNotMatch(await form.innerText(), L === 'en-US' ? /address/i : /地址|邮箱/, 'a phone is never called an address');
@@ -229,7 +230,8 @@ for (const L of LOCALES) {
       assert.equal(await page.locator('.toast').count(), 0, 'said by the field, not in a toast');
       await page.keyboard.type(code);
       await form.locator('button[type="submit"]').click();
-      await form.locator('[data-testid="bind-phone-done"]', { hasText: t['info.bind.phoneDone'] }).waitFor();
+      // Bound: the form closes and its row says so.
+      await page.locator('[data-testid="bind-phone-done"]', { hasText: t['info.bind.phoneDone'] }).waitFor();
       assert.equal(await page.locator('.toast').count(), 0);
       const me = await apiCall(base, 'GET', '/auth/info', undefined, user.token);
       assert.equal(me.json.phone, `${phone.slice(0, 3)}****${phone.slice(-4)}`);

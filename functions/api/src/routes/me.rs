@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 
 /// The signed-in user
 ///
-/// Mail and phone are masked; no secret or hash.
+/// `mail` and `phone` masked (for display, as the sign-in screen's account picker keeps them);
+/// `fullMail` and `fullPhone` whole, for the owner's own account centre. No secret or hash.
 ///
 /// Reasons: none.
 ///

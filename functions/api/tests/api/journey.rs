@@ -46,9 +46,17 @@ async fn a_customer_signs_up_by_mail_signs_in_completes_the_profile_and_signs_ou
     assert_eq!(info["isSubscribe"], false);
     assert_eq!(info["isEiamUser"], false);
     assert_eq!(info["enableTotp"], false);
-    for secret in ["pwdHash", "$argon2", "ann.lee@example.com", PASSWORD] {
+    for secret in ["pwdHash", "$argon2", PASSWORD] {
         assert!(!res.text.contains(secret), "{secret} leaked: {}", res.text);
     }
+    // The owner's own mail, whole, in `fullMail` only (the owner's account centre shows it).
+    assert_eq!(info["fullMail"], "ann.lee@example.com");
+    assert_eq!(
+        res.text.matches("ann.lee@example.com").count(),
+        1,
+        "{}",
+        res.text
+    );
 
     let patched = app
         .patch_info(
@@ -96,9 +104,15 @@ async fn a_customer_signs_up_by_phone_and_signs_in_with_a_code() {
 
     let res = app.get_info(&token).await;
     let info = res.ok(200);
-    assert_eq!(info["phone"], "138****8000", "the phone is masked");
+    assert_eq!(
+        info["phone"], "138****8000",
+        "the phone is masked for display"
+    );
     assert_eq!(info["mail"], json!(null));
-    assert!(!res.text.contains("13800138000"), "{}", res.text);
+    // The owner's own number, whole, in `fullPhone` only (the owner's account centre shows it).
+    assert_eq!(info["fullPhone"], "13800138000");
+    assert_eq!(info["fullMail"], json!(null));
+    assert_eq!(res.text.matches("13800138000").count(), 1, "{}", res.text);
 
     app.login_code(phone, &code)
         .await

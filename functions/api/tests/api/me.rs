@@ -13,6 +13,43 @@ async fn signed_in() -> (TestApp, String) {
     (app, token)
 }
 
+/// The owner sees their own mail and phone whole (`fullMail`, `fullPhone`) beside the masked
+/// display values, in `GET /auth/info` and in the answer of a profile change; nobody else does.
+async fn the_owner_sees_their_own_address_whole(app: TestApp) {
+    app.sign_up("ann", "ann.lee@example.com").await;
+    let token = app.sign_in("ann.lee@example.com", PASSWORD).await;
+    let info = app.get_info(&token).await.ok(200);
+    assert_eq!(info["mail"], "an***@example.com", "{info}");
+    assert_eq!(info["fullMail"], "ann.lee@example.com", "{info}");
+    assert_eq!(info["phone"], json!(null));
+    assert_eq!(info["fullPhone"], json!(null));
+    let after = app
+        .patch_info(&token, &json!({ "duty": "Engineer" }))
+        .await
+        .ok(200);
+    assert_eq!(after["fullMail"], "ann.lee@example.com", "{after}");
+
+    app.sign_up("wangfang", "13800138000").await;
+    let code = app.fresh_code("13800138000", "login").await;
+    let signed_in = app.login_code("13800138000", &code).await.ok(200);
+    let token = signed_in["token"].as_str().unwrap().to_owned();
+    let info = app.get_info(&token).await.ok(200);
+    assert_eq!(info["phone"], "138****8000", "{info}");
+    assert_eq!(info["fullPhone"], "13800138000", "{info}");
+    assert_eq!(info["fullMail"], json!(null));
+}
+
+#[tokio::test]
+async fn the_owner_sees_their_own_mail_and_phone_whole() {
+    the_owner_sees_their_own_address_whole(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn on_dynamodb_the_owner_sees_their_own_mail_and_phone_whole() {
+    let local = std::sync::Arc::new(ciam_store::dynamo_local::DynamoLocal::start().await);
+    the_owner_sees_their_own_address_whole(TestApp::on_dynamo(&local, "owner-whole").await).await;
+}
+
 #[tokio::test]
 async fn privacy_choices_start_off_and_every_change_is_kept_in_the_history() {
     let (app, token) = signed_in().await;

@@ -10,7 +10,7 @@ import { useTitle } from '../../components/use-title';
 import { When } from '../../components/when';
 import { errorText } from '../../lib/api';
 import { hasReason } from '../../lib/reasons';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import { type AccountPage, act, type Action, getAccount, replaceIdentity, reveal } from './api';
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { actionDone, actionHelp, actionNames, activityName, named, roleNames, scopeNames, statusNames } from './labels';
@@ -121,7 +121,9 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
   const [shown, setShown] = useState<{ mail: string | null; phone: string | null } | null>(null);
   const [revealing, setRevealing] = useState(false);
   const [action, setAction] = useState<Action | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  // Each confirmation is said where the agent acted, and takes the focus (issue 34 item 5).
+  const done = useSaid();
+  const revealed = useSaid();
   const actions = actionsFor(a);
   const status = (
     <>
@@ -150,11 +152,6 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
   );
   return (
     <>
-      {done && (
-        <p className="notice" role="status" data-testid="action-done">
-          {done}
-        </p>
-      )}
       <Section title={<FormattedMessage {...m.profile} />}>
         <dl className="facts">
           {fact(m.status, status)}
@@ -173,6 +170,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
           {fact(m.staff, intl.formatMessage(a.staff ? m.yes : m.no))}
           {fact(m.role, a.role ? <T msg={named(roleNames, a.role)} /> : intl.formatMessage(m.noRole))}
         </dl>
+        <Said said={revealed.said} testId="revealed" focus />
         {operator && !shown && (a.mail || a.phone) && (
           <p>
             <button type="button" onClick={() => setRevealing(true)} data-testid="reveal">
@@ -183,6 +181,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
       </Section>
       {operator && (
         <Section title={<FormattedMessage {...m.actions} />} id="actions">
+          <Said said={done.said} testId="action-done" focus />
           {actions.length === 0 ? (
             <p className="muted">
               <FormattedMessage {...m.actionsNone} />
@@ -206,8 +205,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
       {admin && a.status !== 'deactivated' && (
         <ReplaceIdentity
           a={a}
-          onDone={(text) => {
-            setDone(text);
+          onDone={() => {
             // The revealed values were the old ones: masked again until revealed anew.
             setShown(null);
             reload();
@@ -228,7 +226,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
           }}
           onDone={(ok) => {
             setRevealing(false);
-            if (ok) toast.show('success', intl.formatMessage(m.revealed));
+            if (ok) revealed.say(intl.formatMessage(m.revealed));
           }}
         />
       )}
@@ -244,9 +242,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
             const which = action;
             setAction(null);
             if (!ok) return;
-            const text = intl.formatMessage(actionDone[which]);
-            setDone(text);
-            toast.show('success', text);
+            done.say(intl.formatMessage(actionDone[which]));
             reload();
           }}
         />
@@ -255,7 +251,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
   );
 }
 
-function ReplaceIdentity({ a, onDone }: { a: AccountPage; onDone: (text: string) => void }) {
+function ReplaceIdentity({ a, onDone }: { a: AccountPage; onDone: () => void }) {
   const id = useId();
   const intl = useIntl();
   const { guard } = useConsole();
@@ -264,6 +260,7 @@ function ReplaceIdentity({ a, onDone }: { a: AccountPage; onDone: (text: string)
   const [country, setCountry] = useState('CN');
   const [error, setError] = useState<Msg>(null);
   const [asking, setAsking] = useState(false);
+  const done = useSaid();
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     if (!value.trim()) {
@@ -278,7 +275,8 @@ function ReplaceIdentity({ a, onDone }: { a: AccountPage; onDone: (text: string)
       <p className="muted">
         <FormattedMessage {...m.identityHelp} />
       </p>
-      <form className="console-form" onSubmit={submit} noValidate data-testid="identity-form">
+      <Said said={done.said} testId="identity-done" focus />
+      <form className="console-form" onSubmit={submit} noValidate data-testid="identity-form" onInput={done.clear}>
         <fieldset className="choice">
           <legend>
             <FormattedMessage {...m.identityKind} />
@@ -351,9 +349,8 @@ function ReplaceIdentity({ a, onDone }: { a: AccountPage; onDone: (text: string)
             setAsking(false);
             if (!ok) return;
             setValue('');
-            const text = intl.formatMessage(m.identityDone);
-            toast.show('success', text);
-            onDone(text);
+            done.say(intl.formatMessage(m.identityDone));
+            onDone();
           }}
         />
       )}

@@ -3,13 +3,13 @@
 // (the new secret shown once; the old one keeps working until a chosen end), retires the old
 // secret early, manages its webhook endpoints (webhooks.tsx), and deletes it after reading what
 // deleting ends.
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useNavigate } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { When } from '../../components/when';
 import type { ApiError } from '../../lib/api';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import { type AppDetail, type AppFields, deleteApp, getApp, type OneApp, patchApp, retirePreviousSecret, rotateSecret } from './api';
 import { AppForm, type FieldError } from './app-form';
 import { fieldError } from './apps';
@@ -127,6 +127,18 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
   const [end, setEnd] = useState<End>('day');
   const [endDate, setEndDate] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
+  // Said where the admin acted (issue 34 item 5): the new secret in the Secret section, with the
+  // focus on it once the dialog has closed; the saved details in the details section.
+  const secretBox = useRef<HTMLDivElement>(null);
+  const rotateButton = useRef<HTMLButtonElement>(null);
+  const saved = useSaid();
+  const retired = useSaid();
+  useEffect(() => {
+    if (!secret || dialog) return;
+    const input = secretBox.current?.querySelector('input');
+    input?.focus({ preventScroll: true });
+    secretBox.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [secret, dialog]);
   const list = (xs: string[]) =>
     xs.length === 0 ? (
       intl.formatMessage(m.none)
@@ -148,12 +160,8 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
   const previousLive = app.previousSecretUntil !== null && app.previousSecretUntil * 1000 > Date.now();
   return (
     <>
-      {secret && (
-        <Section title={<FormattedMessage {...m.rotated} values={{ name }} />}>
-          <SecretOnce secret={secret} onDismiss={() => setSecret(null)} />
-        </Section>
-      )}
       <Section title={<FormattedMessage {...m.details} />}>
+        <Said said={saved.said} testId="app-saved" focus />
         {editing ? (
           <AppForm app={app} submitLabel={m.save} error={error} onSubmit={setFields} onCancel={() => setEditing(false)} />
         ) : (
@@ -190,12 +198,25 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
         <p className="muted">
           <FormattedMessage {...m.secretHelp} />
         </p>
+        {secret && (
+          <div ref={secretBox}>
+            <SecretOnce
+              secret={secret}
+              label={<FormattedMessage {...m.rotated} values={{ name }} />}
+              onDismiss={() => {
+                setSecret(null);
+                rotateButton.current?.focus();
+              }}
+            />
+          </div>
+        )}
+        <Said said={retired.said} testId="secret-retired" focus />
         <p data-testid="previous-secret">
           {previousLive ? <FormattedMessage {...m.previous} values={{ time: <When at={app.previousSecretUntil} /> }} /> : <FormattedMessage {...m.noPrevious} />}
         </p>
         {admin && (
           <div className="buttons">
-            <button type="button" onClick={() => setDialog('rotate')} data-testid="rotate-secret">
+            <button type="button" ref={rotateButton} onClick={() => setDialog('rotate')} data-testid="rotate-secret">
               <FormattedMessage {...m.rotate} />
             </button>
             {previousLive && (
@@ -237,7 +258,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
             if (!ok) return;
             setError(null);
             setEditing(false);
-            toast.show('success', intl.formatMessage(m.saved));
+            saved.say(intl.formatMessage(m.saved));
           }}
         />
       )}
@@ -304,7 +325,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
           }}
           onDone={(ok) => {
             setDialog(null);
-            if (ok) toast.show('success', intl.formatMessage(m.retired));
+            if (ok) retired.say(intl.formatMessage(m.retired));
           }}
         />
       )}

@@ -1,6 +1,6 @@
 // Partner apps (/{lang}/admin/apps): the registry (GET /admin/apps); an administrator registers a
 // new app (POST /admin/apps with a reason), whose first secret is shown once.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
@@ -46,6 +46,13 @@ export function Apps() {
   const [fields, setFields] = useState<AppFields | null>(null);
   const [error, setError] = useState<FieldError | null>(null);
   const [made, setMade] = useState<{ app: AppDetail; secret: string } | null>(null);
+  // The new secret takes the focus where the form was, once the dialog has closed (issue 34 item 5).
+  const secretBox = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!made || fields) return;
+    secretBox.current?.querySelector('input')?.focus({ preventScroll: true });
+    secretBox.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [made, fields]);
   const nameOf = (a: AppDetail) => a.name[lang] || a.name['zh-CN'];
   const apps = loaded.state === 'ready' ? loaded.data.apps : null;
   const deleted = (useLocation().state as { deleted?: string } | null)?.deleted;
@@ -61,12 +68,14 @@ export function Apps() {
       )}
       {made && (
         <Section title={<FormattedMessage {...m.created2} values={{ name: nameOf(made.app) }} />}>
-          <SecretOnce secret={made.secret} onDismiss={() => setMade(null)} />
-          <p>
-            <Link to={adminPath(lang, 'app', made.app.appId)}>
-              <FormattedMessage {...m.openNew} values={{ name: nameOf(made.app) }} />
-            </Link>
-          </p>
+          <div ref={secretBox}>
+            <SecretOnce secret={made.secret} onDismiss={() => setMade(null)} />
+            <p>
+              <Link to={adminPath(lang, 'app', made.app.appId)}>
+                <FormattedMessage {...m.openNew} values={{ name: nameOf(made.app) }} />
+              </Link>
+            </p>
+          </div>
         </Section>
       )}
       {admin &&

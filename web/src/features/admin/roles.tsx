@@ -9,7 +9,7 @@ import { Dialog } from '../../components/dialog';
 import { useTitle } from '../../components/use-title';
 import { When } from '../../components/when';
 import { errorText } from '../../lib/api';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import { FindAccount } from './accounts';
 import { type Found, grantRole, type Holder, listRoles, revokeRole, type Role, ROLES } from './api';
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
@@ -71,6 +71,8 @@ function RolesView() {
   const [busy, setBusy] = useState(false);
   const [found, setFound] = useState<Found | null>(null);
   const [grant, setGrant] = useState<Role>('viewer');
+  // A change is said above the holders' table, where it shows, with the focus (issue 34 item 5).
+  const done = useSaid();
   const id = useId();
   const whoOf = (h: { mail: string | null; userId: string }) => h.mail ?? h.userId;
   const change = async (userId: string, who: string, role: Role) => {
@@ -83,7 +85,7 @@ function RolesView() {
       setFailed(errorText(r.error));
       return false;
     }
-    toast.show('success', intl.formatMessage(m.changed, { who, role: intl.formatMessage(roleNames[role]) }));
+    done.say(intl.formatMessage(m.changed, { who, role: intl.formatMessage(roleNames[role]) }));
     reload();
     return true;
   };
@@ -94,6 +96,7 @@ function RolesView() {
         <p className="field-error" role="alert" data-testid="roles-error">
           {failed}
         </p>
+        <Said said={done.said} testId="roles-done" focus />
         <LoadStatus loaded={loaded} onRetry={reload} />
         {holders &&
           (holders.length === 0 ? (
@@ -219,7 +222,7 @@ function RolesView() {
                   setRevoking(null);
                   if (!r) return;
                   if (!r.success) return setFailed(errorText(r.error));
-                  toast.show('success', intl.formatMessage(m.revoked, { who: whoOf(h) }));
+                  done.say(intl.formatMessage(m.revoked, { who: whoOf(h) }));
                   reload();
                 })();
               }}

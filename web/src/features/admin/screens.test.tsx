@@ -105,7 +105,12 @@ describe('one account', () => {
     await confirmWithReason('action-dialog', 'Ticket 42: locked out');
     expect(fake.callsTo('POST', '/admin/accounts/u1/unlock')[0]?.body).toEqual({ reason: 'Ticket 42: locked out' });
     expect(screen.queryByTestId('action-dialog')).toBeNull();
-    expect(screen.getByTestId('action-done').textContent).toBe('The account is unlocked.');
+    const done = screen.getByTestId('action-done');
+    expect(done.textContent).toBe('The account is unlocked.');
+    // Said in the actions' section, where the agent acted, and the focus is on it (not the body).
+    expect(done.closest('section')?.id).toBe('actions');
+    expect(done.getAttribute('role')).toBe('status');
+    expect(document.activeElement).toBe(done);
     expect(screen.getByTestId('account-status').textContent).toBe('Active');
     expect(screen.queryByTestId('action-unlock')).toBeNull();
   });
@@ -143,6 +148,7 @@ describe('one account', () => {
     expect(fake.callsTo('POST', '/admin/accounts/u1/reveal')[0]?.body).toEqual({ reason: 'customer on the phone' });
     expect(screen.getByTestId('account-mail').textContent).toBe('ann@example.com');
     expect(screen.getByTestId('account-phone').textContent).toBe('+8613800000000');
+    expect(document.activeElement).toBe(screen.getByTestId('revealed'));
   });
 
   it('the actions follow the account', () => {
@@ -165,7 +171,10 @@ describe('one account', () => {
     expect(f.textContent).toContain('The e-mail address has already been bound');
     fireEvent.submit(f);
     await confirmWithReason('identity-dialog', 'lost both, checked ID');
-    expect(screen.getByTestId('action-done').textContent).toBe('The new value is bound.');
+    const done = screen.getByTestId('identity-done');
+    expect(done.textContent).toBe('The new value is bound.');
+    expect(done.closest('section')?.id).toBe('identity');
+    expect(document.activeElement).toBe(done);
   });
 
   it('an operator does not see the identity replacement', async () => {
@@ -205,6 +214,7 @@ describe('apps', () => {
     });
     expect((screen.getByTestId('app-secret') as HTMLInputElement).value).toBe('S3CRET');
     expect(screen.getByTestId('secret-once').textContent).toContain('You will not see it again');
+    expect(document.activeElement).toBe(screen.getByTestId('app-secret'));
   });
 
   it('an admin gives the sign-out addresses; a refused one is said at its field', async () => {
@@ -254,6 +264,9 @@ describe('apps', () => {
     expect(body.reason).toBe('scheduled rotation');
     expect(Math.abs(body.previousValidUntil - until)).toBeLessThan(5);
     expect((screen.getByTestId('app-secret') as HTMLInputElement).value).toBe('NEW-SECRET');
+    // In place: in the Secret section, beside the button that made it, with the focus.
+    expect(screen.getByTestId('app-secret').closest('section')?.id).toBe('secret');
+    expect(document.activeElement).toBe(screen.getByTestId('app-secret'));
     expect(screen.getByTestId('previous-secret').textContent).toContain('The previous secret works until');
     expect(screen.getByTestId('retire-secret')).toBeTruthy();
   });
@@ -364,6 +377,9 @@ describe('roles', () => {
     fireEvent.click(within(dialog('revoke-dialog')).getByTestId('revoke-confirm'));
     await settle();
     expect(fake.callsTo('DELETE', '/admin/roles/u7')).toHaveLength(1);
+    // Said above the holders' table, with the focus (not a toast at the top of the page).
+    expect(screen.getByTestId('roles-done').textContent).toContain('desk@example.com');
+    expect(document.activeElement).toBe(screen.getByTestId('roles-done'));
     fireEvent.change(screen.getByLabelText('Find by'), { target: { value: 'mail' } });
     type('Value', 'new@example.com');
     fireEvent.submit(screen.getByTestId('find-form'));
@@ -373,5 +389,6 @@ describe('roles', () => {
     fireEvent.submit(g);
     await settle();
     expect(fake.callsTo('PUT', '/admin/roles/u9')[0]?.body).toEqual({ role: 'operator' });
+    expect(document.activeElement).toBe(screen.getByTestId('roles-done'));
   });
 });

@@ -194,6 +194,9 @@ describe('webhooks on the app page', () => {
     await confirmWithReason('webhook-disable-dialog', 'partner asked');
     expect(fake.callsTo('PATCH', '/admin/apps/a1/webhooks/ep_1')[0]?.body).toEqual({ enabled: false, reason: 'partner asked' });
     expect(within(item('ep_1')).getByTestId('webhook-state').textContent).toBe('Disabled');
+    // Said above the list with the focus, not in a toast at the top of the page.
+    expect(document.activeElement).toBe(screen.getByTestId('webhook-done'));
+    expect(screen.getByTestId('webhook-done').getAttribute('role')).toBe('status');
     fireEvent.click(within(item('ep_1')).getByTestId('webhook-enable'));
     expect(dialog('webhook-enable-dialog').textContent).toContain('Enable https://mall.example.com/hooks?');
     await confirmWithReason('webhook-enable-dialog', 'partner fixed it');
@@ -230,6 +233,7 @@ describe('webhooks on the app page', () => {
     expect(fake.callsTo('DELETE', '/admin/apps/a1/webhooks/ep_1').map((c) => c.body)).toEqual([{ reason: 'app retired' }, { reason: 'app retired' }]);
     expect(screen.queryByTestId('webhook-remove-dialog')).toBeNull();
     expect(screen.getByTestId('webhooks-none')).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByTestId('webhook-done'));
   });
 
   it('the delivery log: newest first, older pages, replay of one event and of a range', async () => {

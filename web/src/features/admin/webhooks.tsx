@@ -12,7 +12,7 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { ErrorText } from '../../components/field';
 import { When } from '../../components/when';
 import { errorText } from '../../lib/api';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import {
   createWebhook,
   deleteWebhook,
@@ -55,7 +55,6 @@ const m = defineMessages({
   required: { id: 'admin.appForm.required', defaultMessage: 'Required' },
   create: { id: 'admin.webhooks.create', defaultMessage: 'Add the endpoint' },
   cancel: { id: 'admin.cancel', defaultMessage: 'Cancel' },
-  created: { id: 'admin.webhooks.created', defaultMessage: 'The endpoint is added.' },
   createDialog: { id: 'admin.webhooks.createDialog', defaultMessage: 'Add {url}? Its signing secret is shown once, next.' },
   saveDialog: { id: 'admin.webhooks.saveDialog', defaultMessage: 'Save the changes to {url}?' },
   secretLabel: { id: 'admin.webhooks.secretLabel', defaultMessage: 'Signing secret of {url}' },
@@ -177,6 +176,9 @@ function Endpoints({ appId, ownerMail, admin }: { appId: string; ownerMail: stri
   const [ask, setAsk] = useState<Ask | null>(null);
   const secretBox = useRef<HTMLDivElement>(null);
   const addButton = useRef<HTMLButtonElement>(null);
+  // A change is said above the list, with the focus (issue 34 item 5); a new endpoint is said by
+  // its secret, shown once with the focus.
+  const said = useSaid();
   // The new secret gets the focus once no dialog is open (a closing dialog gives the focus back
   // to its button first).
   useEffect(() => {
@@ -220,6 +222,7 @@ function Endpoints({ appId, ownerMail, admin }: { appId: string; ownerMail: stri
           </SecretOnce>
         </div>
       )}
+      <Said said={said.said} testId="webhook-done" focus />
       {endpoints.length === 0 ? (
         <p data-testid="webhooks-none">
           <FormattedMessage {...m.none} />
@@ -242,7 +245,6 @@ function Endpoints({ appId, ownerMail, admin }: { appId: string; ownerMail: stri
             onDone={(r) => {
               setAdding(false);
               withSecret(r, false);
-              toast.show('success', intl.formatMessage(m.created));
             }}
           />
         ) : (
@@ -273,11 +275,10 @@ function Endpoints({ appId, ownerMail, admin }: { appId: string; ownerMail: stri
           }}
           onDone={(ok) => {
             const done = ASKED[ask.kind].done;
-            const removed = ask.kind === 'remove';
             setAsk(null);
             if (!ok) return;
-            if (done) toast.show('success', intl.formatMessage(done));
-            if (removed) setTimeout(() => addButton.current?.focus());
+            // Said with the focus (a removed endpoint's buttons are gone with it).
+            if (done) said.say(intl.formatMessage(done));
           }}
         />
       )}
@@ -300,6 +301,8 @@ function EndpointItem({ appId, ownerMail, admin, e, onAsk, onSaved }: {
   const [log, setLog] = useState(false);
   const [editing, setEditing] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
+  // A saved change is said in the item, with the focus.
+  const saved = useSaid();
   const stopEditing = () => {
     setEditing(false);
     setTimeout(() => editButton.current?.focus());
@@ -332,6 +335,7 @@ function EndpointItem({ appId, ownerMail, admin, e, onAsk, onSaved }: {
           </span>
         )}
       </p>
+      <Said said={saved.said} testId="webhook-saved" focus />
       {editing ? (
         <EndpointForm
           appId={appId}
@@ -340,7 +344,7 @@ function EndpointItem({ appId, ownerMail, admin, e, onAsk, onSaved }: {
           onDone={(r) => {
             onSaved(r.endpoint);
             stopEditing();
-            toast.show('success', intl.formatMessage(m.saved));
+            saved.say(intl.formatMessage(m.saved));
           }}
         />
       ) : (

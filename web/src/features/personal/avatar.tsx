@@ -5,7 +5,7 @@ import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { ErrorText, type Msg } from '../../components/field';
 import { common } from '../../i18n/common';
 import { type ApiError, handleError } from '../../lib/api';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import { AVATAR_ACCEPT, checkAvatar, uploadAvatar } from './avatar-file';
 import type { UserInfo } from '../../lib/api-types.gen';
 import { byReason, hasReason, type ReasonMap } from '../../lib/reasons';
@@ -34,6 +34,7 @@ export function Avatar({ info, onInfo }: { info: UserInfo; onInfo: (u: UserInfo)
   const id = useId();
   const [error, setError] = useState<Msg>(null);
   const [busy, setBusy] = useState(false);
+  const said = useSaid();
   const choose = async (e: ChangeEvent<HTMLInputElement>) => {
     const input = e.currentTarget;
     const file = input.files?.[0];
@@ -51,11 +52,10 @@ export function Avatar({ info, onInfo }: { info: UserInfo; onInfo: (u: UserInfo)
     const refused = res.success ? undefined : byReason(REFUSED, res.error.reason);
     if (res.success) {
       onInfo({ ...info, avatar: res.data.avatar });
-      toast.show('success', intl.formatMessage(m.saved));
+      said.say(intl.formatMessage(m.saved));
     } else if (refused) setError(refused);
     else if (isTransient(res.error)) {
       setError(common.uploadError);
-      toast.show('error', intl.formatMessage(common.uploadError));
     } else handleError(res.error);
   };
   return (
@@ -91,6 +91,7 @@ export function Avatar({ info, onInfo }: { info: UserInfo; onInfo: (u: UserInfo)
           <FormattedMessage {...m.hint} />
         </p>
         <ErrorText id={`${id}e`} error={error} />
+        <Said said={said.said} testId="avatar-said" />
       </div>
     </div>
   );

@@ -1,5 +1,6 @@
-// The account centre's side navigation (shown from 960 px wide, see personal.css): one link per
-// section, each a real address under the two personal pages (`/{lang}/personal/secure#two-factor`).
+// The account centre's sections' menu (beside the sections from 960 px wide, above them on a
+// phone, where it shows one section at a time: see personal.css): one link per section, each a
+// real address under the two personal pages (`/{lang}/personal/secure#two-factor`).
 // The link of the section in view by address carries aria-current; arriving at an address with a
 // section (or a hash change) scrolls that section into view and moves the focus to its heading.
 import { type ReactNode, useEffect } from 'react';
@@ -69,10 +70,17 @@ export function CentreNav({ page }: { page: Page }) {
   );
 }
 
-/** A group of cards that the navigation can point at. */
+/**
+ * A group of cards that the navigation can point at. Below 960 px only the section the address
+ * names (its page's first without one) is shown: each section is a screen of its own, reached
+ * from the sections' menu (personal.css; issue 34 item 2). From 960 px every section shows.
+ */
 export function CentreSection({ id, children }: { id: SectionId; children: ReactNode }) {
+  const { hash } = useLocation();
+  const page = SECTIONS.find((s) => s.id === id)!.page;
+  const current = currentSection(page, hash) === id;
   return (
-    <div id={id} className="centre-section" data-section={id}>
+    <div id={id} className="centre-section" data-section={id} data-current={current || undefined}>
       {children}
     </div>
   );

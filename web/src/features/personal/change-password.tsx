@@ -4,7 +4,6 @@ import { type FormEvent, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { type ApiError, errorText, handleError } from '../../lib/api';
 import { changePassword } from './api';
-import { FormStatus, useFormStatus } from '../../components/form-status';
 import { Field } from '../../components/field';
 import { useForm } from '../../components/use-form';
 import * as v from '../../lib/validate';
@@ -39,14 +38,14 @@ function fieldOf(e: ApiError): FieldName | null {
 }
 
 /**
+ * `onDone`: the change is made (the words that say so).
  * `account`: the account as signed in with on this browser, for password managers to save the new
  * password against; null leaves the field out (a masked value would be saved as a user name).
  */
-export function ChangePassword({ account }: { account: string | null }) {
+export function ChangePassword({ account, onDone }: { account: string | null; onDone: (said: string) => void }) {
   const intl = useIntl();
   const { ref, values, set, check, flag, bind } = useForm(EMPTY);
   const [busy, setBusy] = useState(false);
-  const status = useFormStatus();
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const ok = check({
@@ -60,7 +59,8 @@ export function ChangePassword({ account }: { account: string | null }) {
     setBusy(false);
     if (res.success) {
       FIELDS.forEach((name) => set(name, ''));
-      status.say(intl.formatMessage(m.changed));
+      // The form closes behind its row, which says it (fold.tsx).
+      onDone(intl.formatMessage(m.changed));
       return;
     }
     const f = fieldOf(res.error);
@@ -68,8 +68,7 @@ export function ChangePassword({ account }: { account: string | null }) {
     else handleError(res.error);
   };
   return (
-    <form ref={ref} data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate onInput={status.clear}>
-      <FormStatus text={status.text} testId="change-password-status" />
+    <form ref={ref} data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate>
       {/* Hidden: tells a password manager whose password this is (its autocomplete is username). */}
       {account && <input type="text" name="username" autoComplete="username" value={account} readOnly hidden />}
       <Field

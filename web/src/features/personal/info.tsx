@@ -16,6 +16,7 @@ import { countryOptions, regionName } from '../../lib/countries';
 import { Apps } from './apps';
 import { Avatar } from './avatar';
 import { BindIdentity } from './bind-identity';
+import { Fold } from './fold';
 import { LoadState } from './load-state';
 import { learnName, signedInAs } from '../../lib/account-picker';
 import { CentreNav, CentreSection, useSectionFocus } from './centre-nav';
@@ -28,20 +29,18 @@ import './personal.css';
 const m = defineMessages({
   about: { id: 'info.about', defaultMessage: 'About me' },
   userName: { id: 'info.userName', defaultMessage: 'Username' },
-  mail: { id: 'info.mail', defaultMessage: 'Email' },
-  phone: { id: 'info.phone', defaultMessage: 'Mobile number' },
-  notBound: { id: 'info.notBound', defaultMessage: 'Not bound' },
   countryShown: { id: 'info.countryShown', defaultMessage: 'Country or region' },
   notSet: { id: 'info.notSet', defaultMessage: 'Not set' },
   accountType: { id: 'info.accountType', defaultMessage: 'Account type' },
   customer: { id: 'info.customer', defaultMessage: 'Customer' },
   staff: { id: 'info.staff', defaultMessage: 'Internal staff' },
   incomplete: {
-    id: 'info.incomplete',
-    defaultMessage: 'Your profile is incomplete. Add your company, position and address below so our teams can serve you.',
+    id: 'info.missing',
+    defaultMessage: 'Your profile lacks: {fields}.',
   },
   completeLink: { id: 'info.completeLink', defaultMessage: 'Complete my profile' },
   update: { id: 'info.update', defaultMessage: 'Update personal info' },
+  edit: { id: 'info.edit', defaultMessage: 'Edit profile' },
   company: { id: 'info.company', defaultMessage: 'Company name' },
   duty: { id: 'info.duty', defaultMessage: 'Position' },
   address: { id: 'info.address', defaultMessage: 'Address' },
@@ -51,11 +50,6 @@ const m = defineMessages({
   save: { id: 'info.save', defaultMessage: 'Save' },
   saved: { id: 'info.saved', defaultMessage: 'Your profile has been saved' },
   unchanged: { id: 'info.unchanged', defaultMessage: 'Nothing has changed' },
-  contact: { id: 'info.contact', defaultMessage: 'E-mail and mobile number' },
-  contactIntro: {
-    id: 'info.contactIntro',
-    defaultMessage: 'Both can be used to sign in and to receive verification codes. A code sent to the new address confirms it is yours.',
-  },
   securityHeading: { id: 'info.securityHeading', defaultMessage: 'Account security' },
   security: { id: 'info.security', defaultMessage: 'Password, two-factor authentication and account deactivation are in the Security Center.' },
   securityLink: { id: 'info.securityLink', defaultMessage: 'Go to the Security Center' },
@@ -116,6 +110,11 @@ function problems(diff: Partial<Values>, typed: Values): Errors {
   return out;
 }
 
+/** What the profile really lacks of the fields that make it complete (spec: address, company, duty). */
+export function missingFields(u: UserInfo): ('company' | 'duty' | 'address')[] {
+  return (['company', 'duty', 'address'] as const).filter((f) => !u[f]?.trim());
+}
+
 function isField(f: string | undefined): f is FieldName {
   return f !== undefined && (FIELDS as readonly string[]).includes(f);
 }
@@ -153,12 +152,18 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
   const lang = asLocale(intl.locale) ?? 'zh-CN';
   const formTitle = useId();
   const { guard, dialog } = useReauth(info.enableTotp);
+  // The banner names only what is missing (the company given at sign-up is not); its button opens the form.
+  const missing = missingFields(info);
+  const [openProfile, setOpenProfile] = useState(0);
   return (
     <>
       <CentreSection id="profile">
-        {!info.isComplete && (
-          <p className="notice" data-testid="profile-incomplete">
-            <FormattedMessage {...m.incomplete} /> <a href="#profile-form">{intl.formatMessage(m.completeLink)}</a>
+        {missing.length > 0 && (
+          <p className="notice incomplete" data-testid="profile-incomplete">
+            <FormattedMessage {...m.incomplete} values={{ fields: intl.formatList(missing.map((f) => intl.formatMessage(LABELS[f]))) }} />{' '}
+            <button type="button" className="link" data-testid="complete-profile" onClick={() => setOpenProfile((n) => n + 1)}>
+              {intl.formatMessage(m.completeLink)}
+            </button>
           </p>
         )}
         <section className="card" aria-labelledby="about-title">
@@ -175,18 +180,6 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
             </div>
             <div>
               <dt>
-                <FormattedMessage {...m.mail} />
-              </dt>
-              <dd>{info.mail ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
-            </div>
-            <div>
-              <dt>
-                <FormattedMessage {...m.phone} />
-              </dt>
-              <dd>{info.phone ?? <span className="muted">{intl.formatMessage(m.notBound)}</span>}</dd>
-            </div>
-            <div>
-              <dt>
                 <FormattedMessage {...m.countryShown} />
               </dt>
               <dd>{info.country ? regionName(info.country, intl.locale) : <span className="muted">{intl.formatMessage(m.notSet)}</span>}</dd>
@@ -200,51 +193,54 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
               </dd>
             </div>
           </dl>
-        </section>
-        <section className="card" aria-labelledby={formTitle}>
-          <h2 id={formTitle}>
-            <FormattedMessage {...m.update} />
-          </h2>
-          <ProfileForm info={info} onSaved={onSaved} />
-        </section>
-        <section className="card" aria-labelledby="contact-title">
-          <h2 id="contact-title">
-            <FormattedMessage {...m.contact} />
-          </h2>
-          <p className="muted">
-            <FormattedMessage {...m.contactIntro} />
-          </p>
-          <BindIdentity kind="mail" info={info} onInfo={onSaved} guard={guard} />
-          <BindIdentity kind="phone" info={info} onInfo={onSaved} guard={guard} />
+          {/* Rows, each a form closed behind it (fold.tsx): the profile, the mail, the phone. */}
+          <div className="rows">
+            <Fold
+              name="profile-form"
+              saidTestId="profile-status"
+              action={m.edit}
+              openRequest={openProfile}
+              summary={
+                <>
+                  <h3 id={formTitle}>
+                    <FormattedMessage {...m.update} />
+                  </h3>
+                  <ProfileSummary info={info} />
+                </>
+              }
+            >
+              {({ close }) => <ProfileForm info={info} onSaved={onSaved} onDone={close} />}
+            </Fold>
+            <BindIdentity kind="mail" info={info} onInfo={onSaved} guard={guard} />
+            <BindIdentity kind="phone" info={info} onInfo={onSaved} guard={guard} />
+          </div>
         </section>
         <section className="card" aria-labelledby="security-title">
           <h2 id="security-title">
             <FormattedMessage {...m.securityHeading} />
           </h2>
           <p>
-            <FormattedMessage {...m.security} />
-          </p>
-          <p>
+            <FormattedMessage {...m.security} />{' '}
             <Link to={paths.secure(lang)}>
               <FormattedMessage {...m.securityLink} />
             </Link>
           </p>
-        </section>
-        <section className="card" aria-labelledby="faq-title">
-          <h2 id="faq-title">
+          <h3 id="faq-title">
             <FormattedMessage {...m.faq} />
-          </h2>
-          <h3>
-            <FormattedMessage {...m.faqForgotQ} />
           </h3>
-          <p>
-            <FormattedMessage {...m.faqForgotA} />
-          </p>
-          <p>
-            <Link to={paths.findPassword(lang)} state={{ account: signedInAs(info) ?? '' }} data-testid="faq-forgot">
-              <FormattedMessage {...m.faqForgotLink} />
-            </Link>
-          </p>
+          <details className="faq">
+            <summary>
+              <FormattedMessage {...m.faqForgotQ} />
+            </summary>
+            <p>
+              <FormattedMessage {...m.faqForgotA} />
+            </p>
+            <p>
+              <Link to={paths.findPassword(lang)} state={{ account: signedInAs(info) ?? '' }} data-testid="faq-forgot">
+                <FormattedMessage {...m.faqForgotLink} />
+              </Link>
+            </p>
+          </details>
         </section>
       </CentreSection>
       <CentreSection id="apps">
@@ -255,7 +251,14 @@ function Profile({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => 
   );
 }
 
-function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo) => void }) {
+/** The profile in one line: the values set, or "Not set". */
+function ProfileSummary({ info }: { info: UserInfo }) {
+  const intl = useIntl();
+  const set = (['displayName', 'company', 'duty', 'address'] as const).map((f) => info[f]?.trim()).filter(Boolean);
+  return <p data-testid="profile-summary">{set.length ? set.join(' · ') : <span className="muted">{intl.formatMessage(m.notSet)}</span>}</p>;
+}
+
+function ProfileForm({ info, onSaved, onDone }: { info: UserInfo; onSaved: (u: UserInfo) => void; onDone: (said: string) => void }) {
   const intl = useIntl();
   const [values, setValues] = useState<Values>(() => valuesOf(info));
   const [errors, setErrors] = useState<Errors>({});
@@ -287,9 +290,8 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
     setBusy(false);
     if (res.success) {
       setErrors({});
-      setValues(valuesOf(res.data));
       onSaved(res.data);
-      status.say(intl.formatMessage(m.saved));
+      onDone(intl.formatMessage(m.saved));
     } else if (isField(res.error.field)) {
       const f = res.error.field;
       setErrors({ [f]: errorText(res.error) });
@@ -301,7 +303,6 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
   const options = useMemo(() => countryOptions(intl.locale, info.country), [intl.locale, info.country]);
   return (
     <form id="profile-form" data-testid="profile-form" onSubmit={(e) => void submit(e)} noValidate onInput={status.clear}>
-      <FormStatus text={status.text} testId="profile-status" />
       {(['company', 'duty', 'address', 'displayName'] as const).map((f) => (
         <Field
           key={f}
@@ -336,6 +337,8 @@ function ProfileForm({ info, onSaved }: { info: UserInfo; onSaved: (u: UserInfo)
         </select>
         <ErrorText id={`${countryId}-error`} error={errors.country} />
       </div>
+      {/* Beside the button just pressed ("Nothing has changed"). */}
+      <FormStatus text={status.text} testId="profile-form-status" />
       <button type="submit" className="primary" disabled={busy}>
         <FormattedMessage {...m.save} />
       </button>

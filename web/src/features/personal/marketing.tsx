@@ -2,7 +2,7 @@
 import { useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { setAdvertisement } from './api';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import type { UserInfo } from '../../lib/api-types.gen';
 
 const m = defineMessages({
@@ -18,6 +18,8 @@ export function Marketing({ info, onInfo }: { info: UserInfo; onInfo: (u: UserIn
   const id = useId();
   // The box shows the new choice at once while it is saved, and goes back if saving fails.
   const [pending, setPending] = useState<boolean | null>(null);
+  // Said under the box, where the person is (not a toast at the top of the page).
+  const said = useSaid();
   const change = async (subscribe: boolean) => {
     if (pending !== null) return; // one save at a time; focus stays on the box meanwhile
     setPending(subscribe);
@@ -25,7 +27,7 @@ export function Marketing({ info, onInfo }: { info: UserInfo; onInfo: (u: UserIn
     setPending(null);
     if (res.success) {
       onInfo(res.data);
-      toast.show('success', intl.formatMessage(res.data.isSubscribe ? m.on : m.off));
+      said.say(intl.formatMessage(res.data.isSubscribe ? m.on : m.off));
     }
   };
   return (
@@ -50,6 +52,7 @@ export function Marketing({ info, onInfo }: { info: UserInfo; onInfo: (u: UserIn
           <FormattedMessage {...m.label} />
         </label>
       </div>
+      <Said said={said.said} testId="advertisement-said" />
     </section>
   );
 }

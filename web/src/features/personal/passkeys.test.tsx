@@ -86,7 +86,10 @@ describe('passkeys in the security centre', () => {
     expect(creds.create).toHaveBeenCalledTimes(1);
     expect(callsTo('POST', '/auth/passkeys')[0]!.body).toEqual({ passkeyChallenge: 'PC', credential: { id: 'AQI', rawId: 'AQI', type: 'public-key', response: {} } });
     expect(rows()[0]!.textContent).toContain('Chrome on Linux');
-    expect(toast.current().map((t) => t.text)).toContain('Passkey added');
+    // Said in the section, under its buttons (a polite status), not in a toast at the top.
+    expect(screen.getByTestId('passkeys-note').textContent).toBe('Passkey added');
+    expect(screen.getByTestId('passkeys-note').getAttribute('role')).toBe('status');
+    expect(toast.current()).toEqual([]);
   });
 
   it('shows PASSKEY_EXISTS in the section and a cancelled prompt quietly', async () => {

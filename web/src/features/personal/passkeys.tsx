@@ -11,7 +11,6 @@ import { type Answer, type ApiError, errorText, handleError, type Result } from 
 import { deletePasskey, listPasskeys, renamePasskey } from './api';
 import { turnOff, usePasskeys, useServerPasskeys } from '../../lib/passkey-gate';
 import { hasReason } from '../../lib/reasons';
-import * as toast from '../../lib/toast';
 import { Dialog } from '../../components/dialog';
 import { When } from '../../components/when';
 
@@ -108,7 +107,7 @@ export function Passkeys({ guard }: { guard: Guard }) {
     if (!res) return; // the proof was cancelled
     if (!res.success) return refused(res.error);
     if (!res.data.ok) return setNote({ text: intl.formatMessage(m.cancelled), quiet: true });
-    toast.show('success', intl.formatMessage(m.added));
+    setNote({ text: intl.formatMessage(m.added), quiet: true });
     await load();
   };
 
@@ -122,7 +121,7 @@ export function Passkeys({ guard }: { guard: Guard }) {
     // PASSKEY_NOT_FOUND: gone already, which is what was asked.
     if (!res.success && !hasReason(res.error, 'PASSKEY_NOT_FOUND')) return refused(res.error);
     setItems((list) => list?.filter((x) => x.id !== p.id) ?? null);
-    toast.show('success', intl.formatMessage(m.removed));
+    setNote({ text: intl.formatMessage(m.removed), quiet: true });
     addRef.current?.focus();
   };
 

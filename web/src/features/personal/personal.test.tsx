@@ -41,9 +41,44 @@ describe('personal info', () => {
   it('shows the account from GET /auth/info and asks to complete the profile', async () => {
     await show('/en-US/personal/info');
     expect(screen.getByTestId('info-username').textContent).toBe('ann');
-    expect(screen.getByText('an***@example.com', { selector: 'dd' })).toBeTruthy();
+    // The owner's own mail, whole, on its row.
+    expect(screen.getByTestId('bind-mail-open').closest('.fold')?.textContent).toContain('ann@example.com');
     expect(screen.getByText('China', { selector: 'dd' })).toBeTruthy();
     expect(screen.getByTestId('profile-incomplete')).toBeTruthy();
+  });
+
+  it('names only what the profile lacks (not the company given at sign-up); its button opens the form', async () => {
+    await show('/en-US/personal/info');
+    const banner = screen.getByTestId('profile-incomplete');
+    expect(banner.textContent).toContain('Your profile lacks: Position and Address.');
+    expect(banner.textContent).not.toContain('Company');
+    expect(screen.queryByTestId('profile-form')).toBeNull();
+    fireEvent.click(screen.getByTestId('complete-profile'));
+    await settle();
+    const f = screen.getByTestId('profile-form') as HTMLFormElement;
+    expect(document.activeElement).toBe(input(f, 'company'));
+  });
+
+  it('each form is closed behind its row: opened in place with the focus in it, closed back to its button', async () => {
+    await show('/en-US/personal/info');
+    for (const name of ['profile-form', 'bind-mail', 'bind-phone']) {
+      expect(screen.queryByTestId(name)).toBeNull();
+      const button = screen.getByTestId(`${name}-open`);
+      expect(button.getAttribute('aria-expanded')).toBe('false');
+      fireEvent.click(button);
+      await settle();
+      const f = screen.getByTestId(name);
+      expect(button.getAttribute('aria-expanded')).toBe('true');
+      expect(f.contains(document.activeElement), name).toBe(true);
+      expect(button.textContent).toBe('Cancel');
+      fireEvent.click(button);
+      await settle();
+      expect(screen.queryByTestId(name)).toBeNull();
+      expect(document.activeElement).toBe(button);
+    }
+    // The owner's summary: the values set, and the owner's own mail whole.
+    expect(screen.getByTestId('profile-summary').textContent).toBe('Acme');
+    expect(screen.getByTestId('bind-mail-open').closest('.fold')?.textContent).toContain('ann@example.com');
   });
 
   it('has no completion prompt when the profile is complete', async () => {
@@ -61,8 +96,11 @@ describe('personal info', () => {
     fireEvent.submit(f);
     await settle();
     expect(callsTo('PATCH', '/auth/info').map((c) => c.body)).toEqual([{ duty: 'Engineer', country: 'DE' }]);
-    // Said by the form, not in a toast.
+    // Saved: the form closes, its row says so (not a toast) and the focus is back on its button.
+    expect(screen.queryByTestId('profile-form')).toBeNull();
     expect(screen.getByTestId('profile-status').textContent).toBe('Your profile has been saved');
+    expect(screen.getByTestId('profile-status').getAttribute('role')).toBe('status');
+    expect(document.activeElement).toBe(screen.getByTestId('profile-form-open'));
     expect(toast.current()).toEqual([]);
   });
 
@@ -151,7 +189,8 @@ describe('avatar', () => {
     choose(png());
     await settle();
     expect(errorOf(screen.getByTestId('avatar-input'))).toBe('Upload error, please try later');
-    expect(toast.current().map((t) => t.text)).toEqual(['Upload error, please try later']);
+    // Said once, at the field (no toast at the top of the page as well).
+    expect(toast.current()).toEqual([]);
   });
 });
 
@@ -168,7 +207,7 @@ describe('binding mail and phone', () => {
   it('one press of "Send code" sends the bind code (the captcha solved itself), focus to the code, "code sent" by it; then binds', async () => {
     state.answers['GET /auth/captcha'] = challenge;
     state.answers['POST /auth/identity'] = () => [200, { resendAfter: 60 }];
-    state.answers['PATCH /auth/mail'] = () => [200, { ...user, mail: 'bo***@example.com' }];
+    state.answers['PATCH /auth/mail'] = () => [200, { ...user, mail: 'bo***@example.com', fullMail: 'bob@example.com' }];
     await show('/en-US/personal/info');
     const f = form('bind-mail');
     fireEvent.focusIn(input(f, 'mail'));
@@ -189,8 +228,9 @@ describe('binding mail and phone', () => {
     fireEvent.submit(f);
     await settle();
     expect(callsTo('PATCH', '/auth/mail').map((c) => c.body)).toEqual([{ mail: 'bob@example.com', code: '123456' }]);
-    expect(screen.getByText('bo***@example.com', { selector: 'dd' })).toBeTruthy();
-    // The confirmation is said by the form, not in a toast.
+    // Bound: the form closes, the row shows the new address whole and says so (not a toast).
+    expect(screen.queryByTestId('bind-mail')).toBeNull();
+    expect(screen.getByTestId('bind-mail-open').closest('.fold')?.textContent).toContain('bob@example.com');
     expect(screen.getByTestId('bind-mail-done').textContent).toBe('Your e-mail address has been updated');
     expect(toast.current()).toEqual([]);
   });
@@ -215,6 +255,23 @@ describe('binding mail and phone', () => {
     expect(callsTo('PATCH', '/auth/mail')).toEqual([]);
   });
 
+  it('refuses the current address exactly when the server gives it whole, whatever this browser signed in with', async () => {
+    state.answers['PATCH /auth/mail'] = () => [200, { ...user, fullMail: 'anna@example.com' }];
+    await show('/en-US/personal/info');
+    const f = form('bind-mail');
+    fireEvent.change(input(f, 'mail'), { target: { value: ' Ann@Example.com ' } });
+    fireEvent.change(input(f, 'code'), { target: { value: '123456' } });
+    fireEvent.submit(f);
+    await settle();
+    expect(errorOf(input(f, 'mail'))).toBe('The new value must differ from the current one');
+    // Another address that masks alike is not the current one.
+    fireEvent.change(input(f, 'mail'), { target: { value: 'anna@example.com' } });
+    fireEvent.submit(f);
+    await settle();
+    expect(callsTo('PATCH', '/auth/mail').map((c) => c.body)).toEqual([{ mail: 'anna@example.com', code: '123456' }]);
+    expect(screen.getByTestId('bind-mail-done').textContent).toBe('Your e-mail address has been updated');
+  });
+
   it('shows a taken number and a wrong code at their fields', async () => {
     state.answers['PATCH /auth/phone'] = () => [409, { reason: 'PHONE_EXIST', message: '', code: 409 }];
     await show('/en-US/personal/info');
@@ -235,7 +292,7 @@ describe('binding mail and phone', () => {
   it('asks to confirm identity when the server wants a fresh proof, then binds', async () => {
     let n = 0;
     state.answers['PATCH /auth/phone'] = () =>
-      n++ === 0 ? [403, { reason: 'REAUTH_REQUIRED', message: '', code: 403 }] : [200, { ...user, phone: '138****8000' }];
+      n++ === 0 ? [403, { reason: 'REAUTH_REQUIRED', message: '', code: 403 }] : [200, { ...user, phone: '138****8000', fullPhone: '13800138000' }];
     await show('/en-US/personal/info');
     const f = form('bind-phone');
     fireEvent.change(input(f, 'phone'), { target: { value: '13800138000' } });
@@ -248,7 +305,7 @@ describe('binding mail and phone', () => {
     await settle();
     expect(callsTo('POST', '/auth/totp/verify').map((c) => c.body)).toEqual([{ password: 'Ciam-Demo-2026!' }]);
     expect(callsTo('PATCH', '/auth/phone')).toHaveLength(2);
-    expect(screen.getByText('138****8000', { selector: 'dd' })).toBeTruthy();
+    expect(screen.getByTestId('bind-phone-open').closest('.fold')?.textContent).toContain('13800138000');
   });
 
   it('hides the mail form of a staff account with a note, and keeps the phone form', async () => {
@@ -256,7 +313,7 @@ describe('binding mail and phone', () => {
     await show('/en-US/personal/info');
     expect(screen.queryByTestId('bind-mail')).toBeNull();
     expect(screen.getByTestId('bind-mail-staff').textContent).toMatch(/cannot be changed here/);
-    expect(screen.getByTestId('bind-phone')).toBeTruthy();
+    expect(form('bind-phone')).toBeTruthy();
   });
 });
 

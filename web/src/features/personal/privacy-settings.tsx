@@ -1,5 +1,6 @@
 // Cookies and privacy settings: the choices (GET/PATCH /auth/privacy) and the history of every
-// change, newest first, with its local date and time.
+// change, newest first, with its local date and time. Closed behind its row (the choices in one
+// line and "Change", fold.tsx); saving keeps the form open, said by the form.
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Link } from 'react-router';
@@ -10,6 +11,7 @@ import { getPrivacy, setPrivacy } from './api';
 import { FormStatus, useFormStatus } from '../../components/form-status';
 import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
+import { Fold } from './fold';
 
 const m = defineMessages({
   heading: { id: 'secure.cookies.heading', defaultMessage: 'Cookies and privacy' },
@@ -33,6 +35,10 @@ const m = defineMessages({
   loading: { id: 'secure.cookies.loading', defaultMessage: 'Loading your choices…' },
   failed: { id: 'secure.cookies.failed', defaultMessage: 'Your privacy choices could not be loaded.' },
   retry: { id: 'secure.cookies.retry', defaultMessage: 'Try again' },
+  summary: { id: 'secure.cookies.summary', defaultMessage: 'Analytics: {analytics} · Marketing: {marketing}' },
+  on: { id: 'secure.cookies.on', defaultMessage: 'on' },
+  off: { id: 'secure.cookies.off', defaultMessage: 'off' },
+  change: { id: 'secure.cookies.change', defaultMessage: 'Change choices' },
 });
 
 export const CHOICES = ['analytics', 'marketing'] as const;
@@ -110,55 +116,75 @@ export function PrivacySettings() {
         <FormattedMessage {...m.intro} /> <Link to={paths.privacy(lang)}>{intl.formatMessage(m.link)}</Link>
       </p>
       {data && wanted ? (
-        <>
-          <form data-testid="privacy-form" onSubmit={(e) => void submit(e)} onChange={status.clear}>
-            <FormStatus text={status.text} testId="privacy-status" />
-            <fieldset>
-              <legend>
-                <FormattedMessage {...m.choices} />
-              </legend>
-              {CHOICES.map((c) => (
-                <div className="check" key={c}>
-                  <input
-                    id={`privacy-${c}`}
-                    type="checkbox"
-                    name={c}
-                    checked={wanted[c]}
-                    onChange={(e) => setWanted({ ...wanted, [c]: e.target.checked })}
-                  />
-                  <label htmlFor={`privacy-${c}`}>
-                    <FormattedMessage {...LABEL[c]} />
-                  </label>
-                </div>
-              ))}
-            </fieldset>
-            <button type="submit" className="primary" disabled={busy}>
-              <FormattedMessage {...m.save} />
-            </button>
-          </form>
-          <h3>
-            <FormattedMessage {...m.history} />
-          </h3>
-          {data.history.length === 0 ? (
-            <p className="muted">
-              <FormattedMessage {...m.noHistory} />
+        <Fold
+          name="privacy-form"
+          saidTestId="privacy-said"
+          action={m.change}
+          summary={
+            <p data-testid="privacy-summary">
+              <FormattedMessage
+                {...m.summary}
+                values={{
+                  analytics: intl.formatMessage(data.settings.analytics ? m.on : m.off),
+                  marketing: intl.formatMessage(data.settings.marketing ? m.on : m.off),
+                }}
+              />
             </p>
-          ) : (
-            <ul className="events" data-testid="privacy-history">
-              {data.history.map((h, i) => (
-                <li key={`${h.at}-${i}`}>
-                  <When at={h.at} />
-                  <span>
-                    {intl.formatList(
-                      CHOICES.filter((c) => typeof h.changes?.[c] === 'boolean').map((c) => intl.formatMessage(CHANGE[c][h.changes[c] ? 1 : 0])),
-                      { type: 'conjunction' },
-                    )}
-                  </span>
-                </li>
-              ))}
-            </ul>
+          }
+        >
+          {() => (
+            <>
+              <form data-testid="privacy-form" onSubmit={(e) => void submit(e)} onChange={status.clear}>
+                <fieldset>
+                  <legend>
+                    <FormattedMessage {...m.choices} />
+                  </legend>
+                  {CHOICES.map((c) => (
+                    <div className="check" key={c}>
+                      <input
+                        id={`privacy-${c}`}
+                        type="checkbox"
+                        name={c}
+                        checked={wanted[c]}
+                        onChange={(e) => setWanted({ ...wanted, [c]: e.target.checked })}
+                      />
+                      <label htmlFor={`privacy-${c}`}>
+                        <FormattedMessage {...LABEL[c]} />
+                      </label>
+                    </div>
+                  ))}
+                </fieldset>
+                {/* Beside the button just pressed. */}
+                <FormStatus text={status.text} testId="privacy-status" />
+                <button type="submit" className="primary" disabled={busy}>
+                  <FormattedMessage {...m.save} />
+                </button>
+              </form>
+              <h3>
+                <FormattedMessage {...m.history} />
+              </h3>
+              {data.history.length === 0 ? (
+                <p className="muted">
+                  <FormattedMessage {...m.noHistory} />
+                </p>
+              ) : (
+                <ul className="events" data-testid="privacy-history">
+                  {data.history.map((h, i) => (
+                    <li key={`${h.at}-${i}`}>
+                      <When at={h.at} />
+                      <span>
+                        {intl.formatList(
+                          CHOICES.filter((c) => typeof h.changes?.[c] === 'boolean').map((c) => intl.formatMessage(CHANGE[c][h.changes[c] ? 1 : 0])),
+                          { type: 'conjunction' },
+                        )}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </>
           )}
-        </>
+        </Fold>
       ) : failed ? (
         <div role="alert">
           <p>

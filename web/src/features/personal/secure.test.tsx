@@ -135,6 +135,28 @@ describe('password', () => {
     expect(errorOf(input(f, 'password'))).toBe('New password must differ from your current one');
     expect(toast.current()).toEqual([]);
   });
+
+  it('is closed behind its row; once changed it closes, the row says so and the focus is back on its button', async () => {
+    state.answers['PATCH /auth/pwd'] = () => [200, { ok: true }];
+    await show('/en-US/personal/secure');
+    expect(screen.queryByTestId('change-password')).toBeNull();
+    const button = screen.getByTestId('change-password-open');
+    expect(button.textContent).toBe('Change password');
+    const f = form('change-password');
+    await settle();
+    expect(document.activeElement).toBe(input(f, 'oldPassword'));
+    fireEvent.change(input(f, 'oldPassword'), { target: { value: 'Ciam-Demo-2026!' } });
+    fireEvent.change(input(f, 'password'), { target: { value: 'Ciam-Demo-2027!' } });
+    fireEvent.change(input(f, 'confirmPassword'), { target: { value: 'Ciam-Demo-2027!' } });
+    fireEvent.submit(f);
+    await settle();
+    expect(screen.queryByTestId('change-password')).toBeNull();
+    const said = screen.getByTestId('change-password-status');
+    expect(said.textContent).toBe('Your password has been changed');
+    expect(said.getAttribute('role')).toBe('status');
+    expect(document.activeElement).toBe(button);
+    expect(toast.current()).toEqual([]);
+  });
 });
 
 describe('two-factor authentication', () => {
@@ -324,7 +346,11 @@ describe('two-factor authentication', () => {
     expect(callsTo('POST', '/auth/totp/disable')).toHaveLength(1);
     expect(screen.getByTestId('totp-status').getAttribute('data-enabled')).toBe('false');
     expect(screen.getByTestId('totp-enable')).toBeTruthy();
-    expect(toast.current().map((t) => t.text)).toContain('Two-factor authentication is off');
+    // Said under the status line, where the person is (a polite status), not in a toast.
+    const said = screen.getByTestId('totp-said');
+    expect(said.textContent).toBe('Two-factor authentication is off');
+    expect(said.getAttribute('role')).toBe('status');
+    expect(toast.current()).toEqual([]);
   });
 
   it('reloads the account when the API reports USER_TOTP_ENABLED', async () => {
@@ -369,6 +395,9 @@ describe('marketing, privacy, sessions and activity', () => {
       { settings: { analytics: true, marketing: true }, history: [{ at: AT + 10, changes: { analytics: true } }, { at: AT, changes: { marketing: true } }] },
     ];
     await show('/en-US/personal/secure');
+    // Closed behind its row, which says the choices in one line.
+    expect(screen.getByTestId('privacy-summary').textContent).toBe('Analytics: off · Marketing: on');
+    expect(screen.queryByTestId('privacy-form')).toBeNull();
     const f = form('privacy-form');
     expect(input(f, 'analytics').checked).toBe(false);
     expect(input(f, 'marketing').checked).toBe(true);
@@ -381,6 +410,7 @@ describe('marketing, privacy, sessions and activity', () => {
     expect(callsTo('PATCH', '/auth/privacy').map((c) => c.body)).toEqual([{ analytics: true }]);
     expect(screen.getByTestId('privacy-history').querySelectorAll('li')).toHaveLength(2);
     expect(screen.getByTestId('privacy-history').querySelector('li')?.textContent).toContain('Analytics turned on');
+    expect(screen.getByTestId('privacy-summary').textContent).toBe('Analytics: on · Marketing: on');
   });
 
   it('says the choices could not be loaded (no toast) and retries on request', async () => {

@@ -11,6 +11,7 @@ import { asLocale } from '../../i18n/locale';
 import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { ChangePassword } from './change-password';
 import { signedInAs } from '../../lib/account-picker';
+import { Fold } from './fold';
 import { LoadState } from './load-state';
 import { Marketing } from './marketing';
 import { learnName } from '../../lib/account-picker';
@@ -25,7 +26,8 @@ import { useUserInfo } from '../../components/use-user-info';
 import './personal.css';
 
 const m = defineMessages({
-  pwdHeading: { id: 'secure.pwd.heading', defaultMessage: 'Change password' },
+  pwdHeading: { id: 'secure.pwd.title', defaultMessage: 'Password' },
+  pwdChange: { id: 'secure.pwd.heading', defaultMessage: 'Change password' },
   pwdIntro: { id: 'secure.pwd.intro', defaultMessage: 'Changing your password signs you out on your other devices; this one stays signed in.' },
   rule: {
     id: 'secure.pwd.rule',
@@ -64,13 +66,25 @@ export default function Secure() {
             <h2 id="pwd-title">
               <FormattedMessage {...m.pwdHeading} />
             </h2>
-            <p className="muted">
-              <FormattedMessage {...m.pwdIntro} />
-            </p>
-            <p className="muted">
-              <FormattedMessage {...m.rule} />
-            </p>
-            <ChangePassword account={info ? signedInAs(info) : null} />
+            <Fold
+              name="change-password"
+              saidTestId="change-password-status"
+              action={m.pwdChange}
+              summary={
+                <p className="muted">
+                  <FormattedMessage {...m.pwdIntro} />
+                </p>
+              }
+            >
+              {({ close }) => (
+                <>
+                  <p className="muted">
+                    <FormattedMessage {...m.rule} />
+                  </p>
+                  <ChangePassword account={info ? signedInAs(info) : null} onDone={close} />
+                </>
+              )}
+            </Fold>
           </section>
         </CentreSection>
         <CentreSection id="passkeys">

@@ -10,7 +10,7 @@ import { type Answer, handleError, type Result } from '../../lib/api';
 import { listActivity, listSessions, revokeSession } from './api';
 import { regionName } from '../../lib/countries';
 import * as session from '../../lib/session';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import { Dialog } from '../../components/dialog';
 import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
@@ -138,6 +138,8 @@ export function Sessions() {
   const navigate = useNavigate();
   const { items, setItems, failed, load } = useList<SessionView>(listSessions, pickSessions);
   const [busy, setBusy] = useState<string | null>(null);
+  // Said under the list, with the focus: the ended session's row (and its button) goes away.
+  const said = useSaid();
   // What the confirmation dialog asks about: one session, or every session but this one.
   const [asking, setAsking] = useState<SessionView | 'others' | null>(null);
   /** Ends one session; false when the server refused (already said by the default handling). */
@@ -161,14 +163,14 @@ export function Sessions() {
       navigate(paths.signin(asLocale(intl.locale) ?? 'zh-CN'), { replace: true });
       return;
     }
-    toast.show('success', intl.formatMessage(m.revoked));
+    said.say(intl.formatMessage(m.revoked));
   };
   const revokeOthers = async () => {
     setBusy('others');
     let ok = true;
     for (const s of items?.filter((x) => !x.current) ?? []) ok = (await end(s)) && ok;
     setBusy(null);
-    if (ok) toast.show('success', intl.formatMessage(m.othersDone));
+    if (ok) said.say(intl.formatMessage(m.othersDone));
   };
   const confirm = () => {
     const what = asking;
@@ -213,6 +215,7 @@ export function Sessions() {
       ) : (
         <Status failed={failed} onRetry={() => void load()} />
       )}
+      <Said said={said.said} testId="sessions-said" focus />
       {others > 1 && (
         <p>
           <button type="button" className="danger" data-testid="sessions-revoke-others" disabled={busy !== null} onClick={() => setAsking('others')}>

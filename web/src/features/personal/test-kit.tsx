@@ -1,6 +1,6 @@
 // Shared by the personal pages' tests (not shipped: only *.test.tsx import it): the pages in the
 // test app (testing/render-app.tsx), the fake API (testing/fake-api.ts) and small DOM helpers.
-import { screen } from '@testing-library/react';
+import { fireEvent, screen } from '@testing-library/react';
 import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { type Answer, type Call, fakeApi } from '../../testing/fake-api';
 import { renderApp } from '../../testing/render-app';
@@ -9,7 +9,7 @@ import Secure from './secure';
 import type { UserInfo } from '../../lib/api-types.gen';
 
 export const user: UserInfo = {
-  userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null, company: 'Acme', duty: null, address: null,
+  userId: 'u1', userName: 'ann', mail: 'an***@example.com', phone: null, fullMail: 'ann@example.com', fullPhone: null, company: 'Acme', duty: null, address: null,
   displayName: null, country: 'CN', avatar: null, advertisement: 'unsubscribe', tag: { eiamUid: null }, enableTotp: false,
   isComplete: false, isSubscribe: false, isEiamUser: false,
 };
@@ -42,7 +42,13 @@ export function show(path: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
   );
 }
 
-export const form = (testId: string) => screen.getByTestId(testId) as HTMLFormElement;
+/** The form `testId`, opened first when it is closed behind its row (its `{testId}-open` button, fold.tsx). */
+export const form = (testId: string) => {
+  const open = screen.queryByTestId(testId);
+  if (open) return open as HTMLFormElement;
+  fireEvent.click(screen.getByTestId(`${testId}-open`));
+  return screen.getByTestId(testId) as HTMLFormElement;
+};
 export const input = (f: HTMLFormElement, name: string) => f.elements.namedItem(name) as HTMLInputElement;
 export const errorOf = (el: HTMLElement) =>
   (el.getAttribute('aria-describedby') ?? '')

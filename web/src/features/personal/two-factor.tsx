@@ -7,7 +7,7 @@ import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { type Msg, OtpField } from '../../components/field';
 import { errorText, handleError, type Result } from '../../lib/api';
 import { disableTotp, enableTotp, getTotpUrl, regenerateBackupCodes } from './api';
-import * as toast from '../../lib/toast';
+import { Said, useSaid } from '../../components/said';
 import * as v from '../../lib/validate';
 import { BackupCodes } from './backup-codes';
 import { Dialog } from '../../components/dialog';
@@ -77,6 +77,8 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
   const [codes, setCodes] = useState<string[] | null>(null);
   const [busy, setBusy] = useState(false);
   const [asking, setAsking] = useState(false);
+  // Said under the status line, where the person is (not a toast at the top of the page).
+  const said = useSaid();
   // When a step ends (codes saved, set-up cancelled, turned off) its controls go away: the focus
   // goes to the section heading rather than to the page body.
   const heading = useRef<HTMLHeadingElement>(null);
@@ -93,14 +95,14 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
     if (res.success && secret) setEnrol({ url: res.data.url, secret });
     else {
       setEnrol(null);
-      if (res.success) toast.show('error', intl.formatMessage(m.badUrl));
+      if (res.success) said.say(intl.formatMessage(m.badUrl));
     }
   };
   const enabled = (backupCodes: string[]) => {
     setEnrol(null);
     setCodes(backupCodes);
     onPatch({ enableTotp: true });
-    toast.show('success', intl.formatMessage(m.enabled));
+    said.say(intl.formatMessage(m.enabled));
   };
   const regenerate = async () => {
     setBusy(true);
@@ -109,7 +111,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
     if (!res) return;
     if (res.success) {
       setCodes(res.data.backupCodes);
-      toast.show('success', intl.formatMessage(m.regenerated));
+      said.say(intl.formatMessage(m.regenerated));
     } else fail(res.error);
   };
   const disable = async () => {
@@ -121,7 +123,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
     if (res.success) {
       onPatch({ enableTotp: false });
       refocus();
-      toast.show('success', intl.formatMessage(m.disabled));
+      said.say(intl.formatMessage(m.disabled));
     } else fail(res.error);
   };
   const state = intl.formatMessage(info.enableTotp ? m.on : m.off);
@@ -135,6 +137,7 @@ export function TwoFactor({ info, onPatch, onStale, guard }: Props) {
           <FormattedMessage {...m.status} values={{ state }} />
         </strong>
       </p>
+      <Said said={said.said} testId="totp-said" />
       {codes ? (
         <BackupCodes
           codes={codes}
@@ -216,12 +219,13 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
   const [error, setError] = useState<Msg>(null);
   const [busy, setBusy] = useState(false);
   const touch = useTouch();
+  const copied = useSaid();
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(secret);
-      toast.show('success', intl.formatMessage(m.copied));
+      copied.say(intl.formatMessage(m.copied));
     } catch {
-      toast.show('error', intl.formatMessage(m.copyFailed));
+      copied.say(intl.formatMessage(m.copyFailed));
     }
   };
   const submit = async (e: FormEvent<HTMLFormElement>) => {
@@ -269,6 +273,7 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
           <FormattedMessage {...m.copy} />
         </button>
       </div>
+      <Said said={copied.said} testId="totp-copied" />
       <form data-testid="totp-form" onSubmit={(e) => void submit(e)} noValidate>
         <p>
           <FormattedMessage {...m.step2} />
