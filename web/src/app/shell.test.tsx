@@ -17,9 +17,10 @@ async function open(url: string, locale: 'en-US' | 'zh-CN' = 'en-US') {
   for (let i = 0; i < 5; i++) await realWait(5);
   return { router, ...r, path: () => `${router.state.location.pathname}${router.state.location.search}` };
 }
-/** The sign-in card's notice, once the lazy sign-in screen is drawn. */
+/** The sign-in card's notice, once the lazy sign-in screen is drawn (its chunk is transformed on
+ * first use: on a loaded machine that takes seconds, so the wait is long and ends when drawn). */
 async function notice() {
-  for (let i = 0; i < 20 && !document.querySelector('[data-testid="signin-notice"]'); i++) await realWait(10);
+  for (let i = 0; i < 500 && !document.querySelector('[data-testid="signin-notice"]'); i++) await realWait(10);
   return document.querySelector('[data-testid="signin-notice"]')?.textContent;
 }
 const advance = (ms: number) => act(() => void vi.advanceTimersByTime(ms));
@@ -146,7 +147,7 @@ describe('skip link', () => {
   it('is the first tab stop of the page and points at the main content, which can take the focus', async () => {
     localStorage.removeItem('ciam_token');
     await open('/zh-CN/passport/signin', 'zh-CN');
-    for (let i = 0; i < 20 && !document.querySelector('main h1'); i++) await realWait(10);
+    for (let i = 0; i < 500 && !document.querySelector('main h1'); i++) await realWait(10);
     const focusable = document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, [tabindex="0"]');
     const skip = focusable[0]!;
     expect(skip.getAttribute('data-testid')).toBe('skip-link');
