@@ -5,7 +5,6 @@
 use crate::policy::key_secrets;
 use crate::{audit, quoted, roles, webhooks, Function};
 use ciam_api::{Auth, Fed, Images, Kms, Table, S3};
-use ciam_core::federation::ProviderId;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -206,8 +205,8 @@ fn lower(debug: impl std::fmt::Debug) -> String {
 /// a second provider's rows need the general field (design §1.5).
 fn staff_part(fed: Fed) -> &'static str {
     match fed {
-        Fed::Start(ProviderId::Staff) => "client",
-        Fed::Callback(ProviderId::Staff) => "clientSecret",
+        Fed::Start(_) => "client",
+        Fed::Callback(_) => "clientSecret",
         Fed::None => "none",
     }
 }

@@ -3,6 +3,8 @@
 //! sign-in; `wechat`: WeChat's QR and Official Account sign-in, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they share. The
 //! flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
+#[cfg(feature = "fakes")]
+mod mock;
 mod oidc;
 pub mod wechat;
 
@@ -14,6 +16,8 @@ use std::time::Duration;
 pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
     match provider {
         ProviderId::Staff => &oidc::Oidc,
+        #[cfg(feature = "fakes")]
+        ProviderId::Mock => &mock::Mock,
     }
 }
 

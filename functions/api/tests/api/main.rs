@@ -30,6 +30,7 @@ mod dynamo;
 mod events;
 mod fault_matrix;
 mod faults;
+mod federation_links;
 mod federation_wechat;
 mod helpers;
 mod input;
