@@ -93,8 +93,9 @@ def test_each_function_reads_exactly_its_purposes_key_secrets(transformed):
 def test_only_the_distributor_reads_the_root_and_writes_the_key_secrets(transformed):
     names = secret_names(transformed)
     key_names = {n for n in names if n.endswith("KeySecret")}
-    # One per distributed key purpose (issue 22), and Webhook (issue 23: the endpoints' secrets).
-    assert len(key_names) == 10
+    # One per distributed key purpose (issue 22), Webhook (issue 23: the endpoints' secrets) and
+    # Federation (issue 33: the federated sign-in of every provider but staff).
+    assert len(key_names) == 11
     reads, writes = reach(transformed)[KEY_DISTRIBUTOR]
     assert reads == key_names | {"RootSecret"}
     assert writes == key_names

@@ -45,10 +45,10 @@ pub struct AppState {
 /// its row.
 pub fn router(ciam: Ciam) -> Router {
     let console = ciam.config.console;
-    build(
-        ciam,
-        all_routes().filter(move |r| console || !matches!(r.auth, Auth::Console(_))),
-    )
+    let routes = all_routes().filter(move |r| console || !matches!(r.auth, Auth::Console(_)));
+    #[cfg(feature = "fakes")]
+    let routes = routes.chain(routes::MOCK_ROUTES);
+    build(ciam, routes)
 }
 
 /// Only the route `id` of `table` (a Lambda serves one route of its binary's table: `ROUTES`

@@ -286,7 +286,7 @@ impl From<&User> for Who {
 /// a single-use challenge for the second step (`NEED_TOTP_VERIFY`): the item to write (with
 /// no condition, so a retry of the write is harmless: the key holds 256 random bits) and the
 /// answer once it is written.
-fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item, Result<SignedIn>) {
+pub(crate) fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item, Result<SignedIn>) {
     if who.enable_totp {
         let secret = hex::encode(random::<32>(ciam.entropy.as_ref()));
         let challenge = Challenge {

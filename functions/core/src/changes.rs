@@ -211,6 +211,11 @@ pub async fn deactivate(
     // The passkeys go with the account, in the same commit (at most 20 operations).
     let passkeys = crate::passkey::items::items_of(ciam, &u.id).await?;
     ops.extend(crate::passkey::items::delete_ops(&u.id, &passkeys));
+    // Its links to providers (docs/federation-design.md §2.2): the account's items and their
+    // lookups, so the subjects may link again (1 more read, only for an account with links).
+    if u.links > 0 {
+        ops.extend(crate::federation::links::delete_ops(ciam, &u.id).await?);
+    }
     // And its entries in the console's lists, and its console role's index item.
     ops.extend(crate::directory::deletes(u));
     if !u.roles.is_empty() {

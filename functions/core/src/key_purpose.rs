@@ -45,10 +45,13 @@ pub enum KeyPurpose {
     /// Sealed webhook endpoint secrets (`webhook-secret`, AES-256-GCM): the registry routes that
     /// make one and whatever signs deliveries.
     Webhook,
+    /// Federated sign-in with every provider but staff: the state, the login code and the
+    /// pending identity (`fed-state`, `fed-code`, `fed-pending`).
+    Federation,
 }
 
 impl KeyPurpose {
-    pub const ALL: [KeyPurpose; 11] = [
+    pub const ALL: [KeyPurpose; 12] = [
         KeyPurpose::Session,
         KeyPurpose::Seal,
         KeyPurpose::Captcha,
@@ -60,6 +63,7 @@ impl KeyPurpose {
         KeyPurpose::Oidc,
         KeyPurpose::Es256,
         KeyPurpose::Webhook,
+        KeyPurpose::Federation,
     ];
 
     /// Its name in CamelCase: the secret `<Name>KeySecret` of template.yaml, the fact of
@@ -77,6 +81,7 @@ impl KeyPurpose {
             KeyPurpose::Oidc => "Oidc",
             KeyPurpose::Es256 => "Es256",
             KeyPurpose::Webhook => "Webhook",
+            KeyPurpose::Federation => "Federation",
         }
     }
 
@@ -95,6 +100,7 @@ impl KeyPurpose {
             KeyPurpose::Oidc => &["oidc-code", "oidc-access-token"],
             KeyPurpose::Es256 => &[],
             KeyPurpose::Webhook => &["webhook-secret"],
+            KeyPurpose::Federation => &["fed-state", "fed-code", "fed-pending"],
         }
     }
 

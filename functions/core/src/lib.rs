@@ -127,6 +127,10 @@ pub struct Config {
     /// The other cell's origin (`CIAM_OTHER_CELL`, `ciam serve --other-cell`; `cell::other_origin`),
     /// None when this is the only cell: then no answer names another service.
     pub other_cell: Option<String>,
+    /// The base URL of ciam-fakes' `mock` platform, which the test-only `mock` provider speaks
+    /// to (`federation::ProviderId::Mock`); None: that provider is not configured.
+    #[cfg(any(test, feature = "fakes"))]
+    pub mock_provider: Option<String>,
 }
 
 impl Default for Config {
@@ -149,6 +153,8 @@ impl Default for Config {
             client_limits: false,
             cell: cell::Cell::Global,
             other_cell: None,
+            #[cfg(any(test, feature = "fakes"))]
+            mock_provider: None,
         }
     }
 }

@@ -11,15 +11,29 @@ pub enum Purpose {
     Login,
     ResetPassword,
     Bind,
+    /// The phone proof of a federated sign-in (docs/federation-design.md §4.1): sent whether or
+    /// not the number has an account (the answer is alike); China SMS sends it with the
+    /// approved sign-in template ([`Purpose::template`]).
+    Link,
 }
 
 impl Purpose {
-    pub const ALL: [Purpose; 4] = [
+    pub const ALL: [Purpose; 5] = [
         Purpose::Register,
         Purpose::Login,
         Purpose::ResetPassword,
         Purpose::Bind,
+        Purpose::Link,
     ];
+
+    /// The SMS template key that carries the code (`register`, `login`, `resetPassword`,
+    /// `bind`): a link code is a sign-in code's text, so no new template needs approval.
+    pub fn template(self) -> &'static str {
+        match self {
+            Purpose::Link => Purpose::Login.as_str(),
+            p => p.as_str(),
+        }
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -27,6 +41,7 @@ impl Purpose {
             Purpose::Login => "login",
             Purpose::ResetPassword => "resetPassword",
             Purpose::Bind => "bind",
+            Purpose::Link => "link",
         }
     }
 }

@@ -110,6 +110,9 @@ pub struct User {
     pub consents: Option<i64>,
     /// How many passkeys the account has (`passkeys`, kept by the passkey routes).
     pub passkeys: i64,
+    /// How many providers the account is linked to (`links`: `FED#` items of providers other
+    /// than staff, kept by the link transactions; docs/federation-design.md §2.2).
+    pub links: i64,
 }
 
 impl User {
@@ -150,6 +153,7 @@ impl User {
                 .collect(),
             consents: item.n("consents"),
             passkeys: item.n("passkeys").unwrap_or(0),
+            links: item.n("links").unwrap_or(0),
         })
     }
 
@@ -198,7 +202,8 @@ impl User {
                 (!self.roles.is_empty()).then(|| Value::strings(&self.roles)),
             )
             .with_opt("consents", self.consents)
-            .with_opt("passkeys", (self.passkeys != 0).then_some(self.passkeys));
+            .with_opt("passkeys", (self.passkeys != 0).then_some(self.passkeys))
+            .with_opt("links", (self.links != 0).then_some(self.links));
         for (choice, on) in &self.privacy {
             item = item.with(&format!("privacy_{choice}"), *on);
         }

@@ -20,6 +20,7 @@
 pub mod common;
 pub mod dingtalk;
 pub mod feishu;
+pub mod mock;
 pub mod wechat;
 pub mod wecom;
 
@@ -107,6 +108,7 @@ impl Fakes {
             )
             .nest("/feishu", feishu.clone())
             .nest("/lark", feishu)
+            .nest("/mock", mock::router())
     }
 
     /// Binds `listener`'s address into `base_url` and serves on a background task (it ends

@@ -115,7 +115,11 @@ pub fn render_paths(fns: &[Function]) -> Result<String, String> {
     Ok(out)
 }
 
-/// The console host's list: its own paths, every sign-in row, the routes of
+/// Sign-in rows the console host does not serve: the customer providers' shared redemption
+/// (docs/federation-design.md §1.5; an operator signs in there with staff's own routes).
+const OFF_CONSOLE_HOST: &[&str] = &["auth_login_federation"];
+
+/// The console host's list: its own paths, every sign-in row (but `OFF_CONSOLE_HOST`), the routes of
 /// `CONSOLE_HOST_ROUTES` and the web app's files.
 fn console_host_regex(fns: &[Function]) -> Result<String, String> {
     for id in CONSOLE_HOST_ROUTES.iter().chain([&CONSOLE_HOST_REPORTS]) {
@@ -126,7 +130,7 @@ fn console_host_regex(fns: &[Function]) -> Result<String, String> {
         }
     }
     let paths = paths_of(fns, |f| {
-        f.lambda.waf == Waf::SignIn
+        (f.lambda.waf == Waf::SignIn && !OFF_CONSOLE_HOST.contains(&f.id.as_str()))
             || CONSOLE_HOST_ROUTES.contains(&f.id.as_str())
             || f.id == CONSOLE_HOST_REPORTS
     });

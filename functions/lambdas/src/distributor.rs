@@ -172,7 +172,7 @@ mod tests {
     fn every_distributed_purpose_needs_its_variable() {
         let all = |v: &str| Some(format!("arn:{v}"));
         let t = Targets::from_vars(all).unwrap();
-        assert_eq!(t.purposes.len(), 10);
+        assert_eq!(t.purposes.len(), 11);
         assert_eq!(t.root, "arn:CIAM_ROOT_SECRET_ARN");
         assert_eq!(
             t.purposes[&KeyPurpose::Session],

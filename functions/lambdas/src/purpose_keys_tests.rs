@@ -26,7 +26,7 @@ fn all() -> Purposes {
 #[test]
 fn a_function_gets_the_same_keys_as_from_the_root() {
     let t = texts(&json!({ "rootKey": A }).to_string());
-    assert_eq!(t.len(), 10, "every purpose but Es256 has a secret");
+    assert_eq!(t.len(), 11, "every purpose but Es256 has a secret");
     assert!(!t.contains_key(&KeyPurpose::Es256));
     let keys = keys_from_secrets(all(), &t).unwrap();
     for p in KeyPurpose::ALL {
@@ -152,11 +152,11 @@ async fn the_distributor_writes_what_changed_only() {
     };
     set_root(json!({ "rootKey": A }));
     let done = distribute(&port, "RootSecret", &targets()).await.unwrap();
-    assert_eq!(done.written.len(), 10);
+    assert_eq!(done.written.len(), 11);
     let again = distribute(&port, "RootSecret", &targets()).await.unwrap();
     assert!(again.written.is_empty());
-    assert_eq!(again.unchanged.len(), 10);
-    assert_eq!(port.puts.lock().unwrap().len(), 10, "no new versions");
+    assert_eq!(again.unchanged.len(), 11);
+    assert_eq!(port.puts.lock().unwrap().len(), 11, "no new versions");
 
     // The rotation runbook: the root changes, the distributor reruns, functions read the
     // overlap; then the previous root is dropped and the distributor reruns again.

@@ -436,7 +436,7 @@ async fn the_distributor_fills_the_key_secrets_and_a_function_reads_only_its_own
     let done = purpose_keys::distribute(&port, &root_arn, &targets)
         .await
         .unwrap();
-    assert_eq!(done.written.len(), 10);
+    assert_eq!(done.written.len(), 11);
     let again = purpose_keys::distribute(&port, &root_arn, &targets)
         .await
         .unwrap();

@@ -190,8 +190,8 @@ fn templates(spec: &str) -> Result<Templates, String> {
     let missing: Vec<String> = Purpose::ALL
         .iter()
         .flat_map(|p| [Lang::ZhCn, Lang::EnUs].map(move |l| (p, l)))
-        .filter(|(p, l)| t.pick(p.as_str(), *l).is_none())
-        .map(|(p, l)| format!("{}@{}", p.as_str(), l.tag()))
+        .filter(|(p, l)| t.pick(p.template(), *l).is_none())
+        .map(|(p, l)| format!("{}@{}", p.template(), l.tag()))
         .collect();
     if missing.is_empty() {
         Ok(t)

@@ -96,7 +96,7 @@ impl<P: SmsProvider> Notifier for SmsNotifier<P> {
             ("code", msg.code.clone()),
             ("minutes", (CODE_TTL / 60).to_string()),
         ];
-        self.text(&msg.to, msg.purpose.as_str(), msg.lang, params)
+        self.text(&msg.to, msg.purpose.template(), msg.lang, params)
             .await
     }
 

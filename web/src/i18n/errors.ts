@@ -72,6 +72,7 @@ export const errors = defineMessages({
   FEDERATION_CANCELLED: { id: 'error.FEDERATION_CANCELLED', defaultMessage: 'You cancelled the sign-in. Try again or choose another way' },
   FEDERATION_SNAPSHOT_USER: { id: 'error.FEDERATION_SNAPSHOT_USER', defaultMessage: 'You are viewing a preview. Tap Use full service (使用完整服务) at the bottom, then sign in with WeChat again' },
   FEDERATION_OPEN_IN_BROWSER: { id: 'error.FEDERATION_OPEN_IN_BROWSER', defaultMessage: 'Open this page in your browser: tap ··· (top right), then Open in Browser' },
+  FEDERATION_LINK_EXISTS: { id: 'error.FEDERATION_LINK_EXISTS', defaultMessage: 'This account of the provider is already linked to a Ciam account' },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },
   lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try it in {n, plural, one {# minute} other {# minutes}}' },

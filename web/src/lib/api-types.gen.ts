@@ -69,7 +69,8 @@ export type Reason =
   | "PHONE_MAINLAND_SERVICE_ONLY"
   | "FEDERATION_CANCELLED"
   | "FEDERATION_SNAPSHOT_USER"
-  | "FEDERATION_OPEN_IN_BROWSER";
+  | "FEDERATION_OPEN_IN_BROWSER"
+  | "FEDERATION_LINK_EXISTS";
 
 /** One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,
 two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents
@@ -390,11 +391,29 @@ export type MonthNumbers = {
   newAccounts: number;
 };
 
+/** What comes after a phone proof that reached no account. */
+export type NextStep = {
+  /** `signUp`: POST /auth/federation/register completes the account. */
+  next: string;
+};
+
 /** An RFC 6749 error of the OpenID Connect protocol endpoints (not the Reason shape: partners' libraries expect this one). */
 export type OAuthError = {
   /** invalid_request, invalid_client, invalid_grant, unsupported_grant_type, invalid_token, temporarily_unavailable, server_error */
   error: string;
   error_description: string;
+};
+
+/** A provider a browser may start a federated sign-in with. */
+export type OfferedProvider = {
+  /** Its name: `/auth/<name>/start`, and the `<name>Code`, `<name>Pending`, `<name>Error` of
+its way back. */
+  name: string;
+};
+
+/** The providers offered. */
+export type OfferedProviders = {
+  providers: OfferedProvider[];
 };
 
 /** `{"ok": true}`: the answer of a change with nothing else to say. */
@@ -1128,6 +1147,40 @@ export type DeactivateRequest = {
   password?: string | null;
 };
 
+/** GET /auth/federation: Federated sign-in: the providers offered */
+export type ListFederationProvidersResponse = OfferedProviders;
+
+/** POST /auth/federation/phone: Federated sign-in: prove a mobile number for a new subject */
+export type FederationProvePhoneResponse = SignedIn;
+
+/** The body of POST /auth/federation/phone. */
+export type FederationProvePhoneRequest = {
+  /** the browser's random value (its SHA-256 was the bindHash of the start) */
+  bind: string;
+  /** the 6-digit code sent to it with purpose `link` (POST /auth/identity) */
+  code: string;
+  /** the `<provider>Pending` of the callback */
+  pending: string;
+  /** a mainland-China mobile number */
+  phone: string;
+};
+
+/** POST /auth/federation/register: Federated sign-in: complete the sign-up of a new subject */
+export type FederationRegisterResponse = SignedIn;
+
+/** The body of POST /auth/federation/register. */
+export type FederationRegisterRequest = {
+  acceptTerms: boolean;
+  /** the browser's random value (its SHA-256 was the bindHash of the start) */
+  bind: string;
+  company: string;
+  /** ISO 3166-1 alpha-2 */
+  country: string;
+  /** the `<provider>Pending` whose phone was proven */
+  pending: string;
+  userName: string;
+};
+
 /** POST /auth/identity: Send a verification code */
 export type SendCodeResponse = SentCode;
 
@@ -1138,7 +1191,7 @@ export type SendCodeRequest = {
   /** base64 ALTCHA payload */
   captcha: string;
   /** What a verification code is for. A code only works for the purpose it was sent for. */
-  purpose: "register" | "login" | "resetPassword" | "bind";
+  purpose: "register" | "login" | "resetPassword" | "bind" | string;
 };
 
 /** GET /auth/info: The signed-in user */
@@ -1167,6 +1220,20 @@ export type LoginCodeResponse = SignedIn;
 export type LoginCodeRequest = {
   account: string;
   code: string;
+};
+
+/** POST /auth/login/federation: Federated sign-in: redeem the one-time login code */
+export type LoginFederationResponse = SignedIn;
+
+/** The body of POST /auth/login/federation. */
+export type LoginFederationRequest = {
+  /** the random value kept by the browser since `/auth/<provider>/start` (its SHA-256 was the
+bindHash) */
+  bind: string;
+  /** the `<provider>Code` of the callback */
+  code: string;
+  /** the provider's name (`wechat`, ...): the `<provider>Code` parameter's prefix */
+  provider: string;
 };
 
 /** POST /auth/login/passkey: Sign in with a passkey */
@@ -1552,11 +1619,15 @@ export interface Operations {
   listConsents: { method: "GET"; path: "/auth/consents"; params: undefined; query: undefined; request: undefined; response: ListConsentsResponse };
   revokeConsent: { method: "DELETE"; path: "/auth/consents/{appId}"; params: { appId: string }; query: undefined; request: undefined; response: RevokeConsentResponse };
   deactivate: { method: "PATCH"; path: "/auth/deactivation"; params: undefined; query: undefined; request: DeactivateRequest; response: DeactivateResponse };
+  listFederationProviders: { method: "GET"; path: "/auth/federation"; params: undefined; query: undefined; request: undefined; response: ListFederationProvidersResponse };
+  federationProvePhone: { method: "POST"; path: "/auth/federation/phone"; params: undefined; query: undefined; request: FederationProvePhoneRequest; response: FederationProvePhoneResponse };
+  federationRegister: { method: "POST"; path: "/auth/federation/register"; params: undefined; query: undefined; request: FederationRegisterRequest; response: FederationRegisterResponse };
   sendCode: { method: "POST"; path: "/auth/identity"; params: undefined; query: undefined; request: SendCodeRequest; response: SendCodeResponse };
   getInfo: { method: "GET"; path: "/auth/info"; params: undefined; query: undefined; request: undefined; response: GetInfoResponse };
   patchInfo: { method: "PATCH"; path: "/auth/info"; params: undefined; query: undefined; request: PatchInfoRequest; response: PatchInfoResponse };
   getLocation: { method: "GET"; path: "/auth/location"; params: undefined; query: undefined; request: undefined; response: GetLocationResponse };
   loginCode: { method: "POST"; path: "/auth/login/code"; params: undefined; query: undefined; request: LoginCodeRequest; response: LoginCodeResponse };
+  loginFederation: { method: "POST"; path: "/auth/login/federation"; params: undefined; query: undefined; request: LoginFederationRequest; response: LoginFederationResponse };
   loginPasskey: { method: "POST"; path: "/auth/login/passkey"; params: undefined; query: undefined; request: LoginPasskeyRequest; response: LoginPasskeyResponse };
   loginPasskeyMfa: { method: "POST"; path: "/auth/login/passkey/mfa"; params: undefined; query: undefined; request: LoginPasskeyMfaRequest; response: LoginPasskeyMfaResponse };
   passkeyMfaOptions: { method: "POST"; path: "/auth/login/passkey/mfa/options"; params: undefined; query: undefined; request: PasskeyMfaOptionsRequest; response: PasskeyMfaOptionsResponse };
@@ -1652,11 +1723,15 @@ export interface Routes {
   "GET /auth/consents": Operations["listConsents"];
   "DELETE /auth/consents/{appId}": Operations["revokeConsent"];
   "PATCH /auth/deactivation": Operations["deactivate"];
+  "GET /auth/federation": Operations["listFederationProviders"];
+  "POST /auth/federation/phone": Operations["federationProvePhone"];
+  "POST /auth/federation/register": Operations["federationRegister"];
   "POST /auth/identity": Operations["sendCode"];
   "GET /auth/info": Operations["getInfo"];
   "PATCH /auth/info": Operations["patchInfo"];
   "GET /auth/location": Operations["getLocation"];
   "POST /auth/login/code": Operations["loginCode"];
+  "POST /auth/login/federation": Operations["loginFederation"];
   "POST /auth/login/passkey": Operations["loginPasskey"];
   "POST /auth/login/passkey/mfa": Operations["loginPasskeyMfa"];
   "POST /auth/login/passkey/mfa/options": Operations["passkeyMfaOptions"];

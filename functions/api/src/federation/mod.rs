@@ -6,6 +6,8 @@
 
 pub mod dingtalk;
 pub mod feishu;
+#[cfg(feature = "fakes")]
+mod mock;
 mod oidc;
 pub mod wechat;
 pub mod wecom;
@@ -18,6 +20,8 @@ use std::time::Duration;
 pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
     match provider {
         ProviderId::Staff => &oidc::Oidc,
+        #[cfg(feature = "fakes")]
+        ProviderId::Mock => &mock::Mock,
     }
 }
 

@@ -1,20 +1,28 @@
 //! The round trip of a federated sign-in, for whichever provider the row names
 //! (`extract::RowProvider`; these handlers never name one): the browser leaves from `start`,
 //! the provider sends it back to `callback`. Every answer is a redirect to the SPA's sign-in
-//! screen, with `<provider>Code` on success and `<provider>Error=<REASON>` otherwise; never a
-//! token in a URL. Each operation's published prose is its provider's (`staff.rs` for staff).
+//! screen, with `<provider>Code` (a linked subject), `<provider>Pending` (a new one: the phone
+//! proof comes next) or `<provider>Error=<REASON>`; never a session token in a URL. Each
+//! operation's published prose is its provider's (`staff.rs` for staff).
+//!
+//! And the shared routes of every provider that links (docs/federation-design.md §4.1, §5.1):
+//! the login code's redemption (`login`), the phone proof (`prove_phone`), the sign-up of a new
+//! subject (`register`), the providers offered (`providers`).
 
-use crate::extract::{Lang, RowProvider};
+use crate::error::ApiError;
+use crate::extract::{Client, Json, Lang, RowProvider};
 use crate::federation::adapter;
+use crate::reply::Reply;
+use crate::sign_in::SignInReply;
 use crate::AppState;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::federation::{self, ProviderId, Surface};
+use ciam_core::federation::{self, links, Finished, LinkRule, ProviderId, Surface};
 use ciam_core::staff;
 use ciam_core::{Error, Reason};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 fn redirect(to: String) -> Response {
     (
@@ -130,13 +138,219 @@ pub async fn callback(
         error: q.error,
         iss: q.iss,
     };
-    match federation::finish(&s.ciam, adapter(p), &pending, cb).await {
-        Ok(code) => redirect(staff::signin_url(
-            pending.lang,
-            &format!("{}Code", p.name()),
-            &code,
-            &pending.query,
-        )),
-        Err(e) => failed(p, pending.lang, &e, &pending.query),
+    let (param, value) = match federation::finish(&s.ciam, adapter(p), &pending, cb).await {
+        Ok(Finished::Code(code)) => ("Code", code),
+        Ok(Finished::Pending(token)) => ("Pending", token),
+        Err(e) => return failed(p, pending.lang, &e, &pending.query),
+    };
+    redirect(staff::signin_url(
+        pending.lang,
+        &format!("{}{param}", p.name()),
+        &value,
+        &pending.query,
+    ))
+}
+
+#[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct FederatedLogin {
+    /// the provider's name (`wechat`, ...): the `<provider>Code` parameter's prefix
+    provider: String,
+    /// the `<provider>Code` of the callback
+    code: String,
+    /// the random value kept by the browser since `/auth/<provider>/start` (its SHA-256 was the
+    /// bindHash)
+    bind: String,
+}
+
+/// Federated sign-in: redeem the one-time login code
+///
+/// Redeems the `<provider>Code` of a provider's callback (a subject linked to an account) once
+/// (60 s) with the `bind` whose SHA-256 was given to `/auth/<provider>/start` as bindHash.
+/// Answers like POST /auth/login/password: a session, or NEED_TOTP_VERIFY with `challenge` when
+/// two-factor is on (then POST /auth/login/totp). An unknown, expired, used or another
+/// provider's code, another browser's bind (compared in constant time), or an account suspended
+/// or deactivated since the callback is AUTHORIZATION_FAILED, and the code is used up either
+/// way; a provider that does not sign in through links (staff: `/auth/login/staff`) is
+/// INVALID_PARAMETER; a locked account VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// Reasons: AUTHORIZATION_FAILED, NEED_TOTP_VERIFY, VERIFICATION_ATTEMPT_CODE_LIMIT.
+///
+/// `POST /auth/login/federation {provider, code, bind}`. Round trips: 4 (code read, code
+/// delete, user, session write).
+pub async fn login(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<FederatedLogin>,
+) -> Result<SignInReply, ApiError> {
+    Ok(SignInReply(
+        links::redeem(&s.ciam, &b.provider, &b.code, &b.bind, &client).await?,
+    ))
+}
+
+#[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ProvePhone {
+    /// the `<provider>Pending` of the callback
+    pending: String,
+    /// the browser's random value (its SHA-256 was the bindHash of the start)
+    bind: String,
+    /// a mainland-China mobile number
+    phone: String,
+    /// the 6-digit code sent to it with purpose `link` (POST /auth/identity)
+    code: String,
+}
+
+/// What comes after a phone proof that reached no account.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct NextStep {
+    /// `signUp`: POST /auth/federation/register completes the account.
+    next: &'static str,
+}
+
+/// The phone proof's answer: 200 with the session (the phone's account is linked and signed
+/// in), or 202 with the next step (sign-up).
+pub enum PhoneReply {
+    SignedIn(ciam_core::accounts::SignedIn),
+    SignUp,
+}
+
+impl IntoResponse for PhoneReply {
+    fn into_response(self) -> Response {
+        match self {
+            PhoneReply::SignedIn(s) => crate::sign_in::signed_in(s),
+            PhoneReply::SignUp => Reply::<_, 202>(NextStep { next: "signUp" }).into_response(),
+        }
     }
+}
+
+#[cfg(feature = "openapi")]
+impl crate::doc::Outcome for PhoneReply {
+    fn add(shape: &mut crate::doc::Shape, gens: &mut crate::doc::Generators) {
+        shape.answers.push((
+            200,
+            gens.answer.subschema_for::<ciam_core::accounts::SignedIn>(),
+        ));
+        shape
+            .answers
+            .push((202, gens.answer.subschema_for::<NextStep>()));
+    }
+}
+
+/// Federated sign-in: prove a mobile number for a new subject
+///
+/// A provider's subject with no link yet came back as `<provider>Pending`; this browser (its
+/// `bind`) proves a mainland-China mobile number with Ciam's own code (purpose `link`, sent by
+/// POST /auth/identity whether or not the number has an account). Never linked on anything the
+/// provider said: only on this proof. The number's account, active and not suspended, is linked
+/// to the subject and signed in (200: a session, or NEED_TOTP_VERIFY with `challenge` when
+/// two-factor is on); a suspended or deactivated account gets CODE_ERROR with the code used up
+/// (the code sign-in's answer); a subject linked to an account meanwhile, or an account that
+/// has this provider already, FEDERATION_LINK_EXISTS. No account has the number: 202
+/// `{"next": "signUp"}` (POST /auth/federation/register). A pending identity unknown, expired,
+/// used or started by another browser: AUTHORIZATION_FAILED (kept for its owner).
+///
+/// Reasons: AUTHORIZATION_FAILED, INVALID_PHONE, CODE_ERROR, CODE_KIND_ERROR,
+/// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, VERIFICATION_ATTEMPT_CODE_LIMIT,
+/// FEDERATION_LINK_EXISTS, NEED_TOTP_VERIFY.
+///
+/// `POST /auth/federation/phone {pending, bind, phone, code}`. Round trips: 5 (pending, code,
+/// the number's owner, the owner, one transaction: the link, the code's use, the pending
+/// item's end, the session); to sign-up: 4.
+pub async fn prove_phone(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<ProvePhone>,
+) -> Result<PhoneReply, ApiError> {
+    let proof = links::prove_phone(&s.ciam, &b.pending, &b.bind, &b.phone, &b.code, &client);
+    Ok(match proof.await? {
+        links::PhoneProof::SignedIn(signed_in) => PhoneReply::SignedIn(signed_in),
+        links::PhoneProof::SignUp => PhoneReply::SignUp,
+    })
+}
+
+#[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FederatedRegister {
+    /// the `<provider>Pending` whose phone was proven
+    pending: String,
+    /// the browser's random value (its SHA-256 was the bindHash of the start)
+    bind: String,
+    user_name: String,
+    company: String,
+    /// ISO 3166-1 alpha-2
+    country: String,
+    accept_terms: bool,
+}
+
+/// Federated sign-in: complete the sign-up of a new subject
+///
+/// The pending identity of this browser, its mobile number proven (POST
+/// /auth/federation/phone answered `signUp`), becomes an account with the spec's sign-up
+/// fields and no password (the ways in are the provider and the number's code): one
+/// transaction creates the account, takes the number (PHONE_EXIST when taken meanwhile) and the
+/// username (USERNAME_EXIST), links the subject (FEDERATION_LINK_EXISTS when linked meanwhile)
+/// and ends the pending identity; then a session. A pending identity unknown, expired, used,
+/// started by another browser or without a proven number: AUTHORIZATION_FAILED.
+///
+/// Reasons: AUTHORIZATION_FAILED, USERNAME_EXIST, PHONE_EXIST, FEDERATION_LINK_EXISTS,
+/// PHONE_MAINLAND_SERVICE_ONLY.
+///
+/// `POST /auth/federation/register {pending, bind, userName, company, country, acceptTerms}`.
+/// Round trips: 3 (pending, the transaction, the session; the numbers' new account side by
+/// side).
+pub async fn register(
+    State(s): State<AppState>,
+    Client(client): Client,
+    Json(b): Json<FederatedRegister>,
+) -> Result<SignInReply, ApiError> {
+    let r = links::FederatedSignUp {
+        pending: b.pending,
+        bind: b.bind,
+        user_name: b.user_name,
+        company: b.company,
+        country: b.country,
+        accept_terms: b.accept_terms,
+    };
+    Ok(SignInReply(links::register(&s.ciam, r, &client).await?))
+}
+
+/// A provider a browser may start a federated sign-in with.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct OfferedProvider {
+    /// Its name: `/auth/<name>/start`, and the `<name>Code`, `<name>Pending`, `<name>Error` of
+    /// its way back.
+    name: &'static str,
+}
+
+/// The providers offered.
+#[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+pub struct OfferedProviders {
+    providers: Vec<OfferedProvider>,
+}
+
+/// Federated sign-in: the providers offered
+///
+/// The providers that sign in through links (not staff, whose button the sign-in page draws
+/// from its own settings) configured in this deployment, for the sign-in page's buttons. Empty
+/// until a provider of the list is configured.
+///
+/// Reasons: none.
+///
+/// `GET /auth/federation`. Round trips: 0.
+pub async fn providers(State(s): State<AppState>) -> Reply<OfferedProviders> {
+    let all = ProviderId::ALL.into_iter();
+    #[cfg(feature = "fakes")]
+    let all = all.chain([ProviderId::Mock]);
+    let providers = all
+        .filter(|p| p.facts().link == LinkRule::ProvePhone && adapter(*p).configured(&s.ciam))
+        .map(|p| OfferedProvider { name: p.name() })
+        .collect();
+    Reply(OfferedProviders { providers })
 }

@@ -113,6 +113,16 @@ pub const INTERNAL: &[InternalDef] = &[IMAGE_DECODER];
 /// Every route of both tables: `ROUTES` (binary `bootstrap`) then `CEREMONY_ROUTES` (binary
 /// `passkeys`). For `ciam serve`, the OpenAPI checks and the generator; never called by
 /// `bootstrap`.
+/// The test-only `mock` provider's start and callback (ciam-fakes' `mock` platform): served by
+/// `crate::router` beside the published table in this crate's own tests (feature `fakes`),
+/// never a Lambda, never in docs/openapi.json.
+#[cfg(feature = "fakes")]
+#[rustfmt::skip]
+pub const MOCK_ROUTES: &[RouteDef] = &[
+    route!("auth_mock_start",    GET, "/auth/mock/start",    federation::start,    Public, "mockStart",    WRITES.fed(Fed::Start(P::Mock)).keys(&[K::Federation])),
+    route!("auth_mock_callback", GET, "/auth/mock/callback", federation::callback, Public, "mockCallback", WRITES.fed(Fed::Callback(P::Mock)).keys(&[K::Federation])),
+];
+
 pub fn all_routes() -> impl Iterator<Item = &'static RouteDef> {
     ROUTES.iter().chain(CEREMONY_ROUTES)
 }
@@ -174,6 +184,10 @@ pub const ROUTES: &[RouteDef] = &[
     route!("auth_staff_start",        GET,    "/auth/staff/start",       federation::start,        Public,        "staffStart",       WRITES.fed(Fed::Start(P::Staff)).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
     route!("auth_staff_callback",     GET,    "/auth/staff/callback",    federation::callback,     Public,        "staffCallback",    WRITES.fed(Fed::Callback(P::Staff)).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
     route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff",       WRITES.throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff, K::Session])).sign_in("staff"),
+    route!("auth_federation",         GET,    "/auth/federation",        federation::providers,    Public,        "listFederationProviders", STATIC),
+    route!("auth_login_federation",   POST,   "/auth/login/federation",  federation::login,        Public,        "loginFederation",  WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Federation, K::Session])),
+    route!("auth_federation_phone",   POST,   "/auth/federation/phone",  federation::prove_phone,  Public,        "federationProvePhone", WRITES.throttle(40, 20).waf(Waf::Codes).keys(&[K::Federation, K::Code, K::Session])),
+    route!("auth_federation_register", POST,  "/auth/federation/register", federation::register,   Public,        "federationRegister", WRITES.throttle(20, 10).waf(Waf::Codes).keys(&[K::Federation, K::Session])),
     // OpenID Connect provider (oidc.rs): id_tokens signed in KMS; userinfo only reads.
     route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery", STATIC),
     route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize",    WRITES.throttle(50, 20).waf(Waf::OidcAuthorize)),

@@ -6,6 +6,7 @@
 //! bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
 //! once even under concurrency; a state of another provider is not found under this one's prefix.
 
+use super::links::{self, Finished};
 use super::{ExternalIdentity, Facts, LinkRule, Provider, ProviderId, Surface};
 use crate::error::Result;
 use crate::staff::{
@@ -155,19 +156,26 @@ pub struct Callback {
 
 /// The callback after its state was taken (`take_state`): the provider's identity, then the
 /// account by the provider's link rule, then a one-time login code bound to the state's
-/// `bindHash`. Round trips: those of the link rule (staff: 2 or 3), 1 (the login code); plus the
+/// `bindHash` (staff); a provider that links (`LinkRule::ProvePhone`) reaches an account only
+/// through a link, else the identity waits as a pending one (`links::arrive`). Round trips:
+/// those of the link rule (staff: 2 or 3), 1 (the login code or the pending identity); plus the
 /// provider's calls.
 pub async fn finish(
     ciam: &Ciam,
     provider: &dyn Provider,
     pending: &Pending,
     cb: Callback,
-) -> Result<String> {
+) -> Result<Finished> {
     let identity = provider.identify(ciam, &cb, pending).await?;
-    let user_id = match provider.facts().link {
-        LinkRule::CompanyMail => company_mail_link(ciam, &identity).await?,
-    };
-    issue_login_code(ciam, &user_id, &pending.bind_hash, identity.mfa).await
+    match provider.facts().link {
+        LinkRule::CompanyMail => {
+            let user_id = company_mail_link(ciam, &identity).await?;
+            issue_login_code(ciam, &user_id, &pending.bind_hash, identity.mfa)
+                .await
+                .map(Finished::Code)
+        }
+        LinkRule::ProvePhone => links::arrive(ciam, provider.facts(), &identity, pending).await,
+    }
 }
 
 /// Staff's rule: the verified company mail links the account that has it, or creates one.

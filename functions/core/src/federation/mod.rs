@@ -4,17 +4,24 @@
 //! outcome (`flow`). A provider's refusals and failures are [`FedError`]s, turned into reasons by
 //! one `match` ([`reason_of`]) so every provider answers alike.
 //!
-//! Staff is the one provider so far: its account rules (`staff::{claims, account}`: linking by
-//! verified company mail, the one-time login code) sit underneath, unchanged.
+//! Staff's account rules (`staff::{claims, account}`: linking by verified company mail, the
+//! one-time login code) sit underneath, unchanged; every other provider reaches an account only
+//! through a link a phone proof made (`links`).
 
 mod flow;
+pub mod links;
 mod providers;
 
 pub use flow::{
     authorization_request, finish, redirect_uri, start, take_state, Callback, OidcPending,
     OidcStarted, Pending, Started, STATE_TTL,
 };
-pub use providers::{Facts, Items, LinkRule, ProviderId, Setting, PROVIDERS, STAFF};
+pub use links::Finished;
+#[cfg(any(test, feature = "fakes"))]
+pub use providers::MOCK;
+pub use providers::{
+    Facts, Items, LinkRule, ProviderId, Setting, FEDERATION_ITEMS, PROVIDERS, STAFF,
+};
 
 use crate::{Ciam, Error, Reason};
 

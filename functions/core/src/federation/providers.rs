@@ -8,6 +8,12 @@
 pub enum ProviderId {
     /// The company's OpenID Connect identity provider (internal staff, spec §6).
     Staff,
+    /// A test-only provider whose platform is ciam-fakes' `mock` (an authorize page that
+    /// redirects back with a code, a token endpoint that names the subject): the generic parts
+    /// (pending identities, the phone proof, links, the login code) are tested without a real
+    /// platform. Never in [`PROVIDERS`], never in a shipped binary.
+    #[cfg(any(test, feature = "fakes"))]
+    Mock,
 }
 
 impl ProviderId {
@@ -18,7 +24,20 @@ impl ProviderId {
     pub const fn facts(self) -> &'static Facts {
         match self {
             ProviderId::Staff => &STAFF,
+            #[cfg(any(test, feature = "fakes"))]
+            ProviderId::Mock => &MOCK,
         }
+    }
+
+    /// The provider named `name` that signs in through a link (`LinkRule::ProvePhone`): the
+    /// `provider` of `POST /auth/login/federation` and of a pending identity. Staff is not one
+    /// (its code is redeemed at `/auth/login/staff`).
+    pub fn linked_by_name(name: &str) -> Option<ProviderId> {
+        let all = ProviderId::ALL.into_iter();
+        #[cfg(any(test, feature = "fakes"))]
+        let all = all.chain([ProviderId::Mock]);
+        all.into_iter()
+            .find(|p| p.name() == name && p.facts().link == LinkRule::ProvePhone)
     }
 
     /// Its lower-case name (`staff`): paths, parameters, the `staffCode` of the callback.
@@ -63,6 +82,10 @@ pub struct Items {
     pub state: &'static str,
     /// The keyed hash's label (a label of the provider's `KeyPurpose`).
     pub state_label: &'static str,
+    /// The one-time login code's partition key prefix (`STAFFCODE#`, `FEDCODE#`).
+    pub code: &'static str,
+    /// Its keyed hash's label.
+    pub code_label: &'static str,
 }
 
 /// How a provider's identity reaches a Ciam account.
@@ -71,6 +94,10 @@ pub enum LinkRule {
     /// The provider is authoritative for the company mail domains: a verified company mail
     /// links the account that has it, or creates an internal one (staff).
     CompanyMail,
+    /// Ciam proves, the provider never decides: a subject already linked signs in to its
+    /// account; a new one becomes a pending identity that the browser completes by proving a
+    /// mainland phone with Ciam's own code (docs/federation-design.md §4.1).
+    ProvePhone,
 }
 
 /// What Ciam knows about one provider.
@@ -151,10 +178,36 @@ pub const STAFF: Facts = Facts {
     items: Items {
         state: "STAFFSTATE#",
         state_label: "staff-state",
+        code: "STAFFCODE#",
+        code_label: "staff-code",
     },
     oidc: true,
     link: LinkRule::CompanyMail,
     title: "Staff sign-in",
+    secret_field: "clientSecret",
+};
+
+/// The items every provider but staff shares (`KeyPurpose::Federation`).
+pub const FEDERATION_ITEMS: Items = Items {
+    state: "FEDSTATE#",
+    state_label: "fed-state",
+    code: "FEDCODE#",
+    code_label: "fed-code",
+};
+
+/// The test-only provider (see [`ProviderId::Mock`]): no settings of its own (its platform's
+/// base URL is `Config::mock_provider`), no secret in any template.
+#[cfg(any(test, feature = "fakes"))]
+pub const MOCK: Facts = Facts {
+    id: ProviderId::Mock,
+    name: "mock",
+    env: "CIAM_MOCK",
+    stem: "Mock",
+    settings: &[],
+    items: FEDERATION_ITEMS,
+    oidc: false,
+    link: LinkRule::ProvePhone,
+    title: "Mock sign-in",
     secret_field: "clientSecret",
 };
 
@@ -195,5 +248,14 @@ mod tests {
         assert_eq!(STAFF.secret(), "StaffSecret");
         assert_eq!(STAFF.secret_arn_var(), "CIAM_STAFF_SECRET_ARN");
         assert_eq!(STAFF.items.state, "STAFFSTATE#");
+        assert_eq!(STAFF.items.code, "STAFFCODE#");
+    }
+
+    #[test]
+    fn only_providers_that_link_are_found_by_name_for_the_shared_routes() {
+        assert_eq!(ProviderId::linked_by_name("staff"), None);
+        assert_eq!(ProviderId::linked_by_name("mock"), Some(ProviderId::Mock));
+        assert_eq!(ProviderId::linked_by_name(""), None);
+        assert!(!PROVIDERS.iter().any(|f| f.id == ProviderId::Mock));
     }
 }

@@ -1,0 +1,515 @@
+//! Links between a provider's subject and a Ciam account, for every provider whose rule is
+//! `LinkRule::ProvePhone` (docs/federation-design.md §2, §4.1-§4.2): the callback's end (a
+//! linked subject gets a one-time login code, a new one a pending identity), the login code's
+//! redemption, the phone proof and the sign-up that completes a pending identity.
+//!
+//! Items:
+//! - `FEDID#<provider>#<subject>` / `LINK` {userId, provider, subject, app?, appSubject?,
+//!   linkedAt, via}: the lookup by subject and its uniqueness;
+//! - `USER#<userId>` / `FED#<provider>` {subject, name?, linkedAt}: the account's list (one per
+//!   provider), beside `links` on the user item;
+//! - `FEDCODE#<keyed hash fed-code>` / `CODE` {provider, userId, bindHash}, 60 s;
+//! - `FEDPEND#<keyed hash fed-pending>` / `PENDING` {provider, subject, app?, appSubject?,
+//!   name?, bindHash, lang, query, phone?, provenAt?}, 15 minutes.
+//!
+//! Ciam proves, the provider never decides: a subject reaches an account only through a link,
+//! and a link is only made by a phone Ciam's own code proved in the same browser (never by a
+//! name, a nickname or what the platform says).
+
+use super::flow::Pending;
+use super::{ExternalIdentity, Facts, ProviderId};
+use crate::accounts::{create_ops, first_write, SignedIn, Who};
+use crate::client::ClientInfo;
+use crate::error::{Error, Result};
+use crate::lock::{clear_ops, ensure_unlocked};
+use crate::staff::{bind_hash, take, token};
+use crate::user::{active_user, live_user, profile_key, unique_key, user_pk, User};
+use crate::validate::{self, Identity, Phone};
+use crate::{codes, Ciam, Purpose, Reason};
+use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update};
+
+/// How long the SPA has to redeem a login code.
+pub const LOGIN_CODE_TTL: i64 = 60;
+/// How long a pending identity waits for its phone proof and sign-up.
+pub const PENDING_TTL: i64 = 900;
+
+/// How a provider's callback ended (besides a refusal).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Finished {
+    /// The account is reached: a one-time login code (`?<name>Code=`).
+    Code(String),
+    /// A subject with no link yet: the pending identity's token (`?<name>Pending=`).
+    Pending(String),
+}
+
+/// The lookup item of `provider`'s `subject`.
+pub fn link_key(provider: ProviderId, subject: &str) -> Key {
+    Key::new(format!("FEDID#{}#{subject}", provider.name()), "LINK")
+}
+
+/// The account's item of its link to `provider`.
+pub fn account_link_key(user_id: &str, provider: ProviderId) -> Key {
+    Key::new(user_pk(user_id), format!("FED#{}", provider.name()))
+}
+
+fn code_key(ciam: &Ciam, facts: &Facts, code: &str) -> Key {
+    Key::new(
+        format!(
+            "{}{}",
+            facts.items.code,
+            ciam.keys
+                .keyed_hash(facts.items.code_label, code.as_bytes())
+        ),
+        "CODE",
+    )
+}
+
+fn pending_key(ciam: &Ciam, token: &str) -> Key {
+    Key::new(
+        format!(
+            "FEDPEND#{}",
+            ciam.keys.keyed_hash("fed-pending", token.as_bytes())
+        ),
+        "PENDING",
+    )
+}
+
+/// The callback's end for a provider that links (after its state was taken and the provider
+/// named the subject): a linked subject whose account may sign in gets a login code bound to
+/// the state's `bindHash`; a suspended or deactivated account is AUTHORIZATION_FAILED (as a
+/// refused code), a locked one the lock; a subject with no link becomes a pending identity.
+/// Round trips: 1 (the link); linked: 1 (the user), 1 (the code); new: 1 (the pending item).
+pub async fn arrive(
+    ciam: &Ciam,
+    facts: &Facts,
+    identity: &ExternalIdentity,
+    pending: &Pending,
+) -> Result<Finished> {
+    let link = ciam
+        .store
+        .get(&link_key(facts.id, &identity.subject))
+        .await?;
+    if let Some(link) = link {
+        let uid = link.s("userId").unwrap_or_default();
+        let user = active_user(ciam, uid).await?.ok_or_else(|| Error {
+            cause: Some("the linked account may not sign in".into()),
+            ..Error::new(Reason::AUTHORIZATION_FAILED)
+        })?;
+        ensure_unlocked(&user, ciam.now())?;
+        let code = token(ciam);
+        let item = Item::new(code_key(ciam, facts, &code))
+            .with("provider", facts.name)
+            .with("userId", user.id.as_str())
+            .with("bindHash", pending.bind_hash.as_str())
+            .expires(ciam.now() + LOGIN_CODE_TTL);
+        ciam.store.put(item, Some(Cond::NotExists)).await?;
+        return Ok(Finished::Code(code));
+    }
+    let token = token(ciam);
+    let mut item = Item::new(pending_key(ciam, &token))
+        .with("provider", facts.name)
+        .with("subject", identity.subject.as_str())
+        .with("bindHash", pending.bind_hash.as_str())
+        .with("lang", pending.lang.tag())
+        .with("query", pending.query.as_str())
+        .with_opt(
+            "name",
+            identity
+                .name
+                .as_deref()
+                .and_then(|n| validate::optional_text("displayName", n, 50).ok().flatten()),
+        );
+    if let Some((app, sub)) = &identity.app_subject {
+        item = item
+            .with("app", app.as_str())
+            .with("appSubject", sub.as_str());
+    }
+    let item = item.expires(ciam.now() + PENDING_TTL);
+    ciam.store.put(item, Some(Cond::NotExists)).await?;
+    Ok(Finished::Pending(token))
+}
+
+fn check_text(field: &'static str, value: &str, zh: &'static str, en: &'static str) -> Result<()> {
+    if value.is_empty() || value.len() > 200 {
+        return Err(Error::field(Reason::INVALID_PARAMETER, field, zh, en));
+    }
+    Ok(())
+}
+
+/// Whether `bind` is the one whose hash the item was bound to (constant time).
+fn same_browser(item: &Item, bind: &str) -> bool {
+    let expected = item.s("bindHash").unwrap_or_default();
+    let presented = bind_hash(bind);
+    !expected.is_empty()
+        && bool::from(subtle::ConstantTimeEq::ct_eq(
+            presented.as_bytes(),
+            expected.as_bytes(),
+        ))
+}
+
+fn another_browser() -> Error {
+    Error {
+        cause: Some("started by another browser".into()),
+        ..Error::new(Reason::AUTHORIZATION_FAILED)
+    }
+}
+
+/// `POST /auth/login/federation`: redeems the login code of `provider` once; then what a
+/// password sign-in does (a session, or NEED_TOTP_VERIFY with a challenge). An unknown, expired,
+/// used or another provider's code, another browser's `bind`, an account suspended or
+/// deactivated meanwhile: AUTHORIZATION_FAILED (the code is used up either way). Round trips: 3
+/// (code read, conditional delete, user) and the session's write.
+pub async fn redeem(
+    ciam: &Ciam,
+    provider: &str,
+    code: &str,
+    bind: &str,
+    client: &ClientInfo,
+) -> Result<SignedIn> {
+    let p = provider_named(provider)?;
+    check_text("code", code, "登录码无效", "Invalid login code")?;
+    check_text("bind", bind, "浏览器绑定值无效", "Invalid browser binding")?;
+    let item = take(ciam, &code_key(ciam, p.facts(), code)).await?;
+    if item.s("provider") != Some(p.name()) {
+        return Err(Error {
+            cause: Some("another provider's login code".into()),
+            ..Error::new(Reason::AUTHORIZATION_FAILED)
+        });
+    }
+    if !same_browser(&item, bind) {
+        return Err(another_browser());
+    }
+    let uid = item.s("userId").unwrap_or_default();
+    let user = active_user(ciam, uid)
+        .await?
+        .ok_or(Reason::AUTHORIZATION_FAILED)?;
+    ensure_unlocked(&user, ciam.now())?;
+    let clear = clear_ops(&user).map(|ops| TxOp::Update {
+        key: profile_key(&user.id),
+        ops,
+        cond: Some(Cond::Exists),
+    });
+    crate::accounts::finish_login(
+        ciam,
+        Who::from(&user),
+        client,
+        clear.into_iter().collect(),
+        Reason::AUTHORIZATION_FAILED,
+    )
+    .await
+}
+
+/// The provider of the shared routes' `provider` field: one that links; else
+/// INVALID_PARAMETER naming it.
+pub fn provider_named(name: &str) -> Result<ProviderId> {
+    ProviderId::linked_by_name(name).ok_or_else(|| {
+        Error::field(
+            Reason::INVALID_PARAMETER,
+            "provider",
+            "不支持的登录方式",
+            "Unknown sign-in provider",
+        )
+    })
+}
+
+/// A pending identity, as read for its phone proof or sign-up.
+struct PendingIdentity {
+    item: Item,
+    provider: ProviderId,
+    subject: String,
+}
+
+/// Reads the pending identity `token` for the browser holding `bind`: missing, expired or
+/// bound to another browser is AUTHORIZATION_FAILED (the item is kept for its owner). Round
+/// trips: 1.
+async fn read_pending(ciam: &Ciam, token: &str, bind: &str) -> Result<PendingIdentity> {
+    check_text(
+        "pending",
+        token,
+        "待关联身份无效",
+        "Invalid pending identity",
+    )?;
+    check_text("bind", bind, "浏览器绑定值无效", "Invalid browser binding")?;
+    let item = ciam
+        .store
+        .get(&pending_key(ciam, token))
+        .await?
+        .ok_or(Reason::AUTHORIZATION_FAILED)?;
+    if !same_browser(&item, bind) {
+        return Err(another_browser());
+    }
+    let provider = item
+        .s("provider")
+        .and_then(ProviderId::linked_by_name)
+        .ok_or(Reason::AUTHORIZATION_FAILED)?;
+    let subject = item.s("subject").unwrap_or_default().to_owned();
+    if subject.is_empty() {
+        return Err(Reason::AUTHORIZATION_FAILED.into());
+    }
+    Ok(PendingIdentity {
+        item,
+        provider,
+        subject,
+    })
+}
+
+/// The writes of a link of `p` to `user_id` (§2.2), in this order, so a failed condition is
+/// read by index: the lookup (0: the subject is linked to an account already), the account's
+/// item (1: the account has this provider already), the user's count (2: the account must be
+/// active and not suspended), the pending identity's end (3: used meanwhile).
+fn link_ops(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &str) -> Vec<TxOp> {
+    let now = ciam.now();
+    let mut lookup = Item::new(link_key(p.provider, &p.subject))
+        .with("userId", user_id)
+        .with("provider", p.provider.name())
+        .with("subject", p.subject.as_str())
+        .with("linkedAt", now)
+        .with("via", via);
+    if let (Some(app), Some(sub)) = (p.item.s("app"), p.item.s("appSubject")) {
+        lookup = lookup.with("app", app).with("appSubject", sub);
+    }
+    let account = Item::new(account_link_key(user_id, p.provider))
+        .with("subject", p.subject.as_str())
+        .with_opt("name", p.item.s("name").map(str::to_owned))
+        .with("linkedAt", now);
+    vec![
+        TxOp::Put {
+            item: lookup,
+            cond: Some(Cond::NotExists),
+        },
+        TxOp::Put {
+            item: account,
+            cond: Some(Cond::NotExists),
+        },
+        TxOp::Update {
+            key: profile_key(user_id),
+            ops: vec![Update::Add("links".into(), 1)],
+            cond: Some(
+                Cond::Exists
+                    .and(Cond::eq("status", "active"))
+                    .and(Cond::attr_not_exists("suspendedAt")),
+            ),
+        },
+        TxOp::Delete {
+            key: p.item.key.clone(),
+            cond: Some(Cond::Exists),
+        },
+    ]
+}
+
+fn link_exists() -> Error {
+    Error::new(Reason::FEDERATION_LINK_EXISTS)
+}
+
+/// What the phone proof led to.
+#[derive(Debug)]
+pub enum PhoneProof {
+    /// The phone's account is linked and signed in (or NEED_TOTP_VERIFY, as an error).
+    SignedIn(SignedIn),
+    /// No account has the phone: the pending identity now holds it, proven; sign-up is next.
+    SignUp,
+}
+
+/// `POST /auth/federation/phone`: the pending identity `token` of this browser (`bind`) proves
+/// `phone` with a code of purpose `link`. The code is judged by the codes module (CODE_ERROR,
+/// VERIFICATION_CODE_LIMIT, ...). The phone's account, active and not suspended, is linked (one
+/// transaction: the link, the code's use, the pending item's end, the session) and signed in as
+/// a password sign-in ends; a suspended or deactivated owner gets CODE_ERROR, the code used up
+/// (the code sign-in's answer). No account: the code's use and the proven phone on the pending
+/// item, then sign-up. Round trips: 1 (pending), 1 (code), 1 (the phone's owner), 1 (the
+/// owner), 1 (the transaction).
+pub async fn prove_phone(
+    ciam: &Ciam,
+    token: &str,
+    bind: &str,
+    phone: &str,
+    code: &str,
+    client: &ClientInfo,
+) -> Result<PhoneProof> {
+    let phone = Identity::Phone(Phone::parse(phone)?);
+    let code = validate::code("code", code)?;
+    let pending = read_pending(ciam, token, bind).await?;
+    let verified = codes::check(ciam, &phone, Purpose::Link, &code).await?;
+    let owner = ciam.store.get(&unique_key(phone.unique_pk())).await?;
+    let owner_id = owner
+        .as_ref()
+        .and_then(|o| o.s("userId"))
+        .map(str::to_owned);
+    let Some(uid) = owner_id else {
+        // No account has the phone: prove it on the pending item, sign-up comes next.
+        let proven = TxOp::Update {
+            key: pending.item.key.clone(),
+            ops: vec![
+                Update::Set("phone".into(), phone.as_str().into()),
+                Update::Set("provenAt".into(), ciam.now().into()),
+            ],
+            cond: Some(Cond::Exists),
+        };
+        return match ciam.store.transact(vec![verified.consume, proven]).await {
+            Ok(()) => Ok(PhoneProof::SignUp),
+            Err(e) if e.condition_failed_at(0) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+            Err(e) if e.condition_failed_at(1) => Err(Reason::AUTHORIZATION_FAILED.into()),
+            Err(e) => Err(e.into()),
+        };
+    };
+    let user = live_user(ciam, &uid).await?.filter(User::usable);
+    let Some(user) = user else {
+        // A suspended or deactivated owner: the code's answer to it, the code used up.
+        codes::consume(ciam, verified).await?;
+        return Err(Error {
+            cause: Some("the phone's account may not sign in".into()),
+            ..Error::new(Reason::CODE_ERROR)
+        });
+    };
+    ensure_unlocked(&user, ciam.now())?;
+    let mut ops = link_ops(ciam, &pending, &user.id, "phone");
+    ops.push(verified.consume);
+    if let Some(clear) = clear_ops(&user) {
+        ops.push(TxOp::Update {
+            key: profile_key(&user.id),
+            ops: clear,
+            cond: Some(Cond::Exists),
+        });
+    }
+    let who = Who {
+        amr: vec!["sms"],
+        ..Who::from(&user)
+    };
+    let (session, answer) = first_write(ciam, &who, client);
+    ops.push(TxOp::Put {
+        item: session,
+        cond: None,
+    });
+    match ciam.store.transact(ops).await {
+        Ok(()) => answer.map(PhoneProof::SignedIn),
+        Err(e) if e.condition_failed_at(0) || e.condition_failed_at(1) => Err(link_exists()),
+        Err(e) if e.condition_failed_at(2) => Err(Reason::CODE_ERROR.into()),
+        Err(e) if e.condition_failed_at(3) => Err(Reason::AUTHORIZATION_FAILED.into()),
+        Err(e) if e.condition_failed_at(4) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The spec's sign-up fields of a federated sign-up (no password: the ways in are the provider
+/// and the phone's code).
+pub struct FederatedSignUp {
+    pub pending: String,
+    pub bind: String,
+    pub user_name: String,
+    pub company: String,
+    pub country: String,
+    pub accept_terms: bool,
+}
+
+/// `POST /auth/federation/register`: the pending identity of this browser, its phone proven,
+/// becomes an account: one transaction creates the user (`links: 1`), takes the phone
+/// (PHONE_EXIST when taken meanwhile) and the username (USERNAME_EXIST), makes the link
+/// (FEDERATION_LINK_EXISTS when the subject was linked meanwhile) and ends the pending item;
+/// then a session. A pending identity without a proven phone is AUTHORIZATION_FAILED. Round
+/// trips: 1 (pending), 1 (the transaction), 1 (the session); the numbers' new account side by
+/// side.
+pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> Result<SignedIn> {
+    let user_name = validate::username(&r.user_name)?;
+    let company = validate::company(&r.company)?;
+    let country = validate::country(&r.country)?;
+    validate::accept_terms(r.accept_terms)?;
+    let pending = read_pending(ciam, &r.pending, &r.bind).await?;
+    let phone = match (pending.item.s("phone"), pending.item.n("provenAt")) {
+        (Some(phone), Some(_)) => Identity::Phone(Phone::parse(phone)?),
+        _ => {
+            return Err(Error {
+                cause: Some("the pending identity has no proven phone".into()),
+                ..Error::new(Reason::AUTHORIZATION_FAILED)
+            })
+        }
+    };
+    crate::cell::sign_up_here(&ciam.config, &phone)?;
+    let user = User {
+        id: ciam.new_id(),
+        user_name,
+        phone: Some(phone.as_str().to_owned()),
+        company: Some(company),
+        country: Some(country),
+        display_name: pending.item.s("name").map(str::to_owned),
+        advertisement: "unsubscribe".into(),
+        created_at: ciam.now(),
+        consents: Some(0),
+        links: 1,
+        ..User::default()
+    };
+    // 0 user, 1 phone, 2 username (create_ops); 3 lookup, 4 the account's link; 5 pending.
+    let mut ops = create_ops(&user, &phone);
+    let mut link = link_ops(ciam, &pending, &user.id, "signUp");
+    // The count is the new user item's own `links: 1`.
+    link.remove(2);
+    ops.extend(link);
+    ops.extend(crate::directory::puts(&user));
+    match ciam.store.transact(ops).await {
+        Ok(()) => {}
+        Err(e) if e.condition_failed_at(1) => return Err(phone.exists_reason().into()),
+        Err(e) if e.condition_failed_at(2) => {
+            return Err(Error::field(
+                Reason::USERNAME_EXIST,
+                "userName",
+                "用户名已被占用",
+                "The username is already taken",
+            ))
+        }
+        Err(e) if e.condition_failed_at(3) || e.condition_failed_at(4) => return Err(link_exists()),
+        Err(e) if e.condition_failed_at(5) => return Err(Reason::AUTHORIZATION_FAILED.into()),
+        Err(e) => return Err(e.into()),
+    }
+    let who = Who {
+        amr: vec!["sms"],
+        ..Who::from(&user)
+    };
+    let (signed_in, ()) = tokio::join!(
+        crate::accounts::finish_login(ciam, who, client, Vec::new(), Reason::SERVICE_UNAVAILABLE),
+        crate::numbers::count_new_account(ciam)
+    );
+    signed_in
+}
+
+/// The deletes of every link of `user_id` (its `FED#` items and their lookups), for the
+/// account's deactivation transaction. Round trips: 1 (the query).
+pub async fn delete_ops(ciam: &Ciam, user_id: &str) -> std::result::Result<Vec<TxOp>, StoreError> {
+    let q = Query::partition(user_pk(user_id)).prefix("FED#");
+    let mut ops = Vec::new();
+    for item in ciam.store.query(q).await? {
+        let name = item.key.sk.trim_start_matches("FED#");
+        let subject = item.s("subject").unwrap_or_default();
+        ops.push(TxOp::Delete {
+            key: item.key.clone(),
+            cond: None,
+        });
+        if let Some(p) = ProviderId::linked_by_name(name) {
+            ops.push(TxOp::Delete {
+                key: link_key(p, subject),
+                cond: Some(Cond::eq("userId", user_id)),
+            });
+        }
+    }
+    Ok(ops)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_name_the_provider_and_the_subject() {
+        let k = link_key(ProviderId::Mock, "sub-1");
+        assert_eq!((k.pk.as_str(), k.sk.as_str()), ("FEDID#mock#sub-1", "LINK"));
+        let k = account_link_key("u1", ProviderId::Mock);
+        assert_eq!((k.pk.as_str(), k.sk.as_str()), ("USER#u1", "FED#mock"));
+    }
+
+    #[test]
+    fn the_shared_routes_take_only_providers_that_link() {
+        assert_eq!(
+            provider_named("staff").unwrap_err().reason,
+            Reason::INVALID_PARAMETER
+        );
+        assert_eq!(provider_named("mock").ok(), Some(ProviderId::Mock));
+    }
+}
