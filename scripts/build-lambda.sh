@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # npm run build:lambda: builds every function exactly as infra/deploy.sh does (it calls this
 # script): `sam build` of template.yaml, where cargo-lambda compiles and links each of the two
-# binaries (arm64, release profile) once, `bootstrap` and `passkeys` (the WebAuthn ceremonies,
-# docs/passkeys-design.md §1.4), and SAM copies each into its functions'
-# .aws-sam/build/<Function>/. Then zips each of those folders the way `sam package` does, prints
-# each function's zip size, and fails when one is over 4 MB (docs/operations.md §10), or when
-# the WebAuthn crate is linked where it must not be: `grep -c webauthn_rp` (the panic-location
-# strings of a linked crate name its source path, even stripped) must be 0 on `bootstrap` and
-# not 0 on `passkeys`.
+# binaries (arm64, release profile) once, `bootstrap`, `passkeys` (the WebAuthn ceremonies,
+# docs/passkeys-design.md §1.4), `webhooks`, `hook` and `decoder` (the avatar decoder), and SAM
+# copies each into its functions' .aws-sam/build/<Function>/. Then zips each of those folders the
+# way `sam package` does, prints each function's zip size, and fails when one is over 4 MB
+# (docs/operations.md §10), or when a crate split off into a binary of its own is linked where it
+# must not be (the panic-location strings of a linked crate name its source path, even
+# stripped): `grep -c webauthn_rp` (the WebAuthn relying party) must be 0 on `bootstrap` and not
+# 0 on `passkeys`; `grep -c zune-jpeg` (the image decoders) 0 on `bootstrap` and not 0 on
+# `decoder`.
 #
 # Usage: scripts/build-lambda.sh [extra arguments for sam build, e.g. --cached]
 # Needs `bash scripts/setup.sh` once (sam, cargo-lambda and zig in .venv; the Rust target
@@ -40,7 +42,7 @@ fi
 printf '== cargo fetch --locked (aarch64-unknown-linux-gnu)\n'
 cargo fetch --locked --target aarch64-unknown-linux-gnu
 
-printf '\n== sam build (cargo-lambda: bootstrap and passkeys, each linked once)\n'
+printf '\n== sam build (cargo-lambda: each binary linked once)\n'
 started=$(date +%s)
 sam build --template-file "$TEMPLATE" "$@"
 printf 'sam build: %s s\n' "$(($(date +%s) - started))"
@@ -50,8 +52,11 @@ printf '\n== function packages (zipped as sam package does; limit %s bytes)\n' "
 import contextlib, hashlib, os, re, sys, tempfile, zipfile
 
 build, limit, template = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-# The WebAuthn relying-party crate: only the ceremony binary may link it (§1.4).
-CRATE = b"webauthn_rp"
+# The crates split off into a binary of their own, as `grep -c` finds them in a linked binary
+# (their source paths in panic locations): the WebAuthn relying party, only in `passkeys`
+# (docs/passkeys-design.md §1.4); the image decoders, only in `decoder` (docs/operations.md §10).
+# Each must be absent from `bootstrap` and present in its own binary.
+CRATES = {"webauthn_rp": "passkeys", "zune-jpeg": "decoder"}
 
 
 def binaries(path):
@@ -121,13 +126,15 @@ def size(folder):
     return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(folder) for f in fs)
 
 
-def crate_count(folder):
-    """`grep -c webauthn_rp` of the folder's executable `bootstrap` (the name Lambda runs)."""
+def crate_counts(folder):
+    """`grep -c <crate>` of the folder's executable `bootstrap` (the name Lambda runs), for each
+    crate of CRATES (None without an executable)."""
     path = os.path.join(folder, "bootstrap")
     if not os.path.isfile(path):
-        return None
+        return {crate: None for crate in CRATES}
     with open(path, "rb") as f:
-        return sum(1 for line in f.read().split(b"\n") if CRATE in line)
+        lines = f.read().split(b"\n")
+    return {crate: sum(1 for line in lines if crate.encode() in line) for crate in CRATES}
 
 
 def function_folders(build):
@@ -149,14 +156,14 @@ folders = function_folders(build)
 if not folders:
     sys.exit(f"build:lambda: no function folders in {build}")
 binary_of = binaries(template)
-zips = {}  # folder digest -> (zip size, webauthn_rp lines): equal folders make equal zips
+zips = {}  # folder digest -> (zip size, {crate: lines}): equal folders make equal zips
 rows = []
 with tempfile.TemporaryDirectory() as tmp:
     for d in folders:
         folder = os.path.join(build, d)
         key = digest(folder)
         if key not in zips:
-            zips[key] = (os.path.getsize(sam_zip(folder, os.path.join(tmp, key))), crate_count(folder))
+            zips[key] = (os.path.getsize(sam_zip(folder, os.path.join(tmp, key))), crate_counts(folder))
         rows.append((d, binary_of.get(os.path.basename(d), "?"), size(folder), zips[key][0], zips[key][1], key[:12]))
 width = max(len(r[0]) for r in rows)
 print(f"{'function':<{width}}  {'binary':<9}  {'unzipped':>10}  {'zip':>10}  artifact")
@@ -169,22 +176,30 @@ print(
     f"({largest / 1e6:.2f} MB, {largest / 2**20:.2f} MiB); limit {limit} bytes"
 )
 failures = []
+WHY = {
+    "webauthn_rp": "code reachable from its main names CEREMONY_ROUTES or ciam_core::passkey::rp "
+    "(docs/passkeys-design.md §1.4)",
+    "zune-jpeg": "code reachable from its main names the image decoder or "
+    "ciam_core::avatar::InProcessDecoder (docs/operations.md §10)",
+}
+USE = {"webauthn_rp": "it would verify no ceremony", "zune-jpeg": "it would decode no JPEG"}
 for binary in sorted({r[1] for r in rows}):
     mine = [r for r in rows if r[1] == binary]
     sizes = sorted({r[3] for r in mine})
-    counts = sorted({r[4] for r in mine}, key=lambda c: -1 if c is None else c)
+    counts = {
+        crate: sorted({r[4][crate] for r in mine}, key=lambda c: -1 if c is None else c) for crate in CRATES
+    }
+    greps = ", ".join(f"grep -c {crate}: {', '.join(map(str, c))}" for crate, c in counts.items())
     print(
         f"{binary}: {len(mine)} function(s), {len({r[5] for r in mine})} artifact(s), "
-        f"zip {', '.join(map(str, sizes))} bytes, grep -c webauthn_rp: {', '.join(map(str, counts))}"
+        f"zip {', '.join(map(str, sizes))} bytes, {greps}"
     )
-    if binary == "bootstrap" and any(c for c in counts):
-        failures.append(
-            "bootstrap links webauthn_rp: code reachable from its main names CEREMONY_ROUTES "
-            "or ciam_core::passkey::rp (docs/passkeys-design.md §1.4)"
-        )
-    if binary == "passkeys" and not all(counts):
-        failures.append("passkeys does not link webauthn_rp: it would verify no ceremony")
-unknown = [r[0] for r in rows if r[1] not in ("bootstrap", "passkeys", "webhooks", "hook")]
+    for crate, own in CRATES.items():
+        if binary == "bootstrap" and any(c for c in counts[crate]):
+            failures.append(f"bootstrap links {crate}: {WHY[crate]}")
+        if binary == own and not all(counts[crate]):
+            failures.append(f"{own} does not link {crate}: {USE[crate]}")
+unknown = [r[0] for r in rows if r[1] not in ("bootstrap", "passkeys", "webhooks", "hook", "decoder")]
 if unknown:
     failures.append(f"no known Binary in {template} for: {', '.join(unknown)}")
 over = [r[0] for r in rows if r[3] > limit]

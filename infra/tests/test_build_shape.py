@@ -1,8 +1,9 @@
-"""The build shape (docs/operations.md §10): every function runs one of four binaries,
+"""The build shape (docs/operations.md §10): every function runs one of five binaries,
 `bootstrap`, (the WebAuthn ceremonies of ciam_api::CEREMONY_ROUTES) `passkeys`, (the webhook
-pipeline's two functions, ciam_api::WEBHOOK_FUNCTIONS) `webhooks`, or (the pre-traffic check of
-the gradual functions, issue 30) `hook`, and names its route in CIAM_ROUTE, so `sam build`
-groups them into FOUR build definitions, one per binary:
+pipeline's two functions, ciam_api::WEBHOOK_FUNCTIONS) `webhooks`, (the pre-traffic check of
+the gradual functions, issue 30) `hook`, or (the avatar decoder, ciam_api::INTERNAL) `decoder`,
+and names its route in CIAM_ROUTE, so `sam build` groups them into FIVE build definitions, one
+per binary:
 cargo-lambda links each binary once, and SAM copies each artifact to its functions.
 
 Asked of SAM itself: the build graph is the one `sam build` makes (BuildContext collects the
@@ -77,9 +78,9 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
     }
     assert hook == {"PreTrafficHookFunction"}
     assert built == len(routes) + 2, "every function is built by sam build"
-    assert len(definitions) == 4, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
+    assert len(definitions) == 5, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
     by_binary = {d.metadata["BuildProperties"]["Binary"]: d for d in definitions}
-    assert set(by_binary) == {"bootstrap", "passkeys", "webhooks", "hook"}
+    assert set(by_binary) == {"bootstrap", "passkeys", "webhooks", "hook", "decoder"}
     for binary, definition in by_binary.items():
         assert definition.metadata == {"BuildMethod": "rust-cargolambda", "BuildProperties": {"Binary": binary}}
         assert definition.runtime == "provided.al2023"
@@ -92,6 +93,7 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
         } | (distributor if binary == "bootstrap" else set()) | (hook if binary == "hook" else set()), binary
     assert len(by_binary["passkeys"].functions) == len(ceremony_routes()) == 8
     assert {f.name for f in by_binary["webhooks"].functions} == {"WebhookFanoutFunction", "WebhookDeliveryFunction"}
+    assert {f.name for f in by_binary["decoder"].functions} == {"AvatarDecodeFunction"}
 
 
 def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(template):
@@ -105,7 +107,7 @@ def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(te
             "BuildProperties": {"Binary": binary_of(route)},
         }, f"{name}: the Metadata of its table's binary"
         groups.setdefault(repr(metadata), set()).add(name)
-    assert len(groups) == 3, groups
+    assert len(groups) == 4, groups
     assert ceremony_routes() <= set(routes.values()), "every ceremony route has a function"
     for name in routes:
         props = template["Resources"][name]["Properties"]
@@ -124,7 +126,7 @@ def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(te
 )
 def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, change):
     """The check above can fail: a function with another Binary, CodeUri or architecture gets a
-    build definition of its own (a fifth cargo-lambda build). (The Handler is not grouped on
+    build definition of its own (a sixth cargo-lambda build). (The Handler is not grouped on
     for provided.al2023; per-function Environment never is.)"""
     changed = load_template(ROOT / "template.yaml")
     # The main stack's functions only (the console's stack is read from its own folder).
@@ -134,4 +136,4 @@ def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, 
     path = tmp_path / "template.yaml"
     path.write_text(yaml_dump(changed))
     definitions, _ = build_definitions(path, tmp_path)
-    assert len(definitions) == 5
+    assert len(definitions) == 6

@@ -365,6 +365,9 @@ pub enum Binary {
     /// The webhook pipeline's functions (`WEBHOOK_FUNCTIONS`): a stream and a queue consumer,
     /// no HTTP route; the only binary that links the SQS client.
     Webhooks,
+    /// The image decoder (`INTERNAL`, `IMAGE_DECODER`): no HTTP route, no table, key or secret;
+    /// the only binary that links the image crates.
+    Decoder,
 }
 
 impl Binary {
@@ -374,6 +377,7 @@ impl Binary {
             Binary::Bootstrap => "bootstrap",
             Binary::Passkeys => "passkeys",
             Binary::Webhooks => "webhooks",
+            Binary::Decoder => "decoder",
         }
     }
 }

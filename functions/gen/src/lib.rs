@@ -183,7 +183,7 @@ pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
             id: i.id.to_owned(),
             method: String::new(),
             path: String::new(),
-            binary: Binary::Bootstrap,
+            binary: Binary::Decoder,
             summary: i.summary.to_owned(),
             sign_in: None,
             auth: Auth::Public,

@@ -274,6 +274,14 @@ fn every_route_has_a_summary_for_its_function_description() {
             ciam_api::WEBHOOK_DELIVERY.id
         ]
     );
+    // The image decoder is the one function of binary `decoder` (the image crates link nowhere
+    // else, docs/operations.md §10).
+    let decoders: Vec<&str> = fns
+        .iter()
+        .filter(|f| f.binary == Binary::Decoder)
+        .map(|f| f.id.as_str())
+        .collect();
+    assert_eq!(decoders, [ciam_api::IMAGE_DECODER.id]);
     for f in &fns {
         assert!(!f.summary.trim().is_empty(), "{}", f.id);
         assert!(f.logical_id().ends_with("Function"));

@@ -184,6 +184,36 @@ pub async fn answer(request: Value) -> Value {
     }
 }
 
+/// The entry of binary `decoder`: `CIAM_ROUTE` must name the decoder (`ciam_api::IMAGE_DECODER`,
+/// the one function of that binary); anything else fails the init (logged, nonzero exit), as an
+/// HTTP binary refuses an id of another's table.
+pub async fn run_from_env() -> std::result::Result<(), lambda_http::Error> {
+    crate::setup::init_tracing();
+    let value = std::env::var(crate::ROUTE_VAR).ok();
+    if let Err(e) = decoder_id(value.as_deref()) {
+        tracing::error!(binary = ciam_api::Binary::Decoder.name(), error = %e, "init failed");
+        return Err(e.into());
+    }
+    run().await
+}
+
+/// `CIAM_ROUTE`'s value checked: the decoder's id, or why not.
+pub fn decoder_id(value: Option<&str>) -> std::result::Result<&'static str, String> {
+    let id = ciam_api::IMAGE_DECODER.id;
+    match value.map(str::trim) {
+        Some(v) if v == id => Ok(id),
+        Some(v) if !v.is_empty() => Err(format!(
+            "{}={v:?} is not the image decoder ({id}): binary decoder serves nothing else",
+            crate::ROUTE_VAR
+        )),
+        _ => Err(format!(
+            "{} is not set: the image decoder's function sets {}={id}",
+            crate::ROUTE_VAR,
+            crate::ROUTE_VAR
+        )),
+    }
+}
+
 /// The decoding function: reads nothing at init (no settings, secret, SDK client or store) and
 /// answers invocations until the environment shuts down.
 pub async fn run() -> std::result::Result<(), lambda_http::Error> {

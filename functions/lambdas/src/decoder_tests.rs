@@ -183,3 +183,18 @@ fn an_uploading_function_without_the_decoders_name_fails_its_init() {
     let err = LambdaDecoder::from_env(&sdk).err().unwrap_or_default();
     assert!(err.contains(FUNCTION_VAR), "{err}");
 }
+
+#[test]
+fn binary_decoder_serves_the_image_decoder_only() {
+    assert_eq!(decoder_id(Some("avatar_decode")), Ok("avatar_decode"));
+    assert_eq!(decoder_id(Some(" avatar_decode ")), Ok("avatar_decode"));
+    for missing in [None, Some(""), Some("  ")] {
+        let e = decoder_id(missing).unwrap_err();
+        assert!(e.contains("CIAM_ROUTE is not set"), "{e}");
+    }
+    let e = decoder_id(Some("auth_avatar")).unwrap_err();
+    assert!(
+        e.contains("\"auth_avatar\" is not the image decoder"),
+        "{e}"
+    );
+}

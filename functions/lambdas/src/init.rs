@@ -10,7 +10,7 @@
 use crate::key_refresh::Signers;
 use crate::{kms, purpose_keys, secrets, OriginCheck, S3Blobs, Settings, Unavailable};
 use ciam_api::{Images, Kms, Lambda, PageDef, RouteDef};
-use ciam_core::avatar::{ImageDecoder, InProcessDecoder};
+use ciam_core::avatar::ImageDecoder;
 use ciam_core::federation::ProviderId;
 use ciam_core::KeyPurpose;
 use ciam_core::{BlobStore, Ciam, Config, Keys, Notifier, OidcSigner, OsEntropy, SystemClock};
@@ -271,10 +271,11 @@ async fn init_with(
     blobs: Arc<dyn BlobStore>,
 ) -> Result<Ready, String> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    // Uploads are decoded by the decoding function, never here (this function holds keys).
+    // Uploads are decoded by the decoding function, never here (this function holds keys), and
+    // only the `decoder` binary links the image crates (docs/operations.md §10).
     let images: Arc<dyn ImageDecoder> = match lambda.images {
         Images::Invoke => Arc::new(crate::decoder::LambdaDecoder::from_env(&sdk)?),
-        Images::None | Images::Decode => Arc::new(InProcessDecoder),
+        Images::None | Images::Decode => Arc::new(Unavailable),
     };
     let wanted = secrets::Wanted {
         root: settings

@@ -1,7 +1,8 @@
-//! One AWS Lambda per /ciam/v1 route, each running one of two binaries: `bootstrap`
+//! One AWS Lambda per /ciam/v1 route, each running one of two HTTP binaries: `bootstrap`
 //! (`src/bin/bootstrap.rs`, the routes of `ciam_api::ROUTES` and the embedded page) or
 //! `passkeys` (`src/bin/passkeys.rs`, the WebAuthn ceremonies of `ciam_api::CEREMONY_ROUTES`,
-//! docs/passkeys-design.md §1.4). A binary reads the route id from `CIAM_ROUTE` (template.yaml
+//! docs/passkeys-design.md §1.4). The functions without a route run `webhooks`, `hook` or
+//! `decoder` (the avatar decoder, the only binary that links the image crates: `decoder.rs`). A binary reads the route id from `CIAM_ROUTE` (template.yaml
 //! sets it on each function) and serves the same `ciam_api` router the local server uses,
 //! restricted to that route, over `lambda_http`. `sam build` makes one build per binary (two
 //! links for all the functions, docs/operations.md §10).

@@ -306,6 +306,18 @@ fn each_binary_refuses_the_routes_of_the_other() {
             "ciam_api::CEREMONY_ROUTES",
         ),
         (env!("CARGO_BIN_EXE_passkeys"), "", "CIAM_ROUTE is not set"),
+        // The avatar decoder is binary `decoder`'s only function; `bootstrap` no longer runs it.
+        (
+            env!("CARGO_BIN_EXE_bootstrap"),
+            "avatar_decode",
+            "ciam_api::ROUTES",
+        ),
+        (
+            env!("CARGO_BIN_EXE_decoder"),
+            "auth_info_get",
+            "is not the image decoder",
+        ),
+        (env!("CARGO_BIN_EXE_decoder"), "", "CIAM_ROUTE is not set"),
     ] {
         let out = std::process::Command::new(exe)
             .env_clear()
@@ -326,6 +338,35 @@ fn each_binary_refuses_the_routes_of_the_other() {
         assert!(logs.contains("init failed"), "{exe} {route}: {logs}");
         assert!(logs.contains(table), "{exe} {route}: {logs}");
     }
+}
+
+/// The avatar decoder is a binary of its own (`decoder`, the only one that links the image
+/// crates, docs/operations.md §10): it answers Lambda invocations with the thumbnail of an image,
+/// or a refusal, reading nothing at init.
+#[tokio::test]
+async fn the_decoder_binary_answers_invocations_with_a_thumbnail_or_a_refusal() {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    let picture = image::RgbImage::from_fn(300, 200, |x, y| image::Rgb([x as u8, y as u8, 90]));
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(picture)
+        .write_to(&mut png, image::ImageFormat::Png)
+        .unwrap();
+    let events = vec![
+        (
+            "ok".into(),
+            json!({ "image": STANDARD.encode(png.into_inner()) }),
+        ),
+        ("bad".into(), json!({ "image": "***" })),
+    ];
+    let env = [("CIAM_ROUTE", "avatar_decode".to_owned())];
+    let run = run_function(env!("CARGO_BIN_EXE_decoder"), &env, events).await;
+    let ok = response(&run.outcomes, "ok", &run.logs);
+    let thumbnail = STANDARD.decode(ok["png"].as_str().unwrap()).unwrap();
+    let back = image::load_from_memory(&thumbnail).unwrap();
+    assert_eq!((back.width(), back.height()), (256, 256), "{}", run.logs);
+    let bad = response(&run.outcomes, "bad", &run.logs);
+    assert_eq!(bad["error"]["reason"], json!("AVATAR_INVALID"), "{bad}");
 }
 
 /// The ceremony binary is a Lambda too: it initialises with the store and the keys only (no

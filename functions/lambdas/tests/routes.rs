@@ -2,7 +2,7 @@
 //! embedded page of `ciam_api::PAGES`) has exactly one template function that runs the binary
 //! `bootstrap`, every route of `ciam_api::CEREMONY_ROUTES` one that runs `passkeys`, each with
 //! its id in `CIAM_ROUTE`, the same method and path, and no more; the functions of one binary
-//! share one build (two in all, docs/operations.md §10).
+//! share one build (one per binary, docs/operations.md §10).
 
 // Test code: a panic is the failure report, so unwrap and expect are allowed here
 // (the workspace denies them in the product, Cargo.toml [workspace.lints]).
@@ -109,6 +109,8 @@ fn binary_of(id: &str) -> &'static str {
         Passkeys::NAME
     } else if WEBHOOK_FUNCTIONS.iter().any(|f| f.id == id) {
         ciam_api::Binary::Webhooks.name()
+    } else if INTERNAL.iter().any(|f| f.id == id) {
+        ciam_api::Binary::Decoder.name()
     } else if id == ciam_lambdas::hook::ID {
         ciam_lambdas::hook::BINARY
     } else {
@@ -178,7 +180,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         assert!(ids.contains(id), "{id}: bootstrap serves every page");
     }
 
-    // The four binaries: nothing else in src/bin, no per-route main.
+    // The five binaries: nothing else in src/bin, no per-route main.
     let mut bins: Vec<String> = std::fs::read_dir(crate_dir().join("src").join("bin"))
         .expect("src/bin")
         .filter_map(Result::ok)
@@ -189,17 +191,18 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         bins,
         vec![
             format!("{}.rs", Bootstrap::NAME),
+            format!("{}.rs", ciam_api::Binary::Decoder.name()),
             format!("{}.rs", ciam_lambdas::hook::BINARY),
             format!("{}.rs", Passkeys::NAME),
             format!("{}.rs", ciam_api::Binary::Webhooks.name()),
         ],
-        "src/bin holds the four binaries"
+        "src/bin holds the five binaries"
     );
 
     let functions = functions_by_route();
     let served: BTreeSet<String> = functions.keys().cloned().collect();
-    // The functions with no route (the avatar decoder) run `bootstrap` too, and so does the key
-    // distributor (distributor.rs).
+    // The functions with no route: the avatar decoder (its own binary, `decoder`) and the key
+    // distributor (`bootstrap`, distributor.rs).
     let mut expected = ids.clone();
     expected.extend(INTERNAL.iter().map(|i| i.id.to_owned()));
     expected.extend(WEBHOOK_FUNCTIONS.iter().map(|i| i.id.to_owned()));
@@ -247,8 +250,8 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
     }
     assert_eq!(
         builds.len(),
-        4,
-        "exactly four build definitions: {builds:?}"
+        5,
+        "exactly five build definitions: {builds:?}"
     );
     for w in WEBHOOK_FUNCTIONS {
         let f = &functions[w.id];
@@ -399,8 +402,19 @@ fn each_binary_names_its_own_table_only() {
     };
     let bootstrap = code(main(Bootstrap::NAME));
     assert!(bootstrap.contains("run_from_env::<ciam_lambdas::Bootstrap>()"));
-    for never in ["Passkeys", "CEREMONY_ROUTES", "passkey"] {
+    for never in [
+        "Passkeys",
+        "CEREMONY_ROUTES",
+        "passkey",
+        "decoder",
+        "IMAGE_DECODER",
+    ] {
         assert!(!bootstrap.contains(never), "bootstrap.rs names {never}");
+    }
+    let decoder = code(main(ciam_api::Binary::Decoder.name()));
+    assert!(decoder.contains("ciam_lambdas::decoder::run_from_env()"));
+    for never in ["Bootstrap", "Passkeys", "run_from_env::<"] {
+        assert!(!decoder.contains(never), "decoder.rs names {never}");
     }
     let passkeys = code(main(Passkeys::NAME));
     assert!(passkeys.contains("run_from_env::<ciam_lambdas::Passkeys>()"));

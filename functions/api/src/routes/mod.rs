@@ -107,7 +107,8 @@ pub const WEBHOOK_DELIVERY: InternalDef = InternalDef {
 /// The functions of binary `webhooks`.
 pub const WEBHOOK_FUNCTIONS: &[InternalDef] = &[WEBHOOK_FANOUT, WEBHOOK_DELIVERY];
 
-/// The functions with no route (binary `bootstrap`).
+/// The functions with no route that another function invokes (binary `decoder`, the only one
+/// that links the image crates).
 pub const INTERNAL: &[InternalDef] = &[IMAGE_DECODER];
 
 /// Every route of both tables: `ROUTES` (binary `bootstrap`) then `CEREMONY_ROUTES` (binary

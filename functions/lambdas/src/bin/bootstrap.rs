@@ -1,14 +1,10 @@
-//! The Lambda binary of every function but the WebAuthn ceremonies: it serves the route of
-//! `ciam_api::ROUTES` (or the embedded page) whose id is in `CIAM_ROUTE` (template.yaml sets it
-//! per function). It never names `ciam_api::CEREMONY_ROUTES`, so fat LTO leaves the WebAuthn
-//! crate out (`npm run build:lambda` checks it). `sam build` compiles and links it once. The
-//! avatar decoder (`ciam_api::IMAGE_DECODER`, no route) runs it too.
+//! The Lambda binary of every function but the WebAuthn ceremonies, the webhook pipeline, the
+//! pre-traffic check and the image decoder: it serves the route of `ciam_api::ROUTES` (or the
+//! embedded page) whose id is in `CIAM_ROUTE` (template.yaml sets it per function). It never
+//! names `ciam_api::CEREMONY_ROUTES` or the image decoder, so fat LTO leaves the WebAuthn and
+//! image crates out (`npm run build:lambda` checks both). `sam build` compiles and links it once.
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    // The avatar decoder has no route: it answers Lambda invocations and reads nothing at init.
-    if std::env::var(ciam_lambdas::ROUTE_VAR).as_deref() == Ok(ciam_api::IMAGE_DECODER.id) {
-        return ciam_lambdas::decoder::run().await;
-    }
     ciam_lambdas::run_from_env::<ciam_lambdas::Bootstrap>().await
 }
