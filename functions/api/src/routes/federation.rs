@@ -19,7 +19,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::federation::{self, links, Finished, LinkRule, ProviderId, Surface};
+use ciam_core::federation::{self, links, sign_up, Finished, LinkRule, ProviderId, Surface};
 use ciam_core::staff;
 use ciam_core::{Error, Reason};
 use serde::{Deserialize, Serialize};
@@ -308,7 +308,7 @@ pub async fn register(
     Client(client): Client,
     Json(b): Json<FederatedRegister>,
 ) -> Result<SignInReply, ApiError> {
-    let r = links::FederatedSignUp {
+    let r = sign_up::FederatedSignUp {
         pending: b.pending,
         bind: b.bind,
         user_name: b.user_name,
@@ -316,7 +316,7 @@ pub async fn register(
         country: b.country,
         accept_terms: b.accept_terms,
     };
-    Ok(SignInReply(links::register(&s.ciam, r, &client).await?))
+    Ok(SignInReply(sign_up::register(&s.ciam, r, &client).await?))
 }
 
 /// A provider a browser may start a federated sign-in with.

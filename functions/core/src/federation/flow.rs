@@ -7,6 +7,7 @@
 //! once even under concurrency; a state of another provider is not found under this one's prefix.
 
 use super::links::{self, Finished};
+pub use super::returning::{OidcPending, Pending};
 use super::{ExternalIdentity, Facts, LinkRule, Provider, ProviderId, Surface};
 use crate::error::Result;
 use crate::staff::{
@@ -103,25 +104,6 @@ pub async fn start(
         .expires(ciam.now() + STATE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
     Ok(Started { state, oidc })
-}
-
-/// A sign-in coming back from the provider.
-#[derive(Debug)]
-pub struct Pending {
-    pub lang: Lang,
-    /// Already safe for `staff::signin_url`.
-    pub query: String,
-    /// The hash of the `bind` of the browser that started the sign-in.
-    pub bind_hash: String,
-    /// For an OpenID Connect provider.
-    pub oidc: Option<OidcPending>,
-}
-
-/// The OpenID Connect part of a sign-in coming back.
-#[derive(Debug)]
-pub struct OidcPending {
-    pub nonce: String,
-    pub verifier: String,
 }
 
 /// Consumes the state of a sign-in with `provider`: a second callback with it (a replay), an

@@ -1,7 +1,7 @@
 //! Links between a provider's subject and a Ciam account, for every provider whose rule is
 //! `LinkRule::ProvePhone` (docs/federation-design.md §2, §4.1-§4.2): the callback's end (a
 //! linked subject gets a one-time login code, a new one a pending identity), the login code's
-//! redemption, the phone proof and the sign-up that completes a pending identity.
+//! redemption and the phone proof (the sign-up that completes a pending identity: `sign_up.rs`).
 //!
 //! Items:
 //! - `FEDID#<provider>#<subject>` / `LINK` {userId, provider, subject, app?, appSubject?,
@@ -16,9 +16,9 @@
 //! and a link is only made by a phone Ciam's own code proved in the same browser (never by a
 //! name, a nickname or what the platform says).
 
-use super::flow::Pending;
+use super::returning::Pending;
 use super::{ExternalIdentity, Facts, ProviderId};
-use crate::accounts::{create_ops, first_write, SignedIn, Who};
+use crate::accounts::{first_write, SignedIn, Who};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked};
@@ -213,8 +213,8 @@ pub fn provider_named(name: &str) -> Result<ProviderId> {
 }
 
 /// A pending identity, as read for its phone proof or sign-up.
-struct PendingIdentity {
-    item: Item,
+pub(super) struct PendingIdentity {
+    pub(super) item: Item,
     provider: ProviderId,
     subject: String,
 }
@@ -222,7 +222,7 @@ struct PendingIdentity {
 /// Reads the pending identity `token` for the browser holding `bind`: missing, expired or
 /// bound to another browser is AUTHORIZATION_FAILED (the item is kept for its owner). Round
 /// trips: 1.
-async fn read_pending(ciam: &Ciam, token: &str, bind: &str) -> Result<PendingIdentity> {
+pub(super) async fn read_pending(ciam: &Ciam, token: &str, bind: &str) -> Result<PendingIdentity> {
     check_text(
         "pending",
         token,
@@ -257,7 +257,7 @@ async fn read_pending(ciam: &Ciam, token: &str, bind: &str) -> Result<PendingIde
 /// read by index: the lookup (0: the subject is linked to an account already), the account's
 /// item (1: the account has this provider already), the user's count (2: the account must be
 /// active and not suspended), the pending identity's end (3: used meanwhile).
-fn link_ops(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &str) -> Vec<TxOp> {
+pub(super) fn link_ops(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &str) -> Vec<TxOp> {
     let now = ciam.now();
     let mut lookup = Item::new(link_key(p.provider, &p.subject))
         .with("userId", user_id)
@@ -297,7 +297,7 @@ fn link_ops(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &str) -> Vec<T
     ]
 }
 
-fn link_exists() -> Error {
+pub(super) fn link_exists() -> Error {
     Error::new(Reason::FEDERATION_LINK_EXISTS)
 }
 
@@ -388,86 +388,6 @@ pub async fn prove_phone(
         Err(e) if e.condition_failed_at(4) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         Err(e) => Err(e.into()),
     }
-}
-
-/// The spec's sign-up fields of a federated sign-up (no password: the ways in are the provider
-/// and the phone's code).
-pub struct FederatedSignUp {
-    pub pending: String,
-    pub bind: String,
-    pub user_name: String,
-    pub company: String,
-    pub country: String,
-    pub accept_terms: bool,
-}
-
-/// `POST /auth/federation/register`: the pending identity of this browser, its phone proven,
-/// becomes an account: one transaction creates the user (`links: 1`), takes the phone
-/// (PHONE_EXIST when taken meanwhile) and the username (USERNAME_EXIST), makes the link
-/// (FEDERATION_LINK_EXISTS when the subject was linked meanwhile) and ends the pending item;
-/// then a session. A pending identity without a proven phone is AUTHORIZATION_FAILED. Round
-/// trips: 1 (pending), 1 (the transaction), 1 (the session); the numbers' new account side by
-/// side.
-pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> Result<SignedIn> {
-    let user_name = validate::username(&r.user_name)?;
-    let company = validate::company(&r.company)?;
-    let country = validate::country(&r.country)?;
-    validate::accept_terms(r.accept_terms)?;
-    let pending = read_pending(ciam, &r.pending, &r.bind).await?;
-    let phone = match (pending.item.s("phone"), pending.item.n("provenAt")) {
-        (Some(phone), Some(_)) => Identity::Phone(Phone::parse(phone)?),
-        _ => {
-            return Err(Error {
-                cause: Some("the pending identity has no proven phone".into()),
-                ..Error::new(Reason::AUTHORIZATION_FAILED)
-            })
-        }
-    };
-    crate::cell::sign_up_here(&ciam.config, &phone)?;
-    let user = User {
-        id: ciam.new_id(),
-        user_name,
-        phone: Some(phone.as_str().to_owned()),
-        company: Some(company),
-        country: Some(country),
-        display_name: pending.item.s("name").map(str::to_owned),
-        advertisement: "unsubscribe".into(),
-        created_at: ciam.now(),
-        consents: Some(0),
-        links: 1,
-        ..User::default()
-    };
-    // 0 user, 1 phone, 2 username (create_ops); 3 lookup, 4 the account's link; 5 pending.
-    let mut ops = create_ops(&user, &phone);
-    let mut link = link_ops(ciam, &pending, &user.id, "signUp");
-    // The count is the new user item's own `links: 1`.
-    link.remove(2);
-    ops.extend(link);
-    ops.extend(crate::directory::puts(&user));
-    match ciam.store.transact(ops).await {
-        Ok(()) => {}
-        Err(e) if e.condition_failed_at(1) => return Err(phone.exists_reason().into()),
-        Err(e) if e.condition_failed_at(2) => {
-            return Err(Error::field(
-                Reason::USERNAME_EXIST,
-                "userName",
-                "用户名已被占用",
-                "The username is already taken",
-            ))
-        }
-        Err(e) if e.condition_failed_at(3) || e.condition_failed_at(4) => return Err(link_exists()),
-        Err(e) if e.condition_failed_at(5) => return Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) => return Err(e.into()),
-    }
-    let who = Who {
-        amr: vec!["sms"],
-        ..Who::from(&user)
-    };
-    let (signed_in, ()) = tokio::join!(
-        crate::accounts::finish_login(ciam, who, client, Vec::new(), Reason::SERVICE_UNAVAILABLE),
-        crate::numbers::count_new_account(ciam)
-    );
-    signed_in
 }
 
 /// The deletes of every link of `user_id` (its `FED#` items and their lookups), for the

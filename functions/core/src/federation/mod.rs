@@ -11,6 +11,8 @@
 mod flow;
 pub mod links;
 mod providers;
+mod returning;
+pub mod sign_up;
 
 pub use flow::{
     authorization_request, finish, redirect_uri, start, take_state, Callback, OidcPending,
