@@ -34,7 +34,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
-    let args = match parse(std::env::args().skip(1)) {
+    // The arguments after the program's own name.
+    let mut argv = std::env::args();
+    argv.next();
+    let args = match parse(argv) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("{e}");
