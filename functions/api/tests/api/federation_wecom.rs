@@ -296,6 +296,69 @@ async fn many_wecom_sign_ins_fetch_the_corp_token_once_on_dynamodb() {
     assert_eq!(gettoken_calls(&fakes), 2);
 }
 
+/// The corp's cache key at the fake.
+fn cache_key() -> CacheKey<'static> {
+    CacheKey {
+        corp_id: CORP_ID,
+        agent_id: AGENT_ID,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn callers_wait_for_a_slow_fetch_instead_of_fetching_too() {
+    let app = TestApp::spawn().await;
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let fetch = || {
+        let fetches = fetches.clone();
+        async move {
+            fetches.fetch_add(1, Ordering::SeqCst);
+            // WeCom (or the store behind it) slow: well over the first waits, under the lease.
+            tokio::time::sleep(Duration::from_millis(1_500)).await;
+            Ok::<_, FedError>(("slow-token".to_owned(), 7_200))
+        }
+    };
+    let all =
+        futures_util::future::join_all((0..10).map(|_| corp_token(&app.ciam, cache_key(), &fetch)))
+            .await;
+    for got in &all {
+        assert_eq!(got.as_ref().unwrap().value, "slow-token");
+    }
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_lease_whose_holder_never_fills_the_cache_is_waited_out_once_then_fetched() {
+    let app = TestApp::spawn().await;
+    let key = cache_key();
+    // A holder that took the lease and died (its Lambda timed out): by the store's clock the
+    // lease is still held.
+    let lease = vec![ciam_store::Update::Set(
+        "leaseUntil".into(),
+        ciam_store::Value::N(app.now() + 3_600),
+    )];
+    app.store.update(&key.key(), lease, None).await.unwrap();
+    let began = Instant::now();
+    let token = corp_token(&app.ciam, key, || async {
+        Ok::<_, FedError>(("own-token".to_owned(), 7_200))
+    })
+    .await
+    .unwrap();
+    let waited = began.elapsed();
+    assert_eq!(token.value, "own-token");
+    // Bounded: about the lease's length (5 s), never a stall.
+    assert!(waited >= Duration::from_secs(5), "{waited:?}");
+    assert!(waited < Duration::from_secs(30), "{waited:?}");
+    // And cached for the next caller, which does not wait.
+    let began = Instant::now();
+    let again = corp_token(&app.ciam, key, || async {
+        Err::<(String, i64), _>(FedError::Unavailable("not the cached token".into()))
+    })
+    .await
+    .unwrap();
+    assert_eq!(again.value, "own-token");
+    assert!(began.elapsed() < Duration::from_secs(5));
+}
+
 #[tokio::test]
 async fn an_invalid_token_answer_refetches_once_and_the_sign_in_succeeds() {
     let (fakes, wecom, app) = setup().await;

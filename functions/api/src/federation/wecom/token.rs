@@ -14,8 +14,10 @@
 //!   in between is answered by the failed condition and used), fetch, put the sealed token
 //!   (`attribute_not_exists(fetchedAt) OR fetchedAt <= now`: a token fetched later is never
 //!   replaced), which also ends the lease.
-//! - A caller that loses the lease reads again after 250 ms, up to 4 times, then fetches itself:
-//!   a bounded burst, never a stall.
+//! - A caller that finds the lease held does not try to take it (a failed conditional write is
+//!   billed like a write): it reads again after 50, 100, 200, then every 250 ms, for as long as
+//!   the lease lasts ([`LEASE_SECS`], wall-clock), then fetches itself: a bounded wait, never a
+//!   stall, and no burst of `gettoken` calls while the holder's fetch is merely slow.
 //! - WeCom refusing the token (40014/42001): [`drop_token`] deletes the item only if it still
 //!   holds that token (`gen`), so a fresher one is kept; the caller then asks again.
 //! - A store failure is SERVICE_UNAVAILABLE, never a reason to fetch: an outage of the store
@@ -34,9 +36,15 @@ pub const LABEL: &str = "fed-token";
 pub const LEASE_SECS: i64 = 5;
 /// A token is used until this long before WeCom says it expires.
 pub const MARGIN_SECS: i64 = 300;
-/// How often, and how long apart, a caller that lost the lease reads again.
-const WAITS: u32 = 4;
-const WAIT: Duration = Duration::from_millis(250);
+/// How long a caller that lost the lease waits for the holder's token before fetching its own
+/// (wall-clock time, as the holder's call to WeCom takes): as long as the lease lasts.
+const PATIENCE: Duration = Duration::from_secs(LEASE_SECS as u64);
+
+/// The pause before the next read of a caller that lost the lease: 50 ms, 100 ms, 200 ms, then
+/// every 250 ms (a fetch usually takes a few hundred milliseconds).
+fn wait(waits: u32) -> Duration {
+    Duration::from_millis((50u64 << waits.min(3)).min(250))
+}
 
 /// Which token: one per corp and app.
 #[derive(Clone, Copy, Debug)]
@@ -83,8 +91,8 @@ fn usable(ciam: &Ciam, key: CacheKey<'_>, item: &Item) -> Option<CorpToken> {
 }
 
 /// The corp token: the cached one, or one `fetch` gets (under the lease). Round trips: 1 when
-/// cached; else 1 + the lease + the put (+ up to 4 reads and leases while another caller
-/// fetches).
+/// cached; else 1 + the lease + the put (or, while another caller fetches, a read every
+/// 250 ms at most).
 pub async fn corp_token<F, Fut>(
     ciam: &Ciam,
     key: CacheKey<'_>,
@@ -95,41 +103,51 @@ where
     Fut: Future<Output = Result<(String, i64), FedError>>,
 {
     let k = key.key();
-    for read in 0..=WAITS {
+    let started = std::time::Instant::now();
+    let mut waits = 0u32;
+    loop {
         let item = ciam.store.get(&k).await.map_err(store_down)?;
         if let Some(t) = item.as_ref().and_then(|i| usable(ciam, key, i)) {
             return Ok(t);
         }
-        if read == WAITS {
+        if started.elapsed() >= PATIENCE {
             break;
         }
         let now = ciam.now();
-        // The lease is free, and the item still holds what this read saw: a token cached since
-        // (which also ended its lease) is used, not fetched again.
-        let free = Cond::attr_not_exists("leaseUntil").or(Cond::lt("leaseUntil", now));
-        let unchanged = match item.as_ref().and_then(|i| i.s("gen")) {
-            Some(gen) => Cond::eq("gen", gen),
-            None => Cond::attr_not_exists("gen"),
-        };
-        let ops = vec![
-            Update::Set("leaseUntil".into(), Value::N(now + LEASE_SECS)),
-            // A lease whose fetch failed does not linger.
-            Update::Expires(Some(now + LEASE_SECS + 60)),
-        ];
-        match ciam
-            .store
-            .update_or_current(&k, ops, Some(free.and(unchanged)))
-            .await
-        {
-            Ok(Ok(_)) => return fill(ciam, key, &fetch).await,
-            Ok(Err(now_there)) => {
-                if let Some(t) = now_there.as_ref().and_then(|i| usable(ciam, key, i)) {
-                    return Ok(t);
+        let held = item
+            .as_ref()
+            .and_then(|i| i.n("leaseUntil"))
+            .is_some_and(|until| until >= now);
+        if !held {
+            // The lease is free, and the item still holds what this read saw: a token cached
+            // since (which also ended its lease) is used, not fetched again.
+            let free = Cond::attr_not_exists("leaseUntil").or(Cond::lt("leaseUntil", now));
+            let unchanged = match item.as_ref().and_then(|i| i.s("gen")) {
+                Some(gen) => Cond::eq("gen", gen),
+                None => Cond::attr_not_exists("gen"),
+            };
+            let ops = vec![
+                Update::Set("leaseUntil".into(), Value::N(now + LEASE_SECS)),
+                // A lease whose fetch failed does not linger.
+                Update::Expires(Some(now + LEASE_SECS + 60)),
+            ];
+            match ciam
+                .store
+                .update_or_current(&k, ops, Some(free.and(unchanged)))
+                .await
+            {
+                Ok(Ok(_)) => return fill(ciam, key, &fetch).await,
+                Ok(Err(now_there)) => {
+                    if let Some(t) = now_there.as_ref().and_then(|i| usable(ciam, key, i)) {
+                        return Ok(t);
+                    }
                 }
-                tokio::time::sleep(WAIT).await
+                Err(e) => return Err(store_down(e)),
             }
-            Err(e) => return Err(store_down(e)),
         }
+        // Another caller holds the lease: read again soon, then less often.
+        tokio::time::sleep(wait(waits)).await;
+        waits += 1;
     }
     tracing::warn!(
         corp = key.corp_id,
