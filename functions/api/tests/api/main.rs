@@ -20,6 +20,7 @@ mod consents;
 mod console;
 mod console_actions;
 mod console_apps;
+mod console_audit;
 mod console_gate;
 mod console_review;
 mod console_suspend;
