@@ -68,6 +68,7 @@ export type Reason =
   | "WEBHOOK_URL_PRIVATE"
   | "PHONE_MAINLAND_SERVICE_ONLY"
   | "FEDERATION_CANCELLED"
+  | "FEDERATION_NOT_PERMITTED"
   | "FEDERATION_SNAPSHOT_USER"
   | "FEDERATION_OPEN_IN_BROWSER"
   | "FEDERATION_LINK_EXISTS";
@@ -1679,6 +1680,8 @@ export interface Operations {
   getTotpUrl: { method: "GET"; path: "/auth/totp/url"; params: undefined; query: undefined; request: undefined; response: GetTotpUrlResponse };
   verifyFresh: { method: "POST"; path: "/auth/totp/verify"; params: undefined; query: undefined; request: VerifyFreshRequest; response: VerifyFreshResponse };
   loginBackupCode: { method: "POST"; path: "/auth/unlockCode"; params: undefined; query: undefined; request: LoginBackupCodeRequest; response: LoginBackupCodeResponse };
+  wechatCallback: { method: "GET"; path: "/auth/wechat/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
+  wechatStart: { method: "GET"; path: "/auth/wechat/start"; params: undefined; query: undefined; request: undefined; response: undefined };
   getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
   reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
   oidcDiscovery: { method: "GET"; path: "/oidc/.well-known/openid-configuration"; params: undefined; query: undefined; request: undefined; response: OidcDiscoveryResponse };
@@ -1783,6 +1786,8 @@ export interface Routes {
   "GET /auth/totp/url": Operations["getTotpUrl"];
   "POST /auth/totp/verify": Operations["verifyFresh"];
   "POST /auth/unlockCode": Operations["loginBackupCode"];
+  "GET /auth/wechat/callback": Operations["wechatCallback"];
+  "GET /auth/wechat/start": Operations["wechatStart"];
   "GET /avatar/{key}": Operations["getAvatar"];
   "POST /client-errors": Operations["reportClientError"];
   "GET /oidc/.well-known/openid-configuration": Operations["oidcDiscovery"];
