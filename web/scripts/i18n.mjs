@@ -46,6 +46,9 @@ const BUNDLES = {
   // The two cells' names and links (components/cells.tsx): loaded with them, only on a page whose
   // index.html names another cell.
   cells: ['cell.', 'error.PHONE_MAINLAND_SERVICE_ONLY'],
+  // Sign-up's own words beyond its form's (the username said as it is typed): loaded with the
+  // sign-up page, never with the sign-in.
+  signup: ['register.username.'],
 };
 const bundleOf = (id) =>
   id.endsWith('.title') ? 'core' : (Object.entries(BUNDLES).find(([, ps]) => ps.some((p) => id.startsWith(p)))?.[0] ?? 'core');

@@ -58,6 +58,7 @@ pub mod testing;
 pub mod tickets;
 pub mod totp;
 pub mod user;
+pub mod username_check;
 pub mod validate;
 pub mod webhooks;
 

@@ -780,6 +780,16 @@ export type UserUpdatedEvent = {
   type: "user.updated";
 };
 
+/** `GET /auth/username`'s answer. */
+export type UsernameAvailability = {
+  available: boolean;
+  /** When taken: a free name close to it (the name with a number), if one of the three tried
+is free; null otherwise. */
+  suggestion: string | null;
+  /** The name as sign-up would keep it (trimmed, NFC). */
+  userName: string;
+};
+
 /** The release this server runs. */
 export type Version = {
   /** "release." and the package version. */
@@ -1484,6 +1494,9 @@ export type LoginBackupCodeRequest = {
   code: string;
 };
 
+/** GET /auth/username: Whether a username is free */
+export type CheckUsernameResponse = UsernameAvailability;
+
 /** The body of POST /client-errors. */
 export type ReportClientErrorRequest = {
   /** An uncaught error, an unhandled promise rejection, or an error shown on a route's error
@@ -1680,6 +1693,7 @@ export interface Operations {
   getTotpUrl: { method: "GET"; path: "/auth/totp/url"; params: undefined; query: undefined; request: undefined; response: GetTotpUrlResponse };
   verifyFresh: { method: "POST"; path: "/auth/totp/verify"; params: undefined; query: undefined; request: VerifyFreshRequest; response: VerifyFreshResponse };
   loginBackupCode: { method: "POST"; path: "/auth/unlockCode"; params: undefined; query: undefined; request: LoginBackupCodeRequest; response: LoginBackupCodeResponse };
+  checkUsername: { method: "GET"; path: "/auth/username"; params: undefined; query: { userName: string }; request: undefined; response: CheckUsernameResponse };
   wechatCallback: { method: "GET"; path: "/auth/wechat/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
   wechatStart: { method: "GET"; path: "/auth/wechat/start"; params: undefined; query: undefined; request: undefined; response: undefined };
   getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
@@ -1786,6 +1800,7 @@ export interface Routes {
   "GET /auth/totp/url": Operations["getTotpUrl"];
   "POST /auth/totp/verify": Operations["verifyFresh"];
   "POST /auth/unlockCode": Operations["loginBackupCode"];
+  "GET /auth/username": Operations["checkUsername"];
   "GET /auth/wechat/callback": Operations["wechatCallback"];
   "GET /auth/wechat/start": Operations["wechatStart"];
   "GET /avatar/{key}": Operations["getAvatar"];

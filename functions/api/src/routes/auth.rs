@@ -3,7 +3,7 @@
 //! second step is two_factor.rs's, the staff sign-in staff.rs's.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Client, Json, Lang, MaybeAuthed};
+use crate::extract::{Authed, Client, Json, Lang, MaybeAuthed, Params};
 use crate::reply::{done, Created, Done, Reply};
 use crate::sign_in::SignInReply;
 use crate::AppState;
@@ -11,6 +11,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use ciam_core::accounts::{self, Registration};
 use ciam_core::captcha::{self, Challenge};
+use ciam_core::username_check::{self, Availability};
 use ciam_core::validate::Identity;
 use ciam_core::{codes, numbers, sessions, Purpose};
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,27 @@ pub struct Location {
     /// From Accept-Language: en-US or zh-CN, anything else zh-CN.
     #[cfg_attr(feature = "openapi", schemars(extend("enum" = ["zh-CN", "en-US"])))]
     language: &'static str,
+}
+
+/// Whether a username is free
+///
+/// Asked as the username is typed at sign-up, before any code is sent: `available`, and when
+/// it is taken a free `suggestion` close to it (the name with a number; null when the three
+/// tried are taken too). A username is not a sign-in identifier, and registration answers
+/// USERNAME_EXIST anyway, so the answer names no account and nothing to sign in with. A name the
+/// username rules refuse (2 to 32 characters, no spaces, no special characters) is
+/// INVALID_PARAMETER on `userName`, with the rule's message. Counted per address with the
+/// captcha's requests (the `Captcha` WAF rule).
+///
+/// Reasons: INVALID_PARAMETER.
+///
+/// `?userName=`. Round trips: 1, or 2 when taken (a batch read of the suggestions).
+pub async fn username(
+    State(s): State<AppState>,
+    Params(q): Params,
+) -> Result<Reply<Availability>, ApiError> {
+    let raw = q.get("userName").map(String::as_str).unwrap_or_default();
+    Ok(Reply(username_check::check(&s.ciam, raw).await?))
 }
 
 /// Country and language of the caller

@@ -135,6 +135,7 @@ pub fn all_routes() -> impl Iterator<Item = &'static RouteDef> {
 pub const ROUTES: &[RouteDef] = &[
     // Signing up and in (auth.rs).
     route!("auth_location",           GET,    "/auth/location",          auth::location,           Public,        "getLocation",      STATIC),
+    route!("auth_username",           GET,    "/auth/username",          auth::username,           Public,        "checkUsername",    READS.throttle(50, 25).waf(Waf::Captcha)),
     route!("auth_captcha",            GET,    "/auth/captcha",           auth::captcha_challenge,  Public,        "getCaptcha",       KEYS.waf(Waf::Captcha).keys(&[K::Captcha])),
     route!("auth_identity",           POST,   "/auth/identity",          auth::identity,           Public,        "sendCode",         WRITES.messages().throttle(40, 20).waf(Waf::Codes).keys(&[K::Code, K::Captcha]).sign_ups()),
     route!("auth_register",           POST,   "/auth/register",          auth::register,           Public,        "register",         HASHING.throttle(20, 10).waf(Waf::Register).keys(&[K::Code]).gradual().sign_ups()),

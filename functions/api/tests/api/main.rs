@@ -60,6 +60,7 @@ mod staff;
 mod suspended_truth;
 mod two_factor;
 mod unavailable;
+mod username_check;
 mod validation;
 mod webhooks;
 mod write_units;

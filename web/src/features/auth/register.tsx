@@ -16,6 +16,7 @@ import { CountryField, initialCountry } from './country-field';
 import { labels } from './messages';
 import { useForm } from '../../components/use-form';
 import { Cell } from '../../components/cells-lazy';
+import { UsernameStatus, useUsernameCheck } from './username-status';
 
 // "To continue to <app>" (its logo, its name) when a partner's query names the app: loaded then
 // only; a chunk that fails to load shows nothing.
@@ -50,6 +51,7 @@ export default function Register() {
     f.flag('account', errorText(e));
   };
   const x = f.values;
+  const nameCheck = useUsernameCheck(x.userName);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     const ok = f.check({
@@ -88,6 +90,7 @@ export default function Register() {
       <form ref={f.ref} data-testid="register" noValidate onSubmit={submit}>
         <FormAlert {...f.alert} />
         <Field {...f.bind('userName')} label={m.userName} autoComplete="nickname" />
+        <UsernameStatus said={nameCheck} onUse={(name) => f.set('userName', name)} />
         <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
         <Field {...f.bind('account')} onChange={(a) => { f.set('account', a); setElsewhere(null); }} label={labels.account} autoComplete="username" />
         <Cell reason={elsewhere} />
