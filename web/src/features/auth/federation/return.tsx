@@ -107,6 +107,8 @@ export default function Return({ onSignedIn }: { onSignedIn: (account: string, t
     navigate({ search: keepQuery(search, { drop: returnParams(back.provider) }) }, { replace: true });
     const bind = readBind();
     if (back.kind === 'Error') {
+      // The sign-in ended there: its bind serves no more.
+      dropBind();
       setView({ kind: 'error', reason: back.value });
       return;
     }
