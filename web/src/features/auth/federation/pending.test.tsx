@@ -185,7 +185,11 @@ describe('finishing the sign-up of a new subject', () => {
     expect(to('/auth/federation/register')).toHaveLength(0);
     expect(field(f, 'userName').getAttribute('aria-invalid')).toBe('true');
     expect(field(f, 'acceptTerms').getAttribute('aria-invalid')).toBe('true');
+    // Typing keeps the focus where it is (the heading took it once, not on every render).
+    field(f, 'userName').focus();
     type(f, 'userName', 'ann');
+    await settle();
+    expect(document.activeElement).toBe(field(f, 'userName'));
     type(f, 'company', 'ACME');
     fireEvent.click(field(f, 'acceptTerms'));
     fireEvent.submit(f);

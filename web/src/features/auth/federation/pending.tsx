@@ -3,7 +3,7 @@
 // account is linked and signed in (or asks its second step); a number without an account goes on
 // to finish the sign-up (the spec's fields, no password). Nothing the provider said is used as
 // the name: the user types it.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link } from 'react-router';
 import { ErrorText, Field, FormAlert } from '../../../components/field';
@@ -131,6 +131,9 @@ function FinishSignUp(p: Props & { phone: string }) {
   const [busy, setBusy] = useState(false);
   const r = useRefusal(p);
   const x = f.values;
+  // The new step takes the focus once, when it appears (not on each render: typing would lose it).
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     r.clear();
@@ -154,7 +157,7 @@ function FinishSignUp(p: Props & { phone: string }) {
   );
   return (
     <section className="fed-pending" aria-labelledby="fed-signup-title" data-testid="federation-signup">
-      <h2 id="fed-signup-title" tabIndex={-1} ref={(h) => h?.focus()}>
+      <h2 id="fed-signup-title" tabIndex={-1} ref={heading}>
         <FormattedMessage {...m.signUpTitle} />
       </h2>
       <p className="muted">
