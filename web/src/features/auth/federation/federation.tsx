@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { createIntl, FormattedMessage, type IntlShape, RawIntlProvider, useIntl } from 'react-intl';
 import { useLocation } from 'react-router';
-import { Loading } from '../../../components/lazy-screen';
+import { ChunkLoadError, Loading, withTimeout } from '../../../components/lazy-screen';
 import type { Messages } from '../../../i18n/load';
 import { type Locale, normalize } from '../../../i18n/locale';
 import * as storage from '../../../lib/storage';
@@ -15,7 +15,6 @@ import { ProviderIcon } from './icons';
 import Return from './return';
 import { fm, inWechat, newFedBind, providerName, startUrl } from './shared';
 
-
 // Each language's file named (not a template: that would add a loader helper to the entry chunk).
 const BUNDLE: Record<Locale, () => Promise<{ default: unknown }>> = {
   'en-US': () => import('../../../i18n/compiled/en-US.federation.json'),
@@ -23,23 +22,23 @@ const BUNDLE: Record<Locale, () => Promise<{ default: unknown }>> = {
 };
 const load = (l: Locale) => BUNDLE[l]().then((m) => m.default as Messages);
 
-/** The page's intl with the `federation` bundle; null while it loads. */
-function useFedIntl(): IntlShape | null {
+/** The page's intl with the `federation` bundle; null while it loads, 'failed' when it could not. */
+function useFedIntl(): IntlShape | null | 'failed' {
   const outer = useIntl();
   const locale = normalize(outer.locale);
-  const [extra, setExtra] = useState<Messages | null>(null);
+  const [extra, setExtra] = useState<Messages | 'failed' | null>(null);
   useEffect(() => {
     let live = true;
-    load(locale).then(
+    withTimeout(load(locale), 'federation-messages').then(
       (m) => live && setExtra(m),
-      () => live && setExtra({}),
+      () => live && setExtra('failed'),
     );
     return () => {
       live = false;
     };
   }, [locale]);
   return useMemo(
-    () => extra && createIntl({ locale: outer.locale, defaultLocale: outer.defaultLocale, messages: { ...(outer.messages as Messages), ...extra }, onError: () => {} }),
+    () => (extra === 'failed' ? extra : extra && createIntl({ locale: outer.locale, defaultLocale: outer.defaultLocale, messages: { ...(outer.messages as Messages), ...extra }, onError: () => {} })),
     [outer, extra],
   );
 }
@@ -79,7 +78,10 @@ export default function Federation({ offered, onSignedIn }: {
   onSignedIn?: (account: string, token: string) => void;
 }) {
   const intl = useFedIntl();
-  if (!intl) return offered ? null : <Loading />;
+  // Without its words nothing is drawn: the row is left out; the way back says its chunk failed
+  // (the boundary of <Lazy>, with its retry), never message ids.
+  if (intl === 'failed' && !offered) throw new ChunkLoadError('federation-messages', false);
+  if (!intl || intl === 'failed') return offered ? null : <Loading />;
   return (
     <RawIntlProvider value={intl}>
       {offered ? <Row offered={offered} /> : <Return onSignedIn={onSignedIn ?? (() => {})} />}
