@@ -2,8 +2,8 @@
 //! the authorization request) and the callback (`take_state`, then `finish`: the identity, the
 //! account, the one-time login code).
 //!
-//! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, lang, query,
-//! bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
+//! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, lang, surface,
+//! query, bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
 //! once even under concurrency; a state of another provider is not found under this one's prefix.
 
 use super::links::{self, Finished};
@@ -52,8 +52,8 @@ pub async fn authorization_request(
     surface: Surface,
 ) -> Result<String> {
     check_bind_hash(bind_hash)?;
-    provider.ready(ciam).await?;
-    let started = start(ciam, provider.facts().id, lang, query, bind_hash).await?;
+    provider.ready(ciam, surface).await?;
+    let started = start(ciam, provider.facts().id, lang, query, bind_hash, surface).await?;
     Ok(provider.authorization_url(ciam, &started, surface).await?)
 }
 
@@ -61,6 +61,10 @@ pub async fn authorization_request(
 #[derive(Debug)]
 pub struct Started {
     pub state: String,
+    pub lang: Lang,
+    /// Where the sign-in was started (recorded in the state: the callback's `Pending` has it,
+    /// so a provider with two authorizations knows which one the code came from).
+    pub surface: Surface,
     /// For an OpenID Connect provider.
     pub oidc: Option<OidcStarted>,
 }
@@ -80,6 +84,7 @@ pub async fn start(
     lang: Lang,
     query: &str,
     bind_hash: &str,
+    surface: Surface,
 ) -> Result<Started> {
     check_bind_hash(bind_hash)?;
     let facts = provider.facts();
@@ -99,11 +104,17 @@ pub async fn start(
     }
     let item = item
         .with("lang", lang.tag())
+        .with("surface", surface.tag())
         .with("query", return_query(query))
         .with("bindHash", bind_hash)
         .expires(ciam.now() + STATE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
-    Ok(Started { state, oidc })
+    Ok(Started {
+        state,
+        lang,
+        surface,
+        oidc,
+    })
 }
 
 /// Consumes the state of a sign-in with `provider`: a second callback with it (a replay), an
@@ -120,6 +131,7 @@ pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Resul
         lang: item.s("lang").and_then(Lang::parse_tag).unwrap_or_default(),
         query: s("query"),
         bind_hash: s("bindHash"),
+        surface: Surface::from_tag(&s("surface")),
         oidc: facts.oidc.then(|| OidcPending {
             nonce: s("nonce"),
             verifier: s("verifier"),
