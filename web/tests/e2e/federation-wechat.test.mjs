@@ -13,10 +13,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { axeEveryRule, BIN, createAccount, freePort, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
+import { axeEveryRule, BIN, CI, createAccount, freePort, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const FAKES_BIN = process.env.CIAM_FAKES_BIN ?? join(dirname(BIN), 'ciam-fakes');
@@ -45,7 +45,10 @@ const relay = createServer((req, res) => {
     () => res.writeHead(502).end(),
   );
 });
+// Outside CI a missing ciam-fakes skips the file (`cargo build -p ciam-fakes`); under CI it fails.
+const noFakes = !existsSync(FAKES_BIN) && !CI ? `e2e needs ciam-fakes at ${FAKES_BIN} (cargo build -p ciam-fakes)` : false;
 before(async () => {
+  if (noFakes) return;
   await new Promise((r) => relay.listen(apiPort, '127.0.0.1', r));
   fakes = spawn(FAKES_BIN, ['--port', String(fakesPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise((resolve, reject) => {
@@ -61,11 +64,11 @@ before(async () => {
   });
 });
 after(() => {
-  relay.close();
+  if (relay.listening) relay.close();
   if (fakes?.exitCode === null) fakes.kill('SIGTERM');
 });
 
-const { skip, ctx } = suite({
+const { skip: missing, ctx } = suite({
   server: {
     env: {
       CIAM_WECHAT_APP_ID: 'wxfakeweb0000001',
@@ -77,6 +80,8 @@ const { skip, ctx } = suite({
     },
   },
 });
+
+const skip = missing || noFakes;
 
 /** ciam-fakes' control API for WeChat. */
 async function control(what, body) {
