@@ -9,13 +9,13 @@
 //  - a snapshot-mode user is refused with what to tap; a person who declines at WeChat, and WeChat
 //    down, are said in words naming WeChat.
 // Every federation screen on the way is checked with axe and every rule, light and dark, 1280 and
-// 390 px wide.
+// 390 px wide, and no page reports a CSP violation.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { axeEveryRule, BIN, CI, createAccount, freePort, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -83,6 +83,22 @@ const { skip: missing, ctx } = suite({
 
 const skip = missing || noFakes;
 
+// The screens keep the CSP as every screen (csp.test.mjs): no violation reported by any page.
+const policyComplaints = [];
+let watching = false;
+/** Starts listening for CSP complaints in the suite's browser (once, at the first page). */
+async function watchPolicies() {
+  if (watching) return;
+  watching = true;
+  const { context } = ctx.browser;
+  await context.exposeBinding('__ciamFedCsp', (_source, v) => policyComplaints.push(v));
+  await context.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (e) => window.__ciamFedCsp?.(`${e.effectiveDirective} ${e.blockedURI} ${e.documentURI}`)),
+  );
+  context.on('console', (m) => /content.security.policy|trusted ?(types?|html|script)|refused to/i.test(m.text()) && policyComplaints.push(m.text()));
+}
+afterEach(() => assert.deepEqual(policyComplaints.splice(0), [], 'CSP violations'));
+
 /** ciam-fakes' control API for WeChat. */
 async function control(what, body) {
   const res = await fetch(`${FAKES}/wechat/_control/${what}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -118,6 +134,7 @@ async function everyWay(page, label) {
  * say it (what the server reads to choose WeChat's flow), closed by the caller.
  */
 async function signInPage(L, { userAgent = null, query = '' } = {}) {
+  await watchPolicies();
   const page = userAgent ? await ctx.browser.context.newPage() : await ctx.browser.page();
   if (userAgent) await page.setExtraHTTPHeaders({ 'User-Agent': userAgent });
   await setStorage(page, ctx.server.base, { umi_locale: L });
