@@ -61,6 +61,15 @@ describe('the address of a provider', () => {
     expect(readBack('?dingtalkError=FEDERATION_CANCELLED')).toEqual({ provider: 'dingtalk', kind: 'Error', value: 'FEDERATION_CANCELLED' });
     expect(readBack('?staffCode=c1')).toBeNull();
     expect(readBack('?appId=a1')).toBeNull();
+    expect(readBack('?inviteCode=x1'), 'a partner\'s own parameter').toBeNull();
+  });
+
+  it('leaves a partner\'s own parameter that ends like a way back alone', async () => {
+    const router = await show('/en-US/passport/signin?inviteCode=x1&appId=a1');
+    await settle();
+    expect(at(router)).toBe('/en-US/passport/signin?inviteCode=x1&appId=a1');
+    expect(screen.queryByTestId('federation-error')).toBeNull();
+    expect(redeemed()).toHaveLength(0);
   });
 });
 

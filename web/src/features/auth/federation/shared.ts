@@ -44,10 +44,14 @@ export const returnParams = (name: string) => [`${name}Code`, `${name}Error`, `$
 /** What the address brings back from a provider (never staff: staff-signin.tsx), or null. */
 export type Back = { provider: string; kind: 'Code' | 'Error' | 'Pending'; value: string };
 
+/**
+ * Only a provider of NAMES: a partner's own parameter that happens to end the same way
+ * (`inviteCode`) is left alone, kept in the query as any other.
+ */
 export function readBack(search: string): Back | null {
   for (const [key, value] of new URLSearchParams(search)) {
     const hit = /^([a-z]{1,32})(Code|Error|Pending)$/.exec(key);
-    if (hit && hit[1] !== 'staff') return { provider: hit[1]!, kind: hit[2] as Back['kind'], value };
+    if (hit && Object.hasOwn(NAMES, hit[1]!)) return { provider: hit[1]!, kind: hit[2] as Back['kind'], value };
   }
   return null;
 }
