@@ -49,6 +49,10 @@ const BUNDLES = {
   // Sign-up's own words beyond its form's (the username said as it is typed): loaded with the
   // sign-up page, never with the sign-in.
   signup: ['register.username.'],
+  // Sign-in through WeChat, WeCom, DingTalk, Feishu (features/auth/federation/): loaded with its
+  // chunk, only when a provider is offered or the address comes back from one, with the reasons
+  // only the way back from a provider answers.
+  federation: ['federation.', 'error.FEDERATION_CANCELLED', 'error.FEDERATION_SNAPSHOT_USER', 'error.FEDERATION_OPEN_IN_BROWSER', 'error.FEDERATION_NOT_PERMITTED'],
 };
 const bundleOf = (id) =>
   id.endsWith('.title') ? 'core' : (Object.entries(BUNDLES).find(([, ps]) => ps.some((p) => id.startsWith(p)))?.[0] ?? 'core');

@@ -20,7 +20,7 @@ const m = defineMessages({
 });
 
 interface Props {
-  purpose: 'login' | 'register' | 'resetPassword' | 'bind';
+  purpose: 'login' | 'register' | 'resetPassword' | 'bind' | 'link';
   /** The account to send to, or null after the form showed why it is not valid. */
   account: () => string | null;
   value: string;

@@ -9,6 +9,7 @@ import { paths } from '../../config/paths';
 import type { Locale } from '../../i18n/locale';
 import { titles } from '../../i18n/titles';
 import * as accounts from '../../lib/accounts';
+import { call, SKIP } from '../../lib/api';
 import { AccountRefused, dropIfGone, forgetAccount, maskAccount, nameOf } from '../../lib/account-picker';
 import { afterSignIn, forgetOrigin, keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
@@ -49,6 +50,11 @@ const loadStaff = () => import('./staff-signin');
 const StaffSignIn = lazy(() => loadStaff().then((x) => ({ default: x.StaffSignIn })));
 const StaffReturn = lazy(() => loadStaff().then((x) => ({ default: x.StaffReturn })));
 const STAFF_RETURN = /[?&]staff(Code|Error)=/;
+// The other providers (WeChat, ...: federation/): their row only when GET /auth/federation lists
+// one, their return only when the address carries a provider's `<name>Code|Error|Pending`.
+// One component for both (the sign-in's first download stays within its budget).
+const Fed = lazy(() => import('./federation/federation'));
+const FED_RETURN = /[?&](?!staff)[a-z]+(Code|Error|Pending)=/;
 // "To continue to <app>" (its logo, its name) when a partner's query names the app: loaded then
 // only; a chunk that fails to load shows nothing.
 const Partner = lazy(() => import('./partner-banner').catch(() => ({ default: () => null })));
@@ -141,9 +147,15 @@ export default function SignIn() {
   const [blocked] = useState(() => !storage.available());
   // Decided once: the return cleans staffCode/staffError from the address before it goes on.
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));
+  const [fedReturn] = useState(() => FED_RETURN.test(search));
+  // The providers offered, asked after the first paint (nothing of them loads before an answer).
+  const [offered, setOffered] = useState<{ name: string }[]>();
+  useEffect(() => {
+    void call('GET /auth/federation', {}, SKIP).then((r) => r.success && setOffered(r.data.providers));
+  }, []);
   // The page to return to (ciam_origin_url) holds only for a sign-in that a protected page asked
-  // for (or the return from the company's provider); any other visit forgets it.
-  const [fromProtected] = useState(() => (state as { origin?: unknown } | null)?.origin === true || STAFF_RETURN.test(search));
+  // for (or the return from a provider); any other visit forgets it.
+  const [fromProtected] = useState(() => (state as { origin?: unknown } | null)?.origin === true || staffReturn || fedReturn);
   useEffect(() => {
     if (!fromProtected) forgetOrigin();
   }, [fromProtected]);
@@ -193,6 +205,11 @@ export default function SignIn() {
           <StaffReturn onSignedIn={done} />
         </Lazy>
       )}
+      {fedReturn && (
+        <Lazy>
+          <Fed onSignedIn={done} />
+        </Lazy>
+      )}
       <AccountRefused.Provider value={refused}>
         {picking ? (
           <Picker onPick={(a) => { setAccount(a); setPicking(false); }} />
@@ -226,6 +243,11 @@ export default function SignIn() {
       {/* A passkey signs in like a password, without an account to remember: the server never
           answers the unmasked mail or phone (docs/web-experience.md). */}
       {mode !== 'staff' && !blocked && <PasskeySignIn conditional onSignedIn={(token) => done('', token)} />}
+      {offered?.[0] && (
+        <Lazy>
+          <Fed offered={offered} />
+        </Lazy>
+      )}
       <div className="links">
         <Link to={paths.findPassword(lang) + q} state={{ account: picking ? '' : typed.trim() }} data-testid="link-find-password">
           <FormattedMessage {...m.forgot} />
