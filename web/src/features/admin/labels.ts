@@ -86,6 +86,9 @@ const activity: Record<Kind, MessageDescriptor> = defineMessages({
   reactivatedBySupport: { id: 'admin.event.reactivatedBySupport', defaultMessage: 'Reactivated by support' },
   passkeysResetBySupport: { id: 'admin.event.passkeysResetBySupport', defaultMessage: 'Passkeys removed by support' },
   identityReplacedBySupport: { id: 'admin.event.identityReplacedBySupport', defaultMessage: 'Mail or phone replaced by support' },
+  identityLinked: { id: 'admin.event.identityLinked', defaultMessage: 'Account linked' },
+  identityUnlinked: { id: 'admin.event.identityUnlinked', defaultMessage: 'Linked account removed' },
+  identityUnlinkedBySupport: { id: 'admin.event.identityUnlinkedBySupport', defaultMessage: 'Linked account removed by support' },
 });
 
 /** An activity kind's words; a kind this build does not know shows as it is. */
@@ -159,4 +162,5 @@ export const eventNames: Record<EventKind, MessageDescriptor> = defineMessages({
   'session.ended': { id: 'admin.webhooks.kind.sessionEnded', defaultMessage: 'Signed out' },
   'consent.revoked': { id: 'admin.webhooks.kind.consentRevoked', defaultMessage: 'App removed by the user' },
   'two_factor.changed': { id: 'admin.webhooks.kind.twoFactorChanged', defaultMessage: 'Two-factor changed' },
+  'user.identity_changed': { id: 'admin.webhooks.kind.identityChanged', defaultMessage: 'Linked account changed' },
 });

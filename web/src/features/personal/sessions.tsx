@@ -83,6 +83,12 @@ const KIND: Record<EventView['kind'], MessageDescriptor> = defineMessages({
     id: 'secure.activity.identityReplacedBySupport',
     defaultMessage: 'Mail or phone replaced by support',
   },
+  identityLinked: { id: 'secure.activity.identityLinked', defaultMessage: 'Account linked: {name}' },
+  identityUnlinked: { id: 'secure.activity.identityUnlinked', defaultMessage: 'Linked account removed: {name}' },
+  identityUnlinkedBySupport: {
+    id: 'secure.activity.identityUnlinkedBySupport',
+    defaultMessage: 'Linked account removed by support: {name}',
+  },
 });
 
 type SessionView = Answer<'GET /auth/sessions'>['sessions'][number];
