@@ -4,7 +4,7 @@
 //! session and browser) and unlinks, never the last way in; the console lists the links masked
 //! and unlinks one with a reason and an audit entry; each change writes its activity entry and
 //! notice, and its partner event only for an account with a consent; a store failure is a 503
-//! with nothing half-written. On SQLite and DynamoDB Local.
+//! with nothing half-written; the round trips each handler states. On SQLite and DynamoDB Local.
 
 use crate::apps::world_on;
 use crate::faults::app_with_config;
@@ -604,4 +604,52 @@ async fn a_store_failure_is_503_and_leaves_nothing_half_written() {
     assert!(app.store.get(&account_link).await.expect("get").is_some());
     unlink(&app, &token).await.ok(200);
     assert_eq!(link_of(&app, "sub-fault").await, None);
+}
+
+/// The operations the store saw since the last look, in order.
+fn calls(app: &TestApp) -> Vec<&'static str> {
+    app.store
+        .take_calls()
+        .into_iter()
+        .map(|(op, _)| op)
+        .collect()
+}
+
+#[tokio::test]
+async fn the_security_centre_s_routes_make_the_round_trips_their_doc_comments_state() {
+    let fakes = fakes().await;
+    let app = with_mock(TestApp::spawn().await, &fakes).await;
+    app.sign_up("ann", ANN).await;
+    let token = app.sign_in(ANN, PASSWORD).await;
+    next_person(&fakes, "sub-count").await;
+    calls(&app);
+
+    identities(&app, &token).await;
+    assert_eq!(
+        calls(&app),
+        ["get_many", "query"],
+        "list: 2 (authentication, one query)"
+    );
+    let started = start_link(&app, &token, "b7").await.ok(200);
+    assert_eq!(
+        calls(&app),
+        ["get_many", "get", "put"],
+        "link: 3 (authentication, the account's link of that provider, the state)"
+    );
+    let callback = approve(started["url"].as_str().expect("url")).await;
+    let location = navigate(&app, &callback).await;
+    let link = param(&location, "mockLink").expect("mockLink");
+    calls(&app);
+    confirm(&app, &token, &link, "b7").await.ok(200);
+    assert_eq!(
+        calls(&app),
+        ["get_many", "get", "transact"],
+        "confirm: 3 (authentication, the pending link, the transaction)"
+    );
+    unlink(&app, &token).await.ok(200);
+    assert_eq!(
+        calls(&app),
+        ["get_many", "get", "transact"],
+        "unlink: 3 (authentication, the account's link, the transaction)"
+    );
 }
