@@ -120,12 +120,12 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
         # The logout tokens' own key (issue 30): signed with by the delivery, published by the JWKS.
         assert ("CIAM_LOGOUT_KMS_KEY_ID" in variables) == (row["kms"] in ("signLogout", "jwks")), name
         assert ("CIAM_OIDC_KMS_PREVIOUS_KEY_IDS" in variables) == (row["kms"] in ("publicKeys", "jwks")), name
-    # The rows themselves: only the staff code exchange holds the client secret, only the
+    # The rows themselves: only the federation callbacks (the code exchanges) hold a client secret, only the
     # OpenID Connect key routes reach KMS: the token signs, and so does the webhook delivery (a
     # fresh logout token at each attempt of a sign-out's notice, issue 23), the JWKS and the
     # end-session routes (which verify an id_token_hint with the published keys) read the public
     # keys.
-    assert [r for r, f in facts.items() if (f["federation"] or {}).get("part") == "callback"] == ["auth_staff_callback"]
+    assert [r for r, f in facts.items() if (f["federation"] or {}).get("part") == "callback"] == ["auth_staff_callback", "auth_wechat_callback"]
     assert {r for r, f in facts.items() if f["kms"] != "none"} == {
         "oidc_token",
         "oidc_jwks",

@@ -72,6 +72,8 @@ function single(s, depth) {
 
 function object(s, depth) {
   const props = Object.entries(s.properties ?? {});
+  // A map by key (`additionalProperties` a schema): its values' type.
+  if (props.length === 0 && s.additionalProperties && typeof s.additionalProperties === 'object') return `Record<string, ${ts(s.additionalProperties, depth)}>`;
   if (props.length === 0) return 'Record<string, unknown>';
   const required = new Set(s.required ?? []);
   const lines = props.map(

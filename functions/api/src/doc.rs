@@ -6,7 +6,7 @@
 //! this), so the document cannot describe another type than the one the handler uses.
 
 use crate::error::ApiError;
-use crate::reply::Reply;
+use crate::reply::{OrDownload, Reply};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, RawQuery, Request, State};
@@ -80,6 +80,14 @@ impl<T: JsonSchema> Outcome for axum::Json<T> {
 impl<T: JsonSchema, const S: u16> Outcome for Reply<T, S> {
     fn add(shape: &mut Shape, gens: &mut Generators) {
         shape.answers.push((S, gens.answer.subschema_for::<T>()));
+    }
+}
+
+/// The JSON answer is the type's; the downloads' content types are the source's (the generator
+/// puts the JSON beside them in the 200 answer).
+impl<T: JsonSchema> Outcome for OrDownload<T> {
+    fn add(shape: &mut Shape, gens: &mut Generators) {
+        shape.answers.push((200, gens.answer.subschema_for::<T>()));
     }
 }
 

@@ -19,6 +19,22 @@ impl<T: Serialize, const S: u16> IntoResponse for Reply<T, S> {
     }
 }
 
+/// A JSON answer `T`, or a download (`?format=`) whose content types the operation's source
+/// describes (docs/openapi/source.json): the JSON's schema is still the type's.
+pub enum OrDownload<T> {
+    Json(T),
+    File(Response),
+}
+
+impl<T: Serialize> IntoResponse for OrDownload<T> {
+    fn into_response(self) -> Response {
+        match self {
+            OrDownload::Json(t) => axum::Json(t).into_response(),
+            OrDownload::File(r) => r,
+        }
+    }
+}
+
 /// `{"ok": true}`: the answer of a change with nothing else to say.
 #[derive(Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]

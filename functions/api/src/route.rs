@@ -128,13 +128,16 @@ pub enum Fed {
     /// The callback: those, the callback-only ones and the provider's secret (the code
     /// exchange only).
     Callback(ProviderId),
+    /// The list of providers offered (`GET /auth/federation`): the public settings of every
+    /// provider that signs in through links, no secret, no provider of its own.
+    List,
 }
 
 impl Fed {
     /// The provider, for either part.
     pub const fn provider(self) -> Option<ProviderId> {
         match self {
-            Fed::None => None,
+            Fed::None | Fed::List => None,
             Fed::Start(p) | Fed::Callback(p) => Some(p),
         }
     }
@@ -143,15 +146,22 @@ impl Fed {
     pub const fn secret(self) -> Option<&'static Facts> {
         match self {
             Fed::Callback(p) => Some(p.facts()),
-            Fed::None | Fed::Start(_) => None,
+            Fed::None | Fed::Start(_) | Fed::List => None,
         }
     }
 
     /// `(environment variable, template parameter)` of every setting of the provider this
-    /// part reads, in the provider's order.
+    /// part reads, in the provider's order (the list: every linking provider's public ones).
     pub fn settings(self) -> Vec<(String, String)> {
         let (facts, callback) = match self {
             Fed::None => return Vec::new(),
+            Fed::List => {
+                return ciam_core::federation::PROVIDERS
+                    .iter()
+                    .filter(|f| f.link == ciam_core::federation::LinkRule::ProvePhone)
+                    .flat_map(|f| Fed::Start(f.id).settings())
+                    .collect()
+            }
             Fed::Start(p) => (p.facts(), false),
             Fed::Callback(p) => (p.facts(), true),
         };
@@ -328,6 +338,10 @@ impl Lambda {
     }
     pub const fn memory(self, memory: u32) -> Self {
         Lambda { memory, ..self }
+    }
+    /// Seconds (a federated callback's calls to its platform: docs/federation-design.md §3.6).
+    pub const fn timeout(self, timeout: u32) -> Self {
+        Lambda { timeout, ..self }
     }
     pub const fn throttle(self, burst: u32, rate: u32) -> Self {
         Lambda {

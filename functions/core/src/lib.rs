@@ -131,6 +131,9 @@ pub struct Config {
     /// to (`federation::ProviderId::Mock`); None: that provider is not configured.
     #[cfg(any(test, feature = "fakes"))]
     pub mock_provider: Option<String>,
+    /// The federated providers configured in this process but staff (`staff_idp`): their
+    /// settings and, in a callback's function, their secret (`Facts::from_env`).
+    pub federation: std::collections::HashMap<federation::ProviderId, federation::ProviderConfig>,
 }
 
 impl Default for Config {
@@ -155,6 +158,7 @@ impl Default for Config {
             other_cell: None,
             #[cfg(any(test, feature = "fakes"))]
             mock_provider: None,
+            federation: std::collections::HashMap::new(),
         }
     }
 }

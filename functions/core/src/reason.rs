@@ -113,6 +113,7 @@ reasons! {
     // Federated sign-in (docs/federation-design.md §3.5): the person's own refusals, told apart
     // from a failure so the page can say what to do.
     FEDERATION_CANCELLED = 401, "You cancelled the sign-in. Try again or choose another way", "您已取消登录，请重试或选择其他方式";
+    FEDERATION_NOT_PERMITTED = 403, "Your account at this provider may not use this app; ask your administrator", "您在该平台的账号无权使用此应用，请联系管理员";
     FEDERATION_SNAPSHOT_USER = 403, "You are viewing a preview. Tap Use full service (使用完整服务) at the bottom, then sign in with WeChat again", "您正在预览页面。请点击底部的“使用完整服务”，然后重新使用微信登录";
     FEDERATION_OPEN_IN_BROWSER = 400, "Open this page in your browser: tap ··· (top right), then Open in Browser", "请在浏览器中打开本页：点击右上角“···”，然后选择“在浏览器中打开”";
     FEDERATION_LINK_EXISTS = 409, "This account of the provider is already linked to a Ciam account", "该第三方账号已关联到其他账号";

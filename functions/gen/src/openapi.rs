@@ -314,18 +314,36 @@ fn operation(
     };
     for (status, schema) in &shape.answers {
         let key = status.to_string();
-        if responses.contains_key(&key) {
-            return Err(format!(
-                "{at}: {SOURCE} has the {status} answer, which the handler's return type gives"
-            ));
-        }
         let mut schema = serde_json::to_value(schema).map_err(|e| e.to_string())?;
         close(&mut schema);
-        responses.insert(
-            key,
-            json!({"description": status_text(*status),
-                   "content": {"application/json": {"schema": schema}}}),
-        );
+        let json = json!({"schema": schema});
+        match responses.get_mut(&key) {
+            // The source's answer of that status names other content types only (a download):
+            // the JSON goes first beside them.
+            Some(answer) => {
+                let content = answer
+                    .get_mut("content")
+                    .and_then(Value::as_object_mut)
+                    .filter(|c| !c.contains_key("application/json"))
+                    .ok_or_else(|| {
+                        format!(
+                            "{at}: {SOURCE} has the {status} JSON answer, which the handler's \
+                             return type gives"
+                        )
+                    })?;
+                let mut all = Map::new();
+                all.insert("application/json".into(), json);
+                all.extend(std::mem::take(content));
+                *content = all;
+            }
+            None => {
+                responses.insert(
+                    key,
+                    json!({"description": status_text(*status),
+                           "content": {"application/json": json}}),
+                );
+            }
+        }
     }
     if let Some(p) = prose.as_ref().filter(|p| !p.oauth) {
         let mut all: Vec<Reason> = row_reasons(row, &shape);

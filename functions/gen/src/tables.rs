@@ -200,12 +200,14 @@ fn lower(debug: impl std::fmt::Debug) -> String {
         .unwrap_or_default()
 }
 
-/// routes.json's `federation` field: `null`, or the row's provider and part of the round trip;
+/// routes.json's `federation` field: `null`, `{"part": "list"}` (the providers offered: every
+/// linking provider's public settings), or the row's provider and part of the round trip;
 /// the callback's also names the secret it reads and the variable that gives its ARN (the
 /// infra tests check the template against it).
 fn federation_part(fed: Fed) -> Value {
     let (id, part) = match fed {
         Fed::None => return Value::Null,
+        Fed::List => return json!({"part": "list"}),
         Fed::Start(id) => (id, "start"),
         Fed::Callback(id) => (id, "callback"),
     };

@@ -119,7 +119,17 @@ pub fn render_paths(fns: &[Function]) -> Result<String, String> {
 /// (docs/federation-design.md §1.5; an operator signs in there with staff's own routes).
 const OFF_CONSOLE_HOST: &[&str] = &["auth_login_federation"];
 
-/// The console host's list: its own paths, every sign-in row (but `OFF_CONSOLE_HOST`), the routes of
+/// A start or callback row of a provider that signs customers in through links (WeChat, ...):
+/// an operator signs in on the console host with staff's own routes only (§1.5).
+fn customer_provider(f: &Function) -> bool {
+    f.lambda
+        .fed
+        .provider()
+        .is_some_and(|p| p.facts().link == ciam_core::federation::LinkRule::ProvePhone)
+}
+
+/// The console host's list: its own paths, every sign-in row (but `OFF_CONSOLE_HOST` and the
+/// customer providers' rows), the routes of
 /// `CONSOLE_HOST_ROUTES` and the web app's files.
 fn console_host_regex(fns: &[Function]) -> Result<String, String> {
     for id in CONSOLE_HOST_ROUTES.iter().chain([&CONSOLE_HOST_REPORTS]) {
@@ -130,7 +140,9 @@ fn console_host_regex(fns: &[Function]) -> Result<String, String> {
         }
     }
     let paths = paths_of(fns, |f| {
-        (f.lambda.waf == Waf::SignIn && !OFF_CONSOLE_HOST.contains(&f.id.as_str()))
+        (f.lambda.waf == Waf::SignIn
+            && !OFF_CONSOLE_HOST.contains(&f.id.as_str())
+            && !customer_provider(f))
             || CONSOLE_HOST_ROUTES.contains(&f.id.as_str())
             || f.id == CONSOLE_HOST_REPORTS
     });

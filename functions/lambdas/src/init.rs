@@ -139,6 +139,56 @@ fn staff_idp(
     }))
 }
 
+/// The secret of the provider whose callback this function is (not staff's: `staff_idp`),
+/// from `CIAM_<P>_SECRET_ARN` when set and the provider is configured.
+async fn federation_secret(
+    sm: &aws_sdk_secretsmanager::Client,
+    lambda: &Lambda,
+    settings: &Settings,
+) -> Result<Option<BTreeMap<String, String>>, String> {
+    let Some(facts) = lambda.fed.secret().filter(|f| f.id != ProviderId::Staff) else {
+        return Ok(None);
+    };
+    let Some(arn) = settings.federation_secret_arns.get(&facts.id) else {
+        return Ok(None);
+    };
+    // Named in errors; made once per execution environment.
+    let var: &'static str = Box::leak(facts.secret_arn_var().into_boxed_str());
+    let j = secrets::read(sm, var, arn, secrets::TIMEOUT).await?;
+    secrets::provider_secret(&j, facts).map(Some)
+}
+
+/// The providers but staff as this function serves them: every configured one's settings (the
+/// list and the starts read only those), and the callback's secret (from Secrets Manager, or
+/// `CIAM_<P>_<FIELD>` in tests); a configured provider's callback without its secret fails the
+/// init, as staff's does. No other function keeps a secret it was given by the environment.
+fn federation(
+    route_id: &str,
+    lambda: &Lambda,
+    mut configs: std::collections::HashMap<ProviderId, ciam_core::federation::ProviderConfig>,
+    fetched: Option<BTreeMap<String, String>>,
+) -> Result<std::collections::HashMap<ProviderId, ciam_core::federation::ProviderConfig>, String> {
+    let callback = lambda.fed.secret().map(|f| f.id);
+    for (id, c) in configs.iter_mut() {
+        if Some(*id) != callback {
+            c.secret.clear();
+            continue;
+        }
+        if let Some(fields) = fetched.clone() {
+            c.secret = fields;
+        }
+        let facts = id.facts();
+        if c.secret(facts.secret_field).is_none() {
+            return Err(format!(
+                "{} is required by {route_id} ({} only in tests and local runs)",
+                facts.secret_arn_var(),
+                facts.secret_env_var(facts.secret_field)
+            ));
+        }
+    }
+    Ok(configs)
+}
+
 /// The `bootstrap` init: builds the domain's ports from the settings. The secrets and the KMS
 /// public keys are read concurrently, each within a few seconds (and the cn cell's sender
 /// secrets, `senders.rs`); DynamoDB, SES, SNS and S3 clients share `sdk`.
@@ -302,11 +352,12 @@ async fn init_with(
     };
     let sm = aws_sdk_secretsmanager::Client::new(&sdk);
     let port = Arc::new(purpose_keys::SecretsManager(sm.clone()));
-    let (fetched, signer, texts, notifier) = tokio::try_join!(
+    let (fetched, signer, texts, notifier, fed_secret) = tokio::try_join!(
         secrets::fetch(&sm, wanted, secrets::TIMEOUT),
         signer,
         purpose_keys::read_all(port.as_ref(), &purpose_arns, secrets::TIMEOUT),
         notifier,
+        federation_secret(&sm, &lambda, &settings),
     )?;
     let keys = if by_purpose {
         purpose_keys::keys_from_secrets(lambda.keys, &texts)?
@@ -327,6 +378,7 @@ async fn init_with(
         signers: signer,
     });
     let staff_idp = staff_idp(route_id, &lambda, &settings, fetched.staff_client_secret)?;
+    let federation = federation(route_id, &lambda, settings.federation.clone(), fed_secret)?;
     // The client waits for DynamoDB at most `ciam_store::dynamodb::CONNECT_TIMEOUT` per
     // connection and `OPERATION_TIMEOUT` per operation: a store that cannot be reached answers
     // 503 with Retry-After, never a hang. `CIAM_DYNAMODB_ENDPOINT` is DynamoDB Local (tests).
@@ -357,6 +409,7 @@ async fn init_with(
     config.cell = settings.cell;
     config.other_cell = settings.other_cell;
     config.staff_idp = staff_idp;
+    config.federation = federation;
     config.staff_mfa_acr = settings.staff_mfa_acr;
     config.passkey_rp_id = settings.passkey_rp_id;
     config.passkey_origins = settings.passkey_origins;

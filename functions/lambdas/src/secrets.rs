@@ -113,6 +113,25 @@ pub fn root_keys(j: &SecretJson) -> Result<Keys, String> {
     })
 }
 
+/// A federation provider's secret (`<env>_SECRET_ARN`): its required field and the optional
+/// ones (`Facts::secret_fields`), by name.
+pub fn provider_secret(
+    j: &SecretJson,
+    facts: &ciam_core::federation::Facts,
+) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut fields = std::collections::BTreeMap::new();
+    fields.insert(
+        facts.secret_field.to_owned(),
+        j.required(facts.secret_field)?.to_owned(),
+    );
+    for f in facts.optional_secret_fields {
+        if let Some(v) = j.optional(f)? {
+            fields.insert((*f).to_owned(), v.to_owned());
+        }
+    }
+    Ok(fields)
+}
+
 /// `{"clientSecret": ...}`.
 pub fn staff_client_secret(j: &SecretJson) -> Result<String, String> {
     j.required("clientSecret").map(str::to_owned)

@@ -44,6 +44,16 @@ pub struct Settings {
     pub staff_mfa_acr: Vec<String>,
     /// `CIAM_STAFF_SECRET_ARN`: the secret `{"clientSecret"}` of that client.
     pub staff_secret_arn: Option<String>,
+    /// `CIAM_<P>_<SETTING>` (and `CIAM_<P>_<BASE>`) of each provider but staff that is set
+    /// (`Facts::from_env`); its secret fields from `CIAM_<P>_<FIELD>` in tests and local runs
+    /// only (`CIAM_<P>_SECRET_ARN` wins, read at init by the callback).
+    pub federation: std::collections::HashMap<
+        ciam_core::federation::ProviderId,
+        ciam_core::federation::ProviderConfig,
+    >,
+    /// `CIAM_<P>_SECRET_ARN` of those providers: the secret `{<secret_field>, ...}`.
+    pub federation_secret_arns:
+        std::collections::HashMap<ciam_core::federation::ProviderId, String>,
     /// `CIAM_ORIGIN_SECRET_ARN`: the secret `{"originVerify"}` CloudFront sends; when set, a
     /// request without it is refused.
     pub origin_secret_arn: Option<String>,
@@ -202,7 +212,21 @@ impl Settings {
                 format!("CIAM_PASSKEY_RP_ID or CIAM_PASSKEY_ORIGINS with CIAM_PUBLIC_URL: {e}")
             })?;
         }
+        let linking = || {
+            ciam_core::federation::PROVIDERS
+                .iter()
+                .filter(|f| f.link == ciam_core::federation::LinkRule::ProvePhone)
+        };
+        let federation: std::collections::HashMap<_, _> = linking()
+            .filter_map(|f| f.from_env(&get, true).map(|c| (f.id, c)))
+            .collect();
+        let federation_secret_arns = linking()
+            .filter(|f| federation.contains_key(&f.id))
+            .filter_map(|f| present(&f.secret_arn_var()).map(|arn| (f.id, arn)))
+            .collect();
         Ok(Settings {
+            federation,
+            federation_secret_arns,
             table,
             root_secret_arn: present("CIAM_ROOT_SECRET_ARN"),
             key_secret_arns: ciam_core::KeyPurpose::ALL

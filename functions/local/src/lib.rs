@@ -73,6 +73,12 @@ pub struct ServeOptions {
     pub staff_idp: Option<ciam_core::staff::StaffIdp>,
     /// The provider's `acr` values that mean a second factor (`--staff-mfa-acr`).
     pub staff_mfa_acr: Vec<String>,
+    /// The federated providers but staff, from `CIAM_<P>_*` as the Lambdas read them
+    /// ([`federation_from_env`]): WeChat's app ids, secrets and, for ciam-fakes, its bases.
+    pub federation: std::collections::HashMap<
+        ciam_core::federation::ProviderId,
+        ciam_core::federation::ProviderConfig,
+    >,
     /// How long console audit entries are kept, in days (`--audit-retention-days`).
     pub audit_retention_days: u32,
     /// Mail through an SMTP relay (`--mail smtp`), None for the dev outbox.
@@ -83,6 +89,49 @@ pub struct ServeOptions {
     pub client_limits: bool,
     /// Which cell this is and where the other is (`--cell`, `--other-cell`).
     pub cell: cell::CellOptions,
+}
+
+/// Every provider that signs in through links (`LinkRule::ProvePhone`) whose settings `get`
+/// (the environment) has: `CIAM_<P>_<SETTING>`, the bases `CIAM_<P>_<BASE>` and the secret's
+/// fields `CIAM_<P>_<FIELD>` (`CIAM_WECHAT_APP_SECRET`), as the Lambda init reads them
+/// (`Facts::from_env`). A base must be https, or http on loopback (ciam-fakes).
+pub fn federation_from_env(
+    get: impl Fn(&str) -> Option<String>,
+) -> Result<
+    std::collections::HashMap<
+        ciam_core::federation::ProviderId,
+        ciam_core::federation::ProviderConfig,
+    >,
+    String,
+> {
+    let mut out = std::collections::HashMap::new();
+    for f in ciam_core::federation::PROVIDERS
+        .iter()
+        .filter(|f| f.link == ciam_core::federation::LinkRule::ProvePhone)
+    {
+        let Some(c) = f.from_env(&get, true) else {
+            continue;
+        };
+        for b in f.bases {
+            if c.setting(b)
+                .is_some_and(|u| !ciam_core::staff::secure_url(u))
+            {
+                return Err(format!(
+                    "{}_{b} must be an https URL (http only on loopback)",
+                    f.env
+                ));
+            }
+        }
+        if c.secret(f.secret_field).is_none() {
+            return Err(format!(
+                "{} is required with {}_* (the code exchange needs it)",
+                f.secret_env_var(f.secret_field),
+                f.env
+            ));
+        }
+        out.insert(f.id, c);
+    }
+    Ok(out)
 }
 
 /// The root secret, generated on first start into the data folder (owner-only permissions).
@@ -309,6 +358,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), String> {
             .unwrap_or_else(|| format!("http://{local}")),
         oidc_key_version: opts.oidc_key_version.max(1),
         staff_idp: opts.staff_idp.clone(),
+        federation: opts.federation.clone(),
         console: opts.console,
         staff_mfa_acr: opts
             .staff_mfa_acr
@@ -437,6 +487,7 @@ mod tests {
             webhooks_strict: false,
             staff_idp: None,
             staff_mfa_acr: Vec::new(),
+            federation: Default::default(),
             audit_retention_days: 400,
             smtp: None,
             sms: SmsOptions::default(),

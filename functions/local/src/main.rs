@@ -24,6 +24,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve every /ciam/v1 route and the web app on one port.
+    ///
+    /// Federated sign-in providers come from the environment as in AWS: `CIAM_WECHAT_APP_ID`,
+    /// `CIAM_WECHAT_APP_SECRET`, optionally `CIAM_WECHAT_OA_APP_ID` and
+    /// `CIAM_WECHAT_OA_APP_SECRET`, and `CIAM_WECHAT_OPEN_BASE` / `CIAM_WECHAT_API_BASE` to
+    /// point them at ciam-fakes (README.md, "Sign in with WeChat locally").
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080", env = "CIAM_ADDR")]
         addr: SocketAddr,
@@ -388,6 +393,13 @@ async fn main() -> std::process::ExitCode {
             audit_retention_days,
             smtp: match mail.smtp_config(std::env::var("CIAM_SMTP_PASSWORD").ok()) {
                 Ok(smtp) => smtp,
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    return std::process::ExitCode::FAILURE;
+                }
+            },
+            federation: match ciam_local::federation_from_env(|k| std::env::var(k).ok()) {
+                Ok(f) => f,
                 Err(e) => {
                     eprintln!("ciam: {e}");
                     return std::process::ExitCode::FAILURE;

@@ -7,6 +7,7 @@
 
 use crate::admin_cli::{ciam, operator};
 use crate::StoreOptions;
+use ciam_core::console::audit::AuditAction;
 use ciam_core::console::webhooks::Audit;
 use ciam_core::webhooks::{self, queue, EndpointFields};
 use ciam_core::{Lang, OsEntropy};
@@ -204,9 +205,11 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             };
             let audit =
                 Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
-            let made = webhooks::create(&c, &app, f, |id| Some(audit.entry("webhook.create", id)))
-                .await
-                .map_err(|e| message(&e))?;
+            let made = webhooks::create(&c, &app, f, |id| {
+                Some(audit.entry(AuditAction::WebhookCreate, id))
+            })
+            .await
+            .map_err(|e| message(&e))?;
             Ok(vec![
                 made.endpoint.endpoint_id,
                 made.secret.unwrap_or_default(),
@@ -220,7 +223,7 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             let c = ciam(&store).await?;
             let audit =
                 Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
-            let entry = audit.entry("webhook.delete", &endpoint);
+            let entry = audit.entry(AuditAction::WebhookDelete, &endpoint);
             webhooks::delete(&c, &app, &endpoint, Some(entry))
                 .await
                 .map_err(|e| message(&e))?;
@@ -238,7 +241,7 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             };
             let audit =
                 Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
-            let entry = audit.entry("webhook.rotateSecret", &endpoint);
+            let entry = audit.entry(AuditAction::WebhookRotateSecret, &endpoint);
             let got = webhooks::update(&c, &app, &endpoint, f, Some(entry))
                 .await
                 .map_err(|e| message(&e))?;
@@ -260,7 +263,7 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             let c = ciam(&store).await?;
             let audit =
                 Audit::new(&c, &op, &app, "command line", &facts).map_err(|e| message(&e))?;
-            let entry = audit.entry("webhook.replay", &endpoint);
+            let entry = audit.entry(AuditAction::WebhookReplay, &endpoint);
             // At most `REPLAY_CAP` events a call, as the console's button: `next N` says to
             // run it again with `--from N`.
             let got = queue::replay_page(&c, &app, &endpoint, what, Some(entry))
@@ -276,7 +279,7 @@ pub async fn run(cmd: WebhooksCommand) -> Result<Vec<String>, String> {
             let entry = ciam_core::console::audit::Entry::new(
                 &c,
                 &op,
-                "webhook.refan",
+                AuditAction::WebhookRefan,
                 &user,
                 Some("command line"),
                 Some(format!("since {since}")),

@@ -70,6 +70,7 @@ export const errors = defineMessages({
   WEBHOOK_URL_TOO_LONG: { id: 'error.WEBHOOK_URL_TOO_LONG', defaultMessage: 'Webhook URLs are at most 2048 characters' },
   WEBHOOK_URL_PRIVATE: { id: 'error.WEBHOOK_URL_PRIVATE', defaultMessage: 'Webhook URLs cannot point at private, loopback, link-local or metadata addresses' },
   FEDERATION_CANCELLED: { id: 'error.FEDERATION_CANCELLED', defaultMessage: 'You cancelled the sign-in. Try again or choose another way' },
+  FEDERATION_NOT_PERMITTED: { id: 'error.FEDERATION_NOT_PERMITTED', defaultMessage: 'Your account at this provider may not use this app; ask your administrator' },
   FEDERATION_SNAPSHOT_USER: { id: 'error.FEDERATION_SNAPSHOT_USER', defaultMessage: 'You are viewing a preview. Tap Use full service (使用完整服务) at the bottom, then sign in with WeChat again' },
   FEDERATION_OPEN_IN_BROWSER: { id: 'error.FEDERATION_OPEN_IN_BROWSER', defaultMessage: 'Open this page in your browser: tap ··· (top right), then Open in Browser' },
   FEDERATION_LINK_EXISTS: { id: 'error.FEDERATION_LINK_EXISTS', defaultMessage: 'This account of the provider is already linked to a Ciam account' },

@@ -68,6 +68,7 @@ export type Reason =
   | "WEBHOOK_URL_PRIVATE"
   | "PHONE_MAINLAND_SERVICE_ONLY"
   | "FEDERATION_CANCELLED"
+  | "FEDERATION_NOT_PERMITTED"
   | "FEDERATION_SNAPSHOT_USER"
   | "FEDERATION_OPEN_IN_BROWSER"
   | "FEDERATION_LINK_EXISTS"
@@ -231,6 +232,37 @@ export type AppWithSecret = {
 /** The browser's next stop after Allow. */
 export type ApprovedRequest = {
   redirect: string;
+};
+
+/** One audit entry. */
+export type AuditEntry = {
+  /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
+so an entry of an action a newer build wrote still shows. */
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
+  /** The operator's user id. */
+  actor: string;
+  actorRole: string;
+  /** Unix seconds. */
+  at: number;
+  detail: string | null;
+  device: string | null;
+  ip: string | null;
+  reason: string | null;
+  requestId: string;
+  /** The account or app acted on (a user id, an app id). */
+  target: string;
+};
+
+/** `GET /admin/audit`'s answer: the entries, and who and what they name. */
+export type AuditPage = {
+  /** The apps among the targets of app and webhook actions, by app id. Missing: deleted. */
+  apps: Record<string, AppNames>;
+  /** Newest first. */
+  entries: AuditEntry[];
+  /** The accounts among the entries' actors and account targets, by user id (mail and phone
+masked). An id missing here is an account that no longer exists, or a command-line
+actor (`cli:<os user>`). */
+  people: Record<string, AccountSummary>;
 };
 
 /** The backup codes, shown once. */
@@ -569,7 +601,7 @@ export type PrivacyChange = {
   /** unix seconds */
   at: number;
   /** The choices it changed, with their new values. */
-  changes: Record<string, unknown>;
+  changes: Record<string, boolean>;
 };
 
 /** The `user.reactivated` event (the Standard Webhooks body). The support desk lifted a suspension. */
@@ -696,9 +728,9 @@ export type Sessions = {
 
 export type SignIns = {
   /** By method name (`password`, `code`, `passkey`, `staff`, `totp`). */
-  byMethod: Record<string, unknown>;
+  byMethod: Record<string, number>;
   /** By outcome name (`success`, `wrongSecret`, `locked`, `secondStepFailed`, `other`). */
-  byOutcome: Record<string, unknown>;
+  byOutcome: Record<string, number>;
   total: number;
 };
 
@@ -1147,20 +1179,7 @@ export type ReplayWebhookRequest = {
 };
 
 /** GET /admin/audit: The audit log */
-export type AdminAuditResponse = {
-  entries: {
-    action: string;
-    actor: string;
-    actorRole: string;
-    at: number;
-    detail: string | null;
-    device: string | null;
-    ip: string | null;
-    reason: string | null;
-    requestId: string;
-    target: string;
-  }[];
-};
+export type AdminAuditResponse = AuditPage;
 
 /** GET /admin/directory: List accounts by company or sign-up day */
 export type AdminDirectoryResponse = DirectoryPage;
@@ -1777,6 +1796,8 @@ export interface Operations {
   getTotpUrl: { method: "GET"; path: "/auth/totp/url"; params: undefined; query: undefined; request: undefined; response: GetTotpUrlResponse };
   verifyFresh: { method: "POST"; path: "/auth/totp/verify"; params: undefined; query: undefined; request: VerifyFreshRequest; response: VerifyFreshResponse };
   loginBackupCode: { method: "POST"; path: "/auth/unlockCode"; params: undefined; query: undefined; request: LoginBackupCodeRequest; response: LoginBackupCodeResponse };
+  wechatCallback: { method: "GET"; path: "/auth/wechat/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
+  wechatStart: { method: "GET"; path: "/auth/wechat/start"; params: undefined; query: undefined; request: undefined; response: undefined };
   getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
   reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
   oidcDiscovery: { method: "GET"; path: "/oidc/.well-known/openid-configuration"; params: undefined; query: undefined; request: undefined; response: OidcDiscoveryResponse };
@@ -1886,6 +1907,8 @@ export interface Routes {
   "GET /auth/totp/url": Operations["getTotpUrl"];
   "POST /auth/totp/verify": Operations["verifyFresh"];
   "POST /auth/unlockCode": Operations["loginBackupCode"];
+  "GET /auth/wechat/callback": Operations["wechatCallback"];
+  "GET /auth/wechat/start": Operations["wechatStart"];
   "GET /avatar/{key}": Operations["getAvatar"];
   "POST /client-errors": Operations["reportClientError"];
   "GET /oidc/.well-known/openid-configuration": Operations["oidcDiscovery"];

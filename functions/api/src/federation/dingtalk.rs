@@ -232,8 +232,7 @@ impl Dingtalk {
         };
         if let Some(want) = &s.corp_id {
             if token.corp_id.as_deref() != Some(want.as_str()) {
-                // FedError::NotPermitted (FEDERATION_NOT_PERMITTED) once core has it (§3.5).
-                return Err(FedError::CodeRefused(format!(
+                return Err(FedError::NotPermitted(format!(
                     "dingtalk: not permitted: the token is for organization {:?}, not {want}",
                     token.corp_id
                 )));

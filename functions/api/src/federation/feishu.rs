@@ -145,8 +145,7 @@ fn refusal(answer: &TokenAnswer, status: u16) -> FedError {
         answer.error_description.as_deref().unwrap_or("")
     );
     if answer.code == NOT_AVAILABLE {
-        // FedError::NotPermitted (FEDERATION_NOT_PERMITTED) once core has it (§3.5).
-        return FedError::CodeRefused(format!("not permitted: {cause}"));
+        return FedError::NotPermitted(format!("not permitted: {cause}"));
     }
     match error {
         "invalid_grant" => FedError::CodeRefused(cause),
@@ -330,7 +329,7 @@ mod tests {
         }
         let got = refusal(&answer(20010, "access_denied"), 400);
         assert!(
-            matches!(&got, FedError::CodeRefused(c) if c.starts_with("not permitted")),
+            matches!(&got, FedError::NotPermitted(c) if c.starts_with("not permitted")),
             "{got:?}"
         );
         for error in [

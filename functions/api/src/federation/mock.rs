@@ -39,7 +39,7 @@ impl Provider for Mock {
         ciam.config.mock_provider.is_some()
     }
 
-    async fn ready(&self, ciam: &Ciam) -> Result<(), FedError> {
+    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
         base(ciam).map(|_| ())
     }
 

@@ -1,7 +1,7 @@
 //! The HTTP side of federated sign-in: one adapter per protocol behind
 //! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
-//! sign-in; `wechat`, `wecom`, `dingtalk`, `feishu`: the Chinese platforms' sign-ins, not yet
-//! behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
+//! sign-in; `wechat`: WeChat's; `wecom`, `dingtalk`, `feishu`: the other Chinese platforms'
+//! sign-ins, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
 //! share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
 pub mod dingtalk;
@@ -20,6 +20,7 @@ use std::time::Duration;
 pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
     match provider {
         ProviderId::Staff => &oidc::Oidc,
+        ProviderId::Wechat => &wechat::WechatSignIn,
         #[cfg(feature = "fakes")]
         ProviderId::Mock => &mock::Mock,
     }

@@ -183,7 +183,7 @@ impl Provider for Oidc {
         ciam.config.staff_idp.is_some()
     }
 
-    async fn ready(&self, ciam: &Ciam) -> Result<(), FedError> {
+    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
         self.discover(idp(ciam)?).await.map(|_| ())
     }
 

@@ -4,16 +4,18 @@
 //! (one per Open Platform account, so both flows find one person); the per-app `openid` is kept
 //! beside it, never keyed on.
 //!
-//! Not yet a `Provider`: WeChat has no `ProviderId`/`Facts` until its rows exist (adding the id
-//! now would make `ciam-gen` name a provider without routes), so the settings are a plain
-//! [`WechatSettings`] the Facts will fill, and [`Wechat`]'s two methods take what the trait's
-//! get from `Ciam`, `Started` and `Pending` (the redirect URI, the state, the language, and the
-//! flow the state must record at start).
+//! [`WechatSignIn`] is the `Provider` of `ProviderId::Wechat`: it builds a [`Wechat`] from the
+//! process's `CIAM_WECHAT_*` configuration (`Config::federation`) on each call, and reads the
+//! flow from the surface the state recorded at start (QR on a desktop, the Official Account
+//! inside WeChat), so the code is exchanged with the app that issued it.
 
 use super::client;
-use ciam_core::federation::{Callback, ExternalIdentity, FedError, Surface};
+use ciam_core::federation::{
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
+    Started, Surface, WECHAT,
+};
 use ciam_core::staff::secure_url;
-use ciam_core::Lang;
+use ciam_core::{Ciam, Lang};
 use serde::Deserialize;
 use std::time::Duration;
 
@@ -270,6 +272,85 @@ impl Wechat {
             ));
         }
         Ok(info.nickname.filter(|n| !n.is_empty()))
+    }
+}
+
+/// WeChat as a federation provider (`adapter(ProviderId::Wechat)`).
+pub struct WechatSignIn;
+
+impl WechatSignIn {
+    /// The settings of this process (`CIAM_WECHAT_*`): None when WeChat is off.
+    pub fn settings(ciam: &Ciam) -> Option<WechatSettings> {
+        let c = ciam.config.federation.get(&ProviderId::Wechat)?;
+        let app = |id: &str, secret: &str| {
+            c.setting(id).map(|app_id| WechatApp {
+                app_id: app_id.to_owned(),
+                secret: c.secret(secret).map(str::to_owned),
+            })
+        };
+        let web = app("APP_ID", "appSecret")?;
+        let mut s = WechatSettings {
+            web: Some(web),
+            oa: app("OA_APP_ID", "oaAppSecret"),
+            ..WechatSettings::default()
+        };
+        if let Some(base) = c.setting("OPEN_BASE") {
+            s.open_base = base.to_owned();
+        }
+        if let Some(base) = c.setting("API_BASE") {
+            s.api_base = base.to_owned();
+        }
+        Some(s)
+    }
+
+    fn wechat(ciam: &Ciam) -> Result<Wechat, FedError> {
+        Self::settings(ciam)
+            .map(Wechat::new)
+            .ok_or_else(|| FedError::Misconfigured("wechat: not configured".into()))
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for WechatSignIn {
+    fn facts(&self) -> &'static Facts {
+        &WECHAT
+    }
+
+    fn configured(&self, ciam: &Ciam) -> bool {
+        Self::settings(ciam).is_some()
+    }
+
+    async fn ready(&self, ciam: &Ciam, surface: Surface) -> Result<(), FedError> {
+        Self::wechat(ciam)?.flow(surface).map(|_| ())
+    }
+
+    async fn authorization_url(
+        &self,
+        ciam: &Ciam,
+        started: &Started,
+        surface: Surface,
+    ) -> Result<String, FedError> {
+        Self::wechat(ciam)?.authorization_url(
+            &redirect_uri(ciam, self.facts()),
+            &started.state,
+            started.lang,
+            surface,
+        )
+    }
+
+    async fn identify(
+        &self,
+        ciam: &Ciam,
+        cb: &Callback,
+        pending: &Pending,
+    ) -> Result<ExternalIdentity, FedError> {
+        let wechat = Self::wechat(ciam)?;
+        // A state started inside WeChat whose Official Account was removed since: the flow is
+        // gone, as a refused code would be.
+        let flow = wechat.flow(pending.surface).map_err(|_| {
+            FedError::Misconfigured("wechat: the Official Account is no longer configured".into())
+        })?;
+        wechat.identify(cb, flow).await
     }
 }
 

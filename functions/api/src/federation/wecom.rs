@@ -320,8 +320,7 @@ impl Wecom {
         let some = |v: Option<String>| v.filter(|x| !x.is_empty());
         let Some(userid) = some(info.userid) else {
             if some(info.openid).is_some() {
-                // FedError::NotPermitted (FEDERATION_NOT_PERMITTED) once core has it (§3.5).
-                return Err(FedError::CodeRefused(format!(
+                return Err(FedError::NotPermitted(format!(
                     "wecom: not permitted: not a member of corp {}",
                     self.settings.corp_id
                 )));

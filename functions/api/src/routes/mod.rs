@@ -36,6 +36,7 @@ mod staff;
 mod tickets;
 mod two_factor;
 mod webhooks;
+mod wechat;
 
 pub use admin_apps::app_change;
 pub use client_error::RELEASE;
@@ -187,13 +188,16 @@ pub const ROUTES: &[RouteDef] = &[
     route!("auth_staff_start",        GET,    "/auth/staff/start",       federation::start,        Public,        "staffStart",       WRITES.fed(Fed::Start(P::Staff)).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
     route!("auth_staff_callback",     GET,    "/auth/staff/callback",    federation::callback,     Public,        "staffCallback",    WRITES.fed(Fed::Callback(P::Staff)).throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff])),
     route!("auth_login_staff",        POST,   "/auth/login/staff",       staff::login,             Public,        "loginStaff",       WRITES.throttle(20, 10).waf(Waf::SignIn).keys(&[K::Staff, K::Session])).sign_in("staff"),
-    route!("auth_federation",         GET,    "/auth/federation",        federation::providers,    Public,        "listFederationProviders", STATIC),
+    route!("auth_federation",         GET,    "/auth/federation",        federation::providers,    Public,        "listFederationProviders", STATIC.fed(Fed::List)),
+    // WeChat sign-in (wechat.rs for the published prose; federation.rs serves them).
+    route!("auth_wechat_start",       GET,    "/auth/wechat/start",      federation::start,        Public,        "wechatStart",      WRITES.fed(Fed::Start(P::Wechat)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    route!("auth_wechat_callback",    GET,    "/auth/wechat/callback",   federation::callback,     Public,        "wechatCallback",   WRITES.fed(Fed::Callback(P::Wechat)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_login_federation",   POST,   "/auth/login/federation",  federation::login,        Public,        "loginFederation",  WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Federation, K::Session])),
     route!("auth_federation_phone",   POST,   "/auth/federation/phone",  federation::prove_phone,  Public,        "federationProvePhone", WRITES.throttle(40, 20).waf(Waf::Codes).keys(&[K::Federation, K::Code, K::Session])),
     route!("auth_federation_register", POST,  "/auth/federation/register", federation::register,   Public,        "federationRegister", WRITES.throttle(20, 10).waf(Waf::Codes).keys(&[K::Federation, K::Session])),
     // Linked ways in, in the security centre (identities.rs): a fresh proof to add or remove.
-    route!("auth_identities",         GET,    "/auth/identities",        identities::list,         Session,       "listIdentities",   WRITES),
-    route!("auth_identities_link",    POST,   "/auth/identities/link",   identities::start,        Session,       "startIdentityLink", WRITES.keys(&[K::Federation])),
+    route!("auth_identities",         GET,    "/auth/identities",        identities::list,         Session,       "listIdentities",   WRITES.fed(Fed::List)),
+    route!("auth_identities_link",    POST,   "/auth/identities/link",   identities::start,        Session,       "startIdentityLink", WRITES.fed(Fed::List).keys(&[K::Federation])),
     route!("auth_identities_confirm", POST,   "/auth/identities/confirm", identities::confirm,     Session,       "confirmIdentityLink", WRITES.messages().keys(&[K::Federation])),
     route!("auth_identity_delete",    DELETE, "/auth/identities/{provider}", identities::remove,   Session,       "unlinkIdentity",   WRITES.messages()),
     // OpenID Connect provider (oidc.rs): id_tokens signed in KMS; userinfo only reads.

@@ -10,6 +10,7 @@ use crate::extract::{Facts, Json, Op};
 use crate::reply::{done, Created, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, RawQuery, State};
+use ciam_core::console::audit::AuditAction;
 use ciam_core::console::webhooks::Audit;
 use ciam_core::webhooks::{self, log, queue, EndpointDetail, EndpointFields, WithSecret};
 use ciam_core::{Error, Reason};
@@ -151,7 +152,7 @@ pub async fn create(
         )));
     }
     let created = webhooks::create(&s.ciam, &app_id, fields, |endpoint_id| {
-        Some(audit.entry("webhook.create", endpoint_id))
+        Some(audit.entry(AuditAction::WebhookCreate, endpoint_id))
     })
     .await?;
     Ok(Reply(created))
@@ -202,9 +203,9 @@ pub async fn update(
     let (fields, reason) = b.fields()?;
     let audit = Audit::new(&s.ciam, &op, &app_id, &reason, &facts)?;
     let action = if fields.rotate_secret {
-        "webhook.rotateSecret"
+        AuditAction::WebhookRotateSecret
     } else {
-        "webhook.update"
+        AuditAction::WebhookUpdate
     };
     let entry = audit.entry(action, &endpoint_id);
     let updated = webhooks::update(&s.ciam, &app_id, &endpoint_id, fields, Some(entry)).await?;
@@ -232,7 +233,7 @@ pub async fn remove(
     Json(b): Json<ReasonBody>,
 ) -> Result<Reply<Done>, ApiError> {
     let audit = Audit::new(&s.ciam, &op, &app_id, &b.reason, &facts)?;
-    let entry = audit.entry("webhook.delete", &endpoint_id);
+    let entry = audit.entry(AuditAction::WebhookDelete, &endpoint_id);
     webhooks::delete(&s.ciam, &app_id, &endpoint_id, Some(entry)).await?;
     Ok(done())
 }
@@ -345,7 +346,7 @@ pub async fn replay(
             )))
         }
     };
-    let entry = audit.entry("webhook.replay", &endpoint_id);
+    let entry = audit.entry(AuditAction::WebhookReplay, &endpoint_id);
     let got = queue::replay_page(&s.ciam, &app_id, &endpoint_id, what, Some(entry)).await?;
     Ok(Reply(ReplayQueued {
         event_ids: got.queued,

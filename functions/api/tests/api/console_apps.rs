@@ -40,7 +40,7 @@ impl TestApp {
     }
 
     /// A registered app through the console: its id and secret.
-    async fn console_app(&self, admin: &str, name: &str) -> (String, String) {
+    pub(crate) async fn console_app(&self, admin: &str, name: &str) -> (String, String) {
         let mut body = new_app(name);
         body["reason"] = json!("a new partner");
         let res = self
@@ -440,7 +440,7 @@ async fn three_days(app: &TestApp) -> (Operator, [String; 3]) {
         audit::record(
             &app.ciam,
             &op,
-            "app.update",
+            audit::AuditAction::AppUpdate,
             "app1",
             Some(&reason),
             Some("fields: logo".into()),
@@ -451,7 +451,7 @@ async fn three_days(app: &TestApp) -> (Operator, [String; 3]) {
         audit::record(
             &app.ciam,
             &op,
-            "app.delete",
+            audit::AuditAction::AppDelete,
             "app2",
             Some("=HYPERLINK(\"x\")"),
             Some("-1".into()),

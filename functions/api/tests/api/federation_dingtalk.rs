@@ -160,7 +160,8 @@ async fn with_one_organization_a_member_of_another_is_refused() {
     let cb = approve(&one_corp).await;
     let got = one_corp.identify(&cb).await;
     assert!(
-        matches!(&got, Err(FedError::CodeRefused(c)) if c.contains("not permitted")),
+        matches!(&got, Err(e @ FedError::NotPermitted(c))
+            if c.contains("not permitted") && reason_of(e) == Reason::FEDERATION_NOT_PERMITTED),
         "{got:?}"
     );
     assert_eq!(

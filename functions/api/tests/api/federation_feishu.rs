@@ -214,9 +214,9 @@ async fn a_person_outside_the_app_s_availability_is_not_permitted() {
     let cb = approve(&feishu).await;
     let got = feishu.identify(&cb, REDIRECT, VERIFIER).await;
     assert!(
-        matches!(&got, Err(e @ FedError::CodeRefused(c))
+        matches!(&got, Err(e @ FedError::NotPermitted(c))
             if c.starts_with("not permitted") && c.contains("20010")
-                && reason_of(e) == Reason::AUTHORIZATION_FAILED),
+                && reason_of(e) == Reason::FEDERATION_NOT_PERMITTED),
         "{got:?}"
     );
 }

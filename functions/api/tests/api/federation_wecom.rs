@@ -506,9 +506,11 @@ async fn used_expired_and_forged_codes_and_non_members_are_refused() {
         ..Person::default()
     });
     let cb = approve(&wecom, WecomFlow::InClient).await;
-    refused(
-        &wecom.identify(&app.ciam, &cb, WecomFlow::InClient).await,
-        "not permitted",
+    let got = wecom.identify(&app.ciam, &cb, WecomFlow::InClient).await;
+    assert!(
+        matches!(&got, Err(e @ FedError::NotPermitted(c))
+            if c.contains("not permitted") && reason_of(e) == Reason::FEDERATION_NOT_PERMITTED),
+        "{got:?}"
     );
 }
 

@@ -86,7 +86,7 @@ fn masked_phone(u: &User) -> Option<String> {
         .map(|p| Phone::parse(p).map_or_else(|_| "***".to_owned(), |p| p.masked()))
 }
 
-fn summary(u: &User, now: i64) -> Summary {
+pub(super) fn summary(u: &User, now: i64) -> Summary {
     let locked = u.locked_until.filter(|t| *t > now);
     Summary {
         user_id: u.id.clone(),
@@ -255,7 +255,7 @@ pub async fn reveal(
     audit::record(
         ciam,
         op,
-        "account.reveal",
+        audit::AuditAction::AccountReveal,
         user_id,
         Some(&reason),
         None,

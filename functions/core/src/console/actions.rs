@@ -6,7 +6,7 @@
 //! is its notice).
 
 use super::accounts::{load, reason_of, user_update};
-use super::audit::{Entry, RequestFacts};
+use super::audit::{AuditAction, Entry, RequestFacts};
 use super::{suspend, Operator};
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
@@ -48,15 +48,15 @@ impl Action {
     ];
 
     /// The audit log's action name.
-    pub const fn audit_name(self) -> &'static str {
+    pub const fn audit_name(self) -> AuditAction {
         match self {
-            Action::Unlock => "account.unlock",
-            Action::EndSessions => "account.endSessions",
-            Action::ResetTwoFactor => "account.resetTwoFactor",
-            Action::SendResetCode => "account.sendResetCode",
-            Action::Suspend => "account.suspend",
-            Action::Reactivate => "account.reactivate",
-            Action::ResetPasskeys => "account.resetPasskeys",
+            Action::Unlock => AuditAction::AccountUnlock,
+            Action::EndSessions => AuditAction::AccountEndSessions,
+            Action::ResetTwoFactor => AuditAction::AccountResetTwoFactor,
+            Action::SendResetCode => AuditAction::AccountSendResetCode,
+            Action::Suspend => AuditAction::AccountSuspend,
+            Action::Reactivate => AuditAction::AccountReactivate,
+            Action::ResetPasskeys => AuditAction::AccountResetPasskeys,
         }
     }
 
@@ -258,7 +258,7 @@ pub async fn act(
     if let (Some(notice), Some(to)) = (action.notice(), user.identities().into_iter().next()) {
         let msg = NoticeMessage { to, notice, lang };
         if let Err(cause) = ciam.notifier.send_notice(&msg).await {
-            tracing::warn!(cause = %cause, action = action.audit_name(), "could not send the notice of a console action");
+            tracing::warn!(cause = %cause, action = action.audit_name().as_str(), "could not send the notice of a console action");
         }
     }
     Ok(())

@@ -11,7 +11,7 @@
 //! a time). Retiring the previous secret ends it at once.
 
 use super::accounts::reason_of;
-use super::audit::{Entry, RequestFacts};
+use super::audit::{AuditAction, Entry, RequestFacts};
 use super::Operator;
 use crate::apps::{self, app_key, find, AppDetail, AppFields, WithSecret, APPS_PK};
 use crate::error::{Error, Result};
@@ -142,7 +142,7 @@ pub async fn create(
         let e = Entry::new(
             ciam,
             op,
-            "app.create",
+            AuditAction::AppCreate,
             app_id,
             Some(&reason),
             Some(detail),
@@ -171,7 +171,7 @@ pub async fn update(
     let e = Entry::new(
         ciam,
         op,
-        "app.update",
+        AuditAction::AppUpdate,
         app_id,
         Some(&reason),
         Some(detail),
@@ -217,7 +217,7 @@ pub async fn rotate(
     let e = Entry::new(
         ciam,
         op,
-        "app.rotateSecret",
+        AuditAction::AppRotateSecret,
         app_id,
         Some(&reason),
         Some(detail),
@@ -249,7 +249,7 @@ pub async fn retire_previous(
     let e = Entry::new(
         ciam,
         op,
-        "app.retirePreviousSecret",
+        AuditAction::AppRetirePreviousSecret,
         app_id,
         Some(&reason),
         Some(detail),
@@ -284,6 +284,14 @@ pub async fn delete(
     req: &RequestFacts,
 ) -> Result<()> {
     let reason = reason_of(reason)?;
-    let e = Entry::new(ciam, op, "app.delete", app_id, Some(&reason), None, req);
+    let e = Entry::new(
+        ciam,
+        op,
+        AuditAction::AppDelete,
+        app_id,
+        Some(&reason),
+        None,
+        req,
+    );
     apps::delete_app(ciam, app_id, Some(e.put())).await
 }

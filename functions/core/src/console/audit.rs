@@ -9,6 +9,82 @@ use ciam_store::{Cond, Item, Key, Query, Store, TxOp};
 use serde::Serialize;
 
 const DAY: i64 = 86_400;
+
+/// What an audit entry's target is: an account (its user id) or an app (its app id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    Account,
+    App,
+}
+
+macro_rules! audit_actions {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $target:ident; )*) => {
+        /// The console's audited actions: the one list the entries' `action`, the API's enum
+        /// of it (docs/openapi.json) and so the console's names for them in both languages
+        /// (typed by the generated union) are made from.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum AuditAction { $( $(#[$doc])* $variant, )* }
+
+        impl AuditAction {
+            /// Every action, in the list's order.
+            pub const ALL: &'static [AuditAction] = &[ $( AuditAction::$variant, )* ];
+
+            /// Its name in the entries and on the wire, e.g. `account.unlock`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( AuditAction::$variant => $name, )* }
+            }
+
+            /// What its entries' `target` names.
+            pub const fn target(self) -> TargetKind {
+                match self { $( AuditAction::$variant => TargetKind::$target, )* }
+            }
+
+            /// The action named `name`, if this build knows it.
+            pub fn parse(name: &str) -> Option<AuditAction> {
+                Self::ALL.iter().copied().find(|a| a.as_str() == name)
+            }
+        }
+    };
+}
+
+audit_actions! {
+    /// An operator saw an account's mail and phone unmasked.
+    AccountReveal = "account.reveal", Account;
+    AccountUnlock = "account.unlock", Account;
+    AccountEndSessions = "account.endSessions", Account;
+    AccountResetTwoFactor = "account.resetTwoFactor", Account;
+    AccountSendResetCode = "account.sendResetCode", Account;
+    AccountSuspend = "account.suspend", Account;
+    AccountReactivate = "account.reactivate", Account;
+    AccountResetPasskeys = "account.resetPasskeys", Account;
+    /// Support replaced the account's mail or phone (the detail says which).
+    AccountReplaceIdentity = "account.replaceIdentity", Account;
+    /// Support unlinked a provider's account from the account (the detail names the provider).
+    AccountUnlinkIdentity = "account.unlinkIdentity", Account;
+    /// A console role given or changed (the detail: before -> after).
+    RoleGrant = "role.grant", Account;
+    RoleRevoke = "role.revoke", Account;
+    AppCreate = "app.create", App;
+    AppUpdate = "app.update", App;
+    AppRotateSecret = "app.rotateSecret", App;
+    AppRetirePreviousSecret = "app.retirePreviousSecret", App;
+    AppDelete = "app.delete", App;
+    /// A webhook endpoint of the app (the detail names the endpoint).
+    WebhookCreate = "webhook.create", App;
+    WebhookUpdate = "webhook.update", App;
+    WebhookRotateSecret = "webhook.rotateSecret", App;
+    WebhookDelete = "webhook.delete", App;
+    WebhookReplay = "webhook.replay", App;
+    /// An account's partner events fanned out again (`ciam admin webhooks refan`).
+    WebhookRefan = "webhook.refan", Account;
+}
+
+/// The JSON Schema of an entry's `action` on the wire: the enum of [`AuditAction::ALL`].
+#[cfg(feature = "openapi")]
+pub fn action_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = AuditAction::ALL.iter().map(|a| a.as_str()).collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
 /// The longest range `GET /admin/audit` reads (one query a day).
 pub const MAX_DAYS: i64 = 31;
 
@@ -23,6 +99,8 @@ pub struct RequestFacts {
 
 /// One audit entry.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "AuditEntry"))]
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     #[serde(skip)]
@@ -32,7 +110,9 @@ pub struct Entry {
     /// The operator's user id.
     pub actor: String,
     pub actor_role: String,
-    /// e.g. `account.reveal`, `role.grant`, `role.revoke`, `app.rotateSecret`.
+    /// What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
+    /// so an entry of an action a newer build wrote still shows.
+    #[cfg_attr(feature = "openapi", schemars(schema_with = "action_schema"))]
     pub action: String,
     /// The account or app acted on (a user id, an app id).
     pub target: String,
@@ -56,7 +136,7 @@ impl Entry {
     pub fn new(
         ciam: &Ciam,
         op: &Operator,
-        action: &str,
+        action: AuditAction,
         target: &str,
         reason: Option<&str>,
         detail: Option<String>,
@@ -70,7 +150,7 @@ impl Entry {
             at: now,
             actor: op.user.id.clone(),
             actor_role: op.role.as_str().to_owned(),
-            action: action.to_owned(),
+            action: action.as_str().to_owned(),
             target: target.to_owned(),
             reason: reason.map(str::to_owned),
             detail,
@@ -127,7 +207,7 @@ impl Entry {
 pub async fn record(
     ciam: &Ciam,
     op: &Operator,
-    action: &str,
+    action: AuditAction,
     target: &str,
     reason: Option<&str>,
     detail: Option<String>,

@@ -6,7 +6,7 @@
 use super::accounts::user_update;
 use super::accounts::{load, reason_of};
 use super::actions::lang_of;
-use super::audit::{Entry, RequestFacts};
+use super::audit::{AuditAction, Entry, RequestFacts};
 use super::Operator;
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
@@ -138,7 +138,7 @@ pub async fn replace(
     let entry = Entry::new(
         ciam,
         op,
-        "account.replaceIdentity",
+        AuditAction::AccountReplaceIdentity,
         &user.id,
         Some(&reason),
         Some(detail),

@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod actions;
 pub mod apps;
 pub mod audit;
+pub mod audit_view;
 pub mod export;
 pub mod identity;
 pub mod roles;

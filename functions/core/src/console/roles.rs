@@ -119,7 +119,18 @@ pub async fn grant_by_mail(
     let before = Role::of(&user).map(Role::as_str).unwrap_or("-");
     let mut tx = ops(&user, Some(role), &op.user.id, ciam.now());
     let detail = format!("{before} -> {}", role.as_str());
-    tx.push(audit::Entry::new(ciam, op, "role.grant", &owner, None, Some(detail), req).put());
+    tx.push(
+        audit::Entry::new(
+            ciam,
+            op,
+            audit::AuditAction::RoleGrant,
+            &owner,
+            None,
+            Some(detail),
+            req,
+        )
+        .put(),
+    );
     store.transact(tx).await?;
     Ok(owner)
 }
@@ -161,10 +172,13 @@ pub async fn set(
     let mut tx = ops(&user, role, &op.user.id, now);
     let (action, detail) = match role {
         Some(r) => (
-            "role.grant",
+            audit::AuditAction::RoleGrant,
             format!("{} -> {}", before.unwrap_or("-"), r.as_str()),
         ),
-        None => ("role.revoke", format!("{} -> -", before.unwrap_or("-"))),
+        None => (
+            audit::AuditAction::RoleRevoke,
+            format!("{} -> -", before.unwrap_or("-")),
+        ),
     };
     let entry = audit::Entry::new(ciam, op, action, user_id, None, Some(detail), req);
     tx.push(entry.put());

@@ -6,7 +6,7 @@
 
 use super::accounts::{load, reason_of};
 use super::actions::lang_of;
-use super::audit::{self, Entry, RequestFacts};
+use super::audit::{self, AuditAction, Entry, RequestFacts};
 use super::Operator;
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
@@ -47,13 +47,13 @@ pub async fn unlink_identity(
         Err(e) => return Err(e),
     };
     if ops.is_empty() {
-        let action = "account.unlinkIdentity";
+        let action = AuditAction::AccountUnlinkIdentity;
         return audit::record(ciam, op, action, &user.id, Some(&reason), Some(detail), req).await;
     }
     let entry = Entry::new(
         ciam,
         op,
-        "account.unlinkIdentity",
+        AuditAction::AccountUnlinkIdentity,
         &user.id,
         Some(&reason),
         Some(detail),

@@ -5,7 +5,7 @@
 //! the change's transaction, as `console::apps` does for the apps.
 
 use super::accounts::reason_of;
-use super::audit::{Entry, RequestFacts};
+use super::audit::{AuditAction, Entry, RequestFacts};
 use super::Operator;
 use crate::error::Result;
 use crate::Ciam;
@@ -40,7 +40,7 @@ impl<'a> Audit<'a> {
     }
 
     /// The put of the entry of `action` on `endpoint_id`, for the change's transaction.
-    pub fn entry(&self, action: &str, endpoint_id: &str) -> TxOp {
+    pub fn entry(&self, action: AuditAction, endpoint_id: &str) -> TxOp {
         Entry::new(
             self.ciam,
             self.op,

@@ -2,8 +2,8 @@
 //! the authorization request) and the callback (`take_state`, then `finish`: the identity, the
 //! account, the one-time login code).
 //!
-//! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, lang, query,
-//! bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
+//! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, lang, surface,
+//! query, bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
 //! once even under concurrency; a state of another provider is not found under this one's prefix.
 
 use super::links::{self, Finished};
@@ -66,8 +66,17 @@ pub async fn link_request(
     link_for: Option<&LinkFor>,
 ) -> Result<String> {
     check_bind_hash(bind_hash)?;
-    provider.ready(ciam).await?;
-    let started = start_for(ciam, provider.facts().id, lang, query, bind_hash, link_for).await?;
+    provider.ready(ciam, surface).await?;
+    let started = start_for(
+        ciam,
+        provider.facts().id,
+        lang,
+        query,
+        bind_hash,
+        surface,
+        link_for,
+    )
+    .await?;
     Ok(provider.authorization_url(ciam, &started, surface).await?)
 }
 
@@ -75,6 +84,10 @@ pub async fn link_request(
 #[derive(Debug)]
 pub struct Started {
     pub state: String,
+    pub lang: Lang,
+    /// Where the sign-in was started (recorded in the state: the callback's `Pending` has it,
+    /// so a provider with two authorizations knows which one the code came from).
+    pub surface: Surface,
     /// For an OpenID Connect provider.
     pub oidc: Option<OidcStarted>,
 }
@@ -94,8 +107,9 @@ pub async fn start(
     lang: Lang,
     query: &str,
     bind_hash: &str,
+    surface: Surface,
 ) -> Result<Started> {
-    start_for(ciam, provider, lang, query, bind_hash, None).await
+    start_for(ciam, provider, lang, query, bind_hash, surface, None).await
 }
 
 /// [`start`], the state also holding `linkFor` and `sid` for a link from the security centre.
@@ -105,6 +119,7 @@ async fn start_for(
     lang: Lang,
     query: &str,
     bind_hash: &str,
+    surface: Surface,
     link_for: Option<&LinkFor>,
 ) -> Result<Started> {
     check_bind_hash(bind_hash)?;
@@ -125,13 +140,19 @@ async fn start_for(
     }
     let item = item
         .with("lang", lang.tag())
+        .with("surface", surface.tag())
         .with("query", return_query(query))
         .with("bindHash", bind_hash)
         .with_opt("linkFor", link_for.map(|l| l.user_id.clone()))
         .with_opt("sid", link_for.map(|l| l.sid.clone()))
         .expires(ciam.now() + STATE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
-    Ok(Started { state, oidc })
+    Ok(Started {
+        state,
+        lang,
+        surface,
+        oidc,
+    })
 }
 
 /// Consumes the state of a sign-in with `provider`: a second callback with it (a replay), an
@@ -148,6 +169,7 @@ pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Resul
         lang: item.s("lang").and_then(Lang::parse_tag).unwrap_or_default(),
         query: s("query"),
         bind_hash: s("bindHash"),
+        surface: Surface::from_tag(&s("surface")),
         oidc: facts.oidc.then(|| OidcPending {
             nonce: s("nonce"),
             verifier: s("verifier"),

@@ -23,7 +23,8 @@ pub use links::Finished;
 #[cfg(any(test, feature = "fakes"))]
 pub use providers::MOCK;
 pub use providers::{
-    Facts, Items, LinkRule, ProviderId, Setting, FEDERATION_ITEMS, PROVIDERS, STAFF,
+    Facts, Items, LinkRule, ProviderConfig, ProviderId, Setting, FEDERATION_ITEMS, PROVIDERS,
+    STAFF, WECHAT,
 };
 
 use crate::{Ciam, Error, Reason};
@@ -64,6 +65,23 @@ pub enum Surface {
 }
 
 impl Surface {
+    /// How a state item records it.
+    pub const fn tag(self) -> &'static str {
+        match self {
+            Surface::Desktop => "desktop",
+            Surface::InWechat => "inWechat",
+        }
+    }
+
+    /// The surface a state item recorded (`Desktop` for anything else: a state from before
+    /// surfaces were recorded).
+    pub fn from_tag(tag: &str) -> Surface {
+        match tag {
+            "inWechat" => Surface::InWechat,
+            _ => Surface::Desktop,
+        }
+    }
+
     /// The surface of a browser saying `user_agent`.
     pub fn of(user_agent: &str) -> Surface {
         let ua = user_agent.to_ascii_lowercase();
@@ -84,6 +102,10 @@ pub enum FedError {
     /// The provider refused the code (invalid, used, expired or forged), or its answer does not
     /// check out: AUTHORIZATION_FAILED.
     CodeRefused(String),
+    /// The platform knows the person but they may not use this app: WeCom's non-member or a
+    /// member outside the app's visible range, DingTalk's other organization, Feishu's 20010.
+    /// FEDERATION_NOT_PERMITTED.
+    NotPermitted(String),
     /// WeChat's snapshot mode (`is_snapshotuser: 1`): a preview identity that must never sign
     /// up or link; the page says how to leave the preview. FEDERATION_SNAPSHOT_USER.
     Snapshot,
@@ -102,6 +124,7 @@ pub fn reason_of(e: &FedError) -> Reason {
     match e {
         FedError::Cancelled => Reason::FEDERATION_CANCELLED,
         FedError::CodeRefused(_) => Reason::AUTHORIZATION_FAILED,
+        FedError::NotPermitted(_) => Reason::FEDERATION_NOT_PERMITTED,
         FedError::Snapshot => Reason::FEDERATION_SNAPSHOT_USER,
         FedError::OpenInBrowser => Reason::FEDERATION_OPEN_IN_BROWSER,
         FedError::Misconfigured(_) | FedError::Unavailable(_) => Reason::SERVICE_UNAVAILABLE,
@@ -113,6 +136,7 @@ impl From<FedError> for Error {
         let reason = reason_of(&e);
         let cause = match e {
             FedError::CodeRefused(cause)
+            | FedError::NotPermitted(cause)
             | FedError::Misconfigured(cause)
             | FedError::Unavailable(cause) => Some(cause),
             FedError::Cancelled | FedError::Snapshot | FedError::OpenInBrowser => None,
@@ -135,8 +159,9 @@ pub trait Provider: Send + Sync {
     fn configured(&self, ciam: &Ciam) -> bool;
 
     /// What must be reachable before a state is stored (OpenID Connect: the discovery
-    /// document), so a provider that is down costs no write.
-    async fn ready(&self, ciam: &Ciam) -> Result<(), FedError>;
+    /// document), and whether `surface` can be served (WeChat inside WeChat without an
+    /// Official Account: `OpenInBrowser`), so a sign-in that cannot go on costs no write.
+    async fn ready(&self, ciam: &Ciam, surface: Surface) -> Result<(), FedError>;
 
     /// Where the browser goes for this started sign-in.
     async fn authorization_url(
@@ -178,6 +203,11 @@ mod tests {
         let cases = [
             (FedError::Cancelled, Reason::FEDERATION_CANCELLED, 401),
             (FedError::Snapshot, Reason::FEDERATION_SNAPSHOT_USER, 403),
+            (
+                FedError::NotPermitted("not a member".into()),
+                Reason::FEDERATION_NOT_PERMITTED,
+                403,
+            ),
             (
                 FedError::OpenInBrowser,
                 Reason::FEDERATION_OPEN_IN_BROWSER,

@@ -8,6 +8,9 @@
 pub enum ProviderId {
     /// The company's OpenID Connect identity provider (internal staff, spec §6).
     Staff,
+    /// WeChat (微信): the website app's QR login on a desktop, the Official Account's web
+    /// authorization inside WeChat (docs/federation-design.md §3.1).
+    Wechat,
     /// A test-only provider whose platform is ciam-fakes' `mock` (an authorize page that
     /// redirects back with a code, a token endpoint that names the subject): the generic parts
     /// (pending identities, the phone proof, links, the login code) are tested without a real
@@ -18,12 +21,13 @@ pub enum ProviderId {
 
 impl ProviderId {
     /// Every provider, in [`PROVIDERS`]' order.
-    pub const ALL: [ProviderId; 1] = [ProviderId::Staff];
+    pub const ALL: [ProviderId; 2] = [ProviderId::Staff, ProviderId::Wechat];
 
     /// Its facts.
     pub const fn facts(self) -> &'static Facts {
         match self {
             ProviderId::Staff => &STAFF,
+            ProviderId::Wechat => &WECHAT,
             #[cfg(any(test, feature = "fakes"))]
             ProviderId::Mock => &MOCK,
         }
@@ -122,9 +126,70 @@ pub struct Facts {
     /// The one field of its Secrets Manager secret (`{"clientSecret": "…"}`), generated as a
     /// placeholder the operator replaces (docs/operations.md §8).
     pub secret_field: &'static str,
+    /// Fields the secret may also hold (WeChat's `oaAppSecret` beside an Official Account).
+    pub optional_secret_fields: &'static [&'static str],
+    /// The platform's endpoint bases, environment only (`<env>_<BASE>`, never a template
+    /// parameter): unset is the platform's own host; `ciam serve` and the tests point them at
+    /// ciam-fakes. Like `staff::secure_url`, https, or http on loopback.
+    pub bases: &'static [&'static str],
 }
 
 impl Facts {
+    /// The environment variable of a secret field in tests and local runs (the Lambda reads
+    /// the secret from `<env>_SECRET_ARN`): `clientSecret` → `CIAM_STAFF_CLIENT_SECRET`.
+    pub fn secret_env_var(&self, field: &str) -> String {
+        let mut snake = String::new();
+        for c in field.chars() {
+            if c.is_ascii_uppercase() {
+                snake.push('_');
+            }
+            snake.push(c.to_ascii_uppercase());
+        }
+        format!("{}_{snake}", self.env)
+    }
+
+    /// Every field its secret may hold: the required one first.
+    pub fn secret_fields(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.secret_field).chain(self.optional_secret_fields.iter().copied())
+    }
+
+    /// Its settings, bases and (when `secrets`) secret fields as this process's environment
+    /// (`get` reads one variable) gives them; None when none of its settings is set (the
+    /// provider is off). The Lambda init and `ciam serve` both read providers through this.
+    pub fn from_env(
+        &self,
+        get: impl Fn(&str) -> Option<String>,
+        secrets: bool,
+    ) -> Option<ProviderConfig> {
+        let value = |var: String| {
+            get(&var)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let mut config = ProviderConfig::default();
+        for s in self.settings {
+            if let Some(v) = value(self.env_var(s)) {
+                config.settings.insert(s.name.to_owned(), v);
+            }
+        }
+        if config.settings.is_empty() {
+            return None;
+        }
+        for b in self.bases {
+            if let Some(v) = value(format!("{}_{b}", self.env)) {
+                config.settings.insert((*b).to_owned(), v);
+            }
+        }
+        if secrets {
+            for f in self.secret_fields() {
+                if let Some(v) = value(self.secret_env_var(f)) {
+                    config.secret.insert(f.to_owned(), v);
+                }
+            }
+        }
+        Some(config)
+    }
+
     /// `<env>_<setting>`: `CIAM_STAFF_ISSUER`.
     pub fn env_var(&self, setting: &Setting) -> String {
         format!("{}_{}", self.env, setting.name)
@@ -185,6 +250,41 @@ pub const STAFF: Facts = Facts {
     link: LinkRule::CompanyMail,
     title: "Staff sign-in",
     secret_field: "clientSecret",
+    optional_secret_fields: &[],
+    bases: &[],
+};
+
+/// WeChat (§3.1): the website app (QR login) and, optionally, the Official Account (inside
+/// WeChat's browser). Both apps are bound to one Open Platform account, so `unionid` names the
+/// person in both.
+pub const WECHAT: Facts = Facts {
+    id: ProviderId::Wechat,
+    name: "wechat",
+    env: "CIAM_WECHAT",
+    stem: "Wechat",
+    settings: &[
+        Setting {
+            name: "APP_ID",
+            callback_only: false,
+            description: "AppID of the website app at the WeChat Open Platform (QR login, \
+                snsapi_login), bound to the Open Platform account. Empty: WeChat sign-in is off.",
+        },
+        Setting {
+            name: "OA_APP_ID",
+            callback_only: false,
+            description: "AppID of the Official Account (web authorization inside WeChat, \
+                snsapi_userinfo), bound to the same Open Platform account; its secret is the \
+                oaAppSecret field of WechatSecret. Empty: inside WeChat the page says to open it \
+                in the browser.",
+        },
+    ],
+    items: FEDERATION_ITEMS,
+    oidc: false,
+    link: LinkRule::ProvePhone,
+    title: "WeChat sign-in",
+    secret_field: "appSecret",
+    optional_secret_fields: &["oaAppSecret"],
+    bases: &["OPEN_BASE", "API_BASE"],
 };
 
 /// The items every provider but staff shares (`KeyPurpose::Federation`).
@@ -209,10 +309,48 @@ pub const MOCK: Facts = Facts {
     link: LinkRule::ProvePhone,
     title: "Mock sign-in",
     secret_field: "clientSecret",
+    optional_secret_fields: &[],
+    bases: &[],
 };
 
 /// Every provider, in [`ProviderId::ALL`]'s order.
-pub const PROVIDERS: &[Facts] = &[STAFF];
+pub const PROVIDERS: &[Facts] = &[STAFF, WECHAT];
+
+/// One provider's configuration in this process: its settings and bases by name (`APP_ID`,
+/// `API_BASE`) and its secret's fields (`appSecret`; only in the functions that read the secret).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ProviderConfig {
+    pub settings: std::collections::BTreeMap<String, String>,
+    pub secret: std::collections::BTreeMap<String, String>,
+}
+
+impl ProviderConfig {
+    /// A setting or base, when set and not blank.
+    pub fn setting(&self, name: &str) -> Option<&str> {
+        self.settings
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A secret field, when present and not blank.
+    pub fn secret(&self, field: &str) -> Option<&str> {
+        self.secret
+            .get(field)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+}
+
+/// Never prints a secret value.
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("settings", &self.settings)
+            .field("secret", &self.secret.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -252,9 +390,40 @@ mod tests {
     }
 
     #[test]
+    fn a_provider_reads_its_settings_bases_and_secret_fields_from_the_environment() {
+        let env: std::collections::BTreeMap<&str, &str> = [
+            ("CIAM_WECHAT_APP_ID", "wx1"),
+            ("CIAM_WECHAT_OA_APP_ID", " "),
+            ("CIAM_WECHAT_API_BASE", "http://127.0.0.1:9/wechat"),
+            ("CIAM_WECHAT_APP_SECRET", "s1"),
+            ("CIAM_WECHAT_OA_APP_SECRET", "s2"),
+        ]
+        .into();
+        let get = |k: &str| env.get(k).map(|v| (*v).to_owned());
+        let c = WECHAT.from_env(get, true).unwrap();
+        assert_eq!(c.setting("APP_ID"), Some("wx1"));
+        assert_eq!(c.setting("OA_APP_ID"), None);
+        assert_eq!(c.setting("API_BASE"), Some("http://127.0.0.1:9/wechat"));
+        assert_eq!(c.secret("appSecret"), Some("s1"));
+        assert_eq!(c.secret("oaAppSecret"), Some("s2"));
+        assert!(!format!("{c:?}").contains("s1"));
+        let c = WECHAT.from_env(get, false).unwrap();
+        assert!(c.secret.is_empty());
+        assert_eq!(WECHAT.from_env(|_| None, true), None);
+        assert_eq!(
+            STAFF.secret_env_var("clientSecret"),
+            "CIAM_STAFF_CLIENT_SECRET"
+        );
+    }
+
+    #[test]
     fn only_providers_that_link_are_found_by_name_for_the_shared_routes() {
         assert_eq!(ProviderId::linked_by_name("staff"), None);
         assert_eq!(ProviderId::linked_by_name("mock"), Some(ProviderId::Mock));
+        assert_eq!(
+            ProviderId::linked_by_name("wechat"),
+            Some(ProviderId::Wechat)
+        );
         assert_eq!(ProviderId::linked_by_name(""), None);
         assert!(!PROVIDERS.iter().any(|f| f.id == ProviderId::Mock));
     }

@@ -1,6 +1,7 @@
 //! A sign-in coming back from its provider: what its state held (read by `flow::take_state`,
 //! used by the provider's `identify` and by `links::arrive`).
 
+use super::Surface;
 use crate::Lang;
 
 /// A sign-in coming back from the provider.
@@ -11,6 +12,8 @@ pub struct Pending {
     pub query: String,
     /// The hash of the `bind` of the browser that started the sign-in.
     pub bind_hash: String,
+    /// Where the sign-in was started (`Started::surface`).
+    pub surface: Surface,
     /// For an OpenID Connect provider.
     pub oidc: Option<OidcPending>,
     /// A link started in the security centre (`POST /auth/identities/link`), not a sign-in.

@@ -14,6 +14,10 @@ export type Overview = Answer<'GET /admin/overview'>;
 export type Found = Answer<'GET /admin/accounts'>['account'];
 export type DirectoryPage = Answer<'GET /admin/directory'>;
 export type AuditEntry = Answer<'GET /admin/audit'>['entries'][number];
+/** The audit log's page: its entries, and the people and apps they name, by id. */
+export type AuditPage = Answer<'GET /admin/audit'>;
+/** An audited action (the document's enum of AuditEntry.action). */
+export type AuditAction = AuditEntry['action'];
 export type Holder = Answer<'GET /admin/roles'>['holders'][number];
 
 /** An account's status: active, locked, suspended or deactivated. */

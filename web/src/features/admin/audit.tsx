@@ -1,15 +1,19 @@
-// The audit log (/{lang}/admin/audit): entries of a range of days (at most 31), filtered by actor,
-// target and action (GET /admin/audit), and the same range exported as CSV or JSON Lines
+// The audit log (/{lang}/admin/audit): entries of a range of days (at most 31), filtered by who
+// acted, what they acted on (a username, mail, phone or id: the server finds the account) and the
+// action (a list in the reader's language), with the people and apps named and linked
+// (GET /admin/audit's `people` and `apps`), and the same range exported as CSV or JSON Lines
 // (`format=csv|json`, downloaded with the session's token: a plain link would not send it).
 import { type ChangeEvent, type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
+import { Link } from 'react-router';
 import { ErrorText, type Msg } from '../../components/field';
 import { useTitle } from '../../components/use-title';
 import { When } from '../../components/when';
+import { adminPath } from '../../config/console-paths';
 import { errorText } from '../../lib/api';
-import { type AuditFilter, auditQuery, download, getAudit } from './api';
-import { LoadStatus, useConsole, useLoad } from './context';
-import { named, roleNames } from './labels';
+import { type AuditAction, type AuditEntry, type AuditFilter, type AuditPage, auditQuery, download, getAudit } from './api';
+import { LoadStatus, useConsole, useLang, useLoad } from './context';
+import { auditActionNames, named, roleNames } from './labels';
 import { TableFrame, T } from './widgets';
 
 const m = defineMessages({
@@ -18,9 +22,13 @@ const m = defineMessages({
   filters: { id: 'admin.audit.filters', defaultMessage: 'Filter' },
   from: { id: 'admin.audit.from', defaultMessage: 'From' },
   to: { id: 'admin.audit.to', defaultMessage: 'To (at most 31 days)' },
-  actor: { id: 'admin.audit.actor', defaultMessage: 'Actor (user id)' },
-  target: { id: 'admin.audit.target', defaultMessage: 'Target (user id or app id)' },
+  actor: { id: 'admin.audit.actor', defaultMessage: 'Who acted (username, mail, phone or user id)' },
+  target: { id: 'admin.audit.target', defaultMessage: 'Acted on (username, mail, phone, user id or app id)' },
   action: { id: 'admin.audit.action', defaultMessage: 'Action' },
+  anyAction: { id: 'admin.audit.anyAction', defaultMessage: 'Any action' },
+  cli: { id: 'admin.audit.cli', defaultMessage: 'Command line ({user})' },
+  gone: { id: 'admin.audit.gone', defaultMessage: 'Deleted account' },
+  goneApp: { id: 'admin.audit.goneApp', defaultMessage: 'Deleted app' },
   show: { id: 'admin.audit.show', defaultMessage: 'Show' },
   tooLong: { id: 'admin.audit.tooLong', defaultMessage: 'Choose at most 31 days, the first not after the last.' },
   exportCsv: { id: 'admin.audit.csv', defaultMessage: 'Export CSV' },
@@ -63,7 +71,7 @@ export function Audit() {
   const [busy, setBusy] = useState(false);
   const key = JSON.stringify(auditQuery(filter));
   const { loaded, reload } = useLoad(() => getAudit(filter), [key]);
-  const set = (k: keyof AuditFilter) => (e: ChangeEvent<HTMLInputElement>) => {
+  const set = (k: keyof AuditFilter) => (e: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => {
     setForm((f) => ({ ...f, [k]: e.target.value }));
     setError(null);
   };
@@ -99,7 +107,23 @@ export function Audit() {
       <input id={`${id}${k}`} name={k} type={type} value={form[k] ?? ''} autoComplete="off" onChange={set(k)} aria-describedby={`${id}e`} />
     </div>
   );
-  const entries = loaded.state === 'ready' ? loaded.data.entries : null;
+  const actionField = (
+    <div>
+      <label htmlFor={`${id}action`}>
+        <FormattedMessage {...m.action} />
+      </label>
+      <select id={`${id}action`} name="action" value={form.action ?? ''} onChange={set('action')} aria-describedby={`${id}e`}>
+        <option value="">{intl.formatMessage(m.anyAction)}</option>
+        {(Object.keys(auditActionNames) as AuditAction[]).map((a) => (
+          <option key={a} value={a}>
+            {intl.formatMessage(auditActionNames[a])}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+  const page = loaded.state === 'ready' ? loaded.data : null;
+  const entries = page ? page.entries : null;
   return (
     <div className="console-screen">
       <h1>
@@ -117,7 +141,7 @@ export function Audit() {
           {field('to', m.to, 'date')}
           {field('actor', m.actor)}
           {field('target', m.target)}
-          {field('action', m.action)}
+          {actionField}
         </div>
         <ErrorText id={`${id}e`} error={error} />
         <div className="buttons">
@@ -176,17 +200,17 @@ export function Audit() {
                       <When at={e.at} />
                     </th>
                     <td>
-                      <code>{e.action}</code>
+                      <ActionName action={e.action} />
                       {e.detail ? <span className="muted cell-note">{e.detail}</span> : null}
                     </td>
                     <td>
-                      <code>{e.actor}</code>
+                      <Actor entry={e} page={page} />
                       <span className="muted cell-note">
                         <T msg={named(roleNames, e.actorRole)} />
                       </span>
                     </td>
                     <td>
-                      <code>{e.target}</code>
+                      <Target entry={e} page={page} />
                     </td>
                     <td>{e.reason ?? '–'}</td>
                     <td>
@@ -201,4 +225,56 @@ export function Audit() {
         ))}
     </div>
   );
+}
+
+/** An action in the reader's language (one this build does not know: as the log says it). */
+function ActionName({ action }: { action: string }) {
+  const known = Object.prototype.hasOwnProperty.call(auditActionNames, action);
+  return known ? <FormattedMessage {...auditActionNames[action as AuditAction]} /> : <code>{action}</code>;
+}
+
+/** An account the log names: its username linked to its console page, and its masked mail or phone. */
+function Person({ id, page }: { id: string; page: AuditPage | null }) {
+  const lang = useLang();
+  const p = page?.people[id];
+  if (!p) {
+    return (
+      <>
+        <FormattedMessage {...m.gone} />
+        <span className="muted cell-note">
+          <code>{id}</code>
+        </span>
+      </>
+    );
+  }
+  return (
+    <>
+      <Link to={adminPath(lang, 'account', id)}>{p.userName}</Link>
+      <span className="muted cell-note">{p.mail ?? p.phone ?? ''}</span>
+    </>
+  );
+}
+
+function Actor({ entry, page }: { entry: AuditEntry; page: AuditPage | null }) {
+  if (entry.actor.startsWith('cli:')) return <FormattedMessage {...m.cli} values={{ user: entry.actor.slice(4) }} />;
+  return <Person id={entry.actor} page={page} />;
+}
+
+/** What the entry acted on: an account, or an app (a webhook's endpoint is in its detail). */
+function Target({ entry, page }: { entry: AuditEntry; page: AuditPage | null }) {
+  const lang = useLang();
+  const onApp = entry.action.startsWith('app.') || entry.action.startsWith('webhook.') && entry.action !== 'webhook.refan';
+  if (!onApp) return <Person id={entry.target} page={page} />;
+  const names = page?.apps[entry.target];
+  if (!names) {
+    return (
+      <>
+        <FormattedMessage {...m.goneApp} />
+        <span className="muted cell-note">
+          <code>{entry.target}</code>
+        </span>
+      </>
+    );
+  }
+  return <Link to={adminPath(lang, 'app', entry.target)}>{names[lang] || names['zh-CN']}</Link>;
 }

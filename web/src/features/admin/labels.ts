@@ -1,7 +1,8 @@
 // The words the console shows for the server's names: roles, statuses, activity, what deleting an
-// app ends, scopes, sign-in outcomes and methods, audit actions.
+// app ends, scopes, sign-in outcomes and methods, audit actions (the audit log's, typed by the
+// document's enum: an action without a name in both languages does not compile).
 import { defineMessages, type MessageDescriptor } from 'react-intl';
-import type { AccountPage, Action, EventKind, Role, Status } from './api';
+import type { AccountPage, Action, AuditAction, EventKind, Role, Status } from './api';
 
 /** An activity kind: the document's union (the account page's activity, GET /auth/activity's). */
 type Kind = AccountPage['activity'][number]['kind'];
@@ -163,4 +164,31 @@ export const eventNames: Record<EventKind, MessageDescriptor> = defineMessages({
   'consent.revoked': { id: 'admin.webhooks.kind.consentRevoked', defaultMessage: 'App removed by the user' },
   'two_factor.changed': { id: 'admin.webhooks.kind.twoFactorChanged', defaultMessage: 'Two-factor changed' },
   'user.identity_changed': { id: 'admin.webhooks.kind.identityChanged', defaultMessage: 'Linked account changed' },
+});
+
+/** The audit log's actions, in the document's order. */
+export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMessages({
+  'account.reveal': { id: 'admin.audit.act.accountReveal', defaultMessage: 'Showed mail and phone unmasked' },
+  'account.unlock': { id: 'admin.audit.act.accountUnlock', defaultMessage: 'Unlocked the account' },
+  'account.endSessions': { id: 'admin.audit.act.accountEndSessions', defaultMessage: 'Signed the account out everywhere' },
+  'account.resetTwoFactor': { id: 'admin.audit.act.accountResetTwoFactor', defaultMessage: 'Reset two-factor authentication' },
+  'account.sendResetCode': { id: 'admin.audit.act.accountSendResetCode', defaultMessage: 'Sent a password-reset code' },
+  'account.suspend': { id: 'admin.audit.act.accountSuspend', defaultMessage: 'Suspended the account' },
+  'account.reactivate': { id: 'admin.audit.act.accountReactivate', defaultMessage: 'Reactivated the account' },
+  'account.resetPasskeys': { id: 'admin.audit.act.accountResetPasskeys', defaultMessage: 'Removed the passkeys' },
+  'account.replaceIdentity': { id: 'admin.audit.act.accountReplaceIdentity', defaultMessage: 'Replaced the mail or phone' },
+  'account.unlinkIdentity': { id: 'admin.audit.act.accountUnlinkIdentity', defaultMessage: 'Unlinked an account of another service' },
+  'role.grant': { id: 'admin.audit.act.roleGrant', defaultMessage: 'Gave or changed a console role' },
+  'role.revoke': { id: 'admin.audit.act.roleRevoke', defaultMessage: 'Removed a console role' },
+  'app.create': { id: 'admin.audit.act.appCreate', defaultMessage: 'Registered the app' },
+  'app.update': { id: 'admin.audit.act.appUpdate', defaultMessage: 'Changed the app' },
+  'app.rotateSecret': { id: 'admin.audit.act.appRotateSecret', defaultMessage: 'Made a new app secret' },
+  'app.retirePreviousSecret': { id: 'admin.audit.act.appRetirePreviousSecret', defaultMessage: 'Ended the previous app secret' },
+  'app.delete': { id: 'admin.audit.act.appDelete', defaultMessage: 'Deleted the app' },
+  'webhook.create': { id: 'admin.audit.act.webhookCreate', defaultMessage: 'Added a webhook endpoint' },
+  'webhook.update': { id: 'admin.audit.act.webhookUpdate', defaultMessage: 'Changed a webhook endpoint' },
+  'webhook.rotateSecret': { id: 'admin.audit.act.webhookRotateSecret', defaultMessage: 'Made a new webhook signing secret' },
+  'webhook.delete': { id: 'admin.audit.act.webhookDelete', defaultMessage: 'Deleted a webhook endpoint' },
+  'webhook.replay': { id: 'admin.audit.act.webhookReplay', defaultMessage: 'Sent webhook events again' },
+  'webhook.refan': { id: 'admin.audit.act.webhookRefan', defaultMessage: 'Queued the account’s partner events again' },
 });

@@ -299,19 +299,66 @@ describe('apps', () => {
 });
 
 describe('audit', () => {
-  const entry = { at: AT * 1000, actor: 'op1', actorRole: 'operator', action: 'account.unlock', target: 'u1', reason: 'Ticket 42', detail: null, requestId: 'r1', ip: '127.0.0.1', device: null };
+  const OP = '0123456789abcdef0123456789abcdef';
+  const CUSTOMER = 'fedcba9876543210fedcba9876543210';
+  const GONE = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+  const APP = '0123456789abcdef';
+  const person = (userId: string, userName: string, mail: string) => ({
+    userId, userName, mail, phone: null, company: null, status: 'active', lockedUntil: null, suspendedAt: null, createdAt: AT, role: null,
+  });
+  const row = (over: object) => ({ at: AT, actor: OP, actorRole: 'operator', action: 'account.unlock', target: CUSTOMER, reason: 'Ticket 42', detail: null, requestId: 'r1', ip: '127.0.0.1', device: null, ...over });
+  const page = {
+    entries: [
+      row({}),
+      row({ action: 'app.rotateSecret', target: APP, requestId: 'r2' }),
+      row({ action: 'account.suspend', target: GONE, requestId: 'r3' }),
+      row({ actor: 'cli:ops', actorRole: 'admin', action: 'role.grant', detail: 'viewer -> operator', requestId: 'r4' }),
+    ],
+    people: { [OP]: person(OP, 'li.support', 'l***@example.com'), [CUSTOMER]: person(CUSTOMER, 'zhang.wei', 'z***@example.com') },
+    apps: { [APP]: { 'zh-CN': '设备云', 'en-US': 'Device Cloud' } },
+  };
 
-  it('shows the last 7 days, filters, and exports CSV and JSON with the session', async () => {
+  it('names the action, the people and the app in the reader’s language, each linked', async () => {
+    const week = lastWeek();
+    await open('/en-US/admin/audit', 'viewer', { [`GET /admin/audit?from=${week.from}&to=${week.to}`]: () => [200, page] });
+    const rows = [...screen.getByTestId('audit').querySelectorAll('tbody tr')];
+    expect(rows[0]!.textContent).toContain('Unlocked the account');
+    expect(rows[0]!.textContent).not.toContain('account.unlock');
+    expect(rows[0]!.textContent).not.toContain(CUSTOMER);
+    const links = [...rows[0]!.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href')]);
+    expect(links).toEqual([
+      ['li.support', `/en-US/admin/accounts/${OP}`],
+      ['zhang.wei', `/en-US/admin/accounts/${CUSTOMER}`],
+    ]);
+    expect(rows[0]!.textContent).toContain('z***@example.com');
+    expect(rows[1]!.textContent).toContain('Made a new app secret');
+    expect(rows[1]!.querySelector(`a[href="/en-US/admin/apps/${APP}"]`)!.textContent).toBe('Device Cloud');
+    expect(rows[2]!.textContent).toContain('Deleted account');
+    expect(rows[3]!.textContent).toContain('Command line (ops)');
+    expect(rows[3]!.textContent).toContain('Gave or changed a console role');
+  });
+
+  it('speaks Chinese in the Chinese console', async () => {
+    const week = lastWeek();
+    await open('/zh-CN/admin/audit', 'viewer', { [`GET /admin/audit?from=${week.from}&to=${week.to}`]: () => [200, page] }, 'zh-CN');
+    const rows = [...screen.getByTestId('audit').querySelectorAll('tbody tr')];
+    expect(rows[0]!.textContent).toContain('解锁了账号');
+    expect(rows[1]!.textContent).toContain('设备云');
+    expect(rows[2]!.textContent).toContain('已删除的账号');
+    const options = [...screen.getByLabelText('操作').querySelectorAll('option')].map((o) => o.textContent);
+    expect(options[0]).toBe('全部操作');
+    expect(options).toContain('停用了账号');
+    expect(options.join('')).not.toMatch(/[a-z]+\.[a-z]+/i);
+  });
+
+  it('filters by a username and a chosen action, and exports CSV and JSON with the session', async () => {
     const week = lastWeek();
     const { fake } = await open('/en-US/admin/audit', 'viewer', {
-      [`GET /admin/audit?from=${week.from}&to=${week.to}`]: () => [200, { entries: [entry] }],
-      [`GET /admin/audit?from=${week.from}&to=${week.to}&target=u1&action=account.unlock`]: () => [200, { entries: [] }],
+      [`GET /admin/audit?from=${week.from}&to=${week.to}`]: () => [200, page],
+      [`GET /admin/audit?from=${week.from}&to=${week.to}&target=zhang.wei&action=account.unlock`]: () => [200, { entries: [], people: {}, apps: {} }],
       [`GET /admin/audit?from=${week.from}&to=${week.to}&format=csv`]: () => [200, 'at,actor\n'],
       [`GET /admin/audit?from=${week.from}&to=${week.to}&format=json`]: () => [200, {}],
     });
-    const row = screen.getByTestId('audit').querySelector('tbody tr')!;
-    expect(row.textContent).toContain('account.unlock');
-    expect(row.textContent).toContain('Ticket 42');
     fireEvent.click(screen.getByTestId('export-csv'));
     await settle();
     fireEvent.click(screen.getByTestId('export-json'));
@@ -321,7 +368,7 @@ describe('audit', () => {
     expect(downloads.map((d) => d.name)).toEqual([`audit-${week.from}-${week.to}.csv`, `audit-${week.from}-${week.to}.jsonl`]);
     expect(screen.getByTestId('export-status').textContent).toContain('downloaded');
     const f = screen.getByTestId('audit-form');
-    type('Target (user id or app id)', 'u1', f);
+    type(/Acted on/, 'zhang.wei', f);
     type('Action', 'account.unlock', f);
     fireEvent.submit(f);
     await settle();

@@ -74,8 +74,8 @@ export function overview(): Overview {
     lockouts: i === 29 ? 2 : 0,
     signIns: {
       total: i === 29 ? 7 : 0,
-      byOutcome: i === 29 ? { success: 4, wrongSecret: 2, locked: 1 } : {},
-      byMethod: i === 29 ? { password: 5, code: 1, passkey: 1 } : {},
+      byOutcome: i === 29 ? { success: 4, wrongSecret: 2, locked: 1 } : ({} as Record<string, number>),
+      byMethod: i === 29 ? { password: 5, code: 1, passkey: 1 } : ({} as Record<string, number>),
     },
   }));
   return { accounts: 1234, days, months: [{ month: '2026-01', active: 88, newAccounts: 29, deactivations: 1 }, { month: '2025-12', active: 70, newAccounts: 20, deactivations: 0 }] };

@@ -1,0 +1,579 @@
+//! The platforms wired as providers, over HTTP through their real rows (docs/federation-design.md
+//! §3.1, §4.1-§4.2, §5.4): the browser starts at `/auth/<p>/start`, the platform's fake (ciam-fakes)
+//! approves and redirects back, the callback answers the SPA's `<p>Code`, `<p>Pending` or
+//! `<p>Error`, then the API calls (`/auth/login/federation`, `/auth/federation/phone`,
+//! `/auth/federation/register`). One [`Wired`] helper per provider, so a provider joins by its
+//! configuration and its fake's controls; WeChat first. On SQLite and DynamoDB Local.
+
+use crate::helpers::{TestApp, TestResponse};
+use axum::body::Body;
+use axum::http::{header, Method, Request};
+use ciam_core::console::Role;
+use ciam_core::federation::{ProviderConfig, ProviderId};
+use ciam_core::staff::bind_hash;
+use ciam_core::totp::{code_at, STEP_SECS};
+use ciam_fakes::wechat::{OA_APP_ID, OA_SECRET, WEB_APP_ID, WEB_SECRET};
+use ciam_fakes::{Fakes, Person, Platform};
+use ciam_store::dynamo_local::DynamoLocal;
+use ciam_store::{Key, Store};
+
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tower::ServiceExt;
+
+const ANN: &str = "13800138011";
+const NEW: &str = "13800138013";
+const IN_WECHAT: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like \
+                         Gecko) Chrome/120.0 Mobile Safari/537.36 MicroMessenger/8.0.47.2560 \
+                         NetType/WIFI Language/zh_CN";
+const DESKTOP: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+
+/// One browser: its random `bind` (kept since the start) and its User-Agent.
+struct Browser {
+    bind: String,
+    ua: &'static str,
+}
+
+impl Browser {
+    fn new(name: &str) -> Browser {
+        Browser {
+            bind: format!("{name}-bind-0123456789abcdef0123456789abcdef"),
+            ua: DESKTOP,
+        }
+    }
+
+    fn in_wechat(name: &str) -> Browser {
+        Browser {
+            ua: IN_WECHAT,
+            ..Browser::new(name)
+        }
+    }
+}
+
+/// A provider wired to its fake: its id, the platform standing in for it, the app configured.
+struct Wired {
+    provider: ProviderId,
+    platform: Platform,
+    fakes: Fakes,
+    app: TestApp,
+}
+
+/// WeChat's configuration pointing at the fake: the website app, and the Official Account
+/// when `oa`.
+fn wechat_config(fakes: &Fakes, oa: bool) -> ProviderConfig {
+    let base = fakes.url(Platform::Wechat);
+    let mut c = ProviderConfig::default();
+    let mut set = |k: &str, v: &str| c.settings.insert(k.to_owned(), v.to_owned());
+    set("APP_ID", WEB_APP_ID);
+    set("OPEN_BASE", &base);
+    set("API_BASE", &base);
+    if oa {
+        set("OA_APP_ID", OA_APP_ID);
+    }
+    c.secret.insert("appSecret".into(), WEB_SECRET.into());
+    if oa {
+        c.secret.insert("oaAppSecret".into(), OA_SECRET.into());
+    }
+    c
+}
+
+async fn spawn_fakes() -> Fakes {
+    // The test's own browser is reqwest too, built before the adapters' client installs the
+    // crypto provider.
+    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    ciam_fakes::spawn().await.expect("fakes")
+}
+
+async fn wechat(app: TestApp, oa: bool) -> Wired {
+    let fakes = spawn_fakes().await;
+    let config = wechat_config(&fakes, oa);
+    let app = app.configure(move |c| {
+        c.federation.insert(ProviderId::Wechat, config);
+    });
+    Wired {
+        provider: ProviderId::Wechat,
+        platform: Platform::Wechat,
+        fakes,
+        app,
+    }
+}
+
+fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+/// A navigation to the router (not an API call): the redirect's target.
+async fn navigate(app: &TestApp, uri: &str, ua: &str) -> String {
+    let req = Request::builder()
+        .method(Method::GET)
+        .uri(uri)
+        .header(header::USER_AGENT, ua)
+        .body(Body::empty())
+        .expect("request");
+    let res = ciam_api::router(app.ciam.clone())
+        .oneshot(req)
+        .await
+        .expect("infallible");
+    assert_eq!(res.status(), 302, "{uri}");
+    let to = res.headers()["location"]
+        .to_str()
+        .expect("location")
+        .to_owned();
+    let _ = res.into_body().collect().await;
+    to
+}
+
+/// The sign-in screen's parameters: in the state's language (`en-US` here), or the request's
+/// (`zh-CN`) when the state is unknown.
+fn params(location: &str) -> Vec<(String, String)> {
+    assert!(
+        location.starts_with("/en-US/passport/signin?")
+            || location.starts_with("/zh-CN/passport/signin?"),
+        "{location}"
+    );
+    url::Url::parse(&format!("http://spa{location}"))
+        .expect("url")
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+fn param(location: &str, name: &str) -> Option<String> {
+    params(location)
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+async fn post(app: &TestApp, p: &str, body: &Value) -> TestResponse {
+    app.send_json(Method::POST, p, None, body).await
+}
+
+impl Wired {
+    fn name(&self) -> &'static str {
+        self.provider.name()
+    }
+
+    fn person(&self, person: Person) {
+        self.fakes.state(self.platform).set_person(person);
+    }
+
+    fn someone(&self, unionid: &str) {
+        self.person(Person {
+            unionid: unionid.into(),
+            ..Person::default()
+        });
+    }
+
+    /// The start's redirect: the platform's authorization URL, or back to the SPA.
+    async fn start(&self, browser: &Browser) -> String {
+        let start = format!(
+            "/ciam/v1/auth/{}/start?lang=en-US&query=appId%3Dx&bindHash={}",
+            self.name(),
+            bind_hash(&browser.bind)
+        );
+        navigate(&self.app, &start, browser.ua).await
+    }
+
+    /// The browser at the platform, which approves: the callback URI (path and query).
+    async fn to_platform(&self, browser: &Browser) -> String {
+        let at_platform = self.start(browser).await;
+        assert!(
+            at_platform.starts_with(&self.fakes.url(self.platform)),
+            "{at_platform}"
+        );
+        let res = no_redirects()
+            .get(&at_platform)
+            .send()
+            .await
+            .expect("platform");
+        assert_eq!(res.status(), 302, "{at_platform}");
+        let back = url::Url::parse(res.headers()["location"].to_str().expect("location"))
+            .expect("absolute");
+        assert_eq!(
+            back.path(),
+            format!("/ciam/v1/auth/{}/callback", self.name())
+        );
+        format!("{}?{}", back.path(), back.query().unwrap_or(""))
+    }
+
+    async fn callback(&self, callback: &str) -> String {
+        let location = navigate(&self.app, callback, DESKTOP).await;
+        location
+    }
+
+    /// The whole round trip: where the callback sent the browser.
+    async fn round_trip(&self, browser: &Browser) -> String {
+        let callback = self.to_platform(browser).await;
+        let location = self.callback(&callback).await;
+        assert_eq!(
+            param(&location, "appId").as_deref(),
+            Some("x"),
+            "{location}"
+        );
+        location
+    }
+
+    async fn outcome(&self, browser: &Browser, what: &str) -> String {
+        let location = self.round_trip(browser).await;
+        let name = format!("{}{what}", self.name());
+        param(&location, &name).unwrap_or_else(|| panic!("no {name}: {location}"))
+    }
+
+    async fn pending(&self, browser: &Browser) -> String {
+        self.outcome(browser, "Pending").await
+    }
+
+    async fn login_code(&self, browser: &Browser) -> String {
+        self.outcome(browser, "Code").await
+    }
+
+    fn error_of(&self, location: &str) -> Option<String> {
+        param(location, &format!("{}Error", self.name()))
+    }
+
+    async fn prove(&self, token: &str, browser: &Browser, phone: &str, code: &str) -> TestResponse {
+        let body = json!({ "pending": token, "bind": browser.bind, "phone": phone, "code": code });
+        post(&self.app, "/auth/federation/phone", &body).await
+    }
+
+    async fn register(&self, token: &str, browser: &Browser, user_name: &str) -> TestResponse {
+        let body = json!({ "pending": token, "bind": browser.bind, "userName": user_name,
+            "company": "Acme Industrial", "country": "CN", "acceptTerms": true });
+        post(&self.app, "/auth/federation/register", &body).await
+    }
+
+    async fn redeem(&self, code: &str, browser: &Browser) -> TestResponse {
+        let body = json!({ "provider": self.name(), "code": code, "bind": browser.bind });
+        post(&self.app, "/auth/login/federation", &body).await
+    }
+
+    async fn link_of(&self, subject: &str) -> Option<String> {
+        let key = Key::new(format!("FEDID#{}#{subject}", self.name()), "LINK");
+        self.app
+            .store
+            .get(&key)
+            .await
+            .expect("get")
+            .and_then(|i| i.s("userId").map(str::to_owned))
+    }
+
+    /// How many writes of a key under `pk_prefix` the table took so far.
+    fn written(&self, pk_prefix: &str) -> usize {
+        self.app
+            .store
+            .written()
+            .iter()
+            .filter(|k| k.pk.starts_with(pk_prefix))
+            .count()
+    }
+
+    fn calls(&self, path: &str) -> u64 {
+        self.fakes.state(self.platform).calls(path)
+    }
+}
+
+// ---- the journeys, each on both engines ----
+
+/// A new WeChat user on a desktop: the QR page, the phone proof, the sign-up, then straight
+/// through the link (a linked person costs no userinfo call).
+async fn a_new_user_via_qr_proves_a_phone_and_signs_up(app: TestApp) {
+    let w = wechat(app, false).await;
+    let listed = w.app.get("/auth/federation", None).await.ok(200);
+    assert_eq!(listed["providers"], json!([{ "name": "wechat" }]));
+    w.someone("union-new");
+    let browser = Browser::new("qr");
+    let at = w.start(&browser).await;
+    let url = url::Url::parse(&at).expect("url");
+    assert_eq!(url.path(), "/wechat/connect/qrconnect");
+    assert!(at.contains(&format!("appid={WEB_APP_ID}")), "{at}");
+    assert!(at.contains("scope=snsapi_login"), "{at}");
+    let token = w.pending(&browser).await;
+    assert_eq!(w.link_of("union-new").await, None);
+
+    let code = w.app.fresh_code(NEW, "link").await;
+    let next = w.prove(&token, &browser, NEW, &code).await;
+    assert_eq!(next.status.as_u16(), 202, "{}", next.text);
+    let signed_up = w.register(&token, &browser, "weixin").await.ok(200);
+    let user_id = signed_up["userId"].as_str().expect("userId").to_owned();
+    let info = w
+        .app
+        .get_info(signed_up["token"].as_str().expect("token"))
+        .await
+        .ok(200);
+    assert_eq!(info["userName"], "weixin");
+    assert_eq!(
+        w.link_of("union-new").await.as_deref(),
+        Some(user_id.as_str())
+    );
+
+    // Later: through the link.
+    let userinfo = w.calls("/sns/userinfo");
+    let code = w.login_code(&browser).await;
+    let signed_in = w.redeem(&code, &browser).await.ok(200);
+    assert_eq!(signed_in["userId"], user_id.as_str());
+    assert_eq!(w.calls("/sns/oauth2/access_token"), 2);
+    assert!(w.calls("/sns/userinfo") <= userinfo + 1);
+}
+
+#[tokio::test]
+async fn a_new_user_via_qr_proves_a_phone_and_signs_up_on_sqlite() {
+    a_new_user_via_qr_proves_a_phone_and_signs_up(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn a_new_user_via_qr_proves_a_phone_and_signs_up_on_dynamodb() {
+    let local = Arc::new(DynamoLocal::start().await);
+    let app = TestApp::on_dynamo(&local, "wired_new").await;
+    a_new_user_via_qr_proves_a_phone_and_signs_up(app).await;
+}
+
+/// An existing account links after the phone proof; with two-factor on, the proof and the
+/// link's later sign-ins ask for the second step. Inside WeChat the Official Account is used.
+async fn an_account_links_after_the_proof_and_keeps_its_second_factor(app: TestApp) {
+    let w = wechat(app, true).await;
+    let ann = w.app.sign_up("ann", ANN).await;
+    let session = w.app.sign_in(ANN, crate::helpers::PASSWORD).await;
+    let url = w.app.get_totp_url(&session).await.ok(200)["url"]
+        .as_str()
+        .expect("url")
+        .to_owned();
+    let secret = crate::two_factor::secret_of(&url);
+    let totp = code_at(&secret, w.app.now().div_euclid(STEP_SECS));
+    w.app.totp_enable(&session, &totp).await.ok(200);
+
+    // Inside WeChat: the Official Account's authorization, and its code exchanged with its own
+    // app (the fake refuses another app's code).
+    w.someone("union-ann");
+    let browser = Browser::in_wechat("oa");
+    let at = w.start(&browser).await;
+    assert!(at.contains("/wechat/connect/oauth2/authorize"), "{at}");
+    assert!(at.contains(&format!("appid={OA_APP_ID}")), "{at}");
+    assert!(at.contains("scope=snsapi_userinfo"), "{at}");
+    let token = w.pending(&browser).await;
+    let code = w.app.fresh_code(ANN, "link").await;
+    w.prove(&token, &browser, ANN, &code)
+        .await
+        .error(403, "NEED_TOTP_VERIFY");
+    assert_eq!(w.link_of("union-ann").await.as_deref(), Some(ann.as_str()));
+
+    // The same person from a desktop (the QR app): one unionid, one link, the second step.
+    let desktop = Browser::new("desk");
+    let code = w.login_code(&desktop).await;
+    w.redeem(&code, &desktop)
+        .await
+        .error(403, "NEED_TOTP_VERIFY");
+}
+
+#[tokio::test]
+async fn an_account_links_after_the_proof_and_keeps_its_second_factor_on_sqlite() {
+    an_account_links_after_the_proof_and_keeps_its_second_factor(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn an_account_links_after_the_proof_and_keeps_its_second_factor_on_dynamodb() {
+    let local = Arc::new(DynamoLocal::start().await);
+    let app = TestApp::on_dynamo(&local, "wired_link").await;
+    an_account_links_after_the_proof_and_keeps_its_second_factor(app).await;
+}
+
+/// The refusals: open in browser, snapshot, used/expired/forged codes, replayed and foreign
+/// states, a suspended account (as a wrong code); nothing linked or pending for any of them.
+async fn refusals_write_nothing_and_use_up_the_state(app: TestApp) {
+    let w = wechat(app, false).await;
+    // Inside WeChat without an Official Account: told before anything is stored.
+    let location = w.start(&Browser::in_wechat("no-oa")).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("FEDERATION_OPEN_IN_BROWSER"),
+        "{location}"
+    );
+    assert_eq!(w.written("FEDSTATE#"), 0);
+
+    // A snapshot-mode person: refused, no link, no pending identity.
+    w.person(Person {
+        unionid: "union-snap".into(),
+        snapshot: true,
+        ..Person::default()
+    });
+    let browser = Browser::new("r");
+    let location = w.round_trip(&browser).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("FEDERATION_SNAPSHOT_USER")
+    );
+    assert_eq!(w.written("FEDPEND#"), 0);
+    assert_eq!(w.written("FEDID#"), 0);
+
+    // A used code (the callback with a new state but the code WeChat already redeemed), an
+    // expired one (WeChat's clock past 10 minutes) and a forged one: AUTHORIZATION_FAILED, and
+    // the state is used up (replaying it is refused before WeChat is asked).
+    w.someone("union-codes");
+    let first = w.to_platform(&browser).await;
+    let second = w.to_platform(&browser).await;
+    let location = w.callback(&first).await;
+    assert!(param(&location, "wechatPending").is_some(), "{location}");
+    let code_of = |cb: &str| {
+        param(
+            &format!("/en-US/passport/signin?{}", cb.split_once('?').unwrap().1),
+            "code",
+        )
+        .unwrap()
+    };
+    let state_of = |cb: &str| {
+        param(
+            &format!("/en-US/passport/signin?{}", cb.split_once('?').unwrap().1),
+            "state",
+        )
+        .unwrap()
+    };
+    let used = format!(
+        "/ciam/v1/auth/wechat/callback?code={}&state={}",
+        code_of(&first),
+        state_of(&second)
+    );
+    let asked = w.calls("/sns/oauth2/access_token");
+    let location = w.callback(&used).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("AUTHORIZATION_FAILED")
+    );
+    assert_eq!(w.calls("/sns/oauth2/access_token"), asked + 1);
+    let location = w.callback(&second).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("AUTHORIZATION_FAILED"),
+        "the state was used up by the refused code"
+    );
+    assert_eq!(w.calls("/sns/oauth2/access_token"), asked + 1);
+    let expired = w.to_platform(&browser).await;
+    w.fakes.state(Platform::Wechat).advance(601);
+    let location = w.callback(&expired).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("AUTHORIZATION_FAILED")
+    );
+    let forged = w.to_platform(&browser).await;
+    let forged = format!(
+        "/ciam/v1/auth/wechat/callback?code=forged0000&state={}",
+        state_of(&forged)
+    );
+    let location = w.callback(&forged).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("AUTHORIZATION_FAILED")
+    );
+
+    // Replayed: the first callback again.
+    let location = w.callback(&first).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("AUTHORIZATION_FAILED")
+    );
+    // Another provider's callback does not know a WeChat state.
+    let foreign = w.to_platform(&browser).await;
+    let location = navigate(
+        &w.app,
+        &foreign.replace("/auth/wechat/callback", "/auth/staff/callback"),
+        DESKTOP,
+    )
+    .await;
+    assert!(
+        location.contains("staffError=AUTHORIZATION_FAILED"),
+        "{location}"
+    );
+
+    // A suspended account: through WeChat exactly as a wrong code.
+    let ann = w.app.sign_up("ann", ANN).await;
+    w.someone("union-susp");
+    let token = w.pending(&browser).await;
+    let code = w.app.fresh_code(ANN, "link").await;
+    w.prove(&token, &browser, ANN, &code).await.ok(200);
+    let operator = w.app.staffer("desk", Some(Role::Operator)).await.1;
+    let p = format!("/admin/accounts/{ann}/suspend");
+    w.app
+        .admin_call(
+            Method::POST,
+            &p,
+            Some(&operator),
+            Some(&json!({ "reason": "fraud" })),
+        )
+        .await
+        .ok(200);
+    let location = w.round_trip(&browser).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("AUTHORIZATION_FAILED")
+    );
+    assert_eq!(param(&location, "wechatCode"), None);
+}
+
+#[tokio::test]
+async fn refusals_write_nothing_and_use_up_the_state_on_sqlite() {
+    refusals_write_nothing_and_use_up_the_state(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn refusals_write_nothing_and_use_up_the_state_on_dynamodb() {
+    let local = Arc::new(DynamoLocal::start().await);
+    let app = TestApp::on_dynamo(&local, "wired_refusals").await;
+    refusals_write_nothing_and_use_up_the_state(app).await;
+}
+
+/// WeChat down (5xx) or hanging: SERVICE_UNAVAILABLE, a hang within the call's 3 s deadline.
+#[tokio::test]
+async fn a_provider_down_or_hanging_is_service_unavailable_in_time() {
+    let w = wechat(TestApp::spawn().await, false).await;
+    w.someone("union-down");
+    let browser = Browser::new("down");
+    let callback = w.to_platform(&browser).await;
+    w.fakes.state(Platform::Wechat).set_down(Some(502));
+    let location = w.callback(&callback).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("SERVICE_UNAVAILABLE")
+    );
+    w.fakes.state(Platform::Wechat).set_down(None);
+    let callback = w.to_platform(&browser).await;
+    w.fakes.state(Platform::Wechat).set_slow(10_000);
+    let began = Instant::now();
+    let location = w.callback(&callback).await;
+    let took = began.elapsed();
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("SERVICE_UNAVAILABLE")
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(took >= Duration::from_secs(3), "{took:?}");
+}
+
+/// The store round trips of a WeChat sign-in through a link (docs/cost.md "Federated sign-in"):
+/// the start, the callback and the redemption.
+#[tokio::test]
+async fn a_linked_wechat_sign_in_costs_its_counted_round_trips() {
+    let w = wechat(TestApp::spawn().await, false).await;
+    w.app.sign_up("ann", ANN).await;
+    w.someone("union-trips");
+    let browser = Browser::new("trips");
+    let token = w.pending(&browser).await;
+    let code = w.app.fresh_code(ANN, "link").await;
+    w.prove(&token, &browser, ANN, &code).await.ok(200);
+    let _ = w.app.store.take_calls();
+    let callback = w.to_platform(&browser).await;
+    let start = w.app.store.take_calls();
+    let location = w.callback(&callback).await;
+    let back = w.app.store.take_calls();
+    let code = param(&location, "wechatCode").expect("wechatCode");
+    w.redeem(&code, &browser).await.ok(200);
+    let redeem = w.app.store.take_calls();
+    assert_eq!(
+        (start.len(), back.len(), redeem.len()),
+        (1, 5, 4),
+        "start {start:?}, callback {back:?}, redemption {redeem:?}"
+    );
+}
