@@ -63,6 +63,12 @@ activity_kinds! {
     PasskeysResetBySupport = "passkeysResetBySupport",
     /// Support replaced the account's mail or phone (recovery).
     IdentityReplacedBySupport = "identityReplacedBySupport",
+    /// The user linked a provider's account (the entry names the provider).
+    IdentityLinked = "identityLinked",
+    /// The user removed a linked provider's account (the entry names the provider).
+    IdentityUnlinked = "identityUnlinked",
+    /// Support removed a linked provider's account (the entry names the provider).
+    IdentityUnlinkedBySupport = "identityUnlinkedBySupport",
 }
 
 /// The JSON Schema of an entry's `kind` on the wire: the enum of [`Event::ALL`] (the API's answer

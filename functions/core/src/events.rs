@@ -59,7 +59,7 @@ pub const FIELD_SCOPES: [(&str, &str); 7] = [
 ];
 
 /// Data fields every app that hears the event gets, whatever its consent covers.
-pub const FREE_FIELDS: [&str; 3] = ["sid", "reason", "enabled"];
+pub const FREE_FIELDS: [&str; 5] = ["sid", "reason", "enabled", "provider", "linked"];
 
 /// The event kinds, the names partners subscribe to (docs/openapi.json `webhooks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,10 +80,12 @@ pub enum Kind {
     ConsentRevoked,
     /// Two-factor sign-in (authenticator, backup codes, passkeys) changed.
     TwoFactorChanged,
+    /// A provider's account was linked or unlinked (`provider`, `linked`; never the subject).
+    IdentityChanged,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::UserUpdated,
         Kind::MailChanged,
         Kind::PhoneChanged,
@@ -93,6 +95,7 @@ impl Kind {
         Kind::SessionEnded,
         Kind::ConsentRevoked,
         Kind::TwoFactorChanged,
+        Kind::IdentityChanged,
     ];
 
     /// The name on the wire (`type` of the payload, what an endpoint subscribes to).
@@ -107,6 +110,7 @@ impl Kind {
             Kind::SessionEnded => "session.ended",
             Kind::ConsentRevoked => "consent.revoked",
             Kind::TwoFactorChanged => "two_factor.changed",
+            Kind::IdentityChanged => "user.identity_changed",
         }
     }
 
@@ -405,6 +409,15 @@ pub fn two_factor(enabled: bool) -> Map<String, Json> {
 /// authenticator, a passkey) on (`enabled`) or none, when a partner could hear it.
 pub fn two_factor_changed(ciam: &Ciam, user: &User, enabled: bool) -> Option<TxOp> {
     op_for(ciam, user, Kind::TwoFactorChanged, two_factor(enabled))
+}
+
+/// The `user.identity_changed` event of a link of `provider` to `user` made (`linked`) or
+/// removed, when a partner could hear it: free fields only, never the subject.
+pub fn identity_changed(ciam: &Ciam, user: &User, provider: &str, linked: bool) -> Option<TxOp> {
+    let mut m = Map::new();
+    m.insert("provider".into(), provider.into());
+    m.insert("linked".into(), linked.into());
+    op_for(ciam, user, Kind::IdentityChanged, m)
 }
 
 /// One item's change, with its event when there is one: a single conditional update, or a

@@ -129,6 +129,12 @@ pub enum Notice {
     /// Support replaced the account's mail (`mail`) or phone with `new` (masked); told to the
     /// old address.
     IdentityReplacedBySupport { mail: bool, new: String },
+    /// The user linked a provider's account (`provider`: its name, `wechat`).
+    IdentityLinked { provider: String },
+    /// The user removed a linked provider's account.
+    IdentityUnlinked { provider: String },
+    /// Support removed a linked provider's account.
+    IdentityUnlinkedBySupport { provider: String },
     /// Ciam disabled a webhook endpoint of the app `app` (its names, Chinese and English) at
     /// `url`: it answered 410 (`gone`), or failed for 3 days. Told to the app's owner
     /// (`ownerMail`), in both languages: the registry keeps no language for an owner.
@@ -154,6 +160,9 @@ impl Notice {
             Notice::ReactivatedBySupport => "reactivatedBySupport",
             Notice::PasskeysResetBySupport => "passkeysResetBySupport",
             Notice::IdentityReplacedBySupport { .. } => "identityReplacedBySupport",
+            Notice::IdentityLinked { .. } => "identityLinked",
+            Notice::IdentityUnlinked { .. } => "identityUnlinked",
+            Notice::IdentityUnlinkedBySupport { .. } => "identityUnlinkedBySupport",
             Notice::WebhookDisabled { .. } => "webhookDisabled",
         }
     }
@@ -244,6 +253,30 @@ impl NoticeMessage {
             (Notice::IdentityReplacedBySupport { mail: false, new }, Lang::EnUs) => {
                 format!("Support replaced the phone number of your Ciam account with {new}.{tail}")
             }
+            (Notice::IdentityLinked { provider }, Lang::ZhCn) => format!(
+                "您的 Ciam 账号已关联一个{}账号。如非本人操作，请在安全中心移除它并修改密码。",
+                provider_label(provider, self.lang)
+            ),
+            (Notice::IdentityLinked { provider }, Lang::EnUs) => format!(
+                "A {} account was linked to your Ciam account. Not you? Remove it in the security centre and change your password.",
+                provider_label(provider, self.lang)
+            ),
+            (Notice::IdentityUnlinked { provider }, Lang::ZhCn) => format!(
+                "您的 Ciam 账号已解除与{}账号的关联。{tail}",
+                provider_label(provider, self.lang)
+            ),
+            (Notice::IdentityUnlinked { provider }, Lang::EnUs) => format!(
+                "A {} account was unlinked from your Ciam account.{tail}",
+                provider_label(provider, self.lang)
+            ),
+            (Notice::IdentityUnlinkedBySupport { provider }, Lang::ZhCn) => format!(
+                "客服已解除您的 Ciam 账号与{}账号的关联。{tail}",
+                provider_label(provider, self.lang)
+            ),
+            (Notice::IdentityUnlinkedBySupport { provider }, Lang::EnUs) => format!(
+                "Support unlinked a {} account from your Ciam account.{tail}",
+                provider_label(provider, self.lang)
+            ),
             (
                 Notice::WebhookDisabled {
                     app,
@@ -256,6 +289,20 @@ impl NoticeMessage {
             ) => webhook_disabled(app, app_id, endpoint_id, url, *gone),
         }
     }
+}
+
+/// A provider's name as a person reads it (`wechat` → 微信 / WeChat); a provider without one
+/// here is named as it is.
+pub fn provider_label(name: &str, lang: Lang) -> &str {
+    let (zh, en) = match name {
+        "wechat" => ("微信", "WeChat"),
+        "wecom" => ("企业微信", "WeCom"),
+        "dingtalk" => ("钉钉", "DingTalk"),
+        "feishu" => ("飞书", "Feishu"),
+        "staff" => ("公司", "company"),
+        _ => return name,
+    };
+    lang.pick(zh, en)
 }
 
 /// The owner's notice of a disabled webhook endpoint, in Chinese then English.

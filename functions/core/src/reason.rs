@@ -117,6 +117,7 @@ reasons! {
     FEDERATION_SNAPSHOT_USER = 403, "You are viewing a preview. Tap Use full service (使用完整服务) at the bottom, then sign in with WeChat again", "您正在预览页面。请点击底部的“使用完整服务”，然后重新使用微信登录";
     FEDERATION_OPEN_IN_BROWSER = 400, "Open this page in your browser: tap ··· (top right), then Open in Browser", "请在浏览器中打开本页：点击右上角“···”，然后选择“在浏览器中打开”";
     FEDERATION_LINK_EXISTS = 409, "This account of the provider is already linked to a Ciam account", "该第三方账号已关联到其他账号";
+    FEDERATION_LAST_WAY_IN = 409, "This is the account's last way to sign in: add a password, a phone, an e-mail or a passkey first", "这是账号最后一种登录方式：请先设置密码、手机号、邮箱或通行密钥";
 }
 
 impl std::fmt::Display for Reason {

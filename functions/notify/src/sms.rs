@@ -79,12 +79,16 @@ impl<P: SmsProvider> SmsNotifier<P> {
     }
 }
 
-/// The parameters of a notice's template: the masked new address where the notice has one.
+/// The parameters of a notice's template: the masked new address where the notice has one, the
+/// provider's name (`wechat`) for a linked identity's.
 fn notice_params(notice: &Notice) -> Vec<(&'static str, String)> {
     match notice {
         Notice::MailChanged { new }
         | Notice::PhoneChanged { new }
         | Notice::IdentityReplacedBySupport { new, .. } => vec![("new", new.clone())],
+        Notice::IdentityLinked { provider }
+        | Notice::IdentityUnlinked { provider }
+        | Notice::IdentityUnlinkedBySupport { provider } => vec![("provider", provider.clone())],
         _ => Vec::new(),
     }
 }

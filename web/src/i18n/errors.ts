@@ -74,6 +74,10 @@ export const errors = defineMessages({
   FEDERATION_SNAPSHOT_USER: { id: 'error.FEDERATION_SNAPSHOT_USER', defaultMessage: 'You are viewing a preview. Tap Use full service (使用完整服务) at the bottom, then sign in with WeChat again' },
   FEDERATION_OPEN_IN_BROWSER: { id: 'error.FEDERATION_OPEN_IN_BROWSER', defaultMessage: 'Open this page in your browser: tap ··· (top right), then Open in Browser' },
   FEDERATION_LINK_EXISTS: { id: 'error.FEDERATION_LINK_EXISTS', defaultMessage: 'This account of the provider is already linked to a Ciam account' },
+  FEDERATION_LAST_WAY_IN: {
+    id: 'error.FEDERATION_LAST_WAY_IN',
+    defaultMessage: "This is the account's last way to sign in: add a password, a phone, an e-mail or a passkey first",
+  },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },
   locked: { id: 'error.locked', defaultMessage: 'Your account has been locked, please try again later' },
   lockedFor: { id: 'error.lockedFor', defaultMessage: 'Your account has been locked, please try it in {n, plural, one {# minute} other {# minutes}}' },

@@ -71,11 +71,27 @@ export type Reason =
   | "FEDERATION_NOT_PERMITTED"
   | "FEDERATION_SNAPSHOT_USER"
   | "FEDERATION_OPEN_IN_BROWSER"
-  | "FEDERATION_LINK_EXISTS";
+  | "FEDERATION_LINK_EXISTS"
+  | "FEDERATION_LAST_WAY_IN";
+
+/** One linked identity on the console's account page: the subject masked. */
+export type AccountIdentity = {
+  /** The last day it signed in (UTC, yyyy-mm-dd), when known. */
+  lastDay: string | null;
+  /** When it was linked (Unix seconds). */
+  linkedAt: number;
+  /** The name the provider gave (display only). */
+  name: string | null;
+  /** The provider's name (`wechat`, ...). */
+  provider: string;
+  /** The provider's id for the person, masked (`oK3x…9Q`). */
+  subjectMasked: string;
+};
 
 /** One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,
-two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents
-and security activity, as the owner's own lists show them. Mail and phone masked. */
+two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents,
+security activity and linked identities, as the owner's own lists show them. Mail, phone
+and the linked subjects masked. */
 export type AccountPage = {
   activity: SecurityEvent[];
   address: string | null;
@@ -85,6 +101,8 @@ export type AccountPage = {
   createdAt: number;
   displayName: string | null;
   duty: string | null;
+  /** The linked identities (`FED#`), each subject masked. */
+  identities: AccountIdentity[];
   /** The latest sign-in's time, if the activity still holds one. */
   lastSignIn: number | null;
   lockedUntil: number | null;
@@ -220,7 +238,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -386,6 +404,33 @@ export type FoundAccount = {
   account: AccountSummary;
 };
 
+/** The account's linked identities and what it may link. */
+export type Identities = {
+  /** The providers configured here that the account has not linked (`POST
+/auth/identities/link`). */
+  available: string[];
+  /** One per provider, oldest first by provider name. */
+  identities: LinkedIdentity[];
+  /** Present on an internal staff account (company sign-in). */
+  staff?: StaffLink | null;
+};
+
+/** The `user.identity_changed` event (the Standard Webhooks body). A provider's account (WeChat, WeCom, DingTalk, Feishu) was linked to the user's account or unlinked from it: by the user in the security centre, or by the support desk. */
+export type IdentityChangedEvent = {
+  data: {
+    /** True: linked; false: unlinked. No scope needed. */
+    linked: boolean;
+    /** The provider's name (`wechat`, `wecom`, `dingtalk`, `feishu`). Never the provider's id for the person. No scope needed. */
+    provider: string;
+    /** The user's id: the `userId` claim your app got at sign-in (always sent). */
+    userId: string;
+  };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "user.identity_changed";
+};
+
 /** A ticket for a partner app, and where the browser goes with it. */
 export type IssuedTicket = {
   cTicket: string;
@@ -396,6 +441,25 @@ export type IssuedTicket = {
 export type LanguageApps = {
   /** Recommended first. */
   apps: AppListing[];
+};
+
+/** Where the browser goes. */
+export type LinkUrl = {
+  /** The provider's authorization URL; it sends the browser back to
+`/{lang}/personal/secure?<provider>Link=<token>` (or `<provider>LinkError=<REASON>`). */
+  url: string;
+};
+
+/** One linked identity, as its owner sees it (never the subject). */
+export type LinkedIdentity = {
+  /** The last day it signed in (UTC, yyyy-mm-dd), when known. */
+  lastDay: string | null;
+  /** When it was linked (Unix seconds). */
+  linkedAt: number;
+  /** The name the provider gave (display only). */
+  name: string | null;
+  /** The provider's name (`wechat`, ...). */
+  provider: string;
 };
 
 /** The `user.mail_changed` event (the Standard Webhooks body). The bound mail changed (by the user or the support desk). `email` and `email_verified` only under the `email` scope; without it the event carries `userId` alone. */
@@ -627,7 +691,7 @@ export type SecurityEvent = {
   at: number;
   country: string | null;
   device: string | null;
-  kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport";
+  kind: "signIn" | "passwordChanged" | "passwordReset" | "totpEnabled" | "totpDisabled" | "backupCodesRegenerated" | "mailChanged" | "phoneChanged" | "appRevoked" | "passkeyAdded" | "passkeyRemoved" | "passkeyCloneSuspected" | "unlockedBySupport" | "sessionsEndedBySupport" | "twoFactorResetBySupport" | "resetCodeSentBySupport" | "suspendedBySupport" | "reactivatedBySupport" | "passkeysResetBySupport" | "identityReplacedBySupport" | "identityLinked" | "identityUnlinked" | "identityUnlinkedBySupport";
   /** The passkey a passkey event is about. */
   name?: string | null;
 };
@@ -678,6 +742,12 @@ export type SignedIn = {
   token: string;
   /** The account signed in. */
   userId: string;
+};
+
+/** The company sign-in of an internal staff account: shown, never removable here. */
+export type StaffLink = {
+  /** Always true: the company's identity provider manages it. */
+  linked: boolean;
 };
 
 /** The `user.suspended` event (the Standard Webhooks body). The support desk suspended the account (the reason is never sent); its sessions end too (a `session.ended` with `reason` `support` may come in either order). */
@@ -830,7 +900,7 @@ null while enabled. */
   disabledAt: number | null;
   enabled: boolean;
   endpointId: string;
-  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed")[];
   /** The first failed attempt since the last success. */
   failingSince: number | null;
   lastSuccessAt: number | null;
@@ -918,6 +988,17 @@ export type AdminSuspendResponse = Ok;
 
 /** The body of POST /admin/accounts/{userId}/suspend. */
 export type AdminSuspendRequest = AdminEndSessionsRequest;
+
+/** POST /admin/accounts/{userId}/unlink-identity: Unlink a customer's linked identity */
+export type AdminUnlinkIdentityResponse = Ok;
+
+/** The body of POST /admin/accounts/{userId}/unlink-identity. */
+export type AdminUnlinkIdentityRequest = {
+  /** the provider's name (`wechat`, ...) */
+  provider: string;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+};
 
 /** POST /admin/accounts/{userId}/unlock: Unlock an account */
 export type AdminUnlockResponse = Ok;
@@ -1053,7 +1134,7 @@ export type CreateWebhookRequest = {
   /** At most 500 characters */
   description?: string | null;
   /** The event kinds it hears (at least one) */
-  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[];
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed")[];
   /** why (required; recorded in the audit log) */
   reason: string;
   /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without
@@ -1081,7 +1162,7 @@ export type PatchWebhookRequest = {
   /** `true` re-enables a disabled endpoint and forgets its failures; `false` disables it */
   enabled?: boolean | null;
   /** The event kinds it hears (at least one) */
-  events?: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed")[] | null;
+  events?: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed")[] | null;
   /** why (required; recorded in the audit log) */
   reason: string;
   /** A new secret, answered once; the previous one keeps signing for 24 hours */
@@ -1209,6 +1290,36 @@ export type FederationRegisterRequest = {
   pending: string;
   userName: string;
 };
+
+/** GET /auth/identities: Linked identities */
+export type ListIdentitiesResponse = Identities;
+
+/** POST /auth/identities/confirm: Link a provider's account: confirm */
+export type ConfirmIdentityLinkResponse = Ok;
+
+/** The body of POST /auth/identities/confirm. */
+export type ConfirmIdentityLinkRequest = {
+  /** the browser's random value (its SHA-256 was the bindHash of the start) */
+  bind: string;
+  /** the provider's name */
+  provider: string;
+  /** the `<provider>Link` the secure page was sent back with */
+  token: string;
+};
+
+/** POST /auth/identities/link: Link a provider's account: start */
+export type StartIdentityLinkResponse = LinkUrl;
+
+/** The body of POST /auth/identities/link. */
+export type StartIdentityLinkRequest = {
+  /** `base64url(SHA-256(bind))` of the browser's random `bind`, kept for the confirmation */
+  bindHash: string;
+  /** the provider's name (`wechat`, ...) */
+  provider: string;
+};
+
+/** DELETE /auth/identities/{provider}: Remove a linked identity */
+export type UnlinkIdentityResponse = Ok;
 
 /** POST /auth/identity: Send a verification code */
 export type SendCodeResponse = SentCode;
@@ -1619,6 +1730,7 @@ export interface Operations {
   adminReveal: { method: "POST"; path: "/admin/accounts/{userId}/reveal"; params: { userId: string }; query: undefined; request: AdminRevealRequest; response: AdminRevealResponse };
   adminSendResetCode: { method: "POST"; path: "/admin/accounts/{userId}/send-reset-code"; params: { userId: string }; query: undefined; request: AdminSendResetCodeRequest; response: AdminSendResetCodeResponse };
   adminSuspend: { method: "POST"; path: "/admin/accounts/{userId}/suspend"; params: { userId: string }; query: undefined; request: AdminSuspendRequest; response: AdminSuspendResponse };
+  adminUnlinkIdentity: { method: "POST"; path: "/admin/accounts/{userId}/unlink-identity"; params: { userId: string }; query: undefined; request: AdminUnlinkIdentityRequest; response: AdminUnlinkIdentityResponse };
   adminUnlock: { method: "POST"; path: "/admin/accounts/{userId}/unlock"; params: { userId: string }; query: undefined; request: AdminUnlockRequest; response: AdminUnlockResponse };
   adminListApps: { method: "GET"; path: "/admin/apps"; params: undefined; query: undefined; request: undefined; response: AdminListAppsResponse };
   adminCreateApp: { method: "POST"; path: "/admin/apps"; params: undefined; query: undefined; request: AdminCreateAppRequest; response: AdminCreateAppResponse };
@@ -1654,6 +1766,10 @@ export interface Operations {
   listFederationProviders: { method: "GET"; path: "/auth/federation"; params: undefined; query: undefined; request: undefined; response: ListFederationProvidersResponse };
   federationProvePhone: { method: "POST"; path: "/auth/federation/phone"; params: undefined; query: undefined; request: FederationProvePhoneRequest; response: FederationProvePhoneResponse };
   federationRegister: { method: "POST"; path: "/auth/federation/register"; params: undefined; query: undefined; request: FederationRegisterRequest; response: FederationRegisterResponse };
+  listIdentities: { method: "GET"; path: "/auth/identities"; params: undefined; query: undefined; request: undefined; response: ListIdentitiesResponse };
+  confirmIdentityLink: { method: "POST"; path: "/auth/identities/confirm"; params: undefined; query: undefined; request: ConfirmIdentityLinkRequest; response: ConfirmIdentityLinkResponse };
+  startIdentityLink: { method: "POST"; path: "/auth/identities/link"; params: undefined; query: undefined; request: StartIdentityLinkRequest; response: StartIdentityLinkResponse };
+  unlinkIdentity: { method: "DELETE"; path: "/auth/identities/{provider}"; params: { provider: string }; query: undefined; request: undefined; response: UnlinkIdentityResponse };
   sendCode: { method: "POST"; path: "/auth/identity"; params: undefined; query: undefined; request: SendCodeRequest; response: SendCodeResponse };
   getInfo: { method: "GET"; path: "/auth/info"; params: undefined; query: undefined; request: undefined; response: GetInfoResponse };
   patchInfo: { method: "PATCH"; path: "/auth/info"; params: undefined; query: undefined; request: PatchInfoRequest; response: PatchInfoResponse };
@@ -1726,6 +1842,7 @@ export interface Routes {
   "POST /admin/accounts/{userId}/reveal": Operations["adminReveal"];
   "POST /admin/accounts/{userId}/send-reset-code": Operations["adminSendResetCode"];
   "POST /admin/accounts/{userId}/suspend": Operations["adminSuspend"];
+  "POST /admin/accounts/{userId}/unlink-identity": Operations["adminUnlinkIdentity"];
   "POST /admin/accounts/{userId}/unlock": Operations["adminUnlock"];
   "GET /admin/apps": Operations["adminListApps"];
   "POST /admin/apps": Operations["adminCreateApp"];
@@ -1761,6 +1878,10 @@ export interface Routes {
   "GET /auth/federation": Operations["listFederationProviders"];
   "POST /auth/federation/phone": Operations["federationProvePhone"];
   "POST /auth/federation/register": Operations["federationRegister"];
+  "GET /auth/identities": Operations["listIdentities"];
+  "POST /auth/identities/confirm": Operations["confirmIdentityLink"];
+  "POST /auth/identities/link": Operations["startIdentityLink"];
+  "DELETE /auth/identities/{provider}": Operations["unlinkIdentity"];
   "POST /auth/identity": Operations["sendCode"];
   "GET /auth/info": Operations["getInfo"];
   "PATCH /auth/info": Operations["patchInfo"];

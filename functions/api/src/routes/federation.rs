@@ -52,6 +52,12 @@ fn failed(p: ProviderId, lang: ciam_core::Lang, e: &Error, query: &str) -> Respo
     refused(p, lang, e.reason.code(), query)
 }
 
+/// The security centre's page, for a link started there (`routes::identities`):
+/// `?<provider>Link=<token>` or `?<provider>LinkError=<REASON>`.
+fn secure_url(lang: ciam_core::Lang, p: ProviderId, what: &str, value: &str) -> String {
+    format!("/{}/personal/secure?{}{what}={value}", lang.tag(), p.name())
+}
+
 #[derive(Deserialize)]
 pub struct StartQuery {
     lang: Option<String>,
@@ -117,7 +123,8 @@ pub struct CallbackQuery {
 
 /// Back from the row's provider: consumes the state (single use), reads the provider's answer
 /// into an identity, reaches the account and redirects with a one-time login code bound to the
-/// state's bindHash. Round trips: 2 (state read and delete), the link rule's, 1 (the login
+/// state's bindHash; for a link started in the security centre, to the secure page with the
+/// pending link (`<provider>Link`) or the refusal (`<provider>LinkError`). Round trips: 2 (state read and delete), the link rule's, 1 (the login
 /// code); plus the provider's calls.
 pub async fn callback(
     State(s): State<AppState>,
@@ -138,9 +145,15 @@ pub async fn callback(
         error: q.error,
         iss: q.iss,
     };
+    let linking = pending.link_for.is_some();
     let (param, value) = match federation::finish(&s.ciam, adapter(p), &pending, cb).await {
         Ok(Finished::Code(code)) => ("Code", code),
         Ok(Finished::Pending(token)) => ("Pending", token),
+        Ok(Finished::Link(token)) => return redirect(secure_url(pending.lang, p, "Link", &token)),
+        Err(e) if linking => {
+            tracing::info!(provider = p.name(), reason = %e.reason, cause = e.cause.as_deref().unwrap_or(""), "link refused");
+            return redirect(secure_url(pending.lang, p, "LinkError", e.reason.code()));
+        }
         Err(e) => return failed(p, pending.lang, &e, &pending.query),
     };
     redirect(staff::signin_url(

@@ -20,12 +20,14 @@ mod admin;
 mod admin_apps;
 mod admin_export;
 mod admin_suspend;
+mod admin_unlink;
 mod auth;
 mod avatar;
 mod client_error;
 mod consents;
 pub mod embedded;
 mod federation;
+mod identities;
 mod me;
 mod meta;
 mod oidc;
@@ -194,6 +196,11 @@ pub const ROUTES: &[RouteDef] = &[
     route!("auth_login_federation",   POST,   "/auth/login/federation",  federation::login,        Public,        "loginFederation",  WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Federation, K::Session])),
     route!("auth_federation_phone",   POST,   "/auth/federation/phone",  federation::prove_phone,  Public,        "federationProvePhone", WRITES.throttle(40, 20).waf(Waf::Codes).keys(&[K::Federation, K::Code, K::Session])),
     route!("auth_federation_register", POST,  "/auth/federation/register", federation::register,   Public,        "federationRegister", WRITES.throttle(20, 10).waf(Waf::Codes).keys(&[K::Federation, K::Session])),
+    // Linked ways in, in the security centre (identities.rs): a fresh proof to add or remove.
+    route!("auth_identities",         GET,    "/auth/identities",        identities::list,         Session,       "listIdentities",   WRITES.fed(Fed::List)),
+    route!("auth_identities_link",    POST,   "/auth/identities/link",   identities::start,        Session,       "startIdentityLink", WRITES.fed(Fed::List).keys(&[K::Federation])),
+    route!("auth_identities_confirm", POST,   "/auth/identities/confirm", identities::confirm,     Session,       "confirmIdentityLink", WRITES.messages().keys(&[K::Federation])),
+    route!("auth_identity_delete",    DELETE, "/auth/identities/{provider}", identities::remove,   Session,       "unlinkIdentity",   WRITES.messages()),
     // OpenID Connect provider (oidc.rs): id_tokens signed in KMS; userinfo only reads.
     route!("oidc_discovery",          GET,    "/oidc/.well-known/openid-configuration", oidc::discovery, Public, "oidcDiscovery", STATIC),
     route!("oidc_authorize",          GET,    "/oidc/authorize",         oidc::authorize,          Public,        "oidcAuthorize",    WRITES.throttle(50, 20).waf(Waf::OidcAuthorize)),
@@ -230,6 +237,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_suspend",   POST,   "/admin/accounts/{userId}/suspend", admin::suspend, Console(Operator), "adminSuspend", WRITES.messages()),
     route!("admin_account_reactivate", POST,  "/admin/accounts/{userId}/reactivate", admin::reactivate, Console(Operator), "adminReactivate", WRITES.messages()),
     route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
+    route!("admin_account_unlink_identity", POST, "/admin/accounts/{userId}/unlink-identity", admin_unlink::unlink_identity, Console(Operator), "adminUnlinkIdentity", WRITES.messages()),
     route!("admin_account_identity",  PUT,    "/admin/accounts/{userId}/identity", admin_suspend::replace_identity, Console(Admin), "adminReplaceIdentity", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
     // Partner apps in the console (admin_apps.rs), the registry's only door (docs/partners.md

@@ -102,6 +102,9 @@ fn walk_request(
         ("PUT", "/admin/accounts/{userId}/identity") => {
             Some(json!({ "reason": "the role walk", "mail": "walked@example.com" }))
         }
+        ("POST", "/admin/accounts/{userId}/unlink-identity") => {
+            Some(json!({ "reason": "the role walk", "provider": "mock" }))
+        }
         ("POST", "/admin/apps") => Some(json!({
             "name": { "zh-CN": "漫步", "en-US": "Walk" },
             "serviceUrls": ["https://walk.example.com/cb"],

@@ -54,6 +54,9 @@ fn valid(r: &RouteDef, t: &Targets) -> (Method, String, Option<Value>) {
         ("PUT", "/admin/accounts/{userId}/identity") => {
             Some(json!({ "reason": reason, "mail": "walked@example.com" }))
         }
+        ("POST", "/admin/accounts/{userId}/unlink-identity") => {
+            Some(json!({ "reason": reason, "provider": "mock" }))
+        }
         ("POST", "/admin/apps") => Some(json!({
             "name": { "zh-CN": "漫步", "en-US": "Walk" },
             "serviceUrls": ["https://walk.example.com/cb"],

@@ -157,8 +157,9 @@ pub async fn find(ciam: &Ciam, by: &Lookup) -> Result<Summary> {
 }
 
 /// One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,
-/// two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents
-/// and security activity, as the owner's own lists show them. Mail and phone masked.
+/// two-factor, passkeys (a count), the last sign-in, the live sessions, recent apps, consents,
+/// security activity and linked identities, as the owner's own lists show them. Mail, phone
+/// and the linked subjects masked.
 #[derive(Debug, Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "openapi", schemars(rename = "AccountPage"))]
@@ -180,6 +181,8 @@ pub struct Page {
     pub recent_apps: Vec<RecentApp>,
     pub consents: Vec<crate::consents::Granted>,
     pub activity: Vec<EventView>,
+    /// The linked identities (`FED#`), each subject masked.
+    pub identities: Vec<crate::federation::identities::Masked>,
 }
 
 /// `user` as its own session would see it, for the owner's readers (`me`, `consents`): they
@@ -200,12 +203,13 @@ fn as_owner(user: User) -> Session {
 pub async fn page(ciam: &Ciam, user_id: &str, lang: Lang) -> Result<Page> {
     let user = load(ciam, user_id).await?;
     let s = as_owner(user.clone());
-    let (sessions, activity, apps, consents, passkeys) = tokio::join!(
+    let (sessions, activity, apps, consents, passkeys, identities) = tokio::join!(
         crate::me::sessions(ciam, &s),
         crate::me::activity(ciam, &s),
         crate::me::recent_apps(ciam, &s, lang),
         crate::consents::list(ciam, &s, lang),
         crate::passkey::items::items_of(ciam, user_id),
+        crate::federation::identities::list_masked(ciam, user_id),
     );
     let activity = activity?;
     let sign_in = crate::audit::Event::SignIn.kind();
@@ -223,6 +227,7 @@ pub async fn page(ciam: &Ciam, user_id: &str, lang: Lang) -> Result<Page> {
         recent_apps: apps?,
         consents: consents?,
         activity,
+        identities: identities?,
     })
 }
 

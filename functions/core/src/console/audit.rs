@@ -59,6 +59,8 @@ audit_actions! {
     AccountResetPasskeys = "account.resetPasskeys", Account;
     /// Support replaced the account's mail or phone (the detail says which).
     AccountReplaceIdentity = "account.replaceIdentity", Account;
+    /// Support unlinked a provider's account from the account (the detail names the provider).
+    AccountUnlinkIdentity = "account.unlinkIdentity", Account;
     /// A console role given or changed (the detail: before -> after).
     RoleGrant = "role.grant", Account;
     RoleRevoke = "role.revoke", Account;

@@ -12,6 +12,7 @@ pub mod export;
 pub mod identity;
 pub mod roles;
 pub mod suspend;
+pub mod unlink;
 pub mod webhooks;
 
 use crate::error::Result;

@@ -7,7 +7,7 @@
 //! once even under concurrency; a state of another provider is not found under this one's prefix.
 
 use super::links::{self, Finished};
-pub use super::returning::{OidcPending, Pending};
+pub use super::returning::{LinkFor, OidcPending, Pending};
 use super::{ExternalIdentity, Facts, LinkRule, Provider, ProviderId, Surface};
 use crate::error::Result;
 use crate::staff::{
@@ -51,9 +51,32 @@ pub async fn authorization_request(
     bind_hash: &str,
     surface: Surface,
 ) -> Result<String> {
+    link_request(ciam, provider, lang, query, bind_hash, surface, None).await
+}
+
+/// [`authorization_request`], for a link from the security centre when `link_for` is set (the
+/// state carries the account and the session; the callback makes a pending link of it).
+pub async fn link_request(
+    ciam: &Ciam,
+    provider: &dyn Provider,
+    lang: Lang,
+    query: &str,
+    bind_hash: &str,
+    surface: Surface,
+    link_for: Option<&LinkFor>,
+) -> Result<String> {
     check_bind_hash(bind_hash)?;
     provider.ready(ciam, surface).await?;
-    let started = start(ciam, provider.facts().id, lang, query, bind_hash, surface).await?;
+    let started = start_for(
+        ciam,
+        provider.facts().id,
+        lang,
+        query,
+        bind_hash,
+        surface,
+        link_for,
+    )
+    .await?;
     Ok(provider.authorization_url(ciam, &started, surface).await?)
 }
 
@@ -86,6 +109,19 @@ pub async fn start(
     bind_hash: &str,
     surface: Surface,
 ) -> Result<Started> {
+    start_for(ciam, provider, lang, query, bind_hash, surface, None).await
+}
+
+/// [`start`], the state also holding `linkFor` and `sid` for a link from the security centre.
+async fn start_for(
+    ciam: &Ciam,
+    provider: ProviderId,
+    lang: Lang,
+    query: &str,
+    bind_hash: &str,
+    surface: Surface,
+    link_for: Option<&LinkFor>,
+) -> Result<Started> {
     check_bind_hash(bind_hash)?;
     let facts = provider.facts();
     let state = token(ciam);
@@ -107,6 +143,8 @@ pub async fn start(
         .with("surface", surface.tag())
         .with("query", return_query(query))
         .with("bindHash", bind_hash)
+        .with_opt("linkFor", link_for.map(|l| l.user_id.clone()))
+        .with_opt("sid", link_for.map(|l| l.sid.clone()))
         .expires(ciam.now() + STATE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
     Ok(Started {
@@ -135,6 +173,10 @@ pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Resul
         oidc: facts.oidc.then(|| OidcPending {
             nonce: s("nonce"),
             verifier: s("verifier"),
+        }),
+        link_for: item.s("linkFor").map(|user_id| LinkFor {
+            user_id: user_id.to_owned(),
+            sid: s("sid"),
         }),
     })
 }

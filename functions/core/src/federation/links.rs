@@ -40,6 +40,9 @@ pub enum Finished {
     Code(String),
     /// A subject with no link yet: the pending identity's token (`?<name>Pending=`).
     Pending(String),
+    /// A link started in the security centre: the pending link's token (`?<name>Link=` on the
+    /// secure page), confirmed by `identities::confirm` from the same session.
+    Link(String),
 }
 
 /// The lookup item of `provider`'s `subject`.
@@ -90,6 +93,9 @@ pub async fn arrive(
         .get(&link_key(facts.id, &identity.subject))
         .await?;
     if let Some(link) = link {
+        if pending.link_for.is_some() {
+            return Err(link_exists());
+        }
         let uid = link.s("userId").unwrap_or_default();
         let user = active_user(ciam, uid).await?.ok_or_else(|| Error {
             cause: Some("the linked account may not sign in".into()),
@@ -113,6 +119,11 @@ pub async fn arrive(
         .with("lang", pending.lang.tag())
         .with("query", pending.query.as_str())
         .with_opt(
+            "linkFor",
+            pending.link_for.as_ref().map(|l| l.user_id.clone()),
+        )
+        .with_opt("sid", pending.link_for.as_ref().map(|l| l.sid.clone()))
+        .with_opt(
             "name",
             identity
                 .name
@@ -126,7 +137,10 @@ pub async fn arrive(
     }
     let item = item.expires(ciam.now() + PENDING_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
-    Ok(Finished::Pending(token))
+    Ok(match pending.link_for {
+        Some(_) => Finished::Link(token),
+        None => Finished::Pending(token),
+    })
 }
 
 fn check_text(field: &'static str, value: &str, zh: &'static str, en: &'static str) -> Result<()> {
@@ -215,14 +229,30 @@ pub fn provider_named(name: &str) -> Result<ProviderId> {
 /// A pending identity, as read for its phone proof or sign-up.
 pub(super) struct PendingIdentity {
     pub(super) item: Item,
-    provider: ProviderId,
+    pub(super) provider: ProviderId,
     subject: String,
 }
 
-/// Reads the pending identity `token` for the browser holding `bind`: missing, expired or
-/// bound to another browser is AUTHORIZATION_FAILED (the item is kept for its owner). Round
-/// trips: 1.
+/// Reads the pending identity `token` of a sign-in for the browser holding `bind`: missing,
+/// expired, bound to another browser or a security centre's pending link is
+/// AUTHORIZATION_FAILED (the item is kept for its owner). Round trips: 1.
 pub(super) async fn read_pending(ciam: &Ciam, token: &str, bind: &str) -> Result<PendingIdentity> {
+    let p = read_any_pending(ciam, token, bind).await?;
+    if p.item.s("linkFor").is_some() {
+        return Err(Error {
+            cause: Some("a pending link of the security centre".into()),
+            ..Error::new(Reason::AUTHORIZATION_FAILED)
+        });
+    }
+    Ok(p)
+}
+
+/// [`read_pending`] without the kind check: a sign-in's or a security centre's pending link.
+pub(super) async fn read_any_pending(
+    ciam: &Ciam,
+    token: &str,
+    bind: &str,
+) -> Result<PendingIdentity> {
     check_text(
         "pending",
         token,

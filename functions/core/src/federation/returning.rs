@@ -16,6 +16,17 @@ pub struct Pending {
     pub surface: Surface,
     /// For an OpenID Connect provider.
     pub oidc: Option<OidcPending>,
+    /// A link started in the security centre (`POST /auth/identities/link`), not a sign-in.
+    pub link_for: Option<LinkFor>,
+}
+
+/// The account and session a link was started from: the state carries them to the callback,
+/// the pending identity to the confirmation, which must come from that very session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkFor {
+    pub user_id: String,
+    /// `sessions::sid` of the linking session.
+    pub sid: String,
 }
 
 /// The OpenID Connect part of a sign-in coming back.

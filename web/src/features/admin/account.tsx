@@ -1,5 +1,5 @@
 // One account (/{lang}/admin/accounts/:userId): profile, status, two-factor, passkeys, sessions,
-// recent apps, consents and security activity (GET /admin/accounts/{userId}); mail and phone
+// recent apps, consents, security activity and linked accounts (GET /admin/accounts/{userId}); mail and phone
 // masked, revealed on request (operator, audited). Operators act on the account, each action with
 // a reason in a dialog; an administrator can replace the bound mail or phone.
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
@@ -15,6 +15,7 @@ import { type AccountPage, act, type Action, getAccount, replaceIdentity, reveal
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { actionDone, actionHelp, actionNames, activityName, named, roleNames, scopeNames, statusNames } from './labels';
 import { ReasonDialog, T } from './widgets';
+import { AccountIdentities } from './account-identities';
 import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
@@ -212,6 +213,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
           }}
         />
       )}
+      <AccountIdentities a={a} onDone={reload} />
       <Lists a={a} />
       {revealing && (
         <ReasonDialog

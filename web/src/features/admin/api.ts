@@ -48,8 +48,9 @@ export type FindBy = keyof NonNullable<Query<'GET /admin/accounts'>>;
 
 /** An account action's route: POST /admin/accounts/{userId}/<action> {reason}. */
 type ActionRoute<A extends string> = `POST /admin/accounts/{userId}/${A}`;
-/** The account actions an operator takes, each with a reason: the document's, but the reveal. */
-export type Action = Exclude<Route extends infer R ? (R extends ActionRoute<infer A> ? A : never) : never, 'reveal' | 'identity'>;
+/** The account actions an operator takes, each with a reason: the document's, but the reveal, the
+ * identity's replacement and the unlinking of one linked account (their own screens). */
+export type Action = Exclude<Route extends infer R ? (R extends ActionRoute<infer A> ? A : never) : never, 'reveal' | 'identity' | 'unlink-identity'>;
 
 /** GET /admin/me: the operator's role (the gate). */
 export const getMe = () => call('GET /admin/me', {}, SKIP);
@@ -73,6 +74,10 @@ export const reveal = (userId: string, reason: string) => call('POST /admin/acco
 /** POST /admin/accounts/{userId}/<action> {reason} (operator). */
 export const act = (userId: string, action: Action, reason: string) =>
   call(`POST /admin/accounts/{userId}/${action}` as const, { params: { userId }, body: { reason } }, SKIP);
+
+/** POST /admin/accounts/{userId}/unlink-identity {provider, reason} (operator). */
+export const unlinkIdentity = (userId: string, provider: string, reason: string) =>
+  call('POST /admin/accounts/{userId}/unlink-identity', { params: { userId }, body: { provider, reason } }, SKIP);
 
 /** The new bound mail, or phone with its country. */
 export type IdentityChange = Omit<Body<'PUT /admin/accounts/{userId}/identity'>, 'reason'>;

@@ -87,6 +87,9 @@ const activity: Record<Kind, MessageDescriptor> = defineMessages({
   reactivatedBySupport: { id: 'admin.event.reactivatedBySupport', defaultMessage: 'Reactivated by support' },
   passkeysResetBySupport: { id: 'admin.event.passkeysResetBySupport', defaultMessage: 'Passkeys removed by support' },
   identityReplacedBySupport: { id: 'admin.event.identityReplacedBySupport', defaultMessage: 'Mail or phone replaced by support' },
+  identityLinked: { id: 'admin.event.identityLinked', defaultMessage: 'Account linked' },
+  identityUnlinked: { id: 'admin.event.identityUnlinked', defaultMessage: 'Linked account removed' },
+  identityUnlinkedBySupport: { id: 'admin.event.identityUnlinkedBySupport', defaultMessage: 'Linked account removed by support' },
 });
 
 /** An activity kind's words; a kind this build does not know shows as it is. */
@@ -160,6 +163,7 @@ export const eventNames: Record<EventKind, MessageDescriptor> = defineMessages({
   'session.ended': { id: 'admin.webhooks.kind.sessionEnded', defaultMessage: 'Signed out' },
   'consent.revoked': { id: 'admin.webhooks.kind.consentRevoked', defaultMessage: 'App removed by the user' },
   'two_factor.changed': { id: 'admin.webhooks.kind.twoFactorChanged', defaultMessage: 'Two-factor changed' },
+  'user.identity_changed': { id: 'admin.webhooks.kind.identityChanged', defaultMessage: 'Linked account changed' },
 });
 
 /** The audit log's actions, in the document's order. */
@@ -173,6 +177,7 @@ export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMe
   'account.reactivate': { id: 'admin.audit.act.accountReactivate', defaultMessage: 'Reactivated the account' },
   'account.resetPasskeys': { id: 'admin.audit.act.accountResetPasskeys', defaultMessage: 'Removed the passkeys' },
   'account.replaceIdentity': { id: 'admin.audit.act.accountReplaceIdentity', defaultMessage: 'Replaced the mail or phone' },
+  'account.unlinkIdentity': { id: 'admin.audit.act.accountUnlinkIdentity', defaultMessage: 'Unlinked an account of another service' },
   'role.grant': { id: 'admin.audit.act.roleGrant', defaultMessage: 'Gave or changed a console role' },
   'role.revoke': { id: 'admin.audit.act.roleRevoke', defaultMessage: 'Removed a console role' },
   'app.create': { id: 'admin.audit.act.appCreate', defaultMessage: 'Registered the app' },

@@ -58,3 +58,17 @@ export const renamePasskey = (id: string, name: string) => call('PATCH /auth/pas
 
 /** DELETE /auth/passkeys/{id}. */
 export const deletePasskey = (id: string) => call('DELETE /auth/passkeys/{id}', { params: { id } }, SKIP);
+
+/** GET /auth/identities: the linked identities and the providers that may be linked. */
+export const listIdentities = () => call('GET /auth/identities', {}, SKIP);
+
+/** POST /auth/identities/link: where the browser goes to link `provider`. */
+export const startIdentityLink = (provider: string, bindHash: string) =>
+  call('POST /auth/identities/link', { body: { provider, bindHash } }, SKIP);
+
+/** POST /auth/identities/confirm: the link the provider's round trip brought back. */
+export const confirmIdentityLink = (provider: string, token: string, bind: string) =>
+  call('POST /auth/identities/confirm', { body: { provider, token, bind } }, SKIP);
+
+/** DELETE /auth/identities/{provider}. */
+export const unlinkIdentity = (provider: string) => call('DELETE /auth/identities/{provider}', { params: { provider } }, SKIP);

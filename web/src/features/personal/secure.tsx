@@ -1,4 +1,4 @@
-// The Security Center (/{lang}/personal/secure): password, two-factor authentication and backup
+// The Security Center (/{lang}/personal/secure): password, linked accounts, two-factor authentication and backup
 // codes, marketing opt-in, cookies and privacy choices, where the account is signed in, the
 // security activity, and the way to deactivation.
 import { useEffect } from 'react';
@@ -12,6 +12,7 @@ import { TOTP_ENABLED_EVENT } from '../../lib/mfa';
 import { ChangePassword } from './change-password';
 import { signedInAs } from '../../lib/account-picker';
 import { Fold } from './fold';
+import { LinkedAccounts } from './linked-accounts';
 import { LoadState } from './load-state';
 import { Marketing } from './marketing';
 import { learnName } from '../../lib/account-picker';
@@ -86,6 +87,7 @@ export default function Secure() {
               )}
             </Fold>
           </section>
+          <LinkedAccounts guard={guard} />
         </CentreSection>
         <CentreSection id="passkeys">
           <Passkeys guard={guard} />

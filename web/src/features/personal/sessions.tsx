@@ -9,6 +9,7 @@ import { asLocale } from '../../i18n/locale';
 import { type Answer, handleError, type Result } from '../../lib/api';
 import { listActivity, listSessions, revokeSession } from './api';
 import { regionName } from '../../lib/countries';
+import { providerName } from './linked-accounts';
 import * as session from '../../lib/session';
 import { Said, useSaid } from '../../components/said';
 import { Dialog } from '../../components/dialog';
@@ -82,6 +83,12 @@ const KIND: Record<EventView['kind'], MessageDescriptor> = defineMessages({
   identityReplacedBySupport: {
     id: 'secure.activity.identityReplacedBySupport',
     defaultMessage: 'Mail or phone replaced by support',
+  },
+  identityLinked: { id: 'secure.activity.identityLinked', defaultMessage: 'Account linked: {name}' },
+  identityUnlinked: { id: 'secure.activity.identityUnlinked', defaultMessage: 'Linked account removed: {name}' },
+  identityUnlinkedBySupport: {
+    id: 'secure.activity.identityUnlinkedBySupport',
+    defaultMessage: 'Linked account removed by support: {name}',
   },
 });
 
@@ -274,7 +281,7 @@ export function Activity() {
           <ul className="events" data-testid="activity">
             {items.map((e, i) => (
               <li key={`${e.at}-${i}`} data-kind={e.kind}>
-                <strong>{Object.prototype.hasOwnProperty.call(KIND, e.kind) ? intl.formatMessage(KIND[e.kind], { name: e.name ?? '' }) : e.kind}</strong>
+                <strong>{Object.prototype.hasOwnProperty.call(KIND, e.kind) ? intl.formatMessage(KIND[e.kind], { name: e.kind.startsWith('identity') && e.name ? providerName(intl, e.name) : (e.name ?? '') }) : e.kind}</strong>
                 <span className="muted">
                   <When at={e.at} /> · <Place device={e.device} country={e.country} />
                 </span>
