@@ -106,7 +106,7 @@ const ROUTES: RouteObject[] = [
                 children: [
                   { index: true, element: <Go to={paths.signin} /> },
                   { path: 'signin', element: lazy(<SignIn />) },
-                  { path: 'register', element: lazy(<WithMessages bundle="signup"><Register /></WithMessages>) },
+                  { path: 'register', element: lazy(<Register />) },
                   { path: 'authorize', element: lazy(<WithMessages bundle="partner"><Authorize /></WithMessages>) },
                   // RP-Initiated Logout's page: the sign-out chunk (features/logout/signout.tsx).
                   { path: 'end-session', element: lazy(<WithMessages bundle="personal"><SignOut /></WithMessages>) },

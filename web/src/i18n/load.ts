@@ -4,7 +4,7 @@ import type { MessageFormatElement } from 'react-intl';
 import type { Locale } from './locale';
 
 export type Messages = Record<string, MessageFormatElement[]>;
-export type Bundle = 'docs' | 'personal' | 'partner' | 'signup';
+export type Bundle = 'docs' | 'personal' | 'partner';
 
 type Loader = () => Promise<{ default: unknown }>;
 
@@ -18,13 +18,11 @@ const BUNDLES: Record<Locale, Record<Bundle, Loader>> = {
     docs: () => import('./compiled/en-US.docs.json'),
     personal: () => import('./compiled/en-US.personal.json'),
     partner: () => import('./compiled/en-US.partner.json'),
-    signup: () => import('./compiled/en-US.signup.json'),
   },
   'zh-CN': {
     docs: () => import('./compiled/zh-CN.docs.json'),
     personal: () => import('./compiled/zh-CN.personal.json'),
     partner: () => import('./compiled/zh-CN.partner.json'),
-    signup: () => import('./compiled/zh-CN.signup.json'),
   },
 };
 

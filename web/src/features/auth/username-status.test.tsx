@@ -5,7 +5,6 @@ import { fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeApi, type Reply } from '../../testing/fake-api';
 import { renderApp, resetApp, settle } from '../../testing/render-app';
-import { WithMessages } from '../../components/with-messages';
 import Register from './register';
 import { PAUSE_MS } from './username-status';
 
@@ -15,7 +14,7 @@ const pause = () => new Promise((r) => setTimeout(r, PAUSE_MS + 100));
 
 async function open(locale: 'en-US' | 'zh-CN', answers: Record<string, () => Reply>) {
   const api = fakeApi(answers);
-  await renderApp([{ path: '/:language/passport/register', element: <WithMessages bundle="signup"><Register /></WithMessages> }], `/${locale}/passport/register`, { locale });
+  await renderApp([{ path: '/:language/passport/register', element: <Register /> }], `/${locale}/passport/register`, { locale });
   const input = (await screen.findByTestId('register')).querySelector('input[name="userName"]') as HTMLInputElement;
   const type = async (text: string) => {
     fireEvent.change(input, { target: { value: text } });
