@@ -28,7 +28,9 @@ enum Command {
     /// Federated sign-in providers come from the environment as in AWS: `CIAM_WECHAT_APP_ID`,
     /// `CIAM_WECHAT_APP_SECRET`, optionally `CIAM_WECHAT_OA_APP_ID` and
     /// `CIAM_WECHAT_OA_APP_SECRET`, and `CIAM_WECHAT_OPEN_BASE` / `CIAM_WECHAT_API_BASE` to
-    /// point them at ciam-fakes (README.md, "Sign in with WeChat locally").
+    /// point them at ciam-fakes (README.md, "Sign in with WeChat locally"); DingTalk alike with
+    /// `CIAM_DINGTALK_CLIENT_ID`, `CIAM_DINGTALK_CLIENT_SECRET`, optionally
+    /// `CIAM_DINGTALK_CORP_ID`, and `CIAM_DINGTALK_LOGIN_BASE` / `CIAM_DINGTALK_API_BASE`.
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080", env = "CIAM_ADDR")]
         addr: SocketAddr,

@@ -1763,6 +1763,8 @@ export interface Operations {
   listConsents: { method: "GET"; path: "/auth/consents"; params: undefined; query: undefined; request: undefined; response: ListConsentsResponse };
   revokeConsent: { method: "DELETE"; path: "/auth/consents/{appId}"; params: { appId: string }; query: undefined; request: undefined; response: RevokeConsentResponse };
   deactivate: { method: "PATCH"; path: "/auth/deactivation"; params: undefined; query: undefined; request: DeactivateRequest; response: DeactivateResponse };
+  dingtalkCallback: { method: "GET"; path: "/auth/dingtalk/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
+  dingtalkStart: { method: "GET"; path: "/auth/dingtalk/start"; params: undefined; query: undefined; request: undefined; response: undefined };
   listFederationProviders: { method: "GET"; path: "/auth/federation"; params: undefined; query: undefined; request: undefined; response: ListFederationProvidersResponse };
   federationProvePhone: { method: "POST"; path: "/auth/federation/phone"; params: undefined; query: undefined; request: FederationProvePhoneRequest; response: FederationProvePhoneResponse };
   federationRegister: { method: "POST"; path: "/auth/federation/register"; params: undefined; query: undefined; request: FederationRegisterRequest; response: FederationRegisterResponse };
@@ -1875,6 +1877,8 @@ export interface Routes {
   "GET /auth/consents": Operations["listConsents"];
   "DELETE /auth/consents/{appId}": Operations["revokeConsent"];
   "PATCH /auth/deactivation": Operations["deactivate"];
+  "GET /auth/dingtalk/callback": Operations["dingtalkCallback"];
+  "GET /auth/dingtalk/start": Operations["dingtalkStart"];
   "GET /auth/federation": Operations["listFederationProviders"];
   "POST /auth/federation/phone": Operations["federationProvePhone"];
   "POST /auth/federation/register": Operations["federationRegister"];

@@ -6,14 +6,17 @@
 //! (`*.dingtalk.com`) or the international ones (`*.dingtalk.io`, help.dingtalk.io
 //! obtain-identity-credentials / obtain-user-token) are a setting ([`DingtalkRegion`]).
 //!
-//! Not yet a `Provider`: DingTalk has no `ProviderId`/`Facts` until its rows exist, so the
-//! settings are a plain [`DingtalkSettings`] and [`Dingtalk`]'s two methods take what the
-//! trait's get from `Ciam` and `Started` (the redirect URI, the state). The callback handler
-//! reads DingTalk's `authCode` parameter ([`CODE_PARAM`]) into `Callback::code`.
+//! [`DingtalkSignIn`] is the `Provider` of `ProviderId::Dingtalk`: it builds a [`Dingtalk`]
+//! from the process's `CIAM_DINGTALK_*` configuration on each call. The callback handler reads
+//! DingTalk's `authCode` parameter ([`CODE_PARAM`]) into `Callback::code`.
 
 use super::{call_timeout, client};
-use ciam_core::federation::{Callback, ExternalIdentity, FedError};
+use ciam_core::federation::{
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
+    Started, Surface, DINGTALK,
+};
 use ciam_core::staff::secure_url;
+use ciam_core::Ciam;
 use serde::Deserialize;
 use std::time::Duration;
 
@@ -273,6 +276,65 @@ impl Dingtalk {
             corp_id: token.corp_id,
             mobile,
         })
+    }
+}
+
+/// DingTalk as a federation provider (`adapter(ProviderId::Dingtalk)`).
+pub struct DingtalkSignIn;
+
+impl DingtalkSignIn {
+    /// The settings of this process (`CIAM_DINGTALK_*`): None when DingTalk is off.
+    pub fn settings(ciam: &Ciam) -> Option<DingtalkSettings> {
+        let c = ciam.config.federation.get(&ProviderId::Dingtalk)?;
+        let mut s = DingtalkSettings::new(c.setting("CLIENT_ID")?, DingtalkRegion::Mainland);
+        s.client_secret = c.secret("clientSecret").map(str::to_owned);
+        s.corp_id = c.setting("CORP_ID").map(str::to_owned);
+        if let Some(base) = c.setting("LOGIN_BASE") {
+            s.login_base = base.to_owned();
+        }
+        if let Some(base) = c.setting("API_BASE") {
+            s.api_base = base.to_owned();
+        }
+        Some(s)
+    }
+
+    fn dingtalk(ciam: &Ciam) -> Result<Dingtalk, FedError> {
+        Self::settings(ciam)
+            .map(Dingtalk::new)
+            .ok_or_else(|| FedError::Misconfigured("dingtalk: not configured".into()))
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for DingtalkSignIn {
+    fn facts(&self) -> &'static Facts {
+        &DINGTALK
+    }
+
+    fn configured(&self, ciam: &Ciam) -> bool {
+        Self::settings(ciam).is_some()
+    }
+
+    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
+        Self::dingtalk(ciam).map(|_| ())
+    }
+
+    async fn authorization_url(
+        &self,
+        ciam: &Ciam,
+        started: &Started,
+        _surface: Surface,
+    ) -> Result<String, FedError> {
+        Self::dingtalk(ciam)?.authorization_url(&redirect_uri(ciam, self.facts()), &started.state)
+    }
+
+    async fn identify(
+        &self,
+        ciam: &Ciam,
+        cb: &Callback,
+        _pending: &Pending,
+    ) -> Result<ExternalIdentity, FedError> {
+        Ok(Self::dingtalk(ciam)?.identify(cb).await?.identity)
     }
 }
 

@@ -115,6 +115,9 @@ pub async fn start(
 #[derive(Deserialize)]
 pub struct CallbackQuery {
     code: Option<String>,
+    /// DingTalk's name for the code (`crate::federation::dingtalk::CODE_PARAM`).
+    #[serde(rename = "authCode")]
+    auth_code: Option<String>,
     state: Option<String>,
     error: Option<String>,
     /// RFC 9207: the issuer of the answer, when the provider sends it.
@@ -141,7 +144,7 @@ pub async fn callback(
         Err(e) => return failed(p, req_lang, &e, ""),
     };
     let cb = federation::Callback {
-        code: q.code,
+        code: q.code.or(q.auth_code),
         error: q.error,
         iss: q.iss,
     };

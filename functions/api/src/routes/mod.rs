@@ -25,6 +25,7 @@ mod auth;
 mod avatar;
 mod client_error;
 mod consents;
+mod dingtalk;
 pub mod embedded;
 mod federation;
 mod identities;
@@ -193,6 +194,9 @@ pub const ROUTES: &[RouteDef] = &[
     // WeChat sign-in (wechat.rs for the published prose; federation.rs serves them).
     route!("auth_wechat_start",       GET,    "/auth/wechat/start",      federation::start,        Public,        "wechatStart",      WRITES.fed(Fed::Start(P::Wechat)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_wechat_callback",    GET,    "/auth/wechat/callback",   federation::callback,     Public,        "wechatCallback",   WRITES.fed(Fed::Callback(P::Wechat)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    // DingTalk sign-in (dingtalk.rs for the published prose; federation.rs serves them).
+    route!("auth_dingtalk_start",     GET,    "/auth/dingtalk/start",    federation::start,        Public,        "dingtalkStart",    WRITES.fed(Fed::Start(P::Dingtalk)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    route!("auth_dingtalk_callback",  GET,    "/auth/dingtalk/callback", federation::callback,     Public,        "dingtalkCallback", WRITES.fed(Fed::Callback(P::Dingtalk)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_login_federation",   POST,   "/auth/login/federation",  federation::login,        Public,        "loginFederation",  WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Federation, K::Session])),
     route!("auth_federation_phone",   POST,   "/auth/federation/phone",  federation::prove_phone,  Public,        "federationProvePhone", WRITES.throttle(40, 20).waf(Waf::Codes).keys(&[K::Federation, K::Code, K::Session])),
     route!("auth_federation_register", POST,  "/auth/federation/register", federation::register,   Public,        "federationRegister", WRITES.throttle(20, 10).waf(Waf::Codes).keys(&[K::Federation, K::Session])),

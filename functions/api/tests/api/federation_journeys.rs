@@ -3,7 +3,8 @@
 //! approves and redirects back, the callback answers the SPA's `<p>Code`, `<p>Pending` or
 //! `<p>Error`, then the API calls (`/auth/login/federation`, `/auth/federation/phone`,
 //! `/auth/federation/register`). One [`Wired`] helper per provider, so a provider joins by its
-//! configuration and its fake's controls; WeChat first. On SQLite and DynamoDB Local.
+//! configuration and its fake's controls (WeChat and DingTalk today), and the journeys every
+//! provider shares run over each. On SQLite and DynamoDB Local.
 
 use crate::helpers::{TestApp, TestResponse};
 use axum::body::Body;
@@ -576,4 +577,132 @@ async fn a_linked_wechat_sign_in_costs_its_counted_round_trips() {
         (1, 5, 4),
         "start {start:?}, callback {back:?}, redemption {redeem:?}"
     );
+}
+
+/// DingTalk's configuration pointing at the fake (any organization).
+fn dingtalk_config(fakes: &Fakes) -> ProviderConfig {
+    use ciam_fakes::dingtalk::{CLIENT_ID, CLIENT_SECRET};
+    let base = fakes.url(Platform::Dingtalk);
+    let mut c = ProviderConfig::default();
+    for (k, v) in [
+        ("CLIENT_ID", CLIENT_ID),
+        ("LOGIN_BASE", base.as_str()),
+        ("API_BASE", base.as_str()),
+    ] {
+        c.settings.insert(k.to_owned(), v.to_owned());
+    }
+    c.secret.insert("clientSecret".into(), CLIENT_SECRET.into());
+    c
+}
+
+async fn dingtalk(app: TestApp) -> Wired {
+    let fakes = spawn_fakes().await;
+    let config = dingtalk_config(&fakes);
+    let app = app.configure(move |c| {
+        c.federation.insert(ProviderId::Dingtalk, config);
+    });
+    Wired {
+        provider: ProviderId::Dingtalk,
+        platform: Platform::Dingtalk,
+        fakes,
+        app,
+    }
+}
+
+/// What every wired provider does alike: a new person proves a phone and signs up, signs in
+/// through the link, a used code is refused, and once the account is suspended the callback
+/// refuses exactly as for a wrong code.
+async fn every_provider_signs_up_links_and_refuses_a_suspended_account(w: Wired) {
+    w.someone("union-every");
+    let browser = Browser::new("every");
+    let token = w.pending(&browser).await;
+    let code = w.app.fresh_code(NEW, "link").await;
+    let next = w.prove(&token, &browser, NEW, &code).await;
+    assert_eq!(next.status.as_u16(), 202, "{}", next.text);
+    let user_id = w.register(&token, &browser, "every").await.ok(200)["userId"]
+        .as_str()
+        .expect("userId")
+        .to_owned();
+    assert_eq!(
+        w.link_of("union-every").await.as_deref(),
+        Some(user_id.as_str())
+    );
+    let code = w.login_code(&browser).await;
+    w.redeem(&code, &browser).await.ok(200);
+    w.redeem(&code, &browser)
+        .await
+        .error(401, "AUTHORIZATION_FAILED");
+    let callback = w.to_platform(&browser).await;
+    w.callback(&callback).await;
+    let replayed = w.callback(&callback).await;
+    assert_eq!(
+        w.error_of(&replayed).as_deref(),
+        Some("AUTHORIZATION_FAILED")
+    );
+
+    let operator = w.app.staffer("desk", Some(Role::Operator)).await.1;
+    let p = format!("/admin/accounts/{user_id}/suspend");
+    w.app
+        .admin_call(
+            Method::POST,
+            &p,
+            Some(&operator),
+            Some(&json!({ "reason": "fraud" })),
+        )
+        .await
+        .ok(200);
+    let location = w.round_trip(&browser).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("AUTHORIZATION_FAILED")
+    );
+    assert_eq!(param(&location, &format!("{}Code", w.name())), None);
+}
+
+#[tokio::test]
+async fn every_provider_signs_up_links_and_refuses_a_suspended_account_on_sqlite() {
+    every_provider_signs_up_links_and_refuses_a_suspended_account(
+        wechat(TestApp::spawn().await, false).await,
+    )
+    .await;
+    every_provider_signs_up_links_and_refuses_a_suspended_account(
+        dingtalk(TestApp::spawn().await).await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn every_provider_signs_up_links_and_refuses_a_suspended_account_on_dynamodb() {
+    let local = Arc::new(DynamoLocal::start().await);
+    let app = TestApp::on_dynamo(&local, "wired_every_wechat").await;
+    every_provider_signs_up_links_and_refuses_a_suspended_account(wechat(app, false).await).await;
+    let app = TestApp::on_dynamo(&local, "wired_every_dingtalk").await;
+    every_provider_signs_up_links_and_refuses_a_suspended_account(dingtalk(app).await).await;
+}
+
+/// DingTalk with one required organization: a member of another is not permitted.
+#[tokio::test]
+async fn a_dingtalk_account_of_another_organization_is_not_permitted() {
+    let w = dingtalk(TestApp::spawn().await).await;
+    let mut config = dingtalk_config(&w.fakes);
+    config
+        .settings
+        .insert("CORP_ID".into(), ciam_fakes::dingtalk::CORP_ID.to_owned());
+    let w = Wired {
+        app: w.app.configure(move |c| {
+            c.federation.insert(ProviderId::Dingtalk, config);
+        }),
+        ..w
+    };
+    w.person(Person {
+        unionid: "union-other".into(),
+        corp: Some("dingothercorp".into()),
+        ..Person::default()
+    });
+    let location = w.round_trip(&Browser::new("corp")).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("FEDERATION_NOT_PERMITTED")
+    );
+    assert_eq!(w.written("FEDPEND#"), 0);
 }

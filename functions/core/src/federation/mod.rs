@@ -23,8 +23,8 @@ pub use links::Finished;
 #[cfg(any(test, feature = "fakes"))]
 pub use providers::MOCK;
 pub use providers::{
-    Facts, Items, LinkRule, ProviderConfig, ProviderId, Setting, FEDERATION_ITEMS, PROVIDERS,
-    STAFF, WECHAT,
+    Facts, Items, LinkRule, ProviderConfig, ProviderId, Setting, DINGTALK, FEDERATION_ITEMS,
+    PROVIDERS, STAFF, WECHAT,
 };
 
 use crate::{Ciam, Error, Reason};

@@ -11,6 +11,9 @@ pub enum ProviderId {
     /// WeChat (微信): the website app's QR login on a desktop, the Official Account's web
     /// authorization inside WeChat (docs/federation-design.md §3.1).
     Wechat,
+    /// DingTalk (钉钉): its current OAuth (`authCode`, the v1.0 user token, `users/me`),
+    /// optionally for one organization only (docs/federation-design.md §3.3).
+    Dingtalk,
     /// A test-only provider whose platform is ciam-fakes' `mock` (an authorize page that
     /// redirects back with a code, a token endpoint that names the subject): the generic parts
     /// (pending identities, the phone proof, links, the login code) are tested without a real
@@ -21,13 +24,14 @@ pub enum ProviderId {
 
 impl ProviderId {
     /// Every provider, in [`PROVIDERS`]' order.
-    pub const ALL: [ProviderId; 2] = [ProviderId::Staff, ProviderId::Wechat];
+    pub const ALL: [ProviderId; 3] = [ProviderId::Staff, ProviderId::Wechat, ProviderId::Dingtalk];
 
     /// Its facts.
     pub const fn facts(self) -> &'static Facts {
         match self {
             ProviderId::Staff => &STAFF,
             ProviderId::Wechat => &WECHAT,
+            ProviderId::Dingtalk => &DINGTALK,
             #[cfg(any(test, feature = "fakes"))]
             ProviderId::Mock => &MOCK,
         }
@@ -287,6 +291,35 @@ pub const WECHAT: Facts = Facts {
     bases: &["OPEN_BASE", "API_BASE"],
 };
 
+/// DingTalk (§3.3): one app (Client ID and secret), optionally one organization.
+pub const DINGTALK: Facts = Facts {
+    id: ProviderId::Dingtalk,
+    name: "dingtalk",
+    env: "CIAM_DINGTALK",
+    stem: "Dingtalk",
+    settings: &[
+        Setting {
+            name: "CLIENT_ID",
+            callback_only: false,
+            description: "Client ID (AppKey) of the DingTalk app (its login permission granted). \
+                Empty: DingTalk sign-in is off.",
+        },
+        Setting {
+            name: "CORP_ID",
+            callback_only: false,
+            description: "corpId of the one DingTalk organization whose members may sign in (the \
+                corpid scope is then asked). Empty: any DingTalk account.",
+        },
+    ],
+    items: FEDERATION_ITEMS,
+    oidc: false,
+    link: LinkRule::ProvePhone,
+    title: "DingTalk sign-in",
+    secret_field: "clientSecret",
+    optional_secret_fields: &[],
+    bases: &["LOGIN_BASE", "API_BASE"],
+};
+
 /// The items every provider but staff shares (`KeyPurpose::Federation`).
 pub const FEDERATION_ITEMS: Items = Items {
     state: "FEDSTATE#",
@@ -314,7 +347,7 @@ pub const MOCK: Facts = Facts {
 };
 
 /// Every provider, in [`ProviderId::ALL`]'s order.
-pub const PROVIDERS: &[Facts] = &[STAFF, WECHAT];
+pub const PROVIDERS: &[Facts] = &[STAFF, WECHAT, DINGTALK];
 
 /// One provider's configuration in this process: its settings and bases by name (`APP_ID`,
 /// `API_BASE`) and its secret's fields (`appSecret`; only in the functions that read the secret).
@@ -423,6 +456,10 @@ mod tests {
         assert_eq!(
             ProviderId::linked_by_name("wechat"),
             Some(ProviderId::Wechat)
+        );
+        assert_eq!(
+            ProviderId::linked_by_name("dingtalk"),
+            Some(ProviderId::Dingtalk)
         );
         assert_eq!(ProviderId::linked_by_name(""), None);
         assert!(!PROVIDERS.iter().any(|f| f.id == ProviderId::Mock));
