@@ -50,7 +50,7 @@ const BUNDLES = {
   cells: ['cell.', 'error.PHONE_MAINLAND_SERVICE_ONLY'],
   // Sign-up's own words beyond its form's (the username said as it is typed): loaded with the
   // sign-up page, never with the sign-in.
-  signup: ['register.username.', 'register.submit', 'register.haveAccount'],
+  signup: ['register.username.'],
   // Sign-in through WeChat, WeCom, DingTalk, Feishu (features/auth/federation/): loaded with its
   // chunk, only when a provider is offered or the address comes back from one, with the reasons
   // only the way back from a provider answers.

@@ -1,3 +1,5 @@
+//! Over 500 lines because a route row is one type with every fact the router, the Lambda
+//! binaries, the OpenAPI checks and the generator read: its builder methods belong beside it.
 //! What a route is: one row of the route table (`routes/mod.rs`), with every fact about it that
 //! anything else needs — the router, the OpenAPI checks, the Lambda binaries, and the template
 //! generator (`ciam-gen`, which writes template.yaml's per-route resources, `infra/routes.json`

@@ -343,7 +343,8 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
     // Codes, notices to an account's old address, and the console's notices of what support
-    // did to an account: the rows say so, and only these twelve.
+    // did to an account (and the notices of a linked way in added or removed): the rows say so,
+    // and only these fifteen.
     let senders: Vec<&str> = all_routes()
         .filter(|r| r.lambda.messages)
         .map(|r| r.id)
@@ -355,6 +356,8 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "auth_mail",
             "auth_phone",
             "auth_deactivation",
+            "auth_identities_confirm",
+            "auth_identity_delete",
             "admin_account_unlock",
             "admin_account_end_sessions",
             "admin_account_reset_two_factor",
@@ -362,6 +365,7 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "admin_account_suspend",
             "admin_account_reactivate",
             "admin_account_reset_passkeys",
+            "admin_account_unlink_identity",
             "admin_account_identity"
         ]
     );

@@ -1,3 +1,5 @@
+//! Over 500 lines because `ciam serve` is put together in one place (the store, the providers
+//! read from the environment, the outbox, the SPA); splitting it is the next change here.
 //! The local server: every route of `ciam_api` on one port, the built SPA, the embedded store,
 //! and a dev outbox that shows the codes a real deployment would mail or text.
 

@@ -1763,8 +1763,8 @@ export interface Operations {
   listConsents: { method: "GET"; path: "/auth/consents"; params: undefined; query: undefined; request: undefined; response: ListConsentsResponse };
   revokeConsent: { method: "DELETE"; path: "/auth/consents/{appId}"; params: { appId: string }; query: undefined; request: undefined; response: RevokeConsentResponse };
   deactivate: { method: "PATCH"; path: "/auth/deactivation"; params: undefined; query: undefined; request: DeactivateRequest; response: DeactivateResponse };
-  dingtalkCallback: { method: "GET"; path: "/auth/dingtalk/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
-  dingtalkStart: { method: "GET"; path: "/auth/dingtalk/start"; params: undefined; query: undefined; request: undefined; response: undefined };
+  dingtalkCallback: { method: "GET"; path: "/auth/dingtalk/callback"; params: undefined; query: { authCode?: string; code?: string; state: string; error?: string }; request: undefined; response: undefined };
+  dingtalkStart: { method: "GET"; path: "/auth/dingtalk/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
   listFederationProviders: { method: "GET"; path: "/auth/federation"; params: undefined; query: undefined; request: undefined; response: ListFederationProvidersResponse };
   federationProvePhone: { method: "POST"; path: "/auth/federation/phone"; params: undefined; query: undefined; request: FederationProvePhoneRequest; response: FederationProvePhoneResponse };
   federationRegister: { method: "POST"; path: "/auth/federation/register"; params: undefined; query: undefined; request: FederationRegisterRequest; response: FederationRegisterResponse };
@@ -1812,8 +1812,8 @@ export interface Operations {
   verifyFresh: { method: "POST"; path: "/auth/totp/verify"; params: undefined; query: undefined; request: VerifyFreshRequest; response: VerifyFreshResponse };
   loginBackupCode: { method: "POST"; path: "/auth/unlockCode"; params: undefined; query: undefined; request: LoginBackupCodeRequest; response: LoginBackupCodeResponse };
   checkUsername: { method: "GET"; path: "/auth/username"; params: undefined; query: { userName: string }; request: undefined; response: CheckUsernameResponse };
-  wechatCallback: { method: "GET"; path: "/auth/wechat/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
-  wechatStart: { method: "GET"; path: "/auth/wechat/start"; params: undefined; query: undefined; request: undefined; response: undefined };
+  wechatCallback: { method: "GET"; path: "/auth/wechat/callback"; params: undefined; query: { code?: string; state: string; error?: string }; request: undefined; response: undefined };
+  wechatStart: { method: "GET"; path: "/auth/wechat/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
   getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
   reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
   oidcDiscovery: { method: "GET"; path: "/oidc/.well-known/openid-configuration"; params: undefined; query: undefined; request: undefined; response: OidcDiscoveryResponse };

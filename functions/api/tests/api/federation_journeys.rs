@@ -706,3 +706,22 @@ async fn a_dingtalk_account_of_another_organization_is_not_permitted() {
     );
     assert_eq!(w.written("FEDPEND#"), 0);
 }
+
+/// Through the in-process app (the contract's recorder sees every exchange): a provider that is
+/// not configured answers its start with a redirect back to sign-in saying so, and a callback
+/// with a state nobody started is refused, for each customer provider's rows.
+#[tokio::test]
+async fn unconfigured_providers_start_and_callback_answer_with_redirects() {
+    let app = TestApp::spawn().await;
+    let bind = "a".repeat(43);
+    for p in ["wechat", "dingtalk"] {
+        let res = app
+            .get(&format!("/auth/{p}/start?lang=zh-CN&bindHash={bind}"), None)
+            .await;
+        assert_eq!(res.status, 302, "{p}: {}", res.text);
+        let res = app
+            .get(&format!("/auth/{p}/callback?state=nobody&code=x"), None)
+            .await;
+        assert_eq!(res.status, 302, "{p}: {}", res.text);
+    }
+}

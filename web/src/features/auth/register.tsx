@@ -17,8 +17,6 @@ import { labels } from './messages';
 import { useForm } from '../../components/use-form';
 import { Cell } from '../../components/cells-lazy';
 import { UsernameStatus, useUsernameCheck } from './username-status';
-import { WithMessages } from '../../components/with-messages';
-import { loadSignup } from './signup-messages';
 
 // "To continue to <app>" (its logo, its name) when a partner's query names the app: loaded then
 // only; a chunk that fails to load shows nothing.
@@ -32,16 +30,7 @@ const m = defineMessages({
   haveAccount: { id: 'register.haveAccount', defaultMessage: 'Already have an account? Sign in' },
 });
 
-/** The sign-up page, with its own words (the username's status) loaded beside it. */
-export default function RegisterPage() {
-  return (
-    <WithMessages bundle="signup" load={loadSignup}>
-      <Register />
-    </WithMessages>
-  );
-}
-
-function Register() {
+export default function Register() {
   useTitle(titles.register);
   const intl = useIntl();
   const lang = intl.locale as Locale;

@@ -6,6 +6,8 @@ import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
 import { call, SKIP } from '../../lib/api';
 import * as v from '../../lib/validate';
+import { WithMessages } from '../../components/with-messages';
+import { loadSignup } from './signup-messages';
 
 const m = defineMessages({
   checking: { id: 'register.username.checking', defaultMessage: 'Checking the username…' },
@@ -44,21 +46,36 @@ export function useUsernameCheck(value: string): Said | null {
   return said && said.name === name ? said : null;
 }
 
-/** What the check says, announced politely; a taken name offers its suggestion. */
+/**
+ * What the check says, announced politely; a taken name offers its suggestion. Its words (the
+ * `signup` bundle) load with the first answer, so opening the sign-up loads nothing more.
+ */
 export function UsernameStatus({ said, onUse }: { said: Said | null; onUse: (name: string) => void }) {
   return (
     <div className="username-status" role="status" aria-live="polite" data-testid="username-status">
-      {said?.state === 'checking' && (
+      {said && (
+        <WithMessages bundle="signup" load={loadSignup}>
+          <Words said={said} onUse={onUse} />
+        </WithMessages>
+      )}
+    </div>
+  );
+}
+
+function Words({ said, onUse }: { said: Said; onUse: (name: string) => void }) {
+  return (
+    <>
+      {said.state === 'checking' && (
         <p className="muted">
           <FormattedMessage {...m.checking} />
         </p>
       )}
-      {said?.state === 'free' && (
+      {said.state === 'free' && (
         <p>
           <FormattedMessage {...m.free} values={{ name: said.name }} />
         </p>
       )}
-      {said?.state === 'taken' && (
+      {said.state === 'taken' && (
         <p className="taken">
           <FormattedMessage {...m.taken} values={{ name: said.name }} />{' '}
           {said.suggestion && (
@@ -68,6 +85,6 @@ export function UsernameStatus({ said, onUse }: { said: Said | null; onUse: (nam
           )}
         </p>
       )}
-    </div>
+    </>
   );
 }
