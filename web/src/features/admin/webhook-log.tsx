@@ -81,6 +81,9 @@ export function DeliveryLog({ appId, endpoint, admin, onEndpoint }: { appId: str
   const ep = endpoint.endpointId;
   const { loaded, reload } = useLoad(() => listDeliveries(appId, ep), [appId, ep]);
   const told = useRef(onEndpoint);
+  // The reload a moment after a replay, cancelled if the log goes away first.
+  const later = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(later.current), []);
   told.current = onEndpoint;
   useEffect(() => {
     if (loaded.state !== 'ready') return;
@@ -126,7 +129,7 @@ export function DeliveryLog({ appId, endpoint, admin, onEndpoint }: { appId: str
     setSaid(intl.formatMessage(m.queued, { n: data.eventIds.length }));
     setRest('from' in what && data.next !== null ? { from: data.next, to: what.to, reason } : null);
     // The worker sends them at once: the log shows the new attempts a moment later.
-    if (data.eventIds.length) setTimeout(reload, 1500);
+    if (data.eventIds.length) later.current = setTimeout(reload, 1500);
   };
   /** The replay with its reason (from the dialog): a refused range is said at the range's fields. */
   const replay = async (what: ReplayWhat, reason: string) => {
