@@ -105,6 +105,25 @@ pub trait Notifier: Send + Sync {
     async fn send_notice(&self, msg: &NoticeMessage) -> Result<(), String>;
 }
 
+/// Tells `user`'s first address (its mail, else its phone) about something done to the
+/// account; an account with neither is told nothing. A failure to send is logged, never the
+/// change's answer: the change is made, and a lost notice must not undo it.
+pub async fn tell_account(
+    ciam: &crate::Ciam,
+    user: &crate::user::User,
+    notice: Notice,
+    lang: Lang,
+) {
+    let Some(to) = user.identities().into_iter().next() else {
+        return;
+    };
+    let kind = notice.kind();
+    let msg = NoticeMessage { to, notice, lang };
+    if let Err(cause) = ciam.notifier.send_notice(&msg).await {
+        tracing::warn!(cause = %cause, kind, "could not send the notice of a change to the account");
+    }
+}
+
 /// Something that happened to an account, told to an address of it (not a code).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Notice {

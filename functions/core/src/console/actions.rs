@@ -12,7 +12,7 @@ use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::events::{self, Kind};
-use crate::notifier::{Notice, NoticeMessage};
+use crate::notifier::Notice;
 use crate::user::User;
 use crate::{captcha, codes, signin, Ciam, Lang, LostRace, Purpose, Reason};
 use ciam_store::{TxOp, Update};
@@ -255,11 +255,8 @@ pub async fn act(
     if action == Action::ResetTwoFactor {
         crate::totp::sweep_backup_codes(ciam, &user.id, None).await;
     }
-    if let (Some(notice), Some(to)) = (action.notice(), user.identities().into_iter().next()) {
-        let msg = NoticeMessage { to, notice, lang };
-        if let Err(cause) = ciam.notifier.send_notice(&msg).await {
-            tracing::warn!(cause = %cause, action = action.audit_name().as_str(), "could not send the notice of a console action");
-        }
+    if let Some(notice) = action.notice() {
+        crate::notifier::tell_account(ciam, &user, notice, lang).await;
     }
     Ok(())
 }

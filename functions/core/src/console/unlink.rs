@@ -11,9 +11,9 @@ use super::Operator;
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::Result;
-use crate::federation::identities::{tell, unlink_ops, unlink_refused};
+use crate::federation::identities::{unlink_ops, unlink_refused};
 use crate::federation::links::provider_named;
-use crate::notifier::Notice;
+use crate::notifier::{tell_account, Notice};
 use crate::{events, Ciam, Reason};
 
 /// `POST /admin/accounts/{userId}/unlink-identity {provider, reason}`: removes the live
@@ -38,7 +38,7 @@ pub async fn unlink_identity(
     }
     op.may_act_on(&user)?;
     // As every console action: a link that is not there changes nothing but is recorded.
-    let (mut ops, detail) = match unlink_ops(ciam, &user, p).await {
+    let (mut ops, detail) = match unlink_ops(ciam, &user, p, None).await {
         Ok(ops) => (ops, format!("provider: {}", p.name())),
         Err(e) if e.reason == Reason::INVALID_PARAMETER => (
             Vec::new(),
@@ -74,6 +74,6 @@ pub async fn unlink_identity(
         .map_err(|e| unlink_refused(e, Reason::FEDERATION_LAST_WAY_IN))?;
     let provider = p.name().to_owned();
     let notice = Notice::IdentityUnlinkedBySupport { provider };
-    tell(ciam, &user, notice, lang_of(&user)).await;
+    tell_account(ciam, &user, notice, lang_of(&user)).await;
     Ok(())
 }

@@ -15,14 +15,15 @@
 //! staff sign-in (`eiamUid`).
 
 use super::links::{
-    account_link_key, link_exists, link_key, link_ops, provider_named, read_any_pending,
+    account_link_key, count_link, link_exists, link_key, link_puts, provider_named,
+    read_any_pending, spend_pending,
 };
 use super::{LinkFor, ProviderId};
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::events;
-use crate::notifier::{Notice, NoticeMessage};
+use crate::notifier::{tell_account, Notice};
 use crate::sessions::{self, Session};
 use crate::totp::require_fresh;
 use crate::user::{profile_key, user_pk, User};
@@ -159,9 +160,15 @@ pub(crate) fn unlink_refused(e: ciam_store::StoreError, stale: Reason) -> Error 
 
 /// The writes that remove `user`'s link to `provider` (§2.2), in this order: the account's
 /// item (0: still this subject), the lookup (1: still this account), the user's count (2: a way
-/// in remains). The link not there: INVALID_PARAMETER on `provider`; no other way in:
-/// FEDERATION_LAST_WAY_IN. Round trips: 1 (the account's item).
-pub(crate) async fn unlink_ops(ciam: &Ciam, user: &User, p: ProviderId) -> Result<Vec<TxOp>> {
+/// in remains, and `also`, e.g. the session's generation). The link not there:
+/// INVALID_PARAMETER on `provider`; no other way in: FEDERATION_LAST_WAY_IN. Round trips: 1
+/// (the account's item).
+pub(crate) async fn unlink_ops(
+    ciam: &Ciam,
+    user: &User,
+    p: ProviderId,
+    also: Option<Cond>,
+) -> Result<Vec<TxOp>> {
     let key = account_link_key(&user.id, p);
     let item = ciam.store.get(&key).await?.ok_or_else(not_linked)?;
     let subject = item.s("subject").unwrap_or_default().to_owned();
@@ -180,33 +187,12 @@ pub(crate) async fn unlink_ops(ciam: &Ciam, user: &User, p: ProviderId) -> Resul
         TxOp::Update {
             key: profile_key(&user.id),
             ops: vec![Update::Add("links".into(), -1)],
-            cond: Some(Cond::Exists.and(other_way_in_cond())),
+            cond: Some(match also {
+                Some(c) => Cond::Exists.and(other_way_in_cond()).and(c),
+                None => Cond::Exists.and(other_way_in_cond()),
+            }),
         },
     ])
-}
-
-/// Adds "and this session's generation" to the user update at `index` of `ops`.
-fn same_session_at(ops: &mut [TxOp], index: usize, s: &Session) {
-    if let Some(TxOp::Update { cond, .. }) = ops.get_mut(index) {
-        let gen = Cond::eq("sessGen", s.user.sess_gen);
-        *cond = Some(match cond.take() {
-            Some(c) => c.and(gen),
-            None => gen,
-        });
-    }
-}
-
-/// Tells the account's first address (mail, else phone) about a change; a failure to send is
-/// logged, never the change's answer.
-pub(crate) async fn tell(ciam: &Ciam, user: &User, notice: Notice, lang: Lang) {
-    let Some(to) = user.identities().into_iter().next() else {
-        return;
-    };
-    let kind = notice.kind();
-    let msg = NoticeMessage { to, notice, lang };
-    if let Err(cause) = ciam.notifier.send_notice(&msg).await {
-        tracing::warn!(cause = %cause, kind, "could not send the notice of a linked identity");
-    }
 }
 
 /// `POST /auth/identities/link`'s checks: a provider that links (INVALID_PARAMETER), a fresh
@@ -259,8 +245,13 @@ pub async fn confirm(
             ..Error::new(Reason::AUTHORIZATION_FAILED)
         });
     }
-    let mut ops = link_ops(ciam, &pending, &s.user.id, "securityCentre");
-    same_session_at(&mut ops, 2, s);
+    let [lookup, account] = link_puts(ciam, &pending, &s.user.id, "securityCentre");
+    let mut ops = vec![
+        lookup,
+        account,
+        count_link(&s.user.id, Some(sessions::same_session(s))),
+        spend_pending(&pending),
+    ];
     ops.push(activity::record_named(
         ciam,
         &s.user.id,
@@ -281,7 +272,7 @@ pub async fn confirm(
         Err(e) => return Err(e.into()),
     }
     let provider = p.name().to_owned();
-    tell(ciam, &s.user, Notice::IdentityLinked { provider }, lang).await;
+    tell_account(ciam, &s.user, Notice::IdentityLinked { provider }, lang).await;
     Ok(())
 }
 
@@ -298,8 +289,7 @@ pub async fn unlink(
 ) -> Result<()> {
     let p = provider_named(provider)?;
     require_fresh(ciam, s)?;
-    let mut ops = unlink_ops(ciam, &s.user, p).await?;
-    same_session_at(&mut ops, 2, s);
+    let mut ops = unlink_ops(ciam, &s.user, p, Some(sessions::same_session(s))).await?;
     ops.push(activity::record_named(
         ciam,
         &s.user.id,
@@ -313,7 +303,7 @@ pub async fn unlink(
         .await
         .map_err(|e| unlink_refused(e, Reason::FEDERATION_LAST_WAY_IN))?;
     let provider = p.name().to_owned();
-    tell(ciam, &s.user, Notice::IdentityUnlinked { provider }, lang).await;
+    tell_account(ciam, &s.user, Notice::IdentityUnlinked { provider }, lang).await;
     Ok(())
 }
 

@@ -288,6 +288,13 @@ pub(super) async fn read_any_pending(
 /// item (1: the account has this provider already), the user's count (2: the account must be
 /// active and not suspended), the pending identity's end (3: used meanwhile).
 pub(super) fn link_ops(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &str) -> Vec<TxOp> {
+    let [lookup, account] = link_puts(ciam, p, user_id, via);
+    vec![lookup, account, count_link(user_id, None), spend_pending(p)]
+}
+
+/// The link's two items: the lookup by subject and the account's item of the provider, each
+/// new (a subject linked meanwhile, or this provider on the account already, fails them).
+pub(super) fn link_puts(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &str) -> [TxOp; 2] {
     let now = ciam.now();
     let mut lookup = Item::new(link_key(p.provider, &p.subject))
         .with("userId", user_id)
@@ -302,7 +309,7 @@ pub(super) fn link_ops(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &st
         .with("subject", p.subject.as_str())
         .with_opt("name", p.item.s("name").map(str::to_owned))
         .with("linkedAt", now);
-    vec![
+    [
         TxOp::Put {
             item: lookup,
             cond: Some(Cond::NotExists),
@@ -311,20 +318,31 @@ pub(super) fn link_ops(ciam: &Ciam, p: &PendingIdentity, user_id: &str, via: &st
             item: account,
             cond: Some(Cond::NotExists),
         },
-        TxOp::Update {
-            key: profile_key(user_id),
-            ops: vec![Update::Add("links".into(), 1)],
-            cond: Some(
-                Cond::Exists
-                    .and(Cond::eq("status", "active"))
-                    .and(Cond::attr_not_exists("suspendedAt")),
-            ),
-        },
-        TxOp::Delete {
-            key: p.item.key.clone(),
-            cond: Some(Cond::Exists),
-        },
     ]
+}
+
+/// One more link on the account's count, on an active account that is not suspended (and
+/// `also`, e.g. the session's generation).
+pub(super) fn count_link(user_id: &str, also: Option<Cond>) -> TxOp {
+    let live = Cond::Exists
+        .and(Cond::eq("status", "active"))
+        .and(Cond::attr_not_exists("suspendedAt"));
+    TxOp::Update {
+        key: profile_key(user_id),
+        ops: vec![Update::Add("links".into(), 1)],
+        cond: Some(match also {
+            Some(c) => live.and(c),
+            None => live,
+        }),
+    }
+}
+
+/// The pending identity used up (still there: else it was spent meanwhile).
+pub(super) fn spend_pending(p: &PendingIdentity) -> TxOp {
+    TxOp::Delete {
+        key: p.item.key.clone(),
+        cond: Some(Cond::Exists),
+    }
 }
 
 pub(super) fn link_exists() -> Error {

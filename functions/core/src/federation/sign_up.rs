@@ -2,7 +2,7 @@
 //! spec's sign-up fields, no password; the phone the pending identity proved becomes the
 //! account's, and the link is made in the same transaction (`links.rs` holds the items).
 
-use super::links::{link_exists, link_ops, read_pending};
+use super::links::{link_exists, link_puts, read_pending, spend_pending};
 use crate::accounts::{create_ops, SignedIn, Who};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
@@ -59,10 +59,9 @@ pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> R
     };
     // 0 user, 1 phone, 2 username (create_ops); 3 lookup, 4 the account's link; 5 pending.
     let mut ops = create_ops(&user, &phone);
-    let mut link = link_ops(ciam, &pending, &user.id, "signUp");
     // The count is the new user item's own `links: 1`.
-    link.remove(2);
-    ops.extend(link);
+    ops.extend(link_puts(ciam, &pending, &user.id, "signUp"));
+    ops.push(spend_pending(&pending));
     ops.extend(crate::directory::puts(&user));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
