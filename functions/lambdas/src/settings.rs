@@ -212,11 +212,7 @@ impl Settings {
                 format!("CIAM_PASSKEY_RP_ID or CIAM_PASSKEY_ORIGINS with CIAM_PUBLIC_URL: {e}")
             })?;
         }
-        let linking = || {
-            ciam_core::federation::PROVIDERS
-                .iter()
-                .filter(|f| f.link == ciam_core::federation::LinkRule::ProvePhone)
-        };
+        let linking = || ciam_core::federation::ProviderId::linking().map(|p| p.facts());
         let federation: std::collections::HashMap<_, _> = linking()
             .filter_map(|f| f.from_env(&get, true).map(|c| (f.id, c)))
             .collect();

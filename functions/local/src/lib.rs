@@ -107,10 +107,7 @@ pub fn federation_from_env(
     String,
 > {
     let mut out = std::collections::HashMap::new();
-    for f in ciam_core::federation::PROVIDERS
-        .iter()
-        .filter(|f| f.link == ciam_core::federation::LinkRule::ProvePhone)
-    {
+    for f in ciam_core::federation::ProviderId::linking().map(|p| p.facts()) {
         let Some(c) = f.from_env(&get, true) else {
             continue;
         };

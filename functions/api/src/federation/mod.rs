@@ -27,6 +27,27 @@ pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
     }
 }
 
+/// The linking providers this deployment offers: configured here, in the provider list's
+/// order (`GET /auth/federation`, the security centre's "Link").
+pub fn offered(ciam: &ciam_core::Ciam) -> impl Iterator<Item = ProviderId> + '_ {
+    ProviderId::linking().filter(|p| adapter(*p).configured(ciam))
+}
+
+/// Whether a sign-in or a link can leave for `provider`: it is configured, and there is a
+/// public URL to come back to (CIAM_PUBLIC_URL unset on AWS: no callback to register).
+pub fn can_start(ciam: &ciam_core::Ciam, provider: ProviderId) -> bool {
+    adapter(provider).configured(ciam) && !ciam.config.public_url.is_empty()
+}
+
+/// Where the browser saying `headers`' User-Agent is (`Surface::of`).
+pub fn surface(headers: &axum::http::HeaderMap) -> ciam_core::federation::Surface {
+    let ua = headers
+        .get(axum::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    ciam_core::federation::Surface::of(ua)
+}
+
 /// HTTPS to the identity provider uses the process's rustls crypto provider: aws-lc-rs, the
 /// one the AWS SDKs use (no second crypto library in the binary). Installed here when nothing
 /// else installed one first.

@@ -19,7 +19,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::federation::{self, links, sign_up, Finished, LinkRule, ProviderId, Surface};
+use ciam_core::federation::{self, links, sign_up, Finished, ProviderId};
 use ciam_core::staff;
 use ciam_core::{Error, Reason};
 use serde::{Deserialize, Serialize};
@@ -89,22 +89,16 @@ pub async fn start(
         ),
         Err(_) => (req_lang, String::new(), String::new()),
     };
-    let provider = adapter(p);
-    // Without a public URL (CIAM_PUBLIC_URL unset on AWS) there is no callback to register.
-    if !provider.configured(&s.ciam) || s.ciam.config.public_url.is_empty() {
+    if !crate::federation::can_start(&s.ciam, p) {
         return refused(p, lang, "UNAVAILABLE", &query);
     }
-    let ua = headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
     let at = federation::authorization_request(
         &s.ciam,
-        provider,
+        adapter(p),
         lang,
         &query,
         &bind_hash,
-        Surface::of(ua),
+        crate::federation::surface(&headers),
     );
     match at.await {
         Ok(url) => redirect(url),
@@ -361,11 +355,7 @@ pub struct OfferedProviders {
 ///
 /// `GET /auth/federation`. Round trips: 0.
 pub async fn providers(State(s): State<AppState>) -> Reply<OfferedProviders> {
-    let all = ProviderId::ALL.into_iter();
-    #[cfg(feature = "fakes")]
-    let all = all.chain([ProviderId::Mock]);
-    let providers = all
-        .filter(|p| p.facts().link == LinkRule::ProvePhone && adapter(*p).configured(&s.ciam))
+    let providers = crate::federation::offered(&s.ciam)
         .map(|p| OfferedProvider { name: p.name() })
         .collect();
     Reply(OfferedProviders { providers })

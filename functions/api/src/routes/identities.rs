@@ -9,9 +9,9 @@ use crate::federation::adapter;
 use crate::reply::{done, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap};
+use axum::http::HeaderMap;
 use ciam_core::federation::identities::{self, Linked};
-use ciam_core::federation::{self, LinkRule, ProviderId, Surface};
+use ciam_core::federation::{self, ProviderId};
 use serde::{Deserialize, Serialize};
 
 /// The company sign-in of an internal staff account: shown, never removable here.
@@ -36,14 +36,6 @@ pub struct Identities {
     available: Vec<&'static str>,
 }
 
-/// The providers that link and are configured in this process.
-fn configured(s: &AppState) -> impl Iterator<Item = ProviderId> + '_ {
-    let all = ProviderId::ALL.into_iter();
-    #[cfg(feature = "fakes")]
-    let all = all.chain([ProviderId::Mock]);
-    all.filter(|p| p.facts().link == LinkRule::ProvePhone && adapter(*p).configured(&s.ciam))
-}
-
 /// Linked identities
 ///
 /// The account's linked identities (`provider`, the name the provider gave, when it was
@@ -59,7 +51,7 @@ pub async fn list(
     Authed(sess): Authed,
 ) -> Result<Reply<Identities>, ApiError> {
     let identities = identities::list(&s.ciam, &sess.user.id).await?;
-    let available = configured(&s)
+    let available = crate::federation::offered(&s.ciam)
         .map(ProviderId::name)
         .filter(|n| !identities.iter().any(|l| l.provider == *n))
         .collect();
@@ -116,25 +108,20 @@ pub async fn start(
     Json(b): Json<LinkStart>,
 ) -> Result<Reply<LinkUrl>, ApiError> {
     let (p, link_for) = identities::begin(&s.ciam, &sess, &b.provider).await?;
-    let provider = adapter(p);
-    if !provider.configured(&s.ciam) || s.ciam.config.public_url.is_empty() {
+    if !crate::federation::can_start(&s.ciam, p) {
         return Err(ciam_core::Error {
             cause: Some(format!("{} is not configured", p.name())),
             ..ciam_core::Error::new(ciam_core::Reason::SERVICE_UNAVAILABLE)
         }
         .into());
     }
-    let ua = headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
     let url = federation::link_request(
         &s.ciam,
-        provider,
+        adapter(p),
         lang,
         "",
         &b.bind_hash,
-        Surface::of(ua),
+        crate::federation::surface(&headers),
         Some(&link_for),
     )
     .await?;

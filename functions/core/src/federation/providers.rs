@@ -41,11 +41,16 @@ impl ProviderId {
     /// `provider` of `POST /auth/login/federation` and of a pending identity. Staff is not one
     /// (its code is redeemed at `/auth/login/staff`).
     pub fn linked_by_name(name: &str) -> Option<ProviderId> {
+        ProviderId::linking().find(|p| p.name() == name)
+    }
+
+    /// The providers that sign in through links (`LinkRule::ProvePhone`), in [`PROVIDERS`]'
+    /// order (and the test-only mock): every one but staff.
+    pub fn linking() -> impl Iterator<Item = ProviderId> {
         let all = ProviderId::ALL.into_iter();
         #[cfg(any(test, feature = "fakes"))]
         let all = all.chain([ProviderId::Mock]);
-        all.into_iter()
-            .find(|p| p.name() == name && p.facts().link == LinkRule::ProvePhone)
+        all.filter(|p| p.facts().link == LinkRule::ProvePhone)
     }
 
     /// Its lower-case name (`staff`): paths, parameters, the `staffCode` of the callback.
