@@ -147,13 +147,20 @@ pub async fn find(ciam: &Ciam, by: &Lookup) -> Result<Summary> {
         Lookup::Phone(p) => Identity::Phone(Phone::parse(p)?).unique_pk(),
         Lookup::UserName(n) => username_pk(n),
     };
-    let owner = ciam
-        .store
-        .get(&unique_key(holder))
+    let owner = holder_of(ciam, holder)
         .await?
-        .and_then(|i| i.s("userId").map(str::to_owned))
         .ok_or(Reason::ACCOUNT_NOT_FOUND)?;
     Ok(summary(&load(ciam, &owner).await?, ciam.now()))
+}
+
+/// The user id that holds the unique item `pk` (a mail's, a phone's or a username's), if any.
+/// Round trips: 1.
+pub(super) async fn holder_of(ciam: &Ciam, pk: String) -> Result<Option<String>> {
+    Ok(ciam
+        .store
+        .get(&unique_key(pk))
+        .await?
+        .and_then(|i| i.s("userId").map(str::to_owned)))
 }
 
 /// One account's page (`GET /admin/accounts/{userId}`): the summary's fields and the profile,

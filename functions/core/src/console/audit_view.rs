@@ -7,7 +7,7 @@ use super::accounts::{self, Summary};
 use super::audit::{self, AuditAction, Entry, Filter, TargetKind};
 use crate::apps::{app_key, App, Names};
 use crate::error::{Error, Result};
-use crate::user::{profile_key, unique_key, username_pk, User};
+use crate::user::{profile_key, username_pk, User};
 use crate::validate::{Email, Identity, Phone};
 use crate::{Ciam, Reason};
 use serde::Serialize;
@@ -49,29 +49,21 @@ pub async fn resolve(ciam: &Ciam, field: &'static str, raw: &str) -> Result<Opti
     if is_hex(v, 32) || is_hex(v, 16) || v.starts_with("cli:") {
         return Ok(Some(v.to_owned()));
     }
-    let owner = if v.contains('@') || Phone::parse(v).is_ok() {
-        let holder = match Email::parse(v) {
-            Ok(m) => Some(Identity::Mail(m).unique_pk()),
-            Err(_) => Phone::parse(v).ok().map(|p| Identity::Phone(p).unique_pk()),
-        };
-        match holder {
-            Some(pk) => ciam
-                .store
-                .get(&unique_key(pk))
-                .await?
-                .and_then(|i| i.s("userId").map(str::to_owned)),
-            None => None,
-        }
+    let address = if v.contains('@') {
+        Email::parse(v).ok().map(Identity::Mail)
     } else {
-        // A username names its account; another word is an id as the log keeps it.
-        let user = ciam
-            .store
-            .get(&unique_key(username_pk(v)))
-            .await?
-            .and_then(|i| i.s("userId").map(str::to_owned));
-        // Neither: an id as the log keeps it (a deleted app's, an imported one's), matched
-        // exactly.
-        user.or_else(|| Some(v.to_owned()))
+        Phone::parse(v).ok().map(Identity::Phone)
+    };
+    let owner = match address {
+        Some(id) => accounts::holder_of(ciam, id.unique_pk()).await?,
+        // A malformed mail names no account.
+        None if v.contains('@') => None,
+        // A username names its account; another word is an id as the log keeps it (a deleted
+        // or imported app's), matched exactly.
+        None => {
+            let user = accounts::holder_of(ciam, username_pk(v)).await?;
+            return Ok(Some(user.unwrap_or_else(|| v.to_owned())));
+        }
     };
     owner.map(Some).ok_or_else(|| {
         Error::field(
