@@ -36,10 +36,10 @@ writeFileSync(join(here, 'src/i18n/messages/zh-CN.json'), JSON.stringify(sorted,
 // Page titles (`*.title`) stay in core.
 const BUNDLES = {
   docs: ['privacy.', 'protocols.', 'manual.', 'agreement.'],
-  // The avatar's reasons come only from the personal centre's upload.
+  // The avatar's reasons and its upload error come only from the personal centre's upload.
   // A linked account's last way in: only the security centre answers it (the console shows the
   // server's own message).
-  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN'],
+  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'app.uploadError'],
   // The operator console (/{lang}/admin/...): loaded only when it is opened, with the reasons
   // only the console and the registry answer (nothing before sign-in can show them).
   admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND'],
