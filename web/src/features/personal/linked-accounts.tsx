@@ -15,6 +15,7 @@ import { hasReason } from '../../lib/reasons';
 import { Dialog } from '../../components/dialog';
 import { When } from '../../components/when';
 import { confirmIdentityLink, listIdentities, startIdentityLink, unlinkIdentity } from './api';
+import { LoadState } from './load-state';
 
 const m = defineMessages({
   heading: { id: 'secure.linked.heading', defaultMessage: 'Linked accounts' },
@@ -210,19 +211,8 @@ export function LinkedAccounts({ guard }: { guard: Guard }) {
             </p>
           ))}
         </>
-      ) : failed ? (
-        <div role="alert">
-          <p>
-            <FormattedMessage {...m.failed} />
-          </p>
-          <button type="button" onClick={() => void load()}>
-            <FormattedMessage {...m.retry} />
-          </button>
-        </div>
       ) : (
-        <p className="muted" aria-live="polite">
-          <FormattedMessage {...m.loading} />
-        </p>
+        <LoadState section failed={failed} onRetry={() => void load()} said={{ loading: m.loading, loadFailed: m.failed, retry: m.retry }} />
       )}
       <p className={note?.quiet ? 'muted' : 'field-error'} role={note?.quiet ? 'status' : 'alert'} data-testid="linked-note">
         {note?.text}

@@ -1,5 +1,6 @@
-// What a personal page shows while its account loads, or when it could not.
-import { defineMessages, FormattedMessage } from 'react-intl';
+// What a personal page, or a section of one, shows while its data loads, or when it could not:
+// the words are the page's own (its profile by default), the retry loads again.
+import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
 
 const m = defineMessages({
   loading: { id: 'info.loading', defaultMessage: 'Loading your profile…' },
@@ -7,19 +8,22 @@ const m = defineMessages({
   retry: { id: 'info.retry', defaultMessage: 'Try again' },
 });
 
-export function LoadState({ failed, onRetry }: { failed: boolean; onRetry: () => void }) {
+type Words = { loading: MessageDescriptor; loadFailed: MessageDescriptor; retry: MessageDescriptor };
+
+/** `section`: inside a page's section (no card of its own, a muted line while loading). */
+export function LoadState({ failed, onRetry, said = m, section = false }: { failed: boolean; onRetry: () => void; said?: Words; section?: boolean }) {
   return failed ? (
-    <div className="card" role="alert">
+    <div className={section ? undefined : 'card'} role="alert">
       <p>
-        <FormattedMessage {...m.loadFailed} />
+        <FormattedMessage {...said.loadFailed} />
       </p>
       <button type="button" onClick={onRetry}>
-        <FormattedMessage {...m.retry} />
+        <FormattedMessage {...said.retry} />
       </button>
     </div>
   ) : (
-    <p className="loading" aria-live="polite">
-      <FormattedMessage {...m.loading} />
+    <p className={section ? 'muted' : 'loading'} aria-live="polite">
+      <FormattedMessage {...said.loading} />
     </p>
   );
 }

@@ -13,6 +13,7 @@ import { turnOff, usePasskeys, useServerPasskeys } from '../../lib/passkey-gate'
 import { hasReason } from '../../lib/reasons';
 import { Dialog } from '../../components/dialog';
 import { When } from '../../components/when';
+import { LoadState } from './load-state';
 
 const m = defineMessages({
   heading: { id: 'secure.passkeys.heading', defaultMessage: 'Passkeys' },
@@ -199,19 +200,8 @@ export function Passkeys({ guard }: { guard: Guard }) {
             {note?.text}
           </p>
         </>
-      ) : failed ? (
-        <div role="alert">
-          <p>
-            <FormattedMessage {...m.failed} />
-          </p>
-          <button type="button" onClick={() => void load()}>
-            <FormattedMessage {...m.retry} />
-          </button>
-        </div>
       ) : (
-        <p className="muted" aria-live="polite">
-          <FormattedMessage {...m.loading} />
-        </p>
+        <LoadState section failed={failed} onRetry={() => void load()} said={{ loading: m.loading, loadFailed: m.failed, retry: m.retry }} />
       )}
       {asking && (
         <Dialog testId="passkey-remove-dialog" title={<FormattedMessage {...m.removeTitle} />}

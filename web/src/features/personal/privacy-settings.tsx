@@ -12,6 +12,7 @@ import { FormStatus, useFormStatus } from '../../components/form-status';
 import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
 import { Fold } from './fold';
+import { LoadState } from './load-state';
 
 const m = defineMessages({
   heading: { id: 'secure.cookies.heading', defaultMessage: 'Cookies and privacy' },
@@ -185,19 +186,8 @@ export function PrivacySettings() {
             </>
           )}
         </Fold>
-      ) : failed ? (
-        <div role="alert">
-          <p>
-            <FormattedMessage {...m.failed} />
-          </p>
-          <button type="button" onClick={() => void load()}>
-            <FormattedMessage {...m.retry} />
-          </button>
-        </div>
       ) : (
-        <p className="muted" aria-live="polite">
-          <FormattedMessage {...m.loading} />
-        </p>
+        <LoadState section failed={failed} onRetry={() => void load()} said={{ loading: m.loading, loadFailed: m.failed, retry: m.retry }} />
       )}
     </section>
   );
