@@ -99,6 +99,7 @@ pub async fn start(
         &query,
         &bind_hash,
         crate::federation::surface(&headers),
+        None,
     );
     match at.await {
         Ok(url) => redirect(url),

@@ -115,7 +115,7 @@ pub async fn start(
         }
         .into());
     }
-    let url = federation::link_request(
+    let url = federation::authorization_request(
         &s.ciam,
         adapter(p),
         lang,

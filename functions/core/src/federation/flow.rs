@@ -40,23 +40,12 @@ fn state_key(ciam: &Ciam, facts: &Facts, state: &str) -> Key {
     )
 }
 
-/// Where the browser goes for a new sign-in with `provider`: checks `bind_hash`, makes sure the
-/// provider is reachable, stores the state (`start`), then asks the provider for its URL.
-/// Round trips: 1 (the state), plus what the provider's `ready` costs.
+/// Where the browser goes for a new sign-in with `provider` (or, with `link_for`, a link from
+/// the security centre: the state carries the account and the session, and the callback makes
+/// a pending link of it): checks `bind_hash`, makes sure the provider is reachable, stores the
+/// state ([`start`]), then asks the provider for its URL. Round trips: 1 (the state), plus
+/// what the provider's `ready` costs.
 pub async fn authorization_request(
-    ciam: &Ciam,
-    provider: &dyn Provider,
-    lang: Lang,
-    query: &str,
-    bind_hash: &str,
-    surface: Surface,
-) -> Result<String> {
-    link_request(ciam, provider, lang, query, bind_hash, surface, None).await
-}
-
-/// [`authorization_request`], for a link from the security centre when `link_for` is set (the
-/// state carries the account and the session; the callback makes a pending link of it).
-pub async fn link_request(
     ciam: &Ciam,
     provider: &dyn Provider,
     lang: Lang,
@@ -67,7 +56,7 @@ pub async fn link_request(
 ) -> Result<String> {
     check_bind_hash(bind_hash)?;
     provider.ready(ciam, surface).await?;
-    let started = start_for(
+    let started = start(
         ciam,
         provider.facts().id,
         lang,
@@ -100,20 +89,9 @@ pub struct OidcStarted {
 }
 
 /// Stores the state of a new sign-in (10 minutes), bound to the browser's `bind_hash`; an
-/// OpenID Connect provider's also holds a nonce and a PKCE verifier. Round trips: 1.
-pub async fn start(
-    ciam: &Ciam,
-    provider: ProviderId,
-    lang: Lang,
-    query: &str,
-    bind_hash: &str,
-    surface: Surface,
-) -> Result<Started> {
-    start_for(ciam, provider, lang, query, bind_hash, surface, None).await
-}
-
-/// [`start`], the state also holding `linkFor` and `sid` for a link from the security centre.
-async fn start_for(
+/// OpenID Connect provider's also holds a nonce and a PKCE verifier, a link's `linkFor` and
+/// `sid`. Round trips: 1.
+async fn start(
     ciam: &Ciam,
     provider: ProviderId,
     lang: Lang,

@@ -16,8 +16,8 @@ mod returning;
 pub mod sign_up;
 
 pub use flow::{
-    authorization_request, finish, link_request, redirect_uri, start, take_state, Callback,
-    LinkFor, OidcPending, OidcStarted, Pending, Started, STATE_TTL,
+    authorization_request, finish, redirect_uri, take_state, Callback, LinkFor, OidcPending,
+    OidcStarted, Pending, Started, STATE_TTL,
 };
 pub use links::Finished;
 #[cfg(any(test, feature = "fakes"))]
