@@ -8,24 +8,24 @@
 
 use crate::apps::world_on;
 use crate::faults::app_with_config;
+use crate::helpers::federation::{
+    fakes, link_of, mock_base, navigate, next_person, no_redirects, query_param, with_mock,
+};
 use crate::helpers::{request_as, TestApp, TestResponse, PASSWORD};
 use crate::unavailable::assert_retry_later;
 use axum::body::Body;
-use axum::http::{Method, Request};
+use axum::http::Method;
 use ciam_core::console::Role;
 use ciam_core::events::{self, Kind};
 use ciam_core::notifier::Notice;
 use ciam_core::staff::bind_hash;
 use ciam_core::user::profile_key;
 use ciam_core::Config;
-use ciam_fakes::Fakes;
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::faults::{Fault, Faults, Op};
 use ciam_store::{Key, Store, Update};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use tower::ServiceExt;
 
 const ANN: &str = "13800138011";
 const BOB: &str = "13800138012";
@@ -36,58 +36,6 @@ fn bind(name: &str) -> String {
     format!("{name}-bind-0123456789abcdef0123456789abcdef")
 }
 
-async fn fakes() -> Fakes {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    ciam_fakes::spawn().await.expect("fakes")
-}
-
-fn mock_base(fakes: &Fakes) -> String {
-    format!("{}/mock", fakes.base_url)
-}
-
-fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
-}
-
-async fn with_mock(app: TestApp, fakes: &Fakes) -> TestApp {
-    let base = mock_base(fakes);
-    app.configure(move |c| c.mock_provider = Some(base))
-}
-
-/// The person who approves at the platform from now on.
-async fn next_person(fakes: &Fakes, subject: &str) {
-    let res = no_redirects()
-        .post(format!("{}/_control/next-user", mock_base(fakes)))
-        .json(&json!({ "unionid": subject, "nickname": "Zhang" }))
-        .send()
-        .await
-        .expect("control");
-    assert_eq!(res.status(), 200);
-}
-
-/// A navigation to the router (not an API call): the redirect's target.
-async fn navigate(app: &TestApp, uri: &str) -> String {
-    let req = Request::builder()
-        .method(Method::GET)
-        .uri(uri)
-        .body(Body::empty())
-        .expect("request");
-    let res = ciam_api::router(app.ciam.clone())
-        .oneshot(req)
-        .await
-        .expect("infallible");
-    assert_eq!(res.status(), 302, "{uri}");
-    let to = res.headers()["location"]
-        .to_str()
-        .expect("location")
-        .to_owned();
-    let _ = res.into_body().collect().await;
-    to
-}
-
 /// The platform approves at `url` (the provider's authorization URL): the callback's path and
 /// query.
 async fn approve(url: &str) -> String {
@@ -96,14 +44,6 @@ async fn approve(url: &str) -> String {
     let back =
         url::Url::parse(res.headers()["location"].to_str().expect("location")).expect("absolute");
     format!("{}?{}", back.path(), back.query().unwrap_or(""))
-}
-
-fn param(location: &str, name: &str) -> Option<String> {
-    url::Url::parse(&format!("http://spa{location}"))
-        .expect("url")
-        .query_pairs()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.into_owned())
 }
 
 async fn call(app: &TestApp, method: Method, p: &str, token: &str, body: &Value) -> TestResponse {
@@ -139,7 +79,7 @@ async fn link_round_trip(app: &TestApp, token: &str, browser: &str) -> String {
 /// A link's round trip that ends with a pending link: its token.
 async fn pending_link(app: &TestApp, token: &str, browser: &str) -> String {
     let location = link_round_trip(app, token, browser).await;
-    param(&location, "mockLink").unwrap_or_else(|| panic!("no mockLink: {location}"))
+    query_param(&location, "mockLink").unwrap_or_else(|| panic!("no mockLink: {location}"))
 }
 
 async fn confirm(app: &TestApp, token: &str, link: &str, browser: &str) -> TestResponse {
@@ -156,15 +96,6 @@ async fn delete(app: &TestApp, p: &str, token: &str) -> TestResponse {
 
 async fn unlink(app: &TestApp, token: &str) -> TestResponse {
     delete(app, "/auth/identities/mock", token).await
-}
-
-async fn link_of(app: &TestApp, subject: &str) -> Option<String> {
-    let key = Key::new(format!("FEDID#mock#{subject}"), "LINK");
-    app.store
-        .get(&key)
-        .await
-        .expect("get")
-        .and_then(|i| i.s("userId").map(str::to_owned))
 }
 
 async fn links_count(app: &TestApp, user_id: &str) -> i64 {
@@ -218,7 +149,7 @@ async fn a_customer_links_and_unlinks_a_provider_from_the_security_centre(app: T
     next_person(&fakes, "sub-ann-1").await;
     let link = pending_link(&app, &token, "b1").await;
     assert_eq!(
-        link_of(&app, "sub-ann-1").await,
+        link_of(&app, "mock", "sub-ann-1").await,
         None,
         "not before the confirmation"
     );
@@ -236,10 +167,10 @@ async fn a_customer_links_and_unlinks_a_provider_from_the_security_centre(app: T
     confirm(&app, &token, &link, "thief")
         .await
         .error(401, "AUTHORIZATION_FAILED");
-    assert_eq!(link_of(&app, "sub-ann-1").await, None);
+    assert_eq!(link_of(&app, "mock", "sub-ann-1").await, None);
     confirm(&app, &token, &link, "b1").await.ok(200);
     assert_eq!(
-        link_of(&app, "sub-ann-1").await.as_deref(),
+        link_of(&app, "mock", "sub-ann-1").await.as_deref(),
         Some(ann.as_str())
     );
     assert_eq!(links_count(&app, &ann).await, 1);
@@ -276,7 +207,7 @@ async fn a_customer_links_and_unlinks_a_provider_from_the_security_centre(app: T
     );
     let at_platform = navigate(&app, &start).await;
     let location = navigate(&app, &approve(&at_platform).await).await;
-    let code = param(&location, "mockCode").unwrap_or_else(|| panic!("{location}"));
+    let code = query_param(&location, "mockCode").unwrap_or_else(|| panic!("{location}"));
     let body = json!({ "provider": "mock", "code": code, "bind": bind("b1") });
     let signed_in = app
         .send_json(Method::POST, "/auth/login/federation", None, &body)
@@ -286,7 +217,7 @@ async fn a_customer_links_and_unlinks_a_provider_from_the_security_centre(app: T
 
     // Removed: the subject is new again; the password and phone remain ways in.
     unlink(&app, &token).await.ok(200);
-    assert_eq!(link_of(&app, "sub-ann-1").await, None);
+    assert_eq!(link_of(&app, "mock", "sub-ann-1").await, None);
     assert_eq!(links_count(&app, &ann).await, 0);
     assert_eq!(identities(&app, &token).await["identities"], json!([]));
     assert!(activity_kinds(&app, &token)
@@ -327,7 +258,7 @@ async fn a_subject_linked_to_another_account_is_refused_and_the_last_way_in_stay
         bind_hash(&bind("b2"))
     );
     let location = navigate(&app, &approve(&navigate(&app, &start).await).await).await;
-    let pending = param(&location, "mockPending").unwrap_or_else(|| panic!("{location}"));
+    let pending = query_param(&location, "mockPending").unwrap_or_else(|| panic!("{location}"));
     let code = app.fresh_code(NEW, "link").await;
     let body = json!({ "pending": pending, "bind": bind("b2"), "phone": NEW, "code": code });
     app.send_json(Method::POST, "/auth/federation/phone", None, &body)
@@ -347,12 +278,12 @@ async fn a_subject_linked_to_another_account_is_refused_and_the_last_way_in_stay
     let bob = app.sign_in(BOB, PASSWORD).await;
     let location = link_round_trip(&app, &bob, "b3").await;
     assert_eq!(
-        param(&location, "mockLinkError").as_deref(),
+        query_param(&location, "mockLinkError").as_deref(),
         Some("FEDERATION_LINK_EXISTS"),
         "{location}"
     );
     assert_eq!(
-        link_of(&app, "sub-new").await.as_deref(),
+        link_of(&app, "mock", "sub-new").await.as_deref(),
         Some(zhang.as_str())
     );
 
@@ -376,7 +307,7 @@ async fn a_subject_linked_to_another_account_is_refused_and_the_last_way_in_stay
         .await
         .error(409, "FEDERATION_LAST_WAY_IN");
     assert_eq!(
-        link_of(&app, "sub-new").await.as_deref(),
+        link_of(&app, "mock", "sub-new").await.as_deref(),
         Some(zhang.as_str())
     );
     assert_eq!(links_count(&app, &zhang).await, 1);
@@ -430,13 +361,13 @@ async fn support_sees_the_links_masked_and_unlinks_one_with_a_reason(app: TestAp
         .await
         .error(403, "PERMISSION_DENIED");
     assert_eq!(
-        link_of(&app, "oK3xAbCdEfGh9Q").await.as_deref(),
+        link_of(&app, "mock", "oK3xAbCdEfGh9Q").await.as_deref(),
         Some(ann.as_str())
     );
     app.admin_call(Method::POST, &p, Some(&operator), Some(&body))
         .await
         .ok(200);
-    assert_eq!(link_of(&app, "oK3xAbCdEfGh9Q").await, None);
+    assert_eq!(link_of(&app, "mock", "oK3xAbCdEfGh9Q").await, None);
     assert_eq!(links_count(&app, &ann).await, 0);
     let day = app.today();
     let audit = app
@@ -577,12 +508,12 @@ async fn a_store_failure_is_503_and_leaves_nothing_half_written() {
     // The link's transaction fails: 503, nothing linked, no entry; the same confirmation works.
     faults.inject(Op::Transact, Fault::Throttling, 1);
     assert_retry_later(&confirm(&app, &token, &link, "b6").await);
-    assert_eq!(link_of(&app, "sub-fault").await, None);
+    assert_eq!(link_of(&app, "mock", "sub-fault").await, None);
     assert_eq!(links_count(&app, &ann).await, 0);
     assert_eq!(activity_kinds(&app, &token).await.len(), activity_before);
     confirm(&app, &token, &link, "b6").await.ok(200);
     assert_eq!(
-        link_of(&app, "sub-fault").await.as_deref(),
+        link_of(&app, "mock", "sub-fault").await.as_deref(),
         Some(ann.as_str())
     );
 
@@ -591,7 +522,7 @@ async fn a_store_failure_is_503_and_leaves_nothing_half_written() {
     faults.inject(Op::Transact, Fault::Throttling, 1);
     assert_retry_later(&unlink(&app, &token).await);
     assert_eq!(
-        link_of(&app, "sub-fault").await.as_deref(),
+        link_of(&app, "mock", "sub-fault").await.as_deref(),
         Some(ann.as_str())
     );
     assert_eq!(links_count(&app, &ann).await, 1);
@@ -603,7 +534,7 @@ async fn a_store_failure_is_503_and_leaves_nothing_half_written() {
     let account_link = Key::new(format!("USER#{ann}"), "FED#mock");
     assert!(app.store.get(&account_link).await.expect("get").is_some());
     unlink(&app, &token).await.ok(200);
-    assert_eq!(link_of(&app, "sub-fault").await, None);
+    assert_eq!(link_of(&app, "mock", "sub-fault").await, None);
 }
 
 /// The operations the store saw since the last look, in order.
@@ -638,7 +569,7 @@ async fn the_security_centre_s_routes_make_the_round_trips_their_doc_comments_st
     );
     let callback = approve(started["url"].as_str().expect("url")).await;
     let location = navigate(&app, &callback).await;
-    let link = param(&location, "mockLink").expect("mockLink");
+    let link = query_param(&location, "mockLink").expect("mockLink");
     calls(&app);
     confirm(&app, &token, &link, "b7").await.ok(200);
     assert_eq!(

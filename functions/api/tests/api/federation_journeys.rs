@@ -6,9 +6,9 @@
 //! configuration and its fake's controls (WeChat and DingTalk today), and the journeys every
 //! provider shares run over each. On SQLite and DynamoDB Local.
 
+use crate::helpers::federation::{fakes, link_of, navigate_as, no_redirects, query_params};
 use crate::helpers::{TestApp, TestResponse};
-use axum::body::Body;
-use axum::http::{header, Method, Request};
+use axum::http::Method;
 use ciam_core::console::Role;
 use ciam_core::federation::{ProviderConfig, ProviderId};
 use ciam_core::staff::bind_hash;
@@ -16,13 +16,10 @@ use ciam_core::totp::{code_at, STEP_SECS};
 use ciam_fakes::wechat::{OA_APP_ID, OA_SECRET, WEB_APP_ID, WEB_SECRET};
 use ciam_fakes::{Fakes, Person, Platform};
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::{Key, Store};
 
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tower::ServiceExt;
 
 const ANN: &str = "13800138011";
 const NEW: &str = "13800138013";
@@ -80,15 +77,8 @@ fn wechat_config(fakes: &Fakes, oa: bool) -> ProviderConfig {
     c
 }
 
-async fn spawn_fakes() -> Fakes {
-    // The test's own browser is reqwest too, built before the adapters' client installs the
-    // crypto provider.
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    ciam_fakes::spawn().await.expect("fakes")
-}
-
 async fn wechat(app: TestApp, oa: bool) -> Wired {
-    let fakes = spawn_fakes().await;
+    let fakes = fakes().await;
     let config = wechat_config(&fakes, oa);
     let app = app.configure(move |c| {
         c.federation.insert(ProviderId::Wechat, config);
@@ -101,34 +91,6 @@ async fn wechat(app: TestApp, oa: bool) -> Wired {
     }
 }
 
-fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
-}
-
-/// A navigation to the router (not an API call): the redirect's target.
-async fn navigate(app: &TestApp, uri: &str, ua: &str) -> String {
-    let req = Request::builder()
-        .method(Method::GET)
-        .uri(uri)
-        .header(header::USER_AGENT, ua)
-        .body(Body::empty())
-        .expect("request");
-    let res = ciam_api::router(app.ciam.clone())
-        .oneshot(req)
-        .await
-        .expect("infallible");
-    assert_eq!(res.status(), 302, "{uri}");
-    let to = res.headers()["location"]
-        .to_str()
-        .expect("location")
-        .to_owned();
-    let _ = res.into_body().collect().await;
-    to
-}
-
 /// The sign-in screen's parameters: in the state's language (`en-US` here), or the request's
 /// (`zh-CN`) when the state is unknown.
 fn params(location: &str) -> Vec<(String, String)> {
@@ -137,11 +99,7 @@ fn params(location: &str) -> Vec<(String, String)> {
             || location.starts_with("/zh-CN/passport/signin?"),
         "{location}"
     );
-    url::Url::parse(&format!("http://spa{location}"))
-        .expect("url")
-        .query_pairs()
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
+    query_params(location)
 }
 
 fn param(location: &str, name: &str) -> Option<String> {
@@ -178,7 +136,7 @@ impl Wired {
             self.name(),
             bind_hash(&browser.bind)
         );
-        navigate(&self.app, &start, browser.ua).await
+        navigate_as(&self.app, &start, Some(browser.ua)).await
     }
 
     /// The browser at the platform, which approves: the callback URI (path and query).
@@ -204,7 +162,7 @@ impl Wired {
     }
 
     async fn callback(&self, callback: &str) -> String {
-        let location = navigate(&self.app, callback, DESKTOP).await;
+        let location = navigate_as(&self.app, callback, Some(DESKTOP)).await;
         location
     }
 
@@ -255,13 +213,7 @@ impl Wired {
     }
 
     async fn link_of(&self, subject: &str) -> Option<String> {
-        let key = Key::new(format!("FEDID#{}#{subject}", self.name()), "LINK");
-        self.app
-            .store
-            .get(&key)
-            .await
-            .expect("get")
-            .and_then(|i| i.s("userId").map(str::to_owned))
+        link_of(&self.app, self.name(), subject).await
     }
 
     /// How many writes of a key under `pk_prefix` the table took so far.
@@ -478,10 +430,10 @@ async fn refusals_write_nothing_and_use_up_the_state(app: TestApp) {
     );
     // Another provider's callback does not know a WeChat state.
     let foreign = w.to_platform(&browser).await;
-    let location = navigate(
+    let location = navigate_as(
         &w.app,
         &foreign.replace("/auth/wechat/callback", "/auth/staff/callback"),
-        DESKTOP,
+        Some(DESKTOP),
     )
     .await;
     assert!(
@@ -596,7 +548,7 @@ fn dingtalk_config(fakes: &Fakes) -> ProviderConfig {
 }
 
 async fn dingtalk(app: TestApp) -> Wired {
-    let fakes = spawn_fakes().await;
+    let fakes = fakes().await;
     let config = dingtalk_config(&fakes);
     let app = app.configure(move |c| {
         c.federation.insert(ProviderId::Dingtalk, config);

@@ -11,21 +11,20 @@
 //! API call goes through the contract check as everywhere.
 
 use crate::faults::app_with_config;
+use crate::helpers::federation::{
+    fakes, link_of, mock_base, navigate, next_person, no_redirects, query_params, with_mock,
+};
 use crate::helpers::{TestApp, TestResponse, PASSWORD};
 use crate::unavailable::assert_retry_later;
-use axum::body::Body;
-use axum::http::{Method, Request};
+use axum::http::Method;
 use ciam_core::console::Role;
 use ciam_core::staff::bind_hash;
 use ciam_core::Config;
-use ciam_fakes::Fakes;
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::faults::{Fault, Faults, Op};
 use ciam_store::{Key, Store};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use tower::ServiceExt;
 
 const ANN: &str = "13800138001";
 const BOB: &str = "13800138002";
@@ -42,56 +41,6 @@ impl Browser {
             bind: format!("{name}-bind-0123456789abcdef0123456789abcdef"),
         }
     }
-}
-
-/// The mock platform's base URL on `fakes`.
-fn mock_base(fakes: &Fakes) -> String {
-    format!("{}/mock", fakes.base_url)
-}
-
-async fn fakes() -> Fakes {
-    // The test's own browser is reqwest too, built before the adapters' client installs the
-    // crypto provider.
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    ciam_fakes::spawn().await.expect("fakes")
-}
-
-fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
-}
-
-/// The person who approves at the platform from now on.
-async fn next_person(fakes: &Fakes, subject: &str) {
-    let res = no_redirects()
-        .post(format!("{}/_control/next-user", mock_base(fakes)))
-        .json(&json!({ "unionid": subject, "nickname": "Zhang" }))
-        .send()
-        .await
-        .expect("control");
-    assert_eq!(res.status(), 200);
-}
-
-/// A navigation to the router (not an API call): the redirect's target.
-async fn navigate(app: &TestApp, uri: &str) -> String {
-    let req = Request::builder()
-        .method(Method::GET)
-        .uri(uri)
-        .body(Body::empty())
-        .expect("request");
-    let res = ciam_api::router(app.ciam.clone())
-        .oneshot(req)
-        .await
-        .expect("infallible");
-    assert_eq!(res.status(), 302, "{uri}");
-    let to = res.headers()["location"]
-        .to_str()
-        .expect("location")
-        .to_owned();
-    let _ = res.into_body().collect().await;
-    to
 }
 
 /// The browser leaves for the platform, which approves: the callback URI it is sent back to
@@ -120,11 +69,7 @@ fn params(location: &str) -> Vec<(String, String)> {
         location.starts_with("/en-US/passport/signin?"),
         "{location}"
     );
-    url::Url::parse(&format!("http://spa{location}"))
-        .expect("url")
-        .query_pairs()
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
+    query_params(location)
 }
 
 fn param(location: &str, name: &str) -> Option<String> {
@@ -185,20 +130,6 @@ async fn redeem(app: &TestApp, code: &str, browser: &Browser) -> TestResponse {
     post(app, "/auth/login/federation", &body).await
 }
 
-async fn link_of(app: &TestApp, subject: &str) -> Option<String> {
-    let key = Key::new(format!("FEDID#mock#{subject}"), "LINK");
-    app.store
-        .get(&key)
-        .await
-        .expect("get")
-        .and_then(|i| i.s("userId").map(str::to_owned))
-}
-
-async fn with_mock(app: TestApp, fakes: &Fakes) -> TestApp {
-    let base = mock_base(fakes);
-    app.configure(move |c| c.mock_provider = Some(base))
-}
-
 async fn operator(app: &TestApp) -> String {
     app.staffer("desk", Some(Role::Operator)).await.1
 }
@@ -221,7 +152,7 @@ async fn a_new_subject_proves_a_phone_signs_up_and_then_signs_in_through_the_lin
     next_person(&fakes, "sub-new").await;
     let browser = Browser::new("b1");
     let token = pending(&app, &browser).await;
-    assert_eq!(link_of(&app, "sub-new").await, None);
+    assert_eq!(link_of(&app, "mock", "sub-new").await, None);
 
     // The code is sent whether or not the phone has an account, and answered alike.
     let code = app.fresh_code(NEW, "link").await;
@@ -244,7 +175,7 @@ async fn a_new_subject_proves_a_phone_signs_up_and_then_signs_in_through_the_lin
     assert_eq!(info["userName"], "zhang");
     assert_eq!(app.owner_of(NEW).await.as_deref(), Some(user_id.as_str()));
     assert_eq!(
-        link_of(&app, "sub-new").await.as_deref(),
+        link_of(&app, "mock", "sub-new").await.as_deref(),
         Some(user_id.as_str())
     );
     let user = app.user_item(&user_id).await.expect("user");
@@ -312,7 +243,7 @@ async fn a_phone_s_owner_links_after_the_proof_and_a_suspended_one_is_refused(ap
     let signed_in = prove(&app, &token, &browser, ANN, &code).await.ok(200);
     assert_eq!(signed_in["userId"], ann.as_str());
     assert_eq!(
-        link_of(&app, "sub-ann").await.as_deref(),
+        link_of(&app, "mock", "sub-ann").await.as_deref(),
         Some(ann.as_str())
     );
     let code = login_code(&app, &browser).await;
@@ -339,7 +270,7 @@ async fn a_phone_s_owner_links_after_the_proof_and_a_suspended_one_is_refused(ap
     prove(&app, &token, &browser, BOB, &code)
         .await
         .error(400, "VERIFYCODE_NOT_FOUND");
-    assert_eq!(link_of(&app, "sub-bob").await, None);
+    assert_eq!(link_of(&app, "mock", "sub-bob").await, None);
 }
 
 #[tokio::test]
@@ -422,7 +353,7 @@ async fn of_two_accounts_racing_for_one_subject_exactly_one_links(app: TestApp) 
     };
     loser.error(409, "FEDERATION_LINK_EXISTS");
     assert_eq!(
-        link_of(&app, "sub-race").await.as_deref(),
+        link_of(&app, "mock", "sub-race").await.as_deref(),
         Some(winner.as_str())
     );
     let mut links = 0;
@@ -458,14 +389,14 @@ async fn deactivation_ends_the_account_s_links(app: TestApp) {
     let code = app.fresh_code(ANN, "link").await;
     prove(&app, &token, &browser, ANN, &code).await.ok(200);
     assert_eq!(
-        link_of(&app, "sub-gone").await.as_deref(),
+        link_of(&app, "mock", "sub-gone").await.as_deref(),
         Some(ann.as_str())
     );
     let session = app.sign_in(ANN, PASSWORD).await;
     app.deactivate(&session, &json!({ "password": PASSWORD }))
         .await
         .ok(200);
-    assert_eq!(link_of(&app, "sub-gone").await, None);
+    assert_eq!(link_of(&app, "mock", "sub-gone").await, None);
     let account_link = Key::new(format!("USER#{ann}"), "FED#mock");
     assert!(app.store.get(&account_link).await.expect("get").is_none());
     // The subject is new again: it waits for a phone proof.

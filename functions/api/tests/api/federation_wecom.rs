@@ -5,6 +5,7 @@
 //! callback can go wrong.
 
 use crate::faults::app_with;
+use crate::helpers::federation::fakes;
 use crate::helpers::TestApp;
 use ciam_api::wecom::token::{corp_token, CacheKey, LABEL};
 use ciam_api::wecom::{Wecom, WecomFlow, WecomPerson, WecomSettings};
@@ -33,11 +34,6 @@ fn settings(fakes: &Fakes) -> WecomSettings {
         api_base: base,
         ..WecomSettings::new(CORP_ID, AGENT_ID)
     }
-}
-
-async fn fakes() -> Fakes {
-    let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
-    ciam_fakes::spawn().await.unwrap()
 }
 
 async fn setup() -> (Fakes, Wecom, TestApp) {

@@ -8,6 +8,7 @@
 mod account;
 mod apps;
 pub mod contract;
+pub mod federation;
 mod outbox;
 mod passkeys;
 mod two_factor;
