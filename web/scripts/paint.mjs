@@ -10,7 +10,7 @@
 // language is loaded `runs` times (5 by default) and the MEDIAN is held to the budget; every
 // figure is printed.
 //
-// Used by `node scripts/budget.mjs --paint` (and so by tests/budget.test.mjs).
+// Used by `node scripts/budget.mjs --paint` (and so by perf/paint.test.mjs, which scripts/test.sh runs alone on the machine).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
