@@ -1,7 +1,7 @@
 //! The HTTP side of federated sign-in: one adapter per protocol behind
 //! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
-//! sign-in; `wechat`, `dingtalk`: WeChat's and DingTalk's; `wecom`, `feishu`: the other
-//! Chinese platforms' sign-ins, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
+//! sign-in; `wechat`, `dingtalk`, `feishu`: WeChat's, DingTalk's and Feishu's/Lark's; `wecom`:
+//! WeCom's sign-in, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
 //! share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
 pub mod dingtalk;
@@ -22,6 +22,7 @@ pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
         ProviderId::Staff => &oidc::Oidc,
         ProviderId::Wechat => &wechat::WechatSignIn,
         ProviderId::Dingtalk => &dingtalk::DingtalkSignIn,
+        ProviderId::Feishu => &feishu::FeishuSignIn,
         #[cfg(feature = "fakes")]
         ProviderId::Mock => &mock::Mock,
     }
