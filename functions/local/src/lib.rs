@@ -518,4 +518,41 @@ mod tests {
         let e = passkey_settings(&mut config, &opts).unwrap_err();
         assert!(e.contains("--public-url"), "{e}");
     }
+
+    /// `ciam serve` reads Feishu (Lark's region) from `CIAM_FEISHU_*` as the Lambda init does:
+    /// the settings, the bases for ciam-fakes and the secret; without the secret, or with a base
+    /// that is plain http off loopback, it refuses to start, naming the variable.
+    #[test]
+    fn feishu_comes_from_its_environment_variables() {
+        use ciam_core::federation::ProviderId;
+        let env = |extra: &[(&'static str, &'static str)]| {
+            let mut vars: std::collections::HashMap<&str, &str> = [
+                ("CIAM_FEISHU_APP_ID", "cli_fakefeishu00001"),
+                ("CIAM_FEISHU_REGION", "lark"),
+                ("CIAM_FEISHU_ACCOUNTS_BASE", "http://127.0.0.1:7800/lark"),
+                ("CIAM_FEISHU_OPEN_BASE", "http://127.0.0.1:7800/lark"),
+                ("CIAM_FEISHU_APP_SECRET", "fake-feishu-app-secret"),
+            ]
+            .into();
+            vars.extend(extra.iter().copied());
+            move |k: &str| {
+                vars.get(k)
+                    .filter(|v| !v.is_empty())
+                    .map(|v| (*v).to_owned())
+            }
+        };
+        let got = federation_from_env(env(&[])).unwrap();
+        let feishu = &got[&ProviderId::Feishu];
+        assert_eq!(feishu.setting("REGION"), Some("lark"));
+        assert_eq!(
+            feishu.setting("OPEN_BASE"),
+            Some("http://127.0.0.1:7800/lark")
+        );
+        assert_eq!(feishu.secret("appSecret"), Some("fake-feishu-app-secret"));
+        let e = federation_from_env(env(&[("CIAM_FEISHU_APP_SECRET", "")])).unwrap_err();
+        assert!(e.contains("CIAM_FEISHU_APP_SECRET"), "{e}");
+        let plain = [("CIAM_FEISHU_OPEN_BASE", "http://open.feishu.cn")];
+        let e = federation_from_env(env(&plain)).unwrap_err();
+        assert!(e.contains("CIAM_FEISHU_OPEN_BASE"), "{e}");
+    }
 }

@@ -33,6 +33,9 @@ enum Command {
     /// `CIAM_DINGTALK_CORP_ID`, and `CIAM_DINGTALK_LOGIN_BASE` / `CIAM_DINGTALK_API_BASE`; WeCom
     /// with `CIAM_WECOM_CORP_ID`, `CIAM_WECOM_AGENT_ID`, `CIAM_WECOM_CORP_SECRET` and
     /// `CIAM_WECOM_LOGIN_BASE` / `CIAM_WECOM_OPEN_BASE` / `CIAM_WECOM_API_BASE`.
+    /// Feishu with `CIAM_FEISHU_APP_ID`, `CIAM_FEISHU_APP_SECRET`, optionally
+    /// `CIAM_FEISHU_REGION` (`feishu` or `lark`), and `CIAM_FEISHU_ACCOUNTS_BASE` /
+    /// `CIAM_FEISHU_OPEN_BASE`.
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080", env = "CIAM_ADDR")]
         addr: SocketAddr,

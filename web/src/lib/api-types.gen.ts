@@ -502,6 +502,9 @@ export type OAuthError = {
 
 /** A provider a browser may start a federated sign-in with. */
 export type OfferedProvider = {
+  /** The name the platform goes by here when it is not the provider's (`lark`: Feishu's
+international edition, `CIAM_FEISHU_REGION=lark`); absent otherwise. */
+  brand?: string | null;
   /** Its name: `/auth/<name>/start`, and the `<name>Code`, `<name>Pending`, `<name>Error` of
 its way back. */
   name: string;
@@ -1768,6 +1771,8 @@ export interface Operations {
   listFederationProviders: { method: "GET"; path: "/auth/federation"; params: undefined; query: undefined; request: undefined; response: ListFederationProvidersResponse };
   federationProvePhone: { method: "POST"; path: "/auth/federation/phone"; params: undefined; query: undefined; request: FederationProvePhoneRequest; response: FederationProvePhoneResponse };
   federationRegister: { method: "POST"; path: "/auth/federation/register"; params: undefined; query: undefined; request: FederationRegisterRequest; response: FederationRegisterResponse };
+  feishuCallback: { method: "GET"; path: "/auth/feishu/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
+  feishuStart: { method: "GET"; path: "/auth/feishu/start"; params: undefined; query: undefined; request: undefined; response: undefined };
   listIdentities: { method: "GET"; path: "/auth/identities"; params: undefined; query: undefined; request: undefined; response: ListIdentitiesResponse };
   confirmIdentityLink: { method: "POST"; path: "/auth/identities/confirm"; params: undefined; query: undefined; request: ConfirmIdentityLinkRequest; response: ConfirmIdentityLinkResponse };
   startIdentityLink: { method: "POST"; path: "/auth/identities/link"; params: undefined; query: undefined; request: StartIdentityLinkRequest; response: StartIdentityLinkResponse };
@@ -1884,6 +1889,8 @@ export interface Routes {
   "GET /auth/federation": Operations["listFederationProviders"];
   "POST /auth/federation/phone": Operations["federationProvePhone"];
   "POST /auth/federation/register": Operations["federationRegister"];
+  "GET /auth/feishu/callback": Operations["feishuCallback"];
+  "GET /auth/feishu/start": Operations["feishuStart"];
   "GET /auth/identities": Operations["listIdentities"];
   "POST /auth/identities/confirm": Operations["confirmIdentityLink"];
   "POST /auth/identities/link": Operations["startIdentityLink"];

@@ -9,14 +9,18 @@
 //! same protocol on other hosts and another user base: a setting ([`FeishuRegion`]), fixed per
 //! deployment.
 //!
-//! Not yet a `Provider`: Feishu has no `ProviderId`/`Facts` until its rows exist, so the
-//! settings are a plain [`FeishuSettings`] and [`Feishu`]'s methods take what the trait's get
-//! from `Started` and `Pending` (the redirect URI, the state, the PKCE challenge and verifier:
-//! core's flow makes them, as for OpenID Connect).
+//! [`FeishuSignIn`] is the `Provider` of `ProviderId::Feishu`: it builds a [`Feishu`] from the
+//! process's `CIAM_FEISHU_*` configuration on each call; [`Feishu`]'s methods take what the
+//! trait gets from `Started` and `Pending` (the redirect URI, the state, the PKCE challenge and
+//! verifier: core's flow makes them and the state keeps the verifier, `Facts::pkce`; no nonce).
 
 use super::{call_timeout, client};
-use ciam_core::federation::{Callback, ExternalIdentity, FedError, Vouches};
+use ciam_core::federation::{
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
+    Started, Surface, Vouches, FEISHU,
+};
 use ciam_core::staff::secure_url;
+use ciam_core::Ciam;
 use serde::Deserialize;
 use std::time::Duration;
 
@@ -31,6 +35,16 @@ pub enum FeishuRegion {
 }
 
 impl FeishuRegion {
+    /// The `REGION` setting: `feishu` (or unset) or `lark`, in any case; None for anything else.
+    pub fn parse(setting: Option<&str>) -> Option<FeishuRegion> {
+        match setting.map(str::trim) {
+            None | Some("") => Some(FeishuRegion::Feishu),
+            Some(r) if r.eq_ignore_ascii_case("feishu") => Some(FeishuRegion::Feishu),
+            Some(r) if r.eq_ignore_ascii_case("lark") => Some(FeishuRegion::Lark),
+            Some(_) => None,
+        }
+    }
+
     /// (accounts base, open-platform base) of the region.
     pub fn bases(self) -> (&'static str, &'static str) {
         match self {
@@ -232,14 +246,17 @@ impl Feishu {
         let secret = s.app_secret.as_deref().ok_or_else(|| {
             FedError::Misconfigured("feishu: the app secret is not in this function".into())
         })?;
-        let body = serde_json::json!({
+        let mut body = serde_json::json!({
             "grant_type": "authorization_code",
             "client_id": s.app_id,
             "client_secret": secret,
             "code": code,
             "redirect_uri": redirect_uri,
-            "code_verifier": code_verifier,
         });
+        // A state without a verifier sends none: Feishu refuses the challenged code.
+        if !code_verifier.is_empty() {
+            body["code_verifier"] = serde_json::Value::from(code_verifier);
+        }
         let res = client()
             .post(self.token_url()?)
             .timeout(call_timeout(s.call_timeout, "feishu")?)
@@ -308,6 +325,95 @@ impl Feishu {
     }
 }
 
+/// Feishu (or Lark) as a federation provider (`adapter(ProviderId::Feishu)`).
+pub struct FeishuSignIn;
+
+impl FeishuSignIn {
+    /// The settings of this process (`CIAM_FEISHU_*`): None when Feishu is off; an unknown
+    /// `REGION` is Ciam's set-up error (SERVICE_UNAVAILABLE, logged), never a guess.
+    pub fn settings(ciam: &Ciam) -> Option<Result<FeishuSettings, FedError>> {
+        let c = ciam.config.federation.get(&ProviderId::Feishu)?;
+        let app_id = c.setting("APP_ID")?;
+        let Some(region) = FeishuRegion::parse(c.setting("REGION")) else {
+            return Some(Err(FedError::Misconfigured(format!(
+                "feishu: CIAM_FEISHU_REGION is {:?}, not feishu or lark",
+                c.setting("REGION").unwrap_or("")
+            ))));
+        };
+        let mut s = FeishuSettings::new(app_id, region);
+        s.app_secret = c.secret("appSecret").map(str::to_owned);
+        if let Some(base) = c.setting("ACCOUNTS_BASE") {
+            s.accounts_base = base.to_owned();
+        }
+        if let Some(base) = c.setting("OPEN_BASE") {
+            s.open_base = base.to_owned();
+        }
+        Some(Ok(s))
+    }
+
+    /// Lark when this deployment's `REGION` says so (the sign-in page names the button after
+    /// it), else None.
+    pub fn region(ciam: &Ciam) -> Option<FeishuRegion> {
+        let c = ciam.config.federation.get(&ProviderId::Feishu)?;
+        FeishuRegion::parse(c.setting("REGION"))
+    }
+
+    fn feishu(ciam: &Ciam) -> Result<Feishu, FedError> {
+        Self::settings(ciam)
+            .ok_or_else(|| FedError::Misconfigured("feishu: not configured".into()))?
+            .map(Feishu::new)
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for FeishuSignIn {
+    fn facts(&self) -> &'static Facts {
+        &FEISHU
+    }
+
+    fn configured(&self, ciam: &Ciam) -> bool {
+        Self::settings(ciam).is_some()
+    }
+
+    fn brand(&self, ciam: &Ciam) -> Option<&'static str> {
+        (Self::region(ciam) == Some(FeishuRegion::Lark)).then_some("lark")
+    }
+
+    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
+        Self::feishu(ciam).map(|_| ())
+    }
+
+    async fn authorization_url(
+        &self,
+        ciam: &Ciam,
+        started: &Started,
+        _surface: Surface,
+    ) -> Result<String, FedError> {
+        let challenge = started
+            .code_challenge
+            .as_deref()
+            .ok_or_else(|| FedError::Misconfigured("feishu: the state has no verifier".into()))?;
+        Self::feishu(ciam)?.authorization_url(
+            &redirect_uri(ciam, self.facts()),
+            &started.state,
+            challenge,
+        )
+    }
+
+    async fn identify(
+        &self,
+        ciam: &Ciam,
+        cb: &Callback,
+        pending: &Pending,
+    ) -> Result<ExternalIdentity, FedError> {
+        let verifier = pending.verifier.as_deref().unwrap_or("");
+        let person = Self::feishu(ciam)?
+            .identify(cb, &redirect_uri(ciam, self.facts()), verifier)
+            .await?;
+        Ok(person.identity)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,5 +469,22 @@ mod tests {
             )
         );
         assert_eq!(l.token, FeishuToken::V2);
+    }
+
+    #[test]
+    fn the_region_setting_is_feishu_lark_or_refused() {
+        assert_eq!(FeishuRegion::parse(None), Some(FeishuRegion::Feishu));
+        assert_eq!(FeishuRegion::parse(Some(" ")), Some(FeishuRegion::Feishu));
+        assert_eq!(
+            FeishuRegion::parse(Some("feishu")),
+            Some(FeishuRegion::Feishu)
+        );
+        assert_eq!(FeishuRegion::parse(Some("Lark")), Some(FeishuRegion::Lark));
+        assert_eq!(FeishuRegion::parse(Some("larksuite")), None);
+        let lark = Feishu::new(FeishuSettings::new("cli_1", FeishuRegion::Lark));
+        assert_eq!(
+            lark.token_url().unwrap().as_str(),
+            "https://open.larksuite.com/open-apis/authen/v2/oauth/token"
+        );
     }
 }

@@ -196,10 +196,9 @@ impl Provider for Oidc {
     ) -> Result<String, FedError> {
         let idp = idp(ciam)?;
         let meta = self.discover(idp).await?;
-        let oidc = started
-            .oidc
-            .as_ref()
-            .ok_or_else(|| FedError::Misconfigured("the state has no nonce".into()))?;
+        let (Some(nonce), Some(challenge)) = (&started.nonce, &started.code_challenge) else {
+            return Err(FedError::Misconfigured("the state has no nonce".into()));
+        };
         let mut url = url::Url::parse(&meta.authorization_endpoint).map_err(unavailable)?;
         url.query_pairs_mut()
             .append_pair("response_type", "code")
@@ -207,8 +206,8 @@ impl Provider for Oidc {
             .append_pair("redirect_uri", &redirect_uri(ciam, self.facts()))
             .append_pair("scope", "openid email profile")
             .append_pair("state", &started.state)
-            .append_pair("nonce", &oidc.nonce)
-            .append_pair("code_challenge", &oidc.code_challenge)
+            .append_pair("nonce", nonce)
+            .append_pair("code_challenge", challenge)
             .append_pair("code_challenge_method", "S256");
         Ok(url.into())
     }
@@ -237,10 +236,8 @@ impl Provider for Oidc {
             .as_deref()
             .filter(|c| !c.is_empty())
             .ok_or_else(|| FedError::CodeRefused("no code".into()))?;
-        let (nonce, verifier) = pending
-            .oidc
-            .as_ref()
-            .map_or(("", ""), |o| (o.nonce.as_str(), o.verifier.as_str()));
+        let nonce = pending.nonce.as_deref().unwrap_or("");
+        let verifier = pending.verifier.as_deref().unwrap_or("");
         let meta = self.discover(idp).await?;
         let tokens = self
             .exchange(

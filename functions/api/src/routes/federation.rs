@@ -339,6 +339,10 @@ pub struct OfferedProvider {
     /// Its name: `/auth/<name>/start`, and the `<name>Code`, `<name>Pending`, `<name>Error` of
     /// its way back.
     name: &'static str,
+    /// The name the platform goes by here when it is not the provider's (`lark`: Feishu's
+    /// international edition, `CIAM_FEISHU_REGION=lark`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    brand: Option<&'static str>,
 }
 
 /// The providers offered.
@@ -351,7 +355,8 @@ pub struct OfferedProviders {
 /// Federated sign-in: the providers offered
 ///
 /// The providers that sign in through links (not staff, whose button the sign-in page draws
-/// from its own settings) configured in this deployment, for the sign-in page's buttons. Empty
+/// from its own settings) configured in this deployment, for the sign-in page's buttons, each
+/// with its `brand` when the platform goes by another name here (Feishu as `lark`). Empty
 /// until a provider of the list is configured.
 ///
 /// Reasons: none.
@@ -359,7 +364,10 @@ pub struct OfferedProviders {
 /// `GET /auth/federation`. Round trips: 0.
 pub async fn providers(State(s): State<AppState>) -> Reply<OfferedProviders> {
     let providers = crate::federation::offered(&s.ciam)
-        .map(|p| OfferedProvider { name: p.name() })
+        .map(|p| OfferedProvider {
+            name: p.name(),
+            brand: adapter(p).brand(&s.ciam),
+        })
         .collect();
     Reply(OfferedProviders { providers })
 }

@@ -28,6 +28,7 @@ mod consents;
 mod dingtalk;
 pub mod embedded;
 mod federation;
+mod feishu;
 mod identities;
 mod me;
 mod meta;
@@ -201,6 +202,9 @@ pub const ROUTES: &[RouteDef] = &[
     // DingTalk sign-in (dingtalk.rs for the published prose; federation.rs serves them).
     route!("auth_dingtalk_start",     GET,    "/auth/dingtalk/start",    federation::start,        Public,        "dingtalkStart",    WRITES.fed(Fed::Start(P::Dingtalk)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_dingtalk_callback",  GET,    "/auth/dingtalk/callback", federation::callback,     Public,        "dingtalkCallback", WRITES.fed(Fed::Callback(P::Dingtalk)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    // Feishu / Lark sign-in (feishu.rs for the published prose; federation.rs serves them).
+    route!("auth_feishu_start",       GET,    "/auth/feishu/start",      federation::start,        Public,        "feishuStart",      WRITES.fed(Fed::Start(P::Feishu)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    route!("auth_feishu_callback",    GET,    "/auth/feishu/callback",   federation::callback,     Public,        "feishuCallback",   WRITES.fed(Fed::Callback(P::Feishu)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_login_federation",   POST,   "/auth/login/federation",  federation::login,        Public,        "loginFederation",  WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Federation, K::Session])).sign_in_per_provider(),
     route!("auth_federation_phone",   POST,   "/auth/federation/phone",  federation::prove_phone,  Public,        "federationProvePhone", WRITES.throttle(40, 20).waf(Waf::Codes).keys(&[K::Federation, K::Code, K::Session])).sign_in_per_provider(),
     route!("auth_federation_register", POST,  "/auth/federation/register", federation::register,   Public,        "federationRegister", WRITES.throttle(20, 10).waf(Waf::Codes).keys(&[K::Federation, K::Session])),

@@ -47,15 +47,7 @@ fn wechat_config(fakes: &Fakes, oa: bool) -> ProviderConfig {
 async fn wechat(app: TestApp, oa: bool) -> Wired {
     let fakes = fakes().await;
     let config = wechat_config(&fakes, oa);
-    let app = app.configure(move |c| {
-        c.federation.insert(ProviderId::Wechat, config);
-    });
-    Wired {
-        provider: ProviderId::Wechat,
-        platform: Platform::Wechat,
-        fakes,
-        app,
-    }
+    Wired::at_fake(app, fakes, ProviderId::Wechat, Platform::Wechat, config)
 }
 
 // ---- the journeys, each on both engines ----
@@ -173,7 +165,7 @@ async fn refusals_write_nothing_and_use_up_the_state(app: TestApp) {
         Some("FEDERATION_OPEN_IN_BROWSER"),
         "{location}"
     );
-    assert_eq!(w.written("FEDSTATE#"), 0);
+    assert_eq!(w.written("FEDSTATE#").len(), 0);
 
     // A snapshot-mode person: refused, no link, no pending identity.
     w.person(Person {
@@ -187,8 +179,8 @@ async fn refusals_write_nothing_and_use_up_the_state(app: TestApp) {
         w.error_of(&location).as_deref(),
         Some("FEDERATION_SNAPSHOT_USER")
     );
-    assert_eq!(w.written("FEDPEND#"), 0);
-    assert_eq!(w.written("FEDID#"), 0);
+    assert_eq!(w.written("FEDPEND#").len(), 0);
+    assert_eq!(w.written("FEDID#").len(), 0);
 
     // A used code (the callback with a new state but the code WeChat already redeemed), an
     // expired one (WeChat's clock past 10 minutes) and a forged one: AUTHORIZATION_FAILED, and
@@ -377,15 +369,7 @@ fn dingtalk_config(fakes: &Fakes) -> ProviderConfig {
 async fn dingtalk(app: TestApp) -> Wired {
     let fakes = fakes().await;
     let config = dingtalk_config(&fakes);
-    let app = app.configure(move |c| {
-        c.federation.insert(ProviderId::Dingtalk, config);
-    });
-    Wired {
-        provider: ProviderId::Dingtalk,
-        platform: Platform::Dingtalk,
-        fakes,
-        app,
-    }
+    Wired::at_fake(app, fakes, ProviderId::Dingtalk, Platform::Dingtalk, config)
 }
 
 /// What every wired provider does alike: a new person proves a phone and signs up, signs in
@@ -489,7 +473,7 @@ async fn a_dingtalk_account_of_another_organization_is_not_permitted() {
         w.error_of(&location).as_deref(),
         Some("FEDERATION_NOT_PERMITTED")
     );
-    assert_eq!(w.written("FEDPEND#"), 0);
+    assert_eq!(w.written("FEDPEND#").len(), 0);
 }
 
 /// Through the in-process app (the contract's recorder sees every exchange): a provider that is

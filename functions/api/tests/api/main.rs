@@ -33,6 +33,7 @@ mod fault_matrix;
 mod faults;
 mod federation_dingtalk;
 mod federation_feishu;
+mod federation_feishu_journeys;
 mod federation_identities;
 mod federation_journeys;
 mod federation_links;

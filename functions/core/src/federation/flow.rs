@@ -3,12 +3,12 @@
 //! account, the one-time login code).
 //!
 //! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, provider, lang,
-//! surface, query, bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
+//! surface, query, bindHash, linkFor?, sid?}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
 //! once even under concurrency; a state of another provider is not found under this one's prefix
 //! (staff's) or names another `provider` (the providers that share `FEDSTATE#`).
 
 use super::links::{self, Finished};
-pub use super::returning::{LinkFor, OidcPending, Pending};
+pub use super::returning::{LinkFor, Pending};
 use super::{ExternalIdentity, Facts, LinkRule, Provider, ProviderId, Surface};
 use crate::error::Result;
 use crate::staff::{
@@ -78,20 +78,15 @@ pub struct Started {
     /// Where the sign-in was started (recorded in the state: the callback's `Pending` has it,
     /// so a provider with two authorizations knows which one the code came from).
     pub surface: Surface,
-    /// For an OpenID Connect provider.
-    pub oidc: Option<OidcStarted>,
+    /// The OpenID Connect nonce, for a provider whose state keeps one (`Facts::nonce`).
+    pub nonce: Option<String>,
+    /// The PKCE S256 challenge of the verifier the state keeps (`Facts::pkce`).
+    pub code_challenge: Option<String>,
 }
 
-/// The OpenID Connect part of a started sign-in.
-#[derive(Debug)]
-pub struct OidcStarted {
-    pub nonce: String,
-    pub code_challenge: String,
-}
-
-/// Stores the state of a new sign-in (10 minutes), bound to the browser's `bind_hash`; an
-/// OpenID Connect provider's also holds a nonce and a PKCE verifier, a link's `linkFor` and
-/// `sid`. Round trips: 1.
+/// Stores the state of a new sign-in (10 minutes), bound to the browser's `bind_hash`; it also
+/// holds a PKCE verifier and an OpenID Connect nonce when the provider's facts say so (staff
+/// both, Feishu the verifier only), a link's `linkFor` and `sid`. Round trips: 1.
 async fn start(
     ciam: &Ciam,
     provider: ProviderId,
@@ -105,17 +100,13 @@ async fn start(
     let facts = provider.facts();
     let state = token(ciam);
     let mut item = Item::new(state_key(ciam, facts, &state));
-    let mut oidc = None;
-    if facts.oidc {
-        let nonce = token(ciam);
-        let verifier = token(ciam);
-        item = item
-            .with("nonce", nonce.as_str())
-            .with("verifier", verifier.as_str());
-        oidc = Some(OidcStarted {
-            nonce,
-            code_challenge: pkce_challenge(&verifier),
-        });
+    let nonce = facts.nonce.then(|| token(ciam));
+    let verifier = facts.pkce.then(|| token(ciam));
+    if let Some(nonce) = &nonce {
+        item = item.with("nonce", nonce.as_str());
+    }
+    if let Some(verifier) = &verifier {
+        item = item.with("verifier", verifier.as_str());
     }
     let item = item
         .with("provider", facts.name)
@@ -131,13 +122,15 @@ async fn start(
         state,
         lang,
         surface,
-        oidc,
+        nonce,
+        code_challenge: verifier.as_deref().map(pkce_challenge),
     })
 }
 
 /// Consumes the state of a sign-in with `provider`: a second callback with it (a replay), an
-/// unknown, expired or another provider's one is AUTHORIZATION_FAILED. Round trips: 2 (read,
-/// conditional delete).
+/// unknown, expired or another provider's one is AUTHORIZATION_FAILED. The providers but staff
+/// share the `FEDSTATE#` items, so the item names the provider that started it: another's is
+/// refused and left for its own callback. Round trips: 2 (read, conditional delete).
 pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Result<Pending> {
     if state.is_empty() || state.len() > 200 {
         return Err(Reason::AUTHORIZATION_FAILED.into());
@@ -154,10 +147,8 @@ pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Resul
         query: s("query"),
         bind_hash: s("bindHash"),
         surface: Surface::from_tag(&s("surface")),
-        oidc: facts.oidc.then(|| OidcPending {
-            nonce: s("nonce"),
-            verifier: s("verifier"),
-        }),
+        nonce: item.s("nonce").filter(|_| facts.nonce).map(str::to_owned),
+        verifier: item.s("verifier").filter(|_| facts.pkce).map(str::to_owned),
         link_for: item.s("linkFor").map(|user_id| LinkFor {
             user_id: user_id.to_owned(),
             sid: s("sid"),

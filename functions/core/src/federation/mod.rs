@@ -16,15 +16,15 @@ mod returning;
 pub mod sign_up;
 
 pub use flow::{
-    authorization_request, finish, redirect_uri, take_state, Callback, LinkFor, OidcPending,
-    OidcStarted, Pending, Started, STATE_TTL,
+    authorization_request, finish, redirect_uri, take_state, Callback, LinkFor, Pending, Started,
+    STATE_TTL,
 };
 pub use links::Finished;
 #[cfg(any(test, feature = "fakes"))]
 pub use providers::MOCK;
 pub use providers::{
     Facts, Items, LinkRule, ProviderConfig, ProviderId, Setting, DINGTALK, FEDERATION_ITEMS,
-    PROVIDERS, STAFF, WECHAT, WECOM,
+    FEISHU, PROVIDERS, STAFF, WECHAT, WECOM,
 };
 
 use crate::{Ciam, Error, Reason};
@@ -164,6 +164,12 @@ pub trait Provider: Send + Sync {
 
     /// Whether its settings and secret are present in this process.
     fn configured(&self, ciam: &Ciam) -> bool;
+
+    /// The name the platform goes by in this deployment when it is not the provider's own
+    /// (Feishu's international edition: `lark`), so the sign-in page names the button after it.
+    fn brand(&self, _ciam: &Ciam) -> Option<&'static str> {
+        None
+    }
 
     /// What must be reachable before a state is stored (OpenID Connect: the discovery
     /// document), and whether `surface` can be served (WeChat inside WeChat without an

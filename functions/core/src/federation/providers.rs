@@ -1,7 +1,8 @@
-//! The provider list: the one place a federated sign-in provider is named (docs/federation-design.md
-//! §1.1). The router, `ciam-gen` (env lines, the secret's policy statement, role names, routes.json),
-//! the Lambda init and `ciam serve` read these facts instead of naming a provider, so a provider
-//! is one [`ProviderId`] variant, one [`Facts`] and its rows.
+//! Over 500 lines because the provider list is the one place a federated sign-in provider is
+//! named (docs/federation-design.md §1.1, §1.7): each provider's facts belong in it, side by
+//! side. The router, `ciam-gen` (env lines, the secret's policy statement, role names,
+//! routes.json), the Lambda init and `ciam serve` read these facts instead of naming a provider,
+//! so a provider is one [`ProviderId`] variant, one [`Facts`] and its rows.
 
 /// A federated sign-in provider. Every one has a [`Facts`] in [`PROVIDERS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -18,6 +19,9 @@ pub enum ProviderId {
     /// DingTalk (钉钉): its current OAuth (`authCode`, the v1.0 user token, `users/me`),
     /// optionally for one organization only (docs/federation-design.md §3.3).
     Dingtalk,
+    /// Feishu (飞书), or Lark on its international hosts: the current authorization with PKCE
+    /// and the v2 token endpoint (docs/federation-design.md §3.4).
+    Feishu,
     /// A test-only provider whose platform is ciam-fakes' `mock` (an authorize page that
     /// redirects back with a code, a token endpoint that names the subject): the generic parts
     /// (pending identities, the phone proof, links, the login code) are tested without a real
@@ -28,11 +32,12 @@ pub enum ProviderId {
 
 impl ProviderId {
     /// Every provider, in [`PROVIDERS`]' order.
-    pub const ALL: [ProviderId; 4] = [
+    pub const ALL: [ProviderId; 5] = [
         ProviderId::Staff,
         ProviderId::Wechat,
         ProviderId::Wecom,
         ProviderId::Dingtalk,
+        ProviderId::Feishu,
     ];
 
     /// Its facts.
@@ -42,6 +47,7 @@ impl ProviderId {
             ProviderId::Wechat => &WECHAT,
             ProviderId::Wecom => &WECOM,
             ProviderId::Dingtalk => &DINGTALK,
+            ProviderId::Feishu => &FEISHU,
             #[cfg(any(test, feature = "fakes"))]
             ProviderId::Mock => &MOCK,
         }
@@ -136,8 +142,11 @@ pub struct Facts {
     /// Its public settings (environment and template parameter).
     pub settings: &'static [Setting],
     pub items: Items,
-    /// The state also carries an OpenID Connect nonce and a PKCE verifier.
-    pub oidc: bool,
+    /// The state carries a PKCE verifier (RFC 7636): the authorization request sends its S256
+    /// challenge, the token request the verifier (staff, Feishu).
+    pub pkce: bool,
+    /// The state carries an OpenID Connect nonce, checked in the id_token (staff).
+    pub nonce: bool,
     pub link: LinkRule,
     /// What the operator reads in the template: the sign-in's name in the parameters' and the
     /// secret's descriptions (`Staff sign-in`).
@@ -268,7 +277,8 @@ pub const STAFF: Facts = Facts {
         code: "STAFFCODE#",
         code_label: "staff-code",
     },
-    oidc: true,
+    pkce: true,
+    nonce: true,
     link: LinkRule::CompanyMail,
     title: "Staff sign-in",
     secret_field: "clientSecret",
@@ -302,7 +312,8 @@ pub const WECHAT: Facts = Facts {
         },
     ],
     items: FEDERATION_ITEMS,
-    oidc: false,
+    pkce: false,
+    nonce: false,
     link: LinkRule::ProvePhone,
     title: "WeChat sign-in",
     secret_field: "appSecret",
@@ -332,7 +343,8 @@ pub const WECOM: Facts = Facts {
         },
     ],
     items: FEDERATION_ITEMS,
-    oidc: false,
+    pkce: false,
+    nonce: false,
     link: LinkRule::ProvePhone,
     title: "WeCom sign-in",
     secret_field: "corpSecret",
@@ -362,13 +374,49 @@ pub const DINGTALK: Facts = Facts {
         },
     ],
     items: FEDERATION_ITEMS,
-    oidc: false,
+    pkce: false,
+    nonce: false,
     link: LinkRule::ProvePhone,
     title: "DingTalk sign-in",
     secret_field: "clientSecret",
     optional_secret_fields: &[],
     bases: &["LOGIN_BASE", "API_BASE"],
     letter: 'd',
+};
+
+/// Feishu (§3.4): one app (App ID and secret) on Feishu's hosts or, with `REGION=lark`, on
+/// Lark's (another user base: fixed per deployment, changing it orphans the links). Its
+/// authorization takes a PKCE challenge, so the state keeps a verifier (and no nonce: no
+/// id_token).
+pub const FEISHU: Facts = Facts {
+    id: ProviderId::Feishu,
+    name: "feishu",
+    env: "CIAM_FEISHU",
+    stem: "Feishu",
+    settings: &[
+        Setting {
+            name: "APP_ID",
+            callback_only: false,
+            description: "App ID (cli_...) of the Feishu or Lark app (a custom app with web \
+                sign-in; its redirect URL registered). Empty: Feishu sign-in is off.",
+        },
+        Setting {
+            name: "REGION",
+            callback_only: false,
+            description: "feishu (empty: accounts.feishu.cn, open.feishu.cn) or lark (Lark's \
+                international hosts accounts.larksuite.com, open.larksuite.com). Fixed per \
+                deployment: the two are separate user bases.",
+        },
+    ],
+    items: FEDERATION_ITEMS,
+    pkce: true,
+    nonce: false,
+    link: LinkRule::ProvePhone,
+    title: "Feishu sign-in",
+    secret_field: "appSecret",
+    optional_secret_fields: &[],
+    bases: &["ACCOUNTS_BASE", "OPEN_BASE"],
+    letter: 'f',
 };
 
 /// The items every provider but staff shares (`KeyPurpose::Federation`).
@@ -389,7 +437,8 @@ pub const MOCK: Facts = Facts {
     stem: "Mock",
     settings: &[],
     items: FEDERATION_ITEMS,
-    oidc: false,
+    pkce: false,
+    nonce: false,
     link: LinkRule::ProvePhone,
     title: "Mock sign-in",
     secret_field: "clientSecret",
@@ -399,7 +448,7 @@ pub const MOCK: Facts = Facts {
 };
 
 /// Every provider, in [`ProviderId::ALL`]'s order.
-pub const PROVIDERS: &[Facts] = &[STAFF, WECHAT, WECOM, DINGTALK];
+pub const PROVIDERS: &[Facts] = &[STAFF, WECHAT, WECOM, DINGTALK, FEISHU];
 
 /// One provider's configuration in this process: its settings and bases by name (`APP_ID`,
 /// `API_BASE`) and its secret's fields (`appSecret`; only in the functions that read the secret).
@@ -513,6 +562,10 @@ mod tests {
         assert_eq!(
             ProviderId::linked_by_name("dingtalk"),
             Some(ProviderId::Dingtalk)
+        );
+        assert_eq!(
+            ProviderId::linked_by_name("feishu"),
+            Some(ProviderId::Feishu)
         );
         assert_eq!(ProviderId::linked_by_name(""), None);
         assert!(!PROVIDERS.iter().any(|f| f.id == ProviderId::Mock));

@@ -14,8 +14,10 @@ pub struct Pending {
     pub bind_hash: String,
     /// Where the sign-in was started (`Started::surface`).
     pub surface: Surface,
-    /// For an OpenID Connect provider.
-    pub oidc: Option<OidcPending>,
+    /// The OpenID Connect nonce the state kept (`Facts::nonce`).
+    pub nonce: Option<String>,
+    /// The PKCE verifier the state kept (`Facts::pkce`): the token request sends it.
+    pub verifier: Option<String>,
     /// A link started in the security centre (`POST /auth/identities/link`), not a sign-in.
     pub link_for: Option<LinkFor>,
 }
@@ -27,11 +29,4 @@ pub struct LinkFor {
     pub user_id: String,
     /// `sessions::sid` of the linking session.
     pub sid: String,
-}
-
-/// The OpenID Connect part of a sign-in coming back.
-#[derive(Debug)]
-pub struct OidcPending {
-    pub nonce: String,
-    pub verifier: String,
 }

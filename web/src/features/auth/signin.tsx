@@ -149,7 +149,7 @@ export default function SignIn() {
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));
   const [fedReturn] = useState(() => FED_RETURN.test(search));
   // The providers offered, asked after the first paint (nothing of them loads before an answer).
-  const [offered, setOffered] = useState<{ name: string }[]>();
+  const [offered, setOffered] = useState<{ name: string; brand?: string | null }[]>();
   useEffect(() => {
     void call('GET /auth/federation', {}, SKIP).then((r) => r.success && setOffered(r.data.providers));
   }, []);

@@ -170,6 +170,9 @@ impl Browser {
 pub struct Wired {
     pub provider: ProviderId,
     pub platform: Platform,
+    /// Where the start must send the browser (the fake's prefix for this configuration:
+    /// `fakes.url(platform)`, or Lark's).
+    pub at: String,
     pub fakes: Fakes,
     pub app: TestApp,
 }
@@ -197,6 +200,39 @@ pub async fn post(app: &TestApp, p: &str, body: &Value) -> TestResponse {
 }
 
 impl Wired {
+    /// `app` with `provider` configured as `config`, its browser sent to `at` on `fakes`.
+    pub fn new(
+        app: TestApp,
+        fakes: Fakes,
+        provider: ProviderId,
+        platform: Platform,
+        at: String,
+        config: ciam_core::federation::ProviderConfig,
+    ) -> Wired {
+        let app = app.configure(move |c| {
+            c.federation.insert(provider, config);
+        });
+        Wired {
+            provider,
+            platform,
+            at,
+            fakes,
+            app,
+        }
+    }
+
+    /// [`Wired::new`] at the fake's own prefix of `platform`.
+    pub fn at_fake(
+        app: TestApp,
+        fakes: Fakes,
+        provider: ProviderId,
+        platform: Platform,
+        config: ciam_core::federation::ProviderConfig,
+    ) -> Wired {
+        let at = fakes.url(platform);
+        Wired::new(app, fakes, provider, platform, at, config)
+    }
+
     pub fn name(&self) -> &'static str {
         self.provider.name()
     }
@@ -237,12 +273,15 @@ impl Wired {
     /// The browser at the platform, which approves: the callback URI (path and query).
     pub async fn to_platform(&self, browser: &Browser) -> String {
         let at_platform = self.start(browser).await;
-        assert!(
-            at_platform.starts_with(&self.fakes.url(self.platform)),
-            "{at_platform}"
-        );
+        self.approve(&at_platform).await
+    }
+
+    /// The browser at the platform's authorization URL `at_platform`, which approves: the
+    /// callback URI (path and query).
+    pub async fn approve(&self, at_platform: &str) -> String {
+        assert!(at_platform.starts_with(&self.at), "{at_platform}");
         let res = no_redirects()
-            .get(&at_platform)
+            .get(at_platform)
             .send()
             .await
             .expect("platform");
@@ -318,14 +357,14 @@ impl Wired {
         link_of(&self.app, self.name(), &self.subject(id)).await
     }
 
-    /// How many writes of a key under `pk_prefix` the table took so far.
-    pub fn written(&self, pk_prefix: &str) -> usize {
+    /// The keys under `pk_prefix` written so far.
+    pub fn written(&self, pk_prefix: &str) -> Vec<Key> {
         self.app
             .store
             .written()
-            .iter()
+            .into_iter()
             .filter(|k| k.pk.starts_with(pk_prefix))
-            .count()
+            .collect()
     }
 
     pub fn calls(&self, path: &str) -> u64 {

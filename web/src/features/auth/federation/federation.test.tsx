@@ -112,6 +112,22 @@ describe('the "Or sign in with" row', () => {
     expect([...row.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['微信', '企业微信', '钉钉', '飞书']);
   });
 
+  it('names Feishu after the brand the server says it goes by here (Lark), in both languages', async () => {
+    answers['GET /auth/federation'] = () => [200, { providers: [{ name: 'wechat' }, { name: 'feishu', brand: 'lark' }] }];
+    await show('/en-US/passport/signin');
+    let row = await screen.findByTestId('federation-row');
+    expect([...row.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['WeChat', 'Lark']);
+    expect(screen.getByTestId('federation-feishu').textContent).toBe('Lark');
+    cleanup();
+    await show('/zh-CN/passport/signin', 'zh-CN');
+    row = await screen.findByTestId('federation-row');
+    expect([...row.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['微信', 'Lark']);
+    cleanup();
+    answers['GET /auth/federation'] = () => [200, { providers: [{ name: 'feishu', brand: 'unknown' }] }];
+    await show('/en-US/passport/signin');
+    expect((await screen.findByTestId('federation-feishu')).textContent, 'an unknown brand: the provider\'s name').toBe('Feishu');
+  });
+
   it('is not there when no provider is offered, or the server does not answer', async () => {
     offer();
     await show('/en-US/passport/signin');
@@ -188,6 +204,20 @@ describe('coming back from a provider with a refusal', () => {
     cleanup();
     await show(`/zh-CN/passport/signin?${provider}Error=${reason}`, 'zh-CN');
     expect((await screen.findByTestId('federation-error')).textContent).toBe(zh);
+  });
+
+  it('names Lark on the way back when this tab left for Feishu under that brand', async () => {
+    answers['GET /auth/federation'] = () => [200, { providers: [{ name: 'feishu', brand: 'lark' }] }];
+    await show('/en-US/passport/signin');
+    vi.stubGlobal('location', { ...window.location, assign: vi.fn() });
+    fireEvent.click(await screen.findByTestId('federation-feishu'));
+    await waitFor(() => expect(sessionStorage.getItem(FED_BIND_KEY)).not.toBeNull());
+    cleanup();
+    await show('/en-US/passport/signin?feishuError=FEDERATION_CANCELLED');
+    expect((await screen.findByTestId('federation-error')).textContent).toBe('You cancelled at Lark. Try again or choose another way.');
+    cleanup();
+    await show('/en-US/passport/signin?wechatError=FEDERATION_CANCELLED');
+    expect((await screen.findByTestId('federation-error')).textContent, 'another provider keeps its name').toBe('You cancelled at WeChat. Try again or choose another way.');
   });
 
   it('a catalogue reason in the catalogue\'s words', async () => {

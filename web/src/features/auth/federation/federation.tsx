@@ -43,8 +43,11 @@ function useFedIntl(): IntlShape | null | 'failed' {
   );
 }
 
+/** A provider GET /auth/federation offers, with the name its platform goes by here (`lark`). */
+type Offered = { name: string; brand?: string | null };
+
 /** Never started by itself: each button leaves for its provider's start only when pressed. */
-function Row({ offered }: { offered: { name: string }[] }) {
+function Row({ offered }: { offered: Offered[] }) {
   const intl = useIntl();
   // Cookies and site data blocked: the bind cannot be kept, the sign-in could not end here.
   const [usable] = useState(storage.available);
@@ -52,7 +55,7 @@ function Row({ offered }: { offered: { name: string }[] }) {
   const { search } = useLocation();
   // Inside WeChat its own button comes first (the server picks the in-WeChat authorization).
   const list = inWechat() ? [...offered].sort((a, b) => Number(b.name === 'wechat') - Number(a.name === 'wechat')) : offered;
-  const go = (name: string) => void newFedBind().then((hash) => window.location.assign(startUrl(name, lang, search, hash)));
+  const go = (name: string, brand?: string | null) => void newFedBind(name, brand).then((hash) => window.location.assign(startUrl(name, lang, search, hash)));
   if (!usable) return null;
   return (
     <section className="fed-row" aria-labelledby="fed-row-title" data-testid="federation-row">
@@ -60,10 +63,10 @@ function Row({ offered }: { offered: { name: string }[] }) {
         <FormattedMessage {...fm.row} />
       </h2>
       <div className="fed-buttons">
-        {list.map(({ name }) => (
-          <button key={name} type="button" data-testid={`federation-${name}`} onClick={() => go(name)}>
+        {list.map(({ name, brand }) => (
+          <button key={name} type="button" data-testid={`federation-${name}`} onClick={() => go(name, brand)}>
             <ProviderIcon name={name} />
-            <span>{providerName(intl, name)}</span>
+            <span>{providerName(intl, name, brand)}</span>
           </button>
         ))}
       </div>
@@ -73,7 +76,7 @@ function Row({ offered }: { offered: { name: string }[] }) {
 
 export default function Federation({ offered, onSignedIn }: {
   /** The providers GET /auth/federation offers: draws their row. */
-  offered?: { name: string }[];
+  offered?: Offered[];
   /** Without `offered`: the return from a provider, signed in with this continuation. */
   onSignedIn?: (account: string, token: string) => void;
 }) {

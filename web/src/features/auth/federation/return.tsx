@@ -11,7 +11,7 @@ import { call, errorText, handleError, SKIP } from '../../../lib/api';
 import * as mfa from '../../../lib/mfa';
 import { hasReason } from '../../../lib/reasons';
 import { keepQuery } from '../../../lib/redirect';
-import { type Back, dropBind, fm, providerName, readBack, readBind, returnParams } from './shared';
+import { type Back, dropBind, fm, providerName, readBack, readBind, readBrand, returnParams } from './shared';
 
 const Pending = lazy(() => import('./pending'));
 
@@ -141,7 +141,7 @@ export default function Return({ onSignedIn }: { onSignedIn: (account: string, t
   }, []);
 
   if (!back) return null;
-  const provider = providerName(intl, back.provider);
+  const provider = providerName(intl, back.provider, readBrand(back.provider));
   switch (view.kind) {
     case 'busy':
       return (

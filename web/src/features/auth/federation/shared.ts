@@ -12,6 +12,7 @@ export const fm = defineMessages({
   wecom: { id: 'federation.wecom', defaultMessage: 'WeCom' },
   dingtalk: { id: 'federation.dingtalk', defaultMessage: 'DingTalk' },
   feishu: { id: 'federation.feishu', defaultMessage: 'Feishu' },
+  lark: { id: 'federation.lark', defaultMessage: 'Lark' },
   redeeming: { id: 'federation.redeeming', defaultMessage: 'Signing you in with {provider}…' },
   cancelled: { id: 'federation.cancelled', defaultMessage: 'You cancelled at {provider}. Try again or choose another way.' },
   notPermitted: { id: 'federation.notPermitted', defaultMessage: 'Your {provider} account may not use this app; ask your administrator.' },
@@ -36,7 +37,11 @@ export const fm = defineMessages({
 /** The providers whose names are translated; any other is shown as the server names it. */
 const NAMES: Record<string, MessageDescriptor> = { wechat: fm.wechat, wecom: fm.wecom, dingtalk: fm.dingtalk, feishu: fm.feishu };
 
-export const providerName = (intl: IntlShape, name: string) => (Object.hasOwn(NAMES, name) ? intl.formatMessage(NAMES[name]!) : name);
+/** The names a platform goes by in some deployments (GET /auth/federation's `brand`: Feishu as Lark). */
+const BRANDS: Record<string, MessageDescriptor> = { lark: fm.lark };
+
+export const providerName = (intl: IntlShape, name: string, brand?: string | null) =>
+  brand && Object.hasOwn(BRANDS, brand) ? intl.formatMessage(BRANDS[brand]!) : Object.hasOwn(NAMES, name) ? intl.formatMessage(NAMES[name]!) : name;
 
 /** The one-time parameters of a provider's way back: handled here, never carried over. */
 export const returnParams = (name: string) => [`${name}Code`, `${name}Error`, `${name}Pending`];
@@ -73,11 +78,29 @@ const base64url = (bytes: Uint8Array) =>
 // As staff-signin.tsx's (not imported from it: that chunk is loaded on its own).
 const bindHash = async (bind: string) => base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(bind))));
 
-/** A new random bind (256 bits) kept in this tab's sessionStorage; answers its SHA-256 (base64url). */
-export async function newFedBind(): Promise<string> {
+/** Where this tab keeps `<provider>:<brand>` of the sign-in it started, so the way back names it alike (Lark). */
+const FED_BRAND_KEY = 'ciam_fed_brand';
+
+/**
+ * A new random bind (256 bits) kept in this tab's sessionStorage, with the brand of the provider
+ * it leaves for (when the server named one); answers the bind's SHA-256 (base64url).
+ */
+export async function newFedBind(name = '', brand?: string | null): Promise<string> {
   const bind = base64url(crypto.getRandomValues(new Uint8Array(32)));
   sessionStorage.setItem(FED_BIND_KEY, bind);
+  if (brand) sessionStorage.setItem(FED_BRAND_KEY, `${name}:${brand}`);
+  else sessionStorage.removeItem(FED_BRAND_KEY);
   return bindHash(bind);
+}
+
+/** The brand `provider` went by when this tab left for it, if any. */
+export function readBrand(provider: string): string | undefined {
+  try {
+    const kept = sessionStorage.getItem(FED_BRAND_KEY) ?? '';
+    return kept.startsWith(`${provider}:`) ? kept.slice(provider.length + 1) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** This tab's bind (kept: a pending sign-in uses it for the phone and the sign-up); null when none. */
