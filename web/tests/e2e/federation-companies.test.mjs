@@ -1,0 +1,164 @@
+// Sign in with the company platforms in real Chromium (issue 33 "Must show", docs/federation-design.md
+// §3.2-§3.4, §4): `ciam-fakes` plays each platform (its authorize page and its API, answering as
+// the platform documents; who approves is set through its control API), one `ciam serve` is pointed
+// at all of them through the environment, and every provider of PROVIDERS runs the same flow in
+// both locales:
+//  - a new person signs in from the "Or sign in with" row, proves a mainland phone with Ciam's own
+//    code, completes the sign-up and lands signed in; the next sign-in goes straight in;
+//  - a person whose proven phone has an account is linked to it after that proof; once that
+//    account is suspended the provider is refused in the words a refused code gets (the
+//    provider's "wrong secret", docs/federation-design.md §4.2), nobody signed in;
+//  - the platform's API down: said in words naming the provider;
+//  - axe with every rule (light and dark, one viewport: federation-wechat.test.mjs covers the
+//    phone width) on the screens whose words name the provider: the phone proof, the sign-up, the
+//    refusal and the platform down; the row once, with every provider's button.
+// WeChat has its own file (its QR and in-WeChat flows, the snapshot user).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { flowKit, startFakes } from './fakes.mjs';
+import { createAccount, LOCALES, ROOT, storage, suite, where } from './harness.mjs';
+
+const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const fakes = await startFakes();
+const DESKTOP = [{ width: 1280, height: 800 }];
+
+/**
+ * One entry per provider: its name (the button's `federation-<name>`, the words
+ * `federation.<name>`), the platform of ciam-fakes that plays it, the environment `ciam serve`
+ * gets (the fake's registered app: functions/fakes/src/<platform>.rs; the pages on the fake, the
+ * API through the relay) and the person who approves next (fields of the fakes' `Person`).
+ */
+const PROVIDERS = [
+  {
+    name: 'dingtalk',
+    platform: 'dingtalk',
+    env: {
+      CIAM_DINGTALK_CLIENT_ID: 'dingfakeclient00001',
+      CIAM_DINGTALK_CLIENT_SECRET: 'fake-dingtalk-client-secret',
+      CIAM_DINGTALK_LOGIN_BASE: fakes.page('dingtalk'),
+      CIAM_DINGTALK_API_BASE: fakes.api('dingtalk'),
+    },
+    person: (subject, phone) => ({ unionid: subject, userid: subject, phone, nickname: '钉钉用户' }),
+  },
+];
+
+const { skip: missing, ctx } = suite({ server: { env: Object.assign({}, ...PROVIDERS.map((p) => p.env)) } });
+const skip = missing || fakes.skip;
+const { everyWay, newPhone, provePhone, say, signInPage, unique } = flowKit(ctx);
+
+/** The signed-in user's name (GET /auth/info with the page's token). */
+async function signedInAs(page) {
+  const token = await storage(page, 'ciam_token');
+  assert.ok(token, 'signed in');
+  const res = await fetch(`${ctx.server.base}/ciam/v1/auth/info`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 200);
+  return (await res.json()).userName;
+}
+
+for (const L of LOCALES) {
+  const t = messages[L];
+
+  describe(`the company providers' row (${L})`, { skip }, () => {
+    it('offers every provider by its name, started only when pressed', async () => {
+      const page = await signInPage(L, { query: '?from=e2e' });
+      const row = page.locator('[data-testid="federation-row"]');
+      await row.waitFor();
+      assert.equal(await row.locator('h2').textContent(), t['federation.row']);
+      for (const p of PROVIDERS) assert.equal(await row.locator(`[data-testid="federation-${p.name}"]`).textContent(), t[`federation.${p.name}`]);
+      await everyWay(page, `the row of every company provider (${L})`, DESKTOP);
+      assert.equal(where(page), `/${L}/passport/signin?from=e2e`, 'nothing started by itself');
+    });
+  });
+
+  for (const p of PROVIDERS) {
+    const provider = t[`federation.${p.name}`];
+    const approves = (person) => fakes.control(p.platform, 'next-user', person);
+    const button = (page) => page.locator(`[data-testid="federation-${p.name}"]`);
+
+    describe(`sign in with ${p.name} (${L})`, { skip }, () => {
+      it('a new person proves a phone and signs up; the next sign-in goes straight in', async () => {
+        const subject = unique(p.name);
+        await approves(p.person(subject, null));
+        const page = await signInPage(L, { query: '?from=e2e' });
+        await button(page).click();
+        const phoneStep = page.locator('[data-testid="federation-phone"]');
+        await phoneStep.waitFor();
+        assert.ok((await phoneStep.textContent()).includes(say(t['federation.phoneIntro'], { provider })), 'the proof names the provider');
+        assert.equal(where(page), `/${L}/passport/signin?from=e2e`, 'the pending token left the address');
+        await everyWay(page, `the phone proof after ${p.name} (${L})`, DESKTOP);
+        const phone = newPhone();
+        await provePhone(page, phone);
+        const signUp = page.locator('[data-testid="federation-signup"]');
+        await signUp.waitFor();
+        assert.equal(await signUp.locator('h2').textContent(), t['federation.signUpTitle']);
+        assert.equal(await signUp.locator('input[name="userName"]').inputValue(), '', 'the nickname is not the name');
+        await signUp.locator('button[type="submit"]').click();
+        await signUp.locator('[aria-invalid="true"]').first().waitFor();
+        await everyWay(page, `the sign-up with errors after ${p.name} (${L})`, DESKTOP);
+        const userName = unique(p.name.slice(0, 2));
+        await signUp.locator('input[name="userName"]').fill(userName);
+        await signUp.locator('input[name="company"]').fill('Acme Ltd');
+        await signUp.locator('input[name="acceptTerms"]').check();
+        await signUp.locator('button[type="submit"]').click();
+        await page.waitForURL(`**/${L}/personal/info?from=e2e`);
+        assert.equal(await signedInAs(page), userName);
+        // Signed out, the same person comes straight back in (a linked subject: a login code).
+        const again = await signInPage(L);
+        await button(again).click();
+        await again.waitForURL(`**/${L}/personal/info`);
+        assert.equal(await signedInAs(again), userName);
+      });
+
+      it('an account is linked after its phone is proven; suspended, it is refused as a refused code is', async () => {
+        const phone = newPhone();
+        const user = await createAccount(ctx.server, { account: phone });
+        const subject = unique(p.name);
+        // The platform names the number too: never a reason to link without the proof.
+        await approves(p.person(subject, phone));
+        const page = await signInPage(L);
+        await button(page).click();
+        await provePhone(page, phone);
+        await page.waitForURL(`**/${L}/personal/info`);
+        assert.equal(await signedInAs(page), user.userName, 'signed in as the phone\'s account');
+
+        ctx.server.suspend(phone);
+        const refused = await signInPage(L);
+        await button(refused).click();
+        const error = refused.locator('[data-testid="federation-error"]');
+        await error.waitFor();
+        const said = await error.textContent();
+        assert.equal(said, say(t['federation.failed'], { provider }));
+        assert.equal(await storage(refused, 'ciam_token'), null, 'nobody signed in');
+        assert.equal(where(refused), `/${L}/passport/signin`, 'the refusal left the address');
+        await everyWay(refused, `the refusal after ${p.name} (${L})`, DESKTOP);
+        // The same words as a code the server refuses (a forged one, this tab's bind kept).
+        await refused.evaluate(() => sessionStorage.setItem('ciam_fed_bind', 'e2e-bind'));
+        await refused.goto(`${ctx.server.base}/${L}/passport/signin?${p.name}Code=forged${Date.now()}`);
+        await error.waitFor();
+        assert.equal(await error.textContent(), said);
+      });
+
+      it('a person who declines, and the platform\'s API down: said in words naming the provider', async () => {
+        await approves({ ...p.person(unique(p.name), null), decline: true });
+        let page = await signInPage(L);
+        await button(page).click();
+        const error = page.locator('[data-testid="federation-error"]');
+        await error.waitFor();
+        assert.equal(await error.textContent(), say(t['federation.cancelled'], { provider }));
+        // The platform's pages answer the browser; its API is down when Ciam exchanges the code.
+        await approves(p.person(unique(p.name), null));
+        page = await signInPage(L);
+        await fakes.apiDown(p.platform, async () => {
+          await button(page).click();
+          const down = page.locator('[data-testid="federation-error"]');
+          await down.waitFor();
+          assert.equal(await down.textContent(), say(t['federation.down'], { provider }));
+        });
+        assert.equal(await storage(page, 'ciam_token'), null, 'nobody signed in');
+        await everyWay(page, `${p.name} down (${L})`, DESKTOP);
+      });
+    });
+  }
+}
