@@ -28,7 +28,10 @@ const DESKTOP = [{ width: 1280, height: 800 }];
  * One entry per provider: its name (the button's `federation-<name>`, the words
  * `federation.<name>`), the platform of ciam-fakes that plays it, the environment `ciam serve`
  * gets (the fake's registered app: functions/fakes/src/<platform>.rs; the pages on the fake, the
- * API through the relay) and the person who approves next (fields of the fakes' `Person`).
+ * API through the relay), the person who approves next (fields of the fakes' `Person`), what the
+ * address of the platform's page the browser is sent to holds on a desktop (`desktop`: every
+ * string in one visited address) and, for a platform with an app of its own, its browser's user
+ * agent and what that page's address holds then (`inClient`).
  */
 const PROVIDERS = [
   {
@@ -41,12 +44,29 @@ const PROVIDERS = [
       CIAM_DINGTALK_API_BASE: fakes.api('dingtalk'),
     },
     person: (subject, phone) => ({ unionid: subject, userid: subject, phone, nickname: '钉钉用户' }),
+    desktop: ['/dingtalk/oauth2/auth?', 'prompt=consent', 'scope=openid'],
   },
 ];
 
 const { skip: missing, ctx } = suite({ server: { env: Object.assign({}, ...PROVIDERS.map((p) => p.env)) } });
 const skip = missing || fakes.skip;
 const { everyWay, newPhone, provePhone, say, signInPage, unique } = flowKit(ctx);
+
+/** The addresses of the pages `page` navigates to while `fn` runs. */
+async function visits(page, fn) {
+  const seen = [];
+  const record = (r) => r.isNavigationRequest() && seen.push(r.url());
+  page.on('request', record);
+  try {
+    await fn();
+  } finally {
+    page.off('request', record);
+  }
+  return seen;
+}
+
+/** Whether one of `seen` holds every string of `want`. */
+const visited = (seen, want) => assert.ok(seen.some((u) => want.every((w) => u.includes(w))), `a visit to ${want.join(' ')} among ${seen.join(' ')}`);
 
 /** The signed-in user's name (GET /auth/info with the page's token). */
 async function signedInAs(page) {
@@ -82,9 +102,12 @@ for (const L of LOCALES) {
         const subject = unique(p.name);
         await approves(p.person(subject, null));
         const page = await signInPage(L, { query: '?from=e2e' });
-        await button(page).click();
         const phoneStep = page.locator('[data-testid="federation-phone"]');
-        await phoneStep.waitFor();
+        const seen = await visits(page, async () => {
+          await button(page).click();
+          await phoneStep.waitFor();
+        });
+        visited(seen, [fakes.page(p.platform), ...p.desktop]);
         assert.ok((await phoneStep.textContent()).includes(say(t['federation.phoneIntro'], { provider })), 'the proof names the provider');
         assert.equal(where(page), `/${L}/passport/signin?from=e2e`, 'the pending token left the address');
         await everyWay(page, `the phone proof after ${p.name} (${L})`, DESKTOP);
@@ -139,6 +162,20 @@ for (const L of LOCALES) {
         await error.waitFor();
         assert.equal(await error.textContent(), said);
       });
+
+      for (const client of p.inClient ?? []) {
+        it(`inside ${client.label}: its own authorization, then the phone proof`, async () => {
+          await approves(p.person(unique(p.name), null));
+          const page = await signInPage(L, { userAgent: client.userAgent });
+          const seen = await visits(page, async () => {
+            await button(page).click();
+            await page.locator('[data-testid="federation-phone"]').waitFor();
+          });
+          visited(seen, [fakes.page(p.platform), ...client.visits]);
+          assert.ok(!seen.some((u) => p.desktop.every((w) => u.includes(w))), `not the desktop's page: ${seen.join(' ')}`);
+          await page.close();
+        });
+      }
 
       it('a person who declines, and the platform\'s API down: said in words naming the provider', async () => {
         await approves({ ...p.person(unique(p.name), null), decline: true });
