@@ -28,10 +28,10 @@ const DESKTOP = [{ width: 1280, height: 800 }];
  * One entry per provider: its name (the button's `federation-<name>`, the words
  * `federation.<name>`), the platform of ciam-fakes that plays it, the environment `ciam serve`
  * gets (the fake's registered app: functions/fakes/src/<platform>.rs; the pages on the fake, the
- * API through the relay), the person who approves next (fields of the fakes' `Person`), what the
- * address of the platform's page the browser is sent to holds on a desktop (`desktop`: every
- * string in one visited address) and, for a platform with an app of its own, its browser's user
- * agent and what that page's address holds then (`inClient`).
+ * API through the relay), the person who approves next (fields of the fakes' `Person`), the
+ * platform's page the browser is sent to on a desktop in locale L (`desktop(L)`: its path below
+ * the platform's base, then strings its address holds) and, for a platform with an app of its
+ * own, that app's browser (its user agent) and the page it is sent to there (`inClient`).
  */
 const PROVIDERS = [
   {
@@ -44,7 +44,7 @@ const PROVIDERS = [
       CIAM_DINGTALK_API_BASE: fakes.api('dingtalk'),
     },
     person: (subject, phone) => ({ unionid: subject, userid: subject, phone, nickname: '钉钉用户' }),
-    desktop: ['/dingtalk/oauth2/auth?', 'prompt=consent', 'scope=openid'],
+    desktop: () => ['/oauth2/auth?', 'prompt=consent', 'scope=openid'],
   },
 ];
 
@@ -65,8 +65,8 @@ async function visits(page, fn) {
   return seen;
 }
 
-/** Whether one of `seen` holds every string of `want`. */
-const visited = (seen, want) => assert.ok(seen.some((u) => want.every((w) => u.includes(w))), `a visit to ${want.join(' ')} among ${seen.join(' ')}`);
+/** Whether one of `seen` is the page `path` below `base` and holds every string of `holds`. */
+const went = (seen, base, [path, ...holds]) => seen.some((u) => u.startsWith(`${base}${path}`) && holds.every((w) => u.includes(w)));
 
 /** The signed-in user's name (GET /auth/info with the page's token). */
 async function signedInAs(page) {
@@ -107,7 +107,7 @@ for (const L of LOCALES) {
           await button(page).click();
           await phoneStep.waitFor();
         });
-        visited(seen, [fakes.page(p.platform), ...p.desktop]);
+        assert.ok(went(seen, fakes.page(p.platform), p.desktop(L)), `the desktop's page ${p.desktop(L).join(' ')}: ${seen.join(' ')}`);
         assert.ok((await phoneStep.textContent()).includes(say(t['federation.phoneIntro'], { provider })), 'the proof names the provider');
         assert.equal(where(page), `/${L}/passport/signin?from=e2e`, 'the pending token left the address');
         await everyWay(page, `the phone proof after ${p.name} (${L})`, DESKTOP);
@@ -171,8 +171,8 @@ for (const L of LOCALES) {
             await button(page).click();
             await page.locator('[data-testid="federation-phone"]').waitFor();
           });
-          visited(seen, [fakes.page(p.platform), ...client.visits]);
-          assert.ok(!seen.some((u) => p.desktop.every((w) => u.includes(w))), `not the desktop's page: ${seen.join(' ')}`);
+          assert.ok(went(seen, fakes.page(p.platform), client.visits), `the page ${client.visits.join(' ')}: ${seen.join(' ')}`);
+          assert.ok(!went(seen, fakes.page(p.platform), p.desktop(L)), `not the desktop's page: ${seen.join(' ')}`);
           await page.close();
         });
       }
