@@ -123,12 +123,12 @@ export function flowKit(ctx) {
     /** A catalogue text with its `{name}` values put in. */
     say: (text, values) => Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), text),
 
-    /** axe with every rule in both schemes at `viewports` (both by default), on the page as it is. */
-    async everyWay(page, label, viewports = VIEWPORTS) {
+    /** axe with every rule in `schemes` at `viewports` (both of each by default), on the page as it is. */
+    async everyWay(page, label, viewports = VIEWPORTS, schemes = ['light', 'dark']) {
       const found = [];
       for (const vp of viewports) {
         await page.setViewportSize(vp);
-        for (const colorScheme of ['light', 'dark']) {
+        for (const colorScheme of schemes) {
           await page.emulateMedia({ colorScheme });
           await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
           for (const v of await axeEveryRule(page)) found.push(`[${vp.width}x${vp.height} ${colorScheme}] ${v}`);

@@ -9,9 +9,11 @@
 //    account is suspended the provider is refused in the words a refused code gets (the
 //    provider's "wrong secret", docs/federation-design.md §4.2), nobody signed in;
 //  - the platform's API down: said in words naming the provider;
-//  - axe with every rule (light and dark, one viewport: federation-wechat.test.mjs covers the
-//    phone width) on the screens whose words name the provider: the phone proof, the sign-up, the
-//    refusal and the platform down; the row once, with every provider's button.
+//  - axe with every rule on what differs from WeChat's screens (federation-wechat.test.mjs and
+//    federation-screens.test.mjs check those at both widths, light and dark): the row with every
+//    provider's mark at both widths (more buttons wrap), light and dark; the screens whose words
+//    name the provider (the phone proof, the sign-up, the platform down) at 1280 px, light in
+//    zh-CN and dark in en-US.
 // WeChat has its own file (its QR and in-WeChat flows, the snapshot user).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,6 +25,8 @@ import { createAccount, LOCALES, ROOT, storage, suite, where } from './harness.m
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const fakes = await startFakes();
 const DESKTOP = [{ width: 1280, height: 800 }];
+/** The scheme of the screens whose only difference from WeChat's is the provider's name. */
+const SCHEME = { 'zh-CN': ['light'], 'en-US': ['dark'] };
 
 /**
  * One entry per provider: its name (the button's `federation-<name>`, the words
@@ -87,7 +91,7 @@ for (const L of LOCALES) {
       await row.waitFor();
       assert.equal(await row.locator('h2').textContent(), t['federation.row']);
       for (const p of PROVIDERS) assert.equal(await row.locator(`[data-testid="federation-${p.name}"]`).textContent(), t[`federation.${p.name}`]);
-      await everyWay(page, `the row of every company provider (${L})`, DESKTOP);
+      await everyWay(page, `the row of every company provider (${L})`);
       assert.equal(where(page), `/${L}/passport/signin?from=e2e`, 'nothing started by itself');
     });
   });
@@ -110,7 +114,7 @@ for (const L of LOCALES) {
         assert.ok(went(seen, fakes.page(p.platform), p.desktop(L)), `the desktop's page ${p.desktop(L).join(' ')}: ${seen.join(' ')}`);
         assert.ok((await phoneStep.textContent()).includes(say(t['federation.phoneIntro'], { provider })), 'the proof names the provider');
         assert.equal(where(page), `/${L}/passport/signin?from=e2e`, 'the pending token left the address');
-        await everyWay(page, `the phone proof after ${p.name} (${L})`, DESKTOP);
+        await everyWay(page, `the phone proof after ${p.name} (${L})`, DESKTOP, SCHEME[L]);
         const phone = newPhone();
         await provePhone(page, phone);
         const signUp = page.locator('[data-testid="federation-signup"]');
@@ -119,7 +123,7 @@ for (const L of LOCALES) {
         assert.equal(await signUp.locator('input[name="userName"]').inputValue(), '', 'the nickname is not the name');
         await signUp.locator('button[type="submit"]').click();
         await signUp.locator('[aria-invalid="true"]').first().waitFor();
-        await everyWay(page, `the sign-up with errors after ${p.name} (${L})`, DESKTOP);
+        await everyWay(page, `the sign-up with errors after ${p.name} (${L})`, DESKTOP, SCHEME[L]);
         const userName = unique(p.name.slice(0, 2));
         await signUp.locator('input[name="userName"]').fill(userName);
         await signUp.locator('input[name="company"]').fill('Acme Ltd');
@@ -155,7 +159,6 @@ for (const L of LOCALES) {
         assert.equal(said, say(t['federation.failed'], { provider }));
         assert.equal(await storage(refused, 'ciam_token'), null, 'nobody signed in');
         assert.equal(where(refused), `/${L}/passport/signin`, 'the refusal left the address');
-        await everyWay(refused, `the refusal after ${p.name} (${L})`, DESKTOP);
         // The same words as a code the server refuses (a forged one, this tab's bind kept).
         await refused.evaluate(() => sessionStorage.setItem('ciam_fed_bind', 'e2e-bind'));
         await refused.goto(`${ctx.server.base}/${L}/passport/signin?${p.name}Code=forged${Date.now()}`);
@@ -194,7 +197,7 @@ for (const L of LOCALES) {
           assert.equal(await down.textContent(), say(t['federation.down'], { provider }));
         });
         assert.equal(await storage(page, 'ciam_token'), null, 'nobody signed in');
-        await everyWay(page, `${p.name} down (${L})`, DESKTOP);
+        await everyWay(page, `${p.name} down (${L})`, DESKTOP, SCHEME[L]);
       });
     });
   }
