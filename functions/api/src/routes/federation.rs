@@ -258,7 +258,8 @@ impl crate::doc::Outcome for PhoneReply {
 /// POST /auth/identity whether or not the number has an account). Never linked on anything the
 /// provider said: only on this proof. The number's account, active and not suspended, is linked
 /// to the subject and signed in (200: a session, or NEED_TOTP_VERIFY with `challenge` when
-/// two-factor is on); a suspended or deactivated account gets CODE_ERROR with the code used up
+/// two-factor is on), the link written with its security activity entry (`identityLinked`) and
+/// the partner event `user.identity_changed`, and the account's first address told; a suspended or deactivated account gets CODE_ERROR with the code used up
 /// (the code sign-in's answer); a subject linked to an account meanwhile, or an account that
 /// has this provider already, FEDERATION_LINK_EXISTS. No account has the number: 202
 /// `{"next": "signUp"}` (POST /auth/federation/register). A pending identity unknown, expired,

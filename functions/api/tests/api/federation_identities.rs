@@ -9,7 +9,8 @@
 use crate::apps::world_on;
 use crate::faults::app_with_config;
 use crate::helpers::federation::{
-    fakes, link_of, mock_base, navigate, next_person, no_redirects, query_param, with_mock,
+    activity_kinds, fakes, last_notice, link_of, mock_base, navigate, next_person, no_redirects,
+    query_param, with_mock,
 };
 use crate::helpers::{request_as, TestApp, TestResponse, PASSWORD};
 use crate::unavailable::assert_retry_later;
@@ -103,24 +104,6 @@ async fn links_count(app: &TestApp, user_id: &str) -> i64 {
         .await
         .and_then(|i| i.n("links"))
         .unwrap_or(0)
-}
-
-async fn activity_kinds(app: &TestApp, token: &str) -> Vec<(String, Option<String>)> {
-    app.get_activity(token).await.ok(200)["events"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .map(|e| {
-            (
-                e["kind"].as_str().unwrap_or_default().to_owned(),
-                e["name"].as_str().map(str::to_owned),
-            )
-        })
-        .collect()
-}
-
-fn last_notice(app: &TestApp) -> Option<Notice> {
-    app.outbox.notices().last().map(|n| n.notice.clone())
 }
 
 /// A session `seconds` later has no fresh proof any more.

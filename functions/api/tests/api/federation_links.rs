@@ -12,7 +12,8 @@
 
 use crate::faults::app_with_config;
 use crate::helpers::federation::{
-    fakes, link_of, mock_base, navigate, next_person, no_redirects, query_params, with_mock,
+    activity_kinds, fakes, last_notice, link_of, mock_base, navigate, next_person, no_redirects,
+    query_params, with_mock,
 };
 use crate::helpers::{TestApp, TestResponse, PASSWORD};
 use crate::unavailable::assert_retry_later;
@@ -245,6 +246,17 @@ async fn a_phone_s_owner_links_after_the_proof_and_a_suspended_one_is_refused(ap
     assert_eq!(
         link_of(&app, "mock", "sub-ann").await.as_deref(),
         Some(ann.as_str())
+    );
+    // A way in added to her account: in her security activity, and told to her address.
+    let session = signed_in["token"].as_str().expect("a session");
+    assert!(activity_kinds(&app, session)
+        .await
+        .contains(&("identityLinked".to_owned(), Some("mock".to_owned()))));
+    assert_eq!(
+        last_notice(&app),
+        Some(ciam_core::notifier::Notice::IdentityLinked {
+            provider: "mock".into()
+        })
     );
     let code = login_code(&app, &browser).await;
     redeem(&app, &code, &browser).await.ok(200);

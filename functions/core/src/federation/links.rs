@@ -19,13 +19,16 @@
 use super::returning::Pending;
 use super::{ExternalIdentity, Facts, ProviderId};
 use crate::accounts::{first_write, SignedIn, Who};
+use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
+use crate::lang::Lang;
 use crate::lock::{clear_ops, ensure_unlocked};
+use crate::notifier::{tell_account, Notice};
 use crate::staff::{bind_hash, take, token};
 use crate::user::{active_user, live_user, profile_key, unique_key, user_pk, User};
 use crate::validate::{self, Identity, Phone};
-use crate::{codes, Ciam, Purpose, Reason};
+use crate::{codes, events, Ciam, Purpose, Reason};
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update};
 
 /// How long the SPA has to redeem a login code.
@@ -428,8 +431,26 @@ pub async fn prove_phone(
         item: session,
         cond: None,
     });
+    // A way in added to an existing account: its owner sees it in the security activity, its
+    // consenting partners hear it, and its first address is told (after the change).
+    let p = pending.provider;
+    ops.push(activity::record_named(
+        ciam,
+        &user.id,
+        Event::IdentityLinked,
+        p.name(),
+        client,
+    ));
+    ops.extend(events::identity_changed(ciam, &user, p.name(), true));
     match ciam.store.transact(ops).await {
-        Ok(()) => answer.map(PhoneProof::SignedIn),
+        Ok(()) => {
+            let lang = pending.item.s("lang").and_then(Lang::parse_tag);
+            let notice = Notice::IdentityLinked {
+                provider: p.name().to_owned(),
+            };
+            tell_account(ciam, &user, notice, lang.unwrap_or_default()).await;
+            answer.map(PhoneProof::SignedIn)
+        }
         Err(e) if e.condition_failed_at(0) || e.condition_failed_at(1) => Err(link_exists()),
         Err(e) if e.condition_failed_at(2) => Err(Reason::CODE_ERROR.into()),
         Err(e) if e.condition_failed_at(3) => Err(Reason::AUTHORIZATION_FAILED.into()),

@@ -100,3 +100,23 @@ pub async fn link_of(app: &TestApp, provider: &str, subject: &str) -> Option<Str
         .expect("get")
         .and_then(|i| i.s("userId").map(str::to_owned))
 }
+
+/// The security activity of `token`'s account: (kind, name) of each entry, newest first.
+pub async fn activity_kinds(app: &TestApp, token: &str) -> Vec<(String, Option<String>)> {
+    app.get_activity(token).await.ok(200)["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or_default().to_owned(),
+                e["name"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+/// The last notice of a change the dev outbox holds.
+pub fn last_notice(app: &TestApp) -> Option<ciam_core::notifier::Notice> {
+    app.outbox.notices().last().map(|n| n.notice.clone())
+}
