@@ -1,11 +1,12 @@
 // The platforms' fakes for the federation e2e files (federation-wechat.test.mjs,
-// federation-companies.test.mjs): one `ciam-fakes` process (functions/fakes: WeChat, WeCom,
-// DingTalk and Feishu, each under its prefix, each with its control API `/<platform>/_control/*`)
-// and one relay in front of it for the platforms' API hosts, so a test can take a platform's API
-// down while its pages (the authorize and QR pages the browser visits) stay up. Call `startFakes()`
-// at the top of a test file, before `suite()`: it registers the `before` and `after` hooks.
-// `flowKit(ctx)` is what both files do in the page: open the sign-in, prove the phone with
-// Ciam's own code, axe every way, and no CSP complaint from any page.
+// federation-companies.test.mjs, linked-accounts.test.mjs): one `ciam-fakes` process
+// (functions/fakes: WeChat, WeCom, DingTalk and Feishu, each under its prefix, each with its
+// control API `/<platform>/_control/*`) and one relay in front of it for the platforms' API
+// hosts, so a test can take a platform's API down while its pages (the authorize and QR pages
+// the browser visits) stay up. Call `startFakes()` at the top of a test file, before `suite()`:
+// it registers the `before` and `after` hooks. `flowKit(ctx)` is what the sign-in files do in
+// the page: open the sign-in, prove the phone with Ciam's own code, axe every way, and no CSP
+// complaint from any page.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
