@@ -96,7 +96,8 @@ def test_sign_in_outcomes_are_metrics_by_reason_from_the_contracted_log_line(tem
                 '{ $.fields.message = "sign-in" && $.fields.outcome = "unavailable" }'
             )
             unavailable_groups.add(f["LogGroupName"]["Ref"])
-    assert len(SIGN_IN_LOGS) == 7
+    # The seven of their own method, and the two every linking provider shares.
+    assert len(SIGN_IN_LOGS) == 9
     assert SIGN_IN_LOGS == outcome_groups == failure_groups == unavailable_groups
 
 

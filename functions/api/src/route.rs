@@ -438,6 +438,12 @@ impl RouteDef {
             ..self
         }
     }
+
+    /// This row as a sign-in route every linking provider shares: its method is the provider
+    /// the request turns out to be for (`crate::sign_in::PER_PROVIDER`).
+    pub const fn sign_in_per_provider(self) -> Self {
+        self.sign_in(crate::sign_in::PER_PROVIDER)
+    }
     /// This row with another body than JSON.
     pub const fn body(self, body: Body) -> Self {
         RouteDef { body, ..self }

@@ -355,3 +355,54 @@ fn a_new_provider_s_parameters_secret_and_output_need_no_template_edit() {
     assert!(at("\nResources:\n") < at("  AcmeSecret:\n"));
     assert!(at("\nOutputs:\n") < at("  AcmeSecretArn:\n"));
 }
+
+/// Issue 33: a new provider's start and callback rows (here copies of WeChat's under
+/// `/auth/acme/...`) are counted by the web ACL's sign-in rules through the generated `Paths`
+/// map, stay off the console host (a customer's way in), and get their functions and log groups,
+/// with not one hand-written line of infra/waf.yaml or template.yaml changed. With
+/// `a_new_provider_s_parameters_secret_and_output_need_no_template_edit` (its settings and
+/// secret), a provider is its `Facts` and its rows.
+#[test]
+fn a_new_provider_s_rows_need_no_hand_written_waf_pattern_or_template_edit() {
+    let mut fns = table_functions(&root()).unwrap();
+    for part in ["start", "callback"] {
+        let wechat = fns
+            .iter()
+            .find(|f| f.id == format!("auth_wechat_{part}"))
+            .unwrap()
+            .clone();
+        fns.push(Function {
+            id: format!("auth_acme_{part}"),
+            path: format!("/ciam/v1/auth/acme/{part}"),
+            ..wechat
+        });
+    }
+    let files = files(&fns);
+    let text = |name: &str| {
+        files
+            .iter()
+            .find(|(p, _, _)| p.ends_with(name))
+            .map(|(_, _, g)| g.clone())
+            .unwrap()
+    };
+    let waf = text("waf.yaml");
+    assert!(waf_map_line(&waf, "SignIn").contains("acme/(?:start|callback)"));
+    assert!(waf_map_line(&waf, "SignInCodesRegister").contains("acme/(?:start|callback)"));
+    assert!(!waf_map_line(&waf, "ConsoleHostOnly").contains("acme"));
+    assert_eq!(
+        hand_written(&waf),
+        hand_written(&committed(&root().join("infra/waf.yaml")))
+    );
+    let template = text("template.yaml");
+    for wanted in [
+        "  AuthAcmeStartFunction:\n",
+        "  AuthAcmeCallbackFunction:\n",
+        "            Path: /ciam/v1/auth/acme/callback\n",
+    ] {
+        assert!(template.contains(wanted), "template.yaml lacks {wanted:?}");
+    }
+    assert_eq!(
+        hand_written_lines(&template),
+        hand_written_lines(&committed(&root().join("template.yaml")))
+    );
+}

@@ -1,11 +1,12 @@
 // Linked accounts in Chromium against `ciam serve` with WeChat pointed at ciam-fakes (the local
 // server of WeChat's documented protocol), in both languages: the security centre offers "Link
 // WeChat", the browser leaves for the (fake) QR page and comes back to the secure page, which
-// confirms the link with this tab's bind and lists it; then Remove after a confirmation.
+// confirms the link with this tab's bind and lists it; then Remove after a confirmation. axe with
+// every rule on the offer, the linked row (light and dark) and the confirmation.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startFakes } from './fakes.mjs';
-import { createAccount, launchBrowser, LOCALES, requirements, setStorage, startServer } from './harness.mjs';
+import { axeEveryRule, createAccount, launchBrowser, LOCALES, requirements, setStorage, startServer } from './harness.mjs';
 
 const fakes = await startFakes();
 const skip = requirements() || fakes.skip;
@@ -38,6 +39,7 @@ describe('linked accounts in the security centre', { skip }, () => {
         const link = page.locator('[data-testid="link-wechat"]');
         await link.waitFor();
         assert.equal((await link.textContent()).trim(), L === 'zh-CN' ? '关联微信' : 'Link WeChat');
+        assert.deepEqual(await axeEveryRule(page), [], 'axe: the offer to link');
         await link.click();
         // Away to the platform and back: the secure page confirms with this tab's bind.
         const note = page.locator('[data-testid="linked-note"]');
@@ -45,8 +47,14 @@ describe('linked accounts in the security centre', { skip }, () => {
         await page.locator('[data-testid="linked"][data-provider="wechat"]').waitFor();
         assert.equal(await note.textContent(), L === 'zh-CN' ? '已关联您的微信账号。' : 'Your WeChat account is linked.');
         assert.match(await page.locator('[data-testid="linked"]').textContent(), /Zhang/);
+        for (const colorScheme of ['light', 'dark']) {
+          await page.emulateMedia({ colorScheme });
+          assert.deepEqual(await axeEveryRule(page), [], `axe: the linked row (${colorScheme})`);
+        }
 
         await page.locator('[data-testid="linked-remove"]').click();
+        await page.locator('[data-testid="linked-remove-confirm"]').waitFor();
+        assert.deepEqual(await axeEveryRule(page), [], 'axe: the confirmation (dark)');
         await page.locator('[data-testid="linked-remove-confirm"]').click();
         await page.locator('[data-testid="link-wechat"]').waitFor();
         assert.equal(await note.textContent(), L === 'zh-CN' ? '已移除微信账号。' : 'The WeChat account was removed.');

@@ -197,8 +197,8 @@ pub const ROUTES: &[RouteDef] = &[
     // DingTalk sign-in (dingtalk.rs for the published prose; federation.rs serves them).
     route!("auth_dingtalk_start",     GET,    "/auth/dingtalk/start",    federation::start,        Public,        "dingtalkStart",    WRITES.fed(Fed::Start(P::Dingtalk)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_dingtalk_callback",  GET,    "/auth/dingtalk/callback", federation::callback,     Public,        "dingtalkCallback", WRITES.fed(Fed::Callback(P::Dingtalk)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
-    route!("auth_login_federation",   POST,   "/auth/login/federation",  federation::login,        Public,        "loginFederation",  WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Federation, K::Session])),
-    route!("auth_federation_phone",   POST,   "/auth/federation/phone",  federation::prove_phone,  Public,        "federationProvePhone", WRITES.throttle(40, 20).waf(Waf::Codes).keys(&[K::Federation, K::Code, K::Session])),
+    route!("auth_login_federation",   POST,   "/auth/login/federation",  federation::login,        Public,        "loginFederation",  WRITES.throttle(60, 30).waf(Waf::SignIn).keys(&[K::Federation, K::Session])).sign_in_per_provider(),
+    route!("auth_federation_phone",   POST,   "/auth/federation/phone",  federation::prove_phone,  Public,        "federationProvePhone", WRITES.throttle(40, 20).waf(Waf::Codes).keys(&[K::Federation, K::Code, K::Session])).sign_in_per_provider(),
     route!("auth_federation_register", POST,  "/auth/federation/register", federation::register,   Public,        "federationRegister", WRITES.throttle(20, 10).waf(Waf::Codes).keys(&[K::Federation, K::Session])),
     // Linked ways in, in the security centre (identities.rs): a fresh proof to add or remove.
     route!("auth_identities",         GET,    "/auth/identities",        identities::list,         Session,       "listIdentities",   WRITES.fed(Fed::List)),

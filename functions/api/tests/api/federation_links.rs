@@ -208,6 +208,22 @@ async fn a_new_subject_proves_a_phone_signs_up_and_then_signs_in_through_the_lin
     post(&app, "/auth/login/federation", &body)
         .await
         .error(400, "INVALID_PARAMETER");
+
+    // The console's numbers count each sign-in under its provider (the shared rows' method is
+    // the code's or the pending identity's): one success and four refusals (the used phone code,
+    // the used login code, another browser's twice); the sign-up's phone step (202) is no
+    // outcome, and the refusal before a provider was known is no provider's.
+    let numbers = app
+        .admin_get("/admin/overview", &operator(&app).await)
+        .await
+        .ok(200);
+    let today = &numbers["days"]
+        .as_array()
+        .and_then(|d| d.last())
+        .expect("today")["signIns"];
+    assert_eq!(today["byMethod"]["mock"], 5, "{today}");
+    // The operator's own password sign-in is the day's other one.
+    assert_eq!(today["total"], 6, "{today}");
 }
 
 #[tokio::test]

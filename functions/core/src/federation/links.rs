@@ -184,6 +184,7 @@ pub async fn redeem(
     client: &ClientInfo,
 ) -> Result<SignedIn> {
     let p = provider_named(provider)?;
+    crate::numbers::note_method(crate::numbers::Method::Linked(p));
     check_text("code", code, "登录码无效", "Invalid login code")?;
     check_text("bind", bind, "浏览器绑定值无效", "Invalid browser binding")?;
     let item = take(ciam, &code_key(ciam, p.facts(), code)).await?;
@@ -380,6 +381,7 @@ pub async fn prove_phone(
     let phone = Identity::Phone(Phone::parse(phone)?);
     let code = validate::code("code", code)?;
     let pending = read_pending(ciam, token, bind).await?;
+    crate::numbers::note_method(crate::numbers::Method::Linked(pending.provider));
     let verified = codes::check(ciam, &phone, Purpose::Link, &code).await?;
     let owner = ciam.store.get(&unique_key(phone.unique_pk())).await?;
     let owner_id = owner

@@ -141,6 +141,9 @@ pub struct Facts {
     /// parameter): unset is the platform's own host; `ciam serve` and the tests point them at
     /// ciam-fakes. Like `staff::secure_url`, https, or http on loopback.
     pub bases: &'static [&'static str],
+    /// Its letter in the numbers' weekly sign-in counters (`3wS`: Wednesday's WeChat sign-ins
+    /// that succeeded); lower case, none of the fixed methods' (`p c k s t`), one per provider.
+    pub letter: char,
 }
 
 impl Facts {
@@ -261,6 +264,7 @@ pub const STAFF: Facts = Facts {
     secret_field: "clientSecret",
     optional_secret_fields: &[],
     bases: &[],
+    letter: 's',
 };
 
 /// WeChat (§3.1): the website app (QR login) and, optionally, the Official Account (inside
@@ -294,6 +298,7 @@ pub const WECHAT: Facts = Facts {
     secret_field: "appSecret",
     optional_secret_fields: &["oaAppSecret"],
     bases: &["OPEN_BASE", "API_BASE"],
+    letter: 'w',
 };
 
 /// DingTalk (§3.3): one app (Client ID and secret), optionally one organization.
@@ -323,6 +328,7 @@ pub const DINGTALK: Facts = Facts {
     secret_field: "clientSecret",
     optional_secret_fields: &[],
     bases: &["LOGIN_BASE", "API_BASE"],
+    letter: 'd',
 };
 
 /// The items every provider but staff shares (`KeyPurpose::Federation`).
@@ -349,6 +355,7 @@ pub const MOCK: Facts = Facts {
     secret_field: "clientSecret",
     optional_secret_fields: &[],
     bases: &[],
+    letter: 'x',
 };
 
 /// Every provider, in [`ProviderId::ALL`]'s order.

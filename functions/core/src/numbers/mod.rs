@@ -6,6 +6,8 @@
 //! - `STATS#<iso week>#<shard>` / `NUM`, one counter per (weekday, kind), named
 //!   `<weekday 1-7><kind>`: sign-ins `<method><outcome>` (`3pS`: Wednesday's password sign-ins
 //!   that succeeded), new accounts `n`, lockouts `l`, daily active accounts `a`. Kept 400 days.
+//! - `STATS#<iso week>#<0 or 1>` / `FED`: the sign-ins through a provider's link, named alike
+//!   with the provider's letter (`3wS`: Wednesday's WeChat sign-ins that succeeded). Kept 400 days.
 //! - `STATS#<yyyy-mm>#<shard>` / `NUM`: monthly active `a`, new accounts `n`, deactivations `d`.
 //!   Kept 2 years.
 //! - `STATS` / `TOTAL`: `accounts`, moved by registrations, staff account creation and
@@ -35,6 +37,7 @@ pub use calendar::Day;
 pub use overview::{overview, DayNumbers, MonthNumbers, Overview, SignIns, MAX_KEYS};
 pub use tally::{facts_of, is_tallied, tally, tally_items, Fact, TALLY_METHOD, TALLY_NEWS};
 
+use crate::federation::ProviderId;
 use crate::user::profile_key;
 use crate::{Ciam, Reason};
 use ciam_store::{Cond, Key, Update};
@@ -49,7 +52,8 @@ pub const MONTH_KEEP_SECS: i64 = 731 * 86_400;
 /// the month it was last active is its prefix.
 pub const ACTIVE_DAY: &str = "activeDay";
 
-/// How a sign-in was made: the route row's method (`RouteDef::sign_in`).
+/// How a sign-in was made: the route row's method (`RouteDef::sign_in`), or, on the rows every
+/// linking provider shares, the provider the request turned out to be for ([`note_method`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     Password,
@@ -58,10 +62,14 @@ pub enum Method {
     Staff,
     /// The two-factor second step: the authenticator's code or a backup code.
     Totp,
+    /// Through a link of a provider that signs in through links (WeChat, DingTalk, …): the
+    /// redemption of its login code, or the phone proof that links an account.
+    Linked(ProviderId),
 }
 
 impl Method {
-    pub const ALL: [Method; 5] = [
+    /// The methods of their own rows.
+    const FIXED: [Method; 5] = [
         Method::Password,
         Method::Code,
         Method::Passkey,
@@ -69,7 +77,15 @@ impl Method {
         Method::Totp,
     ];
 
-    /// The route row's name of the method (`password`, `code`, `passkey`, `staff`, `totp`).
+    /// Every method: the fixed ones, then one per linking provider (the provider list's order).
+    pub fn all() -> impl Iterator<Item = Method> {
+        Method::FIXED
+            .into_iter()
+            .chain(ProviderId::linking().map(Method::Linked))
+    }
+
+    /// The route row's name of the method (`password`, `code`, `passkey`, `staff`, `totp`), or
+    /// the provider's (`wechat`).
     pub fn name(self) -> &'static str {
         match self {
             Method::Password => "password",
@@ -77,11 +93,12 @@ impl Method {
             Method::Passkey => "passkey",
             Method::Staff => "staff",
             Method::Totp => "totp",
+            Method::Linked(p) => p.name(),
         }
     }
 
     pub fn from_name(name: &str) -> Option<Method> {
-        Method::ALL.into_iter().find(|m| m.name() == name)
+        Method::all().find(|m| m.name() == name)
     }
 
     fn letter(self) -> char {
@@ -91,8 +108,31 @@ impl Method {
             Method::Passkey => 'k',
             Method::Staff => 's',
             Method::Totp => 't',
+            Method::Linked(p) => p.facts().letter,
         }
     }
+}
+
+tokio::task_local! {
+    static NOTED: std::cell::Cell<Option<Method>>;
+}
+
+/// Runs `work` (a request to a row whose method is its provider's, `RouteDef::sign_in` `*`)
+/// with room for the method the request learns on its way ([`note_method`]); answers its
+/// output and that method, if one was noted.
+pub async fn with_noted_method<F: std::future::Future>(work: F) -> (F::Output, Option<Method>) {
+    NOTED
+        .scope(std::cell::Cell::new(None), async {
+            let out = work.await;
+            (out, NOTED.with(std::cell::Cell::get))
+        })
+        .await
+}
+
+/// The sign-in under way is by `method` (the federation code's or pending identity's
+/// provider, once read): counted so by [`with_noted_method`]'s caller. Outside one, nothing.
+pub fn note_method(method: Method) {
+    let _ = NOTED.try_with(|c| c.set(Some(method)));
 }
 
 /// How a sign-in ended, as the numbers tell it.
@@ -193,6 +233,22 @@ pub fn week_keys(day: Day) -> Vec<Key> {
         .collect()
 }
 
+/// How many items a week's sign-ins through providers are spread over: fewer than the other
+/// counters' (they are rarer), and on their own items so that a week with every provider busy
+/// leaves the `NUM` item, written on most sign-ins, under one kilobyte.
+pub const FED_SHARDS: u8 = 2;
+
+/// `STATS#<iso week>#<shard>` / `FED`: the week's sign-ins through providers
+/// ([`Method::Linked`]), shards 0 and 1.
+pub fn fed_week_shard(day: Day, shard: u8) -> Key {
+    Key::new(format!("{PK}#{}#{shard}", day.iso_week()), "FED")
+}
+
+/// Every item holding the sign-ins through providers of `day`'s week.
+pub fn fed_week_keys(day: Day) -> Vec<Key> {
+    (0..FED_SHARDS).map(|s| fed_week_shard(day, s)).collect()
+}
+
 /// `STATS#<yyyy-mm>` / `NUM`: the month's item before the shards (read, written no more).
 pub fn month_key(day: Day) -> Key {
     Key::new(format!("{PK}#{}", day.month()), "NUM")
@@ -269,6 +325,11 @@ async fn add_week(ciam: &Ciam, day: Day, adds: Vec<(String, i64)>) {
     add(ciam, key, adds, Some(WEEK_KEEP_SECS)).await;
 }
 
+async fn add_fed_week(ciam: &Ciam, day: Day, adds: Vec<(String, i64)>) {
+    let key = fed_week_shard(day, shard(ciam) % FED_SHARDS);
+    add(ciam, key, adds, Some(WEEK_KEEP_SECS)).await;
+}
+
 async fn add_month(ciam: &Ciam, day: Day, adds: Vec<(String, i64)>) {
     let key = month_shard(day, shard(ciam));
     add(ciam, key, adds, Some(MONTH_KEEP_SECS)).await;
@@ -281,7 +342,11 @@ fn today(ciam: &Ciam) -> Day {
 /// One sign-in by `method` that ended in `outcome`. Round trips: 1 write.
 pub async fn count_sign_in(ciam: &Ciam, method: Method, outcome: Outcome) {
     let day = today(ciam);
-    add_week(ciam, day, vec![(sign_in_attr(day, method, outcome), 1)]).await;
+    let adds = vec![(sign_in_attr(day, method, outcome), 1)];
+    match method {
+        Method::Linked(_) => add_fed_week(ciam, day, adds).await,
+        _ => add_week(ciam, day, adds).await,
+    }
 }
 
 /// One account locked. Round trips: 1 write.
@@ -432,8 +497,11 @@ pub async fn record_sign_in(ciam: &Ciam, s: SignIn<'_>) {
     };
     let day = today(ciam);
     let mut adds = Vec::new();
-    if let Some((method, outcome)) = s.counted {
-        adds.push((sign_in_attr(day, method, outcome), 1));
+    let mut fed = Vec::new();
+    match s.counted {
+        Some((m @ Method::Linked(_), outcome)) => fed.push((sign_in_attr(day, m, outcome), 1)),
+        Some((method, outcome)) => adds.push((sign_in_attr(day, method, outcome), 1)),
+        None => {}
     }
     if s.locked_now {
         adds.push((day_attr(day, 'l'), 1));
@@ -446,7 +514,11 @@ pub async fn record_sign_in(ciam: &Ciam, s: SignIn<'_>) {
     } else {
         Vec::new()
     };
-    tokio::join!(add_week(ciam, day, adds), add_month(ciam, day, month));
+    tokio::join!(
+        add_week(ciam, day, adds),
+        add_fed_week(ciam, day, fed),
+        add_month(ciam, day, month)
+    );
 }
 
 #[cfg(test)]

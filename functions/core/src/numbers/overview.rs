@@ -3,7 +3,9 @@
 //! and the two months, each its shards and its unsharded item of before the shards), whatever
 //! the number of accounts.
 
-use super::{day_attr, month_keys, sign_in_attr, total_key, week_keys, Day, Method, Outcome};
+use super::{
+    day_attr, fed_week_keys, month_keys, sign_in_attr, total_key, week_keys, Day, Method, Outcome,
+};
 use crate::{Ciam, Result};
 use ciam_store::{Item, Key};
 use serde::Serialize;
@@ -13,8 +15,8 @@ use std::collections::BTreeMap;
 pub const DAYS: i64 = 30;
 
 /// The most items the overview reads: the total, 6 weeks and 2 months of `SHARDS + 1` items
-/// each (73 with 8 shards, within one `BatchGetItem` of 100).
-pub const MAX_KEYS: usize = 1 + 8 * (super::SHARDS as usize + 1);
+/// each, and 6 weeks of `FED_SHARDS` (85 with 8 and 2 shards, within one `BatchGetItem` of 100).
+pub const MAX_KEYS: usize = 1 + 8 * (super::SHARDS as usize + 1) + 6 * super::FED_SHARDS as usize;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
@@ -69,7 +71,8 @@ pub struct MonthNumbers {
 pub fn keys(today: Day) -> Vec<Key> {
     let mut keys = vec![total_key()];
     for n in (0..DAYS).rev() {
-        for k in week_keys(today.minus(n)) {
+        let day = today.minus(n);
+        for k in week_keys(day).into_iter().chain(fed_week_keys(day)) {
             if !keys.contains(&k) {
                 keys.push(k);
             }
@@ -103,10 +106,15 @@ pub async fn overview(ciam: &Ciam, now: i64) -> Result<Overview> {
         .map(|n| {
             let day = today.minus(n);
             let week = &week_keys(day);
+            let fed = &fed_week_keys(day);
             let mut sign_ins = SignIns::default();
-            for method in Method::ALL {
+            for method in Method::all() {
+                let items = match method {
+                    Method::Linked(_) => fed,
+                    _ => week,
+                };
                 for outcome in Outcome::ALL {
-                    let c = count(&by_key, week, &sign_in_attr(day, method, outcome));
+                    let c = count(&by_key, items, &sign_in_attr(day, method, outcome));
                     sign_ins.total += c;
                     *sign_ins.by_method.entry(method.name()).or_default() += c;
                     *sign_ins.by_outcome.entry(outcome.name()).or_default() += c;

@@ -61,7 +61,7 @@ fn reasons_map_to_outcomes_and_two_are_no_verdict() {
         of(Some(Reason::AUTHORIZATION_FAILED), false),
         Some(Outcome::Other)
     );
-    for m in Method::ALL {
+    for m in Method::all() {
         assert_eq!(Method::from_name(m.name()), Some(m));
     }
 }
@@ -214,12 +214,16 @@ async fn the_overview_is_one_read_of_at_most_max_keys_items_whatever_the_account
     }
     assert_eq!(seen[0], seen[1], "the same read for 5 and 55 accounts");
     // Every weekday as today: 30 days touch 5 or 6 weeks, never more; each week and month is
-    // its shards and its item of before the shards.
+    // its shards and its item of before the shards, and each week its providers' items too.
     let per = SHARDS as usize + 1;
+    let fed = FED_SHARDS as usize;
     for _ in 0..7 {
         clock.advance(DAY);
         let n = overview::keys(Day::of(ciam.now())).len();
-        assert!([1 + 7 * per, 1 + 8 * per].contains(&n), "{n}");
+        assert!(
+            [1 + 7 * per + 5 * fed, 1 + 8 * per + 6 * fed].contains(&n),
+            "{n}"
+        );
         const { assert!(overview::MAX_KEYS <= 100, "one BatchGetItem") };
         assert!(n <= overview::MAX_KEYS, "one BatchGetItem: {n}");
     }
@@ -240,7 +244,8 @@ fn a_busy_week_is_under_one_kilobyte() {
     ];
     for d in 0..7 {
         let day = Day::of(START).minus(d);
-        for m in Method::ALL {
+        // The providers' sign-ins are on their own items (`FED`).
+        for m in Method::all().filter(|m| !matches!(m, Method::Linked(_))) {
             for o in Outcome::ALL {
                 let first_step_only = o == Outcome::SecondStepFailed
                     && matches!(m, Method::Password | Method::Code | Method::Staff);
@@ -348,4 +353,35 @@ async fn the_tally_of_session_facts_counts_as_the_inline_counting_does() {
     let other = Item::new(Key::new("USER#ann", "SESSION#y")).with("createdAt", START);
     assert_eq!(tally_items(&ciam, &[item, other]).await, 1);
     assert_eq!(week(&ciam).await.n("5pS"), Some(5));
+}
+
+#[test]
+fn every_method_has_its_own_lower_case_letter_and_name() {
+    let all: Vec<Method> = Method::all().collect();
+    assert!(all.contains(&Method::Linked(crate::federation::ProviderId::Wechat)));
+    let letters: std::collections::BTreeSet<char> = all.iter().map(|m| m.letter()).collect();
+    assert_eq!(letters.len(), all.len(), "{all:?}");
+    assert!(letters.iter().all(char::is_ascii_lowercase), "{letters:?}");
+    let names: std::collections::BTreeSet<&str> = all.iter().map(|m| m.name()).collect();
+    assert_eq!(names.len(), all.len());
+    for m in all {
+        assert_eq!(Method::from_name(m.name()), Some(m));
+    }
+}
+
+/// The `FED` item of a week with every provider busy every day, every outcome: still one write
+/// unit, whatever the providers configured.
+#[test]
+fn a_busy_week_of_every_provider_is_under_one_kilobyte() {
+    let mut item = Item::new(fed_week_shard(Day::of(START), 0)).expires(START + WEEK_KEEP_SECS);
+    for d in 0..7 {
+        let day = Day::of(START).minus(d);
+        for m in Method::all().filter(|m| matches!(m, Method::Linked(_))) {
+            for o in Outcome::ALL {
+                let n = if o == Outcome::Success { 99_999 } else { 999 };
+                item = item.with(&sign_in_attr(day, m, o), n);
+            }
+        }
+    }
+    assert!(item.billed_size() < 1024, "{} bytes", item.billed_size());
 }

@@ -8,6 +8,7 @@ import { Said, useSaid } from '../../components/said';
 import { When } from '../../components/when';
 import { type AccountPage, unlinkIdentity } from './api';
 import { Section, useConsole, useMay } from './context';
+import { named, providerNames } from './labels';
 import { ReasonDialog } from './widgets';
 
 const m = defineMessages({
@@ -25,13 +26,6 @@ const m = defineMessages({
   unlinked: { id: 'admin.account.unlinked', defaultMessage: 'The {provider} account was unlinked.' },
 });
 
-const names = defineMessages({
-  wechat: { id: 'admin.provider.wechat', defaultMessage: 'WeChat' },
-  wecom: { id: 'admin.provider.wecom', defaultMessage: 'WeCom' },
-  dingtalk: { id: 'admin.provider.dingtalk', defaultMessage: 'DingTalk' },
-  feishu: { id: 'admin.provider.feishu', defaultMessage: 'Feishu' },
-});
-
 type Identity = AccountPage['identities'][number];
 
 export function AccountIdentities({ a, onDone }: { a: AccountPage; onDone: () => void }) {
@@ -40,7 +34,10 @@ export function AccountIdentities({ a, onDone }: { a: AccountPage; onDone: () =>
   const { guard } = useConsole();
   const [asking, setAsking] = useState<Identity | null>(null);
   const done = useSaid();
-  const name = (p: string) => (Object.prototype.hasOwnProperty.call(names, p) ? intl.formatMessage(names[p as keyof typeof names]) : p);
+  const name = (p: string) => {
+    const n = named(providerNames, p);
+    return typeof n === 'string' ? n : intl.formatMessage(n);
+  };
   return (
     <Section title={<FormattedMessage {...m.heading} />} id="identities">
       <Said said={done.said} testId="unlink-done" focus />

@@ -139,13 +139,25 @@ export const outcomeNames = defineMessages({
   other: { id: 'admin.outcome.other', defaultMessage: 'Other' },
 });
 
-export const methodNames = defineMessages({
-  password: { id: 'admin.method.password', defaultMessage: 'Password' },
-  code: { id: 'admin.method.code', defaultMessage: 'One-time code' },
-  passkey: { id: 'admin.method.passkey', defaultMessage: 'Passkey' },
-  staff: { id: 'admin.method.staff', defaultMessage: 'Staff sign-in' },
-  totp: { id: 'admin.method.totp', defaultMessage: 'Authenticator (second step)' },
+/** The federation providers by their API name (`wechat`): linked identities, sign-in methods. */
+export const providerNames = defineMessages({
+  wechat: { id: 'admin.provider.wechat', defaultMessage: 'WeChat' },
+  wecom: { id: 'admin.provider.wecom', defaultMessage: 'WeCom' },
+  dingtalk: { id: 'admin.provider.dingtalk', defaultMessage: 'DingTalk' },
+  feishu: { id: 'admin.provider.feishu', defaultMessage: 'Feishu' },
 });
+
+/** Sign-in methods as the numbers name them: the fixed ones, then one per provider. */
+export const methodNames: Record<string, MessageDescriptor> = {
+  ...defineMessages({
+    password: { id: 'admin.method.password', defaultMessage: 'Password' },
+    code: { id: 'admin.method.code', defaultMessage: 'One-time code' },
+    passkey: { id: 'admin.method.passkey', defaultMessage: 'Passkey' },
+    staff: { id: 'admin.method.staff', defaultMessage: 'Staff sign-in' },
+    totp: { id: 'admin.method.totp', defaultMessage: 'Authenticator (second step)' },
+  }),
+  ...providerNames,
+};
 
 /** A name from one of the maps above, or the server's word when this build does not know it. */
 export function named(map: Record<string, MessageDescriptor>, key: string): MessageDescriptor | string {
