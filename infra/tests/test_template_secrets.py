@@ -125,7 +125,7 @@ def test_each_function_gets_the_secret_arns_the_contracts_give_it(template, tran
     # fresh logout token at each attempt of a sign-out's notice, issue 23), the JWKS and the
     # end-session routes (which verify an id_token_hint with the published keys) read the public
     # keys.
-    assert [r for r, f in facts.items() if (f["federation"] or {}).get("part") == "callback"] == ["auth_staff_callback", "auth_wechat_callback", "auth_dingtalk_callback"]
+    assert [r for r, f in facts.items() if (f["federation"] or {}).get("part") == "callback"] == ["auth_staff_callback", "auth_wechat_callback", "auth_wecom_callback", "auth_dingtalk_callback"]
     assert {r for r, f in facts.items() if f["kms"] != "none"} == {
         "oidc_token",
         "oidc_jwks",

@@ -30,7 +30,9 @@ enum Command {
     /// `CIAM_WECHAT_OA_APP_SECRET`, and `CIAM_WECHAT_OPEN_BASE` / `CIAM_WECHAT_API_BASE` to
     /// point them at ciam-fakes (README.md, "Sign in with WeChat locally"); DingTalk alike with
     /// `CIAM_DINGTALK_CLIENT_ID`, `CIAM_DINGTALK_CLIENT_SECRET`, optionally
-    /// `CIAM_DINGTALK_CORP_ID`, and `CIAM_DINGTALK_LOGIN_BASE` / `CIAM_DINGTALK_API_BASE`.
+    /// `CIAM_DINGTALK_CORP_ID`, and `CIAM_DINGTALK_LOGIN_BASE` / `CIAM_DINGTALK_API_BASE`; WeCom
+    /// with `CIAM_WECOM_CORP_ID`, `CIAM_WECOM_AGENT_ID`, `CIAM_WECOM_CORP_SECRET` and
+    /// `CIAM_WECOM_LOGIN_BASE` / `CIAM_WECOM_OPEN_BASE` / `CIAM_WECOM_API_BASE`.
     Serve {
         #[arg(long, default_value = "127.0.0.1:8080", env = "CIAM_ADDR")]
         addr: SocketAddr,

@@ -1814,6 +1814,8 @@ export interface Operations {
   checkUsername: { method: "GET"; path: "/auth/username"; params: undefined; query: { userName: string }; request: undefined; response: CheckUsernameResponse };
   wechatCallback: { method: "GET"; path: "/auth/wechat/callback"; params: undefined; query: { code?: string; state: string; error?: string }; request: undefined; response: undefined };
   wechatStart: { method: "GET"; path: "/auth/wechat/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
+  wecomCallback: { method: "GET"; path: "/auth/wecom/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
+  wecomStart: { method: "GET"; path: "/auth/wecom/start"; params: undefined; query: undefined; request: undefined; response: undefined };
   getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
   reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
   oidcDiscovery: { method: "GET"; path: "/oidc/.well-known/openid-configuration"; params: undefined; query: undefined; request: undefined; response: OidcDiscoveryResponse };
@@ -1928,6 +1930,8 @@ export interface Routes {
   "GET /auth/username": Operations["checkUsername"];
   "GET /auth/wechat/callback": Operations["wechatCallback"];
   "GET /auth/wechat/start": Operations["wechatStart"];
+  "GET /auth/wecom/callback": Operations["wecomCallback"];
+  "GET /auth/wecom/start": Operations["wecomStart"];
   "GET /avatar/{key}": Operations["getAvatar"];
   "POST /client-errors": Operations["reportClientError"];
   "GET /oidc/.well-known/openid-configuration": Operations["oidcDiscovery"];

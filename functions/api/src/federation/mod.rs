@@ -1,7 +1,7 @@
 //! The HTTP side of federated sign-in: one adapter per protocol behind
 //! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
-//! sign-in; `wechat`, `dingtalk`: WeChat's and DingTalk's; `wecom`, `feishu`: the other
-//! Chinese platforms' sign-ins, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
+//! sign-in; `wechat`, `wecom`, `dingtalk`: WeChat's, WeCom's and DingTalk's; `feishu`: Feishu's
+//! sign-in, not yet behind the trait), picked by the row's provider ([`adapter`]), and the HTTPS client they
 //! share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
 pub mod dingtalk;
@@ -21,6 +21,7 @@ pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
     match provider {
         ProviderId::Staff => &oidc::Oidc,
         ProviderId::Wechat => &wechat::WechatSignIn,
+        ProviderId::Wecom => &wecom::WecomSignIn,
         ProviderId::Dingtalk => &dingtalk::DingtalkSignIn,
         #[cfg(feature = "fakes")]
         ProviderId::Mock => &mock::Mock,

@@ -122,7 +122,8 @@ impl Wechat {
     /// `OpenInBrowser` (the page explains how).
     pub fn flow(&self, surface: Surface) -> Result<WechatFlow, FedError> {
         match surface {
-            Surface::Desktop => Ok(WechatFlow::Qr),
+            // WeCom's browser is not WeChat's: the QR page, as on a desktop.
+            Surface::Desktop | Surface::InWecom => Ok(WechatFlow::Qr),
             Surface::InWechat if self.settings.oa.is_some() => Ok(WechatFlow::OfficialAccount),
             Surface::InWechat => Err(FedError::OpenInBrowser),
         }

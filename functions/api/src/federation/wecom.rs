@@ -5,22 +5,27 @@
 //! the corp token (`cgi-bin/gettoken`, cached in the store: [`token`]), `cgi-bin/auth/getuserinfo`
 //! (code → `userid`, and in the client a `user_ticket`) and `cgi-bin/auth/getuserdetail`
 //! (`user_ticket` → the mobile and mail the corp's admins recorded). The person is
-//! `<corpid>/<userid>`; a non-member (an `openid`) is refused.
+//! `<corpid>/<userid>`; a non-member (an `openid`), or inside WeCom a member outside the app's
+//! visible range (no `user_ticket`), is not permitted.
 //!
-//! Not yet a `Provider`: WeCom has no `ProviderId`/`Facts` until its rows exist, so the settings
-//! are a plain [`WecomSettings`] and [`Wecom`]'s methods take what the trait's get from `Ciam`
-//! and `Started` (the redirect URI, the state, the language, the flow the state records).
+//! [`WecomSignIn`] is the `Provider` of `ProviderId::Wecom`: it builds a [`Wecom`] from the
+//! process's `CIAM_WECOM_*` configuration on each call, and reads the flow from the surface the
+//! state recorded at start (`Surface::InWecom`: the in-client authorization), so the callback
+//! knows which authorization issued the code.
 
 pub mod token;
 
 use super::{call_timeout, client};
-use ciam_core::federation::{Callback, ExternalIdentity, FedError, Vouches};
+use ciam_core::federation::{
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
+    Started, Surface, Vouches, WECOM,
+};
 use ciam_core::staff::secure_url;
 use ciam_core::{Ciam, Lang};
 use serde::Deserialize;
 use std::time::Duration;
 
-/// The WeCom settings of a process (later `CIAM_WECOM_*`, filled through its Facts).
+/// The WeCom settings of a process (`CIAM_WECOM_*`, filled through its Facts).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WecomSettings {
     /// The corp's CorpID (public: the authorization URL's `appid`).
@@ -68,10 +73,15 @@ impl WecomFlow {
     /// The flow of a browser saying `user_agent` (WeCom's says `wxwork`, and `MicroMessenger`
     /// too).
     pub fn of(user_agent: &str) -> WecomFlow {
-        if user_agent.to_ascii_lowercase().contains("wxwork") {
-            WecomFlow::InClient
-        } else {
-            WecomFlow::Desktop
+        WecomFlow::on(Surface::of(user_agent))
+    }
+
+    /// The flow of a sign-in started on `surface`: the in-client authorization inside WeCom,
+    /// the web login anywhere else (WeChat's browser too).
+    pub fn on(surface: Surface) -> WecomFlow {
+        match surface {
+            Surface::InWecom => WecomFlow::InClient,
+            Surface::Desktop | Surface::InWechat => WecomFlow::Desktop,
         }
     }
 }
@@ -337,6 +347,14 @@ impl Wecom {
             ..WecomPerson::default()
         };
         let ticket = some(info.user_ticket);
+        if flow == WecomFlow::InClient && ticket.is_none() {
+            // snsapi_privateinfo gives a ticket to every member in the app's visible range:
+            // none means the corp's admins did not open the app to this member.
+            return Err(FedError::NotPermitted(format!(
+                "wecom: not permitted: {} is outside the app's visible range",
+                person.userid
+            )));
+        }
         if let (WecomFlow::InClient, Some(ticket)) = (flow, ticket) {
             let d = self.with_token(ciam, Call::UserDetail(&ticket)).await?;
             if d.errcode != 0 {
@@ -358,6 +376,74 @@ impl Wecom {
             person.biz_mail = some(d.biz_mail);
         }
         Ok(person)
+    }
+}
+
+/// WeCom as a federation provider (`adapter(ProviderId::Wecom)`).
+pub struct WecomSignIn;
+
+impl WecomSignIn {
+    /// The settings of this process (`CIAM_WECOM_*`): None when WeCom is off (no CorpID or
+    /// AgentID).
+    pub fn settings(ciam: &Ciam) -> Option<WecomSettings> {
+        let c = ciam.config.federation.get(&ProviderId::Wecom)?;
+        let mut s = WecomSettings::new(c.setting("CORP_ID")?, c.setting("AGENT_ID")?);
+        s.corp_secret = c.secret(WECOM.secret_field).map(str::to_owned);
+        for (base, into) in [
+            ("LOGIN_BASE", &mut s.login_base),
+            ("OPEN_BASE", &mut s.open_base),
+            ("API_BASE", &mut s.api_base),
+        ] {
+            if let Some(v) = c.setting(base) {
+                *into = v.to_owned();
+            }
+        }
+        Some(s)
+    }
+
+    fn wecom(ciam: &Ciam) -> Result<Wecom, FedError> {
+        Self::settings(ciam)
+            .map(Wecom::new)
+            .ok_or_else(|| FedError::Misconfigured("wecom: not configured".into()))
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for WecomSignIn {
+    fn facts(&self) -> &'static Facts {
+        &WECOM
+    }
+
+    fn configured(&self, ciam: &Ciam) -> bool {
+        Self::settings(ciam).is_some()
+    }
+
+    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
+        Self::wecom(ciam).map(|_| ())
+    }
+
+    async fn authorization_url(
+        &self,
+        ciam: &Ciam,
+        started: &Started,
+        surface: Surface,
+    ) -> Result<String, FedError> {
+        Self::wecom(ciam)?.authorization_url(
+            &redirect_uri(ciam, self.facts()),
+            &started.state,
+            started.lang,
+            WecomFlow::on(surface),
+        )
+    }
+
+    async fn identify(
+        &self,
+        ciam: &Ciam,
+        cb: &Callback,
+        pending: &Pending,
+    ) -> Result<ExternalIdentity, FedError> {
+        let flow = WecomFlow::on(pending.surface);
+        Ok(Self::wecom(ciam)?.identify(ciam, cb, flow).await?.identity)
     }
 }
 

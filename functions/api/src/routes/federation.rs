@@ -189,7 +189,8 @@ pub struct FederatedLogin {
 /// Reasons: AUTHORIZATION_FAILED, NEED_TOTP_VERIFY, VERIFICATION_ATTEMPT_CODE_LIMIT.
 ///
 /// `POST /auth/login/federation {provider, code, bind}`. Round trips: 4 (code read, code
-/// delete, user, session write).
+/// delete, user, session write), then the numbers' 2 (the day's activity read, the provider's
+/// weekly counter).
 pub async fn login(
     State(s): State<AppState>,
     Client(client): Client,

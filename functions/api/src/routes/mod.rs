@@ -38,6 +38,7 @@ mod tickets;
 mod two_factor;
 mod webhooks;
 mod wechat;
+mod wecom;
 
 pub use admin_apps::app_change;
 pub use client_error::RELEASE;
@@ -194,6 +195,9 @@ pub const ROUTES: &[RouteDef] = &[
     // WeChat sign-in (wechat.rs for the published prose; federation.rs serves them).
     route!("auth_wechat_start",       GET,    "/auth/wechat/start",      federation::start,        Public,        "wechatStart",      WRITES.fed(Fed::Start(P::Wechat)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_wechat_callback",    GET,    "/auth/wechat/callback",   federation::callback,     Public,        "wechatCallback",   WRITES.fed(Fed::Callback(P::Wechat)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    // WeCom sign-in (wecom.rs for the published prose; federation.rs serves them).
+    route!("auth_wecom_start",        GET,    "/auth/wecom/start",       federation::start,        Public,        "wecomStart",       WRITES.fed(Fed::Start(P::Wecom)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    route!("auth_wecom_callback",     GET,    "/auth/wecom/callback",    federation::callback,     Public,        "wecomCallback",    WRITES.fed(Fed::Callback(P::Wecom)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     // DingTalk sign-in (dingtalk.rs for the published prose; federation.rs serves them).
     route!("auth_dingtalk_start",     GET,    "/auth/dingtalk/start",    federation::start,        Public,        "dingtalkStart",    WRITES.fed(Fed::Start(P::Dingtalk)).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
     route!("auth_dingtalk_callback",  GET,    "/auth/dingtalk/callback", federation::callback,     Public,        "dingtalkCallback", WRITES.fed(Fed::Callback(P::Dingtalk)).timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),

@@ -2,61 +2,28 @@
 //! §3.1, §4.1-§4.2, §5.4): the browser starts at `/auth/<p>/start`, the platform's fake (ciam-fakes)
 //! approves and redirects back, the callback answers the SPA's `<p>Code`, `<p>Pending` or
 //! `<p>Error`, then the API calls (`/auth/login/federation`, `/auth/federation/phone`,
-//! `/auth/federation/register`). One [`Wired`] helper per provider, so a provider joins by its
-//! configuration and its fake's controls (WeChat and DingTalk today), and the journeys every
-//! provider shares run over each. On SQLite and DynamoDB Local.
+//! `/auth/federation/register`). One `Wired` (helpers/federation.rs) per provider, so a provider
+//! joins by its configuration and its fake's controls (WeChat and DingTalk here, WeCom in
+//! federation_wecom_journeys.rs), and the journeys every provider shares run over each. On
+//! SQLite and DynamoDB Local.
 
-use crate::helpers::federation::{fakes, link_of, navigate_as, no_redirects, query_params};
-use crate::helpers::{TestApp, TestResponse};
+use crate::federation_wecom_journeys::wecom;
+use crate::helpers::federation::{fakes, navigate_as, param, Browser, Wired, DESKTOP};
+use crate::helpers::TestApp;
 use axum::http::Method;
 use ciam_core::console::Role;
 use ciam_core::federation::{ProviderConfig, ProviderId};
-use ciam_core::staff::bind_hash;
 use ciam_core::totp::{code_at, STEP_SECS};
 use ciam_fakes::wechat::{OA_APP_ID, OA_SECRET, WEB_APP_ID, WEB_SECRET};
 use ciam_fakes::{Fakes, Person, Platform};
 use ciam_store::dynamo_local::DynamoLocal;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const ANN: &str = "13800138011";
 const NEW: &str = "13800138013";
-const IN_WECHAT: &str = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like \
-                         Gecko) Chrome/120.0 Mobile Safari/537.36 MicroMessenger/8.0.47.2560 \
-                         NetType/WIFI Language/zh_CN";
-const DESKTOP: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
-
-/// One browser: its random `bind` (kept since the start) and its User-Agent.
-struct Browser {
-    bind: String,
-    ua: &'static str,
-}
-
-impl Browser {
-    fn new(name: &str) -> Browser {
-        Browser {
-            bind: format!("{name}-bind-0123456789abcdef0123456789abcdef"),
-            ua: DESKTOP,
-        }
-    }
-
-    fn in_wechat(name: &str) -> Browser {
-        Browser {
-            ua: IN_WECHAT,
-            ..Browser::new(name)
-        }
-    }
-}
-
-/// A provider wired to its fake: its id, the platform standing in for it, the app configured.
-struct Wired {
-    provider: ProviderId,
-    platform: Platform,
-    fakes: Fakes,
-    app: TestApp,
-}
 
 /// WeChat's configuration pointing at the fake: the website app, and the Official Account
 /// when `oa`.
@@ -88,146 +55,6 @@ async fn wechat(app: TestApp, oa: bool) -> Wired {
         platform: Platform::Wechat,
         fakes,
         app,
-    }
-}
-
-/// The sign-in screen's parameters: in the state's language (`en-US` here), or the request's
-/// (`zh-CN`) when the state is unknown.
-fn params(location: &str) -> Vec<(String, String)> {
-    assert!(
-        location.starts_with("/en-US/passport/signin?")
-            || location.starts_with("/zh-CN/passport/signin?"),
-        "{location}"
-    );
-    query_params(location)
-}
-
-fn param(location: &str, name: &str) -> Option<String> {
-    params(location)
-        .into_iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v)
-}
-
-async fn post(app: &TestApp, p: &str, body: &Value) -> TestResponse {
-    app.send_json(Method::POST, p, None, body).await
-}
-
-impl Wired {
-    fn name(&self) -> &'static str {
-        self.provider.name()
-    }
-
-    fn person(&self, person: Person) {
-        self.fakes.state(self.platform).set_person(person);
-    }
-
-    fn someone(&self, unionid: &str) {
-        self.person(Person {
-            unionid: unionid.into(),
-            ..Person::default()
-        });
-    }
-
-    /// The start's redirect: the platform's authorization URL, or back to the SPA.
-    async fn start(&self, browser: &Browser) -> String {
-        let start = format!(
-            "/ciam/v1/auth/{}/start?lang=en-US&query=appId%3Dx&bindHash={}",
-            self.name(),
-            bind_hash(&browser.bind)
-        );
-        navigate_as(&self.app, &start, Some(browser.ua)).await
-    }
-
-    /// The browser at the platform, which approves: the callback URI (path and query).
-    async fn to_platform(&self, browser: &Browser) -> String {
-        let at_platform = self.start(browser).await;
-        assert!(
-            at_platform.starts_with(&self.fakes.url(self.platform)),
-            "{at_platform}"
-        );
-        let res = no_redirects()
-            .get(&at_platform)
-            .send()
-            .await
-            .expect("platform");
-        assert_eq!(res.status(), 302, "{at_platform}");
-        let back = url::Url::parse(res.headers()["location"].to_str().expect("location"))
-            .expect("absolute");
-        assert_eq!(
-            back.path(),
-            format!("/ciam/v1/auth/{}/callback", self.name())
-        );
-        format!("{}?{}", back.path(), back.query().unwrap_or(""))
-    }
-
-    async fn callback(&self, callback: &str) -> String {
-        let location = navigate_as(&self.app, callback, Some(DESKTOP)).await;
-        location
-    }
-
-    /// The whole round trip: where the callback sent the browser.
-    async fn round_trip(&self, browser: &Browser) -> String {
-        let callback = self.to_platform(browser).await;
-        let location = self.callback(&callback).await;
-        assert_eq!(
-            param(&location, "appId").as_deref(),
-            Some("x"),
-            "{location}"
-        );
-        location
-    }
-
-    async fn outcome(&self, browser: &Browser, what: &str) -> String {
-        let location = self.round_trip(browser).await;
-        let name = format!("{}{what}", self.name());
-        param(&location, &name).unwrap_or_else(|| panic!("no {name}: {location}"))
-    }
-
-    async fn pending(&self, browser: &Browser) -> String {
-        self.outcome(browser, "Pending").await
-    }
-
-    async fn login_code(&self, browser: &Browser) -> String {
-        self.outcome(browser, "Code").await
-    }
-
-    fn error_of(&self, location: &str) -> Option<String> {
-        param(location, &format!("{}Error", self.name()))
-    }
-
-    async fn prove(&self, token: &str, browser: &Browser, phone: &str, code: &str) -> TestResponse {
-        let body = json!({ "pending": token, "bind": browser.bind, "phone": phone, "code": code });
-        post(&self.app, "/auth/federation/phone", &body).await
-    }
-
-    async fn register(&self, token: &str, browser: &Browser, user_name: &str) -> TestResponse {
-        let body = json!({ "pending": token, "bind": browser.bind, "userName": user_name,
-            "company": "Acme Industrial", "country": "CN", "acceptTerms": true });
-        post(&self.app, "/auth/federation/register", &body).await
-    }
-
-    async fn redeem(&self, code: &str, browser: &Browser) -> TestResponse {
-        let body = json!({ "provider": self.name(), "code": code, "bind": browser.bind });
-        post(&self.app, "/auth/login/federation", &body).await
-    }
-
-    async fn link_of(&self, subject: &str) -> Option<String> {
-        link_of(&self.app, self.name(), subject).await
-    }
-
-    /// How many writes of a key under `pk_prefix` the table took so far.
-    fn written(&self, pk_prefix: &str) -> usize {
-        self.app
-            .store
-            .written()
-            .iter()
-            .filter(|k| k.pk.starts_with(pk_prefix))
-            .count()
-    }
-
-    fn calls(&self, path: &str) -> u64 {
-        self.fakes.state(self.platform).calls(path)
     }
 }
 
@@ -526,7 +353,7 @@ async fn a_linked_wechat_sign_in_costs_its_counted_round_trips() {
     let redeem = w.app.store.take_calls();
     assert_eq!(
         (start.len(), back.len(), redeem.len()),
-        (1, 5, 4),
+        (1, 5, 6),
         "start {start:?}, callback {back:?}, redemption {redeem:?}"
     );
 }
@@ -621,6 +448,10 @@ async fn every_provider_signs_up_links_and_refuses_a_suspended_account_on_sqlite
         dingtalk(TestApp::spawn().await).await,
     )
     .await;
+    every_provider_signs_up_links_and_refuses_a_suspended_account(
+        wecom(TestApp::spawn().await).await,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -630,6 +461,8 @@ async fn every_provider_signs_up_links_and_refuses_a_suspended_account_on_dynamo
     every_provider_signs_up_links_and_refuses_a_suspended_account(wechat(app, false).await).await;
     let app = TestApp::on_dynamo(&local, "wired_every_dingtalk").await;
     every_provider_signs_up_links_and_refuses_a_suspended_account(dingtalk(app).await).await;
+    let app = TestApp::on_dynamo(&local, "wired_every_wecom").await;
+    every_provider_signs_up_links_and_refuses_a_suspended_account(wecom(app).await).await;
 }
 
 /// DingTalk with one required organization: a member of another is not permitted.

@@ -114,7 +114,9 @@ async fn desktop_gets_the_qr_page_with_wechat_s_parameters_in_order() {
 async fn inside_wechat_the_official_account_authorizes_or_the_page_says_open_the_browser() {
     let (fakes, wechat) = setup().await;
     assert_eq!(Surface::of(IN_WECHAT), Surface::InWechat);
-    assert_eq!(Surface::of(IN_WECOM), Surface::Desktop);
+    assert_eq!(Surface::of(IN_WECOM), Surface::InWecom);
+    // WeCom's browser is not WeChat's: the QR page, as on a desktop.
+    assert_eq!(wechat.flow(Surface::of(IN_WECOM)), Ok(WechatFlow::Qr));
     let raw = wechat
         .authorization_url(REDIRECT, STATE, Lang::EnUs, Surface::of(IN_WECHAT))
         .unwrap();

@@ -179,18 +179,19 @@ async fn a_member_signs_in_as_corp_and_userid_with_the_recorded_phone_only_in_th
     assert_eq!(s.calls("/cgi-bin/auth/getuserinfo"), 2);
     assert_eq!(s.calls("/cgi-bin/auth/getuserdetail"), 1);
 
-    // Outside the app's visible range: a userid, no ticket, no detail.
+    // Outside the app's visible range: a userid but no ticket inside WeCom, which says the
+    // corp's admins did not open the app to this member: not permitted, no detail asked.
     s.set_person(Person {
         visible: false,
         ..Person::default()
     });
     let cb = approve(&wecom, WecomFlow::InClient).await;
-    let hidden = wecom
-        .identify(&app.ciam, &cb, WecomFlow::InClient)
-        .await
-        .unwrap();
-    assert_eq!(hidden.identity.subject, desk.identity.subject);
-    assert_eq!(hidden.mobile, None);
+    let hidden = wecom.identify(&app.ciam, &cb, WecomFlow::InClient).await;
+    assert!(
+        matches!(&hidden, Err(e @ FedError::NotPermitted(c))
+            if c.contains("visible range") && reason_of(e) == Reason::FEDERATION_NOT_PERMITTED),
+        "{hidden:?}"
+    );
     assert_eq!(s.calls("/cgi-bin/auth/getuserdetail"), 1);
 }
 

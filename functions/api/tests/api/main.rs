@@ -38,6 +38,7 @@ mod federation_journeys;
 mod federation_links;
 mod federation_wechat;
 mod federation_wecom;
+mod federation_wecom_journeys;
 mod helpers;
 mod input;
 mod journey;

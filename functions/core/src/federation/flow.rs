@@ -2,9 +2,10 @@
 //! the authorization request) and the callback (`take_state`, then `finish`: the identity, the
 //! account, the one-time login code).
 //!
-//! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, lang, surface,
-//! query, bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
-//! once even under concurrency; a state of another provider is not found under this one's prefix.
+//! Items: `<Items::state><keyed hash of state>` / `STATE` {nonce?, verifier?, provider, lang,
+//! surface, query, bindHash}, 10 minutes (staff: `STAFFSTATE#`), consumed by a conditional delete, so each works
+//! once even under concurrency; a state of another provider is not found under this one's prefix
+//! (staff's) or names another `provider` (the providers that share `FEDSTATE#`).
 
 use super::links::{self, Finished};
 pub use super::returning::{LinkFor, OidcPending, Pending};
@@ -117,6 +118,7 @@ async fn start(
         });
     }
     let item = item
+        .with("provider", facts.name)
         .with("lang", lang.tag())
         .with("surface", surface.tag())
         .with("query", return_query(query))
@@ -142,6 +144,10 @@ pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Resul
     }
     let facts = provider.facts();
     let item = take(ciam, &state_key(ciam, facts, state)).await?;
+    // The providers that link share `FEDSTATE#`: another one's state is used up, not used.
+    if item.s("provider").is_some_and(|p| p != facts.name) {
+        return Err(Reason::AUTHORIZATION_FAILED.into());
+    }
     let s = |n: &str| item.s(n).unwrap_or_default().to_owned();
     Ok(Pending {
         lang: item.s("lang").and_then(Lang::parse_tag).unwrap_or_default(),

@@ -24,7 +24,7 @@ pub use links::Finished;
 pub use providers::MOCK;
 pub use providers::{
     Facts, Items, LinkRule, ProviderConfig, ProviderId, Setting, DINGTALK, FEDERATION_ITEMS,
-    PROVIDERS, STAFF, WECHAT,
+    PROVIDERS, STAFF, WECHAT, WECOM,
 };
 
 use crate::{Ciam, Error, Reason};
@@ -62,6 +62,9 @@ pub enum Surface {
     /// WeChat's built-in browser (`MicroMessenger` in the User-Agent). WeCom's says
     /// `MicroMessenger` too, with `wxwork`: it is not this surface.
     InWechat,
+    /// WeCom's built-in browser (`wxwork` in the User-Agent): WeCom's in-client authorization
+    /// instead of its web login; any other provider serves it as a desktop browser.
+    InWecom,
 }
 
 impl Surface {
@@ -70,6 +73,7 @@ impl Surface {
         match self {
             Surface::Desktop => "desktop",
             Surface::InWechat => "inWechat",
+            Surface::InWecom => "inWecom",
         }
     }
 
@@ -78,6 +82,7 @@ impl Surface {
     pub fn from_tag(tag: &str) -> Surface {
         match tag {
             "inWechat" => Surface::InWechat,
+            "inWecom" => Surface::InWecom,
             _ => Surface::Desktop,
         }
     }
@@ -85,7 +90,9 @@ impl Surface {
     /// The surface of a browser saying `user_agent`.
     pub fn of(user_agent: &str) -> Surface {
         let ua = user_agent.to_ascii_lowercase();
-        if ua.contains("micromessenger") && !ua.contains("wxwork") {
+        if ua.contains("wxwork") {
+            Surface::InWecom
+        } else if ua.contains("micromessenger") {
             Surface::InWechat
         } else {
             Surface::Desktop
@@ -231,8 +238,11 @@ mod tests {
         let desktop = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
         assert_eq!(Surface::of(wechat), Surface::InWechat);
         assert_eq!(Surface::of(&wechat.to_lowercase()), Surface::InWechat);
-        assert_eq!(Surface::of(wecom), Surface::Desktop);
+        assert_eq!(Surface::of(wecom), Surface::InWecom);
         assert_eq!(Surface::of(desktop), Surface::Desktop);
+        for s in [Surface::Desktop, Surface::InWechat, Surface::InWecom] {
+            assert_eq!(Surface::from_tag(s.tag()), s);
+        }
         assert_eq!(Surface::of(""), Surface::Desktop);
     }
 }

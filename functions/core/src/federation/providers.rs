@@ -11,6 +11,10 @@ pub enum ProviderId {
     /// WeChat (微信): the website app's QR login on a desktop, the Official Account's web
     /// authorization inside WeChat (docs/federation-design.md §3.1).
     Wechat,
+    /// WeCom (企业微信): a corp's self-built app, the web login on a desktop and the in-client
+    /// authorization inside WeCom; the corp token cached in the store (docs/federation-design.md
+    /// §3.2).
+    Wecom,
     /// DingTalk (钉钉): its current OAuth (`authCode`, the v1.0 user token, `users/me`),
     /// optionally for one organization only (docs/federation-design.md §3.3).
     Dingtalk,
@@ -24,13 +28,19 @@ pub enum ProviderId {
 
 impl ProviderId {
     /// Every provider, in [`PROVIDERS`]' order.
-    pub const ALL: [ProviderId; 3] = [ProviderId::Staff, ProviderId::Wechat, ProviderId::Dingtalk];
+    pub const ALL: [ProviderId; 4] = [
+        ProviderId::Staff,
+        ProviderId::Wechat,
+        ProviderId::Wecom,
+        ProviderId::Dingtalk,
+    ];
 
     /// Its facts.
     pub const fn facts(self) -> &'static Facts {
         match self {
             ProviderId::Staff => &STAFF,
             ProviderId::Wechat => &WECHAT,
+            ProviderId::Wecom => &WECOM,
             ProviderId::Dingtalk => &DINGTALK,
             #[cfg(any(test, feature = "fakes"))]
             ProviderId::Mock => &MOCK,
@@ -301,6 +311,36 @@ pub const WECHAT: Facts = Facts {
     letter: 'w',
 };
 
+/// WeCom (§3.2): one corp's self-built app (CorpID, AgentID, its Secret).
+pub const WECOM: Facts = Facts {
+    id: ProviderId::Wecom,
+    name: "wecom",
+    env: "CIAM_WECOM",
+    stem: "Wecom",
+    settings: &[
+        Setting {
+            name: "CORP_ID",
+            callback_only: false,
+            description: "CorpID of the WeCom corp whose members may sign in (My Company > \
+                Company Information). Empty: WeCom sign-in is off.",
+        },
+        Setting {
+            name: "AGENT_ID",
+            callback_only: false,
+            description: "AgentID of the corp's self-built app (web login enabled, its trusted \
+                domain Ciam's public host); its Secret is the corpSecret field of WecomSecret.",
+        },
+    ],
+    items: FEDERATION_ITEMS,
+    oidc: false,
+    link: LinkRule::ProvePhone,
+    title: "WeCom sign-in",
+    secret_field: "corpSecret",
+    optional_secret_fields: &[],
+    bases: &["LOGIN_BASE", "OPEN_BASE", "API_BASE"],
+    letter: 'e',
+};
+
 /// DingTalk (§3.3): one app (Client ID and secret), optionally one organization.
 pub const DINGTALK: Facts = Facts {
     id: ProviderId::Dingtalk,
@@ -359,7 +399,7 @@ pub const MOCK: Facts = Facts {
 };
 
 /// Every provider, in [`ProviderId::ALL`]'s order.
-pub const PROVIDERS: &[Facts] = &[STAFF, WECHAT, DINGTALK];
+pub const PROVIDERS: &[Facts] = &[STAFF, WECHAT, WECOM, DINGTALK];
 
 /// One provider's configuration in this process: its settings and bases by name (`APP_ID`,
 /// `API_BASE`) and its secret's fields (`appSecret`; only in the functions that read the secret).
@@ -469,6 +509,7 @@ mod tests {
             ProviderId::linked_by_name("wechat"),
             Some(ProviderId::Wechat)
         );
+        assert_eq!(ProviderId::linked_by_name("wecom"), Some(ProviderId::Wecom));
         assert_eq!(
             ProviderId::linked_by_name("dingtalk"),
             Some(ProviderId::Dingtalk)

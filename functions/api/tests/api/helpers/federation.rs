@@ -1,14 +1,18 @@
 //! What the federation tests share (functions/api/tests/api/federation_*.rs): the local
 //! platforms (ciam-fakes), the test's own browser that does not follow redirects, a navigation
-//! to the router and the query of the page it lands on, and the link a subject has.
+//! to the router and the query of the page it lands on, and the link a subject has; and for
+//! the journeys through the real rows (federation_journeys.rs, federation_wecom_journeys.rs) a
+//! [`Browser`] and a provider [`Wired`] to its fake.
 
-use super::TestApp;
+use super::{TestApp, TestResponse};
 use axum::body::Body;
 use axum::http::{header, Method, Request};
-use ciam_fakes::Fakes;
+use ciam_core::federation::ProviderId;
+use ciam_core::staff::bind_hash;
+use ciam_fakes::{Fakes, Person, Platform};
 use ciam_store::{Key, Store};
 use http_body_util::BodyExt;
-use serde_json::json;
+use serde_json::{json, Value};
 use tower::ServiceExt;
 
 /// The local platforms, in process.
@@ -119,4 +123,212 @@ pub async fn activity_kinds(app: &TestApp, token: &str) -> Vec<(String, Option<S
 /// The last notice of a change the dev outbox holds.
 pub fn last_notice(app: &TestApp) -> Option<ciam_core::notifier::Notice> {
     app.outbox.notices().last().map(|n| n.notice.clone())
+}
+
+// ---- the journeys' browser and a provider wired to its fake ----
+
+pub const IN_WECHAT: &str =
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like \
+                         Gecko) Chrome/120.0 Mobile Safari/537.36 MicroMessenger/8.0.47.2560 \
+                         NetType/WIFI Language/zh_CN";
+/// WeCom's own browser: `wxwork`, and `MicroMessenger` too.
+pub const IN_WECOM: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) \
+                            AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 wxwork/4.1.22 \
+                            MicroMessenger/7.0.1 Language/zh";
+pub const DESKTOP: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+
+/// One browser: its random `bind` (kept since the start) and its User-Agent.
+pub struct Browser {
+    pub bind: String,
+    pub ua: &'static str,
+}
+
+impl Browser {
+    pub fn new(name: &str) -> Browser {
+        Browser {
+            bind: format!("{name}-bind-0123456789abcdef0123456789abcdef"),
+            ua: DESKTOP,
+        }
+    }
+
+    pub fn in_wechat(name: &str) -> Browser {
+        Browser {
+            ua: IN_WECHAT,
+            ..Browser::new(name)
+        }
+    }
+
+    pub fn in_wecom(name: &str) -> Browser {
+        Browser {
+            ua: IN_WECOM,
+            ..Browser::new(name)
+        }
+    }
+}
+
+/// A provider wired to its fake: its id, the platform standing in for it, the app configured.
+pub struct Wired {
+    pub provider: ProviderId,
+    pub platform: Platform,
+    pub fakes: Fakes,
+    pub app: TestApp,
+}
+
+/// The sign-in screen's parameters: in the state's language (`en-US` here), or the request's
+/// (`zh-CN`) when the state is unknown.
+pub fn params(location: &str) -> Vec<(String, String)> {
+    assert!(
+        location.starts_with("/en-US/passport/signin?")
+            || location.starts_with("/zh-CN/passport/signin?"),
+        "{location}"
+    );
+    query_params(location)
+}
+
+pub fn param(location: &str, name: &str) -> Option<String> {
+    params(location)
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+pub async fn post(app: &TestApp, p: &str, body: &Value) -> TestResponse {
+    app.send_json(Method::POST, p, None, body).await
+}
+
+impl Wired {
+    pub fn name(&self) -> &'static str {
+        self.provider.name()
+    }
+
+    pub fn person(&self, person: Person) {
+        self.fakes.state(self.platform).set_person(person);
+    }
+
+    /// The person `id` approves from now on: the platform's id for them (WeChat's, DingTalk's
+    /// unionid; WeCom's userid).
+    pub fn someone(&self, id: &str) {
+        self.person(Person {
+            unionid: id.into(),
+            userid: id.into(),
+            ..Person::default()
+        });
+    }
+
+    /// The subject the provider names [`Wired::someone`]'s `id` by: WeCom's is
+    /// `<corpid>/<userid>`.
+    pub fn subject(&self, id: &str) -> String {
+        match self.platform {
+            Platform::Wecom => format!("{}/{id}", ciam_fakes::wecom::CORP_ID),
+            _ => id.to_owned(),
+        }
+    }
+
+    /// The start's redirect: the platform's authorization URL, or back to the SPA.
+    pub async fn start(&self, browser: &Browser) -> String {
+        let start = format!(
+            "/ciam/v1/auth/{}/start?lang=en-US&query=appId%3Dx&bindHash={}",
+            self.name(),
+            bind_hash(&browser.bind)
+        );
+        navigate_as(&self.app, &start, Some(browser.ua)).await
+    }
+
+    /// The browser at the platform, which approves: the callback URI (path and query).
+    pub async fn to_platform(&self, browser: &Browser) -> String {
+        let at_platform = self.start(browser).await;
+        assert!(
+            at_platform.starts_with(&self.fakes.url(self.platform)),
+            "{at_platform}"
+        );
+        let res = no_redirects()
+            .get(&at_platform)
+            .send()
+            .await
+            .expect("platform");
+        assert_eq!(res.status(), 302, "{at_platform}");
+        let back = url::Url::parse(res.headers()["location"].to_str().expect("location"))
+            .expect("absolute");
+        assert_eq!(
+            back.path(),
+            format!("/ciam/v1/auth/{}/callback", self.name())
+        );
+        format!("{}?{}", back.path(), back.query().unwrap_or(""))
+    }
+
+    pub async fn callback(&self, callback: &str) -> String {
+        let location = navigate_as(&self.app, callback, Some(DESKTOP)).await;
+        location
+    }
+
+    /// The whole round trip: where the callback sent the browser.
+    pub async fn round_trip(&self, browser: &Browser) -> String {
+        let callback = self.to_platform(browser).await;
+        let location = self.callback(&callback).await;
+        assert_eq!(
+            param(&location, "appId").as_deref(),
+            Some("x"),
+            "{location}"
+        );
+        location
+    }
+
+    pub async fn outcome(&self, browser: &Browser, what: &str) -> String {
+        let location = self.round_trip(browser).await;
+        let name = format!("{}{what}", self.name());
+        param(&location, &name).unwrap_or_else(|| panic!("no {name}: {location}"))
+    }
+
+    pub async fn pending(&self, browser: &Browser) -> String {
+        self.outcome(browser, "Pending").await
+    }
+
+    pub async fn login_code(&self, browser: &Browser) -> String {
+        self.outcome(browser, "Code").await
+    }
+
+    pub fn error_of(&self, location: &str) -> Option<String> {
+        param(location, &format!("{}Error", self.name()))
+    }
+
+    pub async fn prove(
+        &self,
+        token: &str,
+        browser: &Browser,
+        phone: &str,
+        code: &str,
+    ) -> TestResponse {
+        let body = json!({ "pending": token, "bind": browser.bind, "phone": phone, "code": code });
+        post(&self.app, "/auth/federation/phone", &body).await
+    }
+
+    pub async fn register(&self, token: &str, browser: &Browser, user_name: &str) -> TestResponse {
+        let body = json!({ "pending": token, "bind": browser.bind, "userName": user_name,
+            "company": "Acme Industrial", "country": "CN", "acceptTerms": true });
+        post(&self.app, "/auth/federation/register", &body).await
+    }
+
+    pub async fn redeem(&self, code: &str, browser: &Browser) -> TestResponse {
+        let body = json!({ "provider": self.name(), "code": code, "bind": browser.bind });
+        post(&self.app, "/auth/login/federation", &body).await
+    }
+
+    /// The account [`Wired::someone`]'s `id` is linked to.
+    pub async fn link_of(&self, id: &str) -> Option<String> {
+        link_of(&self.app, self.name(), &self.subject(id)).await
+    }
+
+    /// How many writes of a key under `pk_prefix` the table took so far.
+    pub fn written(&self, pk_prefix: &str) -> usize {
+        self.app
+            .store
+            .written()
+            .iter()
+            .filter(|k| k.pk.starts_with(pk_prefix))
+            .count()
+    }
+
+    pub fn calls(&self, path: &str) -> u64 {
+        self.fakes.state(self.platform).calls(path)
+    }
 }

@@ -75,12 +75,12 @@ describe('the address of a provider', () => {
 
 describe('the "Or sign in with" row', () => {
   it('shows the offered providers under the other ways in, and starts none by itself', async () => {
-    offer('wechat', 'dingtalk');
+    offer('wechat', 'wecom', 'dingtalk');
     await show('/en-US/passport/signin?appId=a1');
     const row = await screen.findByTestId('federation-row');
     expect(row.querySelector('h2')?.textContent).toBe('Or sign in with');
     const buttons = [...row.querySelectorAll('button')];
-    expect(buttons.map((b) => b.textContent)).toEqual(['WeChat', 'DingTalk']);
+    expect(buttons.map((b) => b.textContent)).toEqual(['WeChat', 'WeCom', 'DingTalk']);
     // Native buttons, in the tab order, each with its provider's name as its accessible name.
     for (const b of buttons) {
       expect(b.type).toBe('button');
