@@ -9,6 +9,8 @@
 //    account is suspended the provider is refused in the words a refused code gets (the
 //    provider's "wrong secret", docs/federation-design.md §4.2), nobody signed in;
 //  - the platform's API down: said in words naming the provider;
+//  - the platform's page the browser is sent to: WeCom's web login on a desktop and its in-client
+//    authorization inside WeCom (a `wxwork` user agent), DingTalk's consent;
 //  - axe with every rule on what differs from WeChat's screens (federation-wechat.test.mjs and
 //    federation-screens.test.mjs check those at both widths, light and dark): the row with every
 //    provider's mark at both widths (more buttons wrap), light and dark; the screens whose words
@@ -25,6 +27,9 @@ import { createAccount, LOCALES, ROOT, storage, suite, where } from './harness.m
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const fakes = await startFakes();
 const DESKTOP = [{ width: 1280, height: 800 }];
+// WeCom's own browser on a phone (its user agent says `wxwork`, and MicroMessenger too).
+const WXWORK =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 wxwork/4.1.22 MicroMessenger/7.0.1 Language/zh ColorScheme/Light';
 /** The scheme of the screens whose only difference from WeChat's is the provider's name. */
 const SCHEME = { 'zh-CN': ['light'], 'en-US': ['dark'] };
 
@@ -38,6 +43,22 @@ const SCHEME = { 'zh-CN': ['light'], 'en-US': ['dark'] };
  * own, that app's browser (its user agent) and the page it is sent to there (`inClient`).
  */
 const PROVIDERS = [
+  {
+    name: 'wecom',
+    platform: 'wecom',
+    env: {
+      CIAM_WECOM_CORP_ID: 'wwfakecorp0000001',
+      CIAM_WECOM_AGENT_ID: '1000002',
+      CIAM_WECOM_CORP_SECRET: 'fake-wecom-corp-secret',
+      CIAM_WECOM_LOGIN_BASE: fakes.page('wecom'),
+      CIAM_WECOM_OPEN_BASE: fakes.page('wecom'),
+      CIAM_WECOM_API_BASE: fakes.api('wecom'),
+    },
+    // A member inside the app's visible range: the user_ticket's detail gives the phone.
+    person: (subject, phone) => ({ userid: subject, unionid: subject, member: true, visible: true, phone, nickname: '企业微信用户' }),
+    desktop: (L) => ['/wwlogin/sso/login?', 'login_type=CorpApp', 'agentid=1000002', `lang=${L === 'zh-CN' ? 'zh' : 'en'}`],
+    inClient: [{ label: 'WeCom', userAgent: WXWORK, visits: ['/connect/oauth2/authorize?', 'scope=snsapi_privateinfo', 'agentid=1000002'] }],
+  },
   {
     name: 'dingtalk',
     platform: 'dingtalk',
