@@ -4,55 +4,33 @@
 // confirms the link with this tab's bind and lists it; then Remove after a confirmation. axe with
 // every rule on the offer, the linked row (light and dark) and the confirmation.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { axeEveryRule, createAccount, launchBrowser, LOCALES, requirements, ROOT, setStorage, startServer } from './harness.mjs';
+import { startFakes } from './fakes.mjs';
+import { axeEveryRule, createAccount, launchBrowser, LOCALES, requirements, setStorage, startServer } from './harness.mjs';
 
-const FAKES = process.env.CIAM_FAKES_BIN ?? join(ROOT, 'target/debug/ciam-fakes');
-const skip = requirements() || (existsSync(FAKES) ? false : `e2e needs ciam-fakes at ${FAKES} (cargo build -p ciam-fakes)`);
-
-/** ciam-fakes on a port of its own: answers its base URL and a stop. */
-async function startFakes() {
-  const child = spawn(FAKES, ['--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (d) => resolve(String(d).trim().split(/\s+/).pop()));
-    child.once('exit', (c) => reject(new Error(`ciam-fakes exited ${c}`)));
-  });
-  child.stdout.resume();
-  return { base: `http://127.0.0.1:${port}`, stop: () => child.kill() };
-}
+const fakes = await startFakes();
+const skip = requirements() || fakes.skip;
 
 describe('linked accounts in the security centre', { skip }, () => {
-  let fakes;
   let server;
   before(async () => {
-    fakes = await startFakes();
-    const wechat = `${fakes.base}/wechat`;
     server = await startServer({
       env: {
         CIAM_WECHAT_APP_ID: 'wxfakeweb0000001',
         CIAM_WECHAT_APP_SECRET: 'fake-web-app-secret',
-        CIAM_WECHAT_OPEN_BASE: wechat,
-        CIAM_WECHAT_API_BASE: wechat,
+        CIAM_WECHAT_OPEN_BASE: fakes.page('wechat'),
+        CIAM_WECHAT_API_BASE: fakes.api('wechat'),
       },
     });
   });
   after(async () => {
     await server?.stop();
-    fakes?.stop();
   });
 
   for (const L of LOCALES) {
     it(`links WeChat and removes it (${L})`, async () => {
       const user = await createAccount(server);
-      const person = await fetch(`${fakes.base}/wechat/_control/next-user`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ unionid: `o-${L}-${Date.now()}`, nickname: 'Zhang' }),
-      });
-      assert.equal(person.status, 200);
+      await fakes.control('wechat', 'next-user', { unionid: `o-${L}-${Date.now()}`, nickname: 'Zhang' });
       const browser = await launchBrowser({ locale: L });
       try {
         const page = await browser.page();
