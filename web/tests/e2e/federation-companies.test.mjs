@@ -10,7 +10,8 @@
 //    provider's "wrong secret", docs/federation-design.md §4.2), nobody signed in;
 //  - the platform's API down: said in words naming the provider;
 //  - the platform's page the browser is sent to: WeCom's web login on a desktop and its in-client
-//    authorization inside WeCom (a `wxwork` user agent), DingTalk's consent;
+//    authorization inside WeCom (a `wxwork` user agent), DingTalk's consent, Feishu's with a PKCE
+//    S256 challenge; Feishu as Lark (its own `ciam serve`) says Lark and goes to Lark's host;
 //  - axe with every rule on what differs from WeChat's screens (federation-wechat.test.mjs and
 //    federation-screens.test.mjs check those at both widths, light and dark): the row with every
 //    provider's mark at both widths (more buttons wrap), light and dark; the screens whose words
@@ -20,9 +21,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { flowKit, startFakes } from './fakes.mjs';
-import { createAccount, LOCALES, ROOT, storage, suite, where } from './harness.mjs';
+import { createAccount, LOCALES, ROOT, setStorage, settled, startServer, storage, suite, where } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const fakes = await startFakes();
@@ -70,6 +71,19 @@ const PROVIDERS = [
     },
     person: (subject, phone) => ({ unionid: subject, userid: subject, phone, nickname: '钉钉用户' }),
     desktop: () => ['/oauth2/auth?', 'prompt=consent', 'scope=openid'],
+  },
+  {
+    name: 'feishu',
+    platform: 'feishu',
+    env: {
+      CIAM_FEISHU_APP_ID: 'cli_fakefeishu00001',
+      CIAM_FEISHU_APP_SECRET: 'fake-feishu-app-secret',
+      CIAM_FEISHU_ACCOUNTS_BASE: fakes.page('feishu'),
+      CIAM_FEISHU_OPEN_BASE: fakes.api('feishu'),
+    },
+    person: (subject, phone) => ({ unionid: subject, userid: subject, phone: phone && `+86${phone}`, nickname: '飞书用户' }),
+    // The current authorization with a PKCE S256 challenge (never the passport flow).
+    desktop: () => ['/open-apis/authen/v1/authorize?', 'code_challenge=', 'code_challenge_method=S256'],
   },
 ];
 
@@ -223,3 +237,44 @@ for (const L of LOCALES) {
     });
   }
 }
+
+// Lark: Feishu on its international hosts (CIAM_FEISHU_REGION=lark) is another user base, hence
+// another deployment: a `ciam serve` of its own for what the browser sees differ, the name on the
+// button and in the words of the way back, and the platform's host.
+describe('Feishu as Lark', { skip }, () => {
+  let lark = null;
+  before(async () => {
+    if (skip) return;
+    lark = await startServer({
+      env: {
+        CIAM_FEISHU_APP_ID: 'cli_fakefeishu00001',
+        CIAM_FEISHU_APP_SECRET: 'fake-feishu-app-secret',
+        CIAM_FEISHU_REGION: 'lark',
+        CIAM_FEISHU_ACCOUNTS_BASE: fakes.page('lark'),
+        CIAM_FEISHU_OPEN_BASE: fakes.api('lark'),
+      },
+    });
+  });
+  after(() => lark?.stop());
+
+  for (const L of LOCALES) {
+    it(`the button, the platform's page and the phone proof say Lark (${L})`, async () => {
+      const t = messages[L];
+      await fakes.control('feishu', 'next-user', { unionid: unique('lark'), userid: unique('lark') });
+      const page = await ctx.browser.page();
+      await setStorage(page, lark.base, { umi_locale: L });
+      await page.evaluate(() => sessionStorage.clear());
+      await page.goto(`${lark.base}/${L}/passport/signin`);
+      await settled(page);
+      const button = page.locator('[data-testid="federation-feishu"]');
+      assert.equal(await button.textContent(), t['federation.lark']);
+      const phoneStep = page.locator('[data-testid="federation-phone"]');
+      const seen = await visits(page, async () => {
+        await button.click();
+        await phoneStep.waitFor();
+      });
+      assert.ok(went(seen, fakes.page('lark'), ['/open-apis/authen/v1/authorize?', 'code_challenge_method=S256']), `Lark's page: ${seen.join(' ')}`);
+      assert.ok((await phoneStep.textContent()).includes(say(t['federation.phoneIntro'], { provider: t['federation.lark'] })), 'the proof names Lark');
+    });
+  }
+});
