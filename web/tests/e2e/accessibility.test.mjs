@@ -174,7 +174,7 @@ for (const L of LOCALES) {
       await page.locator('[data-testid="chart-outcome"] summary').click();
       await everyWay(page, `console overview (${L})`);
       // Accounts, with a found account and a listed company.
-      page = await open(`/${L}/admin/accounts`, '[data-testid="find-form"]', signedIn);
+      page = await open(`/${L}/admin/accounts`, '[data-testid="search-form"]', signedIn);
       await page.locator('[data-testid="find-form"] select[name="by"]').selectOption('mail');
       await page.locator('[data-testid="find-form"] input[name="value"]').fill(customer.account);
       await page.locator('[data-testid="find-form"] button[type="submit"]').click();
