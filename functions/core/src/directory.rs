@@ -372,4 +372,42 @@ mod tests {
         };
         assert_eq!(moves(&older, &renamed).len(), 2);
     }
+
+    #[test]
+    fn the_find_box_items_follow_the_phone_and_the_display_name() {
+        let ann = User {
+            id: "a".into(),
+            user_name: "AnnLee".into(),
+            phone: Some("13800138000".into()),
+            display_name: Some("张伟".into()),
+            created_at: 100,
+            ..User::default()
+        };
+        let pks: Vec<String> = find_keys(&ann).into_iter().map(|k| k.pk).collect();
+        assert_eq!(pks, ["DIR#P4#8000", "DIR#UN#a", "DIR#NM#张"]);
+        let new_phone = User {
+            phone: Some("13700001234".into()),
+            ..ann.clone()
+        };
+        let ops = moves(&ann, &new_phone);
+        assert!(
+            matches!(&ops[..], [TxOp::Delete { key: old, .. }, TxOp::Put { item, .. }]
+            if old.pk == "DIR#P4#8000" && item.key.pk == "DIR#P4#1234")
+        );
+        let unnamed = User {
+            display_name: None,
+            ..ann.clone()
+        };
+        assert!(
+            matches!(&moves(&ann, &unnamed)[..], [TxOp::Delete { key, .. }] if key.pk == "DIR#NM#张")
+        );
+        assert!(moves(&ann, &ann.clone()).is_empty());
+        // Deactivated while locked and suspended: every item goes.
+        let held = User {
+            locked_until: Some(500),
+            suspended_at: Some(200),
+            ..ann
+        };
+        assert_eq!(deletes(&held).len(), 6);
+    }
 }
