@@ -16,7 +16,7 @@ use ciam_core::console::accounts::{find, Lookup};
 use ciam_core::console::search::{self, Held, Kind};
 use ciam_core::testing::{account_ops, Builder, SpyStore};
 use ciam_core::user::User;
-use ciam_core::validate::{Email, Identity};
+use ciam_core::validate::{Email, Identity, Phone};
 use ciam_core::{directory, numbers, Ciam};
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::{Item, Store, SystemClock, TxOp};
@@ -56,7 +56,7 @@ const SURNAMES: [&str; 6] = ["张", "王", "李", "Zhang", "Wang", "Li"];
 
 fn display_name_of(i: usize) -> String {
     if i.is_multiple_of(3) {
-        format!("{}{}", SURNAMES[i % SURNAMES.len()], i % 97)
+        format!("{}{}", SURNAMES[(i / 3) % SURNAMES.len()], i % 97)
     } else {
         format!("Person {i:06}")
     }
@@ -126,7 +126,17 @@ async fn seed(ciam: &Ciam, count: usize, now: i64) {
                 // The items registration writes, each put on its own (DynamoDB Local is slow
                 // at transactions, and the items are the same).
                 let mut puts = tokio::task::JoinSet::new();
+                // The phone's identity item (a phone bound after a mail sign-up), and the
+                // held lists' entries.
+                let phone = Identity::Phone(Phone::parse(&phone_of(i)).unwrap());
                 let held = [
+                    Some(TxOp::Put {
+                        item: ciam_core::signin::new_identity_item(
+                            ciam_core::user::unique_key(phone.unique_pk()),
+                            &user,
+                        ),
+                        cond: None,
+                    }),
                     user.locked_until.map(|t| directory::locked(&user.id, t)),
                     user.suspended_at.map(|t| directory::suspended(&user.id, t)),
                 ];
@@ -227,7 +237,8 @@ async fn main() {
             .await
             .unwrap();
         t.push(s.elapsed());
-        assert!(!page.accounts.is_empty(), "{prefix}");
+        // (A small table has not every company.)
+        assert!(count < 1_000 || !page.accounts.is_empty(), "{prefix}");
         calls = calls_text(&spy);
     }
     report("list by company (first page of 50)", t, &calls);
@@ -296,7 +307,7 @@ async fn main() {
         ),
         (
             "search: a username's beginning",
-            |i| format!("bench_user_{:03}", i % 1000),
+            |i| format!("bench_user_{:03}", (i / 1000) % 1000),
             Kind::UserName,
         ),
         (
@@ -316,7 +327,7 @@ async fn main() {
         ),
         (
             "search: a person's full name (3 kinds)",
-            |i| display_name_of(i * 3),
+            |i| display_name_of(i - i % 3),
             Kind::DisplayName,
         ),
     ];
@@ -338,8 +349,10 @@ async fn main() {
             calls = calls_text(&spy);
             assert!(!calls.contains("scan"), "{name}: {calls}");
             let group = found.groups.iter().find(|g| g.matched == kind);
+            // (A small table has not every company and surname.)
+            let always = !name.contains("company") && !name.contains("display name's");
             assert!(
-                group.is_some_and(|g| !g.accounts.is_empty()),
+                group.is_some_and(|g| !g.accounts.is_empty()) || (count < 1_000 && !always),
                 "{name}: {q} found nothing"
             );
             after = group.and_then(|g| g.next.clone());
