@@ -124,6 +124,8 @@ pub async fn bind(
             .into_iter()
             .filter(|op| op.key() != &new_key),
     );
+    // The console's find box: a new phone's last four digits.
+    ops.extend(crate::directory::moves(&s.user, &after));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(new.exists_reason().into()),

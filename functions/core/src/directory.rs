@@ -8,6 +8,18 @@
 //!
 //! Both hold `userId`, `userName`, `company` and `createdAt` (what a list shows). The company
 //! partitions are split by first character so registrations do not all write one partition.
+//!
+//! The find box's items (issue 34, `console::search`), `userId` only (the result reads the user
+//! items), written, moved and deleted with the value they index:
+//!
+//! - `DIR#P4#<last four digits of the phone>` / `<inverted created>#<id>`
+//! - `DIR#UN#<first character of the folded user name>` / `<folded user name>#<id>`
+//! - `DIR#NM#<first character of the folded display name>` / `<folded name>#<inverted created>#<id>`
+//!
+//! And the lists of held accounts, newest first (`lock::lock_account`, `console::suspend`):
+//!
+//! - `DIR#LOCKED` / `<inverted lockedUntil>#<id>`: `userId`, `lockedUntil`; expires with the lock
+//! - `DIR#SUSPENDED` / `<inverted suspendedAt>#<id>`: `userId`, `suspendedAt`
 
 use crate::error::{Error, Result};
 use crate::user::User;
@@ -48,6 +60,81 @@ fn day_key(user: &User) -> Key {
     )
 }
 
+/// The find box's items of `user` (phone's last four digits, user name, display name).
+fn find_keys(user: &User) -> Vec<Key> {
+    let p4 = user
+        .phone
+        .as_deref()
+        .filter(|p| p.len() >= 4 && p.is_ascii())
+        .map(|p| Key::new(format!("DIR#P4#{}", &p[p.len() - 4..]), newest_first(user)));
+    let un = username_key(&user.user_name);
+    let un = un
+        .chars()
+        .next()
+        .map(|first| Key::new(format!("DIR#UN#{first}"), format!("{un}#{}", user.id)));
+    let nm = user.display_name.as_deref().map(fold).and_then(|name| {
+        let first = name.chars().next()?;
+        Some(Key::new(
+            format!("DIR#NM#{first}"),
+            format!("{name}#{}", newest_first(user)),
+        ))
+    });
+    [p4, un, nm].into_iter().flatten().collect()
+}
+
+fn find_entry(key: Key, user: &User) -> Item {
+    Item::new(key).with("userId", user.id.as_str())
+}
+
+/// The list of locked accounts.
+pub const LOCKED: &str = "DIR#LOCKED";
+/// The list of suspended accounts.
+pub const SUSPENDED: &str = "DIR#SUSPENDED";
+
+fn held_key(list: &str, at: i64, user_id: &str) -> Key {
+    Key::new(list, format!("{:010}#{user_id}", INVERT - at))
+}
+
+/// The locked list's entry of `user_id`, locked until `until`: put in the lock's transaction
+/// (`lock::lock_account`); it expires with the lock (and is filtered at read once past).
+pub fn locked(user_id: &str, until: i64) -> TxOp {
+    TxOp::Put {
+        item: Item::new(held_key(LOCKED, until, user_id))
+            .with("userId", user_id)
+            .with("lockedUntil", until)
+            .expires(until),
+        cond: None,
+    }
+}
+
+/// The removal of `user`'s locked entry (an unlock), if it has a lock.
+pub fn unlocked(user: &User) -> Option<TxOp> {
+    let until = user.locked_until?;
+    Some(TxOp::Delete {
+        key: held_key(LOCKED, until, &user.id),
+        cond: None,
+    })
+}
+
+/// The suspended list's entry of `user_id`, suspended at `at` (with the suspension).
+pub fn suspended(user_id: &str, at: i64) -> TxOp {
+    TxOp::Put {
+        item: Item::new(held_key(SUSPENDED, at, user_id))
+            .with("userId", user_id)
+            .with("suspendedAt", at),
+        cond: None,
+    }
+}
+
+/// The removal of `user`'s suspended entry (a reactivation), if it is suspended.
+pub fn reactivated(user: &User) -> Option<TxOp> {
+    let at = user.suspended_at?;
+    Some(TxOp::Delete {
+        key: held_key(SUSPENDED, at, &user.id),
+        cond: None,
+    })
+}
+
 fn entry(key: Key, user: &User) -> Item {
     Item::new(key)
         .with("userId", user.id.as_str())
@@ -56,42 +143,58 @@ fn entry(key: Key, user: &User) -> Item {
         .with("createdAt", user.created_at)
 }
 
-/// The directory items of `user`, to put with the account (at the end of its transaction).
+/// The directory items of `user`, to put with the account (at the end of its transaction): the
+/// lists' (company, day) and the find box's (phone's end, user name, display name).
 pub fn puts(user: &User) -> Vec<TxOp> {
-    company_key(user)
+    let lists = company_key(user)
         .into_iter()
         .chain([day_key(user)])
-        .map(|key| TxOp::Put {
-            item: entry(key, user),
-            cond: None,
-        })
+        .map(|key| entry(key, user));
+    let finds = find_keys(user).into_iter().map(|key| find_entry(key, user));
+    lists
+        .chain(finds)
+        .map(|item| TxOp::Put { item, cond: None })
         .collect()
 }
 
-/// The directory items of `user` removed (the account is deactivated).
+/// The directory items of `user` removed (the account is deactivated), its entries in the
+/// locked and suspended lists too.
 pub fn deletes(user: &User) -> Vec<TxOp> {
     company_key(user)
         .into_iter()
         .chain([day_key(user)])
+        .chain(find_keys(user))
         .map(|key| TxOp::Delete { key, cond: None })
+        .chain(unlocked(user))
+        .chain(reactivated(user))
         .collect()
 }
 
-/// The writes that move `before`'s company entry to `after`'s (nothing when the folded company
-/// is the same).
+/// The writes that move `before`'s company entry and find-box items to `after`'s (a profile
+/// edit, a new phone): nothing for an item whose key stays.
 pub fn moves(before: &User, after: &User) -> Vec<TxOp> {
-    let (old, new) = (company_key(before), company_key(after));
-    if old == new {
-        return Vec::new();
+    let (old_co, new_co) = (company_key(before), company_key(after));
+    let mut ops = Vec::new();
+    if old_co != new_co {
+        ops.extend(old_co.map(|key| TxOp::Delete { key, cond: None }));
+        ops.extend(new_co.map(|key| TxOp::Put {
+            item: entry(key, after),
+            cond: None,
+        }));
     }
-    let mut ops: Vec<TxOp> = old
-        .into_iter()
-        .map(|key| TxOp::Delete { key, cond: None })
-        .collect();
-    ops.extend(new.map(|key| TxOp::Put {
-        item: entry(key, after),
-        cond: None,
-    }));
+    let (old, new) = (find_keys(before), find_keys(after));
+    for key in old.iter().filter(|k| !new.contains(k)) {
+        ops.push(TxOp::Delete {
+            key: key.clone(),
+            cond: None,
+        });
+    }
+    for key in new.into_iter().filter(|k| !old.contains(k)) {
+        ops.push(TxOp::Put {
+            item: find_entry(key, after),
+            cond: None,
+        });
+    }
     ops
 }
 
@@ -188,12 +291,13 @@ pub async fn by_day(ciam: &Ciam, day: &str, after: Option<&str>, limit: usize) -
 pub struct Backfilled {
     /// Accounts read (live ones; deactivated accounts have no entries).
     pub accounts: u64,
-    /// Directory items written (a company entry and a day entry each; no company, no company entry).
+    /// Directory items written (a day entry and a user name entry each; a company, phone and
+    /// display name entry for an account that has one; a locked or suspended entry while it is).
     pub entries: u64,
 }
 
 /// `ciam admin backfill-directory`: writes the directory entries of every live account (for
-/// accounts created before the directory existed), and sets the numbers' account total to the
+/// accounts created before the directory or the find box's items existed), and sets the numbers' account total to the
 /// count. A scan of the user items (`Store::scan_page`), run once by an operator after the
 /// upgrade; never on a request path. Idempotent: entries are derived from the account and put
 /// again as they are. An account registered while it runs has its entries already; the total
@@ -208,7 +312,14 @@ pub async fn backfill(ciam: &Ciam, mut progress: impl FnMut(Backfilled)) -> Resu
             let Some(user) = User::from_item(item).filter(|u| !u.deactivated) else {
                 continue;
             };
-            for op in puts(&user) {
+            let now = ciam.now();
+            let held = [
+                user.locked_until
+                    .filter(|t| *t > now)
+                    .map(|t| locked(&user.id, t)),
+                user.suspended_at.map(|t| suspended(&user.id, t)),
+            ];
+            for op in puts(&user).into_iter().chain(held.into_iter().flatten()) {
                 if let TxOp::Put { item, .. } = op {
                     ciam.store.put(item, None).await?;
                     done.entries += 1;
@@ -260,5 +371,43 @@ mod tests {
             ..older.clone()
         };
         assert_eq!(moves(&older, &renamed).len(), 2);
+    }
+
+    #[test]
+    fn the_find_box_items_follow_the_phone_and_the_display_name() {
+        let ann = User {
+            id: "a".into(),
+            user_name: "AnnLee".into(),
+            phone: Some("13800138000".into()),
+            display_name: Some("张伟".into()),
+            created_at: 100,
+            ..User::default()
+        };
+        let pks: Vec<String> = find_keys(&ann).into_iter().map(|k| k.pk).collect();
+        assert_eq!(pks, ["DIR#P4#8000", "DIR#UN#a", "DIR#NM#张"]);
+        let new_phone = User {
+            phone: Some("13700001234".into()),
+            ..ann.clone()
+        };
+        let ops = moves(&ann, &new_phone);
+        assert!(
+            matches!(&ops[..], [TxOp::Delete { key: old, .. }, TxOp::Put { item, .. }]
+            if old.pk == "DIR#P4#8000" && item.key.pk == "DIR#P4#1234")
+        );
+        let unnamed = User {
+            display_name: None,
+            ..ann.clone()
+        };
+        assert!(
+            matches!(&moves(&ann, &unnamed)[..], [TxOp::Delete { key, .. }] if key.pk == "DIR#NM#张")
+        );
+        assert!(moves(&ann, &ann.clone()).is_empty());
+        // Deactivated while locked and suspended: every item goes.
+        let held = User {
+            locked_until: Some(500),
+            suspended_at: Some(200),
+            ..ann
+        };
+        assert_eq!(deletes(&held).len(), 6);
     }
 }

@@ -77,6 +77,7 @@ pub async fn lock_account(ciam: &Ciam, user_id: &str, ids: Vec<Key>, base: Error
         ops: lock(),
         cond: Some(Cond::eq("userId", user_id)),
     }));
+    ops.push(crate::directory::locked(user_id, until));
     match ciam.store.transact(ops).await.won() {
         Ok(Some(())) => locked_error(until),
         // Someone else's failure locked it a moment ago: report that lock, unchanged.

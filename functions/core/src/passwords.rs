@@ -145,6 +145,8 @@ pub async fn reset_password(
         ..user.clone()
     };
     ops.extend(signin::in_step_with(&after, clear_lock()));
+    // Out of the console's list of locked accounts.
+    ops.extend(crate::directory::unlocked(&user));
     ops.extend(all_sessions_ended(ciam, &user));
     match ciam.store.transact(ops).await {
         // The right code proved the owner: the password is set, and a suspended account is told

@@ -399,9 +399,50 @@ export type ErrorBody = {
   reason: Reason;
 };
 
+/** The accounts one kind matched; `next`, when present, is the `after` of this kind's next page
+(`?q=&kind=&after=`). */
+export type FindGroup = {
+  accounts: FoundAccount2[];
+  matched: FindKind;
+  next?: string;
+};
+
+/** What a match matched: the whole `mail`, the whole `phone` (with or without +86), the phone's
+last four digits (`phoneEnd`), the `userId`, or the beginning (folded) of the `userName`, the
+`displayName` or the `company`. */
+export type FindKind = "mail" | "phone" | "phoneEnd" | "userId" | "userName" | "displayName" | "company";
+
+/** The find box's answer: a group for each kind that matched something, in the kinds' order. */
+export type FindResult = {
+  groups: FindGroup[];
+};
+
 /** The account found. */
 export type FoundAccount = {
   account: AccountSummary;
+};
+
+/** One account found: its summary (masked) and its display name. */
+export type FoundAccount2 = {
+  company: string | null;
+  createdAt: number;
+  displayName: string | null;
+  lockedUntil: number | null;
+  mail: string | null;
+  phone: string | null;
+  role: string | null;
+  /** `active`, `locked`, `suspended` or `deactivated`. */
+  status: "active" | "locked" | "suspended" | "deactivated";
+  /** When support suspended it (Unix seconds), while it is. */
+  suspendedAt: number | null;
+  userId: string;
+  userName: string;
+};
+
+/** A page of a list of held accounts, newest first; `next` is the following page's `after`. */
+export type HeldPage = {
+  accounts: AccountSummary[];
+  next?: string;
 };
 
 /** The account's linked identities and what it may link. */
@@ -1197,6 +1238,9 @@ export type AdminAuditResponse = AuditPage;
 /** GET /admin/directory: List accounts by company or sign-up day */
 export type AdminDirectoryResponse = DirectoryPage;
 
+/** GET /admin/held: List locked or suspended accounts */
+export type AdminHeldResponse = HeldPage;
+
 /** GET /admin/me: The console operator */
 export type AdminMeResponse = ConsoleOperator;
 
@@ -1216,6 +1260,9 @@ export type AdminGrantRoleResponse = RoleGranted;
 export type AdminGrantRoleRequest = {
   role: "viewer" | "operator" | "admin";
 };
+
+/** GET /admin/search: Find accounts */
+export type AdminSearchResponse = FindResult;
 
 /** GET /app/language/{language}: Common and recommended apps */
 export type AppsByLanguageResponse = LanguageApps;
@@ -1751,11 +1798,13 @@ export interface Operations {
   replayWebhook: { method: "POST"; path: "/admin/apps/{appId}/webhooks/{endpointId}/replay"; params: { appId: string; endpointId: string }; query: undefined; request: ReplayWebhookRequest; response: ReplayWebhookResponse };
   adminAudit: { method: "GET"; path: "/admin/audit"; params: undefined; query: { from: string; to: string; actor?: string; target?: string; action?: string; format?: "csv" | "json" }; request: undefined; response: AdminAuditResponse };
   adminDirectory: { method: "GET"; path: "/admin/directory"; params: undefined; query: { company?: string; day?: string; after?: string }; request: undefined; response: AdminDirectoryResponse };
+  adminHeld: { method: "GET"; path: "/admin/held"; params: undefined; query: { status: "locked" | "suspended"; after?: string }; request: undefined; response: AdminHeldResponse };
   adminMe: { method: "GET"; path: "/admin/me"; params: undefined; query: undefined; request: undefined; response: AdminMeResponse };
   adminOverview: { method: "GET"; path: "/admin/overview"; params: undefined; query: undefined; request: undefined; response: AdminOverviewResponse };
   adminListRoles: { method: "GET"; path: "/admin/roles"; params: undefined; query: undefined; request: undefined; response: AdminListRolesResponse };
   adminRevokeRole: { method: "DELETE"; path: "/admin/roles/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminRevokeRoleResponse };
   adminGrantRole: { method: "PUT"; path: "/admin/roles/{userId}"; params: { userId: string }; query: undefined; request: AdminGrantRoleRequest; response: AdminGrantRoleResponse };
+  adminSearch: { method: "GET"; path: "/admin/search"; params: undefined; query: { q: string; kind?: "mail" | "phone" | "phoneEnd" | "userId" | "userName" | "displayName" | "company"; after?: string }; request: undefined; response: AdminSearchResponse };
   appsByLanguage: { method: "GET"; path: "/app/language/{language}"; params: { language: string }; query: undefined; request: undefined; response: AppsByLanguageResponse };
   listActivity: { method: "GET"; path: "/auth/activity"; params: undefined; query: undefined; request: undefined; response: ListActivityResponse };
   setAdvertisement: { method: "PATCH"; path: "/auth/advertisement"; params: undefined; query: undefined; request: SetAdvertisementRequest; response: SetAdvertisementResponse };
@@ -1869,11 +1918,13 @@ export interface Routes {
   "POST /admin/apps/{appId}/webhooks/{endpointId}/replay": Operations["replayWebhook"];
   "GET /admin/audit": Operations["adminAudit"];
   "GET /admin/directory": Operations["adminDirectory"];
+  "GET /admin/held": Operations["adminHeld"];
   "GET /admin/me": Operations["adminMe"];
   "GET /admin/overview": Operations["adminOverview"];
   "GET /admin/roles": Operations["adminListRoles"];
   "DELETE /admin/roles/{userId}": Operations["adminRevokeRole"];
   "PUT /admin/roles/{userId}": Operations["adminGrantRole"];
+  "GET /admin/search": Operations["adminSearch"];
   "GET /app/language/{language}": Operations["appsByLanguage"];
   "GET /auth/activity": Operations["listActivity"];
   "PATCH /auth/advertisement": Operations["setAdvertisement"];

@@ -173,12 +173,13 @@ for (const L of LOCALES) {
       await settled(page);
       await page.locator('[data-testid="chart-outcome"] summary').click();
       await everyWay(page, `console overview (${L})`);
-      // Accounts, with a found account and a listed company.
-      page = await open(`/${L}/admin/accounts`, '[data-testid="find-form"]', signedIn);
-      await page.locator('[data-testid="find-form"] select[name="by"]').selectOption('mail');
-      await page.locator('[data-testid="find-form"] input[name="value"]').fill(customer.account);
-      await page.locator('[data-testid="find-form"] button[type="submit"]').click();
-      await page.locator('[data-testid="found"]').waitFor();
+      // Accounts, with a found account, the list of suspended accounts and a listed company.
+      page = await open(`/${L}/admin/accounts`, '[data-testid="search-form"]', signedIn);
+      await page.locator('[data-testid="search-form"] input[name="q"]').fill(customer.account);
+      await page.locator('[data-testid="search-form"] button[type="submit"]').click();
+      await page.locator('[data-testid="matches-mail"]').waitFor();
+      await page.locator('[data-testid="held-suspended"]').click();
+      await page.locator('[data-testid="held-suspended"][aria-pressed="true"]').waitFor();
       await page.locator('[data-testid="directory-form"] input[name="listValue"]').fill('Acme');
       await page.locator('[data-testid="directory-form"] button[type="submit"]').click();
       await page.locator('[data-testid="directory"]').waitFor();

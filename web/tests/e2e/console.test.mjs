@@ -1,7 +1,8 @@
 // The operator console (issue 21) end to end, both languages, against a real `ciam serve` in real
 // Chromium: console users hold a role granted by `ciam admin grant --role` and sign in with both
 // factors (the console asks for it). (1) The support desk: a viewer finds a locked customer by
-// phone; an operator unlocks it with a reason; the customer signs in; the customer's own security
+// the last four digits of the phone in the one find box and in the list of locked accounts (axe
+// with every rule on that screen); an operator unlocks it with a reason; the customer signs in; the customer's own security
 // activity shows the unlock. (2) A two-factor reset: the customer then signs in with the password
 // alone. (3) An app secret rotation: a new secret shown once, the old one kept until the chosen
 // end. (4) The audit log exported as CSV and as JSON Lines, downloaded and parsed.
@@ -9,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { apiCall, consoleUser, createAccount, enableTotp, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
+import { apiCall, axeEveryRule, consoleUser, createAccount, enableTotp, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -77,15 +78,20 @@ for (const L of LOCALES) {
       const viewer = await consoleUser(ctx.server, 'viewer', `viewer-${L}`);
       const operator = await consoleUser(ctx.server, 'operator', `operator-${L}`);
 
-      // The viewer: finds the account by its phone, sees it locked, and cannot act on it.
+      // The viewer: finds the account by its phone's last four digits in the one box (keyboard
+      // only), sees it locked, also in the list of locked accounts, and cannot act on it.
       let page = await asConsole(L, viewer, `/${L}/admin/accounts`);
-      const find = page.getByTestId('find-form');
-      assert.equal(await find.locator('select[name="by"]').inputValue(), 'phone');
-      await find.locator('input[name="value"]').fill(customer.account);
-      await find.locator('button[type="submit"]').click();
-      const found = page.getByTestId('found');
+      const box = page.getByTestId('search-form').locator('input[name="q"]');
+      await box.focus();
+      await page.keyboard.type(customer.account.slice(-4));
+      await page.keyboard.press('Enter');
+      const found = page.getByTestId('matches-phoneEnd').locator('tbody tr').filter({ hasText: customer.userName });
       await found.filter({ hasText: t['admin.status.locked'] }).waitFor();
-      await found.getByRole('link').click();
+      await page.getByTestId('held-locked').click();
+      await page.getByTestId('held').locator('tbody tr').filter({ hasText: customer.userName }).waitFor();
+      assert.deepEqual(await axeEveryRule(page), [], `axe, every rule: the accounts screen with matches and the locked list (${L})`);
+      await found.getByRole('link').focus();
+      await page.keyboard.press('Enter');
       await page.getByTestId('account-status').filter({ hasText: t['admin.status.locked'] }).waitFor();
       const userId = decodeURIComponent(where(page).split('/').pop());
       assert.equal(await page.getByTestId('action-unlock').count(), 0, 'a viewer does not act');
@@ -108,11 +114,10 @@ for (const L of LOCALES) {
       await enableTotp(ctx.server, customer);
       const operator = await consoleUser(ctx.server, 'operator', `operator2-${L}`);
       const page = await asConsole(L, operator, `/${L}/admin/accounts`);
-      const find = page.getByTestId('find-form');
-      await find.locator('select[name="by"]').selectOption('mail');
-      await find.locator('input[name="value"]').fill(customer.account);
+      const find = page.getByTestId('search-form');
+      await find.locator('input[name="q"]').fill(customer.account);
       await find.locator('button[type="submit"]').click();
-      await page.getByTestId('found').getByRole('link').click();
+      await page.getByTestId('matches-mail').getByRole('link').click();
       await page.getByTestId('account-two-factor').filter({ hasText: t['admin.account.on'] }).waitFor();
       await act(page, 'reset-two-factor', 'Lost the phone with the authenticator', t['admin.actionDone.resetTwoFactor']);
       await page.getByTestId('account-two-factor').filter({ hasText: t['admin.account.off'] }).waitFor();

@@ -13,7 +13,7 @@ use axum::extract::{Path, State};
 use ciam_core::console::accounts::{self, Lookup, Revealed, Summary};
 use ciam_core::console::actions::{self, Action};
 use ciam_core::console::roles::{self, Holder};
-use ciam_core::console::{audit, audit_view, Operator, Role};
+use ciam_core::console::{audit, audit_view, search, Operator, Role};
 use ciam_core::directory;
 use ciam_core::numbers::Overview;
 use ciam_core::{Error, Reason};
@@ -229,6 +229,68 @@ pub async fn directory(
         }
     };
     Ok(Reply(page))
+}
+
+/// Find accounts
+///
+/// Console: the session's account must hold the role `viewer` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). The find box: `q` is
+/// a mail, a phone (whole, with or without +86, or its last four digits), a user id, or the start
+/// of a user name, a display name or a company (compared folded: case and width ignored). A group
+/// per kind `q` could be (`mail`, `phone`, `phoneEnd`, `userId`, `userName`, `displayName`,
+/// `company`), each with at most 20 accounts (mail and phone masked) and, when there are more, its
+/// `next`: pass it as `after` with that `kind` for the group's next page. Each kind is one query
+/// of the directory, side by side, never a scan (docs/data-model.md "The find box").
+/// INVALID_PARAMETER on `q` when it is empty or over 100 characters, on `kind` when `q` cannot be
+/// that kind or `after` comes without it.
+///
+/// Reasons: INVALID_MAIL, INVALID_PARAMETER, INVALID_PHONE.
+///
+/// The query: `?q=&kind=&after=`; `ciam_core::console::search`. Round trips: 3 (authentication,
+/// the kinds' queries side by side, one `get_many`).
+pub async fn search(
+    Op(_): Op,
+    State(s): State<AppState>,
+    Params(q): Params,
+) -> Result<Reply<search::Matches>, ApiError> {
+    let mut q = q;
+    let kind = q
+        .remove("kind")
+        .map(|k| search::Kind::parse(&k))
+        .transpose()?;
+    let after = q.remove("after");
+    let text = q.remove("q").unwrap_or_default();
+    Ok(Reply(
+        search::search(&s.ciam, &text, kind, after.as_deref()).await?,
+    ))
+}
+
+/// List locked or suspended accounts
+///
+/// Console: the session's account must hold the role `viewer` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). `status=locked`: the
+/// accounts locked now, latest unlock time first (a lock past its time is not listed);
+/// `status=suspended`: the suspended accounts, latest suspension first. 50 a page, mail and phone
+/// masked; `next`, when present, is the `after` of the following page. INVALID_PARAMETER on
+/// `status` for another value. One query, never a scan (docs/data-model.md "The find box").
+///
+/// Reasons: INVALID_PARAMETER.
+///
+/// The query: `?status=locked|suspended&after=`; `ciam_core::console::search::held`. Round trips:
+/// 3 (authentication, one query, one `get_many`).
+pub async fn held(
+    Op(_): Op,
+    State(s): State<AppState>,
+    Params(q): Params,
+) -> Result<Reply<search::HeldPage>, ApiError> {
+    let mut q = q;
+    let which = search::Held::parse(&q.remove("status").unwrap_or_default())?;
+    let after = q.remove("after");
+    Ok(Reply(
+        search::held(&s.ciam, which, after.as_deref(), directory::PAGE).await?,
+    ))
 }
 
 /// The numbers

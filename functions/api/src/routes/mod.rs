@@ -239,6 +239,8 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_role_delete",       DELETE, "/admin/roles/{userId}",   admin::delete_role,       Console(Admin),    "adminRevokeRole",  WRITES),
     route!("admin_accounts",          GET,    "/admin/accounts",         admin::find,              Console(Viewer),   "adminFindAccount", WRITES),
     route!("admin_directory",         GET,    "/admin/directory",        admin::directory,         Console(Viewer),   "adminDirectory",   WRITES),
+    route!("admin_search",            GET,    "/admin/search",           admin::search,            Console(Viewer),   "adminSearch",      WRITES),
+    route!("admin_held",              GET,    "/admin/held",             admin::held,              Console(Viewer),   "adminHeld",        WRITES),
     route!("admin_overview",          GET,    "/admin/overview",         admin::overview,          Console(Viewer),   "adminOverview",    WRITES),
     route!("admin_account",           GET,    "/admin/accounts/{userId}", admin::account,          Console(Viewer),   "adminGetAccount",  WRITES),
     route!("admin_account_reveal",    POST,   "/admin/accounts/{userId}/reveal", admin::reveal,    Console(Operator), "adminReveal",      WRITES),

@@ -95,6 +95,8 @@ fn walk_request(
         "/admin/accounts" => p.push_str(&format!("?userId={target}")),
         "/admin/audit" => p.push_str(&format!("?from={day}&to={day}")),
         "/admin/directory" => p.push_str(&format!("?day={day}")),
+        "/admin/search" => p.push_str("?q=target"),
+        "/admin/held" => p.push_str("?status=locked"),
         _ => {}
     }
     let body = match (r.method, r.path) {

@@ -21,6 +21,7 @@ mod console;
 mod console_actions;
 mod console_apps;
 mod console_audit;
+mod console_find;
 mod console_gate;
 mod console_review;
 mod console_suspend;

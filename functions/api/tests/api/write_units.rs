@@ -257,8 +257,9 @@ async fn on_dynamodb_a_code_with_the_consent_held_writes_no_consent_and_no_recen
     oidc_codes(TestApp::on_dynamo(&local, "codes").await).await;
 }
 
-/// The routes that announce a change: with no consented app exactly as before (one update);
-/// with one, the change and its event in one transaction (each item billed twice).
+/// The routes that announce a change: with no consented app exactly as before (one update; a
+/// display name also moves its find-box item, `DIR#NM#`, in a transaction); with one, the change
+/// and its event in one transaction (each item billed twice).
 async fn events(app: TestApp) {
     let w = crate::apps::world_on(app).await;
     let app = &w.app;
@@ -266,10 +267,12 @@ async fn events(app: TestApp) {
     app.store.take_bill();
     let nickname = |n: &str| serde_json::json!({ "displayName": n });
 
-    // No consent yet: a nickname, a sign-out.
+    // No consent yet: a nickname (the first: the user item and the find box's new item, in a
+    // transaction), a sign-out.
     app.patch_info(&w.user, &nickname("One")).await.ok(200);
     let bill = app.store.take_bill();
-    assert_eq!(total(&bill), 1, "the profile's update: {:?}", show(&bill));
+    assert_eq!(total(&bill), 4, "the profile's update: {:?}", show(&bill));
+    assert!(bill.iter().any(|b| b.key.pk.starts_with("DIR#NM#")));
     let other = app.sign_in("ann@example.com", PASSWORD).await;
     app.store.take_bill();
     app.logout(&other).await.ok(200);
@@ -281,7 +284,8 @@ async fn events(app: TestApp) {
     app.store.take_bill();
     app.patch_info(&w.user, &nickname("Two")).await.ok(200);
     let bill = app.store.take_bill();
-    assert_eq!(total(&bill), 4, "update + event: {:?}", show(&bill));
+    // The update, the find box's item moved (a delete and a put) and the event.
+    assert_eq!(total(&bill), 8, "update + event: {:?}", show(&bill));
     assert!(bill.iter().any(|b| b.key.pk.starts_with("EVT#")));
     let other = app.sign_in("ann@example.com", PASSWORD).await;
     app.store.take_bill();
@@ -293,10 +297,11 @@ async fn events(app: TestApp) {
     app.delete_consent(&w.user, &w.app_id).await.ok(200);
     let bill = app.store.take_bill();
     assert_eq!(total(&bill), 8, "{:?}", show(&bill));
-    // And the consent gone, a nickname is one update again.
+    // And the consent gone, a nickname writes no event again (the update and the item moved).
     app.patch_info(&w.user, &nickname("Three")).await.ok(200);
     let bill = app.store.take_bill();
-    assert_eq!(total(&bill), 1, "{:?}", show(&bill));
+    assert_eq!(total(&bill), 6, "{:?}", show(&bill));
+    assert!(!bill.iter().any(|b| b.key.pk.starts_with("EVT#")));
 }
 
 #[tokio::test]

@@ -124,6 +124,8 @@ fn plain_effect(action: Action, user: &User) -> Option<Vec<TxOp>> {
                 ..user.clone()
             };
             ops.extend(signin::in_step_with(&after, clear_lock()));
+            // Out of the console's list of locked accounts.
+            ops.extend(crate::directory::unlocked(user));
             ops
         }
         Action::EndSessions => {

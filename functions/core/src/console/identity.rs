@@ -162,6 +162,8 @@ pub async fn replace(
         crate::events::op_for(ciam, &user, kind, data),
         None,
     ));
+    // The console's find box: a new phone's last four digits.
+    ops.extend(crate::directory::moves(&user, &after));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) => return Err(new.exists_reason().into()),

@@ -11,6 +11,7 @@ pub mod audit_view;
 pub mod export;
 pub mod identity;
 pub mod roles;
+pub mod search;
 pub mod suspend;
 pub mod unlink;
 pub mod webhooks;

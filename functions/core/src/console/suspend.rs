@@ -35,11 +35,14 @@ pub fn suspend(user: &User, now: i64) -> Option<Vec<TxOp>> {
         sess_gen: user.sess_gen + 1,
         ..user.clone()
     };
-    Some(with_records(
+    let mut tx = with_records(
         user,
         &after,
         vec![Update::Set("suspendedAt".into(), now.into())],
-    ))
+    );
+    // The console's list of suspended accounts.
+    tx.push(crate::directory::suspended(&user.id, now));
+    Some(tx)
 }
 
 /// Lifts the suspension of `user`; `None` when it is not suspended.
@@ -49,11 +52,9 @@ pub fn reactivate(user: &User) -> Option<Vec<TxOp>> {
         suspended_at: None,
         ..user.clone()
     };
-    Some(with_records(
-        user,
-        &after,
-        vec![Update::Remove("suspendedAt".into())],
-    ))
+    let mut tx = with_records(user, &after, vec![Update::Remove("suspendedAt".into())]);
+    tx.extend(crate::directory::reactivated(user));
+    Some(tx)
 }
 
 /// Removes every passkey of `user` (the credentials, their uniqueness items, the count) and ends

@@ -1,6 +1,7 @@
-// Accounts (/{lang}/admin/accounts): find one account by its exact mail, phone, user name or user
-// id (GET /admin/accounts), and list accounts by company prefix or sign-up day, newest first,
-// 50 at a time with "More" (GET /admin/directory).
+// Accounts (/{lang}/admin/accounts): the find box and the lists of locked and suspended accounts
+// (find-box.tsx), and accounts by company prefix or sign-up day, newest first, 50 at a time with
+// "More" (GET /admin/directory). `FindAccount` (one account by an exact value, GET /admin/accounts)
+// is the roles screen's.
 import { type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { Link } from 'react-router';
@@ -11,6 +12,7 @@ import { errorText } from '../../lib/api';
 import { hasReason } from '../../lib/reasons';
 import { directory, type DirectoryPage, findAccount, type FindBy, type Found } from './api';
 import { Section, useConsole, useLang } from './context';
+import { FindBox, HeldLists } from './find-box';
 import { statusNames } from './labels';
 import { TableFrame } from './widgets';
 import { adminPath } from '../../config/console-paths';
@@ -59,7 +61,8 @@ export function Accounts() {
       <h1>
         <FormattedMessage {...m.heading} />
       </h1>
-      <FindAccount />
+      <FindBox />
+      <HeldLists />
       <Directory />
     </div>
   );

@@ -65,6 +65,22 @@ export const findAccount = (by: FindBy, value: string) => call('GET /admin/accou
 export const directory = (by: 'company' | 'day', value: string, after?: string) =>
   call('GET /admin/directory', { query: { [by]: value, after: after || undefined } }, SKIP);
 
+/** The find box's answer: a group per kind of match. */
+export type FindResult = Answer<'GET /admin/search'>;
+export type FindGroup = FindResult['groups'][number];
+/** What a group matched (mail, phone, phoneEnd, userId, userName, displayName, company). */
+export type FindKind = FindGroup['matched'];
+/** A page of the locked or suspended accounts. */
+export type HeldPage = Answer<'GET /admin/held'>;
+export type Held = NonNullable<Query<'GET /admin/held'>>['status'];
+
+/** GET /admin/search?q=&kind=&after=: the find box; `kind` and `after` page one group. */
+export const search = (q: string, kind?: FindKind, after?: string) =>
+  call('GET /admin/search', { query: { q, kind: kind || undefined, after: after || undefined } }, SKIP);
+
+/** GET /admin/held?status=&after=: the locked or suspended accounts, newest first. */
+export const held = (status: Held, after?: string) => call('GET /admin/held', { query: { status, after: after || undefined } }, SKIP);
+
 /** GET /admin/accounts/{userId}: the account's page (masked). */
 export const getAccount = (userId: string) => call('GET /admin/accounts/{userId}', { params: { userId } }, SKIP) as Promise<Result<AccountPage>>;
 

@@ -88,11 +88,11 @@ describe('the gate', () => {
 
   it('a role revoked while the console is open: the next answer closes it', async () => {
     const { fake } = await open('/en-US/admin', 'viewer');
-    fake.answers['GET /admin/accounts?phone=%2B8613800000000'] = () => [403, { reason: 'PERMISSION_DENIED', message: '', code: 403 }];
+    fake.answers['GET /admin/search?q=%2B8613800000000'] = () => [403, { reason: 'PERMISSION_DENIED', message: '', code: 403 }];
     fireEvent.click(screen.getByRole('link', { name: 'Accounts' }));
     await settle();
-    fireEvent.change(screen.getByLabelText('Value'), { target: { value: '+8613800000000' } });
-    fireEvent.submit(screen.getByTestId('find-form'));
+    fireEvent.change(screen.getByLabelText('Mail, phone, username, display name or company'), { target: { value: '+8613800000000' } });
+    fireEvent.submit(screen.getByTestId('search-form'));
     await settle();
     expect(screen.getByTestId('console-noRole')).toBeTruthy();
   });

@@ -31,35 +31,6 @@ afterEach(() => {
 });
 
 describe('accounts', () => {
-  it('finds an account by phone and opens it', async () => {
-    const { fake, router } = await open('/en-US/admin/accounts', 'viewer', {
-      'GET /admin/accounts?phone=%2B8613800000000': () => [200, { account: { ...account, sessions: undefined } }],
-    });
-    expect((screen.getByLabelText('Find by') as HTMLSelectElement).value).toBe('phone');
-    type('Value', '+8613800000000');
-    fireEvent.submit(screen.getByTestId('find-form'));
-    await settle();
-    expect(fake.callsTo('GET', '/admin/accounts?phone=%2B8613800000000')).toHaveLength(1);
-    const found = screen.getByTestId('found');
-    expect(found.textContent).toContain('Locked');
-    fireEvent.click(within(found).getByRole('link', { name: 'Open the account of ann' }));
-    await settle();
-    expect(where(router)).toBe('/en-US/admin/accounts/u1');
-  });
-
-  it('says so when no account has the value, at the field', async () => {
-    await open('/en-US/admin/accounts', 'viewer', {
-      'GET /admin/accounts?mail=x%40example.com': () => [404, { reason: 'ACCOUNT_NOT_FOUND', message: '', code: 404 }],
-    });
-    fireEvent.change(screen.getByLabelText('Find by'), { target: { value: 'mail' } });
-    type('Value', 'x@example.com');
-    fireEvent.submit(screen.getByTestId('find-form'));
-    await settle();
-    const input = screen.getByLabelText('Value');
-    expect(input.getAttribute('aria-invalid')).toBe('true');
-    expect(document.getElementById(input.getAttribute('aria-describedby')!.split(' ')[1]!)?.textContent).toBe('No account has that value.');
-  });
-
   it('lists a company, newest first, with More', async () => {
     const { fake } = await open('/en-US/admin/accounts', 'viewer', {
       'GET /admin/directory?company=Ac': () => [200, { accounts: [{ userId: 'u2', userName: 'bob', company: 'Acme', createdAt: AT }], next: 'k1' }],
