@@ -101,12 +101,16 @@ export type AccountPage = {
   createdAt: number;
   displayName: string | null;
   duty: string | null;
+  /** The failed sign-in attempts still kept (at most 15), newest first (`attempts`). */
+  failedAttempts: Failure[];
   /** The linked identities (`FED#`), each subject masked. */
   identities: AccountIdentity[];
   /** The latest sign-in's time, if the activity still holds one. */
   lastSignIn: number | null;
   lockedUntil: number | null;
   mail: string | null;
+  /** The support desk's notes, if any (`notes`); never shown to the customer. */
+  notes: SupportNotes | null;
   passkeys: number;
   phone: string | null;
   recentApps: RecentApp[];
@@ -238,7 +242,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -399,6 +403,20 @@ export type ErrorBody = {
   reason: Reason;
 };
 
+/** One failed attempt, as the console's account page lists it. */
+export type Failure = {
+  /** Unix seconds. */
+  at: number;
+  /** The country (ISO 3166-1 alpha-2), when known. */
+  country: string | null;
+  /** The device, as the browser named it ("Chrome on Windows"). */
+  device: string | null;
+  /** The caller's address. */
+  ip: string | null;
+  /** `password`, `code` or `secondFactor`. */
+  way: "password" | "code" | "secondFactor";
+};
+
 /** The account found. */
 export type FoundAccount = {
   account: AccountSummary;
@@ -491,6 +509,12 @@ export type MonthNumbers = {
 export type NextStep = {
   /** `signUp`: POST /auth/federation/register completes the account. */
   next: string;
+};
+
+/** The notes as saved. */
+export type NotesSaved = {
+  /** None once emptied. */
+  notes: SupportNotes | null;
 };
 
 /** An RFC 6749 error of the OpenID Connect protocol endpoints (not the Reason shape: partners' libraries expect this one). */
@@ -750,6 +774,17 @@ export type StaffLink = {
   linked: boolean;
 };
 
+/** The notes as the account page shows them. */
+export type SupportNotes = {
+  /** When they were last saved (Unix seconds). */
+  at: number;
+  /** The operator who last saved them: user id and user name. */
+  by: string;
+  byName: string;
+  /** The desk's text (at most 2,000 characters). */
+  text: string;
+};
+
 /** The `user.suspended` event (the Standard Webhooks body). The support desk suspended the account (the reason is never sent); its sessions end too (a `session.ended` with `reason` `support` may come in either order). */
 export type SuspendedEvent = {
   data: {
@@ -951,6 +986,15 @@ export type AdminReplaceIdentityRequest = {
   phone?: string | null;
   /** Why (required; recorded in the audit log). */
   reason: string;
+};
+
+/** PUT /admin/accounts/{userId}/notes: Save the support notes */
+export type AdminSaveNotesResponse = NotesSaved;
+
+/** The body of PUT /admin/accounts/{userId}/notes. */
+export type AdminSaveNotesRequest = {
+  /** The whole text (empty removes the notes). */
+  notes: string;
 };
 
 /** POST /admin/accounts/{userId}/reactivate: Reactivate a suspended account */
@@ -1724,6 +1768,7 @@ export interface Operations {
   adminGetAccount: { method: "GET"; path: "/admin/accounts/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminGetAccountResponse };
   adminEndSessions: { method: "POST"; path: "/admin/accounts/{userId}/end-sessions"; params: { userId: string }; query: undefined; request: AdminEndSessionsRequest; response: AdminEndSessionsResponse };
   adminReplaceIdentity: { method: "PUT"; path: "/admin/accounts/{userId}/identity"; params: { userId: string }; query: undefined; request: AdminReplaceIdentityRequest; response: AdminReplaceIdentityResponse };
+  adminSaveNotes: { method: "PUT"; path: "/admin/accounts/{userId}/notes"; params: { userId: string }; query: undefined; request: AdminSaveNotesRequest; response: AdminSaveNotesResponse };
   adminReactivate: { method: "POST"; path: "/admin/accounts/{userId}/reactivate"; params: { userId: string }; query: undefined; request: AdminReactivateRequest; response: AdminReactivateResponse };
   adminResetPasskeys: { method: "POST"; path: "/admin/accounts/{userId}/reset-passkeys"; params: { userId: string }; query: undefined; request: AdminResetPasskeysRequest; response: AdminResetPasskeysResponse };
   adminResetTwoFactor: { method: "POST"; path: "/admin/accounts/{userId}/reset-two-factor"; params: { userId: string }; query: undefined; request: AdminResetTwoFactorRequest; response: AdminResetTwoFactorResponse };
@@ -1838,6 +1883,7 @@ export interface Routes {
   "GET /admin/accounts/{userId}": Operations["adminGetAccount"];
   "POST /admin/accounts/{userId}/end-sessions": Operations["adminEndSessions"];
   "PUT /admin/accounts/{userId}/identity": Operations["adminReplaceIdentity"];
+  "PUT /admin/accounts/{userId}/notes": Operations["adminSaveNotes"];
   "POST /admin/accounts/{userId}/reactivate": Operations["adminReactivate"];
   "POST /admin/accounts/{userId}/reset-passkeys": Operations["adminResetPasskeys"];
   "POST /admin/accounts/{userId}/reset-two-factor": Operations["adminResetTwoFactor"];
