@@ -293,7 +293,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Lang {
     }
 }
 
-/// The caller's device and approximate country, for sessions and the activity trail.
+/// The caller's device and approximate country, for sessions and the activity trail, and its
+/// address ([`viewer_ip`]) for the failed sign-in attempts.
 pub struct Client(pub ciam_core::client::ClientInfo);
 
 impl<S: Send + Sync> FromRequestParts<S> for Client {
@@ -301,10 +302,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let h = |n: &str| parts.headers.get(n).and_then(|v| v.to_str().ok());
-        Ok(Client(ciam_core::client::ClientInfo::from_headers(
-            h("user-agent"),
-            h("cloudfront-viewer-country"),
-        )))
+        let ip = viewer_ip(&parts.headers, &parts.extensions).map(|ip| ip.to_string());
+        Ok(Client(
+            ciam_core::client::ClientInfo::from_headers(
+                h("user-agent"),
+                h("cloudfront-viewer-country"),
+            )
+            .with_ip(ip),
+        ))
     }
 }
 

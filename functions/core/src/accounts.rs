@@ -1,5 +1,6 @@
 //! Sign-up, sign-in and the profile (password changes and resets: `passwords`).
 
+use crate::attempts::{self, Way};
 use crate::challenge::{self, Challenge};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
@@ -158,7 +159,8 @@ pub async fn login_password(
         Some(Attempt::Locked(until)) => return Err(locked_error(until)),
         Some(Attempt::NoAccount(budget)) => {
             password::verify(pw.to_owned(), None).await?;
-            return Err(signin::failed_unknown(ciam, &budget, Reason::PASSWORD_ERROR.into()).await);
+            let base = Reason::PASSWORD_ERROR.into();
+            return Err(attempts::failed_unknown(ciam, &budget, Way::Password, client, base).await);
         }
         None => {
             password::verify(pw.to_owned(), None).await?;
@@ -176,10 +178,11 @@ pub async fn login_password(
         } else {
             Reason::PASSWORD_ERROR
         };
-        return Err(signin::failed(ciam, &rec, base.into()).await);
+        return Err(attempts::failed(ciam, &rec, Way::Password, client, base.into()).await);
     }
     if !password::verify(pw.to_owned(), rec.pwd_hash.clone()).await? {
-        return Err(signin::failed(ciam, &rec, Reason::PASSWORD_ERROR.into()).await);
+        let base = Reason::PASSWORD_ERROR.into();
+        return Err(attempts::failed(ciam, &rec, Way::Password, client, base).await);
     }
     if rec.suspended {
         // The right password proves the owner: told the truth, the attempt given back (not a
@@ -214,8 +217,8 @@ pub async fn login_code(
         Ok(v) => v,
         Err(e) => {
             return Err(match &rec {
-                Ok(r) => signin::failed(ciam, r, e).await,
-                Err(budget) => signin::failed_unknown(ciam, budget, e).await,
+                Ok(r) => attempts::failed(ciam, r, Way::Code, client, e).await,
+                Err(budget) => attempts::failed_unknown(ciam, budget, Way::Code, client, e).await,
             })
         }
     };

@@ -218,6 +218,11 @@ pub async fn deactivate(
     if u.links > 0 {
         ops.extend(crate::federation::links::delete_ops(ciam, &u.id).await?);
     }
+    // The support desk's notes go with it (docs/console-design.md §5).
+    ops.push(TxOp::Delete {
+        key: crate::console::notes::key(&u.id),
+        cond: None,
+    });
     // And its entries in the console's lists, and its console role's index item.
     ops.extend(crate::directory::deletes(u));
     if !u.roles.is_empty() {

@@ -5,6 +5,9 @@
 pub struct ClientInfo {
     pub device: Option<String>,
     pub country: Option<String>,
+    /// The caller's address, for the failed sign-in attempts (`attempts`) only: sessions and
+    /// the activity keep the device and country.
+    pub ip: Option<String>,
 }
 
 impl ClientInfo {
@@ -15,7 +18,13 @@ impl ClientInfo {
         ClientInfo {
             device: user_agent.map(describe).filter(|d| !d.is_empty()),
             country,
+            ip: None,
         }
+    }
+
+    /// The same, with the caller's address.
+    pub fn with_ip(self, ip: Option<String>) -> Self {
+        ClientInfo { ip, ..self }
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod app_sessions;
 pub mod apps;
+pub mod attempts;
 pub mod audit;
 pub mod avatar;
 pub mod blob;

@@ -30,6 +30,12 @@ pub fn ensure_unlocked(user: &User, now: i64) -> Result<(), Error> {
 /// password or code counts on the identity item instead (`signin`). Round trips: 1, or 2 when
 /// it locks.
 pub async fn fail(ciam: &Ciam, user_id: &str, base: Error) -> Error {
+    fail_counted(ciam, user_id, base).await.1
+}
+
+/// [`fail`], also giving the failure's number in the count (1 to `MAX_FAILS`; none when
+/// nothing was counted), which `attempts` records it under.
+pub async fn fail_counted(ciam: &Ciam, user_id: &str, base: Error) -> (Option<i64>, Error) {
     let key = profile_key(user_id);
     // With a token: a retry after a lost answer counts nothing more (`once`).
     let after = match crate::once::update(
@@ -42,14 +48,15 @@ pub async fn fail(ciam: &Ciam, user_id: &str, base: Error) -> Error {
     {
         Ok(Ok(i)) => i,
         // The account is gone (deactivated meanwhile): nothing to count.
-        Ok(Err(_)) => return base,
-        Err(e) => return Error::from(e),
+        Ok(Err(_)) => return (None, base),
+        Err(e) => return (None, Error::from(e)),
     };
-    if after.n("fails").unwrap_or(0) < MAX_FAILS {
-        return base;
+    let n = after.n("fails").unwrap_or(0);
+    if n < MAX_FAILS {
+        return (Some(n), base);
     }
     let ids = crate::user::identity_keys(after.s("mail"), after.s("phone"), None);
-    lock_account(ciam, user_id, ids, base).await
+    (Some(n), lock_account(ciam, user_id, ids, base).await)
 }
 
 /// Locks the account for `LOCK_SECS`: the user item (unless already locked: a lock never

@@ -101,12 +101,16 @@ export type AccountPage = {
   createdAt: number;
   displayName: string | null;
   duty: string | null;
+  /** The failed sign-in attempts still kept (at most 15), newest first (`attempts`). */
+  failedAttempts: Failure[];
   /** The linked identities (`FED#`), each subject masked. */
   identities: AccountIdentity[];
   /** The latest sign-in's time, if the activity still holds one. */
   lastSignIn: number | null;
   lockedUntil: number | null;
   mail: string | null;
+  /** The support desk's notes, if any (`notes`); never shown to the customer. */
+  notes: SupportNotes | null;
   passkeys: number;
   phone: string | null;
   recentApps: RecentApp[];
@@ -238,7 +242,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -399,6 +403,20 @@ export type ErrorBody = {
   reason: Reason;
 };
 
+/** One failed attempt, as the console's account page lists it. */
+export type Failure = {
+  /** Unix seconds. */
+  at: number;
+  /** The country (ISO 3166-1 alpha-2), when known. */
+  country: string | null;
+  /** The device, as the browser named it ("Chrome on Windows"). */
+  device: string | null;
+  /** The caller's address. */
+  ip: string | null;
+  /** `password`, `code` or `secondFactor`. */
+  way: "password" | "code" | "secondFactor";
+};
+
 /** The accounts one kind matched; `next`, when present, is the `after` of this kind's next page
 (`?q=&kind=&after=`). */
 export type FindGroup = {
@@ -532,6 +550,12 @@ export type MonthNumbers = {
 export type NextStep = {
   /** `signUp`: POST /auth/federation/register completes the account. */
   next: string;
+};
+
+/** The notes as saved. */
+export type NotesSaved = {
+  /** None once emptied. */
+  notes: SupportNotes | null;
 };
 
 /** An RFC 6749 error of the OpenID Connect protocol endpoints (not the Reason shape: partners' libraries expect this one). */
@@ -794,6 +818,17 @@ export type StaffLink = {
   linked: boolean;
 };
 
+/** The notes as the account page shows them. */
+export type SupportNotes = {
+  /** When they were last saved (Unix seconds). */
+  at: number;
+  /** The operator who last saved them: user id and user name. */
+  by: string;
+  byName: string;
+  /** The desk's text (at most 2,000 characters). */
+  text: string;
+};
+
 /** The `user.suspended` event (the Standard Webhooks body). The support desk suspended the account (the reason is never sent); its sessions end too (a `session.ended` with `reason` `support` may come in either order). */
 export type SuspendedEvent = {
   data: {
@@ -995,6 +1030,15 @@ export type AdminReplaceIdentityRequest = {
   phone?: string | null;
   /** Why (required; recorded in the audit log). */
   reason: string;
+};
+
+/** PUT /admin/accounts/{userId}/notes: Save the support notes */
+export type AdminSaveNotesResponse = NotesSaved;
+
+/** The body of PUT /admin/accounts/{userId}/notes. */
+export type AdminSaveNotesRequest = {
+  /** The whole text (empty removes the notes). */
+  notes: string;
 };
 
 /** POST /admin/accounts/{userId}/reactivate: Reactivate a suspended account */
@@ -1774,6 +1818,7 @@ export interface Operations {
   adminGetAccount: { method: "GET"; path: "/admin/accounts/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminGetAccountResponse };
   adminEndSessions: { method: "POST"; path: "/admin/accounts/{userId}/end-sessions"; params: { userId: string }; query: undefined; request: AdminEndSessionsRequest; response: AdminEndSessionsResponse };
   adminReplaceIdentity: { method: "PUT"; path: "/admin/accounts/{userId}/identity"; params: { userId: string }; query: undefined; request: AdminReplaceIdentityRequest; response: AdminReplaceIdentityResponse };
+  adminSaveNotes: { method: "PUT"; path: "/admin/accounts/{userId}/notes"; params: { userId: string }; query: undefined; request: AdminSaveNotesRequest; response: AdminSaveNotesResponse };
   adminReactivate: { method: "POST"; path: "/admin/accounts/{userId}/reactivate"; params: { userId: string }; query: undefined; request: AdminReactivateRequest; response: AdminReactivateResponse };
   adminResetPasskeys: { method: "POST"; path: "/admin/accounts/{userId}/reset-passkeys"; params: { userId: string }; query: undefined; request: AdminResetPasskeysRequest; response: AdminResetPasskeysResponse };
   adminResetTwoFactor: { method: "POST"; path: "/admin/accounts/{userId}/reset-two-factor"; params: { userId: string }; query: undefined; request: AdminResetTwoFactorRequest; response: AdminResetTwoFactorResponse };
@@ -1820,8 +1865,8 @@ export interface Operations {
   listFederationProviders: { method: "GET"; path: "/auth/federation"; params: undefined; query: undefined; request: undefined; response: ListFederationProvidersResponse };
   federationProvePhone: { method: "POST"; path: "/auth/federation/phone"; params: undefined; query: undefined; request: FederationProvePhoneRequest; response: FederationProvePhoneResponse };
   federationRegister: { method: "POST"; path: "/auth/federation/register"; params: undefined; query: undefined; request: FederationRegisterRequest; response: FederationRegisterResponse };
-  feishuCallback: { method: "GET"; path: "/auth/feishu/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
-  feishuStart: { method: "GET"; path: "/auth/feishu/start"; params: undefined; query: undefined; request: undefined; response: undefined };
+  feishuCallback: { method: "GET"; path: "/auth/feishu/callback"; params: undefined; query: { code?: string; state: string; error?: string }; request: undefined; response: undefined };
+  feishuStart: { method: "GET"; path: "/auth/feishu/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
   listIdentities: { method: "GET"; path: "/auth/identities"; params: undefined; query: undefined; request: undefined; response: ListIdentitiesResponse };
   confirmIdentityLink: { method: "POST"; path: "/auth/identities/confirm"; params: undefined; query: undefined; request: ConfirmIdentityLinkRequest; response: ConfirmIdentityLinkResponse };
   startIdentityLink: { method: "POST"; path: "/auth/identities/link"; params: undefined; query: undefined; request: StartIdentityLinkRequest; response: StartIdentityLinkResponse };
@@ -1868,8 +1913,8 @@ export interface Operations {
   checkUsername: { method: "GET"; path: "/auth/username"; params: undefined; query: { userName: string }; request: undefined; response: CheckUsernameResponse };
   wechatCallback: { method: "GET"; path: "/auth/wechat/callback"; params: undefined; query: { code?: string; state: string; error?: string }; request: undefined; response: undefined };
   wechatStart: { method: "GET"; path: "/auth/wechat/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
-  wecomCallback: { method: "GET"; path: "/auth/wecom/callback"; params: undefined; query: undefined; request: undefined; response: undefined };
-  wecomStart: { method: "GET"; path: "/auth/wecom/start"; params: undefined; query: undefined; request: undefined; response: undefined };
+  wecomCallback: { method: "GET"; path: "/auth/wecom/callback"; params: undefined; query: { code?: string; state: string; error?: string }; request: undefined; response: undefined };
+  wecomStart: { method: "GET"; path: "/auth/wecom/start"; params: undefined; query: { lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
   getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
   reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
   oidcDiscovery: { method: "GET"; path: "/oidc/.well-known/openid-configuration"; params: undefined; query: undefined; request: undefined; response: OidcDiscoveryResponse };
@@ -1894,6 +1939,7 @@ export interface Routes {
   "GET /admin/accounts/{userId}": Operations["adminGetAccount"];
   "POST /admin/accounts/{userId}/end-sessions": Operations["adminEndSessions"];
   "PUT /admin/accounts/{userId}/identity": Operations["adminReplaceIdentity"];
+  "PUT /admin/accounts/{userId}/notes": Operations["adminSaveNotes"];
   "POST /admin/accounts/{userId}/reactivate": Operations["adminReactivate"];
   "POST /admin/accounts/{userId}/reset-passkeys": Operations["adminResetPasskeys"];
   "POST /admin/accounts/{userId}/reset-two-factor": Operations["adminResetTwoFactor"];

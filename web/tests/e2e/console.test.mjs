@@ -2,8 +2,11 @@
 // Chromium: console users hold a role granted by `ciam admin grant --role` and sign in with both
 // factors (the console asks for it). (1) The support desk: a viewer finds a locked customer by
 // the last four digits of the phone in the one find box and in the list of locked accounts (axe
-// with every rule on that screen); an operator unlocks it with a reason; the customer signs in; the customer's own security
-// activity shows the unlock. (2) A two-factor reset: the customer then signs in with the password
+// with every rule on that screen); an operator opens it: the lock's end and Unlock first, in view
+// at 1280 x 800 and on a 390 x 844 phone, then the five failed attempts with their address and
+// device (axe, every rule); writes a support note; unlocks it with a reason, the focus on the
+// confirmation; the customer signs in; the customer's own security activity shows the unlock.
+// (2) A two-factor reset: the customer then signs in with the password
 // alone. (3) An app secret rotation: a new secret shown once, the old one kept until the chosen
 // end. (4) The audit log exported as CSV and as JSON Lines, downloaded and parsed.
 import assert from 'node:assert/strict';
@@ -43,6 +46,14 @@ async function asConsole(L, who, path) {
   await page.locator('.console-bar').waitFor();
   await settled(page);
   return page;
+}
+
+/** Whether the element `testId` lies wholly inside the viewport (above the fold, not scrolled to). */
+async function aboveTheFold(page, testId) {
+  return page.getByTestId(testId).evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth && window.scrollY === 0;
+  });
 }
 
 /** Takes an action on the open account page with a reason, and waits for its notice. */
@@ -97,11 +108,43 @@ for (const L of LOCALES) {
       assert.equal(await page.getByTestId('action-unlock').count(), 0, 'a viewer does not act');
       assert.notEqual(await page.getByTestId('account-phone').textContent(), customer.account, 'the phone is masked');
 
-      // The operator: unlocks it with a reason.
+      // The operator: the lock and Unlock first, in view on a desktop and on a phone, then the
+      // five wrong passwords with their address and device.
       page = await asConsole(L, operator, `/${L}/admin/accounts/${encodeURIComponent(userId)}`);
       await page.getByTestId('account-status').filter({ hasText: t['admin.status.locked'] }).waitFor();
+      const until = t['admin.account.lockedUntilLine'].split('{time}')[0];
+      assert.ok((await page.getByTestId('account-status-detail').textContent()).startsWith(until));
+      for (const [width, height] of [[1280, 800], [390, 844]]) {
+        await page.setViewportSize({ width, height });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        assert.ok(await aboveTheFold(page, 'action-unlock'), `Unlock above the fold at ${width} x ${height}`);
+        assert.ok(await aboveTheFold(page, 'account-status-detail'), `the lock's end above the fold at ${width} x ${height}`);
+      }
+      const attempts = page.getByTestId('account-attempts').locator('li');
+      assert.equal(await attempts.count(), 5, 'the five wrong passwords');
+      for (const row of await attempts.allTextContents()) {
+        assert.ok(row.includes(t['admin.attempt.password']), row);
+        assert.ok(row.includes('127.0.0.1'), `the address: ${row}`);
+      }
+      const violations = [];
+      for (const colorScheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme });
+        for (const v of await axeEveryRule(page)) violations.push(`[${colorScheme}] ${v}`);
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+      assert.deepEqual(violations, [], `axe on the locked account's page (${L})`);
+
+      // A support note, saved with the operator's name; the confirmation takes the focus.
+      await page.getByTestId('notes-form').locator('textarea[name="notes"]').fill(`Called ${L}: five wrong passwords from one address.`);
+      await page.getByTestId('notes-save').click();
+      await page.getByTestId('notes-saved').filter({ hasText: t['admin.notes.saved'] }).waitFor();
+      await page.getByTestId('notes-last').filter({ hasText: operator.userName }).waitFor();
+
+      // Unlocks it with a reason: the confirmation where the agent is, with the focus.
       await act(page, 'unlock', `Ticket ${L}: locked out on the phone`, t['admin.actionDone.unlock']);
       await page.getByTestId('account-status').filter({ hasText: t['admin.status.active'] }).waitFor();
+      await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'action-done');
+      await page.setViewportSize({ width: 1280, height: 900 });
 
       // The customer signs in, and the security centre's activity shows the unlock.
       page = await customerSignsIn(L, customer);

@@ -319,7 +319,9 @@ pub async fn overview(Op(_): Op, State(s): State<AppState>) -> Result<Reply<Over
 /// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
 /// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Profile, status,
 /// two-factor, passkeys, live sessions, recent apps, consents and security activity; mail and phone
-/// masked. ACCOUNT_NOT_FOUND for an unknown id.
+/// masked. The failed sign-in attempts still kept (wrong passwords, sign-in codes and second
+/// factors: time, address, device; at most 15, newest first) and the support desk's notes.
+/// ACCOUNT_NOT_FOUND for an unknown id.
 ///
 /// Reasons: ACCOUNT_NOT_FOUND.
 ///

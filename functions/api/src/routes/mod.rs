@@ -19,6 +19,7 @@ mod account;
 mod admin;
 mod admin_apps;
 mod admin_export;
+mod admin_notes;
 mod admin_suspend;
 mod admin_unlink;
 mod auth;
@@ -252,6 +253,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_reactivate", POST,  "/admin/accounts/{userId}/reactivate", admin::reactivate, Console(Operator), "adminReactivate", WRITES.messages()),
     route!("admin_account_reset_passkeys", POST, "/admin/accounts/{userId}/reset-passkeys", admin::reset_passkeys, Console(Operator), "adminResetPasskeys", WRITES.messages()),
     route!("admin_account_unlink_identity", POST, "/admin/accounts/{userId}/unlink-identity", admin_unlink::unlink_identity, Console(Operator), "adminUnlinkIdentity", WRITES.messages()),
+    route!("admin_account_notes",     PUT,    "/admin/accounts/{userId}/notes", admin_notes::save, Console(Operator), "adminSaveNotes", WRITES),
     route!("admin_account_identity",  PUT,    "/admin/accounts/{userId}/identity", admin_suspend::replace_identity, Console(Admin), "adminReplaceIdentity", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
     // Partner apps in the console (admin_apps.rs), the registry's only door (docs/partners.md

@@ -108,8 +108,9 @@ async fn on_dynamodb_a_sign_in_is_two_calls_and_an_unknown_account_costs_what_a_
     let unknown = wire.take();
     assert_eq!(
         wrong,
-        ["UpdateItem", "UpdateItem"],
-        "a wrong password: the attempt, then the week's counter (a shard)"
+        ["UpdateItem", "PutItem", "UpdateItem"],
+        "a wrong password: the attempt, then its line in the failed attempts (`attempts`), then \
+         the week's counter (a shard)"
     );
     assert_eq!(
         unknown, wrong,
@@ -428,7 +429,13 @@ async fn on_dynamodb_a_password_sign_in_first_of_the_day_included_is_two_round_t
     // start a quiet count again, one more write, as any sign-in after an old failure)
     let (wrong, _) = Cost::of(&app, app.login_password(other, NEW_PASSWORD)).await;
     let (unknown, _) = Cost::of(&app, app.login_password("nobody@example.com", NEW_PASSWORD)).await;
-    assert_eq!(wrong.wire, ["update_once", "update"], "{:?}", wrong.items());
+    // The attempt, the failed attempt's line for the console (`attempts`), the week's counter.
+    assert_eq!(
+        wrong.wire,
+        ["update_once", "put", "update"],
+        "{:?}",
+        wrong.items()
+    );
     assert_eq!(unknown.wire, wrong.wire);
     assert_eq!(unknown.units(), wrong.units());
     app.clock.advance(86_400);
@@ -438,8 +445,8 @@ async fn on_dynamodb_a_password_sign_in_first_of_the_day_included_is_two_round_t
         ("first of the day", &first, 2),
         ("repeat", &repeat, 2),
         ("next day's first", &next_day, 2),
-        ("wrong password", &wrong, 2),
-        ("unknown name", &unknown, 2),
+        ("wrong password", &wrong, 3),
+        ("unknown name", &unknown, 3),
     ] {
         println!(
             "figures: {what}: {trips} sequential round trips, {} calls {:?}, {} write units {:?}",
@@ -515,14 +522,18 @@ async fn unknown_and_known_names_make_the_same_calls(app: TestApp) {
     };
     for _ in 0..4 {
         let c = alike("a wrong password").await;
-        assert_eq!(c.len(), 2, "the attempt, the week's counter: {c:?}");
+        assert_eq!(
+            c.len(),
+            3,
+            "the attempt, the failed attempt's line (`attempts`), the week's counter: {c:?}"
+        );
     }
     app.clock.advance(ciam_core::lock::LOCK_SECS + 1);
     let c = alike("a count gone quiet starts again").await;
     assert_eq!(
         c.len(),
-        3,
-        "the refused attempt, the restart, the counter: {c:?}"
+        4,
+        "the refused attempt, the restart, the failed attempt's line, the counter: {c:?}"
     );
     for _ in 0..3 {
         alike("a wrong password").await;

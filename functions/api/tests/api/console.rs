@@ -101,6 +101,7 @@ fn walk_request(
     }
     let body = match (r.method, r.path) {
         ("PUT", "/admin/roles/{userId}") => Some(json!({ "role": "viewer" })),
+        ("PUT", "/admin/accounts/{userId}/notes") => Some(json!({ "notes": "the role walk" })),
         ("PUT", "/admin/accounts/{userId}/identity") => {
             Some(json!({ "reason": "the role walk", "mail": "walked@example.com" }))
         }

@@ -483,7 +483,7 @@ async fn a_dingtalk_account_of_another_organization_is_not_permitted() {
 async fn unconfigured_providers_start_and_callback_answer_with_redirects() {
     let app = TestApp::spawn().await;
     let bind = "a".repeat(43);
-    for p in ["wechat", "dingtalk"] {
+    for p in ["wechat", "wecom", "dingtalk", "feishu"] {
         let res = app
             .get(&format!("/auth/{p}/start?lang=zh-CN&bindHash={bind}"), None)
             .await;

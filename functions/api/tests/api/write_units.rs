@@ -89,12 +89,13 @@ async fn a_password_sign_in(app: &TestApp) {
         show(&numbers)
     );
 
-    // A wrong password: the attempt (1) and the week's counter (1).
+    // A wrong password: the attempt (1), its line in the failed attempts (1, `attempts`) and
+    // the week's counter (1).
     app.login_password(&mail, "Wr0ng!password")
         .await
         .error(401, "PASSWORD_ERROR");
     let (own, numbers) = split(app.store.take_bill(), &user_id);
-    assert_eq!((total(&own), total(&numbers)), (1, 1), "{:?}", show(&own));
+    assert_eq!((total(&own), total(&numbers)), (2, 1), "{:?}", show(&own));
 }
 
 #[tokio::test]

@@ -190,6 +190,10 @@ pub struct Page {
     pub activity: Vec<EventView>,
     /// The linked identities (`FED#`), each subject masked.
     pub identities: Vec<crate::federation::identities::Masked>,
+    /// The failed sign-in attempts still kept (at most 15), newest first (`attempts`).
+    pub failed_attempts: Vec<crate::attempts::Failure>,
+    /// The support desk's notes, if any (`notes`); never shown to the customer.
+    pub notes: Option<super::notes::Notes>,
 }
 
 /// `user` as its own session would see it, for the owner's readers (`me`, `consents`): they
@@ -206,17 +210,20 @@ fn as_owner(user: User) -> Session {
 }
 
 /// `GET /admin/accounts/{userId}`: the account's page, masked. Round trips: 3 (the user item,
-/// then the owner's readers side by side: sessions, activity, apps, consents, passkeys).
+/// then the owner's readers side by side: sessions, activity, apps, consents, passkeys, and
+/// the failed attempts and the desk's notes).
 pub async fn page(ciam: &Ciam, user_id: &str, lang: Lang) -> Result<Page> {
     let user = load(ciam, user_id).await?;
     let s = as_owner(user.clone());
-    let (sessions, activity, apps, consents, passkeys, identities) = tokio::join!(
+    let (sessions, activity, apps, consents, passkeys, identities, failed, notes) = tokio::join!(
         crate::me::sessions(ciam, &s),
         crate::me::activity(ciam, &s),
         crate::me::recent_apps(ciam, &s, lang),
         crate::consents::list(ciam, &s, lang),
         crate::passkey::items::items_of(ciam, user_id),
         crate::federation::identities::list_masked(ciam, user_id),
+        crate::attempts::list(ciam, user_id),
+        super::notes::read(ciam, user_id),
     );
     let activity = activity?;
     let sign_in = crate::audit::Event::SignIn.kind();
@@ -235,6 +242,8 @@ pub async fn page(ciam: &Ciam, user_id: &str, lang: Lang) -> Result<Page> {
         consents: consents?,
         activity,
         identities: identities?,
+        failed_attempts: failed?,
+        notes: notes?,
     })
 }
 

@@ -61,6 +61,8 @@ audit_actions! {
     AccountReplaceIdentity = "account.replaceIdentity", Account;
     /// Support unlinked a provider's account from the account (the detail names the provider).
     AccountUnlinkIdentity = "account.unlinkIdentity", Account;
+    /// The support desk's notes on the account saved (the detail gives their length).
+    AccountNotes = "account.notes", Account;
     /// A console role given or changed (the detail: before -> after).
     RoleGrant = "role.grant", Account;
     RoleRevoke = "role.revoke", Account;

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod audit_view;
 pub mod export;
 pub mod identity;
+pub mod notes;
 pub mod roles;
 pub mod search;
 pub mod suspend;

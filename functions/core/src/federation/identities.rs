@@ -16,13 +16,11 @@
 
 use super::links::{
     account_link_key, count_link, link_exists, link_key, link_puts, provider_named,
-    read_any_pending, spend_pending,
+    read_any_pending, spend_pending, told_ops,
 };
 use super::{LinkFor, ProviderId};
-use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
-use crate::events;
 use crate::notifier::{tell_account, Notice};
 use crate::sessions::{self, Session};
 use crate::totp::require_fresh;
@@ -252,14 +250,7 @@ pub async fn confirm(
         count_link(&s.user.id, Some(sessions::same_session(s))),
         spend_pending(&pending),
     ];
-    ops.push(activity::record_named(
-        ciam,
-        &s.user.id,
-        Event::IdentityLinked,
-        p.name(),
-        client,
-    ));
-    ops.extend(events::identity_changed(ciam, &s.user, p.name(), true));
+    ops.extend(told_ops(ciam, &s.user, p, true, client));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
         Err(e) if e.condition_failed_at(0) || e.condition_failed_at(1) => return Err(link_exists()),
@@ -290,14 +281,7 @@ pub async fn unlink(
     let p = provider_named(provider)?;
     require_fresh(ciam, s)?;
     let mut ops = unlink_ops(ciam, &s.user, p, Some(sessions::same_session(s))).await?;
-    ops.push(activity::record_named(
-        ciam,
-        &s.user.id,
-        Event::IdentityUnlinked,
-        p.name(),
-        client,
-    ));
-    ops.extend(events::identity_changed(ciam, &s.user, p.name(), false));
+    ops.extend(told_ops(ciam, &s.user, p, false, client));
     ciam.store
         .transact(ops)
         .await

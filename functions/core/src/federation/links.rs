@@ -1,3 +1,5 @@
+//! Over 500 lines because a link's whole life is here, for every provider that links: its items,
+//! the callback's end, the redemption, the phone proof, what a change tells, the deletes.
 //! Links between a provider's subject and a Ciam account, for every provider whose rule is
 //! `LinkRule::ProvePhone` (docs/federation-design.md §2, §4.1-§4.2): the callback's end (a
 //! linked subject gets a one-time login code, a new one a pending identity), the login code's
@@ -436,14 +438,7 @@ pub async fn prove_phone(
     // A way in added to an existing account: its owner sees it in the security activity, its
     // consenting partners hear it, and its first address is told (after the change).
     let p = pending.provider;
-    ops.push(activity::record_named(
-        ciam,
-        &user.id,
-        Event::IdentityLinked,
-        p.name(),
-        client,
-    ));
-    ops.extend(events::identity_changed(ciam, &user, p.name(), true));
+    ops.extend(told_ops(ciam, &user, p, true, client));
     match ciam.store.transact(ops).await {
         Ok(()) => {
             let lang = pending.item.s("lang").and_then(Lang::parse_tag);
@@ -459,6 +454,25 @@ pub async fn prove_phone(
         Err(e) if e.condition_failed_at(4) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The activity entry (`identityLinked` or `identityUnlinked`, naming `p`) and the partner event
+/// `user.identity_changed` of a link of `p` made (`linked`) or removed on `user`, for the
+/// change's transaction.
+pub(super) fn told_ops(
+    ciam: &Ciam,
+    user: &User,
+    p: ProviderId,
+    linked: bool,
+    client: &ClientInfo,
+) -> impl Iterator<Item = TxOp> {
+    let event = if linked {
+        Event::IdentityLinked
+    } else {
+        Event::IdentityUnlinked
+    };
+    let entry = activity::record_named(ciam, &user.id, event, p.name(), client);
+    std::iter::once(entry).chain(events::identity_changed(ciam, user, p.name(), linked))
 }
 
 /// The deletes of every link of `user_id` (its `FED#` items and their lookups), for the

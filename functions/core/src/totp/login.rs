@@ -2,6 +2,7 @@
 //! that the password (or login code) step answered.
 
 use super::*;
+use crate::attempts::failed_second_factor;
 
 /// The reasons a second step answers when its challenge or its account does not qualify: the
 /// authenticator route says TOTP_VERIFY_FAILED for both; the backup-code route tells the
@@ -114,7 +115,10 @@ pub async fn login_totp(
     let opened = open_any(ciam, &user.id, sealed)?;
     let step = match matching_step(&opened.secret, &code, ciam.now()) {
         Some(s) if user.totp_last_step.is_none_or(|last| s > last) => s,
-        _ => return Err(fail(ciam, &user.id, Reason::TOTP_VERIFY_FAILED.into()).await),
+        _ => {
+            let base = Reason::TOTP_VERIFY_FAILED.into();
+            return Err(failed_second_factor(ciam, &user.id, client, base).await);
+        }
     };
     let mut user_ops = vec![Update::Set("totpLastStep".into(), step.into())];
     user_ops.extend(clear_ops(&user).unwrap_or_default());
@@ -164,7 +168,8 @@ pub async fn login_backup(
         .map_or_else(|| keys[0].clone(), |i| i.key.clone());
     let hash = found.as_ref().and_then(|i| i.s("hash")).map(str::to_owned);
     if !password::verify(code, hash.clone()).await? {
-        return Err(fail(ciam, &user.id, Reason::UNLOCKCODE_NOT_FOUND.into()).await);
+        let base = Reason::UNLOCKCODE_NOT_FOUND.into();
+        return Err(failed_second_factor(ciam, &user.id, client, base).await);
     }
     let mut ops = vec![TxOp::Delete {
         key,

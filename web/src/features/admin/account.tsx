@@ -1,7 +1,10 @@
-// One account (/{lang}/admin/accounts/:userId): profile, status, two-factor, passkeys, sessions,
-// recent apps, consents, security activity and linked accounts (GET /admin/accounts/{userId}); mail and phone
-// masked, revealed on request (operator, audited). Operators act on the account, each action with
-// a reason in a dialog; an administrator can replace the bound mail or phone.
+// One account (/{lang}/admin/accounts/:userId), in the order the support desk needs it (issue 34
+// item 3): its status and the actions for it first (Unlock on a locked account, in view on a phone
+// too), the failed sign-in attempts, the desk's notes, then the profile, two-factor, passkeys,
+// sessions, recent apps, consents, security activity and linked accounts (GET
+// /admin/accounts/{userId}); mail and phone masked, revealed on request (operator, audited).
+// Operators act on the account, each action with a reason in a dialog; an administrator can
+// replace the bound mail or phone.
 import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link } from 'react-router';
@@ -13,9 +16,11 @@ import { hasReason } from '../../lib/reasons';
 import { Said, useSaid } from '../../components/said';
 import { type AccountPage, act, type Action, getAccount, replaceIdentity, reveal } from './api';
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
-import { actionDone, actionHelp, actionNames, activityName, named, roleNames, scopeNames, statusNames } from './labels';
+import { actionDone, actionHelp, actionNames, activityName, named, roleNames, scopeNames } from './labels';
 import { ReasonDialog, T } from './widgets';
 import { AccountIdentities } from './account-identities';
+import { AccountNotes } from './account-notes';
+import { FailedAttempts, StatusCard } from './account-status';
 import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
@@ -30,9 +35,6 @@ const m = defineMessages({
   company: { id: 'admin.account.company', defaultMessage: 'Company' },
   duty: { id: 'admin.account.duty', defaultMessage: 'Job title' },
   country: { id: 'admin.account.country', defaultMessage: 'Country' },
-  status: { id: 'admin.field.status', defaultMessage: 'Status' },
-  lockedUntil: { id: 'admin.account.lockedUntil', defaultMessage: 'locked until {time}' },
-  suspendedAt: { id: 'admin.account.suspendedAt', defaultMessage: 'since {time}' },
   created: { id: 'admin.account.created', defaultMessage: 'Created' },
   lastSignIn: { id: 'admin.account.lastSignIn', defaultMessage: 'Last sign-in' },
   twoFactor: { id: 'admin.account.twoFactor', defaultMessage: 'Two-factor authentication' },
@@ -77,16 +79,17 @@ const m = defineMessages({
   actionTitle: { id: 'admin.account.actionTitle', defaultMessage: '{action}: {name}' },
 });
 
-/** The actions that apply to the account as it is now. */
+/** The actions that apply to the account as it is now, the one its status calls for first. */
 export function actionsFor(a: AccountPage): Action[] {
   if (a.status === 'deactivated') return [];
   const out: Action[] = [];
   if (a.status === 'locked') out.push('unlock');
+  if (a.status === 'suspended') out.push('reactivate');
   out.push('end-sessions');
   if (a.twoFactor) out.push('reset-two-factor');
   if (a.passkeys > 0) out.push('reset-passkeys');
   out.push('send-reset-code');
-  out.push(a.status === 'suspended' ? 'reactivate' : 'suspend');
+  if (a.status !== 'suspended') out.push('suspend');
   return out;
 }
 
@@ -126,25 +129,6 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
   const done = useSaid();
   const revealed = useSaid();
   const actions = actionsFor(a);
-  const status = (
-    <>
-      <span className={`status status-${a.status}`} data-testid="account-status">
-        <FormattedMessage {...(statusNames[a.status] ?? statusNames.active)} />
-      </span>
-      {a.status === 'locked' && a.lockedUntil && (
-        <>
-          {' '}
-          <FormattedMessage {...m.lockedUntil} values={{ time: <When at={a.lockedUntil} /> }} />
-        </>
-      )}
-      {a.status === 'suspended' && a.suspendedAt && (
-        <>
-          {' '}
-          <FormattedMessage {...m.suspendedAt} values={{ time: <When at={a.suspendedAt} /> }} />
-        </>
-      )}
-    </>
-  );
   const fact = (label: Parameters<typeof intl.formatMessage>[0], value: ReactNode, testId?: string) => (
     <div>
       <dt>{intl.formatMessage(label)}</dt>
@@ -153,9 +137,35 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
   );
   return (
     <>
+      <StatusCard a={a}>
+        {operator && (
+          <>
+            <Said said={done.said} testId="action-done" focus />
+            {actions.length === 0 ? (
+              <p className="muted">
+                <FormattedMessage {...m.actionsNone} />
+              </p>
+            ) : (
+              <ul className="action-list" aria-label={intl.formatMessage(m.actions)}>
+                {actions.map((x) => (
+                  <li key={x}>
+                    <button type="button" className={DANGER.has(x) ? 'danger' : undefined} data-testid={`action-${x}`} onClick={() => setAction(x)}>
+                      <FormattedMessage {...actionNames[x]} />
+                    </button>
+                    <span className="muted">
+                      <FormattedMessage {...actionHelp[x]} />
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      </StatusCard>
+      <FailedAttempts a={a} />
+      <AccountNotes a={a} onSaved={reload} />
       <Section title={<FormattedMessage {...m.profile} />}>
         <dl className="facts">
-          {fact(m.status, status)}
           {fact(m.userId, <code>{a.userId}</code>)}
           {fact(m.userName, a.userName)}
           {fact(m.displayName, a.displayName)}
@@ -180,29 +190,6 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
           </p>
         )}
       </Section>
-      {operator && (
-        <Section title={<FormattedMessage {...m.actions} />} id="actions">
-          <Said said={done.said} testId="action-done" focus />
-          {actions.length === 0 ? (
-            <p className="muted">
-              <FormattedMessage {...m.actionsNone} />
-            </p>
-          ) : (
-            <ul className="action-list">
-              {actions.map((x) => (
-                <li key={x}>
-                  <button type="button" className={DANGER.has(x) ? 'danger' : undefined} data-testid={`action-${x}`} onClick={() => setAction(x)}>
-                    <FormattedMessage {...actionNames[x]} />
-                  </button>
-                  <span className="muted">
-                    <FormattedMessage {...actionHelp[x]} />
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
-        </Section>
-      )}
       {admin && a.status !== 'deactivated' && (
         <ReplaceIdentity
           a={a}

@@ -87,6 +87,9 @@ export const getAccount = (userId: string) => call('GET /admin/accounts/{userId}
 /** POST /admin/accounts/{userId}/reveal: the unmasked mail and phone (audited). */
 export const reveal = (userId: string, reason: string) => call('POST /admin/accounts/{userId}/reveal', { params: { userId }, body: { reason } }, SKIP);
 
+/** PUT /admin/accounts/{userId}/notes {notes}: the support desk's notes (operator, audited). */
+export const saveNotes = (userId: string, notes: string) => call('PUT /admin/accounts/{userId}/notes', { params: { userId }, body: { notes } }, SKIP);
+
 /** POST /admin/accounts/{userId}/<action> {reason} (operator). */
 export const act = (userId: string, action: Action, reason: string) =>
   call(`POST /admin/accounts/{userId}/${action}` as const, { params: { userId }, body: { reason } }, SKIP);

@@ -190,6 +190,7 @@ export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMe
   'account.resetPasskeys': { id: 'admin.audit.act.accountResetPasskeys', defaultMessage: 'Removed the passkeys' },
   'account.replaceIdentity': { id: 'admin.audit.act.accountReplaceIdentity', defaultMessage: 'Replaced the mail or phone' },
   'account.unlinkIdentity': { id: 'admin.audit.act.accountUnlinkIdentity', defaultMessage: 'Unlinked an account of another service' },
+  'account.notes': { id: 'admin.audit.act.accountNotes', defaultMessage: 'Changed the support notes' },
   'role.grant': { id: 'admin.audit.act.roleGrant', defaultMessage: 'Gave or changed a console role' },
   'role.revoke': { id: 'admin.audit.act.roleRevoke', defaultMessage: 'Removed a console role' },
   'app.create': { id: 'admin.audit.act.appCreate', defaultMessage: 'Registered the app' },

@@ -124,7 +124,7 @@ describe('one account', () => {
 
   it('the actions follow the account', () => {
     expect(actionsFor(account)).toEqual(['unlock', 'end-sessions', 'reset-two-factor', 'reset-passkeys', 'send-reset-code', 'suspend']);
-    expect(actionsFor({ ...account, status: 'suspended', twoFactor: false, passkeys: 0 })).toEqual(['end-sessions', 'send-reset-code', 'reactivate']);
+    expect(actionsFor({ ...account, status: 'suspended', twoFactor: false, passkeys: 0 })).toEqual(['reactivate', 'end-sessions', 'send-reset-code']);
     expect(actionsFor({ ...account, status: 'deactivated' })).toEqual([]);
   });
 

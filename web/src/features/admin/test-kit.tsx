@@ -37,6 +37,8 @@ export const account: AccountPage = {
     { at: AT - 30, kind: 'unlockedBySupport', device: null, country: null },
   ],
   identities: [{ provider: 'wechat', subjectMasked: 'oK3x…9Q', name: 'Zhang', linkedAt: AT - 86_400, lastDay: '2025-12-31' }],
+  failedAttempts: [],
+  notes: null,
 };
 
 export const app: AppDetail = {
