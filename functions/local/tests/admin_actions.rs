@@ -241,7 +241,7 @@ async fn the_directory_backfill_lists_accounts_made_before_it() {
         );
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
-            text.contains("3 accounts, 6 directory entries written"),
+            text.contains("3 accounts, 9 directory entries written"),
             "{text}"
         );
     }

@@ -223,12 +223,12 @@ for (const L of LOCALES) {
       await tabTo(page, `.console-bar nav a[href="/${L}/admin/accounts"]`);
       await page.keyboard.press('Enter');
       await page.waitForURL(`**/${L}/admin/accounts`);
-      // Find by phone (the default choice): type it, Enter.
-      await tabTo(page, '[data-testid="find-form"] input[name="value"]');
-      await typeInto(page, '[data-testid="find-form"] input[name="value"]', customer.account);
+      // The one find box: the phone, Enter; the match is a link.
+      await tabTo(page, '[data-testid="search-form"] input[name="q"]');
+      await typeInto(page, '[data-testid="search-form"] input[name="q"]', customer.account);
       await page.keyboard.press('Enter');
-      await page.locator('[data-testid="found"]').waitFor();
-      await tabTo(page, '[data-testid="found"] a');
+      await page.locator('[data-testid^="found-"] a').first().waitFor();
+      await tabTo(page, '[data-testid^="found-"] a');
       await page.keyboard.press('Enter');
       await page.locator('[data-testid="action-unlock"]').waitFor();
       // The page's own requests settle first (the account, the gate's checks): a re-render after
