@@ -13,7 +13,7 @@
 use crate::faults::app_with_config;
 use crate::helpers::federation::{
     activity_kinds, fakes, last_notice, link_of, mock_base, navigate, next_person, no_redirects,
-    query_params, with_mock,
+    query_params, with_mock, Browser,
 };
 use crate::helpers::{TestApp, TestResponse, PASSWORD};
 use crate::unavailable::assert_retry_later;
@@ -30,19 +30,6 @@ use std::sync::Arc;
 const ANN: &str = "13800138001";
 const BOB: &str = "13800138002";
 const NEW: &str = "13800138003";
-
-/// One browser: its random `bind`, kept since the start.
-struct Browser {
-    bind: String,
-}
-
-impl Browser {
-    fn new(name: &str) -> Browser {
-        Browser {
-            bind: format!("{name}-bind-0123456789abcdef0123456789abcdef"),
-        }
-    }
-}
 
 /// The browser leaves for the platform, which approves: the callback URI it is sent back to
 /// (path and query, as the router serves it).
