@@ -12,8 +12,15 @@ export type Msg = MessageDescriptor | string | null | undefined;
 const m = defineMessages({
   show: { id: 'field.show', defaultMessage: 'Show' },
   showPassword: { id: 'field.showPassword', defaultMessage: 'Show password' },
-  unlockIn: { id: 'form.unlockIn', defaultMessage: '{time} left' },
+  // The lock said once (issue 34 item 7): while the clock runs, the alert says that the account is
+  // locked and the clock says the wait; the spec's "try it in N minutes" is what is said where
+  // no clock runs (a toast, an old server's answer).
+  locked: { id: 'form.locked', defaultMessage: 'Your account has been locked.' },
+  unlockIn: { id: 'form.unlockIn', defaultMessage: 'Please try it in {time}.' },
 });
+
+/** The lock's sentence while its clock runs (the wait is the clock's). */
+export const lockedNow = m.locked;
 
 /** The alert atop a form: the text, and the lock's end (ms) when it is the account lock. */
 export interface FormAlertState {
@@ -23,7 +30,7 @@ export interface FormAlertState {
 
 const clock = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 
-/** The lock's live clock ("14:59 left"): a timer, not re-announced each second. */
+/** The lock's live clock ("Please try it in 14:59."): a timer, not re-announced each second. */
 export function UnlockIn({ left, testId = 'unlock-in' }: { left: number; testId?: string }) {
   return (
     <span role="timer" data-testid={testId}>
@@ -33,9 +40,10 @@ export function UnlockIn({ left, testId = 'unlock-in' }: { left: number; testId?
 }
 
 /**
- * The form's refusal (use-form.ts `alert`), announced once; the lock is said once (the spec's
- * "try it in N minutes") with a live clock beside it that is a timer (not re-announced each
- * second), and `lockAction` (the way to unlock now) under it. Focused when it appears (tabIndex -1).
+ * The form's refusal (use-form.ts `alert`), announced once; the lock is said once ("Your account
+ * has been locked.") and its wait once, by the live clock beside it, a timer (not re-announced
+ * each second), with `lockAction` (the way to unlock now) under it. Focused when it appears
+ * (tabIndex -1), so the whole sentence, clock included, is read then.
  */
 export function FormAlert({ alertRef, alert, left, lockAction }: {
   alertRef: RefObject<HTMLDivElement | null>;
@@ -46,7 +54,7 @@ export function FormAlert({ alertRef, alert, left, lockAction }: {
   return (
     <div ref={alertRef} tabIndex={-1} className={alert ? 'form-alert on' : 'form-alert'} data-testid="form-alert">
       <p>
-        <span role="alert">{alert?.text}</span>
+        <span role="alert">{left > 0 ? <FormattedMessage {...m.locked} /> : alert?.text}</span>
         {left > 0 && (
           <>
             {' '}

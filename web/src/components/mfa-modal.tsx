@@ -6,7 +6,7 @@
 // a sign-in step that expired (and a way back to the first step), a network failure, a wrong code.
 import { useEffect, useId, useRef, useState } from 'react';
 import { LockReset } from './lock-reset';
-import { UnlockIn } from './field';
+import { lockedNow, UnlockIn } from './field';
 import { useCountdown } from '../lib/countdown';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
@@ -172,7 +172,7 @@ export function MfaModal({ challenge }: { challenge: string }) {
         <input ref={input} id={inputId} data-testid="mfa-code" inputMode="numeric" autoComplete="one-time-code" maxLength={digits} value={code}
           aria-invalid={error !== null} aria-describedby={errorId} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />
         <p id={errorId} className="field-error" role="alert" data-testid="mfa-error">
-          {error ?? ''}
+          {locked ? intl.formatMessage(lockedNow) : (error ?? '')}
           {gone && error && (
             <>
               {' '}

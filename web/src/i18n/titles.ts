@@ -3,7 +3,9 @@ import { defineMessages } from 'react-intl';
 
 export const titles = defineMessages({
   register: { id: 'register.title', defaultMessage: 'Sign up' },
-  authorize: { id: 'authorize.title', defaultMessage: 'Account Authentication' },
+  // The consent screen is titled for what it asks (issue 34 item 7); with the app's name once known
+  // (`authorize.titleApp`, features/auth/authorize.tsx).
+  authorize: { id: 'authorize.title', defaultMessage: 'Allow an application to use your account' },
   signin: { id: 'signin.title', defaultMessage: 'Sign in' },
   info: { id: 'info.title', defaultMessage: 'Personal Center' },
   secure: { id: 'secure.title', defaultMessage: 'Security Center' },

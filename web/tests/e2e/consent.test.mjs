@@ -99,7 +99,7 @@ async function expectConsentScreen(page, L) {
   const t = messages[L];
   await page.locator('[data-testid="authorize-allow"]').waitFor({ timeout: 20_000 });
   assert.equal(where(page), authorizePath(L));
-  await expectTitle(page, t['authorize.title']);
+  await expectTitle(page, t['authorize.titleApp'].replace('{app}', NAMES[L]));
   assert.equal((await page.locator('[data-testid="authorize-app"]').textContent()).trim(), NAMES[L]);
   const scopes = (await page.locator('[data-testid="authorize-scopes"] li').allTextContents()).map((s) => s.trim());
   assert.deepEqual(scopes, SCOPES.map((s) => t[`scope.${s}`]));

@@ -1,6 +1,6 @@
 // The consent screen and the way back to it after sign-in, against a mocked API: what is asked,
 // what is shown, and where the browser is sent (only where the server said).
-import { cleanup, fireEvent, screen } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MfaHost } from '../../components/mfa-host';
 import * as mfa from '../../lib/mfa';
@@ -90,12 +90,22 @@ describe('the consent screen', () => {
     expect(left).not.toHaveBeenCalled();
   });
 
+  it('is titled for what it asks, heading and document title (issue 34 item 7)', async () => {
+    signedIn();
+    await show(`/en-US/passport/authorize${Q}`);
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Allow Factory Portal to use your account');
+    await waitFor(() => expect(document.title).toBe('Allow Factory Portal to use your account'));
+    expect(document.title).not.toMatch(/Account Authentication/);
+  });
+
   it('speaks Chinese in zh-CN', async () => {
     signedIn();
     answers[`GET ${CONTEXT_PATH}`] = () => [200, { ...CTX, scopes: ['company', 'phone'] }];
     await show(`/zh-CN/passport/authorize${Q}`, 'zh-CN');
     const items = [...screen.getByTestId('authorize-scopes').querySelectorAll('li')].map((li) => li.textContent);
     expect(items).toEqual(['您的公司名称', '您的手机号']);
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('授权 Factory Portal 使用您的账号');
+    await waitFor(() => expect(document.title).toBe('授权 Factory Portal 使用您的账号'));
     expect(button('authorize-allow').textContent).toBe('允许');
     expect(button('authorize-cancel').textContent).toBe('取消');
   });
@@ -245,6 +255,7 @@ describe('the consent screen', () => {
   it('explains a link that names no app, signed in or not', async () => {
     await show('/en-US/passport/authorize?appId=a1');
     expect(screen.getByTestId('authorize-error').textContent).toContain('does not say which application');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Allow an application to use your account');
     expect(calls).toHaveLength(0);
   });
 });

@@ -16,7 +16,7 @@ import { type ApiError, errorText, handleError } from '../../lib/api';
 import { type ConsentContext, consentFlow, consentMessages, leave, type PartnerRequest, partnerRequest } from '../../lib/partner';
 import { keepQuery } from '../../lib/redirect';
 import * as session from '../../lib/session';
-import { ConsentCard } from './consent-card';
+import { ConsentCard, consentTitle } from './consent-card';
 import { hasReason } from '../../lib/reasons';
 
 const m = defineMessages({
@@ -32,7 +32,6 @@ type State =
   | { at: 'leaving'; ctx: ConsentContext };
 
 export default function Authorize() {
-  useTitle(titles.authorize);
   const lang = useIntl().locale as Locale;
   const { search } = useLocation();
   const req = partnerRequest(search);
@@ -42,6 +41,7 @@ export default function Authorize() {
 }
 
 function Failed({ lang, error }: { lang: Locale; error?: string }) {
+  useTitle(titles.authorize);
   return (
     <div className="card" data-testid="authorize-error">
       <h1>
@@ -86,6 +86,9 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
     navigate(paths.signin(lang) + keepQuery(search), { replace: true });
   };
   const [state, setState] = useState<State>({ at: 'loading' });
+  // Titled for what it asks: with the app's name once the server has said it.
+  const named = state.at === 'ask' ? state.ctx.name : null;
+  useTitle(named === null ? titles.authorize : consentTitle, named === null ? undefined : { app: named });
   const [busy, setBusy] = useState<'allow' | 'cancel' | null>(null);
   // One ticket per visit, even when an effect runs twice (React's strict mode in development).
   const started = useRef(false);
@@ -146,7 +149,7 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
   return (
     <div className="card" data-testid="authorize">
       <h1>
-        <FormattedMessage {...titles.authorize} />
+        <FormattedMessage {...consentTitle} values={{ app: ctx.name }} />
       </h1>
       <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void flow.allow(ctx)} onCancel={cancel}
         account={account} onSwitch={() => void switchAccount()} />

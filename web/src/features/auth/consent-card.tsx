@@ -17,7 +17,12 @@ const m = defineMessages({
     id: 'consent.revocable',
     defaultMessage: 'Ciam remembers your choice. You can revoke it at any time under Applications in your Personal Center.',
   },
+  // The consent's title once the app is known (issue 34 item 7: titled for what it asks).
+  title: { id: 'authorize.titleApp', defaultMessage: 'Allow {app} to use your account' },
 });
+
+/** The heading and document title of the question: "Allow <app> to use your account". */
+export const consentTitle = m.title;
 
 interface Props {
   ctx: ConsentContext;

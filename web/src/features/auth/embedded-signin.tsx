@@ -15,7 +15,7 @@ import { type ApiError, errorText, handleError, postToHost } from '../../lib/api
 import { type ConsentContext, consentFlow, consentMessages, type TicketRequest } from '../../lib/partner';
 import { embeddedInfo } from '../../lib/redirect';
 import * as session from '../../lib/session';
-import { ConsentCard } from './consent-card';
+import { ConsentCard, consentTitle } from './consent-card';
 import { PasswordForm } from './password-form';
 import { PasskeySignIn } from './passkey-signin';
 import { hasReason } from '../../lib/reasons';
@@ -74,16 +74,20 @@ export default function EmbeddedSignIn() {
   // A staff account without a password: it sets one in a new top-level window.
   const [unset, setUnset] = useState(false);
   const theme = hostTheme(search);
+  // `brand=show`: the operator's logo and name above the form (docs/partners.md §5).
+  const showBrand = new URLSearchParams(search).get('brand') === 'show';
   // The compact frame (no site header or footer: styles.css) in the host's theme.
   useLayoutEffect(() => {
     const root = document.documentElement;
     root.dataset.frame = 'compact';
     if (theme) root.dataset.theme = theme;
+    if (showBrand) root.dataset.brand = 'show';
     return () => {
       delete root.dataset.frame;
       delete root.dataset.theme;
+      delete root.dataset.brand;
     };
-  }, [theme]);
+  }, [theme, showBrand]);
   const req: TicketRequest | null = appId && serviceUrl ? { kind: 'ticket', appId, serviceUrl } : null;
 
   // The session of this screen lives in memory only: storage is neither read nor written (set
@@ -159,7 +163,7 @@ export default function EmbeddedSignIn() {
   return (
     <div className="card" data-testid="embedded-signin">
       <h1>
-        <FormattedMessage {...(step.at === 'ask' ? titles.authorize : titles.signin)} />
+        {step.at === 'ask' ? <FormattedMessage {...consentTitle} values={{ app: step.ctx.name }} /> : <FormattedMessage {...titles.signin} />}
       </h1>
       {step.at === 'signin' && (
         <>
