@@ -23,6 +23,9 @@
 #   --guided                     first deploy: `sam deploy --guided` asks for every parameter and
 #                                saves the answers in samconfig.toml for the next runs
 #   --web-only                   skip sam build and sam deploy (a release of the web app alone)
+#   --brand DIR                  the operator's brand (default $CIAM_BRAND_DIR): a folder with
+#                                brand.json, written into the web build by web/scripts/brand.mjs
+#                                (docs/operations.md "The brand"); an accent below 7:1 stops here
 #   --rollback [SHA]             deploy a kept release WITHOUT a build: its packaged template from
 #                                the artefact bucket (default: the release before last-good), then
 #                                its web app if it was kept
@@ -69,6 +72,7 @@ OTHER_CELL=""
 REGION=""
 GUIDED=false
 WEB_ONLY=false
+BRAND_DIR="${CIAM_BRAND_DIR:-}"
 DRY_RUN=false
 ROLLBACK=false
 ROLLBACK_SHA=""
@@ -138,6 +142,7 @@ parse_args() {
       --parameter-overrides) [ $# -ge 2 ] || die "--parameter-overrides needs a value"; OVERRIDES+=("$2"); shift 2 ;;
       --guided) GUIDED=true; shift ;;
       --web-only) WEB_ONLY=true; shift ;;
+      --brand) [ $# -ge 2 ] || die "--brand needs a value"; BRAND_DIR="$2"; shift 2 ;;
       --dry-run) DRY_RUN=true; shift ;;
       --rollback)
         ROLLBACK=true; shift
@@ -650,6 +655,10 @@ build_web() {
   step "web build (vite -> web/dist)"
   (cd "$ROOT" && run npm run build --workspace web)
   $DRY_RUN || [ -f "$ROOT/web/dist/index.html" ] || die "the web build left no web/dist/index.html"
+  if [ -n "$BRAND_DIR" ]; then
+    step "the brand ($BRAND_DIR) into web/dist (web/scripts/brand.mjs)"
+    run node "$ROOT/web/scripts/brand.mjs" --brand "$BRAND_DIR" --dist "$ROOT/web/dist" || die "the brand was refused (see above)"
+  fi
 }
 
 # The web build goes with its release (releases/<sha>/web.tar.gz), so a rollback restores the

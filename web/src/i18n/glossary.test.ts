@@ -91,3 +91,61 @@ describe('zh-CN book-title marks', () => {
     expect(bare('隐私政策')).toBe(false);
   });
 });
+
+/** The rows of the one-meaning table (docs/glossary.md "One meaning per word"). */
+export function parseMeanings(text: string): { idea: string; stems: string[]; zh: string }[] {
+  const block = text.split('<!-- meanings:start -->')[1]?.split('<!-- meanings:end -->')[0] ?? '';
+  return block
+    .split('\n')
+    .filter((l) => l.startsWith('|') && !/^\|\s*(Idea|---)/.test(l))
+    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()))
+    .map(([idea = '', stems = '', zh = '']) => ({ idea, stems: stems.split(';').map((s) => s.trim()).filter(Boolean), zh }));
+}
+
+/** The ids whose two texts disagree about a meaning: one says the idea and the other does not. */
+export function meaningMismatches(enCat: Record<string, string>, zhCat: Record<string, string>, stems: string[], zhWord: string): string[] {
+  const re = new RegExp(`(^|[^\\p{L}])(${stems.join('|')})`, 'iu');
+  return Object.keys(enCat)
+    .filter((k) => k in zhCat && re.test(enCat[k] ?? '') !== (zhCat[k] ?? '').includes(zhWord))
+    .map((k) => `${k}: ${enCat[k]} | ${zhCat[k]}`);
+}
+
+const CJK = '[\\u3000-\\u303f\\u3400-\\u9fff\\uff00-\\uffef]';
+/** ASCII punctuation next to a Chinese character (a space between them included). */
+export const asciiBesideCjk = new RegExp(`${CJK} ?[:,;?!()]|[:,;?!()] ?${CJK}`, 'u');
+
+describe('zh-CN: one meaning per word, full-width punctuation, one console name (issue 34 item 7)', () => {
+  const rows = parseMeanings(md);
+  const console = Object.entries(catalogues['zh-CN']).filter(([k]) => k.startsWith('admin.') || k.startsWith('error.CONSOLE_'));
+
+  it('the table names suspend, deactivate and disable, each its own word', () => {
+    expect(rows.map((r) => r.zh)).toEqual(['暂停', '注销', '停用']);
+    expect(new Set(rows.map((r) => r.zh)).size).toBe(rows.length);
+  });
+
+  it.each(rows)('$zh says "$idea" and nothing else, in every text of both catalogues', (r) => {
+    expect(meaningMismatches(catalogues['en-US'], catalogues['zh-CN'], r.stems, r.zh)).toEqual([]);
+  });
+
+  it('no ASCII punctuation beside Chinese characters, in the console and everywhere else', () => {
+    expect(console.length).toBeGreaterThan(300);
+    expect(Object.entries(catalogues['zh-CN']).filter(([, v]) => asciiBesideCjk.test(v)).map(([k, v]) => `${k}: ${v}`)).toEqual([]);
+  });
+
+  it('the console has one name: every Chinese text that names it says 运营控制台 or 控制台 alone', () => {
+    expect(catalogues['zh-CN']['admin.name']).toBe('运营控制台');
+    const other = /(?<!运营)(运维|管理|后台|操作)控制台|管理后台/;
+    expect(console.filter(([, v]) => other.test(v)).map(([k, v]) => `${k}: ${v}`)).toEqual([]);
+    expect(Object.values(catalogues['zh-CN']).some((v) => v.includes('运营控制台'))).toBe(true);
+  });
+
+  it('and the checks can fail', () => {
+    expect(meaningMismatches({ a: 'Suspend' }, { a: '停用' }, ['suspen'], '暂停')).toEqual(['a: Suspend | 停用']);
+    expect(meaningMismatches({ a: 'Disabled' }, { a: '已停用' }, ['disabl', 'retir'], '停用')).toEqual([]);
+    expect(meaningMismatches({ a: 'Retire it' }, { a: '作废' }, ['disabl', 'retir'], '停用')).toHaveLength(1);
+    expect(asciiBesideCjk.test('失败: 请重试')).toBe(true);
+    expect(asciiBesideCjk.test('国家(CN)')).toBe(true);
+    expect(asciiBesideCjk.test('失败：请重试（CN）')).toBe(false);
+    expect(asciiBesideCjk.test('ciam serve --no-console，或')).toBe(false);
+  });
+});

@@ -9,7 +9,7 @@ import { When } from '../../components/when';
 import { type AccountPage, unlinkIdentity } from './api';
 import { Section, useConsole, useMay } from './context';
 import { named, providerNames } from './labels';
-import { ReasonDialog } from './widgets';
+import { ReasonDialog, usePunct } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.account.identities', defaultMessage: 'Linked accounts' },
@@ -30,6 +30,7 @@ type Identity = AccountPage['identities'][number];
 
 export function AccountIdentities({ a, onDone }: { a: AccountPage; onDone: () => void }) {
   const intl = useIntl();
+  const punct = usePunct();
   const operator = useMay('operator');
   const { guard } = useConsole();
   const [asking, setAsking] = useState<Identity | null>(null);
@@ -56,7 +57,7 @@ export function AccountIdentities({ a, onDone }: { a: AccountPage; onDone: () =>
                   <FormattedMessage {...m.linkedAt} values={{ when: <When at={i.linkedAt} /> }} />
                   {i.lastDay && (
                     <>
-                      {', '}
+                      {punct.comma}
                       <FormattedMessage {...m.lastDay} values={{ date: i.lastDay }} />
                     </>
                   )}

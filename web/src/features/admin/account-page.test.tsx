@@ -33,7 +33,8 @@ describe('the account page', () => {
     const rows = [...list.querySelectorAll('li')].map((li) => li.textContent);
     expect(rows[0]).toContain('Wrong password');
     expect(rows[0]).toContain('Address 203.0.113.7');
-    expect(rows[0]).toContain('Chrome on Windows · DE');
+    // The country by its name, not its code (issue 34 item 7).
+    expect(rows[0]).toContain('Chrome on Windows · Germany');
     expect(rows[1]).toContain('Wrong sign-in code');
     expect(rows[1]).toContain('Address unknown');
     expect(rows[1]).toContain('Unknown device');
@@ -47,6 +48,8 @@ describe('the account page', () => {
     const rows = [...screen.getByTestId('account-attempts').querySelectorAll('li')].map((li) => li.textContent);
     expect(rows[0]).toContain('密码错误');
     expect(rows[0]).toContain('地址 203.0.113.7');
+    expect(rows[0]).toContain('Chrome on Windows · 德国');
+    expect(rows[0]).not.toMatch(/\bDE\b/);
     expect(rows[1]).toContain('登录验证码错误');
     expect(screen.getByTestId('notes-last').textContent).toMatch(/^最后修改：desk，/);
   });

@@ -9,6 +9,7 @@ import { When } from '../../components/when';
 import { type AccountPage } from './api';
 import { Section } from './context';
 import { statusNames } from './labels';
+import { Place } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.account.statusHeading', defaultMessage: 'Status' },
@@ -100,7 +101,12 @@ export function FailedAttempts({ a }: { a: AccountPage }) {
                   {f.ip ? <FormattedMessage {...m.address} values={{ ip: <code>{f.ip}</code> }} /> : <FormattedMessage {...m.noAddress} />}
                   {' · '}
                   {f.device ?? <FormattedMessage {...m.unknownDevice} />}
-                  {f.country ? ` · ${f.country}` : ''}
+                  {f.country ? (
+                    <>
+                      {' · '}
+                      <Place code={f.country} />
+                    </>
+                  ) : null}
                 </span>
               </li>
             ))}

@@ -17,7 +17,7 @@ import { Said, useSaid } from '../../components/said';
 import { type AccountPage, act, type Action, getAccount, replaceIdentity, reveal } from './api';
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { actionDone, actionHelp, actionNames, activityName, named, roleNames, scopeNames } from './labels';
-import { ReasonDialog, T } from './widgets';
+import { Place, ReasonDialog, T, usePunct } from './widgets';
 import { AccountIdentities } from './account-identities';
 import { AccountNotes } from './account-notes';
 import { FailedAttempts, StatusCard } from './account-status';
@@ -173,7 +173,7 @@ function AccountView({ a, reload }: { a: AccountPage; reload: () => void }) {
           {fact(m.phone, shown ? shown.phone : a.phone, 'account-phone')}
           {fact(m.company, a.company)}
           {fact(m.duty, a.duty)}
-          {fact(m.country, a.country)}
+          {fact(m.country, a.country ? <Place code={a.country} /> : null)}
           {fact(m.created, <When at={a.createdAt} />)}
           {fact(m.lastSignIn, <When at={a.lastSignIn} />)}
           {fact(m.twoFactor, intl.formatMessage(a.twoFactor ? m.on : m.off), 'account-two-factor')}
@@ -349,6 +349,7 @@ function ReplaceIdentity({ a, onDone }: { a: AccountPage; onDone: () => void }) 
 
 function Lists({ a }: { a: AccountPage }) {
   const intl = useIntl();
+  const punct = usePunct();
   const unknown = intl.formatMessage(m.unknownDevice);
   return (
     <>
@@ -363,7 +364,7 @@ function Lists({ a }: { a: AccountPage }) {
               <li key={s.id}>
                 <div>
                   <strong>
-                    <FormattedMessage {...m.sessionLine} values={{ device: s.device ?? unknown, country: s.country ?? '–' }} />
+                    <FormattedMessage {...m.sessionLine} values={{ device: s.device ?? unknown, country: s.country ? <Place code={s.country} /> : '–' }} />
                   </strong>
                   <p className="muted">
                     <FormattedMessage {...m.since} values={{ created: <When at={s.createdAt} />, seen: <When at={s.lastSeen} /> }} />
@@ -420,12 +421,17 @@ function Lists({ a }: { a: AccountPage }) {
               <li key={`${e.at}-${i}`}>
                 <strong>
                   <T msg={activityName(e.kind)} />
-                  {e.name ? ` (${e.name})` : ''}
+                  {e.name ? punct.paren(e.name) : ''}
                 </strong>
                 <span className="muted">
                   <When at={e.at} />
                   {e.device ? ` · ${e.device}` : ''}
-                  {e.country ? ` · ${e.country}` : ''}
+                  {e.country ? (
+                    <>
+                      {' · '}
+                      <Place code={e.country} />
+                    </>
+                  ) : null}
                 </span>
               </li>
             ))}

@@ -16,7 +16,7 @@ import { fieldError } from './apps';
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { endsName, keepsName, scopeNames } from './labels';
 import { Webhooks } from './webhooks';
-import { ReasonDialog, SecretOnce, T } from './widgets';
+import { ReasonDialog, SecretOnce, T, usePunct } from './widgets';
 import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
@@ -113,6 +113,7 @@ export function AppPage({ appId }: { appId: string }) {
 }
 
 function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) => void }) {
+  const punct = usePunct();
   const { app } = one;
   const intl = useIntl();
   const lang = useLang();
@@ -179,7 +180,7 @@ function AppView({ one, onChange }: { one: OneApp; onChange: (app: AppDetail) =>
               {fact(m.backchannelLogoutUri, app.backchannelLogoutUri ? <code>{app.backchannelLogoutUri}</code> : intl.formatMessage(m.none))}
               {fact(m.logoutUrl, app.logoutUrl ? <code>{app.logoutUrl}</code> : intl.formatMessage(m.none))}
               {fact(m.ownerMail, app.ownerMail || intl.formatMessage(m.none))}
-              {fact(m.scopes, app.scopes.length ? app.scopes.map((s) => intl.formatMessage(scopeNames[s])).join(', ') : intl.formatMessage(m.none))}
+              {fact(m.scopes, app.scopes.length ? app.scopes.map((s) => intl.formatMessage(scopeNames[s])).join(punct.list) : intl.formatMessage(m.none))}
               {fact(m.recommended, intl.formatMessage(app.recommended ? m.yes : m.no))}
               {fact(m.created, <When at={app.createdAt} />)}
               {fact(m.rotatedAt, app.secretRotatedAt ? <When at={app.secretRotatedAt} /> : intl.formatMessage(m.never))}

@@ -56,7 +56,9 @@ describe('one account', () => {
     expect(screen.getByTestId('account-mail').textContent).toBe('a***@example.com');
     expect(screen.getByTestId('account-two-factor').textContent).toBe('On');
     expect(screen.getByTestId('account-activity').textContent).toContain('Unlocked by support');
-    expect(screen.getByText('Chrome on Linux · CN')).toBeTruthy();
+    // A country by its name, never its code (issue 34 item 7).
+    expect(screen.getByText('Chrome on Linux · China')).toBeTruthy();
+    expect(screen.queryByText(/· CN\b/)).toBeNull();
     // A viewer reads; it cannot act or reveal.
     expect(screen.queryByTestId('action-unlock')).toBeNull();
     expect(screen.queryByTestId('reveal')).toBeNull();
@@ -318,7 +320,7 @@ describe('audit', () => {
     expect(rows[2]!.textContent).toContain('已删除的账号');
     const options = [...screen.getByLabelText('操作').querySelectorAll('option')].map((o) => o.textContent);
     expect(options[0]).toBe('全部操作');
-    expect(options).toContain('停用了账号');
+    expect(options).toContain('暂停了账号');
     expect(options.join('')).not.toMatch(/[a-z]+\.[a-z]+/i);
   });
 

@@ -5,6 +5,7 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { Dialog } from '../../components/dialog';
 import { ErrorText, type Msg } from '../../components/field';
 import { errorText, type Result } from '../../lib/api';
+import { isCountry, regionName } from '../../lib/countries';
 
 const m = defineMessages({
   reason: { id: 'admin.reason.label', defaultMessage: 'Reason (recorded in the audit log)' },
@@ -34,6 +35,18 @@ export function TableFrame({ label, className, children }: { label: string; clas
 }
 
 /** A message, or a word as the server said it. */
+/** A country as people name it in the page's language ("China", "中国"), never its code; an unknown code as it is. */
+export function Place({ code }: { code: string }) {
+  const { locale } = useIntl();
+  return <>{isCountry(code) ? regionName(code, locale) : code}</>;
+}
+
+/** Punctuation written by the code, in the page's language: full-width in Chinese (docs/glossary.md). */
+export function usePunct() {
+  const zh = useIntl().locale === 'zh-CN';
+  return { comma: zh ? '，' : ', ', list: zh ? '、' : ', ', paren: (s: string) => (zh ? `（${s}）` : ` (${s})`) };
+}
+
 export function T({ msg }: { msg: MessageDescriptor | string }) {
   return typeof msg === 'string' ? <>{msg}</> : <FormattedMessage {...msg} />;
 }
