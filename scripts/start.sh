@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the product locally: `ciam serve` on the embedded SQLite store (data in ./.ciam), serving
 # the API at /ciam/v1 and the web app (when built) on http://localhost:8080. Extra arguments go
-# to `ciam serve`, e.g. `npm start -- --addr 0.0.0.0:9000`.
+# to `ciam serve`, e.g. `npm start -- --addr 0.0.0.0:9000`. CIAM_BRAND_DIR=<folder with brand.json>
+# brands the web app (web/scripts/brand.mjs).
 #
 # The public URL is http://localhost:<port> unless --public-url (or CIAM_PUBLIC_URL) is given:
 # passkeys need a host name (a browser refuses an IP address as RP ID), so `ciam serve`'s own
@@ -10,6 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -f web/package.json ]; then
   npm run build --workspace web
+  # The operator's brand (README "Configuration"): written into the fresh build; a refused accent stops here.
+  if [ -n "${CIAM_BRAND_DIR:-}" ]; then
+    node web/scripts/brand.mjs --brand "$CIAM_BRAND_DIR" --dist web/dist
+  fi
 fi
 addr="${CIAM_ADDR:-127.0.0.1:8080}"
 public="${CIAM_PUBLIC_URL:-}"
