@@ -2,11 +2,16 @@
 // product name in both languages, logo (light and dark, or one), favicon and accent colour, read
 // from a brand folder's brand.json and written into a built web app, so that the brand is there at
 // first paint without a request the page waits for beyond one small same-origin stylesheet:
-//   - dist/brand/: the logo(s), the favicon and brand.css (the accent's custom properties, both
-//     themes, the embedded frame's theme=light|dark included);
-//   - dist/index.html (and its .br/.gz copies): the name in <title> and in the painted header, the
-//     logo there, <link rel=icon>, <link rel=stylesheet href=/brand/brand.css>, and the meta tags
-//     the app reads (web/src/lib/brand.ts).
+//   - dist/brand/: the logo(s), the favicon and brand.css (the accent's custom properties and the
+//     logo beside the header's name, both themes, the embedded frame's theme=light|dark included:
+//     the logo is decorative next to the name, so a CSS image, which costs the app no JavaScript);
+//   - dist/brand/brand.js: the name in the header the app draws and after every page title it
+//     sets ("Sign in · Acme ID"), a module script after the app's (deferred: it blocks nothing),
+//     so the app's own JavaScript, and the sign-in's budget, do not change;
+//   - dist/index.html (and its .br/.gz copies): the name in <title> and in the painted header,
+//     <link rel=icon>, <link rel=stylesheet href=/brand/brand.css>, <script src=/brand/brand.js>,
+//     and the two meta tags with the name in each language (`ciam-brand-en-US`,
+//     `ciam-brand-zh-CN`) that brand.js reads.
 // An accent that cannot keep 7:1 text contrast (docs/design-tokens.md) in both themes is refused
 // with its reason; the shades around it (the dark theme's accent when not given, the quiet fills,
 // the text on the accent) are derived so that they do.
@@ -104,17 +109,48 @@ export function brandColours(accent, accentDark) {
   };
 }
 
-const props = (c) => `--color-accent: ${c.accent}; --color-on-accent: ${c.onAccent}; --color-accent-bg: ${c.accentBg};`;
+const props = (c) => (c ? `--color-accent: ${c.accent}; --color-on-accent: ${c.onAccent}; --color-accent-bg: ${c.accentBg}; ` : '');
+const logoProp = (src) => (src ? `--brand-logo: url("${src.replace(/["\\\n]/g, '')}"); ` : '');
 
-/** brand.css: the accent's custom properties over the defaults of styles.css, same selectors, loaded after it. */
-export function brandCss(colours) {
+/**
+ * brand.css: the accent's custom properties over the defaults of styles.css (same selectors, loaded
+ * after it), and the logo: `--brand-logo` (the dark theme's when given), drawn before the header's
+ * name (`.brand::before`) at `width` x 28 px.
+ */
+export function brandCss(colours, { logo, logoDark, width = 28 } = {}) {
+  const light = props(colours?.light) + logoProp(logo);
+  const dark = props(colours?.dark) + logoProp(logoDark);
   return [
-    '/* The operator\'s brand (web/scripts/brand.mjs): the accent over styles.css\'s defaults. */',
-    `:root { ${props(colours.light)} }`,
-    `@media (prefers-color-scheme: dark) { :root:not([data-theme="light"]) { ${props(colours.dark)} } }`,
-    `:root[data-theme="dark"] { ${props(colours.dark)} }`,
+    "/* The operator's brand (web/scripts/brand.mjs) over styles.css's defaults. */",
+    light && `:root { ${light}}`,
+    dark && `@media (prefers-color-scheme: dark) { :root:not([data-theme="light"]) { ${dark}} }`,
+    dark && `:root[data-theme="dark"] { ${dark}}`,
+    // Decorative beside the name it illustrates: no text alternative, nothing for a reader to say.
+    logo && '.brand { display: inline-flex; align-items: center; gap: var(--space-2); }',
+    logo && `.brand::before { content: ""; flex: none; width: ${width}px; height: 28px; background: var(--brand-logo) no-repeat center / contain; }`,
     '',
-  ].join('\n');
+  ]
+    .filter((l) => l !== '')
+    .concat('')
+    .join('\n');
+}
+
+/** The logo's width at 28 px high, from an SVG's viewBox (or width and height) or a PNG's header; else square. */
+export function logoWidth(file) {
+  if (!file) return 28;
+  const bytes = readFileSync(file);
+  let w = 0;
+  let h = 0;
+  if (file.toLowerCase().endsWith('.png') && bytes.length > 24) {
+    w = bytes.readUInt32BE(16);
+    h = bytes.readUInt32BE(20);
+  } else if (file.toLowerCase().endsWith('.svg')) {
+    const head = bytes.toString('utf8', 0, 2000);
+    const box = /viewBox="\s*[-\d.]+[\s,]+[-\d.]+[\s,]+([\d.]+)[\s,]+([\d.]+)/.exec(head);
+    const wh = [/\swidth="([\d.]+)/.exec(head), /\sheight="([\d.]+)/.exec(head)];
+    [w, h] = box ? [Number(box[1]), Number(box[2])] : wh[0] && wh[1] ? [Number(wh[0][1]), Number(wh[1][1])] : [0, 0];
+  }
+  return w > 0 && h > 0 ? Math.min(160, Math.round((28 * w) / h)) : 28;
 }
 
 const IMAGE = new Set(['.svg', '.png', '.webp', '.ico']);
@@ -153,33 +189,63 @@ export function readBrand(dir) {
     if (typeof v !== 'string' || !v.trim() || v.length > 40) throw new BrandError(`${k}: the product name, 1 to 40 characters`);
   }
   const files = [];
+  const logo = image(dir, 'logo', raw.logo, files);
+  const width = Number.isInteger(raw.logoWidth) && raw.logoWidth > 0 ? Math.min(160, raw.logoWidth) : logoWidth(files.find(([, n]) => n.startsWith('logo.'))?.[0]);
   return {
     name: { 'en-US': en.trim(), 'zh-CN': zh.trim() },
     colours: raw.accent === undefined ? null : brandColours(raw.accent, raw.accentDark),
-    logo: image(dir, 'logo', raw.logo, files),
-    logoDark: image(dir, 'logoDark', raw.logoDark, files),
+    logo,
+    logoDark: image(dir, 'logoDark', raw.logoDark, files) ?? logo,
+    logoWidth: width,
     favicon: image(dir, 'favicon', raw.favicon, files),
     files,
   };
 }
 
-/** The painted header's brand (as web/src/app/shell.tsx draws it). */
+/** The painted header's brand (as web/src/app/shell.tsx draws it; the logo is brand.css's). */
 export function headerHtml(brand, lang = 'zh-CN') {
-  const img = (src, cls) => `<img class="brand-logo${cls}" src="${esc(src)}" alt="" height="28" />`;
-  const logos = brand.logo ? img(brand.logo, '') + (brand.logoDark ? img(brand.logoDark, ' brand-logo-dark') : '') : '';
-  return `<span class="brand" data-testid="brand">${logos}<span class="brand-name">${esc(brand.name[lang])}</span></span>`;
+  return `<span class="brand">${esc(brand.name[lang])}</span>`;
 }
+
+/**
+ * brand.js: the product's name in the page's language (`<html lang>`, set by the app) in the
+ * header (the app draws "Ciam") and after the title of every page. What the app draws or sets is
+ * seen by MutationObservers (their callbacks run before the next paint) on the page and on its
+ * language; a name or suffix of either language is replaced, never doubled. The app itself knows
+ * nothing of the brand: its JavaScript (and the sign-in's budget) is the same with or without one.
+ */
+export const BRAND_JS = `// The operator's brand (web/scripts/brand.mjs): the product's name in the header and after every title.
+const names = [...document.querySelectorAll('meta[name^="ciam-brand-"]')].map((m) => [m.name.slice(11), m.content]);
+const all = ['Ciam', ...names.map(([, n]) => n)];
+const brand = () => {
+  const name = names.find(([lang]) => lang === document.documentElement.lang)?.[1] ?? names[0]?.[1];
+  if (!name) return;
+  for (const el of document.querySelectorAll('header .brand')) {
+    const text = el.firstChild;
+    if (text?.nodeType === 3 && text.nodeValue !== name && all.includes(text.nodeValue)) text.nodeValue = name;
+  }
+  let title = document.title;
+  for (const n of all) if (title.endsWith(\` · \${n}\`)) title = title.slice(0, -n.length - 3);
+  const want = !title || all.includes(title) ? name : \`\${title} · \${name}\`;
+  if (document.title !== want) document.title = want;
+};
+const watch = new MutationObserver(brand);
+watch.observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['lang'] });
+brand();
+`;
+
+/** Whether brand.css has anything to say (an accent or a logo): else no stylesheet, no request. */
+const styled = (brand) => !!(brand.colours || brand.logo);
 
 /** index.html with the brand: title, painted header, icon, stylesheet and the tags the app reads. */
 export function brandIndex(html, brand) {
   const lang = /<html[^>]*\blang="en-US"/.test(html) ? 'en-US' : 'zh-CN';
   const tags = [
-    `<meta name="ciam-brand-name-en" content="${esc(brand.name['en-US'])}" />`,
-    `<meta name="ciam-brand-name-zh" content="${esc(brand.name['zh-CN'])}" />`,
-    brand.logo && `<meta name="ciam-brand-logo" content="${esc(brand.logo)}" />`,
-    brand.logoDark && `<meta name="ciam-brand-logo-dark" content="${esc(brand.logoDark)}" />`,
+    `<meta name="ciam-brand-en-US" content="${esc(brand.name['en-US'])}" />`,
+    `<meta name="ciam-brand-zh-CN" content="${esc(brand.name['zh-CN'])}" />`,
     brand.favicon && `<link rel="icon" href="${esc(brand.favicon)}" />`,
-    brand.colours && '<link rel="stylesheet" href="/brand/brand.css" />',
+    styled(brand) && '<link rel="stylesheet" href="/brand/brand.css" />',
+    '<script type="module" src="/brand/brand.js"></script>',
   ].filter(Boolean);
   let out = html.replace(/<title>[^<]*<\/title>/, `<title>${esc(brand.name[lang])}</title>`);
   out = out.replace(/<span class="brand">[^<]*<\/span>/, headerHtml(brand, lang));
@@ -196,7 +262,8 @@ export function applyBrand(brandDir, dist, out = dist) {
   const into = join(out, 'brand');
   mkdirSync(into, { recursive: true });
   for (const [from, name] of brand.files) cpSync(from, join(into, name));
-  if (brand.colours) writeFileSync(join(into, 'brand.css'), brandCss(brand.colours));
+  writeFileSync(join(into, 'brand.js'), BRAND_JS);
+  if (styled(brand)) writeFileSync(join(into, 'brand.css'), brandCss(brand.colours, { logo: brand.logo, logoDark: brand.logoDark, width: brand.logoWidth }));
   const html = brandIndex(readFileSync(index, 'utf8'), brand);
   writeFileSync(index, html);
   // `ciam serve` sends these when the browser takes them: they must say the same.

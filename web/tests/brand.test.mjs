@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
-import { applyBrand, brandColours, brandCss, brandIndex, BrandError, contrast, readBrand, THEMES } from '../scripts/brand.mjs';
+import { applyBrand, brandColours, brandCss, brandIndex, BrandError, contrast, logoWidth, readBrand, THEMES } from '../scripts/brand.mjs';
 
 const pairs = (c, theme) => {
   const t = THEMES[theme];
@@ -76,19 +76,41 @@ test('brand: index.html names the brand at first paint; a built dist is branded 
     applyBrand(src, dist);
     const html = readFileSync(join(dist, 'index.html'), 'utf8');
     assert.match(html, /<title>爱克美账号<\/title>/);
-    assert.match(html, /<span class="brand" data-testid="brand"><img class="brand-logo" src="\/brand\/logo.svg" alt="" height="28" \/><span class="brand-name">爱克美账号<\/span><\/span>/);
+    assert.match(html, /<header class="top"><span class="brand">爱克美账号<\/span><\/header>/);
     assert.match(html, /<link rel="icon" href="\/brand\/favicon.svg" \/>/);
-    assert.match(html, /<link rel="stylesheet" href="\/brand\/brand.css" \/>\n\s*<\/head>/);
-    assert.match(html, /<meta name="ciam-brand-name-en" content="Acme ID" \/>/);
+    assert.match(html, /<link rel="stylesheet" href="\/brand\/brand.css" \/>\n\s*<script type="module" src="\/brand\/brand.js"><\/script>\n\s*<\/head>/);
+    assert.match(html, /<meta name="ciam-brand-en-US" content="Acme ID" \/>\n\s*<meta name="ciam-brand-zh-CN" content="爱克美账号" \/>/);
+    // The logo: brand.css draws it before the header's name, as wide as the SVG says at 28 px high.
+    const css = readFileSync(join(dist, 'brand', 'brand.css'), 'utf8');
+    assert.match(css, /--brand-logo: url\("\/brand\/logo.svg"\);/);
+    assert.match(css, /\.brand::before \{ content: ""; flex: none; width: 28px; height: 28px; background: var\(--brand-logo\)/);
     assert.equal(brotliDecompressSync(readFileSync(join(dist, 'index.html.br'))).toString(), html, 'the .br copy says the same');
-    for (const f of ['brand.css', 'logo.svg', 'favicon.svg']) assert.ok(existsSync(join(dist, 'brand', f)), f);
-    // No accent: no stylesheet (no request), the default colours.
-    assert.doesNotMatch(brandIndex(built, { ...readBrand(src), colours: null }), /stylesheet/);
+    for (const f of ['brand.css', 'brand.js', 'logo.svg', 'favicon.svg']) assert.ok(existsSync(join(dist, 'brand', f)), f);
+    // No accent and no logo: no stylesheet (no request), the default colours.
+    assert.doesNotMatch(brandIndex(built, { ...readBrand(src), colours: null, logo: undefined }), /stylesheet/);
     // A refused accent, or a missing file, stops the deploy before anything is written.
     writeFileSync(join(src, 'brand.json'), JSON.stringify({ name: 'Acme', accent: '#f97316' }));
     assert.throws(() => readBrand(src), BrandError);
     writeFileSync(join(src, 'brand.json'), JSON.stringify({ name: 'Acme', logo: 'missing.svg' }));
     assert.throws(() => readBrand(src), /logo missing.svg: no such file/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('brand: a wide logo keeps its proportions at 28 px high (SVG viewBox, PNG header), at most 160 px', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ciam-brand-logo-'));
+  try {
+    const svg = join(dir, 'wide.svg');
+    writeFileSync(svg, '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 28"/>');
+    assert.equal(logoWidth(svg), 120);
+    const png = join(dir, 'x.png');
+    const head = Buffer.alloc(32);
+    head.writeUInt32BE(400, 16);
+    head.writeUInt32BE(50, 20);
+    writeFileSync(png, head);
+    assert.equal(logoWidth(png), 160, '224 px capped at 160');
+    assert.equal(logoWidth(undefined), 28);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

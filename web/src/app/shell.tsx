@@ -14,7 +14,6 @@ import * as session from '../lib/session';
 import { MfaHost } from '../components/mfa-host';
 import { RouteFocus } from '../components/route-focus';
 import { Cell } from '../components/cells-lazy';
-import { brand } from '../lib/brand';
 
 const CHECK_EVERY_MS = 30_000;
 
@@ -42,23 +41,6 @@ function useIdleWatch() {
       window.removeEventListener('keydown', onActivity);
     };
   }, [intl, navigate]);
-}
-
-/**
- * The product's name and logo (the operator's brand, lib/brand.ts; "Ciam" without one), as
- * index.html paints them before the JavaScript runs (web/scripts/brand.mjs). The logo is
- * decorative beside the name (empty alt); the dark one replaces it in the dark theme (styles.css).
- */
-function Brand({ locale }: { locale: string }) {
-  const b = brand();
-  if (!b) return <span className="brand">Ciam</span>;
-  return (
-    <span className="brand" data-testid="brand">
-      {b.logo && <img className="brand-logo" src={b.logo} alt="" height={28} />}
-      {b.logo && b.logoDark && <img className="brand-logo brand-logo-dark" src={b.logoDark} alt="" height={28} />}
-      <span className="brand-name">{b.name[locale === 'en-US' ? 'en-US' : 'zh-CN']}</span>
-    </span>
-  );
 }
 
 /**
@@ -92,7 +74,7 @@ export function Shell() {
         {intl.formatMessage(common.skip)}
       </a>
       <header className="top">
-        <Brand locale={intl.locale} />
+        <span className="brand">Ciam</span>
         <Cell />
         {/* Its accessible name is the text it shows (WCAG 2.5.3 label in name), in that language. */}
         <button type="button" className="lang" lang={other} onClick={() => switchTo(other)}>

@@ -19,8 +19,6 @@ const m = defineMessages({
   unlockIn: { id: 'form.unlockIn', defaultMessage: 'Please try it in {time}.' },
 });
 
-/** The lock's sentence while its clock runs (the wait is the clock's). */
-export const lockedNow = m.locked;
 
 /** The alert atop a form: the text, and the lock's end (ms) when it is the account lock. */
 export interface FormAlertState {

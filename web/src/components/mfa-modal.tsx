@@ -6,7 +6,7 @@
 // a sign-in step that expired (and a way back to the first step), a network failure, a wrong code.
 import { useEffect, useId, useRef, useState } from 'react';
 import { LockReset } from './lock-reset';
-import { lockedNow, UnlockIn } from './field';
+import { UnlockIn } from './field';
 import { useCountdown } from '../lib/countdown';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useNavigate } from 'react-router';
@@ -26,6 +26,8 @@ const m = defineMessages({
   title: { id: 'mfa.title', defaultMessage: 'Two-factor authentication' },
   totpTab: { id: 'mfa.totp', defaultMessage: 'Authenticator code' },
   backupTab: { id: 'mfa.backup', defaultMessage: 'Backup code' },
+  // The lock while its clock runs: the same sentence as the forms' alert (components/field.tsx).
+  locked: { id: 'form.locked', defaultMessage: 'Your account has been locked.' },
   totpLabel: { id: 'mfa.totpLabel', defaultMessage: '6-digit code from your authenticator app' },
   backupLabel: { id: 'mfa.backupLabel', defaultMessage: '8-digit backup code' },
   eight: { id: 'mfa.eightDigits', defaultMessage: 'Please enter 8 digits' },
@@ -172,7 +174,7 @@ export function MfaModal({ challenge }: { challenge: string }) {
         <input ref={input} id={inputId} data-testid="mfa-code" inputMode="numeric" autoComplete="one-time-code" maxLength={digits} value={code}
           aria-invalid={error !== null} aria-describedby={errorId} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />
         <p id={errorId} className="field-error" role="alert" data-testid="mfa-error">
-          {locked ? intl.formatMessage(lockedNow) : (error ?? '')}
+          {locked ? intl.formatMessage(m.locked) : (error ?? '')}
           {gone && error && (
             <>
               {' '}

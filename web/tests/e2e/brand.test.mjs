@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { applyBrand, brandColours } from '../../scripts/brand.mjs';
-import { axeEveryRule, consoleUser, createAccount, DIST, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
+import { axeEveryRule, consoleUser, createAccount, DIST, expectTitle, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
 
 const NAME = { 'en-US': 'Acme ID', 'zh-CN': '爱克美账号' };
 const ACCENT = '#7a1f5c';
@@ -49,16 +49,22 @@ async function open(L, path, scheme, storage = {}) {
   return page;
 }
 
+/** The logo drawn before the header's name (brand.css): its image's path and its box. */
+const logoOf = (brand) =>
+  brand.evaluate((el) => {
+    const s = getComputedStyle(el, '::before');
+    return { src: /url\("?([^")]*)/.exec(s.backgroundImage)?.[1] ?? s.backgroundImage, width: s.width, height: s.height, display: s.display };
+  });
+
 /** The brand on the page as it is now: header name and the logo shown, title, accent, favicon. */
 async function expectBrand(page, L, scheme, label) {
-  const header = page.locator('header.top [data-testid="brand"]');
-  assert.equal((await header.locator('.brand-name').textContent()).trim(), NAME[L], `${label}: the name in the header`);
-  const shown = await header.locator('img').evaluateAll((imgs) =>
-    imgs.filter((i) => getComputedStyle(i).display !== 'none').map((i) => ({ src: new URL(i.src).pathname, ok: i.complete && i.naturalWidth > 0, alt: i.alt })),
-  );
-  assert.deepEqual(shown, [{ src: scheme === 'dark' ? '/brand/logo-dark.svg' : '/brand/logo.svg', ok: true, alt: '' }], `${label}: the ${scheme} logo, drawn`);
-  const title = await page.title();
-  assert.ok(title.endsWith(` · ${NAME[L]}`), `${label}: the name in the title: ${title}`);
+  const header = page.locator('header.top .brand');
+  assert.equal((await header.textContent()).trim(), NAME[L], `${label}: the name in the header`);
+  const logo = await logoOf(header);
+  assert.equal(new URL(logo.src, ctx.server.base).pathname, scheme === 'dark' ? '/brand/logo-dark.svg' : '/brand/logo.svg', `${label}: the ${scheme} logo`);
+  assert.deepEqual([logo.width, logo.height, logo.display === 'none'], ['28px', '28px', false], `${label}: the logo's box`);
+  assert.equal((await fetch(new URL(logo.src, ctx.server.base))).status, 200, `${label}: the logo answers`);
+  await page.waitForFunction((n) => document.title.endsWith(` · ${n}`), NAME[L]);
   const accent = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--color-accent').trim());
   assert.equal(accent, SHADES[scheme].accent, `${label}: the ${scheme} accent`);
   const icon = await page.locator('link[rel="icon"]').getAttribute('href');
@@ -72,12 +78,15 @@ describe('the brand an operator sets', { skip }, () => {
   it('index.html paints the name, the logo, the icon and the accent before any script runs', async () => {
     const html = await (await fetch(`${ctx.server.base}/zh-CN/passport/signin`)).text();
     assert.match(html, /<title>爱克美账号<\/title>/);
-    assert.match(html, /<header class="top"><span class="brand" data-testid="brand"><img class="brand-logo" src="\/brand\/logo.svg"/);
+    assert.match(html, /<header class="top"><span class="brand">爱克美账号<\/span><\/header>/);
+    assert.match(html, /<script type="module" src="\/brand\/brand.js"><\/script>/);
     assert.match(html, /<link rel="icon" href="\/brand\/favicon.svg" \/>/);
     assert.match(html, /<link rel="stylesheet" href="\/brand\/brand.css" \/>/);
     const css = await fetch(`${ctx.server.base}/brand/brand.css`);
     assert.equal(css.status, 200);
-    assert.match(await css.text(), new RegExp(`--color-accent: ${ACCENT};`));
+    const sheet = await css.text();
+    assert.match(sheet, new RegExp(`--color-accent: ${ACCENT};`));
+    assert.match(sheet, /--brand-logo: url\("\/brand\/logo.svg"\);/);
   });
 
   for (const L of LOCALES) {
@@ -87,7 +96,7 @@ describe('the brand an operator sets', { skip }, () => {
       it('the sign-in page, light and dark', async () => {
         for (const scheme of ['light', 'dark']) {
           const page = await open(L, `/${L}/passport/signin`, scheme);
-          assert.equal(await page.title(), `${t['signin.title']} · ${NAME[L]}`);
+          await expectTitle(page, `${t['signin.title']} · ${NAME[L]}`);
           await expectBrand(page, L, scheme, `${L} sign-in ${scheme}`);
         }
       });
@@ -103,7 +112,7 @@ describe('the brand an operator sets', { skip }, () => {
           await page.locator('[data-testid="authorize-allow"]').waitFor();
           const heading = t['authorize.titleApp'].replace('{app}', APP_NAME[L]);
           assert.equal((await page.locator('h1').textContent()).trim(), heading);
-          assert.equal(await page.title(), `${heading} · ${NAME[L]}`);
+          await expectTitle(page, `${heading} · ${NAME[L]}`);
           await expectBrand(page, L, scheme, `${L} consent ${scheme}`);
         }
       });
@@ -133,13 +142,12 @@ describe('the brand an operator sets', { skip }, () => {
         await page.goto(`${ctx.server.base}/${L}/embedded/signin?${q}&theme=dark&brand=show`);
         await page.locator('[data-testid="embedded-signin"]').waitFor();
         await settled(page);
-        const brand = page.locator('header.top [data-testid="brand"]');
+        const brand = page.locator('header.top .brand');
         assert.equal(await brand.isVisible(), true, 'brand=show: the brand is shown');
-        assert.equal((await brand.locator('.brand-name').textContent()).trim(), NAME[L]);
+        assert.equal((await brand.textContent()).trim(), NAME[L]);
         assert.equal(await page.locator('header.top .lang').isVisible(), false, 'the frame keeps only the brand of the header');
         // The host's theme=dark wins over the system's light: the dark logo and accent.
-        const logo = await brand.locator('img').evaluateAll((imgs) => imgs.filter((i) => getComputedStyle(i).display !== 'none').map((i) => new URL(i.src).pathname));
-        assert.deepEqual(logo, ['/brand/logo-dark.svg']);
+        assert.equal(new URL((await logoOf(brand)).src, ctx.server.base).pathname, '/brand/logo-dark.svg');
         assert.equal(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--color-accent').trim()), SHADES.dark.accent);
         assert.deepEqual(await axeEveryRule(page), [], 'axe on the branded frame');
         await page.goto(`${ctx.server.base}/${L}/embedded/signin?${q}`);

@@ -86,9 +86,13 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
     navigate(paths.signin(lang) + keepQuery(search), { replace: true });
   };
   const [state, setState] = useState<State>({ at: 'loading' });
-  // Titled for what it asks: with the app's name once the server has said it.
+  // Titled for what it asks: with the app's name once the server has said it (after useTitle's
+  // generic title, which runs once).
+  useTitle(titles.authorize);
   const named = state.at === 'ask' ? state.ctx.name : null;
-  useTitle(named === null ? titles.authorize : consentTitle, named === null ? undefined : { app: named });
+  useEffect(() => {
+    if (named !== null) document.title = intl.formatMessage(consentTitle, { app: named });
+  }, [intl, named]);
   const [busy, setBusy] = useState<'allow' | 'cancel' | null>(null);
   // One ticket per visit, even when an effect runs twice (React's strict mode in development).
   const started = useRef(false);
