@@ -248,6 +248,7 @@ export function brandIndex(html, brand) {
     '<script type="module" src="/brand/brand.js"></script>',
   ].filter(Boolean);
   let out = html.replace(/<title>[^<]*<\/title>/, `<title>${esc(brand.name[lang])}</title>`);
+  out = out.replace(/(<meta name="description" content=")Ciam\b/, `$1${esc(brand.name[lang])}`);
   out = out.replace(/<span class="brand">[^<]*<\/span>/, headerHtml(brand, lang));
   if (!out.includes('</head>')) throw new BrandError('index.html has no </head>');
   return out.replace('</head>', `  ${tags.join('\n    ')}\n  </head>`);
