@@ -5,9 +5,9 @@
 //   - dist/brand/: the logo(s), the favicon and brand.css (the accent's custom properties and the
 //     logo beside the header's name, both themes, the embedded frame's theme=light|dark included:
 //     the logo is decorative next to the name, so a CSS image, which costs the app no JavaScript);
-//   - dist/brand/brand.js: the name in the header the app draws and after every page title it
-//     sets ("Sign in · Acme ID"), a module script after the app's (deferred: it blocks nothing),
-//     so the app's own JavaScript, and the sign-in's budget, do not change;
+//   - dist/brand/brand.js: the name where the app says "Ciam" (the header, running text) and after
+//     every page title ("Sign in · Acme ID"), a module script after the app's (deferred: it
+//     blocks nothing), so the app's own JavaScript, and the sign-in's budget, do not change;
 //   - dist/index.html (and its .br/.gz copies): the name in <title> and in the painted header,
 //     <link rel=icon>, <link rel=stylesheet href=/brand/brand.css>, <script src=/brand/brand.js>,
 //     and the two meta tags with the name in each language (`ciam-brand-en-US`,
@@ -208,30 +208,53 @@ export function headerHtml(brand, lang = 'zh-CN') {
 }
 
 /**
- * brand.js: the product's name in the page's language (`<html lang>`, set by the app) in the
- * header (the app draws "Ciam") and after the title of every page. What the app draws or sets is
- * seen by MutationObservers (their callbacks run before the next paint) on the page and on its
- * language; a name or suffix of either language is replaced, never doubled. The app itself knows
+ * brand.js: the product's name in the page's language (`<html lang>`, set by the app at start; a
+ * language switch reloads the page) wherever the app says "Ciam": the header, the page's title
+ * (with the name after every title: "Sign in · Acme ID"), running text ("would like to use your
+ * Ciam account") and the alt, title and aria-label attributes, code and preformatted text aside.
+ * What the app draws or sets is seen by a MutationObserver (its callback runs before the next
+ * paint, so "Ciam" is never seen) and only the changed nodes are looked at. The app itself knows
  * nothing of the brand: its JavaScript (and the sign-in's budget) is the same with or without one.
  */
-export const BRAND_JS = `// The operator's brand (web/scripts/brand.mjs): the product's name in the header and after every title.
-const names = [...document.querySelectorAll('meta[name^="ciam-brand-"]')].map((m) => [m.name.slice(11), m.content]);
-const all = ['Ciam', ...names.map(([, n]) => n)];
-const brand = () => {
-  const name = names.find(([lang]) => lang === document.documentElement.lang)?.[1] ?? names[0]?.[1];
-  if (!name) return;
-  for (const el of document.querySelectorAll('header .brand')) {
-    const text = el.firstChild;
-    if (text?.nodeType === 3 && text.nodeValue !== name && all.includes(text.nodeValue)) text.nodeValue = name;
+export const BRAND_JS = `// The operator's brand (web/scripts/brand.mjs): the product's name where the app says "Ciam", and after every title.
+const names = Object.fromEntries([...document.querySelectorAll('meta[name^="ciam-brand-"]')].map((m) => [m.name.slice(11), m.content]));
+const WORD = /\\bCiam\\b/g;
+const SKIP = 'code, pre, script, style, textarea, kbd, samp';
+const ATTRS = ['alt', 'title', 'aria-label'];
+const name = () => names[document.documentElement.lang] ?? Object.values(names)[0];
+const text = (node) => {
+  if (node.nodeValue?.includes('Ciam') && !node.parentElement?.closest(SKIP)) node.nodeValue = node.nodeValue.replace(WORD, name());
+};
+const element = (el) => {
+  if (el.closest(SKIP)) return;
+  for (const a of ATTRS) if (el.getAttribute(a)?.includes('Ciam')) el.setAttribute(a, el.getAttribute(a).replace(WORD, name()));
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (n.nodeType === 3) text(n);
+    else for (const a of ATTRS) if (n.getAttribute(a)?.includes('Ciam') && !n.closest(SKIP)) n.setAttribute(a, n.getAttribute(a).replace(WORD, name()));
   }
-  let title = document.title;
-  for (const n of all) if (title.endsWith(\` · \${n}\`)) title = title.slice(0, -n.length - 3);
-  const want = !title || all.includes(title) ? name : \`\${title} · \${name}\`;
+};
+const title = () => {
+  const n = name();
+  const all = Object.values(names);
+  let t = document.title;
+  for (const o of all) if (t.endsWith(\` · \${o}\`)) t = t.slice(0, -o.length - 3);
+  t = t.replace(WORD, n);
+  const want = !t || all.includes(t) ? n : t.includes(n) ? t : \`\${t} · \${n}\`;
   if (document.title !== want) document.title = want;
 };
-const watch = new MutationObserver(brand);
-watch.observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['lang'] });
-brand();
+new MutationObserver((records) => {
+  for (const r of records) {
+    if (r.type === 'characterData') text(r.target);
+    else if (r.type === 'attributes') element(r.target);
+    else for (const n of r.addedNodes) n.nodeType === 3 ? text(n) : n.nodeType === 1 && element(n);
+  }
+  title();
+}).observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ATTRS });
+// The header painted before the app ran names the product in index.html's language.
+for (const el of document.querySelectorAll('header .brand')) if (Object.values(names).includes(el.textContent)) el.textContent = name();
+element(document.body);
+title();
 `;
 
 /** Whether brand.css has anything to say (an accent or a logo): else no stylesheet, no request. */

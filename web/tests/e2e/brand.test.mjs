@@ -110,6 +110,10 @@ describe('the brand an operator sets', { skip }, () => {
             lastActionTime: String(Date.now()),
           });
           await page.locator('[data-testid="authorize-allow"]').waitFor();
+          // The running text names the product too ("would like to use your Acme ID account"), never "Ciam".
+          const asks = (await page.locator('#authorize-asks, [data-testid="authorize"] p').first().textContent()).trim();
+          assert.ok(asks.includes(NAME[L]) && !/\bCiam\b/.test(asks), `the consent's text names the brand: ${asks}`);
+          assert.doesNotMatch(await page.locator('main').textContent(), /\bCiam\b/, 'no "Ciam" left on the consent page');
           const heading = t['authorize.titleApp'].replace('{app}', APP_NAME[L]);
           assert.equal((await page.locator('h1').textContent()).trim(), heading);
           await expectTitle(page, `${heading} · ${NAME[L]}`);
