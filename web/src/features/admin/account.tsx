@@ -22,6 +22,7 @@ import { AccountIdentities } from './account-identities';
 import { AccountNotes } from './account-notes';
 import { FailedAttempts, StatusCard } from './account-status';
 import { adminPath } from '../../config/console-paths';
+import { countryOptions } from '../../lib/countries';
 
 const m = defineMessages({
   heading: { id: 'admin.account.heading', defaultMessage: 'Account' },
@@ -70,7 +71,7 @@ const m = defineMessages({
   identityKind: { id: 'admin.identity.kind', defaultMessage: 'Replace' },
   newMail: { id: 'admin.identity.mail', defaultMessage: 'New mail address' },
   newPhone: { id: 'admin.identity.phone', defaultMessage: 'New phone number' },
-  phoneCountry: { id: 'admin.identity.country', defaultMessage: 'Country code of the phone (e.g. CN)' },
+  phoneCountry: { id: 'admin.identity.country', defaultMessage: 'Country or region of the phone' },
   identityRequired: { id: 'admin.identity.required', defaultMessage: 'Enter the new value' },
   identityButton: { id: 'admin.identity.button', defaultMessage: 'Replace…' },
   identityConfirm: { id: 'admin.identity.confirm', defaultMessage: 'Replace' },
@@ -309,7 +310,14 @@ function ReplaceIdentity({ a, onDone }: { a: AccountPage; onDone: () => void }) 
             <label htmlFor={`${id}c`}>
               <FormattedMessage {...m.phoneCountry} />
             </label>
-            <input id={`${id}c`} name="country" value={country} maxLength={2} autoComplete="off" onChange={(e) => setCountry(e.target.value.toUpperCase())} />
+            {/* Countries by name in the page's language, never a code to type (docs/glossary.md). */}
+            <select id={`${id}c`} name="country" value={country} onChange={(e) => setCountry(e.target.value)}>
+              {countryOptions(intl.locale, country).map((c) => (
+                <option key={c.code} value={c.code}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
           </>
         )}
         <button type="submit">

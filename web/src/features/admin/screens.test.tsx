@@ -150,6 +150,16 @@ describe('one account', () => {
     expect(document.activeElement).toBe(done);
   });
 
+  it("the phone's country is chosen by its name in the page's language, never typed as a code", async () => {
+    await open('/zh-CN/admin/accounts/u1', 'admin', {}, 'zh-CN');
+    const f = screen.getByTestId('identity-form');
+    fireEvent.click(within(f).getByLabelText('手机号'));
+    const select = within(f).getByLabelText('手机号所属国家或地区') as HTMLSelectElement;
+    expect(select.tagName).toBe('SELECT');
+    expect(select.value).toBe('CN');
+    expect(select.selectedOptions[0]?.textContent).toBe('中国');
+  });
+
   it('an operator does not see the identity replacement', async () => {
     await open('/en-US/admin/accounts/u1', 'operator');
     expect(screen.queryByTestId('identity-form')).toBeNull();
