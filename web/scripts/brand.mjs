@@ -128,9 +128,8 @@ export function brandCss(colours, { logo, logoDark, width = 28 } = {}) {
     // Decorative beside the name it illustrates: no text alternative, nothing for a reader to say.
     logo && '.brand { display: inline-flex; align-items: center; gap: var(--space-2); }',
     logo && `.brand::before { content: ""; flex: none; width: ${width}px; height: 28px; background: var(--brand-logo) no-repeat center / contain; }`,
-    '',
   ]
-    .filter((l) => l !== '')
+    .filter(Boolean)
     .concat('')
     .join('\n');
 }
@@ -162,6 +161,7 @@ function image(dir, key, value, files) {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !value) throw new BrandError(`${key}: a file name in the brand folder or an https URL`);
   if (value.startsWith('https://')) return value;
+  if (/[\\/]/.test(value)) throw new BrandError(`${key} ${value}: a file name of the brand folder itself (no path)`);
   const ext = extname(value).toLowerCase();
   if (!IMAGE.has(ext)) throw new BrandError(`${key} ${value}: an .svg, .png, .webp or .ico file`);
   const from = join(dir, value);

@@ -93,6 +93,8 @@ test('brand: index.html names the brand at first paint; a built dist is branded 
     assert.throws(() => readBrand(src), BrandError);
     writeFileSync(join(src, 'brand.json'), JSON.stringify({ name: 'Acme', logo: 'missing.svg' }));
     assert.throws(() => readBrand(src), /logo missing.svg: no such file/);
+    writeFileSync(join(src, 'brand.json'), JSON.stringify({ name: 'Acme', favicon: '../dist/index.html' }));
+    assert.throws(() => readBrand(src), /favicon \.\.\/dist\/index\.html: a file name of the brand folder itself/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
