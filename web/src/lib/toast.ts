@@ -1,4 +1,6 @@
-// A tiny toast store: at most 2 toasts at a time (spec §9); the oldest goes first.
+// A tiny toast store: at most 2 toasts at a time (spec §9); the oldest goes first. An error
+// while the person is using a form (the last form they submitted or clicked in) is said by that
+// form instead, when it has a place for it (`slot`: use-form.ts, components/form-error.tsx).
 export type ToastKind = 'error' | 'success' | 'info' | 'loading';
 export interface Toast {
   id: number;
@@ -15,7 +17,20 @@ function emit() {
   for (const l of listeners) l(toasts);
 }
 
+let at: Element | null = null;
+if (typeof document !== 'undefined')
+  for (const t of ['submit', 'click']) document.addEventListener(t, (e) => void (at = (e.target as Element).closest?.('form') ?? null), true);
+const slots = new Map<Element, (text: string) => void>();
+
+/** The form's place for errors while it is the one in use; answers the removal. */
+export function slot(form: Element, say: (text: string) => void): () => void {
+  slots.set(form, say);
+  return () => slots.delete(form);
+}
+
 export function show(kind: ToastKind, text: string, ms = 3000): number {
+  const say = kind === 'error' && at && slots.get(at);
+  if (say) return say(text), 0;
   const id = nextId++;
   toasts = [...toasts, { id, kind, text }].slice(-MAX_TOASTS);
   emit();
