@@ -41,4 +41,5 @@ describe('FormError', () => {
     act(() => handleError(network));
     expect(toast.current().map((t) => t.kind)).toEqual(['error']);
   });
+
 });

@@ -40,6 +40,7 @@ describe('toasts', () => {
   it('an error while a form with a place for it is in use is said there, not as a toast; elsewhere a toast', () => {
     const form = document.createElement('form');
     const button = document.createElement('button');
+    button.type = 'button';
     form.append(button);
     document.body.append(form);
     const said: string[] = [];

@@ -214,7 +214,7 @@ for (const L of LOCALES) {
       await alert.waitFor();
       await inView(page, `${F} [data-testid="form-alert"]`, 'the sign-up\'s network error');
       assert.equal(await page.locator('.toasts .toast').count(), 0, 'no toast at the top');
-      await everyWay(page, `sign-up's error in the form (${L})`);
+      await everyWay(page, `sign-up's error in the form (${L})`, [PHONE]);
       await page.unroute('**/ciam/v1/auth/register');
 
       // The security centre's password change, as a signed-in customer.
