@@ -260,22 +260,31 @@ pub fn company(raw: &str) -> Result<String> {
     required_text("company", raw, 100)
 }
 
-/// Usernames: 2 to 32 characters, no spaces, nothing invisible, no special characters, also
-/// once compatibility forms are folded ("ann＠home" reads as "ann@home"). Answered in NFC, as
+/// Usernames: 2 to 32 characters, nothing invisible, no special characters, also once
+/// compatibility forms are folded ("ann＠home" reads as "ann@home"). A space is allowed between
+/// words ("Zhang Wei"), one at a time: trimmed at both ends, never doubled, and no other white
+/// space (a tab, a no-break or an ideographic space) (docs/validation.md). Answered in NFC, as
 /// typed otherwise; uniqueness goes by `username_key` (case and width folded).
 pub fn username(raw: &str) -> Result<String> {
     let s = required_text("userName", raw, 32)?;
-    if s.chars().count() < 2 || s.chars().any(char::is_whitespace) {
+    let spaced_badly = s.contains("  ") || s.chars().any(|c| c.is_whitespace() && c != ' ');
+    if s.chars().count() < 2 || spaced_badly {
         return Err(Error::field(
             Reason::INVALID_PARAMETER,
             "userName",
-            "用户名需 2 到 32 个字符且不含空格",
-            "Username: 2 to 32 characters, no spaces",
+            USERNAME_RULE.0,
+            USERNAME_RULE.1,
         ));
     }
     no_special("userName", &nfkc(&s))?;
     Ok(s)
 }
+
+/// The username rule's words (Chinese, English); the web says the same (lib/validate.ts).
+const USERNAME_RULE: (&str, &str) = (
+    "用户名需 2 到 32 个字符，词之间只能有一个空格",
+    "Username: 2 to 32 characters, one space at most between words",
+);
 
 /// ISO 3166-1 alpha-2 country or region code, upper-cased.
 pub fn country(raw: &str) -> Result<String> {
@@ -413,7 +422,8 @@ mod tests {
             company(" Acme (Shanghai) Co., Ltd. ").unwrap(),
             "Acme (Shanghai) Co., Ltd."
         );
-        assert!(username("a b").is_err());
+        assert!(username("a  b").is_err());
+        assert_eq!(username("a b").unwrap(), "a b");
         assert!(username("x").is_err());
         assert_eq!(username("张三").unwrap(), "张三");
     }
@@ -454,7 +464,15 @@ mod tests {
     fn usernames_are_kept_in_nfc_and_judged_in_nfkc_too() {
         assert_eq!(username("Zoe\u{308}").unwrap(), "Zoë");
         assert_eq!(username("ＡＮＮ").unwrap(), "ＡＮＮ");
-        for bad in ["ann＠home", "ａ＜ｂ", "50％"] {
+        assert_eq!(username(" Zhang Wei ").unwrap(), "Zhang Wei");
+        for bad in [
+            "ann＠home",
+            "ａ＜ｂ",
+            "50％",
+            "Zhang  Wei",
+            "Zhang\tWei",
+            "张\u{3000}三",
+        ] {
             assert_eq!(
                 username(bad).unwrap_err().field.as_deref(),
                 Some("userName"),

@@ -1,7 +1,8 @@
 // The proof-of-work captcha (ALTCHA v1, see docs/api.md): fetch a challenge, find the number whose
 // SHA-256(salt + number) is the challenge, and hand the signed payload to the form. A solution is
 // single-use. A form that sends codes solves in the background as soon as it is in use
-// (useCaptcha), so sending a code is one act.
+// (useCaptcha), so sending a code is one act; the row (Captcha) is shown only when the server
+// asks for the person (components/code-field.tsx).
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor } from 'react-intl';
 import { type Answer, call, SKIP } from '../lib/api';
@@ -37,7 +38,8 @@ export async function solve(c: Challenge, alive: () => boolean, progress: (done:
 }
 
 type State = 'idle' | 'busy' | 'verified' | 'failed';
-const TEXT: Record<State, MessageDescriptor | null> = { idle: null, busy: m.busy, verified: m.done, failed: m.failed };
+// Shown only when asked: idle then means the last proof was refused (or none could be made).
+const TEXT: Record<State, MessageDescriptor> = { idle: m.failed, busy: m.busy, verified: m.done, failed: m.failed };
 
 /** A challenge expires 300 s after it is issued (functions/core/src/captcha.rs): use it well before. */
 const FRESH_MS = 240_000;
@@ -93,41 +95,33 @@ export function useCaptcha(): CaptchaHandle {
   const take = useCallback(async () => {
     const p = await start();
     job.current = null;
+    // Used up: nothing is verified until the next solve.
+    setState('idle');
     return p;
   }, [start]);
   return { state, progress, start, take };
 }
 
-interface Props {
-  /** The form's solver (useCaptcha); without it the widget has its own and solves when clicked. */
-  handle?: CaptchaHandle;
-  /** Called with the base64 payload for the `captcha` field when solved (the widget's own solver). */
-  onSolved?: (payload: string) => void;
-  /** The form's complaint. */
-  error?: MessageDescriptor | null;
-}
-
-/** The captcha's state; pressing it solves (again, after a failure). */
-export function Captcha({ handle, onSolved, error }: Props) {
-  const own = useCaptcha();
-  const c = handle ?? own;
+/**
+ * The captcha's row, for when the server asks for the person: focused when it appears, it says
+ * what went wrong; pressing it solves anew (then "Send code" uses the proof).
+ */
+export function Captcha({ handle: c }: { handle: CaptchaHandle }) {
   const id = useId();
-  const run = () => {
-    if (c.state === 'busy' || (c.state === 'verified' && !handle)) return;
-    void c.start().then((p) => p && onSolved?.(p));
-  };
-  const bad = !!error && c.state !== 'verified';
-  const text = bad ? error : TEXT[c.state];
+  const ref = useRef<HTMLButtonElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  const run = () => void (c.state !== 'busy' && c.state !== 'verified' && c.start());
+  const bad = c.state === 'idle' || c.state === 'failed';
   return (
-    <div className="captcha">
-      <button type="button" role="checkbox" aria-checked={c.state === 'verified'} aria-busy={c.state === 'busy'} aria-invalid={bad}
+    <div className="captcha" data-testid="captcha-row">
+      <button ref={ref} type="button" role="checkbox" aria-checked={c.state === 'verified'} aria-busy={c.state === 'busy'} aria-invalid={bad}
         aria-describedby={id}
         data-testid="captcha" data-state={c.state} onClick={run} style={{ '--p': c.progress } as React.CSSProperties}>
         <span className="captcha-box" aria-hidden="true" />
         <FormattedMessage {...m.label} />
       </button>
-      <p id={id} className={bad ? 'field-error' : 'field-error muted'} aria-live="polite">
-        {text && <FormattedMessage {...text} />}
+      <p id={id} className={bad ? 'field-error' : 'field-error muted'} role="alert">
+        <FormattedMessage {...TEXT[c.state]} />
       </p>
     </div>
   );

@@ -1,6 +1,9 @@
-// The captcha, the verification-code input and its send button with the 60 s resend countdown.
-// One act: the captcha starts solving in the background at the form's first focus or input, and
-// "Send code" waits for it when it is still solving. Focus never drops to the page body: the
+// The verification-code input and its send button with the 60 s resend countdown, and the
+// captcha out of sight: it solves in the background from the form's first focus or input, and
+// "Send code" waits for it when it is still solving. Its row appears only when the server asks
+// for the person (it refused the proof: VERIFYCAPTCHA_*) or no proof could be made; pressing it
+// solves anew, and the next send hides it again (docs/web-experience.md "The captcha"). Focus
+// never drops to the page body: the
 // button is never disabled under it (aria-disabled while busy or counting down, so it stays
 // focusable), and after a successful send focus moves to the code input. The same on sign-up,
 // sign-in by code, recovery and binding a mail or phone in the personal centre.
@@ -36,6 +39,8 @@ export function CodeField({ purpose, account, onRefused, ...field }: Props) {
   const button = useRef<HTMLButtonElement>(null);
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
+  // The server (or a failed solve) needs the person: the captcha's row is shown, focused.
+  const [ask, setAsk] = useState(false);
   const { start: solve } = captcha;
   // The form is in use (first focus or input in it): solve the captcha in the background.
   useEffect(() => {
@@ -59,13 +64,11 @@ export function CodeField({ purpose, account, onRefused, ...field }: Props) {
     setBusy(true);
     setSent(false);
     const proof = await captcha.take();
-    if (!proof) {
-      // The captcha says why (its status line); pressing again solves anew.
-      setBusy(false);
-      return;
-    }
-    const res = await sendCode({ account: to, purpose, captcha: proof }, SKIP);
+    const res = proof ? await sendCode({ account: to, purpose, captcha: proof }, SKIP) : null;
     setBusy(false);
+    // No proof, or the server refused it: the row says so and waits for a press.
+    if (!res || (!res.success && /^VERIFYCAPTCHA_/.test(res.error.reason))) return setAsk(true);
+    setAsk(false);
     // A proof is single-use: the next send's is solved in the background now.
     void solve();
     if (res.success) {
@@ -77,7 +80,7 @@ export function CodeField({ purpose, account, onRefused, ...field }: Props) {
   };
   return (
     <>
-      <Captcha handle={captcha} />
+      {ask && <Captcha handle={captcha} />}
       <Field {...field} name="code" label={m.code} inputMode="numeric" autoComplete="one-time-code" maxLength={6}
         after={
           <button ref={button} type="button" className="send" data-testid="send-code" aria-disabled={waiting} aria-busy={busy}

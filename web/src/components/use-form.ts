@@ -7,6 +7,7 @@ import type { FormAlertState, Msg } from './field';
 import { type ApiError, errorText, handleError, lockMinutes } from '../lib/api';
 import { useCountdown } from '../lib/countdown';
 import { byReason, hasReason, type ReasonMap } from '../lib/reasons';
+import { slot } from '../lib/toast';
 
 type Values = Record<string, string | boolean>;
 
@@ -35,8 +36,6 @@ export const INLINE: ReasonMap<string> = {
   USERNAME_EXIST: 'userName',
   VERIFYCODE_SENDING_TOO_QUICKLY: 'code',
   VERIFYCODE_SENDING_LIMIT: 'code',
-  VERIFYCAPTCHA_NOT_FOUND: 'form',
-  VERIFYCAPTCHA_ERROR: 'form',
 };
 
 export function useForm<T extends Values>(init: T | (() => T)) {
@@ -53,6 +52,17 @@ export function useForm<T extends Values>(init: T | (() => T)) {
   useEffect(() => {
     if (alert?.lockedUntil != null && lock.left === 0 && Date.now() >= alert.lockedUntil) setAlert(null);
   }, [alert, lock.left]);
+  // The default handler's errors while this form is in use are said atop it, focused (lib/toast.ts).
+  useEffect(
+    () =>
+      ref.current
+        ? slot(ref.current, (text) => {
+            setAlert({ text, lockedUntil: null });
+            alertRef.current?.focus();
+          })
+        : undefined,
+    [],
+  );
   const keepLock = (a: FormAlertState | null) => (a?.lockedUntil != null && Date.now() < a.lockedUntil ? a : null);
   const set = <K extends keyof T & string>(k: K, v: T[K]) => {
     setValues((s) => ({ ...s, [k]: v }));

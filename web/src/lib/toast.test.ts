@@ -37,4 +37,29 @@ describe('toasts', () => {
     toast.show('info', 'y');
     expect(seen).toEqual([1, 0]);
   });
+  it('an error while a form with a place for it is in use is said there, not as a toast; elsewhere a toast', () => {
+    const form = document.createElement('form');
+    const button = document.createElement('button');
+    button.type = 'button';
+    form.append(button);
+    document.body.append(form);
+    const said: string[] = [];
+    const off = toast.slot(form, (t) => said.push(t));
+    button.click();
+    toast.show('error', 'offline');
+    toast.show('info', 'a notice');
+    expect(said).toEqual(['offline']);
+    expect(toast.current().map((t) => t.text)).toEqual(['a notice']);
+    // Clicked outside any form: a toast again.
+    document.body.click();
+    toast.show('error', 'later');
+    expect(said).toEqual(['offline']);
+    expect(toast.current().map((t) => t.text)).toEqual(['a notice', 'later']);
+    // A form gone has no place.
+    button.click();
+    off();
+    toast.show('error', 'gone');
+    expect(said).toEqual(['offline']);
+    form.remove();
+  });
 });

@@ -1,4 +1,7 @@
-// A tiny toast store: at most 2 toasts at a time (spec §9); the oldest goes first.
+// A tiny toast store: at most 2 toasts at a time (spec §9); the oldest goes first. An error
+// while the person is using a form or a section of the account centre (the nearest one with a
+// place for errors around what they last submitted or clicked) is said there instead (`slot`:
+// use-form.ts, components/form-error.tsx).
 export type ToastKind = 'error' | 'success' | 'info' | 'loading';
 export interface Toast {
   id: number;
@@ -15,7 +18,28 @@ function emit() {
   for (const l of listeners) l(toasts);
 }
 
+const slots = new Map<Element, (text: string) => void>();
+let at: Element | null = null;
+if (typeof document !== 'undefined')
+  for (const t of ['submit', 'click'])
+    document.addEventListener(
+      t,
+      (e) => {
+        // The nearest place for errors around what the person used (a form, else its section).
+        for (at = e.target as Element; at && !slots.has(at); ) at = at.parentElement;
+      },
+      true,
+    );
+
+/** The place for errors of a form (or a section) while it is the one in use; answers the removal. */
+export function slot(form: Element, say: (text: string) => void): () => void {
+  slots.set(form, say);
+  return () => slots.delete(form);
+}
+
 export function show(kind: ToastKind, text: string, ms = 3000): number {
+  const say = kind === 'error' && at && slots.get(at);
+  if (say) return say(text), 0;
   const id = nextId++;
   toasts = [...toasts, { id, kind, text }].slice(-MAX_TOASTS);
   emit();

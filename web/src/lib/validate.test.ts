@@ -1,13 +1,16 @@
 // The client's copy of the spec §5 rules against the vectors shared with the server
 // (functions/core/tests/validation_vectors.json; the Rust side checks the same file).
 import { describe, expect, it } from 'vitest';
-import * as v from './validate';
+import * as base from './validate';
+import * as text from './validate-text';
+
+const v = { ...base, ...text, rules: { ...base.rules, ...text.textRules } };
 
 const FIELDS = ['mail', 'phone', 'password', 'username', 'company', 'code', 'text'] as const;
 type Field = (typeof FIELDS)[number];
 // The check each rule of the file stands for ('text': a required free-text field of 50
 // characters, as the display name, position, address and app names are checked).
-const CHECKS: Record<Field, (s: string) => v.Problem> = {
+const CHECKS: Record<Field, (s: string) => base.Problem> = {
   mail: v.mail,
   phone: v.phone,
   password: v.password,

@@ -1,4 +1,5 @@
-// The client's copy of the rules of spec §5. The server (functions/core/src/validate.rs and
+// The client's copy of the rules of spec §5 the sign-in screens need (the free-text rules of
+// sign-up and the profile are lib/validate-text.ts, out of the sign-in's JavaScript). The server (functions/core/src/validate.rs and
 // password.rs) is the source of truth and checks everything again; both sides are tested against
 // functions/core/tests/validation_vectors.json. Each validator returns null when the input is
 // valid, else the message to show.
@@ -19,20 +20,14 @@ export const rules = defineMessages({
   pwSpecial: { id: 'validate.pwSpecial', defaultMessage: 'A special character' },
   pwForbidden: { id: 'validate.pwForbidden', defaultMessage: 'None of ` \\ \'\' " /' },
   confirm: { id: 'validate.confirm', defaultMessage: 'Password does not match' },
-  company: { id: 'validate.company', defaultMessage: 'Please enter the company name' },
   empty: { id: 'validate.empty', defaultMessage: 'The field cannot be empty' },
-  special: { id: 'validate.special', defaultMessage: 'It cannot contain special characters' },
-  tooLong: { id: 'validate.tooLong', defaultMessage: 'Too long' },
-  username: { id: 'validate.username', defaultMessage: 'Username: 2 to 32 characters, no spaces' },
   codeEmpty: { id: 'validate.codeEmpty', defaultMessage: 'Verification code cannot be empty' },
   codeDigits: { id: 'validate.codeDigits', defaultMessage: 'Please enter 6 digits' },
-  country: { id: 'validate.country', defaultMessage: 'Please choose a country or region' },
-  terms: { id: 'validate.terms', defaultMessage: 'You have to accept the above terms' },
 });
 
 export type Problem = MessageDescriptor | null;
 
-const chars = (s: string) => [...s].length;
+export const chars = (s: string) => [...s].length;
 
 // The local part's characters (RFC 5322 atext), dots only between them; lower-case labels of
 // letters, digits and inner hyphens; an alphabetic top-level label.
@@ -84,77 +79,8 @@ export function confirm(pw: string, again: string): Problem {
   return pw === again ? null : rules.confirm;
 }
 
-// What a reader cannot see (the server's validate/unicode.rs): controls, format and bidi
-// characters, line and paragraph separators, private-use and unassigned code points, every
-// default-ignorable code point and the blank braille pattern. A variation selector is allowed
-// only right after a visible character (the emoji or ideograph it selects a glyph for).
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800]/u;
-const SELECTOR = /\p{Variation_Selector}/u;
-const SPACE = /\p{White_Space}/u;
-
-/** Whether `s` holds a character a reader cannot see, or one that reorders the text around it. */
-export function hasInvisible(s: string): boolean {
-  let afterVisible = false;
-  for (const c of s) {
-    if (SELECTOR.test(c)) {
-      if (!afterVisible) return true;
-      afterVisible = false;
-    } else if (INVISIBLE.test(c)) {
-      return true;
-    } else {
-      afterVisible = !SPACE.test(c);
-    }
-  }
-  return false;
-}
-
-/**
- * The server's trim (White_Space only: String.prototype.trim also drops U+FEFF, which the server
- * refuses rather than hides) and NFC, the form text is counted and stored in.
- */
-function tidy(raw: string): string {
-  return raw.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, '').normalize('NFC');
-}
-
-export function noSpecial(s: string): Problem {
-  return hasInvisible(s) || /[<>"`\\/{}[\]|;$%^*=~!?@#+]/u.test(s) ? rules.special : null;
-}
-
-/** A required free-text field: not blank, at most `max` characters, nothing invisible, no special characters. */
-export function requiredText(raw: string, max: number): Problem {
-  const s = tidy(raw);
-  if (!s) return rules.empty;
-  if (chars(s) > max) return rules.tooLong;
-  return noSpecial(s);
-}
-
-/**
- * Spec §5: required ("Please enter the company name" when nothing is typed), and spaces only are
- * "The field cannot be empty" (the server answers the same for a blank company).
- */
-export function company(raw: string): Problem {
-  return raw === '' ? rules.company : requiredText(raw, 100);
-}
-
-/**
- * 2 to 32 characters, no spaces, nothing invisible, no special characters, also once fullwidth
- * and other compatibility forms are folded (NFKC: "ann＠home" reads as "ann@home").
- */
-export function username(raw: string): Problem {
-  const s = tidy(raw);
-  return requiredText(s, 32) ?? (chars(s) < 2 || SPACE.test(s) ? rules.username : noSpecial(s.normalize('NFKC')));
-}
-
 export function code(raw: string): Problem {
   const s = raw.trim();
   if (!s) return rules.codeEmpty;
   return /^\d{6}$/.test(s) ? null : rules.codeDigits;
-}
-
-export function country(value: string): Problem {
-  return value ? null : rules.country;
-}
-
-export function terms(accepted: boolean): Problem {
-  return accepted ? null : rules.terms;
 }

@@ -113,7 +113,7 @@ for (const L of LOCALES) {
       const field = section.locator('input[name="account"]');
       for (let i = 0; i < 40 && !(await field.evaluate((f) => f === document.activeElement)); i++) await page.keyboard.press('Tab');
       await page.keyboard.type(phone);
-      await page.keyboard.press('Tab'); // the captcha's status is not focusable: on to the code
+      await page.keyboard.press('Tab'); // no captcha row: on to the code
       const send = section.locator('[data-testid="send-code"]');
       for (let i = 0; i < 5 && !(await send.evaluate((b) => b === document.activeElement)); i++) await page.keyboard.press('Tab');
       await page.keyboard.press('Enter');

@@ -34,9 +34,9 @@ pub struct Location {
 /// it is taken a free `suggestion` close to it (the name with a number; null when the three
 /// tried are taken too). A username is not a sign-in identifier, and registration answers
 /// USERNAME_EXIST anyway, so the answer names no account and nothing to sign in with. A name the
-/// username rules refuse (2 to 32 characters, no spaces, no special characters) is
-/// INVALID_PARAMETER on `userName`, with the rule's message. Counted per address with the
-/// captcha's requests (the `Captcha` WAF rule).
+/// username rules refuse (2 to 32 characters, one space at most between words, no special
+/// characters) is INVALID_PARAMETER on `userName`, with the rule's message. Counted per address
+/// with the captcha's requests (the `Captcha` WAF rule).
 ///
 /// Reasons: INVALID_PARAMETER.
 ///

@@ -11,7 +11,7 @@ use crate::validate::{self, Email, Identity};
 use crate::{random_digits, Ciam, LostRace, Reason};
 use ciam_store::{Cond, Item, TxOp, Update};
 
-/// A username from the mail's local part: 2 to 32 characters, no spaces; `attempt` > 0 adds a
+/// A username from the mail's local part: 2 to 32 characters, no space; `attempt` > 0 adds a
 /// random suffix.
 fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
     let local = mail.as_str().split('@').next().unwrap_or_default();

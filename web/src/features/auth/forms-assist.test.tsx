@@ -200,15 +200,15 @@ describe('one-act code sending', () => {
     return { api, f: screen.getByTestId('signin-code') as HTMLFormElement };
   };
 
-  it('the captcha starts solving at the first focus in the form, not before', async () => {
+  it('the captcha starts solving at the first focus in the form, not before, and shows no row', async () => {
     const { api, f } = await open();
     await settle();
     expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(0);
-    expect(screen.getByTestId('captcha').dataset.state).toBe('idle');
     field(f, 'account').focus();
     await settle(10);
     expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(1);
-    expect(screen.getByTestId('captcha').dataset.state).toBe('verified');
+    expect(screen.queryByTestId('captcha')).toBeNull();
+    expect(f.textContent).not.toMatch(/robot|Verifying|Verified/);
   });
 
   it('"Send code" is the only act: the proof goes with it; focus moves to the code, never to the body', async () => {
@@ -238,24 +238,54 @@ describe('one-act code sending', () => {
     expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(2);
   });
 
-  it('a failed background solving is said by the captcha (no toast); the next press solves anew and sends', async () => {
+  it('a failed background solving shows nothing until the send; then the captcha row asks (no toast), and after a press the send goes', async () => {
     const { api, f } = await open();
     let fail = true;
     api.answers['GET /auth/captcha'] = () => (fail ? [500, { reason: 'INTERNAL_SERVER_ERROR', message: '', code: 500 }] : challenge());
     fireEvent.change(field(f, 'account'), { target: { value: 'ann@example.com' } });
     await settle(10);
-    expect(screen.getByTestId('captcha').dataset.state).toBe('failed');
-    expect(toast.current()).toEqual([]);
+    expect(screen.queryByTestId('captcha')).toBeNull();
     const send = screen.getByTestId('send-code');
     send.focus();
     fireEvent.click(send);
     await settle(10);
     expect(api.callsTo('POST', '/auth/identity')).toHaveLength(0);
-    expect(document.activeElement).toBe(send);
+    expect(toast.current()).toEqual([]);
+    const row = screen.getByTestId('captcha');
+    expect(document.activeElement).toBe(row);
+    expect(row.getAttribute('aria-invalid')).toBe('true');
+    expect(document.getElementById(row.getAttribute('aria-describedby')!)!.textContent).toBe('Verification failed, please try again');
     fail = false;
+    fireEvent.click(row);
+    await settle(15);
+    expect(row.dataset.state).toBe('verified');
     fireEvent.click(send);
     await settle(15);
     expect(api.callsTo('POST', '/auth/identity')).toHaveLength(1);
+    expect(document.activeElement).toBe(field(f, 'code'));
+    expect(screen.queryByTestId('captcha')).toBeNull();
+  });
+
+  it('a proof the server refuses (VERIFYCAPTCHA_ERROR) brings the row, focused; a press and a send go through', async () => {
+    const { api, f } = await open();
+    let refuse = true;
+    api.answers['POST /auth/identity'] = () => (refuse ? [400, { reason: 'VERIFYCAPTCHA_ERROR', message: '', code: 400 }] : [200, { resendAfter: 60 }]);
+    fireEvent.change(field(f, 'account'), { target: { value: 'ann@example.com' } });
+    fireEvent.click(screen.getByTestId('send-code'));
+    await settle(15);
+    const row = screen.getByTestId('captcha');
+    expect(document.activeElement).toBe(row);
+    expect(row.dataset.state).toBe('idle');
+    expect(screen.getByTestId('form-alert').textContent).toBe('');
+    expect(api.callsTo('GET', '/auth/captcha')).toHaveLength(1);
+    refuse = false;
+    fireEvent.click(row);
+    await settle(15);
+    expect(row.dataset.state).toBe('verified');
+    fireEvent.click(screen.getByTestId('send-code'));
+    await settle(15);
+    expect(api.callsTo('POST', '/auth/identity')).toHaveLength(2);
+    expect(screen.queryByTestId('captcha')).toBeNull();
     expect(document.activeElement).toBe(field(f, 'code'));
   });
 

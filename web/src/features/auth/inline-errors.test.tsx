@@ -93,11 +93,14 @@ describe('sign-in refusals inline', () => {
     expect(screen.getByTestId('form-alert').textContent).toBe('');
   });
 
-  it('a server error is a toast when it is not about the form', async () => {
+  it('a server error not about the form is said atop the form that was submitted, focused, not in a toast', async () => {
     fakeApi({ 'POST /auth/login/password': () => [500, { reason: 'INTERNAL_SERVER_ERROR', message: '', code: 500 }] });
     const f = await signInScreen();
     await submit(f);
-    expect(toast.current().map((t) => t.kind)).toEqual(['error']);
+    expect(toast.current()).toEqual([]);
+    const alert = within(f).getByTestId('form-alert');
+    expect(within(alert).getByRole('alert').textContent).not.toBe('');
+    expect(document.activeElement).toBe(alert);
   });
 });
 
@@ -146,7 +149,11 @@ describe('register and recovery', () => {
     expect(list.getAttribute('aria-live')).toBe('polite');
     expect(list.querySelectorAll('li')).toHaveLength(v.passwordChecks.length);
     const met = () => [...list.querySelectorAll('li')].map((li) => li.dataset.met === 'true');
+    // Empty: nothing ticked, "none of ` \\ ' \" /" included, and nothing said as met or not met.
+    expect(met().some(Boolean)).toBe(false);
+    expect(list.textContent).not.toMatch(/✓|met/);
     fireEvent.change(input(f, 'password'), { target: { value: 'abc' } });
+    expect(list.textContent).toContain('(not met)');
     expect(met()).toEqual([false, false, true, false, false, true]);
     fireEvent.change(input(f, 'password'), { target: { value: 'Ciam-Demo-2026!' } });
     expect(met().every(Boolean)).toBe(true);
@@ -275,10 +282,8 @@ describe('the code form', () => {
       'POST /auth/login/code': () => [400, { reason: 'CODE_ERROR', message: '', code: 400 }] });
     await renderApp([{ path: '/:language/passport/signin', element: <CodeForm account="ann@example.com" onSignedIn={() => {}} /> }], '/en-US/passport/signin');
     const f = screen.getByTestId('signin-code') as HTMLFormElement;
-    fireEvent.click(f.querySelector('[data-testid="captcha"]') as HTMLElement);
-    await settle(10);
     fireEvent.click(screen.getByTestId('send-code'));
-    await settle();
+    await settle(15);
     return f;
   }
 

@@ -1,4 +1,7 @@
-// Sign-up (spec §2, every rule of §5 checked here and again on the server).
+// Sign-up (spec §2, every rule of §5 checked here and again on the server), in the order people
+// think (issue 34 item 1): the account (mail or phone) and its code first, then the rest (user
+// name, company, country, the password twice, the agreement). DOM order is the visual and the
+// tab order.
 import { lazy, Suspense, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation, useNavigate } from 'react-router';
@@ -11,6 +14,7 @@ import { type ApiError, call, errorText, SKIP } from '../../lib/api';
 import { hasReason } from '../../lib/reasons';
 import { keepQuery } from '../../lib/redirect';
 import * as v from '../../lib/validate';
+import * as t from '../../lib/validate-text';
 import { CodeField } from '../../components/code-field';
 import { CountryField, initialCountry } from './country-field';
 import { labels } from './messages';
@@ -39,7 +43,7 @@ export default function Register() {
   const q = keepQuery(search);
   const appId = new URLSearchParams(search).get('appId');
   const f = useForm({
-    userName: '', company: '', account: '', code: '', password: '', confirmPassword: '', country: initialCountry(), acceptTerms: false as boolean,
+    account: '', code: '', userName: '', company: '', password: '', confirmPassword: '', country: initialCountry(), acceptTerms: false as boolean,
   });
   const [busy, setBusy] = useState(false);
   // A mainland phone on the global cell (docs/multi-region.md §14): said at the account, with the
@@ -55,14 +59,14 @@ export default function Register() {
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     const ok = f.check({
-      userName: v.username(x.userName),
-      company: v.company(x.company),
       account: v.identity(x.account),
       code: v.code(x.code),
-      country: v.country(x.country),
+      userName: t.username(x.userName),
+      company: t.company(x.company),
+      country: t.country(x.country),
       password: v.password(x.password),
       confirmPassword: v.confirm(x.password, x.confirmPassword),
-      acceptTerms: v.terms(x.acceptTerms),
+      acceptTerms: t.terms(x.acceptTerms),
     });
     if (!ok) return;
     setBusy(true);
@@ -89,13 +93,14 @@ export default function Register() {
       )}
       <form ref={f.ref} data-testid="register" noValidate onSubmit={submit}>
         <FormAlert {...f.alert} />
-        <Field {...f.bind('userName')} label={m.userName} autoComplete="nickname" />
-        <UsernameStatus said={nameCheck} onUse={(name) => f.set('userName', name)} />
-        <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
         <Field {...f.bind('account')} onChange={(a) => { f.set('account', a); setElsewhere(null); }} label={labels.account} autoComplete="username" />
         <Cell reason={elsewhere} />
         <CodeField {...f.bind('code')} onRefused={refuse} purpose="register"
           account={() => (f.flag('account', v.identity(x.account)) ? x.account.trim() : null)} />
+        <Field {...f.bind('userName')} error={f.errors.userName ?? (nameCheck?.state === 'refused' ? nameCheck.problem : null)}
+          label={m.userName} autoComplete="nickname" />
+        <UsernameStatus said={nameCheck} onUse={(name) => f.set('userName', name)} />
+        <Field {...f.bind('company')} label={m.company} autoComplete="organization" />
         <CountryField value={x.country} error={f.errors.country} onChange={(c) => f.set('country', c)} />
         <Field {...f.bind('password')} label={labels.password} type="password" autoComplete="new-password" />
         <Field {...f.bind('confirmPassword')} label={labels.confirmPassword} type="password" autoComplete="new-password" />

@@ -47,19 +47,40 @@ describe('the username as it is typed', () => {
     expect(api.calls.some((c) => c.method === 'POST')).toBe(false);
   });
 
-  it('asks nothing for a name the rules refuse, and says the answer in Chinese', async () => {
-    const { api, type, status } = await open('zh-CN', {
+  it('refuses at the field, as it is typed, a name the rules refuse, asking nothing; says the answer in Chinese', async () => {
+    const { api, input, type, status } = await open('zh-CN', {
       'GET /auth/username?userName=%E5%BC%A0%E4%BC%9F': () => [200, { userName: '张伟', available: true, suggestion: null }],
     });
-    await type('zhang wei');
+    const error = () => document.getElementById(input.getAttribute('aria-describedby')!.split(' ').at(-1)!)!;
+    await type('zhang  wei');
     await pause();
     await settle();
     expect(api.calls.filter((c) => c.path.startsWith('/auth/username'))).toEqual([]);
     expect(status().textContent).toBe('');
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(error().textContent).toBe('用户名需 2 到 32 个字符，词之间只能有一个空格');
+    expect(error().getAttribute('role')).toBe('alert');
+    // One character is not refused while typing (every name starts with one).
+    await type('张');
+    await pause();
+    await settle();
+    expect(input.getAttribute('aria-invalid')).toBe('false');
     await type('张伟');
     await pause();
     await settle();
     expect(status().textContent).toContain('张伟 可以使用。');
+  });
+
+  it('a name with one space between words is asked about, and accepted', async () => {
+    const { api, input, type, status } = await open('en-US', {
+      'GET /auth/username?userName=Zhang%20Wei': () => [200, { userName: 'Zhang Wei', available: true, suggestion: null }],
+    });
+    await type('Zhang Wei');
+    await pause();
+    await settle();
+    expect(api.calls.map((c) => c.path)).toContain('/auth/username?userName=Zhang%20Wei');
+    expect(status().textContent).toContain('Zhang Wei is available.');
+    expect(input.getAttribute('aria-invalid')).toBe('false');
   });
 
   it('says nothing when the check fails: sign-up still answers for itself', async () => {

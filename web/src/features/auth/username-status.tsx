@@ -1,11 +1,14 @@
 // Whether the username being typed at sign-up is free (GET /auth/username), said under the field
 // as it is typed, before any code is sent: "available", or "taken" with a free suggestion the
 // person can take with one press. Asked half a second after typing stops, only for a name the
-// local rules accept, and only the latest answer counts (docs/web-experience.md "Sign-up").
+// local rules accept, and only the latest answer counts (docs/web-experience.md "Sign-up"). A
+// name of two characters or more that the rules refuse ("Zhang  Wei", "ann@home") is refused at
+// the same pause, by the field itself (its error line), before anything is submitted.
 import { useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage } from 'react-intl';
 import { call, SKIP } from '../../lib/api';
-import * as v from '../../lib/validate';
+import type { Problem } from '../../lib/validate';
+import * as v from '../../lib/validate-text';
 import { WithMessages } from '../../components/with-messages';
 import { loadSignup } from './signup-messages';
 
@@ -19,14 +22,25 @@ const m = defineMessages({
 /** How long typing must pause before the name is checked. */
 export const PAUSE_MS = 500;
 
-type Said = { name: string; state: 'checking' } | { name: string; state: 'free' } | { name: string; state: 'taken'; suggestion: string | null };
+type Said =
+  | { name: string; state: 'checking' }
+  | { name: string; state: 'free' }
+  | { name: string; state: 'taken'; suggestion: string | null }
+  | { name: string; state: 'refused'; problem: Problem };
 
 /** The state of `value`'s check: what to say, and whether the name is known taken. */
 export function useUsernameCheck(value: string): Said | null {
   const name = value.trim();
-  const checkable = !!name && !v.username(name);
+  const problem = name ? v.username(name) : null;
+  const checkable = !!name && !problem;
+  // Too short is not said while typing (every name starts with one character).
+  const refusable = !!problem && [...name].length > 1;
   const [said, setSaid] = useState<Said | null>(null);
   useEffect(() => {
+    if (refusable) {
+      const t = setTimeout(() => setSaid({ name, state: 'refused', problem: v.username(name) }), PAUSE_MS);
+      return () => clearTimeout(t);
+    }
     if (!checkable) return setSaid(null);
     let live = true;
     setSaid({ name, state: 'checking' });
@@ -42,7 +56,7 @@ export function useUsernameCheck(value: string): Said | null {
       live = false;
       clearTimeout(t);
     };
-  }, [name, checkable]);
+  }, [name, checkable, refusable]);
   return said && said.name === name ? said : null;
 }
 
@@ -53,7 +67,7 @@ export function useUsernameCheck(value: string): Said | null {
 export function UsernameStatus({ said, onUse }: { said: Said | null; onUse: (name: string) => void }) {
   return (
     <div className="username-status" role="status" aria-live="polite" data-testid="username-status">
-      {said && (
+      {said && said.state !== 'refused' && (
         <WithMessages bundle="signup" load={loadSignup}>
           <Words said={said} onUse={onUse} />
         </WithMessages>
@@ -62,7 +76,7 @@ export function UsernameStatus({ said, onUse }: { said: Said | null; onUse: (nam
   );
 }
 
-function Words({ said, onUse }: { said: Said; onUse: (name: string) => void }) {
+function Words({ said, onUse }: { said: Exclude<Said, { state: 'refused' }>; onUse: (name: string) => void }) {
   return (
     <>
       {said.state === 'checking' && (

@@ -20,6 +20,7 @@ import './logout.css';
 import { hasReason } from '../../lib/reasons';
 import { forgetSelf } from '../../lib/account-picker';
 import { rememberOrigin } from '../../lib/redirect';
+import { FormError } from '../../components/form-error';
 
 const m = defineMessages({
   intro: { id: 'logout.intro', defaultMessage: 'Deactivating closes your Ciam account and every application you reach with it.' },
@@ -188,6 +189,7 @@ function Deactivate({ account }: { account: Account }) {
   };
   return (
     <form ref={form} data-testid="deactivate" onSubmit={(e) => void submit(e)} noValidate>
+      <FormError />
       {twoFactor ? (
         <OtpField
           label={dm.code}

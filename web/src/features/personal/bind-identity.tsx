@@ -15,6 +15,7 @@ import * as v from '../../lib/validate';
 import { type IdentityKind, lastSignIn, normalizeIdentity, sameAsCurrent } from './identity';
 import type { UserInfo } from '../../lib/api-types.gen';
 import { byReason, type ReasonMap } from '../../lib/reasons';
+import { FormError } from '../../components/form-error';
 
 const m = defineMessages({
   mailHeading: { id: 'info.bind.mailHeading', defaultMessage: 'E-mail address' },
@@ -174,6 +175,7 @@ function BindForm({ kind, masked, whole, onInfo, guard, onDone }: FormProps) {
   };
   return (
     <form ref={form} data-testid={`bind-${kind}`} onSubmit={(e) => void submit(e)} noValidate>
+      <FormError />
       {/* It speaks of addresses: the mail form's (a phone is never called an address). */}
       {kind === 'mail' && (
         <p className="muted">

@@ -9,6 +9,7 @@ import { Link, useLocation } from 'react-router';
 import { paths } from '../../config/paths';
 import { asLocale, type Locale } from '../../i18n/locale';
 import { useServerPasskeys } from '../../lib/passkey-gate';
+import { FormError } from '../../components/form-error';
 
 const m = defineMessages({
   nav: { id: 'personal.sections.nav', defaultMessage: 'Account centre sections' },
@@ -81,6 +82,8 @@ export function CentreSection({ id, children }: { id: SectionId; children: React
   const current = currentSection(page, hash) === id;
   return (
     <div id={id} className="centre-section" data-section={id} data-current={current || undefined}>
+      {/* The default handler's errors from a control of this section (not of a form with its own). */}
+      <FormError testId={`${id}-error`} />
       {children}
     </div>
   );

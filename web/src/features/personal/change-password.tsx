@@ -4,7 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { type ApiError, errorText, handleError } from '../../lib/api';
 import { changePassword } from './api';
-import { Field } from '../../components/field';
+import { Field, FormAlert } from '../../components/field';
 import { useForm } from '../../components/use-form';
 import * as v from '../../lib/validate';
 import { byReason, type ReasonMap } from '../../lib/reasons';
@@ -44,7 +44,7 @@ function fieldOf(e: ApiError): FieldName | null {
  */
 export function ChangePassword({ account, onDone }: { account: string | null; onDone: (said: string) => void }) {
   const intl = useIntl();
-  const { ref, values, set, check, flag, bind } = useForm(EMPTY);
+  const { ref, values, set, check, flag, bind, alert } = useForm(EMPTY);
   const [busy, setBusy] = useState(false);
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -69,6 +69,8 @@ export function ChangePassword({ account, onDone }: { account: string | null; on
   };
   return (
     <form ref={ref} data-testid="change-password" onSubmit={(e) => void submit(e)} noValidate>
+      {/* What the default handler says while this form is in use (a network failure, ...). */}
+      <FormAlert {...alert} />
       {/* Hidden: tells a password manager whose password this is (its autocomplete is username). */}
       {account && <input type="text" name="username" autoComplete="username" value={account} readOnly hidden />}
       <Field

@@ -63,7 +63,7 @@ describe('authorized apps', () => {
     expect(document.activeElement?.id).toBe('consents-title');
   });
 
-  it('keeps the app when the server refuses, and tells the user', async () => {
+  it('keeps the app when the server refuses, and tells the user in the section', async () => {
     state.answers['DELETE /auth/consents/a1'] = () => [503, { reason: 'SERVICE_UNAVAILABLE', message: 'busy', code: 503 }];
     await show('/en-US/personal/info');
     fireEvent.click(within(rows()[0]).getByRole('button'));
@@ -71,7 +71,11 @@ describe('authorized apps', () => {
     await settle();
     expect(rows()).toHaveLength(2);
     expect(screen.getByTestId('consents-status').textContent).toBe('');
-    expect(toast.current().some((t) => t.kind === 'error')).toBe(true);
+    // Said atop the section of the button used, focused, not in a toast (issue 34 item 5).
+    expect(toast.current()).toEqual([]);
+    const said = document.activeElement as HTMLElement;
+    expect(said.dataset.testid).toMatch(/-error$/);
+    expect(said.textContent).toBe('Service busy, please retry');
   });
 
   it('says when no app is allowed, in both languages', async () => {

@@ -10,8 +10,9 @@ import { asLocale } from '../../i18n/locale';
 import { errorText, handleError } from '../../lib/api';
 import { patchInfo } from './api';
 import { FormStatus, useFormStatus } from '../../components/form-status';
+import { FormError } from '../../components/form-error';
 import { ErrorText, Field, type Msg } from '../../components/field';
-import * as v from '../../lib/validate';
+import * as t from '../../lib/validate-text';
 import { countryOptions, regionName } from '../../lib/countries';
 import { Apps } from './apps';
 import { Avatar } from './avatar';
@@ -100,13 +101,13 @@ function changedFields(u: UserInfo, x: Values): Partial<Values> {
 /** The client's checks of the changed fields (the server checks again). */
 function problems(diff: Partial<Values>, typed: Values): Errors {
   const out: Errors = {};
-  const optional = (s: string, max: number) => (s ? v.requiredText(s, max) : null);
+  const optional = (s: string, max: number) => (s ? t.requiredText(s, max) : null);
   // As typed: spaces only are "The field cannot be empty", nothing is "Please enter the company name".
-  if (diff.company !== undefined) out.company = v.company(typed.company);
+  if (diff.company !== undefined) out.company = t.company(typed.company);
   if (diff.duty !== undefined) out.duty = optional(diff.duty, MAX.duty);
   if (diff.address !== undefined) out.address = optional(diff.address, MAX.address);
   if (diff.displayName !== undefined) out.displayName = optional(diff.displayName, MAX.displayName);
-  if (diff.country !== undefined) out.country = v.country(diff.country);
+  if (diff.country !== undefined) out.country = t.country(diff.country);
   return out;
 }
 
@@ -303,6 +304,7 @@ function ProfileForm({ info, onSaved, onDone }: { info: UserInfo; onSaved: (u: U
   const options = useMemo(() => countryOptions(intl.locale, info.country), [intl.locale, info.country]);
   return (
     <form id="profile-form" data-testid="profile-form" onSubmit={(e) => void submit(e)} noValidate onInput={status.clear}>
+      <FormError />
       {(['company', 'duty', 'address', 'displayName'] as const).map((f) => (
         <Field
           key={f}

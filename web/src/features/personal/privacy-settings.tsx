@@ -13,6 +13,7 @@ import { When } from '../../components/when';
 import { hasReason } from '../../lib/reasons';
 import { Fold } from './fold';
 import { LoadState } from './load-state';
+import { FormError } from '../../components/form-error';
 
 const m = defineMessages({
   heading: { id: 'secure.cookies.heading', defaultMessage: 'Cookies and privacy' },
@@ -136,6 +137,7 @@ export function PrivacySettings() {
           {() => (
             <>
               <form data-testid="privacy-form" onSubmit={(e) => void submit(e)} onChange={status.clear}>
+                <FormError />
                 <fieldset>
                   <legend>
                     <FormattedMessage {...m.choices} />

@@ -386,7 +386,11 @@ describe('marketing, privacy, sessions and activity', () => {
     expect(box.getAttribute('aria-busy')).toBe('true');
     await settle();
     expect((screen.getByTestId('advertisement') as HTMLInputElement).checked).toBe(false);
-    expect(toast.current().map((t) => t.text)).toEqual(['Internal server error']);
+    // Said atop the section of the control used, focused, not in a toast (issue 34 item 5).
+    expect(toast.current()).toEqual([]);
+    const said = document.activeElement as HTMLElement;
+    expect(said.dataset.testid).toMatch(/-error$/);
+    expect(said.textContent).toBe('Internal server error');
   });
 
   it('shows the privacy choices and their history, and sends only what changed', async () => {

@@ -14,6 +14,7 @@ import { Dialog } from '../../components/dialog';
 import { groupKey, secretOf } from './otpauth';
 import type { UserInfo } from '../../lib/api-types.gen';
 import { hasReason } from '../../lib/reasons';
+import { FormError } from '../../components/form-error';
 
 const m = defineMessages({
   heading: { id: 'secure.totp.heading', defaultMessage: 'Two-factor authentication' },
@@ -275,6 +276,7 @@ function Enrol({ url, secret, guard, onEnabled, onCancel, onError }: EnrolProps)
       </div>
       <Said said={copied.said} testId="totp-copied" />
       <form data-testid="totp-form" onSubmit={(e) => void submit(e)} noValidate>
+        <FormError />
         <p>
           <FormattedMessage {...m.step2} />
         </p>

@@ -16,6 +16,7 @@ import { type ApiError, call, errorText, handleError, SKIP } from '../../../lib/
 import * as mfa from '../../../lib/mfa';
 import { byReason, hasReason } from '../../../lib/reasons';
 import * as v from '../../../lib/validate';
+import * as t from '../../../lib/validate-text';
 import { CountryField, initialCountry } from '../country-field';
 
 const m = defineMessages({
@@ -137,7 +138,7 @@ function FinishSignUp(p: Props & { phone: string }) {
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     r.clear();
-    const ok = f.check({ userName: v.username(x.userName), company: v.company(x.company), country: v.country(x.country), acceptTerms: v.terms(x.acceptTerms) });
+    const ok = f.check({ userName: t.username(x.userName), company: t.company(x.company), country: t.country(x.country), acceptTerms: t.terms(x.acceptTerms) });
     if (!ok) return;
     setBusy(true);
     const body = { pending, bind, userName: x.userName.trim(), company: x.company.trim(), country: x.country, acceptTerms: x.acceptTerms };
