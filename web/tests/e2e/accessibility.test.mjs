@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { apiCall, axeEveryRule, base32, consoleUser, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, totp, uniqueMail, where } from './harness.mjs';
+import { apiCall, axeEveryWay, base32, consoleUser, createAccount, expectLanding, LOCALES, ROOT, setStorage, settled, suite, totp, uniqueMail } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const openapi = JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8'));
@@ -24,7 +24,6 @@ const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ];
-const SCHEMES = ['light', 'dark'];
 
 /**
  * Narrow exclusions: [rule id, CSS selector of the nodes, why]. A node of that rule matching the
@@ -35,24 +34,8 @@ const EXCLUSIONS = [];
 const excluded = (ruleId, target) =>
   EXCLUSIONS.some(([id, sel]) => id === ruleId && target.some((t) => String(t) === sel || String(t).endsWith(sel)));
 
-/** axe with every rule on the page as it is now, less the exclusions. */
-const fullAxe = (page) => axeEveryRule(page, excluded);
-
-/** axe in both schemes at both viewports, on the page as loaded; every violation, labelled. */
-async function everyWay(page, label) {
-  const found = [];
-  for (const vp of VIEWPORTS) {
-    await page.setViewportSize(vp);
-    for (const colorScheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme });
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      for (const v of await fullAxe(page)) found.push(`[${vp.width}x${vp.height} ${colorScheme}] ${v}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize(VIEWPORTS[0]);
-  assert.deepEqual(found, [], `axe (every tag) on ${label} (${where(page)})`);
-}
+/** axe in both schemes at both viewports, on the page as loaded, less the exclusions. */
+const everyWay = (page, label) => axeEveryWay(page, label, VIEWPORTS, { excluded, restore: VIEWPORTS[0] });
 
 // RFC 6238 (HMAC-SHA1, 6 digits, 30 s) for the two-factor step.
 /** [label, url, what to wait for] of the screens anyone can open. */

@@ -464,6 +464,27 @@ export async function axeEveryRule(page, excluded = () => false) {
   return out;
 }
 
+/**
+ * axe with every rule (axeEveryRule) at each of `viewports`, in light and dark, on the page as it
+ * is now; then back to light at `restore` (the viewport it had, by default). Fails with every
+ * violation, labelled by viewport and scheme.
+ */
+export async function axeEveryWay(page, label, viewports, { excluded, restore } = {}) {
+  const back = restore ?? page.viewportSize();
+  const found = [];
+  for (const vp of viewports) {
+    await page.setViewportSize(vp);
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      for (const v of await axeEveryRule(page, excluded)) found.push(`[${vp.width}x${vp.height} ${colorScheme}] ${v}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(back);
+  assert.deepEqual(found, [], `axe (every tag) on ${label} (${where(page)})`);
+}
+
 /** RFC 4648 Base32 (the authenticator secret of an `otpauth://` URL) to bytes. */
 export function base32(s) {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

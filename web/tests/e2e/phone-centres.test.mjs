@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { axeEveryRule, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
+import { axeEveryWay, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -51,20 +51,7 @@ async function tabTo(page, testId) {
 }
 
 /** axe with every rule, light and dark, phone and desktop; back to the phone in light. */
-async function everyWay(page, label) {
-  const found = [];
-  for (const vp of [PHONE, DESKTOP]) {
-    await page.setViewportSize(vp);
-    for (const colorScheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme });
-      await frames(page);
-      for (const v of await axeEveryRule(page)) found.push(`[${vp.width}x${vp.height} ${colorScheme}] ${v}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize(PHONE);
-  assert.deepEqual(found, [], `axe (every tag) on ${label} (${where(page)})`);
-}
+const everyWay = (page, label) => axeEveryWay(page, label, [PHONE, DESKTOP], { restore: PHONE });
 
 for (const L of LOCALES) {
   describe(`the account centre on a 390 x 844 phone (${L})`, { skip }, () => {
