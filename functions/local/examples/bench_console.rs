@@ -4,7 +4,9 @@
 //! each; a phone and a display name on each, one account in 1,000 locked and one in 997
 //! suspended), then prints find-by-mail, list-by-company and list-by-day latency percentiles and
 //! the store calls each makes, the find box's (`console::search`, every kind of query) and the
-//! held lists', and the overview's store calls. No read may be a scan (asserted). `npm run bench:console`
+//! held lists', and the overview's store calls. The names cluster as real ones do (surnames by
+//! their share, cities' companies); `CIAM_BENCH_NAMES=clustered` seeds the worst case instead
+//! (every user name begins `bench_user_`). No read may be a scan (asserted). `npm run bench:console`
 //! (cargo run --release -p ciam-local --example bench_console). Figures, not assertions: they
 //! back docs/benchmarks.md "The console at 100,000 accounts".
 
