@@ -4,7 +4,9 @@
 //! each; a phone and a display name on each, one account in 1,000 locked and one in 997
 //! suspended), then prints find-by-mail, list-by-company and list-by-day latency percentiles and
 //! the store calls each makes, the find box's (`console::search`, every kind of query) and the
-//! held lists', and the overview's store calls. No read may be a scan (asserted). `npm run bench:console`
+//! held lists', and the overview's store calls. The names cluster as real ones do (surnames by
+//! their share, cities' companies); `CIAM_BENCH_NAMES=clustered` seeds the worst case instead
+//! (every user name begins `bench_user_`). No read may be a scan (asserted). `npm run bench:console`
 //! (cargo run --release -p ciam-local --example bench_console). Figures, not assertions: they
 //! back docs/benchmarks.md "The console at 100,000 accounts".
 
@@ -39,27 +41,207 @@ const COMPANIES: [&str; 12] = [
     "Kunshan Molds",
 ];
 
-fn company_of(i: usize) -> String {
-    // Half the accounts in the 12 named companies (the first ones larger), half in 2,000 others.
-    if i.is_multiple_of(2) {
-        COMPANIES[(i / 2) % (1 + (i / 2) % COMPANIES.len())].to_owned()
-    } else {
-        format!("Supplier {:04}", (i * 7919) % 2000)
-    }
-}
-
 /// A find-box case: its name, the text for account `i`, the kind that must match.
 type Case = (&'static str, fn(usize) -> String, Kind);
 
-/// Display names: a few common surnames (large partitions) and a long tail.
+/// Display names of the clustered seeding: a few common surnames and a long tail.
 const SURNAMES: [&str; 6] = ["张", "王", "李", "Zhang", "Wang", "Li"];
 
-fn display_name_of(i: usize) -> String {
-    if i.is_multiple_of(3) {
-        format!("{}{}", SURNAMES[(i / 3) % SURNAMES.len()], i % 97)
-    } else {
-        format!("Person {i:06}")
+/// The twenty commonest Chinese surnames, in pinyin and in characters, with their share of the
+/// population in thousandths (about 55% of people together; the rest is a long tail).
+const COMMON: [(&str, &str, usize); 20] = [
+    ("wang", "王", 72),
+    ("li", "李", 72),
+    ("zhang", "张", 69),
+    ("liu", "刘", 54),
+    ("chen", "陈", 45),
+    ("yang", "杨", 31),
+    ("huang", "黄", 22),
+    ("zhao", "赵", 21),
+    ("wu", "吴", 20),
+    ("zhou", "周", 19),
+    ("xu", "徐", 15),
+    ("sun", "孙", 15),
+    ("ma", "马", 14),
+    ("zhu", "朱", 13),
+    ("hu", "胡", 13),
+    ("guo", "郭", 12),
+    ("he", "何", 12),
+    ("gao", "高", 10),
+    ("lin", "林", 10),
+    ("luo", "罗", 10),
+];
+/// Given names (pinyin, characters), and the tail's surnames.
+const GIVEN: [(&str, &str); 20] = [
+    ("wei", "伟"),
+    ("fang", "芳"),
+    ("na", "娜"),
+    ("min", "敏"),
+    ("jing", "静"),
+    ("li", "丽"),
+    ("qiang", "强"),
+    ("lei", "磊"),
+    ("jun", "军"),
+    ("yang", "洋"),
+    ("yong", "勇"),
+    ("yan", "艳"),
+    ("jie", "杰"),
+    ("tao", "涛"),
+    ("ming", "明"),
+    ("chao", "超"),
+    ("xiu", "秀"),
+    ("xia", "霞"),
+    ("hui", "辉"),
+    ("ping", "平"),
+];
+const TAIL: [(&str, &str); 12] = [
+    ("song", "宋"),
+    ("zheng", "郑"),
+    ("xie", "谢"),
+    ("han", "韩"),
+    ("tang", "唐"),
+    ("feng", "冯"),
+    ("yu", "于"),
+    ("dong", "董"),
+    ("xiao", "萧"),
+    ("cheng", "程"),
+    ("cao", "曹"),
+    ("yuan", "袁"),
+];
+const LATIN: [&str; 12] = [
+    "john", "david", "michael", "anna", "lisa", "peter", "kevin", "tony", "jack", "amy", "sophie",
+    "oliver",
+];
+/// Where Chinese manufacturers are (company names start with the city: 苏州…, Suzhou …).
+const CITIES: [(&str, &str, usize); 8] = [
+    ("苏州", "Suzhou", 20),
+    ("深圳", "Shenzhen", 18),
+    ("东莞", "Dongguan", 14),
+    ("宁波", "Ningbo", 12),
+    ("上海", "Shanghai", 12),
+    ("无锡", "Wuxi", 9),
+    ("佛山", "Foshan", 8),
+    ("常州", "Changzhou", 7),
+];
+const TRADES: [(&str, &str); 6] = [
+    ("精密机械", "Precision Machinery"),
+    ("电子科技", "Electronics"),
+    ("自动化设备", "Automation"),
+    ("模具", "Molds"),
+    ("五金制品", "Hardware"),
+    ("传动", "Drives"),
+];
+
+/// A number in 0..n for `i`, spread (a multiplicative hash, `salt` telling the uses apart).
+fn spread(i: usize, salt: usize, n: usize) -> usize {
+    ((i.wrapping_add(salt).wrapping_mul(2_654_435_761)) >> 7) % n
+}
+
+/// One of `COMMON`'s surnames by its share (55%), else one of the tail's; as (pinyin, 字).
+fn surname(i: usize) -> (&'static str, &'static str) {
+    let mut at = spread(i, 1, 1000);
+    for (py, zi, share) in COMMON {
+        if at < share {
+            return (py, zi);
+        }
+        at -= share;
     }
+    TAIL[spread(i, 2, TAIL.len())]
+}
+
+fn given(i: usize) -> (&'static str, &'static str) {
+    GIVEN[spread(i, 3, GIVEN.len())]
+}
+
+/// The seeding's names: `CIAM_BENCH_NAMES=clustered` is the worst case (every user name begins
+/// `bench_user_`, the display names six surnames, half the companies twelve names); else the
+/// realistic spread (docs/benchmarks.md "The find box at 100,000 accounts").
+fn clustered() -> bool {
+    std::env::var("CIAM_BENCH_NAMES").is_ok_and(|v| v == "clustered")
+}
+
+/// 70% pinyin (`zhangwei123`), 30% Latin (`anna.li123`): the surnames' clustering.
+fn user_name_of(i: usize) -> String {
+    if clustered() {
+        return format!("bench_user_{i:06}");
+    }
+    let (sur, _) = surname(i);
+    let (giv, _) = given(i);
+    if spread(i, 4, 10) < 7 {
+        format!("{sur}{giv}{i}")
+    } else {
+        format!("{}.{sur}{i}", LATIN[spread(i, 5, LATIN.len())])
+    }
+}
+
+/// 60% Chinese (`张伟`, `王芳敏`), 30% pinyin (`Zhang Wei`), 10% Latin (`Anna Li`).
+fn display_name_of(i: usize) -> String {
+    if clustered() {
+        return if i.is_multiple_of(3) {
+            format!("{}{}", SURNAMES[(i / 3) % SURNAMES.len()], i % 97)
+        } else {
+            format!("Person {i:06}")
+        };
+    }
+    let ((sur_py, sur), (giv_py, giv)) = (surname(i), given(i));
+    let cap = |s: &str| s[..1].to_uppercase() + &s[1..];
+    match spread(i, 6, 10) {
+        0..=3 => format!("{sur}{giv}"),
+        4..=5 => format!("{sur}{giv}{}", given(i + 7).1),
+        6..=8 => format!("{} {}", cap(sur_py), cap(giv_py)),
+        _ => format!("{} {}", cap(LATIN[spread(i, 5, LATIN.len())]), cap(sur_py)),
+    }
+}
+
+/// A quarter each: `苏州精密机械有限公司` by city, `Suzhou Precision Machinery Co.`, the twelve
+/// named companies (`Acme Robotics`, `精工机械`…), and 2,000 `Supplier NNNN`.
+fn company_of(i: usize) -> String {
+    if clustered() || spread(i, 7, 4) >= 2 {
+        // Half the accounts in the 12 named companies (the first ones larger), half in 2,000 others.
+        return if i.is_multiple_of(2) {
+            COMPANIES[(i / 2) % (1 + (i / 2) % COMPANIES.len())].to_owned()
+        } else {
+            format!("Supplier {:04}", (i * 7919) % 2000)
+        };
+    }
+    let mut at = spread(i, 8, 100);
+    let (mut zh, mut en) = (CITIES[0].0, CITIES[0].1);
+    for (c_zh, c_en, share) in CITIES {
+        (zh, en) = (c_zh, c_en);
+        if at < share {
+            break;
+        }
+        at -= share;
+    }
+    let (t_zh, t_en) = TRADES[spread(i, 9, TRADES.len())];
+    let n = spread(i, 10, 50);
+    if spread(i, 7, 4) == 0 {
+        format!("{zh}{t_zh}{n}有限公司")
+    } else {
+        format!("{en} {t_en} {n} Co.")
+    }
+}
+
+/// The beginning a support agent types: `chinese` characters of a name that starts with one,
+/// else `latin` letters.
+fn start_of(name: &str, chinese: usize, latin: usize) -> String {
+    let n = if name.chars().next().is_some_and(|c| c.is_ascii()) {
+        latin
+    } else {
+        chinese
+    };
+    name.chars().take(n).collect()
+}
+
+/// A user name's beginning: without its digits (`zhangwei`, `anna.li`); in the clustered
+/// seeding `bench_user_` and three digits.
+fn user_name_start(i: usize) -> String {
+    if clustered() {
+        return format!("bench_user_{:03}", (i / 1000) % 1000);
+    }
+    user_name_of(i)
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .to_owned()
 }
 
 fn phone_of(i: usize) -> String {
@@ -108,7 +290,7 @@ async fn seed(ciam: &Ciam, count: usize, now: i64) {
                 let created_at = now - year + (i as i64 * year / count as i64);
                 let user = User {
                     id: format!("bench{i:010}"),
-                    user_name: format!("bench_user_{i:06}"),
+                    user_name: user_name_of(i),
                     mail: Some(mail.clone()),
                     phone: Some(phone_of(i)),
                     display_name: Some(display_name_of(i)),
@@ -195,6 +377,14 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000);
+    println!(
+        "names: {}",
+        if clustered() {
+            "clustered (every user name begins bench_user_)"
+        } else {
+            "realistic spread"
+        }
+    );
     let local = DynamoLocal::start().await;
     let clock = Arc::new(SystemClock);
     let dynamo: Arc<dyn Store> = Arc::new(local.store("bench_console", clock).await);
@@ -307,22 +497,34 @@ async fn main() {
         ),
         (
             "search: a username's beginning",
-            |i| format!("bench_user_{:03}", (i / 1000) % 1000),
+            user_name_start,
             Kind::UserName,
         ),
         (
             "search: a display name's beginning",
-            |i| SURNAMES[i % SURNAMES.len()].to_owned(),
+            |i| {
+                if clustered() {
+                    SURNAMES[i % SURNAMES.len()].to_owned()
+                } else {
+                    start_of(&display_name_of(i), 1, 3)
+                }
+            },
             Kind::DisplayName,
         ),
         (
             "search: a company's beginning (3 kinds)",
-            |i| ["acme", "精工", "supplier 1"][i % 3].to_owned(),
+            |i| {
+                if clustered() {
+                    ["acme", "精工", "supplier 1"][i % 3].to_owned()
+                } else {
+                    start_of(&company_of(i), 2, 5)
+                }
+            },
             Kind::Company,
         ),
         (
             "search: a username, paged by kind",
-            |_| "bench_user_0".to_owned(),
+            |_| if clustered() { "bench_user_0" } else { "zh" }.to_owned(),
             Kind::UserName,
         ),
         (

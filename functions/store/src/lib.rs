@@ -142,6 +142,10 @@ impl Query {
         self.consistent = false;
         self
     }
+    /// Only the items whose sort key begins with `prefix`: the keys from `prefix` to
+    /// [`prefix_end`]`(prefix)`, a range both engines seek to (a `Limit`ed query reads what it
+    /// returns, however large the partition). A key that continues the prefix with U+10FFFF (a
+    /// noncharacter) is past the range.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.sk_prefix = Some(prefix.into());
         self
@@ -159,6 +163,13 @@ impl Query {
         self.limit = Some(n);
         self
     }
+}
+
+/// The last sort key of [`Query::prefix`]'s range: `prefix` and U+10FFFF, the largest character
+/// (its UTF-8 bytes, `F4 8F BF BF`, sort after every other character's, in both engines' byte
+/// order).
+pub fn prefix_end(prefix: &str) -> String {
+    format!("{prefix}\u{10FFFF}")
 }
 
 /// Most items a transaction may hold (DynamoDB's limit).

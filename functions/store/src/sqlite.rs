@@ -384,20 +384,32 @@ impl Store for SqliteStore {
     async fn query(&self, q: Query) -> Result<Vec<Item>, StoreError> {
         self.run(move |c, now| {
             let prefix = q.sk_prefix.clone().unwrap_or_default();
-            // Sort keys compare as bytes (BINARY collation), the same order DynamoDB uses.
+            // Sort keys compare as bytes (BINARY collation), the same order DynamoDB uses;
+            // the prefix is the range `prefix ..= prefix_end(prefix)` (`Query::prefix`), so the
+            // primary key's index seeks to it instead of walking the partition from its start.
             let sql = format!(
                 "SELECT sk, attrs, expires_at FROM items
-                 WHERE pk = ?1 AND substr(sk, 1, length(?2)) = ?2
+                 WHERE pk = ?1 AND sk >= ?2 {}
                    AND (expires_at IS NULL OR expires_at > ?3)
                    AND (?5 IS NULL OR sk {} ?5)
                  ORDER BY sk {} LIMIT ?4",
+                if prefix.is_empty() {
+                    ""
+                } else {
+                    "AND sk <= ?6"
+                },
                 if q.forward { ">" } else { "<" },
                 if q.forward { "ASC" } else { "DESC" }
             );
             let limit = q.limit.map(|l| l as i64).unwrap_or(-1);
+            let end = crate::prefix_end(&prefix);
+            let mut bound: Vec<&dyn rusqlite::ToSql> = vec![&q.pk, &prefix, &now, &limit, &q.after];
+            if !prefix.is_empty() {
+                bound.push(&end);
+            }
             let mut stmt = c.prepare_cached(&sql).map_err(backend)?;
             let rows = stmt
-                .query_map(params![q.pk, prefix, now, limit, q.after], |row| {
+                .query_map(rusqlite::params_from_iter(bound), |row| {
                     Ok((
                         row.get::<_, String>(0)?,
                         row.get::<_, String>(1)?,

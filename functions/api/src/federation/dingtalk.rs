@@ -6,14 +6,15 @@
 //! (`*.dingtalk.com`) or the international ones (`*.dingtalk.io`, help.dingtalk.io
 //! obtain-identity-credentials / obtain-user-token) are a setting ([`DingtalkRegion`]).
 //!
-//! [`DingtalkSignIn`] is the `Provider` of `ProviderId::Dingtalk`: it builds a [`Dingtalk`]
-//! from the process's `CIAM_DINGTALK_*` configuration on each call. The callback handler reads
-//! DingTalk's `authCode` parameter ([`CODE_PARAM`]) into `Callback::code`.
+//! [`DingtalkSignIn`] is the `SettingsAdapter` (a `Provider` through `FromSettings`) of
+//! `ProviderId::Dingtalk`: it builds a [`Dingtalk`] from the process's `CIAM_DINGTALK_*`
+//! configuration on each call. The callback handler reads DingTalk's `authCode` parameter
+//! ([`CODE_PARAM`]) into `Callback::code`.
 
-use super::{call_timeout, client};
+use super::{call_timeout, client, SettingsAdapter};
 use ciam_core::federation::{
-    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
-    Started, Surface, DINGTALK,
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, ProviderId, Started,
+    Surface, DINGTALK,
 };
 use ciam_core::staff::secure_url;
 use ciam_core::Ciam;
@@ -282,9 +283,14 @@ impl Dingtalk {
 /// DingTalk as a federation provider (`adapter(ProviderId::Dingtalk)`).
 pub struct DingtalkSignIn;
 
-impl DingtalkSignIn {
+#[async_trait::async_trait]
+impl SettingsAdapter for DingtalkSignIn {
+    type Settings = DingtalkSettings;
+    type Client = Dingtalk;
+    const FACTS: &'static Facts = &DINGTALK;
+
     /// The settings of this process (`CIAM_DINGTALK_*`): None when DingTalk is off.
-    pub fn settings(ciam: &Ciam) -> Option<DingtalkSettings> {
+    fn settings(ciam: &Ciam) -> Option<DingtalkSettings> {
         let c = ciam.config.federation.get(&ProviderId::Dingtalk)?;
         let mut s = DingtalkSettings::new(c.setting("CLIENT_ID")?, DingtalkRegion::Mainland);
         s.client_secret = c.secret("clientSecret").map(str::to_owned);
@@ -298,43 +304,26 @@ impl DingtalkSignIn {
         Some(s)
     }
 
-    fn dingtalk(ciam: &Ciam) -> Result<Dingtalk, FedError> {
-        Self::settings(ciam)
-            .map(Dingtalk::new)
-            .ok_or_else(|| FedError::Misconfigured("dingtalk: not configured".into()))
-    }
-}
-
-#[async_trait::async_trait]
-impl Provider for DingtalkSignIn {
-    fn facts(&self) -> &'static Facts {
-        &DINGTALK
+    fn client(settings: DingtalkSettings) -> Result<Dingtalk, FedError> {
+        Ok(Dingtalk::new(settings))
     }
 
-    fn configured(&self, ciam: &Ciam) -> bool {
-        Self::settings(ciam).is_some()
-    }
-
-    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
-        Self::dingtalk(ciam).map(|_| ())
-    }
-
-    async fn authorization_url(
-        &self,
+    async fn start_url(
+        dingtalk: Dingtalk,
         ciam: &Ciam,
         started: &Started,
         _surface: Surface,
     ) -> Result<String, FedError> {
-        Self::dingtalk(ciam)?.authorization_url(&redirect_uri(ciam, self.facts()), &started.state)
+        dingtalk.authorization_url(&redirect_uri(ciam, &DINGTALK), &started.state)
     }
 
-    async fn identify(
-        &self,
-        ciam: &Ciam,
+    async fn read_callback(
+        dingtalk: Dingtalk,
+        _ciam: &Ciam,
         cb: &Callback,
         _pending: &Pending,
     ) -> Result<ExternalIdentity, FedError> {
-        Ok(Self::dingtalk(ciam)?.identify(cb).await?.identity)
+        Ok(dingtalk.identify(cb).await?.identity)
     }
 }
 

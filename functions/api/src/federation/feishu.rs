@@ -9,15 +9,16 @@
 //! same protocol on other hosts and another user base: a setting ([`FeishuRegion`]), fixed per
 //! deployment.
 //!
-//! [`FeishuSignIn`] is the `Provider` of `ProviderId::Feishu`: it builds a [`Feishu`] from the
-//! process's `CIAM_FEISHU_*` configuration on each call; [`Feishu`]'s methods take what the
-//! trait gets from `Started` and `Pending` (the redirect URI, the state, the PKCE challenge and
-//! verifier: core's flow makes them and the state keeps the verifier, `Facts::pkce`; no nonce).
+//! [`FeishuSignIn`] is the `SettingsAdapter` (a `Provider` through `FromSettings`) of
+//! `ProviderId::Feishu`: it builds a [`Feishu`] from the process's `CIAM_FEISHU_*` configuration on
+//! each call; [`Feishu`]'s methods take what the trait gets from `Started` and `Pending` (the
+//! redirect URI, the state, the PKCE challenge and verifier: core's flow makes them and the state
+//! keeps the verifier, `Facts::pkce`; no nonce).
 
-use super::{call_timeout, client};
+use super::{call_timeout, client, SettingsAdapter};
 use ciam_core::federation::{
-    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
-    Started, Surface, Vouches, FEISHU,
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, ProviderId, Started,
+    Surface, Vouches, FEISHU,
 };
 use ciam_core::staff::secure_url;
 use ciam_core::Ciam;
@@ -329,9 +330,23 @@ impl Feishu {
 pub struct FeishuSignIn;
 
 impl FeishuSignIn {
+    /// Lark when this deployment's `REGION` says so (the sign-in page names the button after
+    /// it), else None.
+    pub fn region(ciam: &Ciam) -> Option<FeishuRegion> {
+        let c = ciam.config.federation.get(&ProviderId::Feishu)?;
+        FeishuRegion::parse(c.setting("REGION"))
+    }
+}
+
+#[async_trait::async_trait]
+impl SettingsAdapter for FeishuSignIn {
+    type Settings = Result<FeishuSettings, FedError>;
+    type Client = Feishu;
+    const FACTS: &'static Facts = &FEISHU;
+
     /// The settings of this process (`CIAM_FEISHU_*`): None when Feishu is off; an unknown
     /// `REGION` is Ciam's set-up error (SERVICE_UNAVAILABLE, logged), never a guess.
-    pub fn settings(ciam: &Ciam) -> Option<Result<FeishuSettings, FedError>> {
+    fn settings(ciam: &Ciam) -> Option<Result<FeishuSettings, FedError>> {
         let c = ciam.config.federation.get(&ProviderId::Feishu)?;
         let app_id = c.setting("APP_ID")?;
         let Some(region) = FeishuRegion::parse(c.setting("REGION")) else {
@@ -351,40 +366,16 @@ impl FeishuSignIn {
         Some(Ok(s))
     }
 
-    /// Lark when this deployment's `REGION` says so (the sign-in page names the button after
-    /// it), else None.
-    pub fn region(ciam: &Ciam) -> Option<FeishuRegion> {
-        let c = ciam.config.federation.get(&ProviderId::Feishu)?;
-        FeishuRegion::parse(c.setting("REGION"))
+    fn client(settings: Result<FeishuSettings, FedError>) -> Result<Feishu, FedError> {
+        settings.map(Feishu::new)
     }
 
-    fn feishu(ciam: &Ciam) -> Result<Feishu, FedError> {
-        Self::settings(ciam)
-            .ok_or_else(|| FedError::Misconfigured("feishu: not configured".into()))?
-            .map(Feishu::new)
-    }
-}
-
-#[async_trait::async_trait]
-impl Provider for FeishuSignIn {
-    fn facts(&self) -> &'static Facts {
-        &FEISHU
-    }
-
-    fn configured(&self, ciam: &Ciam) -> bool {
-        Self::settings(ciam).is_some()
-    }
-
-    fn brand(&self, ciam: &Ciam) -> Option<&'static str> {
+    fn brand(ciam: &Ciam) -> Option<&'static str> {
         (Self::region(ciam) == Some(FeishuRegion::Lark)).then_some("lark")
     }
 
-    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
-        Self::feishu(ciam).map(|_| ())
-    }
-
-    async fn authorization_url(
-        &self,
+    async fn start_url(
+        feishu: Feishu,
         ciam: &Ciam,
         started: &Started,
         _surface: Surface,
@@ -393,22 +384,18 @@ impl Provider for FeishuSignIn {
             .code_challenge
             .as_deref()
             .ok_or_else(|| FedError::Misconfigured("feishu: the state has no verifier".into()))?;
-        Self::feishu(ciam)?.authorization_url(
-            &redirect_uri(ciam, self.facts()),
-            &started.state,
-            challenge,
-        )
+        feishu.authorization_url(&redirect_uri(ciam, &FEISHU), &started.state, challenge)
     }
 
-    async fn identify(
-        &self,
+    async fn read_callback(
+        feishu: Feishu,
         ciam: &Ciam,
         cb: &Callback,
         pending: &Pending,
     ) -> Result<ExternalIdentity, FedError> {
         let verifier = pending.verifier.as_deref().unwrap_or("");
-        let person = Self::feishu(ciam)?
-            .identify(cb, &redirect_uri(ciam, self.facts()), verifier)
+        let person = feishu
+            .identify(cb, &redirect_uri(ciam, &FEISHU), verifier)
             .await?;
         Ok(person.identity)
     }

@@ -12,7 +12,10 @@ mod oidc;
 pub mod wechat;
 pub mod wecom;
 
-use ciam_core::federation::{Provider, ProviderId};
+use ciam_core::federation::{
+    Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId, Started, Surface,
+};
+use ciam_core::Ciam;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -20,12 +23,105 @@ use std::time::Duration;
 pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
     match provider {
         ProviderId::Staff => &oidc::Oidc,
-        ProviderId::Wechat => &wechat::WechatSignIn,
-        ProviderId::Wecom => &wecom::WecomSignIn,
-        ProviderId::Dingtalk => &dingtalk::DingtalkSignIn,
-        ProviderId::Feishu => &feishu::FeishuSignIn,
+        ProviderId::Wechat => &FromSettings(wechat::WechatSignIn),
+        ProviderId::Wecom => &FromSettings(wecom::WecomSignIn),
+        ProviderId::Dingtalk => &FromSettings(dingtalk::DingtalkSignIn),
+        ProviderId::Feishu => &FromSettings(feishu::FeishuSignIn),
         #[cfg(feature = "fakes")]
         ProviderId::Mock => &mock::Mock,
+    }
+}
+
+/// The shape WeChat, WeCom, DingTalk and Feishu share: a client made from this process's
+/// settings (`CIAM_<PROVIDER>_*`) on each call. [`FromSettings`] makes it a [`Provider`]: its
+/// `facts`, `configured` (the settings are present), `ready` (a client can be made and
+/// [`serves`](SettingsAdapter::serves) the surface), and the two calls with the client, or
+/// `Misconfigured` when the provider is off.
+#[async_trait::async_trait]
+pub trait SettingsAdapter: Send + Sync {
+    /// What [`settings`](SettingsAdapter::settings) reads (Feishu's may be a set-up error).
+    type Settings;
+    type Client: Send + Sync;
+    const FACTS: &'static Facts;
+
+    /// This process's settings: None when the provider is off.
+    fn settings(ciam: &Ciam) -> Option<Self::Settings>;
+
+    /// The client of `settings`.
+    fn client(settings: Self::Settings) -> Result<Self::Client, FedError>;
+
+    /// The client of this process's settings, `Misconfigured` when the provider is off.
+    fn connect(ciam: &Ciam) -> Result<Self::Client, FedError> {
+        let settings = Self::settings(ciam).ok_or_else(|| {
+            FedError::Misconfigured(format!("{}: not configured", Self::FACTS.name))
+        })?;
+        Self::client(settings)
+    }
+
+    /// `Provider::brand`.
+    fn brand(_ciam: &Ciam) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether `client` can serve `surface` (`Provider::ready` once the client is made).
+    fn serves(_client: &Self::Client, _surface: Surface) -> Result<(), FedError> {
+        Ok(())
+    }
+
+    /// `Provider::authorization_url` with the client.
+    async fn start_url(
+        client: Self::Client,
+        ciam: &Ciam,
+        started: &Started,
+        surface: Surface,
+    ) -> Result<String, FedError>;
+
+    /// `Provider::identify` with the client.
+    async fn read_callback(
+        client: Self::Client,
+        ciam: &Ciam,
+        cb: &Callback,
+        pending: &Pending,
+    ) -> Result<ExternalIdentity, FedError>;
+}
+
+/// A [`SettingsAdapter`] as a [`Provider`] ([`adapter`]).
+pub struct FromSettings<A>(pub A);
+
+#[async_trait::async_trait]
+impl<A: SettingsAdapter> Provider for FromSettings<A> {
+    fn facts(&self) -> &'static Facts {
+        A::FACTS
+    }
+
+    fn configured(&self, ciam: &Ciam) -> bool {
+        A::settings(ciam).is_some()
+    }
+
+    fn brand(&self, ciam: &Ciam) -> Option<&'static str> {
+        A::brand(ciam)
+    }
+
+    async fn ready(&self, ciam: &Ciam, surface: Surface) -> Result<(), FedError> {
+        A::serves(&A::connect(ciam)?, surface)
+    }
+
+    async fn authorization_url(
+        &self,
+        ciam: &Ciam,
+        started: &Started,
+        surface: Surface,
+    ) -> Result<String, FedError> {
+        A::start_url(A::connect(ciam)?, ciam, started, surface).await
+    }
+
+    async fn identify(
+        &self,
+        ciam: &Ciam,
+        cb: &Callback,
+        pending: &Pending,
+    ) -> Result<ExternalIdentity, FedError> {
+        A::read_callback(A::connect(ciam)?, ciam, cb, pending).await
     }
 }
 

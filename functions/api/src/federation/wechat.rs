@@ -4,15 +4,16 @@
 //! (one per Open Platform account, so both flows find one person); the per-app `openid` is kept
 //! beside it, never keyed on.
 //!
-//! [`WechatSignIn`] is the `Provider` of `ProviderId::Wechat`: it builds a [`Wechat`] from the
-//! process's `CIAM_WECHAT_*` configuration (`Config::federation`) on each call, and reads the
-//! flow from the surface the state recorded at start (QR on a desktop, the Official Account
-//! inside WeChat), so the code is exchanged with the app that issued it.
+//! [`WechatSignIn`] is the `SettingsAdapter` (a `Provider` through `FromSettings`) of
+//! `ProviderId::Wechat`: it builds a [`Wechat`] from the process's `CIAM_WECHAT_*` configuration
+//! (`Config::federation`) on each call, and reads the flow from the surface the state recorded at
+//! start (QR on a desktop, the Official Account inside WeChat), so the code is exchanged with the
+//! app that issued it.
 
-use super::client;
+use super::{client, SettingsAdapter};
 use ciam_core::federation::{
-    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
-    Started, Surface, WECHAT,
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, ProviderId, Started,
+    Surface, WECHAT,
 };
 use ciam_core::staff::secure_url;
 use ciam_core::{Ciam, Lang};
@@ -279,9 +280,14 @@ impl Wechat {
 /// WeChat as a federation provider (`adapter(ProviderId::Wechat)`).
 pub struct WechatSignIn;
 
-impl WechatSignIn {
+#[async_trait::async_trait]
+impl SettingsAdapter for WechatSignIn {
+    type Settings = WechatSettings;
+    type Client = Wechat;
+    const FACTS: &'static Facts = &WECHAT;
+
     /// The settings of this process (`CIAM_WECHAT_*`): None when WeChat is off.
-    pub fn settings(ciam: &Ciam) -> Option<WechatSettings> {
+    fn settings(ciam: &Ciam) -> Option<WechatSettings> {
         let c = ciam.config.federation.get(&ProviderId::Wechat)?;
         let app = |id: &str, secret: &str| {
             c.setting(id).map(|app_id| WechatApp {
@@ -304,48 +310,34 @@ impl WechatSignIn {
         Some(s)
     }
 
-    fn wechat(ciam: &Ciam) -> Result<Wechat, FedError> {
-        Self::settings(ciam)
-            .map(Wechat::new)
-            .ok_or_else(|| FedError::Misconfigured("wechat: not configured".into()))
-    }
-}
-
-#[async_trait::async_trait]
-impl Provider for WechatSignIn {
-    fn facts(&self) -> &'static Facts {
-        &WECHAT
+    fn client(settings: WechatSettings) -> Result<Wechat, FedError> {
+        Ok(Wechat::new(settings))
     }
 
-    fn configured(&self, ciam: &Ciam) -> bool {
-        Self::settings(ciam).is_some()
+    fn serves(wechat: &Wechat, surface: Surface) -> Result<(), FedError> {
+        wechat.flow(surface).map(|_| ())
     }
 
-    async fn ready(&self, ciam: &Ciam, surface: Surface) -> Result<(), FedError> {
-        Self::wechat(ciam)?.flow(surface).map(|_| ())
-    }
-
-    async fn authorization_url(
-        &self,
+    async fn start_url(
+        wechat: Wechat,
         ciam: &Ciam,
         started: &Started,
         surface: Surface,
     ) -> Result<String, FedError> {
-        Self::wechat(ciam)?.authorization_url(
-            &redirect_uri(ciam, self.facts()),
+        wechat.authorization_url(
+            &redirect_uri(ciam, &WECHAT),
             &started.state,
             started.lang,
             surface,
         )
     }
 
-    async fn identify(
-        &self,
-        ciam: &Ciam,
+    async fn read_callback(
+        wechat: Wechat,
+        _ciam: &Ciam,
         cb: &Callback,
         pending: &Pending,
     ) -> Result<ExternalIdentity, FedError> {
-        let wechat = Self::wechat(ciam)?;
         // A state started inside WeChat whose Official Account was removed since: the flow is
         // gone, as a refused code would be.
         let flow = wechat.flow(pending.surface).map_err(|_| {

@@ -8,17 +8,17 @@
 //! `<corpid>/<userid>`; a non-member (an `openid`), or inside WeCom a member outside the app's
 //! visible range (no `user_ticket`), is not permitted.
 //!
-//! [`WecomSignIn`] is the `Provider` of `ProviderId::Wecom`: it builds a [`Wecom`] from the
-//! process's `CIAM_WECOM_*` configuration on each call, and reads the flow from the surface the
-//! state recorded at start (`Surface::InWecom`: the in-client authorization), so the callback
-//! knows which authorization issued the code.
+//! [`WecomSignIn`] is the `SettingsAdapter` (a `Provider` through `FromSettings`) of
+//! `ProviderId::Wecom`: it builds a [`Wecom`] from the process's `CIAM_WECOM_*` configuration on
+//! each call, and reads the flow from the surface the state recorded at start (`Surface::InWecom`:
+//! the in-client authorization), so the callback knows which authorization issued the code.
 
 pub mod token;
 
-use super::{call_timeout, client};
+use super::{call_timeout, client, SettingsAdapter};
 use ciam_core::federation::{
-    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, Provider, ProviderId,
-    Started, Surface, Vouches, WECOM,
+    redirect_uri, Callback, ExternalIdentity, Facts, FedError, Pending, ProviderId, Started,
+    Surface, Vouches, WECOM,
 };
 use ciam_core::staff::secure_url;
 use ciam_core::{Ciam, Lang};
@@ -382,10 +382,15 @@ impl Wecom {
 /// WeCom as a federation provider (`adapter(ProviderId::Wecom)`).
 pub struct WecomSignIn;
 
-impl WecomSignIn {
+#[async_trait::async_trait]
+impl SettingsAdapter for WecomSignIn {
+    type Settings = WecomSettings;
+    type Client = Wecom;
+    const FACTS: &'static Facts = &WECOM;
+
     /// The settings of this process (`CIAM_WECOM_*`): None when WeCom is off (no CorpID or
     /// AgentID).
-    pub fn settings(ciam: &Ciam) -> Option<WecomSettings> {
+    fn settings(ciam: &Ciam) -> Option<WecomSettings> {
         let c = ciam.config.federation.get(&ProviderId::Wecom)?;
         let mut s = WecomSettings::new(c.setting("CORP_ID")?, c.setting("AGENT_ID")?);
         s.corp_secret = c.secret(WECOM.secret_field).map(str::to_owned);
@@ -401,49 +406,32 @@ impl WecomSignIn {
         Some(s)
     }
 
-    fn wecom(ciam: &Ciam) -> Result<Wecom, FedError> {
-        Self::settings(ciam)
-            .map(Wecom::new)
-            .ok_or_else(|| FedError::Misconfigured("wecom: not configured".into()))
-    }
-}
-
-#[async_trait::async_trait]
-impl Provider for WecomSignIn {
-    fn facts(&self) -> &'static Facts {
-        &WECOM
+    fn client(settings: WecomSettings) -> Result<Wecom, FedError> {
+        Ok(Wecom::new(settings))
     }
 
-    fn configured(&self, ciam: &Ciam) -> bool {
-        Self::settings(ciam).is_some()
-    }
-
-    async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
-        Self::wecom(ciam).map(|_| ())
-    }
-
-    async fn authorization_url(
-        &self,
+    async fn start_url(
+        wecom: Wecom,
         ciam: &Ciam,
         started: &Started,
         surface: Surface,
     ) -> Result<String, FedError> {
-        Self::wecom(ciam)?.authorization_url(
-            &redirect_uri(ciam, self.facts()),
+        wecom.authorization_url(
+            &redirect_uri(ciam, &WECOM),
             &started.state,
             started.lang,
             WecomFlow::on(surface),
         )
     }
 
-    async fn identify(
-        &self,
+    async fn read_callback(
+        wecom: Wecom,
         ciam: &Ciam,
         cb: &Callback,
         pending: &Pending,
     ) -> Result<ExternalIdentity, FedError> {
         let flow = WecomFlow::on(pending.surface);
-        Ok(Self::wecom(ciam)?.identify(ciam, cb, flow).await?.identity)
+        Ok(wecom.identify(ciam, cb, flow).await?.identity)
     }
 }
 

@@ -3,11 +3,15 @@
 //! with and without +86, a user name's, a display name's and a company's beginning, an exact
 //! mail), the index items moved by a profile edit and a new phone and removed by a deactivation,
 //! the locked list after five failed sign-ins (gone after an unlock, and when the lock's time is
-//! past), the suspended list. On SQLite and DynamoDB Local.
+//! past), the suspended list; a prefix in the middle of a large partition and a one-character
+//! prefix over many second characters, paged to the end. On SQLite and DynamoDB Local.
 
 use crate::helpers::{registration, TestApp, NEW_PASSWORD, PASSWORD};
 use ciam_core::console::Role;
+use ciam_core::directory;
+use ciam_core::user::User;
 use ciam_store::dynamo_local::DynamoLocal;
+use ciam_store::{Store, TxOp};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -250,4 +254,82 @@ async fn on_dynamodb_the_console_finds_by_any_kind_and_lists_held_accounts() {
     let local = Arc::new(DynamoLocal::start().await);
     let app = TestApp::on_dynamo(&local, "find").await;
     the_find_box_and_the_held_lists(app).await;
+}
+
+/// The user names of `q`'s `userName` group, page after page to the end (`kind`, `after`), and
+/// the number of pages.
+async fn user_names_paged(app: &TestApp, token: &str, q: &str) -> (Vec<String>, usize) {
+    let (mut names, mut pages, mut after) = (Vec::new(), 0, String::new());
+    loop {
+        let body = app
+            .admin_get(
+                &format!("/admin/search?q={}&kind=userName{after}", enc(q)),
+                token,
+            )
+            .await
+            .ok(200);
+        let Some(group) = body["groups"].as_array().and_then(|g| g.first()) else {
+            return (names, pages);
+        };
+        pages += 1;
+        for a in group["accounts"].as_array().expect("accounts") {
+            names.push(a["userName"].as_str().expect("userName").to_owned());
+        }
+        match group["next"].as_str() {
+            Some(next) => after = format!("&after={}", enc(next)),
+            None => return (names, pages),
+        }
+    }
+}
+
+/// Accounts whose user names share their first letters (`zhang000`…`zhang119`, with neighbours
+/// that sort just before and after `zhang`, and `zoe…`), put as registration puts their user and
+/// directory items: a prefix in the middle of the `z` partition finds exactly its accounts, and a
+/// one-character prefix (every second character) pages through all of them in name order.
+async fn prefixes_in_a_large_partition(app: TestApp) {
+    let (_, op) = app.staffer("helper", Some(Role::Operator)).await;
+    let mut names: Vec<String> = (0..120).map(|n| format!("zhang{n:03}")).collect();
+    names.extend(["zhan", "zhanh1", "zoe1", "zoe2", "zz"].map(str::to_owned));
+    for (n, name) in names.iter().enumerate() {
+        let user = User {
+            id: format!("{n:032x}"),
+            user_name: name.clone(),
+            created_at: app.now(),
+            ..User::default()
+        };
+        app.store.put(user.to_item(), None).await.expect("user");
+        for op in directory::puts(&user) {
+            if let TxOp::Put { item, .. } = op {
+                app.store.put(item, None).await.expect("directory");
+            }
+        }
+    }
+    let ten: Vec<String> = (100..110).map(|n| format!("zhang{n:03}")).collect();
+    assert_eq!(
+        app.found(&op, "ZHANG10").await,
+        [("userName".to_owned(), ten)]
+    );
+    let (zhang, pages) = user_names_paged(&app, &op, "zhang").await;
+    assert_eq!(zhang, names[..120]);
+    assert_eq!(pages, 6);
+    let (all, _) = user_names_paged(&app, &op, "z").await;
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(all, sorted);
+    assert_eq!(
+        app.found(&op, "zo").await,
+        [group("userName", &["zoe1", "zoe2"])]
+    );
+}
+
+#[tokio::test]
+async fn a_prefix_deep_in_a_large_partition_is_found_and_paged() {
+    prefixes_in_a_large_partition(TestApp::spawn().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_dynamodb_a_prefix_deep_in_a_large_partition_is_found_and_paged() {
+    let local = Arc::new(DynamoLocal::start().await);
+    let app = TestApp::on_dynamo(&local, "find-deep").await;
+    prefixes_in_a_large_partition(app).await;
 }

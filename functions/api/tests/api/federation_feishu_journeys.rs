@@ -5,7 +5,10 @@
 //! used/expired/forged codes, replayed and foreign states, Feishu down or hanging, a suspended
 //! account. The journeys that touch the store's rules run on SQLite and on DynamoDB Local.
 
-use crate::helpers::federation::{fakes, navigate, Browser, Wired};
+use crate::helpers::federation::{
+    down_or_hanging_is_service_unavailable_in_time, fakes, linked_ann, navigate, sign_in_calls,
+    Browser, Wired,
+};
 use crate::helpers::TestApp;
 use axum::http::Method;
 use ciam_core::console::Role;
@@ -16,7 +19,6 @@ use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::Store;
 use serde_json::json;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 const ANN: &str = "13800138021";
 const NEW: &str = "13800138023";
@@ -335,28 +337,7 @@ async fn lark_s_hosts_are_used_when_the_region_says_so() {
 #[tokio::test]
 async fn feishu_down_or_hanging_is_service_unavailable_in_time() {
     let w = feishu(TestApp::spawn().await, false).await;
-    w.someone("on-down");
-    let browser = Browser::new("down");
-    let callback = w.to_platform(&browser).await;
-    w.fakes.state(Platform::Feishu).set_down(Some(502));
-    let location = w.callback(&callback).await;
-    assert_eq!(
-        w.error_of(&location).as_deref(),
-        Some("SERVICE_UNAVAILABLE")
-    );
-    w.fakes.state(Platform::Feishu).set_down(None);
-    let callback = w.to_platform(&browser).await;
-    w.fakes.state(Platform::Feishu).set_slow(10_000);
-    let began = Instant::now();
-    let location = w.callback(&callback).await;
-    let took = began.elapsed();
-    assert_eq!(
-        w.error_of(&location).as_deref(),
-        Some("SERVICE_UNAVAILABLE")
-    );
-    assert!(took < Duration::from_secs(5), "{took:?}");
-    assert!(took >= Duration::from_secs(3), "{took:?}");
-    assert_eq!(w.written("FEDPEND#").len(), 0);
+    down_or_hanging_is_service_unavailable_in_time(&w, "on-down").await;
 }
 
 /// The store round trips of a Feishu sign-in through a link (docs/cost.md "Federated
@@ -364,26 +345,9 @@ async fn feishu_down_or_hanging_is_service_unavailable_in_time() {
 #[tokio::test]
 async fn a_linked_feishu_sign_in_costs_its_counted_round_trips() {
     let w = feishu(TestApp::spawn().await, false).await;
-    w.app.sign_up("ann", ANN).await;
-    w.someone("on-trips");
-    let browser = Browser::new("trips");
-    let token = w.pending(&browser).await;
-    let code = w.app.fresh_code(ANN, "link").await;
-    w.prove(&token, &browser, ANN, &code).await.ok(200);
-    let _ = w.app.store.take_calls();
+    let browser = linked_ann(&w, "on-trips", ANN).await;
     let calls = (w.calls(TOKEN_V2), w.calls("/open-apis/authen/v1/user_info"));
-    let callback = w.to_platform(&browser).await;
-    let start = w.app.store.take_calls();
-    let location = w.callback(&callback).await;
-    let back = w.app.store.take_calls();
-    let code = crate::helpers::federation::param(&location, "feishuCode").expect("code");
-    w.redeem(&code, &browser).await.ok(200);
-    let redeem = w.app.store.take_calls();
-    assert_eq!(
-        (start.len(), back.len(), redeem.len()),
-        (1, 5, 6),
-        "start {start:?}, callback {back:?}, redemption {redeem:?}"
-    );
+    assert_eq!(sign_in_calls(&w, &browser).await, (1, 5, 6));
     let now = (w.calls(TOKEN_V2), w.calls("/open-apis/authen/v1/user_info"));
     assert_eq!(now, (calls.0 + 1, calls.1 + 1));
 }

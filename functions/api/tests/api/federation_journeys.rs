@@ -8,7 +8,10 @@
 //! SQLite and DynamoDB Local.
 
 use crate::federation_wecom_journeys::wecom;
-use crate::helpers::federation::{fakes, navigate_as, param, Browser, Wired, DESKTOP};
+use crate::helpers::federation::{
+    down_or_hanging_is_service_unavailable_in_time, fakes, linked_ann, navigate_as, param,
+    sign_in_calls, Browser, Wired, DESKTOP,
+};
 use crate::helpers::TestApp;
 use axum::http::Method;
 use ciam_core::console::Role;
@@ -20,7 +23,6 @@ use ciam_store::dynamo_local::DynamoLocal;
 
 use serde_json::json;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 const ANN: &str = "13800138011";
 const NEW: &str = "13800138013";
@@ -301,27 +303,7 @@ async fn refusals_write_nothing_and_use_up_the_state_on_dynamodb() {
 #[tokio::test]
 async fn a_provider_down_or_hanging_is_service_unavailable_in_time() {
     let w = wechat(TestApp::spawn().await, false).await;
-    w.someone("union-down");
-    let browser = Browser::new("down");
-    let callback = w.to_platform(&browser).await;
-    w.fakes.state(Platform::Wechat).set_down(Some(502));
-    let location = w.callback(&callback).await;
-    assert_eq!(
-        w.error_of(&location).as_deref(),
-        Some("SERVICE_UNAVAILABLE")
-    );
-    w.fakes.state(Platform::Wechat).set_down(None);
-    let callback = w.to_platform(&browser).await;
-    w.fakes.state(Platform::Wechat).set_slow(10_000);
-    let began = Instant::now();
-    let location = w.callback(&callback).await;
-    let took = began.elapsed();
-    assert_eq!(
-        w.error_of(&location).as_deref(),
-        Some("SERVICE_UNAVAILABLE")
-    );
-    assert!(took < Duration::from_secs(5), "{took:?}");
-    assert!(took >= Duration::from_secs(3), "{took:?}");
+    down_or_hanging_is_service_unavailable_in_time(&w, "union-down").await;
 }
 
 /// The store round trips of a WeChat sign-in through a link (docs/cost.md "Federated sign-in"):
@@ -329,25 +311,8 @@ async fn a_provider_down_or_hanging_is_service_unavailable_in_time() {
 #[tokio::test]
 async fn a_linked_wechat_sign_in_costs_its_counted_round_trips() {
     let w = wechat(TestApp::spawn().await, false).await;
-    w.app.sign_up("ann", ANN).await;
-    w.someone("union-trips");
-    let browser = Browser::new("trips");
-    let token = w.pending(&browser).await;
-    let code = w.app.fresh_code(ANN, "link").await;
-    w.prove(&token, &browser, ANN, &code).await.ok(200);
-    let _ = w.app.store.take_calls();
-    let callback = w.to_platform(&browser).await;
-    let start = w.app.store.take_calls();
-    let location = w.callback(&callback).await;
-    let back = w.app.store.take_calls();
-    let code = param(&location, "wechatCode").expect("wechatCode");
-    w.redeem(&code, &browser).await.ok(200);
-    let redeem = w.app.store.take_calls();
-    assert_eq!(
-        (start.len(), back.len(), redeem.len()),
-        (1, 5, 6),
-        "start {start:?}, callback {back:?}, redemption {redeem:?}"
-    );
+    let browser = linked_ann(&w, "union-trips", ANN).await;
+    assert_eq!(sign_in_calls(&w, &browser).await, (1, 5, 6));
 }
 
 /// DingTalk's configuration pointing at the fake (any organization).

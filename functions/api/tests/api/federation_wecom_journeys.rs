@@ -5,7 +5,10 @@
 //! journeys every provider shares (the suspended account among them) run over WeCom too, in
 //! federation_journeys.rs. On SQLite and DynamoDB Local.
 
-use crate::helpers::federation::{fakes, navigate_as, param, Browser, Wired, DESKTOP};
+use crate::helpers::federation::{
+    down_or_hanging_is_service_unavailable_in_time, fakes, linked_ann, navigate_as, param,
+    sign_in_calls, Browser, Wired, DESKTOP,
+};
 use crate::helpers::TestApp;
 use ciam_core::federation::{ProviderConfig, ProviderId};
 use ciam_fakes::wecom::{AGENT_ID, CORP_ID, CORP_SECRET};
@@ -15,7 +18,6 @@ use ciam_store::{Key, Store};
 use futures_util::future::join_all;
 use serde_json::json;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 const ANN: &str = "13800138021";
 const NEW: &str = "13800138023";
@@ -303,27 +305,7 @@ async fn the_corp_token_is_fetched_once_then_again_after_an_invalid_token_answer
 #[tokio::test]
 async fn wecom_down_or_hanging_is_service_unavailable_in_time() {
     let w = wecom(TestApp::spawn().await).await;
-    w.someone("down");
-    let browser = Browser::new("down");
-    let callback = w.to_platform(&browser).await;
-    w.fakes.state(Platform::Wecom).set_down(Some(502));
-    let location = w.callback(&callback).await;
-    assert_eq!(
-        w.error_of(&location).as_deref(),
-        Some("SERVICE_UNAVAILABLE")
-    );
-    w.fakes.state(Platform::Wecom).set_down(None);
-    let callback = w.to_platform(&browser).await;
-    w.fakes.state(Platform::Wecom).set_slow(10_000);
-    let began = Instant::now();
-    let location = w.callback(&callback).await;
-    let took = began.elapsed();
-    assert_eq!(
-        w.error_of(&location).as_deref(),
-        Some("SERVICE_UNAVAILABLE")
-    );
-    assert!(took < Duration::from_secs(5), "{took:?}");
-    assert!(took >= Duration::from_secs(3), "{took:?}");
+    down_or_hanging_is_service_unavailable_in_time(&w, "down").await;
 }
 
 /// The store round trips of a linked WeCom sign-in (docs/cost.md "Federated sign-in"): the
@@ -332,26 +314,14 @@ async fn wecom_down_or_hanging_is_service_unavailable_in_time() {
 #[tokio::test]
 async fn a_linked_wecom_sign_in_costs_its_counted_round_trips() {
     let w = wecom(TestApp::spawn().await).await;
-    w.app.sign_up("ann", ANN).await;
-    w.someone("trips");
-    let browser = Browser::new("trips");
-    let token = w.pending(&browser).await;
-    let code = w.app.fresh_code(ANN, "link").await;
-    w.prove(&token, &browser, ANN, &code).await.ok(200);
+    let browser = linked_ann(&w, "trips", ANN).await;
     let mut counted = Vec::new();
     for cached in [true, false] {
         if !cached {
             let key = Key::new(format!("FEDTOKEN#wecom#{CORP_ID}#{AGENT_ID}"), "TOKEN");
             w.app.store.delete(&key, None).await.expect("delete");
         }
-        let _ = w.app.store.take_calls();
-        let callback = w.to_platform(&browser).await;
-        let start = w.app.store.take_calls().len();
-        let location = w.callback(&callback).await;
-        let back = w.app.store.take_calls().len();
-        let code = param(&location, "wecomCode").expect("wecomCode");
-        w.redeem(&code, &browser).await.ok(200);
-        counted.push((start, back, w.app.store.take_calls().len()));
+        counted.push(sign_in_calls(&w, &browser).await);
     }
     assert_eq!(counted, [(1, 6, 6), (1, 8, 6)]);
 }

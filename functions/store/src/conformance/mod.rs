@@ -57,6 +57,7 @@ pub async fn run_all(store: Arc<dyn Store>, clock: ManualClock) {
         case!(query_orders_filters_by_prefix_and_limits),
         case!(query_skips_expired_items_and_still_fills_the_limit),
         case!(query_pages_after_a_sort_key_both_ways),
+        case!(a_prefix_is_a_range_that_holds_every_continuation),
         case!(reserved_attribute_names_are_rejected),
         case!(racing_conditional_puts_have_exactly_one_winner),
         case!(racing_conditional_updates_have_exactly_one_winner),

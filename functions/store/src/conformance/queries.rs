@@ -95,6 +95,37 @@ pub(super) async fn query_orders_filters_by_prefix_and_limits(c: Arc<Ctx>) {
         .is_empty());
 }
 
+/// A prefix is a range of sort keys (`Query::prefix`): keys that continue it with any
+/// character, the largest ones included (U+FFFF, an emoji's four UTF-8 bytes, U+10FFFD), both
+/// ways and paged; keys that sort just before or after it are not in it; one that continues it
+/// with U+10FFFF (a noncharacter) is past the range, on both engines alike.
+pub(super) async fn a_prefix_is_a_range_that_holds_every_continuation(c: Arc<Ctx>) {
+    let pk = "range";
+    let inside = [
+        "ab",
+        "ab#1",
+        "abz",
+        "ab\u{7f}",
+        "ab\u{ffff}",
+        "ab😀",
+        "ab\u{10fffd}x",
+    ];
+    for sk in inside
+        .iter()
+        .chain(&["aa\u{10ffff}", "ac", "a", "ab\u{10ffff}x", "b"])
+    {
+        c.store.put(Item::new(c.key(pk, sk)), None).await.unwrap();
+    }
+    let names = |items: Vec<Item>| items.into_iter().map(|i| i.key.sk).collect::<Vec<_>>();
+    let q = || Query::partition(c.pk(pk)).prefix("ab");
+    assert_eq!(names(c.store.query(q()).await.unwrap()), inside);
+    let mut down = inside.to_vec();
+    down.reverse();
+    assert_eq!(names(c.store.query(q().descending()).await.unwrap()), down);
+    let second = names(c.store.query(q().limit(2).after("abz")).await.unwrap());
+    assert_eq!(second, ["ab\u{7f}", "ab\u{ffff}"]);
+}
+
 pub(super) async fn query_skips_expired_items_and_still_fills_the_limit(c: Arc<Ctx>) {
     let now = c.clock.now();
     for i in 0..30 {

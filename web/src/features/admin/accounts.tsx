@@ -12,9 +12,9 @@ import { errorText } from '../../lib/api';
 import { hasReason } from '../../lib/reasons';
 import { directory, type DirectoryPage, findAccount, type FindBy, type Found } from './api';
 import { Section, useConsole, useLang } from './context';
+import { AccountTable } from './account-table';
 import { FindBox, HeldLists } from './find-box';
 import { statusNames } from './labels';
-import { TableFrame } from './widgets';
 import { adminPath } from '../../config/console-paths';
 
 const m = defineMessages({
@@ -187,7 +187,6 @@ export function FindAccount({ onFound, heading = m.findHeading }: { onFound?: (a
 
 function Directory() {
   const id = useId();
-  const lang = useLang();
   const intl = useIntl();
   const { guard } = useConsole();
   const [by, setBy] = useState<'company' | 'day'>('company');
@@ -273,37 +272,16 @@ function Directory() {
             <FormattedMessage {...m.none} />
           </p>
         ) : (
-          <TableFrame label={intl.formatMessage(m.listCaption)}>
-            <table data-testid="directory">
-              <caption>{intl.formatMessage(m.listCaption)}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">
-                    <FormattedMessage {...m.userName} />
-                  </th>
-                  <th scope="col">
-                    <FormattedMessage {...m.companyCol} />
-                  </th>
-                  <th scope="col">
-                    <FormattedMessage {...m.created} />
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((a) => (
-                  <tr key={a.userId}>
-                    <th scope="row">
-                      <Link to={adminPath(lang, 'account', a.userId)}>{a.userName}</Link>
-                    </th>
-                    <td>{a.company ?? '–'}</td>
-                    <td>
-                      <When at={a.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableFrame>
+          <AccountTable
+            caption={intl.formatMessage(m.listCaption)}
+            userNameHead={<FormattedMessage {...m.userName} />}
+            columns={[
+              { head: <FormattedMessage {...m.companyCol} />, cell: (a) => a.company ?? '–' },
+              { head: <FormattedMessage {...m.created} />, cell: (a) => <When at={a.createdAt} /> },
+            ]}
+            rows={rows}
+            testId="directory"
+          />
         ))}
       {query && next && (
         <button type="button" onClick={() => void load(query, next)} disabled={busy} data-testid="directory-more">

@@ -2,17 +2,15 @@
 // or without +86, or its last four digits), a username, a display name or a company's beginning
 // (GET /admin/search), and its matches, a table per kind of match with "More" for that kind; and
 // the lists of locked and of suspended accounts (GET /admin/held), newest first.
-import { type FormEvent, type ReactNode, useId, useRef, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
-import { Link } from 'react-router';
 import { ErrorText, type Msg } from '../../components/field';
 import { When } from '../../components/when';
 import { errorText } from '../../lib/api';
-import { adminPath } from '../../config/console-paths';
 import { type FindGroup, type FindKind, type Held, held, type HeldPage, search } from './api';
-import { Section, useConsole, useLang } from './context';
+import { type AccountColumn, AccountTable } from './account-table';
+import { Section, useConsole } from './context';
 import { statusNames } from './labels';
-import { TableFrame } from './widgets';
 
 const m = defineMessages({
   heading: { id: 'admin.find.heading', defaultMessage: 'Find accounts' },
@@ -58,42 +56,17 @@ export const kindNames: Record<FindKind, MessageDescriptor> = defineMessages({
 type Row = HeldPage['accounts'][number] & { displayName?: string | null };
 
 /** The accounts of a group or a list, masked as the server answers them. */
-function AccountsTable({ caption, rows, last, testId }: { caption: string; rows: Row[]; last?: { head: ReactNode; cell: (r: Row) => ReactNode }; testId: string }) {
-  const lang = useLang();
-  return (
-    <TableFrame label={caption}>
-      <table data-testid={testId}>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            {[m.userName, m.displayName, m.mail, m.phone, m.company, m.status].map((h) => (
-              <th key={h.id} scope="col">
-                <FormattedMessage {...h} />
-              </th>
-            ))}
-            {last && <th scope="col">{last.head}</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((a) => (
-            <tr key={a.userId}>
-              <th scope="row">
-                <Link to={adminPath(lang, 'account', a.userId)}>{a.userName}</Link>
-              </th>
-              <td>{a.displayName ?? '–'}</td>
-              <td>{a.mail ?? '–'}</td>
-              <td>{a.phone ?? '–'}</td>
-              <td>{a.company ?? '–'}</td>
-              <td>
-                <FormattedMessage {...(statusNames[a.status] ?? statusNames.active)} />
-              </td>
-              {last && <td>{last.cell(a)}</td>}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableFrame>
-  );
+function AccountsTable({ caption, rows, last, testId }: { caption: string; rows: Row[]; last?: AccountColumn<Row>; testId: string }) {
+  const head = (d: MessageDescriptor) => <FormattedMessage {...d} />;
+  const columns: AccountColumn<Row>[] = [
+    { head: head(m.displayName), cell: (a) => a.displayName ?? '–' },
+    { head: head(m.mail), cell: (a) => a.mail ?? '–' },
+    { head: head(m.phone), cell: (a) => a.phone ?? '–' },
+    { head: head(m.company), cell: (a) => a.company ?? '–' },
+    { head: head(m.status), cell: (a) => <FormattedMessage {...(statusNames[a.status] ?? statusNames.active)} /> },
+    ...(last ? [last] : []),
+  ];
+  return <AccountTable caption={caption} userNameHead={head(m.userName)} columns={columns} rows={rows} testId={testId} />;
 }
 
 export function FindBox() {

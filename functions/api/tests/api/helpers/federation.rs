@@ -371,3 +371,56 @@ impl Wired {
         self.fakes.state(self.platform).calls(path)
     }
 }
+
+/// The platform down (5xx) or hanging, for each wired provider: the callback answers
+/// SERVICE_UNAVAILABLE, a hang within the call's 3 s deadline, and no pending sign-in is
+/// written.
+pub async fn down_or_hanging_is_service_unavailable_in_time(w: &Wired, id: &str) {
+    w.someone(id);
+    let browser = Browser::new("down");
+    let callback = w.to_platform(&browser).await;
+    w.fakes.state(w.platform).set_down(Some(502));
+    let location = w.callback(&callback).await;
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("SERVICE_UNAVAILABLE")
+    );
+    w.fakes.state(w.platform).set_down(None);
+    let callback = w.to_platform(&browser).await;
+    w.fakes.state(w.platform).set_slow(10_000);
+    let began = std::time::Instant::now();
+    let location = w.callback(&callback).await;
+    let took = began.elapsed();
+    assert_eq!(
+        w.error_of(&location).as_deref(),
+        Some("SERVICE_UNAVAILABLE")
+    );
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    assert!(took >= std::time::Duration::from_secs(3), "{took:?}");
+    assert_eq!(w.written("FEDPEND#").len(), 0);
+}
+
+/// `ann` signed up at `phone` and linked to the platform's person `id` (the phone proved with a
+/// link code): the browser that did it.
+pub async fn linked_ann(w: &Wired, id: &str, phone: &str) -> Browser {
+    w.app.sign_up("ann", phone).await;
+    w.someone(id);
+    let browser = Browser::new("trips");
+    let token = w.pending(&browser).await;
+    let code = w.app.fresh_code(phone, "link").await;
+    w.prove(&token, &browser, phone, &code).await.ok(200);
+    browser
+}
+
+/// The store calls of one sign-in through the link (docs/cost.md "Federated sign-in"): at the
+/// start, the callback and the redemption.
+pub async fn sign_in_calls(w: &Wired, browser: &Browser) -> (usize, usize, usize) {
+    let _ = w.app.store.take_calls();
+    let callback = w.to_platform(browser).await;
+    let start = w.app.store.take_calls().len();
+    let location = w.callback(&callback).await;
+    let back = w.app.store.take_calls().len();
+    let code = param(&location, &format!("{}Code", w.name())).expect("code");
+    w.redeem(&code, browser).await.ok(200);
+    (start, back, w.app.store.take_calls().len())
+}
