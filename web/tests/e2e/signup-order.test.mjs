@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { axeEveryWay, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
+import { axeEveryWay, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
 
 const { skip, ctx } = suite();
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
