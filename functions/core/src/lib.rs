@@ -21,6 +21,7 @@ pub mod console;
 pub mod days;
 pub mod deadline;
 pub mod directory;
+pub mod domains;
 mod error;
 pub mod events;
 pub mod federation;
