@@ -40,6 +40,7 @@ pub mod notifier;
 pub mod numbers;
 pub mod oidc;
 pub mod once;
+pub mod org;
 pub mod passkey;
 pub mod password;
 mod passwords;
