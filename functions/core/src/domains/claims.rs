@@ -9,6 +9,7 @@
 
 use crate::domains::name::DomainName;
 use crate::error::{Error, Result};
+use crate::org::OrgId;
 use crate::{random, Entropy, Reason};
 use ciam_store::{CancelReason, Cond, Item, Key, Query, Store, StoreError, TxOp, Update};
 
@@ -72,12 +73,12 @@ pub struct Claim {
 /// The verified owner of a domain, as the enrolment look-up reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owner {
-    pub org: String,
+    pub org: OrgId,
     pub enrolment: Enrolment,
 }
 
-pub fn claim_key(org: &str, domain: &DomainName) -> Key {
-    Key::new(format!("ORG#{org}"), format!("DOM#{}", domain.as_str()))
+pub fn claim_key(org: &OrgId, domain: &DomainName) -> Key {
+    Key::new(crate::org::org_pk(org), format!("DOM#{}", domain.as_str()))
 }
 
 pub fn owner_key(domain: &DomainName) -> Key {
@@ -104,10 +105,10 @@ fn new_token(entropy: &dyn Entropy) -> String {
 }
 
 /// The organization's claims, pending and verified, by domain. One query.
-pub async fn list(store: &dyn Store, org: &str) -> Result<Vec<Claim>> {
+pub async fn list(store: &dyn Store, org: &OrgId) -> Result<Vec<Claim>> {
     let items = store
         .query(
-            Query::partition(format!("ORG#{org}"))
+            Query::partition(crate::org::org_pk(org))
                 .prefix("DOM#")
                 .limit(MAX_CLAIMS + 1),
         )
@@ -116,7 +117,7 @@ pub async fn list(store: &dyn Store, org: &str) -> Result<Vec<Claim>> {
 }
 
 /// One claim; DOMAIN_NOT_FOUND when the organization has none on `domain`. One GetItem.
-pub async fn get(store: &dyn Store, org: &str, domain: &DomainName) -> Result<Claim> {
+pub async fn get(store: &dyn Store, org: &OrgId, domain: &DomainName) -> Result<Claim> {
     store
         .get(&claim_key(org, domain))
         .await?
@@ -129,7 +130,7 @@ pub async fn get(store: &dyn Store, org: &str, domain: &DomainName) -> Result<Cl
 pub async fn owner_of(store: &dyn Store, domain: &DomainName) -> Result<Option<Owner>> {
     Ok(store.get(&owner_key(domain)).await?.and_then(|i| {
         Some(Owner {
-            org: i.s("org")?.to_owned(),
+            org: OrgId::parse(i.s("org")?)?,
             enrolment: Enrolment::parse(i.s("enrolment").unwrap_or("off"), "enrolment")
                 .unwrap_or(Enrolment::Off),
         })
@@ -143,7 +144,7 @@ pub async fn add(
     store: &dyn Store,
     entropy: &dyn Entropy,
     now: i64,
-    org: &str,
+    org: &OrgId,
     domain: &DomainName,
     method: Method,
     by: &str,
@@ -189,17 +190,24 @@ pub async fn add(
 /// Makes `claim` (already proven) this organization's verified domain: one transaction, the
 /// owner put under `not exists` (or already ours: a retry), the claim updated under `exists`.
 /// DOMAIN_ALREADY_VERIFIED when another organization verified it first; DOMAIN_NOT_FOUND when
-/// the claim went away meanwhile. Round trips: 1.
-pub async fn mark_verified(store: &dyn Store, now: i64, org: &str, claim: &Claim) -> Result<()> {
+/// the claim went away meanwhile; `extra` (a code's consumption) in the same transaction, its
+/// own condition failing as VERIFYCODE_NOT_FOUND. Round trips: 1.
+pub async fn mark_verified(
+    store: &dyn Store,
+    now: i64,
+    org: &OrgId,
+    claim: &Claim,
+    extra: Vec<TxOp>,
+) -> Result<()> {
     let owner = Item::new(owner_key(&claim.domain))
-        .with("org", org)
+        .with("org", org.as_str())
         .with("domain", claim.domain.as_str())
         .with("enrolment", claim.enrolment.as_str())
         .with("verifiedAt", now);
-    let ops = vec![
+    let ops: Vec<TxOp> = vec![
         TxOp::Put {
             item: owner,
-            cond: Some(Cond::NotExists.or(Cond::eq("org", org))),
+            cond: Some(Cond::NotExists.or(Cond::eq("org", org.as_str()))),
         },
         TxOp::Update {
             key: claim_key(org, &claim.domain),
@@ -210,7 +218,10 @@ pub async fn mark_verified(store: &dyn Store, now: i64, org: &str, claim: &Claim
             ],
             cond: Some(Cond::Exists),
         },
-    ];
+    ]
+    .into_iter()
+    .chain(extra)
+    .collect();
     match store.transact(ops).await {
         Err(StoreError::TxCanceled(reasons))
             if reasons.first() == Some(&CancelReason::ConditionFailed) =>
@@ -222,6 +233,7 @@ pub async fn mark_verified(store: &dyn Store, now: i64, org: &str, claim: &Claim
         {
             Err(Reason::DOMAIN_NOT_FOUND.into())
         }
+        Err(e) if e.is_condition_failed() => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         r => r.map_err(Error::from),
     }
 }
@@ -229,7 +241,7 @@ pub async fn mark_verified(store: &dyn Store, now: i64, org: &str, claim: &Claim
 /// Removes the claim and, when it was verified, the owner item (only if it names this
 /// organization). Members already enrolled stay. DOMAIN_NOT_FOUND when there was no claim.
 /// Round trips: 1.
-pub async fn remove(store: &dyn Store, org: &str, domain: &DomainName) -> Result<()> {
+pub async fn remove(store: &dyn Store, org: &OrgId, domain: &DomainName) -> Result<()> {
     let ops = vec![
         TxOp::Delete {
             key: claim_key(org, domain),
@@ -237,7 +249,7 @@ pub async fn remove(store: &dyn Store, org: &str, domain: &DomainName) -> Result
         },
         TxOp::Delete {
             key: owner_key(domain),
-            cond: Some(Cond::NotExists.or(Cond::eq("org", org))),
+            cond: Some(Cond::NotExists.or(Cond::eq("org", org.as_str()))),
         },
     ];
     match store.transact(ops).await {
@@ -264,7 +276,7 @@ pub async fn remove(store: &dyn Store, org: &str, domain: &DomainName) -> Result
 /// DOMAIN_NOT_FOUND without a claim. Round trips: 2 (the claim, then the write).
 pub async fn set_enrolment(
     store: &dyn Store,
-    org: &str,
+    org: &OrgId,
     domain: &DomainName,
     enrolment: Enrolment,
 ) -> Result<Claim> {
@@ -279,7 +291,7 @@ pub async fn set_enrolment(
         ops.push(TxOp::Update {
             key: owner_key(domain),
             ops: set(),
-            cond: Some(Cond::eq("org", org)),
+            cond: Some(Cond::eq("org", org.as_str())),
         });
     }
     match store.transact(ops).await {

@@ -7,9 +7,11 @@ pub mod dns;
 #[cfg(test)]
 #[cfg(feature = "dns")]
 mod dns_tests;
+pub mod enrol;
 pub mod name;
 pub mod public;
 pub mod txt;
+pub mod verify;
 
 pub use claims::{Claim, Enrolment, Method, Owner};
 pub use name::DomainName;
