@@ -80,7 +80,11 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     // The console's lists (after the operations whose failures are read by index).
     ops.extend(crate::directory::puts(&user));
     match ciam.store.transact(ops).await {
-        Ok(()) => Ok(user.id),
+        Ok(()) => {
+            // The mail was proven by its code: a verified domain may enrol the person.
+            crate::domains::enrol::after_proof(ciam, &user.id, &id).await;
+            Ok(user.id)
+        }
         Err(e) if e.condition_failed_at(3) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         Err(e) if e.condition_failed_at(1) => Err(id.exists_reason().into()),
         Err(e) if e.condition_failed_at(2) => Err(Error::field(
@@ -250,6 +254,9 @@ pub async fn login_code(
         Reason::VERIFYCODE_NOT_FOUND,
     )
     .await;
+    if answer.is_ok() {
+        crate::domains::enrol::after_proof(ciam, &rec.user_id, &id).await;
+    }
     signin::settle(ciam, &rec, answer).await
 }
 

@@ -132,6 +132,7 @@ pub async fn bind(
         Err(e) if e.condition_failed_at(2) => return Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         other => other.or_reason(Reason::AUTHORIZATION_FAILED)?,
     }
+    crate::domains::enrol::after_proof(ciam, &s.user.id, &new).await;
     if let Some(old) = old {
         let masked = match &new {
             Identity::Mail(m) => Notice::MailChanged { new: m.masked() },

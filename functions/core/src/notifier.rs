@@ -15,15 +15,19 @@ pub enum Purpose {
     /// not the number has an account (the answer is alike); China SMS sends it with the
     /// approved sign-in template ([`Purpose::template`]).
     Link,
+    /// An organization's domain proven by a code to one of its administrative mailboxes
+    /// (docs/organizations-domains.md §1.2): mail only, never an account's sign-in.
+    Domain,
 }
 
 impl Purpose {
-    pub const ALL: [Purpose; 5] = [
+    pub const ALL: [Purpose; 6] = [
         Purpose::Register,
         Purpose::Login,
         Purpose::ResetPassword,
         Purpose::Bind,
         Purpose::Link,
+        Purpose::Domain,
     ];
 
     /// The SMS template key that carries the code (`register`, `login`, `resetPassword`,
@@ -31,6 +35,7 @@ impl Purpose {
     pub fn template(self) -> &'static str {
         match self {
             Purpose::Link => Purpose::Login.as_str(),
+            Purpose::Domain => Purpose::Bind.as_str(),
             p => p.as_str(),
         }
     }
@@ -42,6 +47,7 @@ impl Purpose {
             Purpose::ResetPassword => "resetPassword",
             Purpose::Bind => "bind",
             Purpose::Link => "link",
+            Purpose::Domain => "domain",
         }
     }
 }

@@ -118,6 +118,15 @@ reasons! {
     FEDERATION_OPEN_IN_BROWSER = 400, "Open this page in your browser: tap ··· (top right), then Open in Browser", "请在浏览器中打开本页：点击右上角“···”，然后选择“在浏览器中打开”";
     FEDERATION_LINK_EXISTS = 409, "This account of the provider is already linked to a Ciam account", "该第三方账号已关联到其他账号";
     FEDERATION_LAST_WAY_IN = 409, "This is the account's last way to sign in: add a password, a phone, an e-mail or a passkey first", "这是账号最后一种登录方式：请先设置密码、手机号、邮箱或通行密钥";
+    // Organizations' verified domains (docs/organizations-domains.md).
+    DOMAIN_INVALID = 400, "This is not a valid domain name, e.g. example.com", "域名格式不正确，例如 example.com";
+    DOMAIN_PUBLIC = 422, "This domain is shared by many companies (a public suffix or a free mail provider) and cannot belong to an organization", "该域名为公共后缀或免费邮箱服务商所有，不能归属于某个组织";
+    DOMAIN_ALREADY_VERIFIED = 409, "This domain is already verified", "该域名已被验证";
+    DOMAIN_TXT_NOT_FOUND = 422, "The TXT record was not found: publish it, wait for DNS to update, then verify again", "未找到 TXT 记录：请添加该记录，待 DNS 生效后再次验证";
+    DOMAIN_DNS_UNAVAILABLE = 503, "DNS did not answer in time; try again in a minute", "DNS 未及时响应，请稍后重试";
+    DOMAIN_MAIL_NOT_ADMIN = 422, "Use one of the domain's administrative addresses: admin, administrator, webmaster, hostmaster or postmaster", "请使用该域名的管理邮箱：admin、administrator、webmaster、hostmaster 或 postmaster";
+    DOMAIN_NOT_FOUND = 404, "This domain is not among the organization's domains", "该组织未添加此域名";
+    DOMAIN_LIMIT = 409, "An organization has at most 20 domains: remove one first", "一个组织最多添加 20 个域名，请先删除一个";
 }
 
 impl std::fmt::Display for Reason {

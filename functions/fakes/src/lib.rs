@@ -19,6 +19,7 @@
 
 pub mod common;
 pub mod dingtalk;
+pub mod dns;
 pub mod feishu;
 pub mod mock;
 pub mod wechat;

@@ -72,7 +72,15 @@ export type Reason =
   | "FEDERATION_SNAPSHOT_USER"
   | "FEDERATION_OPEN_IN_BROWSER"
   | "FEDERATION_LINK_EXISTS"
-  | "FEDERATION_LAST_WAY_IN";
+  | "FEDERATION_LAST_WAY_IN"
+  | "DOMAIN_INVALID"
+  | "DOMAIN_PUBLIC"
+  | "DOMAIN_ALREADY_VERIFIED"
+  | "DOMAIN_TXT_NOT_FOUND"
+  | "DOMAIN_DNS_UNAVAILABLE"
+  | "DOMAIN_MAIL_NOT_ADMIN"
+  | "DOMAIN_NOT_FOUND"
+  | "DOMAIN_LIMIT";
 
 /** One linked identity on the console's account page: the subject masked. */
 export type AccountIdentity = {

@@ -58,7 +58,8 @@ pub struct NewMail {
 /// Reasons: INVALID_MAIL, REAUTH_REQUIRED, CODE_ERROR, CODE_KIND_ERROR, VERIFYCODE_NOT_FOUND,
 /// VERIFICATION_CODE_LIMIT, MAIL_EXIST, EIAM_MAIL_PERMISSION_DENIED.
 ///
-/// Round trips: 3 (authentication, code, one transaction) + the notice.
+/// Round trips: 3 (authentication, code, one transaction) + the notice, and the verified
+/// domain's enrolment (1 GetItem of `DOMAIN#<domain>`, docs/organizations-domains.md §4).
 pub async fn mail(
     State(s): State<AppState>,
     Authed(sess): Authed,

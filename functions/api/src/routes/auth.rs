@@ -182,8 +182,10 @@ pub struct Registered {
 /// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, EIAM_MAIL_PERMISSION_DENIED, MAIL_EXIST,
 /// PHONE_EXIST, USERNAME_EXIST, PHONE_MAINLAND_SERVICE_ONLY.
 ///
-/// Round trips: 2 (code read, one transaction), then the numbers' new account (3 writes side by
-/// side, best effort).
+/// Round trips: 2 (code read, one transaction), then for a mail its verified domain's enrolment
+/// (1 GetItem of `DOMAIN#<domain>`; +1 read and 1 write when the domain enrols,
+/// docs/organizations-domains.md §4), then the numbers' new account (3 writes side by side,
+/// best effort).
 pub async fn register(
     State(s): State<AppState>,
     Json(b): Json<Register>,
@@ -259,7 +261,8 @@ pub struct CodeLogin {
 ///
 /// Round trips: 2 (the attempt and the code read side by side; then the
 /// success transaction, which consumes the code). +1 read when no sign-in code is live (is it
-/// a code of another purpose?). Then the numbers (`sign_in.rs`).
+/// a code of another purpose?). Then for a mail its verified domain's enrolment (1 GetItem of
+/// `DOMAIN#<domain>`, docs/organizations-domains.md §4), then the numbers (`sign_in.rs`).
 pub async fn login_code(
     State(s): State<AppState>,
     Client(client): Client,

@@ -55,6 +55,8 @@ mod me;
 mod numbers;
 mod oidc;
 mod oidc_logout;
+mod org_domains;
+mod organizations;
 mod passkeys;
 mod passwords;
 mod races;

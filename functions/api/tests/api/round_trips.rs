@@ -43,8 +43,10 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
         .ok(201);
     assert_eq!(
         calls(&app),
-        ["get", "transact", "update", "update", "update"],
-        "register: 2, then the numbers' new account (the total, the week, the month side by side)"
+        ["get", "transact", "get", "update", "update", "update"],
+        "register: 2, then the proven mail's domain (one GetItem of DOMAIN#example.com, \
+         docs/organizations-domains.md §4), then the numbers' new account (the total, the week, \
+         the month side by side)"
     );
 
     let body = app.login_password(mail, PASSWORD).await.ok(200);
@@ -74,6 +76,11 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
         numbers,
         ["get", "update"],
         "then the numbers: the activity, already counted today (a read), the week's counters"
+    );
+    assert_eq!(
+        seen.pop(),
+        Some("get"),
+        "then the proven mail's domain: one GetItem of DOMAIN#example.com"
     );
     let last = seen.pop();
     seen.sort_unstable();
