@@ -118,6 +118,20 @@ reasons! {
     FEDERATION_OPEN_IN_BROWSER = 400, "Open this page in your browser: tap ··· (top right), then Open in Browser", "请在浏览器中打开本页：点击右上角“···”，然后选择“在浏览器中打开”";
     FEDERATION_LINK_EXISTS = 409, "This account of the provider is already linked to a Ciam account", "该第三方账号已关联到其他账号";
     FEDERATION_LAST_WAY_IN = 409, "This is the account's last way to sign in: add a password, a phone, an e-mail or a passkey first", "这是账号最后一种登录方式：请先设置密码、手机号、邮箱或通行密钥";
+    // Organizations (issue 35, docs/organizations-design.md).
+    ORG_NOT_FOUND = 404, "Organization not found", "组织不存在";
+    ORG_NOT_ACTIVE = 409, "The organization is not active", "该组织未启用";
+    ORG_ROLE_FORBIDDEN = 403, "Your role in this organization does not allow this", "你在该组织中的角色无权执行此操作";
+    ORG_LAST_OWNER = 409, "An organization keeps at least one owner: make someone else owner first", "组织至少保留一名所有者：请先指定其他所有者";
+    ORG_MEMBER_NOT_FOUND = 404, "Not a member of this organization", "不是该组织的成员";
+    ORG_ALREADY_MEMBER = 409, "You are already a member of this organization", "你已是该组织的成员";
+    ORG_REQUEST_LIMIT = 409, "You already have 3 organization requests waiting for review", "你已有 3 个组织申请等待审核";
+    ORG_INVITATION_LIMIT = 409, "Too many pending invitations: revoke some first", "待接受的邀请过多：请先撤销部分邀请";
+    ORG_INVITATION_NOT_FOUND = 404, "Invitation not found", "邀请不存在";
+    ORG_INVITATION_EXPIRED = 410, "The invitation has expired: ask for a new one", "邀请已过期：请让管理员重新邀请";
+    ORG_INVITATION_REVOKED = 410, "The invitation was withdrawn", "邀请已被撤销";
+    ORG_INVITATION_USED = 409, "The invitation has already been used", "邀请已被使用";
+    ORG_INVITATION_NOT_YOURS = 403, "This invitation was sent to another e-mail address or phone number", "此邀请发送给了其他邮箱或手机号";
 }
 
 impl std::fmt::Display for Reason {

@@ -9,11 +9,16 @@
 //! A person's role in an organization is one read by key ([`role_of`]); their organizations are
 //! one query of their own partition ([`memberships_of`]).
 
+pub mod access;
 pub mod audit;
 pub mod create;
+pub mod invitations;
+pub mod manage;
+pub mod members;
+pub mod requests;
 mod role;
 
-pub use create::{create, NewOrg};
+pub use create::{create, create_with_id, NewOrg};
 pub use role::Role;
 
 use crate::user::user_pk;
