@@ -719,8 +719,6 @@ export type Organization = {
   orgId: string;
   /** How many owners (never below 1 once active). */
   owners: number;
-  /** Pending invitations. */
-  pending: number;
   /** The customer who asked for it, when one did. */
   requestedBy: string | null;
   settings: Settings;

@@ -445,7 +445,8 @@ pub struct OpInviteBody {
 ///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, ORG_INVITATION_LIMIT, ORG_NOT_ACTIVE, ORG_NOT_FOUND.
 ///
-/// Round trips: 3 (authentication, the organization, one transaction), then the message.
+/// Round trips: 4 (authentication, the organization, the live invitations, one transaction),
+/// then the message.
 pub async fn invite(
     Op(op): Op,
     State(s): State<AppState>,

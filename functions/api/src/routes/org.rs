@@ -211,8 +211,8 @@ pub struct InviteBody {
 /// Reasons: INVALID_MAIL, INVALID_PHONE, ORG_INVITATION_LIMIT, ORG_NOT_ACTIVE, ORG_NOT_FOUND,
 /// ORG_ROLE_FORBIDDEN.
 ///
-/// Round trips: 3 (authentication, the organization with the caller's membership, one
-/// transaction), then the message.
+/// Round trips: 4 (authentication, the organization with the caller's membership, the live
+/// invitations, one transaction), then the message.
 pub async fn invite(
     State(s): State<AppState>,
     Authed(sess): Authed,

@@ -111,7 +111,6 @@ pub async fn create_with_id(
         settings: Settings::default(),
         owners: i64::from(owner.is_some()),
         members: i64::from(owner.is_some()),
-        pending: 0,
         created_at: now,
         created_by: new.by.clone(),
         requested_by: requested.then(|| new.by.clone()),
