@@ -248,6 +248,15 @@ async fn main() {
             .with("status", "pending")
             .expires(ciam.now() + 3600);
         store.put(item, None).await.unwrap();
+        let listed = Item::new(ciam_store::Key::new(
+            org::org_pk(&o.org_id),
+            format!("INV#inv_{n:016x}"),
+        ))
+        .with("invId", format!("inv_{n:016x}"))
+        .with("role", "member")
+        .with("status", "pending")
+        .expires(ciam.now() + 3600);
+        store.put(listed, None).await.unwrap();
         let user = User {
             id: format!("invitee{n:025}"),
             mail: Some(mail.clone()),
