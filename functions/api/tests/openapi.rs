@@ -176,6 +176,7 @@ async fn the_documented_request_fields_are_the_ones_the_handlers_accept() {
             };
             let v = match ty {
                 Some("boolean") => Value::Bool(true),
+                Some("array") => Value::Array(Vec::new()),
                 _ => Value::String("x".into()),
             };
             body.insert(name.clone(), v);

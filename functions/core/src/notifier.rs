@@ -160,6 +160,9 @@ pub enum Notice {
     IdentityUnlinked { provider: String },
     /// Support removed a linked provider's account.
     IdentityUnlinkedBySupport { provider: String },
+    /// An invitation to join the organization `org` (its name in the message's language):
+    /// `link` opens Ciam's sign-in (or sign-up) and accepts it (docs/organizations-design.md §3).
+    OrgInvitation { org: String, link: String },
     /// Ciam disabled a webhook endpoint of the app `app` (its names, Chinese and English) at
     /// `url`: it answered 410 (`gone`), or failed for 3 days. Told to the app's owner
     /// (`ownerMail`), in both languages: the registry keeps no language for an owner.
@@ -189,6 +192,7 @@ impl Notice {
             Notice::IdentityUnlinked { .. } => "identityUnlinked",
             Notice::IdentityUnlinkedBySupport { .. } => "identityUnlinkedBySupport",
             Notice::WebhookDisabled { .. } => "webhookDisabled",
+            Notice::OrgInvitation { .. } => "orgInvitation",
         }
     }
 }
@@ -202,6 +206,11 @@ pub struct NoticeMessage {
 
 impl NoticeMessage {
     pub fn subject(&self) -> &'static str {
+        if let Notice::OrgInvitation { .. } = self.notice {
+            return self
+                .lang
+                .pick("Ciam：组织邀请", "Ciam: an invitation to an organization");
+        }
         if let Notice::WebhookDisabled { .. } = self.notice {
             return "Ciam：Webhook 端点已停用 / Ciam disabled a webhook endpoint";
         }
@@ -301,6 +310,12 @@ impl NoticeMessage {
             (Notice::IdentityUnlinkedBySupport { provider }, Lang::EnUs) => format!(
                 "Support unlinked a {} account from your Ciam account.{tail}",
                 provider_label(provider, self.lang)
+            ),
+            (Notice::OrgInvitation { org, link }, Lang::ZhCn) => format!(
+                "您受邀加入 Ciam 上的组织“{org}”。请在 7 天内打开此链接，登录或注册后接受：{link}"
+            ),
+            (Notice::OrgInvitation { org, link }, Lang::EnUs) => format!(
+                "You are invited to join the organization \"{org}\" on Ciam. Open this link within 7 days, sign in or sign up, and accept: {link}"
             ),
             (
                 Notice::WebhookDisabled {

@@ -127,6 +127,20 @@ reasons! {
     DOMAIN_MAIL_NOT_ADMIN = 422, "Use one of the domain's administrative addresses: admin, administrator, webmaster, hostmaster or postmaster", "请使用该域名的管理邮箱：admin、administrator、webmaster、hostmaster 或 postmaster";
     DOMAIN_NOT_FOUND = 404, "This domain is not among the organization's domains", "该组织未添加此域名";
     DOMAIN_LIMIT = 409, "An organization has at most 20 domains: remove one first", "一个组织最多添加 20 个域名，请先删除一个";
+    // Organizations (issue 35, docs/organizations-design.md).
+    ORG_NOT_FOUND = 404, "Organization not found", "组织不存在";
+    ORG_NOT_ACTIVE = 409, "The organization is not active", "该组织未启用";
+    ORG_ROLE_FORBIDDEN = 403, "Your role in this organization does not allow this", "你在该组织中的角色无权执行此操作";
+    ORG_LAST_OWNER = 409, "An organization keeps at least one owner: make someone else owner first", "组织至少保留一名所有者：请先指定其他所有者";
+    ORG_MEMBER_NOT_FOUND = 404, "Not a member of this organization", "不是该组织的成员";
+    ORG_ALREADY_MEMBER = 409, "You are already a member of this organization", "你已是该组织的成员";
+    ORG_REQUEST_LIMIT = 409, "You already have 3 organization requests waiting for review", "你已有 3 个组织申请等待审核";
+    ORG_INVITATION_LIMIT = 409, "Too many pending invitations: revoke some first", "待接受的邀请过多：请先撤销部分邀请";
+    ORG_INVITATION_NOT_FOUND = 404, "Invitation not found", "邀请不存在";
+    ORG_INVITATION_EXPIRED = 410, "The invitation has expired: ask for a new one", "邀请已过期：请让管理员重新邀请";
+    ORG_INVITATION_REVOKED = 410, "The invitation was withdrawn", "邀请已被撤销";
+    ORG_INVITATION_USED = 409, "The invitation has already been used", "邀请已被使用";
+    ORG_INVITATION_NOT_YOURS = 403, "This invitation was sent to another e-mail address or phone number", "此邀请发送给了其他邮箱或手机号";
 }
 
 impl std::fmt::Display for Reason {

@@ -356,6 +356,7 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "auth_mail",
             "auth_phone",
             "auth_deactivation",
+            "org_invite",
             "auth_identities_confirm",
             "auth_identity_delete",
             "admin_account_unlock",
@@ -366,7 +367,8 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "admin_account_reactivate",
             "admin_account_reset_passkeys",
             "admin_account_unlink_identity",
-            "admin_account_identity"
+            "admin_account_identity",
+            "admin_org_invite"
         ]
     );
     let functions = functions_by_route();

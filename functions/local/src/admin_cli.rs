@@ -106,6 +106,22 @@ pub async fn backfill_directory(opts: &StoreOptions) -> Result<String, String> {
     ))
 }
 
+/// `ciam admin org-suggestions PREFIX`: one line per company name, `<accounts>\t<name>`, most
+/// accounts first.
+pub async fn org_suggestion_lines(
+    prefix: &str,
+    opts: &StoreOptions,
+) -> Result<Vec<String>, String> {
+    let ciam = ciam(opts).await?;
+    let found = ciam_core::org::manage::suggestions(ciam.store.as_ref(), prefix)
+        .await
+        .map_err(|e| message(&e))?;
+    Ok(found
+        .iter()
+        .map(|s| format!("{}\t{}", s.accounts, s.company))
+        .collect())
+}
+
 /// What the command line names an account by: a mail (with `@`), a phone number, else a user id.
 fn lookup(who: &str) -> Lookup {
     let who = who.trim();

@@ -140,6 +140,14 @@ enum AdminCommand {
     Reactivate(AccountArgs),
     /// Turns an account's two-factor sign-in off (its sessions end).
     ResetTwoFactor(AccountArgs),
+    /// Lists the company names accounts wrote that start with PREFIX (case and width ignored),
+    /// with their number of accounts, most first: candidates for organizations (nothing is
+    /// merged; docs/organizations-design.md §5). One query of the company directory.
+    OrgSuggestions {
+        prefix: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
     /// Lists who holds a console role.
     Roles {
         #[command(flatten)]
@@ -270,6 +278,22 @@ async fn main() -> std::process::ExitCode {
                 },
         } => {
             return match logout_cli::notice_lines(&user_id, &sid, &public_url, &store).await {
+                Ok(lines) => {
+                    for line in lines {
+                        println!("{line}");
+                    }
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
+        Command::Admin {
+            command: AdminCommand::OrgSuggestions { prefix, store },
+        } => {
+            return match admin_cli::org_suggestion_lines(&prefix, &store).await {
                 Ok(lines) => {
                     for line in lines {
                         println!("{line}");

@@ -245,6 +245,17 @@ async fn the_directory_backfill_lists_accounts_made_before_it() {
             "{text}"
         );
     }
+    // The companies become suggestions for organizations (nothing merged).
+    let out = ciam(&data, &["org-suggestions", "ACME"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1\tAcme Robotics\n1\tacme tooling\n"
+    );
     let acme = store
         .query(Query::partition("DIR#CO#a").prefix("acme"))
         .await

@@ -89,6 +89,7 @@ fn notice_params(notice: &Notice) -> Vec<(&'static str, String)> {
         Notice::IdentityLinked { provider }
         | Notice::IdentityUnlinked { provider }
         | Notice::IdentityUnlinkedBySupport { provider } => vec![("provider", provider.clone())],
+        Notice::OrgInvitation { org, link } => vec![("org", org.clone()), ("link", link.clone())],
         _ => Vec::new(),
     }
 }

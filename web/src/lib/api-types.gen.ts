@@ -80,7 +80,20 @@ export type Reason =
   | "DOMAIN_DNS_UNAVAILABLE"
   | "DOMAIN_MAIL_NOT_ADMIN"
   | "DOMAIN_NOT_FOUND"
-  | "DOMAIN_LIMIT";
+  | "DOMAIN_LIMIT"
+  | "ORG_NOT_FOUND"
+  | "ORG_NOT_ACTIVE"
+  | "ORG_ROLE_FORBIDDEN"
+  | "ORG_LAST_OWNER"
+  | "ORG_MEMBER_NOT_FOUND"
+  | "ORG_ALREADY_MEMBER"
+  | "ORG_REQUEST_LIMIT"
+  | "ORG_INVITATION_LIMIT"
+  | "ORG_INVITATION_NOT_FOUND"
+  | "ORG_INVITATION_EXPIRED"
+  | "ORG_INVITATION_REVOKED"
+  | "ORG_INVITATION_USED"
+  | "ORG_INVITATION_NOT_YOURS";
 
 /** One linked identity on the console's account page: the subject masked. */
 export type AccountIdentity = {
@@ -250,7 +263,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -498,6 +511,22 @@ export type IdentityChangedEvent = {
   type: "user.identity_changed";
 };
 
+/** An invitation as the admins' list shows it. */
+export type Invitation = {
+  /** Who invited (a user id). */
+  by: string;
+  /** Unix seconds. */
+  createdAt: number;
+  expiresAt: number;
+  /** `inv_` and 16 hex characters. */
+  invId: string;
+  role: Role;
+  /** `pending`, `used` or `revoked`. */
+  status: string;
+  /** The invited mail or phone, masked. */
+  to: string;
+};
+
 /** A ticket for a partner app, and where the browser goes with it. */
 export type IssuedTicket = {
   cTicket: string;
@@ -529,6 +558,17 @@ export type LinkedIdentity = {
   provider: string;
 };
 
+/** An organization as the console's list shows it. */
+export type Listed = {
+  createdAt: number;
+  /** Where the next page starts. */
+  cursor: string;
+  nameEn: string;
+  nameZh: string;
+  orgId: string;
+  status: string;
+};
+
 /** The `user.mail_changed` event (the Standard Webhooks body). The bound mail changed (by the user or the support desk). `email` and `email_verified` only under the `email` scope; without it the event carries `userId` alone. */
 export type MailChangedEvent = {
   data: {
@@ -545,6 +585,17 @@ export type MailChangedEvent = {
   type: "user.mail_changed";
 };
 
+/** A person's membership of an organization (both items hold the same attributes). */
+export type Membership = {
+  /** Who added them (an inviter's or an operator's user id). */
+  by: string;
+  /** Unix seconds. */
+  joinedAt: number;
+  orgId: string;
+  role: Role;
+  userId: string;
+};
+
 export type MonthNumbers = {
   /** Accounts that signed in that month (each once). */
   active: number;
@@ -552,6 +603,17 @@ export type MonthNumbers = {
   /** `yyyy-mm`. */
   month: string;
   newAccounts: number;
+};
+
+/** An organization the person belongs to, with their role. */
+export type MyOrganization = {
+  organization: Organization;
+  role: Role;
+};
+
+/** The person's organizations. */
+export type MyOrganizations = {
+  organizations: MyOrganization[];
 };
 
 /** What comes after a phone proof that reached no account. */
@@ -601,6 +663,74 @@ export type OneApp = {
   deleteEnds: ("tickets" | "oidcSignIn" | "embeddedSignIn" | "appList" | "consents")[];
   /** What deleting the app does not end. */
   deleteKeeps: ("oidcAccessTokens" | "recentApps")[];
+};
+
+/** A page of the organization's audit slice. */
+export type OrgAudit = {
+  /** Newest first, 50 a page; the last entry's `cursor` is the next page's `cursor`. */
+  entries: OrgAuditEntry[];
+};
+
+/** One entry of the slice. */
+export type OrgAuditEntry = {
+  action: string;
+  actor: string;
+  actorRole: string;
+  /** Unix seconds. */
+  at: number;
+  /** Where the next page starts (the last entry's cursor). */
+  cursor: string;
+  detail: string | null;
+  reason: string | null;
+  /** The member (user id) or invitation (invId) acted on; empty when the organization itself. */
+  target: string;
+};
+
+/** An organization in the console. */
+export type OrgDetail = {
+  /** The newest entries of its audit slice (50). */
+  audit: OrgAuditEntry[];
+  invitations: Invitation[];
+  /** A page of members (50, by user id; `after`: the last user id of the previous page). */
+  members: Membership[];
+  organization: Organization;
+};
+
+/** A page of organizations. */
+export type OrgList = {
+  /** Newest first, 50 a page (the last one's `cursor` is the next page's). */
+  organizations: Listed[];
+};
+
+/** An organization as its member sees it. */
+export type OrgPage = {
+  /** Pending, used and revoked invitations not yet expired: an admin's or owner's only. */
+  invitations: Invitation[];
+  /** A page of members (50, by user id): an admin's or owner's only (empty for a member). */
+  members: Membership[];
+  /** When present, the `after` of the next page of members. */
+  next: string | null;
+  organization: Organization;
+  /** The caller's role. */
+  role: Role;
+};
+
+/** The organization item, `ORG#<orgId>` / `ORG`. */
+export type Organization = {
+  /** Unix seconds. */
+  createdAt: number;
+  /** Who created it (an operator) or asked for it (a customer). */
+  createdBy: string;
+  members: number;
+  nameEn: string;
+  nameZh: string;
+  orgId: string;
+  /** How many owners (never below 1 once active). */
+  owners: number;
+  /** The customer who asked for it, when one did. */
+  requestedBy: string | null;
+  settings: Settings;
+  status: Status;
 };
 
 export type Overview = {
@@ -733,12 +863,32 @@ call with; absent when the range is done. */
   next?: number;
 };
 
+/** A pending request as the console lists it. */
+export type Request = {
+  /** Unix seconds. */
+  createdAt: number;
+  nameEn: string;
+  nameZh: string;
+  orgId: string;
+  /** The asker's user id. */
+  requestedBy: string;
+};
+
+/** The pending requests. */
+export type RequestList = {
+  /** Oldest first, 50 a page. */
+  requests: Request[];
+};
+
 /** The unmasked values `reveal` answers. */
 export type Revealed = {
   mail: string | null;
   phone: string | null;
   userId: string;
 };
+
+/** A member's role in an organization (docs/organizations-design.md §2). */
+export type Role = string;
 
 /** The role an account now holds. */
 export type RoleGranted = {
@@ -802,6 +952,18 @@ export type Sessions = {
   sessions: ActiveSession[];
 };
 
+/** The organization's settings. */
+export type Settings = {
+  /** The sign-in methods members may use; empty: every method. */
+  allowedMethods: string[];
+  /** The role an invitation gives when it names none. */
+  defaultRole: Role;
+  /** The apps the organization consented to hear its events (`organization.*`). */
+  eventApps: string[];
+  /** Members must have a second factor (enforced by the organization's sign-in). */
+  mfaRequired: boolean;
+};
+
 export type SignIns = {
   /** By method name (`password`, `code`, `passkey`, `staff`, `totp`). */
   byMethod: Record<string, number>;
@@ -824,6 +986,22 @@ export type SignedIn = {
 export type StaffLink = {
   /** Always true: the company's identity provider manages it. */
   linked: boolean;
+};
+
+/** Where an organization stands. */
+export type Status = "active" | string;
+
+/** A company name written on accounts, and how many accounts wrote it. */
+export type Suggestion = {
+  accounts: number;
+  /** The name as most of its accounts wrote it. */
+  company: string;
+};
+
+/** Company names on accounts. */
+export type Suggestions = {
+  /** Most accounts first. */
+  companies: Suggestion[];
 };
 
 /** The notes as the account page shows them. */
@@ -1295,6 +1473,92 @@ export type AdminHeldResponse = HeldPage;
 
 /** GET /admin/me: The console operator */
 export type AdminMeResponse = ConsoleOperator;
+
+/** GET /admin/organizations: List organizations */
+export type AdminListOrganizationsResponse = OrgList;
+
+/** POST /admin/organizations: Create an organization */
+export type AdminCreateOrganizationResponse = Organization;
+
+/** The body of POST /admin/organizations. */
+export type AdminCreateOrganizationRequest = {
+  /** The English name (or give only `nameZh`). */
+  nameEn?: string | null;
+  /** The Chinese name (or give only `nameEn`). */
+  nameZh?: string | null;
+  /** The first owner's user id (none: the organization starts without members; invite one). */
+  ownerId?: string | null;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+};
+
+/** GET /admin/organizations/requests: List organization requests */
+export type AdminOrganizationRequestsResponse = RequestList;
+
+/** GET /admin/organizations/suggestions: Suggest organizations from companies */
+export type AdminOrganizationSuggestionsResponse = Suggestions;
+
+/** GET /admin/organizations/{orgId}: Get an organization */
+export type AdminGetOrganizationResponse = OrgDetail;
+
+/** PATCH /admin/organizations/{orgId}: Change an organization */
+export type AdminPatchOrganizationResponse = Organization;
+
+/** The body of PATCH /admin/organizations/{orgId}. */
+export type AdminPatchOrganizationRequest = {
+  /** The sign-in methods members may use (empty: all). */
+  allowedMethods?: string[] | null;
+  /** The role an invitation gives when it names none. */
+  defaultRole?: string | null;
+  /** The apps that hear the organization's events. */
+  eventApps?: string[] | null;
+  /** Members must have a second factor. */
+  mfaRequired?: boolean | null;
+  nameEn?: string | null;
+  nameZh?: string | null;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+  /** `active` (reactivate) or `suspended` (suspend). */
+  status?: string | null;
+};
+
+/** POST /admin/organizations/{orgId}/approve: Approve an organization request */
+export type AdminApproveOrganizationResponse = Organization;
+
+/** The body of POST /admin/organizations/{orgId}/approve. */
+export type AdminApproveOrganizationRequest = AdminEndSessionsRequest;
+
+/** POST /admin/organizations/{orgId}/invitations: Invite into an organization */
+export type AdminOrgInviteResponse = Invitation;
+
+/** The body of POST /admin/organizations/{orgId}/invitations. */
+export type AdminOrgInviteRequest = {
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+  /** `owner`, `admin` or `member`; the organization's default role when absent. */
+  role?: string | null;
+  /** The mail or mainland phone number. */
+  to: string;
+};
+
+/** POST /admin/organizations/{orgId}/members/{userId}: Change or remove a member */
+export type AdminOrgMemberResponse = Ok;
+
+/** The body of POST /admin/organizations/{orgId}/members/{userId}. */
+export type AdminOrgMemberRequest = {
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+  /** true: remove the member. */
+  remove?: boolean | null;
+  /** `owner`, `admin` or `member`; absent with `remove`. */
+  role?: string | null;
+};
+
+/** POST /admin/organizations/{orgId}/refuse: Refuse an organization request */
+export type AdminRefuseOrganizationResponse = Ok;
+
+/** The body of POST /admin/organizations/{orgId}/refuse. */
+export type AdminRefuseOrganizationRequest = AdminEndSessionsRequest;
 
 /** GET /admin/overview: The numbers */
 export type AdminOverviewResponse = Overview;
@@ -1814,6 +2078,61 @@ export type OidcUserinfoPostResponse = OidcUserinfoResponse;
 /** GET /openapi.json: This document */
 export type GetOpenApiResponse = Record<string, unknown>;
 
+/** POST /org/invitations/accept: Accept an invitation */
+export type AcceptOrgInvitationResponse = Membership;
+
+/** The body of POST /org/invitations/accept. */
+export type AcceptOrgInvitationRequest = {
+  /** The `token` of the invitation link. */
+  token: string;
+};
+
+/** GET /org/mine: My organizations */
+export type ListMyOrganizationsResponse = MyOrganizations;
+
+/** POST /org/requests: Ask for an organization */
+export type RequestOrganizationResponse = Organization;
+
+/** The body of POST /org/requests. */
+export type RequestOrganizationRequest = {
+  /** The English name (or give only `nameZh`), at most 100 characters. */
+  nameEn?: string | null;
+  /** The Chinese name (or give only `nameEn`), at most 100 characters. */
+  nameZh?: string | null;
+};
+
+/** GET /org/{orgId}: An organization, its members and invitations */
+export type GetOrganizationResponse = OrgPage;
+
+/** GET /org/{orgId}/audit: The organization's audit log */
+export type OrgAuditLogResponse = OrgAudit;
+
+/** POST /org/{orgId}/invitations: Invite a colleague */
+export type InviteToOrganizationResponse = Invitation;
+
+/** The body of POST /org/{orgId}/invitations. */
+export type InviteToOrganizationRequest = {
+  /** `owner`, `admin` or `member`; the organization's default role when absent. */
+  role?: string | null;
+  /** The mail or mainland phone number to send the invitation to. */
+  to: string;
+};
+
+/** DELETE /org/{orgId}/invitations/{invId}: Revoke an invitation */
+export type RevokeOrgInvitationResponse = Ok;
+
+/** DELETE /org/{orgId}/members/{userId}: Remove a member, or leave */
+export type RemoveOrgMemberResponse = Ok;
+
+/** PUT /org/{orgId}/members/{userId}: Change a member's role */
+export type SetOrgMemberRoleResponse = Membership;
+
+/** The body of PUT /org/{orgId}/members/{userId}. */
+export type SetOrgMemberRoleRequest = {
+  /** `owner`, `admin` or `member`. */
+  role: string;
+};
+
 /** GET /version: The release version string */
 export type GetVersionResponse = Version;
 
@@ -1853,6 +2172,16 @@ export interface Operations {
   adminDirectory: { method: "GET"; path: "/admin/directory"; params: undefined; query: { company?: string; day?: string; after?: string }; request: undefined; response: AdminDirectoryResponse };
   adminHeld: { method: "GET"; path: "/admin/held"; params: undefined; query: { status: "locked" | "suspended"; after?: string }; request: undefined; response: AdminHeldResponse };
   adminMe: { method: "GET"; path: "/admin/me"; params: undefined; query: undefined; request: undefined; response: AdminMeResponse };
+  adminListOrganizations: { method: "GET"; path: "/admin/organizations"; params: undefined; query: undefined; request: undefined; response: AdminListOrganizationsResponse };
+  adminCreateOrganization: { method: "POST"; path: "/admin/organizations"; params: undefined; query: undefined; request: AdminCreateOrganizationRequest; response: AdminCreateOrganizationResponse };
+  adminOrganizationRequests: { method: "GET"; path: "/admin/organizations/requests"; params: undefined; query: undefined; request: undefined; response: AdminOrganizationRequestsResponse };
+  adminOrganizationSuggestions: { method: "GET"; path: "/admin/organizations/suggestions"; params: undefined; query: undefined; request: undefined; response: AdminOrganizationSuggestionsResponse };
+  adminGetOrganization: { method: "GET"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: undefined; request: undefined; response: AdminGetOrganizationResponse };
+  adminPatchOrganization: { method: "PATCH"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: undefined; request: AdminPatchOrganizationRequest; response: AdminPatchOrganizationResponse };
+  adminApproveOrganization: { method: "POST"; path: "/admin/organizations/{orgId}/approve"; params: { orgId: string }; query: undefined; request: AdminApproveOrganizationRequest; response: AdminApproveOrganizationResponse };
+  adminOrgInvite: { method: "POST"; path: "/admin/organizations/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: AdminOrgInviteRequest; response: AdminOrgInviteResponse };
+  adminOrgMember: { method: "POST"; path: "/admin/organizations/{orgId}/members/{userId}"; params: { orgId: string; userId: string }; query: undefined; request: AdminOrgMemberRequest; response: AdminOrgMemberResponse };
+  adminRefuseOrganization: { method: "POST"; path: "/admin/organizations/{orgId}/refuse"; params: { orgId: string }; query: undefined; request: AdminRefuseOrganizationRequest; response: AdminRefuseOrganizationResponse };
   adminOverview: { method: "GET"; path: "/admin/overview"; params: undefined; query: undefined; request: undefined; response: AdminOverviewResponse };
   adminListRoles: { method: "GET"; path: "/admin/roles"; params: undefined; query: undefined; request: undefined; response: AdminListRolesResponse };
   adminRevokeRole: { method: "DELETE"; path: "/admin/roles/{userId}"; params: { userId: string }; query: undefined; request: undefined; response: AdminRevokeRoleResponse };
@@ -1938,6 +2267,15 @@ export interface Operations {
   oidcUserinfo: { method: "GET"; path: "/oidc/userinfo"; params: undefined; query: undefined; request: undefined; response: OidcUserinfoResponse };
   oidcUserinfoPost: { method: "POST"; path: "/oidc/userinfo"; params: undefined; query: undefined; request: URLSearchParams; response: OidcUserinfoPostResponse };
   getOpenApi: { method: "GET"; path: "/openapi.json"; params: undefined; query: undefined; request: undefined; response: GetOpenApiResponse };
+  acceptOrgInvitation: { method: "POST"; path: "/org/invitations/accept"; params: undefined; query: undefined; request: AcceptOrgInvitationRequest; response: AcceptOrgInvitationResponse };
+  listMyOrganizations: { method: "GET"; path: "/org/mine"; params: undefined; query: undefined; request: undefined; response: ListMyOrganizationsResponse };
+  requestOrganization: { method: "POST"; path: "/org/requests"; params: undefined; query: undefined; request: RequestOrganizationRequest; response: RequestOrganizationResponse };
+  getOrganization: { method: "GET"; path: "/org/{orgId}"; params: { orgId: string }; query: undefined; request: undefined; response: GetOrganizationResponse };
+  orgAuditLog: { method: "GET"; path: "/org/{orgId}/audit"; params: { orgId: string }; query: undefined; request: undefined; response: OrgAuditLogResponse };
+  inviteToOrganization: { method: "POST"; path: "/org/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: InviteToOrganizationRequest; response: InviteToOrganizationResponse };
+  revokeOrgInvitation: { method: "DELETE"; path: "/org/{orgId}/invitations/{invId}"; params: { orgId: string; invId: string }; query: undefined; request: undefined; response: RevokeOrgInvitationResponse };
+  removeOrgMember: { method: "DELETE"; path: "/org/{orgId}/members/{userId}"; params: { orgId: string; userId: string }; query: undefined; request: undefined; response: RemoveOrgMemberResponse };
+  setOrgMemberRole: { method: "PUT"; path: "/org/{orgId}/members/{userId}"; params: { orgId: string; userId: string }; query: undefined; request: SetOrgMemberRoleRequest; response: SetOrgMemberRoleResponse };
   getVersion: { method: "GET"; path: "/version"; params: undefined; query: undefined; request: undefined; response: GetVersionResponse };
 }
 
@@ -1974,6 +2312,16 @@ export interface Routes {
   "GET /admin/directory": Operations["adminDirectory"];
   "GET /admin/held": Operations["adminHeld"];
   "GET /admin/me": Operations["adminMe"];
+  "GET /admin/organizations": Operations["adminListOrganizations"];
+  "POST /admin/organizations": Operations["adminCreateOrganization"];
+  "GET /admin/organizations/requests": Operations["adminOrganizationRequests"];
+  "GET /admin/organizations/suggestions": Operations["adminOrganizationSuggestions"];
+  "GET /admin/organizations/{orgId}": Operations["adminGetOrganization"];
+  "PATCH /admin/organizations/{orgId}": Operations["adminPatchOrganization"];
+  "POST /admin/organizations/{orgId}/approve": Operations["adminApproveOrganization"];
+  "POST /admin/organizations/{orgId}/invitations": Operations["adminOrgInvite"];
+  "POST /admin/organizations/{orgId}/members/{userId}": Operations["adminOrgMember"];
+  "POST /admin/organizations/{orgId}/refuse": Operations["adminRefuseOrganization"];
   "GET /admin/overview": Operations["adminOverview"];
   "GET /admin/roles": Operations["adminListRoles"];
   "DELETE /admin/roles/{userId}": Operations["adminRevokeRole"];
@@ -2059,5 +2407,14 @@ export interface Routes {
   "GET /oidc/userinfo": Operations["oidcUserinfo"];
   "POST /oidc/userinfo": Operations["oidcUserinfoPost"];
   "GET /openapi.json": Operations["getOpenApi"];
+  "POST /org/invitations/accept": Operations["acceptOrgInvitation"];
+  "GET /org/mine": Operations["listMyOrganizations"];
+  "POST /org/requests": Operations["requestOrganization"];
+  "GET /org/{orgId}": Operations["getOrganization"];
+  "GET /org/{orgId}/audit": Operations["orgAuditLog"];
+  "POST /org/{orgId}/invitations": Operations["inviteToOrganization"];
+  "DELETE /org/{orgId}/invitations/{invId}": Operations["revokeOrgInvitation"];
+  "DELETE /org/{orgId}/members/{userId}": Operations["removeOrgMember"];
+  "PUT /org/{orgId}/members/{userId}": Operations["setOrgMemberRole"];
   "GET /version": Operations["getVersion"];
 }

@@ -20,6 +20,7 @@ mod admin;
 mod admin_apps;
 mod admin_export;
 mod admin_notes;
+mod admin_orgs;
 mod admin_suspend;
 mod admin_unlink;
 mod auth;
@@ -34,6 +35,7 @@ mod identities;
 mod me;
 mod meta;
 mod oidc;
+mod org;
 mod passkeys;
 mod staff;
 mod tickets;
@@ -184,6 +186,17 @@ pub const ROUTES: &[RouteDef] = &[
     // Tickets: the consent screen's Allow and the partner's check (tickets.rs).
     route!("auth_login_token",        POST,   "/auth/login/token",       tickets::issue_ticket,    Session,       "issueTicket",      WRITES.keys(&[K::Ticket])),
     route!("auth_login_token_verify", GET,    "/auth/login/token/verify", tickets::verify_ticket,  App,           "verifyTicket",     WRITES.throttle(100, 50).keys(&[K::Ticket, K::App]).gradual()),
+    // Organizations, "My company" (org.rs; docs/organizations-design.md): few rows, each a
+    // function of the main stack's budgeted resources.
+    route!("org_mine",                GET,    "/org/mine",               org::mine,                Session,       "listMyOrganizations", WRITES),
+    route!("org_requests",            POST,   "/org/requests",           org::ask,                 Session,       "requestOrganization", WRITES),
+    route!("org_invitation_accept",   POST,   "/org/invitations/accept", org::accept,              Session,       "acceptOrgInvitation", WRITES),
+    route!("org_get",                 GET,    "/org/{orgId}",            org::get,                 Session,       "getOrganization",  WRITES),
+    route!("org_invite",              POST,   "/org/{orgId}/invitations", org::invite,             Session,       "inviteToOrganization", WRITES.messages()),
+    route!("org_invitation_revoke",   DELETE, "/org/{orgId}/invitations/{invId}", org::revoke,     Session,       "revokeOrgInvitation", WRITES),
+    route!("org_member_role",         PUT,    "/org/{orgId}/members/{userId}", org::set_role,      Session,       "setOrgMemberRole", WRITES),
+    route!("org_member_remove",       DELETE, "/org/{orgId}/members/{userId}", org::remove,        Session,       "removeOrgMember",  WRITES),
+    route!("org_audit",               GET,    "/org/{orgId}/audit",      org::audit_log,           Session,       "orgAuditLog",      WRITES),
     // Consents (consents.rs).
     route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),
@@ -256,6 +269,18 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_account_notes",     PUT,    "/admin/accounts/{userId}/notes", admin_notes::save, Console(Operator), "adminSaveNotes", WRITES),
     route!("admin_account_identity",  PUT,    "/admin/accounts/{userId}/identity", admin_suspend::replace_identity, Console(Admin), "adminReplaceIdentity", WRITES.messages()),
     route!("admin_audit",             GET,    "/admin/audit",            admin::audit_log,         Console(Viewer),   "adminAudit",       WRITES),
+    // Organizations in the console (admin_orgs.rs): any role reads; operators change, with a
+    // reason, in the audit log and the organization's own slice.
+    route!("admin_orgs",              GET,    "/admin/organizations",    admin_orgs::list,         Console(Viewer),   "adminListOrganizations", WRITES),
+    route!("admin_org_create",        POST,   "/admin/organizations",    admin_orgs::create,       Console(Operator), "adminCreateOrganization", WRITES),
+    route!("admin_org_requests",      GET,    "/admin/organizations/requests", admin_orgs::requests, Console(Viewer), "adminOrganizationRequests", WRITES),
+    route!("admin_org_suggestions",   GET,    "/admin/organizations/suggestions", admin_orgs::suggestions, Console(Viewer), "adminOrganizationSuggestions", WRITES),
+    route!("admin_org",               GET,    "/admin/organizations/{orgId}", admin_orgs::get,     Console(Viewer),   "adminGetOrganization", WRITES),
+    route!("admin_org_patch",         PATCH,  "/admin/organizations/{orgId}", admin_orgs::patch,   Console(Operator), "adminPatchOrganization", WRITES),
+    route!("admin_org_approve",       POST,   "/admin/organizations/{orgId}/approve", admin_orgs::approve, Console(Operator), "adminApproveOrganization", WRITES),
+    route!("admin_org_refuse",        POST,   "/admin/organizations/{orgId}/refuse", admin_orgs::refuse, Console(Operator), "adminRefuseOrganization", WRITES),
+    route!("admin_org_member",        POST,   "/admin/organizations/{orgId}/members/{userId}", admin_orgs::member, Console(Operator), "adminOrgMember", WRITES),
+    route!("admin_org_invite",        POST,   "/admin/organizations/{orgId}/invitations", admin_orgs::invite, Console(Operator), "adminOrgInvite", WRITES.messages()),
     // Partner apps in the console (admin_apps.rs), the registry's only door (docs/partners.md
     // §1): any role reads, admins change (a reason, audited in the change's transaction).
     route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),

@@ -74,6 +74,7 @@ fn walk_request(
     day: &str,
     apps: (&str, &str),
     endpoints: (&str, &str),
+    org: &str,
 ) -> (Method, String, Option<Value>) {
     let webhook = r.path.contains("{endpointId}");
     let app = if r.method == "DELETE" && !webhook {
@@ -90,9 +91,11 @@ fn walk_request(
         .path
         .replace("{userId}", target)
         .replace("{appId}", app)
-        .replace("{endpointId}", endpoint);
+        .replace("{endpointId}", endpoint)
+        .replace("{orgId}", org);
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={target}")),
+        "/admin/organizations/suggestions" => p.push_str("?q=acme"),
         "/admin/audit" => p.push_str(&format!("?from={day}&to={day}")),
         "/admin/directory" => p.push_str(&format!("?day={day}")),
         "/admin/search" => p.push_str("?q=target"),
@@ -120,6 +123,16 @@ fn walk_request(
         })),
         ("POST", "/admin/apps/{appId}/webhooks/{endpointId}/replay") => {
             Some(json!({ "from": 0, "to": 1, "reason": "the role walk" }))
+        }
+        ("POST", "/admin/organizations") => {
+            Some(json!({ "reason": "the role walk", "nameEn": "Walk" }))
+        }
+        // The target owns the walked organization: made owner again, nothing changes.
+        ("POST", "/admin/organizations/{orgId}/members/{userId}") => {
+            Some(json!({ "reason": "the role walk", "role": "owner" }))
+        }
+        ("POST", "/admin/organizations/{orgId}/invitations") => {
+            Some(json!({ "reason": "the role walk", "to": "invited@example.com" }))
         }
         ("POST" | "PATCH", _)
         | ("DELETE", "/admin/apps/{appId}")
@@ -176,8 +189,21 @@ async fn walk(app: &TestApp, only: &[&str]) {
         eps.push(made["endpoint"]["endpointId"].as_str().unwrap().to_owned());
     }
     let endpoints = (eps[0].as_str(), eps[1].as_str());
+    let made = json!({ "reason": "the role walk", "nameEn": "Walked", "ownerId": target });
+    let org = app
+        .admin_call(
+            Method::POST,
+            "/admin/organizations",
+            Some(admin),
+            Some(&made),
+        )
+        .await
+        .ok(201)["orgId"]
+        .as_str()
+        .expect("orgId")
+        .to_owned();
     for (r, need) in rows {
-        let (method, p, body) = walk_request(r, &target, &day, apps, endpoints);
+        let (method, p, body) = walk_request(r, &target, &day, apps, endpoints, &org);
         let what = format!("{} {} ({need:?})", r.method, r.path);
         let res = app
             .admin_call(method.clone(), &p, None, body.as_ref())
@@ -196,7 +222,18 @@ async fn walk(app: &TestApp, only: &[&str]) {
             // to an account of its own.
             let p = if r.path.ends_with("/send-reset-code") && *role >= need {
                 let (own, _) = app.staffer(&format!("reset{}", role.as_str()), None).await;
-                walk_request(r, &own, &day, apps, endpoints).1
+                walk_request(r, &own, &day, apps, endpoints, &org).1
+            } else if (r.path.ends_with("/approve") || r.path.ends_with("/refuse")) && *role >= need
+            {
+                // A request is decided once: each role decides one of its own.
+                let asked = app
+                    .request_org(&customer, &json!({ "nameEn": role.as_str() }))
+                    .await
+                    .ok(201)["orgId"]
+                    .as_str()
+                    .expect("orgId")
+                    .to_owned();
+                walk_request(r, &target, &day, apps, endpoints, &asked).1
             } else {
                 p.clone()
             };

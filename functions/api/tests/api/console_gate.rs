@@ -40,7 +40,9 @@ fn valid(r: &RouteDef, t: &Targets) -> (Method, String, Option<Value>) {
         .path
         .replace("{userId}", &t.user)
         .replace("{appId}", &t.app)
-        .replace("{endpointId}", &t.endpoint);
+        .replace("{endpointId}", &t.endpoint)
+        .replace("{orgId}", "org_0123456789abcdef")
+        .replace("{invId}", "inv_0123456789abcdef");
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={}", t.user)),
         "/admin/audit" | "/admin/directory" => {
@@ -76,6 +78,9 @@ fn valid(r: &RouteDef, t: &Targets) -> (Method, String, Option<Value>) {
         }
         ("PATCH", "/admin/apps/{appId}") => {
             Some(json!({ "description": "walked", "reason": reason }))
+        }
+        ("POST", "/admin/organizations/{orgId}/invitations") => {
+            Some(json!({ "reason": reason, "to": "invited@example.com" }))
         }
         ("DELETE", "/admin/roles/{userId}") | ("GET", _) => None,
         _ => Some(json!({ "reason": reason })),

@@ -111,7 +111,7 @@ pub(super) fn summary(u: &User, now: i64) -> Summary {
 }
 
 /// An operator's reason for an action: required (not blank), at most 500 characters.
-pub(super) fn reason_of(raw: &str) -> Result<String> {
+pub(crate) fn reason_of(raw: &str) -> Result<String> {
     let reason = crate::validate::prose("reason", raw, 500)?;
     if reason.is_empty() {
         return Err(Error::field(

@@ -15,6 +15,8 @@ const DAY: i64 = 86_400;
 pub enum TargetKind {
     Account,
     App,
+    /// An organization (its orgId; docs/organizations-design.md).
+    Org,
 }
 
 macro_rules! audit_actions {
@@ -79,6 +81,15 @@ audit_actions! {
     WebhookReplay = "webhook.replay", App;
     /// An account's partner events fanned out again (`ciam admin webhooks refan`).
     WebhookRefan = "webhook.refan", Account;
+    /// Organizations (issue 35): each also in the organization's own audit slice.
+    OrgCreate = "org.create", Org;
+    OrgApprove = "org.approve", Org;
+    OrgRefuse = "org.refuse", Org;
+    /// Names, settings or status changed (the detail names the fields).
+    OrgUpdate = "org.update", Org;
+    OrgInvite = "org.invite", Org;
+    OrgMemberRole = "org.memberRole", Org;
+    OrgMemberRemove = "org.memberRemove", Org;
 }
 
 /// The JSON Schema of an entry's `action` on the wire: the enum of [`AuditAction::ALL`].

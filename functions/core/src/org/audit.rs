@@ -36,6 +36,8 @@ org_actions! {
     Request = "org.request";
     /// An operator approved the request (the asker became its owner).
     Approve = "org.approve";
+    /// An operator refused the request (the organization was deleted).
+    Refuse = "org.refuse";
     /// Names or settings changed (the detail names the fields).
     Update = "org.update";
     Suspend = "org.suspend";

@@ -4,7 +4,7 @@
 
 use super::audit::{self, OrgAction};
 use super::{Membership, OrgId, Organization, Role, Settings, Status, NAME_MAX};
-use crate::error::Result;
+use crate::error::{LostRace, Result};
 use crate::validate::{optional_text, required_text};
 use crate::{Ciam, Error, Reason};
 use ciam_store::{Cond, Item, Key, TxOp};
@@ -90,18 +90,27 @@ pub fn owner_ops(o: &Organization, user_id: &str, by: &str, now: i64) -> Vec<TxO
 /// Creates the organization with `extra` in the same transaction (the console's audit entry, a
 /// request counter). Round trips: 1.
 pub async fn create(ciam: &Ciam, new: NewOrg, extra: Vec<TxOp>) -> Result<Organization> {
+    create_with_id(ciam, OrgId::new(ciam), new, extra).await
+}
+
+/// [`create`] with the id chosen first (for writes in `extra` that name it).
+pub async fn create_with_id(
+    ciam: &Ciam,
+    id: OrgId,
+    new: NewOrg,
+    extra: Vec<TxOp>,
+) -> Result<Organization> {
     let now = ciam.now();
     let requested = new.status == Status::Requested;
     let owner = if requested { None } else { new.owner.clone() };
     let o = Organization {
-        org_id: OrgId::new(ciam),
+        org_id: id,
         name_zh: new.name_zh,
         name_en: new.name_en,
         status: new.status,
         settings: Settings::default(),
         owners: i64::from(owner.is_some()),
         members: i64::from(owner.is_some()),
-        pending: 0,
         created_at: now,
         created_by: new.by.clone(),
         requested_by: requested.then(|| new.by.clone()),
@@ -143,6 +152,12 @@ pub async fn create(ciam: &Ciam, new: NewOrg, extra: Vec<TxOp>) -> Result<Organi
         None,
     ));
     tx.extend(extra);
-    ciam.store.transact(tx).await?;
+    // A request's only condition that can fail is the asker's count of pending requests.
+    let lost = if requested {
+        Error::new(Reason::ORG_REQUEST_LIMIT)
+    } else {
+        Error::internal("a new organization's items exist already")
+    };
+    ciam.store.transact(tx).await.or_reason(lost)?;
     Ok(o)
 }

@@ -9,11 +9,16 @@
 //! A person's role in an organization is one read by key ([`role_of`]); their organizations are
 //! one query of their own partition ([`memberships_of`]).
 
+pub mod access;
 pub mod audit;
 pub mod create;
+pub mod invitations;
+pub mod manage;
+pub mod members;
+pub mod requests;
 mod role;
 
-pub use create::{create, NewOrg};
+pub use create::{create, create_with_id, NewOrg};
 pub use role::Role;
 
 use crate::user::user_pk;
@@ -128,8 +133,6 @@ pub struct Organization {
     /// How many owners (never below 1 once active).
     pub owners: i64,
     pub members: i64,
-    /// Pending invitations.
-    pub pending: i64,
     /// Unix seconds.
     pub created_at: i64,
     /// Who created it (an operator) or asked for it (a customer).
@@ -181,7 +184,6 @@ impl Organization {
             },
             owners: item.n("owners").unwrap_or(0),
             members: item.n("members").unwrap_or(0),
-            pending: item.n("pending").unwrap_or(0),
             created_at: item.n("createdAt").unwrap_or(0),
             created_by: item.s("createdBy").unwrap_or_default().to_owned(),
             requested_by: item.s("requestedBy").map(str::to_owned),
@@ -206,7 +208,6 @@ impl Organization {
             )
             .with("owners", self.owners)
             .with("members", self.members)
-            .with("pending", self.pending)
             .with("createdAt", self.created_at)
             .with("createdBy", self.created_by.as_str())
             .with_opt("requestedBy", self.requested_by.clone())

@@ -204,4 +204,11 @@ export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMe
   'webhook.delete': { id: 'admin.audit.act.webhookDelete', defaultMessage: 'Deleted a webhook endpoint' },
   'webhook.replay': { id: 'admin.audit.act.webhookReplay', defaultMessage: 'Sent webhook events again' },
   'webhook.refan': { id: 'admin.audit.act.webhookRefan', defaultMessage: 'Queued the account’s partner events again' },
+  'org.create': { id: 'admin.audit.act.orgCreate', defaultMessage: 'Created an organization' },
+  'org.approve': { id: 'admin.audit.act.orgApprove', defaultMessage: 'Approved an organization request' },
+  'org.refuse': { id: 'admin.audit.act.orgRefuse', defaultMessage: 'Refused an organization request' },
+  'org.update': { id: 'admin.audit.act.orgUpdate', defaultMessage: 'Changed an organization' },
+  'org.invite': { id: 'admin.audit.act.orgInvite', defaultMessage: 'Invited someone into an organization' },
+  'org.memberRole': { id: 'admin.audit.act.orgMemberRole', defaultMessage: "Changed a member's role in an organization" },
+  'org.memberRemove': { id: 'admin.audit.act.orgMemberRemove', defaultMessage: 'Removed a member from an organization' },
 });
