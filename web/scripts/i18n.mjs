@@ -38,8 +38,9 @@ const BUNDLES = {
   docs: ['privacy.', 'protocols.', 'manual.', 'agreement.'],
   // The avatar's reasons and its upload error come only from the personal centre's upload.
   // A linked account's last way in: only the security centre answers it (the console shows the
-  // server's own message). An organization's reasons: only "My company" answers them.
-  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'error.ORG_', 'app.uploadError'],
+  // server's own message). An organization's reasons and its domains': only "My company"
+  // answers them.
+  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'error.ORG_', 'error.DOMAIN_', 'app.uploadError'],
   // The operator console (/{lang}/admin/...): loaded only when it is opened, with the reasons
   // only the console and the registry answer (nothing before sign-in can show them).
   admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND'],
