@@ -25,6 +25,14 @@ export function useCountdown(seconds: number = RESEND_SECONDS) {
     tick();
     return () => clearInterval(timer);
   }, [run]);
-  const start = useCallback((s: number = seconds) => setRun({ at: Date.now(), s }), [seconds]);
+  // `left` is set at once, in the same render as whatever started it (a lock's alert says the
+  // lock from its first render, not the refusal's text until the first tick).
+  const start = useCallback(
+    (s: number = seconds) => {
+      setRun({ at: Date.now(), s });
+      setLeft(s);
+    },
+    [seconds],
+  );
   return { left, start };
 }
