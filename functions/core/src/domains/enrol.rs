@@ -10,7 +10,7 @@
 use crate::domains::claims::{self, Enrolment};
 use crate::domains::name::DomainName;
 use crate::error::Result;
-use crate::org::{self, Membership, OrgId, Role, Status};
+use crate::org::{self, Membership, OrgId, Status};
 use crate::user::user_pk;
 use crate::{Ciam, Reason};
 use ciam_store::{Cond, Item, Key, Query, TxOp, Update};
@@ -33,31 +33,6 @@ pub struct Suggestion {
 
 pub fn suggestion_key(user_id: &str, org: &OrgId) -> Key {
     Key::new(user_pk(user_id), format!("ORGSUG#{org}"))
-}
-
-fn join_ops(o: &org::Organization, user_id: &str, role: Role, by: &str, now: i64) -> Vec<TxOp> {
-    let m = Membership {
-        org_id: o.org_id.clone(),
-        user_id: user_id.to_owned(),
-        role,
-        joined_at: now,
-        by: by.to_owned(),
-    };
-    vec![
-        TxOp::Put {
-            item: m.member_item(),
-            cond: Some(Cond::NotExists),
-        },
-        TxOp::Put {
-            item: m.side_item(),
-            cond: None,
-        },
-        TxOp::Update {
-            key: org::org_key(&o.org_id),
-            ops: vec![Update::Add("members".into(), 1)],
-            cond: Some(Cond::eq("status", Status::Active.as_str())),
-        },
-    ]
 }
 
 /// Called after a proof of `mail` by `user_id` committed. An address whose domain could never
@@ -88,7 +63,14 @@ pub async fn on_proven_mail(ciam: &Ciam, user_id: &str, mail: &str) -> Result<En
         Enrolment::Off => Ok(Enrolled::Nothing),
         Enrolment::Automatic => {
             let by = format!("domain:{domain}");
-            let ops = join_ops(&o, user_id, o.settings.default_role, &by, now);
+            let ops = org::members::join_ops(
+                &o.org_id,
+                user_id,
+                o.settings.default_role,
+                &by,
+                now,
+                Vec::new(),
+            );
             match store.transact(ops).await {
                 Ok(()) => Ok(Enrolled::Joined(o.org_id)),
                 // A member meanwhile, or suspended meanwhile.
@@ -156,7 +138,14 @@ pub async fn accept(ciam: &Ciam, user_id: &str, org_id: &OrgId) -> Result<Member
         .filter(|o| open && o.status == Status::Active)
         .ok_or(Reason::DOMAIN_NOT_FOUND)?;
     let now = ciam.now();
-    let mut ops = join_ops(&o, user_id, o.settings.default_role, user_id, now);
+    let mut ops = org::members::join_ops(
+        &o.org_id,
+        user_id,
+        o.settings.default_role,
+        user_id,
+        now,
+        Vec::new(),
+    );
     ops.push(TxOp::Delete {
         key: suggestion_key(user_id, org_id),
         cond: Some(Cond::eq("status", "open")),

@@ -68,23 +68,14 @@ pub fn request_item(o: &Organization) -> Item {
 
 /// The owner's membership of `o` (both items), as a transaction's puts.
 pub fn owner_ops(o: &Organization, user_id: &str, by: &str, now: i64) -> Vec<TxOp> {
-    let m = Membership {
+    Membership {
         org_id: o.org_id.clone(),
         user_id: user_id.to_owned(),
         role: Role::Owner,
         joined_at: now,
         by: by.to_owned(),
-    };
-    vec![
-        TxOp::Put {
-            item: m.member_item(),
-            cond: Some(Cond::NotExists),
-        },
-        TxOp::Put {
-            item: m.side_item(),
-            cond: None,
-        },
-    ]
+    }
+    .put_ops()
 }
 
 /// Creates the organization with `extra` in the same transaction (the console's audit entry, a

@@ -193,19 +193,11 @@ pub fn join_ops(
         counters.push(Update::Add("owners".into(), 1));
     }
     counters.extend(more);
-    vec![
-        TxOp::Put {
-            item: m.member_item(),
-            cond: Some(Cond::NotExists),
-        },
-        TxOp::Put {
-            item: m.side_item(),
-            cond: None,
-        },
-        TxOp::Update {
-            key: org_key(org),
-            ops: counters,
-            cond: Some(Cond::eq("status", "active")),
-        },
-    ]
+    let mut ops = m.put_ops();
+    ops.push(TxOp::Update {
+        key: org_key(org),
+        ops: counters,
+        cond: Some(Cond::eq("status", "active")),
+    });
+    ops
 }

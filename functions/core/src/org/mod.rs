@@ -23,7 +23,7 @@ pub use role::Role;
 
 use crate::user::user_pk;
 use crate::{random, Ciam};
-use ciam_store::{Item, Key, Query, Store, StoreError};
+use ciam_store::{Cond, Item, Key, Query, Store, StoreError, TxOp};
 use serde::Serialize;
 
 /// `created` is stored as `INVERT - created` so that ascending sort keys are newest first.
@@ -267,6 +267,21 @@ impl Membership {
     /// The person's side.
     pub fn side_item(&self) -> Item {
         self.attrs(side_key(&self.org_id, &self.user_id))
+    }
+
+    /// Both items as a transaction's puts: the organization's (only if not a member already)
+    /// and the person's side.
+    pub fn put_ops(&self) -> Vec<TxOp> {
+        vec![
+            TxOp::Put {
+                item: self.member_item(),
+                cond: Some(Cond::NotExists),
+            },
+            TxOp::Put {
+                item: self.side_item(),
+                cond: None,
+            },
+        ]
     }
 }
 
