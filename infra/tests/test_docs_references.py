@@ -53,8 +53,8 @@ import subprocess
 
 from template_facts import ROOT
 
-# Being rewritten with the generated API document; checked once that rewrite lands.
-NOT_YET: set[str] = set()
+# Issue 35 item 4's design (the company's own sign-in), checked from its first step's landing.
+NOT_YET: set[str] = {"organizations-connections.md"}
 DOCS = [ROOT / "README.md", *(p for p in sorted((ROOT / "docs").glob("*.md")) if p.name not in NOT_YET)]
 
 # Made by a build or a run, never committed (.gitignore): named by the docs, not checked
