@@ -236,27 +236,29 @@ pub async fn login_code(
         return Err(signin::proven_suspended(ciam, &rec).await);
     }
     let extra = vec![verified.consume, rec.reset()];
-    let answer = finish_login(
-        ciam,
-        Who {
-            // A code sent to the account's own mail or phone is its one factor (RFC 8176 `sms`;
-            // `email`, not registered there, for mail): never `otp`, which the console reads as
-            // a second factor (TOTP, backup codes).
-            amr: vec![if matches!(id, Identity::Phone(_)) {
-                "sms"
-            } else {
-                "email"
-            }],
-            ..Who::from(&rec)
-        },
-        client,
-        extra,
-        Reason::VERIFYCODE_NOT_FOUND,
-    )
-    .await;
-    if answer.is_ok() {
-        crate::domains::enrol::after_proof(ciam, &rec.user_id, &id).await;
-    }
+    // The right code proved the mail: its domain's enrolment (one GetItem of `DOMAIN#`) is read
+    // beside the sign-in's transaction, not after it (a round trip fewer), and also when the
+    // account's second factor is still to come (the mail is proven either way).
+    let (answer, ()) = tokio::join!(
+        finish_login(
+            ciam,
+            Who {
+                // A code sent to the account's own mail or phone is its one factor (RFC 8176
+                // `sms`; `email`, not registered there, for mail): never `otp`, which the
+                // console reads as a second factor (TOTP, backup codes).
+                amr: vec![if matches!(id, Identity::Phone(_)) {
+                    "sms"
+                } else {
+                    "email"
+                }],
+                ..Who::from(&rec)
+            },
+            client,
+            extra,
+            Reason::VERIFYCODE_NOT_FOUND,
+        ),
+        crate::domains::enrol::after_proof(ciam, &rec.user_id, &id),
+    );
     signin::settle(ciam, &rec, answer).await
 }
 
