@@ -51,6 +51,11 @@ org_actions! {
     InvitationCreate = "invitation.create";
     InvitationRevoke = "invitation.revoke";
     InvitationAccept = "invitation.accept";
+    /// A sign-in connection added (the detail: its protocol).
+    ConnectionCreate = "connection.create";
+    /// A connection turned on or off (the detail: its status after).
+    ConnectionStatus = "connection.status";
+    ConnectionDelete = "connection.delete";
 }
 
 /// Who did it: a user id and their role as the entry shows it (an organization role or a

@@ -11,6 +11,7 @@
 
 pub mod access;
 pub mod audit;
+pub mod connections;
 pub mod create;
 pub mod invitations;
 pub mod manage;
