@@ -15,7 +15,7 @@
 
 use super::{org_pk, OrgId};
 use crate::error::{Error, Result};
-use crate::{random, Ciam, Reason};
+use crate::{Ciam, Reason};
 use ciam_store::{Item, Key, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -34,17 +34,12 @@ pub struct ConnId(String);
 
 impl ConnId {
     pub fn new(ciam: &Ciam) -> ConnId {
-        ConnId(format!(
-            "conn_{}",
-            hex::encode(random::<8>(ciam.entropy.as_ref()))
-        ))
+        ConnId(super::random_id(ciam, "conn_"))
     }
 
     /// The id in `raw` if it has the shape of one (nothing else is looked up).
     pub fn parse(raw: &str) -> Option<ConnId> {
-        let hex = raw.strip_prefix("conn_")?;
-        (hex.len() == 16 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            .then(|| ConnId(raw.to_owned()))
+        super::has_id_shape(raw, "conn_").then(|| ConnId(raw.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {

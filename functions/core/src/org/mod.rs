@@ -39,20 +39,30 @@ pub const NAME_MAX: usize = 100;
 #[serde(transparent)]
 pub struct OrgId(String);
 
+/// A new random id: `prefix` and 16 lower-case hex characters (64 random bits).
+pub(crate) fn random_id(ciam: &Ciam, prefix: &str) -> String {
+    format!(
+        "{prefix}{}",
+        hex::encode(random::<8>(ciam.entropy.as_ref()))
+    )
+}
+
+/// Whether `raw` is `prefix` and 16 lower-case hex characters (the shape of [`random_id`]).
+pub(crate) fn has_id_shape(raw: &str, prefix: &str) -> bool {
+    raw.strip_prefix(prefix).is_some_and(|hex| {
+        hex.len() == 16 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
 impl OrgId {
     /// A new random id.
     pub fn new(ciam: &Ciam) -> OrgId {
-        OrgId(format!(
-            "org_{}",
-            hex::encode(random::<8>(ciam.entropy.as_ref()))
-        ))
+        OrgId(random_id(ciam, "org_"))
     }
 
     /// The id in `raw` if it has the shape of one (a path segment; nothing else is looked up).
     pub fn parse(raw: &str) -> Option<OrgId> {
-        let hex = raw.strip_prefix("org_")?;
-        (hex.len() == 16 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            .then(|| OrgId(raw.to_owned()))
+        has_id_shape(raw, "org_").then(|| OrgId(raw.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
