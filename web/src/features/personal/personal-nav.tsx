@@ -2,6 +2,7 @@
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { NavLink } from 'react-router';
 import { paths } from '../../config/paths';
+import { orgPaths } from '../../config/org-paths';
 import { titles } from '../../i18n/titles';
 import { asLocale } from '../../i18n/locale';
 import { useLogout } from '../../components/use-logout';
@@ -9,6 +10,7 @@ import { useLogout } from '../../components/use-logout';
 const m = defineMessages({
   nav: { id: 'personal.nav', defaultMessage: 'Account pages' },
   logout: { id: 'personal.logout', defaultMessage: 'Log out' },
+  company: { id: 'personal.org.nav', defaultMessage: 'My company' },
 });
 
 export function PersonalNav() {
@@ -27,6 +29,11 @@ export function PersonalNav() {
           <li>
             <NavLink to={paths.secure(lang)} end>
               <FormattedMessage {...titles.secure} />
+            </NavLink>
+          </li>
+          <li>
+            <NavLink to={orgPaths.company(lang)} end>
+              <FormattedMessage {...m.company} />
             </NavLink>
           </li>
         </ul>
