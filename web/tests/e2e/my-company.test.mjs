@@ -89,7 +89,7 @@ for (const L of LOCALES) {
       await page.keyboard.press('Enter');
       await page.waitForURL(`**/${L}/personal/company`);
       await page.locator('[data-testid="org-invite-form"]').waitFor();
-      assert.equal(await page.locator('[data-testid="org-role"]').textContent(), t['personal.org.role.owner']);
+      assert.equal(await page.locator('[data-testid="org-role"]').textContent(), t['org.role.owner']);
       assert.equal(await page.locator('h2#org-title').textContent(), name);
       await axeEveryWay(page, `My company as owner (${L})`, VIEWPORTS, { restore: VIEWPORTS[0] });
       const F = '[data-testid="org-invite-form"]';
@@ -123,7 +123,7 @@ for (const L of LOCALES) {
         assert.equal(where(p), `/${L}/org/invitation`, 'the token leaves the address at once');
         assert.equal(await p.evaluate(() => sessionStorage.getItem('ciam_org_invitation')), token, 'kept in this tab');
         assert.equal(await p.evaluate(() => document.querySelector('meta[name="referrer"]')?.content), 'no-referrer');
-        assert.equal(await p.locator('h1').textContent(), t['personal.org.landing.heading']);
+        assert.equal(await p.locator('h1').textContent(), t['org.landing.heading']);
         await axeEveryWay(p, `invitation landing, signed out (${L})`, VIEWPORTS, { restore: VIEWPORTS[0] });
 
         await tabTo(p, '[data-testid="invitation-signup"]');
@@ -158,7 +158,7 @@ for (const L of LOCALES) {
         await p.waitForURL((u) => u.pathname === `/${L}/personal/company` && u.searchParams.get('org') === orgId, { timeout: 20_000 });
         await p.locator('[data-testid="org-joined"]').waitFor();
         assert.ok((await p.locator('[data-testid="org-joined"]').textContent()).includes(name));
-        assert.equal(await p.locator('[data-testid="org-role"]').textContent(), t['personal.org.role.member']);
+        assert.equal(await p.locator('[data-testid="org-role"]').textContent(), t['org.role.member']);
         await p.locator('[data-testid="org-read-only"]').waitFor();
         assert.equal(await p.locator('[data-testid="org-invite-form"]').count(), 0, 'a member manages nothing');
         assert.equal(await p.evaluate(() => sessionStorage.getItem('ciam_org_invitation')), null, 'the token is forgotten once used');
@@ -173,7 +173,7 @@ for (const L of LOCALES) {
       await page.goto(link.replace(/^https?:\/\/[^/]+/, ctx.server.base));
       await page.locator('[data-testid="invitation-refused"]').waitFor();
       assert.equal(await page.locator('[data-testid="invitation-refused"]').getAttribute('data-reason'), 'ORG_INVITATION_USED');
-      assert.equal(await page.locator('h1').textContent(), t['personal.org.landing.used']);
+      assert.equal(await page.locator('h1').textContent(), t['org.landing.used']);
       assert.equal(where(page), `/${L}/org/invitation`);
 
       // The owner's members list now holds the colleague as a member.

@@ -11,18 +11,18 @@ import { askForOrganization } from './api';
 import { orgName } from './labels';
 
 const m = defineMessages({
-  heading: { id: 'personal.org.ask.heading', defaultMessage: 'Ask for an organization' },
+  heading: { id: 'org.ask.heading', defaultMessage: 'Ask for an organization' },
   intro: {
-    id: 'personal.org.ask.intro',
+    id: 'org.ask.intro',
     defaultMessage: 'Your company is not on Ciam yet? Ask for an organization for it: once Ciam approves, you are its owner and can invite your colleagues.',
   },
-  nameZh: { id: 'personal.org.ask.nameZh', defaultMessage: 'Name in Chinese' },
-  nameEn: { id: 'personal.org.ask.nameEn', defaultMessage: 'Name in English' },
-  oneName: { id: 'personal.org.ask.oneName', defaultMessage: 'Give at least one of the two names' },
-  tooLong: { id: 'personal.org.ask.tooLong', defaultMessage: 'At most 100 characters' },
-  submit: { id: 'personal.org.ask.submit', defaultMessage: 'Ask for the organization' },
-  waiting: { id: 'personal.org.ask.waiting', defaultMessage: '{org}: waiting for review' },
-  sent: { id: 'personal.org.ask.sent', defaultMessage: 'Your request for {org} was sent. Ciam reviews it; you become its owner once it is approved.' },
+  nameZh: { id: 'org.ask.nameZh', defaultMessage: 'Name in Chinese' },
+  nameEn: { id: 'org.ask.nameEn', defaultMessage: 'Name in English' },
+  oneName: { id: 'org.ask.oneName', defaultMessage: 'Give at least one of the two names' },
+  tooLong: { id: 'org.ask.tooLong', defaultMessage: 'At most 100 characters' },
+  submit: { id: 'org.ask.submit', defaultMessage: 'Ask for the organization' },
+  waiting: { id: 'org.ask.waiting', defaultMessage: '{org}: waiting for review' },
+  sent: { id: 'org.ask.sent', defaultMessage: 'Your request for {org} was sent. Ciam reviews it; you become its owner once it is approved.' },
 });
 
 export function AskForOrganization() {

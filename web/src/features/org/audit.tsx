@@ -6,24 +6,24 @@ import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { When } from '../../components/when';
 import { handleError } from '../../lib/api';
 import type { OrgAuditEntry } from '../../lib/api-types.gen';
-import { LoadState } from '../personal/load-state';
 import { auditPage } from './api';
 import { Card } from './card';
 import { actionName, roleName } from './labels';
+import { Pending } from './load';
 
 /** Entries a full page holds: a shorter page is the last. */
 const PAGE = 50;
 
 const m = defineMessages({
-  heading: { id: 'personal.org.audit.heading', defaultMessage: 'Audit log' },
-  loading: { id: 'personal.org.audit.loading', defaultMessage: 'Loading the audit log…' },
-  loadFailed: { id: 'personal.org.audit.loadFailed', defaultMessage: 'The audit log could not be loaded.' },
-  retry: { id: 'personal.org.audit.retry', defaultMessage: 'Try again' },
-  none: { id: 'personal.org.audit.none', defaultMessage: 'Nothing recorded yet.' },
-  by: { id: 'personal.org.audit.by', defaultMessage: 'By {actor} ({role})' },
-  on: { id: 'personal.org.audit.on', defaultMessage: 'On {target}' },
-  reason: { id: 'personal.org.audit.reason', defaultMessage: 'Reason: {reason}' },
-  older: { id: 'personal.org.audit.older', defaultMessage: 'Older entries' },
+  heading: { id: 'org.audit.heading', defaultMessage: 'Audit log' },
+  loading: { id: 'org.audit.loading', defaultMessage: 'Loading the audit log…' },
+  loadFailed: { id: 'org.audit.loadFailed', defaultMessage: 'The audit log could not be loaded.' },
+  retry: { id: 'org.audit.retry', defaultMessage: 'Try again' },
+  none: { id: 'org.audit.none', defaultMessage: 'Nothing recorded yet.' },
+  by: { id: 'org.audit.by', defaultMessage: 'By {actor} ({role})' },
+  on: { id: 'org.audit.on', defaultMessage: 'On {target}' },
+  reason: { id: 'org.audit.reason', defaultMessage: 'Reason: {reason}' },
+  older: { id: 'org.audit.older', defaultMessage: 'Older entries' },
 });
 
 export function AuditLog({ orgId }: { orgId: string }) {
@@ -60,7 +60,7 @@ export function AuditLog({ orgId }: { orgId: string }) {
         <FormattedMessage {...m.heading} />
       </h2>
       {!Array.isArray(entries) ? (
-        <LoadState section failed={entries === 'failed'} onRetry={() => setAttempt((n) => n + 1)} said={m} />
+        <Pending failed={entries === 'failed'} onRetry={() => setAttempt((n) => n + 1)} said={m} />
       ) : entries.length === 0 ? (
         <p className="muted">
           <FormattedMessage {...m.none} />

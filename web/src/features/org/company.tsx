@@ -1,7 +1,6 @@
 // "My company" (/{lang}/personal/company, docs/web-experience.md "My company"): the organizations
 // I belong to, with my role (GET /org/mine); one of them (`?org=`, else the first) in detail
-// (org-detail.tsx); and "Ask for an organization" (ask.tsx). Its own lazy chunk, in the personal
-// centre's message bundle.
+// (org-detail.tsx); and "Ask for an organization" (ask.tsx). In the lazy chunk of org-screens.tsx.
 import { useCallback, useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, useLocation } from 'react-router';
@@ -11,27 +10,26 @@ import { asLocale } from '../../i18n/locale';
 import { handleError } from '../../lib/api';
 import type { MyOrganization } from '../../lib/api-types.gen';
 import { hasReason } from '../../lib/reasons';
-import { LoadState } from '../personal/load-state';
-import { PersonalNav } from '../personal/personal-nav';
 import { myOrganizations } from './api';
 import { AskForOrganization } from './ask';
+import { Pending } from './load';
+import { OrgNav } from './nav';
 import { orgName, roleName } from './labels';
 import { OrgDetail } from './org-detail';
-import '../personal/personal.css';
 import './org.css';
 
 const m = defineMessages({
-  pageTitle: { id: 'personal.org.pageTitle', defaultMessage: 'My company' },
-  mine: { id: 'personal.org.mine', defaultMessage: 'Your organizations' },
+  pageTitle: { id: 'org.pageTitle', defaultMessage: 'My company' },
+  mine: { id: 'org.mine', defaultMessage: 'Your organizations' },
   none: {
-    id: 'personal.org.none',
+    id: 'org.none',
     defaultMessage: 'You do not belong to an organization yet. Your company can invite you, or you can ask for an organization for it below.',
   },
-  loading: { id: 'personal.org.loading', defaultMessage: 'Loading your organizations…' },
-  loadFailed: { id: 'personal.org.loadFailed', defaultMessage: 'Your organizations could not be loaded.' },
-  retry: { id: 'personal.org.retry', defaultMessage: 'Try again' },
-  yourRole: { id: 'personal.org.yourRole', defaultMessage: 'Your role: {role}' },
-  joined: { id: 'personal.org.joined', defaultMessage: 'You joined {org}.' },
+  loading: { id: 'org.loading', defaultMessage: 'Loading your organizations…' },
+  loadFailed: { id: 'org.loadFailed', defaultMessage: 'Your organizations could not be loaded.' },
+  retry: { id: 'org.retry', defaultMessage: 'Try again' },
+  yourRole: { id: 'org.yourRole', defaultMessage: 'Your role: {role}' },
+  joined: { id: 'org.joined', defaultMessage: 'You joined {org}.' },
 });
 
 export default function Company() {
@@ -61,8 +59,8 @@ export default function Company() {
   const list = Array.isArray(orgs) ? orgs : [];
   const current = list.find((o) => o.organization.orgId === wanted) ?? list[0];
   return (
-    <div className="personal company">
-      <PersonalNav />
+    <div className="org-page company">
+      <OrgNav />
       <h1>
         <FormattedMessage {...m.pageTitle} />
       </h1>
@@ -76,7 +74,7 @@ export default function Company() {
           <FormattedMessage {...m.mine} />
         </h2>
         {orgs === null || orgs === 'failed' ? (
-          <LoadState section failed={orgs === 'failed'} onRetry={reload} said={m} />
+          <Pending failed={orgs === 'failed'} onRetry={reload} said={m} />
         ) : list.length === 0 ? (
           <p className="muted" data-testid="org-none">
             <FormattedMessage {...m.none} />

@@ -18,34 +18,33 @@ import { rememberOrigin } from '../../lib/redirect';
 import * as session from '../../lib/session';
 import { acceptInvitation } from './api';
 import { forget, keep, pending, tokenOf } from './pending';
-import '../personal/personal.css';
 import './org.css';
 
 const m = defineMessages({
-  pageTitle: { id: 'personal.org.landing.pageTitle', defaultMessage: 'Invitation to an organization' },
-  heading: { id: 'personal.org.landing.heading', defaultMessage: 'You are invited to join an organization' },
+  pageTitle: { id: 'org.landing.pageTitle', defaultMessage: 'Invitation to an organization' },
+  heading: { id: 'org.landing.heading', defaultMessage: 'You are invited to join an organization' },
   intro: {
-    id: 'personal.org.landing.intro',
+    id: 'org.landing.intro',
     defaultMessage: 'Sign in, or create an account, with the e-mail address or phone number the invitation was sent to. You join the organization as soon as you are signed in.',
   },
-  signIn: { id: 'personal.org.landing.signIn', defaultMessage: 'Sign in to accept' },
-  signUp: { id: 'personal.org.landing.signUp', defaultMessage: 'Create an account' },
-  joining: { id: 'personal.org.landing.joining', defaultMessage: 'Joining the organization…' },
-  noToken: { id: 'personal.org.landing.noToken', defaultMessage: 'This link has no invitation' },
-  noTokenText: { id: 'personal.org.landing.noTokenText', defaultMessage: 'Open the link from the invitation message again, whole.' },
-  expired: { id: 'personal.org.landing.expired', defaultMessage: 'This invitation has expired' },
-  used: { id: 'personal.org.landing.used', defaultMessage: 'This invitation has already been used' },
-  revoked: { id: 'personal.org.landing.revoked', defaultMessage: 'This invitation was withdrawn' },
-  notYours: { id: 'personal.org.landing.notYours', defaultMessage: 'This invitation is for another account' },
-  member: { id: 'personal.org.landing.member', defaultMessage: 'You are already a member' },
-  failed: { id: 'personal.org.landing.failed', defaultMessage: 'The invitation could not be accepted' },
-  askAgain: { id: 'personal.org.landing.askAgain', defaultMessage: 'Ask the person who invited you for a new invitation.' },
+  signIn: { id: 'org.landing.signIn', defaultMessage: 'Sign in to accept' },
+  signUp: { id: 'org.landing.signUp', defaultMessage: 'Create an account' },
+  joining: { id: 'org.landing.joining', defaultMessage: 'Joining the organization…' },
+  noToken: { id: 'org.landing.noToken', defaultMessage: 'This link has no invitation' },
+  noTokenText: { id: 'org.landing.noTokenText', defaultMessage: 'Open the link from the invitation message again, whole.' },
+  expired: { id: 'org.landing.expired', defaultMessage: 'This invitation has expired' },
+  used: { id: 'org.landing.used', defaultMessage: 'This invitation has already been used' },
+  revoked: { id: 'org.landing.revoked', defaultMessage: 'This invitation was withdrawn' },
+  notYours: { id: 'org.landing.notYours', defaultMessage: 'This invitation is for another account' },
+  member: { id: 'org.landing.member', defaultMessage: 'You are already a member' },
+  failed: { id: 'org.landing.failed', defaultMessage: 'The invitation could not be accepted' },
+  askAgain: { id: 'org.landing.askAgain', defaultMessage: 'Ask the person who invited you for a new invitation.' },
   notYoursText: {
-    id: 'personal.org.landing.notYoursText',
+    id: 'org.landing.notYoursText',
     defaultMessage: 'Sign out, then open the link again and sign in with the e-mail address or phone number the invitation was sent to.',
   },
-  retry: { id: 'personal.org.landing.retry', defaultMessage: 'Try again' },
-  toCompany: { id: 'personal.org.landing.toCompany', defaultMessage: 'Go to My company' },
+  retry: { id: 'org.landing.retry', defaultMessage: 'Try again' },
+  toCompany: { id: 'org.landing.toCompany', defaultMessage: 'Go to My company' },
 });
 
 /** The page's heading and advice for a refusal of the accept. */
@@ -180,7 +179,7 @@ export default function Invitation() {
     );
   }
   return (
-    <div className="personal org-landing" data-testid="org-invitation" data-state={state.kind}>
+    <div className="org-page org-landing" data-testid="org-invitation" data-state={state.kind}>
       <section className="card">
         <h1 ref={heading} tabIndex={-1}>
           <FormattedMessage {...title} />

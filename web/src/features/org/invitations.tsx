@@ -19,23 +19,23 @@ import { invitationState, roleName } from './labels';
 import { invitable } from './roles';
 
 const m = defineMessages({
-  heading: { id: 'personal.org.invitations.heading', defaultMessage: 'Invitations' },
+  heading: { id: 'org.invitations.heading', defaultMessage: 'Invitations' },
   intro: {
-    id: 'personal.org.invitations.intro',
+    id: 'org.invitations.intro',
     defaultMessage: 'The invitation goes by mail or SMS with a link valid for 7 days. Whoever accepts it signs in with that e-mail address or phone number.',
   },
-  to: { id: 'personal.org.invitations.to', defaultMessage: 'E-mail address or mainland mobile number' },
-  role: { id: 'personal.org.invitations.role', defaultMessage: 'Role' },
-  send: { id: 'personal.org.invitations.send', defaultMessage: 'Send invitation' },
-  sent: { id: 'personal.org.invitations.sent', defaultMessage: 'The invitation to {to} was sent.' },
-  none: { id: 'personal.org.invitations.none', defaultMessage: 'No invitations in the last 7 days.' },
-  expires: { id: 'personal.org.invitations.expires', defaultMessage: 'Valid until {when}' },
-  revoke: { id: 'personal.org.invitations.revoke', defaultMessage: 'Withdraw' },
-  revokeFor: { id: 'personal.org.invitations.revokeFor', defaultMessage: 'Withdraw the invitation to {to}' },
-  confirmRevoke: { id: 'personal.org.invitations.confirmRevoke', defaultMessage: 'Withdraw the invitation to {to}?' },
-  confirmRevokeText: { id: 'personal.org.invitations.confirmRevokeText', defaultMessage: 'Its link stops working at once.' },
-  revoked: { id: 'personal.org.invitations.revoked', defaultMessage: 'The invitation to {to} was withdrawn.' },
-  cancel: { id: 'personal.org.invitations.cancel', defaultMessage: 'Cancel' },
+  to: { id: 'org.invitations.to', defaultMessage: 'E-mail address or mainland mobile number' },
+  role: { id: 'org.invitations.role', defaultMessage: 'Role' },
+  send: { id: 'org.invitations.send', defaultMessage: 'Send invitation' },
+  sent: { id: 'org.invitations.sent', defaultMessage: 'The invitation to {to} was sent.' },
+  none: { id: 'org.invitations.none', defaultMessage: 'No invitations in the last 7 days.' },
+  expires: { id: 'org.invitations.expires', defaultMessage: 'Valid until {when}' },
+  revoke: { id: 'org.invitations.revoke', defaultMessage: 'Withdraw' },
+  revokeFor: { id: 'org.invitations.revokeFor', defaultMessage: 'Withdraw the invitation to {to}' },
+  confirmRevoke: { id: 'org.invitations.confirmRevoke', defaultMessage: 'Withdraw the invitation to {to}?' },
+  confirmRevokeText: { id: 'org.invitations.confirmRevokeText', defaultMessage: 'Its link stops working at once.' },
+  revoked: { id: 'org.invitations.revoked', defaultMessage: 'The invitation to {to} was withdrawn.' },
+  cancel: { id: 'org.invitations.cancel', defaultMessage: 'Cancel' },
 });
 
 export function Invitations({ orgId, role, list: first, onChanged }: { orgId: string; role: string; list: Invitation[]; onChanged: () => void }) {

@@ -4,30 +4,30 @@ import { defineMessages, type IntlShape, type MessageDescriptor } from 'react-in
 import type { Organization } from '../../lib/api-types.gen';
 
 const roles = defineMessages({
-  owner: { id: 'personal.org.role.owner', defaultMessage: 'Owner' },
-  admin: { id: 'personal.org.role.admin', defaultMessage: 'Admin' },
-  member: { id: 'personal.org.role.member', defaultMessage: 'Member' },
+  owner: { id: 'org.role.owner', defaultMessage: 'Owner' },
+  admin: { id: 'org.role.admin', defaultMessage: 'Admin' },
+  member: { id: 'org.role.member', defaultMessage: 'Member' },
 });
 
 const states = defineMessages({
-  pending: { id: 'personal.org.invitation.pending', defaultMessage: 'Waiting' },
-  used: { id: 'personal.org.invitation.used', defaultMessage: 'Accepted' },
-  revoked: { id: 'personal.org.invitation.revoked', defaultMessage: 'Withdrawn' },
+  pending: { id: 'org.invitation.pending', defaultMessage: 'Waiting' },
+  used: { id: 'org.invitation.used', defaultMessage: 'Accepted' },
+  revoked: { id: 'org.invitation.revoked', defaultMessage: 'Withdrawn' },
 });
 
 const actions = defineMessages({
-  'org.create': { id: 'personal.org.audit.orgCreate', defaultMessage: 'Organization created' },
-  'org.request': { id: 'personal.org.audit.orgRequest', defaultMessage: 'Organization asked for' },
-  'org.approve': { id: 'personal.org.audit.orgApprove', defaultMessage: 'Request approved' },
-  'org.update': { id: 'personal.org.audit.orgUpdate', defaultMessage: 'Names or settings changed' },
-  'org.suspend': { id: 'personal.org.audit.orgSuspend', defaultMessage: 'Organization suspended' },
-  'org.reactivate': { id: 'personal.org.audit.orgReactivate', defaultMessage: 'Organization reactivated' },
-  'member.add': { id: 'personal.org.audit.memberAdd', defaultMessage: 'Member added' },
-  'member.remove': { id: 'personal.org.audit.memberRemove', defaultMessage: 'Member removed' },
-  'member.role': { id: 'personal.org.audit.memberRole', defaultMessage: 'Role changed' },
-  'invitation.create': { id: 'personal.org.audit.invitationCreate', defaultMessage: 'Invitation sent' },
-  'invitation.revoke': { id: 'personal.org.audit.invitationRevoke', defaultMessage: 'Invitation withdrawn' },
-  'invitation.accept': { id: 'personal.org.audit.invitationAccept', defaultMessage: 'Invitation accepted' },
+  'org.create': { id: 'org.audit.orgCreate', defaultMessage: 'Organization created' },
+  'org.request': { id: 'org.audit.orgRequest', defaultMessage: 'Organization asked for' },
+  'org.approve': { id: 'org.audit.orgApprove', defaultMessage: 'Request approved' },
+  'org.update': { id: 'org.audit.orgUpdate', defaultMessage: 'Names or settings changed' },
+  'org.suspend': { id: 'org.audit.orgSuspend', defaultMessage: 'Organization suspended' },
+  'org.reactivate': { id: 'org.audit.orgReactivate', defaultMessage: 'Organization reactivated' },
+  'member.add': { id: 'org.audit.memberAdd', defaultMessage: 'Member added' },
+  'member.remove': { id: 'org.audit.memberRemove', defaultMessage: 'Member removed' },
+  'member.role': { id: 'org.audit.memberRole', defaultMessage: 'Role changed' },
+  'invitation.create': { id: 'org.audit.invitationCreate', defaultMessage: 'Invitation sent' },
+  'invitation.revoke': { id: 'org.audit.invitationRevoke', defaultMessage: 'Invitation withdrawn' },
+  'invitation.accept': { id: 'org.audit.invitationAccept', defaultMessage: 'Invitation accepted' },
 });
 
 const say = (intl: IntlShape, table: Record<string, MessageDescriptor>, value: string) =>

@@ -14,25 +14,25 @@ import { roleName } from './labels';
 import { assignable, removable } from './roles';
 
 const m = defineMessages({
-  heading: { id: 'personal.org.members.heading', defaultMessage: 'Members' },
-  you: { id: 'personal.org.members.you', defaultMessage: 'You' },
-  joined: { id: 'personal.org.members.joined', defaultMessage: 'Joined {when}' },
-  roleOf: { id: 'personal.org.members.roleOf', defaultMessage: 'Role of {who}' },
-  change: { id: 'personal.org.members.change', defaultMessage: 'Change role' },
-  changeFor: { id: 'personal.org.members.changeFor', defaultMessage: 'Change role of {who}' },
-  remove: { id: 'personal.org.members.remove', defaultMessage: 'Remove' },
-  removeFor: { id: 'personal.org.members.removeFor', defaultMessage: 'Remove {who}' },
-  more: { id: 'personal.org.members.more', defaultMessage: 'More members' },
-  cancel: { id: 'personal.org.members.cancel', defaultMessage: 'Cancel' },
-  confirmRole: { id: 'personal.org.members.confirmRole', defaultMessage: 'Make {who} {role}?' },
-  confirmRoleText: { id: 'personal.org.members.confirmRoleText', defaultMessage: 'Their rights in the organization change at once.' },
-  confirmRemove: { id: 'personal.org.members.confirmRemove', defaultMessage: 'Remove {who} from the organization?' },
+  heading: { id: 'org.members.heading', defaultMessage: 'Members' },
+  you: { id: 'org.members.you', defaultMessage: 'You' },
+  joined: { id: 'org.members.joined', defaultMessage: 'Joined {when}' },
+  roleOf: { id: 'org.members.roleOf', defaultMessage: 'Role of {who}' },
+  change: { id: 'org.members.change', defaultMessage: 'Change role' },
+  changeFor: { id: 'org.members.changeFor', defaultMessage: 'Change role of {who}' },
+  remove: { id: 'org.members.remove', defaultMessage: 'Remove' },
+  removeFor: { id: 'org.members.removeFor', defaultMessage: 'Remove {who}' },
+  more: { id: 'org.members.more', defaultMessage: 'More members' },
+  cancel: { id: 'org.members.cancel', defaultMessage: 'Cancel' },
+  confirmRole: { id: 'org.members.confirmRole', defaultMessage: 'Make {who} {role}?' },
+  confirmRoleText: { id: 'org.members.confirmRoleText', defaultMessage: 'Their rights in the organization change at once.' },
+  confirmRemove: { id: 'org.members.confirmRemove', defaultMessage: 'Remove {who} from the organization?' },
   confirmRemoveText: {
-    id: 'personal.org.members.confirmRemoveText',
+    id: 'org.members.confirmRemoveText',
     defaultMessage: 'They leave the organization at once; their Ciam account stays. Invite them again to bring them back.',
   },
-  roleChanged: { id: 'personal.org.members.roleChanged', defaultMessage: '{who} is now {role}.' },
-  removed: { id: 'personal.org.members.removed', defaultMessage: '{who} was removed from the organization.' },
+  roleChanged: { id: 'org.members.roleChanged', defaultMessage: '{who} is now {role}.' },
+  removed: { id: 'org.members.removed', defaultMessage: '{who} was removed from the organization.' },
 });
 
 type Asking = { kind: 'role'; member: Membership; role: string } | { kind: 'remove'; member: Membership };

@@ -9,8 +9,8 @@ import { handleError } from '../../lib/api';
 import type { OrgPage } from '../../lib/api-types.gen';
 import { hasReason } from '../../lib/reasons';
 import { useUserInfo } from '../../components/use-user-info';
-import { LoadState } from '../personal/load-state';
 import { getOrganization } from './api';
+import { Pending } from './load';
 import { AuditLog } from './audit';
 import { Card } from './card';
 import { Invitations } from './invitations';
@@ -19,16 +19,16 @@ import { Members } from './members';
 import { manages } from './roles';
 
 const m = defineMessages({
-  loading: { id: 'personal.org.detail.loading', defaultMessage: 'Loading the organization…' },
-  loadFailed: { id: 'personal.org.detail.loadFailed', defaultMessage: 'The organization could not be loaded.' },
-  retry: { id: 'personal.org.detail.retry', defaultMessage: 'Try again' },
-  role: { id: 'personal.org.detail.role', defaultMessage: 'Your role' },
-  members: { id: 'personal.org.detail.members', defaultMessage: 'Members' },
-  status: { id: 'personal.org.detail.status', defaultMessage: 'Status' },
-  active: { id: 'personal.org.detail.active', defaultMessage: 'Active' },
-  suspended: { id: 'personal.org.detail.suspended', defaultMessage: 'Suspended by Ciam: nothing can be changed' },
+  loading: { id: 'org.detail.loading', defaultMessage: 'Loading the organization…' },
+  loadFailed: { id: 'org.detail.loadFailed', defaultMessage: 'The organization could not be loaded.' },
+  retry: { id: 'org.detail.retry', defaultMessage: 'Try again' },
+  role: { id: 'org.detail.role', defaultMessage: 'Your role' },
+  members: { id: 'org.detail.members', defaultMessage: 'Members' },
+  status: { id: 'org.detail.status', defaultMessage: 'Status' },
+  active: { id: 'org.detail.active', defaultMessage: 'Active' },
+  suspended: { id: 'org.detail.suspended', defaultMessage: 'Suspended by Ciam: nothing can be changed' },
   readOnly: {
-    id: 'personal.org.detail.readOnly',
+    id: 'org.detail.readOnly',
     defaultMessage: "Only the organization's owners and admins see its members, invitations and audit log.",
   },
 });
@@ -36,7 +36,8 @@ const m = defineMessages({
 export function OrgDetail({ orgId, onChanged }: { orgId: string; onChanged: () => void }) {
   const intl = useIntl();
   const lang = asLocale(intl.locale) ?? 'zh-CN';
-  const { info } = useUserInfo();
+  // Who I am: my own row has no controls.
+  const me = useUserInfo().info?.userId ?? null;
   const [page, setPage] = useState<OrgPage | 'failed' | null>(null);
   const [attempt, setAttempt] = useState(0);
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
@@ -57,7 +58,7 @@ export function OrgDetail({ orgId, onChanged }: { orgId: string; onChanged: () =
   if (page === null || page === 'failed') {
     return (
       <section className="card">
-        <LoadState section failed={page === 'failed'} onRetry={reload} said={m} />
+        <Pending failed={page === 'failed'} onRetry={reload} said={m} />
       </section>
     );
   }
@@ -102,7 +103,7 @@ export function OrgDetail({ orgId, onChanged }: { orgId: string; onChanged: () =
       </Card>
       {admin && (
         <>
-          <Members orgId={orgId} role={page.role} me={info?.userId ?? null} first={page.members} next={page.next} onChanged={changed} />
+          <Members orgId={orgId} role={page.role} me={me} first={page.members} next={page.next} onChanged={changed} />
           <Invitations orgId={orgId} role={page.role} list={page.invitations} onChanged={reload} />
           {/* The organization's verified domains (helper M's "Domains" section) go here, between
               the invitations and the audit log: <Domains orgId={orgId} role={page.role} />. */}
