@@ -1,6 +1,6 @@
 // The top of "My company" and the invitation landing's signed-in pages: the same links and log-out
 // button as the personal pages' (features/personal/personal-nav.tsx, the same message ids), drawn
-// here so that this chunk shares no module with the personal centre (org-screens.tsx says why).
+// here so that this chunk imports nothing of features/personal (org-screens.tsx says why).
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { NavLink } from 'react-router';
 import { useLogout } from '../../components/use-logout';
