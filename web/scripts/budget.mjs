@@ -47,8 +47,6 @@ export const ROUTES = [
   ['/{lang}/embedded/signin', 'src/features/auth/embedded-signin.tsx'],
   ['/{lang}/personal/info', 'src/features/personal/info.tsx'],
   ['/{lang}/personal/secure', 'src/features/personal/secure.tsx'],
-  ['/{lang}/personal/company', 'src/features/org/org-screens.tsx'],
-  ['/{lang}/org/invitation', 'src/features/org/org-screens.tsx'],
   ['/{lang}/agreement/{privacy,protocols,manual}', 'src/features/agreement/agreement.tsx'],
   ['/{lang}/logout', 'src/features/logout/logout.tsx'],
   ['/signout', 'src/features/logout/signout.tsx'],
