@@ -52,6 +52,9 @@ const BUNDLES = {
   // Sign-up's own words beyond its form's (the username said as it is typed): loaded with the
   // sign-up page, never with the sign-in.
   signup: ['register.username.'],
+  // "My company" and the invitation landing (features/org/): loaded with their chunk, which carries
+  // the loader (features/org/messages.ts); the reasons stay in the personal bundle.
+  org: ['org.'],
   // Sign-in through WeChat, WeCom, DingTalk, Feishu (features/auth/federation/): loaded with its
   // chunk, only when a provider is offered or the address comes back from one, with the reasons
   // only the way back from a provider answers.

@@ -33,7 +33,8 @@ async function applyLocation(chosen: string) {
   try {
     // Before the client is set up, with the browser's own Accept-Language: the address is the
     // client's (lib/api-url.ts), the fetch its own, to keep lib/api.ts out of the boot.
-    const res = await fetch(url('GET /auth/location'), { headers: { 'X-Request-ID': crypto.randomUUID() } });
+    // No Referer: the address may carry what the API must not see (an invitation's token).
+    const res = await fetch(url('GET /auth/location'), { headers: { 'X-Request-ID': crypto.randomUUID() }, referrerPolicy: 'no-referrer' });
     if (!res.ok) return;
     const body = (await res.json()) as Partial<Answer<'GET /auth/location'>>;
     if (body.country) write(KEYS.country, body.country);

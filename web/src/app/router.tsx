@@ -21,6 +21,8 @@ const Agreement = screen('agreement', () => import('../features/agreement/agreem
 const Logout = screen('logout', () => import('../features/logout/logout'));
 const SignOut = screen('signout', () => import('../features/logout/signout'));
 const Console = screen('admin', () => import('../features/admin/console'));
+// "My company" and an organization's invitation landing: one chunk (features/org/org-screens.tsx).
+const Org = screen('org', () => import('../features/org/org-screens'));
 
 /** Redirects to the page `to` (config/paths.ts) in the address's language, else the detected one. */
 function Go({ to }: { to: (l: Locale) => string }) {
@@ -120,6 +122,7 @@ const ROUTES: RouteObject[] = [
                   { index: true, element: <Go to={paths.info} /> },
                   { path: 'info', element: lazy(<WithMessages bundle="personal"><Info /></WithMessages>) },
                   { path: 'secure', element: lazy(<WithMessages bundle="personal"><Secure /></WithMessages>) },
+                  { path: 'company', element: lazy(<WithMessages bundle="personal"><Org /></WithMessages>) },
                   { path: '*', element: <Go to={paths.info} /> },
                 ],
               },
@@ -136,6 +139,7 @@ const ROUTES: RouteObject[] = [
               { path: 'admin/*', element: lazy(<Console />) },
               { path: 'find/password', element: lazy(<FindPassword />) },
               { path: 'logout', element: lazy(<WithMessages bundle="personal"><Logout /></WithMessages>) },
+              { path: 'org/invitation', element: lazy(<WithMessages bundle="personal"><Org /></WithMessages>) },
               { path: 'embedded/signin', element: lazy(<WithMessages bundle="partner"><EmbeddedSignIn /></WithMessages>) },
               ...testRoutes,
               { path: '*', element: <Go to={paths.signin} /> },

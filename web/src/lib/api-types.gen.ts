@@ -2270,8 +2270,8 @@ export interface Operations {
   acceptOrgInvitation: { method: "POST"; path: "/org/invitations/accept"; params: undefined; query: undefined; request: AcceptOrgInvitationRequest; response: AcceptOrgInvitationResponse };
   listMyOrganizations: { method: "GET"; path: "/org/mine"; params: undefined; query: undefined; request: undefined; response: ListMyOrganizationsResponse };
   requestOrganization: { method: "POST"; path: "/org/requests"; params: undefined; query: undefined; request: RequestOrganizationRequest; response: RequestOrganizationResponse };
-  getOrganization: { method: "GET"; path: "/org/{orgId}"; params: { orgId: string }; query: undefined; request: undefined; response: GetOrganizationResponse };
-  orgAuditLog: { method: "GET"; path: "/org/{orgId}/audit"; params: { orgId: string }; query: undefined; request: undefined; response: OrgAuditLogResponse };
+  getOrganization: { method: "GET"; path: "/org/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: GetOrganizationResponse };
+  orgAuditLog: { method: "GET"; path: "/org/{orgId}/audit"; params: { orgId: string }; query: { cursor?: string }; request: undefined; response: OrgAuditLogResponse };
   inviteToOrganization: { method: "POST"; path: "/org/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: InviteToOrganizationRequest; response: InviteToOrganizationResponse };
   revokeOrgInvitation: { method: "DELETE"; path: "/org/{orgId}/invitations/{invId}"; params: { orgId: string; invId: string }; query: undefined; request: undefined; response: RevokeOrgInvitationResponse };
   removeOrgMember: { method: "DELETE"; path: "/org/{orgId}/members/{userId}"; params: { orgId: string; userId: string }; query: undefined; request: undefined; response: RemoveOrgMemberResponse };

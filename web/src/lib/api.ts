@@ -69,7 +69,8 @@ export async function call<R extends Route>(route: R, ...[args, options]: [...Op
   }
   let res: Response;
   try {
-    res = await fetch(url(route, ...([args] as Optional<UrlArgs<R>>)), { method, headers, body: body as BodyInit | undefined });
+    // No Referer: the API reads none, and the address may carry a ticket or an invitation's token.
+    res = await fetch(url(route, ...([args] as Optional<UrlArgs<R>>)), { method, headers, body: body as BodyInit | undefined, referrerPolicy: 'no-referrer' });
   } catch {
     return fail({ reason: 'NETWORK_ERROR', message: '', code: 0 }, opts);
   }

@@ -36,6 +36,8 @@ export function send(kind: Body<'POST /client-errors'>['kind'], error: unknown):
     fetch(ENDPOINT, {
       method: 'POST',
       keepalive: true,
+      // No Referer: the address may carry what a report must not (an invitation's token).
+      referrerPolicy: 'no-referrer',
       headers: { 'content-type': 'application/json', 'X-Request-ID': crypto.randomUUID() },
       body: JSON.stringify(body),
     }).catch(() => {});

@@ -59,12 +59,15 @@ export function partnerRequest(search: string): PartnerRequest | null {
   return appId && serviceUrl ? { kind: 'ticket', appId, serviceUrl } : null;
 }
 
-/** The protected pages a signed-out visit may return to after sign-in (spec §3 ciam_origin_url). */
-const PROTECTED = /^\/(zh-CN|en-US)\/(personal|logout|admin)(\/[A-Za-z0-9/_-]*)?$/;
+/**
+ * The protected pages a signed-out visit may return to after sign-in (spec §3 ciam_origin_url),
+ * and an organization's invitation landing (its token stays in sessionStorage, not here).
+ */
+const PROTECTED = /^\/(zh-CN|en-US)\/(personal|logout|admin|org\/invitation$)(\/[A-Za-z0-9/_-]*)?$/;
 
 /**
- * A page of this app to return to: a path (with its query and fragment) under /{lang}/personal
- * or /{lang}/logout, resolved against this origin; null for anything else (another origin, a
+ * A page of this app to return to: a path (with its query and fragment) under /{lang}/personal,
+ * /{lang}/logout or /{lang}/admin, or /{lang}/org/invitation, resolved against this origin; null for anything else (another origin, a
  * scheme, `//host`, a backslash, another screen).
  */
 export function ownProtectedPage(url: string | null, origin = window.location.origin): string | null {

@@ -39,8 +39,10 @@ export default function Register() {
   const intl = useIntl();
   const lang = intl.locale as Locale;
   const navigate = useNavigate();
-  const { search } = useLocation();
+  const { search, state } = useLocation();
   const q = keepQuery(search);
+  // Sent here by a page to come back to (an organization's invitation): sign-in keeps it.
+  const origin = (state as { origin?: unknown } | null)?.origin === true || undefined;
   const appId = new URLSearchParams(search).get('appId');
   const f = useForm({
     account: '', code: '', userName: '', company: '', password: '', confirmPassword: '', country: initialCountry(), acceptTerms: false as boolean,
@@ -74,7 +76,7 @@ export default function Register() {
     const res = await call('POST /auth/register', { body }, SKIP);
     setBusy(false);
     if (!res.success) return refuse(res.error);
-    navigate(paths.signin(lang) + q, { state: { account: body.account, notice: 'registered' } });
+    navigate(paths.signin(lang) + q, { state: { account: body.account, notice: 'registered', origin } });
   };
   const doc = (to: string, title: typeof m.terms) => (
     <Link to={to} target="_blank" rel="noopener">

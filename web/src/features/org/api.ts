@@ -1,0 +1,33 @@
+// The API calls of "My company" and the invitation landing (functions/api/src/routes/org.rs).
+// Every call passes SKIP: the screens say their own refusals (the default handling still runs for
+// what is not about them, through `refuse`/`handleError`).
+import { call, SKIP } from '../../lib/api';
+
+/** GET /org/mine: the organizations I belong to, with my role in each. */
+export const myOrganizations = () => call('GET /org/mine', {}, SKIP);
+
+/** GET /org/{orgId}: the organization, my role; its members (a page) and invitations for an admin. */
+export const getOrganization = (orgId: string, after?: string) => call('GET /org/{orgId}', { params: { orgId }, query: { after } }, SKIP);
+
+/** POST /org/requests: ask Ciam for an organization. */
+export const askForOrganization = (nameZh: string, nameEn: string) =>
+  call('POST /org/requests', { body: { nameZh: nameZh || null, nameEn: nameEn || null } }, SKIP);
+
+/** POST /org/{orgId}/invitations: invite a mail or mainland phone with a role. */
+export const invite = (orgId: string, to: string, role: string) => call('POST /org/{orgId}/invitations', { params: { orgId }, body: { to, role } }, SKIP);
+
+/** DELETE /org/{orgId}/invitations/{invId}. */
+export const revokeInvitation = (orgId: string, invId: string) => call('DELETE /org/{orgId}/invitations/{invId}', { params: { orgId, invId } }, SKIP);
+
+/** PUT /org/{orgId}/members/{userId}: a new role. */
+export const setRole = (orgId: string, userId: string, role: string) =>
+  call('PUT /org/{orgId}/members/{userId}', { params: { orgId, userId }, body: { role } }, SKIP);
+
+/** DELETE /org/{orgId}/members/{userId}: remove a member (or leave, for oneself). */
+export const removeMember = (orgId: string, userId: string) => call('DELETE /org/{orgId}/members/{userId}', { params: { orgId, userId } }, SKIP);
+
+/** GET /org/{orgId}/audit: a page of the organization's audit slice (`cursor`: the last entry's). */
+export const auditPage = (orgId: string, cursor?: string) => call('GET /org/{orgId}/audit', { params: { orgId }, query: { cursor } }, SKIP);
+
+/** POST /org/invitations/accept. */
+export const acceptInvitation = (token: string) => call('POST /org/invitations/accept', { body: { token } }, SKIP);
