@@ -39,11 +39,13 @@ const BUNDLES = {
   // The avatar's reasons and its upload error come only from the personal centre's upload.
   // A linked account's last way in: only the security centre answers it (the console shows the
   // server's own message). An organization's reasons and its domains': only "My company"
-  // answers them.
-  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'error.ORG_', 'error.DOMAIN_', 'app.uploadError'],
+  // answers them. Adding a passkey and setting up or changing the authenticator happen only in the
+  // security centre, so their refusals travel with it too.
+  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'error.ORG_', 'error.DOMAIN_', 'app.uploadError',
+    'error.PASSKEY_EXISTS', 'error.PASSKEY_LIMIT', 'error.USER_TOTP_ENABLED', 'error.USER_TOTP_NOT_ENABLED', 'error.TOTP_SECRET_ERROR'],
   // The operator console (/{lang}/admin/...): loaded only when it is opened, with the reasons
   // only the console and the registry answer (nothing before sign-in can show them).
-  admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND'],
+  admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND', 'error.APPNAME_EXIST'],
   // The partner screens' own words (the consent screen, the embedded sign-in): loaded with them.
   partner: ['embedded.', 'consent.', 'authorize.'],
   // The two cells' names and links (components/cells.tsx): loaded with them, only on a page whose
