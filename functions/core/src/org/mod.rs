@@ -12,6 +12,7 @@
 pub mod access;
 pub mod audit;
 pub mod create;
+pub mod events;
 pub mod invitations;
 pub mod manage;
 pub mod members;
