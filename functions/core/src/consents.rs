@@ -158,6 +158,11 @@ pub async fn audience(ciam: &Ciam, event: &Event) -> Result<Vec<Consent>> {
     if let Some(a) = &event.audience {
         return Ok(a.iter().map(|(app, s)| of(app, s.clone())).collect());
     }
+    // An organization's event is heard by its recorded `eventApps` only, never by the member's
+    // consents (an event without them, which no build writes, is heard by nobody).
+    if event.kind.is_org() {
+        return Ok(Vec::new());
+    }
     if event.kind == Kind::ConsentRevoked {
         return Ok(event.app_id.iter().map(|a| of(a, Vec::new())).collect());
     }

@@ -59,7 +59,16 @@ pub const FIELD_SCOPES: [(&str, &str); 7] = [
 ];
 
 /// Data fields every app that hears the event gets, whatever its consent covers.
-pub const FREE_FIELDS: [&str; 5] = ["sid", "reason", "enabled", "provider", "linked"];
+pub const FREE_FIELDS: [&str; 8] = [
+    "sid",
+    "reason",
+    "enabled",
+    "provider",
+    "linked",
+    "orgId",
+    "role",
+    "invitationId",
+];
 
 /// The event kinds, the names partners subscribe to (docs/openapi.json `webhooks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,10 +91,17 @@ pub enum Kind {
     TwoFactorChanged,
     /// A provider's account was linked or unlinked (`provider`, `linked`; never the subject).
     IdentityChanged,
+    /// A person joined an organization (`orgId`, `role`): an accepted invitation, an enrolment
+    /// by domain. Heard by the organization's `eventApps`, not by the person's consents.
+    OrgMemberAdded,
+    /// A member was removed or left (`orgId`, `role`: the role they had).
+    OrgMemberRemoved,
+    /// An invitation was accepted (`orgId`, `role`, `invitationId`), beside its `member_added`.
+    OrgInvitationAccepted,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 13] = [
         Kind::UserUpdated,
         Kind::MailChanged,
         Kind::PhoneChanged,
@@ -96,6 +112,9 @@ impl Kind {
         Kind::ConsentRevoked,
         Kind::TwoFactorChanged,
         Kind::IdentityChanged,
+        Kind::OrgMemberAdded,
+        Kind::OrgMemberRemoved,
+        Kind::OrgInvitationAccepted,
     ];
 
     /// The name on the wire (`type` of the payload, what an endpoint subscribes to).
@@ -111,7 +130,20 @@ impl Kind {
             Kind::ConsentRevoked => "consent.revoked",
             Kind::TwoFactorChanged => "two_factor.changed",
             Kind::IdentityChanged => "user.identity_changed",
+            Kind::OrgMemberAdded => "organization.member_added",
+            Kind::OrgMemberRemoved => "organization.member_removed",
+            Kind::OrgInvitationAccepted => "organization.invitation_accepted",
         }
+    }
+
+    /// An organization's kind: kept in the organization's partition `EVT#ORG#<orgId>` and heard
+    /// by the apps the organization consented to (its `eventApps`, recorded on the event as its
+    /// `audience`), never by the member's own consents.
+    pub fn is_org(self) -> bool {
+        matches!(
+            self,
+            Kind::OrgMemberAdded | Kind::OrgMemberRemoved | Kind::OrgInvitationAccepted
+        )
     }
 
     pub fn parse(name: &str) -> Option<Kind> {
@@ -125,7 +157,11 @@ pub struct Event {
     /// `msg_` + 24 hex characters: the Standard Webhooks `webhook-id` receivers dedupe on.
     pub id: String,
     pub kind: Kind,
+    /// The user it is about (of an organization's event: the member).
     pub user_id: String,
+    /// The organization of an organization's event ([`Kind::is_org`]): the item is in its
+    /// partition, `EVT#ORG#<orgId>`.
+    pub org_id: Option<String>,
     /// When the change committed (Unix seconds).
     pub at: i64,
     /// The change's snapshot (see the module documentation).
@@ -143,10 +179,14 @@ pub fn event_key(user_id: &str, at: i64, id: &str) -> Key {
     Key::new(format!("{PK_PREFIX}{user_id}"), format!("{at:012}#{id}"))
 }
 
-/// The user id of an event partition key, or None when `pk` is not one.
+/// The user id of an event partition key, or None when `pk` is not one. An organization's
+/// partition answers its subject, `ORG#<orgId>` (what the queue groups its deliveries by).
 pub fn user_of(pk: &str) -> Option<&str> {
     pk.strip_prefix(PK_PREFIX)
 }
+
+/// The subject prefix of an organization's event partition (`EVT#ORG#<orgId>`).
+pub const ORG_SUBJECT: &str = "ORG#";
 
 impl Event {
     /// A new event of `user_id` at the clock's now.
@@ -157,19 +197,30 @@ impl Event {
             user_id: user_id.to_owned(),
             at: ciam.now(),
             data,
+            org_id: None,
             app_id: None,
             audience: None,
         }
     }
 
+    /// Whose partition it is in: the user's id, or `ORG#<orgId>` for an organization's event.
+    /// Deliveries name it as their `userId` (the queue's order, the log, a replay's read).
+    pub fn subject(&self) -> String {
+        match &self.org_id {
+            Some(org) => format!("{ORG_SUBJECT}{org}"),
+            None => self.user_id.clone(),
+        }
+    }
+
     pub fn key(&self) -> Key {
-        event_key(&self.user_id, self.at, &self.id)
+        event_key(&self.subject(), self.at, &self.id)
     }
 
     pub fn to_item(&self) -> Item {
         Item::new(self.key())
             .with("type", self.kind.name())
             .with("userId", self.user_id.as_str())
+            .with_opt("orgId", self.org_id.as_deref())
             .with("at", self.at)
             .with("data", Json::Object(self.data.clone()).to_string())
             .with_opt("appId", self.app_id.as_deref())
@@ -184,7 +235,12 @@ impl Event {
 
     /// None for an item that is not an event of a kind this build knows.
     pub fn from_item(i: &Item) -> Option<Event> {
-        let user_id = user_of(&i.key.pk)?.to_owned();
+        let subject = user_of(&i.key.pk)?;
+        let org_id = subject.strip_prefix(ORG_SUBJECT).map(str::to_owned);
+        let user_id = match org_id {
+            Some(_) => i.s("userId")?.to_owned(),
+            None => subject.to_owned(),
+        };
         let (_, id) = i.key.sk.split_once('#')?;
         let mut data = match i.s("data").map(serde_json::from_str::<Json>) {
             Some(Ok(Json::Object(m))) => m,
@@ -202,6 +258,7 @@ impl Event {
             id: id.to_owned(),
             kind: Kind::parse(i.s("type")?)?,
             user_id,
+            org_id,
             at: i.n("at")?,
             data,
             app_id: i.s("appId").map(str::to_owned),

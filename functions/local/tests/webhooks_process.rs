@@ -158,6 +158,7 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
         user_id: "u-kill".into(),
         at: now,
         data: d,
+        org_id: None,
         app_id: None,
         audience: None,
     };
@@ -250,6 +251,7 @@ async fn an_event_whose_fan_out_failed_is_delivered_after_the_refan_command() {
         user_id: "u-refan".into(),
         at: now - 30,
         data: d,
+        org_id: None,
         app_id: None,
         audience: None,
     };

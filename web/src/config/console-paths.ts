@@ -15,6 +15,8 @@ export const consoleScreens = {
   app: 'apps/:appId',
   audit: 'audit',
   roles: 'roles',
+  organizations: 'organizations',
+  organization: 'organizations/:orgId',
 } as const;
 
 export type ConsoleScreen = keyof typeof consoleScreens;

@@ -263,7 +263,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove" | "org.revokeInvitation";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -696,10 +696,60 @@ export type OrgDetail = {
   organization: Organization;
 };
 
+/** The `organization.invitation_accepted` event (the Standard Webhooks body). A person accepted an invitation into an organization (sent with its `organization.member_added`). */
+export type OrgInvitationAcceptedEvent = {
+  data: {
+    /** The invitation's id (`inv_` and 16 hex characters), as the organization's admins see it in their list. No scope needed. */
+    invitationId: string;
+    /** The organization's id (`org_` and 16 hex characters). No scope needed. */
+    orgId: string;
+    /** The role the invitation gave. No scope needed. */
+    role: string;
+    /** The member's user id: the `userId` claim your app gets at sign-in (always sent). No profile field is sent: the organization consented, not the member. */
+    userId: string;
+  };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "organization.invitation_accepted";
+};
+
 /** A page of organizations. */
 export type OrgList = {
   /** Newest first, 50 a page (the last one's `cursor` is the next page's). */
   organizations: Listed[];
+};
+
+/** The `organization.member_added` event (the Standard Webhooks body). A person became a member of an organization: by accepting an invitation (then an `organization.invitation_accepted` comes too) or by an enrolment through the organization's verified domain. */
+export type OrgMemberAddedEvent = {
+  data: {
+    /** The organization's id (`org_` and 16 hex characters). No scope needed. */
+    orgId: string;
+    /** The member's role in the organization (`owner`, `admin`, `member`). No scope needed. */
+    role: string;
+    /** The member's user id: the `userId` claim your app gets at sign-in (always sent). No profile field is sent: the organization consented, not the member. */
+    userId: string;
+  };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "organization.member_added";
+};
+
+/** The `organization.member_removed` event (the Standard Webhooks body). A member was removed from an organization (by its owners or admins, or by the support desk) or left it. */
+export type OrgMemberRemovedEvent = {
+  data: {
+    /** The organization's id (`org_` and 16 hex characters). No scope needed. */
+    orgId: string;
+    /** The role the member had (`owner`, `admin`, `member`). No scope needed. */
+    role: string;
+    /** The member's user id: the `userId` claim your app gets at sign-in (always sent). No profile field is sent: the organization consented, not the member. */
+    userId: string;
+  };
+  /** When the change committed (RFC 3339, UTC, seconds). */
+  timestamp: string;
+  /** The event kind. */
+  type: "organization.member_removed";
 };
 
 /** An organization as its member sees it. */
@@ -1165,7 +1215,7 @@ null while enabled. */
   disabledAt: number | null;
   enabled: boolean;
   endpointId: string;
-  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed")[];
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed" | "organization.member_added" | "organization.member_removed" | "organization.invitation_accepted")[];
   /** The first failed attempt since the last success. */
   failingSince: number | null;
   lastSuccessAt: number | null;
@@ -1408,7 +1458,7 @@ export type CreateWebhookRequest = {
   /** At most 500 characters */
   description?: string | null;
   /** The event kinds it hears (at least one) */
-  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed")[];
+  events: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed" | "organization.member_added" | "organization.member_removed" | "organization.invitation_accepted")[];
   /** why (required; recorded in the audit log) */
   reason: string;
   /** https (http only to localhost, 127.0.0.1 or [::1] under `ciam serve` without
@@ -1436,7 +1486,7 @@ export type PatchWebhookRequest = {
   /** `true` re-enables a disabled endpoint and forgets its failures; `false` disables it */
   enabled?: boolean | null;
   /** The event kinds it hears (at least one) */
-  events?: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed")[] | null;
+  events?: ("user.updated" | "user.mail_changed" | "user.phone_changed" | "user.deactivated" | "user.suspended" | "user.reactivated" | "session.ended" | "consent.revoked" | "two_factor.changed" | "user.identity_changed" | "organization.member_added" | "organization.member_removed" | "organization.invitation_accepted")[] | null;
   /** why (required; recorded in the audit log) */
   reason: string;
   /** A new secret, answered once; the previous one keeps signing for 24 hours */
@@ -1540,6 +1590,12 @@ export type AdminOrgInviteRequest = {
   /** The mail or mainland phone number. */
   to: string;
 };
+
+/** DELETE /admin/organizations/{orgId}/invitations/{invId}: Revoke an organization's invitation */
+export type AdminRevokeOrgInvitationResponse = Ok;
+
+/** The body of DELETE /admin/organizations/{orgId}/invitations/{invId}. */
+export type AdminRevokeOrgInvitationRequest = AdminEndSessionsRequest;
 
 /** POST /admin/organizations/{orgId}/members/{userId}: Change or remove a member */
 export type AdminOrgMemberResponse = Ok;
@@ -2172,14 +2228,15 @@ export interface Operations {
   adminDirectory: { method: "GET"; path: "/admin/directory"; params: undefined; query: { company?: string; day?: string; after?: string }; request: undefined; response: AdminDirectoryResponse };
   adminHeld: { method: "GET"; path: "/admin/held"; params: undefined; query: { status: "locked" | "suspended"; after?: string }; request: undefined; response: AdminHeldResponse };
   adminMe: { method: "GET"; path: "/admin/me"; params: undefined; query: undefined; request: undefined; response: AdminMeResponse };
-  adminListOrganizations: { method: "GET"; path: "/admin/organizations"; params: undefined; query: undefined; request: undefined; response: AdminListOrganizationsResponse };
+  adminListOrganizations: { method: "GET"; path: "/admin/organizations"; params: undefined; query: { cursor?: string }; request: undefined; response: AdminListOrganizationsResponse };
   adminCreateOrganization: { method: "POST"; path: "/admin/organizations"; params: undefined; query: undefined; request: AdminCreateOrganizationRequest; response: AdminCreateOrganizationResponse };
   adminOrganizationRequests: { method: "GET"; path: "/admin/organizations/requests"; params: undefined; query: undefined; request: undefined; response: AdminOrganizationRequestsResponse };
-  adminOrganizationSuggestions: { method: "GET"; path: "/admin/organizations/suggestions"; params: undefined; query: undefined; request: undefined; response: AdminOrganizationSuggestionsResponse };
-  adminGetOrganization: { method: "GET"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: undefined; request: undefined; response: AdminGetOrganizationResponse };
+  adminOrganizationSuggestions: { method: "GET"; path: "/admin/organizations/suggestions"; params: undefined; query: { q: string }; request: undefined; response: AdminOrganizationSuggestionsResponse };
+  adminGetOrganization: { method: "GET"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: AdminGetOrganizationResponse };
   adminPatchOrganization: { method: "PATCH"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: undefined; request: AdminPatchOrganizationRequest; response: AdminPatchOrganizationResponse };
   adminApproveOrganization: { method: "POST"; path: "/admin/organizations/{orgId}/approve"; params: { orgId: string }; query: undefined; request: AdminApproveOrganizationRequest; response: AdminApproveOrganizationResponse };
   adminOrgInvite: { method: "POST"; path: "/admin/organizations/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: AdminOrgInviteRequest; response: AdminOrgInviteResponse };
+  adminRevokeOrgInvitation: { method: "DELETE"; path: "/admin/organizations/{orgId}/invitations/{invId}"; params: { orgId: string; invId: string }; query: undefined; request: AdminRevokeOrgInvitationRequest; response: AdminRevokeOrgInvitationResponse };
   adminOrgMember: { method: "POST"; path: "/admin/organizations/{orgId}/members/{userId}"; params: { orgId: string; userId: string }; query: undefined; request: AdminOrgMemberRequest; response: AdminOrgMemberResponse };
   adminRefuseOrganization: { method: "POST"; path: "/admin/organizations/{orgId}/refuse"; params: { orgId: string }; query: undefined; request: AdminRefuseOrganizationRequest; response: AdminRefuseOrganizationResponse };
   adminOverview: { method: "GET"; path: "/admin/overview"; params: undefined; query: undefined; request: undefined; response: AdminOverviewResponse };
@@ -2320,6 +2377,7 @@ export interface Routes {
   "PATCH /admin/organizations/{orgId}": Operations["adminPatchOrganization"];
   "POST /admin/organizations/{orgId}/approve": Operations["adminApproveOrganization"];
   "POST /admin/organizations/{orgId}/invitations": Operations["adminOrgInvite"];
+  "DELETE /admin/organizations/{orgId}/invitations/{invId}": Operations["adminRevokeOrgInvitation"];
   "POST /admin/organizations/{orgId}/members/{userId}": Operations["adminOrgMember"];
   "POST /admin/organizations/{orgId}/refuse": Operations["adminRefuseOrganization"];
   "GET /admin/overview": Operations["adminOverview"];

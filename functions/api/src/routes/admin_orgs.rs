@@ -465,6 +465,41 @@ pub async fn invite(
     ))
 }
 
+/// Revoke an organization's invitation
+///
+/// Console: the session's account must hold the role `operator` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Changes something:
+/// needs a fresh proof at most 5 minutes old (REAUTH_REQUIRED). As an owner would: the pending
+/// invitation can no longer be accepted (its link answers ORG_INVITATION_REVOKED); one that is not
+/// pending (accepted, revoked, expired, unknown): ORG_INVITATION_NOT_FOUND. Recorded in the audit
+/// log (`org.revokeInvitation`) and the organization's slice with the reason given (required, at
+/// most 500 characters: INVALID_PARAMETER on `reason`). ORG_NOT_FOUND for an unknown id.
+///
+/// Reasons: ORG_INVITATION_NOT_FOUND, ORG_NOT_FOUND.
+///
+/// Round trips: 4 (authentication, the organization, the invitation, one transaction).
+pub async fn revoke(
+    Op(op): Op,
+    State(s): State<AppState>,
+    Facts(facts): Facts,
+    Path((org_id, inv_id)): Path<(String, String)>,
+    Json(b): Json<ReasonBody>,
+) -> Result<Reply<Done>, ApiError> {
+    let id = access::parse_id(&org_id)?;
+    let caller = access::operator(
+        &s.ciam,
+        &op,
+        &id,
+        AuditAction::OrgRevokeInvitation,
+        &b.reason,
+        &facts,
+    )?;
+    let o = access::for_operator(&s.ciam, &id).await?;
+    invitations::revoke(&s.ciam, &caller, &o, &inv_id).await?;
+    Ok(done())
+}
+
 /// The reason checked before the rest of the body (a missing one is the first thing said).
 fn reason_first(reason: &str) -> Result<(), ApiError> {
     ciam_core::org::access::check_reason(reason)?;

@@ -281,6 +281,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_org_refuse",        POST,   "/admin/organizations/{orgId}/refuse", admin_orgs::refuse, Console(Operator), "adminRefuseOrganization", WRITES),
     route!("admin_org_member",        POST,   "/admin/organizations/{orgId}/members/{userId}", admin_orgs::member, Console(Operator), "adminOrgMember", WRITES),
     route!("admin_org_invite",        POST,   "/admin/organizations/{orgId}/invitations", admin_orgs::invite, Console(Operator), "adminOrgInvite", WRITES.messages()),
+    route!("admin_org_revoke",        DELETE, "/admin/organizations/{orgId}/invitations/{invId}", admin_orgs::revoke, Console(Operator), "adminRevokeOrgInvitation", WRITES),
     // Partner apps in the console (admin_apps.rs), the registry's only door (docs/partners.md
     // §1): any role reads, admins change (a reason, audited in the change's transaction).
     route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),

@@ -92,7 +92,8 @@ fn walk_request(
         .replace("{userId}", target)
         .replace("{appId}", app)
         .replace("{endpointId}", endpoint)
-        .replace("{orgId}", org);
+        .replace("{orgId}", org)
+        .replace("{invId}", "inv_0000000000000000");
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={target}")),
         "/admin/organizations/suggestions" => p.push_str("?q=acme"),
@@ -136,6 +137,7 @@ fn walk_request(
         }
         ("POST" | "PATCH", _)
         | ("DELETE", "/admin/apps/{appId}")
+        | ("DELETE", "/admin/organizations/{orgId}/invitations/{invId}")
         | ("DELETE", "/admin/apps/{appId}/webhooks/{endpointId}") => {
             Some(json!({ "reason": "the role walk" }))
         }
@@ -234,6 +236,21 @@ async fn walk(app: &TestApp, only: &[&str]) {
                     .expect("orgId")
                     .to_owned();
                 walk_request(r, &target, &day, apps, endpoints, &asked).1
+            } else if r.path.ends_with("/invitations/{invId}") && *role >= need {
+                // An invitation is revoked once: each role revokes one of its own.
+                let inv = app
+                    .admin_call(
+                        Method::POST,
+                        &format!("/admin/organizations/{org}/invitations"),
+                        Some(token),
+                        Some(&json!({ "reason": "the role walk", "to": "walked@example.com" })),
+                    )
+                    .await
+                    .ok(201)["invId"]
+                    .as_str()
+                    .expect("invId")
+                    .to_owned();
+                p.replace("inv_0000000000000000", &inv)
             } else {
                 p.clone()
             };

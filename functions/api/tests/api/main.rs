@@ -56,6 +56,7 @@ mod numbers;
 mod oidc;
 mod oidc_logout;
 mod org_domains;
+mod org_events;
 mod organizations;
 mod passkeys;
 mod passwords;

@@ -90,6 +90,7 @@ audit_actions! {
     OrgInvite = "org.invite", Org;
     OrgMemberRole = "org.memberRole", Org;
     OrgMemberRemove = "org.memberRemove", Org;
+    OrgRevokeInvitation = "org.revokeInvitation", Org;
 }
 
 /// The JSON Schema of an entry's `action` on the wire: the enum of [`AuditAction::ALL`].

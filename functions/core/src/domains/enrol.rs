@@ -63,7 +63,7 @@ pub async fn on_proven_mail(ciam: &Ciam, user_id: &str, mail: &str) -> Result<En
         Enrolment::Off => Ok(Enrolled::Nothing),
         Enrolment::Automatic => {
             let by = format!("domain:{domain}");
-            let ops = org::members::join_ops(
+            let mut ops = org::members::join_ops(
                 &o.org_id,
                 user_id,
                 o.settings.default_role,
@@ -71,6 +71,7 @@ pub async fn on_proven_mail(ciam: &Ciam, user_id: &str, mail: &str) -> Result<En
                 now,
                 Vec::new(),
             );
+            ops.extend(joined_event(ciam, &o, user_id));
             match store.transact(ops).await {
                 Ok(()) => Ok(Enrolled::Joined(o.org_id)),
                 // A member meanwhile, or suspended meanwhile.
@@ -146,6 +147,7 @@ pub async fn accept(ciam: &Ciam, user_id: &str, org_id: &OrgId) -> Result<Member
         now,
         Vec::new(),
     );
+    ops.extend(joined_event(ciam, &o, user_id));
     ops.push(TxOp::Delete {
         key: suggestion_key(user_id, org_id),
         cond: Some(Cond::eq("status", "open")),
@@ -194,4 +196,16 @@ pub async fn after_proof(ciam: &Ciam, user_id: &str, id: &crate::validate::Ident
             tracing::warn!(cause = ?e.cause, reason = %e.reason, "enrolment by domain failed")
         }
     }
+}
+
+/// The organization's `organization.member_added` of an enrolment (None without `eventApps`).
+fn joined_event(ciam: &Ciam, o: &org::Organization, user_id: &str) -> Option<TxOp> {
+    org::events::op(
+        ciam,
+        o,
+        crate::events::Kind::OrgMemberAdded,
+        user_id,
+        o.settings.default_role,
+        None,
+    )
 }

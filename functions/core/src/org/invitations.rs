@@ -6,9 +6,11 @@
 
 use super::access::{must_be_active, Caller};
 use super::audit::{self, OrgAction};
+use super::events as org_events;
 use super::members::join_ops;
 use super::{org_key, org_pk, with_membership, Membership, OrgId, Organization, Role, Status};
 use crate::error::{Error, LostRace, Result};
+use crate::events::Kind;
 use crate::user::User;
 use crate::validate::Identity;
 use crate::{random, Ciam, Lang, Notice, NoticeMessage, Reason};
@@ -303,6 +305,23 @@ pub async fn accept(ciam: &Ciam, user: &User, token: &str) -> Result<Membership>
         &inv_id,
         None,
         None,
+    ));
+    // The organization's events (its `eventApps` hear them): the new member, and the invitation.
+    tx.extend(org_events::op(
+        ciam,
+        &o,
+        Kind::OrgMemberAdded,
+        &user.id,
+        role,
+        None,
+    ));
+    tx.extend(org_events::op(
+        ciam,
+        &o,
+        Kind::OrgInvitationAccepted,
+        &user.id,
+        role,
+        Some(&inv_id),
     ));
     match store.transact(tx).await.won()? {
         Some(()) => Ok(Membership {

@@ -6,6 +6,7 @@ use super::access::{must_be_active, Caller};
 use super::audit::{self, OrgAction};
 use super::{member_key, org_key, org_pk, side_key, Membership, OrgId, Organization, Role};
 use crate::error::{LostRace, Result};
+use crate::events::Kind;
 use crate::{Ciam, Reason};
 use ciam_store::{Cond, Query, Store, StoreError, TxOp, Update};
 
@@ -82,6 +83,14 @@ pub async fn remove(ciam: &Ciam, caller: &Caller, o: &Organization, user_id: &st
             Some(format!("role: {}", m.role)),
         ),
     ];
+    tx.extend(super::events::op(
+        ciam,
+        o,
+        Kind::OrgMemberRemoved,
+        user_id,
+        m.role,
+        None,
+    ));
     tx.extend(caller.extra.iter().cloned());
     let lost = if m.role == Role::Owner {
         Reason::ORG_LAST_OWNER

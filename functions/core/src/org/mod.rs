@@ -13,6 +13,7 @@ pub mod access;
 pub mod audit;
 pub mod connections;
 pub mod create;
+pub mod events;
 pub mod invitations;
 pub mod manage;
 pub mod members;

@@ -55,7 +55,7 @@ pub(crate) fn outbound(e: &Endpoint, event: &Event, body: String, now: i64) -> O
     Outbound {
         app_id: e.app_id.clone(),
         endpoint_id: e.endpoint_id.clone(),
-        user_id: event.user_id.clone(),
+        user_id: event.subject(),
         event_id: event.id.clone(),
         event_sk: event.key().sk,
         kind: event.kind.name().to_owned(),

@@ -496,6 +496,17 @@ pub async fn replay_page(
         else {
             continue;
         };
+        // An organization's event: the apps it was recorded for (no consent of anyone's).
+        if event.kind.is_org() {
+            let heard = event
+                .audience
+                .as_ref()
+                .is_some_and(|a| a.contains_key(app_id));
+            if let Some(body) = event.payload_for(app_id, &[]).filter(|_| heard) {
+                obs.push(deliver::outbound(&e, &event, body.to_string(), ciam.now()));
+            }
+            continue;
+        }
         let scopes = match ciam.store.get(&consent_key(user_id, app_id)).await? {
             Some(c) => crate::consents::Consent::from_item(&c).scopes,
             None if event.kind == events::Kind::ConsentRevoked => Vec::new(),

@@ -236,3 +236,58 @@ export async function download(f: AuditFilter, format: 'csv' | 'json', fallback:
   const r = await call('GET /admin/audit', { query: auditQuery(f, format) }, { ...SKIP, read });
   return r.success ? { success: true, data: file } : r;
 }
+
+/** An organization in the console's list (newest first). */
+export type OrgListed = Answer<'GET /admin/organizations'>['organizations'][number];
+/** A customer's pending request for an organization. */
+export type OrgRequest = Answer<'GET /admin/organizations/requests'>['requests'][number];
+/** A company name written on accounts, and how many. */
+export type CompanySuggestion = Answer<'GET /admin/organizations/suggestions'>['companies'][number];
+/** One organization: the item, a page of members, its invitations, its audit slice. */
+export type OrgDetail = Answer<'GET /admin/organizations/{orgId}'>;
+export type Organization = OrgDetail['organization'];
+export type OrgMember = OrgDetail['members'][number];
+export type OrgInvitation = OrgDetail['invitations'][number];
+/** A member's role in an organization. */
+export type OrgRole = OrgMember['role'];
+export const ORG_ROLES: readonly OrgRole[] = ['owner', 'admin', 'member'];
+/** A change of an organization (without the reason, asked for in its dialog). */
+export type OrgChange = Omit<Body<'PATCH /admin/organizations/{orgId}'>, 'reason'>;
+
+/** GET /admin/organizations?cursor=: a page of organizations, newest first. */
+export const listOrgs = (cursor?: string) => call('GET /admin/organizations', { query: { cursor: cursor || undefined } }, SKIP);
+
+/** GET /admin/organizations/requests: the customers' pending requests, oldest first. */
+export const orgRequests = () => call('GET /admin/organizations/requests', {}, SKIP);
+
+/** GET /admin/organizations/suggestions?q=: company names on accounts starting with `q`. */
+export const orgSuggestions = (q: string) => call('GET /admin/organizations/suggestions', { query: { q } }, SKIP);
+
+/** POST /admin/organizations (operator): a new active organization. */
+export const createOrg = (fields: Omit<Body<'POST /admin/organizations'>, 'reason'>, reason: string) =>
+  call('POST /admin/organizations', { body: { ...fields, reason } }, SKIP);
+
+/** GET /admin/organizations/{orgId}?after=: the organization's page. */
+export const getOrg = (orgId: string, after?: string) => call('GET /admin/organizations/{orgId}', { params: { orgId }, query: { after: after || undefined } }, SKIP);
+
+/** PATCH /admin/organizations/{orgId} (operator): names, settings or status. */
+export const patchOrg = (orgId: string, change: OrgChange, reason: string) =>
+  call('PATCH /admin/organizations/{orgId}', { params: { orgId }, body: { ...change, reason } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/approve|refuse (operator): decide a customer's request. */
+export const decideOrg = (orgId: string, decision: 'approve' | 'refuse', reason: string): Promise<Result<unknown>> =>
+  decision === 'approve'
+    ? call('POST /admin/organizations/{orgId}/approve', { params: { orgId }, body: { reason } }, SKIP)
+    : call('POST /admin/organizations/{orgId}/refuse', { params: { orgId }, body: { reason } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/members/{userId} (operator): a new role, or the member removed. */
+export const changeOrgMember = (orgId: string, userId: string, change: { role: OrgRole } | { remove: true }, reason: string) =>
+  call('POST /admin/organizations/{orgId}/members/{userId}', { params: { orgId, userId }, body: { ...change, reason } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/invitations (operator): invite a mail or phone. */
+export const inviteToOrg = (orgId: string, to: string, role: OrgRole | undefined, reason: string) =>
+  call('POST /admin/organizations/{orgId}/invitations', { params: { orgId }, body: { to, role, reason } }, SKIP);
+
+/** DELETE /admin/organizations/{orgId}/invitations/{invId} {reason} (operator): a pending invitation revoked. */
+export const revokeOrgInvitation = (orgId: string, invId: string, reason: string) =>
+  call('DELETE /admin/organizations/{orgId}/invitations/{invId}', { params: { orgId, invId }, body: { reason } }, SKIP);

@@ -15,13 +15,13 @@ describe('the gate', () => {
   it('asks GET /admin/me first and shows what a viewer may do', async () => {
     const { fake } = await open('/en-US/admin', 'viewer');
     expect(fake.calls[0]?.path === '/admin/me' || fake.calls.some((c) => c.path === '/admin/me')).toBe(true);
-    expect(navLinks()).toEqual(['Overview', 'Accounts', 'Apps', 'Audit log']);
+    expect(navLinks()).toEqual(['Overview', 'Accounts', 'Apps', 'Organizations', 'Audit log']);
     expect(screen.getByTestId('console-role').textContent).toContain('op@example.com · Viewer');
   });
 
   it('an admin also sees Roles', async () => {
     await open('/en-US/admin', 'admin');
-    expect(navLinks()).toEqual(['Overview', 'Accounts', 'Apps', 'Audit log', 'Roles']);
+    expect(navLinks()).toEqual(['Overview', 'Accounts', 'Apps', 'Organizations', 'Audit log', 'Roles']);
   });
 
   it('PERMISSION_DENIED: no console role', async () => {

@@ -4,7 +4,7 @@
 // console role; CONSOLE_MFA_REQUIRED says to turn on two-factor sign-in first; REAUTH_REQUIRED
 // (15 minutes idle, or a change that needs a proof at most 5 minutes old) asks for a fresh proof
 // and tries again. The navigation shows only what the role may do.
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { createIntl, defineMessages, FormattedMessage, type IntlShape, RawIntlProvider, useIntl } from 'react-intl';
 import { Link, matchPath, Navigate, NavLink, useLocation } from 'react-router';
 import { useReauth } from '../../components/reauth';
@@ -32,6 +32,10 @@ import { Audit } from './audit';
 import { Roles } from './roles';
 import './admin.css';
 
+// The organizations' screens: chunks of their own, loaded when opened.
+const Organizations = lazy(() => import('./orgs'));
+const OrgPage = lazy(() => import('./org'));
+
 const m = defineMessages({
   name: { id: 'admin.name', defaultMessage: 'Operator console' },
   nav: { id: 'admin.nav', defaultMessage: 'Console sections' },
@@ -40,6 +44,7 @@ const m = defineMessages({
   apps: { id: 'admin.nav.apps', defaultMessage: 'Apps' },
   audit: { id: 'admin.nav.audit', defaultMessage: 'Audit log' },
   roles: { id: 'admin.nav.roles', defaultMessage: 'Roles' },
+  organizations: { id: 'admin.nav.organizations', defaultMessage: 'Organizations' },
   signedIn: { id: 'admin.signedInAs', defaultMessage: 'Signed in as {who} · {role}' },
   myAccount: { id: 'admin.myAccount', defaultMessage: 'My account' },
   checking: { id: 'admin.checking', defaultMessage: 'Checking your console access…' },
@@ -84,6 +89,8 @@ const SCREENS: Record<ConsoleScreen, (id: string) => ReactNode> = {
   app: (id) => <AppPage key={id} appId={id} />,
   audit: () => <Audit />,
   roles: () => <Roles />,
+  organizations: () => <Organizations />,
+  organization: (id) => <OrgPage key={id} orgId={id} />,
 };
 
 /**
@@ -232,7 +239,17 @@ function ConsoleScreens() {
   const lang = useLang();
   const { pathname } = useLocation();
   const el = screenOf(pathname.replace(/^\/[^/]+\/admin/, ''));
-  return <div className="console-main">{el ?? <Navigate replace to={adminPath(lang, 'overview')} />}</div>;
+  const intl = useIntl();
+  const loading = (
+    <p className="loading" aria-live="polite">
+      {intl.formatMessage(common.loading)}
+    </p>
+  );
+  return (
+    <div className="console-main">
+      <Suspense fallback={loading}>{el ?? <Navigate replace to={adminPath(lang, 'overview')} />}</Suspense>
+    </div>
+  );
 }
 
 function ConsoleBar({ me }: { me: Me }) {
@@ -242,6 +259,7 @@ function ConsoleBar({ me }: { me: Me }) {
     { to: adminPath(lang, 'overview'), label: m.overview, end: true, show: true },
     { to: adminPath(lang, 'accounts'), label: m.accounts, end: false, show: true },
     { to: adminPath(lang, 'apps'), label: m.apps, end: false, show: true },
+    { to: adminPath(lang, 'organizations'), label: m.organizations, end: false, show: true },
     { to: adminPath(lang, 'audit'), label: m.audit, end: false, show: true },
     { to: adminPath(lang, 'roles'), label: m.roles, end: false, show: may(me.role, 'admin') },
   ];

@@ -176,6 +176,9 @@ export const eventNames: Record<EventKind, MessageDescriptor> = defineMessages({
   'consent.revoked': { id: 'admin.webhooks.kind.consentRevoked', defaultMessage: 'App removed by the user' },
   'two_factor.changed': { id: 'admin.webhooks.kind.twoFactorChanged', defaultMessage: 'Two-factor changed' },
   'user.identity_changed': { id: 'admin.webhooks.kind.identityChanged', defaultMessage: 'Linked account changed' },
+  'organization.member_added': { id: 'admin.webhooks.kind.orgMemberAdded', defaultMessage: 'Organization: member joined' },
+  'organization.member_removed': { id: 'admin.webhooks.kind.orgMemberRemoved', defaultMessage: 'Organization: member left or removed' },
+  'organization.invitation_accepted': { id: 'admin.webhooks.kind.orgInvitationAccepted', defaultMessage: 'Organization: invitation accepted' },
 });
 
 /** The audit log's actions, in the document's order. */
@@ -211,4 +214,5 @@ export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMe
   'org.invite': { id: 'admin.audit.act.orgInvite', defaultMessage: 'Invited someone into an organization' },
   'org.memberRole': { id: 'admin.audit.act.orgMemberRole', defaultMessage: "Changed a member's role in an organization" },
   'org.memberRemove': { id: 'admin.audit.act.orgMemberRemove', defaultMessage: 'Removed a member from an organization' },
+  'org.revokeInvitation': { id: 'admin.audit.act.orgRevokeInvitation', defaultMessage: 'Revoked an invitation into an organization' },
 });
