@@ -42,10 +42,13 @@ const BUNDLES = {
   // answers them. Adding a passkey and setting up or changing the authenticator happen only in the
   // security centre, so their refusals travel with it too.
   personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'error.ORG_', 'error.DOMAIN_', 'app.uploadError',
-    'error.PASSKEY_EXISTS', 'error.PASSKEY_LIMIT', 'error.USER_TOTP_ENABLED', 'error.USER_TOTP_NOT_ENABLED', 'error.TOTP_SECRET_ERROR'],
+    'error.PASSKEY_EXISTS', 'error.PASSKEY_LIMIT', 'error.USER_TOTP_ENABLED', 'error.USER_TOTP_NOT_ENABLED', 'error.TOTP_SECRET_ERROR',
+    // Deactivation's refusal: only the deactivate page (/{lang}/logout, with this bundle) shows it.
+    'error.EIAM_DEACTIVATE_ERROR'],
   // The operator console (/{lang}/admin/...): loaded only when it is opened, with the reasons
   // only the console and the registry answer (nothing before sign-in can show them).
-  admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND', 'error.APPNAME_EXIST'],
+  // A ticket's verification answers a partner's server, never a browser: its two reasons ride here.
+  admin: ['admin.', 'error.WEBHOOK_', 'error.CONSOLE_MFA_REQUIRED', 'error.ACCOUNT_NOT_FOUND', 'error.APPNAME_EXIST', 'error.APPSECRET_ERROR', 'error.TICKET_NOT_FOUND'],
   // The partner screens' own words (the consent screen, the embedded sign-in): loaded with them.
   partner: ['embedded.', 'consent.', 'authorize.'],
   // The two cells' names and links (components/cells.tsx): loaded with them, only on a page whose
