@@ -150,6 +150,8 @@ pub async fn step(
             }
         }
     }
+    // The picker lists them by name (in the request's language), whatever their ids.
+    choices.sort_by(|a, b| (&a.name, &a.org_id).cmp(&(&b.name, &b.org_id)));
     let refused = (choices.is_empty() && want == Want::Required).then_some(Refusal::Required);
     Ok(Some(Step {
         required: want == Want::Required,
