@@ -157,7 +157,11 @@ for (const L of LOCALES) {
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'org-next');
       await page.keyboard.press('Enter');
-      // A first visit: the consent screen follows; Allow.
+      // A first visit: the consent screen follows, saying which organization the app will see; Allow.
+      const shared = page.locator('[data-testid="authorize-org"]');
+      await shared.waitFor({ timeout: 20_000 });
+      assert.equal((await shared.textContent()).trim(), fill(t['authorize.org.shared'], { app: PORTAL[L], org: L === 'zh-CN' ? ORGS[1].zh : ORGS[1].en }));
+      assert.deepEqual(await axeEveryRule(page), [], `axe (every rule) on the consent with the organization (${L})`);
       await page.locator('[data-testid="authorize-allow"]').click({ timeout: 20_000 });
       await page.waitForURL((u) => u.href.startsWith(`${apps.portal.redirectUri}?`), { timeout: 20_000 });
       const { claims, info } = await redeem(apps.portal, new URL(page.url()), auth);

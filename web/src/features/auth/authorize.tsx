@@ -30,6 +30,7 @@ const m = defineMessages({
   continuing: { id: 'authorize.continuing', defaultMessage: 'Taking you to {app}…' },
   incomplete: { id: 'authorize.incomplete', defaultMessage: 'This link does not say which application is asking. Please go back to the application and try again.' },
   toPersonal: { id: 'authorize.toPersonal', defaultMessage: 'Go to your Personal Center' },
+  sharedOrg: { id: 'authorize.org.shared', defaultMessage: '{app} will also see your organization, {org}, and your role in it.' },
 });
 
 type State =
@@ -166,6 +167,8 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
       </Suspense>
     );
   }
+  // The organization the app will see (the one picked, or the only one), said under the question.
+  const sharedOrg = step?.choices.find((c) => c.orgId === picked)?.name ?? (step?.choices.length === 1 ? step.choices[0].name : null);
   if (step && step.choices.length > 1 && !picked) {
     const pick = (org: string) => {
       setPicked(org);
@@ -184,6 +187,11 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
       </h1>
       <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void flow.allow(ctx, picked ?? undefined)} onCancel={cancel}
         account={account} onSwitch={() => void switchAccount()} />
+      {sharedOrg && (
+        <p className="muted" data-testid="authorize-org">
+          <FormattedMessage {...m.sharedOrg} values={{ app: ctx.name, org: <strong>{sharedOrg}</strong> }} />
+        </p>
+      )}
     </div>
   );
 }

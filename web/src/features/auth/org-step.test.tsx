@@ -58,6 +58,7 @@ describe('the organization step', () => {
     expect(choices[0].checked).toBe(true);
     fireEvent.click(choices[1]);
     fireEvent.click(screen.getByTestId('org-next'));
+    expect((await screen.findByTestId('authorize-org')).textContent).toBe('Factory Portal will also see your organization, Beta, and your role in it.');
     fireEvent.click(await screen.findByTestId('authorize-allow'));
     await waitFor(() => expect(allows()).toHaveLength(1));
     expect(allows()[0].body).toEqual({ organization: 'org_00000000000000b2' });
@@ -73,6 +74,13 @@ describe('the organization step', () => {
     fireEvent.click(screen.getByTestId('org-next'));
     await waitFor(() => expect(allows()).toHaveLength(1));
     expect(allows()[0].body).toEqual({ organization: 'org_00000000000000a1' });
+  });
+
+  it('one organization: no picker; the consent says which organization the app will see', async () => {
+    answers[VIEW] = () => [200, { ...CTX, organization: { ...TWO, choices: TWO.choices.slice(1) } }];
+    await show('zh-CN');
+    expect((await screen.findByTestId('authorize-org')).textContent).toBe('Factory Portal 还将看到您的组织 Beta 以及您在其中的角色。');
+    expect(screen.queryByTestId('org-picker')).toBeNull();
   });
 
   it('one organization: no page, Allow sends nothing to pick', async () => {
