@@ -288,6 +288,17 @@ async fn apps_that_ask_or_require(app: TestApp) {
         .allow_with(&id, &json!({}))
         .await
         .error(404, "ORG_NOT_FOUND");
+    // An app that only asks: no organization, no claims, nothing refused.
+    let carl_factory = w.as_user(&carl);
+    let id = carl_factory.request_id(ASKS).await;
+    let step = carl_factory.view(&id).await.ok(200)["organization"].clone();
+    assert_eq!(
+        (&step["choices"], &step["refused"], &step["required"]),
+        (&json!([]), &json!(null), &json!(false))
+    );
+    let (claims, tokens) = carl_factory.claims(ASKS, &json!({})).await;
+    assert!(claims.get("org_id").is_none(), "{claims}");
+    assert_eq!(tokens["scope"], "openid nickname");
 
     // Tickets: the consent context has the step, the ticket carries the organization, and its
     // verification says it; a person refused gets no ticket.

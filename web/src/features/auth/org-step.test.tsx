@@ -91,6 +91,19 @@ describe('the organization step', () => {
     expect(screen.queryByTestId('org-picker')).toBeNull();
   });
 
+  it('a ticket app: the ticket is asked for with the organization picked', async () => {
+    const q = `?appId=a1&serviceUrl=${SERVICE}`;
+    answers[`GET /auth/consent?appId=a1&serviceUrl=${encodeURIComponent(SERVICE)}`] = () => [200, { ...CTX, granted: true, cancelUrl: `${SERVICE}?cError=access_denied`, organization: TWO }];
+    answers['POST /auth/login/token'] = () => [200, { cTicket: 'ST-1', redirect: `${SERVICE}?cTicket=ST-1` }];
+    await renderApp([{ path: '/:language/passport/authorize', element: <Authorize /> }], `/en-US/passport/authorize${q}`, { locale: 'en-US' });
+    fireEvent.click((await screen.findAllByTestId('org-choice'))[1]);
+    fireEvent.click(screen.getByTestId('org-next'));
+    const tickets = () => calls.filter((c) => c.method === 'POST' && c.path === '/auth/login/token');
+    await waitFor(() => expect(tickets()).toHaveLength(1));
+    expect(tickets()[0].body).toEqual({ appId: 'a1', serviceUrl: SERVICE, scopes: ['nickname'], organization: 'org_00000000000000b2' });
+    await waitFor(() => expect(left).toHaveBeenCalledWith(`${SERVICE}?cTicket=ST-1`));
+  });
+
   it('a refusal says why, never allows, and goes back to the app only when asked', async () => {
     answers[VIEW] = () => [200, { ...CTX, granted: true, organization: { required: true, refused: 'required', choices: [] } }];
     await show();
