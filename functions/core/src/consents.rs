@@ -211,6 +211,10 @@ pub struct Context {
     pub service_url: String,
     /// where Cancel leads
     pub cancel_url: String,
+    /// the organization step when the request asks for an organization (docs/oidc.md
+    /// "Organizations"): several choices, the person picks one; a refusal, they cannot go on
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub organization: Option<crate::org::tokens::Step>,
 }
 
 /// Scopes in an answer: some of [`crate::apps::SCOPES`].
@@ -234,13 +238,16 @@ impl Context {
             granted,
             service_url: service_url.to_owned(),
             cancel_url,
+            organization: None,
         }
     }
 }
 
 /// `GET /auth/consent?appId&serviceUrl`: the app (APPID_NOT_FOUND), the serviceUrl matched
 /// exactly against its registered ones (INVALID_PARAMETER `serviceUrl`), and whether the user
-/// already allowed its current scopes. Round trips: 1 (the app and the consent together).
+/// already allowed its current scopes; for an app whose `organization` setting asks for one, the
+/// organization step (`org::tokens::step`). Round trips: 1 (the app and the consent together),
+/// and 2 more for an app that asks for an organization.
 pub async fn context(
     ciam: &Ciam,
     s: &Session,
@@ -250,13 +257,10 @@ pub async fn context(
 ) -> Result<Context> {
     let (app, consent) = app_and_consent(ciam, s, app_id, service_url).await?;
     let granted = consent.is_some_and(|c| c.covers(&app.scopes));
-    Ok(Context::of(
-        &app,
-        lang,
-        granted,
-        service_url,
-        cancel_url(service_url),
-    ))
+    let want = crate::org::tokens::Want::of_app(app.organization);
+    let mut ctx = Context::of(&app, lang, granted, service_url, cancel_url(service_url));
+    ctx.organization = crate::org::tokens::step(ciam, &s.user.id, want, None, lang).await?;
+    Ok(ctx)
 }
 
 /// The app `app_id` (APPID_NOT_FOUND), with `service_url` one of its registered URLs

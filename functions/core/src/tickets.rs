@@ -8,6 +8,7 @@
 
 use crate::apps::{self, App, AppId, Names};
 use crate::error::Result;
+use crate::org::tokens as org_tokens;
 use crate::sessions::Session;
 use crate::user::{active_user, user_pk, User};
 use crate::validate::{Email, Phone};
@@ -40,6 +41,9 @@ pub struct Ticket {
     pub service_url: String,
     /// The scopes it was issued for (the app's at that time).
     pub scopes: Vec<String>,
+    /// The organization the person went to the app with, for an app whose `organization`
+    /// setting asks for one.
+    pub org_id: Option<String>,
     pub created_at: i64,
 }
 
@@ -52,6 +56,7 @@ impl Ticket {
             app_id: s("appId"),
             service_url: s("serviceUrl"),
             scopes: item.strings("scopes"),
+            org_id: item.s("orgId").map(str::to_owned),
             created_at: item.n("createdAt").unwrap_or(0),
         }
     }
@@ -62,6 +67,7 @@ impl Ticket {
             .with("appId", self.app_id.as_str())
             .with("serviceUrl", self.service_url.as_str())
             .with("scopes", Value::strings(&self.scopes))
+            .with_opt("orgId", self.org_id.as_deref())
             .with("createdAt", self.created_at)
             .expires(self.created_at + TICKET_SECS)
     }
@@ -109,17 +115,25 @@ fn check_shown(app: &App, shown: Option<&[String]>) -> Result<()> {
 /// ticket and what changed, so no entry or consent is left without its ticket.
 /// `shown`, when given, are the scopes the screen showed: they must be the app's current scopes
 /// (as a set), else INVALID_PARAMETER `scopes`. The ticket keeps the scopes it was issued for.
-/// Round trips: 1 read (the app, the consent and the recent-app entry together), 1 write.
+/// For an app whose `organization` setting asks for one, the ticket carries the person's
+/// organization (`org::tokens::pick`: `organization`, their choice, or their only one;
+/// ORG_NOT_FOUND when the app requires one they do not have).
+/// Round trips: 1 read (the app, the consent and the recent-app entry together), 1 write; 1 or 2
+/// reads more for an app that asks for an organization.
 pub async fn issue(
     ciam: &Ciam,
     s: &Session,
     app_id: &str,
     service_url: &str,
     shown: Option<&[String]>,
+    organization: Option<&str>,
 ) -> Result<Issued> {
     let (app, previous, login) =
         crate::consents::app_consent_and(ciam, s, app_id, service_url, Some(app_login_key)).await?;
     check_shown(&app, shown)?;
+    let want = org_tokens::Want::of_app(app.organization);
+    let step = org_tokens::step(ciam, &s.user.id, want, None, crate::Lang::default()).await?;
+    let org_id = org_tokens::pick(step.as_ref(), organization)?;
     let ticket = format!(
         "{PREFIX}{}",
         URL_SAFE_NO_PAD.encode(random::<32>(ciam.entropy.as_ref()))
@@ -130,6 +144,7 @@ pub async fn issue(
         app_id: app_id.to_owned(),
         service_url: service_url.to_owned(),
         scopes: app.scopes.clone(),
+        org_id: org_id.map(|o| o.to_string()),
         created_at: ciam.now(),
     };
     let mut tx = vec![];
@@ -179,6 +194,13 @@ pub struct Claims {
     pub phone: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    /// The organization the person came with (an app whose `organization` setting asks for one,
+    /// and a person who has one): its id
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub org_id: Option<String>,
+    /// and their roles in it
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub org_roles: Option<Vec<String>>,
 }
 
 /// The claims of `user` that `scopes` allow (tickets, and the OpenID Connect id_token and
@@ -207,6 +229,8 @@ pub fn claims(user: &User, scopes: &[String]) -> Claims {
             .and_then(|m| Email::parse(m).ok())
             .map(|m| m.as_str().to_owned())
             .filter(|_| has("email")),
+        org_id: None,
+        org_roles: None,
     }
 }
 
@@ -221,8 +245,10 @@ fn not_found(cause: &str) -> crate::Error {
 /// any attempt that names a live ticket burns it first (a conditional delete: of concurrent
 /// attempts exactly one wins), whatever follows — wrong app credentials (APPSECRET_ERROR),
 /// another app or service (TICKET_NOT_FOUND). The claims are those of the scopes the ticket was
-/// issued for. Round trips: 1 read (app and ticket together), 1 conditional delete (when the
-/// ticket exists), 1 read (the user).
+/// issued for; a ticket of an organization adds `orgId` and `orgRoles` (the role now), and is
+/// TICKET_NOT_FOUND when its person is no longer an active member of it. Round trips: 1 read
+/// (app and ticket together), 1 conditional delete (when the ticket exists), 1 read (the user),
+/// 1 read (the organization and the membership together, for a ticket of an organization).
 pub async fn verify(
     ciam: &Ciam,
     app_id: &str,
@@ -276,7 +302,16 @@ pub async fn verify(
     let user = active_user(ciam, &t.user_id)
         .await?
         .ok_or_else(|| not_found("user gone"))?;
-    Ok(claims(&user, &t.scopes))
+    let mut c = claims(&user, &t.scopes);
+    if let Some(org_id) = &t.org_id {
+        // Read again: a member removed (or an organization suspended) since gets no claim.
+        let role = org_tokens::current(ciam.store.as_ref(), org_id, &user.id)
+            .await?
+            .ok_or_else(|| not_found("no longer an active member of the organization"))?;
+        c.org_id = Some(org_id.clone());
+        c.org_roles = Some(org_tokens::roles(role));
+    }
+    Ok(c)
 }
 
 /// One of the user's recent apps, the item `USER#<id>` / `APPLOGIN#<appId>`: the app's id,

@@ -112,7 +112,7 @@ async fn seed_code(store: Arc<dyn Store>) -> (String, String, String) {
     let ciam_core::oidc::Authorize::Consent { request_id, .. } = next else {
         panic!("not sent to the consent screen: {next:?}");
     };
-    let approved = ciam_core::oidc::approve(&ciam, &s, &request_id)
+    let approved = ciam_core::oidc::approve(&ciam, &s, &request_id, None)
         .await
         .unwrap();
     let code = url_param(&approved.redirect, "code");

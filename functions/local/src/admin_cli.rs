@@ -122,6 +122,46 @@ pub async fn org_suggestion_lines(
         .collect())
 }
 
+/// `ciam admin org-create OWNER --name-en N [--name-zh N] --reason R`: an active organization
+/// owned by the account OWNER names, made as the console's `POST /admin/organizations` makes it
+/// (the console's audit entry and the organization's slice in its transaction). Answers its id.
+pub async fn org_create(
+    owner: &str,
+    (name_zh, name_en): (Option<&str>, &str),
+    reason: &str,
+    opts: &StoreOptions,
+) -> Result<String, String> {
+    use ciam_core::console::audit::AuditAction;
+    use ciam_core::org::{self, access, NewOrg, OrgId, Status};
+    let ciam = ciam(opts).await?;
+    let account = find(&ciam, &lookup(owner))
+        .await
+        .map_err(|e| format!("{owner}: {}", message(&e)))?;
+    let req = RequestFacts {
+        request_id: hex::encode(ciam_core::random::<16>(&OsEntropy)),
+        ip: None,
+        device: Some("ciam admin (command line)".to_owned()),
+    };
+    let op = operator();
+    let id = OrgId::new(&ciam);
+    let caller = access::operator(&ciam, &op, &id, AuditAction::OrgCreate, reason, &req)
+        .map_err(|e| message(&e))?;
+    let (name_zh, name_en) = NewOrg::names(name_zh, Some(name_en)).map_err(|e| message(&e))?;
+    let new = NewOrg {
+        name_zh,
+        name_en,
+        status: Status::Active,
+        owner: Some(account.user_id),
+        by: op.user.id.clone(),
+        by_role: op.role.as_str().to_owned(),
+        reason: caller.reason.clone(),
+    };
+    let made = org::create_with_id(&ciam, id, new, caller.extra)
+        .await
+        .map_err(|e| message(&e))?;
+    Ok(made.org_id.to_string())
+}
+
 /// What the command line names an account by: a mail (with `@`), a phone number, else a user id.
 fn lookup(who: &str) -> Lookup {
     let who = who.trim();

@@ -148,6 +148,19 @@ enum AdminCommand {
         #[command(flatten)]
         store: StoreOptions,
     },
+    /// Creates an active organization owned by the account OWNER (mail, phone or user id), as the
+    /// console's "Create" does (audited with the reason); prints its id.
+    OrgCreate {
+        owner: String,
+        #[arg(long)]
+        name_en: String,
+        #[arg(long)]
+        name_zh: Option<String>,
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        store: StoreOptions,
+    },
     /// Lists who holds a console role.
     Roles {
         #[command(flatten)]
@@ -314,6 +327,28 @@ async fn main() -> std::process::ExitCode {
                     for line in lines {
                         println!("{line}");
                     }
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ciam: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
+        Command::Admin {
+            command:
+                AdminCommand::OrgCreate {
+                    owner,
+                    name_en,
+                    name_zh,
+                    reason,
+                    store,
+                },
+        } => {
+            let names = (name_zh.as_deref(), name_en.as_str());
+            return match admin_cli::org_create(&owner, names, &reason, &store).await {
+                Ok(org_id) => {
+                    println!("{org_id}");
                     std::process::ExitCode::SUCCESS
                 }
                 Err(e) => {

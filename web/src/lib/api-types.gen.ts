@@ -204,6 +204,9 @@ export type App = {
   logo: string;
   logoutUrl: string;
   name: AppNames;
+  /** What the app asks of organizations: `none`, `optional` (tokens and tickets carry the
+person's organization) or `required` (a person without one is refused at Ciam). */
+  organization: AppOrganization;
   /** Who is told when Ciam disables one of its webhook endpoints; empty when none. */
   ownerMail: string;
   postLogoutRedirectUris: string[];
@@ -246,6 +249,10 @@ export type AppNames = {
   "en-US": string;
   "zh-CN": string;
 };
+
+/** What an app asks of organizations (issue 35 item 5, docs/oidc.md "Organizations"): the
+app setting `organization`. */
+export type AppOrganization = string;
 
 /** An app and its secret, shown this once. */
 export type AppWithSecret = {
@@ -325,6 +332,9 @@ export type ConsentContext = {
   logo: string;
   /** in the request's language */
   name: string;
+  /** the organization step when the request asks for an organization (docs/oidc.md
+"Organizations"): several choices, the person picks one; a refusal, they cannot go on */
+  organization?: OrgStep | null;
   /** the app's privacy policy (https URL), or empty */
   privacyUrl: string;
   /** what the app asks for now */
@@ -686,6 +696,15 @@ export type OrgAuditEntry = {
   target: string;
 };
 
+/** One organization the person may carry into the token. */
+export type OrgChoice = {
+  /** in the request's language */
+  name: string;
+  orgId: string;
+  /** the person's role in it */
+  role: Role;
+};
+
 /** An organization in the console. */
 export type OrgDetail = {
   /** The newest entries of its audit slice (50). */
@@ -763,6 +782,19 @@ export type OrgPage = {
   organization: Organization;
   /** The caller's role. */
   role: Role;
+};
+
+/** Why the person cannot go on to the app. */
+export type OrgRefusal = string;
+
+/** The organization step of the consent screen. */
+export type OrgStep = {
+  /** the organizations that may go into the token (several: the person picks one) */
+  choices: OrgChoice[];
+  /** why the person cannot go on; null when they can */
+  refused: OrgRefusal | null;
+  /** the app requires an organization */
+  required: boolean;
 };
 
 /** The organization item, `ORG#<orgId>` / `ORG`. */
@@ -1088,6 +1120,11 @@ export type TicketClaims = {
   company?: string | null;
   email?: string | null;
   nickname?: string | null;
+  /** The organization the person came with (an app whose `organization` setting asks for one,
+and a person who has one): its id */
+  orgId?: string | null;
+  /** and their roles in it */
+  orgRoles?: string[] | null;
   phone?: string | null;
   userId: string;
 };
@@ -1357,6 +1394,11 @@ empty for none */
     "en-US": string;
     "zh-CN": string;
   };
+  /** What the app asks of organizations (docs/oidc.md "Organizations"): none (default: only an
+OpenID Connect request with the organization scope or parameter gets one), optional (every
+token and ticket carries the person's organization when they have one) or required (as
+optional, and a person without an active organization is refused at Ciam) */
+  organization?: string | null;
   /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or
 3 days of failures); never shown outside the registry; empty removes it */
   ownerMail?: string | null;
@@ -1411,6 +1453,11 @@ empty for none */
     "en-US": string;
     "zh-CN": string;
   } | null;
+  /** What the app asks of organizations (docs/oidc.md "Organizations"): none (default: only an
+OpenID Connect request with the organization scope or parameter gets one), optional (every
+token and ticket carries the person's organization when they have one) or required (as
+optional, and a person without an active organization is refused at Ciam) */
+  organization?: string | null;
   /** the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or
 3 days of failures); never shown outside the registry; empty removes it */
   ownerMail?: string | null;
@@ -1863,6 +1910,9 @@ export type IssueTicketResponse = IssuedTicket;
 /** The body of POST /auth/login/token. */
 export type IssueTicketRequest = {
   appId: string;
+  /** the organization the person picked (an app whose organization setting asks for one and
+a person with several: the context's organization.choices) */
+  organization?: string | null;
   /** the scopes the consent screen showed (the context's `scopes`) */
   scopes?: string[] | null;
   serviceUrl: string;
@@ -2102,6 +2152,12 @@ export type OidcRequestGetResponse = ConsentContext;
 /** POST /oidc/requests/{id}: Allow an authorization request */
 export type OidcRequestAllowResponse = ApprovedRequest;
 
+/** The body of POST /oidc/requests/{id}. */
+export type OidcRequestAllowRequest = {
+  /** one of the view's organization.choices (orgId) */
+  organization?: string | null;
+};
+
 /** POST /oidc/token: OpenID Connect token endpoint */
 export type OidcTokenResponse = {
   /** opaque, 1 hour, for userinfo */
@@ -2319,7 +2375,7 @@ export interface Operations {
   oidcLogout: { method: "GET"; path: "/oidc/logout"; params: undefined; query: { id_token_hint?: string; client_id?: string; post_logout_redirect_uri?: string; state?: string; ui_locales?: string }; request: undefined; response: undefined };
   oidcLogoutPost: { method: "POST"; path: "/oidc/logout"; params: undefined; query: undefined; request: URLSearchParams; response: undefined };
   oidcRequestGet: { method: "GET"; path: "/oidc/requests/{id}"; params: { id: string }; query: undefined; request: undefined; response: OidcRequestGetResponse };
-  oidcRequestAllow: { method: "POST"; path: "/oidc/requests/{id}"; params: { id: string }; query: undefined; request: undefined; response: OidcRequestAllowResponse };
+  oidcRequestAllow: { method: "POST"; path: "/oidc/requests/{id}"; params: { id: string }; query: undefined; request: OidcRequestAllowRequest; response: OidcRequestAllowResponse };
   oidcToken: { method: "POST"; path: "/oidc/token"; params: undefined; query: undefined; request: URLSearchParams; response: OidcTokenResponse };
   oidcUserinfo: { method: "GET"; path: "/oidc/userinfo"; params: undefined; query: undefined; request: undefined; response: OidcUserinfoResponse };
   oidcUserinfoPost: { method: "POST"; path: "/oidc/userinfo"; params: undefined; query: undefined; request: URLSearchParams; response: OidcUserinfoPostResponse };

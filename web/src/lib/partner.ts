@@ -38,8 +38,22 @@ export function consentContext(appId: string, serviceUrl: string, opts?: Request
  * `scopes` are those the consent screen showed: the server refuses them (INVALID_PARAMETER,
  * field `scopes`) when the app changed its scopes meanwhile — see `scopesChanged`.
  */
-export function issueTicket(appId: string, serviceUrl: string, scopes?: readonly string[], opts?: RequestOptions): Promise<Result<Approved>> {
-  return call('POST /auth/login/token', { body: scopes ? { appId, serviceUrl, scopes: [...scopes] } : { appId, serviceUrl } }, opts);
+export function issueTicket(appId: string, serviceUrl: string, scopes?: readonly string[], opts?: RequestOptions, organization?: string): Promise<Result<Approved>> {
+  const body = scopes ? { appId, serviceUrl, scopes: [...scopes] } : { appId, serviceUrl };
+  return call('POST /auth/login/token', { body: organization ? { ...body, organization } : body }, opts);
+}
+
+/** The organization step of a context (docs/oidc.md "Organizations"), when the request asks for one. */
+export type OrgStep = NonNullable<ConsentContext['organization']>;
+
+/**
+ * Whether the context needs the person before Allow, however remembered the consent is: a refusal
+ * to show (the app requires an organization they lack, or named one not theirs), or several
+ * organizations to pick from.
+ */
+export function needsOrgStep(ctx: ConsentContext): boolean {
+  const step = ctx.organization;
+  return !!step && (!!step.refused || (Array.isArray(step.choices) && step.choices.length > 1));
 }
 
 /** Allow was refused because the app's scopes changed while the screen was open: reload the context. */
@@ -58,12 +72,12 @@ export function loadContext(req: PartnerRequest, opts?: RequestOptions): Promise
  * Allow of what `ctx` showed: a ticket, or the OpenID Connect code (whose request fixed its
  * scopes); answers where the browser goes next.
  */
-export function approve(req: TicketRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Approved>>;
-export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Redirect>>;
-export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions): Promise<Result<Redirect>> {
+export function approve(req: TicketRequest, ctx: ConsentContext, opts?: RequestOptions, organization?: string): Promise<Result<Approved>>;
+export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions, organization?: string): Promise<Result<Redirect>>;
+export function approve(req: PartnerRequest, ctx: ConsentContext, opts?: RequestOptions, organization?: string): Promise<Result<Redirect>> {
   return req.kind === 'oidc'
-    ? call('POST /oidc/requests/{id}', { params: { id: req.id } }, opts)
-    : issueTicket(req.appId, req.serviceUrl, Array.isArray(ctx.scopes) ? ctx.scopes : [], opts);
+    ? call('POST /oidc/requests/{id}', { params: { id: req.id }, body: organization ? { organization } : {} }, opts)
+    : issueTicket(req.appId, req.serviceUrl, Array.isArray(ctx.scopes) ? ctx.scopes : [], opts, organization);
 }
 
 /** What a consent screen shows while the flow runs (see `consentFlow`). */
@@ -84,7 +98,8 @@ export interface ConsentSteps<A extends Redirect> {
 
 /**
  * The consent screen's logic, shared by the consent screen and the embedded sign-in: `load` asks
- * for the context and goes straight on when the user already allowed it, else asks; `allow`
+ * for the context and goes straight on when the user already allowed it (and no organization
+ * step needs them: `needsOrgStep`), else asks; `allow` (with the organization picked, if any)
  * approves what the context showed. When the app changed its scopes meanwhile (`scopesChanged`),
  * the context is loaded again, once, to show what it asks for now. The server's errors are the
  * caller's to handle (`refused`).
@@ -95,17 +110,17 @@ export function consentFlow<R extends PartnerRequest>(req: R, on: ConsentSteps<R
     on.loading();
     const res = await loadContext(req, { skipErrorHandler: true });
     if (!res.success) return on.refused(res.error, false);
-    if (res.data.granted) await allow(res.data, retried);
+    if (res.data.granted && !needsOrgStep(res.data)) await allow(res.data, retried);
     else on.ask(res.data);
   };
-  const allow = async (ctx: ConsentContext, retried = false): Promise<void> => {
+  const allow = async (ctx: ConsentContext, retried = false, organization?: string): Promise<void> => {
     on.approving(ctx);
-    const res = await approve(req as PartnerRequest, ctx, { skipErrorHandler: true });
+    const res = await approve(req as PartnerRequest, ctx, { skipErrorHandler: true }, organization);
     if (!res.success && !retried && scopesChanged(res.error)) return load(true);
     if (!res.success) return on.refused(res.error, true);
     on.approved(ctx, res.data as A);
   };
-  return { load: () => load(false), allow: (ctx: ConsentContext) => allow(ctx) };
+  return { load: () => load(false), allow: (ctx: ConsentContext, organization?: string) => allow(ctx, false, organization) };
 }
 
 /** The apps the user allowed (personal centre), newest first. */

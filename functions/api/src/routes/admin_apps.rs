@@ -8,7 +8,7 @@ use crate::extract::{Facts, Json, Op};
 use crate::reply::{done, Created, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, State};
-use ciam_core::apps::{AppDetail, AppFields, Names, WithSecret};
+use ciam_core::apps::{AppDetail, AppFields, Names, OrgSetting, WithSecret};
 use ciam_core::console::apps::{self, OneApp};
 use ciam_core::{Error, Reason};
 use serde::de::DeserializeOwned;
@@ -77,6 +77,11 @@ pub struct AppChange {
         )
     )]
     scopes: Option<Value>,
+    /// What the app asks of organizations (docs/oidc.md "Organizations"): none (default: only an
+    /// OpenID Connect request with the organization scope or parameter gets one), optional (every
+    /// token and ticket carries the person's organization when they have one) or required (as
+    /// optional, and a person without an active organization is refused at Ciam)
+    organization: Option<OrgSetting>,
     recommended: Option<bool>,
     /// the owner's e-mail, told when Ciam disables one of the app's webhook endpoints (a 410, or
     /// 3 days of failures); never shown outside the registry; empty removes it
@@ -103,6 +108,7 @@ impl AppChange {
                 backchannel_logout_uri: self.backchannel_logout_uri,
                 logout_url: self.logout_url,
                 scopes: typed("scopes", self.scopes)?,
+                organization: self.organization,
                 recommended: self.recommended,
                 owner_mail: self.owner_mail,
             },

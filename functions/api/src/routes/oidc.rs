@@ -111,7 +111,10 @@ pub async fn authorize(
 /// For the signed-in user: the app's localised name and logo, the scopes the request asks for
 /// (those the app still has), whether the user's remembered consent already covers all of them,
 /// serviceUrl (the redirect_uri) and cancelUrl (the redirect_uri with error=access_denied, state
-/// and iss). An unknown, expired or used request is NOT_FOUND. While the deployment has no public
+/// and iss). A request that asks for an organization (the organization scope or parameter, or the
+/// app's setting) adds organization: the person's active organizations that may go into the
+/// token (choices; several: the page asks which) or why they cannot go on (refused: required,
+/// notMember). An unknown, expired or used request is NOT_FOUND. While the deployment has no public
 /// URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape)
 /// rather than a wrong issuer.
 ///
@@ -132,26 +135,43 @@ pub async fn request_get(
     ))
 }
 
+/// What Allow sends: the organization picked, when the request asks for one and the person has
+/// several.
+#[derive(Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AllowBody {
+    /// one of the view's organization.choices (orgId)
+    organization: Option<String>,
+}
+
 /// Allow an authorization request
 ///
 /// Consumes the request (single use) and, in one transaction, issues the authorization code (5
 /// minutes, single use), remembers the consent to the request's scopes (merged with those allowed
 /// before; never the app's other scopes) and records the app among the user's recent apps. Answers
-/// where the browser goes: redirect_uri with code, state and iss. No body is needed. While the
-/// deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE
-/// (Ciam's error shape) rather than a wrong issuer.
+/// where the browser goes: redirect_uri with code, state and iss. The body is {} or, when the
+/// request asks for an organization and the person has several, {organization} (one of the view's
+/// organization.choices); several and none picked is INVALID_PARAMETER on organization; a request
+/// the person cannot go on with (the app requires an organization they do not have, or the
+/// organization parameter names one that is not theirs) is ORG_NOT_FOUND. While the deployment has
+/// no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error
+/// shape) rather than a wrong issuer.
 ///
-/// Reasons: APPID_NOT_FOUND, INVALID_PARAMETER, NOT_FOUND.
+/// Reasons: APPID_NOT_FOUND, NOT_FOUND, ORG_NOT_FOUND.
 ///
-/// `POST /oidc/requests/{id}`: any body is ignored; reasons as for the GET. Round trips: 4
-/// (authentication, the request, the app and the consent together, one transaction).
+/// `POST /oidc/requests/{id}`: reasons as for the GET, and the organization's. Round trips: 4
+/// (authentication, the request, the app and the consent together, one transaction), 1 or 2 more
+/// for a request that asks for an organization.
 pub async fn request_post(
     State(s): State<AppState>,
     Authed(sess): Authed,
     Path(id): Path<String>,
+    Json(b): Json<AllowBody>,
 ) -> Result<Reply<Approved>, ApiError> {
     oidc::configured(&s.ciam)?;
-    Ok(Reply(oidc::approve(&s.ciam, &sess, &id).await?))
+    let org = b.organization.as_deref();
+    Ok(Reply(oidc::approve(&s.ciam, &sess, &id, org).await?))
 }
 
 /// An RFC 6749 error response; `invalid_client` carries the Basic challenge, `invalid_token`

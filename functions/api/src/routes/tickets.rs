@@ -23,6 +23,9 @@ pub struct TicketRequest {
     /// the scopes the consent screen showed (the context's `scopes`)
     #[cfg_attr(feature = "openapi", schemars(with = "Option<Vec<String>>"))]
     scopes: Option<Value>,
+    /// the organization the person picked (an app whose organization setting asks for one and
+    /// a person with several: the context's organization.choices)
+    organization: Option<String>,
 }
 
 /// A ticket for a partner app
@@ -33,9 +36,13 @@ pub struct TicketRequest {
 /// merged with the scopes allowed before. `scopes` (optional) are the scopes the consent screen
 /// showed; when they differ, as a set, from the app's current scopes (the app changed while the
 /// screen was open) the call is INVALID_PARAMETER on scopes and writes nothing. The ticket keeps
-/// the scopes it was issued for. `redirect` is the service URL with `cTicket` appended.
+/// the scopes it was issued for. `redirect` is the service URL with `cTicket` appended. For an app
+/// whose organization setting asks for one, the ticket carries the person's organization: the one
+/// picked (`organization`, one of the consent context's `organization.choices`) or their only
+/// one; several and none picked is INVALID_PARAMETER on organization; an app that requires one
+/// and a person without one, or a pick that is not theirs, is ORG_NOT_FOUND.
 ///
-/// Reasons: APPID_NOT_FOUND.
+/// Reasons: APPID_NOT_FOUND, ORG_NOT_FOUND.
 ///
 /// `POST /auth/login/token`. Round trips: 3 (authentication, the app and the consent together, one
 /// transaction).
@@ -45,8 +52,15 @@ pub async fn issue_ticket(
     Json(b): Json<TicketRequest>,
 ) -> Result<Reply<Issued>, ApiError> {
     let shown: Option<Vec<String>> = typed("scopes", b.scopes)?;
-    let issued =
-        tickets::issue(&s.ciam, &sess, &b.app_id, &b.service_url, shown.as_deref()).await?;
+    let issued = tickets::issue(
+        &s.ciam,
+        &sess,
+        &b.app_id,
+        &b.service_url,
+        shown.as_deref(),
+        b.organization.as_deref(),
+    )
+    .await?;
     Ok(Reply(issued))
 }
 
@@ -56,7 +70,9 @@ pub async fn issue_ticket(
 /// ticket named is burned by this attempt whatever its outcome, wrong credentials included
 /// (APPSECRET_ERROR, and the user must sign in to the app again); an unknown, expired, used, other
 /// app's or other service's ticket is TICKET_NOT_FOUND. The claims are limited to the scopes the
-/// ticket was issued for; phone and email are in full.
+/// ticket was issued for; phone and email are in full. A ticket issued with an organization adds
+/// orgId and orgRoles (the person's roles in it now); if the person is no longer an active
+/// member of it (removed, or the organization suspended) the ticket is TICKET_NOT_FOUND.
 ///
 /// Reasons: APPSECRET_ERROR, INVALID_PARAMETER, TICKET_NOT_FOUND.
 ///

@@ -55,6 +55,7 @@ mod me;
 mod numbers;
 mod oidc;
 mod oidc_logout;
+mod oidc_orgs;
 mod org_domains;
 mod org_events;
 mod organizations;

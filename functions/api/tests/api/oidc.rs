@@ -73,7 +73,7 @@ pub(crate) fn query(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-fn location(res: &TestResponse) -> String {
+pub(crate) fn location(res: &TestResponse) -> String {
     assert_eq!(res.status.as_u16(), 302, "body: {}", res.text);
     res.headers["location"].to_str().unwrap().to_owned()
 }
@@ -95,7 +95,7 @@ pub(crate) fn param(url: &str, name: &str) -> Option<String> {
 
 impl World {
     /// A valid authorization request with these overrides (a None value drops the parameter).
-    fn authorize_query(&self, overrides: &[(&str, Option<&str>)]) -> String {
+    pub(crate) fn authorize_query(&self, overrides: &[(&str, Option<&str>)]) -> String {
         let mut base: Vec<(&str, Option<&str>)> = vec![
             ("response_type", Some("code")),
             ("client_id", Some(self.app_id.as_str())),
@@ -119,18 +119,18 @@ impl World {
         query(&kept)
     }
 
-    async fn authorize(&self, overrides: &[(&str, Option<&str>)]) -> TestResponse {
+    pub(crate) async fn authorize(&self, overrides: &[(&str, Option<&str>)]) -> TestResponse {
         let q = self.authorize_query(overrides);
         get(&self.app, &format!("/oidc/authorize?{q}"), &[]).await
     }
 
     /// A stored request's id.
-    async fn request_id(&self, overrides: &[(&str, Option<&str>)]) -> String {
+    pub(crate) async fn request_id(&self, overrides: &[(&str, Option<&str>)]) -> String {
         let to = location(&self.authorize(overrides).await);
         param(&to, "oidcRequest").unwrap_or_else(|| panic!("no request in {to}"))
     }
 
-    async fn view(&self, id: &str) -> TestResponse {
+    pub(crate) async fn view(&self, id: &str) -> TestResponse {
         get(
             &self.app,
             &format!("/oidc/requests/{id}"),
@@ -142,7 +142,7 @@ impl World {
         .await
     }
 
-    async fn allow(&self, id: &str) -> TestResponse {
+    pub(crate) async fn allow(&self, id: &str) -> TestResponse {
         self.app
             .call(json_request(
                 Method::POST,
@@ -203,7 +203,7 @@ impl World {
     }
 }
 
-async fn token(app: &TestApp, basic: Option<&str>, body: &str) -> TestResponse {
+pub(crate) async fn token(app: &TestApp, basic: Option<&str>, body: &str) -> TestResponse {
     let mut b = request(Method::POST, "/oidc/token")
         .header("content-type", "application/x-www-form-urlencoded");
     if let Some(creds) = basic {
@@ -230,7 +230,7 @@ pub(crate) fn oauth_error(res: &TestResponse, status: u16, error: &str) {
 
 /// Verifies a compact ES256 JWS (`typ` JWT) with the key of its `kid` in `jwks`; answers header
 /// and claims.
-fn verify_jwt(jwt: &str, jwks: &Value) -> Result<(Value, Value), String> {
+pub(crate) fn verify_jwt(jwt: &str, jwks: &Value) -> Result<(Value, Value), String> {
     let (header, claims) = verify_jws(jwt, jwks)?;
     assert_eq!(header["typ"], "JWT");
     Ok((header, claims))
@@ -294,7 +294,15 @@ async fn discovery_and_jwks_describe_the_provider() {
     );
     assert_eq!(
         d["scopes_supported"],
-        json!(["openid", "avatar", "nickname", "company", "phone", "email"])
+        json!([
+            "openid",
+            "avatar",
+            "nickname",
+            "company",
+            "phone",
+            "email",
+            "organization"
+        ])
     );
     for c in [
         "sub",

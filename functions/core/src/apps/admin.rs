@@ -85,6 +85,7 @@ pub(crate) async fn create_app(
         backchannel_logout_uri: f.backchannel_logout_uri.unwrap_or_default(),
         logout_url: f.logout_url.unwrap_or_default(),
         scopes: f.scopes.unwrap_or_default(),
+        organization: f.organization.unwrap_or_default(),
         owner_mail: f.owner_mail.unwrap_or_default(),
         secret_hash: Some(hash),
         prev_secret_hash: None,
@@ -213,6 +214,10 @@ pub(crate) async fn plan(
     if let Some(v) = &f.scopes {
         differs("scopes", *v == current.scopes);
         ops.push(Update::Set("scopes".into(), Value::strings(v)));
+    }
+    if let Some(v) = f.organization {
+        differs("organization", v == current.organization);
+        ops.push(Update::Set("organization".into(), v.as_str().into()));
     }
     if let Some(v) = f.recommended {
         differs("recommended", v == current.recommended);

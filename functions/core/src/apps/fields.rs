@@ -23,6 +23,8 @@ pub struct AppFields {
     /// Empty: none.
     pub logout_url: Option<String>,
     pub scopes: Option<Vec<String>>,
+    /// What the app asks of organizations.
+    pub organization: Option<super::OrgSetting>,
     pub recommended: Option<bool>,
     /// Empty: none. Who is told when Ciam disables one of the app's webhook endpoints.
     pub owner_mail: Option<String>,
@@ -166,6 +168,7 @@ pub fn check(f: AppFields, creating: bool) -> Result<AppFields> {
         backchannel_logout_uri,
         logout_url,
         scopes,
+        organization: f.organization,
         recommended: f.recommended,
         owner_mail,
     })

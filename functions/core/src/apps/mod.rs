@@ -38,6 +38,40 @@ pub fn scopes_schema(schema: &mut schemars::Schema) {
     );
 }
 
+/// What an app asks of organizations (issue 35 item 5, docs/oidc.md "Organizations"): the
+/// app setting `organization`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "AppOrganization"))]
+#[serde(rename_all = "camelCase")]
+pub enum OrgSetting {
+    /// Only an OpenID Connect request that asks (the `organization` scope or parameter) gets the
+    /// organization; tickets never carry it.
+    #[default]
+    None,
+    /// Every token and ticket carries the person's organization when they have one.
+    Optional,
+    /// As `optional`, and a person without an active organization is refused at Ciam.
+    Required,
+}
+
+impl OrgSetting {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrgSetting::None => "none",
+            OrgSetting::Optional => "optional",
+            OrgSetting::Required => "required",
+        }
+    }
+
+    /// The setting named `s` (an unknown or absent name reads as `none`).
+    pub fn parse(s: &str) -> Option<OrgSetting> {
+        [OrgSetting::None, OrgSetting::Optional, OrgSetting::Required]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+}
+
 /// How long a rotated-out secret keeps working.
 pub const PREVIOUS_SECRET_SECS: i64 = 24 * 60 * 60;
 
@@ -129,6 +163,9 @@ pub struct AppDetail {
     pub logout_url: String,
     #[cfg_attr(feature = "openapi", schemars(transform = scopes_schema))]
     pub scopes: Vec<String>,
+    /// What the app asks of organizations: `none`, `optional` (tokens and tickets carry the
+    /// person's organization) or `required` (a person without one is refused at Ciam).
+    pub organization: OrgSetting,
     pub recommended: bool,
     /// Who is told when Ciam disables one of its webhook endpoints; empty when none.
     pub owner_mail: String,
@@ -162,6 +199,8 @@ pub struct App {
     /// Where a ticket (CAS-style) app gets the logout token of an ended session (empty: none).
     pub logout_url: String,
     pub scopes: Vec<String>,
+    /// What it asks of organizations (`organization`; absent: `none`).
+    pub organization: OrgSetting,
     /// The owner's contact (never shown outside the registry): told when Ciam disables one of
     /// the app's webhook endpoints (`webhooks::owner`); empty when none.
     pub owner_mail: String,
@@ -195,6 +234,10 @@ impl App {
             backchannel_logout_uri: s("backchannelLogoutUri"),
             logout_url: s("logoutUrl"),
             scopes: i.strings("scopes"),
+            organization: i
+                .s("organization")
+                .and_then(OrgSetting::parse)
+                .unwrap_or_default(),
             owner_mail: s("ownerMail"),
             secret_hash: i.s("secretHash").map(str::to_owned),
             prev_secret_hash: i.s("prevSecretHash").map(str::to_owned),
@@ -223,6 +266,10 @@ impl App {
             .with("backchannelLogoutUri", self.backchannel_logout_uri.as_str())
             .with("logoutUrl", self.logout_url.as_str())
             .with("scopes", Value::strings(&self.scopes))
+            .with_opt(
+                "organization",
+                (self.organization != OrgSetting::None).then_some(self.organization.as_str()),
+            )
             .with_opt(
                 "ownerMail",
                 (!self.owner_mail.is_empty()).then_some(self.owner_mail.as_str()),
@@ -274,6 +321,7 @@ impl App {
             backchannel_logout_uri: self.backchannel_logout_uri.clone(),
             logout_url: self.logout_url.clone(),
             scopes: self.scopes.clone(),
+            organization: self.organization,
             recommended: self.recommended,
             owner_mail: self.owner_mail.clone(),
             created_at: self.created_at,

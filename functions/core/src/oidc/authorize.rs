@@ -6,6 +6,8 @@ use super::{b64, bad_param, cancel_url, error_redirect, issuer, MAX_ECHO, OPENID
 use crate::apps::{app_key, with_params, App, AppId};
 use crate::consents::{self, consent_key, Consent};
 use crate::error::Result;
+use crate::org::tokens::{self as org_tokens, Want};
+use crate::org::OrgId;
 use crate::sessions::Session;
 use crate::tickets;
 use crate::{random, Ciam, Error, Lang, LostRace, Reason};
@@ -155,6 +157,18 @@ pub async fn authorize(
     if get("prompt").is_some_and(|p| p.split_ascii_whitespace().any(|x| x == "none")) {
         return refuse("login_required", "prompt=none is not supported");
     }
+    // The organization (docs/oidc.md "Organizations"): the scope or the parameter asks for it,
+    // the parameter names which one; the app's setting may ask for it (or require it) anyway.
+    let organization = get("organization").filter(|o| !o.is_empty());
+    if organization.is_some_and(|o| OrgId::parse(o).is_none()) {
+        return refuse(
+            "invalid_request",
+            "organization is not an organization id (org_ and 16 hex characters)",
+        );
+    }
+    let asked_org = requested.contains(&org_tokens::SCOPE) || organization.is_some();
+    let org_want =
+        Want::of_app(app.organization).max(if asked_org { Want::Optional } else { Want::No });
     let lang = get("ui_locales")
         .and_then(|l| l.split_ascii_whitespace().find_map(Lang::parse_tag))
         .unwrap_or(accept);
@@ -173,6 +187,8 @@ pub async fn authorize(
         state: state.map(str::to_owned),
         nonce: nonce.map(str::to_owned),
         code_challenge: challenge.to_owned(),
+        org_want,
+        organization: organization.map(str::to_owned),
         created_at: ciam.now(),
     };
     ciam.store.put(req.to_item(), Some(Cond::NotExists)).await?;
@@ -275,7 +291,19 @@ pub async fn request_context(
         cancel_url(ciam, uri, req.state.as_deref()),
     );
     ctx.scopes = scopes;
+    ctx.organization = org_step(ciam, s, &req, lang).await?;
     Ok(ctx)
+}
+
+/// The request's organization step (`org::tokens::step`), if it asks for an organization.
+async fn org_step(
+    ciam: &Ciam,
+    s: &Session,
+    req: &Request,
+    lang: Lang,
+) -> Result<Option<org_tokens::Step>> {
+    let named = req.organization.as_deref();
+    org_tokens::step(ciam, &s.user.id, req.org_want, named, lang).await
 }
 
 /// The browser's next stop after Allow.
@@ -294,11 +322,22 @@ pub struct Approved {
 /// for a ticket, docs/cost.md: the consent when it grows, the recent-app entry at most once a
 /// day), so a code for an app whose consent is held and used today writes the request's delete
 /// and the code alone; an app that hears logouts (`App::hears_logout`) also gets the session's
-/// record (`app_sessions`) in it. The code carries the session's `sid`. Answers the redirect URI with `code`, `state` and `iss`. Round trips:
-/// 2 reads (the request; the app, the consent and the recent-app entry together), 1
-/// transaction.
-pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
+/// record (`app_sessions`) in it. The code carries the session's `sid`, and the organization
+/// (`org::tokens::pick`: `organization`, the person's choice, or their only one) when the request
+/// asks for one: a request the person cannot go on with (the app requires an organization they
+/// do not have, or the named one is not theirs) is ORG_NOT_FOUND, several organizations and no
+/// choice INVALID_PARAMETER `organization`. Answers the redirect URI with `code`, `state` and
+/// `iss`. Round trips: 2 reads (the request; the app, the consent and the recent-app entry
+/// together), 1 transaction; 1 or 2 reads more when the request asks for an organization.
+pub async fn approve(
+    ciam: &Ciam,
+    s: &Session,
+    id: &str,
+    organization: Option<&str>,
+) -> Result<Approved> {
     let (req, app, consent, login) = load_request_with_app(ciam, s, id).await?;
+    let step = org_step(ciam, s, &req, Lang::default()).await?;
+    let org_id = org_tokens::pick(step.as_ref(), organization)?;
     let code = b64(&random::<32>(ciam.entropy.as_ref()));
     let c = Code {
         key: code_key(ciam, &code),
@@ -311,6 +350,7 @@ pub async fn approve(ciam: &Ciam, s: &Session, id: &str) -> Result<Approved> {
         auth_time: Some(s.auth_at),
         amr: s.amr.clone(),
         sid: Some(crate::sessions::sid(&s.key)),
+        org_id: org_id.map(|o| o.to_string()),
         created_at: ciam.now(),
         used_at: None,
         token_hash: None,

@@ -136,6 +136,7 @@ pub fn discovery(ciam: &Ciam) -> Json {
     let iss = issuer(ciam);
     let mut scopes = vec![OPENID];
     scopes.extend(apps::SCOPES);
+    scopes.push(crate::org::tokens::SCOPE);
     json!({
         "issuer": iss,
         "authorization_endpoint": format!("{iss}/authorize"),
@@ -154,7 +155,7 @@ pub fn discovery(ciam: &Ciam) -> Json {
         "claims_supported": [
             "iss", "sub", "aud", "exp", "iat", "auth_time", "amr", "nonce", "azp", "at_hash", "sid",
             "nickname", "picture", "company", "phone_number", "phone_number_verified",
-            "email", "email_verified",
+            "email", "email_verified", "org_id", "org_roles",
         ],
         "ui_locales_supported": ["zh-CN", "en-US"],
         "authorization_response_iss_parameter_supported": true,

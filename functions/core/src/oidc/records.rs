@@ -3,6 +3,7 @@
 //! typed record read and written whole.
 
 use super::{CODE_SECS, REQUEST_SECS, TOKEN_SECS};
+use crate::org::tokens::Want;
 use crate::Ciam;
 use ciam_store::{Item, Key, Value};
 
@@ -48,6 +49,10 @@ pub struct Request {
     pub nonce: Option<String>,
     /// The PKCE (S256) challenge.
     pub code_challenge: String,
+    /// What it asks of organizations (the scope, the parameter or the app's setting).
+    pub org_want: Want,
+    /// The organization the `organization` parameter named, if any.
+    pub organization: Option<String>,
     pub created_at: i64,
 }
 
@@ -67,6 +72,8 @@ impl Request {
             state: s("state"),
             nonce: s("nonce"),
             code_challenge: s("codeChallenge").unwrap_or_default(),
+            org_want: item.s("orgWant").map(Want::parse).unwrap_or_default(),
+            organization: s("organization"),
             created_at: item.n("createdAt").unwrap_or(0),
         }
     }
@@ -83,6 +90,11 @@ impl Request {
             .with_opt("state", self.state.as_deref())
             .with_opt("nonce", self.nonce.as_deref())
             .with("codeChallenge", self.code_challenge.as_str())
+            .with_opt(
+                "orgWant",
+                (self.org_want != Want::No).then_some(self.org_want.as_str()),
+            )
+            .with_opt("organization", self.organization.as_deref())
             .with("createdAt", self.created_at)
             .expires(self.created_at + REQUEST_SECS)
     }
@@ -106,6 +118,8 @@ pub struct Code {
     /// The `sid` of the session the authorization came from (`sessions::sid`), the id_token's
     /// `sid`; None on codes written before it.
     pub sid: Option<String>,
+    /// The organization the person went to the app with (`org_id`), if any.
+    pub org_id: Option<String>,
     pub created_at: i64,
     pub used_at: Option<i64>,
     /// The keyed hash of the access token its redemption gave.
@@ -126,6 +140,7 @@ impl Code {
             auth_time: item.n("authTime"),
             amr: item.strings("amr"),
             sid: s("sid"),
+            org_id: s("orgId"),
             created_at: item.n("createdAt").unwrap_or(0),
             used_at: item.n("usedAt"),
             token_hash: s("tokenHash"),
@@ -145,7 +160,8 @@ impl Code {
             .with_opt("nonce", self.nonce.as_deref())
             .with("codeChallenge", self.code_challenge.as_str())
             .with_opt("authTime", self.auth_time)
-            .with_opt("sid", self.sid.as_deref());
+            .with_opt("sid", self.sid.as_deref())
+            .with_opt("orgId", self.org_id.as_deref());
         let item = if self.amr.is_empty() {
             item
         } else {
@@ -168,6 +184,9 @@ pub struct AccessToken {
     pub scopes: Vec<String>,
     /// The user's `sessGen` when issued: signing out everywhere revokes it.
     pub gen: Option<i64>,
+    /// The organization of its code: userinfo claims it only while the person is still an
+    /// active member of it (else the token is refused).
+    pub org_id: Option<String>,
     pub created_at: i64,
 }
 
@@ -179,6 +198,7 @@ impl AccessToken {
             app_id: item.s("appId").unwrap_or_default().to_owned(),
             scopes: item.strings("scopes"),
             gen: item.n("gen"),
+            org_id: item.s("orgId").map(str::to_owned),
             created_at: item.n("createdAt").unwrap_or(0),
         }
     }
@@ -189,6 +209,7 @@ impl AccessToken {
             .with("appId", self.app_id.as_str())
             .with("scopes", Value::strings(&self.scopes))
             .with_opt("gen", self.gen)
+            .with_opt("orgId", self.org_id.as_deref())
             .with("createdAt", self.created_at)
             .expires(self.created_at + TOKEN_SECS)
     }

@@ -6,6 +6,7 @@ use super::{b64, issuer, sign_jwt, signer, OAuthError, OPENID, TOKEN_SECS};
 use crate::apps::{self, app_key, App, AppId};
 use crate::consents::{consent_key, Consent};
 use crate::events;
+use crate::org::tokens as org_tokens;
 use crate::user::{active_user, profile_key, User};
 use crate::{random, Ciam, LostRace};
 use ciam_store::{get_each, Cond, Key, StoreError, Update};
@@ -103,7 +104,11 @@ async fn burn(ciam: &Ciam, ckey: &Key) -> std::result::Result<(), OAuthError> {
 /// and deletes it; a good one writes the access token, then turns the code into a tombstone
 /// naming it (a conditional update: of concurrent redemptions exactly one wins). A code already
 /// redeemed is `invalid_grant` and revokes the access token of its first redemption.
-/// Round trips: 1 read (app and code together), 1 read (the user), 1 write (the access token)
+/// A code of an organization whose person is no longer an active member of it (removed since
+/// Allow, or the organization suspended) is `invalid_grant`; else the id_token carries `org_id`
+/// and `org_roles`.
+/// Round trips: 1 read (app and code together), 1 read (the user), 1 read (the organization and
+/// the membership together, for a code of an organization), 1 write (the access token)
 /// alongside the id_token's signature (KMS Sign in AWS), 1 conditional update (the code).
 pub async fn token(
     ciam: &Ciam,
@@ -192,6 +197,20 @@ pub async fn token(
         burn(ciam, &ckey).await?;
         return Err(invalid_grant("the account is gone"));
     };
+    // The organization is read again: a member removed (or an organization suspended) since
+    // Allow gets no token that claims it.
+    let org = match &c.org_id {
+        None => None,
+        Some(org_id) => match org_tokens::current(ciam.store.as_ref(), org_id, &user.id).await? {
+            Some(role) => Some((org_id.clone(), role)),
+            None => {
+                burn(ciam, &ckey).await?;
+                return Err(invalid_grant(
+                    "the person is no longer an active member of the organization",
+                ));
+            }
+        },
+    };
     let scopes = c.scopes.clone();
     let access_token = b64(&random::<32>(ciam.entropy.as_ref()));
     let hash = token_hash(ciam, &access_token);
@@ -217,12 +236,17 @@ pub async fn token(
     let digest = Sha256::digest(access_token.as_bytes());
     payload.insert("at_hash".into(), b64(&digest[..16]).into());
     payload.extend(claims(ciam, &user, &scopes));
+    if let Some((org_id, role)) = &org {
+        payload.insert("org_id".into(), org_id.as_str().into());
+        payload.insert("org_roles".into(), org_tokens::roles(*role).into());
+    }
     let item = AccessToken {
         key: tkey.clone(),
         user_id: user.id.clone(),
         app_id: client_id.clone(),
         scopes: scopes.clone(),
         gen: Some(user.sess_gen),
+        org_id: org.as_ref().map(|(o, _)| o.clone()),
         created_at: now,
     }
     .to_item();
@@ -264,6 +288,9 @@ pub async fn token(
     }
     let mut scope = vec![OPENID.to_owned()];
     scope.extend(scopes);
+    if org.is_some() {
+        scope.push(org_tokens::SCOPE.to_owned());
+    }
     Ok(Tokens {
         access_token,
         token_type: "Bearer",
@@ -291,8 +318,11 @@ fn claims(ciam: &Ciam, user: &User, scopes: &[String]) -> Map<String, Json> {
 
 /// `GET|POST /userinfo`: `sub` and the claims the token's scopes allow. An unknown or expired
 /// token, one of an account deactivated, suspended or signed out everywhere since, or one whose consent the
-/// user revoked (`DELETE /auth/consents/{appId}`) is `invalid_token`.
-/// Round trips: 2 (the token; the user and the consent together).
+/// user revoked (`DELETE /auth/consents/{appId}`) is `invalid_token`; so is a token of an
+/// organization (`org_id`) whose person is no longer an active member of it (removed, or the
+/// organization suspended); while they are, `org_id` and `org_roles` (the role now).
+/// Round trips: 2 (the token; the user, the consent and, for an organization's token, the
+/// organization and the membership together).
 pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<Json, OAuthError> {
     let bad = |d: &str| OAuthError::new("invalid_token", d);
     let token = token
@@ -305,11 +335,25 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
         .map(|i| AccessToken::from_item(&i))
         .ok_or_else(|| bad("unknown or expired access token"))?;
     let scopes = &t.scopes;
-    let [user_item, consent] = get_each(
-        ciam.store.as_ref(),
-        [profile_key(&t.user_id), consent_key(&t.user_id, &t.app_id)],
-    )
-    .await?;
+    let mut keys = vec![profile_key(&t.user_id), consent_key(&t.user_id, &t.app_id)];
+    let org_keys = t.org_id.as_deref().map(|o| org_tokens::keys(o, &t.user_id));
+    if let Some(k) = &org_keys {
+        keys.extend(k.iter().flatten().cloned());
+    }
+    let mut got = ciam.store.get_many(&keys).await?.into_iter();
+    let (user_item, consent) = (got.next().flatten(), got.next().flatten());
+    // A token of an organization serves only while the person is still an active member of it.
+    let role = match (&t.org_id, org_keys) {
+        (None, _) => None,
+        (Some(_), Some(Some(_))) => {
+            let (o, m) = (got.next().flatten(), got.next().flatten());
+            Some(
+                org_tokens::role_in(o.as_ref(), m.as_ref())
+                    .ok_or_else(|| bad("no longer a member of the organization"))?,
+            )
+        }
+        (Some(_), _) => return Err(bad("no longer a member of the organization")),
+    };
     let user = user_item
         .as_ref()
         .and_then(User::from_item)
@@ -330,6 +374,10 @@ pub async fn userinfo(ciam: &Ciam, token: Option<&str>) -> std::result::Result<J
     let mut m = Map::new();
     m.insert("sub".into(), user.id.clone().into());
     m.extend(claims(ciam, &user, scopes));
+    if let (Some(org_id), Some(role)) = (&t.org_id, role) {
+        m.insert("org_id".into(), org_id.as_str().into());
+        m.insert("org_roles".into(), org_tokens::roles(role).into());
+    }
     Ok(Json::Object(m))
 }
 

@@ -19,6 +19,7 @@ pub mod manage;
 pub mod members;
 pub mod requests;
 mod role;
+pub mod tokens;
 
 pub use create::{create, create_with_id, NewOrg};
 pub use role::Role;

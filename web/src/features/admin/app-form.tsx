@@ -1,6 +1,6 @@
 // The fields of a partner app (create and edit): the names per language, description, logo,
 // service URLs, frame origins, the sign-out addresses (OpenID Connect post-logout redirects and
-// back-channel logout, a ticket app's logout URL), scopes and the recommended flag. The server checks every value
+// back-channel logout, a ticket app's logout URL), scopes, the organization setting and the recommended flag. The server checks every value
 // (an error names its field and is shown there).
 import { type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
@@ -28,12 +28,19 @@ const m = defineMessages({
   ownerMail: { id: 'admin.appForm.ownerMail', defaultMessage: "Owner's e-mail (told when Ciam disables a webhook endpoint)" },
   scopes: { id: 'admin.appForm.scopes', defaultMessage: 'What the app may ask to see' },
   recommended: { id: 'admin.appForm.recommended', defaultMessage: 'Recommended to customers' },
+  organization: { id: 'admin.appForm.organization', defaultMessage: "The person's organization (org_id, org_roles)" },
+  orgNone: { id: 'admin.appForm.orgNone', defaultMessage: 'Only when an OpenID Connect request asks for it' },
+  orgOptional: { id: 'admin.appForm.orgOptional', defaultMessage: 'Always, when the person has one (tickets too)' },
+  orgRequired: { id: 'admin.appForm.orgRequired', defaultMessage: 'Required: a person without one is refused' },
   required: { id: 'admin.appForm.required', defaultMessage: 'Required' },
   cancel: { id: 'admin.cancel', defaultMessage: 'Cancel' },
 });
 
 const SCOPES = ['avatar', 'nickname', 'company', 'phone', 'email'] as const;
 type Scope = (typeof SCOPES)[number];
+type OrgSetting = NonNullable<AppDetail['organization']>;
+const ORG_SETTINGS: readonly OrgSetting[] = ['none', 'optional', 'required'];
+const orgLabels: Record<OrgSetting, MessageDescriptor> = { none: m.orgNone, optional: m.orgOptional, required: m.orgRequired };
 
 export interface FieldError {
   field: string;
@@ -62,6 +69,7 @@ function initial(app?: AppDetail) {
     ownerMail: app?.ownerMail ?? '',
     scopes: new Set<Scope>(app?.scopes ?? []),
     recommended: app?.recommended ?? false,
+    organization: (app?.organization ?? 'none') as OrgSetting,
   };
 }
 
@@ -112,6 +120,7 @@ export function AppForm({
       ownerMail: v.ownerMail.trim(),
       scopes: SCOPES.filter((s) => v.scopes.has(s)),
       recommended: v.recommended,
+      organization: v.organization,
     });
   };
   const text = (key: 'zh' | 'en' | 'logo' | 'privacyUrl' | 'backchannelLogoutUri' | 'logoutUrl' | 'ownerMail', field: string, label: MessageDescriptor, type = 'text') => (
@@ -189,6 +198,17 @@ export function AppForm({
               }}
             />
             <FormattedMessage {...scopeNames[s]} />
+          </label>
+        ))}
+      </fieldset>
+      <fieldset className="choice">
+        <legend>
+          <FormattedMessage {...m.organization} />
+        </legend>
+        {ORG_SETTINGS.map((o) => (
+          <label key={o} className="radio">
+            <input type="radio" name="organization" value={o} checked={v.organization === o} onChange={() => set('organization', o)} />
+            <FormattedMessage {...orgLabels[o]} />
           </label>
         ))}
       </fieldset>

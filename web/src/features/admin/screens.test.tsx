@@ -180,6 +180,7 @@ describe('apps', () => {
     type('Name in English', 'New', f);
     type('Service URLs (one a line)', 'https://new.example.com/cb\n\nhttps://new.example.com/cb2', f);
     fireEvent.click(within(f).getByLabelText('Mail'));
+    fireEvent.click(within(f).getByLabelText('Required: a person without one is refused'));
     fireEvent.submit(f);
     await confirmWithReason('create-app-dialog', 'partner onboarding');
     expect(fake.callsTo('POST', '/admin/apps')[0]?.body).toEqual({
@@ -192,6 +193,7 @@ describe('apps', () => {
       logoutUrl: '',
       ownerMail: '',
       scopes: ['email'],
+      organization: 'required',
       recommended: false,
       reason: 'partner onboarding',
     });

@@ -54,6 +54,7 @@ export const app: AppDetail = {
   backchannelLogoutUri: '',
   logoutUrl: '',
   scopes: ['nickname'],
+  organization: 'none',
   recommended: true,
   createdAt: AT - 86_400,
   previousSecretUntil: null,

@@ -3,8 +3,9 @@
 // signed in, the server says what the app is, what it asks for and whether the user already
 // allowed it. Allow asks for a ticket (or code) and follows the server's redirect; Cancel goes to
 // the server-made cancelUrl; an unknown app or an unregistered serviceUrl shows the error here and
-// never leaves Ciam.
-import { useEffect, useRef, useState } from 'react';
+// never leaves Ciam. A request that asks for an organization may first show the organization step
+// (org-step.tsx: the picker, or the refusal of a person without the organization the app needs).
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { getInfo, logout } from '../../lib/account-api';
@@ -19,10 +20,17 @@ import * as session from '../../lib/session';
 import { ConsentCard, consentTitle } from './consent-card';
 import { hasReason } from '../../lib/reasons';
 
+// The organization step (picker, refusal): its own chunk, loaded only when a request asks for an
+// organization and the person must see it.
+const loadOrgStep = () => import('./org-step');
+const OrgPicker = lazy(() => loadOrgStep().then((x) => ({ default: x.OrgPicker })));
+const OrgRefused = lazy(() => loadOrgStep().then((x) => ({ default: x.OrgRefused })));
+
 const m = defineMessages({
   continuing: { id: 'authorize.continuing', defaultMessage: 'Taking you to {app}…' },
   incomplete: { id: 'authorize.incomplete', defaultMessage: 'This link does not say which application is asking. Please go back to the application and try again.' },
   toPersonal: { id: 'authorize.toPersonal', defaultMessage: 'Go to your Personal Center' },
+  sharedOrg: { id: 'authorize.org.shared', defaultMessage: '{app} will also see your organization, {org}, and your role in it.' },
 });
 
 type State =
@@ -94,6 +102,8 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
     if (named !== null) document.title = intl.formatMessage(consentTitle, { app: named });
   }, [intl, named]);
   const [busy, setBusy] = useState<'allow' | 'cancel' | null>(null);
+  // The organization the person picked (a request that asks for one, several to choose from).
+  const [picked, setPicked] = useState<string | null>(null);
   // One ticket per visit, even when an effect runs twice (React's strict mode in development).
   const started = useRef(false);
 
@@ -133,30 +143,55 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
   }, []);
 
   if (state.at === 'failed') return <Failed lang={lang} error={state.error} />;
-  if (state.at === 'loading' || (state.at === 'leaving' && state.ctx.granted)) {
-    return (
-      <div className="card">
-        <h1>
-          <FormattedMessage {...titles.authorize} />
-        </h1>
-        <p className="muted" role="status" data-testid="authorize-busy">
-          {state.at === 'loading' ? <FormattedMessage {...consentMessages.loading} /> : <FormattedMessage {...m.continuing} values={{ app: state.ctx.name }} />}
-        </p>
-      </div>
-    );
-  }
+  const waiting = (
+    <div className="card">
+      <h1>
+        <FormattedMessage {...titles.authorize} />
+      </h1>
+      <p className="muted" role="status" data-testid="authorize-busy">
+        {state.at === 'leaving' ? <FormattedMessage {...m.continuing} values={{ app: state.ctx.name }} /> : <FormattedMessage {...consentMessages.loading} />}
+      </p>
+    </div>
+  );
+  if (state.at === 'loading' || (state.at === 'leaving' && state.ctx.granted)) return waiting;
   const { ctx } = state;
   const cancel = () => {
     setBusy('cancel');
     if (!leave(ctx.cancelUrl)) setBusy(null);
   };
+  const step = ctx.organization;
+  if (step?.refused) {
+    return (
+      <Suspense fallback={waiting}>
+        <OrgRefused ctx={ctx} step={step} busy={busy !== null} onCancel={cancel} onSwitch={() => void switchAccount()} />
+      </Suspense>
+    );
+  }
+  // The organization the app will see (the one picked, or the only one), said under the question.
+  const sharedOrg = step?.choices.find((c) => c.orgId === picked)?.name ?? (step?.choices.length === 1 ? step.choices[0].name : null);
+  if (step && step.choices.length > 1 && !picked) {
+    const pick = (org: string) => {
+      setPicked(org);
+      if (ctx.granted) void flow.allow(ctx, org);
+    };
+    return (
+      <Suspense fallback={waiting}>
+        <OrgPicker ctx={ctx} step={step} busy={busy !== null} onCancel={cancel} onPick={pick} />
+      </Suspense>
+    );
+  }
   return (
     <div className="card" data-testid="authorize">
       <h1>
         <FormattedMessage {...consentTitle} values={{ app: ctx.name }} />
       </h1>
-      <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void flow.allow(ctx)} onCancel={cancel}
+      <ConsentCard ctx={ctx} prefix="authorize" busy={busy} onAllow={() => void flow.allow(ctx, picked ?? undefined)} onCancel={cancel}
         account={account} onSwitch={() => void switchAccount()} />
+      {sharedOrg && (
+        <p className="muted" data-testid="authorize-org">
+          <FormattedMessage {...m.sharedOrg} values={{ app: ctx.name, org: <strong>{sharedOrg}</strong> }} />
+        </p>
+      )}
     </div>
   );
 }
