@@ -2175,6 +2175,10 @@ export type OidcUserinfoResponse = {
   email?: string;
   email_verified?: boolean;
   nickname?: string;
+  /** the organization the token was issued for (the organization scope or parameter, or the app's organization setting; docs/oidc.md "Organizations") */
+  org_id?: string;
+  /** the person's roles in that organization now (owner, admin or member) */
+  org_roles?: string[];
   /** E.164 */
   phone_number?: string;
   phone_number_verified?: boolean;
@@ -2368,7 +2372,7 @@ export interface Operations {
   getAvatar: { method: "GET"; path: "/avatar/{key}"; params: { key: string }; query: undefined; request: undefined; response: undefined };
   reportClientError: { method: "POST"; path: "/client-errors"; params: undefined; query: undefined; request: ReportClientErrorRequest; response: undefined };
   oidcDiscovery: { method: "GET"; path: "/oidc/.well-known/openid-configuration"; params: undefined; query: undefined; request: undefined; response: OidcDiscoveryResponse };
-  oidcAuthorize: { method: "GET"; path: "/oidc/authorize"; params: undefined; query: { response_type: string; client_id: string; redirect_uri: string; scope: string; state?: string; nonce?: string; code_challenge: string; code_challenge_method: string; ui_locales?: string }; request: undefined; response: undefined };
+  oidcAuthorize: { method: "GET"; path: "/oidc/authorize"; params: undefined; query: { response_type: string; client_id: string; redirect_uri: string; scope: string; state?: string; nonce?: string; code_challenge: string; code_challenge_method: string; ui_locales?: string; organization?: string }; request: undefined; response: undefined };
   oidcEndSessionGet: { method: "GET"; path: "/oidc/end-session"; params: undefined; query: { id_token_hint?: string; client_id?: string; post_logout_redirect_uri?: string; state?: string }; request: undefined; response: OidcEndSessionGetResponse };
   oidcEndSession: { method: "POST"; path: "/oidc/end-session"; params: undefined; query: undefined; request: OidcEndSessionRequest; response: OidcEndSessionResponse };
   oidcJwks: { method: "GET"; path: "/oidc/jwks"; params: undefined; query: undefined; request: undefined; response: OidcJwksResponse };
