@@ -43,7 +43,7 @@ const m = defineMessages({
   settings: { id: 'admin.org.settings', defaultMessage: 'Names and settings' },
   nameZh: { id: 'admin.orgs.nameZh', defaultMessage: 'Chinese name' },
   nameEn: { id: 'admin.orgs.nameEn', defaultMessage: 'English name' },
-  mfa: { id: 'admin.org.mfa', defaultMessage: 'Members must use a second factor' },
+  mfa: { id: 'admin.org.mfa', defaultMessage: 'Members must use two-factor authentication' },
   methods: { id: 'admin.org.methods', defaultMessage: 'Sign-in methods members may use (none ticked: all)' },
   defaultRole: { id: 'admin.org.defaultRole', defaultMessage: 'Role an invitation gives when it names none' },
   eventApps: { id: 'admin.org.eventApps', defaultMessage: 'Apps that hear its events (members joining and leaving, invitations accepted)' },
