@@ -55,6 +55,7 @@ mod me;
 mod numbers;
 mod oidc;
 mod oidc_logout;
+mod org_domain_routes;
 mod org_domains;
 mod organizations;
 mod passkeys;

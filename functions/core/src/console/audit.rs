@@ -90,6 +90,8 @@ audit_actions! {
     OrgInvite = "org.invite", Org;
     OrgMemberRole = "org.memberRole", Org;
     OrgMemberRemove = "org.memberRemove", Org;
+    /// A change to the organization's verified domains (the detail: what and which domain).
+    OrgDomain = "org.domain", Org;
 }
 
 /// The JSON Schema of an entry's `action` on the wire: the enum of [`AuditAction::ALL`].

@@ -211,4 +211,5 @@ export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMe
   'org.invite': { id: 'admin.audit.act.orgInvite', defaultMessage: 'Invited someone into an organization' },
   'org.memberRole': { id: 'admin.audit.act.orgMemberRole', defaultMessage: "Changed a member's role in an organization" },
   'org.memberRemove': { id: 'admin.audit.act.orgMemberRemove', defaultMessage: 'Removed a member from an organization' },
+  'org.domain': { id: 'admin.audit.act.orgDomain', defaultMessage: "Changed an organization's domains" },
 });
