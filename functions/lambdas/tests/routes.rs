@@ -259,11 +259,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
             );
         }
     }
-    assert_eq!(
-        builds.len(),
-        5,
-        "exactly five build definitions: {builds:?}"
-    );
+    assert_eq!(builds.len(), 6, "exactly six build definitions: {builds:?}");
     for w in WEBHOOK_FUNCTIONS {
         let f = &functions[w.id];
         assert!(
@@ -356,8 +352,8 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
     // Codes, notices to an account's old address, and the console's notices of what support
-    // did to an account (and the notices of a linked way in added or removed): the rows say so,
-    // and only these fifteen.
+    // did to an account (and the notices of a linked way in added or removed), and the codes
+    // that prove an organization's domain: the rows say so, and only these.
     let senders: Vec<&str> = all_routes()
         .filter(|r| r.lambda.messages)
         .map(|r| r.id)
@@ -370,6 +366,7 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "auth_phone",
             "auth_deactivation",
             "org_invite",
+            "org_domain_code",
             "auth_identities_confirm",
             "auth_identity_delete",
             "admin_account_unlock",
@@ -381,7 +378,8 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "admin_account_reset_passkeys",
             "admin_account_unlink_identity",
             "admin_account_identity",
-            "admin_org_invite"
+            "admin_org_invite",
+            "admin_org_domain_code",
         ]
     );
     let functions = functions_by_route();
