@@ -52,7 +52,7 @@ infra_group() {
   # The cn cell's stacks against the China regions' resource lists. cfn-lint's own SAM transform
   # is not enough there (it lets template.yaml's AWS::Lambda::Url pass for cn-northwest-1): the
   # stacks after samtranslator's transform in cn-north-1 are linted in infra/tests/test_template_cn.py.
-  .venv/bin/cfn-lint --regions cn-north-1 cn-northwest-1 -- infra/cn.yaml infra/cn-console.yaml || fail "cfn-lint (cn)"
+  .venv/bin/cfn-lint --regions cn-north-1 cn-northwest-1 -- infra/cn.yaml infra/cn-console.yaml infra/cn-org.yaml || fail "cfn-lint (cn)"
   AWS_DEFAULT_REGION=us-east-1 SAM_CLI_TELEMETRY=0 .venv/bin/sam validate --lint -t template.yaml || fail "sam validate"
 
   step "infra: the transformed template, policies and deploy steps (pytest, emulators from moto)"

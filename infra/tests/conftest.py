@@ -41,6 +41,9 @@ def load_template(path):
 CONSOLE = ROOT / "infra" / "console.yaml"
 # The main stack's resource for the console's stack (template.yaml, functions/gen/src/console.rs).
 CONSOLE_STACK = "ConsoleStack"
+# The organizations' ("My company") nested stack, always on (functions/gen/src/console.rs, ORGS).
+ORG = ROOT / "infra" / "org.yaml"
+ORG_STACK = "OrgStack"
 
 
 def resolve(value, params):
@@ -71,23 +74,41 @@ def resolve(value, params):
     return type(value)((k, resolve(v, params)) for k, v in value.items())
 
 
+def stack_of(nested):
+    """The main stack's resource for the nested template `nested` (by the API it defines)."""
+    return ORG_STACK if "OrgApi" in nested["Resources"] else CONSOLE_STACK
+
+
 def merged(main, nested):
-    """The main template with the console's stack read into it: its resources (parameters
-    resolved to what `ConsoleStack` passes, each under the stack's condition) beside the main
-    stack's. What the tests of functions, roles and routes read: CloudFormation makes the same
-    resources, in two stacks."""
+    """The main template with a nested stack read into it (the console's or the
+    organizations'): its resources
+    (parameters resolved to what `ConsoleStack` or `OrgStack` passes, each under the stack's
+    condition if it has one) beside the main stack's. What the tests of functions, roles and
+    routes read: CloudFormation makes the same resources, in several stacks."""
     out = copy.deepcopy(main)
-    stack = main["Resources"][CONSOLE_STACK]
+    name_of_stack = stack_of(nested)
+    stack = main["Resources"][name_of_stack]
     params = stack["Properties"]["Parameters"]
     missing = set(nested.get("Parameters", {})) - set(params)
-    assert not missing, f"{CONSOLE_STACK} does not pass {sorted(missing)}"
+    assert not missing, f"{name_of_stack} does not pass {sorted(missing)}"
     for name, r in nested["Resources"].items():
         assert name not in out["Resources"], f"{name} is in both stacks"
         r = resolve(r, params)
-        assert r.get("Condition") is None, f"{name}: a condition inside the console's stack"
-        r["Condition"] = stack["Condition"]
+        assert r.get("Condition") is None, f"{name}: a condition inside a nested stack"
+        if stack.get("Condition"):
+            r["Condition"] = stack["Condition"]
         out["Resources"][name] = r
     return out
+
+
+def with_org(main, main_path, merged_so_far=None):
+    """`merged_so_far` (or `main`) with the organizations' stack of `main` read in, found by its
+    `Location` next to `main_path`."""
+    out = merged_so_far if merged_so_far is not None else main
+    if ORG_STACK not in main["Resources"]:
+        return out
+    location = main["Resources"][ORG_STACK]["Properties"]["Location"]
+    return merged(out, load_template(pathlib.Path(main_path).parent / location))
 
 
 @pytest.fixture(scope="session")
@@ -103,9 +124,15 @@ def console_template():
 
 
 @pytest.fixture(scope="session")
-def template(main_template, console_template):
-    """template.yaml with the console's stack read into it (`merged`)."""
-    return merged(main_template, console_template)
+def org_template():
+    """infra/org.yaml alone (the organizations' nested stack)."""
+    return load_template(ORG)
+
+
+@pytest.fixture(scope="session")
+def template(main_template, console_template, org_template):
+    """template.yaml with the console's and the organizations' stacks read into it (`merged`)."""
+    return merged(merged(main_template, console_template), org_template)
 
 
 def sam_transform(template):
@@ -126,8 +153,9 @@ def sam_transform_in(main_path, console_path, region):
     per process, so this runs in a process of its own."""
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); import conftest; "
-        "t = conftest.load_template(sys.argv[2]); "
-        "t = conftest.merged(t, conftest.load_template(sys.argv[3])) if sys.argv[3] else t; "
+        "m = conftest.load_template(sys.argv[2]); "
+        "t = conftest.merged(m, conftest.load_template(sys.argv[3])) if sys.argv[3] else m; "
+        "t = conftest.with_org(m, sys.argv[2], t) if sys.argv[3] else t; "
         "json.dump(conftest.sam_transform(t), sys.stdout)"
     )
     env = dict(os.environ, AWS_DEFAULT_REGION=region, AWS_REGION=region)
@@ -155,3 +183,9 @@ def main_transformed(main_template):
 def console_transformed(console_template):
     """The console's stack alone after the SAM transform."""
     return sam_transform(console_template)
+
+
+@pytest.fixture(scope="session")
+def org_transformed(org_template):
+    """The organizations' stack alone after the SAM transform."""
+    return sam_transform(org_template)

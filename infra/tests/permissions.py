@@ -102,9 +102,13 @@ if __name__ == "__main__":
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     import conftest
 
-    # Both stacks read as one (the console's nested stack, infra/console.yaml), as the tests do.
+    # The stacks read as one (the nested stacks infra/console.yaml and infra/org.yaml), as the
+    # tests do.
     template = conftest.merged(
-        conftest.load_template(conftest.ROOT / "template.yaml"), conftest.load_template(conftest.CONSOLE)
+        conftest.merged(
+            conftest.load_template(conftest.ROOT / "template.yaml"), conftest.load_template(conftest.CONSOLE)
+        ),
+        conftest.load_template(conftest.ORG),
     )
     transformed = conftest.sam_transform(template)
     json.dump(effective(transformed), sys.stdout, indent=1, sort_keys=True)

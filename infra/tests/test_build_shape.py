@@ -1,4 +1,4 @@
-"""The build shape (docs/operations.md §10): every function runs one of five binaries,
+"""The build shape (docs/operations.md §10): every function runs one of six binaries,
 `bootstrap`, (the WebAuthn ceremonies of ciam_api::CEREMONY_ROUTES) `passkeys`, (the webhook
 pipeline's two functions, ciam_api::WEBHOOK_FUNCTIONS) `webhooks`, (the pre-traffic check of
 the gradual functions, issue 30) `hook`, or (the avatar decoder, ciam_api::INTERNAL) `decoder`,
@@ -78,9 +78,9 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
     }
     assert hook == {"PreTrafficHookFunction"}
     assert built == len(routes) + 2, "every function is built by sam build"
-    assert len(definitions) == 5, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
+    assert len(definitions) == 6, "one cargo-lambda build per binary: " + "; ".join(map(str, definitions))
     by_binary = {d.metadata["BuildProperties"]["Binary"]: d for d in definitions}
-    assert set(by_binary) == {"bootstrap", "passkeys", "webhooks", "hook", "decoder"}
+    assert set(by_binary) == {"bootstrap", "passkeys", "webhooks", "hook", "decoder", "domains"}
     for binary, definition in by_binary.items():
         assert definition.metadata == {"BuildMethod": "rust-cargolambda", "BuildProperties": {"Binary": binary}}
         assert definition.runtime == "provided.al2023"
@@ -94,6 +94,7 @@ def test_sam_builds_every_function_from_one_build_definition_per_binary(template
     assert len(by_binary["passkeys"].functions) == len(ceremony_routes()) == 8
     assert {f.name for f in by_binary["webhooks"].functions} == {"WebhookFanoutFunction", "WebhookDeliveryFunction"}
     assert {f.name for f in by_binary["decoder"].functions} == {"AvatarDecodeFunction"}
+    assert {f.name for f in by_binary["domains"].functions} == {"OrgDomainVerifyFunction", "AdminOrgDomainVerifyFunction"}
 
 
 def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(template):
@@ -107,7 +108,7 @@ def test_every_function_names_a_distinct_route_and_the_metadata_of_its_binary(te
             "BuildProperties": {"Binary": binary_of(route)},
         }, f"{name}: the Metadata of its table's binary"
         groups.setdefault(repr(metadata), set()).add(name)
-    assert len(groups) == 4, groups
+    assert len(groups) == 5, groups
     assert ceremony_routes() <= set(routes.values()), "every ceremony route has a function"
     for name in routes:
         props = template["Resources"][name]["Properties"]
@@ -129,8 +130,10 @@ def test_a_function_that_differs_in_what_sam_groups_on_is_built_apart(tmp_path, 
     build definition of its own (a sixth cargo-lambda build). (The Handler is not grouped on
     for provided.al2023; per-function Environment never is.)"""
     changed = load_template(ROOT / "template.yaml")
-    # The main stack's functions only (the console's stack is read from its own folder).
+    # The main stack's functions only (the nested stacks are read from their own folder; the
+    # organizations' holds the `domains` functions, the console's one too).
     del changed["Resources"]["ConsoleStack"]
+    del changed["Resources"]["OrgStack"]
     name = next(iter(functions(changed)))
     change(changed["Resources"][name])
     path = tmp_path / "template.yaml"

@@ -93,7 +93,7 @@ def cn_outputs(bucket="ciam-web-cn", **params):
 @pytest.fixture
 def repo(global_repo):  # noqa: F811
     """test_deploy_sh.py's copy, with the cn stacks and the SPA's route table beside it."""
-    for name in ("cn.yaml", "cn-console.yaml"):
+    for name in ("cn.yaml", "cn-console.yaml", "cn-org.yaml"):
         shutil.copy(ROOT / "infra" / name, global_repo / "infra" / name)
     for name in WEB_SOURCES:
         (global_repo / "web" / "src" / name).parent.mkdir(parents=True, exist_ok=True)

@@ -41,14 +41,15 @@ def functions_of(template):
     return out
 
 
-def counted(main_template, console_template):
-    main, console = functions_of(main_template), functions_of(console_template)
+def counted(main_template, console_template, org_template):
+    main, console, orgs = functions_of(main_template), functions_of(console_template), functions_of(org_template)
     assert not set(main) & set(console), "a function in both stacks"
-    return {**main, **console}
+    assert not (set(main) | set(console)) & set(orgs), "a function in two stacks"
+    return {**main, **console, **orgs}
 
 
-def test_the_route_table_and_the_templates_name_the_same_functions(main_template, console_template):
-    functions = counted(main_template, console_template)
+def test_the_route_table_and_the_templates_name_the_same_functions(main_template, console_template, org_template):
+    functions = counted(main_template, console_template, org_template)
     rows = json.loads(ROUTES.read_text())["functions"]
     for row in rows:
         assert row["function"] in functions, f"{row['function']} (infra/routes.json) is in no template"
@@ -58,8 +59,8 @@ def test_the_route_table_and_the_templates_name_the_same_functions(main_template
     assert set(functions.values()) >= {r["binary"] for r in rows}
 
 
-def test_readme_states_how_many_functions_and_which_binaries(main_template, console_template):
-    functions = counted(main_template, console_template)
+def test_readme_states_how_many_functions_and_which_binaries(main_template, console_template, org_template):
+    functions = counted(main_template, console_template, org_template)
     binaries = sorted(set(functions.values()))
     n, word = len(functions), WORDS[len(binaries)]
     text = " ".join(README.read_text().split())  # sentences wrap across lines
@@ -76,8 +77,8 @@ def test_readme_states_how_many_functions_and_which_binaries(main_template, cons
         assert other.lower() == word, f"README.md says '{other} binaries' (there are {word})"
 
 
-def test_the_build_shape_in_operations_says_how_many_binaries(main_template, console_template):
-    binaries = sorted(set(counted(main_template, console_template).values()))
+def test_the_build_shape_in_operations_says_how_many_binaries(main_template, console_template, org_template):
+    binaries = sorted(set(counted(main_template, console_template, org_template).values()))
     word = WORDS[len(binaries)]
     text = OPERATIONS.read_text()
     heading = re.search(rf"^### The shape: ({NUMBER_WORDS}) binaries", text, re.MULTILINE)

@@ -240,7 +240,7 @@ def test_with_the_console_off_its_stack_and_api_are_gone_and_the_default_route_s
     on = deployed(transformed)
     assert "ConsoleStack" in on and "ConsoleStack" not in off
     apis = lambda resources: sorted(n for n, r in resources.items() if r["Type"] == "AWS::ApiGatewayV2::Api")
-    assert apis(on) == ["Api", "ConsoleApi"] and apis(off) == ["Api"]
+    assert apis(on) == ["Api", "ConsoleApi", "OrgApi"] and apis(off) == ["Api", "OrgApi"]
     body = off["Api"]["Properties"]["Body"]
     assert not [p for p in body["paths"] if p.startswith("/ciam/v1/admin/")]
     assert "x-amazon-apigateway-any-method" in body["paths"]["$default"]

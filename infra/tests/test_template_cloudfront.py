@@ -81,21 +81,29 @@ def test_cloudfront_sends_the_origin_header_from_the_secret_to_the_api_only(temp
     assert origins["api"]["OriginCustomHeaders"] == header
     assert origins["sign-in"]["OriginCustomHeaders"] == header
     assert origins["console"]["OriginCustomHeaders"] == header
+    assert origins["org"]["OriginCustomHeaders"] == header
     assert "OriginCustomHeaders" not in origins["web"]
     # The console's own API (its nested stack, infra/console.yaml).
     assert origins["console"]["DomainName"] == {"Fn::GetAtt": ["ConsoleStack", "Outputs.ApiDomain"]}
+    # "My company"'s own API (the organizations' nested stack, infra/org.yaml).
+    assert origins["org"]["DomainName"] == {"Fn::GetAtt": ["OrgStack", "Outputs.ApiDomain"]}
     # Every behaviour that reaches the API goes through one of those three origins: the password
     # sign-in through its function URL and the console's paths to its API (each first, so
     # /ciam/* does not shadow it), the rest the API.
     ordered = [b.get("PathPattern") for b in behaviours(distribution)]
     assert ordered.index("/ciam/v1/auth/login/password") < ordered.index("/ciam/*")
     assert ordered.index("/ciam/v1/admin/*") < ordered.index("/ciam/*")
+    assert ordered.index("/ciam/v1/org/*") < ordered.index("/ciam/*")
     for b in behaviours(distribution):
         path = b.get("PathPattern", "")
         if path == "/ciam/v1/auth/login/password":
             assert b["TargetOriginId"] == "sign-in"
         elif path == "/ciam/v1/admin/*":
             assert b["TargetOriginId"] == "console"
+            assert b["AllowedMethods"] == ["GET", "HEAD", "OPTIONS", "PUT", "POST", "PATCH", "DELETE"]
+            assert b["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+        elif path == "/ciam/v1/org/*":
+            assert b["TargetOriginId"] == "org"
             assert b["AllowedMethods"] == ["GET", "HEAD", "OPTIONS", "PUT", "POST", "PATCH", "DELETE"]
             assert b["CachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
         elif path.startswith(("/ciam/", "/zh-CN/embedded", "/en-US/embedded")):

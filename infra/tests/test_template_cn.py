@@ -17,6 +17,7 @@ from template_facts import functions, route_facts, strings, walk
 
 CN = ROOT / "infra" / "cn.yaml"
 CN_CONSOLE = ROOT / "infra" / "cn-console.yaml"
+CN_ORG = ROOT / "infra" / "cn-org.yaml"
 REGIONS = ["cn-north-1", "cn-northwest-1"]
 CFN_LINT = ROOT / ".venv" / "bin" / "cfn-lint"
 # What cfn-lint says of any SAM stack after the transform, China or not: SAM has consumed the
@@ -45,7 +46,7 @@ def cn():
 def cn_template():
     from conftest import load_template, merged
 
-    return merged(load_template(CN), load_template(CN_CONSOLE))
+    return merged(merged(load_template(CN), load_template(CN_CONSOLE)), load_template(CN_ORG))
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,12 @@ def lint(tmp_path_factory):
     """cfn-lint's findings for the China regions, per stack: each cn stack and (the check's own
     check) the global one, all three after the SAM transform in cn-north-1."""
     out = tmp_path_factory.mktemp("cn")
-    stacks = {"cn": (CN, None), "cn-console": (CN_CONSOLE, None), "global": (ROOT / "template.yaml", None)}
+    stacks = {
+        "cn": (CN, None),
+        "cn-console": (CN_CONSOLE, None),
+        "cn-org": (CN_ORG, None),
+        "global": (ROOT / "template.yaml", None),
+    }
     paths = {}
     for name, (path, nested) in stacks.items():
         paths[name] = out / f"{name}.json"
@@ -75,7 +81,7 @@ def describe(findings):
 
 
 def test_the_cn_stacks_pass_cfn_lint_for_both_china_regions(lint):
-    for name in ("cn", "cn-console"):
+    for name in ("cn", "cn-console", "cn-org"):
         left = [f for f in lint[name] if f["Rule"]["Id"] not in TRANSFORM_ONLY]
         assert not left, (name, describe(left))
 

@@ -120,7 +120,7 @@ def test_every_caller_goes_through_the_alias_and_the_reserved_concurrency_stays(
 
 
 def test_each_stack_stays_under_cloudformations_resource_limit_with_a_margin(
-    main_transformed, console_transformed, transformed
+    main_transformed, console_transformed, org_transformed, transformed
 ):
     count = len(main_transformed["Resources"])
     # 426 before issue 22 (a log group per function); 369 with the shared FunctionLogs and the
@@ -130,10 +130,12 @@ def test_each_stack_stays_under_cloudformations_resource_limit_with_a_margin(
     assert count <= RESOURCE_BUDGET, f"{count} resources in the main stack after the transform (budget {RESOURCE_BUDGET})"
     console = len(console_transformed["Resources"])
     assert console <= RESOURCE_BUDGET, f"{console} resources in the console's stack"
-    # Nothing lost between the two: the stacks together are the one read by every other test
-    # (the console's stack is one resource of the main one).
-    assert count + console == len(transformed["Resources"]), (count, console)
-    print(f"resources after the SAM transform: main stack {count}, console's stack {console}")
+    orgs = len(org_transformed["Resources"])
+    assert orgs <= RESOURCE_BUDGET, f"{orgs} resources in the organizations' stack"
+    # Nothing lost between them: the stacks together are the one read by every other test
+    # (each nested stack is one resource of the main one).
+    assert count + console + orgs == len(transformed["Resources"]), (count, console, orgs)
+    print(f"resources after the SAM transform: main stack {count}, console's stack {console}, organizations' stack {orgs}")
 
 
 HOOK = "PreTrafficHookFunction"

@@ -40,8 +40,9 @@ def test_functions_share_a_role_exactly_when_they_share_a_permission_set(transfo
         assert len(roles) == 1, f"one permission set, several roles: {sorted(roles)}"
     assert len(set(role.values())) == len(by_set), "a role serves two permission sets"
     # What this saves: 106 functions had 109 roles (a role each, and three of others' roles).
-    # Each federation provider's callback reads its own secret, so each adds a role.
-    assert len(set(role.values())) <= 48, len(set(role.values()))
+    # Each federation provider's callback reads its own secret, so each adds a role; the domain
+    # routes added two permission sets (the DNS check's, a code sender's with the audit log).
+    assert len(set(role.values())) <= 50, len(set(role.values()))
     print(f"{len(now)} functions, {len(set(role.values()))} function roles")
 
 

@@ -54,11 +54,11 @@ def test_the_only_dynamic_reference_is_the_origin_header_of_cloudfront(template)
         for text in strings(resource):
             if "{{resolve:" in text:
                 found.append((name, text))
-    # Three times: the API's origin, the sign-in function URL's and the console's API's
-    # (docs/cost.md).
+    # Four times: the API's origin, the sign-in function URL's, the console's API's and the
+    # organizations' API's (docs/cost.md).
     assert found == [
         ("Distribution", "{{resolve:secretsmanager:${OriginSecret}:SecretString:originVerify}}")
-    ] * 3
+    ] * 4
 
 
 def test_no_parameter_default_or_output_looks_like_a_secret(template):

@@ -384,6 +384,9 @@ pub enum Binary {
     /// The image decoder (`INTERNAL`, `IMAGE_DECODER`): no HTTP route, no table, key or secret;
     /// the only binary that links the image crates.
     Decoder,
+    /// `DOMAIN_ROUTES`, the verification of a domain: the only binary that links the DNS
+    /// resolver (docs/organizations-domains.md §1.1).
+    Domains,
 }
 
 impl Binary {
@@ -394,6 +397,7 @@ impl Binary {
             Binary::Passkeys => "passkeys",
             Binary::Webhooks => "webhooks",
             Binary::Decoder => "decoder",
+            Binary::Domains => "domains",
         }
     }
 }

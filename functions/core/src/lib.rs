@@ -138,6 +138,9 @@ pub struct Config {
     /// The federated providers configured in this process but staff (`staff_idp`): their
     /// settings and, in a callback's function, their secret (`Facts::from_env`).
     pub federation: std::collections::HashMap<federation::ProviderId, federation::ProviderConfig>,
+    /// The DNS server the verification of a domain asks (`ip:port`); None: `CIAM_DNS_RESOLVER`,
+    /// else the system's (docs/organizations-domains.md §1.1). The tests name their own.
+    pub dns_resolver: Option<std::net::SocketAddr>,
 }
 
 impl Default for Config {
@@ -163,6 +166,7 @@ impl Default for Config {
             #[cfg(any(test, feature = "fakes"))]
             mock_provider: None,
             federation: std::collections::HashMap::new(),
+            dns_resolver: None,
         }
     }
 }

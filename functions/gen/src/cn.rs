@@ -27,6 +27,9 @@ pub const PATH: &str = "infra/cn.yaml";
 /// same, relative to infra/cn.yaml).
 pub const CONSOLE_PATH: &str = "infra/cn-console.yaml";
 
+/// The organizations' nested stack of the cn cell, relative to the repository root.
+pub const ORG_PATH: &str = "infra/cn-org.yaml";
+
 /// infra/cn.yaml, whole, from the table and template.yaml's text (`main`).
 pub fn render(fns: &[Function], main: &str) -> Result<String, String> {
     let mut text = main.to_owned();
@@ -60,7 +63,12 @@ pub fn render(fns: &[Function], main: &str) -> Result<String, String> {
 
 /// The console's nested stack of the cn cell (its roles without SES and SNS).
 pub fn render_console(fns: &[Function], main: &str) -> Result<String, String> {
-    let t = console::render_stack_in(fns, main, Cell::Cn)?;
+    render_nest(&console::CONSOLE, fns, main)
+}
+
+/// A nested stack of routes of the cn cell (its code the cn cell's build).
+pub fn render_nest(nest: &console::Nest, fns: &[Function], main: &str) -> Result<String, String> {
+    let t = console::render_nest_in(nest, fns, main, Cell::Cn)?;
     let t = once(
         &t,
         "    CodeUri: ../functions/lambdas\n",

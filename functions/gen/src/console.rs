@@ -12,12 +12,73 @@
 //! but for its API and, for a role of the main stack, `!Ref <Role>Arn`. A `Globals` value that is
 //! not a plain `!Ref` (the public URL's `!If`) becomes a parameter named from its variable.
 //! infra/tests/conftest.py resolves those parameters to the values passed, and the infra tests read
-//! both stacks as one.
+//! the stacks as one.
+//!
+//! The organizations' routes (`/ciam/v1/org/...`, "My company") are a nested stack of the same
+//! making ([`ORGS`]: infra/org.yaml, `OrgStack`, always on), so that the main stack keeps room
+//! under its resource budget; CloudFront sends `/ciam/v1/org/*` to its API (origin `org`).
 
-use crate::function::{is_console, render_function, Home};
+use crate::function::{is_console, is_org, render_function, Home};
 use crate::{roles, Cell, Function, API_SETTINGS};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+/// A nested stack of routes: which functions it holds, where it is, and its names.
+pub struct Nest {
+    /// The prefix of its resources' logical ids in it (`<name>Api`, ...) and of its
+    /// `<name>Stack` in the main stack.
+    pub name: &'static str,
+    /// The nested template's path, relative to the repository root (`Location` in
+    /// template.yaml).
+    pub path: &'static str,
+    /// The cn cell's, relative to infra/cn.yaml (cn.rs).
+    pub cn_location: &'static str,
+    /// The main stack's condition for it, if any.
+    pub condition: Option<&'static str>,
+    /// Which functions it holds.
+    pub holds: fn(&Function) -> bool,
+    /// Whether the roles only its functions run as are its own (else the main stack's).
+    pub own_roles: bool,
+    /// What it is, for its descriptions.
+    pub what: &'static str,
+    /// The paths CloudFront sends to its API.
+    pub paths: &'static str,
+    /// The on-call entry of its API's 5xx alarm (docs/operations.md).
+    pub on_call: &'static str,
+    /// Whose API the alarm names.
+    pub alarm_what: &'static str,
+}
+
+/// The operator console's stack.
+pub const CONSOLE: Nest = Nest {
+    name: "Console",
+    path: PATH,
+    cn_location: CN_LOCATION,
+    condition: Some("ConsoleOn"),
+    holds: is_console,
+    own_roles: true,
+    what: "the operator console's",
+    paths: "/ciam/v1/admin",
+    on_call: "§8.6",
+    alarm_what: "The console's",
+};
+
+/// The organizations' stack ("My company": `/ciam/v1/org/...`).
+pub const ORGS: Nest = Nest {
+    name: "Org",
+    path: "infra/org.yaml",
+    cn_location: "cn-org.yaml",
+    condition: None,
+    holds: is_org,
+    own_roles: false,
+    what: "the organizations'",
+    paths: "/ciam/v1/org",
+    on_call: "§8.6",
+    alarm_what: "The organizations'",
+};
+
+/// Every nested stack of routes.
+pub const NESTS: [&Nest; 2] = [&CONSOLE, &ORGS];
 
 /// The nested template's path, relative to the repository root (and `Location` in template.yaml).
 pub const PATH: &str = "infra/console.yaml";
@@ -29,26 +90,28 @@ pub const CN_LOCATION: &str = "cn-console.yaml";
 const PARENT_STACK: &str = "ParentStackName";
 
 /// What the nested stack defines besides its functions and roles.
-const OWN: [&str; 3] = [
-    "ConsoleApi",
-    "ConsoleDefaultRoutePermission",
-    "ConsoleApi5xxAlarm",
-];
-
-/// The console's functions.
-fn console_fns(fns: &[Function]) -> impl Iterator<Item = &Function> {
-    fns.iter().filter(|f| is_console(f))
+fn own(nest: &Nest) -> [String; 3] {
+    [
+        format!("{}Api", nest.name),
+        format!("{}DefaultRoutePermission", nest.name),
+        format!("{}Api5xxAlarm", nest.name),
+    ]
 }
 
-/// The roles the console's functions run as: (the roles only they run as, those shared with the
+/// The nest's functions.
+fn nest_fns<'a>(nest: &'a Nest, fns: &'a [Function]) -> impl Iterator<Item = &'a Function> {
+    fns.iter().filter(|f| (nest.holds)(f))
+}
+
+/// The roles the nest's functions run as: (the roles only they run as, those shared with the
 /// main stack's functions).
-fn console_roles(fns: &[Function], cell: Cell) -> (Vec<roles::SharedRole>, Vec<String>) {
+fn nest_roles(nest: &Nest, fns: &[Function], cell: Cell) -> (Vec<roles::SharedRole>, Vec<String>) {
     let all = roles::shared_roles_in(fns, cell).unwrap_or_default();
-    let used: Vec<String> = console_fns(fns).map(roles::role_name).collect();
+    let used: Vec<String> = nest_fns(nest, fns).map(roles::role_name).collect();
     let (own, shared): (Vec<_>, Vec<_>) = all
         .into_iter()
         .filter(|r| used.contains(&r.name))
-        .partition(|r| r.console_only);
+        .partition(|r| nest.own_roles && r.console_only);
     (own, shared.into_iter().map(|r| r.name).collect())
 }
 
@@ -141,18 +204,19 @@ struct Body {
 }
 
 /// The nested template's parts, from the table and template.yaml's text.
-fn body(fns: &[Function], main: &str, cell: Cell) -> Result<Body, String> {
+fn body(nest: &Nest, fns: &[Function], main: &str, cell: Cell) -> Result<Body, String> {
     let (globals, mut passed) = globals(main)?;
-    let (own_roles, shared_roles) = console_roles(fns, cell);
+    let (own_roles, shared_roles) = nest_roles(nest, fns, cell);
     let mut resources = String::new();
-    resources.push_str(&api());
+    resources.push_str(&api(nest));
     resources.push_str(
         &roles::render(&own_roles).replace("!Ref AWS::StackName", &format!("!Ref {PARENT_STACK}")),
     );
-    for f in console_fns(fns) {
+    let api_name = format!("{}Api", nest.name);
+    for f in nest_fns(nest, fns) {
         let role = roles::role_name(f);
         let home = Home {
-            api: "ConsoleApi",
+            api: &api_name,
             role: if shared_roles.contains(&role) {
                 passed.push((format!("{role}Arn"), format!("!GetAtt {role}.Arn")));
                 format!("!Ref {role}Arn")
@@ -172,11 +236,10 @@ fn body(fns: &[Function], main: &str, cell: Cell) -> Result<Body, String> {
         "!GetAtt ApiAccessLogs.Arn".to_owned(),
     ));
     // Every other name it refers to and does not define: the main stack's, by the same name.
-    let defined: Vec<String> = OWN
-        .iter()
-        .map(|s| (*s).to_owned())
+    let defined: Vec<String> = own(nest)
+        .into_iter()
         .chain(own_roles.iter().map(|r| r.name.clone()))
-        .chain(console_fns(fns).map(Function::logical_id))
+        .chain(nest_fns(nest, fns).map(Function::logical_id))
         .collect();
     let mut params: BTreeMap<String, String> = BTreeMap::new();
     for name in refs(&globals).into_iter().chain(refs(&resources)) {
@@ -195,18 +258,21 @@ fn body(fns: &[Function], main: &str, cell: Cell) -> Result<Body, String> {
     })
 }
 
-/// The console's HTTP API: its routes are the functions' events; what none matches goes to the
+/// The nest's HTTP API: its routes are the functions' events; what none matches goes to the
 /// main stack's version function (Ciam's 404 and 405 bodies), as on the main API.
-fn api() -> String {
+fn api(nest: &Nest) -> String {
+    let n = nest.name;
+    let lower = n.to_ascii_lowercase();
+    let (paths, what, on_call) = (nest.paths, nest.what, nest.on_call);
     format!(
-        "  ConsoleApi:
+        "  {n}Api:
     Type: AWS::Serverless::HttpApi
     Properties:
-      Description: Ciam /ciam/v1/admin, the operator console's API, reached through CloudFront only (X-Ciam-Origin-Verify).
+      Description: Ciam {paths}, {what} API, reached through CloudFront only (X-Ciam-Origin-Verify).
       DefinitionBody:
         openapi: \"3.0.1\"
         info:
-          title: !Sub \"${{{PARENT_STACK}}}-console-api\"
+          title: !Sub \"${{{PARENT_STACK}}}-{lower}-api\"
           version: \"1.0\"
         paths:
           $default:
@@ -219,25 +285,25 @@ fn api() -> String {
                 payloadFormatVersion: \"2.0\"
 {settings}
   # The version function's permission for this API's `$default` route (SAM writes none).
-  ConsoleDefaultRoutePermission:
+  {n}DefaultRoutePermission:
     Type: AWS::Lambda::Permission
     Properties:
       Action: lambda:InvokeFunction
       FunctionName: !Ref VersionFunctionArn
       Principal: apigateway.amazonaws.com
-      SourceArn: !Sub \"arn:${{AWS::Partition}}:execute-api:${{AWS::Region}}:${{AWS::AccountId}}:${{ConsoleApi}}/*/*\"
+      SourceArn: !Sub \"arn:${{AWS::Partition}}:execute-api:${{AWS::Region}}:${{AWS::AccountId}}:${{{n}Api}}/*/*\"
 
-  ConsoleApi5xxAlarm:
+  {n}Api5xxAlarm:
     Type: AWS::CloudWatch::Alarm
     Properties:
       AlarmDescription: >-
-        The console's HTTP API answered 5xx (function errors, timeouts, throttles).
-        On-call: docs/operations.md §8.6 \"ConsoleApi5xxAlarm\".
+        {alarm_what} HTTP API answered 5xx (function errors, timeouts, throttles).
+        On-call: docs/operations.md {on_call} \"{n}Api5xxAlarm\".
       Namespace: AWS/ApiGateway
       MetricName: 5xx
       Dimensions:
         - Name: ApiId
-          Value: !Ref ConsoleApi
+          Value: !Ref {n}Api
       Statistic: Sum
       Period: 300
       EvaluationPeriods: 1
@@ -248,8 +314,17 @@ fn api() -> String {
       OKActions: [!Ref AlarmTopic]
 
 ",
+        alarm_what = nest.alarm_what,
         settings = API_SETTINGS.replace("!GetAtt ApiAccessLogs.Arn", "!Ref ApiAccessLogsArn")
     )
+}
+
+/// `the x` -> `The x`.
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
 }
 
 /// infra/console.yaml, whole.
@@ -259,12 +334,49 @@ pub fn render_stack(fns: &[Function], main: &str) -> Result<String, String> {
 
 /// The console's stack of `cell` (infra/console.yaml, infra/cn-console.yaml), whole.
 pub fn render_stack_in(fns: &[Function], main: &str, cell: Cell) -> Result<String, String> {
+    render_nest_in(&CONSOLE, fns, main, cell)
+}
+
+/// The header of a nest's template other than the console's.
+fn header(nest: &Nest, cell: Cell) -> String {
+    let parent = match cell {
+        Cell::Global => "template.yaml",
+        Cell::Cn => "infra/cn.yaml (the cn cell: its roles without SES and SNS)",
+    };
+    format!(
+        "# GENERATED by ciam-gen from the route table (functions/gen/src/console.rs) and template.yaml's
+# Globals; do not edit: npm run gen. {what} functions and HTTP API, a nested stack of
+# {parent} ({name}Stack); CloudFront sends {paths}/* here. Deployed with the main
+# stack, never alone. docs/operations.md §7 \"Resource budget\".
+",
+        what = capital(nest.what),
+        name = nest.name,
+        paths = nest.paths,
+    )
+}
+
+/// `nest`'s stack of `cell`, whole.
+pub fn render_nest_in(
+    nest: &Nest,
+    fns: &[Function],
+    main: &str,
+    cell: Cell,
+) -> Result<String, String> {
     let Body {
         globals,
         resources,
         params,
-    } = body(fns, main, cell)?;
-    let mut s = String::from(match cell {
+    } = body(nest, fns, main, cell)?;
+    if nest.name != CONSOLE.name {
+        return Ok(assemble(
+            nest,
+            header(nest, cell),
+            &globals,
+            &resources,
+            &params,
+        ));
+    }
+    let head = String::from(match cell {
         Cell::Global => "# GENERATED by ciam-gen from the route table (functions/gen/src/console.rs) and template.yaml's
 # Globals; do not edit: npm run gen. The operator console's functions and HTTP API, a nested stack
 # of template.yaml (ConsoleStack, only when Console is \"true\"); CloudFront sends /ciam/v1/admin/*
@@ -276,15 +388,33 @@ pub fn render_stack_in(fns: &[Function], main: &str, cell: Cell) -> Result<Strin
 # stack of infra/cn.yaml, its roles without SES and SNS (docs/multi-region.md \"The cn stack\").
 ",
     });
-    s.push_str(
+    Ok(assemble(nest, head, &globals, &resources, &params))
+}
+
+/// A nest's template from its parts.
+fn assemble(
+    nest: &Nest,
+    head: String,
+    globals: &str,
+    resources: &str,
+    params: &[(String, String)],
+) -> String {
+    let mut s = head;
+    let description = if nest.name == CONSOLE.name {
+        "Ciam operator console".to_owned()
+    } else {
+        format!("Ciam {} routes", nest.paths)
+    };
+    let _ = write!(
+        s,
         "AWSTemplateFormatVersion: \"2010-09-09\"
 Transform: AWS::Serverless-2016-10-31
-Description: Ciam operator console (nested stack of template.yaml)
+Description: {description} (nested stack of template.yaml)
 
 Parameters:
-",
+"
     );
-    for (name, expr) in &params {
+    for (name, expr) in params {
         let what = if expr == &format!("!Ref {name}") {
             format!("template.yaml's {name}")
         } else {
@@ -297,19 +427,22 @@ Parameters:
         );
     }
     s.push('\n');
-    s.push_str(&globals);
+    s.push_str(globals);
     s.push_str("\nResources:\n");
-    s.push_str(&resources);
-    s.push_str(
+    s.push_str(resources);
+    let n = nest.name;
+    let origin = n.to_ascii_lowercase();
+    let _ = write!(
+        s,
         "Outputs:
   ApiDomain:
-    Description: The console API's host name (template.yaml's CloudFront origin `console`).
-    Value: !Sub \"${ConsoleApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}\"
+    Description: The {origin} API's host name (template.yaml's CloudFront origin `{origin}`).
+    Value: !Sub \"${{{n}Api}}.execute-api.${{AWS::Region}}.${{AWS::URLSuffix}}\"
   ApiId:
-    Value: !Ref ConsoleApi
-",
+    Value: !Ref {n}Api
+"
     );
-    Ok(s)
+    s
 }
 
 /// template.yaml's `ConsoleStack`: the nested stack and the values it is given (`main`:
@@ -320,24 +453,34 @@ pub fn render_application(fns: &[Function], main: &str) -> String {
 
 /// `ConsoleStack` of `cell`'s main stack (infra/cn.yaml's is next to its nested template).
 pub fn render_application_in(fns: &[Function], main: &str, cell: Cell) -> String {
-    let params = match body(fns, main, cell) {
+    render_nest_application_in(&CONSOLE, fns, main, cell)
+}
+
+/// `<name>Stack` of `cell`'s main stack: the nested stack and the values it is given.
+pub fn render_nest_application_in(nest: &Nest, fns: &[Function], main: &str, cell: Cell) -> String {
+    let params = match body(nest, fns, main, cell) {
         Ok(b) => b.params,
         Err(e) => return format!("  # {e}\n"),
     };
     let location = match cell {
-        Cell::Global => PATH,
-        Cell::Cn => CN_LOCATION,
+        Cell::Global => nest.path,
+        Cell::Cn => nest.cn_location,
     };
     let mut s = format!(
-        "  # The operator console's functions and API (functions/gen/src/console.rs): a stack of their
+        "  # {what} functions and API (functions/gen/src/console.rs): a stack of their
   # own, so that this one has room to grow (docs/operations.md §7, \"Resource budget\").
-  ConsoleStack:
+  {name}Stack:
     Type: AWS::Serverless::Application
-    Condition: ConsoleOn
-    Properties:
-      Location: {location}
-      Parameters:
-"
+",
+        what = capital(nest.what),
+        name = nest.name
+    );
+    if let Some(c) = nest.condition {
+        let _ = writeln!(s, "    Condition: {c}");
+    }
+    let _ = write!(
+        s,
+        "    Properties:\n      Location: {location}\n      Parameters:\n"
     );
     for (name, expr) in params {
         let _ = writeln!(s, "        {name}: {expr}");

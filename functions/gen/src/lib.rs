@@ -37,7 +37,7 @@ pub mod tables;
 pub mod waf;
 pub mod webhooks;
 
-pub use function::{is_console, Home};
+pub use function::{is_console, is_org, Home};
 pub use tables::routes_json;
 
 use serde_json::Value;
@@ -142,6 +142,7 @@ pub fn functions(openapi: &Value) -> Result<Vec<Function>, String> {
     for (table, binary) in [
         (ciam_api::ROUTES, Binary::Bootstrap),
         (ciam_api::CEREMONY_ROUTES, Binary::Passkeys),
+        (ciam_api::DOMAIN_ROUTES, Binary::Domains),
     ] {
         for r in table {
             let summary = openapi["paths"][r.path][r.method.to_ascii_lowercase()]["summary"]
@@ -367,11 +368,12 @@ fn render_functions(fns: &[Function], template: &str, cell: Cell) -> String {
     roles
         + &fns
             .iter()
-            .filter(|f| f.binary != Binary::Webhooks && !is_console(f))
+            .filter(|f| f.binary != Binary::Webhooks && !is_console(f) && !is_org(f))
             .map(|f| function::render_function(f, &Home::main_in(f, cell)))
             .collect::<String>()
         + &hook::render(fns)
         + &console::render_application_in(fns, template, cell)
+        + &console::render_nest_application_in(&console::ORGS, fns, template, cell)
 }
 
 /// The repository root (this crate is functions/gen).
@@ -403,6 +405,16 @@ pub fn generate(root: &Path, fns: &[Function]) -> Result<Vec<(PathBuf, String)>,
     out.push((
         root.join(cn::CONSOLE_PATH),
         cn::render_console(fns, &text).map_err(|e| format!("{}: {e}", cn::CONSOLE_PATH))?,
+    ));
+    let orgs = &console::ORGS;
+    out.push((
+        root.join(orgs.path),
+        console::render_nest_in(orgs, fns, &text, Cell::Global)
+            .map_err(|e| format!("{}: {e}", orgs.path))?,
+    ));
+    out.push((
+        root.join(cn::ORG_PATH),
+        cn::render_nest(orgs, fns, &text).map_err(|e| format!("{}: {e}", cn::ORG_PATH))?,
     ));
     out.push((
         root.join(cn::PATH),

@@ -36,6 +36,8 @@ fn the_table_shares_roles_and_every_function_names_its_own() {
     // the parameter the main stack passes (`!Ref <Role>Arn`).
     let main = std::fs::read_to_string(root().join("template.yaml")).unwrap();
     let console = std::fs::read_to_string(root().join(ciam_gen::console::PATH)).unwrap();
+    // "My company"'s functions are in the organizations' stack, their roles the main stack's.
+    let orgs = std::fs::read_to_string(root().join(ciam_gen::console::ORGS.path)).unwrap();
     for r in &roles {
         let home = if r.console_only { &console } else { &main };
         assert!(
@@ -46,6 +48,9 @@ fn the_table_shares_roles_and_every_function_names_its_own() {
         for f in &r.functions {
             let (template, role) = match main.find(&format!("\n  {f}:\n")) {
                 Some(_) => (&main, format!("Role: !GetAtt {}.Arn", r.name)),
+                None if orgs.contains(&format!("\n  {f}:\n")) => {
+                    (&orgs, format!("Role: !Ref {}Arn", r.name))
+                }
                 None if r.console_only => (&console, format!("Role: !GetAtt {}.Arn", r.name)),
                 None => (&console, format!("Role: !Ref {}Arn", r.name)),
             };

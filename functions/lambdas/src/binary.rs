@@ -102,6 +102,37 @@ impl Binary for Passkeys {
     }
 }
 
+/// The verification of a domain (`ciam_api::DOMAIN_ROUTES`), the only code that links the DNS
+/// resolver (docs/organizations-domains.md §1.1). It needs the store and the keys only (a `mail`
+/// claim's code is judged here, never sent): the other ports are [`crate::Unavailable`].
+pub struct Domains;
+
+impl Binary for Domains {
+    const NAME: &'static str = ciam_api::Binary::Domains.name();
+    const ROUTES: &'static [RouteDef] = ciam_api::DOMAIN_ROUTES;
+    const TABLE: &'static str = "ciam_api::DOMAIN_ROUTES";
+    const PAGES: &'static [PageDef] = &[];
+
+    async fn init(
+        route_id: &str,
+        settings: Settings,
+        sdk: aws_config::SdkConfig,
+    ) -> Result<Ready, String> {
+        init::init_store_and_keys(ciam_api::DOMAIN_ROUTES, route_id, settings, sdk).await
+    }
+
+    async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
+        serve_route(
+            Self::ROUTES,
+            route_id,
+            ready.ciam,
+            ready.origin,
+            ready.key_secrets,
+        )
+        .await
+    }
+}
+
 /// Every route id a function may serve, of both binaries: `ciam_api::all_routes()` and the
 /// pages. For tests and tools; a binary looks its id up in its own table only ([`route_id`]).
 pub fn route_ids() -> impl Iterator<Item = &'static str> {

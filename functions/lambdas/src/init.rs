@@ -221,7 +221,18 @@ pub async fn init_passkeys(
     settings: Settings,
     sdk: aws_config::SdkConfig,
 ) -> Result<Ready, String> {
-    let lambda = facts(ciam_api::CEREMONY_ROUTES, &[], route_id)?;
+    init_store_and_keys(ciam_api::CEREMONY_ROUTES, route_id, settings, sdk).await
+}
+
+/// The init of a binary whose routes use the store and the keys only (`passkeys`, `domains`):
+/// the notifier and the blob store are [`Unavailable`] and there is no KMS signer.
+pub async fn init_store_and_keys(
+    table: &'static [ciam_api::RouteDef],
+    route_id: &str,
+    settings: Settings,
+    sdk: aws_config::SdkConfig,
+) -> Result<Ready, String> {
+    let lambda = facts(table, &[], route_id)?;
     let no_signer = std::future::ready(Ok::<Signers, String>(Signers::default()));
     init_with(
         route_id,

@@ -39,7 +39,9 @@ mod unavailable;
 pub mod viewer;
 pub mod webhooks;
 
-pub use binary::{route_id, route_ids, run, run_from_env, Binary, Bootstrap, Passkeys, ROUTE_VAR};
+pub use binary::{
+    route_id, route_ids, run, run_from_env, Binary, Bootstrap, Domains, Passkeys, ROUTE_VAR,
+};
 pub use blob::S3Blobs;
 pub use init::{init, init_passkeys, init_webhooks, warm_up, KeysAtInit, Ready, WARM_UP_BUDGET};
 pub use notifier::AwsNotifier;

@@ -306,6 +306,17 @@ fn each_binary_refuses_the_routes_of_the_other() {
             "ciam_api::CEREMONY_ROUTES",
         ),
         (env!("CARGO_BIN_EXE_passkeys"), "", "CIAM_ROUTE is not set"),
+        // The DNS check is binary `domains`' only (docs/organizations-domains.md §1.1).
+        (
+            env!("CARGO_BIN_EXE_bootstrap"),
+            "org_domain_verify",
+            "ciam_api::ROUTES",
+        ),
+        (
+            env!("CARGO_BIN_EXE_domains"),
+            "auth_login_password",
+            "ciam_api::DOMAIN_ROUTES",
+        ),
         // The avatar decoder is binary `decoder`'s only function; `bootstrap` no longer runs it.
         (
             env!("CARGO_BIN_EXE_bootstrap"),

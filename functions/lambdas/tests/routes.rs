@@ -9,9 +9,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use ciam_api::{
-    all_routes, Table, BASE, CEREMONY_ROUTES, INTERNAL, PAGES, ROUTES, WEBHOOK_FUNCTIONS,
+    all_routes, Table, BASE, CEREMONY_ROUTES, DOMAIN_ROUTES, INTERNAL, PAGES, ROUTES,
+    WEBHOOK_FUNCTIONS,
 };
-use ciam_lambdas::{Binary, Bootstrap, Passkeys};
+use ciam_lambdas::{Binary, Bootstrap, Domains, Passkeys};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -27,6 +28,12 @@ fn template_text() -> String {
 /// The console's own stack (issue 30 item 6): its functions and the roles only they run as.
 fn console_text() -> String {
     let path = crate_dir().join("../../infra/console.yaml");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The organizations' own stack ("My company", `/ciam/v1/org/...`): its functions.
+fn org_text() -> String {
+    let path = crate_dir().join("../../infra/org.yaml");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -107,6 +114,8 @@ fn build_metadata(binary: &str) -> String {
 fn binary_of(id: &str) -> &'static str {
     if CEREMONY_ROUTES.iter().any(|r| r.id == id) {
         Passkeys::NAME
+    } else if DOMAIN_ROUTES.iter().any(|r| r.id == id) {
+        Domains::NAME
     } else if WEBHOOK_FUNCTIONS.iter().any(|f| f.id == id) {
         ciam_api::Binary::Webhooks.name()
     } else if INTERNAL.iter().any(|f| f.id == id) {
@@ -141,6 +150,7 @@ fn functions_by_route() -> BTreeMap<String, Resource> {
     // Both stacks' resources: their names are distinct (infra/tests check it).
     let mut all = resources(&template_text());
     all.extend(resources(&console_text()));
+    all.extend(resources(&org_text()));
     for (name, res) in &all {
         if res.kind != "AWS::Serverless::Function" {
             continue;
@@ -172,7 +182,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
     let ids: BTreeSet<String> = ciam_lambdas::route_ids().map(str::to_owned).collect();
     assert_eq!(
         ids.len(),
-        ROUTES.len() + CEREMONY_ROUTES.len() + PAGES.len(),
+        ROUTES.len() + CEREMONY_ROUTES.len() + DOMAIN_ROUTES.len() + PAGES.len(),
         "route ids must be unique across both tables (page ids are not route ids)"
     );
     for page in PAGES {
@@ -180,7 +190,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         assert!(ids.contains(id), "{id}: bootstrap serves every page");
     }
 
-    // The five binaries: nothing else in src/bin, no per-route main.
+    // The six binaries: nothing else in src/bin, no per-route main.
     let mut bins: Vec<String> = std::fs::read_dir(crate_dir().join("src").join("bin"))
         .expect("src/bin")
         .filter_map(Result::ok)
@@ -192,11 +202,12 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         vec![
             format!("{}.rs", Bootstrap::NAME),
             format!("{}.rs", ciam_api::Binary::Decoder.name()),
+            format!("{}.rs", Domains::NAME),
             format!("{}.rs", ciam_lambdas::hook::BINARY),
             format!("{}.rs", Passkeys::NAME),
             format!("{}.rs", ciam_api::Binary::Webhooks.name()),
         ],
-        "src/bin holds the five binaries"
+        "src/bin holds the six binaries"
     );
 
     let functions = functions_by_route();
@@ -248,11 +259,7 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
             );
         }
     }
-    assert_eq!(
-        builds.len(),
-        5,
-        "exactly five build definitions: {builds:?}"
-    );
+    assert_eq!(builds.len(), 6, "exactly six build definitions: {builds:?}");
     for w in WEBHOOK_FUNCTIONS {
         let f = &functions[w.id];
         assert!(
@@ -278,10 +285,12 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         );
         let path = format!("{BASE}{}", route.path);
         assert_eq!(f.values("Path"), vec![path.as_str()], "{}: path", route.id);
-        // The console's routes are on its own HTTP API (infra/console.yaml), the rest on the
-        // main one.
+        // The console's routes are on its own HTTP API (infra/console.yaml), "My company"'s
+        // on the organizations' (infra/org.yaml), the rest on the main one.
         let api = if matches!(route.auth, ciam_api::Auth::Console(_)) {
             "!Ref ConsoleApi"
+        } else if route.path.starts_with("/org/") {
+            "!Ref OrgApi"
         } else {
             "!Ref Api"
         };
@@ -343,8 +352,8 @@ fn routes_that_never_touch_the_table_get_no_access_to_it() {
 #[test]
 fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
     // Codes, notices to an account's old address, and the console's notices of what support
-    // did to an account (and the notices of a linked way in added or removed): the rows say so,
-    // and only these fifteen.
+    // did to an account (and the notices of a linked way in added or removed), and the codes
+    // that prove an organization's domain: the rows say so, and only these.
     let senders: Vec<&str> = all_routes()
         .filter(|r| r.lambda.messages)
         .map(|r| r.id)
@@ -357,6 +366,7 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "auth_phone",
             "auth_deactivation",
             "org_invite",
+            "org_domain_code",
             "auth_identities_confirm",
             "auth_identity_delete",
             "admin_account_unlock",
@@ -368,7 +378,8 @@ fn only_the_routes_that_send_codes_or_notices_may_send_mail_or_sms() {
             "admin_account_reset_passkeys",
             "admin_account_unlink_identity",
             "admin_account_identity",
-            "admin_org_invite"
+            "admin_org_invite",
+            "admin_org_domain_code",
         ]
     );
     let functions = functions_by_route();
@@ -414,6 +425,8 @@ fn each_binary_names_its_own_table_only() {
         "passkey",
         "decoder",
         "IMAGE_DECODER",
+        "Domains",
+        "DOMAIN_ROUTES",
     ] {
         assert!(!bootstrap.contains(never), "bootstrap.rs names {never}");
     }
@@ -435,5 +448,11 @@ fn each_binary_names_its_own_table_only() {
         "bootstrap serves ROUTES"
     );
     assert_eq!(ids(Passkeys::ROUTES), ids(CEREMONY_ROUTES));
+    assert_eq!(ids(Domains::ROUTES), ids(DOMAIN_ROUTES));
+    let domains = code(main(Domains::NAME));
+    assert!(domains.contains("run_from_env::<ciam_lambdas::Domains>()"));
+    for never in ["Bootstrap", "Passkeys"] {
+        assert!(!domains.contains(never), "domains.rs names {never}");
+    }
     assert!(Passkeys::PAGES.is_empty(), "pages run bootstrap");
 }

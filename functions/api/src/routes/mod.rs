@@ -20,6 +20,7 @@ mod admin;
 mod admin_apps;
 mod admin_export;
 mod admin_notes;
+mod admin_org_domains;
 mod admin_orgs;
 mod admin_suspend;
 mod admin_unlink;
@@ -36,6 +37,7 @@ mod me;
 mod meta;
 mod oidc;
 mod org;
+mod org_domains;
 mod passkeys;
 mod staff;
 mod tickets;
@@ -134,7 +136,7 @@ pub const MOCK_ROUTES: &[RouteDef] = &[
 ];
 
 pub fn all_routes() -> impl Iterator<Item = &'static RouteDef> {
-    ROUTES.iter().chain(CEREMONY_ROUTES)
+    ROUTES.iter().chain(CEREMONY_ROUTES).chain(DOMAIN_ROUTES)
 }
 
 /// The routes of binary `bootstrap`. Throttles (burst, rate per second) are the HTTP API's
@@ -197,6 +199,16 @@ pub const ROUTES: &[RouteDef] = &[
     route!("org_member_role",         PUT,    "/org/{orgId}/members/{userId}", org::set_role,      Session,       "setOrgMemberRole", WRITES),
     route!("org_member_remove",       DELETE, "/org/{orgId}/members/{userId}", org::remove,        Session,       "removeOrgMember",  WRITES),
     route!("org_audit",               GET,    "/org/{orgId}/audit",      org::audit_log,           Session,       "orgAuditLog",      WRITES),
+    // Its verified domains and the suggestions they make (org_domains.rs;
+    // docs/organizations-domains.md §5); the DNS check is `DOMAIN_ROUTES`'.
+    route!("org_domains",             GET,    "/org/{orgId}/domains",    org_domains::list,        Session,       "listOrgDomains",   WRITES),
+    route!("org_domain_add",          POST,   "/org/{orgId}/domains",    org_domains::add,         Session,       "addOrgDomain",     WRITES),
+    route!("org_domain",              GET,    "/org/{orgId}/domains/{domain}", org_domains::get,   Session,       "getOrgDomain",     WRITES),
+    route!("org_domain_enrolment",    PATCH,  "/org/{orgId}/domains/{domain}", org_domains::set_enrolment, Session, "setOrgDomainEnrolment", WRITES),
+    route!("org_domain_remove",       DELETE, "/org/{orgId}/domains/{domain}", org_domains::remove, Session,      "removeOrgDomain",  WRITES),
+    route!("org_domain_code",         POST,   "/org/{orgId}/domains/{domain}/code", org_domains::send_code, Session, "sendOrgDomainCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
+    route!("org_suggested",           GET,    "/org/suggested",          org_domains::suggested,   Session,       "listOrgSuggestions", WRITES),
+    route!("org_suggestion_answer",   POST,   "/org/suggested/{orgId}",  org_domains::answer,      Session,       "answerOrgSuggestion", WRITES),
     // Consents (consents.rs).
     route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),
@@ -282,6 +294,13 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_org_member",        POST,   "/admin/organizations/{orgId}/members/{userId}", admin_orgs::member, Console(Operator), "adminOrgMember", WRITES),
     route!("admin_org_invite",        POST,   "/admin/organizations/{orgId}/invitations", admin_orgs::invite, Console(Operator), "adminOrgInvite", WRITES.messages()),
     route!("admin_org_revoke",        DELETE, "/admin/organizations/{orgId}/invitations/{invId}", admin_orgs::revoke, Console(Operator), "adminRevokeOrgInvitation", WRITES),
+    // Its verified domains (admin_org_domains.rs); the DNS check is `DOMAIN_ROUTES`'.
+    route!("admin_org_domains",       GET,    "/admin/organizations/{orgId}/domains", admin_org_domains::list, Console(Viewer), "adminListOrgDomains", WRITES),
+    route!("admin_org_domain_add",    POST,   "/admin/organizations/{orgId}/domains", admin_org_domains::add, Console(Operator), "adminAddOrgDomain", WRITES),
+    route!("admin_org_domain",        GET,    "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::get, Console(Viewer), "adminGetOrgDomain", WRITES),
+    route!("admin_org_domain_enrolment", PATCH, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::set_enrolment, Console(Operator), "adminSetOrgDomainEnrolment", WRITES),
+    route!("admin_org_domain_remove", DELETE, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::remove, Console(Operator), "adminRemoveOrgDomain", WRITES),
+    route!("admin_org_domain_code",   POST,   "/admin/organizations/{orgId}/domains/{domain}/code", admin_org_domains::send_code, Console(Operator), "adminSendOrgDomainCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
     // Partner apps in the console (admin_apps.rs), the registry's only door (docs/partners.md
     // §1): any role reads, admins change (a reason, audited in the change's transaction).
     route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),
@@ -300,6 +319,16 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_app_webhook_delete", DELETE, "/admin/apps/{appId}/webhooks/{endpointId}", webhooks::remove, Console(Admin), "deleteWebhook", WRITES),
     route!("admin_app_webhook_deliveries", GET, "/admin/apps/{appId}/webhooks/{endpointId}/deliveries", webhooks::deliveries, Console(Viewer), "listWebhookDeliveries", WRITES),
     route!("admin_app_webhook_replay", POST,  "/admin/apps/{appId}/webhooks/{endpointId}/replay", webhooks::replay, Console(Admin), "replayWebhook", WRITES),
+];
+
+/// The verification of a domain by its TXT record (org_domains.rs, admin_org_domains.rs): binary
+/// `domains` (docs/organizations-domains.md §1.1), the only one that links the DNS resolver
+/// (ciam-core's feature `dns`); nothing reachable from `bootstrap` names this table. The same
+/// route proves a `mail` claim with its code (no message is sent from here).
+#[rustfmt::skip]
+pub const DOMAIN_ROUTES: &[RouteDef] = &[
+    route!("org_domain_verify",       POST,   "/org/{orgId}/domains/{domain}/verify", org_domains::verify, Session, "verifyOrgDomain", WRITES.keys(&[K::Code])),
+    route!("admin_org_domain_verify", POST,   "/admin/organizations/{orgId}/domains/{domain}/verify", admin_org_domains::verify, Console(Operator), "adminVerifyOrgDomain", WRITES.keys(&[K::Code])),
 ];
 
 /// The WebAuthn ceremonies (passkeys.rs): binary `passkeys` (docs/passkeys-design.md §1.4),

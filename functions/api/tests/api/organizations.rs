@@ -29,7 +29,13 @@ impl TestApp {
         self.admin_call(m, p, Some(token), body).await
     }
 
-    async fn invite(&self, token: &str, org: &str, to: &str, role: Option<&str>) -> TestResponse {
+    pub(crate) async fn invite(
+        &self,
+        token: &str,
+        org: &str,
+        to: &str,
+        role: Option<&str>,
+    ) -> TestResponse {
         let mut b = json!({ "to": to });
         if let Some(r) = role {
             b["role"] = json!(r);
@@ -38,14 +44,14 @@ impl TestApp {
         self.org_call(Method::POST, &p, token, Some(&b)).await
     }
 
-    async fn accept(&self, token: &str, invitation: &str) -> TestResponse {
+    pub(crate) async fn accept(&self, token: &str, invitation: &str) -> TestResponse {
         let b = json!({ "token": invitation });
         self.send_json(Method::POST, "/org/invitations/accept", Some(token), &b)
             .await
     }
 
     /// The token of the last invitation sent to `to` (from the link in its message).
-    fn invitation_for(&self, to: &str) -> String {
+    pub(crate) fn invitation_for(&self, to: &str) -> String {
         self.outbox
             .notices()
             .into_iter()
@@ -59,7 +65,7 @@ impl TestApp {
     }
 
     /// An active organization made by an operator, owned by `owner`: its id.
-    async fn org_owned_by(&self, operator: &str, owner: &str, name: &str) -> String {
+    pub(crate) async fn org_owned_by(&self, operator: &str, owner: &str, name: &str) -> String {
         let b = json!({ "reason": "contract", "nameEn": name, "ownerId": owner });
         self.org_call(Method::POST, "/admin/organizations", operator, Some(&b))
             .await

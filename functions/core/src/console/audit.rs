@@ -91,6 +91,8 @@ audit_actions! {
     OrgMemberRole = "org.memberRole", Org;
     OrgMemberRemove = "org.memberRemove", Org;
     OrgRevokeInvitation = "org.revokeInvitation", Org;
+    /// A change to the organization's verified domains (the detail: what and which domain).
+    OrgDomain = "org.domain", Org;
 }
 
 /// The JSON Schema of an entry's `action` on the wire: the enum of [`AuditAction::ALL`].

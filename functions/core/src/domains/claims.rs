@@ -149,6 +149,21 @@ pub async fn add(
     method: Method,
     by: &str,
 ) -> Result<Claim> {
+    add_with(store, entropy, now, org, domain, method, by, Vec::new()).await
+}
+
+/// [`add`], `extra` (the audit entries) written with the claim in one transaction.
+#[allow(clippy::too_many_arguments)]
+pub async fn add_with(
+    store: &dyn Store,
+    entropy: &dyn Entropy,
+    now: i64,
+    org: &OrgId,
+    domain: &DomainName,
+    method: Method,
+    by: &str,
+    extra: Vec<TxOp>,
+) -> Result<Claim> {
     let (owner, claims) = tokio::join!(owner_of(store, domain), list(store, org));
     if owner?.is_some() {
         return Err(Reason::DOMAIN_ALREADY_VERIFIED.into());
@@ -181,8 +196,19 @@ pub async fn add(
         .expires(now + PENDING_TTL);
     // Never over a claim verified since the list was read.
     let cond = Cond::NotExists.or(Cond::eq("status", "pending"));
-    match store.put(item, Some(cond)).await {
-        Err(StoreError::ConditionFailed) => Err(Reason::DOMAIN_ALREADY_VERIFIED.into()),
+    let written = if extra.is_empty() {
+        store.put(item, Some(cond)).await
+    } else {
+        let put = TxOp::Put {
+            item,
+            cond: Some(cond),
+        };
+        store
+            .transact(std::iter::once(put).chain(extra).collect())
+            .await
+    };
+    match written {
+        Err(e) if e.is_condition_failed() => Err(Reason::DOMAIN_ALREADY_VERIFIED.into()),
         r => r.map(|()| claim).map_err(Error::from),
     }
 }
@@ -242,7 +268,17 @@ pub async fn mark_verified(
 /// organization). Members already enrolled stay. DOMAIN_NOT_FOUND when there was no claim.
 /// Round trips: 1.
 pub async fn remove(store: &dyn Store, org: &OrgId, domain: &DomainName) -> Result<()> {
-    let ops = vec![
+    remove_with(store, org, domain, Vec::new()).await
+}
+
+/// [`remove`], `extra` (the audit entries) in its transaction.
+pub async fn remove_with(
+    store: &dyn Store,
+    org: &OrgId,
+    domain: &DomainName,
+    extra: Vec<TxOp>,
+) -> Result<()> {
+    let ops: Vec<TxOp> = vec![
         TxOp::Delete {
             key: claim_key(org, domain),
             cond: Some(Cond::Exists),
@@ -251,7 +287,10 @@ pub async fn remove(store: &dyn Store, org: &OrgId, domain: &DomainName) -> Resu
             key: owner_key(domain),
             cond: Some(Cond::NotExists.or(Cond::eq("org", org.as_str()))),
         },
-    ];
+    ]
+    .into_iter()
+    .chain(extra.iter().cloned())
+    .collect();
     match store.transact(ops).await {
         Err(StoreError::TxCanceled(reasons))
             if reasons.first() == Some(&CancelReason::ConditionFailed) =>
@@ -260,13 +299,26 @@ pub async fn remove(store: &dyn Store, org: &OrgId, domain: &DomainName) -> Resu
         }
         Err(StoreError::TxCanceled(_)) => {
             // Another organization owns it: this organization's claim was only pending.
-            store
-                .delete(&claim_key(org, domain), Some(Cond::Exists))
-                .await
-                .map_err(|e| match e {
-                    StoreError::ConditionFailed => Reason::DOMAIN_NOT_FOUND.into(),
-                    e => Error::from(e),
-                })
+            let delete = TxOp::Delete {
+                key: claim_key(org, domain),
+                cond: Some(Cond::Exists),
+            };
+            let done = if extra.is_empty() {
+                store
+                    .delete(&claim_key(org, domain), Some(Cond::Exists))
+                    .await
+            } else {
+                store
+                    .transact(std::iter::once(delete).chain(extra).collect())
+                    .await
+            };
+            done.map_err(|e| {
+                if e.is_condition_failed() {
+                    Reason::DOMAIN_NOT_FOUND.into()
+                } else {
+                    Error::from(e)
+                }
+            })
         }
         r => r.map_err(Error::from),
     }
@@ -279,6 +331,17 @@ pub async fn set_enrolment(
     org: &OrgId,
     domain: &DomainName,
     enrolment: Enrolment,
+) -> Result<Claim> {
+    set_enrolment_with(store, org, domain, enrolment, Vec::new()).await
+}
+
+/// [`set_enrolment`], `extra` (the audit entries) in its transaction.
+pub async fn set_enrolment_with(
+    store: &dyn Store,
+    org: &OrgId,
+    domain: &DomainName,
+    enrolment: Enrolment,
+    extra: Vec<TxOp>,
 ) -> Result<Claim> {
     let mut claim = get(store, org, domain).await?;
     let set = || vec![Update::Set("enrolment".into(), enrolment.as_str().into())];
@@ -294,6 +357,7 @@ pub async fn set_enrolment(
             cond: Some(Cond::eq("org", org.as_str())),
         });
     }
+    ops.extend(extra);
     match store.transact(ops).await {
         Err(e) if e.is_condition_failed() => return Err(Reason::DOMAIN_NOT_FOUND.into()),
         r => r.map_err(Error::from)?,

@@ -8,6 +8,7 @@ pub mod dns;
 #[cfg(feature = "dns")]
 mod dns_tests;
 pub mod enrol;
+pub mod manage;
 pub mod name;
 pub mod public;
 pub mod txt;

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::org::OrgId;
 use crate::validate::{Email, Identity};
 use crate::{Ciam, Lang, Purpose, Reason};
+use ciam_store::TxOp;
 
 /// The mailboxes whose code proves a domain: the CA/Browser Forum Baseline Requirements'
 /// constructed addresses (§3.2.2.4.4).
@@ -59,6 +60,17 @@ pub async fn by_dns(
     org: &OrgId,
     domain: &DomainName,
 ) -> Result<Claim> {
+    by_dns_with(ciam, lookup, org, domain, Vec::new()).await
+}
+
+/// [`by_dns`], `extra` (the audit entries) in the verifying transaction.
+pub async fn by_dns_with(
+    ciam: &Ciam,
+    lookup: &dyn TxtLookup,
+    org: &OrgId,
+    domain: &DomainName,
+    extra: Vec<TxOp>,
+) -> Result<Claim> {
     let mut claim = claims::get(ciam.store.as_ref(), org, domain).await?;
     if claim.verified_at.is_some() {
         return Ok(claim);
@@ -66,7 +78,7 @@ pub async fn by_dns(
     claim = claim_for(claim, Method::Dns)?;
     txt::check(lookup, domain, &claim.token).await?;
     let now = ciam.now();
-    claims::mark_verified(ciam.store.as_ref(), now, org, &claim, vec![]).await?;
+    claims::mark_verified(ciam.store.as_ref(), now, org, &claim, extra).await?;
     claim.verified_at = Some(now);
     Ok(claim)
 }
@@ -99,6 +111,18 @@ pub async fn by_mail(
     typed: &str,
     code: &str,
 ) -> Result<Claim> {
+    by_mail_with(ciam, org, domain, typed, code, Vec::new()).await
+}
+
+/// [`by_mail`], `extra` (the audit entries) in the verifying transaction.
+pub async fn by_mail_with(
+    ciam: &Ciam,
+    org: &OrgId,
+    domain: &DomainName,
+    typed: &str,
+    code: &str,
+    extra: Vec<TxOp>,
+) -> Result<Claim> {
     let id = admin_address(domain, typed)?;
     let (claim, stored) = tokio::join!(
         claims::get(ciam.store.as_ref(), org, domain),
@@ -116,7 +140,7 @@ pub async fn by_mail(
         now,
         org,
         &claim,
-        vec![verified.consume],
+        std::iter::once(verified.consume).chain(extra).collect(),
     )
     .await?;
     claim.verified_at = Some(now);

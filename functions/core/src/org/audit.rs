@@ -56,6 +56,13 @@ org_actions! {
     /// A connection turned on or off (the detail: its status after).
     ConnectionStatus = "connection.status";
     ConnectionDelete = "connection.delete";
+    /// A domain claimed (the detail: its verification method).
+    DomainAdd = "domain.add";
+    /// A domain verified (the detail: by which method).
+    DomainVerify = "domain.verify";
+    /// A domain's enrolment changed (the detail: the new one).
+    DomainEnrolment = "domain.enrolment";
+    DomainRemove = "domain.remove";
 }
 
 /// Who did it: a user id and their role as the entry shows it (an organization role or a
@@ -76,7 +83,8 @@ pub struct Entry {
     pub actor: String,
     pub actor_role: String,
     pub action: String,
-    /// The member (user id) or invitation (invId) acted on; empty when the organization itself.
+    /// The member (user id), invitation (invId) or domain acted on; empty when the organization
+    /// itself.
     pub target: String,
     pub reason: Option<String>,
     pub detail: Option<String>,

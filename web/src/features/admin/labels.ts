@@ -215,4 +215,5 @@ export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMe
   'org.memberRole': { id: 'admin.audit.act.orgMemberRole', defaultMessage: "Changed a member's role in an organization" },
   'org.memberRemove': { id: 'admin.audit.act.orgMemberRemove', defaultMessage: 'Removed a member from an organization' },
   'org.revokeInvitation': { id: 'admin.audit.act.orgRevokeInvitation', defaultMessage: 'Revoked an invitation into an organization' },
+  'org.domain': { id: 'admin.audit.act.orgDomain', defaultMessage: "Changed an organization's domains" },
 });
