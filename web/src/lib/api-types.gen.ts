@@ -194,6 +194,12 @@ export type AllowedApp = {
   scopes: ("avatar" | "nickname" | "company" | "phone" | "email")[];
 };
 
+/** The answer's outcome. */
+export type Answered = {
+  /** The new membership when accepted (the organization's default role); none when declined. */
+  membership: Membership | null;
+};
+
 /** An app as its admin sees it (never its secret). */
 export type App = {
   appId: string;
@@ -270,7 +276,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove" | "org.revokeInvitation";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove" | "org.revokeInvitation" | "org.domain";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -402,6 +408,12 @@ export type DirectoryEntry = {
 export type DirectoryPage = {
   accounts: DirectoryEntry[];
   next?: string;
+};
+
+/** The organization's domains. */
+export type Domains = {
+  /** By domain, pending and verified (at most 20). */
+  domains: OrgDomain[];
 };
 
 /** What the SPA's end-session page shows before anything ends. */
@@ -692,7 +704,8 @@ export type OrgAuditEntry = {
   cursor: string;
   detail: string | null;
   reason: string | null;
-  /** The member (user id) or invitation (invId) acted on; empty when the organization itself. */
+  /** The member (user id), invitation (invId) or domain acted on; empty when the organization
+itself. */
   target: string;
 };
 
@@ -713,6 +726,29 @@ export type OrgDetail = {
   /** A page of members (50, by user id; `after`: the last user id of the previous page). */
   members: Membership[];
   organization: Organization;
+};
+
+/** A domain of the organization as its admins and the console see it. */
+export type OrgDomain = {
+  /** Unix seconds. */
+  addedAt: number;
+  addedBy: string;
+  /** As people read it (U-labels), e.g. `例子.公司`. */
+  display: string;
+  /** As stored and as in paths (A-labels, lower case), e.g. `xn--fsqu00a.xn--55qx5d`. */
+  domain: string;
+  /** `off`, `suggest` or `automatic`. */
+  enrolment: string;
+  /** When a pending claim goes away (Unix seconds); none once verified. */
+  expiresAt: number | null;
+  /** `dns` or `mail`. */
+  method: string;
+  /** The record to publish (a `dns` claim's; none for `mail`). */
+  record: TxtRecord | null;
+  /** `pending` or `verified`. */
+  status: string;
+  /** Unix seconds; none while pending. */
+  verifiedAt: number | null;
 };
 
 /** The `organization.invitation_accepted` event (the Standard Webhooks body). A person accepted an invitation into an organization (sent with its `organization.member_added`). */
@@ -1073,6 +1109,22 @@ export type StaffLink = {
 /** Where an organization stands. */
 export type Status = "active" | string;
 
+/** An organization suggested to the person. */
+export type Suggested = {
+  /** Unix seconds. */
+  at: number;
+  /** The verified domain of the person's proven mail that suggested it. */
+  domain: string;
+  nameEn: string;
+  nameZh: string;
+  orgId: string;
+};
+
+/** The person's suggestions. */
+export type SuggestedList = {
+  suggestions: Suggested[];
+};
+
 /** A company name written on accounts, and how many accounts wrote it. */
 export type Suggestion = {
   accounts: number;
@@ -1147,6 +1199,16 @@ export type TwoFactorChangedEvent = {
   timestamp: string;
   /** The event kind. */
   type: "two_factor.changed";
+};
+
+/** The TXT record a `dns` claim asks for. */
+export type TxtRecord = {
+  /** `_ciam-verify.<domain>`. */
+  name: string;
+  /** Always `TXT`. */
+  type: string;
+  /** `ciam-verify=<token>`. */
+  value: string;
 };
 
 /** The uploaded avatar. */
@@ -1624,6 +1686,68 @@ export type AdminApproveOrganizationResponse = Organization;
 
 /** The body of POST /admin/organizations/{orgId}/approve. */
 export type AdminApproveOrganizationRequest = AdminEndSessionsRequest;
+
+/** GET /admin/organizations/{orgId}/domains: An organization's domains */
+export type AdminListOrgDomainsResponse = Domains;
+
+/** POST /admin/organizations/{orgId}/domains: Add a domain to an organization */
+export type AdminAddOrgDomainResponse = OrgDomain;
+
+/** The body of POST /admin/organizations/{orgId}/domains. */
+export type AdminAddOrgDomainRequest = {
+  /** The domain, e.g. `acme.com`. */
+  domain: string;
+  /** `dns` or `mail`. */
+  method: string;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+};
+
+/** DELETE /admin/organizations/{orgId}/domains/{domain}: Remove an organization's domain */
+export type AdminRemoveOrgDomainResponse = Ok;
+
+/** The body of DELETE /admin/organizations/{orgId}/domains/{domain}. */
+export type AdminRemoveOrgDomainRequest = AdminEndSessionsRequest;
+
+/** GET /admin/organizations/{orgId}/domains/{domain}: An organization's domain */
+export type AdminGetOrgDomainResponse = OrgDomain;
+
+/** PATCH /admin/organizations/{orgId}/domains/{domain}: Set an organization's domain enrolment */
+export type AdminSetOrgDomainEnrolmentResponse = OrgDomain;
+
+/** The body of PATCH /admin/organizations/{orgId}/domains/{domain}. */
+export type AdminSetOrgDomainEnrolmentRequest = {
+  /** `off`, `suggest` or `automatic`. */
+  enrolment: string;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+};
+
+/** POST /admin/organizations/{orgId}/domains/{domain}/code: Send an organization's domain code */
+export type AdminSendOrgDomainCodeResponse = Ok;
+
+/** The body of POST /admin/organizations/{orgId}/domains/{domain}/code. */
+export type AdminSendOrgDomainCodeRequest = {
+  /** base64 ALTCHA payload */
+  captcha: string;
+  /** An administrative address at the domain. */
+  mail: string;
+  /** Why (required; recorded with the verification). */
+  reason: string;
+};
+
+/** POST /admin/organizations/{orgId}/domains/{domain}/verify: Verify an organization's domain */
+export type AdminVerifyOrgDomainResponse = OrgDomain;
+
+/** The body of POST /admin/organizations/{orgId}/domains/{domain}/verify. */
+export type AdminVerifyOrgDomainRequest = {
+  /** `mail` claims: the code. */
+  code?: string | null;
+  /** `mail` claims: the administrative address the code went to. */
+  mail?: string | null;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+};
 
 /** POST /admin/organizations/{orgId}/invitations: Invite into an organization */
 export type AdminOrgInviteResponse = Invitation;
@@ -2217,11 +2341,76 @@ export type RequestOrganizationRequest = {
   nameZh?: string | null;
 };
 
+/** GET /org/suggested: Organizations suggested to me */
+export type ListOrgSuggestionsResponse = SuggestedList;
+
+/** POST /org/suggested/{orgId}: Accept or decline a suggestion */
+export type AnswerOrgSuggestionResponse = Answered;
+
+/** The body of POST /org/suggested/{orgId}. */
+export type AnswerOrgSuggestionRequest = {
+  /** true: join; false: decline (not suggested again for this organization). */
+  accept: boolean;
+};
+
 /** GET /org/{orgId}: An organization, its members and invitations */
 export type GetOrganizationResponse = OrgPage;
 
 /** GET /org/{orgId}/audit: The organization's audit log */
 export type OrgAuditLogResponse = OrgAudit;
+
+/** GET /org/{orgId}/domains: The organization's domains */
+export type ListOrgDomainsResponse = Domains;
+
+/** POST /org/{orgId}/domains: Add a domain */
+export type AddOrgDomainResponse = OrgDomain;
+
+/** The body of POST /org/{orgId}/domains. */
+export type AddOrgDomainRequest = {
+  /** The domain, e.g. `acme.com` or `例子.公司`. */
+  domain: string;
+  /** How it will be proven: `dns` (a TXT record) or `mail` (a code sent to an administrative
+mailbox at the domain). */
+  method: string;
+};
+
+/** DELETE /org/{orgId}/domains/{domain}: Remove a domain */
+export type RemoveOrgDomainResponse = Ok;
+
+/** GET /org/{orgId}/domains/{domain}: A domain of the organization */
+export type GetOrgDomainResponse = OrgDomain;
+
+/** PATCH /org/{orgId}/domains/{domain}: Set a domain's enrolment */
+export type SetOrgDomainEnrolmentResponse = OrgDomain;
+
+/** The body of PATCH /org/{orgId}/domains/{domain}. */
+export type SetOrgDomainEnrolmentRequest = {
+  /** `off`, `suggest` (people who prove an address there are offered to join) or `automatic`
+(they join with the organization's default role). */
+  enrolment: string;
+};
+
+/** POST /org/{orgId}/domains/{domain}/code: Send a domain's mail code */
+export type SendOrgDomainCodeResponse = Ok;
+
+/** The body of POST /org/{orgId}/domains/{domain}/code. */
+export type SendOrgDomainCodeRequest = {
+  /** base64 ALTCHA payload */
+  captcha: string;
+  /** `admin`, `administrator`, `webmaster`, `hostmaster` or `postmaster` at the domain. */
+  mail: string;
+};
+
+/** POST /org/{orgId}/domains/{domain}/verify: Verify a domain */
+export type VerifyOrgDomainResponse = OrgDomain;
+
+/** The body of POST /org/{orgId}/domains/{domain}/verify. */
+export type VerifyOrgDomainRequest = {
+  /** `mail` claims: the code. */
+  code?: string | null;
+  /** `mail` claims: the administrative address the code went to. */
+  mail?: string | null;
+};
 
 /** POST /org/{orgId}/invitations: Invite a colleague */
 export type InviteToOrganizationResponse = Invitation;
@@ -2295,6 +2484,13 @@ export interface Operations {
   adminGetOrganization: { method: "GET"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: AdminGetOrganizationResponse };
   adminPatchOrganization: { method: "PATCH"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: undefined; request: AdminPatchOrganizationRequest; response: AdminPatchOrganizationResponse };
   adminApproveOrganization: { method: "POST"; path: "/admin/organizations/{orgId}/approve"; params: { orgId: string }; query: undefined; request: AdminApproveOrganizationRequest; response: AdminApproveOrganizationResponse };
+  adminListOrgDomains: { method: "GET"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: AdminListOrgDomainsResponse };
+  adminAddOrgDomain: { method: "POST"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AdminAddOrgDomainRequest; response: AdminAddOrgDomainResponse };
+  adminRemoveOrgDomain: { method: "DELETE"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: AdminRemoveOrgDomainRequest; response: AdminRemoveOrgDomainResponse };
+  adminGetOrgDomain: { method: "GET"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: AdminGetOrgDomainResponse };
+  adminSetOrgDomainEnrolment: { method: "PATCH"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: AdminSetOrgDomainEnrolmentRequest; response: AdminSetOrgDomainEnrolmentResponse };
+  adminSendOrgDomainCode: { method: "POST"; path: "/admin/organizations/{orgId}/domains/{domain}/code"; params: { orgId: string; domain: string }; query: undefined; request: AdminSendOrgDomainCodeRequest; response: AdminSendOrgDomainCodeResponse };
+  adminVerifyOrgDomain: { method: "POST"; path: "/admin/organizations/{orgId}/domains/{domain}/verify"; params: { orgId: string; domain: string }; query: undefined; request: AdminVerifyOrgDomainRequest; response: AdminVerifyOrgDomainResponse };
   adminOrgInvite: { method: "POST"; path: "/admin/organizations/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: AdminOrgInviteRequest; response: AdminOrgInviteResponse };
   adminRevokeOrgInvitation: { method: "DELETE"; path: "/admin/organizations/{orgId}/invitations/{invId}"; params: { orgId: string; invId: string }; query: undefined; request: AdminRevokeOrgInvitationRequest; response: AdminRevokeOrgInvitationResponse };
   adminOrgMember: { method: "POST"; path: "/admin/organizations/{orgId}/members/{userId}"; params: { orgId: string; userId: string }; query: undefined; request: AdminOrgMemberRequest; response: AdminOrgMemberResponse };
@@ -2387,8 +2583,17 @@ export interface Operations {
   acceptOrgInvitation: { method: "POST"; path: "/org/invitations/accept"; params: undefined; query: undefined; request: AcceptOrgInvitationRequest; response: AcceptOrgInvitationResponse };
   listMyOrganizations: { method: "GET"; path: "/org/mine"; params: undefined; query: undefined; request: undefined; response: ListMyOrganizationsResponse };
   requestOrganization: { method: "POST"; path: "/org/requests"; params: undefined; query: undefined; request: RequestOrganizationRequest; response: RequestOrganizationResponse };
+  listOrgSuggestions: { method: "GET"; path: "/org/suggested"; params: undefined; query: undefined; request: undefined; response: ListOrgSuggestionsResponse };
+  answerOrgSuggestion: { method: "POST"; path: "/org/suggested/{orgId}"; params: { orgId: string }; query: undefined; request: AnswerOrgSuggestionRequest; response: AnswerOrgSuggestionResponse };
   getOrganization: { method: "GET"; path: "/org/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: GetOrganizationResponse };
   orgAuditLog: { method: "GET"; path: "/org/{orgId}/audit"; params: { orgId: string }; query: { cursor?: string }; request: undefined; response: OrgAuditLogResponse };
+  listOrgDomains: { method: "GET"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: ListOrgDomainsResponse };
+  addOrgDomain: { method: "POST"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AddOrgDomainRequest; response: AddOrgDomainResponse };
+  removeOrgDomain: { method: "DELETE"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: RemoveOrgDomainResponse };
+  getOrgDomain: { method: "GET"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: GetOrgDomainResponse };
+  setOrgDomainEnrolment: { method: "PATCH"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: SetOrgDomainEnrolmentRequest; response: SetOrgDomainEnrolmentResponse };
+  sendOrgDomainCode: { method: "POST"; path: "/org/{orgId}/domains/{domain}/code"; params: { orgId: string; domain: string }; query: undefined; request: SendOrgDomainCodeRequest; response: SendOrgDomainCodeResponse };
+  verifyOrgDomain: { method: "POST"; path: "/org/{orgId}/domains/{domain}/verify"; params: { orgId: string; domain: string }; query: undefined; request: VerifyOrgDomainRequest; response: VerifyOrgDomainResponse };
   inviteToOrganization: { method: "POST"; path: "/org/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: InviteToOrganizationRequest; response: InviteToOrganizationResponse };
   revokeOrgInvitation: { method: "DELETE"; path: "/org/{orgId}/invitations/{invId}"; params: { orgId: string; invId: string }; query: undefined; request: undefined; response: RevokeOrgInvitationResponse };
   removeOrgMember: { method: "DELETE"; path: "/org/{orgId}/members/{userId}"; params: { orgId: string; userId: string }; query: undefined; request: undefined; response: RemoveOrgMemberResponse };
@@ -2436,6 +2641,13 @@ export interface Routes {
   "GET /admin/organizations/{orgId}": Operations["adminGetOrganization"];
   "PATCH /admin/organizations/{orgId}": Operations["adminPatchOrganization"];
   "POST /admin/organizations/{orgId}/approve": Operations["adminApproveOrganization"];
+  "GET /admin/organizations/{orgId}/domains": Operations["adminListOrgDomains"];
+  "POST /admin/organizations/{orgId}/domains": Operations["adminAddOrgDomain"];
+  "DELETE /admin/organizations/{orgId}/domains/{domain}": Operations["adminRemoveOrgDomain"];
+  "GET /admin/organizations/{orgId}/domains/{domain}": Operations["adminGetOrgDomain"];
+  "PATCH /admin/organizations/{orgId}/domains/{domain}": Operations["adminSetOrgDomainEnrolment"];
+  "POST /admin/organizations/{orgId}/domains/{domain}/code": Operations["adminSendOrgDomainCode"];
+  "POST /admin/organizations/{orgId}/domains/{domain}/verify": Operations["adminVerifyOrgDomain"];
   "POST /admin/organizations/{orgId}/invitations": Operations["adminOrgInvite"];
   "DELETE /admin/organizations/{orgId}/invitations/{invId}": Operations["adminRevokeOrgInvitation"];
   "POST /admin/organizations/{orgId}/members/{userId}": Operations["adminOrgMember"];
@@ -2528,8 +2740,17 @@ export interface Routes {
   "POST /org/invitations/accept": Operations["acceptOrgInvitation"];
   "GET /org/mine": Operations["listMyOrganizations"];
   "POST /org/requests": Operations["requestOrganization"];
+  "GET /org/suggested": Operations["listOrgSuggestions"];
+  "POST /org/suggested/{orgId}": Operations["answerOrgSuggestion"];
   "GET /org/{orgId}": Operations["getOrganization"];
   "GET /org/{orgId}/audit": Operations["orgAuditLog"];
+  "GET /org/{orgId}/domains": Operations["listOrgDomains"];
+  "POST /org/{orgId}/domains": Operations["addOrgDomain"];
+  "DELETE /org/{orgId}/domains/{domain}": Operations["removeOrgDomain"];
+  "GET /org/{orgId}/domains/{domain}": Operations["getOrgDomain"];
+  "PATCH /org/{orgId}/domains/{domain}": Operations["setOrgDomainEnrolment"];
+  "POST /org/{orgId}/domains/{domain}/code": Operations["sendOrgDomainCode"];
+  "POST /org/{orgId}/domains/{domain}/verify": Operations["verifyOrgDomain"];
   "POST /org/{orgId}/invitations": Operations["inviteToOrganization"];
   "DELETE /org/{orgId}/invitations/{invId}": Operations["revokeOrgInvitation"];
   "DELETE /org/{orgId}/members/{userId}": Operations["removeOrgMember"];
