@@ -21,6 +21,7 @@ mod admin_apps;
 mod admin_export;
 mod admin_notes;
 mod admin_org_domains;
+mod admin_org_members;
 mod admin_orgs;
 mod admin_suspend;
 mod admin_unlink;
@@ -291,9 +292,9 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_org_patch",         PATCH,  "/admin/organizations/{orgId}", admin_orgs::patch,   Console(Operator), "adminPatchOrganization", WRITES),
     route!("admin_org_approve",       POST,   "/admin/organizations/{orgId}/approve", admin_orgs::approve, Console(Operator), "adminApproveOrganization", WRITES),
     route!("admin_org_refuse",        POST,   "/admin/organizations/{orgId}/refuse", admin_orgs::refuse, Console(Operator), "adminRefuseOrganization", WRITES),
-    route!("admin_org_member",        POST,   "/admin/organizations/{orgId}/members/{userId}", admin_orgs::member, Console(Operator), "adminOrgMember", WRITES),
-    route!("admin_org_invite",        POST,   "/admin/organizations/{orgId}/invitations", admin_orgs::invite, Console(Operator), "adminOrgInvite", WRITES.messages()),
-    route!("admin_org_revoke",        DELETE, "/admin/organizations/{orgId}/invitations/{invId}", admin_orgs::revoke, Console(Operator), "adminRevokeOrgInvitation", WRITES),
+    route!("admin_org_member",        POST,   "/admin/organizations/{orgId}/members/{userId}", admin_org_members::member, Console(Operator), "adminOrgMember", WRITES),
+    route!("admin_org_invite",        POST,   "/admin/organizations/{orgId}/invitations", admin_org_members::invite, Console(Operator), "adminOrgInvite", WRITES.messages()),
+    route!("admin_org_revoke",        DELETE, "/admin/organizations/{orgId}/invitations/{invId}", admin_org_members::revoke, Console(Operator), "adminRevokeOrgInvitation", WRITES),
     // Its verified domains (admin_org_domains.rs); the DNS check is `DOMAIN_ROUTES`'.
     route!("admin_org_domains",       GET,    "/admin/organizations/{orgId}/domains", admin_org_domains::list, Console(Viewer), "adminListOrgDomains", WRITES),
     route!("admin_org_domain_add",    POST,   "/admin/organizations/{orgId}/domains", admin_org_domains::add, Console(Operator), "adminAddOrgDomain", WRITES),
