@@ -116,7 +116,7 @@ test('no hand-written operation type: object types come from the generated file'
 });
 
 test('the check sees a hand copy (a scratch declaration of a generated answer)', () => {
-  const scratch = 'export interface ConsentContext {\n  appId: string;\n  name: string;\n  logo: string;\n  scopes: string[];\n  granted: boolean;\n  cancelUrl: string;\n}\n';
+  const scratch = 'export interface ConsentContext {\n  appId: string;\n  name: string;\n  logo: string;\n  scopes: string[];\n  granted: boolean;\n  cancelUrl: string;\n  privacyUrl: string;\n}\n';
   const [d] = declaredShapes(scratch);
   assert.equal(d?.name, 'ConsentContext');
   assert.ok(copied(d.keys), 'a copy of the generated ConsentContext is found');
