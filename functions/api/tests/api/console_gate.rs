@@ -42,7 +42,8 @@ fn valid(r: &RouteDef, t: &Targets) -> (Method, String, Option<Value>) {
         .replace("{appId}", &t.app)
         .replace("{endpointId}", &t.endpoint)
         .replace("{orgId}", "org_0123456789abcdef")
-        .replace("{invId}", "inv_0123456789abcdef");
+        .replace("{invId}", "inv_0123456789abcdef")
+        .replace("{domain}", "walk.example.com");
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={}", t.user)),
         "/admin/audit" | "/admin/directory" => {
@@ -81,6 +82,15 @@ fn valid(r: &RouteDef, t: &Targets) -> (Method, String, Option<Value>) {
         }
         ("POST", "/admin/organizations/{orgId}/invitations") => {
             Some(json!({ "reason": reason, "to": "invited@example.com" }))
+        }
+        ("POST", "/admin/organizations/{orgId}/domains") => Some(json!({
+            "reason": reason, "domain": "walk.example.com", "method": "dns",
+        })),
+        ("PATCH", "/admin/organizations/{orgId}/domains/{domain}") => {
+            Some(json!({ "reason": reason, "enrolment": "off" }))
+        }
+        ("POST", "/admin/organizations/{orgId}/domains/{domain}/code") => {
+            Some(json!({ "reason": reason, "mail": "admin@walk.example.com" }))
         }
         ("DELETE", "/admin/roles/{userId}") | ("GET", _) => None,
         _ => Some(json!({ "reason": reason })),

@@ -181,7 +181,14 @@ impl Staff {
     /// The same over the engine of `app` (dynamo.rs passes one on DynamoDB Local).
     pub(crate) async fn spawn_with(app: TestApp) -> Staff {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        // A path of its own under the port: the adapter keeps discovery documents per issuer for
+        // the life of the process, and a port of an ended test may serve a later one.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let tag = format!(
+            "idp{}",
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        let issuer = format!("http://{}/{tag}", listener.local_addr().unwrap());
         let app = app.configure(|c| {
             c.public_url = "https://id.ciam.example".into();
             c.staff_idp = Some(StaffIdp {
@@ -201,11 +208,14 @@ impl Staff {
             tokens: Arc::default(),
             endpoints: Arc::default(),
         };
-        let router = axum::Router::new()
-            .route("/.well-known/openid-configuration", get(discovery))
-            .route("/token", post(token))
-            .route("/me", get(userinfo))
-            .with_state(idp.clone());
+        let router = axum::Router::new().nest(
+            &format!("/{tag}"),
+            axum::Router::new()
+                .route("/.well-known/openid-configuration", get(discovery))
+                .route("/token", post(token))
+                .route("/me", get(userinfo))
+                .with_state(idp.clone()),
+        );
         tokio::spawn(async move { axum::serve(listener, router).await });
         Staff { app, idp }
     }
