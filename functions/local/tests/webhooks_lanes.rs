@@ -274,8 +274,13 @@ async fn ten_thousand_profile_changes_make_a_bounded_number_of_deliveries() {
     assert!(wait_for(&busy, kept.len(), Duration::from_secs(20)).await);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(busy.lock().unwrap().len(), kept.len());
-    let last = busy.lock().unwrap().last().unwrap().1.clone();
-    assert!(last.contains("n9999"), "{last}");
+    // Deliveries keep no order (docs/partners.md §10: order by `timestamp`): the last change is
+    // among them, wherever it arrived.
+    let delivered: Vec<String> = busy.lock().unwrap().iter().map(|d| d.1.clone()).collect();
+    assert!(
+        delivered.iter().any(|d| d.contains("\"n9999\"")),
+        "{delivered:?}"
+    );
     // The other account's change was delivered promptly once its window ended (on the clock).
     assert!(wait_for(&other, 1, Duration::from_secs(5)).await);
     let got = other.lock().unwrap()[0].clone();
