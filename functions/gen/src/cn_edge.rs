@@ -133,7 +133,8 @@ pub(crate) const PROVIDER_PARAMETERS: &str = "  # China has no SES and no SNS SM
     AllowedPattern: ^[A-Za-z0-9_@=,.-]*$
     Description: >-
       Aliyun template codes per purpose and language, purpose[@lang]=code,... (register, login,
-      resetPassword, bind, each in zh-CN and en-US or language-less; notice kinds optional).
+      resetPassword, bind, each in zh-CN and en-US or language-less; notice kinds optional;
+      orgInvitation needed for invitations to phones, docs/china-messaging.md).
   TencentSmsSdkAppId:
     Type: String
     Default: \"\"

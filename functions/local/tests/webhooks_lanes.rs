@@ -254,8 +254,11 @@ async fn ten_thousand_profile_changes_make_a_bounded_number_of_deliveries() {
             };
             let op = events::op_for(&c, &calm, Kind::UserUpdated, nickname("calm")).unwrap();
             c.store.transact(vec![op]).await.unwrap();
-            calm_window_end =
-                Some(c.now() - c.now() % events::COALESCE_SECS + events::COALESCE_SECS);
+            calm_window_end = Some(
+                c.now() - c.now() % events::COALESCE_SECS
+                    + events::COALESCE_SECS
+                    + webhooks::queue::LATE_SECS,
+            );
         }
     }
     // The last window closes.
@@ -275,16 +278,15 @@ async fn ten_thousand_profile_changes_make_a_bounded_number_of_deliveries() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(busy.lock().unwrap().len(), kept.len());
     // Deliveries keep no order (docs/partners.md §10: order by `timestamp`): the last window's
-    // event is among them, wherever it arrived. KNOWN ISSUE (stop note 2026-12-03 (5)): under
-    // CI's load it carried n9997 instead of n9999 (twice): a change coalesced into an event
-    // after its delivery was taken is not delivered again; to fix first, then assert n9999.
+    // event is among them, wherever it arrived, with the window's last value (a change that
+    // lands while its window is being fanned out brings the event back: `queue::taken_op`).
     let delivered: Vec<String> = busy.lock().unwrap().iter().map(|d| d.1.clone()).collect();
-    let latest = delivered
-        .iter()
-        .filter_map(|d| d.split("\"nickname\":\"n").nth(1))
-        .filter_map(|rest| rest.split('"').next()?.parse::<u32>().ok())
-        .max();
-    assert!(latest.is_some_and(|n| n >= 9_500), "{delivered:?}");
+    assert!(
+        delivered
+            .iter()
+            .any(|d| d.contains("\"nickname\":\"n9999\"")),
+        "{delivered:?}"
+    );
     // The other account's change was delivered promptly once its window ended (on the clock).
     assert!(wait_for(&other, 1, Duration::from_secs(5)).await);
     let got = other.lock().unwrap()[0].clone();

@@ -309,6 +309,29 @@ async fn domain_routes(app: TestApp) {
         .ok(200);
     assert_eq!(joined["membership"]["role"], "member");
     assert_eq!(app.orgs_of(&xu_t).await, [org.as_str()]);
+    // Both ways in are in the organization's slice, by the person who joined.
+    let p = format!("/org/{org}/audit");
+    let mut joins: Vec<(String, bool)> = app.call_as(Method::GET, &p, &owner_t, None).await.ok(200)
+        ["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter(|e| e["action"] == "member.join")
+        .map(|e| {
+            (
+                e["detail"].as_str().unwrap_or_default().to_owned(),
+                e["actor"] == e["target"],
+            )
+        })
+        .collect();
+    joins.sort();
+    assert_eq!(
+        joins,
+        [
+            ("domain:acme-test.example".to_owned(), true),
+            ("domain:shared.example".to_owned(), true)
+        ]
+    );
     assert_eq!(
         app.call_as(Method::GET, "/org/suggested", &xu_t, None)
             .await

@@ -75,6 +75,35 @@ pub struct Claim {
 pub struct Owner {
     pub org: OrgId,
     pub enrolment: Enrolment,
+    /// The organization's own sign-in for the domain's addresses, when it routes it to one of
+    /// its connections (docs/organizations-connections.md §0.4-5).
+    pub sign_in: Option<SignIn>,
+}
+
+/// A verified domain routed to one of its organization's connections: on the owner item
+/// (`DOMAIN#<domain>` / `DOMAIN`) as [`SIGN_IN_CONN`] and [`SIGN_IN_REQUIRED`], written with
+/// the routing and removed with the connection or the domain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignIn {
+    pub conn: crate::org::connections::ConnId,
+    /// "Must use company sign-in": the password and mail-code sign-ins of the domain's
+    /// addresses are refused (ORG_SIGN_IN_REQUIRED), the server's rule, not the page's.
+    pub required: bool,
+}
+
+/// The owner item's attribute naming the connection its domain is routed to.
+pub const SIGN_IN_CONN: &str = "signInConn";
+/// The owner item's attribute: 1 when the routed connection is required.
+pub const SIGN_IN_REQUIRED: &str = "signInRequired";
+
+impl SignIn {
+    /// The routing an owner item holds, if any.
+    pub fn of_item(i: &Item) -> Option<SignIn> {
+        Some(SignIn {
+            conn: crate::org::connections::ConnId::parse(i.s(SIGN_IN_CONN)?)?,
+            required: i.n(SIGN_IN_REQUIRED).is_some_and(|n| n == 1),
+        })
+    }
 }
 
 pub fn claim_key(org: &OrgId, domain: &DomainName) -> Key {
@@ -133,6 +162,7 @@ pub async fn owner_of(store: &dyn Store, domain: &DomainName) -> Result<Option<O
             org: OrgId::parse(i.s("org")?)?,
             enrolment: Enrolment::parse(i.s("enrolment").unwrap_or("off"), "enrolment")
                 .unwrap_or(Enrolment::Off),
+            sign_in: SignIn::of_item(&i),
         })
     }))
 }

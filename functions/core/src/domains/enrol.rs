@@ -71,7 +71,7 @@ pub async fn on_proven_mail(ciam: &Ciam, user_id: &str, mail: &str) -> Result<En
                 now,
                 Vec::new(),
             );
-            ops.extend(joined_event(ciam, &o, user_id));
+            ops.extend(joined_ops(ciam, &o, user_id, domain.as_str()));
             match store.transact(ops).await {
                 Ok(()) => Ok(Enrolled::Joined(o.org_id)),
                 // A member meanwhile, or suspended meanwhile.
@@ -132,7 +132,12 @@ pub async fn accept(ciam: &Ciam, user_id: &str, org_id: &OrgId) -> Result<Member
         [suggestion_key(user_id, org_id), org::org_key(org_id)],
     )
     .await?;
-    let open = s.is_some_and(|s| s.s("status") == Some("open"));
+    let open = s.as_ref().is_some_and(|s| s.s("status") == Some("open"));
+    let domain = s
+        .as_ref()
+        .and_then(|s| s.s("domain"))
+        .unwrap_or_default()
+        .to_owned();
     let o = o
         .as_ref()
         .and_then(org::Organization::from_item)
@@ -147,7 +152,7 @@ pub async fn accept(ciam: &Ciam, user_id: &str, org_id: &OrgId) -> Result<Member
         now,
         Vec::new(),
     );
-    ops.extend(joined_event(ciam, &o, user_id));
+    ops.extend(joined_ops(ciam, &o, user_id, &domain));
     ops.push(TxOp::Delete {
         key: suggestion_key(user_id, org_id),
         cond: Some(Cond::eq("status", "open")),
@@ -198,14 +203,30 @@ pub async fn after_proof(ciam: &Ciam, user_id: &str, id: &crate::validate::Ident
     }
 }
 
-/// The organization's `organization.member_added` of an enrolment (None without `eventApps`).
-fn joined_event(ciam: &Ciam, o: &org::Organization, user_id: &str) -> Option<TxOp> {
-    org::events::op(
+/// What an enrolment writes beside the membership: the organization's
+/// `organization.member_added` (when it has `eventApps`) and the entry of its audit slice
+/// (`member.join`, by the person, the detail naming the domain).
+fn joined_ops(ciam: &Ciam, o: &org::Organization, user_id: &str, domain: &str) -> Vec<TxOp> {
+    let event = org::events::op(
         ciam,
         o,
         crate::events::Kind::OrgMemberAdded,
         user_id,
         o.settings.default_role,
         None,
-    )
+    );
+    let actor = org::audit::Actor {
+        user_id,
+        role: o.settings.default_role.as_str(),
+    };
+    let entry = org::audit::record(
+        ciam,
+        &o.org_id,
+        &actor,
+        org::audit::OrgAction::MemberJoin,
+        user_id,
+        None,
+        Some(format!("domain:{domain}")),
+    );
+    event.into_iter().chain([entry]).collect()
 }

@@ -14,6 +14,6 @@ pub mod public;
 pub mod txt;
 pub mod verify;
 
-pub use claims::{Claim, Enrolment, Method, Owner};
+pub use claims::{Claim, Enrolment, Method, Owner, SignIn};
 pub use name::DomainName;
 pub use txt::{LookupError, TxtLookup};

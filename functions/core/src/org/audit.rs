@@ -46,6 +46,10 @@ org_actions! {
     MemberAdd = "member.add";
     /// A member removed, or one who left.
     MemberRemove = "member.remove";
+    /// A person joined on their own proof: a verified domain's automatic enrolment or its
+    /// accepted suggestion (the detail: `domain:<domain>`), or a company sign-in's just-in-time
+    /// membership (the detail: `connection:<connId>`). The actor is the person.
+    MemberJoin = "member.join";
     /// A role changed (the detail: before -> after).
     MemberRole = "member.role";
     InvitationCreate = "invitation.create";

@@ -23,11 +23,17 @@ use crate::consents::consent_key;
 use crate::error::{Error, Result};
 use crate::events::{self, Event};
 use crate::{Ciam, Reason};
-use ciam_store::{Item, Key, Query, TxOp, Update, MAX_TX_ITEMS};
+use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update, MAX_TX_ITEMS};
 use std::convert::Infallible;
 
 pub const PENDING_PK: &str = "WHF";
 pub const QUEUE_PK: &str = "WHQ";
+
+/// The marker's attribute that changes with every write of its event: the fan-out deletes the
+/// marker only if it is still the one it read, so a change that lands in a coalesced window
+/// after the fan-out read the event leaves the marker, and the event is fanned out again with
+/// it (same `webhook-id`, the window's last values).
+const REV: &str = "rev";
 
 /// The put of the "not yet fanned out" marker of the event item at `event` (None for a key that
 /// is not an event's), for the transaction that writes the event.
@@ -36,8 +42,23 @@ pub fn pending_op(event: &Key) -> Option<TxOp> {
     let (at, id) = event.sk.split_once('#')?;
     let item = Item::new(Key::new(PENDING_PK, format!("{at}#{user}#{id}")))
         .with("eventPk", event.pk.as_str())
-        .with("eventSk", event.sk.as_str());
+        .with("eventSk", event.sk.as_str())
+        .with(REV, format!("{:016x}", rand::random::<u64>()));
     Some(TxOp::Put { item, cond: None })
+}
+
+/// How long after its window's end a coalesced `user.updated` is fanned out: a change computed
+/// in the window's last moment commits a little later (the AWS fan-out waits as long: its wait is
+/// the window's rest and a second).
+pub const LATE_SECS: i64 = 1;
+
+/// The delete of `marker` once its event is fanned out: only if no write of the event came
+/// since the marker was read (a marker of an older build, without [`REV`]: unconditional).
+fn taken_op(marker: &Item) -> TxOp {
+    TxOp::Delete {
+        key: marker.key.clone(),
+        cond: marker.s(REV).map(|rev| Cond::eq(REV, rev)),
+    }
 }
 
 fn queue_key(ob: &Outbound) -> Key {
@@ -76,8 +97,15 @@ pub fn queued(i: &Item) -> Outbound {
 }
 
 /// Enqueues deliveries (due now), in transactions of at most 100 items, then `last` (the
-/// marker's delete after the notified sessions' records). Round trips: one per 100.
-async fn enqueue(ciam: &Ciam, obs: &[Outbound], last: Vec<TxOp>) -> Result<()> {
+/// marker's delete after the notified sessions' records). Round trips: one per 100. A store
+/// error of the last transaction is the marker's condition (or a write beside it) when it is
+/// `TxCanceled`/`Conflict`: the caller fans the event out again (the queue items' keys are the
+/// same, so what was written is overwritten, not doubled).
+async fn enqueue(
+    ciam: &Ciam,
+    obs: &[Outbound],
+    last: Vec<TxOp>,
+) -> std::result::Result<(), StoreError> {
     let now = ciam.now();
     let mut ops: Vec<TxOp> = obs
         .iter()
@@ -107,20 +135,22 @@ pub async fn fan_out_due(ciam: &Ciam) -> Result<(usize, Option<i64>)> {
     let mut queued = 0;
     let mut wait: Option<i64> = None;
     for marker in ciam.store.query(Query::partition(PENDING_PK)).await? {
-        let done = TxOp::Delete {
-            key: marker.key.clone(),
-            cond: None,
-        };
+        let done = taken_op(&marker);
         let (Some(pk), Some(sk)) = (marker.s("eventPk"), marker.s("eventSk")) else {
             ciam.store.transact(vec![done]).await?;
             continue;
         };
+        // The time before the read: a window closed then (and [`LATE_SECS`] ago) holds every
+        // change computed in it, unless one's commit took longer than that (the marker's
+        // condition below catches it, or its own marker brings the event back).
+        let now = ciam.now();
         let item = ciam.store.get(&Key::new(pk, sk)).await?;
         if let Some(end) = item
             .as_ref()
-            .and_then(|i| events::open_window(i, ciam.now()))
+            .and_then(|i| events::open_window(i, now - LATE_SECS))
         {
-            wait = Some(wait.map_or(end, |w| w.min(end)));
+            let due = end + LATE_SECS;
+            wait = Some(wait.map_or(due, |w| w.min(due)));
             continue;
         }
         let mut obs = match item.as_ref().and_then(Event::from_item) {
@@ -139,8 +169,16 @@ pub async fn fan_out_due(ciam: &Ciam) -> Result<(usize, Option<i64>)> {
             );
         }
         last.push(done);
-        queued += obs.len();
-        enqueue(ciam, &obs, last).await?;
+        match enqueue(ciam, &obs, last).await {
+            Ok(()) => queued += obs.len(),
+            // A change of the event came after the marker was read (a coalesced window's late
+            // change): the marker stays, and the next turn (now) fans out the event as it is.
+            Err(e) if e.is_condition_failed() || matches!(e, StoreError::Conflict) => {
+                tracing::debug!(marker = %marker.key.sk, "webhooks: the event changed while it was fanned out; again");
+                wait = Some(ciam.now());
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
     Ok((queued, wait))
 }
@@ -526,6 +564,8 @@ pub async fn replay_page(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use std::time::Duration;
 
     fn delivery(n: i64) -> Outbound {
         Outbound {
@@ -540,6 +580,92 @@ mod tests {
             since: 1_700_000_000,
             attempts: 0,
         }
+    }
+
+    /// A coalesced window's change that commits while the fan-out holds the event (after the
+    /// marker's read, before its delete) is not lost: the marker stays, and the next turn fans
+    /// the event out as it is then.
+    #[tokio::test]
+    async fn a_change_that_lands_while_its_event_is_fanned_out_brings_it_back() {
+        use ciam_store::faults::{Fault, Faults, Op};
+        let b = crate::testing::Builder::new(1_700_000_000);
+        let clock = b.clock();
+        let plain = b.build().await;
+        let faults = Faults::new();
+        let ciam = Ciam {
+            store: Arc::new(faults.wrap(plain.store.clone())),
+            ..plain.clone()
+        };
+        let nick = |v: &str| {
+            let mut m = serde_json::Map::new();
+            m.insert("nickname".into(), v.into());
+            m
+        };
+        let change = |v: &str| {
+            let op = events::coalesced_op(&ciam, "u1", nick(v));
+            let marker = pending_op(op.key()).unwrap();
+            vec![op, marker]
+        };
+        ciam.store.transact(change("first")).await.unwrap();
+        let late = change("late");
+        clock.advance(events::COALESCE_SECS + LATE_SECS);
+        // The event's read waits; meanwhile the window's late change commits (its marker again).
+        faults.inject_on(
+            Op::Get,
+            events::PK_PREFIX,
+            Fault::Stall(Duration::from_millis(300)),
+            1,
+        );
+        let writer = plain.clone();
+        let racing = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            writer.store.transact(late).await.unwrap();
+        });
+        let (_, again) = fan_out_due(&ciam).await.unwrap();
+        racing.await.unwrap();
+        assert_eq!(again, Some(ciam.now()), "the fan-out goes again at once");
+        let markers = ciam
+            .store
+            .query(Query::partition(PENDING_PK))
+            .await
+            .unwrap();
+        assert_eq!(markers.len(), 1, "the marker stays");
+        // The next turn takes it (nothing changed since its read).
+        assert_eq!(fan_out_due(&ciam).await.unwrap(), (0, None));
+        let markers = ciam
+            .store
+            .query(Query::partition(PENDING_PK))
+            .await
+            .unwrap();
+        assert!(markers.is_empty());
+        let kept = events::list(&ciam, "u1").await.unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].data["nickname"], "late");
+    }
+
+    /// A window closed only a moment ago waits [`LATE_SECS`] more.
+    #[tokio::test]
+    async fn a_window_is_fanned_out_a_moment_after_its_end() {
+        let b = crate::testing::Builder::new(1_700_000_000);
+        let clock = b.clock();
+        let ciam = b.build().await;
+        let op = events::coalesced_op(&ciam, "u1", serde_json::Map::new());
+        let marker = pending_op(op.key()).unwrap();
+        ciam.store.transact(vec![op, marker]).await.unwrap();
+        let end = 1_700_000_000 + events::COALESCE_SECS;
+        clock.advance(events::COALESCE_SECS);
+        assert_eq!(
+            fan_out_due(&ciam).await.unwrap(),
+            (0, Some(end + LATE_SECS))
+        );
+        clock.advance(LATE_SECS);
+        assert_eq!(fan_out_due(&ciam).await.unwrap(), (0, None));
+        assert!(ciam
+            .store
+            .query(Query::partition(PENDING_PK))
+            .await
+            .unwrap()
+            .is_empty());
     }
 
     #[tokio::test]

@@ -28,6 +28,15 @@ const actions = defineMessages({
   'invitation.create': { id: 'org.audit.invitationCreate', defaultMessage: 'Invitation sent' },
   'invitation.revoke': { id: 'org.audit.invitationRevoke', defaultMessage: 'Invitation withdrawn' },
   'invitation.accept': { id: 'org.audit.invitationAccept', defaultMessage: 'Invitation accepted' },
+  'member.join': { id: 'org.audit.memberJoin', defaultMessage: 'Joined (verified domain or company sign-in)' },
+  'org.refuse': { id: 'org.audit.orgRefuse', defaultMessage: 'Request refused' },
+  'domain.add': { id: 'org.audit.domainAdd', defaultMessage: 'Domain added' },
+  'domain.verify': { id: 'org.audit.domainVerify', defaultMessage: 'Domain verified' },
+  'domain.enrolment': { id: 'org.audit.domainEnrolment', defaultMessage: 'Domain enrolment changed' },
+  'domain.remove': { id: 'org.audit.domainRemove', defaultMessage: 'Domain removed' },
+  'connection.create': { id: 'org.audit.connectionCreate', defaultMessage: 'Sign-in connection added' },
+  'connection.status': { id: 'org.audit.connectionStatus', defaultMessage: 'Sign-in connection turned on or off' },
+  'connection.delete': { id: 'org.audit.connectionDelete', defaultMessage: 'Sign-in connection deleted' },
 });
 
 const say = (intl: IntlShape, table: Record<string, MessageDescriptor>, value: string) =>
