@@ -28,11 +28,20 @@ pub trait Binary {
         settings: Settings,
         sdk: aws_config::SdkConfig,
     ) -> impl Future<Output = Result<Ready, String>>;
-    /// Serves `route_id` until the Lambda environment is shut down.
+    /// Serves `route_id` until the Lambda environment is shut down: by default a route of
+    /// [`Binary::ROUTES`] with the ports `ready` holds (only [`Bootstrap`] also serves a page).
     fn serve(
         route_id: &'static str,
         ready: Ready,
-    ) -> impl Future<Output = Result<(), lambda_http::Error>>;
+    ) -> impl Future<Output = Result<(), lambda_http::Error>> {
+        serve_route(
+            Self::ROUTES,
+            route_id,
+            ready.ciam,
+            ready.origin,
+            ready.key_secrets,
+        )
+    }
 }
 
 /// Every function but the WebAuthn ceremonies: `ciam_api::ROUTES` and the embedded page, with
@@ -89,17 +98,6 @@ impl Binary for Passkeys {
     ) -> Result<Ready, String> {
         init::init_passkeys(route_id, settings, sdk).await
     }
-
-    async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
-        serve_route(
-            Self::ROUTES,
-            route_id,
-            ready.ciam,
-            ready.origin,
-            ready.key_secrets,
-        )
-        .await
-    }
 }
 
 /// The verification of a domain (`ciam_api::DOMAIN_ROUTES`), the only code that links the DNS
@@ -119,17 +117,6 @@ impl Binary for Domains {
         sdk: aws_config::SdkConfig,
     ) -> Result<Ready, String> {
         init::init_store_and_keys(ciam_api::DOMAIN_ROUTES, route_id, settings, sdk).await
-    }
-
-    async fn serve(route_id: &'static str, ready: Ready) -> Result<(), lambda_http::Error> {
-        serve_route(
-            Self::ROUTES,
-            route_id,
-            ready.ciam,
-            ready.origin,
-            ready.key_secrets,
-        )
-        .await
     }
 }
 
