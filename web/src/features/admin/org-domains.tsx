@@ -47,6 +47,7 @@ const m = defineMessages({
   checkTitle: { id: 'admin.org.domain.checkTitle', defaultMessage: 'Check the TXT record of {domain} now?' },
   checkText: { id: 'admin.org.domain.checkText', defaultMessage: 'One lookup; when the record is there, the domain is verified for the organization.' },
   checkConfirm: { id: 'admin.org.domain.checkConfirm', defaultMessage: 'Check now' },
+  notFound: { id: 'admin.org.domain.notFound', defaultMessage: 'Not found yet: {record}. The customer publishes it; check again once DNS has it.' },
   sendCode: { id: 'admin.org.domain.sendCode', defaultMessage: 'Send code…' },
   sendCodeOf: { id: 'admin.org.domain.sendCodeOf', defaultMessage: 'Send a code for {domain}' },
   sendTitle: { id: 'admin.org.domain.sendTitle', defaultMessage: 'Send a code for {domain}?' },
@@ -130,8 +131,12 @@ export function OrgDomains({ orgId, active, onChanged }: { orgId: string; active
     switch (a.kind) {
       case 'enrol':
         return guard(() => setOrgDomainEnrolment(o, d, a.to, reason));
-      case 'check':
-        return guard(() => verifyOrgDomain(o, d, reason));
+      case 'check': {
+        // The server names the record it looked for: said in the console's words around it.
+        const r = await guard(() => verifyOrgDomain(o, d, reason));
+        if (r && !r.success && r.error.reason === 'DOMAIN_TXT_NOT_FOUND') return { ...r, error: { ...r.error, message: intl.formatMessage(m.notFound, { record: r.error.message }) } };
+        return r;
+      }
       case 'verify':
         return guard(() => verifyOrgDomain(o, d, reason, { mail: mail.trim(), code: code.trim() }));
       case 'remove':

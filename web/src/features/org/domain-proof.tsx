@@ -27,6 +27,10 @@ const m = defineMessages({
   copyFailed: { id: 'org.domainProof.copyFailed', defaultMessage: 'Could not copy: select the text and copy it.' },
   check: { id: 'org.domainProof.check', defaultMessage: 'Check now' },
   checking: { id: 'org.domainProof.checking', defaultMessage: 'Looking the record up…' },
+  notFound: {
+    id: 'org.domainProof.notFound',
+    defaultMessage: 'Not found yet: {record}. Publish it, wait for DNS to update (minutes, sometimes a day), then check again.',
+  },
   mailIntro: { id: 'org.domainProof.mailIntro', defaultMessage: 'Send a code to an administrative mailbox of {domain} and type it here.' },
   mail: { id: 'org.domainProof.mail', defaultMessage: 'Administrative address' },
   mailHint: { id: 'org.domainProof.mailHint', defaultMessage: 'admin, administrator, webmaster, hostmaster or postmaster at the domain' },
@@ -71,7 +75,8 @@ export function DnsProof({ orgId, d, fresh, onVerified }: Props) {
       setAnswer(null);
       return onVerified(res.data);
     }
-    setAnswer(errorText(res.error));
+    // The server names the record it looked for; said in this page's words around it.
+    setAnswer(hasReason(res.error, 'DOMAIN_TXT_NOT_FOUND') ? intl.formatMessage(m.notFound, { record: res.error.message || r?.value }) : errorText(res.error));
   };
   return (
     <div className="domain-proof" data-testid="org-domain-dns">

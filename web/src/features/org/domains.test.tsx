@@ -99,7 +99,7 @@ describe('the domains of My company', () => {
     fireEvent.click(within(row).getByTestId('org-domain-check'));
     await settle();
     expect(api.callsTo('POST', `${P}/domains/acme.com/verify`)[0]?.body).toEqual({});
-    expect(within(row).getByTestId('org-domain-check-answer').textContent).toBe('The TXT record was not found: publish it, wait for DNS to update, then verify again');
+    expect(within(row).getByTestId('org-domain-check-answer').textContent).toBe('Not found yet: not there. Publish it, wait for DNS to update (minutes, sometimes a day), then check again.');
     api.answers[`POST ${P}/domains/acme.com/verify`] = () => [200, domain('acme.com', { status: 'verified', verifiedAt: 1_760_000_200, expiresAt: null })];
     fireEvent.click(within(row).getByTestId('org-domain-check'));
     await settle();
