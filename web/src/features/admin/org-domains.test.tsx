@@ -3,7 +3,7 @@
 // removes one, each with a reason, and a refusal is said in the dialog in the server's words.
 import { fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resetApp, settle } from '../../testing/render-app';
+import { resetApp } from '../../testing/render-app';
 import { AT, confirmWithReason, dialog, open, type } from './test-kit';
 
 afterEach(() => resetApp());
