@@ -1,12 +1,21 @@
 // The domains of an organization in the console against a mocked API: a viewer reads them (the TXT
 // record of a pending claim too); an operator adds one, checks its DNS, sets an enrolment and
-// removes one, each with a reason, and a refusal is said in the dialog in the server's words.
+// removes one, each with a reason, sends a code (the captcha solved in the background) and
+// verifies it; a refusal is said in the dialog in the server's words.
 import { fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetApp } from '../../testing/render-app';
 import { AT, confirmWithReason, dialog, open, type } from './test-kit';
 
 afterEach(() => resetApp());
+
+// A captcha challenge whose answer is 3, so it is solved at once.
+const salt = 'salt-';
+let hash = '';
+beforeAll(async () => {
+  const h = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${salt}3`)));
+  hash = Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
+});
 
 const ORG = 'org_0123456789abcdef';
 const P = `/admin/organizations/${ORG}`;
@@ -78,6 +87,23 @@ describe("an organization's domains in the console", () => {
     await confirmWithReason('org-domain-dialog', 'domain sold');
     expect(fake.callsTo('DELETE', `${P}/domains/acme.com`).map((c) => c.body)).toEqual([{ reason: 'domain sold' }]);
     expect(screen.getByTestId('org-done').textContent).toBe('acme.com was removed.');
+  });
+
+  it('an operator sends a code to an administrative mailbox (the captcha solved in the background), with a reason', async () => {
+    const { fake } = await open(`/en-US${P}`, 'operator', {
+      [`GET ${P}`]: () => [200, detail],
+      [`GET ${P}/domains`]: () => [200, { domains: [domain('beta.com', { method: 'mail', record: null })] }],
+      'GET /auth/captcha': () => [200, { algorithm: 'SHA-256', challenge: hash, maxnumber: 10, salt, signature: 'sig' }],
+      [`POST ${P}/domains/beta.com/code`]: () => [200, { ok: true }],
+    });
+    await screen.findByTestId('org-domains');
+    fireEvent.click(screen.getByRole('button', { name: 'Send a code for beta.com' }));
+    type('Administrative address', 'postmaster@beta.com', dialog('org-domain-dialog'));
+    await confirmWithReason('org-domain-dialog', 'customer on the phone');
+    const [sent] = fake.callsTo('POST', `${P}/domains/beta.com/code`);
+    expect(sent?.body).toMatchObject({ mail: 'postmaster@beta.com', reason: 'customer on the phone' });
+    expect(typeof (sent?.body as { captcha: string }).captcha).toBe('string');
+    expect(screen.getByTestId('org-done').textContent).toBe('A code for beta.com was sent to postmaster@beta.com.');
   });
 
   it('an operator verifies a mail claim with the code the mailbox received', async () => {
