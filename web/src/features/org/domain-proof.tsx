@@ -10,6 +10,7 @@ import { Captcha, useCaptcha } from '../../components/code-field';
 import { Field, FormAlert } from '../../components/field';
 import { useForm } from '../../components/use-form';
 import { errorText } from '../../lib/api';
+import { RESEND_SECONDS, useCountdown } from '../../lib/countdown';
 import type { OrgDomain } from '../../lib/api-types.gen';
 import { hasReason } from '../../lib/reasons';
 import * as v from '../../lib/validate';
@@ -35,6 +36,7 @@ const m = defineMessages({
   mail: { id: 'org.domainProof.mail', defaultMessage: 'Administrative address' },
   mailHint: { id: 'org.domainProof.mailHint', defaultMessage: 'admin, administrator, webmaster, hostmaster or postmaster at the domain' },
   send: { id: 'org.domainProof.send', defaultMessage: 'Send code' },
+  resendIn: { id: 'org.domainProof.resendIn', defaultMessage: '{n, plural, one {Resend in # second} other {Resend in # seconds}}' },
   sent: { id: 'org.domainProof.sent', defaultMessage: 'A code was sent to {mail}. It is valid for 10 minutes.' },
   code: { id: 'org.domainProof.code', defaultMessage: 'Code' },
   verify: { id: 'org.domainProof.verify', defaultMessage: 'Verify' },
@@ -138,10 +140,13 @@ export function MailProof({ orgId, d, fresh, onVerified }: Props) {
   const [busy, setBusy] = useState(false);
   const [sentTo, setSentTo] = useState<string | null>(null);
   const sentId = useId();
+  // As every code: another only after 60 s (the button stays focusable, aria-disabled).
+  const { left, start } = useCountdown(RESEND_SECONDS);
+  const waiting = busy || left > 0;
   const { start: solve } = captcha;
   const kick = () => void solve();
   const send = async () => {
-    if (busy) return;
+    if (waiting) return;
     const mail = f.values.mail.trim();
     if (!f.check({ mail: v.mail(mail) })) return;
     setBusy(true);
@@ -157,6 +162,7 @@ export function MailProof({ orgId, d, fresh, onVerified }: Props) {
       return f.refuse(res.error);
     }
     setSentTo(mail);
+    start(RESEND_SECONDS);
     (f.ref.current?.elements.namedItem('code') as HTMLInputElement | null)?.focus();
   };
   const submit = async (e: FormEvent) => {
@@ -180,8 +186,8 @@ export function MailProof({ orgId, d, fresh, onVerified }: Props) {
       <FormAlert {...f.alert} />
       <Field {...f.bind('mail')} type="email" label={m.mail} hint={m.mailHint} autoComplete="off" maxLength={254} required
         after={
-          <button type="button" className="send" aria-disabled={busy} aria-busy={busy} data-testid="org-domain-send" onClick={() => void send()}>
-            <FormattedMessage {...m.send} />
+          <button type="button" className="send" aria-disabled={waiting} aria-busy={busy} data-testid="org-domain-send" onClick={() => void send()}>
+            {left > 0 ? <FormattedMessage {...m.resendIn} values={{ n: left }} /> : <FormattedMessage {...m.send} />}
           </button>
         } />
       {ask && <Captcha handle={captcha} />}

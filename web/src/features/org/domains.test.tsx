@@ -145,6 +145,9 @@ describe('the domains of My company', () => {
     expect(typeof (sent?.body as { captcha: string }).captcha).toBe('string');
     expect(within(f).getByTestId('org-domain-sent').textContent).toBe('A code was sent to admin@acme.com. It is valid for 10 minutes.');
     expect(document.activeElement).toBe(f.elements.namedItem('code'));
+    // Another code only after the countdown, as for every code.
+    expect(within(f).getByTestId('org-domain-send').getAttribute('aria-disabled')).toBe('true');
+    expect(within(f).getByTestId('org-domain-send').textContent).toMatch(/^Resend in \d+ seconds?$/);
     api.answers[`POST ${P}/domains/acme.com/verify`] = () => [400, { reason: 'CODE_ERROR', message: '', code: 400 }];
     fireEvent.change(f.elements.namedItem('code') as HTMLInputElement, { target: { value: '000000' } });
     fireEvent.submit(f);
