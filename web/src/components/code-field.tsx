@@ -94,3 +94,6 @@ export function CodeField({ purpose, account, onRefused, ...field }: Props) {
     </>
   );
 }
+
+/** The captcha of a form that sends a code its own way (an organization's domain proof). */
+export { Captcha, useCaptcha } from './captcha';

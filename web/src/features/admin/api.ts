@@ -291,3 +291,29 @@ export const inviteToOrg = (orgId: string, to: string, role: OrgRole | undefined
 /** DELETE /admin/organizations/{orgId}/invitations/{invId} {reason} (operator): a pending invitation revoked. */
 export const revokeOrgInvitation = (orgId: string, invId: string, reason: string) =>
   call('DELETE /admin/organizations/{orgId}/invitations/{invId}', { params: { orgId, invId }, body: { reason } }, SKIP);
+
+/** A domain of an organization (its claim, pending or verified). */
+export type OrgDomain = Answer<'GET /admin/organizations/{orgId}/domains'>['domains'][number];
+
+/** GET /admin/organizations/{orgId}/domains: its domains (viewers read). */
+export const orgDomains = (orgId: string) => call('GET /admin/organizations/{orgId}/domains', { params: { orgId } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/domains (operator): a new claim with its method. */
+export const addOrgDomain = (orgId: string, domain: string, method: string, reason: string) =>
+  call('POST /admin/organizations/{orgId}/domains', { params: { orgId }, body: { domain, method, reason } }, SKIP);
+
+/** PATCH /admin/organizations/{orgId}/domains/{domain} (operator): its enrolment. */
+export const setOrgDomainEnrolment = (orgId: string, domain: string, enrolment: string, reason: string) =>
+  call('PATCH /admin/organizations/{orgId}/domains/{domain}', { params: { orgId, domain }, body: { enrolment, reason } }, SKIP);
+
+/** DELETE /admin/organizations/{orgId}/domains/{domain} {reason} (operator). */
+export const removeOrgDomain = (orgId: string, domain: string, reason: string) =>
+  call('DELETE /admin/organizations/{orgId}/domains/{domain}', { params: { orgId, domain }, body: { reason } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/domains/{domain}/verify (operator): one DNS lookup, or the mail code. */
+export const verifyOrgDomain = (orgId: string, domain: string, reason: string, proof?: { mail: string; code: string }) =>
+  call('POST /admin/organizations/{orgId}/domains/{domain}/verify', { params: { orgId, domain }, body: { ...proof, reason } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/domains/{domain}/code (operator): a code to an administrative mailbox. */
+export const sendOrgDomainCode = (orgId: string, domain: string, mail: string, captcha: string, reason: string) =>
+  call('POST /admin/organizations/{orgId}/domains/{domain}/code', { params: { orgId, domain }, body: { mail, captcha, reason } }, SKIP);

@@ -2,8 +2,8 @@
 // (members, owners, pending invitations: read from the page's own answer, no call of their own,
 // docs/cost.md), its status (approve or refuse a request, suspend, reactivate), its names and
 // settings (second factor, sign-in methods, default role, the apps that hear its events), its
-// members, invitations and audit slice (org-people.tsx), and the place of its domains and
-// connections. Every change asks for a reason.
+// members, invitations and audit slice (org-people.tsx), its domains (org-domains.tsx) and the
+// place of its connections. Every change asks for a reason.
 import { type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Said, useSaid } from '../../components/said';
@@ -13,6 +13,7 @@ import { decideOrg, getOrg, listApps, type OrgChange, type OrgDetail, type Organ
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { methodNames, named } from './labels';
 import { orgRoleNames, orgStatusNames, useOrgName } from './org-kit';
+import { OrgDomains } from './org-domains';
 import { OrgAuditSlice, OrgInvitations, OrgMembers } from './org-people';
 import { ReasonDialog, T } from './widgets';
 
@@ -55,11 +56,6 @@ const m = defineMessages({
   saved: { id: 'admin.org.saved', defaultMessage: 'The changes to {name} are saved.' },
   nothing: { id: 'admin.org.nothing', defaultMessage: 'Nothing has changed.' },
   notActive: { id: 'admin.org.notActive', defaultMessage: 'Names and settings change only while the organization is active.' },
-  later: { id: 'admin.org.later', defaultMessage: 'Domains and connections' },
-  laterText: {
-    id: 'admin.org.laterText',
-    defaultMessage: 'The organization’s verified domains and its own sign-in connections will be managed here. They are not in this version of the console yet.',
-  },
 });
 
 /** The sign-in methods an organization may allow (the numbers' names). */
@@ -91,11 +87,7 @@ export default function OrgPage({ orgId }: { orgId: string }) {
           <Settings key={JSON.stringify(d.organization)} o={d.organization} onChanged={changed} />
           <OrgMembers d={d} onChanged={changed} onPage={setAfter} />
           <OrgInvitations d={d} onChanged={changed} />
-          <Section title={<FormattedMessage {...m.later} />} id="org-later">
-            <p className="muted" data-testid="org-later">
-              <FormattedMessage {...m.laterText} />
-            </p>
-          </Section>
+          <OrgDomains orgId={orgId} active={d.organization.status === 'active'} onChanged={done.say} />
           <OrgAuditSlice d={d} />
         </>
       )}

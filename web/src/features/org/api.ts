@@ -31,3 +31,24 @@ export const auditPage = (orgId: string, cursor?: string) => call('GET /org/{org
 
 /** POST /org/invitations/accept. */
 export const acceptInvitation = (token: string) => call('POST /org/invitations/accept', { body: { token } }, SKIP);
+
+/** GET /org/{orgId}/domains: the organization's domains, pending and verified (owners and admins). */
+export const listDomains = (orgId: string) => call('GET /org/{orgId}/domains', { params: { orgId } }, SKIP);
+
+/** POST /org/{orgId}/domains: claim a domain, to be proven by `dns` or `mail`. */
+export const addDomain = (orgId: string, domain: string, method: string) => call('POST /org/{orgId}/domains', { params: { orgId }, body: { domain, method } }, SKIP);
+
+/** PATCH /org/{orgId}/domains/{domain}: its enrolment (`off`, `suggest`, `automatic`). */
+export const setEnrolment = (orgId: string, domain: string, enrolment: string) =>
+  call('PATCH /org/{orgId}/domains/{domain}', { params: { orgId, domain }, body: { enrolment } }, SKIP);
+
+/** DELETE /org/{orgId}/domains/{domain}. */
+export const removeDomain = (orgId: string, domain: string) => call('DELETE /org/{orgId}/domains/{domain}', { params: { orgId, domain } }, SKIP);
+
+/** POST /org/{orgId}/domains/{domain}/code: a code to an administrative mailbox at the domain. */
+export const sendDomainCode = (orgId: string, domain: string, mail: string, captcha: string) =>
+  call('POST /org/{orgId}/domains/{domain}/code', { params: { orgId, domain }, body: { mail, captcha } }, SKIP);
+
+/** POST /org/{orgId}/domains/{domain}/verify: `{}` looks the TXT record up once; `{mail, code}` checks the code. */
+export const verifyDomain = (orgId: string, domain: string, proof: { mail: string; code: string } | Record<string, never> = {}) =>
+  call('POST /org/{orgId}/domains/{domain}/verify', { params: { orgId, domain }, body: proof }, SKIP);

@@ -1,5 +1,6 @@
 // One organization of "My company" (GET /org/{orgId}): its names, my role, and for its owners and
-// admins its members (members.tsx), invitations (invitations.tsx) and audit log (audit.tsx); a
+// admins its members (members.tsx), invitations (invitations.tsx), verified domains (domains.tsx)
+// and audit log (audit.tsx); a
 // member without admin rights sees a read-only view. Each card says the errors of what was used in
 // it (FormError, as the account centre's sections do).
 import { useCallback, useEffect, useState } from 'react';
@@ -13,6 +14,7 @@ import { getOrganization } from './api';
 import { Pending } from './load';
 import { AuditLog } from './audit';
 import { Card } from './card';
+import { Domains } from './domains';
 import { Invitations } from './invitations';
 import { orgName, roleName } from './labels';
 import { Members } from './members';
@@ -29,7 +31,7 @@ const m = defineMessages({
   suspended: { id: 'org.detail.suspended', defaultMessage: 'Suspended by Ciam: nothing can be changed' },
   readOnly: {
     id: 'org.detail.readOnly',
-    defaultMessage: "Only the organization's owners and admins see its members, invitations and audit log.",
+    defaultMessage: "Only the organization's owners and admins see its members, invitations, domains and audit log.",
   },
 });
 
@@ -105,8 +107,7 @@ export function OrgDetail({ orgId, onChanged }: { orgId: string; onChanged: () =
         <>
           <Members orgId={orgId} role={page.role} me={me} first={page.members} next={page.next} onChanged={changed} />
           <Invitations orgId={orgId} role={page.role} list={page.invitations} onChanged={reload} />
-          {/* The organization's verified domains (helper M's "Domains" section) go here, between
-              the invitations and the audit log: <Domains orgId={orgId} role={page.role} />. */}
+          <Domains orgId={orgId} active={o.status === 'active'} />
           <AuditLog orgId={orgId} key={attempt} />
         </>
       )}
