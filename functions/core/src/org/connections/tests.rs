@@ -92,7 +92,7 @@ async fn an_admin_adds_a_connection_that_is_a_draft_found_by_its_id_with_its_sec
         Some(c.clone())
     );
     // The admin's view has every setting and no secret.
-    let view = serde_json::to_value(c.view()).expect("json");
+    let view = serde_json::to_value(c.view(&ciam)).expect("json");
     assert_eq!(
         view["settings"]["issuer"],
         "https://login.acme.example/tenant"
@@ -280,7 +280,7 @@ async fn only_a_tested_connection_is_turned_on_and_a_failed_test_turns_it_off() 
     let e = set_on(&ciam, &owner, &c, true).await.expect_err("a draft");
     assert_eq!(
         field_of(&e),
-        (Reason::INVALID_PARAMETER, "status".to_owned())
+        (Reason::INVALID_PARAMETER, "on".to_owned())
     );
     assert_eq!(
         record_test(&ciam, &c, true).await.expect("test"),
