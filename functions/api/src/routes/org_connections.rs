@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 /// The organization's connections.
 #[derive(Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "OrgConnections"))]
 pub struct Connections {
     /// By id (at most 10).
     pub connections: Vec<View>,

@@ -96,6 +96,7 @@ macro_rules! protocols {
         /// The protocol a connection speaks (the adapters of `functions/api/src/federation`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
         #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+        #[cfg_attr(feature = "openapi", schemars(rename = "OrgConnectionProtocol"))]
         #[serde(rename_all = "camelCase")]
         pub enum Protocol { $( $(#[$doc])* $v, )* }
 
@@ -141,6 +142,7 @@ protocols! {
 /// Who may come in through a connection (§0.7 of the design).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "OrgConnectionJit"))]
 #[serde(rename_all = "camelCase")]
 pub enum Jit {
     /// Only people who are members already.
@@ -153,6 +155,7 @@ pub enum Jit {
 /// `on` one routes anybody.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "OrgConnectionStatus"))]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     Draft,
