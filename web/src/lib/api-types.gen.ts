@@ -1851,7 +1851,7 @@ export type AdminSetOrgDomainSignInResponse = OrgDomain;
 /** The body of PUT /admin/organizations/{orgId}/domains/{domain}/sign-in. */
 export type AdminSetOrgDomainSignInRequest = {
   /** One of the organization's connections that is `on`; null: none. */
-  connId: string;
+  connId: string | null;
   /** Why (required; recorded in the audit log). */
   reason: string;
   /** "Must use company sign-in". */
@@ -2575,7 +2575,7 @@ export type SetOrgDomainSignInResponse = OrgDomain;
 /** The body of PUT /org/{orgId}/domains/{domain}/sign-in. */
 export type SetOrgDomainSignInRequest = {
   /** The connection its people sign in through (one of the organization's, `on`); null: none. */
-  connId: string;
+  connId: string | null;
   /** "Must use company sign-in": its addresses may not sign in by password or mail code. */
   required?: boolean;
 };

@@ -266,7 +266,10 @@ pub struct OpSignInBody {
     #[cfg_attr(feature = "openapi", schemars(length(max = 500)))]
     reason: String,
     /// One of the organization's connections that is `on`; null: none.
-    #[cfg_attr(feature = "openapi", schemars(required))]
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(required, schema_with = "super::org_connections::string_or_null")
+    )]
     conn_id: Option<String>,
     /// "Must use company sign-in".
     #[serde(default)]

@@ -94,13 +94,22 @@ impl From<PatchBody> for Patch {
     }
 }
 
+/// A string, or null (request bodies leave `null` out of an `Option`'s schema).
+#[cfg(feature = "openapi")]
+pub(crate) fn string_or_null(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["string", "null"], "maxLength": 21 })
+}
+
 /// A domain's routing.
 #[derive(Deserialize)]
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SignInBody {
     /// The connection its people sign in through (one of the organization's, `on`); null: none.
-    #[cfg_attr(feature = "openapi", schemars(required))]
+    #[cfg_attr(
+        feature = "openapi",
+        schemars(required, schema_with = "string_or_null")
+    )]
     pub conn_id: Option<String>,
     /// "Must use company sign-in": its addresses may not sign in by password or mail code.
     #[serde(default)]

@@ -278,10 +278,7 @@ async fn only_a_tested_connection_is_turned_on_and_a_failed_test_turns_it_off() 
         .await
         .expect("created");
     let e = set_on(&ciam, &owner, &c, true).await.expect_err("a draft");
-    assert_eq!(
-        field_of(&e),
-        (Reason::INVALID_PARAMETER, "on".to_owned())
-    );
+    assert_eq!(field_of(&e), (Reason::INVALID_PARAMETER, "on".to_owned()));
     assert_eq!(
         record_test(&ciam, &c, true).await.expect("test"),
         Status::Tested

@@ -43,7 +43,12 @@ fn untested() -> Error {
 
 /// Changes `c` as `caller` (an owner or admin, or an operator). Round trips: 1 (one
 /// transaction); 2 when it turns the connection off (the organization's domains first).
-pub async fn update(ciam: &Ciam, caller: &Caller, c: &Connection, patch: Patch) -> Result<Connection> {
+pub async fn update(
+    ciam: &Ciam,
+    caller: &Caller,
+    c: &Connection,
+    patch: Patch,
+) -> Result<Connection> {
     caller.must_manage()?;
     let mut next = c.clone();
     let mut fields: Vec<&str> = Vec::new();
