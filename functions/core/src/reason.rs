@@ -130,7 +130,7 @@ reasons! {
     DOMAIN_NOT_VERIFIED = 409, "Verify this domain first", "请先验证该域名";
     // Organizations' own sign-in connections (docs/organizations-connections.md).
     CONNECTION_NOT_FOUND = 404, "This sign-in connection is not among the organization's connections", "该组织没有此登录连接";
-    CONNECTION_NOT_ON = 409, "Turn this sign-in connection on first: only a connection that is on can sign people in", "请先启用该登录连接：只有已启用的连接才能用于登录";
+    CONNECTION_NOT_ON = 409, "Turn this sign-in connection on first: only a connection that is on can sign people in", "请先开启该登录连接：只有已开启的连接才能用于登录";
     CONNECTION_CHANGED = 409, "This sign-in connection changed meanwhile: reload it and try again", "该登录连接刚刚被修改，请刷新后重试";
     // Organizations (issue 35, docs/organizations-design.md).
     ORG_NOT_FOUND = 404, "Organization not found", "组织不存在";
