@@ -46,8 +46,9 @@ pub enum KeyPurpose {
     /// make one and whatever signs deliveries.
     Webhook,
     /// Federated sign-in with every provider but staff: the state, the login code and the
-    /// pending identity (`fed-state`, `fed-code`, `fed-pending`), and the sealed WeCom corp
-    /// token (`fed-token`).
+    /// pending identity (`fed-state`, `fed-code`, `fed-pending`), the sealed WeCom corp
+    /// token (`fed-token`), and the sealed secrets of organizations' own sign-in connections
+    /// (`org-connection`: the routes that set one and the sign-in that opens it).
     Federation,
 }
 
@@ -101,7 +102,13 @@ impl KeyPurpose {
             KeyPurpose::Oidc => &["oidc-code", "oidc-access-token"],
             KeyPurpose::Es256 => &[],
             KeyPurpose::Webhook => &["webhook-secret"],
-            KeyPurpose::Federation => &["fed-state", "fed-code", "fed-pending", "fed-token"],
+            KeyPurpose::Federation => &[
+                "fed-state",
+                "fed-code",
+                "fed-pending",
+                "fed-token",
+                "org-connection",
+            ],
         }
     }
 

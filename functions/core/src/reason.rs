@@ -127,6 +127,11 @@ reasons! {
     DOMAIN_MAIL_NOT_ADMIN = 422, "Use one of the domain's administrative addresses: admin, administrator, webmaster, hostmaster or postmaster", "请使用该域名的管理邮箱：admin、administrator、webmaster、hostmaster 或 postmaster";
     DOMAIN_NOT_FOUND = 404, "This domain is not among the organization's domains", "该组织未添加此域名";
     DOMAIN_LIMIT = 409, "An organization has at most 20 domains: remove one first", "一个组织最多添加 20 个域名，请先删除一个";
+    DOMAIN_NOT_VERIFIED = 409, "Verify this domain first", "请先验证该域名";
+    // Organizations' own sign-in connections (docs/organizations-connections.md).
+    CONNECTION_NOT_FOUND = 404, "This sign-in connection is not among the organization's connections", "该组织没有此登录连接";
+    CONNECTION_NOT_ON = 409, "Turn this sign-in connection on first: only a connection that is on can sign people in", "请先开启该登录连接：只有已开启的连接才能用于登录";
+    CONNECTION_CHANGED = 409, "This sign-in connection changed meanwhile: reload it and try again", "该登录连接刚刚被修改，请刷新后重试";
     // Organizations (issue 35, docs/organizations-design.md).
     ORG_NOT_FOUND = 404, "Organization not found", "组织不存在";
     ORG_NOT_ACTIVE = 409, "The organization is not active", "该组织未启用";

@@ -81,6 +81,10 @@ export type Reason =
   | "DOMAIN_MAIL_NOT_ADMIN"
   | "DOMAIN_NOT_FOUND"
   | "DOMAIN_LIMIT"
+  | "DOMAIN_NOT_VERIFIED"
+  | "CONNECTION_NOT_FOUND"
+  | "CONNECTION_NOT_ON"
+  | "CONNECTION_CHANGED"
   | "ORG_NOT_FOUND"
   | "ORG_NOT_ACTIVE"
   | "ORG_ROLE_FORBIDDEN"
@@ -276,7 +280,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove" | "org.revokeInvitation" | "org.domain";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove" | "org.revokeInvitation" | "org.domain" | "org.connection";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -718,6 +722,49 @@ export type OrgChoice = {
   role: Role;
 };
 
+/** What an admin sees of a connection: everything but the secret. */
+export type OrgConnection = {
+  /** `conn_` and 16 hex characters. */
+  connId: string;
+  /** Unix seconds. */
+  createdAt: number;
+  /** Whether a secret is set (the secret itself is never returned). */
+  hasSecret: boolean;
+  /** `off`: members only; `join`: anybody it vouches for becomes a member. */
+  jit: OrgConnectionJit;
+  nameEn: string;
+  nameZh: string;
+  protocol: OrgConnectionProtocol;
+  /** The redirect URI to register at the identity provider (the same for every connection). */
+  redirectUri: string;
+  /** The protocol's public settings (oidc: issuer, clientId, scopes?, mfaAcr?; wecom: corpId,
+agentId; dingtalk: clientId, corpId; feishu: appId, tenantKey, region?). */
+  settings: Record<string, string>;
+  /** `draft`, `tested` (a test sign-in passed) or `on` (domains may route to it). */
+  status: OrgConnectionStatus;
+  /** When its last test passed (Unix seconds); none when never, or when its settings or
+secret changed since. */
+  testedAt: number | null;
+  /** Unix seconds. */
+  updatedAt: number;
+};
+
+/** Who may come in through a connection (§0.7 of the design). */
+export type OrgConnectionJit = string;
+
+/** The protocol a connection speaks (the adapters of `functions/api/src/federation`). */
+export type OrgConnectionProtocol = string;
+
+/** Where a connection stands (§0.8): only a tested connection can be turned on, and only an
+`on` one routes anybody. */
+export type OrgConnectionStatus = "draft" | "tested" | "on";
+
+/** The organization's connections. */
+export type OrgConnections = {
+  /** By id (at most 10). */
+  connections: OrgConnection[];
+};
+
 /** An organization in the console. */
 export type OrgDetail = {
   /** The newest entries of its audit slice (50). */
@@ -745,10 +792,22 @@ export type OrgDomain = {
   method: string;
   /** The record to publish (a `dns` claim's; none for `mail`). */
   record: TxtRecord | null;
+  /** The connection its people sign in through (a verified domain routed to one of the
+organization's connections); none otherwise. */
+  signIn: OrgDomainSignIn | null;
   /** `pending` or `verified`. */
   status: string;
   /** Unix seconds; none while pending. */
   verifiedAt: number | null;
+};
+
+/** A verified domain's routing to one of the organization's connections. */
+export type OrgDomainSignIn = {
+  /** The connection (`conn_...`). */
+  connId: string;
+  /** "Must use company sign-in": the domain's addresses may not sign in by password or mail
+code. */
+  required: boolean;
 };
 
 /** The `organization.invitation_accepted` event (the Standard Webhooks body). A person accepted an invitation into an organization (sent with its `organization.member_added`). */
@@ -1687,6 +1746,56 @@ export type AdminApproveOrganizationResponse = Organization;
 /** The body of POST /admin/organizations/{orgId}/approve. */
 export type AdminApproveOrganizationRequest = AdminEndSessionsRequest;
 
+/** GET /admin/organizations/{orgId}/connections: An organization's sign-in connections */
+export type AdminListOrgConnectionsResponse = OrgConnections;
+
+/** POST /admin/organizations/{orgId}/connections: Add a sign-in connection to an organization */
+export type AdminCreateOrgConnectionResponse = OrgConnection;
+
+/** The body of POST /admin/organizations/{orgId}/connections. */
+export type AdminCreateOrgConnectionRequest = {
+  /** `off` (the default) or `join`. */
+  jit?: string | null;
+  nameEn?: string | null;
+  nameZh?: string | null;
+  /** `oidc`, `wecom`, `dingtalk` or `feishu`. */
+  protocol: string;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+  /** The secret (write-only). */
+  secret: string;
+  /** The protocol's settings. */
+  settings: Record<string, string>;
+};
+
+/** DELETE /admin/organizations/{orgId}/connections/{connId}: Delete an organization's sign-in connection */
+export type AdminDeleteOrgConnectionResponse = Ok;
+
+/** The body of DELETE /admin/organizations/{orgId}/connections/{connId}. */
+export type AdminDeleteOrgConnectionRequest = AdminEndSessionsRequest;
+
+/** GET /admin/organizations/{orgId}/connections/{connId}: An organization's sign-in connection */
+export type AdminGetOrgConnectionResponse = OrgConnection;
+
+/** PATCH /admin/organizations/{orgId}/connections/{connId}: Change an organization's sign-in connection */
+export type AdminPatchOrgConnectionResponse = OrgConnection;
+
+/** The body of PATCH /admin/organizations/{orgId}/connections/{connId}. */
+export type AdminPatchOrgConnectionRequest = {
+  /** `off` or `join`. */
+  jit?: string | null;
+  nameEn?: string | null;
+  nameZh?: string | null;
+  /** true: turn it on (it must be `tested`); false: turn it off. */
+  on?: boolean | null;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+  /** A new secret (write-only). */
+  secret?: string | null;
+  /** The protocol's settings, replaced whole. */
+  settings?: Record<string, string> | null;
+};
+
 /** GET /admin/organizations/{orgId}/domains: An organization's domains */
 export type AdminListOrgDomainsResponse = Domains;
 
@@ -1734,6 +1843,19 @@ export type AdminSendOrgDomainCodeRequest = {
   mail: string;
   /** Why (required; recorded with the verification). */
   reason: string;
+};
+
+/** PUT /admin/organizations/{orgId}/domains/{domain}/sign-in: Route an organization's domain to a sign-in connection */
+export type AdminSetOrgDomainSignInResponse = OrgDomain;
+
+/** The body of PUT /admin/organizations/{orgId}/domains/{domain}/sign-in. */
+export type AdminSetOrgDomainSignInRequest = {
+  /** One of the organization's connections that is `on`; null: none. */
+  connId: string | null;
+  /** Why (required; recorded in the audit log). */
+  reason: string;
+  /** "Must use company sign-in". */
+  required?: boolean;
 };
 
 /** POST /admin/organizations/{orgId}/domains/{domain}/verify: Verify an organization's domain */
@@ -2359,6 +2481,52 @@ export type GetOrganizationResponse = OrgPage;
 /** GET /org/{orgId}/audit: The organization's audit log */
 export type OrgAuditLogResponse = OrgAudit;
 
+/** GET /org/{orgId}/connections: The organization's sign-in connections */
+export type ListOrgConnectionsResponse = OrgConnections;
+
+/** POST /org/{orgId}/connections: Add a sign-in connection */
+export type CreateOrgConnectionResponse = OrgConnection;
+
+/** The body of POST /org/{orgId}/connections. */
+export type CreateOrgConnectionRequest = {
+  /** `off` (the default: members only) or `join`. */
+  jit?: string | null;
+  /** Its name in English (the Chinese one when absent). */
+  nameEn?: string | null;
+  /** Its name in Chinese (the English one when absent). */
+  nameZh?: string | null;
+  /** `oidc`, `wecom`, `dingtalk` or `feishu`. */
+  protocol: string;
+  /** The client (or corp, or app) secret: write-only, sealed, never returned. */
+  secret: string;
+  /** The protocol's settings (oidc: issuer, clientId, scopes?, mfaAcr?; wecom: corpId,
+agentId; dingtalk: clientId, corpId; feishu: appId, tenantKey, region?). */
+  settings: Record<string, string>;
+};
+
+/** DELETE /org/{orgId}/connections/{connId}: Delete a sign-in connection */
+export type DeleteOrgConnectionResponse = Ok;
+
+/** GET /org/{orgId}/connections/{connId}: A sign-in connection of the organization */
+export type GetOrgConnectionResponse = OrgConnection;
+
+/** PATCH /org/{orgId}/connections/{connId}: Change a sign-in connection */
+export type PatchOrgConnectionResponse = OrgConnection;
+
+/** The body of PATCH /org/{orgId}/connections/{connId}. */
+export type PatchOrgConnectionRequest = {
+  /** `off` or `join`. */
+  jit?: string | null;
+  nameEn?: string | null;
+  nameZh?: string | null;
+  /** true: turn it on (it must be `tested`); false: turn it off. */
+  on?: boolean | null;
+  /** A new secret, replacing the old one (write-only). */
+  secret?: string | null;
+  /** The protocol's settings, replaced whole. */
+  settings?: Record<string, string> | null;
+};
+
 /** GET /org/{orgId}/domains: The organization's domains */
 export type ListOrgDomainsResponse = Domains;
 
@@ -2399,6 +2567,17 @@ export type SendOrgDomainCodeRequest = {
   captcha: string;
   /** `admin`, `administrator`, `webmaster`, `hostmaster` or `postmaster` at the domain. */
   mail: string;
+};
+
+/** PUT /org/{orgId}/domains/{domain}/sign-in: Route a domain to a sign-in connection */
+export type SetOrgDomainSignInResponse = OrgDomain;
+
+/** The body of PUT /org/{orgId}/domains/{domain}/sign-in. */
+export type SetOrgDomainSignInRequest = {
+  /** The connection its people sign in through (one of the organization's, `on`); null: none. */
+  connId: string | null;
+  /** "Must use company sign-in": its addresses may not sign in by password or mail code. */
+  required?: boolean;
 };
 
 /** POST /org/{orgId}/domains/{domain}/verify: Verify a domain */
@@ -2484,12 +2663,18 @@ export interface Operations {
   adminGetOrganization: { method: "GET"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: AdminGetOrganizationResponse };
   adminPatchOrganization: { method: "PATCH"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: undefined; request: AdminPatchOrganizationRequest; response: AdminPatchOrganizationResponse };
   adminApproveOrganization: { method: "POST"; path: "/admin/organizations/{orgId}/approve"; params: { orgId: string }; query: undefined; request: AdminApproveOrganizationRequest; response: AdminApproveOrganizationResponse };
+  adminListOrgConnections: { method: "GET"; path: "/admin/organizations/{orgId}/connections"; params: { orgId: string }; query: undefined; request: undefined; response: AdminListOrgConnectionsResponse };
+  adminCreateOrgConnection: { method: "POST"; path: "/admin/organizations/{orgId}/connections"; params: { orgId: string }; query: undefined; request: AdminCreateOrgConnectionRequest; response: AdminCreateOrgConnectionResponse };
+  adminDeleteOrgConnection: { method: "DELETE"; path: "/admin/organizations/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: AdminDeleteOrgConnectionRequest; response: AdminDeleteOrgConnectionResponse };
+  adminGetOrgConnection: { method: "GET"; path: "/admin/organizations/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: AdminGetOrgConnectionResponse };
+  adminPatchOrgConnection: { method: "PATCH"; path: "/admin/organizations/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: AdminPatchOrgConnectionRequest; response: AdminPatchOrgConnectionResponse };
   adminListOrgDomains: { method: "GET"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: AdminListOrgDomainsResponse };
   adminAddOrgDomain: { method: "POST"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AdminAddOrgDomainRequest; response: AdminAddOrgDomainResponse };
   adminRemoveOrgDomain: { method: "DELETE"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: AdminRemoveOrgDomainRequest; response: AdminRemoveOrgDomainResponse };
   adminGetOrgDomain: { method: "GET"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: AdminGetOrgDomainResponse };
   adminSetOrgDomainEnrolment: { method: "PATCH"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: AdminSetOrgDomainEnrolmentRequest; response: AdminSetOrgDomainEnrolmentResponse };
   adminSendOrgDomainCode: { method: "POST"; path: "/admin/organizations/{orgId}/domains/{domain}/code"; params: { orgId: string; domain: string }; query: undefined; request: AdminSendOrgDomainCodeRequest; response: AdminSendOrgDomainCodeResponse };
+  adminSetOrgDomainSignIn: { method: "PUT"; path: "/admin/organizations/{orgId}/domains/{domain}/sign-in"; params: { orgId: string; domain: string }; query: undefined; request: AdminSetOrgDomainSignInRequest; response: AdminSetOrgDomainSignInResponse };
   adminVerifyOrgDomain: { method: "POST"; path: "/admin/organizations/{orgId}/domains/{domain}/verify"; params: { orgId: string; domain: string }; query: undefined; request: AdminVerifyOrgDomainRequest; response: AdminVerifyOrgDomainResponse };
   adminOrgInvite: { method: "POST"; path: "/admin/organizations/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: AdminOrgInviteRequest; response: AdminOrgInviteResponse };
   adminRevokeOrgInvitation: { method: "DELETE"; path: "/admin/organizations/{orgId}/invitations/{invId}"; params: { orgId: string; invId: string }; query: undefined; request: AdminRevokeOrgInvitationRequest; response: AdminRevokeOrgInvitationResponse };
@@ -2587,12 +2772,18 @@ export interface Operations {
   answerOrgSuggestion: { method: "POST"; path: "/org/suggested/{orgId}"; params: { orgId: string }; query: undefined; request: AnswerOrgSuggestionRequest; response: AnswerOrgSuggestionResponse };
   getOrganization: { method: "GET"; path: "/org/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: GetOrganizationResponse };
   orgAuditLog: { method: "GET"; path: "/org/{orgId}/audit"; params: { orgId: string }; query: { cursor?: string }; request: undefined; response: OrgAuditLogResponse };
+  listOrgConnections: { method: "GET"; path: "/org/{orgId}/connections"; params: { orgId: string }; query: undefined; request: undefined; response: ListOrgConnectionsResponse };
+  createOrgConnection: { method: "POST"; path: "/org/{orgId}/connections"; params: { orgId: string }; query: undefined; request: CreateOrgConnectionRequest; response: CreateOrgConnectionResponse };
+  deleteOrgConnection: { method: "DELETE"; path: "/org/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: DeleteOrgConnectionResponse };
+  getOrgConnection: { method: "GET"; path: "/org/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: GetOrgConnectionResponse };
+  patchOrgConnection: { method: "PATCH"; path: "/org/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: PatchOrgConnectionRequest; response: PatchOrgConnectionResponse };
   listOrgDomains: { method: "GET"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: ListOrgDomainsResponse };
   addOrgDomain: { method: "POST"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AddOrgDomainRequest; response: AddOrgDomainResponse };
   removeOrgDomain: { method: "DELETE"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: RemoveOrgDomainResponse };
   getOrgDomain: { method: "GET"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: GetOrgDomainResponse };
   setOrgDomainEnrolment: { method: "PATCH"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: SetOrgDomainEnrolmentRequest; response: SetOrgDomainEnrolmentResponse };
   sendOrgDomainCode: { method: "POST"; path: "/org/{orgId}/domains/{domain}/code"; params: { orgId: string; domain: string }; query: undefined; request: SendOrgDomainCodeRequest; response: SendOrgDomainCodeResponse };
+  setOrgDomainSignIn: { method: "PUT"; path: "/org/{orgId}/domains/{domain}/sign-in"; params: { orgId: string; domain: string }; query: undefined; request: SetOrgDomainSignInRequest; response: SetOrgDomainSignInResponse };
   verifyOrgDomain: { method: "POST"; path: "/org/{orgId}/domains/{domain}/verify"; params: { orgId: string; domain: string }; query: undefined; request: VerifyOrgDomainRequest; response: VerifyOrgDomainResponse };
   inviteToOrganization: { method: "POST"; path: "/org/{orgId}/invitations"; params: { orgId: string }; query: undefined; request: InviteToOrganizationRequest; response: InviteToOrganizationResponse };
   revokeOrgInvitation: { method: "DELETE"; path: "/org/{orgId}/invitations/{invId}"; params: { orgId: string; invId: string }; query: undefined; request: undefined; response: RevokeOrgInvitationResponse };
@@ -2641,12 +2832,18 @@ export interface Routes {
   "GET /admin/organizations/{orgId}": Operations["adminGetOrganization"];
   "PATCH /admin/organizations/{orgId}": Operations["adminPatchOrganization"];
   "POST /admin/organizations/{orgId}/approve": Operations["adminApproveOrganization"];
+  "GET /admin/organizations/{orgId}/connections": Operations["adminListOrgConnections"];
+  "POST /admin/organizations/{orgId}/connections": Operations["adminCreateOrgConnection"];
+  "DELETE /admin/organizations/{orgId}/connections/{connId}": Operations["adminDeleteOrgConnection"];
+  "GET /admin/organizations/{orgId}/connections/{connId}": Operations["adminGetOrgConnection"];
+  "PATCH /admin/organizations/{orgId}/connections/{connId}": Operations["adminPatchOrgConnection"];
   "GET /admin/organizations/{orgId}/domains": Operations["adminListOrgDomains"];
   "POST /admin/organizations/{orgId}/domains": Operations["adminAddOrgDomain"];
   "DELETE /admin/organizations/{orgId}/domains/{domain}": Operations["adminRemoveOrgDomain"];
   "GET /admin/organizations/{orgId}/domains/{domain}": Operations["adminGetOrgDomain"];
   "PATCH /admin/organizations/{orgId}/domains/{domain}": Operations["adminSetOrgDomainEnrolment"];
   "POST /admin/organizations/{orgId}/domains/{domain}/code": Operations["adminSendOrgDomainCode"];
+  "PUT /admin/organizations/{orgId}/domains/{domain}/sign-in": Operations["adminSetOrgDomainSignIn"];
   "POST /admin/organizations/{orgId}/domains/{domain}/verify": Operations["adminVerifyOrgDomain"];
   "POST /admin/organizations/{orgId}/invitations": Operations["adminOrgInvite"];
   "DELETE /admin/organizations/{orgId}/invitations/{invId}": Operations["adminRevokeOrgInvitation"];
@@ -2744,12 +2941,18 @@ export interface Routes {
   "POST /org/suggested/{orgId}": Operations["answerOrgSuggestion"];
   "GET /org/{orgId}": Operations["getOrganization"];
   "GET /org/{orgId}/audit": Operations["orgAuditLog"];
+  "GET /org/{orgId}/connections": Operations["listOrgConnections"];
+  "POST /org/{orgId}/connections": Operations["createOrgConnection"];
+  "DELETE /org/{orgId}/connections/{connId}": Operations["deleteOrgConnection"];
+  "GET /org/{orgId}/connections/{connId}": Operations["getOrgConnection"];
+  "PATCH /org/{orgId}/connections/{connId}": Operations["patchOrgConnection"];
   "GET /org/{orgId}/domains": Operations["listOrgDomains"];
   "POST /org/{orgId}/domains": Operations["addOrgDomain"];
   "DELETE /org/{orgId}/domains/{domain}": Operations["removeOrgDomain"];
   "GET /org/{orgId}/domains/{domain}": Operations["getOrgDomain"];
   "PATCH /org/{orgId}/domains/{domain}": Operations["setOrgDomainEnrolment"];
   "POST /org/{orgId}/domains/{domain}/code": Operations["sendOrgDomainCode"];
+  "PUT /org/{orgId}/domains/{domain}/sign-in": Operations["setOrgDomainSignIn"];
   "POST /org/{orgId}/domains/{domain}/verify": Operations["verifyOrgDomain"];
   "POST /org/{orgId}/invitations": Operations["inviteToOrganization"];
   "DELETE /org/{orgId}/invitations/{invId}": Operations["revokeOrgInvitation"];

@@ -20,6 +20,7 @@ mod admin;
 mod admin_apps;
 mod admin_export;
 mod admin_notes;
+mod admin_org_connections;
 mod admin_org_domains;
 mod admin_org_members;
 mod admin_orgs;
@@ -38,6 +39,7 @@ mod me;
 mod meta;
 mod oidc;
 mod org;
+mod org_connections;
 mod org_domains;
 mod passkeys;
 mod staff;
@@ -210,6 +212,14 @@ pub const ROUTES: &[RouteDef] = &[
     route!("org_domain_code",         POST,   "/org/{orgId}/domains/{domain}/code", org_domains::send_code, Session, "sendOrgDomainCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
     route!("org_suggested",           GET,    "/org/suggested",          org_domains::suggested,   Session,       "listOrgSuggestions", WRITES),
     route!("org_suggestion_answer",   POST,   "/org/suggested/{orgId}",  org_domains::answer,      Session,       "answerOrgSuggestion", WRITES),
+    // Its own sign-in connections and the routing of its domains to them (org_connections.rs;
+    // docs/organizations-connections.md §2): on and off are a field of the PATCH.
+    route!("org_connections",         GET,    "/org/{orgId}/connections", org_connections::list,   Session,       "listOrgConnections", WRITES),
+    route!("org_connection_create",   POST,   "/org/{orgId}/connections", org_connections::create, Session,       "createOrgConnection", WRITES.keys(&[K::Federation])),
+    route!("org_connection",          GET,    "/org/{orgId}/connections/{connId}", org_connections::get, Session, "getOrgConnection", WRITES),
+    route!("org_connection_patch",    PATCH,  "/org/{orgId}/connections/{connId}", org_connections::update, Session, "patchOrgConnection", WRITES.keys(&[K::Federation])),
+    route!("org_connection_delete",   DELETE, "/org/{orgId}/connections/{connId}", org_connections::delete, Session, "deleteOrgConnection", WRITES),
+    route!("org_domain_sign_in",      PUT,    "/org/{orgId}/domains/{domain}/sign-in", org_connections::set_sign_in, Session, "setOrgDomainSignIn", WRITES),
     // Consents (consents.rs).
     route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),
@@ -302,6 +312,13 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_org_domain_enrolment", PATCH, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::set_enrolment, Console(Operator), "adminSetOrgDomainEnrolment", WRITES),
     route!("admin_org_domain_remove", DELETE, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::remove, Console(Operator), "adminRemoveOrgDomain", WRITES),
     route!("admin_org_domain_code",   POST,   "/admin/organizations/{orgId}/domains/{domain}/code", admin_org_domains::send_code, Console(Operator), "adminSendOrgDomainCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
+    // Its sign-in connections and its domains' routing to them (admin_org_connections.rs).
+    route!("admin_org_connections",   GET,    "/admin/organizations/{orgId}/connections", admin_org_connections::list, Console(Viewer), "adminListOrgConnections", WRITES),
+    route!("admin_org_connection_create", POST, "/admin/organizations/{orgId}/connections", admin_org_connections::create, Console(Operator), "adminCreateOrgConnection", WRITES.keys(&[K::Federation])),
+    route!("admin_org_connection",    GET,    "/admin/organizations/{orgId}/connections/{connId}", admin_org_connections::get, Console(Viewer), "adminGetOrgConnection", WRITES),
+    route!("admin_org_connection_patch", PATCH, "/admin/organizations/{orgId}/connections/{connId}", admin_org_connections::update, Console(Operator), "adminPatchOrgConnection", WRITES.keys(&[K::Federation])),
+    route!("admin_org_connection_delete", DELETE, "/admin/organizations/{orgId}/connections/{connId}", admin_org_connections::delete, Console(Operator), "adminDeleteOrgConnection", WRITES),
+    route!("admin_org_domain_sign_in", PUT,   "/admin/organizations/{orgId}/domains/{domain}/sign-in", admin_org_connections::set_sign_in, Console(Operator), "adminSetOrgDomainSignIn", WRITES),
     // Partner apps in the console (admin_apps.rs), the registry's only door (docs/partners.md
     // §1): any role reads, admins change (a reason, audited in the change's transaction).
     route!("admin_apps",              GET,    "/admin/apps",             admin_apps::list,         Console(Viewer),   "adminListApps",    WRITES),

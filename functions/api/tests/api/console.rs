@@ -94,7 +94,8 @@ fn walk_request(
         .replace("{endpointId}", endpoint)
         .replace("{orgId}", org)
         .replace("{invId}", "inv_0000000000000000")
-        .replace("{domain}", "walk.example.com");
+        .replace("{domain}", "walk.example.com")
+        .replace("{connId}", "conn_0000000000000000");
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={target}")),
         "/admin/organizations/suggestions" => p.push_str("?q=acme"),
@@ -145,7 +146,19 @@ fn walk_request(
         ("POST", "/admin/organizations/{orgId}/domains/{domain}/code") => {
             Some(json!({ "reason": "the role walk", "mail": "admin@walk.example.com" }))
         }
+        ("PUT", "/admin/organizations/{orgId}/domains/{domain}/sign-in") => {
+            Some(json!({ "reason": "the role walk", "connId": null }))
+        }
+        ("POST", "/admin/organizations/{orgId}/connections") => Some(json!({
+            "reason": "the role walk", "protocol": "oidc", "nameEn": "Walk",
+            "settings": { "issuer": "https://idp.walk.example", "clientId": "walk" },
+            "secret": "walk-secret",
+        })),
+        ("PATCH", "/admin/organizations/{orgId}/connections/{connId}") => {
+            Some(json!({ "reason": "the role walk", "jit": "off" }))
+        }
         ("POST" | "PATCH", _)
+        | ("DELETE", "/admin/organizations/{orgId}/connections/{connId}")
         | ("DELETE", "/admin/apps/{appId}")
         | ("DELETE", "/admin/organizations/{orgId}/invitations/{invId}")
         | ("DELETE", "/admin/apps/{appId}/webhooks/{endpointId}") => {
@@ -274,10 +287,11 @@ async fn walk(app: &TestApp, only: &[&str]) {
                     "{what} as {role:?}: {}",
                     res.text
                 );
-            } else if r.path.contains("/domains") {
-                // The gate only: a domain's state decides the answer (removed once, a code
-                // needs a captcha, DNS is not there), and org_domain_routes.rs walks every
-                // domain route with each role and state. Past the gate: no 401 or 403.
+            } else if r.path.contains("/domains") || r.path.contains("/connections/") {
+                // The gate only: a domain's or connection's state decides the answer (removed
+                // once, a code needs a captcha, DNS is not there, no such connection), and
+                // org_domain_routes.rs and org_connection_routes.rs walk those routes with each
+                // role and state. Past the gate: no 401 or 403.
                 assert!(
                     ![401, 403].contains(&res.status.as_u16()),
                     "{what} as {role:?}: {} {}",

@@ -43,7 +43,8 @@ fn valid(r: &RouteDef, t: &Targets) -> (Method, String, Option<Value>) {
         .replace("{endpointId}", &t.endpoint)
         .replace("{orgId}", "org_0123456789abcdef")
         .replace("{invId}", "inv_0123456789abcdef")
-        .replace("{domain}", "walk.example.com");
+        .replace("{domain}", "walk.example.com")
+        .replace("{connId}", "conn_0123456789abcdef");
     match r.path {
         "/admin/accounts" => p.push_str(&format!("?userId={}", t.user)),
         "/admin/audit" | "/admin/directory" => {
@@ -91,6 +92,17 @@ fn valid(r: &RouteDef, t: &Targets) -> (Method, String, Option<Value>) {
         }
         ("POST", "/admin/organizations/{orgId}/domains/{domain}/code") => {
             Some(json!({ "reason": reason, "mail": "admin@walk.example.com" }))
+        }
+        ("PUT", "/admin/organizations/{orgId}/domains/{domain}/sign-in") => {
+            Some(json!({ "reason": reason, "connId": null }))
+        }
+        ("POST", "/admin/organizations/{orgId}/connections") => Some(json!({
+            "reason": reason, "protocol": "oidc", "nameEn": "Walk",
+            "settings": { "issuer": "https://idp.walk.example", "clientId": "walk" },
+            "secret": "walk-secret",
+        })),
+        ("PATCH", "/admin/organizations/{orgId}/connections/{connId}") => {
+            Some(json!({ "reason": reason, "jit": "off" }))
         }
         ("DELETE", "/admin/roles/{userId}") | ("GET", _) => None,
         _ => Some(json!({ "reason": reason })),

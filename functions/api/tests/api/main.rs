@@ -56,6 +56,8 @@ mod numbers;
 mod oidc;
 mod oidc_logout;
 mod oidc_orgs;
+mod org_connection_routes;
+mod org_connection_walk;
 mod org_domain_routes;
 mod org_domains;
 mod org_events;

@@ -6,6 +6,10 @@
 //! - the owner `DOMAIN#<domain>` / `DOMAIN` {org, enrolment, verifiedAt}: present only for a
 //!   verified domain, taken by a conditional put, so a domain has at most one verified owner; the
 //!   enrolment look-up of a proven mail is one GetItem of it.
+//!
+//! A verified domain routed to one of its organization's connections carries [`SIGN_IN_CONN`]
+//! and [`SIGN_IN_REQUIRED`] on both items (`crate::org::connections::routing` writes them in one
+//! transaction); removing the domain deletes both items, and so the routing.
 
 use crate::domains::name::DomainName;
 use crate::error::{Error, Result};
@@ -68,6 +72,9 @@ pub struct Claim {
     pub enrolment: Enrolment,
     pub added_at: i64,
     pub added_by: String,
+    /// Its routing to one of the organization's connections (a verified claim only), the same
+    /// as its owner item's, written with it by `crate::org::connections::routing`.
+    pub sign_in: Option<SignIn>,
 }
 
 /// The verified owner of a domain, as the enrolment look-up reads it.
@@ -124,6 +131,7 @@ fn claim_of(item: &Item) -> Option<Claim> {
             .unwrap_or(Enrolment::Off),
         added_at: item.n("addedAt").unwrap_or(0),
         added_by: item.s("addedBy").unwrap_or("").to_owned(),
+        sign_in: SignIn::of_item(item),
     })
 }
 
@@ -214,6 +222,7 @@ pub async fn add_with(
         enrolment: previous.map_or(Enrolment::Off, |c| c.enrolment),
         added_at: now,
         added_by: by.to_owned(),
+        sign_in: None,
     };
     let item = Item::new(claim_key(org, domain))
         .with("domain", domain.as_str())

@@ -54,6 +54,22 @@ pub struct DomainView {
     pub verified_at: Option<i64>,
     /// When a pending claim goes away (Unix seconds); none once verified.
     pub expires_at: Option<i64>,
+    /// The connection its people sign in through (a verified domain routed to one of the
+    /// organization's connections); none otherwise.
+    pub sign_in: Option<SignInView>,
+}
+
+/// A verified domain's routing to one of the organization's connections.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "OrgDomainSignIn"))]
+#[serde(rename_all = "camelCase")]
+pub struct SignInView {
+    /// The connection (`conn_...`).
+    pub conn_id: String,
+    /// "Must use company sign-in": the domain's addresses may not sign in by password or mail
+    /// code.
+    pub required: bool,
 }
 
 impl DomainView {
@@ -78,6 +94,10 @@ impl DomainView {
             added_by: c.added_by.clone(),
             verified_at: c.verified_at,
             expires_at: c.verified_at.is_none().then_some(c.added_at + PENDING_TTL),
+            sign_in: c.sign_in.as_ref().map(|s| SignInView {
+                conn_id: s.conn.as_str().to_owned(),
+                required: s.required,
+            }),
         }
     }
 }

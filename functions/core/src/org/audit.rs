@@ -59,6 +59,9 @@ org_actions! {
     ConnectionCreate = "connection.create";
     /// A connection turned on or off (the detail: its status after).
     ConnectionStatus = "connection.status";
+    /// A connection's names, settings, secret or just-in-time rule changed (the detail names
+    /// the fields, never a value of the secret).
+    ConnectionUpdate = "connection.update";
     ConnectionDelete = "connection.delete";
     /// A domain claimed (the detail: its verification method).
     DomainAdd = "domain.add";
@@ -67,6 +70,9 @@ org_actions! {
     /// A domain's enrolment changed (the detail: the new one).
     DomainEnrolment = "domain.enrolment";
     DomainRemove = "domain.remove";
+    /// A domain's routing to a connection set or cleared (the detail: `<connId>`, `required`
+    /// when it is, or `none`).
+    DomainSignIn = "domain.signIn";
 }
 
 /// Who did it: a user id and their role as the entry shows it (an organization role or a

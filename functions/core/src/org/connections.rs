@@ -9,6 +9,11 @@
 //!   and callback know only the id): orgId and protocol, written and deleted in the same
 //!   transaction as the connection.
 //!
+//! A connection's routings (the verified domains that send their people to it) are on the domain
+//! items (`crate::domains::claims`), written by [`routing`]; turning a connection off or
+//! deleting it removes them in the same transaction. `rev` counts the routings written to it, so
+//! such a change, which read the routed domains first, fails rather than leave one behind.
+//!
 //! The secret is sealed with [`crate::sealed`] under the label [`SEAL_LABEL`], bound to the
 //! connection's id: a sealed value copied to another connection does not open. It is never
 //! returned; an admin replaces it whole.
@@ -29,6 +34,7 @@ pub const SECRET_MAX: usize = 512;
 
 /// A connection's id: `conn_` and 16 lower-case hex characters (64 random bits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct ConnId(String);
 
@@ -89,6 +95,8 @@ macro_rules! protocols {
     ($( $(#[$doc:meta])* $v:ident = $s:literal [ $( $field:expr ),* ]; )*) => {
         /// The protocol a connection speaks (the adapters of `functions/api/src/federation`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+        #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+        #[cfg_attr(feature = "openapi", schemars(rename = "OrgConnectionProtocol"))]
         #[serde(rename_all = "camelCase")]
         pub enum Protocol { $( $(#[$doc])* $v, )* }
 
@@ -133,6 +141,8 @@ protocols! {
 
 /// Who may come in through a connection (§0.7 of the design).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "OrgConnectionJit"))]
 #[serde(rename_all = "camelCase")]
 pub enum Jit {
     /// Only people who are members already.
@@ -144,6 +154,8 @@ pub enum Jit {
 /// Where a connection stands (§0.8): only a tested connection can be turned on, and only an
 /// `on` one routes anybody.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "OrgConnectionStatus"))]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     Draft,
@@ -190,22 +202,45 @@ pub struct Connection {
     pub tested_at: Option<i64>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// How many routings were written to it (see the module's doc).
+    pub rev: i64,
 }
 
 /// What an admin sees of a connection: everything but the secret.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "openapi", schemars(rename = "OrgConnection"))]
 #[serde(rename_all = "camelCase")]
 pub struct View {
+    /// `conn_` and 16 hex characters.
+    #[cfg_attr(feature = "openapi", schemars(with = "String"))]
     pub conn_id: ConnId,
     pub protocol: Protocol,
     pub name_zh: String,
     pub name_en: String,
+    /// The protocol's public settings (oidc: issuer, clientId, scopes?, mfaAcr?; wecom: corpId,
+    /// agentId; dingtalk: clientId, corpId; feishu: appId, tenantKey, region?).
     pub settings: BTreeMap<String, String>,
+    /// `off`: members only; `join`: anybody it vouches for becomes a member.
     pub jit: Jit,
+    /// `draft`, `tested` (a test sign-in passed) or `on` (domains may route to it).
     pub status: Status,
+    /// When its last test passed (Unix seconds); none when never, or when its settings or
+    /// secret changed since.
     pub tested_at: Option<i64>,
+    /// Unix seconds.
     pub created_at: i64,
+    /// Unix seconds.
     pub updated_at: i64,
+    /// Whether a secret is set (the secret itself is never returned).
+    pub has_secret: bool,
+    /// The redirect URI to register at the identity provider (the same for every connection).
+    pub redirect_uri: String,
+}
+
+/// The redirect URI of every connection: `<public url>/ciam/v1/auth/org/callback`.
+pub fn redirect_uri(ciam: &Ciam) -> String {
+    format!("{}/ciam/v1/auth/org/callback", ciam.config.public_url)
 }
 
 pub fn conn_key(org: &OrgId, conn: &ConnId) -> Key {
@@ -217,7 +252,7 @@ pub fn lookup_key(conn: &ConnId) -> Key {
 }
 
 impl Connection {
-    pub fn view(&self) -> View {
+    pub fn view(&self, ciam: &Ciam) -> View {
         View {
             conn_id: self.conn_id.clone(),
             protocol: self.protocol,
@@ -229,6 +264,8 @@ impl Connection {
             tested_at: self.tested_at,
             created_at: self.created_at,
             updated_at: self.updated_at,
+            has_secret: !self.secret.is_empty(),
+            redirect_uri: redirect_uri(ciam),
         }
     }
 
@@ -251,6 +288,7 @@ impl Connection {
             .with_opt("testedAt", self.tested_at)
             .with("createdAt", self.created_at)
             .with("updatedAt", self.updated_at)
+            .with("rev", self.rev)
     }
 
     pub fn from_item(item: &Item) -> Option<Connection> {
@@ -277,6 +315,7 @@ impl Connection {
             tested_at: item.n("testedAt"),
             created_at: item.n("createdAt").unwrap_or(0),
             updated_at: item.n("updatedAt").unwrap_or(0),
+            rev: item.n("rev").unwrap_or(0),
         })
     }
 
@@ -309,6 +348,11 @@ pub use check::{check_secret, check_settings};
 
 mod ops;
 pub use ops::{create, delete, find, get, list, record_test, set_on, NewConnection};
+
+mod update;
+pub use update::{update, Patch};
+
+pub mod routing;
 
 #[cfg(test)]
 mod tests;

@@ -37,6 +37,8 @@ const actions = defineMessages({
   'connection.create': { id: 'org.audit.connectionCreate', defaultMessage: 'Sign-in connection added' },
   'connection.status': { id: 'org.audit.connectionStatus', defaultMessage: 'Sign-in connection turned on or off' },
   'connection.delete': { id: 'org.audit.connectionDelete', defaultMessage: 'Sign-in connection deleted' },
+  'connection.update': { id: 'org.audit.connectionUpdate', defaultMessage: 'Sign-in connection changed' },
+  'domain.signIn': { id: 'org.audit.domainSignIn', defaultMessage: 'Domain sign-in connection changed' },
 });
 
 const say = (intl: IntlShape, table: Record<string, MessageDescriptor>, value: string) =>

@@ -9,6 +9,7 @@ mod account;
 mod apps;
 pub mod contract;
 pub mod federation;
+pub mod org_connections;
 mod outbox;
 mod passkeys;
 mod two_factor;

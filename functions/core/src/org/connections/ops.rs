@@ -1,7 +1,8 @@
 //! Reading and changing an organization's connections: the list, one by id, creation (sealed,
-//! a draft), a test's outcome, on and off, deletion. Every change is in the organization's audit
+//! a draft), a test's outcome, on and off, deletion (with the routings to it). Every change is in the organization's audit
 //! slice, in the change's transaction.
 
+use super::routing::{rev_unchanged, routed_to, unroute};
 use super::{check_secret, check_settings};
 use super::{
     conn_key, lookup_key, ConnId, Connection, Jit, Protocol, Status, MAX_CONNECTIONS, SEAL_LABEL,
@@ -108,6 +109,7 @@ pub async fn create(
         tested_at: None,
         created_at: now,
         updated_at: now,
+        rev: 0,
     };
     let mut tx = vec![
         TxOp::Put {
@@ -141,7 +143,9 @@ pub async fn create(
 }
 
 /// Records the outcome of a test sign-in: a passed test makes a draft `tested` (an `on`
-/// connection stays on); a failed one takes it back to `draft` (and so off). Round trips: 1.
+/// connection stays on); a failed one takes it back to `draft` (and so off, removing the routing
+/// of the domains routed to it in the same transaction). Round trips: 1; 2 when it turns an `on`
+/// connection off.
 pub async fn record_test(ciam: &Ciam, c: &Connection, passed: bool) -> Result<Status> {
     let now = ciam.now();
     let status = match (passed, c.status) {
@@ -156,68 +160,53 @@ pub async fn record_test(ciam: &Ciam, c: &Connection, passed: bool) -> Result<St
     if passed {
         ops.push(Update::Set("testedAt".into(), now.into()));
     }
-    ciam.store
-        .update(
-            &conn_key(&c.org_id, &c.conn_id),
+    let key = conn_key(&c.org_id, &c.conn_id);
+    if c.status == Status::On && status != Status::On {
+        // Off: the routings to it go in the same transaction.
+        let routed = routed_to(ciam.store.as_ref(), &c.org_id, &c.conn_id).await?;
+        let mut tx = vec![TxOp::Update {
+            key,
             ops,
-            Some(Cond::eq("updatedAt", c.updated_at)),
-        )
-        .await
-        .or_reason(Error::new(Reason::INVALID_PARAMETER))?;
-    Ok(status)
-}
-
-/// Turns a connection on or off as `caller`. Only a tested connection can be turned on
-/// (INVALID_PARAMETER on `status`: test it first). Round trips: 1.
-pub async fn set_on(ciam: &Ciam, caller: &Caller, c: &Connection, on: bool) -> Result<Status> {
-    caller.must_manage()?;
-    let status = match (on, c.status) {
-        (true, Status::Draft) => {
-            return Err(Error::field(
-                Reason::INVALID_PARAMETER,
-                "status",
-                "请先测试该登录连接，测试通过后才能启用",
-                "Test the connection first: only a tested connection can be turned on",
-            ))
-        }
-        (true, _) => Status::On,
-        (false, Status::On) => Status::Tested,
-        (false, s) => s,
-    };
-    let mut tx = vec![
-        TxOp::Update {
-            key: conn_key(&c.org_id, &c.conn_id),
-            ops: vec![
-                Update::Set("status".into(), status.as_str().into()),
-                Update::Set("updatedAt".into(), ciam.now().into()),
-            ],
-            cond: Some(Cond::eq("updatedAt", c.updated_at)),
-        },
-        audit::record(
-            ciam,
-            &c.org_id,
-            &caller.actor(),
-            OrgAction::ConnectionStatus,
-            c.conn_id.as_str(),
-            caller.reason.as_deref(),
-            Some(status.as_str().to_owned()),
-        ),
-    ];
-    tx.extend(caller.extra.iter().cloned());
+            cond: Some(Cond::eq("updatedAt", c.updated_at).and(rev_unchanged(c))),
+        }];
+        tx.extend(unroute(&c.org_id, &c.conn_id, &routed));
+        ciam.store
+            .transact(tx)
+            .await
+            .or_reason(Error::new(Reason::CONNECTION_CHANGED))?;
+        return Ok(status);
+    }
     ciam.store
-        .transact(tx)
+        .update(&key, ops, Some(Cond::eq("updatedAt", c.updated_at)))
         .await
-        .or_reason(Error::new(Reason::INVALID_PARAMETER))?;
+        .or_reason(Error::new(Reason::CONNECTION_CHANGED))?;
     Ok(status)
 }
 
-/// Deletes a connection and its look-up as `caller`. Round trips: 1.
+/// Turns a connection on or off as `caller` ([`super::update`] with `on` alone): only a tested
+/// connection can be turned on (INVALID_PARAMETER on `on`: test it first); off removes the
+/// routing of the domains routed to it. Round trips: 1; 2 to turn it off.
+pub async fn set_on(ciam: &Ciam, caller: &Caller, c: &Connection, on: bool) -> Result<Status> {
+    let patch = super::Patch {
+        on: Some(on),
+        ..super::Patch::default()
+    };
+    Ok(super::update(ciam, caller, c, patch).await?.status)
+}
+
+/// Deletes a connection and its look-up as `caller`, and the routing of every domain routed to
+/// it. Round trips: 2 (the organization's domains, one transaction).
 pub async fn delete(ciam: &Ciam, caller: &Caller, c: &Connection) -> Result<()> {
     caller.must_manage()?;
+    let routed = routed_to(ciam.store.as_ref(), &c.org_id, &c.conn_id).await?;
     let mut tx = vec![
         TxOp::Delete {
             key: conn_key(&c.org_id, &c.conn_id),
-            cond: Some(Cond::attr_exists("connId")),
+            cond: Some(Cond::attr_exists("connId").and(rev_unchanged(c))),
+        },
+        TxOp::Check {
+            key: crate::org::org_key(&c.org_id),
+            cond: Cond::eq("status", "active"),
         },
         TxOp::Delete {
             key: lookup_key(&c.conn_id),
@@ -233,10 +222,7 @@ pub async fn delete(ciam: &Ciam, caller: &Caller, c: &Connection) -> Result<()> 
             None,
         ),
     ];
+    tx.extend(unroute(&c.org_id, &c.conn_id, &routed));
     tx.extend(caller.extra.iter().cloned());
-    ciam.store
-        .transact(tx)
-        .await
-        .or_reason(Error::new(Reason::INVALID_PARAMETER))?;
-    Ok(())
+    super::update::commit(ciam, tx).await
 }

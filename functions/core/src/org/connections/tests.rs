@@ -92,7 +92,7 @@ async fn an_admin_adds_a_connection_that_is_a_draft_found_by_its_id_with_its_sec
         Some(c.clone())
     );
     // The admin's view has every setting and no secret.
-    let view = serde_json::to_value(c.view()).expect("json");
+    let view = serde_json::to_value(c.view(&ciam)).expect("json");
     assert_eq!(
         view["settings"]["issuer"],
         "https://login.acme.example/tenant"
@@ -278,10 +278,7 @@ async fn only_a_tested_connection_is_turned_on_and_a_failed_test_turns_it_off() 
         .await
         .expect("created");
     let e = set_on(&ciam, &owner, &c, true).await.expect_err("a draft");
-    assert_eq!(
-        field_of(&e),
-        (Reason::INVALID_PARAMETER, "status".to_owned())
-    );
+    assert_eq!(field_of(&e), (Reason::INVALID_PARAMETER, "on".to_owned()));
     assert_eq!(
         record_test(&ciam, &c, true).await.expect("test"),
         Status::Tested
@@ -418,4 +415,70 @@ fn ids_have_one_shape() {
         assert_eq!(Protocol::parse(p.as_str()).expect("round trip"), *p);
         assert!(p.fields().iter().any(|f| f.required));
     }
+}
+
+#[tokio::test]
+async fn a_routing_written_after_an_off_read_the_domains_makes_the_off_fail_not_leave_it() {
+    use crate::domains::{claims, DomainName, Method};
+    let (ciam, org) = setup().await;
+    let owner = caller(&org, Role::Owner);
+    let store = ciam.store.as_ref();
+    let c = create(&ciam, &owner, &org, oidc("https://idp.example"))
+        .await
+        .expect("created");
+    record_test(&ciam, &c, true).await.expect("tested");
+    let c = get(store, &org, &c.conn_id).await.expect("get").expect("c");
+    set_on(&ciam, &owner, &c, true).await.expect("on");
+    let read_before = get(store, &org, &c.conn_id).await.expect("get").expect("c");
+    let d = DomainName::parse("acme.example").expect("domain");
+    let claim = claims::add(
+        store,
+        ciam.entropy.as_ref(),
+        NOW,
+        &org,
+        &d,
+        Method::Dns,
+        "u1",
+    )
+    .await
+    .expect("claim");
+    claims::mark_verified(store, NOW, &org, &claim, vec![])
+        .await
+        .expect("verified");
+    let o = crate::org::get(store, &org)
+        .await
+        .expect("get")
+        .expect("org");
+    routing::set_sign_in(&ciam, &owner, &o, &d, Some(c.conn_id.as_str()), true)
+        .await
+        .expect("routed");
+    // The off read the connection before the routing: it is refused, the routing stays whole.
+    let e = set_on(&ciam, &owner, &read_before, false)
+        .await
+        .expect_err("stale");
+    assert_eq!(e.reason, Reason::CONNECTION_CHANGED);
+    let owner_item = claims::owner_of(store, &d)
+        .await
+        .expect("owner")
+        .expect("o");
+    assert_eq!(
+        owner_item.sign_in.map(|s| (s.conn, s.required)),
+        Some((c.conn_id.clone(), true))
+    );
+    // Read again, it goes off and takes the routing with it, from both items.
+    let fresh = get(store, &org, &c.conn_id).await.expect("get").expect("c");
+    assert_eq!(fresh.rev, 1);
+    assert_eq!(
+        set_on(&ciam, &owner, &fresh, false).await.expect("off"),
+        Status::Tested
+    );
+    let owner_item = claims::owner_of(store, &d)
+        .await
+        .expect("owner")
+        .expect("o");
+    assert_eq!(owner_item.sign_in, None);
+    assert_eq!(
+        claims::get(store, &org, &d).await.expect("claim").sign_in,
+        None
+    );
 }
