@@ -46,8 +46,8 @@ pub enum KeyPurpose {
     /// make one and whatever signs deliveries.
     Webhook,
     /// Federated sign-in with every provider but staff: the state, the login code and the
-    /// pending identity (`fed-state`, `fed-code`, `fed-pending`), and the sealed WeCom corp
-    /// token (`fed-token`).
+    /// pending identity (`fed-state`, `fed-code`, `fed-pending`), the sealed WeCom corp
+    /// token (`fed-token`), and organizations' sealed connection secrets (`org-connection`).
     Federation,
 }
 
@@ -101,7 +101,13 @@ impl KeyPurpose {
             KeyPurpose::Oidc => &["oidc-code", "oidc-access-token"],
             KeyPurpose::Es256 => &[],
             KeyPurpose::Webhook => &["webhook-secret"],
-            KeyPurpose::Federation => &["fed-state", "fed-code", "fed-pending", "fed-token"],
+            KeyPurpose::Federation => &[
+                "fed-state",
+                "fed-code",
+                "fed-pending",
+                "fed-token",
+                "org-connection",
+            ],
         }
     }
 
