@@ -127,6 +127,11 @@ impl<A: SettingsAdapter> Provider for FromSettings<A> {
     }
 }
 
+/// Drops the OpenID Connect discovery document kept for `issuer` (a connection was tested).
+pub fn oidc_forget(issuer: &str) {
+    oidc::forget(issuer);
+}
+
 /// The linking providers this deployment offers: configured here, in the provider list's
 /// order (`GET /auth/federation`, the security centre's "Link").
 pub fn offered(ciam: &ciam_core::Ciam) -> impl Iterator<Item = ProviderId> + '_ {

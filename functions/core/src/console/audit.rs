@@ -93,6 +93,8 @@ audit_actions! {
     OrgRevokeInvitation = "org.revokeInvitation", Org;
     /// A change to the organization's verified domains (the detail: what and which domain).
     OrgDomain = "org.domain", Org;
+    /// A change to the organization's sign-in connections (the detail: what and which one).
+    OrgConnection = "org.connection", Org;
 }
 
 /// The JSON Schema of an entry's `action` on the wire: the enum of [`AuditAction::ALL`].

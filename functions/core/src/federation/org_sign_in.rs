@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::lock::ensure_unlocked;
 use crate::org::connections::{self, ConnId, Connection, Jit, Status};
 use crate::org::{self, Organization};
-use crate::staff::token;
+use crate::staff::{bind_hash, token};
 use crate::user::{active_user, unique_key, User};
 use crate::validate::{self, Email, Identity};
 use crate::{random_digits, Ciam, Reason};
@@ -330,4 +330,10 @@ pub async fn record_test(
             failure: Some(failure),
         },
     })
+}
+
+/// The browser binding of a test sign-in's state: a fresh random one nobody holds (a test signs
+/// nobody in, so no browser redeems anything).
+pub fn throwaway_bind_hash(ciam: &Ciam) -> String {
+    bind_hash(&token(ciam))
 }
