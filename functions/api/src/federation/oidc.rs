@@ -134,10 +134,7 @@ pub async fn discover(rp: &Rp) -> Result<Metadata, FedError> {
         ("userinfo_endpoint", meta.userinfo_endpoint.as_ref()),
     ] {
         if endpoint.is_some_and(|e| !staff::secure_url(e)) {
-            return Err(rp.unavailable(
-                step,
-                format!("the document's {name} is not an https URL"),
-            ));
+            return Err(rp.unavailable(step, format!("the document's {name} is not an https URL")));
         }
     }
     if let Ok(mut c) = cache().lock() {

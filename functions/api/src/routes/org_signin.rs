@@ -124,9 +124,7 @@ pub async fn start(
         test: false,
     };
     let signing = ConnectionSignIn(&c);
-    let at = federation::connection_request(
-        &s.ciam, &signing, &through, lang, &query, &bind_hash,
-    );
+    let at = federation::connection_request(&s.ciam, &signing, &through, lang, &query, &bind_hash);
     match at.await {
         Ok(url) => redirect(url),
         Err(e) => failed(lang, &e, Some(&o), &query),
@@ -175,12 +173,7 @@ pub async fn callback(
     q: Result<Query<CallbackQuery>, QueryRejection>,
 ) -> Response {
     let Ok(Query(q)) = q else {
-        return failed(
-            req_lang,
-            &Reason::AUTHORIZATION_FAILED.into(),
-            None,
-            "",
-        );
+        return failed(req_lang, &Reason::AUTHORIZATION_FAILED.into(), None, "");
     };
     let state = q.state.as_deref().unwrap_or("");
     let p = federation::ProviderId::Org;
@@ -281,8 +274,15 @@ fn test_page(
             if verified { "true" } else { "false" },
         );
         row(
-            t("属于组织已验证的域名", "At a domain the organization verified"),
-            if outcome.company_mail { "true" } else { "false" },
+            t(
+                "属于组织已验证的域名",
+                "At a domain the organization verified",
+            ),
+            if outcome.company_mail {
+                "true"
+            } else {
+                "false"
+            },
         );
         row(
             t("第二因素", "Second factor"),
@@ -336,15 +336,9 @@ async fn test_url(ciam: &Ciam, c: &Connection, lang: ciam_core::Lang) -> Result<
     };
     // Nobody is signed in by a test: the state's browser binding is a throwaway one.
     let bind_hash = org_sign_in::throwaway_bind_hash(ciam);
-    let url = federation::connection_request(
-        ciam,
-        &ConnectionSignIn(c),
-        &through,
-        lang,
-        "",
-        &bind_hash,
-    )
-    .await?;
+    let url =
+        federation::connection_request(ciam, &ConnectionSignIn(c), &through, lang, "", &bind_hash)
+            .await?;
     Ok(TestStart { url })
 }
 
@@ -415,7 +409,7 @@ pub struct OpTestBody {
 /// connection): the identity provider's authorization URL; its way back signs nobody in and
 /// records the outcome on the connection. ORG_NOT_FOUND for an unknown organization.
 ///
-/// Reasons: INVALID_PARAMETER, ORG_NOT_ACTIVE, ORG_NOT_FOUND.
+/// Reasons: ORG_NOT_ACTIVE, ORG_NOT_FOUND.
 ///
 /// `POST /admin/organizations/{orgId}/connections/{connId}/test {reason}`. Round trips: 4
 /// (authentication, the organization, the connection, the audit entry), 1 (the state), plus the

@@ -59,6 +59,7 @@ mod oidc_orgs;
 mod org_domain_routes;
 mod org_domains;
 mod org_events;
+mod org_signin;
 mod organizations;
 mod passkeys;
 mod passwords;

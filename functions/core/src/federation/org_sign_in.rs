@@ -85,12 +85,18 @@ pub fn through(pending: &Pending) -> Result<&Through> {
 
 /// The verified mail `identity` vouches for at a domain `o` verified (§0.6); else
 /// FEDERATION_NOT_PERMITTED. Round trips: 1 (the domain's owner).
-pub async fn company_mail(ciam: &Ciam, o: &Organization, identity: &ExternalIdentity) -> Result<Email> {
+pub async fn company_mail(
+    ciam: &Ciam,
+    o: &Organization,
+    identity: &ExternalIdentity,
+) -> Result<Email> {
     let Some((mail, verified)) = &identity.vouches.mail else {
         return Err(not_permitted("the identity provider gave no mail"));
     };
     if !verified {
-        return Err(not_permitted("the identity provider did not verify the mail"));
+        return Err(not_permitted(
+            "the identity provider did not verify the mail",
+        ));
     }
     let mail = Email::parse(mail).map_err(|_| not_permitted("not a mail address"))?;
     let domain =
@@ -182,11 +188,10 @@ pub async fn arrive(
                     id: ciam.new_id(),
                     user_name: username_candidate(ciam, &mail, attempt),
                     mail: Some(mail.as_str().to_owned()),
-                    display_name: identity.name.as_deref().and_then(|n| {
-                        validate::optional_text("displayName", n, 50)
-                            .ok()
-                            .flatten()
-                    }),
+                    display_name: identity
+                        .name
+                        .as_deref()
+                        .and_then(|n| validate::optional_text("displayName", n, 50).ok().flatten()),
                     advertisement: "unsubscribe".into(),
                     created_at: ciam.now(),
                     consents: Some(0),
