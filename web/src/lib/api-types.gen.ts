@@ -276,7 +276,7 @@ export type ApprovedRequest = {
 export type AuditEntry = {
   /** What was done, e.g. `account.unlock` (the list is this field's enum). Read as a string,
 so an entry of an action a newer build wrote still shows. */
-  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove" | "org.revokeInvitation" | "org.domain";
+  action: "account.reveal" | "account.unlock" | "account.endSessions" | "account.resetTwoFactor" | "account.sendResetCode" | "account.suspend" | "account.reactivate" | "account.resetPasskeys" | "account.replaceIdentity" | "account.unlinkIdentity" | "account.notes" | "role.grant" | "role.revoke" | "app.create" | "app.update" | "app.rotateSecret" | "app.retirePreviousSecret" | "app.delete" | "webhook.create" | "webhook.update" | "webhook.rotateSecret" | "webhook.delete" | "webhook.replay" | "webhook.refan" | "org.create" | "org.approve" | "org.refuse" | "org.update" | "org.invite" | "org.memberRole" | "org.memberRemove" | "org.revokeInvitation" | "org.domain" | "org.connection";
   /** The operator's user id. */
   actor: string;
   actorRole: string;
@@ -1166,6 +1166,12 @@ export type Tag = {
   eiamUid: string | null;
 };
 
+/** Where the browser goes for a test sign-in. */
+export type TestStart = {
+  /** The identity provider's authorization URL (open it in the browser; 10 minutes). */
+  url: string;
+};
+
 /** What an app learns about the user: only what its scopes allow. Phone and mail are full. */
 export type TicketClaims = {
   avatar?: string | null;
@@ -1686,6 +1692,12 @@ export type AdminApproveOrganizationResponse = Organization;
 
 /** The body of POST /admin/organizations/{orgId}/approve. */
 export type AdminApproveOrganizationRequest = AdminEndSessionsRequest;
+
+/** POST /admin/organizations/{orgId}/connections/{connId}/test: Test an organization's sign-in connection */
+export type AdminTestOrgConnectionResponse = TestStart;
+
+/** The body of POST /admin/organizations/{orgId}/connections/{connId}/test. */
+export type AdminTestOrgConnectionRequest = AdminEndSessionsRequest;
 
 /** GET /admin/organizations/{orgId}/domains: An organization's domains */
 export type AdminListOrgDomainsResponse = Domains;
@@ -2359,6 +2371,9 @@ export type GetOrganizationResponse = OrgPage;
 /** GET /org/{orgId}/audit: The organization's audit log */
 export type OrgAuditLogResponse = OrgAudit;
 
+/** POST /org/{orgId}/connections/{connId}/test: Test a sign-in connection */
+export type TestOrgConnectionResponse = TestStart;
+
 /** GET /org/{orgId}/domains: The organization's domains */
 export type ListOrgDomainsResponse = Domains;
 
@@ -2484,6 +2499,7 @@ export interface Operations {
   adminGetOrganization: { method: "GET"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: AdminGetOrganizationResponse };
   adminPatchOrganization: { method: "PATCH"; path: "/admin/organizations/{orgId}"; params: { orgId: string }; query: undefined; request: AdminPatchOrganizationRequest; response: AdminPatchOrganizationResponse };
   adminApproveOrganization: { method: "POST"; path: "/admin/organizations/{orgId}/approve"; params: { orgId: string }; query: undefined; request: AdminApproveOrganizationRequest; response: AdminApproveOrganizationResponse };
+  adminTestOrgConnection: { method: "POST"; path: "/admin/organizations/{orgId}/connections/{connId}/test"; params: { orgId: string; connId: string }; query: undefined; request: AdminTestOrgConnectionRequest; response: AdminTestOrgConnectionResponse };
   adminListOrgDomains: { method: "GET"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: AdminListOrgDomainsResponse };
   adminAddOrgDomain: { method: "POST"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AdminAddOrgDomainRequest; response: AdminAddOrgDomainResponse };
   adminRemoveOrgDomain: { method: "DELETE"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: AdminRemoveOrgDomainRequest; response: AdminRemoveOrgDomainResponse };
@@ -2538,6 +2554,8 @@ export interface Operations {
   loginTotp: { method: "POST"; path: "/auth/login/totp"; params: undefined; query: undefined; request: LoginTotpRequest; response: LoginTotpResponse };
   logout: { method: "POST"; path: "/auth/logout"; params: undefined; query: undefined; request: undefined; response: LogoutResponse };
   bindMail: { method: "PATCH"; path: "/auth/mail"; params: undefined; query: undefined; request: BindMailRequest; response: BindMailResponse };
+  orgSignInCallback: { method: "GET"; path: "/auth/org/callback"; params: undefined; query: { code?: string; state: string; error?: string; iss?: string }; request: undefined; response: undefined };
+  orgSignInStart: { method: "GET"; path: "/auth/org/start"; params: undefined; query: { connection: string; lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
   listPasskeys: { method: "GET"; path: "/auth/passkeys"; params: undefined; query: undefined; request: undefined; response: ListPasskeysResponse };
   passkeyRegister: { method: "POST"; path: "/auth/passkeys"; params: undefined; query: undefined; request: PasskeyRegisterRequest; response: PasskeyRegisterResponse };
   passkeyRegisterOptions: { method: "POST"; path: "/auth/passkeys/options"; params: undefined; query: undefined; request: PasskeyRegisterOptionsRequest; response: PasskeyRegisterOptionsResponse };
@@ -2587,6 +2605,7 @@ export interface Operations {
   answerOrgSuggestion: { method: "POST"; path: "/org/suggested/{orgId}"; params: { orgId: string }; query: undefined; request: AnswerOrgSuggestionRequest; response: AnswerOrgSuggestionResponse };
   getOrganization: { method: "GET"; path: "/org/{orgId}"; params: { orgId: string }; query: { after?: string }; request: undefined; response: GetOrganizationResponse };
   orgAuditLog: { method: "GET"; path: "/org/{orgId}/audit"; params: { orgId: string }; query: { cursor?: string }; request: undefined; response: OrgAuditLogResponse };
+  testOrgConnection: { method: "POST"; path: "/org/{orgId}/connections/{connId}/test"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: TestOrgConnectionResponse };
   listOrgDomains: { method: "GET"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: ListOrgDomainsResponse };
   addOrgDomain: { method: "POST"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AddOrgDomainRequest; response: AddOrgDomainResponse };
   removeOrgDomain: { method: "DELETE"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: RemoveOrgDomainResponse };
@@ -2641,6 +2660,7 @@ export interface Routes {
   "GET /admin/organizations/{orgId}": Operations["adminGetOrganization"];
   "PATCH /admin/organizations/{orgId}": Operations["adminPatchOrganization"];
   "POST /admin/organizations/{orgId}/approve": Operations["adminApproveOrganization"];
+  "POST /admin/organizations/{orgId}/connections/{connId}/test": Operations["adminTestOrgConnection"];
   "GET /admin/organizations/{orgId}/domains": Operations["adminListOrgDomains"];
   "POST /admin/organizations/{orgId}/domains": Operations["adminAddOrgDomain"];
   "DELETE /admin/organizations/{orgId}/domains/{domain}": Operations["adminRemoveOrgDomain"];
@@ -2695,6 +2715,8 @@ export interface Routes {
   "POST /auth/login/totp": Operations["loginTotp"];
   "POST /auth/logout": Operations["logout"];
   "PATCH /auth/mail": Operations["bindMail"];
+  "GET /auth/org/callback": Operations["orgSignInCallback"];
+  "GET /auth/org/start": Operations["orgSignInStart"];
   "GET /auth/passkeys": Operations["listPasskeys"];
   "POST /auth/passkeys": Operations["passkeyRegister"];
   "POST /auth/passkeys/options": Operations["passkeyRegisterOptions"];
@@ -2744,6 +2766,7 @@ export interface Routes {
   "POST /org/suggested/{orgId}": Operations["answerOrgSuggestion"];
   "GET /org/{orgId}": Operations["getOrganization"];
   "GET /org/{orgId}/audit": Operations["orgAuditLog"];
+  "POST /org/{orgId}/connections/{connId}/test": Operations["testOrgConnection"];
   "GET /org/{orgId}/domains": Operations["listOrgDomains"];
   "POST /org/{orgId}/domains": Operations["addOrgDomain"];
   "DELETE /org/{orgId}/domains/{domain}": Operations["removeOrgDomain"];
