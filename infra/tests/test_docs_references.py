@@ -105,12 +105,13 @@ INVENTED = {
         "web/src/auth/Provider.js", "web/src/features/auth/federation", "web/src/features/auth/federation/icons.tsx",
         "web/tests/e2e/federation",
     },
-    # Issue 35 item 4's design, step 1 built (the items): the later steps' routes and reason.
+    # Issue 35 item 4's design, steps 1 and part of 2 and 4 built (the items, the sign-in's rows, the
+    # test): the later steps' routes and reason.
     "organizations-connections.md": {
-        "GET /auth/org/start", "GET /auth/org/callback", "POST /auth/org/discover", "ORG_SIGN_IN_REQUIRED",
+        "POST /auth/org/discover", "ORG_SIGN_IN_REQUIRED",
         "GET /org/{orgId}/connections", "POST /org/{orgId}/connections", "GET /org/{orgId}/connections/{connId}",
         "PATCH /org/{orgId}/connections/{connId}", "DELETE /org/{orgId}/connections/{connId}",
-        "POST /org/{orgId}/connections/{connId}/test", "PUT /org/{orgId}/domains/{domain}/sign-in",
+        "PUT /org/{orgId}/domains/{domain}/sign-in",
     },
     "multi-region.md": {"functions/store/src/lagged.rs", "CIAM_REGION_ROLE", "CIAM_HOME_REGION", "CIAM_NOTIFY_REGION"},
 }
