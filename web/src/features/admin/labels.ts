@@ -216,4 +216,5 @@ export const auditActionNames: Record<AuditAction, MessageDescriptor> = defineMe
   'org.memberRemove': { id: 'admin.audit.act.orgMemberRemove', defaultMessage: 'Removed a member from an organization' },
   'org.revokeInvitation': { id: 'admin.audit.act.orgRevokeInvitation', defaultMessage: 'Revoked an invitation into an organization' },
   'org.domain': { id: 'admin.audit.act.orgDomain', defaultMessage: "Changed an organization's domains" },
+  'org.connection': { id: 'admin.audit.act.orgConnection', defaultMessage: "Changed an organization's sign-in connections" },
 });
