@@ -20,7 +20,7 @@ use crate::lock::ensure_unlocked;
 use crate::org::connections::{self, ConnId, Connection, Jit, Status};
 use crate::org::{self, Organization};
 use crate::staff::{bind_hash, token};
-use crate::user::{active_user, unique_key, User};
+use crate::user::{live_user, unique_key, User};
 use crate::validate::{self, Email, Identity};
 use crate::{random_digits, Ciam, Reason};
 use ciam_store::{Cond, Item, Key, TxOp};
@@ -126,8 +126,9 @@ fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
 }
 
 /// The callback's end for a sign-in (not a test) through `c` of `o`: the verified company mail
-/// ([`company_mail`]); the account the subject's link names, else the one that has the mail,
-/// else (just in time `join` only) a new one for the mail; a member of `o`, or (`join`) made
+/// ([`company_mail`]); the account the subject's link names (a link to an account deactivated
+/// since is replaced), else the one that has the mail, else (just in time `join` only) a new
+/// one for the mail; a member of `o`, or (`join`) made
 /// one with the organization's default role, `organization.member_added` to its event apps
 /// and `member.join` in its audit slice, in the link's transaction; `off` refuses a non-member
 /// with FEDERATION_NOT_PERMITTED naming the organization. A suspended, deactivated or locked
@@ -151,24 +152,34 @@ pub async fn arrive(
             .get(&lookup)
             .await?
             .and_then(|l| l.s("userId").map(str::to_owned));
-        let owner = match &linked {
-            Some(uid) => Some(uid.clone()),
-            None => store
-                .get(&unique_key(id.unique_pk()))
-                .await?
-                .and_then(|i| i.s("userId").map(str::to_owned)),
-        };
-        let user = match &owner {
-            Some(uid) => {
-                let user = active_user(ciam, uid).await?.ok_or_else(|| Error {
-                    cause: Some("the account may not sign in".into()),
-                    ..Error::new(Reason::AUTHORIZATION_FAILED)
-                })?;
-                ensure_unlocked(&user, ciam.now())?;
-                Some(user)
-            }
+        // A link to an account deactivated since (its links are not in its `FED#` list) is
+        // stale: the mail decides again, and the link is replaced.
+        let mut user = match &linked {
+            Some(uid) => live_user(ciam, uid).await?,
             None => None,
         };
+        let stale = linked.clone().filter(|_| user.is_none());
+        if user.is_none() {
+            let owner = store
+                .get(&unique_key(id.unique_pk()))
+                .await?
+                .and_then(|i| i.s("userId").map(str::to_owned));
+            if let Some(uid) = owner {
+                user = Some(live_user(ciam, &uid).await?.ok_or_else(|| Error {
+                    cause: Some("the mail's account is gone".into()),
+                    ..Error::new(Reason::AUTHORIZATION_FAILED)
+                })?);
+            }
+        }
+        if let Some(u) = &user {
+            if u.suspended_at.is_some() {
+                return Err(Error {
+                    cause: Some("the account may not sign in".into()),
+                    ..Error::new(Reason::AUTHORIZATION_FAILED)
+                });
+            }
+            ensure_unlocked(u, ciam.now())?;
+        }
         let member = match &user {
             Some(u) => org::membership(store, &o.org_id, &u.id).await?.is_some(),
             None => false,
@@ -203,7 +214,7 @@ pub async fn arrive(
                 u
             }
         };
-        if linked.is_none() {
+        if linked.is_none() || stale.is_some() {
             let item = Item::new(lookup.clone())
                 .with("userId", user.id.as_str())
                 .with("provider", format!("org:{}", c.conn_id.as_str()))
@@ -211,9 +222,13 @@ pub async fn arrive(
                 .with("orgId", o.org_id.as_str())
                 .with("linkedAt", ciam.now())
                 .with("via", if created { "signUp" } else { "mail" });
+            let cond = match &stale {
+                Some(old) => Cond::eq("userId", old.as_str()),
+                None => Cond::NotExists,
+            };
             ops.push(TxOp::Put {
                 item,
-                cond: Some(Cond::NotExists),
+                cond: Some(cond),
             });
         }
         if !member {
