@@ -622,6 +622,38 @@ async fn company_sign_in(app: TestApp) {
         .to_owned();
     assert!(url.starts_with(&acme.idp.issuer), "{url}");
 
+    // A link to an account deactivated since is stale: the mail decides again (here nobody
+    // has it any more, so `join` makes a new account), and the link is replaced.
+    app.ciam
+        .store
+        .update(
+            &ciam_core::user::profile_key(&li),
+            vec![Update::Set("status".into(), "deactivated".into())],
+            Some(Cond::Exists),
+        )
+        .await
+        .expect("deactivated");
+    app.ciam
+        .store
+        .delete(
+            &ciam_core::user::unique_key("MAIL#li.lei@acme.example".into()),
+            None,
+        )
+        .await
+        .expect("mail freed");
+    let to = sign_in_through(app, &acme, person("a-1", "li.lei@acme.example")).await;
+    let again = session_of(app, &to).await["userId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(again, li);
+    assert_eq!(
+        role_in(app, &acme.org, &again).await,
+        Some(org::Role::Member)
+    );
+    let to = sign_in_through(app, &acme, person("a-1", "li.lei@acme.example")).await;
+    assert_eq!(session_of(app, &to).await["userId"], again.as_str());
+
     // A suspended organization refuses its people.
     app.ciam
         .store
