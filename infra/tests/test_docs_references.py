@@ -105,10 +105,10 @@ INVENTED = {
         "web/src/auth/Provider.js", "web/src/features/auth/federation", "web/src/features/auth/federation/icons.tsx",
         "web/tests/e2e/federation",
     },
-    # Issue 35 item 4's design, the items and the management routes built: the sign-in's routes and reason.
+    # Issue 35 item 4's design, the items, the management routes and the sign-in's rows built: the
+    # later steps' routes and reason.
     "organizations-connections.md": {
-        "GET /auth/org/start", "GET /auth/org/callback", "POST /auth/org/discover", "ORG_SIGN_IN_REQUIRED",
-        "POST /org/{orgId}/connections/{connId}/test",
+        "POST /auth/org/discover", "ORG_SIGN_IN_REQUIRED",
     },
     "multi-region.md": {"functions/store/src/lagged.rs", "CIAM_REGION_ROLE", "CIAM_HOME_REGION", "CIAM_NOTIFY_REGION"},
 }

@@ -1,4 +1,5 @@
-"""The organizations' routes ("My company", `/ciam/v1/org/...`) live in a stack of their own
+"""The organizations' routes ("My company", `/ciam/v1/org/...`, and the company's own sign-in,
+`/ciam/v1/auth/org/...`) live in a stack of their own
 (infra/org.yaml, `OrgStack`, always on; functions/gen/src/console.rs `ORGS`), as the console's do,
 so that the main stack keeps room under its resource budget (docs/operations.md §7)."""
 
@@ -7,7 +8,11 @@ from template_facts import functions, route_facts
 
 
 def org_ids():
-    return {i for i, r in route_facts().items() if r["path"].startswith("/ciam/v1/org/") and not r["auth"].startswith("console:")}
+    return {
+        i
+        for i, r in route_facts().items()
+        if r["path"].startswith(("/ciam/v1/org/", "/ciam/v1/auth/org/")) and not r["auth"].startswith("console:")
+    }
 
 
 def test_the_organizations_are_a_stack_of_their_own(main_template, org_template, main_transformed, org_transformed):
@@ -37,14 +42,20 @@ def test_the_org_stack_is_given_every_parameter_and_its_api_is_the_consoles_twin
     params = main_template["Resources"]["ConsoleStack"]["Properties"]["Parameters"]
     console = resolve(console_template["Resources"]["ConsoleApi"]["Properties"], params)
     org = resolve(org_template["Resources"]["OrgApi"]["Properties"], passed)
-    # The same settings (throttles, access log) and the same `$default` route to the version
-    # function; only the description and the title differ.
+    # The same settings (default throttles, access log) and the same `$default` route to the
+    # version function; only the description, the title and the company sign-in's own route
+    # throttles differ.
     for key in ("DefinitionBody",):
         c, o = console[key], org[key]
         assert c["paths"] == o["paths"]
-    assert {k: v for k, v in console.items() if k not in ("Description", "DefinitionBody")} == {
-        k: v for k, v in org.items() if k not in ("Description", "DefinitionBody")
-    }
+    skip = ("Description", "DefinitionBody", "RouteSettings")
+    assert {k: v for k, v in console.items() if k not in skip} == {k: v for k, v in org.items() if k not in skip}
+    facts = route_facts()
+    throttled = {f"{facts[i]['method']} {facts[i]['path']}" for i in org_ids() if facts[i].get("throttle")}
+    assert throttled, "the company sign-in's public rows are throttled"
+    assert set(org.get("RouteSettings", {})) == throttled
+    main_settings = main_template["Resources"]["Api"]["Properties"].get("RouteSettings", {})
+    assert not set(main_settings) & throttled
     assert org_template["Outputs"]["ApiDomain"]["Value"] == {
         "Fn::Sub": "${OrgApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}"
     }

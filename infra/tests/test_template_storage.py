@@ -62,7 +62,12 @@ def test_only_the_password_hashing_functions_reserve_concurrency(template):
 def test_anonymous_writing_routes_have_throttles_below_the_default(template):
     api = template["Resources"]["Api"]["Properties"]
     default = api["DefaultRouteSettings"]
-    routes = api["RouteSettings"]
+    # The main API's, and the nested stacks' APIs' for their own rows (the company sign-in's).
+    routes = dict(api["RouteSettings"])
+    for nested in ("ConsoleApi", "OrgApi"):
+        props = template["Resources"].get(nested, {}).get("Properties", {})
+        assert props.get("DefaultRouteSettings", default) == default, nested
+        routes.update(props.get("RouteSettings", {}))
     # Routes only: the internal functions (the avatar decoder, the webhook pipeline) have none.
     facts = [r for r in route_facts().values() if r["path"]]
     unsigned_writes = {f"{r['method']} {r['path']}" for r in facts if r["auth"] in UNSIGNED and r["table"] == "write"}

@@ -208,7 +208,7 @@ fn body(nest: &Nest, fns: &[Function], main: &str, cell: Cell) -> Result<Body, S
     let (globals, mut passed) = globals(main)?;
     let (own_roles, shared_roles) = nest_roles(nest, fns, cell);
     let mut resources = String::new();
-    resources.push_str(&api(nest));
+    resources.push_str(&api(nest, fns));
     resources.push_str(
         &roles::render(&own_roles).replace("!Ref AWS::StackName", &format!("!Ref {PARENT_STACK}")),
     );
@@ -259,8 +259,16 @@ fn body(nest: &Nest, fns: &[Function], main: &str, cell: Cell) -> Result<Body, S
 }
 
 /// The nest's HTTP API: its routes are the functions' events; what none matches goes to the
-/// main stack's version function (Ciam's 404 and 405 bodies), as on the main API.
-fn api(nest: &Nest) -> String {
+/// main stack's version function (Ciam's 404 and 405 bodies), as on the main API; its
+/// functions' own throttles (the company sign-in's public rows) as its `RouteSettings`.
+fn api(nest: &Nest, fns: &[Function]) -> String {
+    let own: Vec<Function> = nest_fns(nest, fns).cloned().collect();
+    let route_settings = crate::tables::render_route_settings_of(&own);
+    let route_settings = if route_settings.is_empty() {
+        String::new()
+    } else {
+        format!("      RouteSettings:\n{route_settings}")
+    };
     let n = nest.name;
     let lower = n.to_ascii_lowercase();
     let (paths, what, on_call) = (nest.paths, nest.what, nest.on_call);
@@ -316,6 +324,7 @@ fn api(nest: &Nest) -> String {
 ",
         alarm_what = nest.alarm_what,
         settings = API_SETTINGS.replace("!GetAtt ApiAccessLogs.Arn", "!Ref ApiAccessLogsArn")
+            + &route_settings
     )
 }
 

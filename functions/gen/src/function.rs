@@ -39,10 +39,12 @@ pub fn is_console(f: &Function) -> bool {
     matches!(f.auth, Auth::Console(_))
 }
 
-/// An organizations' function ("My company", `/ciam/v1/org/...`): it lives in infra/org.yaml
-/// (console.rs, `ORGS`).
+/// An organizations' function ("My company", `/ciam/v1/org/...`, and the company's own sign-in,
+/// `/ciam/v1/auth/org/...`): it lives in infra/org.yaml (console.rs, `ORGS`).
 pub fn is_org(f: &Function) -> bool {
-    !is_console(f) && !f.internal && f.path.starts_with("/ciam/v1/org/")
+    !is_console(f)
+        && !f.internal
+        && (f.path.starts_with("/ciam/v1/org/") || f.path.starts_with("/ciam/v1/auth/org/"))
 }
 
 pub(crate) fn render_function(f: &Function, home: &Home) -> String {

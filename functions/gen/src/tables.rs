@@ -8,7 +8,19 @@ use ciam_api::{Auth, Fed, Images, Kms, Table, S3};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
+/// The main HTTP API's per-route throttles: its own functions' (a nested stack's functions are
+/// on that stack's API, which writes theirs: `console::api`).
 pub(crate) fn render_route_settings(fns: &[Function]) -> String {
+    let own: Vec<Function> = fns
+        .iter()
+        .filter(|f| !crate::is_console(f) && !crate::is_org(f))
+        .cloned()
+        .collect();
+    render_route_settings_of(&own)
+}
+
+/// The per-route throttles of `fns`, as `RouteSettings` entries (8 spaces deep).
+pub(crate) fn render_route_settings_of(fns: &[Function]) -> String {
     let mut s = String::new();
     for f in fns {
         if let Some(t) = f.lambda.throttle {

@@ -117,7 +117,13 @@ pub fn render_paths(fns: &[Function]) -> Result<String, String> {
 
 /// Sign-in rows the console host does not serve: the customer providers' shared redemption
 /// (docs/federation-design.md §1.5; an operator signs in there with staff's own routes).
-const OFF_CONSOLE_HOST: &[&str] = &["auth_login_federation"];
+const OFF_CONSOLE_HOST: &[&str] = &[
+    "auth_login_federation",
+    // The company's own sign-in (an organization's connection) is a customer's, never an
+    // operator's.
+    "auth_org_start",
+    "auth_org_callback",
+];
 
 /// A start or callback row of a provider that signs customers in through links (WeChat, ...):
 /// an operator signs in on the console host with staff's own routes only (§1.5).

@@ -1225,6 +1225,12 @@ export type Tag = {
   eiamUid: string | null;
 };
 
+/** Where the browser goes for a test sign-in. */
+export type TestStart = {
+  /** The identity provider's authorization URL (open it in the browser; 10 minutes). */
+  url: string;
+};
+
 /** What an app learns about the user: only what its scopes allow. Phone and mail are full. */
 export type TicketClaims = {
   avatar?: string | null;
@@ -1795,6 +1801,12 @@ export type AdminPatchOrgConnectionRequest = {
   /** The protocol's settings, replaced whole. */
   settings?: Record<string, string> | null;
 };
+
+/** POST /admin/organizations/{orgId}/connections/{connId}/test: Test an organization's sign-in connection */
+export type AdminTestOrgConnectionResponse = TestStart;
+
+/** The body of POST /admin/organizations/{orgId}/connections/{connId}/test. */
+export type AdminTestOrgConnectionRequest = AdminEndSessionsRequest;
 
 /** GET /admin/organizations/{orgId}/domains: An organization's domains */
 export type AdminListOrgDomainsResponse = Domains;
@@ -2527,6 +2539,9 @@ export type PatchOrgConnectionRequest = {
   settings?: Record<string, string> | null;
 };
 
+/** POST /org/{orgId}/connections/{connId}/test: Test a sign-in connection */
+export type TestOrgConnectionResponse = TestStart;
+
 /** GET /org/{orgId}/domains: The organization's domains */
 export type ListOrgDomainsResponse = Domains;
 
@@ -2668,6 +2683,7 @@ export interface Operations {
   adminDeleteOrgConnection: { method: "DELETE"; path: "/admin/organizations/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: AdminDeleteOrgConnectionRequest; response: AdminDeleteOrgConnectionResponse };
   adminGetOrgConnection: { method: "GET"; path: "/admin/organizations/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: AdminGetOrgConnectionResponse };
   adminPatchOrgConnection: { method: "PATCH"; path: "/admin/organizations/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: AdminPatchOrgConnectionRequest; response: AdminPatchOrgConnectionResponse };
+  adminTestOrgConnection: { method: "POST"; path: "/admin/organizations/{orgId}/connections/{connId}/test"; params: { orgId: string; connId: string }; query: undefined; request: AdminTestOrgConnectionRequest; response: AdminTestOrgConnectionResponse };
   adminListOrgDomains: { method: "GET"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: AdminListOrgDomainsResponse };
   adminAddOrgDomain: { method: "POST"; path: "/admin/organizations/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AdminAddOrgDomainRequest; response: AdminAddOrgDomainResponse };
   adminRemoveOrgDomain: { method: "DELETE"; path: "/admin/organizations/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: AdminRemoveOrgDomainRequest; response: AdminRemoveOrgDomainResponse };
@@ -2723,6 +2739,8 @@ export interface Operations {
   loginTotp: { method: "POST"; path: "/auth/login/totp"; params: undefined; query: undefined; request: LoginTotpRequest; response: LoginTotpResponse };
   logout: { method: "POST"; path: "/auth/logout"; params: undefined; query: undefined; request: undefined; response: LogoutResponse };
   bindMail: { method: "PATCH"; path: "/auth/mail"; params: undefined; query: undefined; request: BindMailRequest; response: BindMailResponse };
+  orgSignInCallback: { method: "GET"; path: "/auth/org/callback"; params: undefined; query: { code?: string; state: string; error?: string; iss?: string }; request: undefined; response: undefined };
+  orgSignInStart: { method: "GET"; path: "/auth/org/start"; params: undefined; query: { connection: string; lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
   listPasskeys: { method: "GET"; path: "/auth/passkeys"; params: undefined; query: undefined; request: undefined; response: ListPasskeysResponse };
   passkeyRegister: { method: "POST"; path: "/auth/passkeys"; params: undefined; query: undefined; request: PasskeyRegisterRequest; response: PasskeyRegisterResponse };
   passkeyRegisterOptions: { method: "POST"; path: "/auth/passkeys/options"; params: undefined; query: undefined; request: PasskeyRegisterOptionsRequest; response: PasskeyRegisterOptionsResponse };
@@ -2777,6 +2795,7 @@ export interface Operations {
   deleteOrgConnection: { method: "DELETE"; path: "/org/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: DeleteOrgConnectionResponse };
   getOrgConnection: { method: "GET"; path: "/org/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: GetOrgConnectionResponse };
   patchOrgConnection: { method: "PATCH"; path: "/org/{orgId}/connections/{connId}"; params: { orgId: string; connId: string }; query: undefined; request: PatchOrgConnectionRequest; response: PatchOrgConnectionResponse };
+  testOrgConnection: { method: "POST"; path: "/org/{orgId}/connections/{connId}/test"; params: { orgId: string; connId: string }; query: undefined; request: undefined; response: TestOrgConnectionResponse };
   listOrgDomains: { method: "GET"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: undefined; response: ListOrgDomainsResponse };
   addOrgDomain: { method: "POST"; path: "/org/{orgId}/domains"; params: { orgId: string }; query: undefined; request: AddOrgDomainRequest; response: AddOrgDomainResponse };
   removeOrgDomain: { method: "DELETE"; path: "/org/{orgId}/domains/{domain}"; params: { orgId: string; domain: string }; query: undefined; request: undefined; response: RemoveOrgDomainResponse };
@@ -2837,6 +2856,7 @@ export interface Routes {
   "DELETE /admin/organizations/{orgId}/connections/{connId}": Operations["adminDeleteOrgConnection"];
   "GET /admin/organizations/{orgId}/connections/{connId}": Operations["adminGetOrgConnection"];
   "PATCH /admin/organizations/{orgId}/connections/{connId}": Operations["adminPatchOrgConnection"];
+  "POST /admin/organizations/{orgId}/connections/{connId}/test": Operations["adminTestOrgConnection"];
   "GET /admin/organizations/{orgId}/domains": Operations["adminListOrgDomains"];
   "POST /admin/organizations/{orgId}/domains": Operations["adminAddOrgDomain"];
   "DELETE /admin/organizations/{orgId}/domains/{domain}": Operations["adminRemoveOrgDomain"];
@@ -2892,6 +2912,8 @@ export interface Routes {
   "POST /auth/login/totp": Operations["loginTotp"];
   "POST /auth/logout": Operations["logout"];
   "PATCH /auth/mail": Operations["bindMail"];
+  "GET /auth/org/callback": Operations["orgSignInCallback"];
+  "GET /auth/org/start": Operations["orgSignInStart"];
   "GET /auth/passkeys": Operations["listPasskeys"];
   "POST /auth/passkeys": Operations["passkeyRegister"];
   "POST /auth/passkeys/options": Operations["passkeyRegisterOptions"];
@@ -2946,6 +2968,7 @@ export interface Routes {
   "DELETE /org/{orgId}/connections/{connId}": Operations["deleteOrgConnection"];
   "GET /org/{orgId}/connections/{connId}": Operations["getOrgConnection"];
   "PATCH /org/{orgId}/connections/{connId}": Operations["patchOrgConnection"];
+  "POST /org/{orgId}/connections/{connId}/test": Operations["testOrgConnection"];
   "GET /org/{orgId}/domains": Operations["listOrgDomains"];
   "POST /org/{orgId}/domains": Operations["addOrgDomain"];
   "DELETE /org/{orgId}/domains/{domain}": Operations["removeOrgDomain"];

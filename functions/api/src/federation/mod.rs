@@ -1,14 +1,15 @@
 //! The HTTP side of federated sign-in: one adapter per protocol behind
 //! `ciam_core::federation::Provider` (`oidc`: the company OpenID Connect provider of staff
 //! sign-in; `wechat`, `wecom`, `dingtalk`, `feishu`: WeChat's, WeCom's, DingTalk's and
-//! Feishu's/Lark's), picked by the row's provider ([`adapter`]), and the HTTPS client they
-//! share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
+//! Feishu's/Lark's), picked by the row's provider ([`adapter`]); an organization's connection
+//! (`org`) built from its item; and the HTTPS client they share. The flow and its rules (state, linking, the login code) are `ciam_core::federation`'s.
 
 pub mod dingtalk;
 pub mod feishu;
 #[cfg(feature = "fakes")]
 mod mock;
 mod oidc;
+pub mod org;
 pub mod wechat;
 pub mod wecom;
 
@@ -29,6 +30,7 @@ pub fn adapter(provider: ProviderId) -> &'static dyn Provider {
         ProviderId::Feishu => &FromSettings(feishu::FeishuSignIn),
         #[cfg(feature = "fakes")]
         ProviderId::Mock => &mock::Mock,
+        ProviderId::Org => &org::Unrouted,
     }
 }
 
@@ -123,6 +125,11 @@ impl<A: SettingsAdapter> Provider for FromSettings<A> {
     ) -> Result<ExternalIdentity, FedError> {
         A::read_callback(A::connect(ciam)?, ciam, cb, pending).await
     }
+}
+
+/// Drops the OpenID Connect discovery document kept for `issuer` (a connection was tested).
+pub fn oidc_forget(issuer: &str) {
+    oidc::forget(issuer);
 }
 
 /// The linking providers this deployment offers: configured here, in the provider list's

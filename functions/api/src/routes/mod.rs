@@ -41,6 +41,7 @@ mod oidc;
 mod org;
 mod org_connections;
 mod org_domains;
+mod org_signin;
 mod passkeys;
 mod staff;
 mod tickets;
@@ -202,6 +203,11 @@ pub const ROUTES: &[RouteDef] = &[
     route!("org_member_role",         PUT,    "/org/{orgId}/members/{userId}", org::set_role,      Session,       "setOrgMemberRole", WRITES),
     route!("org_member_remove",       DELETE, "/org/{orgId}/members/{userId}", org::remove,        Session,       "removeOrgMember",  WRITES),
     route!("org_audit",               GET,    "/org/{orgId}/audit",      org::audit_log,           Session,       "orgAuditLog",      WRITES),
+    // The company's own sign-in (org_signin.rs; docs/organizations-connections.md §0.3, §0.8):
+    // one start and one callback for every connection, and an admin's test sign-in.
+    route!("auth_org_start",          GET,    "/auth/org/start",         org_signin::start,        Public,        "orgSignInStart",   WRITES.throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    route!("auth_org_callback",       GET,    "/auth/org/callback",      org_signin::callback,     Public,        "orgSignInCallback", WRITES.timeout(15).throttle(40, 20).waf(Waf::SignIn).keys(&[K::Federation])),
+    route!("org_connection_test",     POST,   "/org/{orgId}/connections/{connId}/test", org_signin::test, Session, "testOrgConnection", WRITES.keys(&[K::Federation])),
     // Its verified domains and the suggestions they make (org_domains.rs;
     // docs/organizations-domains.md §5); the DNS check is `DOMAIN_ROUTES`'.
     route!("org_domains",             GET,    "/org/{orgId}/domains",    org_domains::list,        Session,       "listOrgDomains",   WRITES),
@@ -311,6 +317,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_org_domain",        GET,    "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::get, Console(Viewer), "adminGetOrgDomain", WRITES),
     route!("admin_org_domain_enrolment", PATCH, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::set_enrolment, Console(Operator), "adminSetOrgDomainEnrolment", WRITES),
     route!("admin_org_domain_remove", DELETE, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::remove, Console(Operator), "adminRemoveOrgDomain", WRITES),
+    route!("admin_org_connection_test", POST, "/admin/organizations/{orgId}/connections/{connId}/test", org_signin::admin_test, Console(Operator), "adminTestOrgConnection", WRITES.keys(&[K::Federation])),
     route!("admin_org_domain_code",   POST,   "/admin/organizations/{orgId}/domains/{domain}/code", admin_org_domains::send_code, Console(Operator), "adminSendOrgDomainCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
     // Its sign-in connections and its domains' routing to them (admin_org_connections.rs).
     route!("admin_org_connections",   GET,    "/admin/organizations/{orgId}/connections", admin_org_connections::list, Console(Viewer), "adminListOrgConnections", WRITES),

@@ -61,6 +61,7 @@ mod org_connection_walk;
 mod org_domain_routes;
 mod org_domains;
 mod org_events;
+mod org_signin;
 mod organizations;
 mod passkeys;
 mod passwords;

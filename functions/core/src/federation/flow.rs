@@ -8,14 +8,14 @@
 //! (staff's) or names another `provider` (the providers that share `FEDSTATE#`).
 
 use super::links::{self, Finished};
-pub use super::returning::{LinkFor, Pending};
+pub use super::returning::{LinkFor, Pending, Through};
 use super::{ExternalIdentity, Facts, LinkRule, Provider, ProviderId, Surface};
 use crate::error::Result;
 use crate::staff::{
     check_bind_hash, issue_login_code, link, pkce_challenge, return_query, staff_mail, take, token,
     StaffClaims,
 };
-use crate::{Ciam, Lang, Reason};
+use crate::{Ciam, Error, Lang, Reason};
 use ciam_store::{Cond, Item, Key};
 
 /// How long a sign-in may stay at the provider.
@@ -65,9 +65,39 @@ pub async fn authorization_request(
         bind_hash,
         surface,
         link_for,
+        None,
     )
     .await?;
     Ok(provider.authorization_url(ciam, &started, surface).await?)
+}
+
+/// [`authorization_request`] for an organization's connection (provider `org`): the state also
+/// records the connection's id and whether it is a test sign-in. Round trips: 1 (the state),
+/// plus the provider's `ready`.
+pub async fn connection_request(
+    ciam: &Ciam,
+    provider: &dyn Provider,
+    through: &Through,
+    lang: Lang,
+    query: &str,
+    bind_hash: &str,
+) -> Result<String> {
+    check_bind_hash(bind_hash)?;
+    provider.ready(ciam, Surface::Desktop).await?;
+    let started = start(
+        ciam,
+        provider.facts().id,
+        lang,
+        query,
+        bind_hash,
+        Surface::Desktop,
+        None,
+        Some(through),
+    )
+    .await?;
+    Ok(provider
+        .authorization_url(ciam, &started, Surface::Desktop)
+        .await?)
 }
 
 /// A sign-in sent to the provider: what goes into the authorization request.
@@ -86,7 +116,9 @@ pub struct Started {
 
 /// Stores the state of a new sign-in (10 minutes), bound to the browser's `bind_hash`; it also
 /// holds a PKCE verifier and an OpenID Connect nonce when the provider's facts say so (staff
-/// both, Feishu the verifier only), a link's `linkFor` and `sid`. Round trips: 1.
+/// both, Feishu the verifier only), a link's `linkFor` and `sid`, a connection's `conn` and
+/// `test`. Round trips: 1.
+#[allow(clippy::too_many_arguments)]
 async fn start(
     ciam: &Ciam,
     provider: ProviderId,
@@ -95,6 +127,7 @@ async fn start(
     bind_hash: &str,
     surface: Surface,
     link_for: Option<&LinkFor>,
+    through: Option<&Through>,
 ) -> Result<Started> {
     check_bind_hash(bind_hash)?;
     let facts = provider.facts();
@@ -116,6 +149,8 @@ async fn start(
         .with("bindHash", bind_hash)
         .with_opt("linkFor", link_for.map(|l| l.user_id.clone()))
         .with_opt("sid", link_for.map(|l| l.sid.clone()))
+        .with_opt("conn", through.map(|t| t.conn_id.clone()))
+        .with_opt("test", through.filter(|t| t.test).map(|_| true))
         .expires(ciam.now() + STATE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;
     Ok(Started {
@@ -153,6 +188,10 @@ pub async fn take_state(ciam: &Ciam, provider: ProviderId, state: &str) -> Resul
             user_id: user_id.to_owned(),
             sid: s("sid"),
         }),
+        connection: item.s("conn").map(|conn_id| Through {
+            conn_id: conn_id.to_owned(),
+            test: item.bool("test") == Some(true),
+        }),
     })
 }
 
@@ -186,6 +225,10 @@ pub async fn finish(
                 .map(Finished::Code)
         }
         LinkRule::ProvePhone => links::arrive(ciam, provider.facts(), &identity, pending).await,
+        LinkRule::Connection => Err(Error {
+            cause: Some("a connection's sign-in ends in federation::org_sign_in".into()),
+            ..Error::new(Reason::SERVICE_UNAVAILABLE)
+        }),
     }
 }
 

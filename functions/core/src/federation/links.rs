@@ -60,7 +60,7 @@ pub fn account_link_key(user_id: &str, provider: ProviderId) -> Key {
     Key::new(user_pk(user_id), format!("FED#{}", provider.name()))
 }
 
-fn code_key(ciam: &Ciam, facts: &Facts, code: &str) -> Key {
+pub(super) fn code_key(ciam: &Ciam, facts: &Facts, code: &str) -> Key {
     Key::new(
         format!(
             "{}{}",
@@ -185,7 +185,11 @@ pub async fn redeem(
     bind: &str,
     client: &ClientInfo,
 ) -> Result<SignedIn> {
-    let p = provider_named(provider)?;
+    // `org`: an organization's connection (`org_sign_in`), whose login code is redeemed here too.
+    let p = match provider {
+        "org" => ProviderId::Org,
+        _ => provider_named(provider)?,
+    };
     crate::numbers::note_method(crate::numbers::Method::Linked(p));
     check_text("code", code, "登录码无效", "Invalid login code")?;
     check_text("bind", bind, "浏览器绑定值无效", "Invalid browser binding")?;
@@ -209,9 +213,19 @@ pub async fn redeem(
         ops,
         cond: Some(Cond::Exists),
     });
+    // A connection's identity provider's second factor (judged at the callback by the
+    // connection's `mfaAcr`) is the session's, as staff's is.
+    let amr = if p == ProviderId::Org && item.bool("mfa") == Some(true) {
+        vec!["mfa"]
+    } else {
+        Vec::new()
+    };
     crate::accounts::finish_login(
         ciam,
-        Who::from(&user),
+        Who {
+            amr,
+            ..Who::from(&user)
+        },
         client,
         clear.into_iter().collect(),
         Reason::AUTHORIZATION_FAILED,

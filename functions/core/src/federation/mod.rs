@@ -11,20 +11,21 @@
 mod flow;
 pub mod identities;
 pub mod links;
+pub mod org_sign_in;
 mod providers;
 mod returning;
 pub mod sign_up;
 
 pub use flow::{
-    authorization_request, finish, redirect_uri, take_state, Callback, LinkFor, Pending, Started,
-    STATE_TTL,
+    authorization_request, connection_request, finish, redirect_uri, take_state, Callback, LinkFor,
+    Pending, Started, Through, STATE_TTL,
 };
 pub use links::Finished;
 #[cfg(any(test, feature = "fakes"))]
 pub use providers::MOCK;
 pub use providers::{
     Facts, Items, LinkRule, ProviderConfig, ProviderId, Setting, DINGTALK, FEDERATION_ITEMS,
-    FEISHU, PROVIDERS, STAFF, WECHAT, WECOM,
+    FEISHU, ORG, PROVIDERS, STAFF, WECHAT, WECOM,
 };
 
 use crate::{Ciam, Error, Reason};

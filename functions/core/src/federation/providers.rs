@@ -28,6 +28,12 @@ pub enum ProviderId {
     /// platform. Never in [`PROVIDERS`], never in a shipped binary.
     #[cfg(any(test, feature = "fakes"))]
     Mock,
+    /// An organization's own connection (docs/organizations-connections.md): one provider for
+    /// every connection, the state naming which. Never in [`PROVIDERS`] (no setting, no secret
+    /// in the template: a connection is an item) and not a linking provider: its rows are
+    /// `/auth/org/start` and `/auth/org/callback`, its login code redeemed by
+    /// `POST /auth/login/federation` with provider `org`.
+    Org,
 }
 
 impl ProviderId {
@@ -50,6 +56,7 @@ impl ProviderId {
             ProviderId::Feishu => &FEISHU,
             #[cfg(any(test, feature = "fakes"))]
             ProviderId::Mock => &MOCK,
+            ProviderId::Org => &ORG,
         }
     }
 
@@ -127,6 +134,11 @@ pub enum LinkRule {
     /// account; a new one becomes a pending identity that the browser completes by proving a
     /// mainland phone with Ciam's own code (docs/federation-design.md §4.1).
     ProvePhone,
+    /// An organization's connection (docs/organizations-connections.md §0.6-7): a verified mail
+    /// at a domain the connection's organization verified reaches the account that has it (or
+    /// one made for it), and the organization's membership rules apply
+    /// (`federation::org_sign_in`).
+    Connection,
 }
 
 /// What Ciam knows about one provider.
@@ -445,6 +457,26 @@ pub const MOCK: Facts = Facts {
     optional_secret_fields: &[],
     bases: &[],
     letter: 'x',
+};
+
+/// Every organization's connection (docs/organizations-connections.md §0.3): the shared
+/// `FEDSTATE#` / `FEDCODE#` items, a state naming its connection; PKCE and a nonce (OpenID
+/// Connect). No settings, no secret here: they are the connection's item.
+pub const ORG: Facts = Facts {
+    id: ProviderId::Org,
+    name: "org",
+    env: "CIAM_ORG",
+    stem: "Org",
+    settings: &[],
+    items: FEDERATION_ITEMS,
+    pkce: true,
+    nonce: true,
+    link: LinkRule::Connection,
+    title: "Company sign-in",
+    secret_field: "clientSecret",
+    optional_secret_fields: &[],
+    bases: &[],
+    letter: 'o',
 };
 
 /// Every provider, in [`ProviderId::ALL`]'s order.

@@ -20,6 +20,19 @@ pub struct Pending {
     pub verifier: Option<String>,
     /// A link started in the security centre (`POST /auth/identities/link`), not a sign-in.
     pub link_for: Option<LinkFor>,
+    /// An organization's connection the sign-in goes through (provider `org`), and whether it
+    /// is the connection's test sign-in (`test`: signs nobody in).
+    pub connection: Option<Through>,
+}
+
+/// The connection a sign-in with provider `org` goes through (`federation::org_sign_in`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Through {
+    /// The connection's id (`CONN#<connId>`).
+    pub conn_id: String,
+    /// A test sign-in (docs/organizations-connections.md §0.8): the callback shows what the
+    /// identity provider said and records the outcome; nobody is signed in.
+    pub test: bool,
 }
 
 /// The account and session a link was started from: the state carries them to the callback,
