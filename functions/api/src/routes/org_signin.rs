@@ -342,20 +342,12 @@ async fn test_url(ciam: &Ciam, c: &Connection, lang: ciam_core::Lang) -> Result<
     Ok(TestStart { url })
 }
 
-/// The connection `conn_id` of `o`; else INVALID_PARAMETER on `connId`.
+/// The connection `conn_id` of `o`; else CONNECTION_NOT_FOUND (as the management routes answer).
 async fn connection(ciam: &Ciam, o: &Organization, conn_id: &str) -> Result<Connection, Error> {
-    let missing = || {
-        Error::field(
-            Reason::INVALID_PARAMETER,
-            "connId",
-            "该组织没有此登录连接",
-            "The organization has no such connection",
-        )
-    };
-    let id = ConnId::parse(conn_id).ok_or_else(missing)?;
+    let id = ConnId::parse(conn_id).ok_or(Reason::CONNECTION_NOT_FOUND)?;
     connections::get(ciam.store.as_ref(), &o.org_id, &id)
         .await?
-        .ok_or_else(missing)
+        .ok_or_else(|| Reason::CONNECTION_NOT_FOUND.into())
 }
 
 /// Test a sign-in connection
@@ -366,10 +358,10 @@ async fn connection(ciam: &Ciam, o: &Organization, conn_id: &str) -> Result<Conn
 /// (`/auth/org/callback`) signs nobody in: it shows what the provider said (subject, mail,
 /// whether verified and at a verified domain) or the failed step with the provider's error,
 /// and records the outcome (`tested`, which allows turning the connection on; a failure takes
-/// it back to `draft`). An unknown connection is INVALID_PARAMETER (`connId`); an organization
+/// it back to `draft`). An unknown connection is CONNECTION_NOT_FOUND; an organization
 /// not active ORG_NOT_ACTIVE; an identity provider that cannot be reached SERVICE_UNAVAILABLE.
 ///
-/// Reasons: INVALID_PARAMETER, ORG_NOT_ACTIVE, ORG_NOT_FOUND, ORG_ROLE_FORBIDDEN.
+/// Reasons: CONNECTION_NOT_FOUND, ORG_NOT_ACTIVE, ORG_NOT_FOUND, ORG_ROLE_FORBIDDEN.
 ///
 /// `POST /org/{orgId}/connections/{connId}/test`. Round trips: 3 (authentication, the
 /// organization with the caller's membership, the connection), 1 (the state), plus the
@@ -409,7 +401,7 @@ pub struct OpTestBody {
 /// connection): the identity provider's authorization URL; its way back signs nobody in and
 /// records the outcome on the connection. ORG_NOT_FOUND for an unknown organization.
 ///
-/// Reasons: ORG_NOT_ACTIVE, ORG_NOT_FOUND.
+/// Reasons: CONNECTION_NOT_FOUND, ORG_NOT_ACTIVE, ORG_NOT_FOUND.
 ///
 /// `POST /admin/organizations/{orgId}/connections/{connId}/test {reason}`. Round trips: 4
 /// (authentication, the organization, the connection, the audit entry), 1 (the state), plus the

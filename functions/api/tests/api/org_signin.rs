@@ -532,6 +532,13 @@ async fn company_sign_in(app: TestApp) {
     // The test sign-in: an owner's, on the draft; the provider's answer shown, nobody signed
     // in, the connection `tested`.
     let boss_t = app.sign_in("boss@owners.example", PASSWORD).await;
+    // Another organization's connection, or none: CONNECTION_NOT_FOUND.
+    for other in [beta.conn.as_str(), "conn_0000000000000000", "x"] {
+        let p = format!("/org/{}/connections/{other}/test", acme.org);
+        app.call(json_request(Method::POST, &p, Some(&boss_t), &json!({})))
+            .await
+            .error(404, "CONNECTION_NOT_FOUND");
+    }
     let p = format!("/org/{}/connections/{}/test", acme.org, draft.as_str());
     let url = app
         .call(json_request(Method::POST, &p, Some(&boss_t), &json!({})))
