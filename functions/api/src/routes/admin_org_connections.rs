@@ -316,3 +316,55 @@ pub async fn set_sign_in(
         .await?,
     ))
 }
+
+/// An operator's test sign-in.
+#[derive(serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct OpTestBody {
+    /// Why (required; recorded in the audit log).
+    #[cfg_attr(feature = "openapi", schemars(length(max = 500)))]
+    reason: String,
+}
+
+/// Test an organization's sign-in connection
+///
+/// Console: the session's account must hold the role `operator` or above (PERMISSION_DENIED), its
+/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
+/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Changes something:
+/// needs a fresh proof at most 5 minutes old (REAUTH_REQUIRED). As an owner's test
+/// (POST /org/{orgId}/connections/{connId}/test), with a reason (required, at most 500
+/// characters) in the console's audit log (`org.connection`, the detail naming the test and the
+/// connection): the identity provider's authorization URL; its way back signs nobody in and
+/// records the outcome on the connection. ORG_NOT_FOUND for an unknown organization.
+///
+/// Reasons: CONNECTION_NOT_FOUND, ORG_NOT_ACTIVE, ORG_NOT_FOUND.
+///
+/// `POST /admin/organizations/{orgId}/connections/{connId}/test {reason}`. Round trips: 4
+/// (authentication, the organization, the connection, the audit entry), 1 (the state), plus the
+/// provider's discovery document when not cached.
+pub async fn admin_test(
+    Op(op): Op,
+    State(s): State<AppState>,
+    Facts(facts): Facts,
+    crate::extract::Lang(lang): crate::extract::Lang,
+    Path((org_id, conn_id)): Path<(String, String)>,
+    Json(b): Json<OpTestBody>,
+) -> Result<Reply<super::org_signin::TestStart>, ApiError> {
+    let id = access::parse_id(&org_id)?;
+    let reason = access::check_reason(&b.reason)?;
+    let o = access::for_operator(&s.ciam, &id).await?;
+    access::must_be_active(&o)?;
+    let c = super::org_signin::connection(&s.ciam, &o, &conn_id).await?;
+    ciam_core::console::audit::record(
+        &s.ciam,
+        &op,
+        AuditAction::OrgConnection,
+        id.as_str(),
+        Some(&reason),
+        Some(format!("connection.test {}", c.conn_id.as_str())),
+        &facts,
+    )
+    .await?;
+    Ok(Reply(super::org_signin::test_url(&s.ciam, &c, lang).await?))
+}

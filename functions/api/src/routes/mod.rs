@@ -317,7 +317,7 @@ pub const ROUTES: &[RouteDef] = &[
     route!("admin_org_domain",        GET,    "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::get, Console(Viewer), "adminGetOrgDomain", WRITES),
     route!("admin_org_domain_enrolment", PATCH, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::set_enrolment, Console(Operator), "adminSetOrgDomainEnrolment", WRITES),
     route!("admin_org_domain_remove", DELETE, "/admin/organizations/{orgId}/domains/{domain}", admin_org_domains::remove, Console(Operator), "adminRemoveOrgDomain", WRITES),
-    route!("admin_org_connection_test", POST, "/admin/organizations/{orgId}/connections/{connId}/test", org_signin::admin_test, Console(Operator), "adminTestOrgConnection", WRITES.keys(&[K::Federation])),
+    route!("admin_org_connection_test", POST, "/admin/organizations/{orgId}/connections/{connId}/test", admin_org_connections::admin_test, Console(Operator), "adminTestOrgConnection", WRITES.keys(&[K::Federation])),
     route!("admin_org_domain_code",   POST,   "/admin/organizations/{orgId}/domains/{domain}/code", admin_org_domains::send_code, Console(Operator), "adminSendOrgDomainCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
     // Its sign-in connections and its domains' routing to them (admin_org_connections.rs).
     route!("admin_org_connections",   GET,    "/admin/organizations/{orgId}/connections", admin_org_connections::list, Console(Viewer), "adminListOrgConnections", WRITES),

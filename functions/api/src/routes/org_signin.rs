@@ -9,7 +9,7 @@
 //! The rules are `ciam_core::federation::org_sign_in`'s; the protocol `federation::org`'s.
 
 use crate::error::ApiError;
-use crate::extract::{Authed, Facts, Json, Lang, Op};
+use crate::extract::{Authed, Lang};
 use crate::federation::org::ConnectionSignIn;
 use crate::reply::Reply;
 use crate::AppState;
@@ -17,7 +17,6 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::console::audit::{self, AuditAction};
 use ciam_core::federation::{self, org_sign_in, Through};
 use ciam_core::org::access;
 use ciam_core::org::connections::{self, ConnId, Connection};
@@ -326,7 +325,11 @@ pub struct TestStart {
 
 /// The test sign-in's start for `c` of `o`: the state (a test, bound to no browser) and the
 /// provider's URL.
-async fn test_url(ciam: &Ciam, c: &Connection, lang: ciam_core::Lang) -> Result<TestStart, Error> {
+pub(super) async fn test_url(
+    ciam: &Ciam,
+    c: &Connection,
+    lang: ciam_core::Lang,
+) -> Result<TestStart, Error> {
     if ciam.config.public_url.is_empty() {
         return Err(Reason::SERVICE_UNAVAILABLE.into());
     }
@@ -343,7 +346,11 @@ async fn test_url(ciam: &Ciam, c: &Connection, lang: ciam_core::Lang) -> Result<
 }
 
 /// The connection `conn_id` of `o`; else CONNECTION_NOT_FOUND (as the management routes answer).
-async fn connection(ciam: &Ciam, o: &Organization, conn_id: &str) -> Result<Connection, Error> {
+pub(super) async fn connection(
+    ciam: &Ciam,
+    o: &Organization,
+    conn_id: &str,
+) -> Result<Connection, Error> {
     let id = ConnId::parse(conn_id).ok_or(Reason::CONNECTION_NOT_FOUND)?;
     connections::get(ciam.store.as_ref(), &o.org_id, &id)
         .await?
@@ -377,57 +384,5 @@ pub async fn test(
     caller.must_manage()?;
     access::must_be_active(&o)?;
     let c = connection(&s.ciam, &o, &conn_id).await?;
-    Ok(Reply(test_url(&s.ciam, &c, lang).await?))
-}
-
-/// An operator's test sign-in.
-#[derive(Deserialize)]
-#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct OpTestBody {
-    /// Why (required; recorded in the audit log).
-    #[cfg_attr(feature = "openapi", schemars(length(max = 500)))]
-    reason: String,
-}
-
-/// Test an organization's sign-in connection
-///
-/// Console: the session's account must hold the role `operator` or above (PERMISSION_DENIED), its
-/// sign-in must have included a second factor (CONSOLE_MFA_REQUIRED), and the console must have
-/// been used or a fresh proof made in the last 15 minutes (REAUTH_REQUIRED). Changes something:
-/// needs a fresh proof at most 5 minutes old (REAUTH_REQUIRED). As an owner's test
-/// (POST /org/{orgId}/connections/{connId}/test), with a reason (required, at most 500
-/// characters) in the console's audit log (`org.connection`, the detail naming the test and the
-/// connection): the identity provider's authorization URL; its way back signs nobody in and
-/// records the outcome on the connection. ORG_NOT_FOUND for an unknown organization.
-///
-/// Reasons: CONNECTION_NOT_FOUND, ORG_NOT_ACTIVE, ORG_NOT_FOUND.
-///
-/// `POST /admin/organizations/{orgId}/connections/{connId}/test {reason}`. Round trips: 4
-/// (authentication, the organization, the connection, the audit entry), 1 (the state), plus the
-/// provider's discovery document when not cached.
-pub async fn admin_test(
-    Op(op): Op,
-    State(s): State<AppState>,
-    Facts(facts): Facts,
-    Lang(lang): Lang,
-    Path((org_id, conn_id)): Path<(String, String)>,
-    Json(b): Json<OpTestBody>,
-) -> Result<Reply<TestStart>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let reason = access::check_reason(&b.reason)?;
-    let o = access::for_operator(&s.ciam, &id).await?;
-    access::must_be_active(&o)?;
-    let c = connection(&s.ciam, &o, &conn_id).await?;
-    audit::record(
-        &s.ciam,
-        &op,
-        AuditAction::OrgConnection,
-        id.as_str(),
-        Some(&reason),
-        Some(format!("connection.test {}", c.conn_id.as_str())),
-        &facts,
-    )
-    .await?;
     Ok(Reply(test_url(&s.ciam, &c, lang).await?))
 }
