@@ -29,7 +29,10 @@ pub struct Registration {
 /// `POST /auth/register`. Every rule of spec §5 first, then the code, then one transaction that
 /// creates the user and takes the identity and the username (and uses the code), so nothing
 /// is half-written. MAIL_EXIST/PHONE_EXIST only after the code checked out: only the owner of the
-/// address ever learns it is registered. Round trips: 2 (code read, transaction).
+/// address ever learns it is registered. A mail at a domain routed to its company's sign-in
+/// with `required`: ORG_SIGN_IN_REQUIRED before the code is judged (the domain's routing is
+/// public, `POST /auth/org/discover`). Round trips: 2 (the code read beside the mail's domain
+/// owner item, then the transaction).
 /// Sent again after a 503 whose transaction committed, it gives the used code
 /// (`codes::used_already`): with the account there, the exists answer (+1 read on that path only).
 pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
@@ -53,7 +56,16 @@ pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
     let country = validate::country(&r.country)?;
     validate::accept_terms(r.accept_terms)?;
 
-    let stored = codes::read(ciam, &id, Purpose::Register).await?;
+    // A mail at a domain that requires its company's sign-in signs up through that company
+    // (docs/organizations-connections.md §0.5): its owner item is read beside the code.
+    let (stored, required) = tokio::join!(
+        codes::read(ciam, &id, Purpose::Register),
+        crate::domains::sign_in::required_for(ciam.store.as_ref(), &id)
+    );
+    if let Some(conn) = required? {
+        return Err(crate::domains::sign_in::refusal(&conn));
+    }
+    let stored = stored?;
     if codes::used_already(ciam, &id, Purpose::Register, &code, stored.as_ref()).await?
         && crate::user::has_account(ciam, &id).await?
     {
@@ -145,7 +157,10 @@ pub struct SignedIn {
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one
 /// and a wrong password (a suspended account's included), each after one argon2 verification and
 /// the same single store call (the attempt, `signin::take_attempt`); ACCOUNT_SUSPENDED only after
-/// a suspended account's right password (docs/console-design.md §4). Round trips: 2 (the attempt, then the reset and the
+/// a suspended account's right password (docs/console-design.md §4); ORG_SIGN_IN_REQUIRED only
+/// after the right password of a mail whose domain requires its company's sign-in (its owner
+/// item read beside the attempt, docs/organizations-connections.md §0.5; the attempt given
+/// back). Round trips: 2 (the attempt beside the domain's owner item, then the reset and the
 /// session side by side, `finish_password`; or the lock after the last allowed failure).
 pub async fn login_password(
     ciam: &Ciam,
@@ -153,10 +168,19 @@ pub async fn login_password(
     pw: &str,
     client: &ClientInfo,
 ) -> Result<SignedIn> {
-    let attempt = match Identity::parse(account) {
-        Ok(id) => Some(signin::take_attempt(ciam, &id).await?),
+    // A mail's domain may require its company's sign-in (docs/organizations-connections.md
+    // §0.5): its owner item is read beside the attempt (no round trip more; nothing for a phone
+    // or a domain nobody can claim) and told only after the right password.
+    let (attempt, required) = match Identity::parse(account) {
+        Ok(id) => {
+            let (attempt, required) = tokio::join!(
+                signin::take_attempt(ciam, &id),
+                crate::domains::sign_in::required_for(ciam.store.as_ref(), &id)
+            );
+            (Some(attempt?), required)
+        }
         // No account can have a malformed name: nothing to count.
-        Err(_) => None,
+        Err(_) => (None, Ok(None)),
     };
     let rec = match attempt {
         Some(Attempt::Taken(rec)) => rec,
@@ -193,12 +217,36 @@ pub async fn login_password(
         // guess), the lock and the counter otherwise left alone, no session.
         return Err(signin::proven_suspended(ciam, &rec).await);
     }
+    if let Some(e) = required_refusal(ciam, &rec, required).await {
+        return Err(e);
+    }
     let answer = finish_password(ciam, &rec, client).await;
     signin::settle(ciam, &rec, answer).await
 }
 
-/// `POST /auth/login/code`. The attempt and the code are read together; the code is consumed
-/// in the success transaction. Round trips: 2 (the attempt with the code read, then the
+/// The answer to a right secret of an address that must use its company's sign-in
+/// (ORG_SIGN_IN_REQUIRED naming the connection), after giving back the attempt the proof took
+/// (no guess: it must not bring the lock closer); a failed read of the domain answers as a
+/// failed success does (`signin::settle`). `None`: the sign-in goes on. Round trips: 0, or 1
+/// (the refund).
+async fn required_refusal(
+    ciam: &Ciam,
+    rec: &SignInRecord,
+    required: Result<Option<crate::org::connections::ConnId>>,
+) -> Option<Error> {
+    match required {
+        Ok(None) => None,
+        Ok(Some(conn)) => {
+            signin::refund(ciam, rec).await;
+            Some(crate::domains::sign_in::refusal(&conn))
+        }
+        Err(e) => signin::settle(ciam, rec, Err::<(), _>(e)).await.err(),
+    }
+}
+
+/// `POST /auth/login/code`. The attempt, the code and a mail's domain owner item are read
+/// together; the code is consumed in the success transaction; a right code of a mail whose
+/// domain requires its company's sign-in is ORG_SIGN_IN_REQUIRED (no session). Round trips: 2 (the attempt with the code read, then the
 /// success transaction, or the wrong code's count).
 pub async fn login_code(
     ciam: &Ciam,
@@ -208,9 +256,12 @@ pub async fn login_code(
 ) -> Result<SignedIn> {
     let id = Identity::parse(account)?;
     let code = validate::code("code", code)?;
-    let (attempt, stored) = tokio::join!(
+    // A code sent before the domain required its company's sign-in is refused too (the
+    // owner item read beside the attempt: no round trip more).
+    let (attempt, stored, required) = tokio::join!(
         signin::take_attempt(ciam, &id),
-        codes::read(ciam, &id, Purpose::Login)
+        codes::read(ciam, &id, Purpose::Login),
+        crate::domains::sign_in::required_for(ciam.store.as_ref(), &id)
     );
     let rec = match attempt? {
         Attempt::Taken(rec) => Ok(rec),
@@ -234,6 +285,9 @@ pub async fn login_code(
         // A right code proves the owner: it is used up and the truth told, as for a password.
         codes::consume(ciam, verified).await?;
         return Err(signin::proven_suspended(ciam, &rec).await);
+    }
+    if let Some(e) = required_refusal(ciam, &rec, required).await {
+        return Err(e);
     }
     let extra = vec![verified.consume, rec.reset()];
     // The right code proved the mail: its domain's enrolment (one GetItem of `DOMAIN#`) is read

@@ -43,6 +43,7 @@ pub fn is_console(f: &Function) -> bool {
 /// (console.rs, `ORGS`).
 pub fn is_org(f: &Function) -> bool {
     !is_console(f) && !f.internal && f.path.starts_with("/ciam/v1/org/")
+        || f.path.starts_with("/ciam/v1/auth/org/")
 }
 
 pub(crate) fn render_function(f: &Function, home: &Home) -> String {

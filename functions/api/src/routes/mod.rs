@@ -39,6 +39,7 @@ mod meta;
 mod oidc;
 mod org;
 mod org_domains;
+mod org_sign_in;
 mod passkeys;
 mod staff;
 mod tickets;
@@ -210,6 +211,9 @@ pub const ROUTES: &[RouteDef] = &[
     route!("org_domain_code",         POST,   "/org/{orgId}/domains/{domain}/code", org_domains::send_code, Session, "sendOrgDomainCode", WRITES.messages().keys(&[K::Code, K::Captcha])),
     route!("org_suggested",           GET,    "/org/suggested",          org_domains::suggested,   Session,       "listOrgSuggestions", WRITES),
     route!("org_suggestion_answer",   POST,   "/org/suggested/{orgId}",  org_domains::answer,      Session,       "answerOrgSuggestion", WRITES),
+    // The company's own sign-in routed by verified domain (org_sign_in.rs,
+    // docs/organizations-connections.md §0.4): public, throttled like the username check.
+    route!("auth_org_discover",       POST,   "/auth/org/discover",      org_sign_in::discover,    Public,        "discoverOrgSignIn", READS.throttle(50, 25).waf(Waf::Captcha)),
     // Consents (consents.rs).
     route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),

@@ -56,6 +56,7 @@ mod numbers;
 mod oidc;
 mod oidc_logout;
 mod oidc_orgs;
+mod org_discover;
 mod org_domain_routes;
 mod org_domains;
 mod org_events;
