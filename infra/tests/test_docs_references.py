@@ -107,7 +107,7 @@ INVENTED = {
     },
     # Issue 35 item 4's design, step 1 built (the items): the later steps' routes and reason.
     "organizations-connections.md": {
-        "GET /auth/org/start", "GET /auth/org/callback", "POST /auth/org/discover", "ORG_SIGN_IN_REQUIRED",
+        "GET /auth/org/start", "GET /auth/org/callback",
         "GET /org/{orgId}/connections", "POST /org/{orgId}/connections", "GET /org/{orgId}/connections/{connId}",
         "PATCH /org/{orgId}/connections/{connId}", "DELETE /org/{orgId}/connections/{connId}",
         "POST /org/{orgId}/connections/{connId}/test", "PUT /org/{orgId}/domains/{domain}/sign-in",

@@ -7,7 +7,8 @@ from template_facts import functions, route_facts
 
 
 def org_ids():
-    return {i for i, r in route_facts().items() if r["path"].startswith("/ciam/v1/org/") and not r["auth"].startswith("console:")}
+    org = ("/ciam/v1/org/", "/ciam/v1/auth/org/")  # "My company", and the company's own sign-in
+    return {i for i, r in route_facts().items() if r["path"].startswith(org) and not r["auth"].startswith("console:")}
 
 
 def test_the_organizations_are_a_stack_of_their_own(main_template, org_template, main_transformed, org_transformed):
