@@ -9,8 +9,9 @@ use crate::sign_in::SignInReply;
 use crate::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use ciam_core::accounts::{self, Registration};
+use ciam_core::accounts;
 use ciam_core::captcha::{self, Challenge};
+use ciam_core::registration::{self, Registration};
 use ciam_core::username_check::{self, Availability};
 use ciam_core::validate::Identity;
 use ciam_core::{codes, numbers, sessions, Purpose};
@@ -197,7 +198,7 @@ pub async fn register(
     State(s): State<AppState>,
     Json(b): Json<Register>,
 ) -> Result<Created<Registered>, ApiError> {
-    let user_id = accounts::register(
+    let user_id = registration::register(
         &s.ciam,
         Registration {
             user_name: b.user_name,
