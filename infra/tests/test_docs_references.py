@@ -105,11 +105,6 @@ INVENTED = {
         "web/src/auth/Provider.js", "web/src/features/auth/federation", "web/src/features/auth/federation/icons.tsx",
         "web/tests/e2e/federation",
     },
-    # Issue 35 item 4's design, the items, the management routes and the sign-in's rows built: the
-    # later steps' routes and reason.
-    "organizations-connections.md": {
-        "POST /auth/org/discover", "ORG_SIGN_IN_REQUIRED",
-    },
     "multi-region.md": {"functions/store/src/lagged.rs", "CIAM_REGION_ROLE", "CIAM_HOME_REGION", "CIAM_NOTIFY_REGION"},
 }
 # Paths the docs give with a method that are not the API's rows, and the file that serves each.

@@ -36,13 +36,18 @@ pub struct ErrorBody {
     /// For PHONE_MAINLAND_SERVICE_ONLY: the other cell's origin, where the user goes instead.
     #[serde(rename = "otherCell", skip_serializing_if = "Option::is_none")]
     pub other_cell: Option<String>,
+    /// For ORG_SIGN_IN_REQUIRED: the connection (its id) the address must sign in through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connection: Option<String>,
 }
 
 pub fn body(e: &Error, lang: Lang) -> ErrorBody {
     let message = match &e.message {
         Some(Message::Text { zh, en }) => lang.pick(zh, en).to_owned(),
         Some(Message::Raw(s)) => s.clone(),
-        Some(Message::OtherCell(_)) | None => e.reason.message(lang).to_owned(),
+        Some(Message::OtherCell(_) | Message::Connection(_)) | None => {
+            e.reason.message(lang).to_owned()
+        }
     };
     ErrorBody {
         reason: e.reason.code(),
@@ -52,6 +57,10 @@ pub fn body(e: &Error, lang: Lang) -> ErrorBody {
         challenge: e.challenge.clone(),
         other_cell: match &e.message {
             Some(Message::OtherCell(origin)) => Some(origin.clone()),
+            _ => None,
+        },
+        connection: match &e.message {
+            Some(Message::Connection(conn)) => Some(conn.clone()),
             _ => None,
         },
     }

@@ -1,4 +1,4 @@
-//! Sign-up, sign-in and the profile (password changes and resets: `passwords`).
+//! Sign-in and the profile (sign-up: `registration`; password changes and resets: `passwords`).
 
 use crate::attempts::{self, Way};
 use crate::challenge::{self, Challenge};
@@ -14,88 +14,6 @@ use ciam_store::{Cond, Item, StoreError, TxOp, Update};
 use serde::Serialize;
 
 pub use crate::passwords::{change_password, reset_password};
-
-pub struct Registration {
-    pub user_name: String,
-    pub company: String,
-    pub identity: String,
-    pub code: String,
-    pub password: String,
-    pub confirm_password: String,
-    pub country: String,
-    pub accept_terms: bool,
-}
-
-/// `POST /auth/register`. Every rule of spec §5 first, then the code, then one transaction that
-/// creates the user and takes the identity and the username (and uses the code), so nothing
-/// is half-written. MAIL_EXIST/PHONE_EXIST only after the code checked out: only the owner of the
-/// address ever learns it is registered. Round trips: 2 (code read, transaction).
-/// Sent again after a 503 whose transaction committed, it gives the used code
-/// (`codes::used_already`): with the account there, the exists answer (+1 read on that path only).
-pub async fn register(ciam: &Ciam, r: Registration) -> Result<String> {
-    let user_name = validate::username(&r.user_name)?;
-    let company = validate::company(&r.company)?;
-    let id = Identity::parse(&r.identity)?;
-    crate::cell::sign_up_here(&ciam.config, &id)?;
-    if let Identity::Mail(m) = &id {
-        if ciam.is_internal_mail(m) {
-            return Err(Error::field(
-                Reason::EIAM_MAIL_PERMISSION_DENIED,
-                "mail",
-                "员工邮箱请使用员工登录",
-                "Staff addresses sign in through staff login",
-            ));
-        }
-    }
-    let code = validate::code("code", &r.code)?;
-    password::check_new(&r.password)?;
-    validate::confirm_matches(&r.password, &r.confirm_password)?;
-    let country = validate::country(&r.country)?;
-    validate::accept_terms(r.accept_terms)?;
-
-    let stored = codes::read(ciam, &id, Purpose::Register).await?;
-    if codes::used_already(ciam, &id, Purpose::Register, &code, stored.as_ref()).await?
-        && crate::user::has_account(ciam, &id).await?
-    {
-        return Err(id.exists_reason().into());
-    }
-    let verified = codes::judge(ciam, &id, Purpose::Register, &code, stored).await?;
-    let now = ciam.now();
-    let user = User {
-        id: ciam.new_id(),
-        user_name,
-        mail: matches!(id, Identity::Mail(_)).then(|| id.as_str().to_owned()),
-        phone: matches!(id, Identity::Phone(_)).then(|| id.as_str().to_owned()),
-        company: Some(company),
-        country: Some(country),
-        advertisement: "unsubscribe".into(),
-        pwd_hash: Some(password::hash(r.password, random::<16>(ciam.entropy.as_ref())).await?),
-        created_at: now,
-        // Counted from the start: no consent, nothing announced (`events::heard`).
-        consents: Some(0),
-        ..User::default()
-    };
-    let mut ops = create_ops(&user, &id);
-    ops.push(verified.consume);
-    // The console's lists (after the operations whose failures are read by index).
-    ops.extend(crate::directory::puts(&user));
-    match ciam.store.transact(ops).await {
-        Ok(()) => {
-            // The mail was proven by its code: a verified domain may enrol the person.
-            crate::domains::enrol::after_proof(ciam, &user.id, &id).await;
-            Ok(user.id)
-        }
-        Err(e) if e.condition_failed_at(3) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
-        Err(e) if e.condition_failed_at(1) => Err(id.exists_reason().into()),
-        Err(e) if e.condition_failed_at(2) => Err(Error::field(
-            Reason::USERNAME_EXIST,
-            "userName",
-            "用户名已被占用",
-            "The username is already taken",
-        )),
-        Err(e) => Err(e.into()),
-    }
-}
 
 /// The writes that create the account `user` signing up with `id`, each only if new: the user
 /// item (0), the identity's item with its sign-in record (1: a failed condition means the
@@ -145,7 +63,10 @@ pub struct SignedIn {
 /// `POST /auth/login/password`. PASSWORD_ERROR alike for an unknown account, a deactivated one
 /// and a wrong password (a suspended account's included), each after one argon2 verification and
 /// the same single store call (the attempt, `signin::take_attempt`); ACCOUNT_SUSPENDED only after
-/// a suspended account's right password (docs/console-design.md §4). Round trips: 2 (the attempt, then the reset and the
+/// a suspended account's right password (docs/console-design.md §4); ORG_SIGN_IN_REQUIRED only
+/// after the right password of a mail whose domain requires its company's sign-in (its owner
+/// item read beside the attempt, docs/organizations-connections.md §0.5; the attempt given
+/// back). Round trips: 2 (the attempt beside the domain's owner item, then the reset and the
 /// session side by side, `finish_password`; or the lock after the last allowed failure).
 pub async fn login_password(
     ciam: &Ciam,
@@ -153,10 +74,19 @@ pub async fn login_password(
     pw: &str,
     client: &ClientInfo,
 ) -> Result<SignedIn> {
-    let attempt = match Identity::parse(account) {
-        Ok(id) => Some(signin::take_attempt(ciam, &id).await?),
+    // A mail's domain may require its company's sign-in (docs/organizations-connections.md
+    // §0.5): its owner item is read beside the attempt (no round trip more; nothing for a phone
+    // or a domain nobody can claim) and told only after the right password.
+    let (attempt, required) = match Identity::parse(account) {
+        Ok(id) => {
+            let (attempt, required) = tokio::join!(
+                signin::take_attempt(ciam, &id),
+                crate::domains::sign_in::required_for(ciam.store.as_ref(), &id)
+            );
+            (Some(attempt?), required)
+        }
         // No account can have a malformed name: nothing to count.
-        Err(_) => None,
+        Err(_) => (None, Ok(None)),
     };
     let rec = match attempt {
         Some(Attempt::Taken(rec)) => rec,
@@ -193,13 +123,37 @@ pub async fn login_password(
         // guess), the lock and the counter otherwise left alone, no session.
         return Err(signin::proven_suspended(ciam, &rec).await);
     }
+    if let Some(e) = required_refusal(ciam, &rec, required).await {
+        return Err(e);
+    }
     let answer = finish_password(ciam, &rec, client).await;
     signin::settle(ciam, &rec, answer).await
 }
 
-/// `POST /auth/login/code`. The attempt and the code are read together; the code is consumed
-/// in the success transaction. Round trips: 2 (the attempt with the code read, then the
-/// success transaction, or the wrong code's count).
+/// The answer to a right secret of an address that must use its company's sign-in
+/// (ORG_SIGN_IN_REQUIRED naming the connection), after giving back the attempt the proof took
+/// (no guess: it must not bring the lock closer); a failed read of the domain answers as a
+/// failed success does (`signin::settle`). `None`: the sign-in goes on. Round trips: 0, or 1
+/// (the refund).
+async fn required_refusal(
+    ciam: &Ciam,
+    rec: &SignInRecord,
+    required: Result<Option<crate::org::connections::ConnId>>,
+) -> Option<Error> {
+    match required {
+        Ok(None) => None,
+        Ok(Some(conn)) => {
+            signin::refund(ciam, rec).await;
+            Some(crate::domains::sign_in::refusal(&conn))
+        }
+        Err(e) => signin::settle(ciam, rec, Err::<(), _>(e)).await.err(),
+    }
+}
+
+/// `POST /auth/login/code`. The attempt, the code and a mail's domain owner item are read
+/// together; the code is consumed in the success transaction; a right code of a mail whose
+/// domain requires its company's sign-in is ORG_SIGN_IN_REQUIRED (no session). Round trips: 2
+/// (the attempt with the code read, then the success transaction, or the wrong code's count).
 pub async fn login_code(
     ciam: &Ciam,
     account: &str,
@@ -208,9 +162,12 @@ pub async fn login_code(
 ) -> Result<SignedIn> {
     let id = Identity::parse(account)?;
     let code = validate::code("code", code)?;
-    let (attempt, stored) = tokio::join!(
+    // A code sent before the domain required its company's sign-in is refused too (the
+    // owner item read beside the attempt: no round trip more).
+    let (attempt, stored, required) = tokio::join!(
         signin::take_attempt(ciam, &id),
-        codes::read(ciam, &id, Purpose::Login)
+        codes::read(ciam, &id, Purpose::Login),
+        crate::domains::sign_in::required_for(ciam.store.as_ref(), &id)
     );
     let rec = match attempt? {
         Attempt::Taken(rec) => Ok(rec),
@@ -234,6 +191,9 @@ pub async fn login_code(
         // A right code proves the owner: it is used up and the truth told, as for a password.
         codes::consume(ciam, verified).await?;
         return Err(signin::proven_suspended(ciam, &rec).await);
+    }
+    if let Some(e) = required_refusal(ciam, &rec, required).await {
+        return Err(e);
     }
     let extra = vec![verified.consume, rec.reset()];
     // The right code proved the mail: its domain's enrolment (one GetItem of `DOMAIN#`) is read

@@ -56,7 +56,9 @@ fn unused(stored_hash: &str) -> Cond {
     Cond::eq("hash", stored_hash).and(Cond::attr_not_exists("usedBy"))
 }
 
-/// `POST /auth/identity`. Round trips: 1 transaction (code, daily counter, captcha, and for a
+/// `POST /auth/identity`. Round trips: for a sign-in or sign-up code to a mail at a domain
+/// that could be verified, 1 GetItem of its owner item first (ORG_SIGN_IN_REQUIRED when the
+/// domain requires its company's sign-in, nothing written); then 1 transaction (code, daily counter, captcha, and for a
 /// sign-in code the check that the account is not locked), then the notifier, then 1 update
 /// marking the code delivered; a second read only on the refusal path to tell which limit (or
 /// the lock's end) applied.
@@ -75,6 +77,11 @@ pub async fn send(
     if purpose == Purpose::Register {
         // Before the captcha and the text: a number the other cell serves costs nothing here.
         crate::cell::sign_up_here(&ciam.config, id)?;
+    }
+    if matches!(purpose, Purpose::Register | Purpose::Login) {
+        // A mail whose domain requires its company's sign-in gets no code to sign up or in
+        // with (docs/organizations-connections.md §0.5): refused before the captcha is used.
+        crate::domains::sign_in::must_not_be_required(ciam.store.as_ref(), id).await?;
     }
     let solved = captcha::verify(ciam, captcha)?;
     let now = ciam.now();

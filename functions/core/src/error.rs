@@ -28,6 +28,9 @@ pub enum Message {
     /// (PHONE_MAINLAND_SERVICE_ONLY, `cell::sign_up_here`). A message variant rather than a field
     /// of `Error`, which stays as small as it was.
     OtherCell(String),
+    /// The catalogue's text, and the connection the address must sign in through for the
+    /// body's `connection` (ORG_SIGN_IN_REQUIRED, `domains::sign_in::refusal`).
+    Connection(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -45,6 +45,7 @@ pub mod passkey;
 pub mod password;
 mod passwords;
 mod reason;
+pub mod registration;
 #[cfg(test)]
 mod rotation_tests;
 pub mod sealed;

@@ -145,6 +145,10 @@ reasons! {
     ORG_INVITATION_EXPIRED = 410, "The invitation has expired: ask for a new one", "邀请已过期：请让管理员重新邀请";
     ORG_INVITATION_REVOKED = 410, "The invitation was withdrawn", "邀请已被撤销";
     ORG_INVITATION_USED = 409, "The invitation has already been used", "邀请已被使用";
+    // The company's own sign-in (docs/organizations-connections.md §0.5): the address's domain
+    // is routed to its organization's connection with "required"; the body's `connection` names
+    // it. Told after a right password only (a wrong one answers PASSWORD_ERROR as ever).
+    ORG_SIGN_IN_REQUIRED = 403, "Your company asks you to sign in with its own account", "你的公司要求使用公司账号登录";
     ORG_INVITATION_NOT_YOURS = 403, "This invitation was sent to another e-mail address or phone number", "此邀请发送给了其他邮箱或手机号";
 }
 

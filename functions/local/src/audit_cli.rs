@@ -54,7 +54,7 @@ pub async fn export(args: &ExportArgs, opts: &StoreOptions) -> Result<(), String
         let what = match &e.message {
             Some(ciam_core::Message::Text { en, .. }) => (*en).to_owned(),
             Some(ciam_core::Message::Raw(m)) => m.clone(),
-            Some(ciam_core::Message::OtherCell(_)) | None => {
+            Some(ciam_core::Message::OtherCell(_) | ciam_core::Message::Connection(_)) | None => {
                 e.reason.message(ciam_core::Lang::EnUs).to_owned()
             }
         };

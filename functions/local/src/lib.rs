@@ -10,6 +10,7 @@ mod blob;
 pub mod cell;
 pub mod logout_cli;
 pub mod mail;
+pub mod org_sign_in_cli;
 mod outbox;
 mod sms;
 mod web;

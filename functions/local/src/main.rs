@@ -196,6 +196,9 @@ enum AdminCommand {
         #[command(subcommand)]
         command: ciam_local::apps_cli::AppsCommand,
     },
+    /// Routes an organization's verified domain to a new OpenID Connect connection of its own,
+    /// on at once (`org_sign_in_cli`); prints the connection's id.
+    OrgSignIn(ciam_local::org_sign_in_cli::OrgSignIn),
     /// A partner app's webhook endpoints.
     Webhooks {
         #[command(subcommand)]
@@ -357,6 +360,9 @@ async fn main() -> std::process::ExitCode {
                 }
             };
         }
+        Command::Admin {
+            command: AdminCommand::OrgSignIn(a),
+        } => return ciam_local::org_sign_in_cli::command(&a).await,
         Command::Admin {
             command: AdminCommand::Grant { mail, role, store },
         } => {

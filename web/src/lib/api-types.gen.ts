@@ -97,6 +97,7 @@ export type Reason =
   | "ORG_INVITATION_EXPIRED"
   | "ORG_INVITATION_REVOKED"
   | "ORG_INVITATION_USED"
+  | "ORG_SIGN_IN_REQUIRED"
   | "ORG_INVITATION_NOT_YOURS";
 
 /** One linked identity on the console's account page: the subject masked. */
@@ -331,6 +332,12 @@ export type CaptchaChallenge = {
   signature: string;
 };
 
+/** A connection's names, one per language. */
+export type ConnectionNames = {
+  "en-US": string;
+  "zh-CN": string;
+};
+
 /** What the consent screen shows (`GET /auth/consent`, and the OpenID Connect request view). */
 export type ConsentContext = {
   appId: string;
@@ -414,6 +421,25 @@ export type DirectoryPage = {
   next?: string;
 };
 
+/** The connection a mail's domain is routed to. */
+export type DiscoveredConnection = {
+  /** The connection's id: `GET /auth/org/start?connection=<id>` starts its sign-in. */
+  id: string;
+  /** The company's name for its button ("Continue with <name>"). */
+  name: ConnectionNames;
+  protocol: "oidc" | "wecom" | "dingtalk" | "feishu";
+};
+
+/** The answer: both fields, or neither (`{}`: sign in as usual). */
+export type Discovery = {
+  /** The connection to offer, when the mail's domain is verified and routed to one that is
+on. */
+  connection?: DiscoveredConnection | null;
+  /** The company requires it: the password and code sign-ins of this address are refused
+(ORG_SIGN_IN_REQUIRED), so the page shows only the connection. */
+  required?: boolean | null;
+};
+
 /** The organization's domains. */
 export type Domains = {
   /** By domain, pending and verified (at most 20). */
@@ -442,6 +468,8 @@ export type ErrorBody = {
   /** NEED_TOTP_VERIFY only: the single-use second-step challenge, valid 5 minutes */
   challenge?: string;
   code: number;
+  /** ORG_SIGN_IN_REQUIRED only: the id of the organization's connection the address must sign in through (POST /auth/org/discover names it, GET /auth/org/start starts it) */
+  connection?: string;
   /** the request field at fault (validation errors) */
   field?: string;
   message: string;
@@ -2203,6 +2231,15 @@ export type BindMailRequest = {
   mail: string;
 };
 
+/** POST /auth/org/discover: The company sign-in of a typed mail */
+export type DiscoverOrgSignInResponse = Discovery;
+
+/** The body of POST /auth/org/discover. */
+export type DiscoverOrgSignInRequest = {
+  /** The mail as typed on the sign-in page. */
+  mail: string;
+};
+
 /** GET /auth/passkeys: The account's passkeys */
 export type ListPasskeysResponse = Passkeys;
 
@@ -2740,6 +2777,7 @@ export interface Operations {
   logout: { method: "POST"; path: "/auth/logout"; params: undefined; query: undefined; request: undefined; response: LogoutResponse };
   bindMail: { method: "PATCH"; path: "/auth/mail"; params: undefined; query: undefined; request: BindMailRequest; response: BindMailResponse };
   orgSignInCallback: { method: "GET"; path: "/auth/org/callback"; params: undefined; query: { code?: string; state: string; error?: string; iss?: string }; request: undefined; response: undefined };
+  discoverOrgSignIn: { method: "POST"; path: "/auth/org/discover"; params: undefined; query: undefined; request: DiscoverOrgSignInRequest; response: DiscoverOrgSignInResponse };
   orgSignInStart: { method: "GET"; path: "/auth/org/start"; params: undefined; query: { connection: string; lang?: "zh-CN" | "en-US"; bindHash: string; query?: string }; request: undefined; response: undefined };
   listPasskeys: { method: "GET"; path: "/auth/passkeys"; params: undefined; query: undefined; request: undefined; response: ListPasskeysResponse };
   passkeyRegister: { method: "POST"; path: "/auth/passkeys"; params: undefined; query: undefined; request: PasskeyRegisterRequest; response: PasskeyRegisterResponse };
@@ -2913,6 +2951,7 @@ export interface Routes {
   "POST /auth/logout": Operations["logout"];
   "PATCH /auth/mail": Operations["bindMail"];
   "GET /auth/org/callback": Operations["orgSignInCallback"];
+  "POST /auth/org/discover": Operations["discoverOrgSignIn"];
   "GET /auth/org/start": Operations["orgSignInStart"];
   "GET /auth/passkeys": Operations["listPasskeys"];
   "POST /auth/passkeys": Operations["passkeyRegister"];

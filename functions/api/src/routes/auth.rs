@@ -9,8 +9,9 @@ use crate::sign_in::SignInReply;
 use crate::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use ciam_core::accounts::{self, Registration};
+use ciam_core::accounts;
 use ciam_core::captcha::{self, Challenge};
+use ciam_core::registration::{self, Registration};
 use ciam_core::username_check::{self, Availability};
 use ciam_core::validate::Identity;
 use ciam_core::{codes, numbers, sessions, Purpose};
@@ -126,13 +127,18 @@ fn on_account(mut e: ciam_core::Error) -> ciam_core::Error {
 /// (`CIAM_OTHER_CELL`): 400 PHONE_MAINLAND_SERVICE_ONLY with `otherCell`, before the captcha is
 /// checked and before any text is sent (docs/multi-region.md §14).
 ///
+/// A sign-in or registration code for a mail whose domain an organization routes to its own
+/// sign-in with "required" (docs/organizations-connections.md §0.5): 403 ORG_SIGN_IN_REQUIRED
+/// with `connection`, before the captcha is used and before anything is sent or written.
+///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, VERIFYCAPTCHA_NOT_FOUND, VERIFYCAPTCHA_ERROR,
 /// VERIFICATION_ATTEMPT_CODE_LIMIT, VERIFICATION_CODE_LIMIT, VERIFYCODE_SENDING_LIMIT,
-/// PHONE_MAINLAND_SERVICE_ONLY.
+/// PHONE_MAINLAND_SERVICE_ONLY, ORG_SIGN_IN_REQUIRED.
 ///
 /// A sign-in code for a locked account is refused with the lock before anything is sent.
 /// Round trips: 2 (1 transaction, then the write that marks the code delivered; +1 read when
-/// refused, to tell which limit or until when the lock holds).
+/// refused, to tell which limit or until when the lock holds); a sign-in or registration code
+/// to a mail at a domain that can be verified reads its owner item first (+1: 3).
 pub async fn identity(
     State(s): State<AppState>,
     Lang(lang): Lang,
@@ -176,13 +182,15 @@ pub struct Registered {
 ///
 /// Every rule of the spec's §5. MAIL_EXIST/PHONE_EXIST only after the code checked out. Nothing
 /// is written unless everything succeeds. A phone number in the global cell when a mainland
-/// cell exists: PHONE_MAINLAND_SERVICE_ONLY with `otherCell` (docs/multi-region.md §14).
+/// cell exists: PHONE_MAINLAND_SERVICE_ONLY with `otherCell` (docs/multi-region.md §14). A mail
+/// whose domain requires its company's sign-in: ORG_SIGN_IN_REQUIRED with `connection` (the
+/// company's IdP is the way in, docs/organizations-connections.md §0.5).
 ///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, PASSWORD_COMPLEXITY_ERROR, CODE_ERROR, CODE_KIND_ERROR,
 /// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, EIAM_MAIL_PERMISSION_DENIED, MAIL_EXIST,
-/// PHONE_EXIST, USERNAME_EXIST, PHONE_MAINLAND_SERVICE_ONLY.
+/// PHONE_EXIST, USERNAME_EXIST, PHONE_MAINLAND_SERVICE_ONLY, ORG_SIGN_IN_REQUIRED.
 ///
-/// Round trips: 2 (code read, one transaction), then for a mail its verified domain's enrolment
+/// Round trips: 2 (code read beside the mail's domain owner item, one transaction), then for a mail its verified domain's enrolment
 /// (1 GetItem of `DOMAIN#<domain>`; +1 read and 1 write when the domain enrols,
 /// docs/organizations-domains.md §4), then the numbers' new account (3 writes side by side,
 /// best effort).
@@ -190,7 +198,7 @@ pub async fn register(
     State(s): State<AppState>,
     Json(b): Json<Register>,
 ) -> Result<Created<Registered>, ApiError> {
-    let user_id = accounts::register(
+    let user_id = registration::register(
         &s.ciam,
         Registration {
             user_name: b.user_name,
@@ -224,12 +232,15 @@ pub struct PasswordLogin {
 /// unlock time (unix seconds) as message. NEED_TOTP_VERIFY (with `challenge`) when two-factor is
 /// on. EIAM_PASSWORD_UNSET for a staff account without password. ACCOUNT_SUSPENDED (403, no
 /// session, not counted as a failure) for a suspended account's right password.
+/// ORG_SIGN_IN_REQUIRED (403, with `connection`; no session, not counted as a failure) for the
+/// right password of a mail whose domain an organization routes to its own sign-in with
+/// "required" (docs/organizations-connections.md §0.5); a wrong one answers as ever.
 ///
 /// Reasons: PASSWORD_ERROR, VERIFICATION_ATTEMPT_CODE_LIMIT, NEED_TOTP_VERIFY,
-/// EIAM_PASSWORD_UNSET, ACCOUNT_SUSPENDED.
+/// EIAM_PASSWORD_UNSET, ACCOUNT_SUSPENDED, ORG_SIGN_IN_REQUIRED.
 ///
 /// Round trips: 2 (the attempt, one conditional update of the
-/// identity item that also finds the account; then the reset and the session side by side, or
+/// identity item that also finds the account, beside a mail's domain owner item; then the reset and the session side by side, or
 /// the lock after the last allowed failure); then the numbers (`sign_in.rs`).
 pub async fn login_password(
     State(s): State<AppState>,
@@ -253,13 +264,15 @@ pub struct CodeLogin {
 ///
 /// Wrong codes count on the account's failure counter. MAIL_NOT_FOUND/PHONE_NOT_FOUND only
 /// after the code checked out. ACCOUNT_SUSPENDED (403, no session, the code used up) for a
-/// suspended account's right code.
+/// suspended account's right code. ORG_SIGN_IN_REQUIRED (403, with `connection`, no session) for
+/// the right code of a mail whose domain requires its company's sign-in (a code sent before
+/// the domain required it: none is sent since).
 ///
 /// Reasons: INVALID_MAIL, INVALID_PHONE, CODE_ERROR, CODE_KIND_ERROR, VERIFYCODE_NOT_FOUND,
 /// VERIFICATION_CODE_LIMIT, VERIFICATION_ATTEMPT_CODE_LIMIT, MAIL_NOT_FOUND, PHONE_NOT_FOUND,
-/// NEED_TOTP_VERIFY, ACCOUNT_SUSPENDED.
+/// NEED_TOTP_VERIFY, ACCOUNT_SUSPENDED, ORG_SIGN_IN_REQUIRED.
 ///
-/// Round trips: 2 (the attempt and the code read side by side; then the
+/// Round trips: 2 (the attempt, the code and a mail's domain owner item read side by side; then the
 /// success transaction, which consumes the code). +1 read when no sign-in code is live (is it
 /// a code of another purpose?). Then for a mail its verified domain's enrolment (1 GetItem of
 /// `DOMAIN#<domain>`, docs/organizations-domains.md §4), then the numbers (`sign_in.rs`).

@@ -40,6 +40,7 @@ mod meta;
 mod oidc;
 mod org;
 mod org_connections;
+mod org_discover;
 mod org_domains;
 mod org_signin;
 mod passkeys;
@@ -226,6 +227,9 @@ pub const ROUTES: &[RouteDef] = &[
     route!("org_connection_patch",    PATCH,  "/org/{orgId}/connections/{connId}", org_connections::update, Session, "patchOrgConnection", WRITES.keys(&[K::Federation])),
     route!("org_connection_delete",   DELETE, "/org/{orgId}/connections/{connId}", org_connections::delete, Session, "deleteOrgConnection", WRITES),
     route!("org_domain_sign_in",      PUT,    "/org/{orgId}/domains/{domain}/sign-in", org_connections::set_sign_in, Session, "setOrgDomainSignIn", WRITES),
+    // The company's own sign-in routed by verified domain (org_discover.rs,
+    // docs/organizations-connections.md §0.4): public, throttled like the username check.
+    route!("auth_org_discover",       POST,   "/auth/org/discover",      org_discover::discover,    Public,        "discoverOrgSignIn", READS.throttle(50, 25).waf(Waf::Captcha)),
     // Consents (consents.rs).
     route!("auth_consent",            GET,    "/auth/consent",           consents::context,        Session,       "consentContext",   WRITES),
     route!("auth_consents",           GET,    "/auth/consents",          consents::list,           Session,       "listConsents",     WRITES),

@@ -58,6 +58,7 @@ mod oidc_logout;
 mod oidc_orgs;
 mod org_connection_routes;
 mod org_connection_walk;
+mod org_discover;
 mod org_domain_routes;
 mod org_domains;
 mod org_events;

@@ -33,8 +33,9 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
         .ok(200);
     assert_eq!(
         calls(&app),
-        ["transact", "update"],
-        "identity: 1 transaction, then the code marked delivered"
+        ["get", "transact", "update"],
+        "identity: a sign-up code to a mail: its domain's owner item (does it require its \
+         company's sign-in?), then 1 transaction, then the code marked delivered"
     );
 
     let code = app.code_for(mail, "register");
@@ -43,8 +44,8 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
         .ok(201);
     assert_eq!(
         calls(&app),
-        ["get", "transact", "get", "update", "update", "update"],
-        "register: 2, then the proven mail's domain (one GetItem of DOMAIN#example.com, \
+        ["get", "get", "transact", "get", "update", "update", "update"],
+        "register: 2 (the code beside the mail's domain, the transaction), then the proven mail's domain (one GetItem of DOMAIN#example.com, \
          docs/organizations-domains.md §4), then the numbers' new account (the total, the week, \
          the month side by side)"
     );
@@ -55,6 +56,7 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
         calls(&app),
         [
             "update_once",
+            "get",
             "update",
             "put",
             "get",
@@ -62,7 +64,8 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
             "update",
             "update"
         ],
-        "password sign-in: 2 (the attempt; the reset and the session side by side), then the numbers of the account's first sign-in of the month: its \
+        "password sign-in: 2 (the attempt beside the mail's domain; the reset and the session \
+         side by side), then the numbers of the account's first sign-in of the month: its \
          activity (the user item read, then its conditional update), the week's and the \
          month's counters side by side"
     );
@@ -82,8 +85,8 @@ async fn each_auth_handler_makes_the_round_trips_its_doc_comment_states() {
     last.sort_unstable();
     assert_eq!(
         (seen, last),
-        (vec!["get", "update_once"], vec!["get", "transact"]),
-        "code sign-in: 2 (the attempt and the code side by side, then the transaction beside \
+        (vec!["get", "get", "update_once"], vec!["get", "transact"]),
+        "code sign-in: 2 (the attempt, the code and the mail's domain side by side, then the transaction beside \
          the proven mail's domain, one GetItem of DOMAIN#example.com)"
     );
 

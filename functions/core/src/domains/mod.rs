@@ -11,6 +11,7 @@ pub mod enrol;
 pub mod manage;
 pub mod name;
 pub mod public;
+pub mod sign_in;
 pub mod txt;
 pub mod verify;
 

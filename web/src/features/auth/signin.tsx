@@ -58,6 +58,9 @@ const FED_RETURN = /[?&](?!staff)[a-z]+(Code|Error|Pending)=/;
 // "To continue to <app>" (its logo, its name) when a partner's query names the app: loaded then
 // only; a chunk that fails to load shows nothing.
 const Partner = lazy(() => import('./partner-banner').catch(() => ({ default: () => null })));
+// The company's own sign-in of a typed mail's domain (org-signin.tsx): loaded on the first mail
+// typed; it hides the password and code fields itself when the company requires its sign-in.
+const Org = lazy(() => import('./org-signin').catch(() => ({ default: () => null })));
 
 function Picker({ onPick }: { onPick: (account: string) => void }) {
   const intl = useIntl();
@@ -222,6 +225,11 @@ export default function SignIn() {
               {tab('code', m.byCode)}
               {tab('staff', m.staff)}
             </div>
+            {/@/.test(typed) && (
+              <Suspense>
+                <Org account={typed} />
+              </Suspense>
+            )}
             {mode === 'code' ? (
               <Lazy>
                 <CodeForm key={account} account={account} onSignedIn={done} onAccount={setTyped} blocked={blocked} />
