@@ -39,13 +39,13 @@ const BUNDLES = {
   // The avatar's reasons and its upload error come only from the personal centre's upload.
   // A linked account's last way in: only the security centre answers it (the console shows the
   // server's own message). An organization's reasons and its domains': only "My company"
-  // answers them. Adding a passkey and setting up or changing the authenticator happen only in the
+  // answers them (its sign-in connections' too). Adding a passkey and setting up or changing the authenticator happen only in the
   // security centre, so their refusals travel with it too.
   // The company's own sign-in offered for a typed mail (features/auth/org-signin.tsx): loaded
   // with its chunk, on the sign-in's first mail typed, with the refusal only it explains (before
   // `personal`, whose `error.ORG_` would take it).
   orgsignin: ['orgSignIn.', 'error.ORG_SIGN_IN_REQUIRED'],
-  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'error.ORG_', 'error.DOMAIN_', 'app.uploadError',
+  personal: ['info.', 'secure.', 'personal.', 'logout.', 'signout.', 'error.AVATAR_', 'error.FEDERATION_LAST_WAY_IN', 'error.ORG_', 'error.DOMAIN_', 'error.CONNECTION_', 'app.uploadError',
     'error.PASSKEY_EXISTS', 'error.PASSKEY_LIMIT', 'error.USER_TOTP_ENABLED', 'error.USER_TOTP_NOT_ENABLED', 'error.TOTP_SECRET_ERROR',
     // Deactivation's refusal: only the deactivate page (/{lang}/logout, with this bundle) shows it.
     'error.EIAM_DEACTIVATE_ERROR'],

@@ -153,6 +153,24 @@ describe('coming back from a provider with a code', () => {
     expect(sessionStorage.getItem(FED_BIND_KEY), 'the bind serves once').toBeNull();
   });
 
+  it('redeems a company sign-in\'s code as provider org (routes/org_signin.rs)', async () => {
+    const router = await show('/en-US/passport/signin?orgCode=c1&from=x');
+    await waitFor(() => expect(at(router)).toBe('/en-US/personal/info?from=x'));
+    expect(redeemed()).toEqual([{ method: 'POST', path: '/auth/login/federation', body: { provider: 'org', code: 'c1', bind: 'b1' } }]);
+  });
+
+  it('says a company\'s refusal in its own words, never the name the address brings', async () => {
+    const router = await show('/en-US/passport/signin?orgError=FEDERATION_NOT_PERMITTED&orgName=Call%20%2B1-555&appId=a1');
+    expect((await screen.findByTestId('federation-error')).textContent).toBe(
+      'Your company lets only its members sign in this way. Ask its administrator to add you.',
+    );
+    expect(at(router)).toBe('/en-US/passport/signin?appId=a1');
+    expect(document.body.textContent).not.toContain('555');
+    cleanup();
+    await show('/zh-CN/passport/signin?orgError=AUTHORIZATION_FAILED', 'zh-CN');
+    expect((await screen.findByTestId('federation-error')).textContent).toBe('公司账号登录失败，请重试。');
+  });
+
   it('goes on to the consent screen when a partner sent the user', async () => {
     const router = await show('/en-US/passport/signin?dingtalkCode=c1&appId=a1&serviceUrl=https://p.example/cb');
     await waitFor(() => expect(at(router)).toBe('/en-US/passport/authorize?appId=a1&serviceUrl=https://p.example/cb'));

@@ -165,7 +165,9 @@ export default function Return({ onSignedIn }: { onSignedIn: (account: string, t
       }
       return (
         <p className="field-error" role="alert" data-testid="federation-error">
-          {backErrorText(intl, view.reason, provider)}
+          {back.provider === 'org' && view.reason === 'FEDERATION_NOT_PERMITTED'
+            ? intl.formatMessage(fm.orgNotPermitted)
+            : backErrorText(intl, view.reason, provider)}
         </p>
       );
     default:

@@ -13,6 +13,8 @@ export const fm = defineMessages({
   dingtalk: { id: 'federation.dingtalk', defaultMessage: 'DingTalk' },
   feishu: { id: 'federation.feishu', defaultMessage: 'Feishu' },
   lark: { id: 'federation.lark', defaultMessage: 'Lark' },
+  org: { id: 'federation.org', defaultMessage: 'your company account' },
+  orgNotPermitted: { id: 'federation.orgNotPermitted', defaultMessage: 'Your company lets only its members sign in this way. Ask its administrator to add you.' },
   redeeming: { id: 'federation.redeeming', defaultMessage: 'Signing you in with {provider}…' },
   cancelled: { id: 'federation.cancelled', defaultMessage: 'You cancelled at {provider}. Try again or choose another way.' },
   notPermitted: { id: 'federation.notPermitted', defaultMessage: 'Your {provider} account may not use this app; ask your administrator.' },
@@ -35,7 +37,8 @@ export const fm = defineMessages({
 });
 
 /** The providers whose names are translated; any other is shown as the server names it. */
-const NAMES: Record<string, MessageDescriptor> = { wechat: fm.wechat, wecom: fm.wecom, dingtalk: fm.dingtalk, feishu: fm.feishu };
+// `org`: an organization's own sign-in (routes/org_signin.rs), its way back `orgCode`/`orgError`.
+const NAMES: Record<string, MessageDescriptor> = { wechat: fm.wechat, wecom: fm.wecom, dingtalk: fm.dingtalk, feishu: fm.feishu, org: fm.org };
 
 /** The names a platform goes by in some deployments (GET /auth/federation's `brand`: Feishu as Lark). */
 const BRANDS: Record<string, MessageDescriptor> = { lark: fm.lark };
@@ -44,7 +47,8 @@ export const providerName = (intl: IntlShape, name: string, brand?: string | nul
   brand && Object.hasOwn(BRANDS, brand) ? intl.formatMessage(BRANDS[brand]!) : Object.hasOwn(NAMES, name) ? intl.formatMessage(NAMES[name]!) : name;
 
 /** The one-time parameters of a provider's way back: handled here, never carried over. */
-export const returnParams = (name: string) => [`${name}Code`, `${name}Error`, `${name}Pending`];
+// (`orgName`, beside an organization's refusal, is never shown: words from the address.)
+export const returnParams = (name: string) => [`${name}Code`, `${name}Error`, `${name}Pending`, ...(name === 'org' ? ['orgName'] : [])];
 
 /** What the address brings back from a provider (never staff: staff-signin.tsx), or null. */
 export type Back = { provider: string; kind: 'Code' | 'Error' | 'Pending'; value: string };
