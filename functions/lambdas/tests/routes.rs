@@ -286,10 +286,11 @@ fn every_route_has_one_template_function_running_the_binary_of_its_table() {
         let path = format!("{BASE}{}", route.path);
         assert_eq!(f.values("Path"), vec![path.as_str()], "{}: path", route.id);
         // The console's routes are on its own HTTP API (infra/console.yaml), "My company"'s
-        // on the organizations' (infra/org.yaml), the rest on the main one.
+        // and the company's own sign-in (`/auth/org/`) on the organizations' (infra/org.yaml),
+        // the rest on the main one.
         let api = if matches!(route.auth, ciam_api::Auth::Console(_)) {
             "!Ref ConsoleApi"
-        } else if route.path.starts_with("/org/") {
+        } else if route.path.starts_with("/org/") || route.path.starts_with("/auth/org/") {
             "!Ref OrgApi"
         } else {
             "!Ref Api"
