@@ -164,11 +164,21 @@ pub async fn login_code(
     let code = validate::code("code", code)?;
     // A code sent before the domain required its company's sign-in is refused too (the
     // owner item read beside the attempt: no round trip more).
-    let (attempt, stored, required) = tokio::join!(
+    // The same read serves the enrolment after the proof (below).
+    let (attempt, stored, owner) = tokio::join!(
         signin::take_attempt(ciam, &id),
         codes::read(ciam, &id, Purpose::Login),
-        crate::domains::sign_in::required_for(ciam.store.as_ref(), &id)
+        crate::domains::sign_in::owner_for(ciam.store.as_ref(), &id)
     );
+    let (owner, required) = match owner {
+        Ok(owner) => {
+            let required = owner
+                .as_ref()
+                .and_then(|(_, o)| crate::domains::sign_in::required_of(o));
+            (owner, Ok(required))
+        }
+        Err(e) => (None, Err(e)),
+    };
     let rec = match attempt? {
         Attempt::Taken(rec) => Ok(rec),
         Attempt::Locked(until) => return Err(locked_error(until)),
@@ -196,9 +206,9 @@ pub async fn login_code(
         return Err(e);
     }
     let extra = vec![verified.consume, rec.reset()];
-    // The right code proved the mail: its domain's enrolment (one GetItem of `DOMAIN#`) is read
-    // beside the sign-in's transaction, not after it (a round trip fewer), and also when the
-    // account's second factor is still to come (the mail is proven either way).
+    // The right code proved the mail: its domain's enrolment (the owner item read beside the
+    // attempt) runs beside the sign-in's transaction, not after it, and also when the account's
+    // second factor is still to come (the mail is proven either way).
     let (answer, ()) = tokio::join!(
         finish_login(
             ciam,
@@ -217,7 +227,7 @@ pub async fn login_code(
             extra,
             Reason::VERIFYCODE_NOT_FOUND,
         ),
-        crate::domains::enrol::after_proof(ciam, &rec.user_id, &id),
+        crate::domains::enrol::after_proof_by_owner(ciam, &rec.user_id, owner),
     );
     signin::settle(ciam, &rec, answer).await
 }

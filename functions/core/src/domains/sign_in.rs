@@ -67,6 +67,17 @@ pub async fn discover(store: &dyn Store, mail: &str) -> Result<Option<Discovered
 /// routing away). Round trips: 0 (a phone, a domain that can never be claimed), else 1
 /// (GetItem, 0.5 RCU), meant to run beside the request's own first call.
 pub async fn required_for(store: &dyn Store, id: &Identity) -> Result<Option<ConnId>> {
+    Ok(owner_for(store, id)
+        .await?
+        .and_then(|(_, owner)| required_of(&owner)))
+}
+
+/// The owner item of `id`'s domain, with the domain: None for a phone, a domain that can never
+/// be claimed (nothing read) or nobody's. Round trips: 0 or 1 (GetItem).
+pub async fn owner_for(
+    store: &dyn Store,
+    id: &Identity,
+) -> Result<Option<(DomainName, claims::Owner)>> {
     let Identity::Mail(mail) = id else {
         return Ok(None);
     };
@@ -75,9 +86,16 @@ pub async fn required_for(store: &dyn Store, id: &Identity) -> Result<Option<Con
     };
     Ok(claims::owner_of(store, &domain)
         .await?
-        .and_then(|o| o.sign_in)
+        .map(|owner| (domain, owner)))
+}
+
+/// The connection an owner item requires its addresses to sign in through, if any.
+pub fn required_of(owner: &claims::Owner) -> Option<ConnId> {
+    owner
+        .sign_in
+        .as_ref()
         .filter(|s| s.required)
-        .map(|s| s.conn))
+        .map(|s| s.conn.clone())
 }
 
 /// ORG_SIGN_IN_REQUIRED naming `conn` (the body's `connection`, so the page can offer its
