@@ -1,15 +1,16 @@
-// Staff sign-in federated to a real OpenID Connect provider: `oidc-provider` plays the company's
-// identity provider in this process (its development login and consent pages), `ciam serve` is
-// configured with it, and Chromium goes sign-in -> staff mode -> company button -> provider login
-// -> consent -> back to Ciam, signed in on the personal page, in both languages. Then: the account
-// is internal, a second sign-in finds the same account, a password sign-in asks to set a password,
-// a non-company mail is refused with a visible error, and a replayed callback is refused. Last,
-// login CSRF: a callback or staffCode URL another browser started signs no one in.
+// Staff sign-in federated to a real OpenID Connect provider: `oidc-provider` (idp.mjs) plays the
+// company's identity provider in this process (its development login and consent pages), `ciam
+// serve` is configured with it, and Chromium goes sign-in -> staff mode -> company button ->
+// provider login -> consent -> back to Ciam, signed in on the personal page, in both languages.
+// Then: the account is internal, a second sign-in finds the same account, a password sign-in asks
+// to set a password, a non-company mail is refused with a visible error, and a replayed callback
+// is refused. Last, login CSRF: a callback or staffCode URL another browser started signs no one
+// in.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
-import Provider from 'oidc-provider';
+import { startIdp } from './idp.mjs';
 import { apiCall, freePort, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -35,45 +36,22 @@ let idp = null;
  * browser there (what an attacker does with their own sign-in before sending the URL on).
  */
 let hold = null;
-/** The stand-in company provider, once ciam's address (its redirect URI) is known. */
+/** The stand-in company provider (idp.mjs), once ciam's address (its redirect URI) is known. */
 async function startProvider() {
-  const provider = new Provider(ISSUER, {
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [`${ctx.server.base}/ciam/v1/auth/staff/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    async findAccount(_ctx, id) {
-      return {
-        accountId: id,
-        async claims() {
-          return { sub: id, email: mailOf(id), email_verified: true, name: `Staff ${id}` };
-        },
-      };
+  idp = await startIdp({
+    port: idpPort,
+    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [`${ctx.server.base}/ciam/v1/auth/staff/callback`] }],
+    accounts: (id) => ({ email: mailOf(id), email_verified: true, name: `Staff ${id}` }),
+    async use(kctx, next) {
+      await next();
+      const to = String(kctx.response.get('location') ?? '');
+      if (hold && to.startsWith(`${ctx.server.base}/ciam/v1/auth/staff/callback`)) {
+        hold.push(to);
+        kctx.status = 200;
+        kctx.type = 'text/plain';
+        kctx.body = 'held';
+      }
     },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
-    cookies: { keys: ['e2e-cookie-key-0123456789abcdef'] },
-  });
-  provider.on('server_error', (_ctx, e) => console.error('oidc-provider:', e));
-  provider.use(async (kctx, next) => {
-    await next();
-    const to = String(kctx.response.get('location') ?? '');
-    if (hold && to.startsWith(`${ctx.server.base}/ciam/v1/auth/staff/callback`)) {
-      hold.push(to);
-      kctx.status = 200;
-      kctx.type = 'text/plain';
-      kctx.body = 'held';
-    }
-  });
-  await new Promise((resolve) => {
-    idp = provider.listen(idpPort, '127.0.0.1', resolve);
   });
 }
 
@@ -121,7 +99,7 @@ describe('staff sign-in through the company identity provider', { skip }, () => 
   before(startProvider);
   after(async () => {
     if (process.env.STAFF_DEBUG) console.error(ctx.server?.log());
-    await new Promise((resolve) => (idp ? idp.close(resolve) : resolve()));
+    await idp?.stop();
   });
 
   for (const L of LOCALES) {
