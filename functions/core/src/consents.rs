@@ -246,8 +246,8 @@ impl Context {
 /// `GET /auth/consent?appId&serviceUrl`: the app (APPID_NOT_FOUND), the serviceUrl matched
 /// exactly against its registered ones (INVALID_PARAMETER `serviceUrl`), and whether the user
 /// already allowed its current scopes; for an app whose `organization` setting asks for one, the
-/// organization step (`org::tokens::step_of_session`). Round trips: 1 (the app and the consent together),
-/// and 2 more for an app that asks for an organization.
+/// organization step (`org::tokens::step_of_session`). Round trips: 1 (the app and the consent
+/// together), and 2 more for an app that asks for an organization.
 pub async fn context(
     ciam: &Ciam,
     s: &Session,

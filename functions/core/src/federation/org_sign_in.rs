@@ -182,6 +182,17 @@ pub async fn arrive(
             }
             ensure_unlocked(u, ciam.now())?;
         }
+        // An organization that requires a second factor (§3): the identity provider's (judged
+        // by the connection's `mfaAcr`), else the account's own (asked after the login code);
+        // with neither, refused before any account or link is made.
+        if o.settings.mfa_required && !identity.mfa && !user.as_ref().is_some_and(|u| u.enable_totp)
+        {
+            return Err(not_permitted(format!(
+                "organization {} requires a second factor: the identity provider gave none and \
+                 the account has none",
+                o.org_id
+            )));
+        }
         let member = match &user {
             Some(u) => org::membership(store, &o.org_id, &u.id).await?.is_some(),
             None => false,
