@@ -518,11 +518,12 @@ pub async fn delete_ops(ciam: &Ciam, user_id: &str) -> std::result::Result<Vec<T
             key: item.key.clone(),
             cond: None,
         });
-        let lookup = match name.strip_prefix("org:") {
-            // An organization's connection (`org_sign_in`): `FEDID#org:<connId>#<subject>`.
-            Some(conn) => crate::org::connections::ConnId::parse(conn)
-                .map(|c| super::org_sign_in::link_key(&c, subject)),
-            None => ProviderId::linked_by_name(name).map(|p| link_key(p, subject)),
+        let lookup = if name.starts_with("org:") {
+            // An organization's connection (`org_sign_in::link_key`, the same shape):
+            // `FEDID#org:<connId>#<subject>`.
+            Some(Key::new(format!("FEDID#{name}#{subject}"), "LINK"))
+        } else {
+            ProviderId::linked_by_name(name).map(|p| link_key(p, subject))
         };
         if let Some(key) = lookup {
             ops.push(TxOp::Delete {
