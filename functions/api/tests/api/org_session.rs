@@ -1,7 +1,8 @@
 //! The session's organization (docs/organizations-connections.md §3): a session that signed in
 //! through an organization's connection remembers it, and `/oidc/authorize` without an
 //! `organization` parameter defaults to it (no picker) while the person is an active member of
-//! an active organization; else the normal rules. An explicit parameter wins. The organization's
+//! an active organization; else the normal rules. An explicit parameter wins; the ticket login
+//! shares the choice. The organization's
 //! `mfaRequired`: the identity provider's second factor counts when the connection sets
 //! `mfaAcr`, else Ciam's own is asked, and an account with neither is refused. The company's
 //! link is listed in the security centre and deleted with the account. On SQLite and DynamoDB
@@ -21,6 +22,8 @@ use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::{Cond, TxOp, Update};
 use serde_json::{json, Value};
 use std::sync::Arc;
+
+const TICKET_URL: &str = "https://tickets.example.com/cb";
 
 async fn join(app: &TestApp, org: &OrgId, user_id: &str) {
     let ops = members::join_ops(org, user_id, org::Role::Member, "test", app.now(), vec![]);
@@ -133,6 +136,42 @@ async fn session_org(app: TestApp) {
     let (step, org_id) = orgs_of(&as_li, Some(&other.to_string())).await;
     assert_eq!(choices(&step), vec![other.to_string()]);
     assert_eq!(org_id, other.to_string());
+    // The ticket login shares the choice: the consent context offers it alone, the ticket
+    // carries it.
+    let admin = app.admin_session("admin@example.com").await;
+    let portal = app
+        .create_app(
+            &admin,
+            &json!({
+                "name": { "zh-CN": "门户", "en-US": "Portal" },
+                "serviceUrls": [TICKET_URL],
+                "scopes": ["nickname"],
+                "organization": "optional",
+            }),
+        )
+        .await
+        .ok(201);
+    let portal_id = portal["app"]["appId"].as_str().unwrap().to_owned();
+    let portal_secret = portal["appSecret"].as_str().unwrap().to_owned();
+    let ctx = app
+        .get_consent(&as_li.user, &portal_id, TICKET_URL)
+        .await
+        .ok(200);
+    assert_eq!(choices(&ctx["organization"]), vec![acme.org.to_string()]);
+    let t = app
+        .issue_ticket(&as_li.user, &portal_id, TICKET_URL)
+        .await
+        .ok(200);
+    let v = app
+        .verify_ticket(
+            &portal_id,
+            &portal_secret,
+            t["cTicket"].as_str().unwrap(),
+            TICKET_URL,
+        )
+        .await
+        .ok(200);
+    assert_eq!(v["orgId"], acme.org.to_string());
     // The linked identities list the company's link, with the names (never the secret).
     let ids = app.get("/auth/identities", Some(&as_li.user)).await.ok(200);
     let list = ids["identities"].as_array().expect("identities").clone();
