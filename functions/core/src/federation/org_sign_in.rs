@@ -154,8 +154,9 @@ pub async fn arrive(
             .get(&lookup)
             .await?
             .and_then(|l| l.s("userId").map(str::to_owned));
-        // A link to an account deactivated since (its links are not in its `FED#` list) is
-        // stale: the mail decides again, and the link is replaced.
+        // A link to an account deactivated since is stale (deactivation deletes the lookup
+        // with the account's `FED#org:` item; a link made before that item existed stays):
+        // the mail decides again, and the link is replaced.
         let mut user = match &linked {
             Some(uid) => live_user(ciam, uid).await?,
             None => None,
