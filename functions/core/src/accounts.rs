@@ -240,6 +240,8 @@ pub(crate) struct Who {
     /// How this step authenticated (RFC 8176 values, e.g. `pwd`): the session's `amr`, or the
     /// second step's challenge's, which adds its own.
     pub amr: Vec<&'static str>,
+    /// The organization whose connection it came through: the session's `org`.
+    pub org: Option<String>,
 }
 
 impl From<&SignInRecord> for Who {
@@ -249,6 +251,7 @@ impl From<&SignInRecord> for Who {
             sess_gen: r.sess_gen,
             enable_totp: r.enable_totp,
             amr: Vec::new(),
+            org: None,
         }
     }
 }
@@ -260,6 +263,7 @@ impl From<&User> for Who {
             sess_gen: u.sess_gen,
             enable_totp: u.enable_totp,
             amr: Vec::new(),
+            org: None,
         }
     }
 }
@@ -275,6 +279,7 @@ pub(crate) fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item,
             key: challenge::mfa_key(ciam, &secret),
             user_id: who.id.clone(),
             amr: who.amr.iter().map(|m| (*m).to_owned()).collect(),
+            org: who.org.clone(),
             expires_at: Some(ciam.now() + challenge::MFA_TTL),
         };
         let answer = Err(Error {
@@ -285,6 +290,7 @@ pub(crate) fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item,
     }
     let (token, mut session) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
     session.amr = who.amr.iter().map(|m| (*m).to_owned()).collect();
+    session.org = who.org.clone();
     let answer = Ok(SignedIn {
         token,
         user_id: who.id.clone(),

@@ -23,6 +23,9 @@ pub struct Challenge {
     pub key: Key,
     pub user_id: String,
     pub amr: Vec<String>,
+    /// The organization of the connection the first step came through (`org`), for the
+    /// session (docs/organizations-connections.md §3).
+    pub org: Option<String>,
     pub expires_at: Option<i64>,
 }
 
@@ -33,6 +36,7 @@ impl Challenge {
             key: i.key.clone(),
             user_id: i.s("userId")?.to_owned(),
             amr: i.strings("amr"),
+            org: i.s("org").map(str::to_owned),
             expires_at: i.expires_at,
         })
     }
@@ -40,7 +44,8 @@ impl Challenge {
     pub fn to_item(&self) -> Item {
         let item = Item::new(self.key.clone())
             .with("userId", self.user_id.as_str())
-            .with("amr", ciam_store::Value::strings(&self.amr));
+            .with("amr", ciam_store::Value::strings(&self.amr))
+            .with_opt("org", self.org.clone());
         match self.expires_at {
             Some(at) => item.expires(at),
             None => item,

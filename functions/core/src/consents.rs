@@ -246,8 +246,8 @@ impl Context {
 /// `GET /auth/consent?appId&serviceUrl`: the app (APPID_NOT_FOUND), the serviceUrl matched
 /// exactly against its registered ones (INVALID_PARAMETER `serviceUrl`), and whether the user
 /// already allowed its current scopes; for an app whose `organization` setting asks for one, the
-/// organization step (`org::tokens::step`). Round trips: 1 (the app and the consent together),
-/// and 2 more for an app that asks for an organization.
+/// organization step (`org::tokens::step_of_session`). Round trips: 1 (the app and the consent
+/// together), and 2 more for an app that asks for an organization.
 pub async fn context(
     ciam: &Ciam,
     s: &Session,
@@ -259,7 +259,7 @@ pub async fn context(
     let granted = consent.is_some_and(|c| c.covers(&app.scopes));
     let want = crate::org::tokens::Want::of_app(app.organization);
     let mut ctx = Context::of(&app, lang, granted, service_url, cancel_url(service_url));
-    ctx.organization = crate::org::tokens::step(ciam, &s.user.id, want, None, lang).await?;
+    ctx.organization = crate::org::tokens::step_of_session(ciam, s, want, None, lang).await?;
     Ok(ctx)
 }
 

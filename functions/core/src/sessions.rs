@@ -36,6 +36,9 @@ pub struct Session {
     /// When a console request last used it (`consoleAt`, written at most once a minute by
     /// `console::gate`); None before its first console request.
     pub console_at: Option<i64>,
+    /// The organization whose connection this session signed in through (`org`), the default
+    /// of its authorize requests (docs/organizations-connections.md §3); None otherwise.
+    pub org: Option<String>,
 }
 
 /// `item` (a session) with the methods of its proof of identity.
@@ -98,6 +101,8 @@ pub struct SessionItem {
     pub country: Option<String>,
     /// When it was signed out or ended from the session list.
     pub ended_at: Option<i64>,
+    /// The organization of the connection it signed in through (`org`).
+    pub org: Option<String>,
     /// The item's expiry: when it leaves the security activity.
     pub expires_at: Option<i64>,
 }
@@ -115,6 +120,7 @@ impl SessionItem {
             device: i.s("device").map(str::to_owned),
             country: i.s("country").map(str::to_owned),
             ended_at: i.n("endedAt"),
+            org: i.s("org").map(str::to_owned),
             expires_at: i.expires_at,
         }
     }
@@ -128,7 +134,8 @@ impl SessionItem {
             .with_opt("authAt", self.auth_at)
             .with_opt("device", self.device.clone())
             .with_opt("country", self.country.clone())
-            .with_opt("endedAt", self.ended_at);
+            .with_opt("endedAt", self.ended_at)
+            .with_opt("org", self.org.clone());
         let item = with_amr(item, self.amr.iter().map(String::as_str));
         match self.expires_at {
             Some(at) => item.expires(at),
@@ -177,6 +184,7 @@ pub fn mint_for(
         device: client.device.clone(),
         country: client.country.clone(),
         ended_at: None,
+        org: None,
         expires_at: Some(now + crate::audit::KEEP_SECS),
     };
     (token, rec)
@@ -256,6 +264,7 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
         auth_at: sess.auth_at.unwrap_or(created),
         amr: sess.amr,
         console_at,
+        org: sess.org,
     })
 }
 

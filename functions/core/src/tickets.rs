@@ -132,7 +132,7 @@ pub async fn issue(
         crate::consents::app_consent_and(ciam, s, app_id, service_url, Some(app_login_key)).await?;
     check_shown(&app, shown)?;
     let want = org_tokens::Want::of_app(app.organization);
-    let step = org_tokens::step(ciam, &s.user.id, want, None, crate::Lang::default()).await?;
+    let step = org_tokens::step_of_session(ciam, s, want, None, crate::Lang::default()).await?;
     let org_id = org_tokens::pick(step.as_ref(), organization)?;
     let ticket = format!(
         "{PREFIX}{}",

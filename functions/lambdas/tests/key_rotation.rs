@@ -305,6 +305,7 @@ async fn a_full_rotation_refuses_no_request_and_fails_no_delivery() {
         auth_at: 1_800_000_000,
         amr: vec!["pwd".into()],
         console_at: None,
+        org: None,
     };
     let op = ciam_core::console::Operator {
         user: session.user.clone(),

@@ -108,6 +108,10 @@ export type AccountIdentity = {
   linkedAt: number;
   /** The name the provider gave (display only). */
   name: string | null;
+  /** For a company's sign-in (provider `org:<connId>`): its organization and connection, by
+name; null for the other providers. The company's link: its owner cannot remove it
+(docs/organizations-connections.md §3). */
+  organization: LinkedOrg | null;
   /** The provider's name (`wechat`, ...). */
   provider: string;
   /** The provider's id for the person, masked (`oK3x…9Q`). */
@@ -608,8 +612,23 @@ export type LinkedIdentity = {
   linkedAt: number;
   /** The name the provider gave (display only). */
   name: string | null;
+  /** For a company's sign-in (provider `org:<connId>`): its organization and connection, by
+name; null for the other providers. The company's link: its owner cannot remove it
+(docs/organizations-connections.md §3). */
+  organization: LinkedOrg | null;
   /** The provider's name (`wechat`, ...). */
   provider: string;
+};
+
+/** The organization and the connection of a company's sign-in link (names only, never the
+connection's settings or secret). */
+export type LinkedOrg = {
+  connectionEn: string;
+  /** The connection's name (empty when it was deleted since). */
+  connectionZh: string;
+  nameEn: string;
+  nameZh: string;
+  orgId: string;
 };
 
 /** An organization as the console's list shows it. */

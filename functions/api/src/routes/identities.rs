@@ -39,13 +39,15 @@ pub struct Identities {
 /// Linked identities
 ///
 /// The account's linked identities (`provider`, the name the provider gave, when it was
-/// linked, the last day it signed in; never the provider's id for the person); `staff:
-/// {linked: true}` for an internal staff account (the company manages it: not removable
-/// here); the configured providers not linked yet, to offer.
+/// linked, the last day it signed in; never the provider's id for the person); a company's
+/// sign-in (`org:<connId>`) with its organization's and connection's names (the company's link:
+/// not removable here); `staff: {linked: true}` for an internal staff account (the company
+/// manages it: not removable here); the configured providers not linked yet, to offer.
 ///
 /// Reasons: none.
 ///
-/// `GET /auth/identities`. Round trips: 2 (authentication, one query).
+/// `GET /auth/identities`. Round trips: 2 (authentication, one query); 3 with a company's
+/// sign-in (its organization's and connection's names, read together).
 pub async fn list(
     State(s): State<AppState>,
     Authed(sess): Authed,
@@ -181,7 +183,8 @@ pub async fn confirm(
 /// link or company sign-in left, FEDERATION_LAST_WAY_IN. One transaction with the activity
 /// entry `identityUnlinked` and, for an account with a consent, the partner event
 /// `user.identity_changed` `{provider, linked: false}`; the account is told by a notice. A
-/// provider the account has not linked, or staff (managed by the company): INVALID_PARAMETER.
+/// provider the account has not linked, staff or a company's sign-in (`org:<connId>`, both
+/// managed by the company): INVALID_PARAMETER.
 ///
 /// Reasons: REAUTH_REQUIRED, FEDERATION_LAST_WAY_IN, INVALID_PARAMETER.
 ///

@@ -30,21 +30,24 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 /// The random value the SPA keeps while the browser is at the provider.
-const BIND: &str = "bind-of-the-browser-that-started-org-0123456789";
+pub(crate) const BIND: &str = "bind-of-the-browser-that-started-org-0123456789";
 
 /// What the stand-in provider says about the next person.
 #[derive(Clone)]
-struct Person {
-    sub: String,
-    email: String,
-    verified: bool,
+pub(crate) struct Person {
+    pub(crate) sub: String,
+    pub(crate) email: String,
+    pub(crate) verified: bool,
+    /// The id_token's `acr`, when the provider says how the person signed in.
+    pub(crate) acr: Option<String>,
 }
 
-fn person(sub: &str, email: &str) -> Person {
+pub(crate) fn person(sub: &str, email: &str) -> Person {
     Person {
         sub: sub.into(),
         email: email.into(),
         verified: true,
+        acr: None,
     }
 }
 
@@ -57,7 +60,7 @@ struct Grant {
 
 /// One organization's identity provider.
 #[derive(Clone)]
-struct Idp {
+pub(crate) struct Idp {
     issuer: String,
     client_id: String,
     secret: String,
@@ -111,7 +114,7 @@ async fn token(State(idp): State<Idp>, headers: HeaderMap, body: String) -> Resp
         return refuse("invalid_grant");
     }
     let p = &grant.person;
-    let claims = json!({
+    let mut claims = json!({
         "iss": idp.issuer,
         "aud": idp.client_id,
         "sub": p.sub,
@@ -122,12 +125,15 @@ async fn token(State(idp): State<Idp>, headers: HeaderMap, body: String) -> Resp
         "email": p.email,
         "email_verified": p.verified,
     });
+    if let Some(acr) = &p.acr {
+        claims["acr"] = json!(acr);
+    }
     let part = |v: &Value| URL_SAFE_NO_PAD.encode(v.to_string());
     let id_token = format!("{}.{}.sig", part(&json!({ "alg": "RS256" })), part(&claims));
     axum::Json(json!({ "id_token": id_token, "token_type": "Bearer" })).into_response()
 }
 
-async fn spawn_idp(app: &TestApp, client_id: &str, secret: &str) -> Idp {
+pub(crate) async fn spawn_idp(app: &TestApp, client_id: &str, secret: &str) -> Idp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     // A path of its own: the adapter keeps discovery documents per issuer for the process's life.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -160,7 +166,7 @@ async fn spawn_idp(app: &TestApp, client_id: &str, secret: &str) -> Idp {
 
 impl Idp {
     /// The person signs in at the provider, which sends the browser back with a code.
-    fn consent(&self, auth: &HashMap<String, String>, person: Person) -> String {
+    pub(crate) fn consent(&self, auth: &HashMap<String, String>, person: Person) -> String {
         let code = format!("code-{}", auth["state"]);
         self.grants.lock().unwrap().insert(
             code.clone(),
@@ -180,13 +186,13 @@ impl Idp {
 }
 
 /// One organization with its verified domain, its provider and its connection.
-struct Company {
-    org: OrgId,
-    idp: Idp,
-    conn: ConnId,
+pub(crate) struct Company {
+    pub(crate) org: OrgId,
+    pub(crate) idp: Idp,
+    pub(crate) conn: ConnId,
 }
 
-async fn org_of(app: &TestApp, owner: &str, name: &str) -> OrgId {
+pub(crate) async fn org_of(app: &TestApp, owner: &str, name: &str) -> OrgId {
     org::create(
         &app.ciam,
         NewOrg {
@@ -205,7 +211,7 @@ async fn org_of(app: &TestApp, owner: &str, name: &str) -> OrgId {
     .org_id
 }
 
-async fn verify_domain(app: &TestApp, org: &OrgId, domain: &str) {
+pub(crate) async fn verify_domain(app: &TestApp, org: &OrgId, domain: &str) {
     let d = DomainName::parse(domain).expect("domain");
     let store = app.ciam.store.as_ref();
     let claim = claims::add(
@@ -237,10 +243,25 @@ async fn connection(app: &TestApp, org: &OrgId, conn: &ConnId) -> Connection {
 
 /// A connection of `org` to `idp` (`jit`), tested and turned on unless `draft`.
 async fn connect(app: &TestApp, org: &OrgId, idp: &Idp, jit: &str, draft: bool) -> ConnId {
-    let settings = BTreeMap::from([
+    connect_with(app, org, idp, jit, draft, &[]).await
+}
+
+/// [`connect`] with more settings (e.g. `mfaAcr`).
+pub(crate) async fn connect_with(
+    app: &TestApp,
+    org: &OrgId,
+    idp: &Idp,
+    jit: &str,
+    draft: bool,
+    more: &[(&str, &str)],
+) -> ConnId {
+    let mut settings = BTreeMap::from([
         ("issuer".to_owned(), idp.issuer.clone()),
         ("clientId".to_owned(), idp.client_id.clone()),
     ]);
+    for (k, v) in more {
+        settings.insert((*k).to_owned(), (*v).to_owned());
+    }
     let c = connections::create(
         &app.ciam,
         &operator(),
@@ -268,7 +289,7 @@ async fn connect(app: &TestApp, org: &OrgId, idp: &Idp, jit: &str, draft: bool) 
     c.conn_id
 }
 
-async fn company(
+pub(crate) async fn company(
     app: &TestApp,
     owner: &str,
     name: &str,
@@ -283,21 +304,21 @@ async fn company(
     Company { org, idp, conn }
 }
 
-async fn get_path(app: &TestApp, p: &str) -> TestResponse {
+pub(crate) async fn get_path(app: &TestApp, p: &str) -> TestResponse {
     app.call(request(Method::GET, p).body(Body::empty()).unwrap())
         .await
 }
 
 /// `GET /auth/org/start` for `conn` from the browser holding [`BIND`]: the provider's
 /// authorization request as query parameters, after checking it goes to `idp`.
-async fn start(app: &TestApp, conn: &ConnId, idp: &Idp) -> HashMap<String, String> {
+pub(crate) async fn start(app: &TestApp, conn: &ConnId, idp: &Idp) -> HashMap<String, String> {
     let to = location(&get_path(app, &start_path(conn)).await);
     let (endpoint, query) = to.split_once('?').expect("a query");
     assert_eq!(endpoint, format!("{}/auth", idp.issuer));
     form(query)
 }
 
-fn start_path(conn: &ConnId) -> String {
+pub(crate) fn start_path(conn: &ConnId) -> String {
     format!(
         "/auth/org/start?connection={}&lang=en-US&query=appId%3Da1&bindHash={}",
         conn.as_str(),
@@ -306,13 +327,13 @@ fn start_path(conn: &ConnId) -> String {
 }
 
 /// A whole sign-in through `c` as `who`, up to the sign-in page's URL.
-async fn sign_in_through(app: &TestApp, c: &Company, who: Person) -> String {
+pub(crate) async fn sign_in_through(app: &TestApp, c: &Company, who: Person) -> String {
     let auth = start(app, &c.conn, &c.idp).await;
     let back = c.idp.consent(&auth, who);
     location(&get_path(app, &back).await)
 }
 
-async fn redeem(app: &TestApp, code: &str) -> TestResponse {
+pub(crate) async fn redeem(app: &TestApp, code: &str) -> TestResponse {
     app.call(json_request(
         Method::POST,
         "/auth/login/federation",
@@ -323,7 +344,7 @@ async fn redeem(app: &TestApp, code: &str) -> TestResponse {
 }
 
 /// The session of a sign-in that ended with `orgCode`.
-async fn session_of(app: &TestApp, to: &str) -> Value {
+pub(crate) async fn session_of(app: &TestApp, to: &str) -> Value {
     assert!(to.starts_with("/en-US/passport/signin?orgCode="), "{to}");
     assert!(to.ends_with("&appId=a1"), "{to}");
     let code = param(to, "orgCode").expect("orgCode");
@@ -333,7 +354,7 @@ async fn session_of(app: &TestApp, to: &str) -> Value {
     signed_in
 }
 
-fn refused(to: &str, reason: &str) {
+pub(crate) fn refused(to: &str, reason: &str) {
     assert_eq!(
         param(to, "orgError").as_deref(),
         Some(reason),
@@ -342,7 +363,7 @@ fn refused(to: &str, reason: &str) {
     assert!(param(to, "orgCode").is_none(), "{to}");
 }
 
-async fn role_in(app: &TestApp, org: &OrgId, user_id: &str) -> Option<org::Role> {
+pub(crate) async fn role_in(app: &TestApp, org: &OrgId, user_id: &str) -> Option<org::Role> {
     org::role_of(app.ciam.store.as_ref(), org, user_id)
         .await
         .expect("read")

@@ -206,6 +206,7 @@ fn as_owner(user: User) -> Session {
         auth_at: 0,
         amr: Vec::new(),
         console_at: None,
+        org: None,
     }
 }
 

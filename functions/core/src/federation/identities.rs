@@ -22,6 +22,8 @@ use super::{LinkFor, ProviderId};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::notifier::{tell_account, Notice};
+use crate::org::connections::{conn_key, ConnId, Connection};
+use crate::org::{OrgId, Organization};
 use crate::sessions::{self, Session};
 use crate::totp::require_fresh;
 use crate::user::{profile_key, user_pk, User};
@@ -43,6 +45,24 @@ pub struct Linked {
     pub linked_at: i64,
     /// The last day it signed in (UTC, yyyy-mm-dd), when known.
     pub last_day: Option<String>,
+    /// For a company's sign-in (provider `org:<connId>`): its organization and connection, by
+    /// name; null for the other providers. The company's link: its owner cannot remove it
+    /// (docs/organizations-connections.md §3).
+    pub organization: Option<LinkedOrg>,
+}
+
+/// The organization and the connection of a company's sign-in link (names only, never the
+/// connection's settings or secret).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LinkedOrg {
+    pub org_id: String,
+    pub name_zh: String,
+    pub name_en: String,
+    /// The connection's name (empty when it was deleted since).
+    pub connection_zh: String,
+    pub connection_en: String,
 }
 
 /// One linked identity on the console's account page: the subject masked.
@@ -77,22 +97,49 @@ fn linked_of(item: &Item) -> Option<(Linked, String)> {
         name: item.s("name").map(str::to_owned),
         linked_at: item.n("linkedAt").unwrap_or(0),
         last_day: item.s("lastDay").map(str::to_owned),
+        organization: None,
     };
     Some((linked, item.s("subject").unwrap_or_default().to_owned()))
 }
 
 async fn items(ciam: &Ciam, user_id: &str) -> Result<Vec<(Linked, String)>> {
     let q = Query::partition(user_pk(user_id)).prefix("FED#");
-    Ok(ciam
-        .store
-        .query(q)
-        .await?
-        .iter()
-        .filter_map(linked_of)
-        .collect())
+    let found = ciam.store.query(q).await?;
+    let mut all: Vec<(Linked, String)> = found.iter().filter_map(linked_of).collect();
+    // A company's sign-in (`FED#org:<connId>`, with `orgId`): its organization's and
+    // connection's names, read together.
+    let mut keys = Vec::new();
+    let mut at = Vec::new();
+    for (i, item) in found.iter().enumerate() {
+        let conn = item.key.sk.strip_prefix("FED#org:").and_then(ConnId::parse);
+        let org = item.s("orgId").and_then(OrgId::parse);
+        if let (Some(conn), Some(org)) = (conn, org) {
+            keys.push(crate::org::org_key(&org));
+            keys.push(conn_key(&org, &conn));
+            at.push((i, org));
+        }
+    }
+    if !keys.is_empty() {
+        let got = ciam.store.get_many(&keys).await?;
+        for ((i, org), pair) in at.into_iter().zip(got.chunks(2)) {
+            let o = pair[0].as_ref().and_then(Organization::from_item);
+            let c = pair[1].as_ref().and_then(Connection::from_item);
+            if let Some((linked, _)) = all.get_mut(i) {
+                linked.organization = Some(LinkedOrg {
+                    org_id: org.to_string(),
+                    name_zh: o.as_ref().map(|o| o.name_zh.clone()).unwrap_or_default(),
+                    name_en: o.as_ref().map(|o| o.name_en.clone()).unwrap_or_default(),
+                    connection_zh: c.as_ref().map(|c| c.name_zh.clone()).unwrap_or_default(),
+                    connection_en: c.map(|c| c.name_en).unwrap_or_default(),
+                });
+            }
+        }
+    }
+    Ok(all)
 }
 
-/// The account's links (its `FED#` items). Round trips: 1.
+/// The account's links (its `FED#` items; a company's sign-in with its organization's and
+/// connection's names). Round trips: 1; 2 with a company's sign-in (the names).
 pub async fn list(ciam: &Ciam, user_id: &str) -> Result<Vec<Linked>> {
     Ok(items(ciam, user_id)
         .await?
@@ -101,7 +148,8 @@ pub async fn list(ciam: &Ciam, user_id: &str) -> Result<Vec<Linked>> {
         .collect())
 }
 
-/// The account's links with their subjects masked, for the console. Round trips: 1.
+/// The account's links with their subjects masked, for the console. Round trips: 1 (2 with a
+/// company's sign-in).
 pub async fn list_masked(ciam: &Ciam, user_id: &str) -> Result<Vec<Masked>> {
     Ok(items(ciam, user_id)
         .await?

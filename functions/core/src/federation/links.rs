@@ -215,15 +215,31 @@ pub async fn redeem(
     });
     // A connection's identity provider's second factor (judged at the callback by the
     // connection's `mfaAcr`) is the session's, as staff's is.
-    let amr = if p == ProviderId::Org && item.bool("mfa") == Some(true) {
-        vec!["mfa"]
-    } else {
-        Vec::new()
-    };
+    let org_mfa = p == ProviderId::Org && item.bool("mfa") == Some(true);
+    let amr = if org_mfa { vec!["mfa"] } else { Vec::new() };
+    // An organization that requires a second factor (`mfaRequired`, on the code): the identity
+    // provider's counts; else Ciam's own is asked (the account's two-factor step); an account
+    // with neither is refused (docs/organizations-connections.md §3).
+    let org_needs_mfa = p == ProviderId::Org && item.bool("mfaRequired") == Some(true);
+    if org_needs_mfa && !org_mfa && !user.enable_totp {
+        return Err(Error {
+            cause: Some(
+                "the organization requires a second factor: the identity provider gave none \
+                 and the account has none"
+                    .into(),
+            ),
+            ..Error::new(Reason::FEDERATION_NOT_PERMITTED)
+        });
+    }
+    // The session remembers the organization whose connection it came through (§3).
+    let org = (p == ProviderId::Org)
+        .then(|| item.s("orgId").map(str::to_owned))
+        .flatten();
     crate::accounts::finish_login(
         ciam,
         Who {
             amr,
+            org,
             ..Who::from(&user)
         },
         client,
@@ -489,7 +505,8 @@ pub(super) fn told_ops(
     std::iter::once(entry).chain(events::identity_changed(ciam, user, p.name(), linked))
 }
 
-/// The deletes of every link of `user_id` (its `FED#` items and their lookups), for the
+/// The deletes of every link of `user_id` (its `FED#` items and their lookups, an
+/// organization's connection's too), for the
 /// account's deactivation transaction. Round trips: 1 (the query).
 pub async fn delete_ops(ciam: &Ciam, user_id: &str) -> std::result::Result<Vec<TxOp>, StoreError> {
     let q = Query::partition(user_pk(user_id)).prefix("FED#");
@@ -501,9 +518,16 @@ pub async fn delete_ops(ciam: &Ciam, user_id: &str) -> std::result::Result<Vec<T
             key: item.key.clone(),
             cond: None,
         });
-        if let Some(p) = ProviderId::linked_by_name(name) {
+        let lookup = if name.starts_with("org:") {
+            // An organization's connection (`org_sign_in::link_key`, the same shape):
+            // `FEDID#org:<connId>#<subject>`.
+            Some(Key::new(format!("FEDID#{name}#{subject}"), "LINK"))
+        } else {
+            ProviderId::linked_by_name(name).map(|p| link_key(p, subject))
+        };
+        if let Some(key) = lookup {
             ops.push(TxOp::Delete {
-                key: link_key(p, subject),
+                key,
                 cond: Some(Cond::eq("userId", user_id)),
             });
         }

@@ -7,7 +7,9 @@
 //! signs nobody in: its outcome is recorded on the connection and shown.
 //!
 //! Items: the link `FEDID#org:<connId>#<subject>` / `LINK` {userId, provider `org:<connId>`,
-//! subject, orgId, linkedAt, via}, so two companies' subjects never collide; the shared
+//! subject, orgId, linkedAt, via}, so two companies' subjects never collide, and the account's
+//! item `USER#<userId>` / `FED#org:<connId>` {subject, orgId, linkedAt} (counted in the user's
+//! `links`: listed in the security centre, deleted with the account); the shared
 //! `FEDSTATE#` (with `conn`, `test`) and `FEDCODE#` (with `orgId`, `mfa`) items.
 
 use super::links::{code_key, LOGIN_CODE_TTL};
@@ -152,8 +154,9 @@ pub async fn arrive(
             .get(&lookup)
             .await?
             .and_then(|l| l.s("userId").map(str::to_owned));
-        // A link to an account deactivated since (its links are not in its `FED#` list) is
-        // stale: the mail decides again, and the link is replaced.
+        // A link to an account deactivated since is stale (deactivation deletes the lookup
+        // with the account's `FED#org:` item; a link made before that item existed stays):
+        // the mail decides again, and the link is replaced.
         let mut user = match &linked {
             Some(uid) => live_user(ciam, uid).await?,
             None => None,
@@ -179,6 +182,17 @@ pub async fn arrive(
                 });
             }
             ensure_unlocked(u, ciam.now())?;
+        }
+        // An organization that requires a second factor (§3): the identity provider's (judged
+        // by the connection's `mfaAcr`), else the account's own (asked after the login code);
+        // with neither, refused before any account or link is made.
+        if o.settings.mfa_required && !identity.mfa && !user.as_ref().is_some_and(|u| u.enable_totp)
+        {
+            return Err(not_permitted(format!(
+                "organization {} requires a second factor: the identity provider gave none and \
+                 the account has none",
+                o.org_id
+            )));
         }
         let member = match &user {
             Some(u) => org::membership(store, &o.org_id, &u.id).await?.is_some(),
@@ -206,6 +220,8 @@ pub async fn arrive(
                     advertisement: "unsubscribe".into(),
                     created_at: ciam.now(),
                     consents: Some(0),
+                    // The link made below (the count of its `FED#` items).
+                    links: 1,
                     ..User::default()
                 };
                 // 0 user, 1 the mail, 2 the username.
@@ -230,6 +246,17 @@ pub async fn arrive(
                 item,
                 cond: Some(cond),
             });
+            // The account's own item of the link (its security centre lists it, its
+            // deactivation deletes it and the lookup), and its count (a new account is
+            // written with it). No condition: a second subject of the same connection (the
+            // company's identity provider changed its ids) replaces the first.
+            ops.push(TxOp::Put {
+                item: account_link(ciam, c, o, &user.id, &identity.subject),
+                cond: None,
+            });
+            if !created {
+                ops.push(super::links::count_link(&user.id, None));
+            }
         }
         if !member {
             ops.extend(join_ops(ciam, c, o, &user.id));
@@ -253,6 +280,28 @@ pub async fn arrive(
         cause: Some("lost three races in a row".into()),
         ..Error::new(Reason::SERVICE_UNAVAILABLE)
     })
+}
+
+/// The account's item of its link through `c`: `USER#<userId>` / `FED#org:<connId>`
+/// {subject, orgId, linkedAt}.
+pub fn account_link_key(user_id: &str, conn: &ConnId) -> Key {
+    Key::new(
+        crate::user::user_pk(user_id),
+        format!("FED#org:{}", conn.as_str()),
+    )
+}
+
+fn account_link(
+    ciam: &Ciam,
+    c: &Connection,
+    o: &Organization,
+    user_id: &str,
+    subject: &str,
+) -> Item {
+    Item::new(account_link_key(user_id, &c.conn_id))
+        .with("subject", subject)
+        .with("orgId", o.org_id.as_str())
+        .with("linkedAt", ciam.now())
 }
 
 /// The just-in-time membership of `user_id` in `o` through `c`: the two membership items and
@@ -305,6 +354,9 @@ async fn login_code(
         .with("conn", c.conn_id.as_str());
     if mfa {
         item = item.with("mfa", true);
+    }
+    if o.settings.mfa_required {
+        item = item.with("mfaRequired", true);
     }
     let item = item.expires(ciam.now() + LOGIN_CODE_TTL);
     ciam.store.put(item, Some(Cond::NotExists)).await?;

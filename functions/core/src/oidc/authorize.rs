@@ -295,7 +295,8 @@ pub async fn request_context(
     Ok(ctx)
 }
 
-/// The request's organization step (`org::tokens::step`), if it asks for an organization.
+/// The request's organization step (`org::tokens::step_of_session`: the session's organization
+/// when the request names none), if it asks for an organization.
 async fn org_step(
     ciam: &Ciam,
     s: &Session,
@@ -303,7 +304,7 @@ async fn org_step(
     lang: Lang,
 ) -> Result<Option<org_tokens::Step>> {
     let named = req.organization.as_deref();
-    org_tokens::step(ciam, &s.user.id, req.org_want, named, lang).await
+    org_tokens::step_of_session(ciam, s, req.org_want, named, lang).await
 }
 
 /// The browser's next stop after Allow.

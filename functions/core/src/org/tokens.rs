@@ -7,6 +7,8 @@
 //! - The screen's step ([`step`]): the person's active organizations (only the named one when the
 //!   request named one), or why they cannot go on ([`Refusal`]).
 //! - The choice at Allow ([`pick`]): the only choice, or the one the person picked.
+//! - A session that signed in through an organization's connection defaults to it
+//!   ([`step_of_session`]).
 //! - At redemption ([`current`]): the membership and the organization are read again; a person
 //!   removed since, or an organization suspended since, no longer claims it.
 
@@ -158,6 +160,27 @@ pub async fn step(
         choices,
         refused,
     }))
+}
+
+/// [`step`] for a session: a request that names no organization defaults to the session's
+/// (`Session::org`, signed in through that organization's connection: docs/organizations-
+/// connections.md §3), no picker, while the person is an active member of it and it is active;
+/// else the normal rules. A named organization still wins. Round trips: as [`step`] (1 for the
+/// session's organization; 1 more then 2 when it no longer counts).
+pub async fn step_of_session(
+    ciam: &Ciam,
+    s: &crate::sessions::Session,
+    want: Want,
+    named: Option<&str>,
+    lang: Lang,
+) -> Result<Option<Step>> {
+    if let (None, Some(org)) = (named, s.org.as_deref()) {
+        let own = step(ciam, &s.user.id, want, Some(org), lang).await?;
+        if own.as_ref().is_none_or(|st| st.refused.is_none()) {
+            return Ok(own);
+        }
+    }
+    step(ciam, &s.user.id, want, named, lang).await
 }
 
 /// The organization that goes into the code or ticket at Allow: `picked` (the person's choice)

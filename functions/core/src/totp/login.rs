@@ -36,17 +36,17 @@ const PASSKEY_STEP: StepReasons = StepReasons {
 pub(crate) async fn passkey_step_user(
     ciam: &Ciam,
     challenge: &str,
-) -> Result<(Key, User, Vec<String>)> {
+) -> Result<(Key, User, crate::challenge::Challenge)> {
     challenged_user(ciam, challenge, PASSKEY_STEP).await
 }
 
 /// The user behind a sign-in challenge (from the password step), if it is still valid.
-/// Also answers the `amr` of the first step.
+/// Also answers the first step (its `amr`, and the organization of its connection).
 async fn challenged_user(
     ciam: &Ciam,
     challenge: &str,
     r: StepReasons,
-) -> Result<(Key, User, Vec<String>)> {
+) -> Result<(Key, User, crate::challenge::Challenge)> {
     let key = crate::challenge::mfa_key(ciam, challenge);
     let ch = ciam
         .store
@@ -62,7 +62,7 @@ async fn challenged_user(
         return Err(r.no_two_factor.into());
     }
     ensure_unlocked(&user, ciam.now())?;
-    Ok((key, user, ch.amr))
+    Ok((key, user, ch))
 }
 
 /// The session of a finished second step, and `ops` with the challenge's delete and the
@@ -74,9 +74,11 @@ pub(crate) fn finish(
     mut ops: Vec<TxOp>,
     client: &ClientInfo,
     amr: &[String],
+    org: Option<String>,
 ) -> (crate::accounts::SignedIn, Vec<TxOp>) {
     let (token, mut session) = sessions::mint_for(ciam, &user.id, user.sess_gen, client);
     session.amr = amr.to_vec();
+    session.org = org;
     // The session item is also the sign-in's activity entry (no event item).
     let expires_at = session.deadline();
     ops.push(TxOp::Delete {
@@ -133,8 +135,8 @@ pub async fn login_totp(
         ops: user_ops,
         cond: Some(cond),
     };
-    let amr = sessions::amr_after(&first, &["otp", "mfa"]);
-    let (signed, ops) = finish(ciam, &user, ch_key, vec![user_op], client, &amr);
+    let amr = sessions::amr_after(&first.amr, &["otp", "mfa"]);
+    let (signed, ops) = finish(ciam, &user, ch_key, vec![user_op], client, &amr, first.org);
     ciam.store
         .transact(ops)
         .await
@@ -182,8 +184,8 @@ pub async fn login_backup(
             cond: Some(Cond::Exists),
         });
     }
-    let amr = sessions::amr_after(&first, &["otp", "mfa"]);
-    let (signed, ops) = finish(ciam, &user, ch_key, ops, client, &amr);
+    let amr = sessions::amr_after(&first.amr, &["otp", "mfa"]);
+    let (signed, ops) = finish(ciam, &user, ch_key, ops, client, &amr, first.org);
     ciam.store
         .transact(ops)
         .await

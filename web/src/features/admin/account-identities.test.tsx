@@ -21,6 +21,21 @@ describe('linked accounts on the console account page', () => {
     expect(screen.queryByTestId('unlink-wechat')).toBeNull();
   });
 
+  it("names a company's sign-in by its organization and connection, and offers no unlink", async () => {
+    const company = {
+      provider: 'org:conn_0123456789abcdef',
+      subjectMasked: 'a-1…',
+      name: null,
+      linkedAt: 1_767_225_600,
+      lastDay: null,
+      organization: { orgId: 'org_0123456789abcdef', nameZh: '艾克米公司', nameEn: 'Acme', connectionZh: '公司登录', connectionEn: 'Acme sign-in' },
+    };
+    await open('/en-US/admin/accounts/u1', 'operator', { 'GET /admin/accounts/u1': () => [200, { ...account, identities: [company] }] });
+    await settle();
+    expect(within(list()).getByText('Acme · Acme sign-in')).toBeTruthy();
+    expect(screen.queryByTestId('unlink-org:conn_0123456789abcdef')).toBeNull();
+  });
+
   it('says it in Chinese', async () => {
     await open('/zh-CN/admin/accounts/u1', 'operator', {}, 'zh-CN');
     expect(within(list()).getByText('微信')).toBeTruthy();

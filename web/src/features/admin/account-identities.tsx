@@ -1,7 +1,9 @@
 // An account's linked identities on its console page (docs/federation-design.md §4.4): each
 // provider with the person's id there masked, when it was linked and last used; an operator
 // unlinks one with a reason (POST /admin/accounts/{userId}/unlink-identity, audited; never the
-// account's last way in: FEDERATION_LAST_WAY_IN stays in the dialog).
+// account's last way in: FEDERATION_LAST_WAY_IN stays in the dialog). A company's sign-in
+// (`org:<connId>`) is named by its organization and connection and not unlinked here: it is the
+// company's (docs/organizations-connections.md §3).
 import { useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Said, useSaid } from '../../components/said';
@@ -28,6 +30,13 @@ const m = defineMessages({
 
 type Identity = AccountPage['identities'][number];
 
+/** A company's sign-in (`org:<connId>`): its organization and connection, in the page's language. */
+function companyName(locale: string, o: { nameZh: string; nameEn: string; connectionZh: string; connectionEn: string }): string {
+  const zh = locale.startsWith('zh');
+  const pick = (a: string, b: string) => (zh ? a || b : b || a);
+  return `${pick(o.nameZh, o.nameEn)} · ${pick(o.connectionZh, o.connectionEn)}`;
+}
+
 export function AccountIdentities({ a, onDone }: { a: AccountPage; onDone: () => void }) {
   const intl = useIntl();
   const punct = usePunct();
@@ -51,7 +60,7 @@ export function AccountIdentities({ a, onDone }: { a: AccountPage; onDone: () =>
           {a.identities.map((i) => (
             <li key={i.provider} data-provider={i.provider}>
               <div>
-                <strong>{name(i.provider)}</strong> <code>{i.subjectMasked}</code>
+                <strong>{i.organization ? companyName(intl.locale, i.organization) : name(i.provider)}</strong> <code>{i.subjectMasked}</code>
                 {i.name ? ` · ${i.name}` : ''}
                 <p className="muted">
                   <FormattedMessage {...m.linkedAt} values={{ when: <When at={i.linkedAt} /> }} />
@@ -63,7 +72,8 @@ export function AccountIdentities({ a, onDone }: { a: AccountPage; onDone: () =>
                   )}
                 </p>
               </div>
-              {operator && a.status !== 'deactivated' && (
+              {/* A company's sign-in is the company's: its admins manage the connection. */}
+              {operator && a.status !== 'deactivated' && !i.organization && (
                 <button type="button" className="danger" data-testid={`unlink-${i.provider}`}
                   aria-label={intl.formatMessage(m.unlinkOf, { provider: name(i.provider) })} onClick={() => setAsking(i)}>
                   <FormattedMessage {...m.unlink} />

@@ -36,7 +36,7 @@ export const account: AccountPage = {
     { at: AT - 60, kind: 'signIn', device: 'Chrome on Linux', country: 'CN' },
     { at: AT - 30, kind: 'unlockedBySupport', device: null, country: null },
   ],
-  identities: [{ provider: 'wechat', subjectMasked: 'oK3x…9Q', name: 'Zhang', linkedAt: AT - 86_400, lastDay: '2025-12-31' }],
+  identities: [{ provider: 'wechat', subjectMasked: 'oK3x…9Q', name: 'Zhang', linkedAt: AT - 86_400, lastDay: '2025-12-31', organization: null }],
   failedAttempts: [],
   notes: null,
 };

@@ -1,5 +1,5 @@
 // The security centre's linked accounts against a mocked API: the list (a provider, the company
-// sign-in, what may be linked) in both languages, linking after the fresh proof (the bind kept in
+// sign-in, what may be linked, a company's sign-in through an organization's connection) in both languages, linking after the fresh proof (the bind kept in
 // this tab, its hash sent, the browser sent to the provider), the way back confirmed with the
 // bind and the address cleaned, a refusal brought back, removing after a confirmation with the
 // last way in refused in the section, and the section absent when there is nothing to show.
@@ -127,6 +127,35 @@ describe('linked accounts in the security centre', () => {
     expect(callsTo('DELETE', '/auth/identities/wechat')).toHaveLength(2);
     expect(note().textContent).toBe('The WeChat account was removed.');
     expect(screen.getByTestId('link-wechat')).toBeTruthy();
+  });
+
+  const COMPANY = {
+    provider: 'org:conn_0123456789abcdef',
+    name: null,
+    linkedAt: AT,
+    lastDay: null,
+    organization: { orgId: 'org_0123456789abcdef', nameZh: '艾克米公司', nameEn: 'Acme', connectionZh: '公司登录', connectionEn: 'Acme sign-in' },
+  };
+
+  it("lists a company's sign-in by its connection and organization, with no Remove", async () => {
+    state.answers['GET /auth/identities'] = () => [200, { identities: [COMPANY], available: [] }];
+    await show('/en-US/personal/secure');
+    await settle();
+    const row = within(section()).getByTestId('linked');
+    expect(row.textContent).toContain('Acme sign-in');
+    expect(row.textContent).toContain('Company sign-in of Acme: managed by your company');
+    expect(row.textContent).not.toContain('conn_');
+    expect(within(section()).queryAllByRole('button', { name: /Remove/ })).toHaveLength(0);
+  });
+
+  it("says a company's sign-in in Chinese", async () => {
+    state.answers['GET /auth/identities'] = () => [200, { identities: [COMPANY], available: [] }];
+    await show('/zh-CN/personal/secure', 'zh-CN');
+    await settle();
+    const zh = within(section()).getByTestId('linked');
+    expect(zh.textContent).toContain('公司登录');
+    expect(zh.textContent).toContain('艾克米公司的企业登录');
+    expect(within(section()).queryAllByRole('button', { name: /移除/ })).toHaveLength(0);
   });
 
   it('is absent when nothing is linked and no provider is configured', async () => {

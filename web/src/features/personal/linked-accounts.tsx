@@ -1,6 +1,7 @@
 // Linked accounts in the security centre (docs/federation-design.md §4.3): the accounts of other
 // services (WeChat, WeCom, DingTalk, Feishu) that sign in to this one, the company sign-in of a
-// staff account (shown, managed by the company), "Link" for each configured provider not linked
+// staff account (shown, managed by the company), a company's sign-in through an organization's
+// connection (named by its connection and organization; the company's: no "Remove"), "Link" for each configured provider not linked
 // yet and "Remove" after a confirmation. Linking and removing need a fresh proof (REAUTH_REQUIRED:
 // the re-authentication dialog, then once more). Linking leaves for the provider, which sends the
 // browser back here with `?<provider>Link=<token>` (confirmed with this tab's bind) or
@@ -26,6 +27,7 @@ const m = defineMessages({
   none: { id: 'secure.linked.none', defaultMessage: 'No account of another service is linked.' },
   staff: { id: 'secure.linked.staff', defaultMessage: 'Company sign-in' },
   staffText: { id: 'secure.linked.staffText', defaultMessage: 'Managed by your company; it cannot be removed here.' },
+  orgText: { id: 'secure.linked.orgText', defaultMessage: 'Company sign-in of {org}: managed by your company; it cannot be removed here.' },
   linkedAt: { id: 'secure.linked.linkedAt', defaultMessage: 'Linked {when}' },
   lastDay: { id: 'secure.linked.lastDay', defaultMessage: 'Last used on {date}' },
   link: { id: 'secure.linked.link', defaultMessage: 'Link {provider}' },
@@ -52,6 +54,12 @@ const names = defineMessages({
 /** A provider's name as people read it (`wechat` → WeChat); one this build does not name, as it is. */
 export function providerName(intl: IntlShape, provider: string): string {
   return Object.prototype.hasOwnProperty.call(names, provider) ? intl.formatMessage(names[provider as keyof typeof names]) : provider;
+}
+
+/** A name given in both languages, in the page's (the other when it is empty). */
+function localName(intl: IntlShape, zh: string, en: string): string {
+  const [first, other] = intl.locale.startsWith('zh') ? [zh, en] : [en, zh];
+  return first || other;
 }
 
 type Identities = Answer<'GET /auth/identities'>;
@@ -181,9 +189,15 @@ export function LinkedAccounts({ guard }: { guard: Guard }) {
               {data.identities.map((i) => (
                 <li key={i.provider} data-testid="linked" data-provider={i.provider}>
                   <div>
-                    <strong>{name(i.provider)}</strong>
+                    <strong>{i.organization ? localName(intl, i.organization.connectionZh, i.organization.connectionEn) : name(i.provider)}</strong>
                     {i.name && <span className="badge">{i.name}</span>}
                     <p className="muted">
+                      {i.organization && (
+                        <>
+                          <FormattedMessage {...m.orgText} values={{ org: localName(intl, i.organization.nameZh, i.organization.nameEn) }} />
+                          <br />
+                        </>
+                      )}
                       <FormattedMessage {...m.linkedAt} values={{ when: <When at={i.linkedAt} /> }} />
                       {i.lastDay && (
                         <>
@@ -193,12 +207,14 @@ export function LinkedAccounts({ guard }: { guard: Guard }) {
                       )}
                     </p>
                   </div>
-                  <div className="row-actions">
-                    <button type="button" className="danger" data-testid="linked-remove" disabled={busy}
-                      aria-label={intl.formatMessage(m.removeOf, { provider: name(i.provider) })} onClick={() => setAsking(i.provider)}>
-                      <FormattedMessage {...m.remove} />
-                    </button>
-                  </div>
+                  {!i.organization && (
+                    <div className="row-actions">
+                      <button type="button" className="danger" data-testid="linked-remove" disabled={busy}
+                        aria-label={intl.formatMessage(m.removeOf, { provider: name(i.provider) })} onClick={() => setAsking(i.provider)}>
+                        <FormattedMessage {...m.remove} />
+                      </button>
+                    </div>
+                  )}
                 </li>
               ))}
             </ul>

@@ -102,8 +102,8 @@ pub async fn login_mfa(
             cond: Some(Cond::Exists),
         });
     }
-    let amr = crate::sessions::amr_after(&first, &amr_of(&stored));
-    let (signed, ops) = crate::totp::finish_step(ciam, &user, key, ops, client, &amr);
+    let amr = crate::sessions::amr_after(&first.amr, &amr_of(&stored));
+    let (signed, ops) = crate::totp::finish_step(ciam, &user, key, ops, client, &amr, first.org);
     ciam.store
         .transact(ops)
         .await
