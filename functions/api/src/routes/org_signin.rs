@@ -97,6 +97,7 @@ pub struct StartQuery {
 pub async fn start(
     State(s): State<AppState>,
     Lang(req_lang): Lang,
+    headers: axum::http::HeaderMap,
     q: Result<Query<StartQuery>, QueryRejection>,
 ) -> Response {
     let (lang, query, bind_hash, conn) = match q {
@@ -123,7 +124,10 @@ pub async fn start(
         test: false,
     };
     let signing = ConnectionSignIn(&c);
-    let at = federation::connection_request(&s.ciam, &signing, &through, lang, &query, &bind_hash);
+    let surface = crate::federation::surface(&headers);
+    let at = federation::connection_request(
+        &s.ciam, &signing, &through, lang, &query, &bind_hash, surface,
+    );
     match at.await {
         Ok(url) => redirect(url),
         Err(e) => failed(lang, &e, Some(&o), &query),
@@ -133,6 +137,9 @@ pub async fn start(
 #[derive(Deserialize)]
 pub struct CallbackQuery {
     code: Option<String>,
+    /// DingTalk's name for the code.
+    #[serde(rename = "authCode")]
+    auth_code: Option<String>,
     state: Option<String>,
     error: Option<String>,
     /// RFC 9207: the issuer of the answer, when the provider sends it.
@@ -190,7 +197,7 @@ pub async fn callback(
         Err(e) => return failed(lang, &e, None, &query),
     };
     let cb = federation::Callback {
-        code: q.code,
+        code: q.code.or(q.auth_code),
         error: q.error,
         iss: q.iss,
     };
@@ -340,8 +347,16 @@ pub(super) async fn test_url(
     // Nobody is signed in by a test: the state's browser binding is a throwaway one.
     let bind_hash = org_sign_in::throwaway_bind_hash(ciam);
     let url =
-        federation::connection_request(ciam, &ConnectionSignIn(c), &through, lang, "", &bind_hash)
-            .await?;
+        federation::connection_request(
+            ciam,
+            &ConnectionSignIn(c),
+            &through,
+            lang,
+            "",
+            &bind_hash,
+            federation::Surface::Desktop,
+        )
+        .await?;
     Ok(TestStart { url })
 }
 
