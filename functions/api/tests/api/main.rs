@@ -63,6 +63,7 @@ mod org_domain_routes;
 mod org_domains;
 mod org_events;
 mod org_signin;
+mod org_signin_china;
 mod organizations;
 mod passkeys;
 mod passwords;
