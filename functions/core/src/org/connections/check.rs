@@ -66,6 +66,7 @@ fn check(field: &str, kind: Kind, v: &str) -> Result<()> {
                 })
         }
         Kind::Region => matches!(v, "feishu" | "lark"),
+        Kind::Number => (1..=20).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()),
     };
     if ok {
         return Ok(());
@@ -87,6 +88,7 @@ fn check(field: &str, kind: Kind, v: &str) -> Result<()> {
             "Scopes are words separated by single spaces, at most 200 characters",
         ),
         Kind::Region => bad(field, "可选值：feishu lark", "One of: feishu lark"),
+        Kind::Number => bad(field, "须为 1 到 20 位数字", "Use 1 to 20 digits"),
     })
 }
 
