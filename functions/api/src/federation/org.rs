@@ -44,10 +44,7 @@ impl ConnectionSignIn<'_> {
             .filter(|v| !v.is_empty())
             .cloned()
             .ok_or_else(|| {
-                FedError::Misconfigured(format!(
-                    "connection {}: no {name}",
-                    c.conn_id.as_str()
-                ))
+                FedError::Misconfigured(format!("connection {}: no {name}", c.conn_id.as_str()))
             })
     }
 
