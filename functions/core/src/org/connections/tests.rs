@@ -193,46 +193,6 @@ async fn settings_are_checked_per_protocol_and_nothing_is_written_for_a_bad_one(
         ),
         (
             NewConnection {
-                protocol: "wecom".into(),
-                settings: settings(&[("corpId", "ww0123"), ("agentId", "app-1")]),
-                ..oidc("")
-            },
-            "agentId",
-        ),
-        (
-            NewConnection {
-                protocol: "wecom".into(),
-                settings: settings(&[("agentId", "1000002")]),
-                ..oidc("")
-            },
-            "corpId",
-        ),
-        (
-            NewConnection {
-                protocol: "dingtalk".into(),
-                settings: settings(&[("clientId", "dingabc")]),
-                ..oidc("")
-            },
-            "corpId",
-        ),
-        (
-            NewConnection {
-                protocol: "feishu".into(),
-                settings: settings(&[("appId", "cli_1")]),
-                ..oidc("")
-            },
-            "tenantKey",
-        ),
-        (
-            NewConnection {
-                protocol: "feishu".into(),
-                settings: settings(&[("appId", "cli 1"), ("tenantKey", "t1")]),
-                ..oidc("")
-            },
-            "appId",
-        ),
-        (
-            NewConnection {
                 protocol: "saml".into(),
                 ..oidc("https://idp.example")
             },
