@@ -85,10 +85,15 @@ impl ConnectionSignIn<'_> {
         }
     }
 
-    /// The WeCom client of the connection's corp and app.
-    fn wecom(&self, ciam: &Ciam, secret: Option<String>) -> Result<Wecom, FedError> {
+    /// The WeCom client of the connection's corp and app: the corp token cached for this
+    /// connection alone (`FEDTOKEN#wecom#<corpId>#<agentId>#<connId>`: another organization's
+    /// connection naming the same app never uses a token fetched with this one's secret), and
+    /// fetched fresh for a `test` sign-in, so a test proves the secret.
+    fn wecom(&self, ciam: &Ciam, secret: Option<String>, test: bool) -> Result<Wecom, FedError> {
         let mut s = WecomSettings::new(&self.setting("corpId")?, &self.setting("agentId")?);
         s.corp_secret = secret;
+        s.cache_tag = Some(self.0.conn_id.as_str().to_owned());
+        s.uncached = test;
         for (name, into) in [
             ("LOGIN_BASE", &mut s.login_base),
             ("OPEN_BASE", &mut s.open_base),
@@ -184,7 +189,7 @@ impl Provider for ConnectionSignIn<'_> {
     async fn ready(&self, ciam: &Ciam, _surface: Surface) -> Result<(), FedError> {
         match self.0.protocol {
             Protocol::Oidc => oidc::discover(&self.rp(ciam, None)?).await.map(|_| ()),
-            Protocol::Wecom => self.wecom(ciam, None).map(|_| ()),
+            Protocol::Wecom => self.wecom(ciam, None, false).map(|_| ()),
             Protocol::Dingtalk => self.dingtalk(ciam, None).map(|_| ()),
             Protocol::Feishu => self.feishu(ciam, None).map(|_| ()),
         }
@@ -201,7 +206,7 @@ impl Provider for ConnectionSignIn<'_> {
         let back = redirect_uri(ciam, &ORG);
         match self.0.protocol {
             Protocol::Oidc => oidc::authorization_url(&self.rp(ciam, None)?, started).await,
-            Protocol::Wecom => self.wecom(ciam, None)?.authorization_url(
+            Protocol::Wecom => self.wecom(ciam, None, false)?.authorization_url(
                 &back,
                 &started.state,
                 started.lang,
@@ -235,7 +240,9 @@ impl Provider for ConnectionSignIn<'_> {
             Protocol::Oidc => oidc::identify(ciam, &self.rp(ciam, secret)?, cb, pending).await,
             Protocol::Wecom => {
                 let flow = WecomFlow::on(pending.surface);
-                let person = self.wecom(ciam, secret)?.identify(ciam, cb, flow).await?;
+                let test = pending.connection.as_ref().is_some_and(|t| t.test);
+                let wecom = self.wecom(ciam, secret, test)?;
+                let person = wecom.identify(ciam, cb, flow).await?;
                 Ok(tenant_mail(person.identity, person.biz_mail))
             }
             Protocol::Dingtalk => Ok(self.dingtalk(ciam, secret)?.identify(cb).await?.identity),

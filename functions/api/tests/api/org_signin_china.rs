@@ -269,20 +269,11 @@ fn refused(to: &str, reason: &str) {
     assert!(spa_param(to, "orgCode").is_none(), "{to}");
 }
 
-/// What every protocol shows: a wrong secret fails the test naming the step (the connection
-/// stays a draft); with the right one the test passes (`tested`), shows the subject and signs
-/// nobody in; once on, a person of another tenant is refused. Answers the `on` connection.
+/// What every protocol shows: with the right secret the test passes (`tested`), shows the
+/// subject and signs nobody in; then a wrong secret fails the test naming the step (the
+/// connection stays a draft); once on, a person of another tenant is refused. Answers the `on`
+/// connection.
 async fn test_then_on(w: &World, p: &Proto, subject: &str, other_tenant: Person) -> ConnId {
-    // First: WeCom's corp token is cached per corp and app, so a wrong secret is only asked
-    // when no token is cached.
-    let wrong = w.connect(p, "not-the-secret").await;
-    let page = w.test_page(p, &wrong).await;
-    for shown in ["测试未通过", p.secret_step] {
-        assert!(page.text.contains(shown), "{shown} in {}", page.text);
-    }
-    assert!(!page.text.contains("not-the-secret"), "{}", page.text);
-    assert_eq!(w.connection(&wrong).await.status, Status::Draft);
-
     let conn = w.connect(p, p.secret).await;
     let page = w.test_page(p, &conn).await;
     for shown in ["测试通过", "tested", subject] {
@@ -292,6 +283,16 @@ async fn test_then_on(w: &World, p: &Proto, subject: &str, other_tenant: Person)
     let c = w.connection(&conn).await;
     assert_eq!(c.status, Status::Tested);
     assert_eq!(w.app.owner_of("li.lei@acme.example").await, None);
+
+    // After it: WeCom's corp token of the same corp and app is never another connection's,
+    // and a test fetches a fresh one, so a wrong secret fails there too.
+    let wrong = w.connect(p, "not-the-secret").await;
+    let page = w.test_page(p, &wrong).await;
+    for shown in ["测试未通过", p.secret_step] {
+        assert!(page.text.contains(shown), "{shown} in {}", page.text);
+    }
+    assert!(!page.text.contains("not-the-secret"), "{}", page.text);
+    assert_eq!(w.connection(&wrong).await.status, Status::Draft);
     connections::set_on(&w.app.ciam, &operator(), &c, true)
         .await
         .expect("on");
@@ -358,6 +359,25 @@ async fn wecom_connection(app: TestApp) {
         "FEDERATION_NOT_PERMITTED",
     );
     assert_eq!(w.app.owner_of("han.mei@acme.example").await, None);
+
+    // Its secret replaced by a wrong one while a corp token fetched with the right one is
+    // cached: the test fetches a fresh token, so it fails, and the connection is turned off.
+    let path = format!("/org/{}/connections/{}", w.org, conn.as_str());
+    let body = json!({ "secret": "not-the-secret" });
+    w.app
+        .call(json_request(
+            Method::PATCH,
+            &path,
+            Some(&w.owner_token),
+            &body,
+        ))
+        .await
+        .ok(200);
+    let page = w.test_page(&WECOM, &conn).await;
+    for shown in ["测试未通过", WECOM.secret_step] {
+        assert!(page.text.contains(shown), "{shown} in {}", page.text);
+    }
+    assert_eq!(w.connection(&conn).await.status, Status::Draft);
 }
 
 async fn dingtalk_connection(app: TestApp) {
