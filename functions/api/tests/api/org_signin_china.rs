@@ -181,6 +181,14 @@ impl World {
         .conn_id
     }
 
+    /// The owner replaces `conn`'s secret with a wrong one.
+    async fn wrong_secret(&self, conn: &ConnId) {
+        let path = format!("/org/{}/connections/{}", self.org, conn.as_str());
+        let body = json!({ "secret": "not-the-secret" });
+        let req = json_request(Method::PATCH, &path, Some(&self.owner_token), &body);
+        self.app.call(req).await.ok(200);
+    }
+
     /// The person who approves at the platform from now on.
     fn person(&self, p: &Proto, person: Person) {
         self.fakes.state(p.platform).set_person(person);
@@ -360,19 +368,26 @@ async fn wecom_connection(app: TestApp) {
     );
     assert_eq!(w.app.owner_of("han.mei@acme.example").await, None);
 
+    // A second connection of the same corp and app (another organization's could name it
+    // too), on, then given a wrong secret (it stays on): its sign-ins never use the corp token
+    // the first one cached.
+    w.person(&WECOM, li_lei(None));
+    let twin = w.connect(&WECOM, WECOM.secret).await;
+    assert!(w.test_page(&WECOM, &twin).await.text.contains("测试通过"));
+    let c = w.connection(&twin).await;
+    connections::set_on(&w.app.ciam, &operator(), &c, true)
+        .await
+        .expect("on");
+    w.wrong_secret(&twin).await;
+    assert_eq!(w.connection(&twin).await.status, Status::On);
+    refused(
+        &w.sign_in(&WECOM, &twin, Some(IN_WECOM)).await,
+        "SERVICE_UNAVAILABLE",
+    );
+
     // Its secret replaced by a wrong one while a corp token fetched with the right one is
     // cached: the test fetches a fresh token, so it fails, and the connection is turned off.
-    let path = format!("/org/{}/connections/{}", w.org, conn.as_str());
-    let body = json!({ "secret": "not-the-secret" });
-    w.app
-        .call(json_request(
-            Method::PATCH,
-            &path,
-            Some(&w.owner_token),
-            &body,
-        ))
-        .await
-        .ok(200);
+    w.wrong_secret(&conn).await;
     let page = w.test_page(&WECOM, &conn).await;
     for shown in ["测试未通过", WECOM.secret_step] {
         assert!(page.text.contains(shown), "{shown} in {}", page.text);
