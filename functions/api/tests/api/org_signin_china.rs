@@ -432,6 +432,32 @@ async fn feishu_connection(app: TestApp) {
     joins(&w, &li).await;
     let to = w.sign_in(&FEISHU, &conn, None).await;
     assert_eq!(w.signed_in(&to).await, li);
+
+    // Just in time `off`: a colleague who is no member is refused, naming the organization;
+    // the member signs in still.
+    let path = format!("/org/{}/connections/{}", w.org, conn.as_str());
+    let req = json_request(
+        Method::PATCH,
+        &path,
+        Some(&w.owner_token),
+        &json!({ "jit": "off" }),
+    );
+    w.app.call(req).await.ok(200);
+    w.person(
+        &FEISHU,
+        Person {
+            unionid: "union-han-mei".into(),
+            mail: Some("han.mei@acme.example".into()),
+            ..li_lei(None)
+        },
+    );
+    let to = w.sign_in(&FEISHU, &conn, None).await;
+    refused(&to, "FEDERATION_NOT_PERMITTED");
+    assert_eq!(spa_param(&to, "orgName").as_deref(), Some("Acme"));
+    assert_eq!(w.app.owner_of("han.mei@acme.example").await, None);
+    w.person(&FEISHU, li_lei(None));
+    let to = w.sign_in(&FEISHU, &conn, None).await;
+    assert_eq!(w.signed_in(&to).await, li);
 }
 
 #[tokio::test]
