@@ -174,8 +174,10 @@ pub struct CallbackQuery {
 /// refused (`off`: FEDERATION_NOT_PERMITTED, `orgName` naming the organization). Then
 /// redirects to `/{lang}/passport/signin?orgCode=<one-time code, 60 s, bound to the state's
 /// bindHash>&<query>`; on failure `orgError=<REASON>&<query>`. A test sign-in's state instead
-/// answers a page (200, text/html) with what the identity provider said (subject, mail, whether
-/// verified and at a verified domain) or the failed step with the provider's error, and records
+/// answers a page (200, text/html) with what the identity provider said (subject, the tenant of
+/// WeCom, DingTalk and Feishu, mail, whether verified and at a verified domain) or the failed
+/// step with the provider's error (WeCom `gettoken`, DingTalk `userAccessToken`, Feishu
+/// `token`: a wrong secret; a WeCom test fetches a fresh corp token), and records
 /// the outcome on the connection (`tested`, or back to `draft`); nobody is signed in.
 ///
 /// Reasons: none.
@@ -284,6 +286,14 @@ fn test_page(
     row(t("状态", "Status"), outcome.status.as_str());
     if let Some(id) = &outcome.identity {
         row(t("主体 (sub)", "Subject (sub)"), &id.subject);
+        // A platform's person passed its tenant pinning: the tenant is the connection's.
+        if let Some(tenant) = ["corpId", "tenantKey"]
+            .iter()
+            .find_map(|k| c.settings.get(*k))
+            .filter(|_| c.protocol != connections::Protocol::Oidc)
+        {
+            row(t("租户", "Tenant"), tenant);
+        }
         let (mail, verified) = id
             .vouches
             .mail
@@ -391,8 +401,8 @@ pub(super) async fn connection(
 /// An owner or admin (ORG_ROLE_FORBIDDEN; anyone else ORG_NOT_FOUND) starts a test sign-in
 /// through one of the organization's connections, whatever its status: answers the identity
 /// provider's authorization URL to open in the browser. Its way back
-/// (`/auth/org/callback`) signs nobody in: it shows what the provider said (subject, mail,
-/// whether verified and at a verified domain) or the failed step with the provider's error,
+/// (`/auth/org/callback`) signs nobody in: it shows what the provider said (subject, tenant,
+/// mail, whether verified and at a verified domain) or the failed step with the provider's error,
 /// and records the outcome (`tested`, which allows turning the connection on; a failure takes
 /// it back to `draft`). An unknown connection is CONNECTION_NOT_FOUND; an organization
 /// not active ORG_NOT_ACTIVE; an identity provider that cannot be reached SERVICE_UNAVAILABLE.

@@ -284,7 +284,12 @@ fn refused(to: &str, reason: &str) {
 async fn test_then_on(w: &World, p: &Proto, subject: &str, other_tenant: Person) -> ConnId {
     let conn = w.connect(p, p.secret).await;
     let page = w.test_page(p, &conn).await;
-    for shown in ["测试通过", "tested", subject] {
+    let (_, tenant) = p
+        .settings
+        .iter()
+        .find(|(k, _)| ["corpId", "tenantKey"].contains(k))
+        .expect("a pinned tenant");
+    for shown in ["测试通过", "tested", subject, "租户", *tenant] {
         assert!(page.text.contains(shown), "{shown} in {}", page.text);
     }
     assert!(!page.text.contains(p.secret), "{}", page.text);
