@@ -127,16 +127,16 @@ fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
 
 /// The callback's end for a sign-in (not a test) through `c` of `o`: the verified company mail
 /// ([`company_mail`]; a WeCom, DingTalk or Feishu connection, whose tenant is pinned, needs
-/// it only when the subject is not linked yet); the account the subject's link names (a link to an account deactivated
-/// since is replaced), else the one that has the mail, else (just in time `join` only) a new
-/// one for the mail; a member of `o`, or (`join`) made
+/// it only when the subject is not linked yet); the account the subject's link names (a link
+/// to an account deactivated since is replaced), else the one that has the mail, else (just
+/// in time `join` only) a new one for the mail; a member of `o`, or (`join`) made
 /// one with the organization's default role, `organization.member_added` to its event apps
 /// and `member.join` in its audit slice, in the link's transaction; `off` refuses a non-member
 /// with FEDERATION_NOT_PERMITTED naming the organization. A suspended, deactivated or locked
 /// account is refused as the other providers' links are. Answers the one-time login code
-/// (60 s, bound to the state's `bindHash`). Round trips: 1 (domain), 1 (link), 1 (the mail's
-/// owner, when not linked), 1 (the account), 1 (the membership), at most 1 transaction, 1
-/// (the login code); a lost race reads again (at most 3 times).
+/// (60 s, bound to the state's `bindHash`). Round trips: 1 (domain, when there is a mail), 1
+/// (link), 1 (the mail's owner, when not linked), 1 (the account), 1 (the membership), at most
+/// 1 transaction, 1 (the login code); a lost race reads again (at most 3 times).
 pub async fn arrive(
     ciam: &Ciam,
     c: &Connection,
