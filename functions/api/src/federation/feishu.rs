@@ -112,6 +112,9 @@ pub struct FeishuPerson {
     pub tenant_key: Option<String>,
     /// The phone the tenant recorded (granted scope only); display and prefill only.
     pub mobile: Option<String>,
+    /// The mailbox the tenant gave the person (`enterprise_email`), as distinct from the mail
+    /// of the account: what an organization's connection may trust at its verified domains.
+    pub enterprise_mail: Option<String>,
 }
 
 /// The token endpoint's answer, success or error (Feishu puts a numeric `code` in both).
@@ -308,7 +311,8 @@ impl Feishu {
             return Err(unavailable("user_info", "no union_id"));
         };
         let some = |v: Option<String>| v.filter(|x| !x.is_empty());
-        let mail = some(info.enterprise_email).or(some(info.email));
+        let enterprise_mail = some(info.enterprise_email);
+        let mail = enterprise_mail.clone().or(some(info.email));
         Ok(FeishuPerson {
             identity: ExternalIdentity {
                 subject: union_id,
@@ -322,6 +326,7 @@ impl Feishu {
             },
             tenant_key: some(info.tenant_key),
             mobile: some(info.mobile),
+            enterprise_mail,
         })
     }
 }

@@ -42,6 +42,13 @@ pub struct WecomSettings {
     pub api_base: String,
     /// Each HTTPS call to WeCom (§3.6: 3 s), so a hung platform fails the callback in time.
     pub call_timeout: Duration,
+    /// The corp token's own place in the cache besides the corp and app (an organization's
+    /// connection: its id), so two configurations of one app never share a token; None: the
+    /// built-in provider's.
+    pub cache_tag: Option<String>,
+    /// A fresh corp token, the cache neither read nor written (a connection's test sign-in:
+    /// the secret is what is tested).
+    pub uncached: bool,
 }
 
 impl WecomSettings {
@@ -55,6 +62,8 @@ impl WecomSettings {
             open_base: "https://open.weixin.qq.com".into(),
             api_base: "https://qyapi.weixin.qq.com".into(),
             call_timeout: Duration::from_secs(3),
+            cache_tag: None,
+            uncached: false,
         }
     }
 }
@@ -152,11 +161,17 @@ enum Call<'a> {
 #[derive(Clone, Debug)]
 pub struct Wecom {
     pub settings: WecomSettings,
+    /// The cache key's app part: the AgentID, and the settings' `cache_tag`.
+    slot: String,
 }
 
 impl Wecom {
     pub fn new(settings: WecomSettings) -> Wecom {
-        Wecom { settings }
+        let slot = match &settings.cache_tag {
+            Some(tag) => format!("{}#{tag}", settings.agent_id),
+            None => settings.agent_id.clone(),
+        };
+        Wecom { settings, slot }
     }
 
     /// `base` + `path`, when the base is https (http only on loopback, for the fakes).
@@ -223,7 +238,7 @@ impl Wecom {
     fn cache_key(&self) -> token::CacheKey<'_> {
         token::CacheKey {
             corp_id: &self.settings.corp_id,
-            agent_id: &self.settings.agent_id,
+            agent_id: &self.slot,
         }
     }
 
@@ -286,11 +301,26 @@ impl Wecom {
 
     /// `call` with the cached corp token; on WeCom's invalid-token answer the token is dropped,
     /// fetched again and the call retried, once: a second such answer is Unavailable (§2.2).
+    /// `uncached` settings: a fresh token, used once.
     async fn with_token(&self, ciam: &Ciam, call: Call<'_>) -> Result<Answer, FedError> {
         let name = match call {
             Call::UserInfo(_) => "getuserinfo",
             Call::UserDetail(_) => "getuserdetail",
         };
+        if self.settings.uncached {
+            let (fresh, _) = self.fetch_token().await?;
+            let a = self.send(call, &fresh).await?;
+            if token_refused(a.errcode) {
+                return Err(unavailable(
+                    name,
+                    format!(
+                        "a fresh corp token refused: errcode {} {}",
+                        a.errcode, a.errmsg
+                    ),
+                ));
+            }
+            return Ok(a);
+        }
         let first = token::corp_token(ciam, self.cache_key(), || self.fetch_token()).await?;
         let a = self.send(call, &first.value).await?;
         if !token_refused(a.errcode) {

@@ -341,8 +341,8 @@ pub struct OpTestBody {
 /// Reasons: CONNECTION_NOT_FOUND, ORG_NOT_ACTIVE, ORG_NOT_FOUND.
 ///
 /// `POST /admin/organizations/{orgId}/connections/{connId}/test {reason}`. Round trips: 4
-/// (authentication, the organization, the connection, the audit entry), 1 (the state), plus the
-/// provider's discovery document when not cached.
+/// (authentication, the organization, the connection, the audit entry), 1 (the state), plus, for
+/// OpenID Connect, the provider's discovery document when not cached.
 pub async fn admin_test(
     Op(op): Op,
     State(s): State<AppState>,

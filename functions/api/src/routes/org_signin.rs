@@ -80,23 +80,28 @@ pub struct StartQuery {
 ///
 /// A browser navigation, not an API call. Finds the connection by its id (an unknown one:
 /// `orgError=AUTHORIZATION_FAILED`; one not `on`: FEDERATION_NOT_PERMITTED; its organization
-/// not active: ORG_NOT_ACTIVE), reads the identity provider's discovery document (its issuer
-/// must be the connection's, its endpoints https, else SERVICE_UNAVAILABLE), stores the state of
-/// the sign-in (10 minutes: the connection, nonce, PKCE S256 verifier, language, the query to
-/// return to, bindHash) and redirects to the provider's authorization endpoint (response_type
-/// code, the connection's scopes, state, nonce, code_challenge S256, redirect_uri
-/// `<public url>/ciam/v1/auth/org/callback`). No public URL: `orgError=UNAVAILABLE`; no valid
-/// bindHash: `orgError=INVALID_PARAMETER`.
+/// not active: ORG_NOT_ACTIVE). OpenID Connect: reads the identity provider's discovery
+/// document (its issuer must be the connection's, its endpoints https, else
+/// SERVICE_UNAVAILABLE). Stores the state of the sign-in (10 minutes: the connection, nonce,
+/// PKCE S256 verifier, language, the browser's surface, the query to return to, bindHash) and
+/// redirects to the protocol's authorization page with redirect_uri
+/// `<public url>/ciam/v1/auth/org/callback`: OpenID Connect's authorization endpoint
+/// (response_type code, the connection's scopes, state, nonce, code_challenge S256); WeCom's
+/// web login of the connection's corpId and agentId, or inside WeCom's own browser (`wxwork`)
+/// its in-client authorization (`snsapi_privateinfo`); DingTalk's (scope `openid corpid`);
+/// Feishu's or Lark's (the connection's region; code_challenge S256). No public URL:
+/// `orgError=UNAVAILABLE`; no valid bindHash: `orgError=INVALID_PARAMETER`.
 ///
 /// Reasons: none.
 ///
 /// `GET /auth/org/start?connection=&lang=&query=&bindHash=`: every answer is a 302; a refusal
 /// goes back to sign-in with `orgError=<REASON>`. Round trips: 3 (the connection's look-up, the
-/// connection, the organization), 1 (the state), plus the provider's discovery document when
-/// not cached.
+/// connection, the organization), 1 (the state), plus, for OpenID Connect, the provider's
+/// discovery document when not cached.
 pub async fn start(
     State(s): State<AppState>,
     Lang(req_lang): Lang,
+    headers: axum::http::HeaderMap,
     q: Result<Query<StartQuery>, QueryRejection>,
 ) -> Response {
     let (lang, query, bind_hash, conn) = match q {
@@ -123,7 +128,10 @@ pub async fn start(
         test: false,
     };
     let signing = ConnectionSignIn(&c);
-    let at = federation::connection_request(&s.ciam, &signing, &through, lang, &query, &bind_hash);
+    let surface = crate::federation::surface(&headers);
+    let at = federation::connection_request(
+        &s.ciam, &signing, &through, lang, &query, &bind_hash, surface,
+    );
     match at.await {
         Ok(url) => redirect(url),
         Err(e) => failed(lang, &e, Some(&o), &query),
@@ -133,6 +141,9 @@ pub async fn start(
 #[derive(Deserialize)]
 pub struct CallbackQuery {
     code: Option<String>,
+    /// DingTalk's name for the code.
+    #[serde(rename = "authCode")]
+    auth_code: Option<String>,
     state: Option<String>,
     error: Option<String>,
     /// RFC 9207: the issuer of the answer, when the provider sends it.
@@ -144,18 +155,29 @@ pub struct CallbackQuery {
 /// The one redirect URI every organization registers at its identity provider. Consumes the
 /// state (single use: a replay, an unknown one or another provider's is refused), finds the
 /// connection it names (not `on` any more: FEDERATION_NOT_PERMITTED; its organization not
-/// active: ORG_NOT_ACTIVE), exchanges the code (client_secret_basic with the connection's
-/// sealed secret, code_verifier), checks the id_token's iss, aud, exp and nonce, takes sub and
-/// email with email_verified (id_token, else userinfo). The mail must be declared verified and
-/// be at a domain the organization verified, else FEDERATION_NOT_PERMITTED. The subject's link
-/// (`FEDID#org:<connId>#<sub>`) names the account, else the account that has the mail, else
+/// active: ORG_NOT_ACTIVE) and asks its identity provider who came back, with the connection's
+/// sealed secret. OpenID Connect: exchanges the code (client_secret_basic, code_verifier),
+/// checks the id_token's iss, aud, exp and nonce, takes sub and email with email_verified
+/// (id_token, else userinfo). WeCom: the corp token of the connection's corpId (cached), then
+/// `getuserinfo` (a person of another corp answers an openid: FEDERATION_NOT_PERMITTED) and, in
+/// WeCom's browser, `getuserdetail` (the corp mailbox `biz_mail`); subject `<corpId>/<userid>`.
+/// DingTalk (the code is `authCode`): the user token, whose corpId must be the connection's
+/// (else FEDERATION_NOT_PERMITTED), then `users/me` (unionId; its mail is the one the person
+/// typed, never vouched for). Feishu: the token (PKCE), then `user_info` (union_id), whose
+/// tenant_key must be the connection's (else FEDERATION_NOT_PERMITTED); the tenant's
+/// `enterprise_email` is vouched for. The mail must be vouched for and be at a domain the
+/// organization verified, else FEDERATION_NOT_PERMITTED (for WeCom, DingTalk and Feishu only
+/// when the subject is not linked yet). The subject's link
+/// (`FEDID#org:<connId>#<subject>`) names the account, else the account that has the mail, else
 /// (just in time `join`) a new one; a non-member joins with the organization's default role
 /// (`join`, with `organization.member_added` and `member.join` in its audit slice) or is
 /// refused (`off`: FEDERATION_NOT_PERMITTED, `orgName` naming the organization). Then
 /// redirects to `/{lang}/passport/signin?orgCode=<one-time code, 60 s, bound to the state's
 /// bindHash>&<query>`; on failure `orgError=<REASON>&<query>`. A test sign-in's state instead
-/// answers a page (200, text/html) with what the identity provider said (subject, mail, whether
-/// verified and at a verified domain) or the failed step with the provider's error, and records
+/// answers a page (200, text/html) with what the identity provider said (subject, the tenant of
+/// WeCom, DingTalk and Feishu, mail, whether verified and at a verified domain) or the failed
+/// step with the provider's error (WeCom `gettoken`, DingTalk `userAccessToken`, Feishu
+/// `token`: a wrong secret; a WeCom test fetches a fresh corp token), and records
 /// the outcome on the connection (`tested`, or back to `draft`); nobody is signed in.
 ///
 /// Reasons: none.
@@ -164,8 +186,10 @@ pub struct CallbackQuery {
 /// `orgError=<REASON>`. Round trips: 2 (state read and delete), 3 (the connection's look-up,
 /// the connection, the organization), 1 (the domain), 1 (the link), 1 (the mail's owner when
 /// not linked), 1 (the account), 1 (the membership), at most 1 transaction (the link, the
-/// account, the membership), 1 (the login code); plus the token request (and userinfo when the
-/// id_token has no verified mail).
+/// account, the membership), 1 (the login code); plus the identity provider's calls: OpenID
+/// Connect the token request (and userinfo when the id_token has no verified mail); WeCom 1 or
+/// 2 calls and the corp token (1 read when cached; else the lease, gettoken and the put);
+/// DingTalk and Feishu 2 calls.
 pub async fn callback(
     State(s): State<AppState>,
     Lang(req_lang): Lang,
@@ -190,7 +214,7 @@ pub async fn callback(
         Err(e) => return failed(lang, &e, None, &query),
     };
     let cb = federation::Callback {
-        code: q.code,
+        code: q.code.or(q.auth_code),
         error: q.error,
         iss: q.iss,
     };
@@ -262,6 +286,14 @@ fn test_page(
     row(t("状态", "Status"), outcome.status.as_str());
     if let Some(id) = &outcome.identity {
         row(t("主体 (sub)", "Subject (sub)"), &id.subject);
+        // A platform's person passed its tenant pinning: the tenant is the connection's.
+        if let Some(tenant) = ["corpId", "tenantKey"]
+            .iter()
+            .find_map(|k| c.settings.get(*k))
+            .filter(|_| c.protocol != connections::Protocol::Oidc)
+        {
+            row(t("租户", "Tenant"), tenant);
+        }
         let (mail, verified) = id
             .vouches
             .mail
@@ -339,9 +371,16 @@ pub(super) async fn test_url(
     };
     // Nobody is signed in by a test: the state's browser binding is a throwaway one.
     let bind_hash = org_sign_in::throwaway_bind_hash(ciam);
-    let url =
-        federation::connection_request(ciam, &ConnectionSignIn(c), &through, lang, "", &bind_hash)
-            .await?;
+    let url = federation::connection_request(
+        ciam,
+        &ConnectionSignIn(c),
+        &through,
+        lang,
+        "",
+        &bind_hash,
+        federation::Surface::Desktop,
+    )
+    .await?;
     Ok(TestStart { url })
 }
 
@@ -362,8 +401,8 @@ pub(super) async fn connection(
 /// An owner or admin (ORG_ROLE_FORBIDDEN; anyone else ORG_NOT_FOUND) starts a test sign-in
 /// through one of the organization's connections, whatever its status: answers the identity
 /// provider's authorization URL to open in the browser. Its way back
-/// (`/auth/org/callback`) signs nobody in: it shows what the provider said (subject, mail,
-/// whether verified and at a verified domain) or the failed step with the provider's error,
+/// (`/auth/org/callback`) signs nobody in: it shows what the provider said (subject, tenant,
+/// mail, whether verified and at a verified domain) or the failed step with the provider's error,
 /// and records the outcome (`tested`, which allows turning the connection on; a failure takes
 /// it back to `draft`). An unknown connection is CONNECTION_NOT_FOUND; an organization
 /// not active ORG_NOT_ACTIVE; an identity provider that cannot be reached SERVICE_UNAVAILABLE.
@@ -371,8 +410,8 @@ pub(super) async fn connection(
 /// Reasons: CONNECTION_NOT_FOUND, ORG_NOT_ACTIVE, ORG_NOT_FOUND, ORG_ROLE_FORBIDDEN.
 ///
 /// `POST /org/{orgId}/connections/{connId}/test`. Round trips: 3 (authentication, the
-/// organization with the caller's membership, the connection), 1 (the state), plus the
-/// provider's discovery document when not cached.
+/// organization with the caller's membership, the connection), 1 (the state), plus, for
+/// OpenID Connect, the provider's discovery document when not cached.
 pub async fn test(
     State(s): State<AppState>,
     Authed(sess): Authed,

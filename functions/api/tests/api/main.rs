@@ -64,6 +64,7 @@ mod org_domains;
 mod org_events;
 mod org_session;
 mod org_signin;
+mod org_signin_china;
 mod organizations;
 mod passkeys;
 mod passwords;

@@ -72,8 +72,9 @@ pub async fn authorization_request(
 }
 
 /// [`authorization_request`] for an organization's connection (provider `org`): the state also
-/// records the connection's id and whether it is a test sign-in. Round trips: 1 (the state),
-/// plus the provider's `ready`.
+/// records the connection's id and whether it is a test sign-in, and the `surface` it left
+/// from (a WeCom connection inside WeCom's browser uses the in-client authorization). Round
+/// trips: 1 (the state), plus the provider's `ready`.
 pub async fn connection_request(
     ciam: &Ciam,
     provider: &dyn Provider,
@@ -81,23 +82,22 @@ pub async fn connection_request(
     lang: Lang,
     query: &str,
     bind_hash: &str,
+    surface: Surface,
 ) -> Result<String> {
     check_bind_hash(bind_hash)?;
-    provider.ready(ciam, Surface::Desktop).await?;
+    provider.ready(ciam, surface).await?;
     let started = start(
         ciam,
         provider.facts().id,
         lang,
         query,
         bind_hash,
-        Surface::Desktop,
+        surface,
         None,
         Some(through),
     )
     .await?;
-    Ok(provider
-        .authorization_url(ciam, &started, Surface::Desktop)
-        .await?)
+    Ok(provider.authorization_url(ciam, &started, surface).await?)
 }
 
 /// A sign-in sent to the provider: what goes into the authorization request.

@@ -19,7 +19,7 @@ use crate::domains::claims;
 use crate::domains::name::DomainName;
 use crate::error::{Error, Result};
 use crate::lock::ensure_unlocked;
-use crate::org::connections::{self, ConnId, Connection, Jit, Status};
+use crate::org::connections::{self, ConnId, Connection, Jit, Protocol, Status};
 use crate::org::{self, Organization};
 use crate::staff::{bind_hash, token};
 use crate::user::{live_user, unique_key, User};
@@ -128,16 +128,17 @@ fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
 }
 
 /// The callback's end for a sign-in (not a test) through `c` of `o`: the verified company mail
-/// ([`company_mail`]); the account the subject's link names (a link to an account deactivated
-/// since is replaced), else the one that has the mail, else (just in time `join` only) a new
-/// one for the mail; a member of `o`, or (`join`) made
+/// ([`company_mail`]; a WeCom, DingTalk or Feishu connection, whose tenant is pinned, needs
+/// it only when the subject is not linked yet); the account the subject's link names (a link
+/// to an account deactivated since is replaced), else the one that has the mail, else (just
+/// in time `join` only) a new one for the mail; a member of `o`, or (`join`) made
 /// one with the organization's default role, `organization.member_added` to its event apps
 /// and `member.join` in its audit slice, in the link's transaction; `off` refuses a non-member
 /// with FEDERATION_NOT_PERMITTED naming the organization. A suspended, deactivated or locked
 /// account is refused as the other providers' links are. Answers the one-time login code
-/// (60 s, bound to the state's `bindHash`). Round trips: 1 (domain), 1 (link), 1 (the mail's
-/// owner, when not linked), 1 (the account), 1 (the membership), at most 1 transaction, 1
-/// (the login code); a lost race reads again (at most 3 times).
+/// (60 s, bound to the state's `bindHash`). Round trips: 1 (domain, when there is a mail), 1
+/// (link), 1 (the mail's owner, when not linked), 1 (the account), 1 (the membership), at most
+/// 1 transaction, 1 (the login code); a lost race reads again (at most 3 times).
 pub async fn arrive(
     ciam: &Ciam,
     c: &Connection,
@@ -145,10 +146,16 @@ pub async fn arrive(
     identity: &ExternalIdentity,
     pending: &Pending,
 ) -> Result<String> {
-    let mail = company_mail(ciam, o, identity).await?;
+    // An OpenID Connect provider gives the mail every time; WeCom's web login never does, so
+    // for the platforms the subject's link alone is enough (their tenant is pinned).
+    let (mail, mut refusal) = match company_mail(ciam, o, identity).await {
+        Ok(mail) => (Some(mail), None),
+        Err(e) if c.protocol == Protocol::Oidc => return Err(e),
+        Err(e) => (None, Some(e)),
+    };
+    let id = mail.clone().map(Identity::Mail);
     let store = ciam.store.as_ref();
     let lookup = link_key(&c.conn_id, &identity.subject);
-    let id = Identity::Mail(mail.clone());
     for attempt in 0..3 {
         let linked = store
             .get(&lookup)
@@ -162,7 +169,13 @@ pub async fn arrive(
             None => None,
         };
         let stale = linked.clone().filter(|_| user.is_none());
-        if user.is_none() {
+        // Not linked: the company mail decides; without one, refused.
+        if user.is_none() && id.is_none() {
+            return Err(refusal
+                .take()
+                .unwrap_or_else(|| not_permitted("the identity provider gave no mail")));
+        }
+        if let (true, Some(id)) = (user.is_none(), &id) {
             let owner = store
                 .get(&unique_key(id.unique_pk()))
                 .await?
@@ -206,12 +219,12 @@ pub async fn arrive(
         }
         let mut ops: Vec<TxOp> = Vec::new();
         let created = user.is_none();
-        let user = match user {
-            Some(u) => u,
-            None => {
+        let user = match (user, &mail, &id) {
+            (Some(u), _, _) => u,
+            (None, Some(mail), Some(id)) => {
                 let u = User {
                     id: ciam.new_id(),
-                    user_name: username_candidate(ciam, &mail, attempt),
+                    user_name: username_candidate(ciam, mail, attempt),
                     mail: Some(mail.as_str().to_owned()),
                     display_name: identity
                         .name
@@ -225,10 +238,11 @@ pub async fn arrive(
                     ..User::default()
                 };
                 // 0 user, 1 the mail, 2 the username.
-                ops.extend(create_ops(&u, &id));
+                ops.extend(create_ops(&u, id));
                 ops.extend(crate::directory::puts(&u));
                 u
             }
+            (None, _, _) => return Err(not_permitted("the identity provider gave no mail")),
         };
         if linked.is_none() || stale.is_some() {
             let item = Item::new(lookup.clone())

@@ -65,6 +65,8 @@ pub enum Kind {
     Scopes,
     /// Feishu's region: `feishu` or `lark`.
     Region,
+    /// A number the platform assigned (WeCom's AgentID): 1 to 20 digits.
+    Number,
 }
 
 /// One setting of a protocol.
@@ -132,7 +134,7 @@ protocols! {
     /// OpenID Connect (Entra ID, Okta, Google Workspace, Keycloak, Authing, ADFS...).
     Oidc = "oidc" [req("issuer", Kind::Issuer), req("clientId", Kind::Id), opt("scopes", Kind::Scopes), opt("mfaAcr", Kind::Id)];
     /// WeCom (企业微信), a self-built app of the company's corp.
-    Wecom = "wecom" [req("corpId", Kind::Id), req("agentId", Kind::Id)];
+    Wecom = "wecom" [req("corpId", Kind::Id), req("agentId", Kind::Number)];
     /// DingTalk (钉钉): the app and the company's corpId it is pinned to.
     Dingtalk = "dingtalk" [req("clientId", Kind::Id), req("corpId", Kind::Id)];
     /// Feishu (飞书) / Lark: the app and the company's tenant it is pinned to.

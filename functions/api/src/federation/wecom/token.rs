@@ -2,7 +2,8 @@
 //! cache it and not to call `gettoken` often (path/91039), and rate-limits it, so one token per
 //! corp and app serves every sign-in until it is nearly due, across every Lambda instance.
 //!
-//! Item `FEDTOKEN#wecom#<corpid>#<agentid>` / `TOKEN`: `token` (AES-256-GCM under the
+//! Item `FEDTOKEN#wecom#<corpid>#<agentid>` (an organization's connection's:
+//! `FEDTOKEN#wecom#<corpid>#<agentid>#<connId>`) / `TOKEN`: `token` (AES-256-GCM under the
 //! [`LABEL`] key, bound to the item's partition key, as `ciam_core::sealed` seals the other
 //! short secrets), `gen` (which fetch made it), `fetchedAt`, `usableUntil` (fetchedAt +
 //! expires_in − 300 s; also the expiry, which is garbage collection only), `leaseUntil` while

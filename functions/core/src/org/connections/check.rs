@@ -66,6 +66,7 @@ fn check(field: &str, kind: Kind, v: &str) -> Result<()> {
                 })
         }
         Kind::Region => matches!(v, "feishu" | "lark"),
+        Kind::Number => (1..=20).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()),
     };
     if ok {
         return Ok(());
@@ -87,6 +88,7 @@ fn check(field: &str, kind: Kind, v: &str) -> Result<()> {
             "Scopes are words separated by single spaces, at most 200 characters",
         ),
         Kind::Region => bad(field, "可选值：feishu lark", "One of: feishu lark"),
+        Kind::Number => bad(field, "须为 1 到 20 位数字", "Use 1 to 20 digits"),
     })
 }
 
@@ -132,5 +134,65 @@ pub fn check_secret(raw: &str) -> Result<String> {
             "密钥须为 1 到 512 个可见 ASCII 字符",
             "The secret must be 1 to 512 visible ASCII characters",
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn given(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn refused_on(protocol: Protocol, pairs: &[(&str, &str)]) -> String {
+        let e = check_settings(protocol, &given(pairs)).expect_err("refused");
+        assert_eq!(e.reason, Reason::INVALID_PARAMETER);
+        e.field.as_deref().unwrap_or_default().to_owned()
+    }
+
+    /// The platforms' settings: each one's pinned tenant is required, WeCom's AgentID is a
+    /// number, and a setting of another protocol is refused on its name.
+    #[test]
+    fn the_platforms_settings_are_checked_on_their_field() {
+        let (wecom, dingtalk, feishu) = (Protocol::Wecom, Protocol::Dingtalk, Protocol::Feishu);
+        for (protocol, pairs, field) in [
+            (
+                wecom,
+                &[("corpId", "ww0123"), ("agentId", "app-1")][..],
+                "agentId",
+            ),
+            (wecom, &[("agentId", "1000002")][..], "corpId"),
+            (wecom, &[("corpId", "ww0123")][..], "agentId"),
+            (dingtalk, &[("clientId", "dingabc")][..], "corpId"),
+            (dingtalk, &[("corpId", "ding0123")][..], "clientId"),
+            (feishu, &[("appId", "cli_1")][..], "tenantKey"),
+            (
+                feishu,
+                &[("appId", "cli 1"), ("tenantKey", "t1")][..],
+                "appId",
+            ),
+            (
+                feishu,
+                &[("appId", "cli_1"), ("tenantKey", "t1"), ("corpId", "x")][..],
+                "corpId",
+            ),
+        ] {
+            assert_eq!(refused_on(protocol, pairs), field, "{pairs:?}");
+        }
+        let ok = check_settings(
+            wecom,
+            &given(&[("corpId", " ww0123 "), ("agentId", "1000002")]),
+        )
+        .expect("wecom");
+        assert_eq!(ok["corpId"], "ww0123");
+        check_settings(
+            feishu,
+            &given(&[("appId", "cli_1"), ("tenantKey", "t1"), ("region", "")]),
+        )
+        .expect("feishu without a region");
     }
 }
