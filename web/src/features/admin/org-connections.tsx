@@ -132,8 +132,9 @@ export function OrgConnections({ orgId, active, onChanged }: { orgId: string; ac
   const word = (table: Record<string, MessageDescriptor>, v: string) => (table[v] ? intl.formatMessage(table[v]) : v);
   const zh = intl.locale === 'zh-CN';
   const nameOf = (c: { nameZh: string; nameEn: string }) => (zh ? c.nameZh || c.nameEn : c.nameEn || c.nameZh);
-  const list = conns.loaded.state === 'ready' ? conns.loaded.data.connections : null;
-  const verified = domains.loaded.state === 'ready' ? domains.loaded.data.domains.filter((d) => d.status === 'verified') : null;
+  // Lists (an answer of another shape shows nothing).
+  const list = conns.loaded.state === 'ready' && Array.isArray(conns.loaded.data.connections) ? conns.loaded.data.connections : null;
+  const verified = domains.loaded.state === 'ready' && Array.isArray(domains.loaded.data.domains) ? domains.loaded.data.domains.filter((d) => d.status === 'verified') : null;
   const reload = () => {
     conns.reload();
     domains.reload();

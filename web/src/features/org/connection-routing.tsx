@@ -6,8 +6,9 @@
 import { useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Said, useSaid } from '../../components/said';
-import { handleError } from '../../lib/api';
+import { errorText, handleError } from '../../lib/api';
 import type { OrgConnection, OrgDomain } from '../../lib/api-types.gen';
+import { hasReason } from '../../lib/reasons';
 import { setDomainSignIn } from './api';
 
 const m = defineMessages({
@@ -38,6 +39,9 @@ export function DomainRouting({ orgId, active, conns, domains, onRouted }: Props
   const hid = useId();
   const [busy, setBusy] = useState(false);
   const { said, say } = useSaid();
+  // A refusal of a change here, in its words, beside the choices (a select's change is no click, so
+  // the card's FormError would not know it was used).
+  const [refused, setRefused] = useState<string | null>(null);
   const verified = domains.filter((d) => d.status === 'verified');
   const on = conns.filter((c) => c.status === 'on');
   const nameOf = (connId: string) => {
@@ -46,9 +50,13 @@ export function DomainRouting({ orgId, active, conns, domains, onRouted }: Props
   };
   const route = async (d: OrgDomain, connId: string | null, required: boolean) => {
     setBusy(true);
+    setRefused(null);
     const r = await setDomainSignIn(orgId, d.domain, connId, connId !== null && required);
     setBusy(false);
-    if (!r.success) return handleError(r.error);
+    if (!r.success) {
+      const mine = hasReason(r.error, 'CONNECTION_NOT_FOUND', 'CONNECTION_NOT_ON', 'DOMAIN_NOT_FOUND', 'DOMAIN_NOT_VERIFIED', 'ORG_NOT_ACTIVE', 'ORG_ROLE_FORBIDDEN', 'INVALID_PARAMETER');
+      return mine ? setRefused(errorText(r.error)) : handleError(r.error);
+    }
     onRouted(r.data);
     const s = r.data.signIn;
     say(s ? intl.formatMessage(s.required ? m.routedRequired : m.routed, { domain: d.display, name: nameOf(s.connId) }) : intl.formatMessage(m.cleared, { domain: d.display }));
@@ -62,6 +70,9 @@ export function DomainRouting({ orgId, active, conns, domains, onRouted }: Props
         <FormattedMessage {...m.intro} />
       </p>
       <Said said={said} testId="org-conn-routing-said" />
+      <p role="alert" className="field-error" data-testid="org-conn-routing-error">
+        {refused}
+      </p>
       {verified.length === 0 ? (
         <p className="muted" data-testid="org-conn-routing-none">
           <FormattedMessage {...m.none} />

@@ -96,7 +96,8 @@ export function Connections({ orgId, active }: { orgId: string; active: boolean 
       if (!alive) return;
       if (!c.success) handleError(c.error);
       else if (!d.success) handleError(d.error);
-      setData(c.success && d.success ? { conns: c.data.connections, domains: d.data.domains } : 'failed');
+      // Lists, or the card says it could not load them (an answer of another shape too).
+      setData(c.success && d.success && Array.isArray(c.data.connections) && Array.isArray(d.data.domains) ? { conns: c.data.connections, domains: d.data.domains } : 'failed');
     });
     return () => {
       alive = false;
