@@ -20,7 +20,7 @@ const detail = {
   invitations: [],
   audit: [],
 };
-const REDIRECT = 'https://id.example.com/ciam/v1/auth/org/callback';
+const REDIRECT = 'https://id.example.com/api/auth/org/callback';
 const conn = (connId: string, over: Record<string, unknown> = {}) => ({
   connId, protocol: 'oidc', nameZh: '艾克姆登录', nameEn: 'Acme SSO', jit: 'off', status: 'draft', hasSecret: true, testedAt: null,
   settings: { issuer: 'https://idp.acme.com', clientId: 'ciam' }, redirectUri: REDIRECT, createdAt: AT, updatedAt: AT,

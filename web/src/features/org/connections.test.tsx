@@ -17,7 +17,7 @@ const ORG = {
   settings: { allowedMethods: [], defaultRole: 'member', eventApps: [], mfaRequired: false },
 };
 const P = `/org/${ORG.orgId}`;
-const REDIRECT = 'https://id.example.com/ciam/v1/auth/org/callback';
+const REDIRECT = 'https://id.example.com/api/auth/org/callback';
 const conn = (connId: string, over: Record<string, unknown> = {}) => ({
   connId, protocol: 'oidc', nameZh: '示例登录', nameEn: 'Example SSO', jit: 'join', status: 'draft', hasSecret: true, testedAt: null,
   settings: { issuer: 'https://idp.example.com', clientId: 'ciam' }, redirectUri: REDIRECT, createdAt: 1_760_000_000, updatedAt: 1_760_000_000,
