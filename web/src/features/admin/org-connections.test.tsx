@@ -85,7 +85,7 @@ describe("an organization's sign-in connections in the console", () => {
     expect(fake.callsTo('POST', `${P}/connections/${C1.connId}/test`).map((c) => c.body)).toEqual([{ reason: 'customer on the phone' }]);
     expect(screen.getByTestId('org-conn-test-open').getAttribute('href')).toBe('https://idp.acme.com/authorize?state=s');
 
-    fireEvent.click(screen.getByRole('button', { name: 'Turn Acme SSO on' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Turn on Acme SSO' }));
     await confirmWithReason('org-conn-dialog', 'go live');
     expect(fake.callsTo('PATCH', `${P}/connections/${C1.connId}`).map((c) => c.body)).toEqual([{ on: true, reason: 'go live' }]);
     expect(within(dialog('org-conn-dialog')).getByTestId('reason-dialog-error').textContent).toBe('Test it first: only a connection whose test passed can be turned on.');

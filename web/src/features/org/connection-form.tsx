@@ -6,7 +6,7 @@
 // ACR that proves a second factor, who may come in (members only, or anybody it vouches for
 // joins), and the redirect URI to register at the identity provider with a copy button. The
 // server's refusals are said at the field they name (its own words), else atop the form.
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import { useForm } from '../../components/use-form';
@@ -121,6 +121,8 @@ export function ConnectionForm({ orgId, conn, redirectUri, onSaved, onCancel }: 
   const [note, setNote] = useState<string | null>(null);
   const hid = useId();
   const v = f.values;
+  // Opened by a button that goes away with it: the focus moves to its first field.
+  useEffect(() => (f.ref.current?.elements.namedItem('nameZh') as HTMLElement | null)?.focus(), [f.ref]);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setNote(null);

@@ -50,9 +50,9 @@ const m = defineMessages({
   },
   testCheck: { id: 'org.conn.testCheck', defaultMessage: 'See the result' },
   turnOn: { id: 'org.conn.turnOn', defaultMessage: 'Turn on' },
-  turnOnFor: { id: 'org.conn.turnOnFor', defaultMessage: 'Turn {name} on' },
+  turnOnFor: { id: 'org.conn.turnOnFor', defaultMessage: 'Turn on {name}' },
   turnOff: { id: 'org.conn.turnOff', defaultMessage: 'Turn off' },
-  turnOffFor: { id: 'org.conn.turnOffFor', defaultMessage: 'Turn {name} off' },
+  turnOffFor: { id: 'org.conn.turnOffFor', defaultMessage: 'Turn off {name}' },
   notTested: { id: 'org.conn.notTested', defaultMessage: 'Test {name} first: only a connection whose test passed can be turned on.' },
   turnedOn: { id: 'org.conn.turnedOn', defaultMessage: '{name} is on: route a verified domain to it below.' },
   turnedOff: { id: 'org.conn.turnedOff', defaultMessage: '{name} is off; the domains routed to it sign in as before.' },
@@ -232,7 +232,10 @@ export function Connections({ orgId, active }: { orgId: string; active: boolean 
           {redirectUri && !editing && <RedirectUri uri={redirectUri} />}
           {active && editing && (
             <ConnectionForm key={editing === 'new' ? 'new' : editing.connId} orgId={orgId} conn={editing === 'new' ? null : editing} redirectUri={redirectUri} onSaved={saved}
-              onCancel={() => setEditing(null)} />
+              onCancel={() => {
+                setEditing(null);
+                heading.current?.focus();
+              }} />
           )}
           {active && !editing && (
             <button type="button" className="primary" onClick={() => setEditing('new')} data-testid="org-conn-add">
