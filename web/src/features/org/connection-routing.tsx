@@ -62,7 +62,7 @@ export function DomainRouting({ orgId, active, conns, domains, onRouted }: Props
     say(s ? intl.formatMessage(s.required ? m.routedRequired : m.routed, { domain: d.display, name: nameOf(s.connId) }) : intl.formatMessage(m.cleared, { domain: d.display }));
   };
   return (
-    <section aria-labelledby={`${hid}h`} data-testid="org-conn-routing">
+    <section className="conn-routing" aria-labelledby={`${hid}h`} data-testid="org-conn-routing">
       <h3 id={`${hid}h`}>
         <FormattedMessage {...m.heading} />
       </h3>
