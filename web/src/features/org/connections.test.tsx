@@ -157,6 +157,12 @@ describe('the sign-in connections of My company', () => {
     serve('owner');
     await renderApp(routes, '/en-US/personal/company');
     await settle();
+    // The identity provider does not answer: said in the card's words.
+    api.answers[`POST ${P}/connections/${C1.connId}/test`] = () => [503, { reason: 'SERVICE_UNAVAILABLE', message: 'discovery failed', code: 503 }];
+    fireEvent.click(within(item(C1.connId)).getByTestId('org-conn-test'));
+    await settle();
+    expect(screen.getByTestId('org-conns-unreachable').textContent).toBe("Example SSO's identity provider could not be reached: check the issuer, then test again.");
+    expect(within(item(C1.connId)).queryByTestId('org-conn-test-open')).toBeNull();
     api.answers[`POST ${P}/connections/${C1.connId}/test`] = () => [200, { url: 'https://idp.example.com/authorize?state=s' }];
     fireEvent.click(within(item(C1.connId)).getByTestId('org-conn-test'));
     await settle();
@@ -164,6 +170,7 @@ describe('the sign-in connections of My company', () => {
     expect(link.getAttribute('href')).toBe('https://idp.example.com/authorize?state=s');
     expect(link.getAttribute('target')).toBe('_blank');
     expect(link.getAttribute('rel')).toContain('noopener');
+    expect(screen.getByTestId('org-conns-unreachable').textContent).toBe('');
 
     api.answers[`PATCH ${P}/connections/${C1.connId}`] = () => [400, { reason: 'INVALID_PARAMETER', field: 'on', message: 'not tested', code: 400 }];
     fireEvent.click(within(item(C1.connId)).getByTestId('org-conn-on'));

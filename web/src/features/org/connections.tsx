@@ -67,6 +67,7 @@ const m = defineMessages({
   removed: { id: 'org.conn.removed', defaultMessage: '{name} was deleted.' },
   created: { id: 'org.conn.created', defaultMessage: '{name} was added as a draft: register the redirect URI at your identity provider, then test it.' },
   saved: { id: 'org.conn.saved', defaultMessage: '{name} was saved.' },
+  unreachable: { id: 'org.conn.unreachable', defaultMessage: "{name}'s identity provider could not be reached: check the issuer, then test again." },
 });
 
 export const statusWords = { draft: m.draft, tested: m.tested, on: m.on };
@@ -87,6 +88,8 @@ export function Connections({ orgId, active }: { orgId: string; active: boolean 
   const [asking, setAsking] = useState<OrgConnection | null>(null);
   const [testing, setTesting] = useState<{ c: OrgConnection; url: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  // A test whose identity provider did not answer (SERVICE_UNAVAILABLE): said in this card's words.
+  const [unreachable, setUnreachable] = useState<string | null>(null);
   const { said, say } = useSaid();
   const heading = useRef<HTMLHeadingElement>(null);
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
@@ -116,9 +119,13 @@ export function Connections({ orgId, active }: { orgId: string; active: boolean 
   const name = (c: OrgConnection) => connName(c, lang);
   const startTest = async (c: OrgConnection) => {
     setBusy(true);
+    setUnreachable(null);
     const r = await testConnection(orgId, c.connId);
     setBusy(false);
-    if (!r.success) return handleError(r.error);
+    if (!r.success) {
+      if (r.error.reason === 'SERVICE_UNAVAILABLE') return setUnreachable(intl.formatMessage(m.unreachable, { name: name(c) }));
+      return handleError(r.error);
+    }
     setTesting({ c, url: r.data.url });
   };
   const turn = async (c: OrgConnection, on: boolean) => {
@@ -161,6 +168,9 @@ export function Connections({ orgId, active }: { orgId: string; active: boolean 
         <FormattedMessage {...m.intro} />
       </p>
       <Said said={said} testId="org-conns-said" />
+      <p role="alert" className="field-error" data-testid="org-conns-unreachable">
+        {unreachable}
+      </p>
       {!list ? (
         <Pending failed={data === 'failed'} onRetry={reload} said={m} />
       ) : (
