@@ -67,7 +67,7 @@ describe('organizations in the console', { skip }, () => {
       const log = page.getByTestId('org-audit');
       await log.getByText('org.approve').waitFor();
       await log.getByText('e2e: contract signed').waitFor();
-      await page.getByTestId('org-later').waitFor();
+      await page.getByTestId('org-conns-none').waitFor();
       await settled(page);
       assert.deepEqual(await axeEveryRule(page), [], `axe, every rule: the organization's page (${L})`);
 

@@ -6,8 +6,8 @@
 // rule on that state. A mail elsewhere keeps the password.
 //
 // The routing is set up through the store with `ciam admin org-sign-in --verify` (the domain
-// verified and routed to a new connection, on, on the operator's word): the screens that set up,
-// test and route a connection are not built yet.
+// verified and routed to a new connection, on, on the operator's word); the screens that set up,
+// test and route a connection have their own test (org-connections.test.mjs).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

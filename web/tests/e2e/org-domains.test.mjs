@@ -198,7 +198,7 @@ for (const L of LOCALES) {
       assert.equal(await mailRow.getAttribute('data-status'), 'verified');
       assert.equal(await mailRow.getByRole('combobox').inputValue(), 'automatic');
       assert.equal(await table.locator(`tr[data-domain="${byDns}"]`).getAttribute('data-status'), 'verified');
-      await op.getByTestId('org-later').waitFor();
+      await op.getByTestId('org-conns-none').waitFor();
       await op.getByTestId('org-audit').getByText('domain.verify').first().waitFor();
       await settled(op);
       assert.deepEqual(await axeEveryRule(op), [], `axe, every rule: the console's organization page with its domains (${L})`);

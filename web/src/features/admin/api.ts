@@ -317,3 +317,29 @@ export const verifyOrgDomain = (orgId: string, domain: string, reason: string, p
 /** POST /admin/organizations/{orgId}/domains/{domain}/code (operator): a code to an administrative mailbox. */
 export const sendOrgDomainCode = (orgId: string, domain: string, mail: string, captcha: string, reason: string) =>
   call('POST /admin/organizations/{orgId}/domains/{domain}/code', { params: { orgId, domain }, body: { mail, captcha, reason } }, SKIP);
+
+/** An organization's own sign-in connection (everything but its secret). */
+export type OrgConnection = Answer<'GET /admin/organizations/{orgId}/connections'>['connections'][number];
+
+/** GET /admin/organizations/{orgId}/connections: its sign-in connections (viewers read). */
+export const orgConnections = (orgId: string) => call('GET /admin/organizations/{orgId}/connections', { params: { orgId } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/connections (operator): a new connection, a `draft`. */
+export const addOrgConnection = (orgId: string, body: Body<'POST /admin/organizations/{orgId}/connections'>) =>
+  call('POST /admin/organizations/{orgId}/connections', { params: { orgId }, body }, SKIP);
+
+/** PATCH /admin/organizations/{orgId}/connections/{connId} (operator): names, settings, secret, jit, `on`. */
+export const patchOrgConnection = (orgId: string, connId: string, body: Body<'PATCH /admin/organizations/{orgId}/connections/{connId}'>) =>
+  call('PATCH /admin/organizations/{orgId}/connections/{connId}', { params: { orgId, connId }, body }, SKIP);
+
+/** DELETE /admin/organizations/{orgId}/connections/{connId} {reason} (operator). */
+export const deleteOrgConnection = (orgId: string, connId: string, reason: string) =>
+  call('DELETE /admin/organizations/{orgId}/connections/{connId}', { params: { orgId, connId }, body: { reason } }, SKIP);
+
+/** POST /admin/organizations/{orgId}/connections/{connId}/test {reason} (operator): the test sign-in's URL. */
+export const testOrgConnection = (orgId: string, connId: string, reason: string) =>
+  call('POST /admin/organizations/{orgId}/connections/{connId}/test', { params: { orgId, connId }, body: { reason } }, SKIP);
+
+/** PUT /admin/organizations/{orgId}/domains/{domain}/sign-in (operator): a verified domain's connection and "required". */
+export const setOrgDomainSignIn = (orgId: string, domain: string, connId: string | null, required: boolean, reason: string) =>
+  call('PUT /admin/organizations/{orgId}/domains/{domain}/sign-in', { params: { orgId, domain }, body: { connId, required, reason } }, SKIP);

@@ -37,7 +37,7 @@ const list = [domain('acme.com'), domain('xn--fsqu00a.xn--55qx5d', { display: 'ä
 
 describe("an organization's domains in the console", () => {
   it('a viewer reads them, the pending TXT record too, and is offered no change', async () => {
-    await open(`/en-US${P}`, 'viewer', { [`GET ${P}`]: () => [200, detail], [`GET ${P}/domains`]: () => [200, { domains: list }] });
+    await open(`/en-US${P}`, 'viewer', { [`GET ${P}`]: () => [200, detail], [`GET ${P}/domains`]: () => [200, { domains: list }], [`GET ${P}/connections`]: () => [200, { connections: [] }] });
     const table = await screen.findByTestId('org-domains');
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows.map((r) => r.dataset.domain)).toEqual(['acme.com', 'xn--fsqu00a.xn--55qx5d']);
@@ -47,8 +47,8 @@ describe("an organization's domains in the console", () => {
     expect(within(table).queryAllByRole('button')).toHaveLength(0);
     expect(within(table).queryAllByRole('combobox')).toHaveLength(0);
     expect(screen.queryByTestId('org-domain-add')).toBeNull();
-    // Connections: still a note.
-    expect(screen.getByTestId('org-later')).toBeTruthy();
+    // Connections: none yet (org-connections.test.tsx).
+    expect(await screen.findByTestId('org-conns-none')).toBeTruthy();
   });
 
   it('an operator adds, checks, sets the enrolment and removes, each with a reason', async () => {

@@ -3,7 +3,7 @@
 // record of a pending `dns` one, enrolment, date); operators act, each change with a reason (the
 // organization's audit slice and the console's log record it): add a claim, check its TXT record,
 // send a code to an administrative mailbox and verify it, set the enrolment, remove. Every refusal
-// is the server's, said in its dialog (ReasonDialog). Its sign-in connections come later.
+// is the server's, said in its dialog (ReasonDialog). Its sign-in connections: org-connections.tsx.
 import { type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { useCaptcha } from '../../components/code-field';
@@ -78,8 +78,6 @@ const m = defineMessages({
   addConfirm: { id: 'admin.org.domain.addConfirm', defaultMessage: 'Add the domain' },
   addedSay: { id: 'admin.org.domain.addedSay', defaultMessage: '{domain} was added, pending its proof.' },
   domainRequired: { id: 'admin.org.domain.required', defaultMessage: 'Give a domain, e.g. acme.com' },
-  later: { id: 'admin.org.connectionsLater', defaultMessage: 'Sign-in connections' },
-  laterText: { id: 'admin.org.connectionsLaterText', defaultMessage: 'The organization’s own sign-in connections will be managed here; they are not in this version of the console yet.' },
 });
 
 const statuses: Record<string, MessageDescriptor> = { pending: m.pending, verified: m.verified };
@@ -316,11 +314,6 @@ export function OrgDomains({ orgId, active, onChanged }: { orgId: string; active
             }}
           />
         )}
-      </Section>
-      <Section title={<FormattedMessage {...m.later} />} id="org-later">
-        <p className="muted" data-testid="org-later">
-          <FormattedMessage {...m.laterText} />
-        </p>
       </Section>
     </>
   );

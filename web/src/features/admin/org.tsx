@@ -2,8 +2,8 @@
 // (members, owners, pending invitations: read from the page's own answer, no call of their own,
 // docs/cost.md), its status (approve or refuse a request, suspend, reactivate), its names and
 // settings (second factor, sign-in methods, default role, the apps that hear its events), its
-// members, invitations and audit slice (org-people.tsx), its domains (org-domains.tsx) and the
-// place of its connections. Every change asks for a reason.
+// members, invitations and audit slice (org-people.tsx), its domains (org-domains.tsx) and its
+// own sign-in connections (org-connections.tsx). Every change asks for a reason.
 import { type FormEvent, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Said, useSaid } from '../../components/said';
@@ -13,6 +13,7 @@ import { decideOrg, getOrg, listApps, type OrgChange, type OrgDetail, type Organ
 import { LoadStatus, Section, useConsole, useLang, useLoad, useMay } from './context';
 import { methodNames, named } from './labels';
 import { orgRoleNames, orgStatusNames, useOrgName } from './org-kit';
+import { OrgConnections } from './org-connections';
 import { OrgDomains } from './org-domains';
 import { OrgAuditSlice, OrgInvitations, OrgMembers } from './org-people';
 import { ReasonDialog, T } from './widgets';
@@ -88,6 +89,7 @@ export default function OrgPage({ orgId }: { orgId: string }) {
           <OrgMembers d={d} onChanged={changed} onPage={setAfter} />
           <OrgInvitations d={d} onChanged={changed} />
           <OrgDomains orgId={orgId} active={d.organization.status === 'active'} onChanged={done.say} />
+          <OrgConnections orgId={orgId} active={d.organization.status === 'active'} onChanged={done.say} />
           <OrgAuditSlice d={d} />
         </>
       )}

@@ -63,6 +63,7 @@ describe('organizations', () => {
       'operator',
       {
         [`GET /admin/organizations/${ORG}`]: () => [200, detail],
+        [`GET /admin/organizations/${ORG}/connections`]: () => [200, { connections: [] }],
         [`PATCH /admin/organizations/${ORG}`]: () => [200, organization],
         [`POST /admin/organizations/${ORG}/members/u2`]: () => [200, { ok: true }],
         [`DELETE /admin/organizations/${ORG}/invitations/inv_1`]: () => [200, { ok: true }],
@@ -73,7 +74,7 @@ describe('organizations', () => {
     expect(screen.getByTestId('org-name').textContent).toBe('艾克姆');
     expect([...screen.getByTestId('org-numbers').querySelectorAll('dd')].map((d) => d.textContent)).toEqual(['2', '1', '1']);
     expect(screen.getByTestId('org-status').textContent).toContain('已启用');
-    expect(screen.getByTestId('org-later')).toBeTruthy();
+    expect(await screen.findByTestId('org-conns-none')).toBeTruthy();
 
     const apps = await within(screen.getByTestId('org-event-apps')).findByLabelText(app.name['zh-CN']);
     fireEvent.click(apps);

@@ -1,7 +1,7 @@
 // The API calls of "My company" and the invitation landing (functions/api/src/routes/org.rs).
 // Every call passes SKIP: the screens say their own refusals (the default handling still runs for
 // what is not about them, through `refuse`/`handleError`).
-import { call, SKIP } from '../../lib/api';
+import { type Body, call, SKIP } from '../../lib/api';
 
 /** GET /org/mine: the organizations I belong to, with my role in each. */
 export const myOrganizations = () => call('GET /org/mine', {}, SKIP);
@@ -52,3 +52,23 @@ export const sendDomainCode = (orgId: string, domain: string, mail: string, capt
 /** POST /org/{orgId}/domains/{domain}/verify: `{}` looks the TXT record up once; `{mail, code}` checks the code. */
 export const verifyDomain = (orgId: string, domain: string, proof: { mail: string; code: string } | Record<string, never> = {}) =>
   call('POST /org/{orgId}/domains/{domain}/verify', { params: { orgId, domain }, body: proof }, SKIP);
+
+/** GET /org/{orgId}/connections: the organization's own sign-in connections (owners and admins). */
+export const listConnections = (orgId: string) => call('GET /org/{orgId}/connections', { params: { orgId } }, SKIP);
+
+/** POST /org/{orgId}/connections: a new connection (a `draft` until a test sign-in passes). */
+export const createConnection = (orgId: string, body: Body<'POST /org/{orgId}/connections'>) => call('POST /org/{orgId}/connections', { params: { orgId }, body }, SKIP);
+
+/** PATCH /org/{orgId}/connections/{connId}: names, settings, secret, jit, or `on`. */
+export const patchConnection = (orgId: string, connId: string, body: Body<'PATCH /org/{orgId}/connections/{connId}'>) =>
+  call('PATCH /org/{orgId}/connections/{connId}', { params: { orgId, connId }, body }, SKIP);
+
+/** DELETE /org/{orgId}/connections/{connId}: its routed domains lose their routing. */
+export const deleteConnection = (orgId: string, connId: string) => call('DELETE /org/{orgId}/connections/{connId}', { params: { orgId, connId } }, SKIP);
+
+/** POST /org/{orgId}/connections/{connId}/test: the identity provider's URL of a test sign-in. */
+export const testConnection = (orgId: string, connId: string) => call('POST /org/{orgId}/connections/{connId}/test', { params: { orgId, connId } }, SKIP);
+
+/** PUT /org/{orgId}/domains/{domain}/sign-in: a verified domain's connection (`null`: none) and "required". */
+export const setDomainSignIn = (orgId: string, domain: string, connId: string | null, required: boolean) =>
+  call('PUT /org/{orgId}/domains/{domain}/sign-in', { params: { orgId, domain }, body: { connId, required } }, SKIP);

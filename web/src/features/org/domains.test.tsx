@@ -31,6 +31,7 @@ function serve(role: string, domains: unknown[] = [VERIFIED]) {
     [`GET ${P}`]: () => [200, { organization: ORG, role, next: null, members: [], invitations: [] }],
     [`GET ${P}/audit`]: () => [200, { entries: [] }],
     [`GET ${P}/domains`]: () => [200, { domains }],
+    [`GET ${P}/connections`]: () => [200, { connections: [] }],
   });
 }
 const card = () => screen.getByTestId('org-domains');

@@ -1,6 +1,6 @@
 // One organization of "My company" (GET /org/{orgId}): its names, my role, and for its owners and
-// admins its members (members.tsx), invitations (invitations.tsx), verified domains (domains.tsx)
-// and audit log (audit.tsx); a
+// admins its members (members.tsx), invitations (invitations.tsx), verified domains (domains.tsx),
+// own sign-in connections (connections.tsx) and audit log (audit.tsx); a
 // member without admin rights sees a read-only view. Each card says the errors of what was used in
 // it (FormError, as the account centre's sections do).
 import { useCallback, useEffect, useState } from 'react';
@@ -14,6 +14,7 @@ import { getOrganization } from './api';
 import { Pending } from './load';
 import { AuditLog } from './audit';
 import { Card } from './card';
+import { Connections } from './connections';
 import { Domains } from './domains';
 import { Invitations } from './invitations';
 import { orgName, roleName } from './labels';
@@ -108,6 +109,7 @@ export function OrgDetail({ orgId, onChanged }: { orgId: string; onChanged: () =
           <Members orgId={orgId} role={page.role} me={me} first={page.members} next={page.next} onChanged={changed} />
           <Invitations orgId={orgId} role={page.role} list={page.invitations} onChanged={reload} />
           <Domains orgId={orgId} active={o.status === 'active'} />
+          <Connections orgId={orgId} active={o.status === 'active'} />
           <AuditLog orgId={orgId} key={attempt} />
         </>
       )}

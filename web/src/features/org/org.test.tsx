@@ -33,6 +33,7 @@ function serve(role: string) {
     'GET /auth/info': () => [200, { userId: 'u1' }],
     'GET /org/mine': () => [200, { organizations: [{ organization: ORG, role }] }],
     [`GET /org/${ORG.orgId}`]: () => [200, page(role)],
+    [`GET /org/${ORG.orgId}/connections`]: () => [200, { connections: [] }],
     [`GET /org/${ORG.orgId}/audit`]: () => [200, { entries: [{ at: 1_760_000_000, actor: 'u1', actorRole: 'owner', action: 'invitation.create', target: 'inv_1', reason: null, detail: null, cursor: 'c1' }] }],
   });
 }
