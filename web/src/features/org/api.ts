@@ -52,3 +52,9 @@ export const sendDomainCode = (orgId: string, domain: string, mail: string, capt
 /** POST /org/{orgId}/domains/{domain}/verify: `{}` looks the TXT record up once; `{mail, code}` checks the code. */
 export const verifyDomain = (orgId: string, domain: string, proof: { mail: string; code: string } | Record<string, never> = {}) =>
   call('POST /org/{orgId}/domains/{domain}/verify', { params: { orgId, domain }, body: proof }, SKIP);
+
+/** GET /org/suggested: the organizations my proven mail's verified domains suggest (enrolment `suggest`). */
+export const suggestedOrganizations = () => call('GET /org/suggested', {}, SKIP);
+
+/** POST /org/suggested/{orgId}: join (`accept`) or decline (not suggested again). */
+export const answerSuggestion = (orgId: string, accept: boolean) => call('POST /org/suggested/{orgId}', { params: { orgId }, body: { accept } }, SKIP);
