@@ -27,6 +27,7 @@ import { type ReactElement, useEffect, useMemo, useRef, useState } from 'react';
 import { createIntl, defineMessages, FormattedMessage, RawIntlProvider, useIntl } from 'react-intl';
 import { useLocation } from 'react-router';
 import type { Messages } from '../../i18n/load';
+import { titles } from '../../i18n/titles';
 import { type Locale, normalize } from '../../i18n/locale';
 import { type Answer, type ApiError, call, errorText, SKIP } from '../../lib/api';
 import { BASE } from '../../lib/api-url';
@@ -243,15 +244,26 @@ function Offer({ found, refused, framed }: { found: Found; refused: boolean; fra
   );
 }
 
+/** The way back of a company sign-in a frame opened (`orgCode|orgError|orgPending`), else null. */
+export function frameBack(search: string): HandOff | null {
+  const q = new URLSearchParams(search);
+  for (const kind of ['Code', 'Error', 'Pending'] as const) {
+    const value = q.get(`org${kind}`);
+    if (value) return { type: 'ciam:org-back', kind, value };
+  }
+  return null;
+}
+
 /**
- * Ciam's sign-in page in the popup a frame opened, back from the company (`frameBack`): hands
+ * Ciam's sign-in page in the popup a frame opened (`orgFrame=1`), back from the company: hands
  * the way back to the frame (its opener, at this origin only), takes it out of the address and
- * closes; without an opener, says so.
+ * closes; without an opener (or without a way back), says so.
  */
-export function FrameReturn({ back }: { back: HandOff }) {
+export function FrameReturn() {
   const [handed] = useState(() => {
     const opener = window.opener as Window | null;
-    if (!opener) return false;
+    const back = frameBack(window.location.search);
+    if (!opener || !back) return false;
     try {
       opener.postMessage(back, window.location.origin);
       return true;
@@ -263,7 +275,14 @@ export function FrameReturn({ back }: { back: HandOff }) {
     window.history.replaceState(null, '', window.location.pathname);
     if (handed) window.close();
   }, [handed]);
-  return <Words>{(intl) => <p role="status" data-testid="org-frame-return">{intl.formatMessage(handed ? m.handedOff : m.lost)}</p>}</Words>;
+  return (
+    <div className="card">
+      <h1>
+        <FormattedMessage {...titles.signin} />
+      </h1>
+      <Words>{(intl) => <p role="status" data-testid="org-frame-return">{intl.formatMessage(handed ? m.handedOff : m.lost)}</p>}</Words>
+    </div>
+  );
 }
 
 /** This chunk's words (its bundle) over the page's. */

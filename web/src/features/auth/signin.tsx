@@ -62,10 +62,8 @@ const Partner = lazy(() => import('./partner-banner').catch(() => ({ default: ()
 // typed; it hides the password and code fields itself when the company requires its sign-in.
 const Org = lazy(() => import('./org-signin').catch(() => ({ default: () => null })));
 // The popup of a company sign-in that a partner's frame opened, back from the company
-// (`orgFrame=1` with `orgCode|orgError|orgPending`): hands the way back to the frame, redeems nothing.
+// (`orgFrame=1`): hands the way back to the frame, redeems nothing.
 const FrameReturn = lazy(() => import('./org-signin').then((x) => ({ default: x.FrameReturn })));
-const FRAME_RETURN = /[?&]orgFrame=1(&|$)/;
-const ORG_BACK = /[?&]org(Code|Error|Pending)=([^&]+)/;
 
 function Picker({ onPick }: { onPick: (account: string) => void }) {
   const intl = useIntl();
@@ -155,10 +153,7 @@ export default function SignIn() {
   const [blocked] = useState(() => !storage.available());
   // Decided once: the return cleans staffCode/staffError from the address before it goes on.
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));
-  const [frameBack] = useState(() => {
-    const hit = FRAME_RETURN.test(search) ? ORG_BACK.exec(search) : null;
-    return hit ? { type: 'ciam:org-back' as const, kind: hit[1] as 'Code' | 'Error' | 'Pending', value: decodeURIComponent(hit[2]!) } : null;
-  });
+  const [frameBack] = useState(() => /[?&]orgFrame=1/.test(search));
   const [fedReturn] = useState(() => !frameBack && FED_RETURN.test(search));
   // The providers offered, asked after the first paint (nothing of them loads before an answer).
   const [offered, setOffered] = useState<{ name: string; brand?: string | null }[]>();
@@ -194,14 +189,9 @@ export default function SignIn() {
   );
   if (frameBack)
     return (
-      <div className="card">
-        <h1>
-          <FormattedMessage {...titles.signin} />
-        </h1>
-        <Lazy>
-          <FrameReturn back={frameBack} />
-        </Lazy>
-      </div>
+      <Lazy>
+        <FrameReturn />
+      </Lazy>
     );
   return (
     <div className="card">
