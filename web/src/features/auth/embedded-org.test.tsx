@@ -7,7 +7,9 @@
 // posted to the host; the popup's side (the sign-in page) hands over and redeems nothing.
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
+import * as mfa from '../../lib/mfa';
 import * as toast from '../../lib/toast';
+import { MfaHost } from '../../components/mfa-host';
 import EmbeddedSignIn from './embedded-signin';
 import SignIn from './signin';
 import { forget, POPUP } from './org-signin';
@@ -29,7 +31,13 @@ const ACME = { connection: { id: 'conn_0123456789abcdef', name: { 'zh-CN': 'è‰¾å
 
 async function show(path = PATH, locale: 'en-US' | 'zh-CN' = 'en-US') {
   window.history.replaceState(null, '', path);
-  await renderApp([{ path: '/:language/embedded/signin', element: <EmbeddedSignIn /> }], path, { locale });
+  const element = (
+    <>
+      <EmbeddedSignIn />
+      <MfaHost />
+    </>
+  );
+  await renderApp([{ path: '/:language/embedded/signin', element }], path, { locale, onNeedTotp: (c) => mfa.open(c) });
 }
 
 const form = () => screen.getByTestId('signin-password') as HTMLFormElement;
@@ -64,6 +72,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   cleanup();
+  mfa.close();
   for (const t of toast.current()) toast.dismiss(t.id);
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
@@ -115,6 +124,25 @@ describe('the company sign-in in the frame', () => {
     expect(await sha256(body.bind), 'redeemed with the bind whose hash went to the start').toBe(hash);
     expect(post.mock.calls).toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
     expect(screen.getByTestId('embedded-done')).toBeTruthy();
+  });
+
+  it('a company sign-in that needs the second step gets it in the frame, then the ticket', async () => {
+    const popup = { location: { href: '' } };
+    vi.spyOn(window, 'open').mockReturnValue(popup as unknown as Window);
+    answers['POST /auth/login/federation'] = () => [403, { reason: 'NEED_TOTP_VERIFY', message: '', code: 403, challenge: 'ch-1' }];
+    answers['POST /auth/login/totp'] = () => [200, { token: 'u1.totp' }];
+    await show();
+    type('ann@acme.example');
+    fireEvent.click(await screen.findByTestId('org-continue', {}, { timeout: 3000 }));
+    await settle();
+    deliver(popup, { type: 'ciam:org-back', kind: 'Code', value: 'c1' });
+    await settle();
+    const code = screen.getByTestId('mfa-code') as HTMLInputElement;
+    fireEvent.change(code, { target: { value: '123456' } });
+    fireEvent.submit(code.form!);
+    await settle();
+    expect(callsTo('POST', '/auth/login/totp').map((c) => c.body)).toEqual([{ challenge: 'ch-1', code: '123456' }]);
+    expect(post.mock.calls, 'NEED_TOTP_VERIFY is never posted').toEqual([[{ type: 'ciam:ticket', cTicket: 'CT-1', serviceUrl: SERVICE }, ORIGIN]]);
   });
 
   it.each([
