@@ -320,7 +320,13 @@ interface Props {
   refused?: boolean;
 }
 
-export default function OrgSignIn({ account, framed, refused = false }: Props): ReactElement | null {
+export default function OrgSignIn(props: Props): ReactElement | null {
+  // Ciam's sign-in page in the popup a frame opened (signin.tsx renders this chunk alone then).
+  const [popup] = useState(() => new URLSearchParams(window.location.search).get('orgFrame') === '1');
+  return popup ? <FrameReturn /> : <Offered {...props} />;
+}
+
+function Offered({ account, framed, refused = false }: Props): ReactElement | null {
   // The answer with the domain it is about: another domain typed shows nothing until its own.
   const [answer, setAnswer] = useState<{ domain: string; found: Found | null }>();
   const box = useRef<HTMLDivElement>(null);

@@ -61,9 +61,6 @@ const Partner = lazy(() => import('./partner-banner').catch(() => ({ default: ()
 // The company's own sign-in of a typed mail's domain (org-signin.tsx): loaded on the first mail
 // typed; it hides the password and code fields itself when the company requires its sign-in.
 const Org = lazy(() => import('./org-signin').catch(() => ({ default: () => null })));
-// The popup of a company sign-in that a partner's frame opened, back from the company
-// (`orgFrame=1`): hands the way back to the frame, redeems nothing.
-const FrameReturn = lazy(() => import('./org-signin').then((x) => ({ default: x.FrameReturn })));
 
 function Picker({ onPick }: { onPick: (account: string) => void }) {
   const intl = useIntl();
@@ -153,8 +150,10 @@ export default function SignIn() {
   const [blocked] = useState(() => !storage.available());
   // Decided once: the return cleans staffCode/staffError from the address before it goes on.
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));
+  // The popup of a company sign-in that a partner's frame opened, back from the company
+  // (`orgFrame=1`): the company's chunk hands the way back to the frame; nothing is redeemed here.
   const [frameBack] = useState(() => /[?&]orgFrame=1/.test(search));
-  const [fedReturn] = useState(() => !frameBack && FED_RETURN.test(search));
+  const [fedReturn] = useState(() => FED_RETURN.test(search));
   // The providers offered, asked after the first paint (nothing of them loads before an answer).
   const [offered, setOffered] = useState<{ name: string; brand?: string | null }[]>();
   useEffect(() => {
@@ -189,9 +188,9 @@ export default function SignIn() {
   );
   if (frameBack)
     return (
-      <Lazy>
-        <FrameReturn />
-      </Lazy>
+      <Suspense>
+        <Org account="" />
+      </Suspense>
     );
   return (
     <div className="card">
