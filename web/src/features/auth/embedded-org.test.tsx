@@ -88,7 +88,7 @@ describe('the company sign-in in the frame', () => {
     const open = vi.spyOn(window, 'open').mockReturnValue(popup as unknown as Window);
     await show();
     type('ann@acme.example');
-    const button = await screen.findByTestId('org-continue', {}, { timeout: 3000 });
+    const button = await screen.findByTestId('org-continue', {}, { timeout: 8000 });
     expect(button.textContent).toBe('Continue with Acme (opens a new window)');
     expect(screen.getByTestId('org-required').textContent).toBe('Acme asks you to sign in with its own account.');
     expect(screen.getByTestId('embedded-signin').classList.contains('org-only'), 'the password gives way').toBe(true);
@@ -133,7 +133,7 @@ describe('the company sign-in in the frame', () => {
     answers['POST /auth/login/totp'] = () => [200, { token: 'u1.totp' }];
     await show();
     type('ann@acme.example');
-    fireEvent.click(await screen.findByTestId('org-continue', {}, { timeout: 3000 }));
+    fireEvent.click(await screen.findByTestId('org-continue', {}, { timeout: 8000 }));
     await settle();
     deliver(popup, { type: 'ciam:org-back', kind: 'Code', value: 'c1' });
     await settle();
@@ -153,7 +153,7 @@ describe('the company sign-in in the frame', () => {
     vi.spyOn(window, 'open').mockReturnValue(popup as unknown as Window);
     await show(PATH.replace('/en-US/', `/${locale}/`), locale);
     type('ann@acme.example');
-    fireEvent.click(await screen.findByTestId('org-continue', {}, { timeout: 3000 }));
+    fireEvent.click(await screen.findByTestId('org-continue', {}, { timeout: 8000 }));
     await settle();
     deliver(popup, { type: 'ciam:org-back', kind: 'Error', value: 'FEDERATION_CANCELLED' });
     await settle();
@@ -166,7 +166,7 @@ describe('the company sign-in in the frame', () => {
     vi.spyOn(window, 'open').mockReturnValue(null);
     await show();
     type('ann@acme.example');
-    fireEvent.click(await screen.findByTestId('org-continue', {}, { timeout: 3000 }));
+    fireEvent.click(await screen.findByTestId('org-continue', {}, { timeout: 8000 }));
     await settle();
     expect(screen.getByTestId('org-frame-error').textContent).toBe('The browser blocked the sign-in window. Allow pop-ups for this site, then press the button again.');
   });
@@ -182,10 +182,10 @@ describe('the company sign-in in the frame', () => {
     type('ann@acme.example');
     fireEvent.change(field('password'), { target: { value: 'Secret-2026!' } });
     fireEvent.submit(form());
-    const refused = await screen.findByTestId('org-refused', {}, { timeout: 3000 });
+    const refused = await screen.findByTestId('org-refused', {}, { timeout: 8000 });
     expect(refused.textContent).toBe(text);
     expect(refused.getAttribute('role')).toBe('alert');
-    expect(await screen.findByTestId('org-continue', {}, { timeout: 3000 })).toBeTruthy();
+    expect(await screen.findByTestId('org-continue', {}, { timeout: 8000 })).toBeTruthy();
     expect(screen.getByTestId('embedded-signin').classList.contains('org-only')).toBe(true);
     await settle();
     expect(post.mock.calls).toEqual([[{ type: 'ciam:error', reason: 'ORG_SIGN_IN_REQUIRED', errMsg: text }, ORIGIN]]);
