@@ -6,7 +6,12 @@
 // the ticket is posted as `{type:'ciam:ticket', cTicket, serviceUrl}`. The frame never navigates
 // to the serviceUrl. Every message goes to the serviceUrl's origin only, and only when the framing
 // page is at that origin (lib/api.ts postToHost); refusals only with validateMsg=notice.
-import { useLayoutEffect, useState } from 'react';
+//
+// The company's own sign-in (org-signin.tsx, its lazy chunk, loaded on the first mail typed) is
+// offered as on the full page; framed, it opens in a popup and comes back to this frame, which
+// redeems it and goes on as after a password. A password refused with ORG_SIGN_IN_REQUIRED is
+// said by that chunk in its own words, with the company's button (docs/partners.md §5).
+import { lazy, Suspense, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { useLocation } from 'react-router';
 import { useTitle } from '../../components/use-title';
@@ -25,6 +30,11 @@ import { normalize } from '../../i18n/locale';
 import { PartnerBanner } from './partner-banner';
 import { logout } from '../../lib/account-api';
 import { maskAccount } from '../../lib/account-picker';
+import type { Framed } from './org-signin';
+
+// The company's own sign-in of a typed mail's domain: loaded on the first mail typed; a chunk
+// that fails to load shows nothing (the server still refuses a required domain's password).
+const Org = lazy(() => import('./org-signin').catch(() => ({ default: () => null })));
 
 const m = defineMessages({
   done: { id: 'embedded.done', defaultMessage: 'You are signed in.' },
@@ -124,6 +134,16 @@ export default function EmbeddedSignIn() {
 
   // Who signed in, masked, for the consent step ("signed in as …, not you?").
   const [who, setWho] = useState('');
+  // The account as typed (the company's sign-in is asked about a mail), and whether its password
+  // was refused because the company requires its own sign-in (until another account is typed).
+  const [typed, setTyped] = useState('');
+  const [orgRefused, setOrgRefused] = useState(false);
+  const typedNow = useRef('');
+  const onAccount = useCallback((a: string) => {
+    if (typedNow.current.trim().toLowerCase() !== a.trim().toLowerCase()) setOrgRefused(false);
+    typedNow.current = a;
+    setTyped(a);
+  }, []);
   const onSignedIn = async (account: string, token: string) => {
     setWho(account ? maskAccount(account) : '');
     session.start(token);
@@ -134,6 +154,11 @@ export default function EmbeddedSignIn() {
   // The second step (NEED_TOTP_VERIFY) in the frame: the full page's dialog, ending here.
   const onRefused = (e: ApiError) => {
     setUnset(hasReason(e, 'EIAM_PASSWORD_UNSET'));
+    // Said by the company's chunk, in its words, with its button; told to the host page there.
+    if (hasReason(e, 'ORG_SIGN_IN_REQUIRED')) {
+      setOrgRefused(true);
+      return true;
+    }
     if (!hasReason(e, 'NEED_TOTP_VERIFY') || !e.challenge) return false;
     mfa.open(e.challenge, {
       done: (token) => void onSignedIn(mfa.pendingAccount() ?? '', token),
@@ -147,6 +172,26 @@ export default function EmbeddedSignIn() {
     });
     return true;
   };
+
+  // The company's sign-in in its popup, back here: the latest callbacks, through a stable object.
+  const latest = useRef({ onSignedIn, onRefused });
+  useLayoutEffect(() => {
+    latest.current = { onSignedIn, onRefused };
+  });
+  const framed = useMemo<Framed>(
+    () => ({
+      onSignedIn: (token) => void latest.current.onSignedIn('', token),
+      onRefused: (e) => {
+        if (latest.current.onRefused(e)) return true;
+        if (validateMsg === 'notice') postToHost({ type: 'ciam:error', reason: e.reason, errMsg: errorText(e) }, serviceUrl);
+        return false;
+      },
+      onSaid: (reason, errMsg) => {
+        if (validateMsg === 'notice') postToHost({ type: 'ciam:error', reason, errMsg }, serviceUrl);
+      },
+    }),
+    [validateMsg, serviceUrl],
+  );
 
   // "Not you?": the frame's session ends (on the server too), back to the password form.
   const switchAccount = async () => {
@@ -168,7 +213,12 @@ export default function EmbeddedSignIn() {
       {step.at === 'signin' && (
         <>
           {appId && <PartnerBanner appId={appId} />}
-          <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} onRefused={onRefused} />
+          {/@/.test(typed) && (
+            <Suspense>
+              <Org account={typed} framed={framed} refused={orgRefused} />
+            </Suspense>
+          )}
+          <PasswordForm inline onSignedIn={(a, t) => void onSignedIn(a, t)} onRefused={onRefused} onAccount={onAccount} />
           {unset && (
             <p className="notice" data-testid="embedded-unset">
               <FormattedMessage {...m.unset} />{' '}

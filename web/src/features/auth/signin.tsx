@@ -150,6 +150,9 @@ export default function SignIn() {
   const [blocked] = useState(() => !storage.available());
   // Decided once: the return cleans staffCode/staffError from the address before it goes on.
   const [staffReturn] = useState(() => STAFF_RETURN.test(search));
+  // The popup of a company sign-in that a partner's frame opened, back from the company
+  // (`orgFrame=1`): the company's chunk hands the way back to the frame; nothing is redeemed here.
+  const [frameBack] = useState(() => /[?&]orgFrame=1/.test(search));
   const [fedReturn] = useState(() => FED_RETURN.test(search));
   // The providers offered, asked after the first paint (nothing of them loads before an answer).
   const [offered, setOffered] = useState<{ name: string; brand?: string | null }[]>();
@@ -183,6 +186,12 @@ export default function SignIn() {
       <FormattedMessage {...label} />
     </button>
   );
+  if (frameBack)
+    return (
+      <Suspense>
+        <Org account="" />
+      </Suspense>
+    );
   return (
     <div className="card">
       <h1>

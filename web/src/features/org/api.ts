@@ -72,3 +72,9 @@ export const testConnection = (orgId: string, connId: string) => call('POST /org
 /** PUT /org/{orgId}/domains/{domain}/sign-in: a verified domain's connection (`null`: none) and "required". */
 export const setDomainSignIn = (orgId: string, domain: string, connId: string | null, required: boolean) =>
   call('PUT /org/{orgId}/domains/{domain}/sign-in', { params: { orgId, domain }, body: { connId, required } }, SKIP);
+
+/** GET /org/suggested: the organizations my proven mail's verified domains suggest (enrolment `suggest`). */
+export const suggestedOrganizations = () => call('GET /org/suggested', {}, SKIP);
+
+/** POST /org/suggested/{orgId}: join (`accept`) or decline (not suggested again). */
+export const answerSuggestion = (orgId: string, accept: boolean) => call('POST /org/suggested/{orgId}', { params: { orgId }, body: { accept } }, SKIP);

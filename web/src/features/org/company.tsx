@@ -1,9 +1,10 @@
 // "My company" (/{lang}/personal/company, docs/web-experience.md "My company"): the organizations
 // I belong to, with my role (GET /org/mine); one of them (`?org=`, else the first) in detail
-// (org-detail.tsx); and "Ask for an organization" (ask.tsx). In the lazy chunk of org-screens.tsx.
+// (org-detail.tsx); the organizations my proven mail's domain suggests (suggested.tsx); and "Ask
+// for an organization" (ask.tsx). In the lazy chunk of org-screens.tsx.
 import { useCallback, useEffect, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
-import { Link, useLocation } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { useTitle } from '../../components/use-title';
 import { orgPaths } from '../../config/org-paths';
 import { asLocale } from '../../i18n/locale';
@@ -16,6 +17,7 @@ import { Pending } from './load';
 import { OrgNav } from './nav';
 import { orgName, roleName } from './labels';
 import { OrgDetail } from './org-detail';
+import { SuggestedOrganizations } from './suggested';
 import './org.css';
 
 const m = defineMessages({
@@ -37,6 +39,7 @@ export default function Company() {
   const intl = useIntl();
   const lang = asLocale(intl.locale) ?? 'zh-CN';
   const { search, state } = useLocation();
+  const navigate = useNavigate();
   const wanted = new URLSearchParams(search).get('org');
   const joined = (state as { joined?: unknown } | null)?.joined === true;
   const [orgs, setOrgs] = useState<MyOrganization[] | 'failed' | null>(null);
@@ -57,6 +60,11 @@ export default function Company() {
     };
   }, [attempt]);
   const list = Array.isArray(orgs) ? orgs : [];
+  // A suggestion joined: the page shows that organization, saying so (as the invitation does).
+  const joinedSuggested = (orgId: string) => {
+    navigate(orgPaths.company(lang, orgId), { state: { joined: true } });
+    reload();
+  };
   const current = list.find((o) => o.organization.orgId === wanted) ?? list[0];
   return (
     <div className="org-page company">
@@ -64,11 +72,12 @@ export default function Company() {
       <h1>
         <FormattedMessage {...m.pageTitle} />
       </h1>
-      {joined && current && (
+      {joined && current && (!wanted || current.organization.orgId === wanted) && (
         <p className="notice" role="status" data-testid="org-joined">
           <FormattedMessage {...m.joined} values={{ org: orgName(current.organization, lang) }} />
         </p>
       )}
+      <SuggestedOrganizations onJoined={joinedSuggested} />
       <section className="card" aria-labelledby="org-mine-title" data-testid="org-mine">
         <h2 id="org-mine-title">
           <FormattedMessage {...m.mine} />
