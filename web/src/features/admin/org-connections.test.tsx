@@ -1,7 +1,7 @@
 // An organization's sign-in connections in the console against a mocked API: a viewer reads them
 // and the verified domains' routing, offered no change; an operator adds one, tests it (the
 // identity provider's address to open), turns it on (refused until tested, in the console's words),
-// routes a verified domain and deletes, each with a reason.
+// routes a verified domain and deletes, each with a reason; a DingTalk one with My company's fields.
 import { fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetApp } from '../../testing/render-app';
@@ -71,7 +71,7 @@ describe("an organization's sign-in connections in the console", () => {
     fireEvent.click(screen.getByTestId('org-conn-add'));
     const add = dialog('org-conn-dialog');
     type('Name in English', 'Beta', add);
-    type('Issuer (https)', 'https://idp.beta.com', add);
+    type('Issuer', 'https://idp.beta.com', add);
     type('Client ID', 'ciam-beta', add);
     type('Client secret', 's3cret', add);
     await confirmWithReason('org-conn-dialog', 'contract 7');
@@ -101,5 +101,29 @@ describe("an organization's sign-in connections in the console", () => {
     await confirmWithReason('org-conn-dialog', 'replaced');
     expect(fake.callsTo('DELETE', `${P}/connections/${C1.connId}`).map((c) => c.body)).toEqual([{ reason: 'replaced' }]);
     expect(screen.getByTestId('org-done').textContent).toBe('Acme SSO was deleted.');
+  });
+  it("an operator adds a DingTalk connection with My company's fields; the list shows each one's corp or issuer", async () => {
+    const ding = conn('conn_0000000000000004', { protocol: 'dingtalk', nameEn: 'Acme DingTalk', settings: { clientId: 'dingapp', corpId: 'ding0123' } });
+    const { fake } = await open(`/en-US${P}`, 'operator', {
+      ...base,
+      [`GET ${P}/connections`]: () => [200, { connections: [C1, ding] }],
+      [`POST ${P}/connections`]: () => [201, ding],
+    });
+    await screen.findByTestId('org-conns');
+    const pinned = screen.getAllByTestId('org-conn-pinned').map((e) => e.textContent);
+    expect(pinned).toEqual(['https://idp.acme.com', 'ding0123']);
+    expect(screen.getByTestId('org-conns').textContent).toContain('DingTalk');
+    fireEvent.click(screen.getByTestId('org-conn-add'));
+    const add = dialog('org-conn-dialog');
+    fireEvent.change(within(add).getByRole('combobox', { name: 'Protocol' }), { target: { value: 'dingtalk' } });
+    expect(within(add).queryByLabelText('Issuer')).toBeNull();
+    type('Name in English', 'Acme DingTalk', add);
+    type('Client ID (AppKey)', 'dingapp', add);
+    type('CorpId', 'ding0123', add);
+    type('Client secret (AppSecret)', 'd1ng', add);
+    await confirmWithReason('org-conn-dialog', 'contract 8');
+    expect(fake.callsTo('POST', `${P}/connections`).map((c) => c.body)).toEqual([
+      { nameZh: null, nameEn: 'Acme DingTalk', settings: { clientId: 'dingapp', corpId: 'ding0123' }, jit: 'off', secret: 'd1ng', protocol: 'dingtalk', reason: 'contract 8' },
+    ]);
   });
 });

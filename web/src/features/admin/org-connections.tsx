@@ -1,15 +1,19 @@
 // An organization's own sign-in connections in the console (docs/organizations-connections.md §5),
 // the twin of "My company"'s (features/org/connections.tsx): viewers read the list (name, protocol,
-// status, issuer and client, who may come in, the last passed test) and each verified domain's
+// status, what it is pinned to (the issuer, the corp or the tenant) and its client, who may come in, the last passed test) and each verified domain's
 // routing; operators act, each change with a reason (the organization's audit slice and the
-// console's log record it): add or change a connection (OpenID Connect; the secret is write-only),
+// console's log record it): add or change a connection (OpenID Connect, WeCom, DingTalk or Feishu: the
+// settings and their words are My company's, features/org/protocols.ts; the secret is write-only),
 // test it (the answer is the identity provider's address, opened in a new tab whose way back is
 // the server's page of what the provider said), turn it on or off, delete it, and route a verified
 // domain to a connection that is on ("required" or not). Every refusal is the server's, said in
 // its dialog (ReasonDialog).
-import { useId, useState } from 'react';
+import { Fragment, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } from 'react-intl';
 import { When } from '../../components/when';
+import { WithMessages } from '../../components/with-messages';
+import { loadOrg } from '../org/messages';
+import { clientOf, isProtocol, pinnedOf, PROTOCOLS, protocolWords, SECRET, type SettingKey, SETTINGS, settingsOf, settingValues } from '../org/protocols';
 import type { Result } from '../../lib/api';
 import { addOrgConnection, deleteOrgConnection, type OrgConnection, orgConnections, orgDomains, type OrgDomain, patchOrgConnection, setOrgDomainSignIn, testOrgConnection } from './api';
 import { LoadStatus, Section, useConsole, useLoad, useMay } from './context';
@@ -24,10 +28,9 @@ const m = defineMessages({
   name: { id: 'admin.org.conn.col.name', defaultMessage: 'Name' },
   protocol: { id: 'admin.org.conn.col.protocol', defaultMessage: 'Protocol' },
   status: { id: 'admin.org.conn.col.status', defaultMessage: 'Status' },
-  provider: { id: 'admin.org.conn.col.provider', defaultMessage: 'Issuer and client' },
+  provider: { id: 'admin.org.conn.col.provider', defaultMessage: 'Issuer, corp or tenant, and client' },
   jit: { id: 'admin.org.conn.col.jit', defaultMessage: 'Who may come in' },
   actions: { id: 'admin.org.conn.col.actions', defaultMessage: 'Change' },
-  oidc: { id: 'admin.org.conn.oidc', defaultMessage: 'OpenID Connect' },
   draft: { id: 'admin.org.conn.draft', defaultMessage: 'Draft' },
   tested: { id: 'admin.org.conn.tested', defaultMessage: 'Tested' },
   on: { id: 'admin.org.conn.on', defaultMessage: 'On' },
@@ -74,12 +77,7 @@ const m = defineMessages({
   removed: { id: 'admin.org.conn.removed', defaultMessage: '{name} was deleted.' },
   nameZh: { id: 'admin.org.conn.nameZh', defaultMessage: 'Name in Chinese' },
   nameEn: { id: 'admin.org.conn.nameEn', defaultMessage: 'Name in English' },
-  issuer: { id: 'admin.org.conn.issuer', defaultMessage: 'Issuer (https)' },
-  clientId: { id: 'admin.org.conn.clientId', defaultMessage: 'Client ID' },
-  secret: { id: 'admin.org.conn.secret', defaultMessage: 'Client secret' },
-  secretKeep: { id: 'admin.org.conn.secretKeep', defaultMessage: 'Client secret (a secret is set: empty keeps it)' },
-  scopes: { id: 'admin.org.conn.scopes', defaultMessage: 'Scopes (optional)' },
-  mfaAcr: { id: 'admin.org.conn.mfaAcr', defaultMessage: 'ACR of two-factor authentication (optional)' },
+  secretKeep: { id: 'admin.org.conn.secretKeep', defaultMessage: 'A secret is set: leave the secret empty to keep it.' },
   routing: { id: 'admin.org.conn.routing', defaultMessage: 'Sign-in of the verified domains' },
   routingCaption: { id: 'admin.org.conn.routingCaption', defaultMessage: 'Verified domains and the connection their people sign in through' },
   domain: { id: 'admin.org.conn.col.domain', defaultMessage: 'Domain' },
@@ -98,28 +96,30 @@ const m = defineMessages({
 });
 
 const statuses: Record<string, MessageDescriptor> = { draft: m.draft, tested: m.tested, on: m.on };
-const protocols: Record<string, MessageDescriptor> = { oidc: m.oidc };
+const protocols: Record<string, MessageDescriptor> = protocolWords;
 const jits: Record<string, MessageDescriptor> = { off: m.jitOff, join: m.jitJoin };
 
-type Form = { nameZh: string; nameEn: string; issuer: string; clientId: string; secret: string; scopes: string; mfaAcr: string; jit: string };
-const blank: Form = { nameZh: '', nameEn: '', issuer: '', clientId: '', secret: '', scopes: '', mfaAcr: '', jit: 'off' };
-const formOf = (c: OrgConnection): Form => ({
-  nameZh: c.nameZh,
-  nameEn: c.nameEn,
-  issuer: c.settings.issuer ?? '',
-  clientId: c.settings.clientId ?? '',
-  secret: '',
-  scopes: c.settings.scopes ?? '',
-  mfaAcr: c.settings.mfaAcr ?? '',
-  jit: c.jit,
-});
+type Form = Record<SettingKey, string> & { nameZh: string; nameEn: string; protocol: string; secret: string; jit: string };
+const blank: Form = { ...settingValues(null), nameZh: '', nameEn: '', protocol: 'oidc', secret: '', jit: 'off' };
+const formOf = (c: OrgConnection): Form => ({ ...settingValues(c.settings), nameZh: c.nameZh, nameEn: c.nameEn, protocol: c.protocol, secret: '', jit: c.jit });
 
 type Act =
   | { kind: 'add' }
   | { kind: 'edit' | 'test' | 'on' | 'off' | 'remove'; c: OrgConnection }
   | { kind: 'route'; d: OrgDomain; connId: string | null; required: boolean };
 
-export function OrgConnections({ orgId, active, onChanged }: { orgId: string; active: boolean; onChanged: (text: string) => void }) {
+type Props = { orgId: string; active: boolean; onChanged: (text: string) => void };
+
+/** The card, with My company's message bundle (the protocols' words are shared with its form). */
+export function OrgConnections(props: Props) {
+  return (
+    <WithMessages bundle="org" load={loadOrg}>
+      <Connections {...props} />
+    </WithMessages>
+  );
+}
+
+function Connections({ orgId, active, onChanged }: Props) {
   const intl = useIntl();
   const id = useId();
   const operator = useMay('operator') && active;
@@ -146,15 +146,13 @@ export function OrgConnections({ orgId, active, onChanged }: { orgId: string; ac
   };
   const body = () => {
     const t = (k: keyof Form) => form[k].trim();
-    const settings: Record<string, string> = { issuer: t('issuer'), clientId: t('clientId') };
-    if (t('scopes')) settings.scopes = t('scopes');
-    if (t('mfaAcr')) settings.mfaAcr = t('mfaAcr');
+    const settings = settingsOf(form.protocol, form);
     return { nameZh: t('nameZh') || null, nameEn: t('nameEn') || null, settings, jit: form.jit, secret: t('secret') };
   };
   const run = async (a: Act, reason: string): Promise<Result<unknown> | null> => {
     switch (a.kind) {
       case 'add':
-        return guard(() => addOrgConnection(orgId, { ...body(), protocol: 'oidc', reason }));
+        return guard(() => addOrgConnection(orgId, { ...body(), protocol: form.protocol, reason }));
       case 'edit': {
         const b = body();
         return guard(() => patchOrgConnection(orgId, a.c.connId, { ...b, secret: b.secret || null, reason }));
@@ -200,6 +198,7 @@ export function OrgConnections({ orgId, active, onChanged }: { orgId: string; ac
         value={form[k]} onChange={(e) => setForm((f) => ({ ...f, [k]: e.target.value }))} />
     </>
   );
+  const protocol = isProtocol(form.protocol) ? form.protocol : 'oidc';
   const cols = operator ? [m.name, m.protocol, m.status, m.provider, m.jit, m.actions] : [m.name, m.protocol, m.status, m.provider, m.jit];
   const on = list?.filter((c) => c.status === 'on') ?? [];
   return (
@@ -231,7 +230,7 @@ export function OrgConnections({ orgId, active, onChanged }: { orgId: string; ac
                   )}
                 </td>
                 <td>
-                  <code>{c.settings.issuer}</code> · <code>{c.settings.clientId}</code>
+                  <code data-testid="org-conn-pinned">{pinnedOf(c)}</code> · <code>{clientOf(c)}</code>
                   {!c.hasSecret && (
                     <span className="muted cell-note">
                       {' '}
@@ -359,11 +358,40 @@ export function OrgConnections({ orgId, active, onChanged }: { orgId: string; ac
             <>
               {input('nameZh', m.nameZh, { autoFocus: true })}
               {input('nameEn', m.nameEn)}
-              {input('issuer', m.issuer, { type: 'url' })}
-              {input('clientId', m.clientId)}
-              {input('secret', act.kind === 'edit' && act.c.hasSecret ? m.secretKeep : m.secret, { type: 'password' })}
-              {input('scopes', m.scopes)}
-              {input('mfaAcr', m.mfaAcr)}
+              <label htmlFor={`${id}protocol`}>
+                <FormattedMessage {...m.protocol} />
+              </label>
+              <select id={`${id}protocol`} name="protocol" value={form.protocol} disabled={act.kind === 'edit'} onChange={(e) => setForm((f) => ({ ...f, protocol: e.target.value }))}>
+                {PROTOCOLS.map((p) => (
+                  <option key={p} value={p}>
+                    {word(protocols, p)}
+                  </option>
+                ))}
+              </select>
+              {SETTINGS[protocol].map((s) =>
+                s.choices ? (
+                  <Fragment key={s.key}>
+                    <label htmlFor={`${id}${s.key}`}>
+                      <FormattedMessage {...s.label} />
+                    </label>
+                    <select id={`${id}${s.key}`} name={s.key} value={form[s.key]} onChange={(e) => setForm((f) => ({ ...f, [s.key]: e.target.value }))}>
+                      {s.choices.map((c) => (
+                        <option key={c.value} value={c.value}>
+                          {intl.formatMessage(c.label)}
+                        </option>
+                      ))}
+                    </select>
+                  </Fragment>
+                ) : (
+                  <Fragment key={s.key}>{input(s.key, s.label, { type: s.type })}</Fragment>
+                ),
+              )}
+              {input('secret', SECRET[protocol].label, { type: 'password' })}
+              {act.kind === 'edit' && act.c.hasSecret && (
+                <p className="muted">
+                  <FormattedMessage {...m.secretKeep} />
+                </p>
+              )}
               <label htmlFor={`${id}jit`}>
                 <FormattedMessage {...m.jit} />
               </label>

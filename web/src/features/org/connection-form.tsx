@@ -1,41 +1,33 @@
 // The form of one of the organization's own sign-in connections in "My company"
-// (docs/organizations-connections.md §5): a new one or a change of one. OpenID Connect only: the
-// protocol select lists what the API accepts (WeCom, DingTalk and Feishu join it when the server
-// takes them; today it refuses them). Its names in both languages, the issuer, the client id, the
-// client secret (write-only: "a secret is set" when there is one, empty keeps it), the scopes, the
-// ACR that proves a second factor, who may come in (members only, or anybody it vouches for
-// joins), and the redirect URI to register at the identity provider with a copy button. The
-// server's refusals are said at the field they name (its own words), else atop the form.
-import { type FormEvent, useEffect, useId, useState } from 'react';
+// (docs/organizations-connections.md §5): a new one or a change of one. The protocol select lists
+// what the API accepts (OpenID Connect, WeCom, DingTalk, Feishu/Lark; protocols.ts holds each
+// one's settings, their words and checks); a connection's protocol is not changed. Its names in
+// both languages, the protocol's settings (OpenID Connect: the issuer, the client id, the scopes,
+// the ACR that proves a second factor; WeCom: the CorpID and the app's AgentID; DingTalk: the
+// Client ID and the CorpId; Feishu: the App ID, the tenant key and the edition), the secret in the
+// platform's words (write-only: "a secret is set" when there is one, empty keeps it), who may come
+// in (members only, or anybody it vouches for joins), and the redirect URI to register at the
+// identity provider with a copy button. The server's refusals are said at the field they name
+// (its own words), else atop the form.
+import { type FormEvent, Fragment, useEffect, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import { useForm } from '../../components/use-form';
 import { errorText } from '../../lib/api';
 import type { OrgConnection } from '../../lib/api-types.gen';
 import { createConnection, patchConnection } from './api';
+import { isProtocol, PROTOCOLS, protocolWords, SECRET, type SettingKey, SETTINGS, settingProblems, settingsOf, settingValues } from './protocols';
 
 const m = defineMessages({
   newHeading: { id: 'org.conn.form.newHeading', defaultMessage: 'Add a sign-in connection' },
   editHeading: { id: 'org.conn.form.editHeading', defaultMessage: 'Change {name}' },
   protocol: { id: 'org.conn.form.protocol', defaultMessage: 'Protocol' },
-  oidc: { id: 'org.conn.protocol.oidc', defaultMessage: 'OpenID Connect' },
   nameZh: { id: 'org.conn.form.nameZh', defaultMessage: 'Name in Chinese' },
   nameEn: { id: 'org.conn.form.nameEn', defaultMessage: 'Name in English' },
   nameHint: { id: 'org.conn.form.nameHint', defaultMessage: 'Shown on the sign-in page\'s button: "Continue with" and the name. One of the two is enough.' },
   nameEmpty: { id: 'org.conn.form.nameEmpty', defaultMessage: 'Give a name in at least one language' },
-  issuer: { id: 'org.conn.form.issuer', defaultMessage: 'Issuer' },
-  issuerHint: { id: 'org.conn.form.issuerHint', defaultMessage: 'The https address of your identity provider, e.g. https://login.acme.com (its discovery document is read from there).' },
-  issuerEmpty: { id: 'org.conn.form.issuerEmpty', defaultMessage: "Give the identity provider's issuer, an https address" },
-  clientId: { id: 'org.conn.form.clientId', defaultMessage: 'Client ID' },
-  clientIdEmpty: { id: 'org.conn.form.clientIdEmpty', defaultMessage: 'Give the client ID your identity provider issued' },
-  secret: { id: 'org.conn.form.secret', defaultMessage: 'Client secret' },
   secretHint: { id: 'org.conn.form.secretHint', defaultMessage: 'Kept sealed; nobody can read it back.' },
   secretSet: { id: 'org.conn.form.secretSet', defaultMessage: 'A secret is set: leave this empty to keep it, or type a new one to replace it.' },
-  secretEmpty: { id: 'org.conn.form.secretEmpty', defaultMessage: 'Give the client secret' },
-  scopes: { id: 'org.conn.form.scopes', defaultMessage: 'Scopes (optional)' },
-  scopesHint: { id: 'org.conn.form.scopesHint', defaultMessage: 'Separated by spaces; openid email profile when empty.' },
-  mfaAcr: { id: 'org.conn.form.mfaAcr', defaultMessage: 'ACR of two-factor authentication (optional)' },
-  mfaAcrHint: { id: 'org.conn.form.mfaAcrHint', defaultMessage: "The acr value by which your identity provider says the person passed two-factor authentication; then Ciam does not ask for its own." },
   jit: { id: 'org.conn.form.jit', defaultMessage: 'Who may sign in through it?' },
   jitOff: { id: 'org.conn.jit.off', defaultMessage: 'Members of the organization only' },
   jitJoin: { id: 'org.conn.jit.join', defaultMessage: 'Anybody it vouches for, who joins the organization with its default role' },
@@ -51,22 +43,16 @@ const m = defineMessages({
   limit: { id: 'org.conn.form.limit', defaultMessage: 'An organization has at most 10 sign-in connections: delete one first.' },
 });
 
-/** The protocols the API accepts today (the server refuses the others: SERVICE_UNAVAILABLE). */
-export const PROTOCOLS = ['oidc'] as const;
-export const protocolWords = { oidc: m.oidc };
 export const jitWords = { off: m.jitOff, join: m.jitJoin };
 
-type Values = { nameZh: string; nameEn: string; protocol: string; issuer: string; clientId: string; secret: string; scopes: string; mfaAcr: string; jit: string };
+type Values = Record<SettingKey, string> & { nameZh: string; nameEn: string; protocol: string; secret: string; jit: string };
 
 const initial = (c: OrgConnection | null): Values => ({
+  ...settingValues(c?.settings),
   nameZh: c?.nameZh ?? '',
   nameEn: c?.nameEn ?? '',
   protocol: c?.protocol ?? 'oidc',
-  issuer: c?.settings.issuer ?? '',
-  clientId: c?.settings.clientId ?? '',
   secret: '',
-  scopes: c?.settings.scopes ?? '',
-  mfaAcr: c?.settings.mfaAcr ?? '',
   jit: c?.jit ?? 'off',
 });
 
@@ -121,6 +107,8 @@ export function ConnectionForm({ orgId, conn, redirectUri, onSaved, onCancel }: 
   const [note, setNote] = useState<string | null>(null);
   const hid = useId();
   const v = f.values;
+  const protocol = isProtocol(v.protocol) ? v.protocol : 'oidc';
+  const secret = SECRET[protocol];
   // Opened by a button that goes away with it: the focus moves to its first field.
   useEffect(() => (f.ref.current?.elements.namedItem('nameZh') as HTMLElement | null)?.focus(), [f.ref]);
   const submit = async (e: FormEvent) => {
@@ -129,14 +117,11 @@ export function ConnectionForm({ orgId, conn, redirectUri, onSaved, onCancel }: 
     const t = (k: keyof Values) => v[k].trim();
     const ok = f.check({
       nameZh: t('nameZh') || t('nameEn') ? null : m.nameEmpty,
-      issuer: t('issuer') ? null : m.issuerEmpty,
-      clientId: t('clientId') ? null : m.clientIdEmpty,
-      secret: conn?.hasSecret || t('secret') ? null : m.secretEmpty,
+      ...settingProblems(v.protocol, v),
+      secret: conn?.hasSecret || t('secret') ? null : secret.empty,
     });
     if (!ok) return;
-    const settings: Record<string, string> = { issuer: t('issuer'), clientId: t('clientId') };
-    if (t('scopes')) settings.scopes = t('scopes');
-    if (t('mfaAcr')) settings.mfaAcr = t('mfaAcr');
+    const settings = settingsOf(v.protocol, v);
     const names = { nameZh: t('nameZh') || null, nameEn: t('nameEn') || null };
     setBusy(true);
     const r = conn
@@ -172,17 +157,32 @@ export function ConnectionForm({ orgId, conn, redirectUri, onSaved, onCancel }: 
       </select>
       <Field {...f.bind('nameZh')} label={m.nameZh} hint={m.nameHint} lang="zh-CN" maxLength={60} autoComplete="off" />
       <Field {...f.bind('nameEn')} label={m.nameEn} lang="en-US" maxLength={60} autoComplete="off" />
-      <Field {...f.bind('issuer')} label={m.issuer} hint={m.issuerHint} type="url" inputMode="url" maxLength={512} autoComplete="off" required />
-      <Field {...f.bind('clientId')} label={m.clientId} maxLength={256} autoComplete="off" required />
-      <Field {...f.bind('secret')} label={m.secret} hint={m.secretHint} type="password" maxLength={512} autoComplete="new-password"
+      {SETTINGS[protocol].map((s) =>
+        s.choices ? (
+          <Fragment key={s.key}>
+            <label htmlFor={`${hid}${s.key}`}>
+              <FormattedMessage {...s.label} />
+            </label>
+            <select id={`${hid}${s.key}`} name={s.key} value={v[s.key]} onChange={(e) => f.set(s.key, e.target.value)} data-testid={`org-conn-${s.key}`}>
+              {s.choices.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {intl.formatMessage(c.label)}
+                </option>
+              ))}
+            </select>
+          </Fragment>
+        ) : (
+          <Field key={s.key} {...f.bind(s.key)} label={s.label} hint={s.hint} type={s.type} inputMode={s.inputMode} maxLength={s.key === 'issuer' ? 512 : 256}
+            autoComplete="off" required={!!s.empty} />
+        ),
+      )}
+      <Field {...f.bind('secret')} label={secret.label} hint={m.secretHint} type="password" maxLength={512} autoComplete="new-password"
         required={!conn?.hasSecret} data-testid="org-conn-secret" />
       {conn?.hasSecret && (
         <p className="muted" data-testid="org-conn-has-secret">
           <FormattedMessage {...m.secretSet} />
         </p>
       )}
-      <Field {...f.bind('scopes')} label={m.scopes} hint={m.scopesHint} maxLength={256} autoComplete="off" />
-      <Field {...f.bind('mfaAcr')} label={m.mfaAcr} hint={m.mfaAcrHint} maxLength={256} autoComplete="off" />
       <fieldset className="choice">
         <legend>
           <FormattedMessage {...m.jit} />

@@ -1,6 +1,8 @@
 // The sign-in connections' card of "My company" in jsdom: the list as the server gives it (status,
 // protocol, name, the redirect URI), a new OpenID Connect connection (the form's own checks, a
-// refusal at the field the server names, the body sent), a change that keeps the secret, a test
+// refusal at the field the server names, the body sent), new WeCom and Feishu ones (their own
+// fields and secret's words, the settings sent, agentId refused at its field, the corp or tenant
+// shown in the list), a change that keeps the secret, a test
 // (the identity provider's address opened in a new tab), turning on (refused until tested, in the
 // page's words), deletion after a confirmation, each verified domain's "Sign in through" with its
 // "required" switch, a refusal in the card in the reason's words, both languages, and members not
@@ -84,8 +86,8 @@ describe('the sign-in connections of My company', () => {
     expect(within(card()).getByTestId('org-conns-none')).toBeTruthy();
     fireEvent.click(within(card()).getByTestId('org-conn-add'));
     const form = within(card()).getByTestId('org-conn-form');
-    // Only the protocols the API accepts today.
-    expect([...(within(form).getByTestId('org-conn-protocol') as HTMLSelectElement).options].map((o) => o.value)).toEqual(['oidc']);
+    // The protocols the API accepts.
+    expect([...(within(form).getByTestId('org-conn-protocol') as HTMLSelectElement).options].map((o) => o.value)).toEqual(['oidc', 'wecom', 'dingtalk', 'feishu']);
     fireEvent.submit(form);
     expect(form.textContent).toContain('Give a name in at least one language');
     expect(form.textContent).toContain("Give the identity provider's issuer, an https address");
@@ -243,6 +245,86 @@ describe('the sign-in connections of My company', () => {
       { connId: ON.connId, required: true },
     ]);
     expect(screen.getByTestId('org-conn-routing-said').textContent).toBe('example.com must sign in through Example On.');
+  });
+
+  it('adds a WeCom connection: its own fields and words, the AgentID checked, a refusal naming agentId said there, the corp shown in the list', async () => {
+    serve('owner', []);
+    await renderApp(routes, '/en-US/personal/company');
+    await settle();
+    fireEvent.click(within(card()).getByTestId('org-conn-add'));
+    const form = within(card()).getByTestId('org-conn-form');
+    fireEvent.change(within(form).getByTestId('org-conn-protocol'), { target: { value: 'wecom' } });
+    // The platform's fields, not OpenID Connect's; its secret in its words.
+    expect(within(form).queryByLabelText('Issuer')).toBeNull();
+    expect(within(form).queryByLabelText('Client ID')).toBeNull();
+    fireEvent.submit(form);
+    expect(form.textContent).toContain("Give your company's CorpID");
+    expect(form.textContent).toContain("Give the self-built app's AgentID: 1 to 20 digits");
+    expect(form.textContent).toContain("Give the self-built app's Secret");
+    fireEvent.change(within(form).getByLabelText('Name in Chinese'), { target: { value: '企业微信登录' } });
+    fireEvent.change(within(form).getByLabelText('CorpID'), { target: { value: ' ww0123456789abcdef ' } });
+    fireEvent.change(within(form).getByLabelText('AgentID'), { target: { value: 'app-1' } });
+    fireEvent.change(within(form).getByLabelText("The app's Secret (corpsecret)"), { target: { value: 'corp-s3cret' } });
+    fireEvent.submit(form);
+    expect(within(form).getByLabelText('AgentID').getAttribute('aria-invalid')).toBe('true');
+    expect(api.callsTo('POST', `${P}/connections`)).toHaveLength(0);
+
+    fireEvent.change(within(form).getByLabelText('AgentID'), { target: { value: '1000002' } });
+    api.answers[`POST ${P}/connections`] = () => [400, { reason: 'INVALID_PARAMETER', field: 'agentId', message: 'Use 1 to 20 digits', code: 400 }];
+    fireEvent.submit(form);
+    await settle();
+    const agent = within(form).getByLabelText('AgentID');
+    expect(agent.getAttribute('aria-invalid')).toBe('true');
+    expect(document.getElementById(agent.getAttribute('aria-describedby')!.split(' ').at(-1)!)?.textContent).toBe('Use 1 to 20 digits');
+    expect(api.callsTo('POST', `${P}/connections`)[0]?.body).toEqual({
+      nameZh: '企业微信登录', nameEn: null, protocol: 'wecom', settings: { corpId: 'ww0123456789abcdef', agentId: '1000002' }, secret: 'corp-s3cret', jit: 'off',
+    });
+
+    const made = conn('conn_000000000000000a', { protocol: 'wecom', nameEn: '', nameZh: '企业微信登录', jit: 'off', settings: { corpId: 'ww0123456789abcdef', agentId: '1000002' } });
+    api.answers[`POST ${P}/connections`] = () => [201, made];
+    fireEvent.submit(form);
+    await settle();
+    const row = item('conn_000000000000000a');
+    expect(row.textContent).toContain('WeCom');
+    expect(within(row).getByTestId('org-conn-pinned').textContent).toBe('ww0123456789abcdef');
+  });
+
+  it('adds a Feishu connection with its tenant and edition; the list shows the tenant', async () => {
+    serve('admin', []);
+    await renderApp(routes, '/en-US/personal/company');
+    await settle();
+    fireEvent.click(within(card()).getByTestId('org-conn-add'));
+    const form = within(card()).getByTestId('org-conn-form');
+    fireEvent.change(within(form).getByTestId('org-conn-protocol'), { target: { value: 'feishu' } });
+    fireEvent.change(within(form).getByLabelText('Name in English'), { target: { value: 'Acme Feishu' } });
+    fireEvent.change(within(form).getByLabelText('App ID'), { target: { value: 'cli_a1b2c3' } });
+    fireEvent.change(within(form).getByLabelText('Tenant key'), { target: { value: 'tenant-736' } });
+    fireEvent.change(within(form).getByLabelText('App secret'), { target: { value: 'app-s3cret' } });
+    fireEvent.click(within(form).getByTestId('org-conn-jit-join'));
+    // The edition left at the deployment's: not sent.
+    const made = conn('conn_000000000000000b', { protocol: 'feishu', nameEn: 'Acme Feishu', nameZh: '', settings: { appId: 'cli_a1b2c3', tenantKey: 'tenant-736' } });
+    api.answers[`POST ${P}/connections`] = () => [201, made];
+    fireEvent.submit(form);
+    await settle();
+    expect(api.callsTo('POST', `${P}/connections`)[0]?.body).toEqual({
+      nameZh: null, nameEn: 'Acme Feishu', protocol: 'feishu', settings: { appId: 'cli_a1b2c3', tenantKey: 'tenant-736' }, secret: 'app-s3cret', jit: 'join',
+    });
+    const row = item('conn_000000000000000b');
+    expect(row.textContent).toContain('Feishu / Lark');
+    expect(within(row).getByTestId('org-conn-pinned').textContent).toBe('tenant-736');
+
+    // Lark's edition chosen: sent as the region.
+    fireEvent.click(within(card()).getByTestId('org-conn-add'));
+    const again = within(card()).getByTestId('org-conn-form');
+    fireEvent.change(within(again).getByTestId('org-conn-protocol'), { target: { value: 'feishu' } });
+    fireEvent.change(within(again).getByLabelText('Name in English'), { target: { value: 'Acme Lark' } });
+    fireEvent.change(within(again).getByLabelText('App ID'), { target: { value: 'cli_x' } });
+    fireEvent.change(within(again).getByLabelText('Tenant key'), { target: { value: 't2' } });
+    fireEvent.change(within(again).getByLabelText('Edition'), { target: { value: 'lark' } });
+    fireEvent.change(within(again).getByLabelText('App secret'), { target: { value: 's' } });
+    fireEvent.submit(again);
+    await settle();
+    expect((api.callsTo('POST', `${P}/connections`)[1]?.body as { settings: unknown }).settings).toEqual({ appId: 'cli_x', tenantKey: 't2', region: 'lark' });
   });
 
   it('speaks Chinese', async () => {

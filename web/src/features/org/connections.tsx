@@ -15,7 +15,8 @@ import { handleError } from '../../lib/api';
 import type { OrgConnection, OrgDomain } from '../../lib/api-types.gen';
 import { deleteConnection, listConnections, listDomains, patchConnection, testConnection } from './api';
 import { Card } from './card';
-import { ConnectionForm, jitWords, protocolWords, RedirectUri } from './connection-form';
+import { ConnectionForm, jitWords, RedirectUri } from './connection-form';
+import { isProtocol, pinnedOf, protocolWords } from './protocols';
 import { DomainRouting } from './connection-routing';
 import { Pending } from './load';
 
@@ -184,11 +185,15 @@ export function Connections({ orgId, active }: { orgId: string; active: boolean 
               {list.conns.map((c) => (
                 <li key={c.connId} data-testid="org-conn" data-conn={c.connId} data-status={c.status}>
                   <div>
-                    <strong data-testid="org-conn-name">{name(c)}</strong> · {protocolWords[c.protocol as 'oidc'] ? intl.formatMessage(protocolWords[c.protocol as 'oidc']) : c.protocol} ·{' '}
+                    <strong data-testid="org-conn-name">{name(c)}</strong> · {isProtocol(c.protocol) ? intl.formatMessage(protocolWords[c.protocol]) : c.protocol} ·{' '}
                     <span data-testid="org-conn-status">{intl.formatMessage(statusWords[c.status])}</span>
                     <p className="muted">
-                      {c.settings.issuer && <code>{c.settings.issuer}</code>}
-                      {c.settings.issuer && ' · '}
+                      {pinnedOf(c) && (
+                        <>
+                          <code data-testid="org-conn-pinned">{pinnedOf(c)}</code>
+                          {' · '}
+                        </>
+                      )}
                       {intl.formatMessage(jitWords[c.jit as 'off'] ?? jitWords.off)} · <FormattedMessage {...(c.hasSecret ? m.secretSet : m.noSecret)} />
                       {c.testedAt != null && (
                         <>
