@@ -1,7 +1,9 @@
 // A company's OpenID Connect identity provider for the tests: `oidc-provider` (its development
 // login and consent pages: any password works, the login names the account) with the clients and
-// accounts a test gives it. Used by staff.test.mjs (Ciam's staff sign-in), org-signin-oidc.test.mjs
-// (organizations' own connections) and, through the command line, by the Python tests:
+// accounts a test gives it, and a person signing in at it over HTTP (signInAtIdp) or in a browser
+// page (signInAtIdpPage). Used by staff.test.mjs (Ciam's staff sign-in), org-signin-oidc.test.mjs,
+// org-connections.test.mjs and org-embedded-idp.test.mjs (organizations' own connections) and,
+// through the command line, by the Python tests:
 //
 //   node web/tests/e2e/idp.mjs --config '<json>'   (or --config <file.json>)
 //
@@ -115,6 +117,33 @@ export async function signInAtIdp(url, login, jar = new Map()) {
     next = { url: new URL(action.replaceAll('&amp;', '&'), next.url), method: 'POST', body: form.toString() };
   }
   throw new Error(`the provider kept the person past 12 steps (at ${next.url})`);
+}
+
+/**
+ * A person at the provider in a browser page (Playwright's), once the relying party sent the page
+ * there: the development login as `login` (any password), then the consent, until the page leaves
+ * the provider (at once when the provider remembers a session) or closes (a popup that hands the
+ * way back and closes itself). `back`: the relying party's origin, where the page may be already.
+ * Stops where the provider shows no form (a test that holds the callback keeps the page there).
+ */
+export async function signInAtIdpPage(page, issuer, login, back) {
+  await page.waitForURL((u) => u.href.startsWith(issuer) || (!!back && u.href.startsWith(back)), { timeout: 20_000 });
+  const unlessClosed = (e) => {
+    if (!page.isClosed()) throw e;
+  };
+  for (let step = 0; step < 3; step++) {
+    if (page.isClosed()) return;
+    await page.waitForLoadState().catch(unlessClosed);
+    if (page.isClosed() || !page.url().startsWith(issuer)) return;
+    const submit = page.locator('button[type="submit"]');
+    if ((await submit.count()) === 0) return;
+    const field = page.locator('input[name="login"]');
+    if (await field.count()) {
+      await field.fill(login);
+      await page.locator('input[name="password"]').fill('anything');
+    }
+    await Promise.all([page.waitForNavigation({ timeout: 20_000 }).catch(unlessClosed), submit.first().click()]);
+  }
 }
 
 // The command line: `node idp.mjs --config <json or file>`.

@@ -1,6 +1,6 @@
 // An organization's own sign-in connection set up in its screens (issue 35 items 4 and 6), both
 // languages, real `ciam serve`, Chromium and a real OpenID Connect provider (`oidc-provider`
-// plays the company's IdP): in "My company" its owner adds an OpenID Connect connection by keyboard
+// plays the company's IdP, idp.mjs): in "My company" its owner adds an OpenID Connect connection by keyboard
 // alone (the redirect URI shown is the one registered at the IdP), tests it (the IdP's sign-in in
 // a new tab, whose page says the test passed), turns it on, routes the verified domain to it and
 // deletes the connection that verified the domain; axe with every rule (experimental included),
@@ -16,8 +16,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Provider from 'oidc-provider';
-import { apiCall, axeEveryRule, axeEveryWay, BIN, consoleUser, createAccount, freePort, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryRule, axeEveryWay, BIN, consoleUser, createAccount, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, uniqueMail } from './harness.mjs';
+import { signInAtIdpPage, startIdp } from './idp.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
 const PASSWORD = 'Ciam-Conn-2026!';
@@ -27,51 +27,19 @@ const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ];
-const idpPort = await freePort();
-const ISSUER = `http://127.0.0.1:${idpPort}`;
 const { skip, ctx } = suite();
 
 let idp = null;
 /** The company's IdP: whoever logs in is the mail they typed (verified). */
 async function startProvider() {
-  const provider = new Provider(ISSUER, {
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [`${ctx.server.base}/ciam/v1/auth/org/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    async findAccount(_ctx, id) {
-      return { accountId: id, claims: async () => ({ sub: id, email: id, email_verified: true, name: id.split('@')[0] }) };
-    },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    features: { devInteractions: { enabled: true } },
-    cookies: { keys: ['e2e-cookie-key-0123456789abcdef'] },
-  });
-  provider.on('server_error', (_ctx, e) => console.error('oidc-provider:', e));
-  await new Promise((resolve) => {
-    idp = provider.listen(idpPort, '127.0.0.1', resolve);
+  idp = await startIdp({
+    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [`${ctx.server.base}/ciam/v1/auth/org/callback`] }],
+    accounts: (login) => ({ email: login, email_verified: true, name: login.split('@')[0] }),
   });
 }
 
 /** The IdP's login and consent pages, as `login`, until the browser leaves the IdP (at once when it remembers a session). */
-async function atIdp(page, login) {
-  await page.waitForURL((u) => u.href.startsWith(ISSUER) || u.href.startsWith(ctx.server.base), { timeout: 20_000 });
-  for (let step = 0; step < 3; step++) {
-    await page.waitForLoadState();
-    if (!page.url().startsWith(ISSUER)) break;
-    const loginField = page.locator('input[name="login"]');
-    if (await loginField.count()) {
-      await loginField.fill(login);
-      await page.locator('input[name="password"]').fill('anything');
-    }
-    await Promise.all([page.waitForNavigation({ timeout: 20_000 }), page.locator('button[type="submit"]').first().click()]);
-  }
-}
+const atIdp = (page, login) => signInAtIdpPage(page, idp.issuer, login, ctx.server.base);
 
 /** `ciam admin <args>` on the test server's data folder; answers what it printed. */
 function admin(...args) {
@@ -94,7 +62,7 @@ let operator;
 
 describe("an organization's own sign-in connection, set up in its screens", { skip }, () => {
   before(startProvider);
-  after(() => new Promise((resolve) => (idp ? idp.close(resolve) : resolve())));
+  after(() => idp?.stop());
 
   for (const L of LOCALES) {
     it(`an owner adds, tests, turns on and routes a connection; a colleague signs in through it and joins (${L})`, async () => {
@@ -127,7 +95,7 @@ describe("an organization's own sign-in connection, set up in its screens", { sk
       await page.keyboard.type(names.zh);
       for (const [field, value] of [
         ['nameEn', names.en],
-        ['issuer', ISSUER],
+        ['issuer', idp.issuer],
         ['clientId', CLIENT_ID],
         ['secret', CLIENT_SECRET],
       ]) {
@@ -186,7 +154,7 @@ describe("an organization's own sign-in connection, set up in its screens", { sk
 
       // The API agrees.
       const got = await apiCall(ctx.server.base, 'GET', `/org/${orgId}/connections`, undefined, owner.token);
-      assert.deepEqual(got.json.connections.map((c) => [c.connId, c.status, c.jit, c.hasSecret, c.settings.issuer]), [[connId, 'on', 'join', true, ISSUER]]);
+      assert.deepEqual(got.json.connections.map((c) => [c.connId, c.status, c.jit, c.hasSecret, c.settings.issuer]), [[connId, 'on', 'join', true, idp.issuer]]);
       const doms = await apiCall(ctx.server.base, 'GET', `/org/${orgId}/domains`, undefined, owner.token);
       assert.deepEqual(doms.json.domains.map((d) => [d.domain, d.signIn]), [[domain, { connId, required: false }]]);
       await page.close();

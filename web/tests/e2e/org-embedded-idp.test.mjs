@@ -1,6 +1,6 @@
 // The embedded sign-in's company button all the way through (issue 35), real `ciam serve`,
-// Chromium and `oidc-provider` as the company's identity provider (its development login and
-// consent pages), both languages: a partner's page frames the sign-in; the company's owner types
+// Chromium and `oidc-provider` as the company's identity provider (idp.mjs: its development login
+// and consent pages), both languages: a partner's page frames the sign-in; the company's owner types
 // their mail at the company's domain (routed, required), presses "Continue with <company> (opens
 // a new window)"; the popup goes to the provider, signs in there, comes back to Ciam and hands
 // the way back to the frame, and closes; the frame redeems it with its bind, shows the consent
@@ -10,14 +10,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import Provider from 'oidc-provider';
-import { BIN, createAccount, freePort, hostPage, launchBrowser, LOCALES, suite } from './harness.mjs';
+import { BIN, createAccount, hostPage, launchBrowser, LOCALES, suite } from './harness.mjs';
+import { signInAtIdpPage, startIdp } from './idp.mjs';
 
 const PASSWORD = 'Ciam-Org-2026!';
 const CLIENT_ID = 'ciam-org-e2e';
 const CLIENT_SECRET = 'org-secret-of-the-e2e-test-0123456789';
-const idpPort = await freePort();
-const ISSUER = `http://127.0.0.1:${idpPort}`;
 // A public URL (the callback the provider is told): pages at http://localhost:<port>.
 const { skip, ctx } = suite({ server: { localhost: true } });
 
@@ -31,29 +29,10 @@ let idp = null;
 let site = null;
 
 async function startProvider() {
-  const provider = new Provider(ISSUER, {
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [`${ctx.server.base}/ciam/v1/auth/org/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    // The login typed is the person's mail.
-    async findAccount(_ctx, id) {
-      return { accountId: id, async claims() { return { sub: id, email: id, email_verified: true }; } };
-    },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-    pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
-    cookies: { keys: ['e2e-cookie-key-0123456789abcdef'] },
-  });
-  provider.on('server_error', (_ctx, e) => console.error('oidc-provider:', e));
-  await new Promise((resolve) => {
-    idp = provider.listen(idpPort, '127.0.0.1', resolve);
+  // The login typed is the person's mail.
+  idp = await startIdp({
+    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [`${ctx.server.base}/ciam/v1/auth/org/callback`] }],
+    accounts: (login) => ({ email: login, email_verified: true }),
   });
 }
 
@@ -80,7 +59,7 @@ describe("the embedded sign-in's company sign-in, through a real provider", { sk
   });
   after(async () => {
     await site?.close();
-    await new Promise((resolve) => (idp ? idp.close(resolve) : resolve()));
+    await idp?.stop();
   });
 
   for (const L of LOCALES) {
@@ -90,7 +69,7 @@ describe("the embedded sign-in's company sign-in, through a real provider", { sk
       // The owner has a mail at the company's domain (signed up before it was routed).
       const boss = await createAccount(ctx.server, { account: `boss-${tag}@${domain}`, password: PASSWORD });
       const orgId = admin('org-create', boss.account, '--name-en', `Idp Corp ${tag}`, '--name-zh', `身份集团${tag}`, '--reason', 'e2e: issue 35');
-      admin('org-sign-in', domain, '--org', orgId, '--name-en', `Idp Corp ${tag}`, '--name-zh', `身份集团${tag}`, '--issuer', ISSUER,
+      admin('org-sign-in', domain, '--org', orgId, '--name-en', `Idp Corp ${tag}`, '--name-zh', `身份集团${tag}`, '--issuer', idp.issuer,
         '--client-id', CLIENT_ID, '--secret', CLIENT_SECRET, '--required', '--verify', '--reason', 'e2e: issue 35');
 
       const browser = await launchBrowser({ locale: L });
@@ -107,18 +86,7 @@ describe("the embedded sign-in's company sign-in, through a real provider", { sk
         const [popup] = await Promise.all([page.waitForEvent('popup', { timeout: 10_000 }), button.click()]);
 
         // At the provider, in the popup: its login, then its consent.
-        for (let step = 0; step < 3; step++) {
-          await popup.waitForURL((u) => u.href.startsWith(ISSUER) && !u.href.includes('/auth?'), { timeout: 20_000 }).catch(() => {});
-          if (popup.isClosed() || !popup.url().startsWith(ISSUER)) break;
-          const submit = popup.locator('button[type="submit"]');
-          await submit.first().waitFor({ timeout: 10_000 });
-          const login = popup.locator('input[name="login"]');
-          if (await login.count()) {
-            await login.fill(boss.account);
-            await popup.locator('input[name="password"]').fill('anything');
-          }
-          await Promise.all([popup.waitForEvent('framenavigated', { timeout: 20_000 }).catch(() => {}), submit.first().click()]);
-        }
+        await signInAtIdpPage(popup, idp.issuer, boss.account);
         // Back at Ciam, the popup hands over and closes.
         if (!popup.isClosed()) await popup.waitForEvent('close', { timeout: 20_000 });
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
-import { startIdp } from './idp.mjs';
+import { signInAtIdpPage, startIdp } from './idp.mjs';
 import { apiCall, freePort, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, where } from './harness.mjs';
 
 const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
@@ -71,19 +71,8 @@ async function staffSignIn(page, L, login, { query = '' } = {}) {
   const company = page.locator('[data-testid="staff-company"]');
   assert.equal((await company.textContent())?.trim(), messages[L]['signin.staffCompany']);
   await company.click();
-  await page.waitForURL((u) => u.href.startsWith(ISSUER) || u.href.startsWith(base), { timeout: 20_000 });
-  for (let step = 0; step < 3; step++) {
-    await page.waitForLoadState();
-    if (!page.url().startsWith(ISSUER)) break;
-    // A held callback: the browser stays at the provider.
-    if ((await page.locator('button[type="submit"]').count()) === 0) break;
-    const loginField = page.locator('input[name="login"]');
-    if (await loginField.count()) {
-      await loginField.fill(login);
-      await page.locator('input[name="password"]').fill('anything');
-    }
-    await Promise.all([page.waitForNavigation({ timeout: 20_000 }), page.locator('button[type="submit"]').first().click()]);
-  }
+  // At the provider (a held callback keeps the browser there).
+  await signInAtIdpPage(page, ISSUER, login, base);
 }
 
 async function signedInInfo(page) {
