@@ -14,6 +14,7 @@ import { When } from '../../components/when';
 import { WithMessages } from '../../components/with-messages';
 import { loadOrg } from '../org/messages';
 import { clientOf, isProtocol, pinnedOf, PROTOCOLS, protocolWords, SECRET, type SettingKey, SETTINGS, settingsOf, settingValues } from '../org/protocols';
+import { SettingChoice } from '../org/setting-choice';
 import type { Result } from '../../lib/api';
 import { addOrgConnection, deleteOrgConnection, type OrgConnection, orgConnections, orgDomains, type OrgDomain, patchOrgConnection, setOrgDomainSignIn, testOrgConnection } from './api';
 import { LoadStatus, Section, useConsole, useLoad, useMay } from './context';
@@ -370,18 +371,7 @@ function Connections({ orgId, active, onChanged }: Props) {
               </select>
               {SETTINGS[protocol].map((s) =>
                 s.choices ? (
-                  <Fragment key={s.key}>
-                    <label htmlFor={`${id}${s.key}`}>
-                      <FormattedMessage {...s.label} />
-                    </label>
-                    <select id={`${id}${s.key}`} name={s.key} value={form[s.key]} onChange={(e) => setForm((f) => ({ ...f, [s.key]: e.target.value }))}>
-                      {s.choices.map((c) => (
-                        <option key={c.value} value={c.value}>
-                          {intl.formatMessage(c.label)}
-                        </option>
-                      ))}
-                    </select>
-                  </Fragment>
+                  <SettingChoice key={s.key} setting={s} value={form[s.key]} onChange={(x) => setForm((f) => ({ ...f, [s.key]: x }))} />
                 ) : (
                   <Fragment key={s.key}>{input(s.key, s.label, { type: s.type })}</Fragment>
                 ),

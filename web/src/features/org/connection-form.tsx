@@ -9,7 +9,7 @@
 // in (members only, or anybody it vouches for joins), and the redirect URI to register at the
 // identity provider with a copy button. The server's refusals are said at the field they name
 // (its own words), else atop the form.
-import { type FormEvent, Fragment, useEffect, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Field, FormAlert } from '../../components/field';
 import { useForm } from '../../components/use-form';
@@ -17,6 +17,7 @@ import { errorText } from '../../lib/api';
 import type { OrgConnection } from '../../lib/api-types.gen';
 import { createConnection, patchConnection } from './api';
 import { isProtocol, PROTOCOLS, protocolWords, SECRET, type SettingKey, SETTINGS, settingProblems, settingsOf, settingValues } from './protocols';
+import { SettingChoice } from './setting-choice';
 
 const m = defineMessages({
   newHeading: { id: 'org.conn.form.newHeading', defaultMessage: 'Add a sign-in connection' },
@@ -159,18 +160,7 @@ export function ConnectionForm({ orgId, conn, redirectUri, onSaved, onCancel }: 
       <Field {...f.bind('nameEn')} label={m.nameEn} lang="en-US" maxLength={60} autoComplete="off" />
       {SETTINGS[protocol].map((s) =>
         s.choices ? (
-          <Fragment key={s.key}>
-            <label htmlFor={`${hid}${s.key}`}>
-              <FormattedMessage {...s.label} />
-            </label>
-            <select id={`${hid}${s.key}`} name={s.key} value={v[s.key]} onChange={(e) => f.set(s.key, e.target.value)} data-testid={`org-conn-${s.key}`}>
-              {s.choices.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {intl.formatMessage(c.label)}
-                </option>
-              ))}
-            </select>
-          </Fragment>
+          <SettingChoice key={s.key} setting={s} value={v[s.key]} onChange={(x) => f.set(s.key, x)} />
         ) : (
           <Field key={s.key} {...f.bind(s.key)} label={s.label} hint={s.hint} type={s.type} inputMode={s.inputMode} maxLength={s.key === 'issuer' ? 512 : 256}
             autoComplete="off" required={!!s.empty} />

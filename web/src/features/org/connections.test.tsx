@@ -47,6 +47,9 @@ function serve(role: string, connections: unknown[] = [C1, ON], domains: unknown
 const card = () => screen.getByTestId('org-conns');
 const item = (id: string) => card().querySelector<HTMLElement>(`[data-testid="org-conn"][data-conn="${id}"]`)!;
 const said = () => screen.getByTestId('org-conns-said').textContent;
+/** Types into the form's fields, by label. */
+const fill = (form: HTMLElement, values: Record<string, string>) =>
+  Object.entries(values).forEach(([label, value]) => fireEvent.change(within(form).getByLabelText(label), { target: { value } }));
 
 beforeEach(() => signIn());
 afterEach(() => {
@@ -261,10 +264,7 @@ describe('the sign-in connections of My company', () => {
     expect(form.textContent).toContain("Give your company's CorpID");
     expect(form.textContent).toContain("Give the self-built app's AgentID: 1 to 20 digits");
     expect(form.textContent).toContain("Give the self-built app's Secret");
-    fireEvent.change(within(form).getByLabelText('Name in Chinese'), { target: { value: '企业微信登录' } });
-    fireEvent.change(within(form).getByLabelText('CorpID'), { target: { value: ' ww0123456789abcdef ' } });
-    fireEvent.change(within(form).getByLabelText('AgentID'), { target: { value: 'app-1' } });
-    fireEvent.change(within(form).getByLabelText("The app's Secret (corpsecret)"), { target: { value: 'corp-s3cret' } });
+    fill(form, { 'Name in Chinese': '企业微信登录', CorpID: ' ww0123456789abcdef ', AgentID: 'app-1', "The app's Secret (corpsecret)": 'corp-s3cret' });
     fireEvent.submit(form);
     expect(within(form).getByLabelText('AgentID').getAttribute('aria-invalid')).toBe('true');
     expect(api.callsTo('POST', `${P}/connections`)).toHaveLength(0);
@@ -296,10 +296,7 @@ describe('the sign-in connections of My company', () => {
     fireEvent.click(within(card()).getByTestId('org-conn-add'));
     const form = within(card()).getByTestId('org-conn-form');
     fireEvent.change(within(form).getByTestId('org-conn-protocol'), { target: { value: 'feishu' } });
-    fireEvent.change(within(form).getByLabelText('Name in English'), { target: { value: 'Acme Feishu' } });
-    fireEvent.change(within(form).getByLabelText('App ID'), { target: { value: 'cli_a1b2c3' } });
-    fireEvent.change(within(form).getByLabelText('Tenant key'), { target: { value: 'tenant-736' } });
-    fireEvent.change(within(form).getByLabelText('App secret'), { target: { value: 'app-s3cret' } });
+    fill(form, { 'Name in English': 'Acme Feishu', 'App ID': 'cli_a1b2c3', 'Tenant key': 'tenant-736', 'App secret': 'app-s3cret' });
     fireEvent.click(within(form).getByTestId('org-conn-jit-join'));
     // The edition left at the deployment's: not sent.
     const made = conn('conn_000000000000000b', { protocol: 'feishu', nameEn: 'Acme Feishu', nameZh: '', settings: { appId: 'cli_a1b2c3', tenantKey: 'tenant-736' } });
@@ -317,11 +314,7 @@ describe('the sign-in connections of My company', () => {
     fireEvent.click(within(card()).getByTestId('org-conn-add'));
     const again = within(card()).getByTestId('org-conn-form');
     fireEvent.change(within(again).getByTestId('org-conn-protocol'), { target: { value: 'feishu' } });
-    fireEvent.change(within(again).getByLabelText('Name in English'), { target: { value: 'Acme Lark' } });
-    fireEvent.change(within(again).getByLabelText('App ID'), { target: { value: 'cli_x' } });
-    fireEvent.change(within(again).getByLabelText('Tenant key'), { target: { value: 't2' } });
-    fireEvent.change(within(again).getByLabelText('Edition'), { target: { value: 'lark' } });
-    fireEvent.change(within(again).getByLabelText('App secret'), { target: { value: 's' } });
+    fill(again, { 'Name in English': 'Acme Lark', 'App ID': 'cli_x', 'Tenant key': 't2', Edition: 'lark', 'App secret': 's' });
     fireEvent.submit(again);
     await settle();
     expect((api.callsTo('POST', `${P}/connections`)[1]?.body as { settings: unknown }).settings).toEqual({ appId: 'cli_x', tenantKey: 't2', region: 'lark' });
