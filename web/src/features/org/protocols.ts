@@ -20,7 +20,7 @@ const m = defineMessages({
   mfaAcr: { id: 'org.conn.form.mfaAcr', defaultMessage: 'ACR of two-factor authentication (optional)' },
   mfaAcrHint: { id: 'org.conn.form.mfaAcrHint', defaultMessage: 'The acr value by which your identity provider says the person passed two-factor authentication; then Ciam does not ask for its own.' },
   wecomCorpId: { id: 'org.conn.form.wecomCorpId', defaultMessage: 'CorpID' },
-  wecomCorpIdHint: { id: 'org.conn.form.wecomCorpIdHint', defaultMessage: "Your company's CorpID, in WeCom's admin console under My company (ww...). Only people of this corp may sign in." },
+  wecomCorpIdHint: { id: 'org.conn.form.wecomCorpIdHint', defaultMessage: "Your company's CorpID, shown in WeCom's management page under My company (ww...). Only people of this corp may sign in." },
   corpIdEmpty: { id: 'org.conn.form.corpIdEmpty', defaultMessage: "Give your company's CorpID" },
   agentId: { id: 'org.conn.form.agentId', defaultMessage: 'AgentID' },
   agentIdHint: { id: 'org.conn.form.agentIdHint', defaultMessage: "The AgentID of your company's self-built app (digits)." },
