@@ -4,7 +4,8 @@
 // alone (the redirect URI shown is the one registered at the IdP), tests it (the IdP's sign-in in
 // a new tab, whose page says the test passed), turns it on, routes the verified domain to it and
 // deletes the connection that verified the domain; axe with every rule (experimental included),
-// light and dark, desktop and phone, on the card. An operator sees it on the console's
+// light and dark, desktop and phone, on the card; then adds a WeCom one (a malformed CorpID
+// refused by the server at its field, the corp shown once added). An operator sees it on the console's
 // organization page (axe there too). Then a colleague types their mail at that domain on the
 // sign-in page, continues with the company, signs in at the IdP and lands signed in, a member
 // (just-in-time join).
@@ -157,6 +158,26 @@ describe("an organization's own sign-in connection, set up in its screens", { sk
       assert.deepEqual(got.json.connections.map((c) => [c.connId, c.status, c.jit, c.hasSecret, c.settings.issuer]), [[connId, 'on', 'join', true, idp.issuer]]);
       const doms = await apiCall(ctx.server.base, 'GET', `/org/${orgId}/domains`, undefined, owner.token);
       assert.deepEqual(doms.json.domains.map((d) => [d.domain, d.signIn]), [[domain, { connId, required: false }]]);
+
+      // A WeCom connection through the same form: the server's refusal of a malformed CorpID is
+      // said at that field; corrected, it is added and the list shows its corp.
+      await card.getByTestId('org-conn-add').click();
+      const wecomForm = card.getByTestId('org-conn-form');
+      await wecomForm.getByTestId('org-conn-protocol').selectOption('wecom');
+      const corp = wecomForm.locator('[name="corpId"]');
+      await wecomForm.locator('[name="nameEn"]').fill(`WeCom ${L}`);
+      await corp.fill('ww 0123');
+      await wecomForm.locator('[name="agentId"]').fill('1000002');
+      await wecomForm.locator('[name="secret"]').fill('corp-secret-of-the-e2e-test');
+      await wecomForm.getByTestId('org-conn-save').click();
+      await wecomForm.locator('[name="corpId"][aria-invalid="true"]').waitFor();
+      await corp.fill(`ww${tag.replace(/[^a-z0-9]/g, '')}`);
+      await wecomForm.getByTestId('org-conn-save').click();
+      await wecomForm.waitFor({ state: 'detached' });
+      const all = await apiCall(ctx.server.base, 'GET', `/org/${orgId}/connections`, undefined, owner.token);
+      const wecom = all.json.connections.find((c) => c.protocol === 'wecom');
+      assert.deepEqual(wecom?.settings, { corpId: `ww${tag.replace(/[^a-z0-9]/g, '')}`, agentId: '1000002' });
+      assert.equal(await card.locator(`[data-testid="org-conn"][data-conn="${wecom.connId}"] [data-testid="org-conn-pinned"]`).textContent(), wecom.settings.corpId);
       await page.close();
 
       // The operator sees it on the console's organization page.
