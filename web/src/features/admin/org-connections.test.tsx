@@ -117,10 +117,8 @@ describe("an organization's sign-in connections in the console", () => {
     const add = dialog('org-conn-dialog');
     fireEvent.change(within(add).getByRole('combobox', { name: 'Protocol' }), { target: { value: 'dingtalk' } });
     expect(within(add).queryByLabelText('Issuer')).toBeNull();
-    type('Name in English', 'Acme DingTalk', add);
-    type('Client ID (AppKey)', 'dingapp', add);
-    type('CorpId', 'ding0123', add);
-    type('Client secret (AppSecret)', 'd1ng', add);
+    const typed = { 'Name in English': 'Acme DingTalk', 'Client ID (AppKey)': 'dingapp', CorpId: 'ding0123', 'Client secret (AppSecret)': 'd1ng' };
+    for (const [label, text] of Object.entries(typed)) type(label, text, add);
     await confirmWithReason('org-conn-dialog', 'contract 8');
     expect(fake.callsTo('POST', `${P}/connections`).map((c) => c.body)).toEqual([
       { nameZh: null, nameEn: 'Acme DingTalk', settings: { clientId: 'dingapp', corpId: 'ding0123' }, jit: 'off', secret: 'd1ng', protocol: 'dingtalk', reason: 'contract 8' },

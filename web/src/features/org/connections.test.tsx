@@ -47,6 +47,23 @@ function serve(role: string, connections: unknown[] = [C1, ON], domains: unknown
 const card = () => screen.getByTestId('org-conns');
 const item = (id: string) => card().querySelector<HTMLElement>(`[data-testid="org-conn"][data-conn="${id}"]`)!;
 const said = () => screen.getByTestId('org-conns-said').textContent;
+/** My company, with no connection yet, for `role`; its form for a new connection of `protocol`. */
+async function newForm(role: string, protocol: string) {
+  serve(role, []);
+  await renderApp(routes, '/en-US/personal/company');
+  await settle();
+  fireEvent.click(within(card()).getByTestId('org-conn-add'));
+  const form = within(card()).getByTestId('org-conn-form');
+  fireEvent.change(within(form).getByTestId('org-conn-protocol'), { target: { value: protocol } });
+  return form;
+}
+/** The field labelled `label`, flagged with the server's `message` as its error line. */
+function refusedAt(form: HTMLElement, label: string, message: string) {
+  const field = within(form).getByLabelText(label);
+  expect(field.getAttribute('aria-invalid')).toBe('true');
+  expect(document.getElementById(field.getAttribute('aria-describedby')!.split(' ').at(-1)!)?.textContent).toBe(message);
+  return field;
+}
 /** Types into the form's fields, by label. */
 const fill = (form: HTMLElement, values: Record<string, string>) =>
   Object.entries(values).forEach(([label, value]) => fireEvent.change(within(form).getByLabelText(label), { target: { value } }));
@@ -106,9 +123,7 @@ describe('the sign-in connections of My company', () => {
     api.answers[`POST ${P}/connections`] = () => [400, { reason: 'INVALID_PARAMETER', field: 'issuer', message: 'Must be an https address', code: 400 }];
     fireEvent.submit(form);
     await settle();
-    const issuer = within(form).getByLabelText('Issuer');
-    expect(issuer.getAttribute('aria-invalid')).toBe('true');
-    expect(document.getElementById(issuer.getAttribute('aria-describedby')!.split(' ').at(-1)!)?.textContent).toBe('Must be an https address');
+    const issuer = refusedAt(form, 'Issuer', 'Must be an https address');
 
     fireEvent.change(issuer, { target: { value: 'https://idp.acme.com' } });
     api.answers[`POST ${P}/connections`] = () => [201, conn('conn_0000000000000009', { nameEn: 'Acme SSO', nameZh: 'Acme SSO', settings: { issuer: 'https://idp.acme.com', clientId: 'ciam-app' } })];
@@ -123,11 +138,7 @@ describe('the sign-in connections of My company', () => {
   });
 
   it('the limit of ten is said in the page’s words', async () => {
-    serve('admin', []);
-    await renderApp(routes, '/en-US/personal/company');
-    await settle();
-    fireEvent.click(within(card()).getByTestId('org-conn-add'));
-    const form = within(card()).getByTestId('org-conn-form');
+    const form = await newForm('admin', 'oidc');
     fireEvent.change(within(form).getByLabelText('Name in Chinese'), { target: { value: '示例' } });
     fireEvent.change(within(form).getByLabelText('Issuer'), { target: { value: 'https://idp.acme.com' } });
     fireEvent.change(within(form).getByLabelText('Client ID'), { target: { value: 'c' } });
@@ -251,12 +262,7 @@ describe('the sign-in connections of My company', () => {
   });
 
   it('adds a WeCom connection: its own fields and words, the AgentID checked, a refusal naming agentId said there, the corp shown in the list', async () => {
-    serve('owner', []);
-    await renderApp(routes, '/en-US/personal/company');
-    await settle();
-    fireEvent.click(within(card()).getByTestId('org-conn-add'));
-    const form = within(card()).getByTestId('org-conn-form');
-    fireEvent.change(within(form).getByTestId('org-conn-protocol'), { target: { value: 'wecom' } });
+    const form = await newForm('owner', 'wecom');
     // The platform's fields, not OpenID Connect's; its secret in its words.
     expect(within(form).queryByLabelText('Issuer')).toBeNull();
     expect(within(form).queryByLabelText('Client ID')).toBeNull();
@@ -273,9 +279,7 @@ describe('the sign-in connections of My company', () => {
     api.answers[`POST ${P}/connections`] = () => [400, { reason: 'INVALID_PARAMETER', field: 'agentId', message: 'Use 1 to 20 digits', code: 400 }];
     fireEvent.submit(form);
     await settle();
-    const agent = within(form).getByLabelText('AgentID');
-    expect(agent.getAttribute('aria-invalid')).toBe('true');
-    expect(document.getElementById(agent.getAttribute('aria-describedby')!.split(' ').at(-1)!)?.textContent).toBe('Use 1 to 20 digits');
+    refusedAt(form, 'AgentID', 'Use 1 to 20 digits');
     expect(api.callsTo('POST', `${P}/connections`)[0]?.body).toEqual({
       nameZh: '企业微信登录', nameEn: null, protocol: 'wecom', settings: { corpId: 'ww0123456789abcdef', agentId: '1000002' }, secret: 'corp-s3cret', jit: 'off',
     });
@@ -290,12 +294,7 @@ describe('the sign-in connections of My company', () => {
   });
 
   it('adds a Feishu connection with its tenant and edition; the list shows the tenant', async () => {
-    serve('admin', []);
-    await renderApp(routes, '/en-US/personal/company');
-    await settle();
-    fireEvent.click(within(card()).getByTestId('org-conn-add'));
-    const form = within(card()).getByTestId('org-conn-form');
-    fireEvent.change(within(form).getByTestId('org-conn-protocol'), { target: { value: 'feishu' } });
+    const form = await newForm('admin', 'feishu');
     fill(form, { 'Name in English': 'Acme Feishu', 'App ID': 'cli_a1b2c3', 'Tenant key': 'tenant-736', 'App secret': 'app-s3cret' });
     fireEvent.click(within(form).getByTestId('org-conn-jit-join'));
     // The edition left at the deployment's: not sent.
