@@ -239,7 +239,7 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
       const pkceCodeVerifier = client.randomPKCECodeVerifier();
       const state = client.randomState();
       const nonce = client.randomNonce();
-      // The session's organization (design §3) is not built: the parameter names it.
+      // The parameter names the organization (the last test goes without it).
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope: 'openid nickname organization',
@@ -298,6 +298,40 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
       assert.equal(body.userId, s.li.userId);
       assert.equal(body.orgId, s.acme.orgId);
       assert.deepEqual(body.orgRoles, ['member']);
+    });
+
+    it('without the organization parameter, openid-client gets the company sign-in\'s organization, not a picker', async () => {
+      // Li also owns another organization: without the session's organization (design §3) the
+      // authorization would offer both; the company sign-in's session names Acme alone.
+      const side = admin('org-create', s.li.userId, '--name-en', 'Li Side', '--name-zh', '李的副业', '--reason', 'e2e: a second organization');
+      assert.equal(await membership(s.li.token, side), 'owner');
+      const redirectUri = `${RP}/cb-default-${tag}`;
+      const made = ctx.server.registerApp({ name: { 'zh-CN': '默认组织', 'en-US': 'Default Org' }, serviceUrls: [redirectUri], scopes: ['nickname'] });
+      const config = await client.discovery(new URL(`${ctx.server.base}/ciam/v1/oidc`), made.app.appId, made.appSecret, undefined, { execute: [client.allowInsecureRequests] });
+      const pkceCodeVerifier = client.randomPKCECodeVerifier();
+      const state = client.randomState();
+      const nonce = client.randomNonce();
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid nickname organization',
+        code_challenge: await client.calculatePKCECodeChallenge(pkceCodeVerifier),
+        code_challenge_method: 'S256',
+        state,
+        nonce,
+      });
+      const res = await fetch(url, { redirect: 'manual' });
+      assert.equal(res.status, 302, await res.text());
+      const id = new URL(res.headers.get('location'), ctx.server.base).searchParams.get('oidcRequest');
+      assert.ok(id, res.headers.get('location'));
+      const view = await api('GET', `/oidc/requests/${id}`, undefined, s.li.token);
+      assert.equal(view.status, 200, JSON.stringify(view.json));
+      assert.deepEqual(view.json.organization.choices.map((c) => c.orgId), [s.acme.orgId], 'no picker');
+      const allow = await api('POST', `/oidc/requests/${id}`, {}, s.li.token);
+      assert.equal(allow.status, 200, JSON.stringify(allow.json));
+      const tokens = await client.authorizationCodeGrant(config, new URL(allow.json.redirect), { pkceCodeVerifier, expectedState: state, expectedNonce: nonce });
+      const claims = tokens.claims();
+      assert.equal(claims.org_id, s.acme.orgId);
+      assert.deepEqual(claims.org_roles, ['member']);
     });
   });
 }
