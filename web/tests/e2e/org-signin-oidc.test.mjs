@@ -231,15 +231,18 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
       assert.equal(await membership(through.token, acme.orgId), 'member');
     });
 
-    it('openid-client finds org_id and org_roles after the company sign-in', async () => {
-      const redirectUri = `${RP}/cb-${tag}`;
-      const made = ctx.server.registerApp({ name: { 'zh-CN': '公司门户', 'en-US': 'Company Portal' }, serviceUrls: [redirectUri], scopes: ['nickname'] });
-      const issuer = `${ctx.server.base}/ciam/v1/oidc`;
-      const config = await client.discovery(new URL(issuer), made.app.appId, made.appSecret, undefined, { execute: [client.allowInsecureRequests] });
+    /**
+     * `openid-client`'s code flow (PKCE, nonce, scope `organization`) for Li, with `organization`
+     * when given; Allow through the API. Answers the screen's organization choices, the verified
+     * id_token's claims, and the client's config and tokens.
+     */
+    async function codeFlow(name, path, organization) {
+      const redirectUri = `${RP}/${path}-${tag}`;
+      const made = ctx.server.registerApp({ name, serviceUrls: [redirectUri], scopes: ['nickname'] });
+      const config = await client.discovery(new URL(`${ctx.server.base}/ciam/v1/oidc`), made.app.appId, made.appSecret, undefined, { execute: [client.allowInsecureRequests] });
       const pkceCodeVerifier = client.randomPKCECodeVerifier();
       const state = client.randomState();
       const nonce = client.randomNonce();
-      // The parameter names the organization (the last test goes without it).
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope: 'openid nickname organization',
@@ -247,7 +250,7 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
         code_challenge_method: 'S256',
         state,
         nonce,
-        organization: s.acme.orgId,
+        ...(organization ? { organization } : {}),
       });
       const res = await fetch(url, { redirect: 'manual' });
       assert.equal(res.status, 302, await res.text());
@@ -255,14 +258,16 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
       assert.ok(id, res.headers.get('location'));
       const view = await api('GET', `/oidc/requests/${id}`, undefined, s.li.token);
       assert.equal(view.status, 200, JSON.stringify(view.json));
-      assert.deepEqual(
-        view.json.organization.choices.map((c) => c.orgId),
-        [s.acme.orgId],
-      );
       const allow = await api('POST', `/oidc/requests/${id}`, {}, s.li.token);
       assert.equal(allow.status, 200, JSON.stringify(allow.json));
       const tokens = await client.authorizationCodeGrant(config, new URL(allow.json.redirect), { pkceCodeVerifier, expectedState: state, expectedNonce: nonce });
-      const claims = tokens.claims();
+      return { choices: view.json.organization.choices.map((c) => c.orgId), claims: tokens.claims(), config, tokens };
+    }
+
+    it('openid-client finds org_id and org_roles after the company sign-in', async () => {
+      // The parameter names the organization (the last test goes without it).
+      const { choices, claims, config, tokens } = await codeFlow({ 'zh-CN': '公司门户', 'en-US': 'Company Portal' }, 'cb', s.acme.orgId);
+      assert.deepEqual(choices, [s.acme.orgId]);
       assert.equal(claims.sub, s.li.userId);
       assert.equal(claims.org_id, s.acme.orgId);
       assert.deepEqual(claims.org_roles, ['member']);
@@ -305,31 +310,8 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
       // authorization would offer both; the company sign-in's session names Acme alone.
       const side = admin('org-create', s.li.userId, '--name-en', 'Li Side', '--name-zh', '李的副业', '--reason', 'e2e: a second organization');
       assert.equal(await membership(s.li.token, side), 'owner');
-      const redirectUri = `${RP}/cb-default-${tag}`;
-      const made = ctx.server.registerApp({ name: { 'zh-CN': '默认组织', 'en-US': 'Default Org' }, serviceUrls: [redirectUri], scopes: ['nickname'] });
-      const config = await client.discovery(new URL(`${ctx.server.base}/ciam/v1/oidc`), made.app.appId, made.appSecret, undefined, { execute: [client.allowInsecureRequests] });
-      const pkceCodeVerifier = client.randomPKCECodeVerifier();
-      const state = client.randomState();
-      const nonce = client.randomNonce();
-      const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: 'openid nickname organization',
-        code_challenge: await client.calculatePKCECodeChallenge(pkceCodeVerifier),
-        code_challenge_method: 'S256',
-        state,
-        nonce,
-      });
-      const res = await fetch(url, { redirect: 'manual' });
-      assert.equal(res.status, 302, await res.text());
-      const id = new URL(res.headers.get('location'), ctx.server.base).searchParams.get('oidcRequest');
-      assert.ok(id, res.headers.get('location'));
-      const view = await api('GET', `/oidc/requests/${id}`, undefined, s.li.token);
-      assert.equal(view.status, 200, JSON.stringify(view.json));
-      assert.deepEqual(view.json.organization.choices.map((c) => c.orgId), [s.acme.orgId], 'no picker');
-      const allow = await api('POST', `/oidc/requests/${id}`, {}, s.li.token);
-      assert.equal(allow.status, 200, JSON.stringify(allow.json));
-      const tokens = await client.authorizationCodeGrant(config, new URL(allow.json.redirect), { pkceCodeVerifier, expectedState: state, expectedNonce: nonce });
-      const claims = tokens.claims();
+      const { choices, claims } = await codeFlow({ 'zh-CN': '默认组织', 'en-US': 'Default Org' }, 'cb-default');
+      assert.deepEqual(choices, [s.acme.orgId], 'no picker');
       assert.equal(claims.org_id, s.acme.orgId);
       assert.deepEqual(claims.org_roles, ['member']);
     });
