@@ -164,6 +164,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@formatjs\/icu-messageformat-parser$/, replacement: '@formatjs/icu-messageformat-parser/lib/no-parser.js' },
+      // Only `injectIntl` uses it, and Ciam never does: src/vendor/hoist-statics.ts says why.
+      { find: /^hoist-non-react-statics$/, replacement: new URL('./src/vendor/hoist-statics.ts', import.meta.url).pathname },
     ],
   },
   server: {
