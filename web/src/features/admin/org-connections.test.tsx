@@ -102,6 +102,20 @@ describe("an organization's sign-in connections in the console", () => {
     expect(fake.callsTo('DELETE', `${P}/connections/${C1.connId}`).map((c) => c.body)).toEqual([{ reason: 'replaced' }]);
     expect(screen.getByTestId('org-done').textContent).toBe('Acme SSO was deleted.');
   });
+  it("a test whose identity provider does not answer is said in the connections' words", async () => {
+    await open(`/en-US${P}`, 'operator', {
+      ...base,
+      [`POST ${P}/connections/${C1.connId}/test`]: () => [503, { reason: 'SERVICE_UNAVAILABLE', message: 'unavailable', code: 503 }],
+    });
+    await screen.findByTestId('org-conns');
+    fireEvent.click(screen.getByRole('button', { name: 'Test Acme SSO' }));
+    await confirmWithReason('org-conn-dialog', 'customer on the phone');
+    expect(within(dialog('org-conn-dialog')).getByTestId('reason-dialog-error').textContent).toBe(
+      "Acme SSO's identity provider could not be reached: check the issuer, then test again.",
+    );
+    expect(screen.queryByTestId('org-conn-test-open')).toBeNull();
+  });
+
   it("an operator adds a DingTalk connection with My company's fields; the list shows each one's corp or issuer", async () => {
     const ding = conn('conn_0000000000000004', { protocol: 'dingtalk', nameEn: 'Acme DingTalk', settings: { clientId: 'dingapp', corpId: 'ding0123' } });
     const { fake } = await open(`/en-US${P}`, 'operator', {

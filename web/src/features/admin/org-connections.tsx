@@ -13,7 +13,7 @@ import { defineMessages, FormattedMessage, type MessageDescriptor, useIntl } fro
 import { When } from '../../components/when';
 import { WithMessages } from '../../components/with-messages';
 import { loadOrg } from '../org/messages';
-import { clientOf, isProtocol, pinnedOf, PROTOCOLS, protocolWords, SECRET, type SettingKey, SETTINGS, settingsOf, settingValues } from '../org/protocols';
+import { clientOf, isProtocol, pinnedOf, PROTOCOLS, protocolWords, SECRET, type SettingKey, SETTINGS, settingsOf, settingValues, unreachable } from '../org/protocols';
 import { SettingChoice } from '../org/setting-choice';
 import type { Result } from '../../lib/api';
 import { addOrgConnection, deleteOrgConnection, type OrgConnection, orgConnections, orgDomains, type OrgDomain, patchOrgConnection, setOrgDomainSignIn, testOrgConnection } from './api';
@@ -150,7 +150,7 @@ function Connections({ orgId, active, onChanged }: Props) {
     const settings = settingsOf(form.protocol, form);
     return { nameZh: t('nameZh') || null, nameEn: t('nameEn') || null, settings, jit: form.jit, secret: t('secret') };
   };
-  const run = async (a: Act, reason: string): Promise<Result<unknown> | null> => {
+  const run = async (a: Act, reason: string): Promise<Result<unknown> | string | null> => {
     switch (a.kind) {
       case 'add':
         return guard(() => addOrgConnection(orgId, { ...body(), protocol: form.protocol, reason }));
@@ -161,12 +161,14 @@ function Connections({ orgId, active, onChanged }: Props) {
       case 'test': {
         const r = await guard(() => testOrgConnection(orgId, a.c.connId, reason));
         if (r?.success) setTesting({ c: a.c, url: r.data.url });
+        // An identity provider that did not answer: said in the connections' words, not the general outage's.
+        if (r && !r.success && r.error.reason === 'SERVICE_UNAVAILABLE') return intl.formatMessage(unreachable, { name: nameOf(a.c) });
         return r;
       }
       case 'on':
       case 'off': {
         const r = await guard(() => patchOrgConnection(orgId, a.c.connId, { on: a.kind === 'on', reason }));
-        if (r && !r.success && r.error.reason === 'INVALID_PARAMETER' && r.error.field === 'on') return { ...r, error: { ...r.error, message: intl.formatMessage(m.notTested) } };
+        if (r && !r.success && r.error.reason === 'INVALID_PARAMETER' && r.error.field === 'on') return intl.formatMessage(m.notTested);
         return r;
       }
       case 'remove':

@@ -60,8 +60,11 @@ interface ReasonDialogProps {
   /** More fields above the reason (e.g. when the old secret ends). */
   children?: ReactNode;
   testId?: string;
-  /** Sends the change; null when the fresh proof was cancelled. An error is shown in the dialog. */
-  run: (reason: string) => Promise<Result<unknown> | null>;
+  /**
+   * Sends the change; null when the fresh proof was cancelled. An error is shown in the dialog:
+   * the answer's, or a refusal already said in the screen's own words (a string).
+   */
+  run: (reason: string) => Promise<Result<unknown> | string | null>;
   onDone: (ok: boolean) => void;
 }
 
@@ -86,6 +89,7 @@ export function ReasonDialog({ title, description, confirm, danger, children, te
     const r = await run(reason.trim());
     setBusy(false);
     if (r === null) return;
+    if (typeof r === 'string') return setFailed(r);
     if (r.success) return onDone(true);
     if (r.error.field === 'reason') {
       setError(errorText(r.error));

@@ -16,7 +16,7 @@ import type { OrgConnection, OrgDomain } from '../../lib/api-types.gen';
 import { deleteConnection, listConnections, listDomains, patchConnection, testConnection } from './api';
 import { Card } from './card';
 import { ConnectionForm, jitWords, RedirectUri } from './connection-form';
-import { isProtocol, pinnedOf, protocolWords } from './protocols';
+import { isProtocol, pinnedOf, protocolWords, unreachable as unreachableText } from './protocols';
 import { DomainRouting } from './connection-routing';
 import { Pending } from './load';
 
@@ -68,7 +68,6 @@ const m = defineMessages({
   removed: { id: 'org.conn.removed', defaultMessage: '{name} was deleted.' },
   created: { id: 'org.conn.created', defaultMessage: '{name} was added as a draft: register the redirect URI at your identity provider, then test it.' },
   saved: { id: 'org.conn.saved', defaultMessage: '{name} was saved.' },
-  unreachable: { id: 'org.conn.unreachable', defaultMessage: "{name}'s identity provider could not be reached: check the issuer, then test again." },
 });
 
 export const statusWords = { draft: m.draft, tested: m.tested, on: m.on };
@@ -124,7 +123,7 @@ export function Connections({ orgId, active }: { orgId: string; active: boolean 
     const r = await testConnection(orgId, c.connId);
     setBusy(false);
     if (!r.success) {
-      if (r.error.reason === 'SERVICE_UNAVAILABLE') return setUnreachable(intl.formatMessage(m.unreachable, { name: name(c) }));
+      if (r.error.reason === 'SERVICE_UNAVAILABLE') return setUnreachable(intl.formatMessage(unreachableText, { name: name(c) }));
       return handleError(r.error);
     }
     setTesting({ c, url: r.data.url });

@@ -47,7 +47,11 @@ const m = defineMessages({
   dingSecret: { id: 'org.conn.form.dingSecret', defaultMessage: 'Client secret (AppSecret)' },
   appSecret: { id: 'org.conn.form.appSecret', defaultMessage: 'App secret' },
   appSecretEmpty: { id: 'org.conn.form.appSecretEmpty', defaultMessage: "Give the app's App Secret" },
+  unreachable: { id: 'org.conn.unreachable', defaultMessage: "{name}'s identity provider could not be reached: check the issuer, then test again." },
 });
+
+/** A test sign-in whose identity provider did not answer (SERVICE_UNAVAILABLE), in "My company"'s and the console's words. */
+export const unreachable = m.unreachable;
 
 /** The protocols the API accepts. */
 export const PROTOCOLS = ['oidc', 'wecom', 'dingtalk', 'feishu'] as const;
