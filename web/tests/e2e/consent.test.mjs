@@ -134,6 +134,9 @@ async function expectTicketAfter(before, account) {
 
 /** Signs up through the form (the sign-up link of the sign-in screen); ends on sign-in. */
 async function signUpOnPage(page, L, account) {
+  // The partner's banner comes in above the form once the app's name is read: a click aimed at the
+  // link while it lands would hit what moved under it (once in a loaded CI run). Settle first.
+  await page.waitForLoadState('networkidle');
   await page.locator('[data-testid="link-register"]').click();
   await page.waitForURL(onPath(`/${L}/passport/register`));
   assert.equal(new URL(page.url()).search, query(), 'sign-up keeps the query');
