@@ -256,7 +256,7 @@ async fn session_org(app: TestApp) {
     let to = sign_in_through(app, &acme, person("a-2", "han.mei@acme.example")).await;
     assert_eq!(session_of(app, &to).await["userId"], han.as_str());
     let han_t = app.sign_in("han.mei@acme.example", PASSWORD).await;
-    let lookup = ciam_core::federation::org_sign_in::link_key(&acme.conn, "a-2");
+    let lookup = ciam_core::federation::company_links::link_key(&acme.conn, "a-2");
     assert!(app.ciam.store.get(&lookup).await.unwrap().is_some());
     app.deactivate(&han_t, &json!({ "password": PASSWORD }))
         .await
