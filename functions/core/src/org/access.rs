@@ -2,14 +2,14 @@
 //! operator of the console (an owner's rank, with a reason, docs/organizations-design.md §2).
 //! A non-member learns nothing: `ORG_NOT_FOUND`, as for an organization that does not exist.
 
-use super::audit::Actor;
+use super::audit::{self, Actor, OrgAction};
 use super::{with_membership, Membership, OrgId, Organization, Role, Status};
 use crate::console::accounts::reason_of;
 use crate::console::audit::{AuditAction, Entry, RequestFacts};
 use crate::console::Operator;
 use crate::error::{Error, Result};
 use crate::{Ciam, Reason};
-use ciam_store::TxOp;
+use ciam_store::{StoreError, TxOp};
 
 /// The caller of an organization route, resolved.
 #[derive(Clone, Debug)]
@@ -52,6 +52,38 @@ impl Caller {
             user_id: &self.user_id,
             role: &self.label,
         }
+    }
+
+    /// The organization's audit entry of the caller's `action` on `target` (their reason with
+    /// it), for the change's transaction.
+    pub fn record(
+        &self,
+        ciam: &Ciam,
+        org: &OrgId,
+        action: OrgAction,
+        target: &str,
+        detail: Option<String>,
+    ) -> TxOp {
+        audit::record(
+            ciam,
+            org,
+            &self.actor(),
+            action,
+            target,
+            self.reason.as_deref(),
+            detail,
+        )
+    }
+
+    /// `ops` and the caller's own writes (an operator's console entry), for one transaction.
+    pub fn with_extra(&self, mut ops: Vec<TxOp>) -> Vec<TxOp> {
+        ops.extend(self.extra.iter().cloned());
+        ops
+    }
+
+    /// Writes the change `tx` with the caller's own writes in one transaction. Round trips: 1.
+    pub async fn commit(&self, ciam: &Ciam, tx: Vec<TxOp>) -> std::result::Result<(), StoreError> {
+        ciam.store.transact(self.with_extra(tx)).await
     }
 
     /// Refuses a caller whose rank does not manage members.
