@@ -106,14 +106,44 @@ pub fn operator(
     reason: &str,
     req: &RequestFacts,
 ) -> Result<Caller> {
+    console_caller(ciam, op, org, action, reason, None, req)
+}
+
+fn console_caller(
+    ciam: &Ciam,
+    op: &Operator,
+    org: &OrgId,
+    action: AuditAction,
+    reason: &str,
+    detail: Option<String>,
+    req: &RequestFacts,
+) -> Result<Caller> {
     let reason = reason_of(reason)?;
-    let entry = Entry::new(ciam, op, action, org.as_str(), Some(&reason), None, req);
+    let entry = Entry::new(ciam, op, action, org.as_str(), Some(&reason), detail, req);
     Ok(Caller::operator(
         &op.user.id,
         op.role.as_str(),
         &reason,
         vec![entry.put()],
     ))
+}
+
+/// The organization a path names (`raw`) and the operator `op` as its caller, as
+/// [`operator`] with the console entry's `detail` (naming what and which): ORG_NOT_FOUND for a
+/// malformed id or one that does not exist, after the reason is checked. Round trips: 1.
+pub async fn operator_of(
+    ciam: &Ciam,
+    op: &Operator,
+    raw: &str,
+    action: AuditAction,
+    reason: &str,
+    detail: String,
+    req: &RequestFacts,
+) -> Result<(Organization, Caller)> {
+    let id = parse_id(raw)?;
+    let caller = console_caller(ciam, op, &id, action, reason, Some(detail), req)?;
+    let o = for_operator(ciam, &id).await?;
+    Ok((o, caller))
 }
 
 /// The operator's reason as the console takes it (required, at most 500 characters).
@@ -128,6 +158,12 @@ pub async fn as_member(ciam: &Ciam, org: &OrgId, user_id: &str) -> Result<(Organ
         (Some(o), Some(m)) => Ok((o, Caller::member(&m))),
         _ => Err(Reason::ORG_NOT_FOUND.into()),
     }
+}
+
+/// The organization a path names (`raw`) and the signed-in `user_id` as its caller, one of its
+/// members ([`as_member`]; ORG_NOT_FOUND for a malformed id too). Round trips: 1.
+pub async fn member_of(ciam: &Ciam, raw: &str, user_id: &str) -> Result<(Organization, Caller)> {
+    as_member(ciam, &parse_id(raw)?, user_id).await
 }
 
 /// The organization for an operator (`ORG_NOT_FOUND` when it does not exist). Round trips: 1.
