@@ -3,7 +3,8 @@
 //! the organization's verified domains to them, as an owner would, each with a reason, in the
 //! console's audit log (`org.connection`; a domain's routing: `org.domain`) and the
 //! organization's slice. The rules are `ciam_core::org::connections`', as for "My company"
-//! (org_connections.rs). The secret is write-only here too.
+//! (org_connections.rs): the same function per change, the caller an operator with a reason
+//! (`access::operator_of`). The secret is write-only here too.
 
 use super::org_connections::Connections;
 use crate::error::ApiError;

@@ -2,8 +2,8 @@
 //! §2), managed by its owners and admins (a member: ORG_ROLE_FORBIDDEN; anyone else:
 //! ORG_NOT_FOUND, as for the organization's other routes), and the routing of its verified
 //! domains to them. Turning a connection on or off is the `on` field of its PATCH. The rules are
-//! `ciam_core::org::connections`' (one function per change, the console's twins in
-//! admin_org_connections.rs call the same ones).
+//! `ciam_core::org::connections`' (one function per change taking the caller,
+//! `connections::actions`: the console's twins in admin_org_connections.rs call the same ones).
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Json};
