@@ -128,8 +128,8 @@ fn console_caller(
     ))
 }
 
-/// The organization a path names (`raw`) and the operator `op` as its caller, as
-/// [`operator`] with the console entry's `detail` (naming what and which): ORG_NOT_FOUND for a
+/// The organization a path names (`raw`) and the operator `op` as its caller, as [`operator`]
+/// with the console entry's `detail` (naming what and which, or none): ORG_NOT_FOUND for a
 /// malformed id or one that does not exist, after the reason is checked. Round trips: 1.
 pub async fn operator_of(
     ciam: &Ciam,
@@ -137,11 +137,11 @@ pub async fn operator_of(
     raw: &str,
     action: AuditAction,
     reason: &str,
-    detail: String,
+    detail: impl Into<Option<String>>,
     req: &RequestFacts,
 ) -> Result<(Organization, Caller)> {
     let id = parse_id(raw)?;
-    let caller = console_caller(ciam, op, &id, action, reason, Some(detail), req)?;
+    let caller = console_caller(ciam, op, &id, action, reason, detail.into(), req)?;
     let o = for_operator(ciam, &id).await?;
     Ok((o, caller))
 }
