@@ -170,15 +170,12 @@ pub async fn login_code(
         codes::read(ciam, &id, Purpose::Login),
         crate::domains::sign_in::owner_for(ciam.store.as_ref(), &id)
     );
-    let (owner, required) = match owner {
-        Ok(owner) => {
-            let required = owner
-                .as_ref()
-                .and_then(|(_, o)| crate::domains::sign_in::required_of(o));
-            (owner, Ok(required))
-        }
-        Err(e) => (None, Err(e)),
-    };
+    // A failed read refuses through `required` (below) and enrols nobody.
+    let required = owner.as_ref().map_err(Error::clone).map(|owner| {
+        let (_, o) = owner.as_ref()?;
+        crate::domains::sign_in::required_of(o)
+    });
+    let owner = owner.ok().flatten();
     let rec = match attempt? {
         Attempt::Taken(rec) => Ok(rec),
         Attempt::Locked(until) => return Err(locked_error(until)),

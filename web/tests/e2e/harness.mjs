@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -335,6 +336,12 @@ export async function startServer({ args = [], env = {}, dist = DIST, localhost 
       assert.ok(made.app?.appId && made.appSecret, `ciam admin apps create printed ${r.stdout}`);
       return made;
     },
+    /** `ciam admin <cmd>` on this server's data folder and store; answers what it printed. */
+    admin(...cmd) {
+      const r = spawnSync(BIN, ['admin', ...cmd, '--data', data, ...storeArgs(args)], { encoding: 'utf8', env: childEnv });
+      assert.equal(r.status, 0, `ciam admin ${cmd.join(' ')}: ${r.stderr}${r.stdout}`);
+      return r.stdout.trim();
+    },
     async stop() {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
@@ -345,6 +352,62 @@ export async function startServer({ args = [], env = {}, dist = DIST, localhost 
     },
   };
   return server;
+}
+
+/** The screens' viewports the accessibility checks run in: a desktop and a phone. */
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+];
+
+let catalogues;
+/** The web's messages by locale (web/src/i18n/messages/<locale>.json), read once. */
+export function messagesByLocale() {
+  catalogues ??= Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+  return catalogues;
+}
+
+/** What has the keyboard's focus, for a failure's message: tag, test id or name, and text. */
+export const active = (page) =>
+  page.evaluate(() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) return 'body';
+    const id = e.getAttribute('data-testid') ?? e.getAttribute('name') ?? e.id ?? '';
+    return `${e.tagName.toLowerCase()}${id ? `[${id}]` : ''} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
+  });
+/** Whether the focused element matches `selector`. */
+export const isActive = (page, selector) => page.evaluate((s) => !!document.activeElement?.matches(s), selector);
+
+/** Presses Tab until the focused element matches `selector`; fails after `max`, naming what was focused on the way. */
+export async function tabTo(page, selector, max = 60) {
+  const seen = [];
+  for (let i = 0; i <= max; i++) {
+    if (await isActive(page, selector)) return;
+    await page.keyboard.press('Tab');
+    seen.push(await active(page));
+  }
+  assert.fail(`keyboard: ${selector} not reached with ${max} Tab presses; went through ${seen.join(', ')}`);
+}
+
+/**
+ * A partner's site on 127.0.0.1 serving [`hostPage`] (a page that frames the URL in its hash),
+ * registered on `server` as an app named `name` ({ 'zh-CN', 'en-US' }) that may frame the sign-in:
+ * `{ origin, appId, secret, serviceUrl, close }`.
+ */
+export async function framingSite(server, name) {
+  const http = createHttpServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(hostPage());
+  });
+  await new Promise((r) => http.listen(0, '127.0.0.1', r));
+  const origin = `http://127.0.0.1:${http.address().port}`;
+  const app = server.registerApp({
+    name,
+    serviceUrls: [`${origin}/callback`],
+    frameOrigins: [origin],
+    scopes: ['nickname', 'email'],
+  });
+  return { origin, appId: app.app.appId, secret: app.appSecret, serviceUrl: `${origin}/callback`, close: () => new Promise((r) => http.close(r)) };
 }
 
 /** A headless Chromium with a fresh profile (user-data-dir). */

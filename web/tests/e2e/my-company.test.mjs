@@ -7,38 +7,12 @@
 // screens: "My company" as owner (desktop and phone) and as member (desktop), and the landing
 // signed out (phone). The token leaves the address at once and rides no API request's Referer.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { apiCall, axeEveryWay, consoleUser, createAccount, launchBrowser, LOCALES, ROOT, setStorage, settled, suite, uniqueMail, where } from './harness.mjs';
+import { active, apiCall, axeEveryWay, consoleUser, createAccount, isActive, launchBrowser, LOCALES, messagesByLocale, setStorage, settled, suite, tabTo, uniqueMail, VIEWPORTS, where } from './harness.mjs';
 
 const { skip, ctx } = suite();
-const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const messages = messagesByLocale();
 const PASSWORD = 'Ciam-Org-2026!';
-const VIEWPORTS = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
-
-const active = (page) =>
-  page.evaluate(() => {
-    const e = document.activeElement;
-    if (!e || e === document.body) return 'body';
-    const id = e.getAttribute('data-testid') ?? e.getAttribute('name') ?? e.id ?? '';
-    return `${e.tagName.toLowerCase()}${id ? `[${id}]` : ''} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
-  });
-const isActive = (page, selector) => page.evaluate((s) => !!document.activeElement?.matches(s), selector);
-
-/** Presses Tab until the focused element matches `selector`; fails after `max`. */
-async function tabTo(page, selector, max = 60) {
-  const seen = [];
-  for (let i = 0; i <= max; i++) {
-    if (await isActive(page, selector)) return;
-    await page.keyboard.press('Tab');
-    seen.push(await active(page));
-  }
-  assert.fail(`keyboard: ${selector} not reached with ${max} Tab presses; went through ${seen.join(', ')}`);
-}
 
 /** Tabs to `selector` and types `text` there. */
 async function typeAt(page, selector, text) {

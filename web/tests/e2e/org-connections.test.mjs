@@ -13,21 +13,14 @@
 // The domain is verified on the operator's word by `ciam admin org-sign-in --verify` (which also
 // routes it to a connection of its own, the one the owner replaces and deletes here).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { apiCall, axeEveryRule, axeEveryWay, BIN, consoleUser, createAccount, launchBrowser, LOCALES, ROOT, setStorage, settled, storage, suite, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryRule, axeEveryWay, consoleUser, createAccount, isActive, launchBrowser, LOCALES, messagesByLocale, setStorage, settled, storage, suite, tabTo, uniqueMail, VIEWPORTS } from './harness.mjs';
 import { signInAtIdpPage, startIdp } from './idp.mjs';
 
-const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const messages = messagesByLocale();
 const PASSWORD = 'Ciam-Conn-2026!';
 const CLIENT_ID = 'ciam-company';
 const CLIENT_SECRET = 'company-secret-of-the-e2e-test-0123456789';
-const VIEWPORTS = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
 const { skip, ctx } = suite();
 
 let idp = null;
@@ -41,23 +34,6 @@ async function startProvider() {
 
 /** The IdP's login and consent pages, as `login`, until the browser leaves the IdP (at once when it remembers a session). */
 const atIdp = (page, login) => signInAtIdpPage(page, idp.issuer, login, ctx.server.base);
-
-/** `ciam admin <args>` on the test server's data folder; answers what it printed. */
-function admin(...args) {
-  const r = spawnSync(BIN, ['admin', ...args, '--data', ctx.server.data], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `ciam admin ${args.join(' ')}: ${r.stderr}${r.stdout}`);
-  return r.stdout.trim();
-}
-
-const isActive = (page, selector) => page.evaluate((s) => !!document.activeElement?.matches(s), selector);
-/** Presses Tab until the focused element matches `selector`; fails after `max`. */
-async function tabTo(page, selector, max = 40) {
-  for (let i = 0; i <= max; i++) {
-    if (await isActive(page, selector)) return;
-    await page.keyboard.press('Tab');
-  }
-  assert.fail(`keyboard: ${selector} not reached with ${max} Tab presses`);
-}
 
 let operator;
 
@@ -74,8 +50,8 @@ describe("an organization's own sign-in connection, set up in its screens", { sk
       const name = L === 'zh-CN' ? names.zh : names.en;
       operator ??= await consoleUser(ctx.server, 'operator', 'conn-e2e');
       const owner = await createAccount(ctx.server, { account: uniqueMail(`conn-owner-${L.toLowerCase()}`), password: PASSWORD });
-      const orgId = admin('org-create', owner.account, '--name-en', `Conn ${L} Ltd`, '--name-zh', `连接公司${L}`, '--reason', 'e2e: connections');
-      const bootstrap = admin('org-sign-in', domain, '--org', orgId, '--name-en', 'Bootstrap', '--verify', '--reason', 'e2e: verify the domain');
+      const orgId = ctx.server.admin('org-create', owner.account, '--name-en', `Conn ${L} Ltd`, '--name-zh', `连接公司${L}`, '--reason', 'e2e: connections');
+      const bootstrap = ctx.server.admin('org-sign-in', domain, '--org', orgId, '--name-en', 'Bootstrap', '--verify', '--reason', 'e2e: verify the domain');
 
       const page = await ctx.browser.page();
       // No session at the IdP left by the other language's test: the test signs in as this one's tester.
@@ -100,15 +76,15 @@ describe("an organization's own sign-in connection, set up in its screens", { sk
         ['clientId', CLIENT_ID],
         ['secret', CLIENT_SECRET],
       ]) {
-        await tabTo(page, `${F} [name="${field}"]`);
+        await tabTo(page, `${F} [name="${field}"]`, 40);
         await page.keyboard.type(value);
       }
-      await tabTo(page, `${F} [name="jit"]:checked`);
+      await tabTo(page, `${F} [name="jit"]:checked`, 40);
       await page.keyboard.press('ArrowDown');
       assert.ok(await isActive(page, `${F} [name="jit"][value="join"]:checked`), 'the arrow chose join');
       // The redirect URI shown is the one the IdP registered.
       assert.equal(await page.locator(`${F} [data-testid="org-conn-redirect"]`).textContent(), `${ctx.server.base}/ciam/v1/auth/org/callback`);
-      await tabTo(page, `${F} [data-testid="org-conn-save"]`);
+      await tabTo(page, `${F} [data-testid="org-conn-save"]`, 40);
       await page.keyboard.press('Enter');
       const said = page.getByTestId('org-conns-said');
       await said.getByText(t['org.conn.created'].replace('{name}', name)).waitFor();

@@ -9,26 +9,12 @@
 // verified and routed to a new connection, on, on the operator's word); the screens that set up,
 // test and route a connection have their own test (org-connections.test.mjs).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { apiCall, axeEveryWay, BIN, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryWay, createAccount, LOCALES, messagesByLocale, setStorage, settled, suite, uniqueMail, VIEWPORTS } from './harness.mjs';
 
 const { skip, ctx } = suite();
-const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const messages = messagesByLocale();
 const PASSWORD = 'Ciam-Org-2026!';
-const VIEWPORTS = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
-
-/** `ciam admin <args>` on the test server's data folder; answers what it printed. */
-function admin(...args) {
-  const r = spawnSync(BIN, ['admin', ...args, '--data', ctx.server.data], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `ciam admin ${args.join(' ')}: ${r.stderr}${r.stdout}`);
-  return r.stdout.trim();
-}
 
 for (const L of LOCALES) {
   describe(`the company's own sign-in by verified domain (${L})`, { skip }, () => {
@@ -41,9 +27,9 @@ for (const L of LOCALES) {
       // A colleague who signed up before the company routed its domain, and the organization.
       const colleague = await createAccount(ctx.server, { account: `pat-${tag}@${domain}`, password: PASSWORD });
       const owner = await createAccount(ctx.server, { account: uniqueMail(`corp-owner-${L.toLowerCase()}`), password: PASSWORD });
-      const orgId = admin('org-create', owner.account, '--name-en', company.en, '--name-zh', company.zh, '--reason', 'e2e: org sign-in');
+      const orgId = ctx.server.admin('org-create', owner.account, '--name-en', company.en, '--name-zh', company.zh, '--reason', 'e2e: org sign-in');
       const route = (...more) =>
-        admin('org-sign-in', domain, '--org', orgId, '--name-en', company.en, '--name-zh', company.zh, '--verify', '--reason', 'e2e: org sign-in', ...more);
+        ctx.server.admin('org-sign-in', domain, '--org', orgId, '--name-en', company.en, '--name-zh', company.zh, '--verify', '--reason', 'e2e: org sign-in', ...more);
 
       // Routed, not required: offered, the password kept.
       const first = route();

@@ -9,10 +9,8 @@
 // with the new card (desktop and phone) and on the console's page.
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { apiCall, axeEveryRule, axeEveryWay, consoleUser, createAccount, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
+import { active, apiCall, axeEveryRule, axeEveryWay, consoleUser, createAccount, isActive, LOCALES, messagesByLocale, setStorage, settled, suite, tabTo, uniqueMail, VIEWPORTS } from './harness.mjs';
 
 /**
  * A DNS server on 127.0.0.1 answering TXT queries from `records` (name -> values), NXDOMAIN for
@@ -57,32 +55,8 @@ async function fakeDns() {
 const dns = await fakeDns();
 after(() => dns.close());
 const { skip, ctx } = suite({ server: { env: { CIAM_DNS_RESOLVER: dns.addr } } });
-const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const messages = messagesByLocale();
 const PASSWORD = 'Ciam-Dom-2026!';
-const VIEWPORTS = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
-
-const active = (page) =>
-  page.evaluate(() => {
-    const e = document.activeElement;
-    if (!e || e === document.body) return 'body';
-    const id = e.getAttribute('data-testid') ?? e.getAttribute('name') ?? e.id ?? '';
-    return `${e.tagName.toLowerCase()}${id ? `[${id}]` : ''} "${(e.textContent ?? '').trim().slice(0, 30)}"`;
-  });
-const isActive = (page, selector) => page.evaluate((s) => !!document.activeElement?.matches(s), selector);
-
-/** Presses Tab until the focused element matches `selector`; fails after `max`. */
-async function tabTo(page, selector, max = 80) {
-  const seen = [];
-  for (let i = 0; i <= max; i++) {
-    if (await isActive(page, selector)) return;
-    await page.keyboard.press('Tab');
-    seen.push(await active(page));
-  }
-  assert.fail(`keyboard: ${selector} not reached with ${max} Tab presses; went through ${seen.join(', ')}`);
-}
 
 /** An active organization whose owner is a new customer: asked for by them, approved by `operator`. */
 async function organization(L, operator) {
@@ -119,9 +93,9 @@ for (const L of LOCALES) {
       // By mail, with the keyboard alone.
       const A = '[data-testid="org-domain-add"]';
       await page.locator('h1').first().focus();
-      await tabTo(page, `${A} [name="domain"]`);
+      await tabTo(page, `${A} [name="domain"]`, 80);
       await page.keyboard.type(byMail);
-      await tabTo(page, `${A} [name="method"]:checked`);
+      await tabTo(page, `${A} [name="method"]:checked`, 80);
       await page.keyboard.press('ArrowDown');
       assert.ok(await isActive(page, `${A} [name="method"][value="mail"]:checked`), `the arrow chose mail: ${await active(page)}`);
       await page.keyboard.press('Tab');

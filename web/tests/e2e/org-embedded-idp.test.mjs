@@ -7,10 +7,8 @@
 // step, and on Allow posts `ciam:ticket` to the partner's page, whose backend verifies the ticket
 // for that very account. The partner's page never navigates.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { BIN, createAccount, hostPage, launchBrowser, LOCALES, suite } from './harness.mjs';
+import { createAccount, framingSite, launchBrowser, LOCALES, suite } from './harness.mjs';
 import { signInAtIdpPage, startIdp } from './idp.mjs';
 
 const PASSWORD = 'Ciam-Org-2026!';
@@ -18,12 +16,6 @@ const CLIENT_ID = 'ciam-org-e2e';
 const CLIENT_SECRET = 'org-secret-of-the-e2e-test-0123456789';
 // A public URL (the callback the provider is told): pages at http://localhost:<port>.
 const { skip, ctx } = suite({ server: { localhost: true } });
-
-function admin(...args) {
-  const r = spawnSync(BIN, ['admin', ...args, '--data', ctx.server.data], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `ciam admin ${args.join(' ')}: ${r.stderr}${r.stdout}`);
-  return r.stdout.trim();
-}
 
 let idp = null;
 let site = null;
@@ -37,19 +29,7 @@ async function startProvider() {
 }
 
 async function partnerSite() {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(hostPage());
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  const app = ctx.server.registerApp({
-    name: { 'zh-CN': `公司登录嵌入${Date.now()}`, 'en-US': `Company frame ${Date.now()}` },
-    serviceUrls: [`${origin}/callback`],
-    frameOrigins: [origin],
-    scopes: ['nickname', 'email'],
-  });
-  site = { origin, appId: app.app.appId, secret: app.appSecret, serviceUrl: `${origin}/callback`, close: () => new Promise((r) => server.close(r)) };
+  site = await framingSite(ctx.server, { 'zh-CN': `公司登录嵌入${Date.now()}`, 'en-US': `Company frame ${Date.now()}` });
 }
 
 describe("the embedded sign-in's company sign-in, through a real provider", { skip }, () => {
@@ -68,8 +48,8 @@ describe("the embedded sign-in's company sign-in, through a real provider", { sk
       const domain = `idp-${tag}.example`;
       // The owner has a mail at the company's domain (signed up before it was routed).
       const boss = await createAccount(ctx.server, { account: `boss-${tag}@${domain}`, password: PASSWORD });
-      const orgId = admin('org-create', boss.account, '--name-en', `Idp Corp ${tag}`, '--name-zh', `身份集团${tag}`, '--reason', 'e2e: issue 35');
-      admin('org-sign-in', domain, '--org', orgId, '--name-en', `Idp Corp ${tag}`, '--name-zh', `身份集团${tag}`, '--issuer', idp.issuer,
+      const orgId = ctx.server.admin('org-create', boss.account, '--name-en', `Idp Corp ${tag}`, '--name-zh', `身份集团${tag}`, '--reason', 'e2e: issue 35');
+      ctx.server.admin('org-sign-in', domain, '--org', orgId, '--name-en', `Idp Corp ${tag}`, '--name-zh', `身份集团${tag}`, '--issuer', idp.issuer,
         '--client-id', CLIENT_ID, '--secret', CLIENT_SECRET, '--required', '--verify', '--reason', 'e2e: issue 35');
 
       const browser = await launchBrowser({ locale: L });

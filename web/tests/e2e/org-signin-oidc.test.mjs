@@ -17,19 +17,18 @@
 // an organization gets `orgId`/`orgRoles` from the ticket's verification. The consent screens'
 // calls are made through the API, as oidc-org.test.mjs's first test does. No browser.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import * as client from 'openid-client';
-import { apiCall, BIN, createAccount, dynamoServerOptions, suite, uniqueMail } from './harness.mjs';
+import { apiCall, createAccount, suite, uniqueMail } from './harness.mjs';
 import { signInAtIdp, startIdp } from './idp.mjs';
 
 const RP = 'https://org-signin-rp.example.com';
 const PASSWORD = 'Ciam-Org-Idp-2026!';
 const b64url = (buf) => buf.toString('base64url');
 
-/** The flow on one engine: `ctx` is its suite's; `storeArgs()` what `ciam admin` needs to reach its store. */
-function companySignIn(label, { skip, ctx }, storeArgs) {
+/** The flow on one engine: `ctx` is its suite's (its server's `admin` reaches its store). */
+function companySignIn(label, { skip, ctx }) {
   describe(`the company's own sign-in through oidc-provider (${label})`, { skip }, () => {
     const tag = `${label.toLowerCase()}-${Date.now().toString(36)}`;
     const acmeDomain = `acme-${tag}.example`;
@@ -38,16 +37,6 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
     const s = { boss: null, colleague: null, acme: null, beta: null, li: null, idps: [] };
     const api = (method, path, body, token) => apiCall(ctx.server.base, method, path, body, token);
 
-    /** `ciam admin <args>` on this suite's store; answers what it printed. */
-    function admin(...args) {
-      const r = spawnSync(BIN, ['admin', ...args, '--data', ctx.server.data, ...storeArgs()], {
-        encoding: 'utf8',
-        env: { ...process.env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' },
-      });
-      assert.equal(r.status, 0, `ciam admin ${args.join(' ')}: ${r.stderr}${r.stdout}`);
-      return r.stdout.trim();
-    }
-
     /**
      * An organization owned by the boss, its domain verified (the placeholder connection of
      * `org-sign-in --verify` deleted), its provider with `people`, and a connection to it through
@@ -55,8 +44,8 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
      */
     async function company(name, domain, jit, people) {
       const { base } = ctx.server;
-      const orgId = admin('org-create', s.boss.account, '--name-en', name, '--name-zh', `${name}公司`, '--reason', 'e2e: company sign-in');
-      const placeholder = admin('org-sign-in', domain, '--org', orgId, '--name-en', 'Placeholder', '--verify', '--reason', 'e2e: verify the domain');
+      const orgId = ctx.server.admin('org-create', s.boss.account, '--name-en', name, '--name-zh', `${name}公司`, '--reason', 'e2e: company sign-in');
+      const placeholder = ctx.server.admin('org-sign-in', domain, '--org', orgId, '--name-en', 'Placeholder', '--verify', '--reason', 'e2e: verify the domain');
       const gone = await api('DELETE', `/org/${orgId}/connections/${placeholder}`, undefined, s.boss.token);
       assert.equal(gone.status, 200, JSON.stringify(gone.json));
       assert.deepEqual((await api('POST', '/auth/org/discover', { mail: `someone@${domain}` })).json, {}, 'not routed any more');
@@ -308,7 +297,7 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
     it('without the organization parameter, openid-client gets the company sign-in\'s organization, not a picker', async () => {
       // Li also owns another organization: without the session's organization (design §3) the
       // authorization would offer both; the company sign-in's session names Acme alone.
-      const side = admin('org-create', s.li.userId, '--name-en', 'Li Side', '--name-zh', '李的副业', '--reason', 'e2e: a second organization');
+      const side = ctx.server.admin('org-create', s.li.userId, '--name-en', 'Li Side', '--name-zh', '李的副业', '--reason', 'e2e: a second organization');
       assert.equal(await membership(s.li.token, side), 'owner');
       const { choices, claims } = await codeFlow({ 'zh-CN': '默认组织', 'en-US': 'Default Org' }, 'cb-default');
       assert.deepEqual(choices, [s.acme.orgId], 'no picker');
@@ -319,6 +308,6 @@ function companySignIn(label, { skip, ctx }, storeArgs) {
 }
 
 const onSqlite = suite();
-companySignIn('SQLite', onSqlite, () => []);
+companySignIn('SQLite', onSqlite);
 const onDynamo = suite({ dynamodb: true });
-companySignIn('DynamoDB', onDynamo, () => dynamoServerOptions(onDynamo.ctx.dynamo.endpoint).args);
+companySignIn('DynamoDB', onDynamo);

@@ -12,34 +12,19 @@
 //    closes. The frame's language is the browser's (docs/partners.md §5): a browser per language.
 // The routing is set up with `ciam admin org-sign-in --verify` (as org-discover.test.mjs does).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { apiCall, axeEveryWay, BIN, createAccount, hostPage, launchBrowser, LOCALES, ROOT, setStorage, settled, suite, uniqueMail } from './harness.mjs';
+import { apiCall, axeEveryWay, createAccount, framingSite, launchBrowser, LOCALES, messagesByLocale, setStorage, settled, suite, uniqueMail, VIEWPORTS } from './harness.mjs';
 
 const { skip, ctx } = suite();
-const messages = Object.fromEntries(LOCALES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, `web/src/i18n/messages/${l}.json`), 'utf8'))]));
+const messages = messagesByLocale();
 const PASSWORD = 'Ciam-Org-2026!';
-const VIEWPORTS = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
-
-/** `ciam admin <args>` on the test server's data folder; answers what it printed. */
-function admin(...args) {
-  const r = spawnSync(BIN, ['admin', ...args, '--data', ctx.server.data], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `ciam admin ${args.join(' ')}: ${r.stderr}${r.stdout}`);
-  return r.stdout.trim();
-}
 
 /** An organization owning a verified `domain` (routed to a connection of its own, required or not). */
 async function company(L, tag, domain, required) {
   const names = { en: `Corp ${tag}`, zh: `示例集团${tag}` };
   const owner = await createAccount(ctx.server, { account: uniqueMail(`owner-${tag}`), password: PASSWORD });
-  const orgId = admin('org-create', owner.account, '--name-en', names.en, '--name-zh', names.zh, '--reason', 'e2e: issue 35');
-  const conn = admin('org-sign-in', domain, '--org', orgId, '--name-en', names.en, '--name-zh', names.zh, '--verify', '--reason', 'e2e: issue 35',
+  const orgId = ctx.server.admin('org-create', owner.account, '--name-en', names.en, '--name-zh', names.zh, '--reason', 'e2e: issue 35');
+  const conn = ctx.server.admin('org-sign-in', domain, '--org', orgId, '--name-en', names.en, '--name-zh', names.zh, '--verify', '--reason', 'e2e: issue 35',
     ...(required ? ['--required'] : []));
   return { owner, orgId, conn, name: L === 'zh-CN' ? names.zh : names.en };
 }
@@ -47,20 +32,7 @@ async function company(L, tag, domain, required) {
 /** A tiny partner site on 127.0.0.1 that frames the URL in its hash. */
 let site;
 async function partnerSite() {
-  if (site) return site;
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(hostPage());
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  const app = ctx.server.registerApp({
-    name: { 'zh-CN': `嵌入公司登录${Date.now()}`, 'en-US': `Embedded company ${Date.now()}` },
-    serviceUrls: [`${origin}/callback`],
-    frameOrigins: [origin],
-    scopes: ['nickname', 'email'],
-  });
-  site = { origin, appId: app.app.appId, serviceUrl: `${origin}/callback`, close: () => new Promise((r) => server.close(r)) };
+  site ??= await framingSite(ctx.server, { 'zh-CN': `嵌入公司登录${Date.now()}`, 'en-US': `Embedded company ${Date.now()}` });
   return site;
 }
 after(async () => site?.close());

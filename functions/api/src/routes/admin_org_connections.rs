@@ -3,7 +3,8 @@
 //! the organization's verified domains to them, as an owner would, each with a reason, in the
 //! console's audit log (`org.connection`; a domain's routing: `org.domain`) and the
 //! organization's slice. The rules are `ciam_core::org::connections`', as for "My company"
-//! (org_connections.rs). The secret is write-only here too.
+//! (org_connections.rs): the same function per change, the caller an operator with a reason
+//! (`access::operator_of`). The secret is write-only here too.
 
 use super::org_connections::Connections;
 use crate::error::ApiError;
@@ -11,42 +12,13 @@ use crate::extract::{Facts, Json, Op};
 use crate::reply::{done, Created, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, State};
-use ciam_core::console::audit::{AuditAction, Entry, RequestFacts};
-use ciam_core::console::Operator;
+use ciam_core::console::audit::AuditAction;
 use ciam_core::domains::manage::{self, DomainView};
-use ciam_core::org::access::{self, Caller};
-use ciam_core::org::connections::{self, routing, NewConnection, Patch, View};
-use ciam_core::org::{OrgId, Organization};
-use ciam_core::{Ciam, Error};
+use ciam_core::org::access;
+use ciam_core::org::connections::{self, actions, routing, NewConnection, Patch, View};
+use ciam_core::Error;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-
-/// The operator as the organization's caller, the console's entry of `action` (the detail naming
-/// what and which) going with the change; and the organization.
-async fn operator(
-    ciam: &Ciam,
-    op: &Operator,
-    org_id: &str,
-    action: AuditAction,
-    reason: &str,
-    detail: String,
-    req: &RequestFacts,
-) -> Result<(Organization, Caller), Error> {
-    let id: OrgId = access::parse_id(org_id)?;
-    let reason = access::check_reason(reason)?;
-    let entry = Entry::new(
-        ciam,
-        op,
-        action,
-        id.as_str(),
-        Some(&reason),
-        Some(detail),
-        req,
-    );
-    let caller = Caller::operator(&op.user.id, op.role.as_str(), &reason, vec![entry.put()]);
-    let o = access::for_operator(ciam, &id).await?;
-    Ok((o, caller))
-}
 
 /// An organization's sign-in connections
 ///
@@ -141,8 +113,8 @@ pub async fn create(
 ) -> Result<Created<View>, ApiError> {
     let detail = format!("connection.create {}", b.protocol);
     let action = AuditAction::OrgConnection;
-    let (o, caller) = operator(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
-    manage::may_change(&caller, &o)?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
     let new = NewConnection {
         protocol: b.protocol,
         name_zh: b.name_zh,
@@ -151,7 +123,7 @@ pub async fn create(
         secret: b.secret,
         jit: b.jit,
     };
-    let c = connections::create(&s.ciam, &caller, &o.org_id, new).await?;
+    let c = actions::add(&s.ciam, &caller, &o, new).await?;
     Ok(Reply(c.view(&s.ciam)))
 }
 
@@ -202,9 +174,8 @@ pub async fn update(
 ) -> Result<Reply<View>, ApiError> {
     let detail = format!("connection.update {conn_id}");
     let action = AuditAction::OrgConnection;
-    let (o, caller) = operator(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
-    manage::may_change(&caller, &o)?;
-    let c = routing::connection_of(s.ciam.store.as_ref(), &o.org_id, &conn_id).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
     let patch = Patch {
         name_zh: b.name_zh,
         name_en: b.name_en,
@@ -213,7 +184,7 @@ pub async fn update(
         jit: b.jit,
         on: b.on,
     };
-    let c = connections::update(&s.ciam, &caller, &c, patch).await?;
+    let c = actions::change(&s.ciam, &caller, &o, &conn_id, patch).await?;
     Ok(Reply(c.view(&s.ciam)))
 }
 
@@ -250,10 +221,9 @@ pub async fn delete(
 ) -> Result<Reply<Done>, ApiError> {
     let detail = format!("connection.delete {conn_id}");
     let action = AuditAction::OrgConnection;
-    let (o, caller) = operator(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
-    manage::may_change(&caller, &o)?;
-    let c = routing::connection_of(s.ciam.store.as_ref(), &o.org_id, &conn_id).await?;
-    connections::delete(&s.ciam, &caller, &c).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
+    actions::remove(&s.ciam, &caller, &o, &conn_id).await?;
     Ok(done())
 }
 
@@ -302,7 +272,8 @@ pub async fn set_sign_in(
     let to = b.conn_id.as_deref().unwrap_or("none");
     let detail = format!("domain.signIn {domain} {to}");
     let action = AuditAction::OrgDomain;
-    let (o, caller) = operator(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, action, &b.reason, detail, &facts).await?;
     let domain = manage::path_domain(&domain)?;
     Ok(Reply(
         routing::set_sign_in(

@@ -10,40 +10,15 @@ use crate::extract::{Facts, Json, Lang, Op};
 use crate::reply::{done, Created, Done, Reply};
 use crate::AppState;
 use axum::extract::{Path, State};
-use ciam_core::console::audit::{AuditAction, Entry, RequestFacts};
-use ciam_core::console::Operator;
+use ciam_core::console::audit::AuditAction;
 use ciam_core::domains::manage::{self, DomainView};
 use ciam_core::domains::{Enrolment, Method};
-use ciam_core::org::access::{self, Caller};
-use ciam_core::org::{OrgId, Organization};
-use ciam_core::{Ciam, Error};
+use ciam_core::org::access;
 use serde::Deserialize;
 
-/// The operator as the organization's caller, the console's entry (`org.domain`, the detail
-/// naming what and which domain) going with the change; and the organization.
-async fn operator(
-    ciam: &Ciam,
-    op: &Operator,
-    org_id: &str,
-    reason: &str,
-    detail: String,
-    req: &RequestFacts,
-) -> Result<(Organization, Caller), Error> {
-    let id: OrgId = access::parse_id(org_id)?;
-    let reason = access::check_reason(reason)?;
-    let entry = Entry::new(
-        ciam,
-        op,
-        AuditAction::OrgDomain,
-        id.as_str(),
-        Some(&reason),
-        Some(detail),
-        req,
-    );
-    let caller = Caller::operator(&op.user.id, op.role.as_str(), &reason, vec![entry.put()]);
-    let o = access::for_operator(ciam, &id).await?;
-    Ok((o, caller))
-}
+/// The console's audit action of every change here (the entry's detail naming what and which
+/// domain).
+const ORG_DOMAIN: AuditAction = AuditAction::OrgDomain;
 
 /// An organization's domains
 ///
@@ -129,7 +104,8 @@ pub async fn add(
     Json(b): Json<OpAddBody>,
 ) -> Result<Created<DomainView>, ApiError> {
     let detail = format!("domain.add {}", b.domain.trim());
-    let (o, caller) = operator(&s.ciam, &op, &org_id, &b.reason, detail, &facts).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, ORG_DOMAIN, &b.reason, detail, &facts).await?;
     let domain = manage::new_domain(&s.ciam, &b.domain)?;
     let method = Method::parse(&b.method, "method")?;
     Ok(Reply(
@@ -169,7 +145,8 @@ pub async fn set_enrolment(
     Json(b): Json<OpEnrolmentBody>,
 ) -> Result<Reply<DomainView>, ApiError> {
     let detail = format!("domain.enrolment {domain} {}", b.enrolment);
-    let (o, caller) = operator(&s.ciam, &op, &org_id, &b.reason, detail, &facts).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, ORG_DOMAIN, &b.reason, detail, &facts).await?;
     let domain = manage::path_domain(&domain)?;
     let enrolment = Enrolment::parse(&b.enrolment, "enrolment")?;
     Ok(Reply(
@@ -208,7 +185,8 @@ pub async fn remove(
     Json(b): Json<OpReasonBody>,
 ) -> Result<Reply<Done>, ApiError> {
     let detail = format!("domain.remove {domain}");
-    let (o, caller) = operator(&s.ciam, &op, &org_id, &b.reason, detail, &facts).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, ORG_DOMAIN, &b.reason, detail, &facts).await?;
     let domain = manage::path_domain(&domain)?;
     manage::remove(&s.ciam, &caller, &o, &domain).await?;
     Ok(done())
@@ -255,7 +233,8 @@ pub async fn send_code(
     Json(b): Json<OpCodeBody>,
 ) -> Result<Reply<Done>, ApiError> {
     let detail = format!("domain.code {domain}");
-    let (o, caller) = operator(&s.ciam, &op, &org_id, &b.reason, detail, &facts).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, ORG_DOMAIN, &b.reason, detail, &facts).await?;
     let domain = manage::path_domain(&domain)?;
     manage::send_code(
         &s.ciam,
@@ -310,7 +289,8 @@ pub async fn verify(
     Json(b): Json<OpVerifyBody>,
 ) -> Result<Reply<DomainView>, ApiError> {
     let detail = format!("domain.verify {domain}");
-    let (o, caller) = operator(&s.ciam, &op, &org_id, &b.reason, detail, &facts).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, ORG_DOMAIN, &b.reason, detail, &facts).await?;
     let domain = manage::path_domain(&domain)?;
     let body = VerifyBody {
         mail: b.mail,

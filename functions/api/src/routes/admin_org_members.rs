@@ -50,7 +50,7 @@ pub async fn member(
     Path((org_id, user_id)): Path<(String, String)>,
     Json(b): Json<MemberBody>,
 ) -> Result<Reply<Done>, ApiError> {
-    let id = access::parse_id(&org_id)?;
+    access::parse_id(&org_id)?;
     reason_first(&b.reason)?;
     let role = parse_role(b.role.as_deref())?;
     let action = match (role, b.remove) {
@@ -66,8 +66,8 @@ pub async fn member(
             .into())
         }
     };
-    let caller = access::operator(&s.ciam, &op, &id, action, &b.reason, &facts)?;
-    let o = access::for_operator(&s.ciam, &id).await?;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, action, &b.reason, None, &facts).await?;
     match role {
         Some(r) => {
             members::set_role(&s.ciam, &caller, &o, &user_id, r).await?;
@@ -145,16 +145,9 @@ pub async fn revoke(
     Path((org_id, inv_id)): Path<(String, String)>,
     Json(b): Json<ReasonBody>,
 ) -> Result<Reply<Done>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let caller = access::operator(
-        &s.ciam,
-        &op,
-        &id,
-        AuditAction::OrgRevokeInvitation,
-        &b.reason,
-        &facts,
-    )?;
-    let o = access::for_operator(&s.ciam, &id).await?;
+    let action = AuditAction::OrgRevokeInvitation;
+    let (o, caller) =
+        access::operator_of(&s.ciam, &op, &org_id, action, &b.reason, None, &facts).await?;
     invitations::revoke(&s.ciam, &caller, &o, &inv_id).await?;
     Ok(done())
 }

@@ -163,13 +163,12 @@ pub async fn get(
     Path(org_id): Path<String>,
     Params(q): Params,
 ) -> Result<Reply<OrgPage>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     let store = s.ciam.store.as_ref();
     let (ms, invs) = if caller.rank.manages() {
         let (ms, invs) = tokio::join!(
-            members::page(store, &id, q.get("after").map(String::as_str)),
-            invitations::page(store, &id)
+            members::page(store, &o.org_id, q.get("after").map(String::as_str)),
+            invitations::page(store, &o.org_id)
         );
         (ms.map_err(Error::from)?, invs.map_err(Error::from)?)
     } else {
@@ -220,8 +219,7 @@ pub async fn invite(
     Path(org_id): Path<String>,
     Json(b): Json<InviteBody>,
 ) -> Result<Created<invitations::Invitation>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     let role = parse_role(b.role.as_deref())?;
     let to = Identity::parse(b.to.trim())?;
     Ok(Reply(
@@ -258,8 +256,7 @@ pub async fn revoke(
     Authed(sess): Authed,
     Path((org_id, inv_id)): Path<(String, String)>,
 ) -> Result<Reply<Done>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     invitations::revoke(&s.ciam, &caller, &o, &inv_id).await?;
     Ok(done())
 }
@@ -290,8 +287,7 @@ pub async fn set_role(
     Path((org_id, user_id)): Path<(String, String)>,
     Json(b): Json<RoleBody>,
 ) -> Result<Reply<Membership>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     let role = parse_role(Some(&b.role))?.ok_or(Reason::INVALID_PARAMETER)?;
     Ok(Reply(
         members::set_role(&s.ciam, &caller, &o, &user_id, role).await?,
@@ -314,8 +310,7 @@ pub async fn remove(
     Authed(sess): Authed,
     Path((org_id, user_id)): Path<(String, String)>,
 ) -> Result<Reply<Done>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     members::remove(&s.ciam, &caller, &o, &user_id).await?;
     Ok(done())
 }
@@ -344,12 +339,11 @@ pub async fn audit_log(
     Path(org_id): Path<String>,
     Params(q): Params,
 ) -> Result<Reply<OrgAudit>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (_, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     caller.must_manage()?;
     let entries = audit::page(
         s.ciam.store.as_ref(),
-        &id,
+        &o.org_id,
         q.get("cursor").map(String::as_str),
     )
     .await

@@ -2,8 +2,8 @@
 //! §2), managed by its owners and admins (a member: ORG_ROLE_FORBIDDEN; anyone else:
 //! ORG_NOT_FOUND, as for the organization's other routes), and the routing of its verified
 //! domains to them. Turning a connection on or off is the `on` field of its PATCH. The rules are
-//! `ciam_core::org::connections`' (one function per change, the console's twins in
-//! admin_org_connections.rs call the same ones).
+//! `ciam_core::org::connections`' (one function per change taking the caller,
+//! `connections::actions`: the console's twins in admin_org_connections.rs call the same ones).
 
 use crate::error::ApiError;
 use crate::extract::{Authed, Json};
@@ -12,7 +12,7 @@ use crate::AppState;
 use axum::extract::{Path, State};
 use ciam_core::domains::manage::{self, DomainView};
 use ciam_core::org::access;
-use ciam_core::org::connections::{self, routing, NewConnection, Patch, View};
+use ciam_core::org::connections::{self, actions, routing, NewConnection, Patch, View};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -131,10 +131,9 @@ pub async fn list(
     Authed(sess): Authed,
     Path(org_id): Path<String>,
 ) -> Result<Reply<Connections>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (_, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     manage::may_read(&caller)?;
-    let all = connections::list(s.ciam.store.as_ref(), &id)
+    let all = connections::list(s.ciam.store.as_ref(), &o.org_id)
         .await
         .map_err(ciam_core::Error::from)?;
     Ok(Reply(Connections {
@@ -160,10 +159,8 @@ pub async fn create(
     Path(org_id): Path<String>,
     Json(b): Json<CreateBody>,
 ) -> Result<Created<View>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
-    manage::may_change(&caller, &o)?;
-    let c = connections::create(&s.ciam, &caller, &id, b.into()).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
+    let c = actions::add(&s.ciam, &caller, &o, b.into()).await?;
     Ok(Reply(c.view(&s.ciam)))
 }
 
@@ -181,10 +178,9 @@ pub async fn get(
     Authed(sess): Authed,
     Path((org_id, conn_id)): Path<(String, String)>,
 ) -> Result<Reply<View>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (_, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     manage::may_read(&caller)?;
-    let c = routing::connection_of(s.ciam.store.as_ref(), &id, &conn_id).await?;
+    let c = routing::connection_of(s.ciam.store.as_ref(), &o.org_id, &conn_id).await?;
     Ok(Reply(c.view(&s.ciam)))
 }
 
@@ -210,11 +206,8 @@ pub async fn update(
     Path((org_id, conn_id)): Path<(String, String)>,
     Json(b): Json<PatchBody>,
 ) -> Result<Reply<View>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
-    manage::may_change(&caller, &o)?;
-    let c = routing::connection_of(s.ciam.store.as_ref(), &id, &conn_id).await?;
-    let c = connections::update(&s.ciam, &caller, &c, b.into()).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
+    let c = actions::change(&s.ciam, &caller, &o, &conn_id, b.into()).await?;
     Ok(Reply(c.view(&s.ciam)))
 }
 
@@ -234,11 +227,8 @@ pub async fn delete(
     Authed(sess): Authed,
     Path((org_id, conn_id)): Path<(String, String)>,
 ) -> Result<Reply<Done>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
-    manage::may_change(&caller, &o)?;
-    let c = routing::connection_of(s.ciam.store.as_ref(), &id, &conn_id).await?;
-    connections::delete(&s.ciam, &caller, &c).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
+    actions::remove(&s.ciam, &caller, &o, &conn_id).await?;
     Ok(done())
 }
 
@@ -262,8 +252,7 @@ pub async fn set_sign_in(
     Path((org_id, domain)): Path<(String, String)>,
     Json(b): Json<SignInBody>,
 ) -> Result<Reply<DomainView>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     manage::may_change(&caller, &o)?;
     let domain = manage::path_domain(&domain)?;
     Ok(Reply(

@@ -39,11 +39,10 @@ pub async fn list(
     Authed(sess): Authed,
     Path(org_id): Path<String>,
 ) -> Result<Reply<Domains>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (_, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     manage::may_read(&caller)?;
     Ok(Reply(Domains {
-        domains: manage::list(&s.ciam, &id).await?,
+        domains: manage::list(&s.ciam, &o.org_id).await?,
     }))
 }
 
@@ -80,8 +79,7 @@ pub async fn add(
     Path(org_id): Path<String>,
     Json(b): Json<AddBody>,
 ) -> Result<Created<DomainView>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     manage::may_change(&caller, &o)?;
     let domain = manage::new_domain(&s.ciam, &b.domain)?;
     let method = Method::parse(&b.method, "method")?;
@@ -103,11 +101,10 @@ pub async fn get(
     Authed(sess): Authed,
     Path((org_id, domain)): Path<(String, String)>,
 ) -> Result<Reply<DomainView>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (_, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     manage::may_read(&caller)?;
     let domain = manage::path_domain(&domain)?;
-    Ok(Reply(manage::get(&s.ciam, &id, &domain).await?))
+    Ok(Reply(manage::get(&s.ciam, &o.org_id, &domain).await?))
 }
 
 /// The enrolment of a verified domain.
@@ -136,8 +133,7 @@ pub async fn set_enrolment(
     Path((org_id, domain)): Path<(String, String)>,
     Json(b): Json<EnrolmentBody>,
 ) -> Result<Reply<DomainView>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     let domain = manage::path_domain(&domain)?;
     let enrolment = Enrolment::parse(&b.enrolment, "enrolment")?;
     Ok(Reply(
@@ -160,8 +156,7 @@ pub async fn remove(
     Authed(sess): Authed,
     Path((org_id, domain)): Path<(String, String)>,
 ) -> Result<Reply<Done>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     let domain = manage::path_domain(&domain)?;
     manage::remove(&s.ciam, &caller, &o, &domain).await?;
     Ok(done())
@@ -200,8 +195,7 @@ pub async fn send_code(
     Path((org_id, domain)): Path<(String, String)>,
     Json(b): Json<CodeBody>,
 ) -> Result<Reply<Done>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     let domain = manage::path_domain(&domain)?;
     manage::send_code(
         &s.ciam,
@@ -289,8 +283,7 @@ pub async fn verify(
     Path((org_id, domain)): Path<(String, String)>,
     Json(b): Json<VerifyBody>,
 ) -> Result<Reply<DomainView>, ApiError> {
-    let id = access::parse_id(&org_id)?;
-    let (o, caller) = access::as_member(&s.ciam, &id, &sess.user.id).await?;
+    let (o, caller) = access::member_of(&s.ciam, &org_id, &sess.user.id).await?;
     let domain = manage::path_domain(&domain)?;
     Ok(Reply(prove(&s.ciam, &caller, &o, &domain, &b).await?))
 }

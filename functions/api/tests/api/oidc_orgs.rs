@@ -7,7 +7,7 @@
 use crate::helpers::{json_request, TestApp, TestResponse, PASSWORD};
 use crate::oidc::{get, location, param, userinfo, verify_jwt, world_on, World, CB, VERIFIER};
 use axum::http::Method;
-use ciam_core::org::{self, members, NewOrg, Status};
+use ciam_core::org::{self, members};
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::{Cond, TxOp, Update};
 use serde_json::{json, Value};
@@ -17,22 +17,7 @@ const TICKET_URL: &str = "https://tickets.example.com/cb";
 
 /// An active organization named `name` owned by `owner`: its id.
 async fn org_of(app: &TestApp, owner: &str, name: &str) -> String {
-    let o = org::create(
-        &app.ciam,
-        NewOrg {
-            name_zh: format!("{name}公司"),
-            name_en: name.into(),
-            status: Status::Active,
-            owner: Some(owner.to_owned()),
-            by: "operator-1".into(),
-            by_role: "operator".into(),
-            reason: Some("contract".into()),
-        },
-        vec![],
-    )
-    .await
-    .expect("organization");
-    o.org_id.to_string()
+    app.active_org(owner, name).await.to_string()
 }
 
 async fn join(app: &TestApp, org: &str, user_id: &str, role: org::Role) {

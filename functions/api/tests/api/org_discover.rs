@@ -13,10 +13,9 @@
 
 use crate::helpers::{json_request, TestApp, TestResponse, PASSWORD};
 use axum::http::Method;
-use ciam_core::domains::{claims, DomainName, Method as Proof};
-use ciam_core::org::access::Caller;
-use ciam_core::org::connections::{self, ConnId, NewConnection};
-use ciam_core::org::{self, NewOrg, OrgId, Status};
+use ciam_core::domains::{claims, DomainName};
+use ciam_core::org::connections::{ConnId, NewConnection};
+use ciam_core::org::OrgId;
 use ciam_core::testing::billing::total;
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::{Store, Update};
@@ -40,82 +39,25 @@ impl TestApp {
     }
 }
 
-async fn new_org(app: &TestApp, owner: &str, en: &str) -> OrgId {
-    let new = NewOrg {
-        name_zh: format!("{en}公司"),
-        name_en: en.into(),
-        status: Status::Active,
-        owner: Some(owner.to_owned()),
-        by: "operator-1".into(),
-        by_role: "operator".into(),
-        reason: Some("contract signed".into()),
-    };
-    org::create(&app.ciam, new, vec![])
-        .await
-        .expect("org")
-        .org_id
-}
-
 fn domain(d: &str) -> DomainName {
     DomainName::parse(d).expect("domain")
 }
 
-/// `d` claimed by `org` and, when `verified`, verified (as the mail or DNS proof does).
-async fn claim(app: &TestApp, org: &OrgId, d: &str, verified: bool) {
-    let store = app.ciam.store.as_ref();
-    let c = claims::add(
-        store,
-        app.ciam.entropy.as_ref(),
-        app.now(),
-        org,
-        &domain(d),
-        Proof::Dns,
-        "ann",
-    )
-    .await
-    .expect("claim");
-    if verified {
-        claims::mark_verified(store, app.now(), org, &c, vec![])
-            .await
-            .expect("verified");
-    }
-}
-
 /// An OIDC connection of `org`, turned `on` (tested first) unless `on` is false (a draft).
 async fn connection(app: &TestApp, org: &OrgId, name_en: &str, on: bool) -> ConnId {
-    let caller = Caller::operator("operator-1", "operator", "set up", vec![]);
     let settings = BTreeMap::from([
         ("issuer".to_owned(), "https://idp.acme.example".to_owned()),
         ("clientId".to_owned(), "ciam".to_owned()),
     ]);
-    let c = connections::create(
-        &app.ciam,
-        &caller,
-        org,
-        NewConnection {
-            protocol: "oidc".into(),
-            name_zh: Some(format!("{name_en}统一登录")),
-            name_en: Some(name_en.into()),
-            settings,
-            secret: "s3cret-of-the-idp".into(),
-            jit: None,
-        },
-    )
-    .await
-    .expect("connection");
-    if on {
-        connections::record_test(&app.ciam, &c, true)
-            .await
-            .expect("tested");
-        let c = connections::get(app.ciam.store.as_ref(), org, &c.conn_id)
-            .await
-            .expect("read")
-            .expect("there");
-        connections::set_on(&app.ciam, &caller, &c, true)
-            .await
-            .expect("on");
-    }
-    c.conn_id
+    let new = NewConnection {
+        protocol: "oidc".into(),
+        name_zh: Some(format!("{name_en}统一登录")),
+        name_en: Some(name_en.into()),
+        settings,
+        secret: "s3cret-of-the-idp".into(),
+        jit: None,
+    };
+    app.connection_made(org, new, on).await
 }
 
 /// Routes verified domain `d` to `conn` (`required` or not): the owner item's `signInConn` and
@@ -155,11 +97,11 @@ async fn discover_and_required(app: TestApp) {
     let ann = app.sign_up("annlee", ANN).await;
     app.sign_up("phoebe", PHONE).await;
     app.sign_up("carl", "carl@beta.example").await;
-    let acme = new_org(&app, &ann, "Acme").await;
-    let beta = new_org(&app, &ann, "Beta").await;
-    claim(&app, &acme, "acme.example", true).await;
-    claim(&app, &acme, "pending.example", false).await;
-    claim(&app, &beta, "beta.example", true).await;
+    let acme = app.active_org(&ann, "Acme").await;
+    let beta = app.active_org(&ann, "Beta").await;
+    app.claimed(&acme, "acme.example", "ann", true).await;
+    app.claimed(&acme, "pending.example", "ann", false).await;
+    app.claimed(&beta, "beta.example", "ann", true).await;
     let on = connection(&app, &acme, "Acme SSO", true).await;
     let draft = connection(&app, &acme, "Acme draft", false).await;
 
@@ -314,8 +256,8 @@ async fn on_dynamodb_discover_and_the_required_company_sign_in() {
 /// stays 2 round trips and 3 write units.
 async fn counted(app: TestApp) {
     let ann = app.sign_up("annlee", ANN).await;
-    let acme = new_org(&app, &ann, "Acme").await;
-    claim(&app, &acme, "acme.example", true).await;
+    let acme = app.active_org(&ann, "Acme").await;
+    app.claimed(&acme, "acme.example", "ann", true).await;
     let on = connection(&app, &acme, "Acme SSO", true).await;
     route(&app, "acme.example", &on, false).await;
     app.sign_in(ANN, PASSWORD).await;

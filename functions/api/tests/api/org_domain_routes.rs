@@ -7,9 +7,9 @@
 //! accept and decline; the console's twins (a viewer reads, an operator acts with a reason), and
 //! every change in the organization's audit slice and the console's day log.
 
+use crate::helpers::org_connections::Setup;
 use crate::helpers::{TestApp, TestResponse, PASSWORD};
 use axum::http::Method;
-use ciam_core::console::Role as ConsoleRole;
 use ciam_fakes::dns::DnsServer;
 use ciam_store::dynamo_local::DynamoLocal;
 use serde_json::{json, Value};
@@ -61,22 +61,16 @@ impl TestApp {
 async fn domain_routes(app: TestApp) {
     let dns = DnsServer::start().await.expect("dns server");
     let app = app.configure(|c| c.dns_resolver = Some(dns.addr()));
-    let (_, op) = app.staffer("op", Some(ConsoleRole::Operator)).await;
-    let (_, viewer) = app.staffer("viewer", Some(ConsoleRole::Viewer)).await;
-    let (owner, owner_t) = app.staffer("owner", None).await;
-    let (other, other_t) = app.staffer("other", None).await;
-    let org = app.org_owned_by(&op, &owner, "Acme").await;
-    let other_org = app.org_owned_by(&op, &other, "Other").await;
-    let mut joined = Vec::new();
-    for (name, role) in [("adm", "admin"), ("mem", "member")] {
-        let mail = format!("{name}@example.com");
-        app.invite(&owner_t, &org, &mail, Some(role)).await.ok(201);
-        let t = app.invitation_for(&mail);
-        let (_, tok) = app.staffer(name, None).await;
-        app.accept(&tok, &t).await.ok(200);
-        joined.push(tok);
-    }
-    let [adm_t, mem_t] = <[_; 2]>::try_from(joined).expect("two");
+    let Setup {
+        org,
+        other_org,
+        owner: owner_t,
+        admin: adm_t,
+        member: mem_t,
+        other: other_t,
+        viewer,
+        operator: op,
+    } = app.conn_setup().await;
     let at = |p: &str| format!("/org/{org}/domains{p}");
     let add = |t: &str, o: &str, d: &str, m: &str| {
         let (t, p, b) = (

@@ -9,28 +9,12 @@ use crate::helpers::{TestApp, PASSWORD};
 use ciam_core::domains::dns::Hickory;
 use ciam_core::domains::enrol;
 use ciam_core::domains::{claims, txt, verify, DomainName, Enrolment, Method};
-use ciam_core::org::{self, NewOrg, OrgId, Role, Status};
+use ciam_core::org::{self, OrgId, Role};
 use ciam_core::{Lang, Reason};
 use ciam_fakes::dns::DnsServer;
 use ciam_store::dynamo_local::DynamoLocal;
 use std::sync::Arc;
 use std::time::Duration;
-
-async fn new_org(app: &TestApp, owner: &str) -> OrgId {
-    let new = NewOrg {
-        name_zh: "艾克姆".into(),
-        name_en: "Acme".into(),
-        status: Status::Active,
-        owner: Some(owner.to_owned()),
-        by: "operator-1".into(),
-        by_role: "operator".into(),
-        reason: Some("contract signed".into()),
-    };
-    org::create(&app.ciam, new, vec![])
-        .await
-        .expect("org")
-        .org_id
-}
 
 fn domain(d: &str) -> DomainName {
     DomainName::parse(d).expect("domain")
@@ -74,7 +58,7 @@ async fn verified_by_dns(
 async fn dns_and_mail_verification(app: TestApp) {
     let (server, lookup) = dns().await;
     let store = app.ciam.store.as_ref();
-    let a = new_org(&app, "ann").await;
+    let a = app.active_org("ann", "Acme").await;
     let acme = domain("Acme.Example");
 
     // DNS: the record Ciam asks for, missing, wrong, then right.
@@ -234,7 +218,10 @@ async fn two_organizations_claim_one_domain(app: TestApp) {
     let (server, lookup) = dns().await;
     let store = app.ciam.store.as_ref();
     let entropy = app.ciam.entropy.as_ref();
-    let (a, b) = (new_org(&app, "ann").await, new_org(&app, "bob").await);
+    let (a, b) = (
+        app.active_org("ann", "Acme").await,
+        app.active_org("bob", "Acme").await,
+    );
     let d = domain("shared.example");
     let ca = claims::add(store, entropy, app.now(), &a, &d, Method::Dns, "ann")
         .await
@@ -326,8 +313,8 @@ async fn member_of(app: &TestApp, org: &OrgId, user: &str) -> Option<Role> {
 async fn enrolment_only_for_proven_addresses(app: TestApp) {
     let (server, lookup) = dns().await;
     let store = app.ciam.store.as_ref();
-    let a = new_org(&app, "ann").await;
-    let b = new_org(&app, "bob").await;
+    let a = app.active_org("ann", "Acme").await;
+    let b = app.active_org("bob", "Acme").await;
     verified_by_dns(&app, &server, &lookup, &a, "auto.example").await;
     verified_by_dns(&app, &server, &lookup, &b, "maybe.example").await;
 

@@ -11,7 +11,6 @@ use axum::http::{HeaderMap, Method};
 use axum::routing::post;
 use ciam_api::webhook_transport::{DnsResolver, HttpTransport};
 use ciam_core::events::{self, Kind};
-use ciam_core::notifier::Notice;
 use ciam_core::webhooks::queue;
 use ciam_store::dynamo_local::DynamoLocal;
 use serde_json::{json, Value};
@@ -57,20 +56,6 @@ async fn endpoint(w: &World, app_id: &str, url: &str) {
         .send_json(Method::POST, &p, Some(&w.admin), &body)
         .await
         .ok(201);
-}
-
-/// The token of the last invitation sent to `to`.
-fn invitation_for(app: &TestApp, to: &str) -> String {
-    app.outbox
-        .notices()
-        .into_iter()
-        .rev()
-        .find_map(|n| match n.notice {
-            Notice::OrgInvitation { link, .. } if n.to.as_str() == to => Some(link),
-            _ => None,
-        })
-        .and_then(|l| l.split("token=").nth(1).map(str::to_owned))
-        .expect("an invitation")
 }
 
 /// Fans out the organization's events not yet fanned out (as `ciam serve`'s store marks them) and
@@ -141,7 +126,7 @@ async fn heard_by_event_apps_only(app: TestApp) {
             a.admin_call(Method::POST, &p, Some(&user), Some(&json!({ "to": to })))
                 .await
                 .ok(201);
-            invitation_for(a, to)
+            a.invitation_for(to)
         }
     };
     let accept = |token: String, session: String| async move {
@@ -228,7 +213,7 @@ async fn heard_by_event_apps_only(app: TestApp) {
         .as_str()
         .unwrap()
         .to_owned();
-    let token = invitation_for(a, "dan@example.com");
+    let token = a.invitation_for("dan@example.com");
     let revoke = format!("{p}/{inv}");
     let b = json!({ "reason": "sent to the wrong address" });
     a.admin_call(Method::DELETE, &revoke, Some(&w.admin), Some(&b))

@@ -11,8 +11,7 @@
 use crate::helpers::*;
 use crate::oidc::{param, verify_jwt, world_on, World, CB, VERIFIER};
 use crate::org_signin::{
-    company, connect_with, org_of, person, redeem, refused, session_of, sign_in_through, spawn_idp,
-    verify_domain, Company,
+    company, connect_with, person, redeem, refused, session_of, sign_in_through, spawn_idp, Company,
 };
 use crate::two_factor::secret_of;
 use axum::http::Method;
@@ -94,8 +93,8 @@ async fn strict_company(
     domain: &str,
     mfa_acr: Option<&str>,
 ) -> Company {
-    let org = org_of(app, owner, name).await;
-    verify_domain(app, &org, domain).await;
+    let org = app.active_org(owner, name).await;
+    app.claimed(&org, domain, "owner", true).await;
     set(app, &org, "mfaRequired", true.into()).await;
     let idp = spawn_idp(app, &format!("ciam-{}", name.to_lowercase()), "s3cret").await;
     let more: Vec<(&str, &str)> = mfa_acr.map(|a| ("mfaAcr", a)).into_iter().collect();
@@ -120,7 +119,7 @@ async fn session_org(app: TestApp) {
     let app = &w.app;
     let boss = app.sign_up("boss", "boss@owners.example").await;
     let acme = company(app, &boss, "Acme", "acme.example", "join", "acme-secret").await;
-    let other = org_of(app, &boss, "Other").await;
+    let other = app.active_org(&boss, "Other").await;
 
     // A company sign-in (just in time: a new account), who is also a member of another one.
     let to = sign_in_through(app, &acme, person("a-1", "li.lei@acme.example")).await;
@@ -256,7 +255,7 @@ async fn session_org(app: TestApp) {
     let to = sign_in_through(app, &acme, person("a-2", "han.mei@acme.example")).await;
     assert_eq!(session_of(app, &to).await["userId"], han.as_str());
     let han_t = app.sign_in("han.mei@acme.example", PASSWORD).await;
-    let lookup = ciam_core::federation::org_sign_in::link_key(&acme.conn, "a-2");
+    let lookup = ciam_core::federation::company_links::link_key(&acme.conn, "a-2");
     assert!(app.ciam.store.get(&lookup).await.unwrap().is_some());
     app.deactivate(&han_t, &json!({ "password": PASSWORD }))
         .await

@@ -17,12 +17,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
-use ciam_core::domains::claims::{self, Method as ClaimMethod};
-use ciam_core::domains::name::DomainName;
 use ciam_core::events::{self, Kind};
-use ciam_core::org::access::Caller;
 use ciam_core::org::connections::{self, ConnId, Connection, NewConnection, Status};
-use ciam_core::org::{self, members, NewOrg, OrgId};
+use ciam_core::org::{self, members, OrgId};
 use ciam_store::dynamo_local::DynamoLocal;
 use ciam_store::{Cond, Update, Value as StoreValue};
 use serde_json::{json, Value};
@@ -192,48 +189,6 @@ pub(crate) struct Company {
     pub(crate) conn: ConnId,
 }
 
-pub(crate) async fn org_of(app: &TestApp, owner: &str, name: &str) -> OrgId {
-    org::create(
-        &app.ciam,
-        NewOrg {
-            name_zh: format!("{name}公司"),
-            name_en: name.into(),
-            status: org::Status::Active,
-            owner: Some(owner.to_owned()),
-            by: "operator-1".into(),
-            by_role: "operator".into(),
-            reason: Some("contract".into()),
-        },
-        vec![],
-    )
-    .await
-    .expect("organization")
-    .org_id
-}
-
-pub(crate) async fn verify_domain(app: &TestApp, org: &OrgId, domain: &str) {
-    let d = DomainName::parse(domain).expect("domain");
-    let store = app.ciam.store.as_ref();
-    let claim = claims::add(
-        store,
-        app.ciam.entropy.as_ref(),
-        app.now(),
-        org,
-        &d,
-        ClaimMethod::Dns,
-        "owner",
-    )
-    .await
-    .expect("claimed");
-    claims::mark_verified(store, app.now(), org, &claim, vec![])
-        .await
-        .expect("verified");
-}
-
-fn operator() -> Caller {
-    Caller::operator("operator-1", "operator", "set-up", vec![])
-}
-
 async fn connection(app: &TestApp, org: &OrgId, conn: &ConnId) -> Connection {
     connections::get(app.ciam.store.as_ref(), org, conn)
         .await
@@ -262,31 +217,15 @@ pub(crate) async fn connect_with(
     for (k, v) in more {
         settings.insert((*k).to_owned(), (*v).to_owned());
     }
-    let c = connections::create(
-        &app.ciam,
-        &operator(),
-        org,
-        NewConnection {
-            protocol: "oidc".into(),
-            name_zh: Some("公司登录".into()),
-            name_en: Some("Company sign-in".into()),
-            settings,
-            secret: idp.secret.clone(),
-            jit: Some(jit.into()),
-        },
-    )
-    .await
-    .expect("connection");
-    if !draft {
-        connections::record_test(&app.ciam, &c, true)
-            .await
-            .expect("tested");
-        let c = connection(app, org, &c.conn_id).await;
-        connections::set_on(&app.ciam, &operator(), &c, true)
-            .await
-            .expect("on");
-    }
-    c.conn_id
+    let new = NewConnection {
+        protocol: "oidc".into(),
+        name_zh: Some("公司登录".into()),
+        name_en: Some("Company sign-in".into()),
+        settings,
+        secret: idp.secret.clone(),
+        jit: Some(jit.into()),
+    };
+    app.connection_made(org, new, !draft).await
 }
 
 pub(crate) async fn company(
@@ -297,8 +236,8 @@ pub(crate) async fn company(
     jit: &str,
     secret: &str,
 ) -> Company {
-    let org = org_of(app, owner, name).await;
-    verify_domain(app, &org, domain).await;
+    let org = app.active_org(owner, name).await;
+    app.claimed(&org, domain, "owner", true).await;
     let idp = spawn_idp(app, &format!("ciam-{}", name.to_lowercase()), secret).await;
     let conn = connect(app, &org, &idp, jit, false).await;
     Company { org, idp, conn }
@@ -530,7 +469,7 @@ async fn company_sign_in(app: TestApp) {
     );
     let auth = start(app, &beta.conn, &beta.idp).await;
     let c = connection(app, &beta.org, &beta.conn).await;
-    connections::set_on(&app.ciam, &operator(), &c, false)
+    connections::set_on(&app.ciam, &orgs::set_up_operator(), &c, false)
         .await
         .expect("off");
     let back = beta.idp.consent(&auth, person("b-2", "wang@beta.example"));

@@ -9,15 +9,13 @@
 //! person typed, so it never links. On SQLite and DynamoDB Local.
 
 use crate::helpers::federation::{fakes, no_redirects, IN_WECOM};
+use crate::helpers::orgs::set_up_operator as operator;
 use crate::helpers::*;
 use axum::body::Body;
 use axum::http::{Method, StatusCode};
-use ciam_core::domains::claims::{self, Method as ClaimMethod};
-use ciam_core::domains::name::DomainName;
 use ciam_core::federation::{ProviderConfig, ProviderId};
-use ciam_core::org::access::Caller;
 use ciam_core::org::connections::{self, ConnId, Connection, NewConnection, Status};
-use ciam_core::org::{self, NewOrg, OrgId};
+use ciam_core::org::{self, OrgId};
 use ciam_fakes::{Fakes, Person, Platform};
 use ciam_store::dynamo_local::DynamoLocal;
 use serde_json::json;
@@ -26,10 +24,6 @@ use std::sync::Arc;
 
 /// The random value the SPA keeps while the browser is at the platform.
 const BIND: &str = "bind-of-the-browser-that-started-china-0123456789";
-
-fn operator() -> Caller {
-    Caller::operator("operator-1", "operator", "set-up", vec![])
-}
 
 /// One protocol's connection settings pinned to the fake's corp or tenant, its right secret,
 /// the fake, and the deployment's hosts (the built-in provider's bases, nothing else: the
@@ -107,38 +101,8 @@ async fn world(app: TestApp, p: &Proto) -> World {
     let listed = app.get("/auth/federation", None).await.ok(200);
     assert_eq!(listed["providers"], json!([]), "{listed}");
     let owner = app.sign_up("boss", "boss@owners.example").await;
-    let org = org::create(
-        &app.ciam,
-        NewOrg {
-            name_zh: "爱克美公司".into(),
-            name_en: "Acme".into(),
-            status: org::Status::Active,
-            owner: Some(owner),
-            by: "operator-1".into(),
-            by_role: "operator".into(),
-            reason: Some("contract".into()),
-        },
-        vec![],
-    )
-    .await
-    .expect("organization")
-    .org_id;
-    let d = DomainName::parse("acme.example").expect("domain");
-    let store = app.ciam.store.as_ref();
-    let claim = claims::add(
-        store,
-        app.ciam.entropy.as_ref(),
-        app.now(),
-        &org,
-        &d,
-        ClaimMethod::Dns,
-        "owner",
-    )
-    .await
-    .expect("claimed");
-    claims::mark_verified(store, app.now(), &org, &claim, vec![])
-        .await
-        .expect("verified");
+    let org = app.active_org(&owner, "Acme").await;
+    app.claimed(&org, "acme.example", "owner", true).await;
     let owner_token = app.sign_in("boss@owners.example", PASSWORD).await;
     World {
         app,

@@ -10,7 +10,7 @@ use crate::domains::txt::{self, TxtLookup};
 use crate::domains::verify;
 use crate::error::{Error, Result};
 use crate::org::access::{must_be_active, Caller};
-use crate::org::audit::{self, OrgAction};
+use crate::org::audit::OrgAction;
 use crate::org::{OrgId, Organization};
 use crate::{Ciam, Lang, Reason};
 use ciam_store::TxOp;
@@ -148,17 +148,13 @@ fn audited(
     domain: &DomainName,
     detail: String,
 ) -> Vec<TxOp> {
-    let mut ops = vec![audit::record(
+    caller.with_extra(vec![caller.record(
         ciam,
         org,
-        &caller.actor(),
         action,
         domain.as_str(),
-        caller.reason.as_deref(),
         Some(detail),
-    )];
-    ops.extend(caller.extra.iter().cloned());
-    ops
+    )])
 }
 
 /// The organization's domains, by domain. Round trips: 1.

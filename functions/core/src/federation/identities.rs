@@ -18,11 +18,11 @@ use super::links::{
     account_link_key, count_link, link_exists, link_key, link_puts, provider_named,
     read_any_pending, spend_pending, told_ops,
 };
-use super::{LinkFor, ProviderId};
+use super::{company_links, LinkFor, ProviderId};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::notifier::{tell_account, Notice};
-use crate::org::connections::{conn_key, ConnId, Connection};
+use crate::org::connections::{conn_key, Connection};
 use crate::org::{OrgId, Organization};
 use crate::sessions::{self, Session};
 use crate::totp::require_fresh;
@@ -111,7 +111,11 @@ async fn items(ciam: &Ciam, user_id: &str) -> Result<Vec<(Linked, String)>> {
     let mut keys = Vec::new();
     let mut at = Vec::new();
     for (i, item) in found.iter().enumerate() {
-        let conn = item.key.sk.strip_prefix("FED#org:").and_then(ConnId::parse);
+        let conn = item
+            .key
+            .sk
+            .strip_prefix("FED#")
+            .and_then(company_links::conn_of);
         let org = item.s("orgId").and_then(OrgId::parse);
         if let (Some(conn), Some(org)) = (conn, org) {
             keys.push(crate::org::org_key(&org));

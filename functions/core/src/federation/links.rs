@@ -18,6 +18,7 @@
 //! and a link is only made by a phone Ciam's own code proved in the same browser (never by a
 //! name, a nickname or what the platform says).
 
+use super::company_links;
 use super::returning::Pending;
 use super::{ExternalIdentity, Facts, ProviderId};
 use crate::accounts::{first_write, SignedIn, Who};
@@ -518,12 +519,9 @@ pub async fn delete_ops(ciam: &Ciam, user_id: &str) -> std::result::Result<Vec<T
             key: item.key.clone(),
             cond: None,
         });
-        let lookup = if name.starts_with("org:") {
-            // An organization's connection (`org_sign_in::link_key`, the same shape):
-            // `FEDID#org:<connId>#<subject>`.
-            Some(Key::new(format!("FEDID#{name}#{subject}"), "LINK"))
-        } else {
-            ProviderId::linked_by_name(name).map(|p| link_key(p, subject))
+        let lookup = match company_links::conn_of(name) {
+            Some(conn) => Some(company_links::link_key(&conn, subject)),
+            None => ProviderId::linked_by_name(name).map(|p| link_key(p, subject)),
         };
         if let Some(key) = lookup {
             ops.push(TxOp::Delete {

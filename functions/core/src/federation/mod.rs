@@ -8,6 +8,7 @@
 //! one-time login code) sit underneath, unchanged; every other provider reaches an account only
 //! through a link a phone proof made (`links`).
 
+pub mod company_links;
 mod flow;
 pub mod identities;
 pub mod links;

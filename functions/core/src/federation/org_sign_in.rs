@@ -12,6 +12,7 @@
 //! `links`: listed in the security centre, deleted with the account); the shared
 //! `FEDSTATE#` (with `conn`, `test`) and `FEDCODE#` (with `orgId`, `mfa`) items.
 
+use super::company_links::{account_link_key, link_key};
 use super::links::{code_key, LOGIN_CODE_TTL};
 use super::{ExternalIdentity, Pending, Through, ORG};
 use crate::accounts::create_ops;
@@ -25,12 +26,7 @@ use crate::staff::{bind_hash, token};
 use crate::user::{live_user, unique_key, User};
 use crate::validate::{self, Email, Identity};
 use crate::{random_digits, Ciam, Reason};
-use ciam_store::{Cond, Item, Key, TxOp};
-
-/// The lookup item of `conn`'s `subject`.
-pub fn link_key(conn: &ConnId, subject: &str) -> Key {
-    Key::new(format!("FEDID#org:{}#{subject}", conn.as_str()), "LINK")
-}
+use ciam_store::{Cond, Item, TxOp};
 
 fn not_permitted(cause: impl Into<String>) -> Error {
     Error {
@@ -294,15 +290,6 @@ pub async fn arrive(
         cause: Some("lost three races in a row".into()),
         ..Error::new(Reason::SERVICE_UNAVAILABLE)
     })
-}
-
-/// The account's item of its link through `c`: `USER#<userId>` / `FED#org:<connId>`
-/// {subject, orgId, linkedAt}.
-pub fn account_link_key(user_id: &str, conn: &ConnId) -> Key {
-    Key::new(
-        crate::user::user_pk(user_id),
-        format!("FED#org:{}", conn.as_str()),
-    )
 }
 
 fn account_link(

@@ -2,14 +2,14 @@
 //! operator of the console (an owner's rank, with a reason, docs/organizations-design.md §2).
 //! A non-member learns nothing: `ORG_NOT_FOUND`, as for an organization that does not exist.
 
-use super::audit::Actor;
+use super::audit::{self, Actor, OrgAction};
 use super::{with_membership, Membership, OrgId, Organization, Role, Status};
 use crate::console::accounts::reason_of;
 use crate::console::audit::{AuditAction, Entry, RequestFacts};
 use crate::console::Operator;
 use crate::error::{Error, Result};
 use crate::{Ciam, Reason};
-use ciam_store::TxOp;
+use ciam_store::{StoreError, TxOp};
 
 /// The caller of an organization route, resolved.
 #[derive(Clone, Debug)]
@@ -54,6 +54,38 @@ impl Caller {
         }
     }
 
+    /// The organization's audit entry of the caller's `action` on `target` (their reason with
+    /// it), for the change's transaction.
+    pub fn record(
+        &self,
+        ciam: &Ciam,
+        org: &OrgId,
+        action: OrgAction,
+        target: &str,
+        detail: Option<String>,
+    ) -> TxOp {
+        audit::record(
+            ciam,
+            org,
+            &self.actor(),
+            action,
+            target,
+            self.reason.as_deref(),
+            detail,
+        )
+    }
+
+    /// `ops` and the caller's own writes (an operator's console entry), for one transaction.
+    pub fn with_extra(&self, mut ops: Vec<TxOp>) -> Vec<TxOp> {
+        ops.extend(self.extra.iter().cloned());
+        ops
+    }
+
+    /// Writes the change `tx` with the caller's own writes in one transaction. Round trips: 1.
+    pub async fn commit(&self, ciam: &Ciam, tx: Vec<TxOp>) -> std::result::Result<(), StoreError> {
+        ciam.store.transact(self.with_extra(tx)).await
+    }
+
     /// Refuses a caller whose rank does not manage members.
     pub fn must_manage(&self) -> Result<()> {
         if self.rank.manages() {
@@ -74,14 +106,44 @@ pub fn operator(
     reason: &str,
     req: &RequestFacts,
 ) -> Result<Caller> {
+    console_caller(ciam, op, org, action, reason, None, req)
+}
+
+fn console_caller(
+    ciam: &Ciam,
+    op: &Operator,
+    org: &OrgId,
+    action: AuditAction,
+    reason: &str,
+    detail: Option<String>,
+    req: &RequestFacts,
+) -> Result<Caller> {
     let reason = reason_of(reason)?;
-    let entry = Entry::new(ciam, op, action, org.as_str(), Some(&reason), None, req);
+    let entry = Entry::new(ciam, op, action, org.as_str(), Some(&reason), detail, req);
     Ok(Caller::operator(
         &op.user.id,
         op.role.as_str(),
         &reason,
         vec![entry.put()],
     ))
+}
+
+/// The organization a path names (`raw`) and the operator `op` as its caller, as [`operator`]
+/// with the console entry's `detail` (naming what and which, or none): ORG_NOT_FOUND for a
+/// malformed id or one that does not exist, after the reason is checked. Round trips: 1.
+pub async fn operator_of(
+    ciam: &Ciam,
+    op: &Operator,
+    raw: &str,
+    action: AuditAction,
+    reason: &str,
+    detail: impl Into<Option<String>>,
+    req: &RequestFacts,
+) -> Result<(Organization, Caller)> {
+    let id = parse_id(raw)?;
+    let caller = console_caller(ciam, op, &id, action, reason, detail.into(), req)?;
+    let o = for_operator(ciam, &id).await?;
+    Ok((o, caller))
 }
 
 /// The operator's reason as the console takes it (required, at most 500 characters).
@@ -96,6 +158,12 @@ pub async fn as_member(ciam: &Ciam, org: &OrgId, user_id: &str) -> Result<(Organ
         (Some(o), Some(m)) => Ok((o, Caller::member(&m))),
         _ => Err(Reason::ORG_NOT_FOUND.into()),
     }
+}
+
+/// The organization a path names (`raw`) and the signed-in `user_id` as its caller, one of its
+/// members ([`as_member`]; ORG_NOT_FOUND for a malformed id too). Round trips: 1.
+pub async fn member_of(ciam: &Ciam, raw: &str, user_id: &str) -> Result<(Organization, Caller)> {
+    as_member(ciam, &parse_id(raw)?, user_id).await
 }
 
 /// The organization for an operator (`ORG_NOT_FOUND` when it does not exist). Round trips: 1.

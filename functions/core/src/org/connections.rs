@@ -345,6 +345,8 @@ impl Connection {
     }
 }
 
+pub mod actions;
+
 mod check;
 pub use check::{check_secret, check_settings};
 

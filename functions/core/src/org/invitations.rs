@@ -124,7 +124,7 @@ pub async fn invite(
     };
     let list_item = common(list_key(&o.org_id, &inv_id)).with("hash", tkey.pk.as_str());
     let inv = Invitation::from_item(&list_item).ok_or_else(|| Error::internal("invitation"))?;
-    let mut tx = vec![
+    let tx = vec![
         TxOp::Put {
             item: common(tkey),
             cond: Some(Cond::NotExists),
@@ -137,19 +137,16 @@ pub async fn invite(
             key: org_key(&o.org_id),
             cond: Cond::eq("status", "active"),
         },
-        audit::record(
+        caller.record(
             ciam,
             &o.org_id,
-            &caller.actor(),
             OrgAction::InvitationCreate,
             &inv_id,
-            caller.reason.as_deref(),
             Some(format!("{} as {role}", inv.to)),
         ),
     ];
-    tx.extend(caller.extra.iter().cloned());
-    ciam.store
-        .transact(tx)
+    caller
+        .commit(ciam, tx)
         .await
         .or_reason(Reason::ORG_NOT_ACTIVE)?;
     let notice = Notice::OrgInvitation {
@@ -192,7 +189,7 @@ pub async fn revoke(ciam: &Ciam, caller: &Caller, o: &Organization, inv_id: &str
     let hash = item.s("hash").unwrap_or_default().to_owned();
     let pending = Cond::eq("status", "pending");
     let revoked = || vec![Update::Set("status".into(), "revoked".into())];
-    let mut tx = vec![
+    let tx = vec![
         TxOp::Update {
             key: Key::new(hash, "INV"),
             ops: revoked(),
@@ -203,19 +200,10 @@ pub async fn revoke(ciam: &Ciam, caller: &Caller, o: &Organization, inv_id: &str
             ops: revoked(),
             cond: Some(pending),
         },
-        audit::record(
-            ciam,
-            &o.org_id,
-            &caller.actor(),
-            OrgAction::InvitationRevoke,
-            inv_id,
-            caller.reason.as_deref(),
-            None,
-        ),
+        caller.record(ciam, &o.org_id, OrgAction::InvitationRevoke, inv_id, None),
     ];
-    tx.extend(caller.extra.iter().cloned());
-    store
-        .transact(tx)
+    caller
+        .commit(ciam, tx)
         .await
         .or_reason(Reason::ORG_INVITATION_NOT_FOUND)
 }

@@ -3,7 +3,7 @@
 //! merged: an operator decides).
 
 use super::access::Caller;
-use super::audit::{self, OrgAction};
+use super::audit::OrgAction;
 use super::{org_key, Organization, Role, Status, LIST_PK};
 use crate::directory::fold;
 use crate::error::{LostRace, Result};
@@ -126,7 +126,7 @@ pub async fn update(
     if ops.is_empty() {
         return Ok(after);
     }
-    let mut tx = vec![
+    let tx = vec![
         TxOp::Update {
             key: org_key(&o.org_id),
             ops,
@@ -136,19 +136,16 @@ pub async fn update(
             item: after.list_item(),
             cond: None,
         },
-        audit::record(
+        caller.record(
             ciam,
             &o.org_id,
-            &caller.actor(),
             action,
             "",
-            caller.reason.as_deref(),
             (!fields.is_empty()).then(|| format!("fields: {}", fields.join(","))),
         ),
     ];
-    tx.extend(caller.extra.iter().cloned());
-    ciam.store
-        .transact(tx)
+    caller
+        .commit(ciam, tx)
         .await
         .or_reason(Reason::ORG_NOT_ACTIVE)?;
     Ok(after)

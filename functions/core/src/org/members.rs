@@ -3,7 +3,7 @@
 //! in the same transaction (docs/organizations-design.md §2).
 
 use super::access::{must_be_active, Caller};
-use super::audit::{self, OrgAction};
+use super::audit::OrgAction;
 use super::{member_key, org_key, org_pk, side_key, Membership, OrgId, Organization, Role};
 use crate::error::{LostRace, Result};
 use crate::events::Kind;
@@ -73,13 +73,11 @@ pub async fn remove(ciam: &Ciam, caller: &Caller, o: &Organization, user_id: &st
             cond: None,
         },
         going(&o.org_id, m.role, Vec::new()),
-        audit::record(
+        caller.record(
             ciam,
             &o.org_id,
-            &caller.actor(),
             OrgAction::MemberRemove,
             user_id,
-            caller.reason.as_deref(),
             Some(format!("role: {}", m.role)),
         ),
     ];
@@ -91,13 +89,12 @@ pub async fn remove(ciam: &Ciam, caller: &Caller, o: &Organization, user_id: &st
         m.role,
         None,
     ));
-    tx.extend(caller.extra.iter().cloned());
     let lost = if m.role == Role::Owner {
         Reason::ORG_LAST_OWNER
     } else {
         Reason::ORG_MEMBER_NOT_FOUND
     };
-    store.transact(tx).await.or_reason(lost)
+    caller.commit(ciam, tx).await.or_reason(lost)
 }
 
 /// Changes `user_id`'s role in `o` to `to`. Nobody changes their own role (they leave, or
@@ -147,13 +144,11 @@ pub async fn set_role(
             ops: set(),
             cond: Some(Cond::Exists),
         },
-        audit::record(
+        caller.record(
             ciam,
             &o.org_id,
-            &caller.actor(),
             OrgAction::MemberRole,
             user_id,
-            caller.reason.as_deref(),
             Some(format!("{} -> {to}", m.role)),
         ),
     ];
@@ -169,13 +164,12 @@ pub async fn set_role(
             cond: Some(cond),
         });
     }
-    tx.extend(caller.extra.iter().cloned());
     let lost = if m.role == Role::Owner {
         Reason::ORG_LAST_OWNER
     } else {
         Reason::ORG_MEMBER_NOT_FOUND
     };
-    store.transact(tx).await.or_reason(lost)?;
+    caller.commit(ciam, tx).await.or_reason(lost)?;
     Ok(Membership { role: to, ..m })
 }
 

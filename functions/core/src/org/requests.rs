@@ -4,7 +4,7 @@
 //! lists them with one query.
 
 use super::access::Caller;
-use super::audit::{self, OrgAction};
+use super::audit::OrgAction;
 use super::create::{owner_ops, request_key, NewOrg, REQUESTS_PK};
 use super::{org_key, Organization, Status};
 use crate::error::{LostRace, Result};
@@ -108,20 +108,11 @@ pub async fn approve(ciam: &Ciam, caller: &Caller, o: &Organization) -> Result<O
             cond: None,
         },
         requests_op(&asker, -1),
-        audit::record(
-            ciam,
-            &o.org_id,
-            &caller.actor(),
-            OrgAction::Approve,
-            &asker,
-            caller.reason.as_deref(),
-            None,
-        ),
+        caller.record(ciam, &o.org_id, OrgAction::Approve, &asker, None),
     ];
     tx.extend(owner_ops(o, &asker, &caller.user_id, now));
-    tx.extend(caller.extra.iter().cloned());
-    ciam.store
-        .transact(tx)
+    caller
+        .commit(ciam, tx)
         .await
         .or_reason(Reason::ORG_NOT_ACTIVE)?;
     Ok(after)
@@ -131,7 +122,7 @@ pub async fn approve(ciam: &Ciam, caller: &Caller, o: &Organization) -> Result<O
 /// trips: 1.
 pub async fn refuse(ciam: &Ciam, caller: &Caller, o: &Organization) -> Result<()> {
     let asker = requested(o)?;
-    let mut tx = vec![
+    let tx = vec![
         TxOp::Delete {
             key: org_key(&o.org_id),
             cond: Some(Cond::eq("status", "requested")),
@@ -145,19 +136,10 @@ pub async fn refuse(ciam: &Ciam, caller: &Caller, o: &Organization) -> Result<()
             cond: None,
         },
         requests_op(&asker, -1),
-        audit::record(
-            ciam,
-            &o.org_id,
-            &caller.actor(),
-            OrgAction::Refuse,
-            &asker,
-            caller.reason.as_deref(),
-            None,
-        ),
+        caller.record(ciam, &o.org_id, OrgAction::Refuse, &asker, None),
     ];
-    tx.extend(caller.extra.iter().cloned());
-    ciam.store
-        .transact(tx)
+    caller
+        .commit(ciam, tx)
         .await
         .or_reason(Reason::ORG_NOT_ACTIVE)
 }

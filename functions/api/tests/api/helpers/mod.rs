@@ -10,6 +10,7 @@ mod apps;
 pub mod contract;
 pub mod federation;
 pub mod org_connections;
+pub mod orgs;
 mod outbox;
 mod passkeys;
 mod two_factor;

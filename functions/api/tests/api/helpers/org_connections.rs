@@ -1,12 +1,13 @@
-//! The connection tests' set-up (org_connection_routes.rs, org_connection_walk.rs): an
-//! organization with an owner, an admin and a member, another organization, a console viewer and
-//! operator; a domain verified directly (its proof is org_domain_routes.rs's); a test sign-in's
-//! outcome recorded directly (the test route is the sign-in's); the routing on the owner item.
+//! The connection tests' set-up (org_connection_routes.rs, org_connection_walk.rs, and the domain
+//! routes', org_domain_routes.rs): an organization with an owner, an admin and a member, another
+//! organization, a console viewer and operator; a domain verified directly (its proof is
+//! org_domain_routes.rs's); a test sign-in's outcome recorded directly (the test route is the
+//! sign-in's); the routing on the owner item.
 
 use super::{TestApp, TestResponse};
 use axum::http::Method;
 use ciam_core::console::Role as ConsoleRole;
-use ciam_core::domains::claims::{self, Method as Proof};
+use ciam_core::domains::claims;
 use ciam_core::domains::DomainName;
 use ciam_core::org::connections::{self, ConnId};
 use ciam_core::org::OrgId;
@@ -106,16 +107,8 @@ impl TestApp {
 
     /// Makes `domain` `org`'s verified domain (the proof is org_domain_routes.rs's).
     pub(crate) async fn verified(&self, org: &str, domain: &str) {
-        let store = self.ciam.store.as_ref();
         let org = OrgId::parse(org).expect("org");
-        let d = DomainName::parse(domain).expect("domain");
-        let entropy = self.ciam.entropy.as_ref();
-        let claim = claims::add(store, entropy, self.now(), &org, &d, Proof::Dns, "test")
-            .await
-            .expect("claim");
-        claims::mark_verified(store, self.now(), &org, &claim, Vec::new())
-            .await
-            .expect("verified");
+        self.claimed(&org, domain, "test", true).await;
     }
 
     /// A passed (or failed) test sign-in of the connection, as the test route records it.

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::error::{Error, LostRace, Result};
 use crate::org::access::Caller;
-use crate::org::audit::{self, OrgAction};
+use crate::org::audit::OrgAction;
 use crate::org::{org_pk, OrgId};
 use crate::{Ciam, Reason};
 use ciam_store::{Cond, Query, Store, StoreError, TxOp, Update};
@@ -111,7 +111,7 @@ pub async fn create(
         updated_at: now,
         rev: 0,
     };
-    let mut tx = vec![
+    let tx = vec![
         TxOp::Put {
             item: c.to_item(),
             cond: Some(Cond::NotExists),
@@ -124,19 +124,16 @@ pub async fn create(
             key: crate::org::org_key(org),
             cond: Cond::eq("status", "active"),
         },
-        audit::record(
+        caller.record(
             ciam,
             org,
-            &caller.actor(),
             OrgAction::ConnectionCreate,
             c.conn_id.as_str(),
-            caller.reason.as_deref(),
             Some(protocol.as_str().to_owned()),
         ),
     ];
-    tx.extend(caller.extra.iter().cloned());
-    ciam.store
-        .transact(tx)
+    caller
+        .commit(ciam, tx)
         .await
         .or_reason(Error::new(Reason::ORG_NOT_ACTIVE))?;
     Ok(c)
@@ -212,17 +209,14 @@ pub async fn delete(ciam: &Ciam, caller: &Caller, c: &Connection) -> Result<()> 
             key: lookup_key(&c.conn_id),
             cond: None,
         },
-        audit::record(
+        caller.record(
             ciam,
             &c.org_id,
-            &caller.actor(),
             OrgAction::ConnectionDelete,
             c.conn_id.as_str(),
-            caller.reason.as_deref(),
             None,
         ),
     ];
     tx.extend(unroute(&c.org_id, &c.conn_id, &routed));
-    tx.extend(caller.extra.iter().cloned());
-    super::update::commit(ciam, tx).await
+    super::update::commit(ciam, caller, tx).await
 }

@@ -13,7 +13,7 @@ use crate::domains::manage::{may_change, DomainView};
 use crate::domains::DomainName;
 use crate::error::{Error, Result};
 use crate::org::access::Caller;
-use crate::org::audit::{self, OrgAction};
+use crate::org::audit::OrgAction;
 use crate::org::{org_key, OrgId, Organization};
 use crate::{Ciam, Reason};
 use ciam_store::{CancelReason, Cond, Store, StoreError, TxOp, Update};
@@ -138,13 +138,11 @@ pub async fn set_sign_in(
             key: org_key(org),
             cond: Cond::eq("status", "active"),
         },
-        audit::record(
+        caller.record(
             ciam,
             org,
-            &caller.actor(),
             OrgAction::DomainSignIn,
             domain.as_str(),
-            caller.reason.as_deref(),
             Some(detail),
         ),
     ];
@@ -155,8 +153,7 @@ pub async fn set_sign_in(
             cond: Some(Cond::eq("status", Status::On.as_str())),
         });
     }
-    tx.extend(caller.extra.iter().cloned());
-    match store.transact(tx).await {
+    match caller.commit(ciam, tx).await {
         Err(StoreError::TxCanceled(reasons)) => {
             let failed = |i: usize| reasons.get(i) == Some(&CancelReason::ConditionFailed);
             return Err(if failed(0) || failed(1) {

@@ -11,7 +11,7 @@ use super::routing::{rev_unchanged, routed_to, unroute};
 use super::{check_secret, check_settings, conn_key, Connection, Jit, Status, SEAL_LABEL};
 use crate::error::{Error, Result};
 use crate::org::access::Caller;
-use crate::org::audit::{self, OrgAction};
+use crate::org::audit::OrgAction;
 use crate::org::{org_key, NewOrg};
 use crate::{Ciam, Reason};
 use ciam_store::{CancelReason, Cond, StoreError, TxOp, Update, Value};
@@ -151,15 +151,7 @@ pub async fn update(
         },
     ];
     let record = |action, detail: String| {
-        audit::record(
-            ciam,
-            &c.org_id,
-            &caller.actor(),
-            action,
-            c.conn_id.as_str(),
-            caller.reason.as_deref(),
-            Some(detail),
-        )
+        caller.record(ciam, &c.org_id, action, c.conn_id.as_str(), Some(detail))
     };
     if !fields.is_empty() {
         tx.push(record(OrgAction::ConnectionUpdate, fields.join(", ")));
@@ -171,16 +163,15 @@ pub async fn update(
         ));
     }
     tx.extend(unroute(&c.org_id, &c.conn_id, &routed));
-    tx.extend(caller.extra.iter().cloned());
-    commit(ciam, tx).await?;
+    commit(ciam, caller, tx).await?;
     Ok(next)
 }
 
-/// Writes a change of a connection whose first operation is the connection's own (a lost race:
+/// Writes a change of a connection (with the caller's own writes) whose first operation is the connection's own (a lost race:
 /// CONNECTION_CHANGED) and second the organization's check (ORG_NOT_ACTIVE); any other
 /// condition (a routing's: a domain removed meanwhile) is CONNECTION_CHANGED too: try again.
-pub(super) async fn commit(ciam: &Ciam, tx: Vec<TxOp>) -> Result<()> {
-    match ciam.store.transact(tx).await {
+pub(super) async fn commit(ciam: &Ciam, caller: &Caller, tx: Vec<TxOp>) -> Result<()> {
+    match caller.commit(ciam, tx).await {
         Err(StoreError::TxCanceled(reasons))
             if reasons.get(1) == Some(&CancelReason::ConditionFailed) =>
         {
