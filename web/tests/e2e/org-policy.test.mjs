@@ -4,7 +4,7 @@
 // in by password alone (before the authenticator was turned on: a password sign-in after that
 // asks for the code at sign-in already). `openid-client` asks for the organization; the member
 // meets the step-up page (axe with every rule), enters the authenticator's code, Allows, and the
-// library redeems a code whose id_token carries `org_id`, with `otp` in its `amr`. The
+// library redeems a code whose id_token carries `org_id`, with `otp` and `mfa` in its `amr`. The
 // organization is made with `ciam admin org-create`, its setting changed through the console's
 // API (`PATCH /admin/organizations/{orgId}`) by an operator with two-factor on.
 import assert from 'node:assert/strict';
@@ -118,7 +118,7 @@ for (const L of LOCALES) {
       const claims = tokens.claims();
       assert.equal(claims.org_id, orgId);
       assert.deepEqual(claims.org_roles, ['owner']);
-      assert.ok(claims.amr.includes('otp'), `amr: ${JSON.stringify(claims.amr)}`);
+      assert.ok(claims.amr.includes('otp') && claims.amr.includes('mfa'), `amr: ${JSON.stringify(claims.amr)}`);
     });
   });
 }

@@ -112,6 +112,7 @@ async fn a_second_factor_is_asked_then_the_organization_goes_in(app: TestApp) {
     let amr = claims["amr"].as_array().expect("amr").clone();
     assert_eq!(amr.first(), Some(&json!("pwd")), "{claims}");
     assert!(amr.contains(&json!("otp")), "{claims}");
+    assert!(amr.contains(&json!("mfa")), "{claims}");
     // Not asked again: the scope alone (its only organization), and the ticket.
     let (_, step) = step_of(&tfa, ASKS).await;
     assert_eq!(step["choices"][0]["need"], Value::Null, "{step}");
