@@ -3,7 +3,7 @@
 //! second factor to step up (TOTP) before a code or a ticket carries the organization, and
 //! refuses an account that has none to give; `allowedMethods` refuses a session made another
 //! way. The `organization` parameter, the session's organization, the picker and the ticket
-//! login all go through it. On SQLite and DynamoDB Local.
+//! login all go through it; a passkey's fresh proof steps up too. On SQLite and DynamoDB Local.
 
 use crate::helpers::{TestApp, PASSWORD};
 use crate::oidc::{get, param, verify_jwt, world_on, World, CB, VERIFIER};
@@ -266,6 +266,44 @@ async fn allowed_methods_refuse_another_way_in(app: TestApp) {
     assert_eq!(step["choices"][0]["need"], "method", "{step}");
 }
 
+/// A member whose second factor is a passkey: the step-up is a passkey's fresh proof, which adds
+/// to the session's `amr`, so the session still signed in by password (`allowedMethods`).
+async fn a_passkey_steps_up_and_the_method_stays(app: TestApp) {
+    use crate::passkeys::{add, handle, soft};
+    let w = world_on(app).await;
+    let app = &w.app;
+    let acme = org_of(app, &w.user_id, "Acme").await;
+    policy(app, &acme, true, &["password"]).await;
+    let (_, step) = step_of(&w, ASKS).await;
+    assert_eq!(step["choices"][0]["need"], "secondFactor", "{step}");
+    let mut key = soft(42);
+    add(app, &w.user, &mut key).await.ok(200);
+    let (id, step) = step_of(&w, ASKS).await;
+    assert_eq!(step["choices"][0]["need"], "stepUp", "{step}");
+    let o = app.passkey_reauth_options(&w.user).await.ok(200);
+    let credential = key.get(&o["publicKey"], &handle(&w.user_id));
+    app.passkey_reauth(
+        &w.user,
+        &json!({ "passkeyChallenge": o["passkeyChallenge"], "credential": credential }),
+    )
+    .await
+    .ok(200);
+    let view = w.view(&id).await.ok(200);
+    assert_eq!(view["organization"]["choices"][0]["need"], Value::Null);
+    let to = w.allow_with(&id, &json!({})).await.ok(200)["redirect"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let claims = claims_of_code(&w, &to).await;
+    assert_eq!(claims["org_id"], acme.as_str());
+    assert_eq!(claims["amr"], json!(["pwd", "hwk", "user", "mfa"]));
+}
+
+#[tokio::test]
+async fn a_passkey_is_a_step_up_too_and_the_sign_in_method_stays_the_password() {
+    a_passkey_steps_up_and_the_method_stays(crate::passkeys::app().await).await;
+}
+
 #[tokio::test]
 async fn an_organization_that_requires_a_second_factor_asks_for_it_then_goes_on() {
     a_second_factor_is_asked_then_the_organization_goes_in(TestApp::spawn().await).await;
@@ -292,4 +330,8 @@ async fn on_dynamodb_the_organization_policy_behaves_alike() {
         .await;
     allowed_methods_refuse_another_way_in(TestApp::on_dynamo(&local, "org_policy_methods").await)
         .await;
+    a_passkey_steps_up_and_the_method_stays(
+        crate::passkeys::app_on(&local, "org_policy_passkey").await,
+    )
+    .await;
 }
