@@ -239,6 +239,8 @@ pub(crate) struct Who {
     pub amr: Vec<&'static str>,
     /// The organization whose connection it came through: the session's `org`.
     pub org: Option<String>,
+    /// The provider it came through (`Session::method`), when `amr` cannot tell.
+    pub method: Option<&'static str>,
 }
 
 impl From<&SignInRecord> for Who {
@@ -249,6 +251,7 @@ impl From<&SignInRecord> for Who {
             enable_totp: r.enable_totp,
             amr: Vec::new(),
             org: None,
+            method: None,
         }
     }
 }
@@ -261,6 +264,7 @@ impl From<&User> for Who {
             enable_totp: u.enable_totp,
             amr: Vec::new(),
             org: None,
+            method: None,
         }
     }
 }
@@ -277,6 +281,7 @@ pub(crate) fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item,
             user_id: who.id.clone(),
             amr: who.amr.iter().map(|m| (*m).to_owned()).collect(),
             org: who.org.clone(),
+            method: who.method.map(str::to_owned),
             expires_at: Some(ciam.now() + challenge::MFA_TTL),
         };
         let answer = Err(Error {
@@ -288,6 +293,7 @@ pub(crate) fn first_write(ciam: &Ciam, who: &Who, client: &ClientInfo) -> (Item,
     let (token, mut session) = sessions::mint_for(ciam, &who.id, who.sess_gen, client);
     session.amr = who.amr.iter().map(|m| (*m).to_owned()).collect();
     session.org = who.org.clone();
+    session.method = who.method.map(str::to_owned);
     let answer = Ok(SignedIn {
         token,
         user_id: who.id.clone(),

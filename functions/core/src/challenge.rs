@@ -26,6 +26,8 @@ pub struct Challenge {
     /// The organization of the connection the first step came through (`org`), for the
     /// session (docs/organizations-connections.md §3).
     pub org: Option<String>,
+    /// The first step's provider (`method`), for the session (`Session::method`).
+    pub method: Option<String>,
     pub expires_at: Option<i64>,
 }
 
@@ -37,6 +39,7 @@ impl Challenge {
             user_id: i.s("userId")?.to_owned(),
             amr: i.strings("amr"),
             org: i.s("org").map(str::to_owned),
+            method: i.s("method").map(str::to_owned),
             expires_at: i.expires_at,
         })
     }
@@ -45,7 +48,8 @@ impl Challenge {
         let item = Item::new(self.key.clone())
             .with("userId", self.user_id.as_str())
             .with("amr", ciam_store::Value::strings(&self.amr))
-            .with_opt("org", self.org.clone());
+            .with_opt("org", self.org.clone())
+            .with_opt("method", self.method.clone());
         match self.expires_at {
             Some(at) => item.expires(at),
             None => item,

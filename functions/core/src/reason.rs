@@ -145,6 +145,9 @@ reasons! {
     ORG_INVITATION_EXPIRED = 410, "The invitation has expired: ask for a new one", "邀请已过期：请让管理员重新邀请";
     ORG_INVITATION_REVOKED = 410, "The invitation was withdrawn", "邀请已被撤销";
     ORG_INVITATION_USED = 409, "The invitation has already been used", "邀请已被使用";
+    // The organization's sign-in policy when an app asks for it (docs/oidc.md "Organizations").
+    ORG_MFA_REQUIRED = 403, "This organization requires two-factor authentication: confirm it is you with yours, or turn it on in your security centre", "该组织要求两步验证：请完成两步验证，或先在安全中心开启";
+    ORG_METHOD_NOT_ALLOWED = 403, "This organization does not allow the way you signed in: sign in with one of the methods it allows", "该组织不允许你本次的登录方式：请使用它允许的方式重新登录";
     // The company's own sign-in (docs/organizations-connections.md §0.5): the address's domain
     // is routed to its organization's connection with "required"; the body's `connection` names
     // it. Told after a right password only (a wrong one answers PASSWORD_ERROR as ever).

@@ -39,6 +39,28 @@ pub struct Session {
     /// The organization whose connection this session signed in through (`org`), the default
     /// of its authorize requests (docs/organizations-connections.md §3); None otherwise.
     pub org: Option<String>,
+    /// The sign-in method when its `amr` cannot tell it (`method`: a provider's name, or
+    /// `organization` for a connection's); None otherwise ([`Session::method`]).
+    pub method: Option<String>,
+}
+
+impl Session {
+    /// How this session signed in, in the names of an organization's `allowedMethods`
+    /// (`org::policy::METHODS`): the stored `method` (a provider's sign-in), else the first
+    /// `amr` value that names one: `pwd` password, `email`/`sms` code, `hwk`/`swk` passkey. A
+    /// later proof (a step-up) appends to `amr` and does not change it. None for staff and
+    /// older sessions.
+    pub fn method(&self) -> Option<&str> {
+        if let Some(m) = &self.method {
+            return Some(m);
+        }
+        self.amr.iter().find_map(|m| match m.as_str() {
+            "pwd" => Some("password"),
+            "email" | "sms" => Some("code"),
+            "hwk" | "swk" => Some("passkey"),
+            _ => None,
+        })
+    }
 }
 
 /// `item` (a session) with the methods of its proof of identity.
@@ -103,6 +125,8 @@ pub struct SessionItem {
     pub ended_at: Option<i64>,
     /// The organization of the connection it signed in through (`org`).
     pub org: Option<String>,
+    /// The provider it signed in through (`method`), when its `amr` cannot tell.
+    pub method: Option<String>,
     /// The item's expiry: when it leaves the security activity.
     pub expires_at: Option<i64>,
 }
@@ -121,6 +145,7 @@ impl SessionItem {
             country: i.s("country").map(str::to_owned),
             ended_at: i.n("endedAt"),
             org: i.s("org").map(str::to_owned),
+            method: i.s("method").map(str::to_owned),
             expires_at: i.expires_at,
         }
     }
@@ -135,7 +160,8 @@ impl SessionItem {
             .with_opt("device", self.device.clone())
             .with_opt("country", self.country.clone())
             .with_opt("endedAt", self.ended_at)
-            .with_opt("org", self.org.clone());
+            .with_opt("org", self.org.clone())
+            .with_opt("method", self.method.clone());
         let item = with_amr(item, self.amr.iter().map(String::as_str));
         match self.expires_at {
             Some(at) => item.expires(at),
@@ -185,6 +211,7 @@ pub fn mint_for(
         country: client.country.clone(),
         ended_at: None,
         org: None,
+        method: None,
         expires_at: Some(now + crate::audit::KEEP_SECS),
     };
     (token, rec)
@@ -265,6 +292,7 @@ pub async fn authenticate(ciam: &Ciam, bearer: Option<&str>) -> Result<Session> 
         amr: sess.amr,
         console_at,
         org: sess.org,
+        method: sess.method,
     })
 }
 

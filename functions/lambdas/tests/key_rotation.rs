@@ -306,6 +306,7 @@ async fn a_full_rotation_refuses_no_request_and_fails_no_delivery() {
         amr: vec!["pwd".into()],
         console_at: None,
         org: None,
+        method: None,
     };
     let op = ciam_core::console::Operator {
         user: session.user.clone(),

@@ -102,6 +102,8 @@ export const errors = defineMessages({
   ORG_INVITATION_EXPIRED: { id: 'error.ORG_INVITATION_EXPIRED', defaultMessage: 'The invitation has expired: ask for a new one' },
   ORG_INVITATION_REVOKED: { id: 'error.ORG_INVITATION_REVOKED', defaultMessage: 'The invitation was withdrawn' },
   ORG_INVITATION_USED: { id: 'error.ORG_INVITATION_USED', defaultMessage: 'The invitation has already been used' },
+  ORG_MFA_REQUIRED: { id: 'error.ORG_MFA_REQUIRED', defaultMessage: 'This organization requires two-factor authentication: confirm it is you with yours, or turn it on in your security centre' },
+  ORG_METHOD_NOT_ALLOWED: { id: 'error.ORG_METHOD_NOT_ALLOWED', defaultMessage: 'This organization does not allow the way you signed in: sign in with one of the methods it allows' },
   ORG_SIGN_IN_REQUIRED: { id: 'error.ORG_SIGN_IN_REQUIRED', defaultMessage: 'Your company asks you to sign in with its own account.' },
   ORG_INVITATION_NOT_YOURS: { id: 'error.ORG_INVITATION_NOT_YOURS', defaultMessage: 'This invitation was sent to another e-mail address or phone number' },
   NETWORK_ERROR: { id: 'error.NETWORK_ERROR', defaultMessage: 'Network error, please check your connection' },

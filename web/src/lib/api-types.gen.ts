@@ -97,6 +97,8 @@ export type Reason =
   | "ORG_INVITATION_EXPIRED"
   | "ORG_INVITATION_REVOKED"
   | "ORG_INVITATION_USED"
+  | "ORG_MFA_REQUIRED"
+  | "ORG_METHOD_NOT_ALLOWED"
   | "ORG_SIGN_IN_REQUIRED"
   | "ORG_INVITATION_NOT_YOURS";
 
@@ -762,8 +764,15 @@ itself. */
 
 /** One organization the person may carry into the token. */
 export type OrgChoice = {
+  /** the sign-in methods the organization allows (`org::policy::METHODS`; empty: all), told
+when `need` is `method` */
+  allowedMethods?: string[];
   /** in the request's language */
   name: string;
+  /** what the organization's policy asks of this session before it goes into the token
+(null: nothing): `stepUp` (prove the second factor the account has), `secondFactor`
+(turn one on first), `method` (sign in again with one of `allowedMethods`) */
+  need: OrgNeed | null;
   orgId: string;
   /** the person's role in it */
   role: Role;
@@ -912,6 +921,10 @@ export type OrgMemberRemovedEvent = {
   /** The event kind. */
   type: "organization.member_removed";
 };
+
+/** What the organization's policy asks of a session before its `org_id` goes into a code or a
+ticket. */
+export type OrgNeed = string;
 
 /** An organization as its member sees it. */
 export type OrgPage = {

@@ -48,12 +48,13 @@ export type OrgStep = NonNullable<ConsentContext['organization']>;
 
 /**
  * Whether the context needs the person before Allow, however remembered the consent is: a refusal
- * to show (the app requires an organization they lack, or named one not theirs), or several
- * organizations to pick from.
+ * to show (the app requires an organization they lack, or named one not theirs), several
+ * organizations to pick from, or an organization whose policy asks something of the session
+ * (a choice's `need`: org-policy.tsx).
  */
 export function needsOrgStep(ctx: ConsentContext): boolean {
   const step = ctx.organization;
-  return !!step && (!!step.refused || (Array.isArray(step.choices) && step.choices.length > 1));
+  return !!step && (!!step.refused || (Array.isArray(step.choices) && (step.choices.length > 1 || step.choices.some((c) => c.need))));
 }
 
 /** Allow was refused because the app's scopes changed while the screen was open: reload the context. */

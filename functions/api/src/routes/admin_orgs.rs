@@ -242,7 +242,10 @@ pub struct ChangeBody {
 /// status (`suspended`: nothing can be managed or joined; `active`: reactivated) of an approved
 /// organization (a request: ORG_NOT_ACTIVE; a suspended one only reactivated). Recorded in the
 /// audit log (`org.update`) with the reason given (required, at most 500 characters:
-/// INVALID_PARAMETER on `reason`). ORG_NOT_FOUND for an unknown id.
+/// INVALID_PARAMETER on `reason`). `allowedMethods` holds names of `org::policy::METHODS`
+/// (`password`, `code`, `passkey`, `wechat`, `wecom`, `dingtalk`, `feishu`, `organization`; any
+/// other: INVALID_PARAMETER on `allowedMethods`), stored once each. ORG_NOT_FOUND for an
+/// unknown id.
 ///
 /// Reasons: ORG_NOT_ACTIVE, ORG_NOT_FOUND.
 ///

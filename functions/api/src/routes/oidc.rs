@@ -114,7 +114,11 @@ pub async fn authorize(
 /// and iss). A request that asks for an organization (the organization scope or parameter, or the
 /// app's setting) adds organization: the person's active organizations that may go into the
 /// token (choices; several: the page asks which) or why they cannot go on (refused: required,
-/// notMember). An unknown, expired or used request is NOT_FOUND. While the deployment has no public
+/// notMember). Each choice tells what its organization's policy asks of this session (need:
+/// stepUp, a second factor the account has, proved by POST /auth/totp/verify or
+/// /auth/reauth/passkey, then the view is read again; secondFactor, the account has none to
+/// give; method, the session's sign-in method is not one of allowedMethods, which are then
+/// told). An unknown, expired or used request is NOT_FOUND. While the deployment has no public
 /// URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error shape)
 /// rather than a wrong issuer.
 ///
@@ -154,11 +158,13 @@ pub struct AllowBody {
 /// request asks for an organization and the person has several, {organization} (one of the view's
 /// organization.choices); several and none picked is INVALID_PARAMETER on organization; a request
 /// the person cannot go on with (the app requires an organization they do not have, or the
-/// organization parameter names one that is not theirs) is ORG_NOT_FOUND. While the deployment has
-/// no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error
+/// organization parameter names one that is not theirs) is ORG_NOT_FOUND; an organization whose
+/// policy still needs something of the session (its choice's need) is ORG_MFA_REQUIRED (a second
+/// factor) or ORG_METHOD_NOT_ALLOWED (another sign-in method), and the request stays for after
+/// the step-up. While the deployment has no public URL (CIAM_PUBLIC_URL unset in AWS) this answers 503 SERVICE_UNAVAILABLE (Ciam's error
 /// shape) rather than a wrong issuer.
 ///
-/// Reasons: APPID_NOT_FOUND, NOT_FOUND, ORG_NOT_FOUND.
+/// Reasons: APPID_NOT_FOUND, NOT_FOUND, ORG_METHOD_NOT_ALLOWED, ORG_MFA_REQUIRED, ORG_NOT_FOUND.
 ///
 /// `POST /oidc/requests/{id}`: reasons as for the GET, and the organization's. Round trips: 4
 /// (authentication, the request, the app and the consent together, one transaction), 1 or 2 more

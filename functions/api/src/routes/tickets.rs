@@ -40,9 +40,11 @@ pub struct TicketRequest {
 /// whose organization setting asks for one, the ticket carries the person's organization: the one
 /// picked (`organization`, one of the consent context's `organization.choices`) or their only
 /// one; several and none picked is INVALID_PARAMETER on organization; an app that requires one
-/// and a person without one, or a pick that is not theirs, is ORG_NOT_FOUND.
+/// and a person without one, or a pick that is not theirs, is ORG_NOT_FOUND; an organization whose
+/// policy still needs something of the session (the context's choice's `need`:
+/// docs/oidc.md "Organizations") is ORG_MFA_REQUIRED or ORG_METHOD_NOT_ALLOWED.
 ///
-/// Reasons: APPID_NOT_FOUND, ORG_NOT_FOUND.
+/// Reasons: APPID_NOT_FOUND, ORG_METHOD_NOT_ALLOWED, ORG_MFA_REQUIRED, ORG_NOT_FOUND.
 ///
 /// `POST /auth/login/token`. Round trips: 3 (authentication, the app and the consent together, one
 /// transaction).

@@ -1143,7 +1143,8 @@ async fn the_id_token_says_how_the_user_signed_in_amr() {
         .to_owned();
     assert_eq!(amr_for(&w, &token).await, json!(["swk", "user", "mfa"]));
 
-    // A fresh proof by passkey replaces the password's.
+    // A fresh proof by passkey adds to the password's (as a proof by code does): the sign-in's
+    // method stays first (an organization's `allowedMethods` reads it).
     let o = w.app.passkey_reauth_options(&w.user).await.ok(200);
     let credential = bound.get(&o["publicKey"], &crate::passkeys::handle(&w.user_id));
     w.app
@@ -1153,7 +1154,10 @@ async fn the_id_token_says_how_the_user_signed_in_amr() {
         )
         .await
         .ok(200);
-    assert_eq!(amr_for(&w, &w.user).await, json!(["hwk", "user", "mfa"]));
+    assert_eq!(
+        amr_for(&w, &w.user).await,
+        json!(["pwd", "hwk", "user", "mfa"])
+    );
 }
 
 #[tokio::test]

@@ -13,14 +13,14 @@ use ciam_store::{Cond, TxOp, Update};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-const TICKET_URL: &str = "https://tickets.example.com/cb";
+pub(crate) const TICKET_URL: &str = "https://tickets.example.com/cb";
 
 /// An active organization named `name` owned by `owner`: its id.
-async fn org_of(app: &TestApp, owner: &str, name: &str) -> String {
+pub(crate) async fn org_of(app: &TestApp, owner: &str, name: &str) -> String {
     app.active_org(owner, name).await.to_string()
 }
 
-async fn join(app: &TestApp, org: &str, user_id: &str, role: org::Role) {
+pub(crate) async fn join(app: &TestApp, org: &str, user_id: &str, role: org::Role) {
     let org = org::OrgId::parse(org).expect("id");
     let ops = members::join_ops(&org, user_id, role, "test", app.now(), vec![]);
     app.ciam.store.transact(ops).await.expect("joined");
@@ -56,7 +56,7 @@ async fn set_status(app: &TestApp, org: &str, status: &str) {
 }
 
 impl World {
-    async fn allow_with(&self, id: &str, body: &Value) -> TestResponse {
+    pub(crate) async fn allow_with(&self, id: &str, body: &Value) -> TestResponse {
         self.app
             .call(json_request(
                 Method::POST,
@@ -69,7 +69,11 @@ impl World {
 
     /// Request (with `overrides`), Allow with `body`, redeem: the id_token's claims and the
     /// token answer.
-    async fn claims(&self, overrides: &[(&str, Option<&str>)], body: &Value) -> (Value, Value) {
+    pub(crate) async fn claims(
+        &self,
+        overrides: &[(&str, Option<&str>)],
+        body: &Value,
+    ) -> (Value, Value) {
         let id = self.request_id(overrides).await;
         let to = self.allow_with(&id, body).await.ok(200)["redirect"]
             .as_str()
@@ -94,7 +98,7 @@ impl World {
     }
 }
 
-const ASKS: &[(&str, Option<&str>)] = &[("scope", Some("openid nickname organization"))];
+pub(crate) const ASKS: &[(&str, Option<&str>)] = &[("scope", Some("openid nickname organization"))];
 
 async fn tokens_carry_the_organization(app: TestApp) {
     let w = world_on(app).await;

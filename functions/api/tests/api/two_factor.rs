@@ -23,7 +23,7 @@ pub struct Enrolled {
     pub token: String,
     secret: Vec<u8>,
     pub backup: Vec<String>,
-    user_id: String,
+    pub user_id: String,
 }
 
 impl Enrolled {

@@ -207,6 +207,7 @@ fn as_owner(user: User) -> Session {
         amr: Vec::new(),
         console_at: None,
         org: None,
+        method: None,
     }
 }
 

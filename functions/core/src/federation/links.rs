@@ -222,7 +222,7 @@ pub async fn redeem(
     // provider's counts; else Ciam's own is asked (the account's two-factor step); an account
     // with neither is refused (docs/organizations-connections.md §3).
     let org_needs_mfa = p == ProviderId::Org && item.bool("mfaRequired") == Some(true);
-    if org_needs_mfa && !org_mfa && !user.enable_totp {
+    if crate::org::policy::second_factor_missing(org_needs_mfa, org_mfa, user.enable_totp) {
         return Err(Error {
             cause: Some(
                 "the organization requires a second factor: the identity provider gave none \
@@ -241,6 +241,7 @@ pub async fn redeem(
         Who {
             amr,
             org,
+            method: Some(crate::org::policy::method_of_provider(p)),
             ..Who::from(&user)
         },
         client,
@@ -459,6 +460,7 @@ pub async fn prove_phone(
     }
     let who = Who {
         amr: vec!["sms"],
+        method: Some(crate::org::policy::method_of_provider(pending.provider)),
         ..Who::from(&user)
     };
     let (session, answer) = first_write(ciam, &who, client);

@@ -149,7 +149,6 @@ pub async fn arrive(
         Err(e) if c.protocol == Protocol::Oidc => return Err(e),
         Err(e) => (None, Some(e)),
     };
-    let id = mail.clone().map(Identity::Mail);
     let store = ciam.store.as_ref();
     let lookup = link_key(&c.conn_id, &identity.subject);
     for attempt in 0..3 {
@@ -160,30 +159,35 @@ pub async fn arrive(
         // A link to an account deactivated since is stale (deactivation deletes the lookup
         // with the account's `FED#org:` item; a link made before that item existed stays):
         // the mail decides again, and the link is replaced.
-        let mut user = match &linked {
+        let linked_user = match &linked {
             Some(uid) => live_user(ciam, uid).await?,
             None => None,
         };
-        let stale = linked.clone().filter(|_| user.is_none());
-        // Not linked: the company mail decides; without one, refused.
-        if user.is_none() && id.is_none() {
-            return Err(refusal
-                .take()
-                .unwrap_or_else(|| not_permitted("the identity provider gave no mail")));
-        }
-        if let (true, Some(id)) = (user.is_none(), &id) {
+        let stale = linked.clone().filter(|_| linked_user.is_none());
+        // The account (Ok), or, not linked, the company mail that decides (Err); without one,
+        // refused.
+        let mut user = match (linked_user, &mail) {
+            (Some(u), _) => Ok(u),
+            (None, Some(mail)) => Err(mail),
+            (None, None) => {
+                return Err(refusal
+                    .take()
+                    .unwrap_or_else(|| not_permitted("the identity provider gave no mail")))
+            }
+        };
+        if let Err(mail) = user {
             let owner = store
-                .get(&unique_key(id.unique_pk()))
+                .get(&unique_key(Identity::Mail(mail.clone()).unique_pk()))
                 .await?
                 .and_then(|i| i.s("userId").map(str::to_owned));
             if let Some(uid) = owner {
-                user = Some(live_user(ciam, &uid).await?.ok_or_else(|| Error {
+                user = Ok(live_user(ciam, &uid).await?.ok_or_else(|| Error {
                     cause: Some("the mail's account is gone".into()),
                     ..Error::new(Reason::AUTHORIZATION_FAILED)
                 })?);
             }
         }
-        if let Some(u) = &user {
+        if let Ok(u) = &user {
             if u.suspended_at.is_some() {
                 return Err(Error {
                     cause: Some("the account may not sign in".into()),
@@ -195,8 +199,8 @@ pub async fn arrive(
         // An organization that requires a second factor (§3): the identity provider's (judged
         // by the connection's `mfaAcr`), else the account's own (asked after the login code);
         // with neither, refused before any account or link is made.
-        if o.settings.mfa_required && !identity.mfa && !user.as_ref().is_some_and(|u| u.enable_totp)
-        {
+        let has = user.as_ref().is_ok_and(|u| u.enable_totp);
+        if crate::org::policy::second_factor_missing(o.settings.mfa_required, identity.mfa, has) {
             return Err(not_permitted(format!(
                 "organization {} requires a second factor: the identity provider gave none and \
                  the account has none",
@@ -204,8 +208,8 @@ pub async fn arrive(
             )));
         }
         let member = match &user {
-            Some(u) => org::membership(store, &o.org_id, &u.id).await?.is_some(),
-            None => false,
+            Ok(u) => org::membership(store, &o.org_id, &u.id).await?.is_some(),
+            Err(_) => false,
         };
         if !member && c.jit == Jit::Off {
             return Err(not_permitted(format!(
@@ -214,10 +218,11 @@ pub async fn arrive(
             )));
         }
         let mut ops: Vec<TxOp> = Vec::new();
-        let created = user.is_none();
-        let user = match (user, &mail, &id) {
-            (Some(u), _, _) => u,
-            (None, Some(mail), Some(id)) => {
+        let created = user.is_err();
+        let user = match user {
+            Ok(u) => u,
+            Err(mail) => {
+                let id = &Identity::Mail(mail.clone());
                 let u = User {
                     id: ciam.new_id(),
                     user_name: username_candidate(ciam, mail, attempt),
@@ -238,7 +243,6 @@ pub async fn arrive(
                 ops.extend(crate::directory::puts(&u));
                 u
             }
-            (None, _, _) => return Err(not_permitted("the identity provider gave no mail")),
         };
         if linked.is_none() || stale.is_some() {
             let item = Item::new(lookup.clone())

@@ -80,6 +80,7 @@ pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> R
     }
     let who = Who {
         amr: vec!["sms"],
+        method: Some(crate::org::policy::method_of_provider(pending.provider)),
         ..Who::from(&user)
     };
     let (signed_in, ()) = tokio::join!(

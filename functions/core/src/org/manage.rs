@@ -91,6 +91,7 @@ pub async fn update(
         fields.push("mfaRequired");
     }
     if let Some(v) = change.allowed_methods {
+        let v = super::policy::check_methods(&v)?;
         ops.push(Update::Set(
             "allowedMethods".into(),
             Value::strings(v.iter().cloned()),

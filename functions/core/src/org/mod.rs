@@ -17,6 +17,7 @@ pub mod events;
 pub mod invitations;
 pub mod manage;
 pub mod members;
+pub mod policy;
 pub mod requests;
 mod role;
 pub mod tokens;

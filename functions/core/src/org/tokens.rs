@@ -9,11 +9,16 @@
 //! - The choice at Allow ([`pick`]): the only choice, or the one the person picked.
 //! - A session that signed in through an organization's connection defaults to it
 //!   ([`step_of_session`]).
+//! - Each choice carries what its organization's policy asks of the session (`need`:
+//!   `org::policy::of_session`, its `mfaRequired` and `allowedMethods`); [`pick`] refuses a
+//!   choice that still needs something (ORG_MFA_REQUIRED, ORG_METHOD_NOT_ALLOWED).
 //! - At redemption ([`current`]): the membership and the organization are read again; a person
 //!   removed since, or an organization suspended since, no longer claims it.
 
+use super::policy::{self, Need};
 use super::{memberships_of, with_membership, Membership, OrgId, Role, Status};
 use crate::error::{Error, Result};
+use crate::sessions::Session;
 use crate::{Ciam, Lang, Reason};
 use ciam_store::{Key, Store, StoreError};
 use serde::Serialize;
@@ -70,6 +75,14 @@ pub struct Choice {
     pub name: String,
     /// the person's role in it
     pub role: Role,
+    /// what the organization's policy asks of this session before it goes into the token
+    /// (null: nothing): `stepUp` (prove the second factor the account has), `secondFactor`
+    /// (turn one on first), `method` (sign in again with one of `allowedMethods`)
+    pub need: Option<Need>,
+    /// the sign-in methods the organization allows (`org::policy::METHODS`; empty: all), told
+    /// when `need` is `method`
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allowed_methods: Vec<String>,
 }
 
 /// Why the person cannot go on to the app.
@@ -98,25 +111,32 @@ pub struct Step {
     pub refused: Option<Refusal>,
 }
 
-fn choice(o: &super::Organization, m: &Membership, lang: Lang) -> Choice {
+fn choice(o: &super::Organization, m: &Membership, s: &Session, lang: Lang) -> Choice {
     let (first, other) = match lang {
         Lang::EnUs => (&o.name_en, &o.name_zh),
         Lang::ZhCn => (&o.name_zh, &o.name_en),
     };
     let name = if first.is_empty() { other } else { first };
+    let need = policy::of_session(&o.settings, s);
     Choice {
         org_id: o.org_id.to_string(),
         name: name.clone(),
         role: m.role,
+        need,
+        allowed_methods: match need {
+            Some(Need::Method) => o.settings.allowed_methods.clone(),
+            _ => Vec::new(),
+        },
     }
 }
 
-/// The step for a request that wants `want`, naming `named` or not, for `user_id`. None when it
-/// wants nothing. Round trips: 0; 1 for a named organization (it and the membership together);
-/// else 2 (the person's memberships, then their organizations together).
-pub async fn step(
+/// The step for a request that wants `want`, naming `named` or not, for the person of session
+/// `s` (each choice with what its organization asks of `s`). None when it wants nothing. Round
+/// trips: 0; 1 for a named organization (it and the membership together); else 2 (the person's
+/// memberships, then their organizations together).
+async fn step(
     ciam: &Ciam,
-    user_id: &str,
+    s: &Session,
     want: Want,
     named: Option<&str>,
     lang: Lang,
@@ -128,9 +148,9 @@ pub async fn step(
     let mut choices = Vec::new();
     if let Some(named) = named {
         if let Some(org) = OrgId::parse(named) {
-            if let (Some(o), Some(m)) = with_membership(store, &org, user_id).await? {
+            if let (Some(o), Some(m)) = with_membership(store, &org, &s.user.id).await? {
                 if o.status == Status::Active {
-                    choices.push(choice(&o, &m, lang));
+                    choices.push(choice(&o, &m, s, lang));
                 }
             }
         }
@@ -141,14 +161,14 @@ pub async fn step(
             refused,
         }));
     }
-    let mine = memberships_of(store, user_id).await?;
+    let mine = memberships_of(store, &s.user.id).await?;
     if !mine.is_empty() {
         let keys: Vec<Key> = mine.iter().map(|m| super::org_key(&m.org_id)).collect();
         let orgs = store.get_many(&keys).await?;
         for (m, o) in mine.iter().zip(orgs) {
             let o = o.as_ref().and_then(super::Organization::from_item);
             if let Some(o) = o.filter(|o| o.status == Status::Active) {
-                choices.push(choice(&o, m, lang));
+                choices.push(choice(&o, m, s, lang));
             }
         }
     }
@@ -169,24 +189,26 @@ pub async fn step(
 /// session's organization; 1 more then 2 when it no longer counts).
 pub async fn step_of_session(
     ciam: &Ciam,
-    s: &crate::sessions::Session,
+    s: &Session,
     want: Want,
     named: Option<&str>,
     lang: Lang,
 ) -> Result<Option<Step>> {
     if let (None, Some(org)) = (named, s.org.as_deref()) {
-        let own = step(ciam, &s.user.id, want, Some(org), lang).await?;
+        let own = step(ciam, s, want, Some(org), lang).await?;
         if own.as_ref().is_none_or(|st| st.refused.is_none()) {
             return Ok(own);
         }
     }
-    step(ciam, &s.user.id, want, named, lang).await
+    step(ciam, s, want, named, lang).await
 }
 
 /// The organization that goes into the code or ticket at Allow: `picked` (the person's choice)
 /// when it is one of the choices, else the only choice; none when there are none. Refused:
 /// ORG_NOT_FOUND when the step refuses or `picked` is no choice; INVALID_PARAMETER
-/// (`organization`) when there are several choices and none was picked.
+/// (`organization`) when there are several choices and none was picked; ORG_MFA_REQUIRED or
+/// ORG_METHOD_NOT_ALLOWED when the chosen organization's policy still needs something of the
+/// session (its `need`: `org::policy::refusal`).
 pub fn pick(step: Option<&Step>, picked: Option<&str>) -> Result<Option<OrgId>> {
     let Some(step) = step else {
         return Ok(None);
@@ -213,6 +235,9 @@ pub fn pick(step: Option<&Step>, picked: Option<&str>) -> Result<Option<OrgId>> 
             ))
         }
     };
+    if let Some(need) = chosen.need {
+        return Err(policy::refusal(need));
+    }
     Ok(OrgId::parse(&chosen.org_id))
 }
 

@@ -65,7 +65,7 @@ async fn challenged_user(
     Ok((key, user, ch))
 }
 
-/// The session of a finished second step, and `ops` with the challenge's delete and the
+/// The session of a finished second step (after the first step `first`), and `ops` with the challenge's delete and the
 /// session's put.
 pub(crate) fn finish(
     ciam: &Ciam,
@@ -74,11 +74,13 @@ pub(crate) fn finish(
     mut ops: Vec<TxOp>,
     client: &ClientInfo,
     amr: &[String],
-    org: Option<String>,
+    first: crate::challenge::Challenge,
 ) -> (crate::accounts::SignedIn, Vec<TxOp>) {
     let (token, mut session) = sessions::mint_for(ciam, &user.id, user.sess_gen, client);
     session.amr = amr.to_vec();
-    session.org = org;
+    // The first step's organization and provider are the session's.
+    session.org = first.org;
+    session.method = first.method;
     // The session item is also the sign-in's activity entry (no event item).
     let expires_at = session.deadline();
     ops.push(TxOp::Delete {
@@ -136,7 +138,7 @@ pub async fn login_totp(
         cond: Some(cond),
     };
     let amr = sessions::amr_after(&first.amr, &["otp", "mfa"]);
-    let (signed, ops) = finish(ciam, &user, ch_key, vec![user_op], client, &amr, first.org);
+    let (signed, ops) = finish(ciam, &user, ch_key, vec![user_op], client, &amr, first);
     ciam.store
         .transact(ops)
         .await
@@ -185,7 +187,7 @@ pub async fn login_backup(
         });
     }
     let amr = sessions::amr_after(&first.amr, &["otp", "mfa"]);
-    let (signed, ops) = finish(ciam, &user, ch_key, ops, client, &amr, first.org);
+    let (signed, ops) = finish(ciam, &user, ch_key, ops, client, &amr, first);
     ciam.store
         .transact(ops)
         .await

@@ -271,8 +271,11 @@ pub async fn verify_fresh(
         };
         return Err(fail(ciam, &s.user.id, base.into()).await);
     }
+    // The authenticator's code on a session of another first factor makes it multi-factor
+    // (`mfa`, as the sign-in's second step says): an organization's `mfaRequired` and the
+    // console's gate read it (docs/oidc.md "Organizations").
     let amr: &[&str] = if s.user.enable_totp {
-        &["otp"]
+        &["otp", "mfa"]
     } else {
         &["pwd"]
     };

@@ -155,6 +155,7 @@ export const methodNames: Record<string, MessageDescriptor> = {
     passkey: { id: 'admin.method.passkey', defaultMessage: 'Passkey' },
     staff: { id: 'admin.method.staff', defaultMessage: 'Staff sign-in' },
     totp: { id: 'admin.method.totp', defaultMessage: 'Authenticator (second step)' },
+    organization: { id: 'admin.method.organization', defaultMessage: 'Company sign-in (its own connections)' },
   }),
   ...providerNames,
 };

@@ -59,8 +59,8 @@ const m = defineMessages({
   notActive: { id: 'admin.org.notActive', defaultMessage: 'Names and settings change only while the organization is active.' },
 });
 
-/** The sign-in methods an organization may allow (the numbers' names). */
-const METHODS = ['password', 'code', 'passkey', 'wechat', 'wecom', 'dingtalk', 'feishu'] as const;
+/** The sign-in methods an organization may allow (the server's `org::policy::METHODS`). */
+const METHODS = ['password', 'code', 'passkey', 'wechat', 'wecom', 'dingtalk', 'feishu', 'organization'] as const;
 
 export default function OrgPage({ orgId }: { orgId: string }) {
   const nameOf = useOrgName();

@@ -4,7 +4,8 @@
 // allowed it. Allow asks for a ticket (or code) and follows the server's redirect; Cancel goes to
 // the server-made cancelUrl; an unknown app or an unregistered serviceUrl shows the error here and
 // never leaves Ciam. A request that asks for an organization may first show the organization step
-// (org-step.tsx: the picker, or the refusal of a person without the organization the app needs).
+// (org-step.tsx: the picker, or the refusal of a person without the organization the app needs),
+// and the organization's policy (org-policy.tsx: a step-up, or why this sign-in does not do).
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { defineMessages, FormattedMessage, useIntl } from 'react-intl';
 import { Link, Navigate, useLocation, useNavigate } from 'react-router';
@@ -25,6 +26,9 @@ import { hasReason } from '../../lib/reasons';
 const loadOrgStep = () => import('./org-step');
 const OrgPicker = lazy(() => loadOrgStep().then((x) => ({ default: x.OrgPicker })));
 const OrgRefused = lazy(() => loadOrgStep().then((x) => ({ default: x.OrgRefused })));
+// The organization's policy (a second factor to prove or turn on, a sign-in method it does not
+// allow): its own chunk too, loaded only when the organization the app will see asks it.
+const OrgPolicy = lazy(() => import('./org-policy').then((x) => ({ default: x.OrgPolicy })));
 
 const m = defineMessages({
   continuing: { id: 'authorize.continuing', defaultMessage: 'Taking you to {app}…' },
@@ -168,11 +172,19 @@ function Consent({ lang, req, search }: { lang: Locale; req: PartnerRequest; sea
     );
   }
   // The organization the app will see (the one picked, or the only one), said under the question.
-  const sharedOrg = step?.choices.find((c) => c.orgId === picked)?.name ?? (step?.choices.length === 1 ? step.choices[0].name : null);
+  const chosen = step?.choices.find((c) => c.orgId === picked) ?? (step?.choices.length === 1 ? step.choices[0] : null);
+  const sharedOrg = chosen?.name ?? null;
+  if (chosen?.need) {
+    return (
+      <Suspense fallback={waiting}>
+        <OrgPolicy ctx={ctx} choice={chosen} lang={lang} busy={busy !== null} onCancel={cancel} onSwitch={() => void switchAccount()} onReload={() => void flow.load()} />
+      </Suspense>
+    );
+  }
   if (step && step.choices.length > 1 && !picked) {
     const pick = (org: string) => {
       setPicked(org);
-      if (ctx.granted) void flow.allow(ctx, org);
+      if (ctx.granted && !step.choices.find((c) => c.orgId === org)?.need) void flow.allow(ctx, org);
     };
     return (
       <Suspense fallback={waiting}>

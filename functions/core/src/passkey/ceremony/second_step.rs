@@ -103,7 +103,7 @@ pub async fn login_mfa(
         });
     }
     let amr = crate::sessions::amr_after(&first.amr, &amr_of(&stored));
-    let (signed, ops) = crate::totp::finish_step(ciam, &user, key, ops, client, &amr, first.org);
+    let (signed, ops) = crate::totp::finish_step(ciam, &user, key, ops, client, &amr, first);
     ciam.store
         .transact(ops)
         .await
@@ -189,7 +189,12 @@ pub async fn reauth(
             key: s.key.clone(),
             ops: vec![
                 Update::Set("authAt".into(), now.into()),
-                Update::Set("amr".into(), Value::strings(amr_of(&stored))),
+                // Added to the session's, as `sessions::mark_fresh` does: the first step's
+                // method stays first (`Session::method`).
+                Update::Set(
+                    "amr".into(),
+                    Value::strings(crate::sessions::amr_after(&s.amr, &amr_of(&stored))),
+                ),
             ],
             cond: Some(Cond::Exists.and(Cond::attr_not_exists("endedAt"))),
         },
