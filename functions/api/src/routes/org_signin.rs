@@ -239,7 +239,18 @@ pub async fn callback(
         Err(e) => return failed(lang, &e.into(), Some(&o), &query),
     };
     match org_sign_in::arrive(&s.ciam, &c, &o, &identity, &pending).await {
-        Ok(code) => redirect(staff::signin_url(lang, "orgCode", &code, &query)),
+        Ok(federation::Finished::Code(code)) => {
+            redirect(staff::signin_url(lang, "orgCode", &code, &query))
+        }
+        Ok(federation::Finished::Pending(token)) => {
+            redirect(staff::signin_url(lang, "orgPending", &token, &query))
+        }
+        Ok(federation::Finished::Link(_)) => failed(
+            lang,
+            &Reason::AUTHORIZATION_FAILED.into(),
+            Some(&o),
+            &query,
+        ),
         Err(e) => failed(lang, &e, Some(&o), &query),
     }
 }

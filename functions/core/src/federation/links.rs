@@ -117,17 +117,36 @@ pub async fn arrive(
         return Ok(Finished::Code(code));
     }
     let token = token(ciam);
-    let mut item = Item::new(pending_key(ciam, &token))
-        .with("provider", facts.name)
-        .with("subject", identity.subject.as_str())
-        .with("bindHash", pending.bind_hash.as_str())
-        .with("lang", pending.lang.tag())
-        .with("query", pending.query.as_str())
+    let item = pending_item(ciam, &token, facts.name, identity, pending)
         .with_opt(
             "linkFor",
             pending.link_for.as_ref().map(|l| l.user_id.clone()),
         )
-        .with_opt("sid", pending.link_for.as_ref().map(|l| l.sid.clone()))
+        .with_opt("sid", pending.link_for.as_ref().map(|l| l.sid.clone()));
+    let item = item.expires(ciam.now() + PENDING_TTL);
+    ciam.store.put(item, Some(Cond::NotExists)).await?;
+    Ok(match pending.link_for {
+        Some(_) => Finished::Link(token),
+        None => Finished::Pending(token),
+    })
+}
+
+/// The pending identity `token` of `provider`'s `identity` for the browser of `pending` (its
+/// bindHash, language, query to return to), without its expiry: the subject, the name the
+/// provider gave (display only) and the per-app subject.
+pub(super) fn pending_item(
+    ciam: &Ciam,
+    token: &str,
+    provider: &str,
+    identity: &ExternalIdentity,
+    pending: &Pending,
+) -> Item {
+    let mut item = Item::new(pending_key(ciam, token))
+        .with("provider", provider)
+        .with("subject", identity.subject.as_str())
+        .with("bindHash", pending.bind_hash.as_str())
+        .with("lang", pending.lang.tag())
+        .with("query", pending.query.as_str())
         .with_opt(
             "name",
             identity
@@ -140,12 +159,7 @@ pub async fn arrive(
             .with("app", app.as_str())
             .with("appSubject", sub.as_str());
     }
-    let item = item.expires(ciam.now() + PENDING_TTL);
-    ciam.store.put(item, Some(Cond::NotExists)).await?;
-    Ok(match pending.link_for {
-        Some(_) => Finished::Link(token),
-        None => Finished::Pending(token),
-    })
+    item
 }
 
 fn check_text(field: &'static str, value: &str, zh: &'static str, en: &'static str) -> Result<()> {
@@ -266,7 +280,7 @@ pub fn provider_named(name: &str) -> Result<ProviderId> {
 pub(super) struct PendingIdentity {
     pub(super) item: Item,
     pub(super) provider: ProviderId,
-    subject: String,
+    pub(super) subject: String,
 }
 
 /// Reads the pending identity `token` of a sign-in for the browser holding `bind`: missing,
@@ -304,9 +318,14 @@ pub(super) async fn read_any_pending(
     if !same_browser(&item, bind) {
         return Err(another_browser());
     }
+    // `org`: a person an organization's connection vouched for without a company mail
+    // (`org_links`).
     let provider = item
         .s("provider")
-        .and_then(ProviderId::linked_by_name)
+        .and_then(|name| match name {
+            "org" => Some(ProviderId::Org),
+            _ => ProviderId::linked_by_name(name),
+        })
         .ok_or(Reason::AUTHORIZATION_FAILED)?;
     let subject = item.s("subject").unwrap_or_default().to_owned();
     if subject.is_empty() {
@@ -420,22 +439,12 @@ pub async fn prove_phone(
         .as_ref()
         .and_then(|o| o.s("userId"))
         .map(str::to_owned);
+    if pending.provider == ProviderId::Org {
+        return super::org_links::prove(ciam, pending, &phone, verified, owner_id, client).await;
+    }
     let Some(uid) = owner_id else {
         // No account has the phone: prove it on the pending item, sign-up comes next.
-        let proven = TxOp::Update {
-            key: pending.item.key.clone(),
-            ops: vec![
-                Update::Set("phone".into(), phone.as_str().into()),
-                Update::Set("provenAt".into(), ciam.now().into()),
-            ],
-            cond: Some(Cond::Exists),
-        };
-        return match ciam.store.transact(vec![verified.consume, proven]).await {
-            Ok(()) => Ok(PhoneProof::SignUp),
-            Err(e) if e.condition_failed_at(0) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
-            Err(e) if e.condition_failed_at(1) => Err(Reason::AUTHORIZATION_FAILED.into()),
-            Err(e) => Err(e.into()),
-        };
+        return prove_for_sign_up(ciam, &pending, &phone, verified).await;
     };
     let user = live_user(ciam, &uid).await?.filter(User::usable);
     let Some(user) = user else {
@@ -482,6 +491,30 @@ pub async fn prove_phone(
         Err(e) if e.condition_failed_at(2) => Err(Reason::CODE_ERROR.into()),
         Err(e) if e.condition_failed_at(3) => Err(Reason::AUTHORIZATION_FAILED.into()),
         Err(e) if e.condition_failed_at(4) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// No account has the proven `phone`: the code's use and the proven phone on the pending item
+/// (sign-up comes next). Round trips: 1.
+pub(super) async fn prove_for_sign_up(
+    ciam: &Ciam,
+    pending: &PendingIdentity,
+    phone: &Identity,
+    verified: codes::Verified,
+) -> Result<PhoneProof> {
+    let proven = TxOp::Update {
+        key: pending.item.key.clone(),
+        ops: vec![
+            Update::Set("phone".into(), phone.as_str().into()),
+            Update::Set("provenAt".into(), ciam.now().into()),
+        ],
+        cond: Some(Cond::Exists),
+    };
+    match ciam.store.transact(vec![verified.consume, proven]).await {
+        Ok(()) => Ok(PhoneProof::SignUp),
+        Err(e) if e.condition_failed_at(0) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(e) if e.condition_failed_at(1) => Err(Reason::AUTHORIZATION_FAILED.into()),
         Err(e) => Err(e.into()),
     }
 }

@@ -11,6 +11,7 @@
 mod flow;
 pub mod identities;
 pub mod links;
+pub mod org_links;
 pub mod org_sign_in;
 mod providers;
 mod returning;

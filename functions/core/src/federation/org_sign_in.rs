@@ -13,7 +13,8 @@
 //! `FEDSTATE#` (with `conn`, `test`) and `FEDCODE#` (with `orgId`, `mfa`) items.
 
 use super::links::{code_key, LOGIN_CODE_TTL};
-use super::{ExternalIdentity, Pending, Through, ORG};
+use super::org_links::{company_link_ops, pending_identity, prior_link, Prior};
+use super::{ExternalIdentity, Finished, Pending, Through, ORG};
 use crate::accounts::create_ops;
 use crate::domains::claims;
 use crate::domains::name::DomainName;
@@ -32,7 +33,7 @@ pub fn link_key(conn: &ConnId, subject: &str) -> Key {
     Key::new(format!("FEDID#org:{}#{subject}", conn.as_str()), "LINK")
 }
 
-fn not_permitted(cause: impl Into<String>) -> Error {
+pub(super) fn not_permitted(cause: impl Into<String>) -> Error {
     Error {
         cause: Some(cause.into()),
         ..Error::new(Reason::FEDERATION_NOT_PERMITTED)
@@ -145,7 +146,7 @@ pub async fn arrive(
     o: &Organization,
     identity: &ExternalIdentity,
     pending: &Pending,
-) -> Result<String> {
+) -> Result<Finished> {
     // An OpenID Connect provider gives the mail every time; WeCom's web login never does, so
     // for the platforms the subject's link alone is enough (their tenant is pinned).
     let (mail, mut refusal) = match company_mail(ciam, o, identity).await {
@@ -169,11 +170,15 @@ pub async fn arrive(
             None => None,
         };
         let stale = linked.clone().filter(|_| user.is_none());
-        // Not linked: the company mail decides; without one, refused.
+        // Not linked and no company mail: the person proves a phone (a pending identity
+        // carrying the connection, the organization and the identity provider's second factor).
         if user.is_none() && id.is_none() {
-            return Err(refusal
-                .take()
-                .unwrap_or_else(|| not_permitted("the identity provider gave no mail")));
+            if let Some(e) = refusal.take() {
+                tracing::info!(cause = e.cause.as_deref().unwrap_or(""), "no company mail: phone proof");
+            }
+            return pending_identity(ciam, c, o, identity, pending)
+                .await
+                .map(Finished::Pending);
         }
         if let (true, Some(id)) = (user.is_none(), &id) {
             let owner = store
@@ -245,32 +250,26 @@ pub async fn arrive(
             (None, _, _) => return Err(not_permitted("the identity provider gave no mail")),
         };
         if linked.is_none() || stale.is_some() {
-            let item = Item::new(lookup.clone())
-                .with("userId", user.id.as_str())
-                .with("provider", format!("org:{}", c.conn_id.as_str()))
-                .with("subject", identity.subject.as_str())
-                .with("orgId", o.org_id.as_str())
-                .with("linkedAt", ciam.now())
-                .with("via", if created { "signUp" } else { "mail" });
+            let prior = if created {
+                Prior::NewAccount
+            } else {
+                prior_link(ciam, c, &user.id, &identity.subject).await?
+            };
             let cond = match &stale {
                 Some(old) => Cond::eq("userId", old.as_str()),
                 None => Cond::NotExists,
             };
-            ops.push(TxOp::Put {
-                item,
-                cond: Some(cond),
-            });
-            // The account's own item of the link (its security centre lists it, its
-            // deactivation deletes it and the lookup), and its count (a new account is
-            // written with it). No condition: a second subject of the same connection (the
-            // company's identity provider changed its ids) replaces the first.
-            ops.push(TxOp::Put {
-                item: account_link(ciam, c, o, &user.id, &identity.subject),
-                cond: None,
-            });
-            if !created {
-                ops.push(super::links::count_link(&user.id, None));
-            }
+            let via = if created { "signUp" } else { "mail" };
+            ops.extend(company_link_ops(
+                ciam,
+                c,
+                o,
+                &user.id,
+                &identity.subject,
+                via,
+                cond,
+                prior,
+            ));
         }
         if !member {
             ops.extend(join_ops(ciam, c, o, &user.id));
@@ -288,7 +287,9 @@ pub async fn arrive(
                 Err(e) => return Err(e.into()),
             }
         }
-        return login_code(ciam, c, o, &user.id, pending, identity.mfa).await;
+        return login_code(ciam, c, o, &user.id, pending, identity.mfa)
+            .await
+            .map(Finished::Code);
     }
     Err(Error {
         cause: Some("lost three races in a row".into()),
@@ -305,7 +306,7 @@ pub fn account_link_key(user_id: &str, conn: &ConnId) -> Key {
     )
 }
 
-fn account_link(
+pub(super) fn account_link(
     ciam: &Ciam,
     c: &Connection,
     o: &Organization,
@@ -320,7 +321,7 @@ fn account_link(
 
 /// The just-in-time membership of `user_id` in `o` through `c`: the two membership items and
 /// the counters, the event, the audit entry.
-fn join_ops(ciam: &Ciam, c: &Connection, o: &Organization, user_id: &str) -> Vec<TxOp> {
+pub(super) fn join_ops(ciam: &Ciam, c: &Connection, o: &Organization, user_id: &str) -> Vec<TxOp> {
     let role = o.settings.default_role;
     let by = format!("connection:{}", c.conn_id.as_str());
     let mut ops = org::members::join_ops(&o.org_id, user_id, role, &by, ciam.now(), Vec::new());
