@@ -130,16 +130,20 @@ fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
 
 /// The callback's end for a sign-in (not a test) through `c` of `o`: the verified company mail
 /// ([`company_mail`]; a WeCom, DingTalk or Feishu connection, whose tenant is pinned, needs
-/// it only when the subject is not linked yet); the account the subject's link names (a link
+/// it only when the subject is not linked yet, and without one the person proves a phone: a
+/// pending identity, `org_links`); the account the subject's link names (a link
 /// to an account deactivated since is replaced), else the one that has the mail, else (just
-/// in time `join` only) a new one for the mail; a member of `o`, or (`join`) made
+/// in time `join` only) a new one for the mail; the link written by
+/// `org_links::company_link_ops` (a link of the account to another subject replaced); a member of `o`, or (`join`) made
 /// one with the organization's default role, `organization.member_added` to its event apps
 /// and `member.join` in its audit slice, in the link's transaction; `off` refuses a non-member
 /// with FEDERATION_NOT_PERMITTED naming the organization. A suspended, deactivated or locked
 /// account is refused as the other providers' links are. Answers the one-time login code
-/// (60 s, bound to the state's `bindHash`). Round trips: 1 (domain, when there is a mail), 1
-/// (link), 1 (the mail's owner, when not linked), 1 (the account), 1 (the membership), at most
-/// 1 transaction, 1 (the login code); a lost race reads again (at most 3 times).
+/// (60 s, bound to the state's `bindHash`), or the pending identity's token. Round trips: 1
+/// (domain, when there is a mail), 1 (link), 1 (the mail's owner, when not linked), 1 (the
+/// account), 1 (the membership), 1 or 2 (the account's link, when linking), at most 1
+/// transaction, 1 (the login code or the pending identity); a lost race reads again (at most 3
+/// times).
 pub async fn arrive(
     ciam: &Ciam,
     c: &Connection,
@@ -174,7 +178,10 @@ pub async fn arrive(
         // carrying the connection, the organization and the identity provider's second factor).
         if user.is_none() && id.is_none() {
             if let Some(e) = refusal.take() {
-                tracing::info!(cause = e.cause.as_deref().unwrap_or(""), "no company mail: phone proof");
+                tracing::info!(
+                    cause = e.cause.as_deref().unwrap_or(""),
+                    "no company mail: phone proof"
+                );
             }
             return pending_identity(ciam, c, o, identity, pending)
                 .await
