@@ -19,7 +19,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::federation::{self, links, sign_up, Finished, ProviderId};
+use ciam_core::federation::{self, links, phone, sign_up, Finished, ProviderId};
 use ciam_core::staff;
 use ciam_core::{Error, Reason};
 use serde::{Deserialize, Serialize};
@@ -291,7 +291,7 @@ pub async fn prove_phone(
     Client(client): Client,
     Json(b): Json<ProvePhone>,
 ) -> Result<PhoneReply, ApiError> {
-    let proof = links::prove_phone(&s.ciam, &b.pending, &b.bind, &b.phone, &b.code, &client);
+    let proof = phone::prove_phone(&s.ciam, &b.pending, &b.bind, &b.phone, &b.code, &client);
     Ok(match proof.await? {
         links::PhoneProof::SignedIn(signed_in) => PhoneReply::SignedIn(signed_in),
         links::PhoneProof::SignUp => PhoneReply::SignUp,

@@ -13,6 +13,7 @@
 //! `FEDSTATE#` (with `conn`, `test`) and `FEDCODE#` (with `orgId`, `mfa`) items.
 
 use super::links::{code_key, LOGIN_CODE_TTL};
+pub use super::org_links::{account_link_key, link_key};
 use super::org_links::{company_link_ops, pending_identity, prior_link, Prior};
 use super::{ExternalIdentity, Finished, Pending, Through, ORG};
 use crate::accounts::create_ops;
@@ -26,12 +27,7 @@ use crate::staff::{bind_hash, token};
 use crate::user::{live_user, unique_key, User};
 use crate::validate::{self, Email, Identity};
 use crate::{random_digits, Ciam, Reason};
-use ciam_store::{Cond, Item, Key, TxOp};
-
-/// The lookup item of `conn`'s `subject`.
-pub fn link_key(conn: &ConnId, subject: &str) -> Key {
-    Key::new(format!("FEDID#org:{}#{subject}", conn.as_str()), "LINK")
-}
+use ciam_store::{Cond, Item, TxOp};
 
 pub(super) fn not_permitted(cause: impl Into<String>) -> Error {
     Error {
@@ -302,28 +298,6 @@ pub async fn arrive(
         cause: Some("lost three races in a row".into()),
         ..Error::new(Reason::SERVICE_UNAVAILABLE)
     })
-}
-
-/// The account's item of its link through `c`: `USER#<userId>` / `FED#org:<connId>`
-/// {subject, orgId, linkedAt}.
-pub fn account_link_key(user_id: &str, conn: &ConnId) -> Key {
-    Key::new(
-        crate::user::user_pk(user_id),
-        format!("FED#org:{}", conn.as_str()),
-    )
-}
-
-pub(super) fn account_link(
-    ciam: &Ciam,
-    c: &Connection,
-    o: &Organization,
-    user_id: &str,
-    subject: &str,
-) -> Item {
-    Item::new(account_link_key(user_id, &c.conn_id))
-        .with("subject", subject)
-        .with("orgId", o.org_id.as_str())
-        .with("linkedAt", ciam.now())
 }
 
 /// The just-in-time membership of `user_id` in `o` through `c`: the two membership items and

@@ -48,7 +48,7 @@ pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> R
     // A person an organization's connection vouched for: its rules again (the connection may
     // have changed since the proof), its link and membership in the same transaction.
     let org = match pending.provider {
-        ProviderId::Org => Some(super::org_links::of_pending(ciam, &pending).await?),
+        ProviderId::Org => Some(super::org_phone::of_pending(ciam, &pending).await?),
         _ => None,
     };
     if let Some(o) = &org {
