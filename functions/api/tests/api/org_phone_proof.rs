@@ -2,8 +2,10 @@
 //! for without a company mail (docs/organizations-connections.md §0.6): the callback answers
 //! `orgPending`, the public providers' pending identity; `POST /auth/federation/phone` proves a
 //! mainland phone, then the phone's account (or, after `POST /auth/federation/register`, a new
-//! one) gets the company link and, per the connection's just-in-time rule, the membership. Over
-//! HTTP against the local protocol servers, on SQLite and DynamoDB Local.
+//! one) gets the company link and, per the connection's just-in-time rule, the membership; the
+//! organization's `mfaRequired` holds (the identity provider's second factor, else the account's
+//! own, else refused). Over HTTP against the local protocol servers, on SQLite and DynamoDB
+//! Local.
 
 use crate::helpers::federation::post;
 use crate::helpers::*;
@@ -15,7 +17,7 @@ use ciam_core::org::connections::{self, ConnId};
 use ciam_core::org::{self, Role};
 use ciam_fakes::Person;
 use ciam_store::dynamo_local::DynamoLocal;
-use ciam_store::{Key, Store};
+use ciam_store::{Cond, Key, Store, Update};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -219,6 +221,69 @@ async fn wecom(app: TestApp) {
     );
     let to = w.sign_in(&WECOM, &conn, None).await;
     assert_eq!(w.signed_in(&to).await, han);
+}
+
+/// The organization requires a second factor and DingTalk gives none: a new account (which has
+/// none) is refused before the sign-up; an account without its own is refused; an account with
+/// its own gets the second step (NEED_TOTP_VERIFY), linked and joined.
+async fn second_factor(app: TestApp) {
+    let w = world(app, &DINGTALK).await;
+    w.person(&DINGTALK, li_lei(None));
+    let conn = on(&w, &DINGTALK).await;
+    w.app
+        .ciam
+        .store
+        .update(
+            &org::org_key(&w.org),
+            vec![Update::Set("mfaRequired".into(), true.into())],
+            Some(Cond::Exists),
+        )
+        .await
+        .expect("mfaRequired");
+    let token = pending(&w, &DINGTALK, &conn).await;
+    prove_fresh(&w, &token, NEW)
+        .await
+        .error(403, "FEDERATION_NOT_PERMITTED");
+    assert_eq!(w.app.owner_of(NEW).await, None);
+
+    let ann = w.app.sign_up("ann", ANN).await;
+    w.person(&DINGTALK, person("union-ann", "ann"));
+    let token = pending(&w, &DINGTALK, &conn).await;
+    prove_fresh(&w, &token, ANN)
+        .await
+        .error(403, "FEDERATION_NOT_PERMITTED");
+    assert_eq!(role(&w, &ann).await, None);
+    w.app
+        .ciam
+        .store
+        .update(
+            &ciam_core::user::profile_key(&ann),
+            vec![Update::Set("enableTotp".into(), true.into())],
+            Some(Cond::Exists),
+        )
+        .await
+        .expect("totp on");
+    w.app.clock.advance(61);
+    let asked = prove_fresh(&w, &token, ANN)
+        .await
+        .error(403, "NEED_TOTP_VERIFY");
+    assert!(asked["challenge"].is_string(), "{asked}");
+    assert_eq!(role(&w, &ann).await, Some(Role::Member));
+    assert_eq!(
+        linked(&w, &conn, "union-ann").await.as_deref(),
+        Some(ann.as_str())
+    );
+}
+
+#[tokio::test]
+async fn org_phone_proof_second_factor_on_sqlite() {
+    second_factor(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn org_phone_proof_second_factor_on_dynamodb() {
+    let local = Arc::new(DynamoLocal::start().await);
+    second_factor(TestApp::on_dynamo(&local, "org_phone_mfa").await).await;
 }
 
 #[tokio::test]
