@@ -10,7 +10,7 @@
 use crate::helpers::federation::post;
 use crate::helpers::*;
 use crate::org_signin_china::{
-    li_lei, operator, spa_param, world, Proto, World, BIND, DINGTALK, WECOM,
+    li_lei, operator, spa_param, world, Proto, World, BIND, DINGTALK, FEISHU, WECOM,
 };
 use axum::http::Method;
 use ciam_core::org::connections::{self, ConnId};
@@ -273,6 +273,38 @@ async fn second_factor(app: TestApp) {
         linked(&w, &conn, "union-ann").await.as_deref(),
         Some(ann.as_str())
     );
+}
+
+/// The mail path's link write is the same: Feishu's tenant mail finds the account again under a
+/// new subject (the company's identity provider changed its ids); the link is replaced, the
+/// count stays, the old lookup goes.
+async fn replaced_by_mail(app: TestApp) {
+    let w = world(app, &FEISHU).await;
+    w.person(&FEISHU, li_lei(None));
+    let conn = on(&w, &FEISHU).await;
+    let to = w.sign_in(&FEISHU, &conn, None).await;
+    let li = w.signed_in(&to).await;
+    assert_eq!(links(&w, &li).await, 1);
+    w.person(&FEISHU, person("union-li-lei-2", "lilei"));
+    let to = w.sign_in(&FEISHU, &conn, None).await;
+    assert_eq!(w.signed_in(&to).await, li);
+    assert_eq!(links(&w, &li).await, 1);
+    assert_eq!(
+        linked(&w, &conn, "union-li-lei-2").await.as_deref(),
+        Some(li.as_str())
+    );
+    assert_eq!(linked(&w, &conn, "union-li-lei").await, None);
+}
+
+#[tokio::test]
+async fn org_phone_proof_replaced_by_mail_on_sqlite() {
+    replaced_by_mail(TestApp::spawn().await).await;
+}
+
+#[tokio::test]
+async fn org_phone_proof_replaced_by_mail_on_dynamodb() {
+    let local = Arc::new(DynamoLocal::start().await);
+    replaced_by_mail(TestApp::on_dynamo(&local, "org_phone_mail").await).await;
 }
 
 #[tokio::test]

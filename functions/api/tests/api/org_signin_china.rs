@@ -72,7 +72,7 @@ pub(super) const DINGTALK: Proto = Proto {
     secret_step: "dingtalk userAccessToken: HTTP 400 invalid.client",
 };
 
-const FEISHU: Proto = Proto {
+pub(super) const FEISHU: Proto = Proto {
     name: "feishu",
     platform: Platform::Feishu,
     provider: ProviderId::Feishu,
