@@ -2056,7 +2056,7 @@ export type FederationProvePhoneRequest = {
   bind: string;
   /** the 6-digit code sent to it with purpose `link` (POST /auth/identity) */
   code: string;
-  /** the `<provider>Pending` of the callback */
+  /** the `<provider>Pending` of the callback (`orgPending` too) */
   pending: string;
   /** a mainland-China mobile number */
   phone: string;

@@ -19,7 +19,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use ciam_core::federation::{self, links, sign_up, Finished, ProviderId};
+use ciam_core::federation::{self, links, phone, sign_up, Finished, ProviderId};
 use ciam_core::staff;
 use ciam_core::{Error, Reason};
 use serde::{Deserialize, Serialize};
@@ -205,7 +205,7 @@ pub async fn login(
 #[cfg_attr(feature = "openapi", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProvePhone {
-    /// the `<provider>Pending` of the callback
+    /// the `<provider>Pending` of the callback (`orgPending` too)
     pending: String,
     /// the browser's random value (its SHA-256 was the bindHash of the start)
     bind: String,
@@ -266,19 +266,32 @@ impl crate::doc::Outcome for PhoneReply {
 /// `{"next": "signUp"}` (POST /auth/federation/register). A pending identity unknown, expired,
 /// used or started by another browser: AUTHORIZATION_FAILED (kept for its owner).
 ///
+/// An `orgPending` (a person an organization's WeCom, DingTalk or Feishu connection vouched for
+/// without a company mail) is redeemed under the connection's rules, read again (not `on` any
+/// more: FEDERATION_NOT_PERMITTED; its organization not active: ORG_NOT_ACTIVE): the number's
+/// account gets the company link (`FEDID#org:<connId>#<subject>`; a link of the same connection
+/// to another subject is replaced, not counted again) and, not a member, joins with the
+/// organization's default role (just in time `join`, with `organization.member_added` and
+/// `member.join`) or is refused (`off`: FEDERATION_NOT_PERMITTED); an organization that
+/// requires a second factor takes the identity provider's, else the account's own
+/// (NEED_TOTP_VERIFY), else FEDERATION_NOT_PERMITTED. The session names the organization. No
+/// account has the number: sign-up next only under `join` and, when a second factor is
+/// required, the identity provider's; else FEDERATION_NOT_PERMITTED.
+///
 /// Reasons: AUTHORIZATION_FAILED, INVALID_PHONE, CODE_ERROR, CODE_KIND_ERROR,
 /// VERIFYCODE_NOT_FOUND, VERIFICATION_CODE_LIMIT, VERIFICATION_ATTEMPT_CODE_LIMIT,
-/// FEDERATION_LINK_EXISTS, NEED_TOTP_VERIFY.
+/// FEDERATION_LINK_EXISTS, NEED_TOTP_VERIFY, FEDERATION_NOT_PERMITTED, ORG_NOT_ACTIVE.
 ///
 /// `POST /auth/federation/phone {pending, bind, phone, code}`. Round trips: 5 (pending, code,
 /// the number's owner, the owner, one transaction: the link, the code's use, the pending
-/// item's end, the session); to sign-up: 4.
+/// item's end, the session); to sign-up: 4. An `orgPending` adds 3 (the connection's look-up,
+/// the connection, the organization), 1 (the membership), 1 or 2 (the account's company link).
 pub async fn prove_phone(
     State(s): State<AppState>,
     Client(client): Client,
     Json(b): Json<ProvePhone>,
 ) -> Result<PhoneReply, ApiError> {
-    let proof = links::prove_phone(&s.ciam, &b.pending, &b.bind, &b.phone, &b.code, &client);
+    let proof = phone::prove_phone(&s.ciam, &b.pending, &b.bind, &b.phone, &b.code, &client);
     Ok(match proof.await? {
         links::PhoneProof::SignedIn(signed_in) => PhoneReply::SignedIn(signed_in),
         links::PhoneProof::SignUp => PhoneReply::SignUp,
@@ -308,14 +321,19 @@ pub struct FederatedRegister {
 /// transaction creates the account, takes the number (PHONE_EXIST when taken meanwhile) and the
 /// username (USERNAME_EXIST), links the subject (FEDERATION_LINK_EXISTS when linked meanwhile)
 /// and ends the pending identity; then a session. A pending identity unknown, expired, used,
-/// started by another browser or without a proven number: AUTHORIZATION_FAILED.
+/// started by another browser or without a proven number: AUTHORIZATION_FAILED. An
+/// `orgPending`'s new account gets the company link and joins the organization with its default
+/// role in the same transaction (the connection read again: just in time `off`, not `on` any
+/// more, or a required second factor the identity provider did not give:
+/// FEDERATION_NOT_PERMITTED; the organization not active: ORG_NOT_ACTIVE); its session names
+/// the organization.
 ///
 /// Reasons: AUTHORIZATION_FAILED, USERNAME_EXIST, PHONE_EXIST, FEDERATION_LINK_EXISTS,
-/// PHONE_MAINLAND_SERVICE_ONLY.
+/// PHONE_MAINLAND_SERVICE_ONLY, FEDERATION_NOT_PERMITTED, ORG_NOT_ACTIVE.
 ///
 /// `POST /auth/federation/register {pending, bind, userName, company, country, acceptTerms}`.
 /// Round trips: 3 (pending, the transaction, the session; the numbers' new account side by
-/// side).
+/// side); an `orgPending` adds 3 (the connection's look-up, the connection, the organization).
 pub async fn register(
     State(s): State<AppState>,
     Client(client): Client,

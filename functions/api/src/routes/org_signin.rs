@@ -2,7 +2,8 @@
 //! from `start` for the identity provider of the connection it names and comes back to
 //! `callback` (one redirect URI for every company: the state names the connection); a linked
 //! or just-in-time member gets a one-time login code (`orgCode`, redeemed by
-//! `POST /auth/login/federation` with provider `org`), anything else `orgError=<REASON>` (and,
+//! `POST /auth/login/federation` with provider `org`), a WeCom, DingTalk or Feishu person
+//! without a company mail a pending identity (`orgPending`: the phone proof), anything else `orgError=<REASON>` (and,
 //! for FEDERATION_NOT_PERMITTED, `orgName` naming the organization). The test sign-in of an
 //! admin (`test`, and its console twin `admin_test`) goes the same way and signs nobody in: the
 //! callback records the outcome on the connection and shows what the identity provider said.
@@ -166,8 +167,11 @@ pub struct CallbackQuery {
 /// typed, never vouched for). Feishu: the token (PKCE), then `user_info` (union_id), whose
 /// tenant_key must be the connection's (else FEDERATION_NOT_PERMITTED); the tenant's
 /// `enterprise_email` is vouched for. The mail must be vouched for and be at a domain the
-/// organization verified, else FEDERATION_NOT_PERMITTED (for WeCom, DingTalk and Feishu only
-/// when the subject is not linked yet). The subject's link
+/// organization verified, else FEDERATION_NOT_PERMITTED (OpenID Connect); for WeCom, DingTalk
+/// and Feishu a subject not linked yet without such a mail becomes a pending identity (15
+/// minutes: the connection, the organization, the identity provider's second factor) and the
+/// browser goes to `/{lang}/passport/signin?orgPending=<token>&<query>`: the person proves a
+/// phone (POST /auth/federation/phone, then POST /auth/federation/register). The subject's link
 /// (`FEDID#org:<connId>#<subject>`) names the account, else the account that has the mail, else
 /// (just in time `join`) a new one; a non-member joins with the organization's default role
 /// (`join`, with `organization.member_added` and `member.join` in its audit slice) or is
@@ -239,7 +243,15 @@ pub async fn callback(
         Err(e) => return failed(lang, &e.into(), Some(&o), &query),
     };
     match org_sign_in::arrive(&s.ciam, &c, &o, &identity, &pending).await {
-        Ok(code) => redirect(staff::signin_url(lang, "orgCode", &code, &query)),
+        Ok(federation::Finished::Code(code)) => {
+            redirect(staff::signin_url(lang, "orgCode", &code, &query))
+        }
+        Ok(federation::Finished::Pending(token)) => {
+            redirect(staff::signin_url(lang, "orgPending", &token, &query))
+        }
+        Ok(federation::Finished::Link(_)) => {
+            failed(lang, &Reason::AUTHORIZATION_FAILED.into(), Some(&o), &query)
+        }
         Err(e) => failed(lang, &e, Some(&o), &query),
     }
 }

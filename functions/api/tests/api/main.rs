@@ -62,6 +62,7 @@ mod org_discover;
 mod org_domain_routes;
 mod org_domains;
 mod org_events;
+mod org_phone_proof;
 mod org_policy;
 mod org_session;
 mod org_signin;

@@ -6,7 +6,8 @@
 //! signs nobody in; a person of another tenant is refused (FEDERATION_NOT_PERMITTED); WeCom (in
 //! its own browser: the corp mailbox) and Feishu (the tenant's `enterprise_email`) join just in
 //! time through a mail at the organization's verified domain; DingTalk's mail is the one the
-//! person typed, so it never links. On SQLite and DynamoDB Local.
+//! person typed, so it never links (a phone proof comes next: `org_phone_proof`). On SQLite
+//! and DynamoDB Local.
 
 use crate::helpers::federation::{fakes, no_redirects, IN_WECOM};
 use crate::helpers::orgs::set_up_operator as operator;
@@ -23,23 +24,23 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The random value the SPA keeps while the browser is at the platform.
-const BIND: &str = "bind-of-the-browser-that-started-china-0123456789";
+pub(super) const BIND: &str = "bind-of-the-browser-that-started-china-0123456789";
 
 /// One protocol's connection settings pinned to the fake's corp or tenant, its right secret,
 /// the fake, and the deployment's hosts (the built-in provider's bases, nothing else: the
 /// built-in provider itself stays off).
-struct Proto {
+pub(super) struct Proto {
     name: &'static str,
     platform: Platform,
     provider: ProviderId,
     settings: &'static [(&'static str, &'static str)],
-    secret: &'static str,
+    pub(super) secret: &'static str,
     bases: &'static [&'static str],
     /// The call of the callback that a wrong secret fails.
     secret_step: &'static str,
 }
 
-const WECOM: Proto = Proto {
+pub(super) const WECOM: Proto = Proto {
     name: "wecom",
     platform: Platform::Wecom,
     provider: ProviderId::Wecom,
@@ -52,7 +53,7 @@ const WECOM: Proto = Proto {
     secret_step: "wecom gettoken: errcode 40001",
 };
 
-const DINGTALK: Proto = Proto {
+pub(super) const DINGTALK: Proto = Proto {
     name: "dingtalk",
     platform: Platform::Dingtalk,
     provider: ProviderId::Dingtalk,
@@ -65,7 +66,7 @@ const DINGTALK: Proto = Proto {
     secret_step: "dingtalk userAccessToken: HTTP 400 invalid.client",
 };
 
-const FEISHU: Proto = Proto {
+pub(super) const FEISHU: Proto = Proto {
     name: "feishu",
     platform: Platform::Feishu,
     provider: ProviderId::Feishu,
@@ -79,14 +80,14 @@ const FEISHU: Proto = Proto {
 };
 
 /// An organization with `acme.example` verified, its platform's fake and its owner's session.
-struct World {
-    app: TestApp,
+pub(super) struct World {
+    pub(super) app: TestApp,
     fakes: Fakes,
-    org: OrgId,
-    owner_token: String,
+    pub(super) org: OrgId,
+    pub(super) owner_token: String,
 }
 
-async fn world(app: TestApp, p: &Proto) -> World {
+pub(super) async fn world(app: TestApp, p: &Proto) -> World {
     let fakes = fakes().await;
     let base = fakes.url(p.platform);
     let mut config = ProviderConfig::default();
@@ -113,7 +114,7 @@ async fn world(app: TestApp, p: &Proto) -> World {
 }
 
 impl World {
-    async fn connection(&self, conn: &ConnId) -> Connection {
+    pub(super) async fn connection(&self, conn: &ConnId) -> Connection {
         connections::get(self.app.ciam.store.as_ref(), &self.org, conn)
             .await
             .expect("read")
@@ -121,7 +122,7 @@ impl World {
     }
 
     /// A draft connection of protocol `p` (just in time `join`) with `secret`.
-    async fn connect(&self, p: &Proto, secret: &str) -> ConnId {
+    pub(super) async fn connect(&self, p: &Proto, secret: &str) -> ConnId {
         let settings = p
             .settings
             .iter()
@@ -154,7 +155,7 @@ impl World {
     }
 
     /// The person who approves at the platform from now on.
-    fn person(&self, p: &Proto, person: Person) {
+    pub(super) fn person(&self, p: &Proto, person: Person) {
         self.fakes.state(p.platform).set_person(person);
     }
 
@@ -179,7 +180,7 @@ impl World {
     }
 
     /// A test sign-in of `conn` by the owner, approved at the platform: the page shown.
-    async fn test_page(&self, p: &Proto, conn: &ConnId) -> TestResponse {
+    pub(super) async fn test_page(&self, p: &Proto, conn: &ConnId) -> TestResponse {
         let path = format!("/org/{}/connections/{}/test", self.org, conn.as_str());
         let res = self
             .app
@@ -198,7 +199,7 @@ impl World {
     }
 
     /// A whole sign-in through `conn` from a browser saying `ua`: where the callback sends it.
-    async fn sign_in(&self, p: &Proto, conn: &ConnId, ua: Option<&str>) -> String {
+    pub(super) async fn sign_in(&self, p: &Proto, conn: &ConnId, ua: Option<&str>) -> String {
         let start = format!(
             "/auth/org/start?connection={}&lang=en-US&query=appId%3Da1&bindHash={}",
             conn.as_str(),
@@ -210,7 +211,7 @@ impl World {
     }
 
     /// The account of a sign-in that ended with `orgCode`.
-    async fn signed_in(&self, to: &str) -> String {
+    pub(super) async fn signed_in(&self, to: &str) -> String {
         let code = spa_param(to, "orgCode").unwrap_or_else(|| panic!("orgCode: {to}"));
         let body = json!({ "provider": "org", "code": code, "bind": BIND });
         let res = self
@@ -232,11 +233,11 @@ fn location_of(res: &TestResponse) -> String {
     res.headers["location"].to_str().unwrap().to_owned()
 }
 
-fn spa_param(location: &str, name: &str) -> Option<String> {
+pub(super) fn spa_param(location: &str, name: &str) -> Option<String> {
     crate::helpers::federation::query_param(location, name)
 }
 
-fn refused(to: &str, reason: &str) {
+pub(super) fn refused(to: &str, reason: &str) {
     assert_eq!(spa_param(to, "orgError").as_deref(), Some(reason), "{to}");
     assert!(spa_param(to, "orgCode").is_none(), "{to}");
 }
@@ -281,7 +282,7 @@ async fn test_then_on(w: &World, p: &Proto, subject: &str, other_tenant: Person)
     conn
 }
 
-fn li_lei(corp: Option<&str>) -> Person {
+pub(super) fn li_lei(corp: Option<&str>) -> Person {
     Person {
         unionid: "union-li-lei".into(),
         userid: "lilei".into(),
@@ -322,7 +323,8 @@ async fn wecom_connection(app: TestApp) {
     // Again, from a desktop (no mail there): the link knows the member.
     let to = w.sign_in(&WECOM, &conn, None).await;
     assert_eq!(w.signed_in(&to).await, li);
-    // A desktop sign-in of somebody not linked yet: no mail, no way in.
+    // A desktop sign-in of somebody not linked yet: no mail, so a phone proof comes next
+    // (`org_phone_proof`), and nobody is made yet.
     w.person(
         &WECOM,
         Person {
@@ -331,10 +333,8 @@ async fn wecom_connection(app: TestApp) {
             ..li_lei(None)
         },
     );
-    refused(
-        &w.sign_in(&WECOM, &conn, None).await,
-        "FEDERATION_NOT_PERMITTED",
-    );
+    let to = w.sign_in(&WECOM, &conn, None).await;
+    assert!(spa_param(&to, "orgPending").is_some(), "{to}");
     assert_eq!(w.app.owner_of("han.mei@acme.example").await, None);
 
     // A second connection of the same corp and app (another organization's could name it
@@ -375,12 +375,12 @@ async fn dingtalk_connection(app: TestApp) {
     )
     .await;
     // A member of the pinned organization with a mail at the verified domain: DingTalk's
-    // mail is the one the person typed, never a proof, so nobody is made or linked.
+    // mail is the one the person typed, never a proof, so nobody is made or linked by it: a
+    // phone proof comes next (`org_phone_proof`).
     w.person(&DINGTALK, li_lei(None));
-    refused(
-        &w.sign_in(&DINGTALK, &conn, None).await,
-        "FEDERATION_NOT_PERMITTED",
-    );
+    let to = w.sign_in(&DINGTALK, &conn, None).await;
+    assert!(spa_param(&to, "orgPending").is_some(), "{to}");
+    assert!(spa_param(&to, "orgError").is_none(), "{to}");
     assert_eq!(w.app.owner_of("li.lei@acme.example").await, None);
 }
 

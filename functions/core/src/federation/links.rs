@@ -1,9 +1,10 @@
 //! Over 500 lines because a link's whole life is here, for every provider that links: its items,
-//! the callback's end, the redemption, the phone proof, what a change tells, the deletes.
+//! the callback's end, the redemption, the phone proof's writes, what a change tells, the deletes.
 //! Links between a provider's subject and a Ciam account, for every provider whose rule is
 //! `LinkRule::ProvePhone` (docs/federation-design.md §2, §4.1-§4.2): the callback's end (a
 //! linked subject gets a one-time login code, a new one a pending identity), the login code's
-//! redemption and the phone proof (the sign-up that completes a pending identity: `sign_up.rs`).
+//! redemption and the pending identity's reading and writes (the phone proof itself:
+//! `phone.rs`; the sign-up that completes a pending identity: `sign_up.rs`).
 //!
 //! Items:
 //! - `FEDID#<provider>#<subject>` / `LINK` {userId, provider, subject, app?, appSubject?,
@@ -21,17 +22,15 @@
 use super::company_links;
 use super::returning::Pending;
 use super::{ExternalIdentity, Facts, ProviderId};
-use crate::accounts::{first_write, SignedIn, Who};
+use crate::accounts::{SignedIn, Who};
 use crate::audit::{self as activity, Event};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
-use crate::lang::Lang;
 use crate::lock::{clear_ops, ensure_unlocked};
-use crate::notifier::{tell_account, Notice};
 use crate::staff::{bind_hash, take, token};
-use crate::user::{active_user, live_user, profile_key, unique_key, user_pk, User};
-use crate::validate::{self, Identity, Phone};
-use crate::{codes, events, Ciam, Purpose, Reason};
+use crate::user::{active_user, profile_key, user_pk, User};
+use crate::validate::{self, Identity};
+use crate::{codes, events, Ciam, Reason};
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update};
 
 /// How long the SPA has to redeem a login code.
@@ -118,17 +117,36 @@ pub async fn arrive(
         return Ok(Finished::Code(code));
     }
     let token = token(ciam);
-    let mut item = Item::new(pending_key(ciam, &token))
-        .with("provider", facts.name)
-        .with("subject", identity.subject.as_str())
-        .with("bindHash", pending.bind_hash.as_str())
-        .with("lang", pending.lang.tag())
-        .with("query", pending.query.as_str())
+    let item = pending_item(ciam, &token, facts.name, identity, pending)
         .with_opt(
             "linkFor",
             pending.link_for.as_ref().map(|l| l.user_id.clone()),
         )
-        .with_opt("sid", pending.link_for.as_ref().map(|l| l.sid.clone()))
+        .with_opt("sid", pending.link_for.as_ref().map(|l| l.sid.clone()));
+    let item = item.expires(ciam.now() + PENDING_TTL);
+    ciam.store.put(item, Some(Cond::NotExists)).await?;
+    Ok(match pending.link_for {
+        Some(_) => Finished::Link(token),
+        None => Finished::Pending(token),
+    })
+}
+
+/// The pending identity `token` of `provider`'s `identity` for the browser of `pending` (its
+/// bindHash, language, query to return to), without its expiry: the subject, the name the
+/// provider gave (display only) and the per-app subject.
+pub(super) fn pending_item(
+    ciam: &Ciam,
+    token: &str,
+    provider: &str,
+    identity: &ExternalIdentity,
+    pending: &Pending,
+) -> Item {
+    let mut item = Item::new(pending_key(ciam, token))
+        .with("provider", provider)
+        .with("subject", identity.subject.as_str())
+        .with("bindHash", pending.bind_hash.as_str())
+        .with("lang", pending.lang.tag())
+        .with("query", pending.query.as_str())
         .with_opt(
             "name",
             identity
@@ -141,12 +159,7 @@ pub async fn arrive(
             .with("app", app.as_str())
             .with("appSubject", sub.as_str());
     }
-    let item = item.expires(ciam.now() + PENDING_TTL);
-    ciam.store.put(item, Some(Cond::NotExists)).await?;
-    Ok(match pending.link_for {
-        Some(_) => Finished::Link(token),
-        None => Finished::Pending(token),
-    })
+    item
 }
 
 fn check_text(field: &'static str, value: &str, zh: &'static str, en: &'static str) -> Result<()> {
@@ -268,7 +281,7 @@ pub fn provider_named(name: &str) -> Result<ProviderId> {
 pub(super) struct PendingIdentity {
     pub(super) item: Item,
     pub(super) provider: ProviderId,
-    subject: String,
+    pub(super) subject: String,
 }
 
 /// Reads the pending identity `token` of a sign-in for the browser holding `bind`: missing,
@@ -306,9 +319,14 @@ pub(super) async fn read_any_pending(
     if !same_browser(&item, bind) {
         return Err(another_browser());
     }
+    // `org`: a person an organization's connection vouched for without a company mail
+    // (`org_links`).
     let provider = item
         .s("provider")
-        .and_then(ProviderId::linked_by_name)
+        .and_then(|name| match name {
+            "org" => Some(ProviderId::Org),
+            _ => ProviderId::linked_by_name(name),
+        })
         .ok_or(Reason::AUTHORIZATION_FAILED)?;
     let subject = item.s("subject").unwrap_or_default().to_owned();
     if subject.is_empty() {
@@ -396,95 +414,26 @@ pub enum PhoneProof {
     SignUp,
 }
 
-/// `POST /auth/federation/phone`: the pending identity `token` of this browser (`bind`) proves
-/// `phone` with a code of purpose `link`. The code is judged by the codes module (CODE_ERROR,
-/// VERIFICATION_CODE_LIMIT, ...). The phone's account, active and not suspended, is linked (one
-/// transaction: the link, the code's use, the pending item's end, the session) and signed in as
-/// a password sign-in ends; a suspended or deactivated owner gets CODE_ERROR, the code used up
-/// (the code sign-in's answer). No account: the code's use and the proven phone on the pending
-/// item, then sign-up. Round trips: 1 (pending), 1 (code), 1 (the phone's owner), 1 (the
-/// owner), 1 (the transaction).
-pub async fn prove_phone(
+/// No account has the proven `phone`: the code's use and the proven phone on the pending item
+/// (sign-up comes next). Round trips: 1.
+pub(super) async fn prove_for_sign_up(
     ciam: &Ciam,
-    token: &str,
-    bind: &str,
-    phone: &str,
-    code: &str,
-    client: &ClientInfo,
+    pending: &PendingIdentity,
+    phone: &Identity,
+    verified: codes::Verified,
 ) -> Result<PhoneProof> {
-    let phone = Identity::Phone(Phone::parse(phone)?);
-    let code = validate::code("code", code)?;
-    let pending = read_pending(ciam, token, bind).await?;
-    crate::numbers::note_method(crate::numbers::Method::Linked(pending.provider));
-    let verified = codes::check(ciam, &phone, Purpose::Link, &code).await?;
-    let owner = ciam.store.get(&unique_key(phone.unique_pk())).await?;
-    let owner_id = owner
-        .as_ref()
-        .and_then(|o| o.s("userId"))
-        .map(str::to_owned);
-    let Some(uid) = owner_id else {
-        // No account has the phone: prove it on the pending item, sign-up comes next.
-        let proven = TxOp::Update {
-            key: pending.item.key.clone(),
-            ops: vec![
-                Update::Set("phone".into(), phone.as_str().into()),
-                Update::Set("provenAt".into(), ciam.now().into()),
-            ],
-            cond: Some(Cond::Exists),
-        };
-        return match ciam.store.transact(vec![verified.consume, proven]).await {
-            Ok(()) => Ok(PhoneProof::SignUp),
-            Err(e) if e.condition_failed_at(0) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
-            Err(e) if e.condition_failed_at(1) => Err(Reason::AUTHORIZATION_FAILED.into()),
-            Err(e) => Err(e.into()),
-        };
+    let proven = TxOp::Update {
+        key: pending.item.key.clone(),
+        ops: vec![
+            Update::Set("phone".into(), phone.as_str().into()),
+            Update::Set("provenAt".into(), ciam.now().into()),
+        ],
+        cond: Some(Cond::Exists),
     };
-    let user = live_user(ciam, &uid).await?.filter(User::usable);
-    let Some(user) = user else {
-        // A suspended or deactivated owner: the code's answer to it, the code used up.
-        codes::consume(ciam, verified).await?;
-        return Err(Error {
-            cause: Some("the phone's account may not sign in".into()),
-            ..Error::new(Reason::CODE_ERROR)
-        });
-    };
-    ensure_unlocked(&user, ciam.now())?;
-    let mut ops = link_ops(ciam, &pending, &user.id, "phone");
-    ops.push(verified.consume);
-    if let Some(clear) = clear_ops(&user) {
-        ops.push(TxOp::Update {
-            key: profile_key(&user.id),
-            ops: clear,
-            cond: Some(Cond::Exists),
-        });
-    }
-    let who = Who {
-        amr: vec!["sms"],
-        method: Some(crate::org::policy::method_of_provider(pending.provider)),
-        ..Who::from(&user)
-    };
-    let (session, answer) = first_write(ciam, &who, client);
-    ops.push(TxOp::Put {
-        item: session,
-        cond: None,
-    });
-    // A way in added to an existing account: its owner sees it in the security activity, its
-    // consenting partners hear it, and its first address is told (after the change).
-    let p = pending.provider;
-    ops.extend(told_ops(ciam, &user, p, true, client));
-    match ciam.store.transact(ops).await {
-        Ok(()) => {
-            let lang = pending.item.s("lang").and_then(Lang::parse_tag);
-            let notice = Notice::IdentityLinked {
-                provider: p.name().to_owned(),
-            };
-            tell_account(ciam, &user, notice, lang.unwrap_or_default()).await;
-            answer.map(PhoneProof::SignedIn)
-        }
-        Err(e) if e.condition_failed_at(0) || e.condition_failed_at(1) => Err(link_exists()),
-        Err(e) if e.condition_failed_at(2) => Err(Reason::CODE_ERROR.into()),
-        Err(e) if e.condition_failed_at(3) => Err(Reason::AUTHORIZATION_FAILED.into()),
-        Err(e) if e.condition_failed_at(4) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+    match ciam.store.transact(vec![verified.consume, proven]).await {
+        Ok(()) => Ok(PhoneProof::SignUp),
+        Err(e) if e.condition_failed_at(0) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
+        Err(e) if e.condition_failed_at(1) => Err(Reason::AUTHORIZATION_FAILED.into()),
         Err(e) => Err(e.into()),
     }
 }

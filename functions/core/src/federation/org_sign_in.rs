@@ -12,9 +12,10 @@
 //! `links`: listed in the security centre, deleted with the account); the shared
 //! `FEDSTATE#` (with `conn`, `test`) and `FEDCODE#` (with `orgId`, `mfa`) items.
 
-use super::company_links::{account_link_key, link_key};
+use super::company_links::link_key;
 use super::links::{code_key, LOGIN_CODE_TTL};
-use super::{ExternalIdentity, Pending, Through, ORG};
+use super::org_links::{company_link_ops, pending_identity, prior_link, Prior};
+use super::{ExternalIdentity, Finished, Pending, Through, ORG};
 use crate::accounts::create_ops;
 use crate::domains::claims;
 use crate::domains::name::DomainName;
@@ -28,7 +29,7 @@ use crate::validate::{self, Email, Identity};
 use crate::{random_digits, Ciam, Reason};
 use ciam_store::{Cond, Item, TxOp};
 
-fn not_permitted(cause: impl Into<String>) -> Error {
+pub(super) fn not_permitted(cause: impl Into<String>) -> Error {
     Error {
         cause: Some(cause.into()),
         ..Error::new(Reason::FEDERATION_NOT_PERMITTED)
@@ -125,23 +126,27 @@ fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
 
 /// The callback's end for a sign-in (not a test) through `c` of `o`: the verified company mail
 /// ([`company_mail`]; a WeCom, DingTalk or Feishu connection, whose tenant is pinned, needs
-/// it only when the subject is not linked yet); the account the subject's link names (a link
+/// it only when the subject is not linked yet, and without one the person proves a phone: a
+/// pending identity, `org_links`); the account the subject's link names (a link
 /// to an account deactivated since is replaced), else the one that has the mail, else (just
-/// in time `join` only) a new one for the mail; a member of `o`, or (`join`) made
+/// in time `join` only) a new one for the mail; the link written by
+/// `org_links::company_link_ops` (a link of the account to another subject replaced); a member of `o`, or (`join`) made
 /// one with the organization's default role, `organization.member_added` to its event apps
 /// and `member.join` in its audit slice, in the link's transaction; `off` refuses a non-member
 /// with FEDERATION_NOT_PERMITTED naming the organization. A suspended, deactivated or locked
 /// account is refused as the other providers' links are. Answers the one-time login code
-/// (60 s, bound to the state's `bindHash`). Round trips: 1 (domain, when there is a mail), 1
-/// (link), 1 (the mail's owner, when not linked), 1 (the account), 1 (the membership), at most
-/// 1 transaction, 1 (the login code); a lost race reads again (at most 3 times).
+/// (60 s, bound to the state's `bindHash`), or the pending identity's token. Round trips: 1
+/// (domain, when there is a mail), 1 (link), 1 (the mail's owner, when not linked), 1 (the
+/// account), 1 (the membership), 1 or 2 (the account's link, when linking), at most 1
+/// transaction, 1 (the login code or the pending identity); a lost race reads again (at most 3
+/// times).
 pub async fn arrive(
     ciam: &Ciam,
     c: &Connection,
     o: &Organization,
     identity: &ExternalIdentity,
     pending: &Pending,
-) -> Result<String> {
+) -> Result<Finished> {
     // An OpenID Connect provider gives the mail every time; WeCom's web login never does, so
     // for the platforms the subject's link alone is enough (their tenant is pinned).
     let (mail, mut refusal) = match company_mail(ciam, o, identity).await {
@@ -164,15 +169,22 @@ pub async fn arrive(
             None => None,
         };
         let stale = linked.clone().filter(|_| linked_user.is_none());
-        // The account (Ok), or, not linked, the company mail that decides (Err); without one,
-        // refused.
+        // The account (Ok), or, not linked, the company mail that decides (Err); not linked
+        // and no company mail: the person proves a phone (a pending identity carrying the
+        // connection, the organization and the identity provider's second factor).
         let mut user = match (linked_user, &mail) {
             (Some(u), _) => Ok(u),
             (None, Some(mail)) => Err(mail),
             (None, None) => {
-                return Err(refusal
-                    .take()
-                    .unwrap_or_else(|| not_permitted("the identity provider gave no mail")))
+                if let Some(e) = refusal.take() {
+                    tracing::info!(
+                        cause = e.cause.as_deref().unwrap_or(""),
+                        "no company mail: phone proof"
+                    );
+                }
+                return pending_identity(ciam, c, o, identity, pending)
+                    .await
+                    .map(Finished::Pending);
             }
         };
         if let Err(mail) = user {
@@ -245,32 +257,26 @@ pub async fn arrive(
             }
         };
         if linked.is_none() || stale.is_some() {
-            let item = Item::new(lookup.clone())
-                .with("userId", user.id.as_str())
-                .with("provider", format!("org:{}", c.conn_id.as_str()))
-                .with("subject", identity.subject.as_str())
-                .with("orgId", o.org_id.as_str())
-                .with("linkedAt", ciam.now())
-                .with("via", if created { "signUp" } else { "mail" });
+            let prior = if created {
+                Prior::NewAccount
+            } else {
+                prior_link(ciam, c, &user.id, &identity.subject).await?
+            };
             let cond = match &stale {
                 Some(old) => Cond::eq("userId", old.as_str()),
                 None => Cond::NotExists,
             };
-            ops.push(TxOp::Put {
-                item,
-                cond: Some(cond),
-            });
-            // The account's own item of the link (its security centre lists it, its
-            // deactivation deletes it and the lookup), and its count (a new account is
-            // written with it). No condition: a second subject of the same connection (the
-            // company's identity provider changed its ids) replaces the first.
-            ops.push(TxOp::Put {
-                item: account_link(ciam, c, o, &user.id, &identity.subject),
-                cond: None,
-            });
-            if !created {
-                ops.push(super::links::count_link(&user.id, None));
-            }
+            let via = if created { "signUp" } else { "mail" };
+            ops.extend(company_link_ops(
+                ciam,
+                c,
+                o,
+                &user.id,
+                &identity.subject,
+                via,
+                cond,
+                prior,
+            ));
         }
         if !member {
             ops.extend(join_ops(ciam, c, o, &user.id));
@@ -288,7 +294,9 @@ pub async fn arrive(
                 Err(e) => return Err(e.into()),
             }
         }
-        return login_code(ciam, c, o, &user.id, pending, identity.mfa).await;
+        return login_code(ciam, c, o, &user.id, pending, identity.mfa)
+            .await
+            .map(Finished::Code);
     }
     Err(Error {
         cause: Some("lost three races in a row".into()),
@@ -296,22 +304,9 @@ pub async fn arrive(
     })
 }
 
-fn account_link(
-    ciam: &Ciam,
-    c: &Connection,
-    o: &Organization,
-    user_id: &str,
-    subject: &str,
-) -> Item {
-    Item::new(account_link_key(user_id, &c.conn_id))
-        .with("subject", subject)
-        .with("orgId", o.org_id.as_str())
-        .with("linkedAt", ciam.now())
-}
-
 /// The just-in-time membership of `user_id` in `o` through `c`: the two membership items and
 /// the counters, the event, the audit entry.
-fn join_ops(ciam: &Ciam, c: &Connection, o: &Organization, user_id: &str) -> Vec<TxOp> {
+pub(super) fn join_ops(ciam: &Ciam, c: &Connection, o: &Organization, user_id: &str) -> Vec<TxOp> {
     let role = o.settings.default_role;
     let by = format!("connection:{}", c.conn_id.as_str());
     let mut ops = org::members::join_ops(&o.org_id, user_id, role, &by, ciam.now(), Vec::new());

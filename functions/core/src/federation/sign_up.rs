@@ -3,6 +3,7 @@
 //! account's, and the link is made in the same transaction (`links.rs` holds the items).
 
 use super::links::{link_exists, link_puts, read_pending, spend_pending};
+use super::ProviderId;
 use crate::accounts::{create_ops, SignedIn, Who};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
@@ -44,6 +45,15 @@ pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> R
         }
     };
     crate::cell::sign_up_here(&ciam.config, &phone)?;
+    // A person an organization's connection vouched for: its rules again (the connection may
+    // have changed since the proof), its link and membership in the same transaction.
+    let org = match pending.provider {
+        ProviderId::Org => Some(super::org_phone::of_pending(ciam, &pending).await?),
+        _ => None,
+    };
+    if let Some(o) = &org {
+        o.may_sign_up()?;
+    }
     let user = User {
         id: ciam.new_id(),
         user_name,
@@ -60,8 +70,14 @@ pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> R
     // 0 user, 1 phone, 2 username (create_ops); 3 lookup, 4 the account's link; 5 pending.
     let mut ops = create_ops(&user, &phone);
     // The count is the new user item's own `links: 1`.
-    ops.extend(link_puts(ciam, &pending, &user.id, "signUp"));
+    match &org {
+        Some(o) => ops.extend(o.link_puts(ciam, &pending, &user.id)),
+        None => ops.extend(link_puts(ciam, &pending, &user.id, "signUp")),
+    }
     ops.push(spend_pending(&pending));
+    if let Some(o) = &org {
+        ops.extend(o.join_ops(ciam, &user.id));
+    }
     ops.extend(crate::directory::puts(&user));
     match ciam.store.transact(ops).await {
         Ok(()) => {}
@@ -76,12 +92,17 @@ pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> R
         }
         Err(e) if e.condition_failed_at(3) || e.condition_failed_at(4) => return Err(link_exists()),
         Err(e) if e.condition_failed_at(5) => return Err(Reason::AUTHORIZATION_FAILED.into()),
+        // A company's membership taken meanwhile (the organization's, by another way).
+        Err(e) if e.is_condition_failed() => return Err(Reason::AUTHORIZATION_FAILED.into()),
         Err(e) => return Err(e.into()),
     }
-    let who = Who {
-        amr: vec!["sms"],
-        method: Some(crate::org::policy::method_of_provider(pending.provider)),
-        ..Who::from(&user)
+    let who = match &org {
+        Some(o) => o.who(&user),
+        None => Who {
+            amr: vec!["sms"],
+            method: Some(crate::org::policy::method_of_provider(pending.provider)),
+            ..Who::from(&user)
+        },
     };
     let (signed_in, ()) = tokio::join!(
         crate::accounts::finish_login(ciam, who, client, Vec::new(), Reason::SERVICE_UNAVAILABLE),

@@ -63,6 +63,8 @@ const BUNDLE: Record<Locale, () => Promise<{ default: unknown }>> = {
 export const DEBOUNCE_MS = 400;
 /** The sessionStorage key of this tab's bind (federation/shared.ts `FED_BIND_KEY`). */
 export const BIND_KEY = 'ciam_fed_bind';
+/** Where this tab keeps the company it left for (federation/shared.ts `FED_ORG_KEY`). */
+const ORG_KEY = 'ciam_fed_org';
 
 type Found = NonNullable<Answer<'POST /auth/org/discover'>['connection']> & { required: boolean };
 
@@ -203,6 +205,13 @@ function Offer({ found, refused, framed }: { found: Found; refused: boolean; fra
   const company = companyName(found, lang);
   const frame = useFrameSignIn(found, framed);
   const go = framed ? frame.open : () => void newBind().then((hash) => window.location.assign(orgStartUrl(found.id, lang, search, hash)));
+  // The company named on the way back's phone proof (federation/shared.ts `readOrg`).
+  const leave = framed
+    ? go
+    : () => {
+        sessionStorage.setItem(ORG_KEY, JSON.stringify({ name: found.name, protocol: found.protocol }));
+        go();
+      };
   const st = frame.state;
   return (
     <>
@@ -217,7 +226,7 @@ function Offer({ found, refused, framed }: { found: Found; refused: boolean; fra
           </p>
         )
       )}
-      <button type="button" className={found.required || refused ? 'primary' : undefined} data-testid="org-continue" onClick={go}
+      <button type="button" className={found.required || refused ? 'primary' : undefined} data-testid="org-continue" onClick={leave}
         disabled={st.at === 'redeeming'}>
         <FormattedMessage {...(framed ? m.newWindow : m.continueWith)} values={{ company }} />
       </button>

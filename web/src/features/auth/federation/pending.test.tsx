@@ -228,3 +228,36 @@ describe('finishing the sign-up of a new subject', () => {
     expect(section.querySelector('button[type=submit]')?.textContent).toBe('创建账号');
   });
 });
+
+describe('a company connection that vouched for the person without a company mail (orgPending)', () => {
+  const kept = () => sessionStorage.setItem('ciam_fed_org', JSON.stringify({ name: { 'en-US': 'Acme', 'zh-CN': '爱克美' }, protocol: 'dingtalk' }));
+
+  it("names the company and its platform, proves the number with the pending token, and signs in", async () => {
+    kept();
+    answers['POST /auth/federation/phone'] = () => [200, { token: 'u1.t', userId: 'u1', expiresAt: 1 }];
+    const router = await show('/en-US/passport/signin?orgPending=p1&appId=a1');
+    const intro = await screen.findByTestId('federation-phone-intro');
+    expect(intro.textContent).toContain("Acme's DingTalk vouched for you; prove your phone to finish.");
+    expect(at(router)).not.toContain('orgPending');
+    await prove();
+    expect(to('/auth/federation/phone')[0]?.body).toEqual({ pending: 'p1', bind: 'b1', phone: '13800138000', code: '123456' });
+    await waitFor(() => expect(localStorage.getItem('ciam_token')).toBe('u1.t'));
+  });
+
+  it('says the organization refused in the catalogue words, and without a kept company still asks in its own words', async () => {
+    answers['POST /auth/federation/phone'] = refusal(403, 'FEDERATION_NOT_PERMITTED');
+    await show('/en-US/passport/signin?orgPending=p1');
+    const intro = await screen.findByTestId('federation-phone-intro');
+    expect(intro.textContent).toContain('Your company vouched for you; prove your phone to finish.');
+    await prove();
+    expect(screen.getByTestId('federation-refused').textContent).not.toBe('');
+    expect(localStorage.getItem('ciam_token')).toBeNull();
+  });
+
+  it('speaks Chinese in zh-CN', async () => {
+    kept();
+    await show('/zh-CN/passport/signin?orgPending=p1', 'zh-CN');
+    const intro = await screen.findByTestId('federation-phone-intro');
+    expect(intro.textContent).toContain('爱克美的钉钉已为您担保；请验证手机号以完成登录。');
+  });
+});

@@ -38,6 +38,8 @@ const m = defineMessages({
 interface Props {
   /** The provider's name as shown. */
   provider: string;
+  /** The phone step's words when not the provider's (a company's connection vouched for the person). */
+  intro?: string;
   pending: string;
   bind: string;
   /** What to say when the pending sign-in is gone (expired, used, another tab's). */
@@ -106,8 +108,8 @@ function ProvePhone(p: Props & { onSignUp: (phone: string) => void }) {
       <h2 id="fed-phone-title">
         <FormattedMessage {...m.phoneTitle} />
       </h2>
-      <p className="muted">
-        <FormattedMessage {...m.phoneIntro} values={{ provider }} />
+      <p className="muted" data-testid="federation-phone-intro">
+        {p.intro ?? <FormattedMessage {...m.phoneIntro} values={{ provider }} />}
       </p>
       <Said said={r.said} />
       {!r.said?.ended && (

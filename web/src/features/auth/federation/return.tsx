@@ -11,7 +11,7 @@ import { call, errorText, handleError, SKIP } from '../../../lib/api';
 import * as mfa from '../../../lib/mfa';
 import { hasReason } from '../../../lib/reasons';
 import { keepQuery } from '../../../lib/redirect';
-import { type Back, dropBind, fm, providerName, readBack, readBind, readBrand, returnParams } from './shared';
+import { type Back, dropBind, fm, providerName, readBack, readBind, readBrand, readOrg, returnParams } from './shared';
 
 const Pending = lazy(() => import('./pending'));
 
@@ -149,11 +149,23 @@ export default function Return({ onSignedIn }: { onSignedIn: (account: string, t
           <FormattedMessage {...fm.redeeming} values={{ provider }} />
         </p>
       );
-    case 'pending':
+    case 'pending': {
+      // A company's connection vouched for the person without a company mail: its name and
+      // platform, as this tab kept them when it left (org-signin.tsx).
+      const org = back.provider === 'org' ? readOrg() : null;
+      const company = org ? (org.name[intl.locale] || Object.values(org.name).find(Boolean)) : undefined;
+      const named = company ?? provider;
+      const intro =
+        back.provider !== 'org'
+          ? undefined
+          : company && org
+            ? intl.formatMessage(fm.orgPhoneIntro, { company, platform: providerName(intl, org.protocol) })
+            : intl.formatMessage(fm.orgPhoneIntroUnnamed);
       return (
-        <Pending provider={provider} pending={view.pending} bind={view.bind} expired={intl.formatMessage(fm.expired, { provider })}
+        <Pending provider={named} intro={intro} pending={view.pending} bind={view.bind} expired={intl.formatMessage(fm.expired, { provider: named })}
           end={dropBind} onSignedIn={(account, token) => setSigned({ account, token })} />
       );
+    }
     case 'error':
       if (view.reason === 'FEDERATION_OPEN_IN_BROWSER') return <OpenInBrowser provider={provider} />;
       if (view.reason === 'FEDERATION_SNAPSHOT_USER') {

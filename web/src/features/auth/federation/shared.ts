@@ -34,6 +34,14 @@ export const fm = defineMessages({
   down: { id: 'federation.down', defaultMessage: '{provider} did not answer in time. Try again later or choose another way.' },
   unavailable: { id: 'federation.unavailable', defaultMessage: 'Sign-in with {provider} is not available. Choose another way.' },
   expired: { id: 'federation.expired', defaultMessage: 'This sign-in with {provider} has expired. Please start again.' },
+  orgPhoneIntro: {
+    id: 'federation.orgPhoneIntro',
+    defaultMessage: "{company}'s {platform} vouched for you; prove your phone to finish. Enter your mainland China mobile number: if an account has it, that account signs in with {company} from now on; if not, you create one next.",
+  },
+  orgPhoneIntroUnnamed: {
+    id: 'federation.orgPhoneIntroUnnamed',
+    defaultMessage: 'Your company vouched for you; prove your phone to finish. Enter your mainland China mobile number: if an account has it, that account signs in with your company from now on; if not, you create one next.',
+  },
 });
 
 /** The providers whose names are translated; any other is shown as the server names it. */
@@ -104,6 +112,22 @@ export function readBrand(provider: string): string | undefined {
     return kept.startsWith(`${provider}:`) ? kept.slice(provider.length + 1) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Where this tab keeps the company whose sign-in it left for (org-signin.tsx), so its phone proof names it. */
+export const FED_ORG_KEY = 'ciam_fed_org';
+
+/** The company this tab left for: its names by language and its connection's protocol, or null. */
+export function readOrg(): { name: Record<string, string>; protocol: string } | null {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(FED_ORG_KEY) ?? 'null') as unknown;
+    if (!kept || typeof kept !== 'object') return null;
+    const { name, protocol } = kept as { name?: unknown; protocol?: unknown };
+    if (!name || typeof name !== 'object' || typeof protocol !== 'string') return null;
+    return { name: name as Record<string, string>, protocol };
+  } catch {
+    return null;
   }
 }
 
