@@ -26,6 +26,22 @@ pub(crate) async fn join(app: &TestApp, org: &str, user_id: &str, role: org::Rol
     app.ciam.store.transact(ops).await.expect("joined");
 }
 
+/// A CAS-style app ("Portal") that requires an organization, created by `admin` over the
+/// console's API: the answer (`app`, `appSecret`).
+pub(crate) async fn ticket_app(app: &TestApp, admin: &str) -> Value {
+    app.create_app(
+        admin,
+        &json!({
+            "name": { "zh-CN": "门户", "en-US": "Portal" },
+            "serviceUrls": [CB, TICKET_URL],
+            "scopes": ["nickname"],
+            "organization": "required",
+        }),
+    )
+    .await
+    .ok(201)
+}
+
 /// Removes `user_id` from `org` (both items; the counter left alone).
 async fn drop_member(app: &TestApp, org: &str, user_id: &str) {
     let org = org::OrgId::parse(org).expect("id");
@@ -228,18 +244,7 @@ async fn apps_that_ask_or_require(app: TestApp) {
     let admin = app.admin_session("admin@example.com").await;
     let acme = org_of(app, &w.user_id, "Acme").await;
     // The setting over the console's API.
-    let created = app
-        .create_app(
-            &admin,
-            &json!({
-                "name": { "zh-CN": "门户", "en-US": "Portal" },
-                "serviceUrls": [CB, TICKET_URL],
-                "scopes": ["nickname"],
-                "organization": "required",
-            }),
-        )
-        .await
-        .ok(201);
+    let created = ticket_app(app, &admin).await;
     let app_id = created["app"]["appId"].as_str().unwrap().to_owned();
     let secret = created["appSecret"].as_str().unwrap().to_owned();
     assert_eq!(created["app"]["organization"], "required");

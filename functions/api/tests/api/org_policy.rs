@@ -7,7 +7,7 @@
 
 use crate::helpers::{TestApp, PASSWORD};
 use crate::oidc::{get, param, verify_jwt, world_on, World, CB, VERIFIER};
-use crate::oidc_orgs::{join, org_of, ASKS, TICKET_URL};
+use crate::oidc_orgs::{join, org_of, ticket_app, ASKS, TICKET_URL};
 use axum::http::Method;
 use ciam_core::org::{self, Role};
 use ciam_store::dynamo_local::DynamoLocal;
@@ -73,18 +73,7 @@ async fn a_second_factor_is_asked_then_the_organization_goes_in(app: TestApp) {
         .error(403, "ORG_MFA_REQUIRED");
     // The ticket login of an app that asks for the organization: refused the same way.
     let admin = app.admin_session("admin@example.com").await;
-    let created = app
-        .create_app(
-            &admin,
-            &json!({
-                "name": { "zh-CN": "门户", "en-US": "Portal" },
-                "serviceUrls": [CB, TICKET_URL],
-                "scopes": ["nickname"],
-                "organization": "required",
-            }),
-        )
-        .await
-        .ok(201);
+    let created = ticket_app(app, &admin).await;
     let portal = created["app"]["appId"].as_str().unwrap().to_owned();
     let secret = created["appSecret"].as_str().unwrap().to_owned();
     let ctx = app.get_consent(&e.token, &portal, TICKET_URL).await.ok(200);

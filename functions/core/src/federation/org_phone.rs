@@ -8,15 +8,15 @@
 use super::links::{link_exists, prove_for_sign_up, spend_pending, PendingIdentity, PhoneProof};
 use super::org_links::{company_link_ops, prior_link, Prior};
 use super::org_sign_in::{connection_of, join_ops, not_permitted};
+use super::phone::{owner_signing_in, unlock_op};
 use super::ProviderId;
 use crate::accounts::{first_write, Who};
 use crate::client::ClientInfo;
 use crate::error::{Error, Result};
-use crate::lock::{clear_ops, ensure_unlocked};
 use crate::org::connections::{Connection, Jit};
 use crate::org::policy::{method_of_provider, second_factor_missing};
 use crate::org::{self, Organization};
-use crate::user::{live_user, profile_key, User};
+use crate::user::User;
 use crate::validate::Identity;
 use crate::{codes, Ciam, Reason};
 use ciam_store::{Cond, TxOp};
@@ -135,14 +135,7 @@ pub(super) async fn prove(
         company.may_sign_up()?;
         return prove_for_sign_up(ciam, &pending, phone, verified).await;
     };
-    let Some(user) = live_user(ciam, &uid).await?.filter(User::usable) else {
-        codes::consume(ciam, verified).await?;
-        return Err(Error {
-            cause: Some("the phone's account may not sign in".into()),
-            ..Error::new(Reason::CODE_ERROR)
-        });
-    };
-    ensure_unlocked(&user, ciam.now())?;
+    let (user, verified) = owner_signing_in(ciam, &uid, verified).await?;
     let (c, o) = (&company.c, &company.o);
     if second_factor_missing(o.settings.mfa_required, company.mfa, user.enable_totp) {
         return Err(company.no_second_factor());
@@ -166,13 +159,7 @@ pub(super) async fn prove(
     let spent = ops.len();
     ops.push(spend_pending(&pending));
     ops.push(verified.consume);
-    if let Some(clear) = clear_ops(&user) {
-        ops.push(TxOp::Update {
-            key: profile_key(&user.id),
-            ops: clear,
-            cond: Some(Cond::Exists),
-        });
-    }
+    ops.extend(unlock_op(&user));
     if !member {
         ops.extend(company.join_ops(ciam, &user.id));
     }

@@ -48,25 +48,10 @@ pub async fn prove_phone(
         // No account has the phone: prove it on the pending item, sign-up comes next.
         return prove_for_sign_up(ciam, &pending, &phone, verified).await;
     };
-    let user = live_user(ciam, &uid).await?.filter(User::usable);
-    let Some(user) = user else {
-        // A suspended or deactivated owner: the code's answer to it, the code used up.
-        codes::consume(ciam, verified).await?;
-        return Err(Error {
-            cause: Some("the phone's account may not sign in".into()),
-            ..Error::new(Reason::CODE_ERROR)
-        });
-    };
-    ensure_unlocked(&user, ciam.now())?;
+    let (user, verified) = owner_signing_in(ciam, &uid, verified).await?;
     let mut ops = link_ops(ciam, &pending, &user.id, "phone");
     ops.push(verified.consume);
-    if let Some(clear) = clear_ops(&user) {
-        ops.push(TxOp::Update {
-            key: profile_key(&user.id),
-            ops: clear,
-            cond: Some(Cond::Exists),
-        });
-    }
+    ops.extend(unlock_op(&user));
     let who = Who {
         amr: vec!["sms"],
         method: Some(crate::org::policy::method_of_provider(pending.provider)),
@@ -96,4 +81,32 @@ pub async fn prove_phone(
         Err(e) if e.condition_failed_at(4) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The phone's account `uid`, as a phone proof may sign it in: active and not suspended (else
+/// the code sign-in's answer, CODE_ERROR, the code used up) and not locked (ACCOUNT_LOCKED).
+/// Round trips: 1 (the account), 1 more for the code's use when refused.
+pub(super) async fn owner_signing_in(
+    ciam: &Ciam,
+    uid: &str,
+    verified: codes::Verified,
+) -> Result<(User, codes::Verified)> {
+    let Some(user) = live_user(ciam, uid).await?.filter(User::usable) else {
+        codes::consume(ciam, verified).await?;
+        return Err(Error {
+            cause: Some("the phone's account may not sign in".into()),
+            ..Error::new(Reason::CODE_ERROR)
+        });
+    };
+    ensure_unlocked(&user, ciam.now())?;
+    Ok((user, verified))
+}
+
+/// The sign-in's clearing of the account's failed attempts, when it has some to clear.
+pub(super) fn unlock_op(user: &User) -> Option<TxOp> {
+    clear_ops(user).map(|clear| TxOp::Update {
+        key: profile_key(&user.id),
+        ops: clear,
+        cond: Some(Cond::Exists),
+    })
 }
