@@ -28,7 +28,7 @@ use crate::client::ClientInfo;
 use crate::error::{Error, Result};
 use crate::lock::{clear_ops, ensure_unlocked};
 use crate::staff::{bind_hash, take, token};
-use crate::user::{active_user, profile_key, user_pk, User};
+use crate::user::{active_user, live_user, profile_key, user_pk, User};
 use crate::validate::{self, Identity};
 use crate::{codes, events, Ciam, Reason};
 use ciam_store::{Cond, Item, Key, Query, StoreError, TxOp, Update};
@@ -412,6 +412,34 @@ pub enum PhoneProof {
     SignedIn(SignedIn),
     /// No account has the phone: the pending identity now holds it, proven; sign-up is next.
     SignUp,
+}
+
+/// The phone's account `uid`, as a phone proof may sign it in: active and not suspended (else
+/// the code sign-in's answer, CODE_ERROR, the code used up) and not locked (ACCOUNT_LOCKED).
+/// Round trips: 1 (the account), 1 more for the code's use when refused.
+pub(super) async fn owner_signing_in(
+    ciam: &Ciam,
+    uid: &str,
+    verified: codes::Verified,
+) -> Result<(User, codes::Verified)> {
+    let Some(user) = live_user(ciam, uid).await?.filter(User::usable) else {
+        codes::consume(ciam, verified).await?;
+        return Err(Error {
+            cause: Some("the phone's account may not sign in".into()),
+            ..Error::new(Reason::CODE_ERROR)
+        });
+    };
+    ensure_unlocked(&user, ciam.now())?;
+    Ok((user, verified))
+}
+
+/// The sign-in's clearing of the account's failed attempts, when it has some to clear.
+pub(super) fn unlock_op(user: &User) -> Option<TxOp> {
+    clear_ops(user).map(|clear| TxOp::Update {
+        key: profile_key(&user.id),
+        ops: clear,
+        cond: Some(Cond::Exists),
+    })
 }
 
 /// No account has the proven `phone`: the code's use and the proven phone on the pending item

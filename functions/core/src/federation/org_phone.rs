@@ -5,10 +5,12 @@
 //! role; `off`: only a member) and the organization's `mfaRequired` (the identity provider's
 //! second factor, else the account's own, else refused).
 
-use super::links::{link_exists, prove_for_sign_up, spend_pending, PendingIdentity, PhoneProof};
+use super::links::{
+    link_exists, owner_signing_in, prove_for_sign_up, spend_pending, unlock_op, PendingIdentity,
+    PhoneProof,
+};
 use super::org_links::{company_link_ops, prior_link, Prior};
 use super::org_sign_in::{connection_of, join_ops, not_permitted};
-use super::phone::{owner_signing_in, unlock_op};
 use super::ProviderId;
 use crate::accounts::{first_write, Who};
 use crate::client::ClientInfo;

@@ -2,18 +2,20 @@
 //! provider's new subject (the link: `links.rs`), or a person an organization's connection
 //! vouched for without a company mail (`org_phone.rs`).
 
-use super::links::{link_exists, link_ops, prove_for_sign_up, read_pending, told_ops, PhoneProof};
+use super::links::{
+    link_exists, link_ops, owner_signing_in, prove_for_sign_up, read_pending, told_ops, unlock_op,
+    PhoneProof,
+};
 use super::ProviderId;
 use crate::accounts::{first_write, Who};
 use crate::client::ClientInfo;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::lang::Lang;
-use crate::lock::{clear_ops, ensure_unlocked};
 use crate::notifier::{tell_account, Notice};
-use crate::user::{live_user, profile_key, unique_key, User};
+use crate::user::unique_key;
 use crate::validate::{self, Identity, Phone};
 use crate::{codes, Ciam, Purpose, Reason};
-use ciam_store::{Cond, TxOp};
+use ciam_store::TxOp;
 
 /// `POST /auth/federation/phone`: the pending identity `token` of this browser (`bind`) proves
 /// `phone` with a code of purpose `link`. The code is judged by the codes module (CODE_ERROR,
@@ -81,32 +83,4 @@ pub async fn prove_phone(
         Err(e) if e.condition_failed_at(4) => Err(Reason::VERIFYCODE_NOT_FOUND.into()),
         Err(e) => Err(e.into()),
     }
-}
-
-/// The phone's account `uid`, as a phone proof may sign it in: active and not suspended (else
-/// the code sign-in's answer, CODE_ERROR, the code used up) and not locked (ACCOUNT_LOCKED).
-/// Round trips: 1 (the account), 1 more for the code's use when refused.
-pub(super) async fn owner_signing_in(
-    ciam: &Ciam,
-    uid: &str,
-    verified: codes::Verified,
-) -> Result<(User, codes::Verified)> {
-    let Some(user) = live_user(ciam, uid).await?.filter(User::usable) else {
-        codes::consume(ciam, verified).await?;
-        return Err(Error {
-            cause: Some("the phone's account may not sign in".into()),
-            ..Error::new(Reason::CODE_ERROR)
-        });
-    };
-    ensure_unlocked(&user, ciam.now())?;
-    Ok((user, verified))
-}
-
-/// The sign-in's clearing of the account's failed attempts, when it has some to clear.
-pub(super) fn unlock_op(user: &User) -> Option<TxOp> {
-    clear_ops(user).map(|clear| TxOp::Update {
-        key: profile_key(&user.id),
-        ops: clear,
-        cond: Some(Cond::Exists),
-    })
 }
