@@ -123,7 +123,7 @@ impl Company {
 /// identity provider's, else its own, asked after as NEED_TOTP_VERIFY); then one transaction:
 /// the company link (`company_link_ops`), the pending identity's end, the code's use, the
 /// membership (a non-member), the session. Round trips: 3 (the connection), 1 (the owner), 1
-/// (the membership), 1 or 2 (the account's link), 1 (the transaction).
+/// or 2 (the membership beside the account's link), 1 (the transaction).
 pub(super) async fn prove(
     ciam: &Ciam,
     pending: PendingIdentity,
@@ -143,11 +143,16 @@ pub(super) async fn prove(
         return Err(company.no_second_factor());
     }
     let store = ciam.store.as_ref();
-    let member = org::membership(store, &o.org_id, &user.id).await?.is_some();
+    // The membership and the account's link are read side by side (one round trip, not two).
+    let (membership, prior) = tokio::join!(
+        org::membership(store, &o.org_id, &user.id),
+        prior_link(ciam, c, &user.id, &pending.subject)
+    );
+    let member = membership?.is_some();
     if !member && c.jit == Jit::Off {
         return Err(company.not_member());
     }
-    let prior = prior_link(ciam, c, &user.id, &pending.subject).await?;
+    let prior = prior?;
     let mut ops = company_link_ops(
         ciam,
         c,

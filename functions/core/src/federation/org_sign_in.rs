@@ -127,17 +127,17 @@ fn username_candidate(ciam: &Ciam, mail: &Email, attempt: usize) -> String {
 /// The callback's end for a sign-in (not a test) through `c` of `o`: the verified company mail
 /// ([`company_mail`]; a WeCom, DingTalk or Feishu connection, whose tenant is pinned, needs
 /// it only when the subject is not linked yet, and without one the person proves a phone: a
-/// pending identity, `org_links`); the account the subject's link names (a link
-/// to an account deactivated since is replaced), else the one that has the mail, else (just
-/// in time `join` only) a new one for the mail; the link written by
-/// `org_links::company_link_ops` (a link of the account to another subject replaced); a member of `o`, or (`join`) made
-/// one with the organization's default role, `organization.member_added` to its event apps
+/// pending identity, `org_links`); the account the subject's link names (a link to an account
+/// deactivated since is replaced), else the one that has the mail, else (just in time `join`
+/// only) a new one for the mail; the link written by `org_links::company_link_ops` (a link of
+/// the account to another subject replaced); a member of `o`, or (`join`) made one with the
+/// organization's default role, `organization.member_added` to its event apps
 /// and `member.join` in its audit slice, in the link's transaction; `off` refuses a non-member
 /// with FEDERATION_NOT_PERMITTED naming the organization. A suspended, deactivated or locked
 /// account is refused as the other providers' links are. Answers the one-time login code
 /// (60 s, bound to the state's `bindHash`), or the pending identity's token. Round trips: 1
 /// (domain, when there is a mail), 1 (link), 1 (the mail's owner, when not linked), 1 (the
-/// account), 1 (the membership), 1 or 2 (the account's link, when linking), at most 1
+/// account), 1 or 2 (the membership beside the account's link, when linking), at most 1
 /// transaction, 1 (the login code or the pending identity); a lost race reads again (at most 3
 /// times).
 pub async fn arrive(
@@ -219,9 +219,23 @@ pub async fn arrive(
                 o.org_id
             )));
         }
-        let member = match &user {
-            Ok(u) => org::membership(store, &o.org_id, &u.id).await?.is_some(),
-            Err(_) => false,
+        // An account's membership and, when the subject is to be linked, its link through
+        // the connection, read side by side; a new account has neither.
+        let linking = linked.is_none() || stale.is_some();
+        let (member, prior) = match &user {
+            Ok(u) => {
+                let (membership, prior) =
+                    tokio::join!(org::membership(store, &o.org_id, &u.id), async {
+                        match linking {
+                            true => prior_link(ciam, c, &u.id, &identity.subject)
+                                .await
+                                .map(Some),
+                            false => Ok(None),
+                        }
+                    });
+                (membership?.is_some(), prior?)
+            }
+            Err(_) => (false, Some(Prior::NewAccount)),
         };
         if !member && c.jit == Jit::Off {
             return Err(not_permitted(format!(
@@ -256,12 +270,7 @@ pub async fn arrive(
                 u
             }
         };
-        if linked.is_none() || stale.is_some() {
-            let prior = if created {
-                Prior::NewAccount
-            } else {
-                prior_link(ciam, c, &user.id, &identity.subject).await?
-            };
+        if let Some(prior) = prior {
             let cond = match &stale {
                 Some(old) => Cond::eq("userId", old.as_str()),
                 None => Cond::NotExists,

@@ -48,12 +48,13 @@ pub async fn register(ciam: &Ciam, r: FederatedSignUp, client: &ClientInfo) -> R
     // A person an organization's connection vouched for: its rules again (the connection may
     // have changed since the proof), its link and membership in the same transaction.
     let org = match pending.provider {
-        ProviderId::Org => Some(super::org_phone::of_pending(ciam, &pending).await?),
+        ProviderId::Org => {
+            let company = super::org_phone::of_pending(ciam, &pending).await?;
+            company.may_sign_up()?;
+            Some(company)
+        }
         _ => None,
     };
-    if let Some(o) = &org {
-        o.may_sign_up()?;
-    }
     let user = User {
         id: ciam.new_id(),
         user_name,
