@@ -100,6 +100,11 @@ for (const L of LOCALES) {
       await page.waitForURL(`**/${L}/personal/info**`);
       await page.locator('[data-testid="info-username"]').waitFor();
       assert.ok(await storage(page, 'ciam_token'), 'signed in');
+      // The page moves focus to its heading in an effect after it renders: wait for it (a
+      // check at the first paint of the username raced it once in a loaded CI run).
+      await page
+        .waitForFunction(() => document.activeElement && document.activeElement !== document.body, null, { timeout: 5_000 })
+        .catch(() => {});
       assert.notEqual(await active(page), 'body', 'focus is not dropped to the body after sign-in');
     });
 
